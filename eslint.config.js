@@ -1,0 +1,61 @@
+// Lint = style + architecture. The layer rules keep tfjs out of the pure layers and the UI bundle
+// (DESIGN.md "Layers"); the sync-read ban keeps WebGPU from stalling or dying (tfjs-webgpu.md §2).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+
+const syncReads = ['dataSync', 'arraySync', 'bufferSync'].map((name) => ({
+  selector: `MemberExpression[property.name='${name}']`,
+  message: `${name}() is banned in src/: it stalls WebGPU (and killed the SwiftShader device). Use one batched \`await t.data()\` per phase.`,
+}));
+
+const pure = (layer) => ({
+  files: [`src/${layer}/**/*.{ts,tsx}`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          { group: ['@tensorflow/*'], message: `src/${layer} is pure TypeScript: no tfjs (DESIGN.md "Layers").` },
+          { group: ['react', 'react-dom', 'zustand', 'recharts'], message: `src/${layer} is pure: no UI libraries.` },
+          { group: ['node:*', 'fs', 'path', 'os', 'child_process'], message: `src/${layer} runs in browsers too: no Node APIs.` },
+          { group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**'], message: `src/${layer} may import only lower pure layers.` },
+        ],
+      },
+    ],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'public/**', 'coverage/**', 'out/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.browser, ...globals.worker, ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  { files: ['src/**/*.{ts,tsx}'], rules: { 'no-restricted-syntax': ['error', ...syncReads] } },
+  pure('core'),
+  pure('rl'),
+  pure('tasks'),
+  {
+    files: ['src/ui/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@tensorflow/*'], message: 'The UI never imports tfjs: it talks to runs through src/runtime/protocol (DESIGN.md).' },
+            { group: ['**/model/**', '**/train/**', '**/cli/**'], message: 'The UI reaches models and trainers only through the runtime protocol.' },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,67 @@
+/**
+ * Metric names: the one dictionary used by the trainer, the CLI's JSONL, CSV export and charts
+ * (DESIGN.md "Metric names"). Keys are flat paths; a chart is a prefix filter. Build every
+ * per-agent or per-model key with the helpers below, never by hand. Pure: no tfjs, no DOM.
+ */
+
+/** Run-level keys, one value per optimizer step. */
+export const M = {
+  step: 'step',
+  timeS: 'time_s',
+  rewardMean: 'reward/mean',
+  rewardStd: 'reward/std',
+  successRate: 'success/rate',
+  singletonFrac: 'groups/singleton_frac',
+  zeroAdvFrac: 'groups/zero_adv_frac',
+  rolloutMs: 'perf/rollout_ms',
+  updateMs: 'perf/update_ms',
+  tokensPerS: 'perf/tokens_per_s',
+  memTensors: 'mem/tensors',
+  memGpuBytes: 'mem/gpu_bytes',
+} as const;
+
+/** Per-agent statistics, each under `agent/<name>/`. */
+export const AGENT_STATS = [
+  'calls',
+  'reward/mean',
+  'reward/std',
+  'adv/mean',
+  'adv/sq_mean',
+  'adv/min',
+  'adv/max',
+  'amplification',
+  'grad_norm',
+  'pg_loss',
+  'clipfrac',
+  'kl',
+  'entropy',
+  'resp_len',
+] as const;
+export type AgentStat = (typeof AGENT_STATS)[number];
+
+/** Per-model statistics, each under `model/<id>/`. */
+export const MODEL_STATS = ['grad_norm'] as const;
+export type ModelStat = (typeof MODEL_STATS)[number];
+
+export const agentKey = (agent: string, stat: AgentStat): string => `agent/${agent}/${stat}`;
+export const modelKey = (model: string, stat: ModelStat): string => `model/${model}/${stat}`;
+export const evalAvgKey = (k: number): string => `eval/avg@${k}`;
+export const evalPassKey = (k: number): string => `eval/pass@${k}`;
+
+/** Splits `agent/<name>/<stat>` into its parts, or null for other keys. */
+export function parseAgentKey(key: string): { agent: string; stat: AgentStat } | null {
+  const m = /^agent\/([^/]+)\/(.+)$/.exec(key);
+  if (!m || !(AGENT_STATS as readonly string[]).includes(m[2])) return null;
+  return { agent: m[1], stat: m[2] as AgentStat };
+}
+
+/** Every key a run with these agents, models and eval k can emit, in a stable order. */
+export function metricKeys(agents: readonly string[], models: readonly string[], evalK: number): string[] {
+  return [
+    ...Object.values(M),
+    evalAvgKey(evalK),
+    evalPassKey(evalK),
+    ...agents.flatMap((a) => AGENT_STATS.map((s) => agentKey(a, s))),
+    ...models.flatMap((m) => MODEL_STATS.map((s) => modelKey(m, s))),
+  ];
+}
