@@ -1,0 +1,178 @@
+/**
+ * The experiment config: one versioned zod schema for a whole experiment, with every field's
+ * default, range and one-line doc in one place (the docs feed UI tooltips and the README table).
+ * Name lists (tasks, estimators, backends, …) live here because the schema, the URL codec and the
+ * UI dropdowns read them; the registries in src/rl and src/tasks are typed against them, so a name
+ * added here without an implementation is a compile error. Pure: no tfjs, no DOM.
+ */
+import { z } from 'zod';
+
+/** Bump when a field changes meaning; add a migration in url.ts for the old version. */
+export const CONFIG_VERSION = 1;
+
+export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester'] as const;
+export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
+export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
+export const MODEL_PRESETS = ['nano', 'small', 'base'] as const;
+export const LOSS_AGG_MODES = [
+  'token-mean',
+  'seq-mean-token-sum',
+  'seq-mean-token-mean',
+  'seq-mean-token-sum-norm',
+] as const;
+export const KL_TYPES = ['k1', 'abs', 'k2', 'k3'] as const;
+
+export type TaskName = (typeof TASK_NAMES)[number];
+export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
+export type BackendName = (typeof BACKEND_NAMES)[number];
+export type ModelPreset = (typeof MODEL_PRESETS)[number];
+export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
+export type KlType = (typeof KL_TYPES)[number];
+
+const label = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[\w .+()-]+$/, 'letters, digits, spaces and _ . + ( ) - only');
+const agentName = z.string().regex(/^[a-z][a-z0-9-]{0,15}$/, 'an agent name (lower-case, ≤ 16 chars)');
+
+/** Advantage-estimator options shared by every estimator (algorithms.md §2). */
+export const AdvantageSchema = z.strictObject({
+  normalizeStd: z.boolean().default(true).describe('Divide by the group std (false = Dr. GRPO centering only)'),
+  eps: z.number().positive().max(1).default(1e-6).describe('Added to the std, not the variance (verl)'),
+  singleton: z
+    .enum(['raw', 'zero'])
+    .default('raw')
+    .describe('Size-1 sets: raw score (verl, Dr. MAS) or 0 (PettingLLMs)'),
+});
+
+/** Optimizer and loss settings; a run may override any of them. */
+export const OptimSchema = z.strictObject({
+  lr: z.number().positive().max(1).default(3e-4).describe('AdamW learning rate, constant, no warm-up'),
+  lrPerAgent: z
+    .record(agentName, z.number().positive().max(1))
+    .default({})
+    .describe('Per-agent learning rates (agents with their own models)'),
+  weightDecay: z.number().min(0).max(1).default(0.01).describe('Decoupled AdamW weight decay'),
+  maxGradNorm: z.number().positive().default(1).describe('Global-norm clip; the pre-clip norm is logged'),
+  clipLow: z.number().min(0).max(1).default(0.2).describe('PPO ratio clip below 1 (ε_low)'),
+  clipHigh: z.number().min(0).max(10).default(0.2).describe('PPO ratio clip above 1 (ε_high)'),
+  dualClip: z.number().gt(1).default(3).describe('Dual-clip bound c for negative advantages (> 1)'),
+  lossAgg: z.enum(LOSS_AGG_MODES).default('token-mean').describe('How token losses become one scalar'),
+  klCoef: z.number().min(0).default(0).describe('KL-to-reference coefficient (0 = no reference model)'),
+  klType: z.enum(KL_TYPES).default('k3').describe('KL estimator (k3 = low-variance, clamped)'),
+  entropyCoef: z.number().min(0).default(0).describe('Entropy bonus coefficient'),
+  epochs: z.number().int().min(1).max(8).default(1).describe('PPO epochs over each batch'),
+  miniBatches: z.number().int().min(1).max(16).default(1).describe('Optimizer steps per epoch'),
+});
+
+/**
+ * The same fields with no defaults, all optional: a run's overrides must stay absent unless set,
+ * or they would shadow the experiment-wide value (`.partial()` keeps inner defaults in zod 4).
+ */
+function overridesOf<T extends z.ZodRawShape>(schema: z.ZodObject<T>) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(schema.shape)) {
+    const inner = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : (field as z.ZodType);
+    shape[key] = inner.optional();
+  }
+  return z.strictObject(shape) as unknown as z.ZodType<Partial<z.output<z.ZodObject<T>>>>;
+}
+
+/** Fields one run may change relative to the experiment (e.g. the estimator's options). */
+export const RunSchema = z.strictObject({
+  label: label.describe('Legend name of the run'),
+  estimator: z.enum(ESTIMATOR_NAMES).describe('Advantage estimator'),
+  advantage: overridesOf(AdvantageSchema).default({}).describe('Overrides of the advantage options'),
+  optim: overridesOf(OptimSchema).default({}).describe('Overrides of the optimizer settings'),
+});
+
+export const ExperimentSchema = z.strictObject({
+  task: z.enum(TASK_NAMES).default('search').describe('Multi-agent task'),
+  models: z
+    .strictObject({
+      assignment: z
+        .enum(['per-agent', 'shared'])
+        .default('per-agent')
+        .describe('One model per agent, or one shared model with role tokens'),
+      preset: z.enum(MODEL_PRESETS).default('small').describe('Model size for every agent'),
+      perAgent: z
+        .record(agentName, z.enum(MODEL_PRESETS))
+        .default({})
+        .describe('Per-agent model size (heterogeneous; per-agent assignment only)'),
+      base: z.enum(['shipped', 'scratch']).default('shipped').describe('Start from the shipped base checkpoints'),
+    })
+    .prefault({}),
+  runs: z
+    .array(RunSchema)
+    .min(1)
+    .max(6)
+    .prefault([
+      { label: 'GRPO', estimator: 'grpo' },
+      { label: 'Dr. MAS', estimator: 'drmas' },
+    ])
+    .describe('The runs compared side by side; they share seed, base models and task stream'),
+  rollout: z
+    .strictObject({
+      groupSize: z.number().int().min(2).max(32).default(8).describe('G: rollouts per task instance'),
+      batchSize: z.number().int().min(1).max(64).default(8).describe('B: task instances per step'),
+      temperature: z.number().positive().max(4).default(1).describe('Sampling temperature'),
+      topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling mass'),
+      maxResponse: z.number().int().min(1).max(64).default(16).describe('Max characters per agent turn'),
+      envTimeoutMs: z.number().int().min(10).max(60_000).default(2000).describe('Environment step time limit'),
+    })
+    .prefault({}),
+  optim: OptimSchema.prefault({}),
+  advantage: AdvantageSchema.prefault({}),
+  eval: z
+    .strictObject({
+      every: z.number().int().min(0).default(10).describe('Evaluate every N steps (0 = never)'),
+      k: z.number().int().min(1).max(64).default(8).describe('Samples per validation question (avg@k, pass@k)'),
+      questions: z.number().int().min(1).max(512).default(32).describe('Validation questions per evaluation'),
+      temperature: z.number().positive().max(4).default(0.6).describe('Validation sampling temperature'),
+      topP: z.number().gt(0).max(1).default(0.95).describe('Validation nucleus mass'),
+    })
+    .prefault({}),
+  steps: z.number().int().min(1).max(100_000).default(200).describe('Optimizer iterations per run'),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).default(0).describe('Seeds task stream, init and sampling'),
+  seeds: z.number().int().min(1).max(8).default(1).describe('Repeat every run over this many seeds'),
+  backend: z.enum(BACKEND_NAMES).default('auto').describe('Compute backend (auto = fastest that passes a check)'),
+});
+
+export type Experiment = z.infer<typeof ExperimentSchema>;
+export type Run = z.infer<typeof RunSchema>;
+export type Optim = z.infer<typeof OptimSchema>;
+export type AdvantageOptions = z.infer<typeof AdvantageSchema>;
+
+/** The default experiment: GRPO vs Dr. MAS on `search`, one model per agent. */
+export const DEFAULT_EXPERIMENT: Experiment = Object.freeze(ExperimentSchema.parse({})) as Experiment;
+
+/** One problem with an input, named by its dotted path (e.g. `runs.1.estimator`). */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** Validates a plain object; unknown keys and type mismatches are errors, never ignored. */
+export function validateExperiment(
+  input: unknown,
+): { ok: true; config: Experiment } | { ok: false; errors: FieldError[] } {
+  const r = ExperimentSchema.safeParse(input);
+  if (r.success) return { ok: true, config: r.data };
+  const errors = r.error.issues.flatMap((issue): FieldError[] => {
+    const at = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((k) => ({ path: [...at, k].join('.'), message: 'unknown field' }));
+    }
+    return [{ path: at.join('.') || '(root)', message: issue.message }];
+  });
+  return { ok: false, errors };
+}
+
+/** The effective optimizer and advantage settings of one run (experiment values + run overrides). */
+export function resolveRun(exp: Experiment, run: Run): { optim: Optim; advantage: AdvantageOptions } {
+  return {
+    optim: { ...exp.optim, ...run.optim },
+    advantage: { ...exp.advantage, ...run.advantage },
+  };
+}

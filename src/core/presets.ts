@@ -1,0 +1,68 @@
+/**
+ * Named experiments, one click each in the UI. Each is the default experiment with a few fields
+ * changed, so its URL stays short. Pure: no tfjs, no DOM.
+ */
+import { DEFAULT_EXPERIMENT, ExperimentSchema } from './config';
+import type { Experiment } from './config';
+
+export interface Preset {
+  id: string;
+  title: string;
+  /** What the preset shows, in one or two sentences. */
+  blurb: string;
+  config: Experiment;
+}
+
+const make = (patch: Record<string, unknown>): Experiment =>
+  ExperimentSchema.parse({ ...structuredClone(DEFAULT_EXPERIMENT), ...patch });
+
+export const PRESETS: readonly Preset[] = [
+  {
+    id: 'drmas-vs-grpo',
+    title: 'Dr. MAS vs GRPO (search)',
+    blurb:
+      'Verifier routes to Search or Answer: Search rows gather in failures, Answer rows in successes, ' +
+      'so one global baseline mis-scales both. Agent-wise normalization fixes the scale per agent.',
+    config: DEFAULT_EXPERIMENT,
+  },
+  {
+    id: 'issue81',
+    title: 'Step-level vs agent-wise (the issue-81 ablation)',
+    blurb:
+      'Separates the two changes Dr. MAS makes: counting steps instead of trajectories (global-step) ' +
+      'and splitting statistics per agent (drmas).',
+    config: make({
+      runs: [
+        { label: 'GRPO', estimator: 'grpo' },
+        { label: 'Step-level', estimator: 'global-step' },
+        { label: 'Dr. MAS', estimator: 'drmas' },
+      ],
+    }),
+  },
+  {
+    id: 'sync',
+    title: 'Synchronous control (identical by theory)',
+    blurb:
+      'Every agent acts once on one shared reward: the per-agent sets equal the trajectory sets, so ' +
+      'Dr. MAS and GRPO must produce the same advantages, step for step.',
+    config: make({ task: 'sync' }),
+  },
+  {
+    id: 'heterogeneous',
+    title: 'Heterogeneous model sizes',
+    blurb: 'A nano verifier, a small searcher and a base answerer, each with its own optimizer.',
+    config: make({ models: { perAgent: { verifier: 'nano', search: 'small', answer: 'base' } } }),
+  },
+  {
+    id: 'coder-tester',
+    title: 'Rewards on different scales (coder/tester)',
+    blurb:
+      'The coder earns up to 2, the tester up to 2 on another support: a global baseline sits between ' +
+      'them and biases both agents’ advantages.',
+    config: make({ task: 'coder-tester' }),
+  },
+];
+
+export function presetById(id: string): Preset | undefined {
+  return PRESETS.find((p) => p.id === id);
+}

@@ -1,0 +1,200 @@
+/**
+ * Experiment ⇄ URL hash. The hash holds the config only (never weights or progress), versioned,
+ * with only the fields that differ from the defaults, as readable `path=value` pairs:
+ *   #v=1&task=math&optim.lr=0.001&runs.1.estimator=global-step
+ * An array that differs is written whole (`runs.0.label=…&runs.1.…`), since index-wise diffs of
+ * lists that changed length mislead. Values are typed by their text: numbers, `true`/`false`,
+ * `[]`, `{}`, otherwise a string; a string that would read as one of those is JSON-quoted.
+ * Nothing is evaluated: parsing is `Number`, `JSON.parse` of a quoted string, and the zod schema.
+ * Pure functions; only src/ui touches window.location.
+ */
+import { CONFIG_VERSION, DEFAULT_EXPERIMENT, validateExperiment } from './config';
+import type { Experiment, FieldError } from './config';
+
+/** Longer hashes are refused: a link is for sharing an experiment, not a payload. */
+export const MAX_HASH_LENGTH = 2048;
+
+type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+
+/** Old versions are rewritten pair by pair into the current one. None yet: v1 is the first. */
+const MIGRATIONS: Record<number, (pairs: [string, string][]) => [string, string][]> = {};
+
+// ─── diff and flatten ────────────────────────────────────────────────────────
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The parts of `value` that differ from `base`; arrays and records-vs-primitives are taken whole. */
+function diff(value: Json, base: Json | undefined): Json | undefined {
+  if (deepEqual(value, base)) return undefined;
+  if (isPlainObject(value) && isPlainObject(base)) {
+    const out: { [k: string]: Json } = {};
+    for (const [k, v] of Object.entries(value)) {
+      const d = diff(v, base[k]);
+      if (d !== undefined) out[k] = d;
+    }
+    return out;
+  }
+  return value;
+}
+
+function isPlainObject(v: unknown): v is { [k: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * `base` is the default at this path (undefined inside a list written whole). An empty object is
+ * written only where the default is not empty: elsewhere the schema's own default (`{}`) restores it.
+ */
+function flatten(value: Json, base: Json | undefined, prefix: string, out: [string, string][]): void {
+  if (Array.isArray(value)) {
+    if (value.length === 0) out.push([prefix, '[]']);
+    value.forEach((v, i) => flatten(v, undefined, `${prefix}.${i}`, out));
+  } else if (isPlainObject(value)) {
+    const entries = Object.entries(value);
+    if (entries.length === 0 && isPlainObject(base) && Object.keys(base).length > 0) out.push([prefix, '{}']);
+    for (const [k, v] of entries) {
+      flatten(v, isPlainObject(base) ? base[k] : undefined, prefix ? `${prefix}.${k}` : k, out);
+    }
+  } else {
+    out.push([prefix, encodeValue(value)]);
+  }
+}
+
+const NUMBER_RE = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+function encodeValue(v: string | number | boolean | null): string {
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  const ambiguous = NUMBER_RE.test(v) || ['true', 'false', 'null', '[]', '{}'].includes(v) || v.startsWith('"');
+  return ambiguous ? JSON.stringify(v) : v;
+}
+
+function decodeValue(text: string): Json {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (text === 'null') return null;
+  if (text === '[]') return [];
+  if (text === '{}') return {};
+  if (NUMBER_RE.test(text)) return Number(text);
+  if (text.startsWith('"')) {
+    const s: unknown = JSON.parse(text); // a JSON string literal, never code
+    if (typeof s !== 'string') throw new Error('quoted value is not a string');
+    return s;
+  }
+  return text;
+}
+
+/** Characters left readable in the hash; everything else is percent-encoded. */
+function escape(s: string): string {
+  return encodeURIComponent(s).replace(/%20/g, '+').replace(/%2C/g, ',').replace(/%3A/g, ':');
+}
+
+// ─── public API ──────────────────────────────────────────────────────────────
+
+/** The hash (without `#`) for an experiment: the version, then only non-default fields. */
+export function encodeExperiment(config: Experiment): string {
+  const pairs: [string, string][] = [['v', String(CONFIG_VERSION)]];
+  const base = DEFAULT_EXPERIMENT as unknown as Json;
+  const d = diff(config as unknown as Json, base);
+  if (d !== undefined) flatten(d, base, '', pairs);
+  return pairs.map(([k, v]) => `${k}=${escape(v)}`).join('&');
+}
+
+export type DecodeResult =
+  | { ok: true; config: Experiment }
+  /** `config` is the defaults; `errors` name every bad field. */
+  | { ok: false; config: Experiment; errors: FieldError[] };
+
+/** Parses a hash (with or without `#`). Anything wrong opens the defaults with the reasons. */
+export function decodeExperiment(hash: string): DecodeResult {
+  const fail = (errors: FieldError[]): DecodeResult => ({ ok: false, config: DEFAULT_EXPERIMENT, errors });
+  const text = hash.startsWith('#') ? hash.slice(1) : hash;
+  if (text === '') return { ok: true, config: DEFAULT_EXPERIMENT };
+  if (text.length > MAX_HASH_LENGTH) {
+    return fail([{ path: '(hash)', message: `${text.length} characters; the limit is ${MAX_HASH_LENGTH}` }]);
+  }
+
+  // 1. split into pairs
+  const errors: FieldError[] = [];
+  let pairs: [string, string][] = [];
+  for (const part of text.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) {
+      errors.push({ path: part.slice(0, 40), message: 'expected key=value' });
+      continue;
+    }
+    try {
+      pairs.push([decodeURIComponent(part.slice(0, eq)), decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '))]);
+    } catch {
+      errors.push({ path: part.slice(0, eq).slice(0, 40), message: 'bad percent-encoding' });
+    }
+  }
+  if (errors.length) return fail(errors);
+
+  // 2. version and migrations
+  const version = pairs.find(([k]) => k === 'v')?.[1];
+  if (version === undefined) return fail([{ path: 'v', message: `missing; expected v=${CONFIG_VERSION}` }]);
+  let v = Number(version);
+  if (!Number.isInteger(v) || v < 1 || v > CONFIG_VERSION) {
+    return fail([{ path: 'v', message: `unknown version ${JSON.stringify(version)}; this lab reads 1–${CONFIG_VERSION}` }]);
+  }
+  pairs = pairs.filter(([k]) => k !== 'v');
+  for (; v < CONFIG_VERSION; v++) pairs = MIGRATIONS[v](pairs);
+
+  // 3. rebuild the diff object, then merge over the defaults and validate
+  const patch: { [k: string]: Json } = {};
+  const seen = new Set<string>();
+  for (const [key, raw] of pairs) {
+    if (seen.has(key)) {
+      errors.push({ path: key, message: 'given twice' });
+      continue;
+    }
+    seen.add(key);
+    try {
+      setPath(patch, key.split('.'), decodeValue(raw));
+    } catch (e) {
+      errors.push({ path: key, message: (e as Error).message });
+    }
+  }
+  if (errors.length) return fail(errors);
+  const merged = merge(DEFAULT_EXPERIMENT as unknown as Json, patch);
+  const checked = validateExperiment(merged);
+  return checked.ok ? { ok: true, config: checked.config } : fail(checked.errors);
+}
+
+/** Builds nested objects/arrays from a dotted path; numeric segments index arrays. */
+function setPath(root: { [k: string]: Json }, path: string[], value: Json): void {
+  if (path.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype')) {
+    throw new Error('not a field name');
+  }
+  let node: Json = root;
+  for (let i = 0; i < path.length; i++) {
+    const key = path[i];
+    const last = i === path.length - 1;
+    const container = node as { [k: string]: Json } | Json[];
+    if (Array.isArray(container) !== /^\d+$/.test(key)) throw new Error('conflicts with another field');
+    if (/^\d+$/.test(key) && Number(key) > 64) throw new Error('index too large');
+    const slot = (container as Record<string, Json>)[key];
+    if (last) {
+      if (slot !== undefined) throw new Error('conflicts with another field');
+      (container as Record<string, Json>)[key] = value;
+    } else {
+      if (slot === undefined) (container as Record<string, Json>)[key] = /^\d+$/.test(path[i + 1]) ? [] : {};
+      else if (typeof slot !== 'object' || slot === null) throw new Error('conflicts with another field');
+      node = (container as Record<string, Json>)[key];
+    }
+  }
+}
+
+/** Objects merge key-wise; arrays and primitives from the patch replace the base. */
+function merge(base: Json, patch: Json): Json {
+  if (isPlainObject(base) && isPlainObject(patch)) {
+    const out: { [k: string]: Json } = { ...base };
+    for (const [k, v] of Object.entries(patch)) out[k] = k in base ? merge(base[k], v) : v;
+    return out;
+  }
+  if (Array.isArray(patch)) return Array.from(patch, (v) => v ?? null); // holes fail validation
+  return patch;
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  BACKEND_NAMES,
+  DEFAULT_EXPERIMENT,
+  ESTIMATOR_NAMES,
+  LOSS_AGG_MODES,
+  MODEL_PRESETS,
+  TASK_NAMES,
+  type Experiment,
+} from '../../src/core/config';
+import { MAX_HASH_LENGTH, decodeExperiment, encodeExperiment } from '../../src/core/url';
+import { PRESETS } from '../../src/core/presets';
+
+const labelArb = fc.stringMatching(/^[\w .+()-]{1,32}$/);
+const runArb = fc.record(
+  {
+    label: labelArb,
+    estimator: fc.constantFrom(...ESTIMATOR_NAMES),
+    advantage: fc.record(
+      { normalizeStd: fc.boolean(), eps: fc.double({ min: 1e-12, max: 1, noNaN: true }) },
+      { requiredKeys: [] },
+    ),
+    optim: fc.record(
+      { lr: fc.double({ min: 1e-9, max: 1, noNaN: true }), lossAgg: fc.constantFrom(...LOSS_AGG_MODES) },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: ['label', 'estimator', 'advantage', 'optim'] },
+);
+
+const experimentArb: fc.Arbitrary<Experiment> = fc
+  .record({
+    task: fc.constantFrom(...TASK_NAMES),
+    runs: fc.array(runArb, { minLength: 1, maxLength: 4 }),
+    preset: fc.constantFrom(...MODEL_PRESETS),
+    perAgent: fc.dictionary(fc.constantFrom('verifier', 'search', 'answer'), fc.constantFrom(...MODEL_PRESETS)),
+    groupSize: fc.integer({ min: 2, max: 32 }),
+    temperature: fc.double({ min: 0.01, max: 4, noNaN: true }),
+    lr: fc.double({ min: 1e-9, max: 1, noNaN: true }),
+    seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    backend: fc.constantFrom(...BACKEND_NAMES),
+    normalizeStd: fc.boolean(),
+  })
+  .map((r) => {
+    const c = structuredClone(DEFAULT_EXPERIMENT);
+    c.task = r.task;
+    c.runs = r.runs;
+    c.models.preset = r.preset;
+    c.models.perAgent = r.perAgent;
+    c.rollout.groupSize = r.groupSize;
+    c.rollout.temperature = r.temperature;
+    c.optim.lr = r.lr;
+    c.seed = r.seed;
+    c.backend = r.backend;
+    c.advantage.normalizeStd = r.normalizeStd;
+    return c;
+  });
+
+describe('experiment URL codec', () => {
+  it('writes only the version for the defaults, and reads an empty hash as the defaults', () => {
+    expect(encodeExperiment(DEFAULT_EXPERIMENT)).toBe('v=1');
+    expect(decodeExperiment('')).toEqual({ ok: true, config: DEFAULT_EXPERIMENT });
+    expect(decodeExperiment('#v=1')).toEqual({ ok: true, config: DEFAULT_EXPERIMENT });
+  });
+
+  it('writes changed fields as readable dotted paths', () => {
+    const c = structuredClone(DEFAULT_EXPERIMENT);
+    c.task = 'math';
+    c.optim.lr = 0.001;
+    c.rollout.groupSize = 4;
+    expect(encodeExperiment(c)).toBe('v=1&task=math&rollout.groupSize=4&optim.lr=0.001');
+  });
+
+  it('quotes strings that would read as numbers or booleans', () => {
+    const c = structuredClone(DEFAULT_EXPERIMENT);
+    c.runs[0].label = '1';
+    c.runs[1].label = 'true';
+    const hash = encodeExperiment(c);
+    expect(hash).toContain('runs.0.label=%221%22');
+    const back = decodeExperiment(hash);
+    expect(back.ok && back.config.runs.map((r) => r.label)).toEqual(['1', 'true']);
+  });
+
+  it('round-trips every config exactly (property)', () => {
+    fc.assert(
+      fc.property(experimentArb, (c) => {
+        const hash = encodeExperiment(c);
+        const back = decodeExperiment('#' + hash);
+        expect(back.ok).toBe(true);
+        expect(back.config).toEqual(c);
+        expect(encodeExperiment(back.config)).toBe(hash);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('round-trips every preset', () => {
+    for (const p of PRESETS) expect(decodeExperiment(encodeExperiment(p.config)).config).toEqual(p.config);
+  });
+
+  it.each([
+    ['#task=math', 'v', /missing/],
+    ['#v=9&task=math', 'v', /unknown version "9"/],
+    ['#v=one', 'v', /unknown version/],
+    ['#hello', 'hello', /key=value/],
+    ['#v=1&%E0%A4%A=1', '%E0%A4%A', /percent-encoding/],
+    ['#v=1&task=math&task=sync', 'task', /twice/],
+    ['#v=1&optim=3&optim.lr=1', 'optim.lr', /conflicts/],
+    ['#v=1&__proto__.polluted=1', '__proto__.polluted', /not a field/],
+    ['#v=1&runs.99.label=x', 'runs.99', /index too large/],
+  ])('refuses %s naming %s', (hash, path, message) => {
+    const r = decodeExperiment(hash);
+    expect(r.ok).toBe(false);
+    expect(r.config).toEqual(DEFAULT_EXPERIMENT);
+    if (!r.ok) expect(r.errors).toContainEqual({ path: expect.stringContaining(path), message: expect.stringMatching(message) });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('names every bad field of an invalid config and opens the defaults', () => {
+    const r = decodeExperiment('#v=1&task=chess&optim.lr=-1&rollout.groupSize=2.5&runs.0.estimator=ppo&color=red');
+    expect(r.ok).toBe(false);
+    expect(r.config).toEqual(DEFAULT_EXPERIMENT);
+    const paths = r.ok ? [] : r.errors.map((e) => e.path).sort();
+    expect(paths).toEqual(['color', 'optim.lr', 'rollout.groupSize', 'runs.0.estimator', 'runs.0.label', 'task']);
+  });
+
+  it('refuses hashes over the length limit without parsing them', () => {
+    const r = decodeExperiment('#v=1&' + 'x'.repeat(MAX_HASH_LENGTH));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.errors[0]).toEqual({ path: '(hash)', message: expect.stringMatching(/limit is 2048/) });
+  });
+});
