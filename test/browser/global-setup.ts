@@ -1,0 +1,28 @@
+/**
+ * Browser-test setup: make sure a Chromium exists, then serve the built app (dist/, built by
+ * `npm run test:browser`) with Vite's preview server on a free port.
+ */
+import { existsSync } from 'node:fs';
+import type { TestProject } from 'vitest/node';
+import { preview } from 'vite';
+import { ensureChrome } from './chrome';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    baseUrl: string;
+    chromePath: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `npm run test:browser` (it builds first).');
+  const chromePath = ensureChrome();
+  const server = await preview({ preview: { port: 0, strictPort: false, host: '127.0.0.1' }, logLevel: 'warn' });
+  const url = server.resolvedUrls?.local[0];
+  if (!url) throw new Error('preview server has no URL');
+  project.provide('baseUrl', url.replace(/\/$/, ''));
+  project.provide('chromePath', chromePath);
+  return async () => {
+    await server.close();
+  };
+}

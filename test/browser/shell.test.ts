@@ -1,0 +1,93 @@
+/**
+ * The lab shell in real headless Chromium (software WebGPU via SwiftShader): backend selection in
+ * the run worker, URL round trip, and the message for a malformed link.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openLab } from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+const attempts = (l: Lab) =>
+  l.page.$$eval('[data-testid=backend-attempts] li', (lis) =>
+    lis.map((li) => ({ backend: li.getAttribute('data-backend'), ok: li.getAttribute('data-ok'), text: li.textContent ?? '' })),
+  );
+
+describe('backend selection in the run worker', () => {
+  it('auto names the backend chosen and why the software WebGPU adapter was passed over', async () => {
+    lab = await openLab();
+    const name = lab.page.getByTestId('backend-name');
+    await name.waitFor({ timeout: 60_000 });
+    expect(await name.textContent()).toBe('wasm');
+    const a = await attempts(lab);
+    expect(a.map((x) => [x.backend, x.ok])).toEqual([
+      ['webgpu', 'false'],
+      ['webgl', 'false'],
+      ['wasm', 'true'],
+    ]);
+    expect(a[0].text).toMatch(/software adapter .*swiftshader.*isFallbackAdapter: slower than WASM, so auto skips it/i);
+    expect(a[1].text).toMatch(/software renderer .*SwiftShader/);
+    expect(a[2].text).toMatch(/fastest backend that passed the sanity check; max \|Δ\| vs cpu \d/);
+    expect(await lab.page.getByTestId('backend-adapter').textContent()).toMatch(/google \/ swiftshader \(fallback adapter: software\)/);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('runs the sanity check on WebGPU when WebGPU is asked for explicitly', async () => {
+    lab = await openLab('#v=1&backend=webgpu');
+    const name = lab.page.getByTestId('backend-name');
+    await name.waitFor({ timeout: 120_000 });
+    expect(await name.textContent()).toBe('webgpu');
+    const a = await attempts(lab);
+    expect(a).toHaveLength(1);
+    const diff = Number(/max \|Δ\| vs cpu ([\d.e+-]+)/.exec(a[0].text)?.[1]);
+    expect(a[0].text).toMatch(/requested explicitly \(software adapter/);
+    expect(diff).toBeLessThan(1e-5);
+    expect(lab.errors).toEqual([]);
+  });
+});
+
+describe('experiment URL', () => {
+  it('opens a link, keeps its canonical hash, and follows the config with replaceState', async () => {
+    const hash = '#v=1&task=math&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Step&runs.1.estimator=global-step&optim.lr=0.001';
+    lab = await openLab(hash);
+    const { page } = lab;
+    await page.getByTestId('experiment-summary').waitFor();
+    expect(await page.locator('dd[data-field=Task]').textContent()).toBe('math');
+    expect(await page.getByTestId('runs').textContent()).toMatch(/GRPO — estimator grpo.*Step — estimator global-step/);
+    expect(await page.locator('dd[data-field=Optimizer]').textContent()).toMatch(/lr 0\.001/);
+    expect(await page.evaluate(() => location.hash)).toBe(hash);
+
+    const historyLength = await page.evaluate(() => history.length);
+    await page.getByRole('button', { name: 'Synchronous control (identical by theory)' }).click();
+    expect(await page.evaluate(() => location.hash)).toBe('#v=1&task=sync');
+    expect(await page.evaluate(() => history.length)).toBe(historyLength); // replaceState, no history spam
+
+    await page.reload();
+    await page.getByTestId('experiment-summary').waitFor();
+    expect(await page.locator('dd[data-field=Task]').textContent()).toBe('sync');
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('opens the defaults with an alert naming each bad field of a malformed link', async () => {
+    lab = await openLab('#v=1&task=chess&optim.lr=abc&colour=red');
+    const { page } = lab;
+    const alert = page.getByRole('alert').filter({ hasText: 'could not be opened' });
+    await alert.waitFor();
+    const text = await alert.textContent();
+    expect(text).toMatch(/task: Invalid option/);
+    expect(text).toMatch(/optim\.lr: Invalid input: expected number, received string/);
+    expect(text).toMatch(/colour: unknown field/);
+    expect(await page.locator('dd[data-field=Task]').textContent()).toBe('search');
+    // The bad link stays visible in the address bar until the user picks an experiment.
+    expect(await page.evaluate(() => location.hash)).toBe('#v=1&task=chess&optim.lr=abc&colour=red');
+  });
+
+  it('reports an unknown version', async () => {
+    lab = await openLab('#v=7&task=math');
+    await lab.page.getByRole('alert').filter({ hasText: 'unknown version "7"' }).waitFor();
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import { describeReport, isSoftware, selectBackend } from '../../src/runtime/backend';
+import type { Platform } from '../../src/runtime/backend';
+import { maxRelativeDiff, sanityStep } from '../../src/runtime/sanity';
+import { nodePlatform } from '../../src/runtime/platform-node';
+
+describe('sanity step', () => {
+  it('gives finite, non-trivial loss and gradients that agree on wasm and cpu within 1e-5', async () => {
+    await tf.setBackend('cpu');
+    const cpu = await sanityStep(tf);
+    expect(cpu.length).toBe(13); // loss + 2 × (Σg, Σg², 4 entries)
+    expect(cpu[0]).toBeGreaterThan(1); // ≈ log(8) at init-like weights
+    expect(cpu[0]).toBeLessThan(4);
+    expect(cpu[2]).toBeGreaterThan(1e-6); // Σg² of w1: gradients flow through attention
+    await import('@tensorflow/tfjs-backend-wasm');
+    await tf.setBackend('wasm');
+    const wasm = await sanityStep(tf);
+    expect(maxRelativeDiff(wasm, cpu)).toBeLessThan(1e-5);
+  });
+
+  it('flags NaN and length mismatches as infinitely different', () => {
+    expect(maxRelativeDiff(new Float32Array([1, NaN]), new Float32Array([1, 2]))).toBe(Infinity);
+    expect(maxRelativeDiff(new Float32Array([1]), new Float32Array([1, 2]))).toBe(Infinity);
+    expect(maxRelativeDiff(new Float32Array([1, 3]), new Float32Array([1, 2]))).toBeCloseTo(1 / 3, 6);
+  });
+});
+
+describe('selectBackend in Node', () => {
+  it('auto skips WebGPU and WebGL with reasons and picks wasm', async () => {
+    const r = await selectBackend(tf, 'auto', nodePlatform);
+    expect(r.backend).toBe('wasm');
+    expect(tf.getBackend()).toBe('wasm');
+    expect(r.attempts.map((a) => [a.backend, a.ok])).toEqual([
+      ['webgpu', false],
+      ['webgl', false],
+      ['wasm', true],
+    ]);
+    expect(r.attempts[0].reason).toMatch(/no WebGPU/);
+    expect(r.attempts[2].maxDiff).toBeLessThan(1e-5);
+    expect(describeReport(r)).toMatch(/^wasm \(webgpu: .*; webgl: no WebGL in Node\)$/);
+  });
+
+  it('refuses an explicit backend that cannot run, naming why, and leaves cpu active', async () => {
+    const r = await selectBackend(tf, 'webgl', nodePlatform);
+    expect(r.backend).toBeNull();
+    expect(r.attempts).toEqual([expect.objectContaining({ backend: 'webgl', ok: false, reason: 'no WebGL in Node' })]);
+    expect(tf.getBackend()).toBe('cpu');
+    expect(describeReport(r)).toMatch(/^refused webgl/);
+  });
+
+  it('auto passes over a software device but an explicit request uses it', async () => {
+    // A platform whose wasm "device" claims to be software: auto must fall through to cpu.
+    const softWasm: Platform = {
+      probe: async (b) =>
+        b === 'wasm'
+          ? { available: true, software: true, reason: 'software adapter swiftshader' }
+          : nodePlatform.probe(b),
+      load: nodePlatform.load,
+    };
+    const auto = await selectBackend(tf, 'auto', softWasm);
+    expect(auto.backend).toBe('cpu');
+    expect(auto.attempts[2].reason).toMatch(/software adapter swiftshader: slower than WASM, so auto skips it/);
+    const explicit = await selectBackend(tf, 'wasm', softWasm);
+    expect(explicit.backend).toBe('wasm');
+    expect(explicit.attempts[0].reason).toMatch(/requested explicitly \(software adapter swiftshader\)/);
+  });
+
+  it('recognizes software renderers by name', () => {
+    expect(isSoftware('ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)')).toBe(true);
+    expect(isSoftware('llvmpipe (LLVM 15.0.6, 256 bits)')).toBe(true);
+    expect(isSoftware('ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0)')).toBe(false);
+  });
+});

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  plugins: [react()],
+  // Workers are ES modules so they can import tfjs backends lazily.
+  worker: { format: 'es' },
+  build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
+  server: { port: 5173, strictPort: true },
+  preview: { port: 4173, strictPort: true },
+});
