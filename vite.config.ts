@@ -5,6 +5,10 @@ export default defineConfig({
   plugins: [react()],
   // Workers are ES modules so they can import tfjs backends lazily.
   worker: { format: 'es' },
+  // Pre-bundle tfjs up front so the first dev load does not stop to re-optimize and reload.
+  optimizeDeps: {
+    include: ['@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu'],
+  },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
   server: { port: 5173, strictPort: true },
   preview: { port: 4173, strictPort: true },
