@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { FrameCodec } from '../../src/core/frame';
+import { FrameRing, debiasedEma, downsampleMinMax } from '../../src/core/series';
+import { metricKeys, agentKey, parseAgentKey, M } from '../../src/core/metrics';
+
+describe('metric frames', () => {
+  const keys = metricKeys(['verifier', 'search'], ['m0'], 8);
+
+  it('lists every DESIGN.md key once, per agent and model', () => {
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toContain('agent/search/adv/sq_mean');
+    expect(keys).toContain('model/m0/grad_norm');
+    expect(keys).toContain('eval/pass@8');
+    expect(keys).toContain('perf/tokens_per_s');
+    expect(parseAgentKey('agent/search/adv/sq_mean')).toEqual({ agent: 'search', stat: 'adv/sq_mean' });
+    expect(parseAgentKey('agent/search/bogus')).toBeNull();
+  });
+
+  it('round-trips present values and leaves absent ones out', () => {
+    const codec = new FrameCodec(keys);
+    const values = { [M.step]: 3, [agentKey('search', 'grad_norm')]: 0.25, [M.rewardMean]: -0.01 };
+    const frame = codec.encode(values);
+    expect(frame.length).toBe(keys.length);
+    expect(codec.decode(frame)).toEqual(values);
+  });
+
+  it('refuses unknown keys and frames of the wrong width', () => {
+    const codec = new FrameCodec(keys);
+    expect(() => codec.encode({ 'agent/search/grad_nrom': 1 })).toThrow(/not in the frame's key table/);
+    expect(() => codec.decode(new Float64Array(3))).toThrow(/3 values/);
+    expect(() => new FrameCodec(['a', 'a'])).toThrow(/unique/);
+  });
+});
+
+describe('series', () => {
+  it('keeps the last `capacity` frames in order', () => {
+    const ring = new FrameRing(2, 3);
+    for (let s = 0; s < 5; s++) ring.push(new Float64Array([s, s * 10]));
+    expect(ring.length).toBe(3);
+    expect(Array.from(ring.column(0))).toEqual([2, 3, 4]);
+    expect(Array.from(ring.column(1))).toEqual([20, 30, 40]);
+  });
+
+  it('downsamples to the budget while keeping the spike', () => {
+    const n = 10_000;
+    const x = Float64Array.from({ length: n }, (_, i) => i);
+    const y = Float64Array.from({ length: n }, (_, i) => Math.sin(i / 100));
+    y[7777] = 50;
+    const d = downsampleMinMax(x, y, 300);
+    expect(d.x.length).toBeLessThanOrEqual(300);
+    expect(d.x.length).toBeGreaterThan(200);
+    expect(Math.max(...d.y)).toBe(50);
+    expect(d.x[d.y.indexOf(50)]).toBe(7777);
+    expect(d.x).toEqual([...d.x].sort((a, b) => a - b));
+  });
+
+  it('skips NaN and returns short series unchanged', () => {
+    const d = downsampleMinMax(new Float64Array([0, 1, 2]), new Float64Array([5, NaN, 7]), 100);
+    expect(d).toEqual({ x: [0, 2], y: [5, 7] });
+  });
+
+  it('debiases the EMA: a constant series stays constant, first point unsmoothed', () => {
+    expect(Array.from(debiasedEma([4, 4, 4], 0.9))).toEqual([4, 4, 4].map(() => expect.closeTo(4, 12)));
+    const s = debiasedEma([0, 10, NaN, 10], 0.5);
+    expect(s[0]).toBe(0);
+    expect(s[1]).toBeCloseTo(10 * 0.5 / 0.75, 12); // last = 5; 5 / (1 − 0.25)
+    expect(s[2]).toBeNaN();
+    expect(s[3]).toBeCloseTo(7.5 / 0.875, 12); // last = 2.5 + 5
+  });
+});
