@@ -19,6 +19,7 @@ export const LOSS_AGG_MODES = [
   'seq-mean-token-sum',
   'seq-mean-token-mean',
   'seq-mean-token-sum-norm',
+  'seq-mean-token-sum-norm-oat',
 ] as const;
 export const KL_TYPES = ['k1', 'abs', 'k2', 'k3'] as const;
 

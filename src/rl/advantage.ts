@@ -1,0 +1,180 @@
+/**
+ * Advantage estimators of the GRPO family, one registry keyed by name (DESIGN.md "Estimator API";
+ * algorithms.md §2–§4). Rows in, one advantage per row out, plus per-agent diagnostics. Every
+ * estimator is "which values form a normalization set" + the §2 group statistics; nothing else
+ * differs. Pure: no tfjs, no DOM, no Node APIs.
+ */
+import type { EstimatorName as ConfigEstimatorName } from '../core/config';
+import { computeStats, type AdvantageStats } from './diagnostics';
+import { groupIndices, idKey, type AdvantageRow, type RowId } from './rows';
+import { mean, normalize, setStats, SINGLETON_MODES, type SingletonMode } from './stats';
+
+export type { AdvantageRow, RowId } from './rows';
+
+/** One registry entry: what is normalized together, and whether the std divides. */
+export interface EstimatorSpec {
+  /** Normalization set, formula in the paper's notation, and the reference it follows. */
+  doc: string;
+  /** 'rows': every row's reward is a value; 'trajectories': one value per (group, traj), the mean of its rows. */
+  over: 'rows' | 'trajectories';
+  /** The ids that name a row's normalization set. */
+  setKey: (row: AdvantageRow) => readonly RowId[];
+  /** false: mean baseline only, whatever `normalizeStd` says. */
+  std: boolean;
+}
+
+/** The estimators. Adding one is adding an entry; `EstimatorName` and every dropdown follow. */
+export const ESTIMATORS = {
+  grpo: {
+    doc:
+      'Vanilla GRPO as the Dr. MAS repo runs it (group_by_agent_id=False; ray_trainer.py::compute_advantage). ' +
+      "Set: prompt group q over its G trajectories. s̄_i = mean of trajectory i's row rewards; " +
+      'A_i = (s̄_i − μ_q)/(σ_q + ε) with μ_q, σ_q over {s̄_1..s̄_G}; every row of trajectory i gets A_i. (algorithms.md §3.1)',
+    over: 'trajectories',
+    setKey: (r) => [r.group],
+    std: true,
+  },
+  drmas: {
+    doc:
+      'Dr. MAS agent-wise normalization (arXiv 2602.08847; group_by_agent_id=True, key uid_agentId). ' +
+      'Set Y_k(q): every row of agent k over the G rollouts of prompt q, steps not trajectories. ' +
+      'A_y = (r_y − μ_k)/(σ_k + ε) with μ_k, σ_k over Y_k(q). (algorithms.md §3.2)',
+    over: 'rows',
+    setKey: (r) => [r.group, r.agent],
+    std: true,
+  },
+  atgrpo: {
+    doc:
+      'AT-GRPO (PettingLLMs, arXiv 2510.11062), its documented intent: set = (prompt q, agent k, turn t), ' +
+      'the candidates of one agent at one turn. A_y = (r_y − μ_{q,k,t})/(σ_{q,k,t} + ε). (algorithms.md §3.4)',
+    over: 'rows',
+    setKey: (r) => [r.group, r.agent, r.turn],
+    std: true,
+  },
+  'global-step': {
+    doc:
+      'Global step-level ablation (Dr. MAS issue #81, "Mechanism B" without the per-agent split): ' +
+      'set = prompt q over all rows of all agents, no trajectory averaging. ' +
+      'A_y = (r_y − mean(rows_q))/(std(rows_q) + ε). (algorithms.md §3.3)',
+    over: 'rows',
+    setKey: (r) => [r.group],
+    std: true,
+  },
+  magrpo: {
+    doc:
+      'MAGRPO (CoMLRL, arXiv 2508.04652) mean baseline, REINFORCE-style: set = (prompt q, agent k, turn t); ' +
+      'A_y = r_y − μ_{q,k,t}, never divided by a std. (algorithms.md §3.6; comlrl magrpo.py _compute_advantages "mean")',
+    over: 'rows',
+    setKey: (r) => [r.group, r.agent, r.turn],
+    std: false,
+  },
+} as const satisfies Record<ConfigEstimatorName, EstimatorSpec>; // every name the config accepts
+
+export type EstimatorName = keyof typeof ESTIMATORS;
+export const ESTIMATOR_NAMES = Object.keys(ESTIMATORS) as EstimatorName[];
+
+export interface AdvantageOptions {
+  estimator: EstimatorName;
+  /** Divide by the set's std (default true); false = Dr. GRPO centering only (`norm_adv_by_std_in_grpo`). */
+  normalizeStd?: boolean;
+  /** Added to the std, not the variance (default 1e-6, as verl). */
+  eps?: number;
+  /** Sets of one value: 'raw' (default, verl/Dr. MAS: mean 0, std 1) or 'zero' (PettingLLMs: advantage 0). */
+  singleton?: SingletonMode;
+}
+
+export interface AdvantageResult {
+  /** One advantage per row, in row order. */
+  advantages: Float64Array;
+  stats: AdvantageStats;
+}
+
+/** Looks an estimator up by name; unknown names throw with the valid list. */
+export function getEstimator(name: string): EstimatorSpec {
+  if (!Object.hasOwn(ESTIMATORS, name)) {
+    throw new Error(`Unknown advantage estimator '${name}'. Valid: ${ESTIMATOR_NAMES.join(', ')}.`);
+  }
+  return ESTIMATORS[name as EstimatorName];
+}
+
+/** Refuses NaN / ±Infinity rewards, naming the rows, rather than spreading NaN advantages. */
+function checkRewards(rows: readonly AdvantageRow[]): void {
+  const bad: number[] = [];
+  rows.forEach((r, i) => {
+    if (typeof r.reward !== 'number' || !Number.isFinite(r.reward)) bad.push(i);
+  });
+  if (bad.length === 0) return;
+  const shown = bad.slice(0, 20).map((i) => `${i} (${String(rows[i].reward)})`);
+  const more = bad.length > 20 ? ` and ${bad.length - 20} more` : '';
+  throw new Error(`computeAdvantages: non-finite reward at row ${shown.join(', ')}${more}.`);
+}
+
+/**
+ * Units are the values an estimator normalizes: single rows, or whole trajectories whose value is
+ * the mean of their rows' rewards. Each unit remembers the rows that receive its advantage.
+ */
+interface Unit {
+  value: number;
+  rows: number[];
+  set: string;
+}
+
+function buildUnits(rows: readonly AdvantageRow[], spec: EstimatorSpec): Unit[] {
+  if (spec.over === 'rows') {
+    return rows.map((r, i) => ({ value: r.reward, rows: [i], set: idKey(spec.setKey(r)) }));
+  }
+  const byTraj = groupIndices(rows, (r) => idKey([r.group, r.traj]));
+  return [...byTraj.values()].map((idx) => ({
+    value: mean(idx.map((i) => rows[i].reward)),
+    rows: idx,
+    set: idKey(spec.setKey(rows[idx[0]])),
+  }));
+}
+
+/**
+ * One advantage per row under the named estimator (DESIGN.md "Estimator API"), with the
+ * per-agent diagnostics of algorithms.md §8. Row order changes nothing, to the last bit.
+ */
+export function computeAdvantages(rows: readonly AdvantageRow[], options: AdvantageOptions): AdvantageResult {
+  const spec = getEstimator(options.estimator);
+  const normalizeStd = (options.normalizeStd ?? true) && spec.std;
+  const eps = options.eps ?? 1e-6;
+  const singleton = options.singleton ?? 'raw';
+  if (!Number.isFinite(eps) || eps < 0)
+    throw new Error(`computeAdvantages: eps must be finite and ≥ 0, got ${eps}.`);
+  if (!SINGLETON_MODES.includes(singleton)) {
+    throw new Error(
+      `computeAdvantages: unknown singleton mode '${String(singleton)}'. Valid: ${SINGLETON_MODES.join(', ')}.`,
+    );
+  }
+  checkRewards(rows);
+
+  // Partition units into normalization sets.
+  const units = buildUnits(rows, spec);
+  const sets = [...groupIndices(units, (u) => u.set).values()].map((idx) => idx.map((j) => units[j]));
+  // PettingLLMs zeroes singletons only when some set in the batch has ≥ 2 members (§2).
+  const batchHasPairs = sets.some((members) => members.length >= 2);
+
+  // Normalize each set and broadcast each unit's advantage to its rows.
+  const advantages = new Float64Array(rows.length);
+  let singletons = 0;
+  let zeroVariance = 0;
+  for (const members of sets) {
+    const values = members.map((u) => u.value);
+    const st = setStats(values, singleton, batchHasPairs);
+    if (members.length === 1) singletons++;
+    else if (st.zero) zeroVariance++;
+    for (const u of members) {
+      const a = normalize(u.value, st, normalizeStd, eps);
+      for (const i of u.rows) advantages[i] = a;
+    }
+  }
+
+  const nSets = sets.length;
+  const stats = computeStats(rows, advantages, {
+    sets: nSets,
+    singletonFrac: nSets === 0 ? NaN : singletons / nSets,
+    zeroAdvFrac: nSets === 0 ? NaN : zeroVariance / nSets,
+  });
+  return { advantages, stats };
+}

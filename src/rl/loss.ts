@@ -1,0 +1,194 @@
+/**
+ * Reference policy loss, per token in float64: PPO clip with separate low/high ranges and dual
+ * clip, KL penalties to a reference policy, entropy bonus (algorithms.md §5; verl
+ * `compute_policy_loss_vanilla`, `kl_penalty`, `agg_loss`). The tfjs loss used for training must
+ * match this within 1e-6, so it takes exactly the tensors a tfjs version gets. Pure: no tfjs.
+ */
+import type { KlType as ConfigKlType } from '../core/config';
+import { getAggregation, type AggMode } from './aggregate';
+
+/** KL estimators between the policy and the reference, per token (§5.2; verl `kl_penalty`). */
+export interface KlSpec {
+  doc: string;
+  perToken: (logp: number, refLogp: number) => number;
+}
+
+const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
+
+export const KL_ESTIMATORS = {
+  k1: {
+    doc: 'k1 = log π − log π_ref (verl "kl"/"k1"); unbiased, high variance, can be negative.',
+    perToken: (lp, ref) => lp - ref,
+  },
+  abs: { doc: '|log π − log π_ref| (verl "abs").', perToken: (lp, ref) => Math.abs(lp - ref) },
+  k2: { doc: '½ (log π − log π_ref)² (verl "mse"/"k2").', perToken: (lp, ref) => 0.5 * (lp - ref) ** 2 },
+  k3: {
+    doc:
+      'k3 low-variance KL (verl "low_var_kl"/"k3", Schulman): d = clamp(log π_ref − log π, −20, 20), ' +
+      'kl = clamp(eᵈ − d − 1, −10, 10). Non-negative; the clamps keep one bad token from exploding the loss.',
+    perToken: (lp, ref) => {
+      const d = clamp(ref - lp, -20, 20);
+      return clamp(Math.exp(d) - d - 1, -10, 10);
+    },
+  },
+} as const satisfies Record<ConfigKlType, KlSpec>; // every KL type the config accepts
+
+export type KlType = keyof typeof KL_ESTIMATORS;
+export const KL_TYPES = Object.keys(KL_ESTIMATORS) as KlType[];
+
+/** Everything per token is (B, T) row-major; `advantages` is (B), broadcast over each row's tokens. */
+export interface PolicyLossInput {
+  /** log π_θ(o_t) under the current parameters, (B, T). */
+  logp: ArrayLike<number>;
+  /** log π_old(o_t) recorded at rollout, (B, T). */
+  oldLogp: ArrayLike<number>;
+  /** log π_ref(o_t), (B, T); required when klCoef ≠ 0. */
+  refLogp?: ArrayLike<number>;
+  /** Per-token entropy of π_θ, (B, T); required when entropyCoef ≠ 0. */
+  entropy?: ArrayLike<number>;
+  /** 1 for response tokens, 0 for padding, (B, T). */
+  mask: ArrayLike<number>;
+  /** One advantage per sequence, (B). */
+  advantages: ArrayLike<number>;
+}
+
+export interface PolicyLossOptions {
+  /** ε_low: ratio floor 1 − ε_low (default 0.2). */
+  clipLow?: number;
+  /** ε_high: ratio ceiling 1 + ε_high (default 0.2; DAPO raises it). */
+  clipHigh?: number;
+  /** Dual-clip c > 1 (default 3): for A < 0 the loss is capped at −A·c. Infinity disables it. */
+  clipC?: number;
+  aggMode?: AggMode;
+  /** L_max for the sum-norm modes (default: T, the padded length). */
+  lMax?: number;
+  klType?: KlType;
+  klCoef?: number;
+  entropyCoef?: number;
+}
+
+export interface PolicyLossResult {
+  /** pgLoss − entropyCoef·entropy + klCoef·kl. */
+  loss: number;
+  /** agg(L) of the clipped PPO loss. */
+  pgLoss: number;
+  /** agg(entropy); NaN when no entropy was given. */
+  entropy: number;
+  /** agg(kl); NaN when no refLogp was given. */
+  kl: number;
+  /** Token mean of 1[L2 > L1]: tokens where the ordinary clip binds. */
+  pgClipfrac: number;
+  /** Token mean of 1[A < 0 and Lc > L3]: tokens where the dual clip binds. */
+  pgClipfracLower: number;
+  /** Token mean of −d = log π_old − log π (verl `ppo_kl`). */
+  ppoKl: number;
+  /** Per-token PPO loss L, (B, T); 0 on masked tokens. */
+  tokenPgLoss: Float64Array;
+}
+
+/**
+ * Per-token PPO loss with dual clip (§5.1):
+ *   d = clamp(log π − log π_old, −20, 20), r = eᵈ
+ *   L1 = −A·r, L2 = −A·clip(r, 1 − ε_low, 1 + ε_high), Lc = max(L1, L2)
+ *   L3 = −A·c,  L = A < 0 ? min(L3, Lc) : Lc
+ * Returns [L, clipped (L2 > L1), dualClipped (A < 0 and Lc > L3)].
+ */
+export function ppoTokenLoss(
+  d: number,
+  A: number,
+  clipLow: number,
+  clipHigh: number,
+  clipC: number,
+): [number, boolean, boolean] {
+  const r = Math.exp(clamp(d, -20, 20));
+  const L1 = -A * r;
+  const L2 = -A * clamp(r, 1 - clipLow, 1 + clipHigh);
+  const Lc = Math.max(L1, L2);
+  if (A >= 0) return [Lc, L2 > L1, false];
+  const L3 = -A * clipC; // only formed for A < 0, so c = Infinity never meets A = 0
+  return [Math.min(L3, Lc), L2 > L1, Lc > L3];
+}
+
+function checkShapes(x: PolicyLossInput): { B: number; T: number } {
+  const B = x.advantages.length;
+  const n = x.mask.length;
+  if (B === 0 ? n !== 0 : n % B !== 0)
+    throw new Error(`policyLoss: mask has ${n} entries, not a multiple of B = ${B}.`);
+  const T = B === 0 ? 0 : n / B;
+  const perToken = { logp: x.logp, oldLogp: x.oldLogp, refLogp: x.refLogp, entropy: x.entropy };
+  for (const [name, arr] of Object.entries(perToken)) {
+    if (arr !== undefined && arr.length !== n)
+      throw new Error(`policyLoss: ${name} has ${arr.length} entries, expected B·T = ${n}.`);
+  }
+  return { B, T };
+}
+
+/** The full reference loss and its diagnostics for one batch of B sequences × T tokens. */
+export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}): PolicyLossResult {
+  const {
+    clipLow = 0.2,
+    clipHigh = 0.2,
+    clipC = 3,
+    aggMode = 'token-mean',
+    klType = 'k3',
+    klCoef = 0,
+    entropyCoef = 0,
+  } = options;
+  if (!(clipLow >= 0 && clipLow < 1) || !(clipHigh >= 0))
+    throw new Error(`policyLoss: need 0 ≤ clipLow < 1 and clipHigh ≥ 0, got ${clipLow}, ${clipHigh}.`);
+  if (!(clipC > 1)) throw new Error(`policyLoss: dual-clip c must be > 1, got ${clipC}.`);
+  const aggregation = getAggregation(aggMode); // unknown modes throw with the valid list
+  if (!Object.hasOwn(KL_ESTIMATORS, klType))
+    throw new Error(`Unknown KL type '${klType}'. Valid: ${KL_TYPES.join(', ')}.`);
+  if (klCoef !== 0 && !x.refLogp) throw new Error('policyLoss: klCoef ≠ 0 needs refLogp.');
+  if (entropyCoef !== 0 && !x.entropy) throw new Error('policyLoss: entropyCoef ≠ 0 needs entropy.');
+  const { B, T } = checkShapes(x);
+  const lMax = options.lMax ?? T;
+  if (!(lMax > 0) && B > 0) throw new Error(`policyLoss: lMax must be > 0, got ${lMax}.`);
+
+  // Per-token PPO loss and the token-mean diagnostics (verl's masked_mean, whatever aggMode is).
+  const tokenPgLoss = new Float64Array(B * T); // (B, T)
+  let tokens = 0;
+  let clipped = 0;
+  let dualClipped = 0;
+  let negD = 0;
+  for (let i = 0; i < B; i++) {
+    const A = x.advantages[i];
+    for (let t = 0; t < T; t++) {
+      const j = i * T + t;
+      const m = x.mask[j];
+      if (m === 0) continue; // padding may hold garbage log-probs; it must not reach the sums
+      const d = clamp(x.logp[j] - x.oldLogp[j], -20, 20);
+      const [L, c1, c2] = ppoTokenLoss(d, A, clipLow, clipHigh, clipC);
+      tokenPgLoss[j] = L;
+      tokens += m;
+      if (c1) clipped += m;
+      if (c2) dualClipped += m;
+      negD += -d * m;
+    }
+  }
+  const perTokenMean = (s: number): number => s / Math.max(tokens, 1);
+
+  // Aggregate the loss, entropy and KL with the same mode (verl agg_loss).
+  const agg = (values: ArrayLike<number>): number => aggregation.reduce({ values, mask: x.mask, B, T, lMax });
+  const pgLoss = agg(tokenPgLoss);
+  const entropy = x.entropy ? agg(x.entropy) : NaN;
+  let kl = NaN;
+  if (x.refLogp) {
+    const ref = x.refLogp;
+    const klFn = KL_ESTIMATORS[klType].perToken;
+    kl = agg(Float64Array.from({ length: B * T }, (_, j) => (x.mask[j] === 0 ? 0 : klFn(x.logp[j], ref[j]))));
+  }
+  const loss = pgLoss - (entropyCoef !== 0 ? entropyCoef * entropy : 0) + (klCoef !== 0 ? klCoef * kl : 0);
+
+  return {
+    loss,
+    pgLoss,
+    entropy,
+    kl,
+    pgClipfrac: perTokenMean(clipped),
+    pgClipfracLower: perTokenMean(dualClipped),
+    ppoKl: perTokenMean(negD),
+    tokenPgLoss,
+  };
+}
