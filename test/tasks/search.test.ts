@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { SPECIAL } from '../../src/core/vocab';
+import { Bm25 } from '../../src/tasks/bm25';
+import { Prng } from '../../src/tasks/prng';
+import { sampleInstances } from '../../src/tasks/registry';
+import {
+  answerable,
+  normalizeAnswer,
+  SEARCH_MAX_STEPS,
+  searchTask,
+  type SearchInstance,
+  type SearchState,
+} from '../../src/tasks/search';
+import type { Role } from '../../src/core/vocab';
+import { demoRollout } from './helpers';
+
+const instances = sampleInstances(searchTask, new Prng(1), 'train', 300) as SearchInstance[];
+const oneHop = instances.find((i) => i.hops.length === 1)!;
+const twoHop = instances.find((i) => i.hops.length === 2)!;
+
+/** Plays a scripted list of responses; returns the final state. */
+function play(instance: SearchInstance, responses: string[]): SearchState {
+  let state = searchTask.init(instance);
+  for (const r of responses) {
+    const call = searchTask.next(state);
+    if (!call) throw new Error(`done before '${r}'`);
+    state = searchTask.step(state, call.agent, r).state;
+  }
+  return state;
+}
+const agentsOf = (s: SearchState): Role[] => s.log.map((l) => l.agent);
+
+describe('search knowledge base', () => {
+  it('builds consistent facts and one- and two-hop questions', () => {
+    for (const i of instances) {
+      expect(new Set(i.facts).size).toBe(i.facts.length);
+      const last = i.facts[i.hops[i.hops.length - 1].fact];
+      expect(last.split(' ')[2]).toBe(i.answer);
+      for (const h of i.hops) expect(i.facts[h.fact].startsWith(`${h.subject} ${h.relation} `)).toBe(true);
+      if (i.hops.length === 2) expect(i.hops[1].subject).toBe(i.facts[i.hops[0].fact].split(' ')[2]);
+      expect(i.question.endsWith(` of ${i.hops[0].subject}`)).toBe(true);
+    }
+    const twoShare = instances.filter((i) => i.hops.length === 2).length / instances.length;
+    expect(twoShare).toBeGreaterThan(0.35);
+    expect(twoShare).toBeLessThan(0.65);
+  });
+
+  it('BM25 ranks each needed fact first for the query `subject relation`', () => {
+    for (const i of instances) {
+      const bm = new Bm25(i.facts);
+      for (const h of i.hops) expect(bm.search(`${h.subject} ${h.relation}`, 2)[0].index).toBe(h.fact);
+    }
+  });
+
+  it('normalizes answers for exact match', () => {
+    expect(normalizeAnswer(' The  Oslo! ')).toBe('oslo');
+    expect(normalizeAnswer('a:b')).toBe('b');
+  });
+});
+
+describe('search workflow', () => {
+  const [h0, h1] = twoHop.hops;
+
+  it('solves a two-hop question: no, search, no, search, yes, answer', () => {
+    const s = play(twoHop, [
+      'no',
+      `q:${h0.subject} ${h0.relation}`,
+      'no',
+      `q:${h1.subject} ${h1.relation}`,
+      'yes',
+      `a:${twoHop.answer}`,
+    ]);
+    expect(agentsOf(s)).toEqual(['verifier', 'search', 'verifier', 'search', 'verifier', 'answer']);
+    expect(s.outcome).toEqual({ success: true, reward: 1 });
+    expect(s.context.startsWith(twoHop.question + SPECIAL.ENV)).toBe(true);
+    expect(s.context.split(SPECIAL.ENV_END)).toHaveLength(3); // two ENV blocks
+    expect(s.context).toContain(twoHop.facts[h1.fact]);
+  });
+
+  it('routes an invalid verdict to the answer agent', () => {
+    const s = play(oneHop, ['maybe']);
+    expect(s.phase).toBe('answer');
+    expect(s.log[0].valid).toBe(false);
+    expect(searchTask.next(s)?.agent).toBe('answer');
+  });
+
+  it('ends with reward 0 on "no" at the last step, without calling search', () => {
+    const steps: string[] = [];
+    for (let t = 0; t < SEARCH_MAX_STEPS - 1; t++) steps.push('no', 'q:sky');
+    const s = play(oneHop, [...steps, 'no']);
+    expect(s.done).toBe(true);
+    expect(s.outcome).toEqual({ success: false, reward: 0 });
+    expect(agentsOf(s).filter((a) => a === 'search')).toHaveLength(SEARCH_MAX_STEPS - 1);
+  });
+
+  it('treats a malformed answer as an empty action: the step passes, the last one fails', () => {
+    const s = play(oneHop, ['yes', 'oslo']);
+    expect(s.done).toBe(false);
+    expect(s.step).toBe(1);
+    expect(s.phase).toBe('route');
+    const end = play(oneHop, ['yes', 'x', 'yes', 'x', 'yes', 'x', 'yes', 'x']);
+    expect(end.outcome).toEqual({ success: false, reward: 0 });
+    expect(end.log).toHaveLength(searchTask.maxCalls);
+  });
+
+  it('appends an empty ENV block for a malformed or fruitless query', () => {
+    const s = play(oneHop, ['no', 'nia job']);
+    expect(s.context).toBe(oneHop.question + SPECIAL.ENV + SPECIAL.ENV_END);
+    expect(s.log[1].valid).toBe(false);
+    expect(play(oneHop, ['no', 'q:sky moon']).context).toBe(oneHop.question + SPECIAL.ENV + SPECIAL.ENV_END);
+  });
+
+  it('scores a wrong answer 0 and knows when the facts are in', () => {
+    const s = play(oneHop, ['no', `q:${oneHop.hops[0].subject} ${oneHop.hops[0].relation}`]);
+    expect(answerable(s)).toBe(true);
+    expect(play(oneHop, ['yes', 'a:zzz']).outcome).toEqual({ success: false, reward: 0 });
+  });
+});
+
+describe('search call counts', () => {
+  it('vary per trajectory: agent-wise and global statistics differ', async () => {
+    const { trajectories, rows } = await demoRollout('search', 0.2, 100, 8, 3);
+    for (const agent of ['verifier', 'search', 'answer'] as const) {
+      expect(new Set(trajectories.map((t) => t.calls[agent])).size).toBeGreaterThanOrEqual(3);
+    }
+    // Per-agent row means differ from each other and from the per-trajectory mean.
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const means = (['verifier', 'search', 'answer'] as const).map((a) =>
+      mean(rows.filter((r) => r.agent === a).map((r) => r.reward)),
+    );
+    const global = mean(trajectories.map((t) => t.reward));
+    expect(Math.max(...means) - Math.min(...means)).toBeGreaterThan(0.03);
+    expect(Math.max(...means.map((m) => Math.abs(m - global)))).toBeGreaterThan(0.03);
+    // Rows of invalid calls carry the −0.01 penalty.
+    const bad = rows.find((r) => !r.valid)!;
+    const traj = trajectories[bad.traj];
+    expect(bad.reward).toBeCloseTo(traj.reward - 0.01, 12);
+  });
+
+  it('at error rate 0: one-hop questions take 1 search, two-hop questions 2', async () => {
+    const { trajectories } = await demoRollout('search', 0, 40, 2, 4);
+    const ins = sampleInstances(searchTask, new Prng(4), 'train', 40) as SearchInstance[];
+    for (const t of trajectories) {
+      const hops = ins[t.group].hops.length;
+      expect(t.calls).toEqual({ verifier: hops + 1, search: hops, answer: 1 });
+    }
+  });
+});
