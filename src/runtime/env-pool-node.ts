@@ -1,0 +1,34 @@
+/**
+ * worker_threads adapters for the env pool in Node: `threadWorker` wraps a Worker as the pool's
+ * WorkerLike, and `nodeEnvWorker` starts the real environment worker (TypeScript, through tsx).
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WorkerLike } from './env-pool';
+
+export function threadWorker(worker: Worker): WorkerLike {
+  const like: WorkerLike = {
+    postMessage: (msg) => worker.postMessage(msg),
+    onmessage: null,
+    onerror: null,
+    terminate: () => void worker.terminate(),
+  };
+  worker.on('message', (data) => like.onmessage?.({ data }));
+  worker.on('error', (e) => like.onerror?.({ message: e.message }));
+  worker.on('exit', (code) => code !== 0 && like.onerror?.({ message: `exited with code ${code}` }));
+  return like;
+}
+
+/**
+ * The environment worker of src/runtime/env.worker.node.ts in a thread of its own. Threads do not
+ * inherit tsx's loader, so a two-line bootstrap registers it before importing the TypeScript.
+ */
+export function nodeEnvWorker(): WorkerLike {
+  const tsxDir = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
+  const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href; // the ESM entry of tsx/esm/api
+  const entry = pathToFileURL(fileURLToPath(new URL('./env.worker.node.ts', import.meta.url))).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return threadWorker(new Worker(boot, { eval: true }));
+}

@@ -1,0 +1,138 @@
+/**
+ * A pool of environment workers behind the tasks layer's `EnvRunner` seam. Each tick's batch is
+ * split across the workers; a worker answers item by item, so a time limit applies to every
+ * single transition. A worker that hangs past the limit or crashes is terminated and replaced:
+ * the item it was on gets an error outcome (the orchestrator marks that trajectory invalid with
+ * reward 0), and the items it had not reached go to its replacement. The run goes on.
+ * Works with anything shaped like a Worker: Web Workers in the browser, worker_threads in Node.
+ */
+import type { EnvRunner, EnvStepInput, EnvStepResult } from '../tasks/env';
+import type { TaskName } from '../tasks/registry';
+
+/** Page → env worker: compute these transitions in order. */
+export interface EnvRequest {
+  id: number;
+  task: TaskName;
+  inputs: EnvStepInput[];
+}
+/** Env worker → page: one answer per input, as soon as it is computed. */
+export interface EnvReply {
+  id: number;
+  index: number;
+  result: EnvStepResult;
+}
+
+/** The part of a Worker the pool uses (Web Worker and a thin worker_threads adapter both fit). */
+export interface WorkerLike {
+  postMessage(msg: EnvRequest): void;
+  onmessage: ((e: { data: EnvReply }) => void) | null;
+  onerror: ((e: { message?: string }) => void) | null;
+  terminate(): void;
+}
+
+export interface EnvPoolOptions {
+  spawn: () => WorkerLike;
+  size: number;
+  /** Time limit for one transition, ms. */
+  timeoutMs: number;
+}
+
+/** What the pool has had to do; the trainer turns it into metrics. */
+export interface EnvPoolStats {
+  timeouts: number;
+  crashes: number;
+  replaced: number;
+}
+
+export class WorkerEnvRunner implements EnvRunner {
+  readonly stats: EnvPoolStats = { timeouts: 0, crashes: 0, replaced: 0 };
+  private readonly workers: WorkerLike[];
+  private nextId = 0;
+  private disposed = false;
+
+  constructor(private readonly opts: EnvPoolOptions) {
+    if (opts.size < 1) throw new Error('env pool needs at least one worker');
+    this.workers = Array.from({ length: opts.size }, () => opts.spawn());
+  }
+
+  async step(task: TaskName, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
+    if (this.disposed) throw new Error('WorkerEnvRunner: step() after dispose()');
+    const results: EnvStepResult[] = new Array(inputs.length);
+    // Contiguous slices, one per worker: order within a slice is the order of answers.
+    const per = Math.ceil(inputs.length / this.workers.length);
+    const slices = this.workers.map((_, w) => ({ w, from: w * per, to: Math.min(inputs.length, (w + 1) * per) }));
+    await Promise.all(
+      slices.filter((s) => s.from < s.to).map((s) => this.runSlice(s.w, task, inputs, s.from, s.to, results)),
+    );
+    return results;
+  }
+
+  /** Feeds inputs[from, to) to worker `w`, replacing it as often as it hangs or dies. */
+  private async runSlice(
+    w: number,
+    task: TaskName,
+    inputs: readonly EnvStepInput[],
+    from: number,
+    to: number,
+    results: EnvStepResult[],
+  ): Promise<void> {
+    let next = from;
+    while (next < to) {
+      const failure = await this.runOnce(this.workers[w], task, inputs, next, to, results, (i) => (next = i + 1));
+      if (failure === null) return;
+      // The worker is gone or stuck: the item it was on fails, a fresh worker takes the rest.
+      results[next] = { ok: false, error: `traj ${inputs[next].traj}: ${failure}` };
+      next++;
+      this.workers[w].terminate();
+      this.workers[w] = this.opts.spawn();
+      this.stats.replaced++;
+    }
+  }
+
+  /** One request to one worker; resolves null when all answered, else why it stopped. */
+  private runOnce(
+    worker: WorkerLike,
+    task: TaskName,
+    inputs: readonly EnvStepInput[],
+    from: number,
+    to: number,
+    results: EnvStepResult[],
+    answered: (index: number) => void,
+  ): Promise<string | null> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout>;
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          this.stats.timeouts++;
+          finish(`environment timed out after ${this.opts.timeoutMs} ms; worker replaced`);
+        }, this.opts.timeoutMs);
+      };
+      const finish = (failure: string | null) => {
+        clearTimeout(timer);
+        worker.onmessage = null;
+        worker.onerror = null;
+        resolve(failure);
+      };
+      worker.onmessage = ({ data }) => {
+        if (data.id !== id) return; // a late answer from an earlier, abandoned request
+        results[from + data.index] = data.result;
+        answered(from + data.index);
+        if (from + data.index === to - 1) finish(null);
+        else arm();
+      };
+      worker.onerror = (e) => {
+        this.stats.crashes++;
+        finish(`environment worker crashed (${e.message || 'no message'}); worker replaced`);
+      };
+      arm();
+      worker.postMessage({ id, task, inputs: inputs.slice(from, to) });
+    });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const w of this.workers) w.terminate();
+  }
+}

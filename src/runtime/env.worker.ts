@@ -1,0 +1,11 @@
+/**
+ * Environment worker (browser): computes task transitions for the env pool, answering item by
+ * item so the pool can time out a single hung transition. Pure task code only: no tfjs.
+ */
+import { applyStep } from '../tasks/env';
+import type { EnvReply, EnvRequest } from './env-pool';
+
+onmessage = (e: MessageEvent<EnvRequest>) => {
+  const { id, task, inputs } = e.data;
+  inputs.forEach((input, index) => postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply));
+};

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { WorkerEnvRunner } from '../../src/runtime/env-pool';
+import { nodeEnvWorker, threadWorker } from '../../src/runtime/env-pool-node';
+import { demonstratorPolicy } from '../../src/tasks/demo';
+import { InProcessEnvRunner } from '../../src/tasks/env';
+import type { EnvStepInput } from '../../src/tasks/env';
+import { rollout } from '../../src/tasks/orchestrator';
+import { Prng } from '../../src/tasks/prng';
+import { TASKS, sampleInstances } from '../../src/tasks/registry';
+
+/**
+ * A stand-in environment worker (plain JS in a real thread) whose transitions misbehave on cue:
+ * response 'hang' loops forever, 'crash' throws out of the message handler, anything else echoes.
+ */
+const MISBEHAVING = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', ({ id, inputs }) => {
+  inputs.forEach((input, index) => {
+    if (input.response === 'hang') for (;;) {}
+    if (input.response === 'crash') throw new Error('boom');
+    parentPort.postMessage({ id, index, result: { ok: true, state: input.state, valid: true } });
+  });
+});`;
+
+const input = (traj: number, response: string): EnvStepInput => ({
+  traj,
+  agent: 'solver',
+  response,
+  state: { log: [], done: false, outcome: null },
+});
+
+describe('WorkerEnvRunner', () => {
+  it('times out a hung transition, replaces the worker and finishes the rest of the batch', async () => {
+    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })), size: 2, timeoutMs: 300 });
+    try {
+      const responses = ['a', 'b', 'hang', 'c', 'd', 'crash', 'e', 'f'];
+      const results = await pool.step('math', responses.map((r, i) => input(i, r)));
+      expect(results.map((r) => r.ok)).toEqual([true, true, false, true, true, false, true, true]);
+      expect(results[2]).toEqual({ ok: false, error: expect.stringMatching(/^traj 2: environment timed out after 300 ms/) });
+      expect(results[5]).toEqual({ ok: false, error: expect.stringMatching(/^traj 5: environment worker crashed \(.*boom/) });
+      expect(pool.stats).toEqual({ timeouts: 1, crashes: 1, replaced: 2 });
+      // The replacements work: the next tick is clean.
+      const again = await pool.step('math', ['x', 'y', 'z'].map((r, i) => input(i, r)));
+      expect(again.every((r) => r.ok)).toBe(true);
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('runs real task transitions in threads with the same trajectories as in-process', async () => {
+    const task = 'search';
+    const instances = sampleInstances(TASKS[task], new Prng(5), 'train', 4);
+    const policy = demonstratorPolicy(task, 0.3);
+    const policies = Object.fromEntries(TASKS[task].agents.map((a) => [a.role, policy]));
+    const pool = new WorkerEnvRunner({ spawn: nodeEnvWorker, size: 2, timeoutMs: 20_000 });
+    try {
+      const threaded = await rollout({ task, instances, groupSize: 4, policies, seed: 9, env: pool });
+      const local = await rollout({ task, instances, groupSize: 4, policies, seed: 9, env: new InProcessEnvRunner() });
+      expect(threaded.rows).toEqual(local.rows);
+      expect(threaded.trajectories).toEqual(local.trajectories);
+      expect(threaded.rows.length).toBeGreaterThan(16);
+      expect(pool.stats).toEqual({ timeouts: 0, crashes: 0, replaced: 0 });
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('refuses work after dispose', async () => {
+    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })), size: 1, timeoutMs: 100 });
+    pool.dispose();
+    await expect(pool.step('math', [input(0, 'a')])).rejects.toThrow(/after dispose/);
+  });
+});
