@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { HELP, UsageError, parseCli } from '../../src/cli/args';
+
+describe('CLI arguments', () => {
+  it('parses train with every option', () => {
+    expect(parseCli(['train', '--config', 'x.json', '--steps', '5', '--backend', 'cpu', '--out', 'o', '--quiet'])).toEqual({
+      command: 'train',
+      config: 'x.json',
+      steps: 5,
+      backend: 'cpu',
+      out: 'o',
+      quiet: true,
+    });
+  });
+
+  it('defaults to wasm, the experiment, and a dated folder', () => {
+    expect(parseCli(['train'])).toEqual({ command: 'train', config: null, steps: null, backend: 'wasm', out: null, quiet: false });
+  });
+
+  it('shows help for no command, help, -h and train --help', () => {
+    for (const argv of [[], ['help'], ['-h'], ['--help'], ['train', '--help']]) expect(parseCli(argv)).toEqual({ command: 'help' });
+    expect(HELP).toMatch(/--config <file \| URL \| hash>/);
+    expect(HELP).toMatch(/metrics\.jsonl/);
+  });
+
+  it.each([
+    [['fly'], /unknown command "fly"/],
+    [['train', '--steps', '0'], /--steps must be a positive integer/],
+    [['train', '--steps', '2.5'], /--steps must be a positive integer/],
+    [['train', '--backend', 'tpu'], /--backend must be one of auto, webgpu, webgl, wasm, cpu/],
+    [['train', '--colour', 'red'], /Unknown option '--colour'/],
+    [['train', 'extra'], /Unexpected argument 'extra'/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseCli(argv)).toThrow(UsageError);
+    expect(() => parseCli(argv)).toThrow(message);
+  });
+});
