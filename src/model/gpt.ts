@@ -1,0 +1,235 @@
+/**
+ * The policy network: a decoder-only GPT (nanoGPT's model.py, GPT-2 layout) on TensorFlow.js.
+ * Learned token + position embeddings, pre-LayerNorm blocks, causal multi-head attention with a
+ * large finite negative mask (-1e9, never -Infinity: WGSL may assume no Inf), GELU MLP, output
+ * head tied to the token embedding. Seeded CPU init ⇒ identical weights on every backend.
+ * Imports tfjs only; the GPT object owns its variables until dispose().
+ */
+import * as tf from '@tensorflow/tfjs';
+import { VOCAB } from '../core/vocab';
+import { bmm, embed, gelu, layerNorm, linear, matmul } from './layers';
+import { mulberry32, normals } from './prng';
+
+/** Architecture hyper-parameters. */
+export interface GPTConfig {
+  /** Token ids are 0..vocabSize-1 (the lab's VOCAB). */
+  vocabSize: number;
+  /** Longest sequence (prompt + response) the position table covers. */
+  contextLength: number;
+  dModel: number;
+  nLayers: number;
+  /** dModel / nHeads is the head size; keep it a multiple of 4 (WebGPU vec4 matmuls, §4). */
+  nHeads: number;
+  /** Hidden width of the MLP, 4 × dModel as in GPT-2. */
+  dMlp: number;
+}
+
+/** Named sizes. `small` is the benchmark workload of tfjs-webgpu.md §14 (context 64). */
+export const PRESETS = {
+  /** ~0.11M parameters: tests and quick demos. */
+  nano: { contextLength: 64, dModel: 64, nLayers: 2, nHeads: 2, dMlp: 256 },
+  /** ~0.41M parameters. Tasks needing 128 positions override contextLength (+8K params). */
+  small: { contextLength: 64, dModel: 128, nLayers: 2, nHeads: 4, dMlp: 512 },
+  /** ~1.57M parameters. */
+  base: { contextLength: 128, dModel: 160, nLayers: 5, nHeads: 5, dMlp: 640 },
+} as const satisfies Record<string, Omit<GPTConfig, 'vocabSize'>>;
+export type PresetName = keyof typeof PRESETS;
+
+/** Additive attention mask value: large and finite (see header). */
+export const MASK = -1e9;
+
+/** A preset's config over the lab vocabulary, with optional overrides (e.g. contextLength: 128). */
+export function gptConfig(preset: PresetName, overrides: Partial<GPTConfig> = {}): GPTConfig {
+  const base = PRESETS[preset];
+  if (!base) throw new Error(`unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(PRESETS).join(', ')}`);
+  const cfg: GPTConfig = { vocabSize: VOCAB.length, ...base, ...overrides };
+  for (const [k, v] of Object.entries(cfg)) {
+    if (!Number.isInteger(v) || v <= 0) throw new Error(`model config ${k} must be a positive integer, got ${v}`);
+  }
+  if (cfg.dModel % cfg.nHeads !== 0) throw new Error(`dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
+  return cfg;
+}
+
+/** One named parameter: shape, how it is initialised, whether AdamW decays it. */
+export interface ParamSpec {
+  name: string;
+  shape: number[];
+  init: 'normal' | 'proj' | 'zeros' | 'ones';
+  /** Matrices and embeddings decay; biases and LayerNorm gains don't (nanoGPT's split). */
+  decay: boolean;
+}
+
+/** Every parameter in a fixed order (init order, checkpoint order). */
+export function paramSpecs(cfg: GPTConfig): ParamSpec[] {
+  const { vocabSize: V, contextLength: P, dModel: C, dMlp: M } = cfg;
+  const w = (name: string, shape: number[], init: ParamSpec['init'] = 'normal'): ParamSpec => ({ name, shape, init, decay: true });
+  const b = (name: string, n: number, init: ParamSpec['init'] = 'zeros'): ParamSpec => ({ name, shape: [n], init, decay: false });
+  const specs = [w('wte', [V, C]), w('wpe', [P, C])];
+  for (let l = 0; l < cfg.nLayers; l++) {
+    const h = `h${l}.`;
+    specs.push(b(h + 'ln1.g', C, 'ones'), b(h + 'ln1.b', C));
+    specs.push(w(h + 'attn.wqkv', [C, 3 * C]), b(h + 'attn.bqkv', 3 * C));
+    specs.push(w(h + 'attn.wo', [C, C], 'proj'), b(h + 'attn.bo', C));
+    specs.push(b(h + 'ln2.g', C, 'ones'), b(h + 'ln2.b', C));
+    specs.push(w(h + 'mlp.w1', [C, M]), b(h + 'mlp.b1', M));
+    specs.push(w(h + 'mlp.w2', [M, C], 'proj'), b(h + 'mlp.b2', C));
+  }
+  specs.push(b('lnf.g', C, 'ones'), b('lnf.b', C));
+  return specs;
+}
+
+/** Options of the general forward pass (the sampler's prefill and decode use all of them). */
+export interface ForwardOptions {
+  /** Positions (B, T) int32 for left-padded rows; default 0..T-1 on every row. */
+  pos?: tf.Tensor2D;
+  /** Additive attention bias (B or 1, 1, T, S): 0 where a query may look, MASK elsewhere. Default causal. */
+  bias?: tf.Tensor4D;
+  /**
+   * Maps this call's keys kT (B, H, hd, T) and values v (B, H, T, hd) of layer l to those attended
+   * over, (B, H, hd, S) and (B, H, S, hd): the identity in training, a KV cache when decoding.
+   * Runs inside the forward's tidy: the hook must tf.keep what it stores.
+   */
+  kv?: (layer: number, kT: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D];
+  /** Logits of the last position only: (B, V) instead of (B*T, V). */
+  lastOnly?: boolean;
+}
+
+export class GPT {
+  readonly config: GPTConfig;
+  readonly specs: readonly ParamSpec[];
+  /** Parameters by name, in paramSpecs order. */
+  readonly params: ReadonlyMap<string, tf.Variable>;
+  private readonly causalBiases = new Map<number, tf.Tensor4D>();
+
+  private constructor(config: GPTConfig, values: Float32Array[]) {
+    this.config = config;
+    this.specs = paramSpecs(config);
+    const params = new Map<string, tf.Variable>();
+    this.specs.forEach((s, i) => {
+      const n = s.shape.reduce((a, d) => a * d, 1);
+      if (values[i]?.length !== n) throw new Error(`parameter ${s.name} needs ${n} values, got ${values[i]?.length}`);
+      const init = tf.tensor(values[i], s.shape, 'float32');
+      params.set(s.name, tf.variable(init, true)); // the variable holds its own copy
+      init.dispose();
+    });
+    this.params = params;
+  }
+
+  /**
+   * A fresh model; the same seed gives identical weights on every backend. GPT-2 init: N(0, 0.02),
+   * residual projections N(0, 0.02/√(2L)) so the residual stream's variance doesn't grow with depth.
+   */
+  static create(config: GPTConfig, seed: number): GPT {
+    const rng = mulberry32(seed);
+    const values = paramSpecs(config).map((s) => {
+      const n = s.shape.reduce((a, d) => a * d, 1);
+      if (s.init === 'zeros') return new Float32Array(n);
+      if (s.init === 'ones') return new Float32Array(n).fill(1);
+      const std = s.init === 'proj' ? 0.02 / Math.sqrt(2 * config.nLayers) : 0.02;
+      return normals(rng, n, std);
+    });
+    return GPT.fromValues(config, values);
+  }
+
+  /** A model holding the given values (one Float32Array per paramSpecs entry, in order). */
+  static fromValues(config: GPTConfig, values: Float32Array[]): GPT {
+    if (values.length !== paramSpecs(config).length) throw new Error(`expected ${paramSpecs(config).length} parameter arrays, got ${values.length}`);
+    return new GPT(config, values);
+  }
+
+  /** Trainable variables in paramSpecs order. */
+  get variables(): tf.Variable[] {
+    return [...this.params.values()];
+  }
+
+  numParams(): number {
+    return this.specs.reduce((a, s) => a + s.shape.reduce((x, d) => x * d, 1), 0);
+  }
+
+  private p<R extends tf.Rank>(name: string): tf.Tensor<R> {
+    const v = this.params.get(name);
+    if (!v) throw new Error(`model has no parameter ${name}`);
+    return v as unknown as tf.Tensor<R>;
+  }
+
+  /** Additive causal bias (1, 1, T, T), cached per T and owned by the model. */
+  causalBias(T: number): tf.Tensor4D {
+    let bias = this.causalBiases.get(T);
+    if (!bias) {
+      const data = new Float32Array(T * T);
+      for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) data[i * T + j] = MASK;
+      bias = tf.keep(tf.tensor4d(data, [1, 1, T, T]));
+      this.causalBiases.set(T, bias);
+    }
+    return bias;
+  }
+
+  /** Logits (B, T, V) of right-padded rows ids (B, T) int32, divided by `temperature`. Caller disposes. */
+  logits(ids: tf.Tensor2D, temperature = 1): tf.Tensor3D {
+    const [B, T] = ids.shape;
+    return tf.tidy(() => {
+      const logits = this.forward(ids); // (B*T, V)
+      const scaled = temperature === 1 ? logits : tf.div(logits, temperature);
+      return tf.reshape(scaled, [B, T, this.config.vocabSize]); // (B, T, V)
+    });
+  }
+
+  /** The forward pass: ids (B, T) int32 → logits (B*T, V), or (B, V) with lastOnly. Caller disposes. */
+  forward(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
+    const [B, T] = ids.shape;
+    const { dModel: C, contextLength } = this.config;
+    if (T > contextLength) throw new Error(`sequence length ${T} exceeds the model's context ${contextLength}`);
+    return tf.tidy(() => {
+      const tok = embed(tf.reshape(ids, [-1]), this.p('wte')); // (B*T, C)
+      let x: tf.Tensor2D;
+      if (opts.pos) {
+        x = tf.add(tok, embed(tf.reshape(opts.pos, [-1]), this.p('wpe'))); // (B*T, C)
+      } else {
+        const wpe = tf.slice(this.p<tf.Rank.R2>('wpe'), [0, 0], [T, C]); // (T, C)
+        x = tf.reshape(tf.add(tf.reshape(tok, [B, T, C]), wpe), [B * T, C]); // (B*T, C)
+      }
+      const bias = opts.bias ?? this.causalBias(T);
+      for (let l = 0; l < this.config.nLayers; l++) {
+        const h = `h${l}.`;
+        x = tf.add(x, this.attention(l, layerNorm(x, this.p(h + 'ln1.g'), this.p(h + 'ln1.b')), B, T, bias, opts.kv));
+        const hidden = gelu(linear(layerNorm(x, this.p(h + 'ln2.g'), this.p(h + 'ln2.b')), this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1'))); // (B*T, M)
+        x = tf.add(x, linear(hidden, this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2'))); // (B*T, C)
+      }
+      if (opts.lastOnly) x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]); // (B, C)
+      x = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'));
+      return matmul(x, tf.transpose(this.p<tf.Rank.R2>('wte'))); // (N, V): tied output head
+    });
+  }
+
+  /** Causal self-attention of layer l over x (B*T, C) → (B*T, C). */
+  private attention(l: number, x: tf.Tensor2D, B: number, T: number, bias: tf.Tensor4D, kv: ForwardOptions['kv']): tf.Tensor2D {
+    const { dModel: C, nHeads: H } = this.config;
+    const hd = C / H;
+    const h = `h${l}.attn.`;
+    const [q, k, v] = tf.split(linear(x, this.p(h + 'wqkv'), this.p(h + 'bqkv')), 3, 1); // 3 × (B*T, C)
+    // Scale q rather than the (T, S) scores: fewer elements.
+    const qh = tf.transpose(tf.reshape(tf.mul(q, 1 / Math.sqrt(hd)), [B, T, H, hd]), [0, 2, 1, 3]); // (B, H, T, hd)
+    let kT = tf.transpose(tf.reshape(k, [B, T, H, hd]), [0, 2, 3, 1]) as tf.Tensor4D; // (B, H, hd, T)
+    let vh = tf.transpose(tf.reshape(v, [B, T, H, hd]), [0, 2, 1, 3]) as tf.Tensor4D; // (B, H, T, hd)
+    if (kv) [kT, vh] = kv(l, kT, vh); // (B, H, hd, S), (B, H, S, hd)
+    const S = kT.shape[3];
+    const scores = bmm(tf.reshape(qh, [B * H, T, hd]), tf.reshape(kT, [B * H, hd, S])); // (B*H, T, S)
+    const att = tf.softmax(tf.add(tf.reshape(scores, [B, H, T, S]), bias)); // (B, H, T, S)
+    const y = bmm(tf.reshape(att, [B * H, T, S]), tf.reshape(vh, [B * H, S, hd])); // (B*H, T, hd)
+    const merged = tf.reshape<tf.Rank.R2>(tf.transpose(tf.reshape(y, [B, H, T, hd]), [0, 2, 1, 3]), [B * T, C]); // (B*T, C)
+    return linear(merged, this.p(h + 'wo'), this.p(h + 'bo')); // (B*T, C)
+  }
+
+  /** Copies every weight from a model of the same config (e.g. to freeze a reference policy). */
+  assignFrom(other: GPT): void {
+    if (JSON.stringify(other.config) !== JSON.stringify(this.config)) throw new Error('assignFrom: model configs differ');
+    for (const [name, v] of this.params) v.assign(other.params.get(name)!);
+  }
+
+  /** Frees the variables and cached masks. The model is unusable afterwards. */
+  dispose(): void {
+    for (const v of this.params.values()) v.dispose();
+    for (const b of this.causalBiases.values()) b.dispose();
+    this.causalBiases.clear();
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Per-token log-probs and entropies of given responses under the current model, for the policy
+ * update and supervised warm-start. Rows (prompt, response) are packed on the CPU into right-padded
+ * (B, T) arrays whose sizes are rounded up to fixed buckets, so shaders compile once (§3–4).
+ * Layout follows nanoGPT's (x, y): inputs = seq[:-1], targets = seq[1:], mask = 1 on response targets.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { GPT } from './gpt';
+import { pick } from './layers';
+
+/** One agent invocation's tokens. The prompt must be non-empty (it ends with the role token). */
+export interface TokenRow {
+  prompt: readonly number[];
+  response: readonly number[];
+}
+
+/** Rows packed into flat (B, T) arrays; rows beyond `rows` and positions past a row's end are padding. */
+export interface Packed {
+  B: number;
+  T: number;
+  /** Real rows (≤ B). */
+  rows: number;
+  inputs: Int32Array; // (B*T)
+  targets: Int32Array; // (B*T)
+  /** 1 where the target is a response token. */
+  mask: Float32Array; // (B*T)
+  /** Flat index of each row's first response target, and its response length. */
+  starts: number[];
+  lengths: number[];
+}
+
+export interface PackOptions {
+  contextLength: number;
+  vocabSize: number;
+  pad: number;
+  /** B is rounded up to a multiple of this (default 8). */
+  batchMultiple?: number;
+  /** T is rounded up to a multiple of this, capped at contextLength (default 16). */
+  lengthMultiple?: number;
+}
+
+/** Rounds n up to a multiple of `step`. */
+export function bucket(n: number, step: number): number {
+  return Math.max(step, Math.ceil(n / step) * step);
+}
+
+/** Packs rows into fixed-bucket arrays; token ids are validated here, on the CPU (webgpu doesn't check, §2). */
+export function packRows(rows: readonly TokenRow[], opts: PackOptions): Packed {
+  const longest = Math.max(1, ...rows.map((r) => r.prompt.length + r.response.length - 1));
+  if (longest > opts.contextLength) throw new Error(`a row needs ${longest} positions; the model's context is ${opts.contextLength}`);
+  const B = bucket(rows.length, opts.batchMultiple ?? 8);
+  const T = Math.min(opts.contextLength, bucket(longest, opts.lengthMultiple ?? 16));
+  const inputs = new Int32Array(B * T).fill(opts.pad);
+  const targets = new Int32Array(B * T).fill(opts.pad);
+  const mask = new Float32Array(B * T);
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  rows.forEach((row, b) => {
+    if (row.prompt.length === 0) throw new Error(`row ${b} has an empty prompt: the first response token needs a context`);
+    const seq = [...row.prompt, ...row.response];
+    seq.forEach((id, i) => {
+      if (!Number.isInteger(id) || id < 0 || id >= opts.vocabSize) throw new Error(`row ${b} token ${i} is ${id}, outside the vocabulary 0..${opts.vocabSize - 1}`);
+    });
+    for (let j = 0; j + 1 < seq.length; j++) {
+      inputs[b * T + j] = seq[j];
+      targets[b * T + j] = seq[j + 1];
+    }
+    const start = b * T + row.prompt.length - 1;
+    mask.fill(1, start, start + row.response.length);
+    starts.push(start);
+    lengths.push(row.response.length);
+  });
+  return { B, T, rows: rows.length, inputs, targets, mask, starts, lengths };
+}
+
+/** Lays per-response-token values (e.g. old log-probs, advantages) out as (B*T), zeros elsewhere. */
+export function scatterResponses(packed: Packed, values: readonly ArrayLike<number>[]): Float32Array {
+  const out = new Float32Array(packed.B * packed.T);
+  values.forEach((vals, r) => {
+    if (vals.length !== packed.lengths[r]) throw new Error(`row ${r}: ${vals.length} values for ${packed.lengths[r]} response tokens`);
+    for (let i = 0; i < vals.length; i++) out[packed.starts[r] + i] = vals[i];
+  });
+  return out;
+}
+
+/** The inverse of scatterResponses: per-row arrays of a read-back (B*T) tensor's response entries. */
+export function gatherResponses(packed: Packed, flat: ArrayLike<number>): number[][] {
+  return packed.starts.map((s, r) => Array.from({ length: packed.lengths[r] }, (_, i) => flat[s + i]));
+}
+
+/** Device copies of a packed batch. Caller disposes (disposeBatch). */
+export interface TokenBatch {
+  inputs: tf.Tensor2D; // (B, T) int32
+  targets: tf.Tensor2D; // (B, T) int32
+  mask: tf.Tensor2D; // (B, T) float32
+}
+
+export function toTensors(p: Packed): TokenBatch {
+  return {
+    inputs: tf.tensor2d(p.inputs, [p.B, p.T], 'int32'),
+    targets: tf.tensor2d(p.targets, [p.B, p.T], 'int32'),
+    mask: tf.tensor2d(p.mask, [p.B, p.T], 'float32'),
+  };
+}
+
+export function disposeBatch(b: TokenBatch): void {
+  tf.dispose([b.inputs, b.targets, b.mask]);
+}
+
+/**
+ * log π(target | inputs) and the entropy of π at every position, both (B, T) and zero where
+ * mask is 0. `temperature` divides the logits first; pass the sampler's temperature so the update
+ * scores tokens under the same distribution the sampler reported (sampler.ts). Differentiable;
+ * call inside a loss function for gradients. Caller disposes both.
+ */
+export function tokenLogprobs(model: GPT, batch: TokenBatch, temperature = 1): { logp: tf.Tensor2D; entropy: tf.Tensor2D } {
+  const [B, T] = batch.inputs.shape;
+  return tf.tidy(() => {
+    let logits = model.forward(batch.inputs); // (B*T, V)
+    if (temperature !== 1) logits = tf.div(logits, temperature);
+    const logpAll = tf.logSoftmax(logits); // (B*T, V)
+    const logp = pick(logpAll, tf.reshape(batch.targets, [-1])); // (B*T)
+    const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logpAll), logpAll), -1)); // (B*T)
+    return {
+      logp: tf.mul(tf.reshape(logp, [B, T]), batch.mask) as tf.Tensor2D, // (B, T)
+      entropy: tf.mul(tf.reshape(entropy, [B, T]), batch.mask) as tf.Tensor2D, // (B, T)
+    };
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * AdamW (decoupled weight decay, Loshchilov & Hutter 2019) and global-norm clipping, hand-rolled:
+ * tfjs 4.22 has neither (tfjs-webgpu.md §6). θ ← θ·(1 − lr·wd) − lr·m̂/(√v̂ + ε), decay only on
+ * matrices and embeddings (ParamSpec.decay). One optimizer per model; lr and clipNorm are plain
+ * fields, so a live hyper-parameter change is an assignment. Owns its moment slots until dispose().
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { GPT } from './gpt';
+
+export interface AdamWOptions {
+  lr: number;
+  beta1?: number; // 0.9
+  beta2?: number; // 0.999
+  eps?: number; // 1e-8
+  weightDecay?: number; // 0.01
+  /** Global-norm clip threshold; Infinity turns clipping off. Default 1. */
+  clipNorm?: number;
+}
+
+interface Slot {
+  variable: tf.Variable;
+  decay: boolean;
+  m: tf.Variable; // first moment, same shape as the variable
+  v: tf.Variable; // second moment
+}
+
+export class AdamW {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  clipNorm: number;
+  /** Updates applied so far (skipped steps don't count); drives the bias correction. */
+  step = 0;
+  private readonly slots: Slot[];
+
+  constructor(model: GPT, opts: AdamWOptions) {
+    this.lr = opts.lr;
+    this.beta1 = opts.beta1 ?? 0.9;
+    this.beta2 = opts.beta2 ?? 0.999;
+    this.eps = opts.eps ?? 1e-8;
+    this.weightDecay = opts.weightDecay ?? 0.01;
+    this.clipNorm = opts.clipNorm ?? 1;
+    // Slots exist from the start, so tf.memory().numTensors is the same before and after step 1.
+    this.slots = model.specs.map((spec) => {
+      const variable = model.params.get(spec.name)!;
+      // tidy frees the zerosLike tensors; the variables keep their own reference to the data.
+      const zeros = () => tf.tidy(() => tf.variable(tf.zerosLike(variable), false));
+      return { variable, decay: spec.decay, m: zeros(), v: zeros() };
+    });
+  }
+
+  /** The variables this optimizer updates, in model order. */
+  get variables(): tf.Variable[] {
+    return this.slots.map((s) => s.variable);
+  }
+
+  /**
+   * One AdamW update from grads keyed by variable name, each multiplied by `scale` first (the clip
+   * coefficient). A variable without a gradient is left alone, moments included. Grads stay the caller's.
+   */
+  apply(grads: tf.NamedTensorMap, scale = 1): void {
+    this.step++;
+    const { beta1: b1, beta2: b2, lr } = this;
+    const bc1 = 1 - b1 ** this.step;
+    const bc2 = 1 - b2 ** this.step;
+    tf.tidy(() => {
+      for (const s of this.slots) {
+        const g = grads[s.variable.name];
+        if (!g) continue;
+        const gs = scale === 1 ? g : tf.mul(g, scale);
+        s.m.assign(tf.add(tf.mul(s.m, b1), tf.mul(gs, 1 - b1)));
+        s.v.assign(tf.add(tf.mul(s.v, b2), tf.mul(tf.square(gs), 1 - b2)));
+        const update = tf.div(tf.div(s.m, bc1), tf.add(tf.sqrt(tf.div(s.v, bc2)), this.eps));
+        const decayed = s.decay && this.weightDecay > 0 ? tf.mul(s.variable, 1 - lr * this.weightDecay) : s.variable;
+        s.variable.assign(tf.sub(decayed, tf.mul(update, lr)));
+      }
+    });
+  }
+
+  dispose(): void {
+    for (const s of this.slots) tf.dispose([s.m, s.v]);
+  }
+}
+
+/** √Σ‖g‖² over a set of gradients, on the device: (). Caller disposes. */
+export function globalNorm(grads: readonly tf.Tensor[]): tf.Scalar {
+  return tf.tidy(() => tf.sqrt(tf.addN(grads.map((g) => tf.sum(tf.square(g))))));
+}
+
+/** The factor that brings a gradient of norm `norm` within `maxNorm` (1 when already within). */
+export function clipCoef(norm: number, maxNorm: number): number {
+  return Math.min(1, maxNorm / (norm + 1e-6));
+}

@@ -1,0 +1,188 @@
+/**
+ * Batched autoregressive sampling with a KV cache: one forward per new token over the whole
+ * batch, ONE logits readback per decode step, sampling on the CPU with a seeded generator per
+ * trajectory (never tf.multinomial: broken on webgpu and cpu, tfjs-webgpu.md §2).
+ * Prompts are left-padded to a bucketed length P and the cache has a bucketed number of slots S,
+ * so every decode step has the same shapes (shaders compile once, the WebGPU pool stays bounded).
+ */
+import * as tf from '@tensorflow/tfjs';
+import { MASK, type GPT } from './gpt';
+import { bucket } from './logprobs';
+import { mulberry32, type Rng } from './prng';
+
+export interface SampleOptions {
+  /** Length limit of each response (EOS included). */
+  maxNewTokens: number;
+  /** One seed per prompt: rollouts of one prompt with different seeds differ, equal seeds repeat. */
+  seeds: readonly number[];
+  /** Divides the logits; 0 means greedy. Default 1. */
+  temperature?: number;
+  /** Nucleus sampling: draw from the smallest set of tokens with mass ≥ topP. Default 1 (off). */
+  topP?: number;
+  eos: number;
+  pad: number;
+  /** false recomputes the whole prefix every step (for tests and the benchmark). Default true. */
+  useCache?: boolean;
+  /** Batch rounded up to a multiple of this (default 8); prompt and cache lengths to `lengthMultiple` (16). */
+  batchMultiple?: number;
+  lengthMultiple?: number;
+  /** Sees each step's read-back logits (B*V, padded rows included), e.g. to compare cache vs recompute. */
+  onLogits?: (step: number, logits: Float32Array) => void;
+}
+
+export interface Sample {
+  tokens: number[];
+  /**
+   * log-prob of each token under softmax(logits / temperature), before top-p truncation — what
+   * tokenLogprobs(model, batch, temperature) recomputes, as verl recomputes old_log_prob with the
+   * rollout temperature. Greedy decoding reports temperature-1 log-probs.
+   */
+  logp: number[];
+  stop: 'eos' | 'length';
+}
+
+export interface SampleResult {
+  samples: Sample[];
+  /** Forward passes and logits readbacks made (one each per decode step). */
+  forwards: number;
+  readbacks: number;
+}
+
+/** Samples one response per prompt. The model's weights are only read. */
+export async function sample(model: GPT, prompts: readonly (readonly number[])[], opts: SampleOptions): Promise<SampleResult> {
+  const { vocabSize: V, contextLength: ctx, nHeads: H, dModel } = model.config;
+  const n = prompts.length;
+  const maxNew = opts.maxNewTokens;
+  const temperature = opts.temperature ?? 1;
+  if (opts.seeds.length !== n) throw new Error(`sample: ${opts.seeds.length} seeds for ${n} prompts`);
+  if (!(maxNew >= 1)) throw new Error(`sample: maxNewTokens must be ≥ 1, got ${maxNew}`);
+  prompts.forEach((p, r) => {
+    if (p.length === 0) throw new Error(`sample: prompt ${r} is empty`);
+    p.forEach((id, i) => {
+      if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`sample: prompt ${r} token ${i} is ${id}, outside 0..${V - 1}`);
+    });
+  });
+  const longest = Math.max(...prompts.map((p) => p.length));
+  if (longest + maxNew > ctx) throw new Error(`sample: prompt of ${longest} tokens + ${maxNew} new exceeds the context ${ctx}`);
+
+  // ---- layout: row b's prompt right-aligned in slots [pads[b], P); new tokens from slot P on
+  const lm = opts.lengthMultiple ?? 16;
+  const B = bucket(n, opts.batchMultiple ?? 8);
+  const P = Math.min(bucket(longest, lm), ctx - maxNew);
+  const S = Math.min(ctx, bucket(P + maxNew, lm));
+  const pads = Array.from({ length: B }, (_, b) => P - (b < n ? prompts[b].length : 1));
+  const tokens = new Int32Array(B * S).fill(opts.pad);
+  const positions = new Int32Array(B * S);
+  for (let b = 0; b < B; b++) {
+    if (b < n) tokens.set(prompts[b], b * S + pads[b]);
+    for (let j = 0; j < S; j++) positions[b * S + j] = Math.max(0, j - pads[b]); // positions restart at each row's first token
+  }
+  const columns = (a: Int32Array, from: number, len: number): tf.Tensor2D => {
+    const out = new Int32Array(B * len);
+    for (let b = 0; b < B; b++) out.set(a.subarray(b * S + from, b * S + from + len), b * len);
+    return tf.tensor2d(out, [B, len], 'int32'); // (B, len)
+  };
+  // Query slots [q0, q0+Tq) may see keys j with pads[b] ≤ j ≤ query slot, among keys [0, Sk).
+  const bias = (q0: number, Tq: number, Sk: number): tf.Tensor4D => {
+    const m = new Float32Array(B * Tq * Sk).fill(MASK);
+    for (let b = 0; b < B; b++)
+      for (let i = 0; i < Tq; i++) m.fill(0, (b * Tq + i) * Sk + pads[b], (b * Tq + i) * Sk + q0 + i + 1);
+    return tf.tensor4d(m, [B, 1, Tq, Sk]); // (B, 1, Tq, Sk)
+  };
+
+  // ---- decode loop: step 0 is the prompt (prefill), then one token per step
+  const rngs: Rng[] = opts.seeds.map((s) => mulberry32(s));
+  const samples: Sample[] = prompts.map(() => ({ tokens: [], logp: [], stop: 'length' }));
+  const done = new Array<boolean>(n).fill(false);
+  let cacheK: tf.Tensor4D[] = []; // per layer (B, H, hd, S): keys stored transposed for a flag-free q @ kT
+  let cacheV: tf.Tensor4D[] = []; // per layer (B, H, S, hd)
+  const hd = dModel / H;
+  let forwards = 0;
+  let readbacks = 0;
+  try {
+    for (let step = 0; step < maxNew; step++) {
+      const slot = P + step - 1; // the last filled slot; its logits give the next token
+      let logits: tf.Tensor2D;
+      if (step === 0 || opts.useCache === false) {
+        const L = slot + 1;
+        const ids = columns(tokens, 0, L), pos = columns(positions, 0, L), b = bias(0, L, L);
+        const keep = step === 0 && opts.useCache !== false;
+        const kv = (l: number, kT: tf.Tensor4D, v: tf.Tensor4D): [tf.Tensor4D, tf.Tensor4D] => {
+          cacheK[l] = tf.keep(tf.concat([kT, tf.zeros([B, H, hd, S - L])], 3)); // (B, H, hd, S)
+          cacheV[l] = tf.keep(tf.concat([v, tf.zeros([B, H, S - L, hd])], 2)); // (B, H, S, hd)
+          return [kT, v];
+        };
+        logits = model.forward(ids, { pos, bias: b, lastOnly: true, kv: keep ? kv : undefined }); // (B, V)
+        tf.dispose([ids, pos, b]);
+      } else {
+        const ids = columns(tokens, slot, 1), pos = columns(positions, slot, 1), b = bias(slot, 1, S);
+        const hot = new Float32Array(S);
+        hot[slot] = 1;
+        const writeK = tf.tensor4d(hot, [1, 1, 1, S]), writeV = tf.tensor4d(hot, [1, 1, S, 1]);
+        const nextK: tf.Tensor4D[] = [], nextV: tf.Tensor4D[] = [];
+        // Slot `slot` is still zero in the cache, so writing is an add of the masked new entry.
+        const kv = (l: number, kT: tf.Tensor4D, v: tf.Tensor4D): [tf.Tensor4D, tf.Tensor4D] => {
+          nextK[l] = tf.keep(tf.add(cacheK[l], tf.mul(kT, writeK))); // (B, H, hd, S)
+          nextV[l] = tf.keep(tf.add(cacheV[l], tf.mul(v, writeV))); // (B, H, S, hd)
+          return [nextK[l], nextV[l]];
+        };
+        logits = model.forward(ids, { pos, bias: b, lastOnly: true, kv }); // (B, V)
+        tf.dispose([ids, pos, b, writeK, writeV, ...cacheK, ...cacheV]);
+        cacheK = nextK;
+        cacheV = nextV;
+      }
+      forwards++;
+      const data = (await logits.data()) as Float32Array; // the one readback of this step
+      logits.dispose();
+      readbacks++;
+      opts.onLogits?.(step, data);
+      for (let r = 0; r < n; r++) {
+        if (done[r]) continue;
+        const { token, logp } = choose(data.subarray(r * V, (r + 1) * V), temperature, opts.topP ?? 1, rngs[r]);
+        samples[r].tokens.push(token);
+        samples[r].logp.push(logp);
+        tokens[r * S + slot + 1] = token;
+        if (token === opts.eos) {
+          done[r] = true;
+          samples[r].stop = 'eos';
+        }
+      }
+      if (done.every(Boolean)) break;
+    }
+  } finally {
+    tf.dispose([...cacheK, ...cacheV]);
+  }
+  return { samples, forwards, readbacks };
+}
+
+/** Draws one token from a row of logits; returns it with its log-prob (see Sample.logp). */
+export function choose(logits: Float32Array, temperature: number, topP: number, rng: Rng): { token: number; logp: number } {
+  const V = logits.length;
+  const t = temperature > 0 ? temperature : 1;
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) max = Math.max(max, logits[i] / t);
+  const p = new Float64Array(V);
+  let sum = 0;
+  for (let i = 0; i < V; i++) sum += p[i] = Math.exp(logits[i] / t - max);
+  const logZ = max + Math.log(sum);
+  let token = 0;
+  if (temperature <= 0) {
+    for (let i = 1; i < V; i++) if (logits[i] > logits[token]) token = i;
+  } else {
+    // Candidates in descending probability, cut to the top-p nucleus (all tokens when topP ≥ 1).
+    const order = Array.from({ length: V }, (_, i) => i);
+    if (topP < 1) order.sort((a, b) => p[b] - p[a]);
+    let kept = 0, mass = 0;
+    while (kept < V && (kept === 0 || topP >= 1 || mass < topP * sum)) mass += p[order[kept++]];
+    let u = rng.next() * mass;
+    token = order[kept - 1];
+    for (let k = 0; k < kept; k++) {
+      u -= p[order[k]];
+      if (u < 0) {
+        token = order[k];
+        break;
+      }
+    }
+  }
+  return { token, logp: logits[token] / t - logZ };
+}

@@ -1,0 +1,88 @@
+/**
+ * One optimizer update of one model from one or more loss terms, with ONE readback: each term
+ * (e.g. each agent's loss on a shared model) gets its own backward pass so its pre-clip gradient
+ * norm can be reported; the update applies their sum, clipped by global norm (tfjs-webgpu.md §6).
+ * A non-finite loss or gradient skips the update and says why (DESIGN.md "Reliability").
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { GPT } from './gpt';
+import { clipCoef, globalNorm, type AdamW } from './optim';
+
+/** A loss term: a scalar loss and optional diagnostics (1-D) to read back with it. */
+export type LossTerm = () => { loss: tf.Scalar; stats?: tf.Tensor };
+
+export interface UpdateReport {
+  /** Sum of the terms' losses. */
+  loss: number;
+  /** Pre-clip global norm of the applied (summed) gradient: model/<id>/grad_norm. */
+  gradNorm: number;
+  /** Per term: loss and pre-clip gradient norm (agent/<name>/grad_norm with a shared model). */
+  termLosses: number[];
+  termGradNorms: number[];
+  /** Each term's stats, flattened, in term order. */
+  stats: Float32Array[];
+  skipped: boolean;
+  /** Why the update was skipped. */
+  reason?: string;
+}
+
+/**
+ * Computes each term's gradient (one backward each), sums them, reads back every loss, norm and
+ * stat in one `await data()`, then applies AdamW with clipping unless something is not finite.
+ */
+export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[]): Promise<UpdateReport> {
+  if (terms.length === 0) throw new Error('update: no loss terms');
+  const vars = opt.variables;
+  let sum: tf.NamedTensorMap | null = null;
+  const losses: tf.Scalar[] = [];
+  const norms: tf.Scalar[] = [];
+  const stats: tf.Tensor[] = [];
+  try {
+    for (const term of terms) {
+      let kept: tf.Tensor | undefined;
+      // variableGrads runs f inside a tidy: stats survive only if kept (§3).
+      const { value, grads } = tf.variableGrads(() => {
+        const out = term();
+        if (out.stats) kept = tf.keep(tf.reshape(out.stats, [-1]));
+        return out.loss;
+      }, vars);
+      losses.push(value);
+      stats.push(kept ?? tf.zeros([0]));
+      if (terms.length > 1) norms.push(globalNorm(Object.values(grads)));
+      if (sum === null) sum = grads;
+      else {
+        const acc: tf.NamedTensorMap = sum;
+        for (const name of Object.keys(grads)) {
+          const prev = acc[name];
+          acc[name] = prev ? tf.add(prev, grads[name]) : tf.clone(grads[name]);
+          tf.dispose([prev, grads[name]]);
+        }
+      }
+    }
+    const grads = sum!;
+    const total = globalNorm(Object.values(grads));
+    if (terms.length === 1) norms.push(tf.clone(total));
+    // The one readback: [losses (K), term norms (K), total norm, stats...]
+    const packed = tf.tidy(() => tf.concat([tf.stack(losses), tf.stack(norms), tf.reshape(total, [1]), ...stats]));
+    const data = (await packed.data()) as Float32Array;
+    packed.dispose();
+    total.dispose();
+    const K = terms.length;
+    const termLosses = Array.from(data.subarray(0, K));
+    const termGradNorms = Array.from(data.subarray(K, 2 * K));
+    const gradNorm = data[2 * K];
+    let offset = 2 * K + 1;
+    const statArrays = stats.map((s) => data.slice(offset, (offset += s.size)));
+    const report: UpdateReport = { loss: termLosses.reduce((a, b) => a + b, 0), gradNorm, termLosses, termGradNorms, stats: statArrays, skipped: false };
+    const bad = termLosses.findIndex((x) => !Number.isFinite(x));
+    const badNorm = termGradNorms.findIndex((x) => !Number.isFinite(x));
+    if (bad >= 0) report.reason = `loss of term ${bad} is ${termLosses[bad]}`;
+    else if (badNorm >= 0 || !Number.isFinite(gradNorm)) report.reason = `gradient norm is ${badNorm >= 0 ? termGradNorms[badNorm] : gradNorm}${badNorm >= 0 ? ` (term ${badNorm})` : ''}`;
+    if (report.reason) report.skipped = true;
+    else opt.apply(grads, clipCoef(gradNorm, opt.clipNorm));
+    return report;
+  } finally {
+    if (sum) tf.dispose(Object.values(sum));
+    tf.dispose([...losses, ...norms, ...stats]);
+  }
+}

@@ -1,0 +1,129 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GPT } from '../../src/model/gpt';
+import { disposeBatch, packRows, toTensors, type TokenBatch } from '../../src/model/logprobs';
+import { AdamW, clipCoef, globalNorm } from '../../src/model/optim';
+import { update } from '../../src/model/update';
+import { nextTokenLoss } from '../../src/model/warmstart';
+import { maxAbsDiff, tinyModel, useBackend } from './helpers';
+
+const weights = (m: GPT) => Promise.all(m.variables.map((v) => v.data()));
+const makeBatch = (seed: number): TokenBatch => {
+  const rows = [0, 1, 2].map((r) => ({ prompt: [1, 20 + r + seed], response: [30 + r, 31 + seed, 2] }));
+  return toTensors(packRows(rows, { contextLength: 32, vocabSize: 73, pad: 0, lengthMultiple: 8 }));
+};
+
+describe('AdamW and the update', () => {
+  beforeAll(() => useBackend('wasm'));
+  afterAll(() => tf.disposeVariables());
+
+  it('decays matrices and embeddings (decoupled: θ·(1 − lr·wd)), not biases or gains', async () => {
+    const m = tinyModel();
+    const opt = new AdamW(m, { lr: 0.1, weightDecay: 0.5 });
+    const before = await weights(m);
+    const zeros = Object.fromEntries(m.variables.map((v) => [v.name, tf.zerosLike(v)]));
+    opt.apply(zeros);
+    const after = await weights(m);
+    m.specs.forEach((s, i) => {
+      const expected = s.decay ? before[i].map((x) => x * (1 - 0.1 * 0.5)) : before[i];
+      expect(maxAbsDiff(after[i], expected)).toBeLessThan(1e-7);
+    });
+    expect(m.specs.filter((s) => s.decay).map((s) => s.name)).toContain('h0.attn.wqkv');
+    expect(m.specs.find((s) => s.name === 'h0.ln1.g')?.decay).toBe(false);
+    tf.dispose(Object.values(zeros));
+    opt.dispose();
+    m.dispose();
+  });
+
+  it('first step moves each weight by lr·g/(|g| + ε) after clipping; reports the pre-clip norm', async () => {
+    const m = tinyModel();
+    const opt = new AdamW(m, { lr: 1e-3, weightDecay: 0, clipNorm: 1e-3 });
+    const batch = makeBatch(0);
+    const { grads } = tf.variableGrads(() => nextTokenLoss(m, batch), opt.variables);
+    const norm = globalNorm(Object.values(grads));
+    const [expectedNorm, g0] = await Promise.all([norm.data(), grads[m.variables[2].name].data()]);
+    const before = await weights(m);
+    const rep = await update(m, opt, [() => ({ loss: nextTokenLoss(m, batch) })]);
+    expect(rep.skipped).toBe(false);
+    expect(rep.gradNorm).toBeCloseTo(expectedNorm[0], 5);
+    expect(rep.termGradNorms[0]).toBeCloseTo(expectedNorm[0], 5);
+    expect(clipCoef(rep.gradNorm, 1e-3)).toBeLessThan(1);
+    const after = await weights(m);
+    const c = clipCoef(rep.gradNorm, 1e-3);
+    const expected = before[2].map((w, i) => w - (1e-3 * (c * g0[i])) / (Math.abs(c * g0[i]) + 1e-8));
+    expect(maxAbsDiff(after[2], expected)).toBeLessThan(1e-6);
+    tf.dispose([norm, ...Object.values(grads)]);
+    disposeBatch(batch);
+    opt.dispose();
+    m.dispose();
+  });
+
+  it('skips a step whose loss or gradient is not finite, and says why', async () => {
+    const m = tinyModel();
+    const opt = new AdamW(m, { lr: 0.1 });
+    const before = await weights(m);
+    const batch = makeBatch(0);
+    const nanLoss = await update(m, opt, [() => ({ loss: tf.mul(nextTokenLoss(m, batch), NaN) as tf.Scalar })]);
+    expect(nanLoss).toMatchObject({ skipped: true });
+    expect(nanLoss.reason).toMatch(/loss of term 0 is NaN/);
+    // Finite loss (0), NaN gradient: d|b|/db at b = 0 times 1/(2√0) = 0·∞.
+    const bias = m.params.get('h0.ln1.b')!;
+    const nanGrad = await update(m, opt, [() => ({ loss: tf.mul(tf.sum(tf.sqrt(tf.abs(bias))), 0) as tf.Scalar })]);
+    expect(nanGrad.loss).toBe(0);
+    expect(nanGrad).toMatchObject({ skipped: true });
+    expect(nanGrad.reason).toMatch(/gradient norm is NaN/);
+    const after = await weights(m);
+    after.forEach((w, i) => expect(maxAbsDiff(w, before[i])).toBe(0));
+    expect(opt.step).toBe(0);
+    disposeBatch(batch);
+    opt.dispose();
+    m.dispose();
+  });
+
+  it('per-agent terms on a shared model: each term’s norm, and the sum applied', async () => {
+    const [a, b] = [makeBatch(0), makeBatch(3)];
+    const terms = (m: GPT) => [() => ({ loss: nextTokenLoss(m, a), stats: tf.stack([tf.scalar(7), tf.scalar(8)]) }), () => ({ loss: nextTokenLoss(m, b) })];
+    // Reference: each term's gradient norm alone.
+    const ref = tinyModel();
+    const refNorms: number[] = [];
+    for (const t of terms(ref)) {
+      const { value, grads } = tf.variableGrads(() => t().loss, ref.variables);
+      const n = globalNorm(Object.values(grads));
+      refNorms.push((await n.data())[0]);
+      tf.dispose([value, n, ...Object.values(grads)]);
+    }
+    const shared = tinyModel();
+    const opt = new AdamW(shared, { lr: 1e-2, clipNorm: Infinity });
+    const rep = await update(shared, opt, terms(shared));
+    expect(rep.termGradNorms[0]).toBeCloseTo(refNorms[0], 5);
+    expect(rep.termGradNorms[1]).toBeCloseTo(refNorms[1], 5);
+    expect(rep.gradNorm).toBeLessThanOrEqual(refNorms[0] + refNorms[1] + 1e-6);
+    expect(Array.from(rep.stats[0])).toEqual([7, 8]);
+    expect(rep.stats[1].length).toBe(0);
+    // Same result as one backward of the summed loss.
+    const summed = tinyModel();
+    const opt2 = new AdamW(summed, { lr: 1e-2, clipNorm: Infinity });
+    const rep2 = await update(summed, opt2, [() => ({ loss: tf.add(nextTokenLoss(summed, a), nextTokenLoss(summed, b)) as tf.Scalar })]);
+    expect(rep2.gradNorm).toBeCloseTo(rep.gradNorm, 5);
+    const [w1, w2] = await Promise.all([weights(shared), weights(summed)]);
+    w1.forEach((w, i) => expect(maxAbsDiff(w, w2[i])).toBeLessThan(1e-6));
+    [ref, shared, summed].forEach((m) => m.dispose());
+    [opt, opt2].forEach((o) => o.dispose());
+    [a, b].forEach(disposeBatch);
+  });
+
+  it('tf.memory().numTensors is flat over training steps', async () => {
+    const m = tinyModel();
+    const opt = new AdamW(m, { lr: 1e-3 });
+    const batch = makeBatch(1);
+    const counts: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      await update(m, opt, [() => ({ loss: nextTokenLoss(m, batch) }), () => ({ loss: nextTokenLoss(m, batch) })]);
+      counts.push(tf.memory().numTensors);
+    }
+    expect(new Set(counts).size).toBe(1);
+    disposeBatch(batch);
+    opt.dispose();
+    m.dispose();
+  });
+});
