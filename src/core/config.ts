@@ -119,7 +119,6 @@ export const ExperimentSchema = z.strictObject({
       batchSize: z.number().int().min(1).max(64).default(8).describe('B: task instances per step'),
       temperature: z.number().positive().max(4).default(1).describe('Sampling temperature'),
       topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling mass'),
-      maxResponse: z.number().int().min(1).max(64).default(16).describe('Max characters per agent turn'),
       envTimeoutMs: z.number().int().min(10).max(60_000).default(2000).describe('Environment step time limit'),
     })
     .prefault({}),

@@ -18,9 +18,19 @@ export const M = {
   tokensPerS: 'perf/tokens_per_s',
   memTensors: 'mem/tensors',
   memGpuBytes: 'mem/gpu_bytes',
+  /** Trajectories whose environment failed, hung or crashed this step (reward 0, no gradient). */
+  envErrors: 'env/errors',
+  /** Models whose update was skipped for a non-finite loss or gradient. */
+  updateSkipped: 'update/skipped',
+  /** Batched decode forwards (= logits readbacks) this step's rollout made. */
+  decodeForwards: 'perf/decode_forwards',
 } as const;
 
-/** Per-agent statistics, each under `agent/<name>/`. */
+/**
+ * Per-agent statistics, each under `agent/<name>/`. `kl` is verl's ppo_kl, the mean of
+ * log π_old − log π over the agent's tokens (the policy's drift within the update), and `pg_loss`,
+ * `entropy` are the agent's own aggregated values (Σ w·x / Σ w over its tokens).
+ */
 export const AGENT_STATS = [
   'calls',
   'reward/mean',

@@ -1,0 +1,105 @@
+/**
+ * `npm run lab -- train …`: the experiment's runs headless, in lockstep on one backend, writing
+ * config.json, metrics.jsonl (one line per run per step) and summary.json, with a progress bar per
+ * run and a summary table at the end. See `npm run lab -- help`.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import { DEFAULT_EXPERIMENT } from '../core/config';
+import { M } from '../core/metrics';
+import { describeReport, selectBackend } from '../runtime/backend';
+import { nodePlatform } from '../runtime/platform-node';
+import { runExperiment, runLabels } from '../train/experiment';
+import type { RunSummary } from '../train/summary';
+import { HELP, UsageError, parseCli } from './args';
+import type { TrainArgs } from './args';
+import { loadShippedBase } from './base-models';
+import { ConfigError, loadConfig } from './load-config';
+import { Progress } from './progress';
+
+// Quiet tfjs's console banner ("looks like you are running TensorFlow.js in Node.js"): prod mode
+// silences its warnings; the CLI reports its own.
+tf.enableProdMode();
+
+const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
+
+export function summaryTable(summaries: readonly RunSummary[], evalK: number): string {
+  const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
+  const head = ['run', `avg@${evalK}`, `pass@${evalK}`, 'reward', ...agents.map((a) => `${a} |g| med/max/spikes`)];
+  const rows = summaries.map((s) => [
+    s.run,
+    fmt(s.evalAvg),
+    fmt(s.evalPass),
+    fmt(s.finalReward),
+    ...agents.map((a) => {
+      const g = s.agents[a];
+      return g ? `${fmt(g.gradNormMedian)}/${fmt(g.gradNormMax)}/${g.spikes}` : '—';
+    }),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+async function train(args: TrainArgs): Promise<void> {
+  const exp = args.config ? loadConfig(args.config) : DEFAULT_EXPERIMENT;
+  const steps = args.steps ?? exp.steps;
+  const out = args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
+
+  const report = await selectBackend(tf, args.backend, nodePlatform);
+  if (!report.backend) throw new Error(`backend ${describeReport(report)}`);
+  console.error(`backend: ${describeReport(report)}`);
+  const { checkpoints, notices } = await loadShippedBase(exp);
+  for (const n of notices) console.error(`note: ${n}`);
+
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
+  const metricsPath = join(out, 'metrics.jsonl');
+  writeFileSync(metricsPath, '');
+  const labels = runLabels(exp).map((r) => r.label);
+  const progress = args.quiet ? null : new Progress(labels, steps);
+
+  const summaries = await runExperiment(exp, {
+    steps,
+    base: checkpoints,
+    onStep: (run, r) => {
+      // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
+      appendFileSync(metricsPath, JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }) + '\n');
+      progress?.update(
+        run.label,
+        r.step + 1,
+        `reward ${fmt(r.metrics[M.rewardMean])}  success ${fmt(r.metrics[M.successRate])}  ${fmt(r.metrics[M.rolloutMs] + r.metrics[M.updateMs], 0)} ms/step`,
+      );
+    },
+  });
+  writeFileSync(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
+  console.log(summaryTable(summaries, exp.eval.k));
+  console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
+}
+
+/** JSON has no NaN or Infinity: they become null (a gap, as in the charts). */
+function finiteOrNull<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    const args = parseCli(argv);
+    if (args.command === 'help') {
+      console.log(HELP);
+      return 0;
+    }
+    await train(args);
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      console.error(`error: ${e.message}`);
+      return 2;
+    }
+    console.error(`error: ${(e as Error).stack ?? e}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,123 @@
+/**
+ * Base models by supervised warm-start: the task's demonstrator plays (error rate 0), and each
+ * model learns its agents' turns by next-token cross-entropy on the responses. Training stops at
+ * the first check where validation success reaches the target, so RL starts from a policy that
+ * succeeds sometimes (room to improve, and group variance to learn from). Deterministic from the
+ * seed on a given backend. Used by `npm run pretrain`; backend-agnostic like the trainer.
+ */
+import type { Experiment } from '../core/config';
+import { ExperimentSchema } from '../core/config';
+import { SPECIAL } from '../core/vocab';
+import { saveCheckpoint, type Checkpoint } from '../model/checkpoint';
+import { disposeBatch, packRows, toTensors } from '../model/logprobs';
+import { tokenizer } from '../model/tokenizer';
+import { supervisedStep } from '../model/warmstart';
+import { demonstratorPolicy } from '../tasks/demo';
+import { rollout } from '../tasks/orchestrator';
+import { mixSeed, Prng } from '../tasks/prng';
+import { getTask, sampleInstances } from '../tasks/registry';
+import type { TaskName } from '../tasks/registry';
+import { buildModels, disposeModels } from './models';
+import { RunTrainer } from './trainer';
+
+export interface PretrainOptions {
+  task: TaskName;
+  assignment: Experiment['models']['assignment'];
+  preset: Experiment['models']['preset'];
+  seed: number;
+  /** Stop once validation avg@k reaches this (checked every `checkEvery` steps). */
+  targetSuccess: number;
+  maxSteps: number;
+  checkEvery: number;
+  /** Task instances per supervised step (one demonstrated trajectory each). */
+  batchSize: number;
+  lr: number;
+  onProgress?: (p: { step: number; loss: number; success?: number }) => void;
+}
+
+export interface PretrainResult {
+  checkpoints: Record<string, Checkpoint>;
+  steps: number;
+  /** Validation avg@k and pass@k of the result at the training temperature (1). */
+  success: number;
+  passAtK: number;
+  k: number;
+  recipe: Record<string, unknown>;
+}
+
+export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> {
+  const exp = ExperimentSchema.parse({
+    task: o.task,
+    models: { assignment: o.assignment, preset: o.preset, base: 'scratch' },
+    eval: { every: 1, k: 4, questions: 64, temperature: 1, topP: 1 },
+  });
+  const optim = { ...exp.optim, lr: o.lr, weightDecay: 0.01, maxGradNorm: 1 };
+  const models = buildModels(exp, optim, o.seed, null);
+  const task = getTask(o.task);
+  const demo = demonstratorPolicy(o.task, 0);
+  // The trainer's evaluation (same policy adapter and metrics as RL) on the same models.
+  const judge = new RunTrainer({ exp, run: exp.runs[0], seed: o.seed, models });
+  let step = 0;
+  let success = 0;
+  let pass = 0;
+  try {
+    for (; step < o.maxSteps; step++) {
+      // ---- data: one demonstrated trajectory per fresh training instance
+      const instances = sampleInstances(task, new Prng(mixSeed(o.seed, `pretrain/${step}`)), 'train', o.batchSize);
+      const policies = Object.fromEntries(models.map((m) => [m.id, demo]));
+      const agentModels = Object.fromEntries(models.flatMap((m) => m.agents.map((a) => [a, m.id])));
+      const { rows } = await rollout({ task: o.task, instances, groupSize: 1, policies, agentModels, seed: mixSeed(o.seed, `demo/${step}`) });
+
+      // ---- one supervised step per model on its agents' turns
+      let loss = 0;
+      for (const m of models) {
+        const own = rows.filter((r) => m.agents.includes(r.agent));
+        if (own.length === 0) continue;
+        const packed = packRows(
+          own.map((r) => ({
+            prompt: tokenizer.encode(SPECIAL.BOS + r.prompt),
+            response: tokenizer.encode(r.response + SPECIAL.EOS),
+          })),
+          { contextLength: m.model.config.contextLength, vocabSize: m.model.config.vocabSize, pad: tokenizer.pad },
+        );
+        const batch = toTensors(packed);
+        try {
+          loss += (await supervisedStep(m.model, m.opt, batch)).loss / models.length;
+        } finally {
+          disposeBatch(batch);
+        }
+      }
+
+      // ---- check: stop at the first validation success at or above the target
+      if ((step + 1) % o.checkEvery === 0) {
+        const ev = await judge.evaluate();
+        success = ev[`eval/avg@${exp.eval.k}`];
+        pass = ev[`eval/pass@${exp.eval.k}`];
+        o.onProgress?.({ step: step + 1, loss, success });
+        if (success >= o.targetSuccess) {
+          step++;
+          break;
+        }
+      } else o.onProgress?.({ step: step + 1, loss });
+    }
+    const recipe = {
+      method: 'supervised warm-start on demonstrator turns (error rate 0), stop at target validation success',
+      task: o.task,
+      assignment: o.assignment,
+      preset: o.preset,
+      seed: o.seed,
+      steps: step,
+      batchSize: o.batchSize,
+      lr: o.lr,
+      targetSuccess: o.targetSuccess,
+      validation: { questions: exp.eval.questions, k: exp.eval.k, temperature: 1, avg: success, pass },
+    };
+    const checkpoints: Record<string, Checkpoint> = {};
+    for (const m of models) {
+      checkpoints[m.id] = await saveCheckpoint(m.model, { preset: o.preset, notes: { ...recipe, agents: m.agents } });
+    }
+    return { checkpoints, steps: step, success, passAtK: pass, k: exp.eval.k, recipe };
+  } finally {
+    disposeModels(models);
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * One run's training loop, one optimizer iteration per `step()`, in CleanRL order:
+ *   rollout → rewards → advantages → loss → update → metric values.
+ * Backend-agnostic: the browser worker and the CLI call the same code. Every run of an experiment
+ * sees the same task instances and sampling seeds at every step (they differ only in what the
+ * config declares, by default the estimator), so at step 0 two runs roll out identically.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { Experiment, Run } from '../core/config';
+import { resolveRun } from '../core/config';
+import { agentKey, evalAvgKey, evalPassKey, M, modelKey } from '../core/metrics';
+import type { Checkpoint } from '../model/checkpoint';
+import { statsToMetrics } from '../rl/diagnostics';
+import { computeAdvantages } from '../rl/advantage';
+import type { EnvRunner } from '../tasks/env';
+import { InProcessEnvRunner } from '../tasks/env';
+import { evaluate, rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
+import { mixSeed, Prng } from '../tasks/prng';
+import { getTask, sampleInstances, validationSet } from '../tasks/registry';
+import { buildModels, disposeModels, type PolicyModel } from './models';
+import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
+import { updateModel } from './update-step';
+
+export interface StepResult {
+  step: number;
+  metrics: Record<string, number>;
+  /** The batch, for the rollout inspector: rows with their advantages. */
+  rows: Row<SampledTokens>[];
+  advantages: Float64Array;
+  trajectories: TrajectoryResult[];
+}
+
+export interface TrainerOptions {
+  exp: Experiment;
+  run: Run;
+  /** The run's seed (experiment seed, or one of its repeats). */
+  seed: number;
+  /** Starting weights per model id; null = seeded fresh init. */
+  base?: Readonly<Record<string, Checkpoint>> | null;
+  env?: EnvRunner;
+  /** Models to train instead of building them; the caller keeps ownership. */
+  models?: PolicyModel[];
+}
+
+export class RunTrainer {
+  readonly exp: Experiment;
+  readonly run: Run;
+  readonly seed: number;
+  readonly models: PolicyModel[];
+  readonly agents: string[];
+  private readonly ownsModels: boolean;
+  private readonly env: EnvRunner;
+  private readonly settings: ReturnType<typeof resolveRun>;
+  private readonly valSet: unknown[];
+  private readonly t0 = performance.now();
+  /** L_max of the sum-norm loss modes: the longest response any agent may give, plus EOS. */
+  private readonly lMax: number;
+  step = 0;
+
+  constructor(o: TrainerOptions) {
+    this.exp = o.exp;
+    this.run = o.run;
+    this.seed = o.seed;
+    this.settings = resolveRun(o.exp, o.run);
+    this.env = o.env ?? new InProcessEnvRunner();
+    this.ownsModels = !o.models;
+    this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
+    this.agents = this.models.flatMap((m) => m.agents);
+    const task = getTask(o.exp.task);
+    this.lMax = Math.max(...task.agents.map((a) => a.maxResponse)) + 1;
+    this.valSet = o.exp.eval.every > 0 ? validationSet(task, new Prng(mixSeed(o.seed, 'validation')), o.exp.eval.questions) : [];
+  }
+
+  private get agentModels(): Record<string, string> {
+    return Object.fromEntries(this.models.flatMap((m) => m.agents.map((a) => [a, m.id])));
+  }
+
+  /** The B training instances of step `s`: a pure function of (seed, s), shared by all runs. */
+  instancesAt(s: number): unknown[] {
+    return sampleInstances(getTask(this.exp.task), new Prng(mixSeed(this.seed, `train/${s}`)), 'train', this.exp.rollout.batchSize);
+  }
+
+  async trainStep(): Promise<StepResult> {
+    const { exp } = this;
+    const { optim, advantage } = this.settings;
+    const step = this.step;
+    const metrics: Record<string, number> = { [M.step]: step };
+
+    // ---- rollout: B instances × G rollouts through the transformer sampler
+    const tRollout = performance.now();
+    const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
+    const policies = Object.fromEntries(this.models.map((m) => [m.id, modelPolicy(m.model, counters)]));
+    const batch = await rollout<SampledTokens>({
+      task: exp.task,
+      instances: this.instancesAt(step),
+      groupSize: exp.rollout.groupSize,
+      policies,
+      agentModels: this.agentModels,
+      env: this.env,
+      seed: mixSeed(this.seed, `rollout/${step}`),
+      temperature: exp.rollout.temperature,
+      topP: exp.rollout.topP,
+    });
+    const rolloutMs = performance.now() - tRollout;
+
+    // ---- rewards: per trajectory (success, reward), per row (reward minus its penalty)
+    const trajRewards = batch.trajectories.map((t) => t.reward);
+    metrics[M.rewardMean] = mean(trajRewards);
+    metrics[M.rewardStd] = Math.sqrt(mean(trajRewards.map((r) => (r - metrics[M.rewardMean]) ** 2)));
+    metrics[M.successRate] = mean(batch.trajectories.map((t) => (t.success ? 1 : 0)));
+    metrics[M.envErrors] = batch.trajectories.filter((t) => t.status === 'error').length;
+
+    // ---- advantages: the run's estimator, one scalar per row
+    const { advantages, stats } = computeAdvantages(
+      batch.rows.map((r) => ({ group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: r.reward })),
+      { estimator: this.run.estimator, ...advantage },
+    );
+    Object.assign(metrics, statsToMetrics(stats, this.agents));
+
+    // ---- loss and update: every model, PPO-clip, per-agent terms on shared models
+    const tUpdate = performance.now();
+    // Rows of a trajectory whose environment failed carry no judged reward: no gradient from them.
+    const errored = new Set(batch.trajectories.filter((t) => t.status === 'error').map((t) => t.traj));
+    let skipped = 0;
+    for (const m of this.models) {
+      const idx = batch.rows.flatMap((r, i) => (m.agents.includes(r.agent) && !errored.has(r.traj) ? [i] : []));
+      const report = await updateModel(m, batch.rows, advantages, idx, {
+        optim,
+        temperature: exp.rollout.temperature,
+        lMax: this.lMax,
+        seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
+      });
+      metrics[modelKey(m.id, 'grad_norm')] = report.gradNorm;
+      if (report.skipped) skipped++;
+      for (const [agent, a] of Object.entries(report.agents)) {
+        metrics[agentKey(agent, 'grad_norm')] = a.gradNorm;
+        metrics[agentKey(agent, 'pg_loss')] = a.pgLoss;
+        metrics[agentKey(agent, 'clipfrac')] = a.clipfrac;
+        metrics[agentKey(agent, 'kl')] = a.kl;
+        metrics[agentKey(agent, 'entropy')] = a.entropy;
+        metrics[agentKey(agent, 'resp_len')] = a.respLen;
+      }
+    }
+    metrics[M.updateSkipped] = skipped;
+    const updateMs = performance.now() - tUpdate;
+
+    // ---- evaluation every N steps: avg@k / pass@k on the held-out questions
+    if (exp.eval.every > 0 && (step + 1) % exp.eval.every === 0) Object.assign(metrics, await this.evaluate());
+
+    // ---- perf and memory
+    metrics[M.rolloutMs] = rolloutMs;
+    metrics[M.updateMs] = updateMs;
+    metrics[M.tokensPerS] = counters.tokens / (rolloutMs / 1000);
+    metrics[M.decodeForwards] = counters.forwards;
+    metrics[M.timeS] = (performance.now() - this.t0) / 1000;
+    const mem = tf.memory() as tf.MemoryInfo & { numBytesInGPU?: number };
+    metrics[M.memTensors] = mem.numTensors;
+    metrics[M.memGpuBytes] = mem.numBytesInGPU ?? 0;
+
+    this.step++;
+    return { step, metrics, rows: batch.rows, advantages, trajectories: batch.trajectories };
+  }
+
+  /** avg@k and pass@k over the validation set at the eval temperature. */
+  async evaluate(): Promise<Record<string, number>> {
+    const { exp } = this;
+    const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
+    const r = await evaluate<SampledTokens>({
+      task: exp.task,
+      instances: this.valSet,
+      k: exp.eval.k,
+      policies: Object.fromEntries(this.models.map((m) => [m.id, modelPolicy(m.model, counters)])),
+      agentModels: this.agentModels,
+      env: this.env,
+      seed: mixSeed(this.seed, `eval/${this.step}`),
+      temperature: exp.eval.temperature,
+      topP: exp.eval.topP,
+    });
+    return { [evalAvgKey(exp.eval.k)]: r.avg, [evalPassKey(exp.eval.k)]: r.pass };
+  }
+
+  dispose(): void {
+    if (this.ownsModels) disposeModels(this.models);
+  }
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : NaN;
+}

@@ -1,0 +1,193 @@
+/**
+ * The policy update of one model for one batch: epochs × mini-batches of PPO-clip steps. Rows are
+ * packed into fixed (B, T) buckets; the aggregation weights come from the pure layer, so a model
+ * shared by several agents gets one loss term per agent whose sum is exactly the batch loss: one
+ * backward each gives every agent its own pre-clip gradient norm (DESIGN.md `agent/<k>/grad_norm`),
+ * and the update applies their sum. Everything a step reports comes back in one readback.
+ */
+import * as tf from '@tensorflow/tfjs';
+import type { Optim } from '../core/config';
+import { packRows, disposeBatch, scatterResponses, toTensors, tokenLogprobs } from '../model/logprobs';
+import { tokenizer } from '../model/tokenizer';
+import { update, type LossTerm } from '../model/update';
+import { aggregationWeights } from '../rl/agg-weights';
+import type { Row } from '../tasks/orchestrator';
+import { Prng } from '../tasks/prng';
+import type { PolicyModel } from './models';
+import type { SampledTokens } from './policy';
+import { PPO_STATS, ppoLoss } from './ppo-loss';
+
+/** Per-agent diagnostics, averaged over the optimizer steps of this batch. */
+export interface AgentUpdate {
+  gradNorm: number;
+  /** Σ w·L / Σ w over the agent's tokens: the agent's own aggregated PPO loss. */
+  pgLoss: number;
+  clipfrac: number;
+  /** verl's ppo_kl: mean of log π_old − log π over the agent's tokens. */
+  kl: number;
+  entropy: number;
+  /** Mean response length in tokens (EOS included). */
+  respLen: number;
+}
+
+export interface ModelUpdate {
+  /** Pre-clip norm of the applied gradient, mean over optimizer steps. */
+  gradNorm: number;
+  skipped: boolean;
+  reason?: string;
+  agents: Record<string, AgentUpdate>;
+}
+
+export interface UpdateOptions {
+  optim: Optim;
+  /** The sampling temperature: log-probs are recomputed under the same distribution. */
+  temperature: number;
+  /** L_max of the sum-norm aggregation modes (the generation length limit). */
+  lMax: number;
+  /** Seeds the mini-batch shuffle. */
+  seed: number;
+}
+
+const STAT = Object.fromEntries(PPO_STATS.map((k, i) => [k, i])) as Record<(typeof PPO_STATS)[number], number>;
+
+export async function updateModel(
+  m: PolicyModel,
+  rows: readonly Row<SampledTokens>[],
+  advantages: Float64Array,
+  idx: readonly number[],
+  o: UpdateOptions,
+): Promise<ModelUpdate> {
+  const { optim } = o;
+  const sums: Record<string, AgentUpdate & { n: number }> = {};
+  let gradNormSum = 0;
+  let steps = 0;
+  let skipped = false;
+  let reason: string | undefined;
+  const rng = new Prng(o.seed);
+
+  for (let epoch = 0; epoch < optim.epochs; epoch++) {
+    const order = shuffle([...idx], rng);
+    const size = Math.ceil(order.length / optim.miniBatches);
+    for (let start = 0; start < order.length; start += size) {
+      const chunk = order.slice(start, start + size);
+      const r = await updateChunk(m, rows, advantages, chunk, o);
+      steps++;
+      gradNormSum += r.gradNorm;
+      if (r.skipped) {
+        skipped = true;
+        reason ??= r.reason;
+      }
+      for (const [agent, a] of Object.entries(r.agents)) {
+        const s = (sums[agent] ??= { gradNorm: 0, pgLoss: 0, clipfrac: 0, kl: 0, entropy: 0, respLen: 0, n: 0 });
+        for (const k of ['gradNorm', 'pgLoss', 'clipfrac', 'kl', 'entropy', 'respLen'] as const) s[k] += a[k];
+        s.n++;
+      }
+    }
+  }
+  const agents: Record<string, AgentUpdate> = {};
+  for (const [agent, s] of Object.entries(sums)) {
+    agents[agent] = {
+      gradNorm: s.gradNorm / s.n,
+      pgLoss: s.pgLoss / s.n,
+      clipfrac: s.clipfrac / s.n,
+      kl: s.kl / s.n,
+      entropy: s.entropy / s.n,
+      respLen: s.respLen / s.n,
+    };
+  }
+  return { gradNorm: steps ? gradNormSum / steps : NaN, skipped, ...(reason ? { reason } : {}), agents };
+}
+
+/** One optimizer step on the rows `chunk`. */
+async function updateChunk(
+  m: PolicyModel,
+  rows: readonly Row<SampledTokens>[],
+  advantages: Float64Array,
+  chunk: readonly number[],
+  o: UpdateOptions,
+): Promise<{ gradNorm: number; skipped: boolean; reason?: string; agents: Record<string, AgentUpdate> }> {
+  const { optim } = o;
+  const cfg = m.model.config;
+  const batchRows = chunk.map((i) => rows[i]);
+  const packed = packRows(
+    batchRows.map((r) => ({ prompt: r.promptIds, response: r.responseIds })),
+    { contextLength: cfg.contextLength, vocabSize: cfg.vocabSize, pad: tokenizer.pad },
+  );
+  const { B, T } = packed;
+  const w = aggregationWeights(optim.lossAgg, { mask: packed.mask, B, T, lMax: o.lMax });
+  const agentsHere = [...new Set(batchRows.map((r) => r.agent))];
+  // One term per agent on a shared model; a model of one agent has one term.
+  const termAgents = m.agents.length > 1 ? agentsHere : [null];
+  const rowSelect = (agent: string | null) => {
+    const sel = new Float32Array(B * T);
+    batchRows.forEach((r, b) => {
+      if (agent === null || r.agent === agent) sel.fill(1, b * T, (b + 1) * T);
+    });
+    return sel;
+  };
+
+  const batch = toTensors(packed);
+  const oldLogp = tf.tensor2d(scatterResponses(packed, batchRows.map((r) => r.oldLogp)), [B, T]);
+  const adv = tf.tensor2d(
+    scatterResponses(packed, batchRows.map((r, b) => r.responseIds.map(() => advantages[chunk[b]]))),
+    [B, T],
+  );
+  const refLogp = m.ref ? tf.tidy(() => tokenLogprobs(m.ref!, batch, o.temperature).logp) : undefined;
+  const termInputs = termAgents.map((agent) => {
+    const sel = rowSelect(agent);
+    return {
+      agent,
+      mask: tf.tidy(() => tf.mul(batch.mask, tf.tensor2d(sel, [B, T]))) as tf.Tensor2D,
+      weights: tf.tensor2d(Float32Array.from(w, (x, j) => x * sel[j]), [B, T]),
+    };
+  });
+  const terms: LossTerm[] = termInputs.map((t) => () => {
+    const { logp, entropy } = tokenLogprobs(m.model, batch, o.temperature);
+    const { loss, stats } = ppoLoss(
+      { logp, entropy, oldLogp, adv, mask: t.mask, weights: t.weights, ...(refLogp ? { refLogp } : {}) },
+      {
+        clipLow: optim.clipLow,
+        clipHigh: optim.clipHigh,
+        clipC: optim.dualClip,
+        klType: optim.klType,
+        klCoef: optim.klCoef,
+        entropyCoef: optim.entropyCoef,
+      },
+    );
+    return { loss, stats };
+  });
+
+  try {
+    const report = await update(m.model, m.opt, terms);
+    const agents: Record<string, AgentUpdate> = {};
+    termInputs.forEach((t, k) => {
+      const s = report.stats[k];
+      const names = t.agent === null ? m.agents.filter((a) => agentsHere.includes(a)) : [t.agent];
+      for (const agent of names) {
+        const own = batchRows.filter((r) => r.agent === agent);
+        const wSum = w.reduce((acc, x, j) => acc + (batchRows[Math.floor(j / T)]?.agent === agent ? x : 0), 0);
+        agents[agent] = {
+          gradNorm: termAgents.length > 1 ? report.termGradNorms[k] : report.gradNorm,
+          pgLoss: s[STAT.pg_loss] / wSum,
+          entropy: s[STAT.entropy] / wSum,
+          clipfrac: s[STAT.clipped] / Math.max(s[STAT.tokens], 1),
+          kl: s[STAT.neg_d] / Math.max(s[STAT.tokens], 1),
+          respLen: own.reduce((a, r) => a + r.responseIds.length, 0) / own.length,
+        };
+      }
+    });
+    return { gradNorm: report.gradNorm, skipped: report.skipped, ...(report.reason ? { reason: report.reason } : {}), agents };
+  } finally {
+    disposeBatch(batch);
+    tf.dispose([oldLogp, adv, ...(refLogp ? [refLogp] : []), ...termInputs.flatMap((t) => [t.mask, t.weights])]);
+  }
+}
+
+/** Fisher–Yates with the run's seeded stream. */
+function shuffle<T>(xs: T[], rng: Prng): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [xs[i], xs[j]] = [xs[j], xs[i]];
+  }
+  return xs;
+}

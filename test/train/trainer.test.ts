@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { ExperimentSchema } from '../../src/core/config';
+import { agentKey, M, modelKey } from '../../src/core/metrics';
+import { RunTrainer } from '../../src/train/trainer';
+
+/** A tiny experiment: nano models from scratch, 2 tasks × 4 rollouts, no evaluation. */
+const tiny = (patch: Record<string, unknown> = {}) =>
+  ExperimentSchema.parse({
+    task: 'search',
+    models: { preset: 'nano', base: 'scratch' },
+    rollout: { batchSize: 2, groupSize: 4 },
+    eval: { every: 0 },
+    ...patch,
+  });
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+describe('RunTrainer', () => {
+  it('emits every per-agent and per-model key, and tfjs memory stays flat step after step', async () => {
+    const exp = tiny();
+    const before = tf.memory().numTensors;
+    const t = new RunTrainer({ exp, run: exp.runs[1], seed: 3 });
+    try {
+      const tensors: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const { metrics, rows } = await t.trainStep();
+        tensors.push(tf.memory().numTensors);
+        expect(metrics[M.step]).toBe(i);
+        expect(rows.length).toBeGreaterThanOrEqual(2 * 4 * 2); // ≥ verifier + one more call per trajectory
+        for (const a of ['verifier', 'search', 'answer']) {
+          expect(metrics).toHaveProperty(agentKey(a, 'calls'));
+          expect(metrics).toHaveProperty(agentKey(a, 'adv/sq_mean'));
+          expect(metrics).toHaveProperty(modelKey(a, 'grad_norm'));
+        }
+        expect(metrics[agentKey('verifier', 'calls')]).toBeGreaterThanOrEqual(8); // the verifier opens every step
+        expect(metrics[M.tokensPerS]).toBeGreaterThan(0);
+        expect(metrics[M.decodeForwards]).toBeGreaterThan(0);
+      }
+      expect(tensors[2]).toBe(tensors[1]);
+    } finally {
+      t.dispose();
+    }
+    expect(tf.memory().numTensors).toBe(before); // models, optimizer slots and caches all freed
+  });
+
+  it('gives every run the same task instances and, with equal weights, the same rollouts', async () => {
+    const exp = tiny();
+    const a = new RunTrainer({ exp, run: exp.runs[0], seed: 5 });
+    const b = new RunTrainer({ exp, run: exp.runs[1], seed: 5 });
+    try {
+      expect(a.instancesAt(7)).toEqual(b.instancesAt(7));
+      expect(a.instancesAt(7)).not.toEqual(a.instancesAt(8));
+      const [ra, rb] = [await a.trainStep(), await b.trainStep()];
+      expect(ra.rows.map((r) => r.response)).toEqual(rb.rows.map((r) => r.response));
+      expect(ra.rows.map((r) => r.oldLogp)).toEqual(rb.rows.map((r) => r.oldLogp));
+    } finally {
+      a.dispose();
+      b.dispose();
+    }
+  });
+
+  it('skips and records an update whose loss is not finite, and keeps running', async () => {
+    const exp = tiny({ task: 'sync' });
+    const t = new RunTrainer({ exp, run: exp.runs[0], seed: 1 });
+    try {
+      const alice = t.models.find((m) => m.id === 'alice')!;
+      const g = alice.model.params.get('lnf.g')!;
+      g.assign(tf.fill(g.shape, NaN));
+      const r1 = await t.trainStep();
+      expect(r1.metrics[M.updateSkipped]).toBe(1);
+      expect(r1.metrics[modelKey('alice', 'grad_norm')]).toBeNaN();
+      expect(alice.opt.step).toBe(0);
+      const bob = t.models.find((m) => m.id === 'bob')!;
+      expect(bob.opt.step).toBe(1); // the healthy model still updated
+      const r2 = await t.trainStep();
+      expect(r2.step).toBe(1);
+    } finally {
+      t.dispose();
+    }
+  });
+});
