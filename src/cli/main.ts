@@ -50,8 +50,8 @@ async function train(args: TrainArgs): Promise<void> {
   const report = await selectBackend(tf, args.backend, nodePlatform);
   if (!report.backend) throw new Error(`backend ${describeReport(report)}`);
   console.error(`backend: ${describeReport(report)}`);
-  const { checkpoints, notices } = await loadShippedBase(exp);
-  for (const n of notices) console.error(`note: ${n}`);
+  const { checkpoints, notes } = await loadShippedBase(exp);
+  for (const [id, note] of Object.entries(notes)) console.error(`model ${id}: ${note}`);
 
   mkdirSync(out, { recursive: true });
   writeFileSync(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');

@@ -23,6 +23,10 @@ export const LOSS_AGG_MODES = [
 ] as const;
 export const KL_TYPES = ['k1', 'abs', 'k2', 'k3'] as const;
 
+/** Hyper-parameters a user may change while a run trains (recorded with the step they took effect). */
+export const LIVE_PARAMS = ['lr', 'maxGradNorm', 'clipLow', 'clipHigh', 'entropyCoef', 'temperature'] as const;
+export type LiveParam = (typeof LIVE_PARAMS)[number];
+
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -96,7 +100,7 @@ export const ExperimentSchema = z.strictObject({
         .enum(['per-agent', 'shared'])
         .default('per-agent')
         .describe('One model per agent, or one shared model with role tokens'),
-      preset: z.enum(MODEL_PRESETS).default('small').describe('Model size for every agent'),
+      preset: z.enum(MODEL_PRESETS).default('nano').describe('Model size for every agent (shipped base models are nano)'),
       perAgent: z
         .record(agentName, z.enum(MODEL_PRESETS))
         .default({})

@@ -1,11 +1,18 @@
 /**
- * The page's handle on a run worker. Owns the worker's one message listener and turns replies
- * into promises and callbacks. Imports no tfjs: Vite bundles the worker as its own chunk.
+ * The page's handle on run workers. `spawnRunWorker` probes a backend (the shell's indicator);
+ * `LabSession` owns one worker per run × seed of an experiment and is the only listener on them,
+ * turning their messages into `LabEvents` callbacks. Imports no tfjs: Vite bundles the worker as
+ * its own chunk, so tfjs never reaches the main bundle.
  */
-import type { BackendName } from '../core/config';
+import type { BackendName, Experiment, LiveParam } from '../core/config';
 import type { BackendReport } from './backend';
 import { runId } from './protocol';
-import type { FromWorker, RunId, ToWorker } from './protocol';
+import type { FromWorker, InspectedTrajectory, RunId, RunState, ToWorker } from './protocol';
+
+const newWorker = (name: string) => new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
+
+let counter = 0;
+const nextId = (): RunId => runId(`run-${++counter}`);
 
 export interface RunWorker {
   id: RunId;
@@ -14,20 +21,112 @@ export interface RunWorker {
   terminate(): void;
 }
 
-let counter = 0;
-
+/** A worker that only selects a backend: the shell's backend indicator. */
 export function spawnRunWorker(backend: BackendName): RunWorker {
-  const id = runId(`run-${++counter}`);
-  const worker = new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name: id });
-  const send = (msg: ToWorker) => worker.postMessage(msg);
+  const id = nextId();
+  const worker = newWorker(id);
   const report = new Promise<BackendReport>((resolve, reject) => {
     worker.onmessage = (e: MessageEvent<FromWorker>) => {
-      const msg = e.data;
-      if (msg.type === 'backend') resolve(msg.report);
-      else if (msg.type === 'error') reject(new Error(msg.message));
+      if (e.data.type === 'backend') resolve(e.data.report);
+      else if (e.data.type === 'error') reject(new Error(e.data.message));
     };
     worker.onerror = (e) => reject(new Error(`worker failed to start: ${e.message || 'script error'}`));
   });
-  send({ type: 'init', runId: id, backend });
+  worker.postMessage({ type: 'init', runId: id, backend } satisfies ToWorker);
   return { id, backend: report, terminate: () => worker.terminate() };
+}
+
+export interface RunInfo {
+  id: RunId;
+  label: string;
+  seed: number;
+  runIndex: number;
+}
+
+export interface LabEvents {
+  backend(id: RunId, report: BackendReport): void;
+  ready(id: RunId, msg: Extract<FromWorker, { type: 'ready' }>): void;
+  frame(id: RunId, step: number, values: Float64Array): void;
+  rollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void;
+  state(id: RunId, state: RunState, step: number, message?: string): void;
+  param(id: RunId, param: LiveParam, value: number, step: number): void;
+  checkpoint(id: RunId, step: number, files: Record<string, ArrayBuffer>): void;
+  error(id: RunId, message: string): void;
+}
+
+/** Every run × seed of an experiment, one worker each; they start paused once ready. */
+export class LabSession {
+  readonly runs: RunInfo[];
+  private readonly workers = new Map<RunId, Worker>();
+
+  constructor(config: Experiment, events: LabEvents) {
+    this.runs = config.runs.flatMap((run, runIndex) =>
+      Array.from({ length: config.seeds }, (_, s) => ({
+        id: nextId(),
+        label: config.seeds > 1 ? `${run.label} #${s}` : run.label,
+        seed: config.seed + s,
+        runIndex,
+      })),
+    );
+    for (const info of this.runs) {
+      const worker = newWorker(`${info.label} (${info.id})`);
+      this.workers.set(info.id, worker);
+      worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, config, worker, e.data, events);
+      worker.onerror = (e) => events.error(info.id, `run worker crashed: ${e.message || 'script error'}`);
+      worker.postMessage({ type: 'init', runId: info.id, backend: config.backend } satisfies ToWorker);
+    }
+  }
+
+  private dispatch(info: RunInfo, config: Experiment, worker: Worker, msg: FromWorker, ev: LabEvents): void {
+    switch (msg.type) {
+      case 'backend':
+        ev.backend(info.id, msg.report);
+        if (msg.report.backend) {
+          worker.postMessage({ type: 'start', runId: info.id, config, run: info.runIndex, seed: info.seed, label: info.label } satisfies ToWorker);
+        } else ev.error(info.id, `backend ${msg.report.requested} refused: ${msg.report.attempts.map((a) => a.reason).join('; ')}`);
+        return;
+      case 'ready':
+        return ev.ready(info.id, msg);
+      case 'frame':
+        return ev.frame(info.id, msg.step, msg.values);
+      case 'rollouts':
+        return ev.rollouts(info.id, msg.step, msg.trajectories);
+      case 'state':
+        return ev.state(info.id, msg.state, msg.step, msg.message);
+      case 'param':
+        return ev.param(info.id, msg.param, msg.value, msg.step);
+      case 'checkpoint':
+        return ev.checkpoint(info.id, msg.step, msg.files);
+      case 'error':
+        return ev.error(info.id, msg.message);
+      default: {
+        const never: never = msg;
+        ev.error(info.id, `unknown message ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  private broadcast(make: (id: RunId) => ToWorker): void {
+    for (const [id, w] of this.workers) w.postMessage(make(id));
+  }
+
+  play(): void {
+    this.broadcast((runId) => ({ type: 'play', runId }));
+  }
+  pause(): void {
+    this.broadcast((runId) => ({ type: 'pause', runId }));
+  }
+  step(): void {
+    this.broadcast((runId) => ({ type: 'step', runId }));
+  }
+  set(param: LiveParam, value: number): void {
+    this.broadcast((runId) => ({ type: 'set', runId, param, value }));
+  }
+  snapshot(): void {
+    this.broadcast((runId) => ({ type: 'snapshot', runId }));
+  }
+  dispose(): void {
+    for (const w of this.workers.values()) w.terminate();
+    this.workers.clear();
+  }
 }

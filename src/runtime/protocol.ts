@@ -1,19 +1,73 @@
 /**
- * The typed message protocol between the page and its workers: discriminated unions on `type`,
- * a `runId` on every message, switched on exhaustively at both ends. The page side never imports
- * tfjs; everything it learns about a run arrives here. (The Training-loop issue adds the run
- * control messages: start, pause, step, stop, set a live hyper-parameter, snapshot.)
+ * The typed message protocol between the page and its run workers: discriminated unions on
+ * `type`, a `runId` on every message, switched on exhaustively at both ends. The page never
+ * imports tfjs; everything it learns about a run arrives here. Metrics travel as one Float64Array
+ * per step (transferred, never copied) against the key table sent once in `ready`.
  */
-import type { BackendName } from '../core/config';
+import type { BackendName, Experiment, LiveParam } from '../core/config';
 import type { BackendReport } from './backend';
 
 export type RunId = string & { readonly __brand: 'RunId' };
 export const runId = (s: string): RunId => s as RunId;
 
+export { LIVE_PARAMS, type LiveParam } from '../core/config';
+
+/** One agent turn of a recent trajectory, for the rollout inspector. */
+export interface InspectedTurn {
+  agent: string;
+  prompt: string;
+  response: string;
+  valid: boolean;
+  reward: number;
+  advantage: number;
+  /** log π_old of each response token (EOS included). */
+  logp: number[];
+}
+export interface InspectedTrajectory {
+  group: number;
+  traj: number;
+  success: boolean;
+  reward: number;
+  status: 'ok' | 'error';
+  turns: InspectedTurn[];
+}
+
 /** Page → worker. */
-export type ToWorker = { type: 'init'; runId: RunId; backend: BackendName };
+export type ToWorker =
+  | { type: 'init'; runId: RunId; backend: BackendName }
+  | {
+      type: 'start';
+      runId: RunId;
+      config: Experiment;
+      /** Index into config.runs. */
+      run: number;
+      seed: number;
+      label: string;
+    }
+  | { type: 'play'; runId: RunId }
+  | { type: 'pause'; runId: RunId }
+  | { type: 'step'; runId: RunId }
+  | { type: 'set'; runId: RunId; param: LiveParam; value: number }
+  | { type: 'snapshot'; runId: RunId };
+
+export type RunState = 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
 
 /** Worker → page. */
 export type FromWorker =
   | { type: 'backend'; runId: RunId; report: BackendReport }
+  | {
+      type: 'ready';
+      runId: RunId;
+      /** The frame key table (src/core/metrics.ts names), fixed for the run. */
+      keys: string[];
+      agents: string[];
+      models: { id: string; preset: string; agents: string[]; params: number }[];
+      /** Where the starting weights came from, per model id ('shipped' or why not). */
+      base: Record<string, string>;
+    }
+  | { type: 'frame'; runId: RunId; step: number; values: Float64Array }
+  | { type: 'rollouts'; runId: RunId; step: number; trajectories: InspectedTrajectory[] }
+  | { type: 'state'; runId: RunId; state: RunState; step: number; message?: string }
+  | { type: 'param'; runId: RunId; param: LiveParam; value: number; step: number }
+  | { type: 'checkpoint'; runId: RunId; step: number; files: Record<string, ArrayBuffer> }
   | { type: 'error'; runId: RunId; message: string };

@@ -1,30 +1,158 @@
 /**
- * Dedicated worker that hosts one run: it picks the compute backend (with the sanity check) and,
- * once the Training-loop issue lands, runs the trainer. tfjs lives only in workers, never on the
- * page. Backend modules load inside the worker after `navigator.gpu` is checked (tfjs #7914).
+ * Dedicated worker hosting one run: picks the compute backend (with the sanity check), loads the
+ * shipped base models, and drives a RunTrainer on command — play, pause, single step, live
+ * hyper-parameters, snapshots. Each step goes out as one transferred metric frame. Environments
+ * run in a pool of nested env workers with a time limit. tfjs lives only in workers.
  */
 import * as tf from '@tensorflow/tfjs';
+import type { Experiment } from '../core/config';
+import { FrameCodec } from '../core/frame';
+import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { RunTrainer, type StepResult } from '../train/trainer';
 import { selectBackend } from './backend';
+import { loadBaseModels } from './base-models';
+import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform } from './platform-browser';
-import type { FromWorker, ToWorker } from './protocol';
+import type { FromWorker, InspectedTrajectory, RunId, RunState, ToWorker } from './protocol';
 
-const post = (msg: FromWorker) => postMessage(msg);
+const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
 
-onmessage = async (event: MessageEvent<ToWorker>) => {
-  const msg = event.data;
+let id = '' as RunId;
+let trainer: RunTrainer | null = null;
+let codec: FrameCodec | null = null;
+let steps = 0;
+let playing = false;
+let busy = false;
+
+function setState(state: RunState, message?: string) {
+  post({ type: 'state', runId: id, state, step: trainer?.step ?? 0, ...(message ? { message } : {}) });
+}
+
+/** The first few groups of the batch, for the rollout inspector. */
+function inspect(r: StepResult, groups = 2): InspectedTrajectory[] {
+  return r.trajectories
+    .filter((t) => t.group < groups)
+    .map((t) => ({
+      group: t.group,
+      traj: t.traj,
+      success: t.success,
+      reward: t.reward,
+      status: t.status,
+      turns: r.rows.flatMap((row, i) =>
+        row.traj === t.traj
+          ? [
+              {
+                agent: row.agent,
+                prompt: row.prompt,
+                response: row.response,
+                valid: row.valid,
+                reward: row.reward,
+                advantage: r.advantages[i],
+                logp: row.oldLogp,
+              },
+            ]
+          : [],
+      ),
+    }));
+}
+
+async function start(config: Experiment, runIndex: number, seed: number): Promise<void> {
+  setState('loading', config.models.base === 'shipped' ? 'loading base models…' : undefined);
+  const { checkpoints, notes } = await loadBaseModels(config);
+  const env = new WorkerEnvRunner({
+    spawn: () => new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
+    size: 1,
+    timeoutMs: config.rollout.envTimeoutMs,
+  });
+  trainer = new RunTrainer({ exp: config, run: config.runs[runIndex], seed, base: checkpoints, env });
+  const keys = trainer.metricKeys();
+  codec = new FrameCodec(keys);
+  steps = config.steps;
+  post({
+    type: 'ready',
+    runId: id,
+    keys,
+    agents: trainer.agents,
+    models: trainer.models.map((m) => ({ id: m.id, preset: m.preset, agents: m.agents, params: m.model.numParams() })),
+    base: notes,
+  });
+  setState('paused');
+}
+
+async function stepOnce(): Promise<void> {
+  if (!trainer || !codec || busy || trainer.step >= steps) return;
+  busy = true;
+  try {
+    // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
+    if (trainer.step === 0) setState('compiling', 'compiling shaders…');
+    const r = await trainer.trainStep();
+    const values = codec.encode(r.metrics);
+    post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
+    post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) });
+    if (trainer.step >= steps) {
+      playing = false;
+      setState('done');
+    } else setState(playing ? 'running' : 'paused');
+  } finally {
+    busy = false;
+  }
+}
+
+async function loop(): Promise<void> {
+  while (playing) {
+    await stepOnce();
+    await new Promise((resolve) => setTimeout(resolve, 0)); // let pause/step/set messages in
+  }
+}
+
+async function handle(msg: ToWorker): Promise<void> {
   switch (msg.type) {
     case 'init': {
-      try {
-        const report = await selectBackend(tf, msg.backend, browserPlatform);
-        post({ type: 'backend', runId: msg.runId, report });
-      } catch (e) {
-        post({ type: 'error', runId: msg.runId, message: `backend selection failed: ${(e as Error).message}` });
+      id = msg.runId;
+      post({ type: 'backend', runId: id, report: await selectBackend(tf, msg.backend, browserPlatform) });
+      return;
+    }
+    case 'start':
+      return start(msg.config, msg.run, msg.seed);
+    case 'play':
+      if (playing) return;
+      playing = true;
+      setState('running');
+      return loop();
+    case 'pause':
+      playing = false;
+      if (!busy) setState('paused');
+      return;
+    case 'step':
+      if (!playing) await stepOnce();
+      return;
+    case 'set': {
+      if (!trainer) throw new Error('no run to change: start it first');
+      trainer.setLive(msg.param, msg.value);
+      post({ type: 'param', runId: id, param: msg.param, value: msg.value, step: trainer.step });
+      return;
+    }
+    case 'snapshot': {
+      if (!trainer) throw new Error('no run to snapshot');
+      const files: Record<string, ArrayBuffer> = {};
+      for (const m of trainer.models) {
+        const ckpt = await saveCheckpoint(m.model, { preset: m.preset, notes: { step: trainer.step, agents: m.agents } });
+        files[m.id] = encodeCheckpoint(ckpt).buffer as ArrayBuffer;
       }
-      break;
+      post({ type: 'checkpoint', runId: id, step: trainer.step, files }, Object.values(files));
+      return;
     }
     default: {
-      const never: never = msg.type;
-      post({ type: 'error', runId: (msg as ToWorker).runId, message: `unknown message ${String(never)}` });
+      const never: never = msg;
+      throw new Error(`unknown message ${JSON.stringify(never)}`);
     }
   }
+}
+
+onmessage = (event: MessageEvent<ToWorker>) => {
+  handle(event.data).catch((e: Error) => {
+    playing = false;
+    post({ type: 'error', runId: id, message: e.message });
+    setState('failed', e.message);
+  });
 };

@@ -6,9 +6,9 @@
  * config declares, by default the estimator), so at step 0 two runs roll out identically.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Experiment, Run } from '../core/config';
+import type { Experiment, LiveParam, Run } from '../core/config';
 import { resolveRun } from '../core/config';
-import { agentKey, evalAvgKey, evalPassKey, M, modelKey } from '../core/metrics';
+import { agentKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
 import { computeAdvantages } from '../rl/advantage';
@@ -17,7 +17,7 @@ import { InProcessEnvRunner } from '../tasks/env';
 import { evaluate, rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
 import { mixSeed, Prng } from '../tasks/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
-import { buildModels, disposeModels, type PolicyModel } from './models';
+import { buildModels, disposeModels, learningRate, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { updateModel } from './update-step';
 
@@ -51,6 +51,8 @@ export class RunTrainer {
   private readonly ownsModels: boolean;
   private readonly env: EnvRunner;
   private readonly settings: ReturnType<typeof resolveRun>;
+  /** Sampling temperature of training rollouts (a live parameter). */
+  private temperature: number;
   private readonly valSet: unknown[];
   private readonly t0 = performance.now();
   /** L_max of the sum-norm loss modes: the longest response any agent may give, plus EOS. */
@@ -62,6 +64,7 @@ export class RunTrainer {
     this.run = o.run;
     this.seed = o.seed;
     this.settings = resolveRun(o.exp, o.run);
+    this.temperature = o.exp.rollout.temperature;
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
     this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
@@ -98,7 +101,7 @@ export class RunTrainer {
       agentModels: this.agentModels,
       env: this.env,
       seed: mixSeed(this.seed, `rollout/${step}`),
-      temperature: exp.rollout.temperature,
+      temperature: this.temperature,
       topP: exp.rollout.topP,
     });
     const rolloutMs = performance.now() - tRollout;
@@ -126,7 +129,7 @@ export class RunTrainer {
       const idx = batch.rows.flatMap((r, i) => (m.agents.includes(r.agent) && !errored.has(r.traj) ? [i] : []));
       const report = await updateModel(m, batch.rows, advantages, idx, {
         optim,
-        temperature: exp.rollout.temperature,
+        temperature: this.temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
       });
@@ -159,6 +162,40 @@ export class RunTrainer {
 
     this.step++;
     return { step, metrics, rows: batch.rows, advantages, trajectories: batch.trajectories };
+  }
+
+  /** The frame key table of this run: every metric a step can emit, in a fixed order. */
+  metricKeys(): string[] {
+    return metricKeys(this.agents, this.models.map((m) => m.id), this.exp.eval.k);
+  }
+
+  /** Changes a live hyper-parameter; it applies from the next step on. */
+  setLive(param: LiveParam, value: number): void {
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${param} must be a finite number ≥ 0, got ${value}`);
+    const { optim } = this.settings;
+    switch (param) {
+      case 'lr':
+        optim.lr = value;
+        for (const m of this.models) m.opt.lr = learningRate(m, optim);
+        break;
+      case 'maxGradNorm':
+        optim.maxGradNorm = value;
+        for (const m of this.models) m.opt.clipNorm = value;
+        break;
+      case 'clipLow':
+      case 'clipHigh':
+      case 'entropyCoef':
+        optim[param] = value;
+        break;
+      case 'temperature':
+        if (value === 0) throw new Error('temperature must be > 0 for training rollouts');
+        this.temperature = value;
+        break;
+      default: {
+        const never: never = param;
+        throw new Error(`unknown live parameter ${String(never)}`);
+      }
+    }
   }
 
   /** avg@k and pass@k over the validation set at the eval temperature. */
