@@ -133,7 +133,9 @@ export function decodeCheckpoint(bytes: Uint8Array | ArrayBuffer, expect: { voca
     throw new Error(`checkpoint manifest is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
   const start = Math.ceil((12 + jsonLength) / 4) * 4;
-  const weights = b.slice(start).buffer as ArrayBuffer; // a copy: aligned, and independent of the file buffer
+  // A fresh, exact-length copy: aligned, and independent of the input (a Node Buffer may be a view
+  // into a shared pool, where .slice() would not copy).
+  const weights = new Uint8Array(b.subarray(start)).buffer as ArrayBuffer;
   const ckpt = { manifest, weights };
   verifyCheckpoint(ckpt, expect);
   return ckpt;

@@ -1,0 +1,73 @@
+/**
+ * The comparison the lab exists for, on the shipped base models: in the synchronous control the
+ * two estimators must coincide step for step; on `search` they must part from the first batch.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { ExperimentSchema } from '../../src/core/config';
+import { M } from '../../src/core/metrics';
+import { loadShippedBase } from '../../src/cli/base-models';
+import { loadBase } from '../../src/train/base';
+import { RunTrainer } from '../../src/train/trainer';
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+const small = (task: string) =>
+  ExperimentSchema.parse({ task, rollout: { batchSize: 4, groupSize: 4 }, eval: { every: 0 } });
+
+/** Everything a step measured, without wall-clock figures. */
+const science = (m: Record<string, number>) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== M.timeS && !k.startsWith('mem/')));
+
+describe('GRPO vs Dr. MAS from the shipped base models', () => {
+  it('sync: identical advantages, updates and metrics, step after step', async () => {
+    const exp = small('sync');
+    const { checkpoints, notes } = await loadShippedBase(exp);
+    expect(Object.values(notes).every((n) => n.startsWith('shipped base'))).toBe(true);
+    const grpo = new RunTrainer({ exp, run: exp.runs[0], seed: 11, base: checkpoints });
+    const drmas = new RunTrainer({ exp, run: exp.runs[1], seed: 11, base: checkpoints });
+    try {
+      for (let s = 0; s < 2; s++) {
+        const [a, b] = [await grpo.trainStep(), await drmas.trainStep()];
+        expect(a.advantages).toEqual(b.advantages);
+        expect(science(a.metrics)).toEqual(science(b.metrics));
+        // Not vacuous: the base model succeeds sometimes, so groups carry signal.
+        expect(a.metrics[M.zeroAdvFrac]).toBeLessThan(1);
+        expect(Math.max(...a.advantages.map(Math.abs))).toBeGreaterThan(0.1);
+      }
+    } finally {
+      grpo.dispose();
+      drmas.dispose();
+    }
+  });
+
+  it('search: same rollouts at step 0, different advantages', async () => {
+    const exp = small('search');
+    const { checkpoints } = await loadShippedBase(exp);
+    const grpo = new RunTrainer({ exp, run: exp.runs[0], seed: 2, base: checkpoints });
+    const drmas = new RunTrainer({ exp, run: exp.runs[1], seed: 2, base: checkpoints });
+    try {
+      const [a, b] = [await grpo.trainStep(), await drmas.trainStep()];
+      expect(a.rows.map((r) => r.response)).toEqual(b.rows.map((r) => r.response));
+      const diff = Math.max(...a.advantages.map((x, i) => Math.abs(x - b.advantages[i])));
+      expect(diff).toBeGreaterThan(0.05);
+    } finally {
+      grpo.dispose();
+      drmas.dispose();
+    }
+  });
+
+  it('refuses a corrupt base checkpoint naming the file', async () => {
+    const exp = small('sync');
+    const corrupt = async (path: string) => (path.endsWith('bob.ckpt') ? new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) : null);
+    await expect(loadBase(exp, corrupt)).rejects.toThrow(/no shipped base model models\/sync\/per-agent\/alice\.ckpt/);
+    const real = await loadShippedBase(exp);
+    const mixed = async (path: string) =>
+      path.endsWith('bob.ckpt') ? new Uint8Array([65, 71, 87, 71, 80, 84, 48, 49, 255, 255, 0, 0]) : (await import('node:fs')).readFileSync(`models/${path}`);
+    await expect(loadBase(exp, mixed)).rejects.toThrow(/models\/sync\/per-agent\/bob\.ckpt: checkpoint truncated/);
+    expect(Object.keys(real.checkpoints)).toEqual(['alice', 'bob']);
+  });
+});
