@@ -12,7 +12,7 @@ import { cpus } from 'node:os';
 import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
 import { disposeBatch, packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';
-import { mulberry32 } from '../src/model/prng';
+import { Prng } from '../src/core/prng';
 import { sample } from '../src/model/sampler';
 import { nextTokenLoss, supervisedStep } from '../src/model/warmstart';
 
@@ -29,7 +29,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const ROWS = 64;
 const PROMPT = 32;
 const NEW = 16;
-const rng = mulberry32(1);
+const rng = new Prng(1);
 const randomTokens = (n: number, V: number) => Array.from({ length: n }, () => 5 + Math.floor(rng.next() * (V - 5)));
 
 interface Result {

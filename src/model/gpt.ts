@@ -8,7 +8,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
 import { bmm, embed, gelu, layerNorm, linear, matmul } from './layers';
-import { mulberry32, normals } from './prng';
+import { Prng } from '../core/prng';
 
 /** Architecture hyper-parameters. */
 export interface GPTConfig {
@@ -120,7 +120,7 @@ export class GPT {
    * residual projections N(0, 0.02/√(2L)) so the residual stream's variance doesn't grow with depth.
    */
   static create(config: GPTConfig, seed: number): GPT {
-    const rng = mulberry32(seed);
+    const rng = new Prng(seed);
     const values = paramSpecs(config).map((s) => {
       const n = s.shape.reduce((a, d) => a * d, 1);
       if (s.init === 'zeros') return new Float32Array(n);
@@ -232,4 +232,17 @@ export class GPT {
     for (const b of this.causalBiases.values()) b.dispose();
     this.causalBiases.clear();
   }
+}
+
+/** `n` draws from N(0, std²) by Box–Muller: deterministic weight init on the CPU. */
+function normals(rng: Prng, n: number, std: number): Float32Array {
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i += 2) {
+    const u1 = 1 - rng.next(); // (0, 1]: log(0) would be -Infinity
+    const u2 = rng.next();
+    const r = Math.sqrt(-2 * Math.log(u1)) * std;
+    out[i] = r * Math.cos(2 * Math.PI * u2);
+    if (i + 1 < n) out[i + 1] = r * Math.sin(2 * Math.PI * u2);
+  }
+  return out;
 }

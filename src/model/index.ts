@@ -10,4 +10,3 @@ export { AdamW, globalNorm, clipCoef, type AdamWOptions } from './optim';
 export { update, type LossTerm, type UpdateReport } from './update';
 export { nextTokenLoss, supervisedStep } from './warmstart';
 export { saveCheckpoint, loadCheckpoint, loadCheckpointInto, verifyCheckpoint, encodeCheckpoint, decodeCheckpoint, hashBytes, type Checkpoint, type CheckpointManifest } from './checkpoint';
-export { mulberry32, deriveSeed, normals, type Rng } from './prng';

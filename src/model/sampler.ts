@@ -8,7 +8,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { MASK, type GPT } from './gpt';
 import { bucket } from './logprobs';
-import { mulberry32, type Rng } from './prng';
+import { Prng } from '../core/prng';
 
 export interface SampleOptions {
   /** Length limit of each response (EOS included). */
@@ -91,7 +91,7 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
   };
 
   // ---- decode loop: step 0 is the prompt (prefill), then one token per step
-  const rngs: Rng[] = opts.seeds.map((s) => mulberry32(s));
+  const rngs: Prng[] = opts.seeds.map((s) => new Prng(s));
   const samples: Sample[] = prompts.map(() => ({ tokens: [], logp: [], stop: 'length' }));
   const done = new Array<boolean>(n).fill(false);
   let cacheK: tf.Tensor4D[] = []; // per layer (B, H, hd, S): keys stored transposed for a flag-free q @ kT
@@ -156,7 +156,7 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
 }
 
 /** Draws one token from a row of logits; returns it with its log-prob (see Sample.logp). */
-export function choose(logits: Float32Array, temperature: number, topP: number, rng: Rng): { token: number; logp: number } {
+export function choose(logits: Float32Array, temperature: number, topP: number, rng: Prng): { token: number; logp: number } {
   const V = logits.length;
   const t = temperature > 0 ? temperature : 1;
   let max = -Infinity;

@@ -7,7 +7,7 @@
  */
 import type { Role } from '../core/vocab';
 import { formatProgram, parseProgram, runProgram, runSource, type Program, type Stage } from './listdsl';
-import type { Prng } from './prng';
+import type { Prng } from '../core/prng';
 import {
   agentSpec,
   expectTurn,

@@ -5,7 +5,7 @@
  */
 import type { Role } from '../core/vocab';
 import type { Policy } from './orchestrator';
-import { Prng } from './prng';
+import { Prng } from '../core/prng';
 import { getTask, type TaskName } from './registry';
 
 /** Probability of a mistake per call: one rate for all agents, or one per agent (default 0). */

@@ -5,7 +5,7 @@
  * verdict counts as approve; reward 1 if the last answer is right, −0.1 per invalid row. Pure.
  */
 import type { Role } from '../core/vocab';
-import type { Prng } from './prng';
+import type { Prng } from '../core/prng';
 import {
   agentSpec,
   expectTurn,

@@ -8,7 +8,7 @@
 import { evalAtK, type EvalAtK } from '../rl/eval';
 import type { Role } from '../core/vocab';
 import { InProcessEnvRunner, type EnvRunner, type EnvStepInput } from './env';
-import { mixSeed } from './prng';
+import { mixSeed } from '../core/prng';
 import { getTask, type TaskName } from './registry';
 import { agentSpec, type BaseState } from './types';
 

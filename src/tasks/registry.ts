@@ -6,7 +6,7 @@
 import type { TaskName } from '../core/config';
 import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
-import { hashString, type Prng } from './prng';
+import { hashString, type Prng } from '../core/prng';
 import { searchTask } from './search';
 import { syncTask } from './sync';
 import type { AnyTask, Split } from './types';

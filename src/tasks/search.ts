@@ -7,7 +7,7 @@
  */
 import { SPECIAL, type Role } from '../core/vocab';
 import { Bm25 } from './bm25';
-import type { Prng } from './prng';
+import type { Prng } from '../core/prng';
 import {
   agentSpec,
   expectTurn,

@@ -5,7 +5,7 @@
  * Bob mirrors Alice: success iff together they spell the word and its reverse. Pure.
  */
 import type { Role } from '../core/vocab';
-import type { Prng } from './prng';
+import type { Prng } from '../core/prng';
 import {
   agentSpec,
   expectTurn,

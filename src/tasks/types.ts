@@ -5,7 +5,7 @@
  * orchestras (algorithms.md §6) shrunk for character-level policies. Pure: no tfjs, no DOM.
  */
 import { CHARSET, roleToken, type Role } from '../core/vocab';
-import type { Prng } from './prng';
+import type { Prng } from '../core/prng';
 
 /** Policies see at most this many tokens: BOS + prompt + response + EOS must fit. */
 export const MAX_CONTEXT = 128;

@@ -9,7 +9,7 @@ import type { Role } from '../core/vocab';
 import { loadCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { GPT, gptConfig } from '../model/gpt';
 import { AdamW } from '../model/optim';
-import { mixSeed } from '../tasks/prng';
+import { mixSeed } from '../core/prng';
 import { getTask } from '../tasks/registry';
 import { MAX_CONTEXT } from '../tasks/types';
 

@@ -14,7 +14,7 @@ import { tokenizer } from '../model/tokenizer';
 import { supervisedStep } from '../model/warmstart';
 import { demonstratorPolicy } from '../tasks/demo';
 import { rollout } from '../tasks/orchestrator';
-import { mixSeed, Prng } from '../tasks/prng';
+import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances } from '../tasks/registry';
 import type { TaskName } from '../tasks/registry';
 import { buildModels, disposeModels } from './models';

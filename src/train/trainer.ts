@@ -15,7 +15,7 @@ import { computeAdvantages } from '../rl/advantage';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
 import { evaluate, rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
-import { mixSeed, Prng } from '../tasks/prng';
+import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
 import { buildModels, disposeModels, learningRate, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';

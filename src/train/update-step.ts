@@ -12,7 +12,7 @@ import { tokenizer } from '../model/tokenizer';
 import { update, type LossTerm } from '../model/update';
 import { aggregationWeights } from '../rl/agg-weights';
 import type { Row } from '../tasks/orchestrator';
-import { Prng } from '../tasks/prng';
+import { Prng } from '../core/prng';
 import type { PolicyModel } from './models';
 import type { SampledTokens } from './policy';
 import { PPO_STATS, ppoLoss } from './ppo-loss';
@@ -66,7 +66,7 @@ export async function updateModel(
   const rng = new Prng(o.seed);
 
   for (let epoch = 0; epoch < optim.epochs; epoch++) {
-    const order = shuffle([...idx], rng);
+    const order = rng.shuffle(idx);
     const size = Math.ceil(order.length / optim.miniBatches);
     for (let start = 0; start < order.length; start += size) {
       const chunk = order.slice(start, start + size);
@@ -181,13 +181,4 @@ async function updateChunk(
     disposeBatch(batch);
     tf.dispose([oldLogp, adv, ...(refLogp ? [refLogp] : []), ...termInputs.flatMap((t) => [t.mask, t.weights])]);
   }
-}
-
-/** Fisher–Yates with the run's seeded stream. */
-function shuffle<T>(xs: T[], rng: Prng): T[] {
-  for (let i = xs.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    [xs[i], xs[j]] = [xs[j], xs[i]];
-  }
-  return xs;
 }

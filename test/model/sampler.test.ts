@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disposeBatch, packRows, tokenLogprobs, toTensors, gatherResponses } from '../../src/model/logprobs';
-import { mulberry32 } from '../../src/model/prng';
+import { Prng } from '../../src/core/prng';
 import { choose, sample, type SampleOptions } from '../../src/model/sampler';
 import { tokenizer } from '../../src/model/tokenizer';
 import { BACKENDS, maxAbsDiff, tinyModel, useBackend } from './helpers';
@@ -96,8 +96,8 @@ describe('choose (CPU sampling from one row of logits)', () => {
   const logits = new Float32Array([2, 1, 0.5, -1, -3]);
 
   it('greedy picks the argmax; top-p keeps only the nucleus', () => {
-    expect(choose(logits, 0, 1, mulberry32(1)).token).toBe(0);
-    const rng = mulberry32(2);
+    expect(choose(logits, 0, 1, new Prng(1)).token).toBe(0);
+    const rng = new Prng(2);
     const seen = new Set<number>();
     for (let i = 0; i < 500; i++) seen.add(choose(logits, 1, 0.5, rng).token);
     expect([...seen]).toEqual([0]); // p(0) ≈ 0.61 ≥ 0.5 alone
@@ -106,7 +106,7 @@ describe('choose (CPU sampling from one row of logits)', () => {
   });
 
   it('follows the temperature-scaled distribution and reports its log-prob', () => {
-    const rng = mulberry32(3);
+    const rng = new Prng(3);
     const counts = new Array(5).fill(0);
     const t = 2;
     const z = Array.from(logits, (l) => Math.exp(l / t));

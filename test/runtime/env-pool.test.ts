@@ -6,7 +6,7 @@ import { demonstratorPolicy } from '../../src/tasks/demo';
 import { InProcessEnvRunner } from '../../src/tasks/env';
 import type { EnvStepInput } from '../../src/tasks/env';
 import { rollout } from '../../src/tasks/orchestrator';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { TASKS, sampleInstances } from '../../src/tasks/registry';
 
 /**
@@ -32,12 +32,12 @@ const input = (traj: number, response: string): EnvStepInput => ({
 
 describe('WorkerEnvRunner', () => {
   it('times out a hung transition, replaces the worker and finishes the rest of the batch', async () => {
-    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })), size: 2, timeoutMs: 300 });
+    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })), size: 2, timeoutMs: 2000 }); // generous: thread start-up counts against the first item
     try {
       const responses = ['a', 'b', 'hang', 'c', 'd', 'crash', 'e', 'f'];
       const results = await pool.step('math', responses.map((r, i) => input(i, r)));
       expect(results.map((r) => r.ok)).toEqual([true, true, false, true, true, false, true, true]);
-      expect(results[2]).toEqual({ ok: false, error: expect.stringMatching(/^traj 2: environment timed out after 300 ms/) });
+      expect(results[2]).toEqual({ ok: false, error: expect.stringMatching(/^traj 2: environment timed out after 2000 ms/) });
       expect(results[5]).toEqual({ ok: false, error: expect.stringMatching(/^traj 5: environment worker crashed \(.*boom/) });
       expect(pool.stats).toEqual({ timeouts: 1, crashes: 1, replaced: 2 });
       // The replacements work: the next tick is clean.

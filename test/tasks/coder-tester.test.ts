@@ -8,7 +8,7 @@ import {
   type CoderTesterInstance,
 } from '../../src/tasks/coder-tester';
 import { runSource } from '../../src/tasks/listdsl';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { sampleInstances } from '../../src/tasks/registry';
 
 const instances = sampleInstances(coderTesterTask, new Prng(1), 'train', 300) as CoderTesterInstance[];

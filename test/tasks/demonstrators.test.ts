@@ -2,7 +2,7 @@
 // workflow (independent of the task code): a per-call mistake probability e, of which a share
 // MALFORMED_SHARE are malformed outputs; a malformed verdict counts as approve / yes.
 import { describe, expect, it } from 'vitest';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { sampleInstances, TASKS } from '../../src/tasks/registry';
 import type { SearchInstance } from '../../src/tasks/search';
 import { MALFORMED_SHARE as M } from '../../src/tasks/types';

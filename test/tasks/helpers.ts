@@ -2,7 +2,7 @@
 import { CHARSET, SPECIAL, roleToken, ROLES } from '../../src/core/vocab';
 import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';
 import { rollout, type Policy, type RolloutResult } from '../../src/tasks/orchestrator';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { sampleInstances, TASKS, type TaskName } from '../../src/tasks/registry';
 
 export const TASK_LIST = Object.keys(TASKS) as TaskName[];

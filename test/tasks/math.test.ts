@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mathTask, problemText, solution, type MathInstance, type MathState } from '../../src/tasks/math';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { sampleInstances } from '../../src/tasks/registry';
 
 const inst: MathInstance = { a: 37, b: 48, op: '+' };

@@ -15,7 +15,7 @@ import {
   type PolicyCall,
   type PolicyOptions,
 } from '../../src/tasks/orchestrator';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { getTask, sampleInstances, TASKS, validationSet, type TaskName } from '../../src/tasks/registry';
 import { allAgents, fuzzPolicy } from './helpers';
 

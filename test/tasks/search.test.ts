@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SPECIAL } from '../../src/core/vocab';
 import { Bm25 } from '../../src/tasks/bm25';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { sampleInstances } from '../../src/tasks/registry';
 import {
   answerable,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rollout } from '../../src/tasks/orchestrator';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import { sampleInstances } from '../../src/tasks/registry';
 import { syncTask, type SyncState } from '../../src/tasks/sync';
 import { allAgents, demoRollout, fuzzPolicy } from './helpers';

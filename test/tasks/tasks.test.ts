@@ -5,7 +5,7 @@ import { CHARSET, ROLES, roleToken } from '../../src/core/vocab';
 import { TASK_NAMES } from '../../src/core/config';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import { rollout } from '../../src/tasks/orchestrator';
-import { Prng } from '../../src/tasks/prng';
+import { Prng } from '../../src/core/prng';
 import {
   getTask,
   sampleInstances,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashString, mixSeed, Prng } from '../../src/tasks/prng';
+import { hashString, mixSeed, Prng } from '../../src/core/prng';
 
 describe('Prng', () => {
   it('repeats its stream for the same seed and differs for another', () => {

@@ -1,8 +1,8 @@
 /**
- * Seeded randomness for the tasks layer: a mulberry32 stream with labelled splitting, and a
- * string hash for train/validation splits. Explicit objects passed as arguments, never a patched
- * global (style.md §7). Same algorithm as src/model/prng.ts so the two can merge into src/core.
- * Pure: no tfjs, no DOM, no Node APIs.
+ * The lab's one seeded PRNG: a mulberry32 stream with labelled splitting (`split`, `mixSeed`) and
+ * a string hash for train/validation splits. Every consumer — task generators, weight init, the
+ * sampler's per-trajectory streams, mini-batch shuffles — gets an explicit object passed as an
+ * argument, never a patched global (style.md §7). Pure: no tfjs, no DOM, no Node APIs.
  */
 
 /** murmur3's 32-bit finalizer: spreads every input bit over the output. */
