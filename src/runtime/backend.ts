@@ -72,7 +72,7 @@ export async function selectBackend(tf: typeof TF, requested: BackendName, platf
 
   // The CPU result is the reference every candidate must reproduce.
   await tf.setBackend('cpu');
-  const reference = await sanityStep(tf);
+  const reference = await sanityStep();
 
   const order = requested === 'auto' ? AUTO_ORDER : [requested];
   for (const backend of order) {
@@ -104,7 +104,7 @@ export async function selectBackend(tf: typeof TF, requested: BackendName, platf
       await platform.load(backend);
       if (!(await tf.setBackend(backend))) throw new Error('tfjs could not initialize it');
       await tf.ready();
-      maxDiff = maxRelativeDiff(await sanityStep(tf), reference);
+      maxDiff = maxRelativeDiff(await sanityStep(), reference);
     } catch (e) {
       report.attempts.push(attempt(false, `failed to start: ${(e as Error).message}`));
       await tf.setBackend('cpu');
