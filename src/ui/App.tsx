@@ -1,13 +1,19 @@
 /**
- * The lab shell: header with Train and Copy link, a link-error alert, the experiment decoded from
- * the URL, and the backend indicator. Training itself arrives with the Training-loop issue; until
- * then Train stays disabled and says why.
+ * The lab: a header with the session controls, a status bar (per-run step counters, backend),
+ * a sidebar with the experiment, live hyper-parameters, export and the backend report, and the
+ * chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
 import { useEffect, useState } from 'react';
 import { spawnRunWorker } from '../runtime/client';
+import { downloadCsv, downloadJson } from './export';
+import { snapshot } from './lab';
 import { BackendPanel } from './panels/BackendPanel';
+import { Charts } from './panels/Charts';
+import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
-import { setBackend, useLab } from './store';
+import { LiveParams } from './panels/LiveParams';
+import { RolloutInspector } from './panels/RolloutInspector';
+import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
 
 /** One probe worker per requested backend; replaced when the choice changes. */
@@ -45,14 +51,54 @@ function UrlAlert() {
   );
 }
 
+function SessionErrors() {
+  const errors = useLab((s) => s.errors);
+  if (errors.length === 0) return null;
+  return (
+    <div role="alert" className="alert" data-testid="session-alert">
+      {errors.map((e, i) => (
+        <p key={i}>
+          {e}{' '}
+          <button type="button" className="link" onClick={() => dismissError(i)} aria-label={`Dismiss: ${e}`}>
+            dismiss
+          </button>
+        </p>
+      ))}
+    </div>
+  );
+}
+
+function ExportPanel() {
+  const hasRuns = useLab((s) => s.runs.length > 0);
+  return (
+    <section className="panel" aria-labelledby="export-title">
+      <h2 id="export-title">Export</h2>
+      <p className="muted">
+        Every run’s metrics (one row per run per step, one column per metric), or its weights.
+      </p>
+      <div className="row">
+        <button type="button" onClick={downloadCsv} disabled={!hasRuns}>
+          Download CSV
+        </button>
+        <button type="button" onClick={downloadJson} disabled={!hasRuns}>
+          Download JSON
+        </button>
+        <button
+          type="button"
+          onClick={snapshot}
+          disabled={!hasRuns}
+          title="The current weights of every run's models"
+        >
+          Download checkpoints
+        </button>
+      </div>
+    </section>
+  );
+}
+
 export function App() {
   useBackendProbe();
-  const backend = useLab((s) => s.backend);
   const [copied, setCopied] = useState(false);
-  const trainReason =
-    backend.state !== 'ready'
-      ? 'Waiting for a compute backend'
-      : 'The training loop is not built yet (Training-loop issue)';
 
   const copy = async () => {
     await navigator.clipboard?.writeText(shareLink()).catch(() => undefined);
@@ -66,23 +112,26 @@ export function App() {
         <h1>
           Agentwise Lab <small>GRPO vs Dr. MAS, per agent, live</small>
         </h1>
-        <div className="controls">
-          <button type="button" disabled title={trainReason} aria-describedby="train-reason">
-            Train
-          </button>
-          <span id="train-reason" className="muted">
-            {trainReason}
-          </span>
-          <button type="button" onClick={copy}>
-            {copied ? 'Copied' : 'Copy link'}
-          </button>
-        </div>
+        <Controls />
+        <button type="button" onClick={copy} aria-label="Copy link">
+          {copied ? 'Copied' : 'Copy link'}
+        </button>
       </header>
-      <main>
-        <UrlAlert />
-        <ExperimentPanel />
-        <BackendPanel />
-      </main>
+      <StatusBar />
+      <div className="layout">
+        <aside className="sidebar">
+          <ExperimentPanel />
+          <LiveParams />
+          <ExportPanel />
+          <BackendPanel />
+        </aside>
+        <main>
+          <UrlAlert />
+          <SessionErrors />
+          <Charts />
+          <RolloutInspector />
+        </main>
+      </div>
     </>
   );
 }

@@ -1,12 +1,15 @@
 /**
- * The app's one zustand store. It holds slow state only (the experiment, URL problems, the
- * backend report); per-step metrics will bypass React through store subscriptions. Actions are
- * plain functions so they can be tested without React.
+ * The app's one zustand store, composed of slices: the experiment and its link problems, the
+ * backend probe, the live session's runs, and view preferences. It holds slow state only: the
+ * per-step metric history lives in ring buffers outside React (run-data.ts), and the store only
+ * carries `frameVersion`, bumped at most once per animation frame, so charts know to re-read.
+ * Setters here are plain functions; session actions (Train, Pause, …) live in lab.ts.
  */
 import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 import type { BackendReport } from '../runtime/backend';
+import type { LiveParam, RunId, RunState } from '../runtime/protocol';
 
 export type BackendStatus =
   | { state: 'probing' }
@@ -14,17 +17,74 @@ export type BackendStatus =
   | { state: 'refused'; report: BackendReport }
   | { state: 'error'; message: string };
 
+/** A live hyper-parameter change, drawn as a vertical marker at the step it took effect. */
+export interface Marker {
+  step: number;
+  param: LiveParam;
+  value: number;
+}
+
+/** What React shows about one run (one worker): everything but the metric history. */
+export interface RunView {
+  id: RunId;
+  label: string;
+  seed: number;
+  /** Index into config.runs: runs of one index (several seeds) share a colour. */
+  runIndex: number;
+  color: string;
+  state: RunState;
+  /** The worker's own words for its state ("compiling shaders…"). */
+  message?: string;
+  /** Steps completed (the last frame's step). */
+  step: number;
+  agents: string[];
+  models: { id: string; preset: string; agents: string[]; params: number }[];
+  backend?: BackendReport;
+  tokensPerS: number;
+  markers: Marker[];
+  /** Step of the latest rollouts received (they are kept in run-data.ts). */
+  rolloutStep: number;
+  error?: string;
+}
+
+/** 'none': no workers; 'paused': workers exist and wait; 'playing': they train freely. */
+export type SessionStatus = 'none' | 'paused' | 'playing';
+
+export interface ViewPrefs {
+  /** TensorBoard-style debiased EMA weight in [0, 0.99]. */
+  smoothing: number;
+  logGradNorm: boolean;
+  /** Series hidden through the legend, by run index and agent name. */
+  hiddenRuns: number[];
+  hiddenAgents: string[];
+}
+
 export interface LabState {
   config: Experiment;
   /** Problems with the link the page was opened with; the defaults were opened instead. */
   urlErrors: FieldError[];
   backend: BackendStatus;
+  session: SessionStatus;
+  /** Paused by the Page Visibility API, to resume when the tab shows again. */
+  autoPaused: boolean;
+  runs: RunView[];
+  /** Bumped (at most once per animation frame) when any run's ring buffer grew. */
+  frameVersion: number;
+  /** Session-level errors (a worker that failed to start, …), shown in role="alert". */
+  errors: string[];
+  view: ViewPrefs;
 }
 
 export const useLab = create<LabState>(() => ({
   config: DEFAULT_EXPERIMENT,
   urlErrors: [],
   backend: { state: 'probing' },
+  session: 'none',
+  autoPaused: false,
+  runs: [],
+  frameVersion: 0,
+  errors: [],
+  view: { smoothing: 0.6, logGradNorm: false, hiddenRuns: [], hiddenAgents: [] },
 }));
 
 export const setConfig = (config: Experiment) => useLab.setState({ config });
@@ -32,3 +92,35 @@ export const setConfig = (config: Experiment) => useLab.setState({ config });
 export const chooseConfig = (config: Experiment) => useLab.setState({ config, urlErrors: [] });
 export const setUrlErrors = (urlErrors: FieldError[]) => useLab.setState({ urlErrors });
 export const setBackend = (backend: BackendStatus) => useLab.setState({ backend });
+
+export const setView = (patch: Partial<ViewPrefs>) =>
+  useLab.setState((s) => ({ view: { ...s.view, ...patch } }));
+export const toggleRun = (runIndex: number) =>
+  useLab.setState((s) => ({ view: { ...s.view, hiddenRuns: toggle(s.view.hiddenRuns, runIndex) } }));
+export const toggleAgent = (agent: string) =>
+  useLab.setState((s) => ({ view: { ...s.view, hiddenAgents: toggle(s.view.hiddenAgents, agent) } }));
+export const addError = (message: string) => useLab.setState((s) => ({ errors: [...s.errors, message] }));
+export const dismissError = (i: number) =>
+  useLab.setState((s) => ({ errors: s.errors.filter((_, j) => j !== i) }));
+
+/** Updates one run's view; a no-op for a run that is gone (a late message after reset). */
+export function patchRun(id: RunId, patch: Partial<RunView> | ((r: RunView) => Partial<RunView>)): void {
+  useLab.setState((s) => {
+    const i = s.runs.findIndex((r) => r.id === id);
+    if (i < 0) return s;
+    const runs = s.runs.slice();
+    runs[i] = { ...runs[i], ...(typeof patch === 'function' ? patch(runs[i]) : patch) };
+    return { runs };
+  });
+}
+
+function toggle<T>(list: T[], x: T): T[] {
+  return list.includes(x) ? list.filter((y) => y !== x) : [...list, x];
+}
+
+/** One colour per run index (Okabe–Ito-like, distinguishable in colour-blind palettes). */
+export const RUN_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'] as const;
+/** One dash pattern per agent, in the order the task lists its agents. */
+export const AGENT_DASHES = ['', '6 3', '2 3', '10 3 2 3'] as const;
+export const runColor = (runIndex: number) => RUN_COLORS[runIndex % RUN_COLORS.length];
+export const agentDash = (i: number) => AGENT_DASHES[i % AGENT_DASHES.length];

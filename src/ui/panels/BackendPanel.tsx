@@ -11,7 +11,7 @@ export function BackendPanel() {
   return (
     <section className="panel" aria-labelledby="backend-title">
       <h2 id="backend-title">Compute backend</h2>
-      <label>
+      <label className="backend-select">
         Backend{' '}
         <select value={requested} onChange={(e) => setRequested(e.target.value as BackendName)}>
           {BACKEND_NAMES.map((b) => (
@@ -38,20 +38,24 @@ export function BackendPanel() {
               Refused <strong>{backend.report.requested}</strong>: it cannot run here. Choose another backend.
             </p>
           )}
-          {backend.report.adapter && (
-            <p data-testid="backend-adapter">
-              WebGPU adapter: {backend.report.adapter.vendor || '?'} / {backend.report.adapter.architecture || '?'}
-              {backend.report.adapter.isFallbackAdapter ? ' (fallback adapter: software)' : ''}
-            </p>
-          )}
-          {backend.report.renderer && <p>WebGL renderer: {backend.report.renderer}</p>}
-          <ul className="attempts" data-testid="backend-attempts">
-            {backend.report.attempts.map((a) => (
-              <li key={a.backend} data-backend={a.backend} data-ok={a.ok}>
-                <strong>{a.backend}</strong> {a.ok ? '✓' : '✗'} {a.reason} <small>({a.ms} ms)</small>
-              </li>
-            ))}
-          </ul>
+          <details>
+            <summary>Why this backend</summary>
+            {backend.report.adapter && (
+              <p data-testid="backend-adapter">
+                WebGPU adapter: {backend.report.adapter.vendor || '?'} /{' '}
+                {backend.report.adapter.architecture || '?'}
+                {backend.report.adapter.isFallbackAdapter ? ' (fallback adapter: software)' : ''}
+              </p>
+            )}
+            {backend.report.renderer && <p>WebGL renderer: {backend.report.renderer}</p>}
+            <ul className="attempts" data-testid="backend-attempts">
+              {backend.report.attempts.map((a) => (
+                <li key={a.backend} data-backend={a.backend} data-ok={a.ok}>
+                  <strong>{a.backend}</strong> {a.ok ? '✓' : '✗'} {a.reason} <small>({a.ms} ms)</small>
+                </li>
+              ))}
+            </ul>
+          </details>
         </>
       )}
     </section>

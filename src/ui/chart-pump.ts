@@ -1,0 +1,120 @@
+/**
+ * Chart refresh scheduling. recharts renders SVG through its own redux store: a chart's new data
+ * enters that store from an effect and re-renders the chart synchronously, tens of milliseconds
+ * each (tfjs-webgpu.md §11). Refreshing every chart in one commit would block the page for
+ * hundreds, so charts refresh one at a time, on-screen ones only, each at most once per REFRESH_MS
+ * while frames stream in, with a pause as long as the last refresh before the next: charts take
+ * at most about half the main thread, and input is answered between any two. Each refresh is a
+ * `chart` user-timing measure, so benchmarks can see what a chart costs.
+ */
+import { startTransition } from 'react';
+import { useLab } from './store';
+
+/** Least time between two refreshes of one chart while frames arrive. */
+export const REFRESH_MS = 1000;
+
+interface Entry {
+  name: string;
+  refresh(): void;
+  visible: boolean;
+  dirty: boolean;
+  /** Refresh without waiting REFRESH_MS (a user changed how the chart is drawn). */
+  urgent: boolean;
+  last: number;
+}
+
+const charts = new Set<Entry>();
+let timer: ReturnType<typeof setTimeout> | null = null;
+let measured = 0;
+/** The chart whose refresh is rendering (a transition, time-sliced); the next waits for its commit. */
+let inFlight: {
+  entry: Entry;
+  start: number;
+  guard: ReturnType<typeof setTimeout>;
+  settling?: boolean;
+} | null = null;
+
+function committed(entry: Entry): void {
+  if (inFlight?.entry !== entry || inFlight.settling) return;
+  inFlight.settling = true;
+  const { start, guard } = inFlight;
+  clearTimeout(guard);
+  // recharts copies the new data into its store from an effect and re-renders synchronously
+  // right after this commit; a zero timeout lands after that, so the measure includes it.
+  setTimeout(() => {
+    const end = performance.now();
+    performance.measure('chart', { start, end, detail: entry.name });
+    if (++measured % 1000 === 0) performance.clearMeasures('chart'); // keep the timeline bounded
+    // Leave the page as much time as the last chart took: charts get at most half the main thread.
+    inFlight = null;
+    kick(Math.min(end - start, 500));
+  }, 0);
+}
+
+function kick(delay = 0): void {
+  if (timer === null) timer = setTimeout(pump, delay);
+}
+
+function pump(): void {
+  timer = null;
+  if (inFlight) return;
+  const now = performance.now();
+  let next: Entry | null = null;
+  let wait = Infinity;
+  for (const c of charts) {
+    if (!c.visible || !c.dirty) continue;
+    const due = c.urgent ? now : c.last + REFRESH_MS;
+    if (due <= now) {
+      if (!next || c.last < next.last) next = c;
+    } else wait = Math.min(wait, due - now);
+  }
+  if (next) {
+    next.dirty = next.urgent = false;
+    next.last = now;
+    const entry = next;
+    // A chart that does not re-render (no new data) never commits: move on after a while.
+    inFlight = { entry, start: performance.now(), guard: setTimeout(() => committed(entry), 500) };
+    startTransition(entry.refresh);
+  } else if (wait < Infinity) kick(wait);
+}
+
+export interface ChartHandle {
+  setVisible(visible: boolean): void;
+  /** Called by the chart after a refresh committed (from an effect). */
+  committed(): void;
+  dispose(): void;
+}
+
+/** Registers a chart's refresh callback; it runs (in a transition) when the chart's turn comes. */
+export function registerChart(name: string, refresh: () => void): ChartHandle {
+  const entry: Entry = { name, refresh, visible: true, dirty: false, urgent: false, last: -Infinity };
+  charts.add(entry);
+  return {
+    setVisible(visible) {
+      entry.visible = visible;
+      if (visible && entry.dirty) {
+        entry.urgent = true;
+        kick();
+      }
+    },
+    committed: () => committed(entry),
+    dispose() {
+      charts.delete(entry);
+      committed(entry);
+    },
+  };
+}
+
+function markAll(urgent: boolean): void {
+  for (const c of charts) {
+    c.dirty = true;
+    c.urgent ||= urgent;
+  }
+  kick();
+}
+
+// New frames: refresh at the throttled pace. A change in how charts are drawn: refresh now.
+useLab.subscribe((s, prev) => {
+  if (s.view.smoothing !== prev.view.smoothing) markAll(true);
+  else if (s.frameVersion !== prev.frameVersion) markAll(false);
+});

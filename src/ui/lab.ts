@@ -1,0 +1,195 @@
+/**
+ * Session actions: plain functions (testable without React) that create and drive one
+ * LabSession — one worker per run × seed — with the store's config, and route its events into
+ * the store (slow state) and run-data.ts (metric frames, rollouts). A structural config change
+ * resets the session; a live hyper-parameter applies in place and leaves a chart marker.
+ */
+import type { Experiment } from '../core/config';
+import { LabSession } from '../runtime/client';
+import type { LabEvents } from '../runtime/client';
+import type { LiveParam, RunId } from '../runtime/protocol';
+import { downloadBlob, fileName } from './export';
+import { clearRunData, initRunData, pushFrame, setRollouts } from './run-data';
+import { addError, patchRun, runColor, useLab } from './store';
+
+let session: LabSession | null = null;
+/** Runs that have sent `ready`; commands that need a loaded run wait until all have. */
+const readyRuns = new Set<RunId>();
+let whenReady: (() => void)[] = [];
+
+/** Runs `f` now if every run is loaded, else once the last one is (workers drop early steps). */
+function onceReady(f: () => void): void {
+  if (session && readyRuns.size === session.runs.length) f();
+  else whenReady.push(f);
+}
+
+const events: LabEvents = {
+  backend(id, report) {
+    patchRun(id, { backend: report });
+    if (!report.backend) fail(id, `no usable backend for ${report.requested}`);
+  },
+  ready(id, msg) {
+    initRunData(id, msg.keys);
+    patchRun(id, { agents: msg.agents, models: msg.models });
+    readyRuns.add(id);
+    if (session && readyRuns.size === session.runs.length) {
+      const queued = whenReady;
+      whenReady = [];
+      for (const f of queued) f();
+    }
+  },
+  frame: pushFrame,
+  rollouts: setRollouts,
+  state(id, state, step, message) {
+    patchRun(id, (r) => ({ state, message, step: Math.max(r.step, step) }));
+  },
+  param(id, param, value, step) {
+    patchRun(id, (r) => ({ markers: [...r.markers, { step, param, value }] }));
+  },
+  checkpoint(id, step, files) {
+    // One file per model of the run (upload and IndexedDB persistence are still to come).
+    const label = useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+    const base = fileName(`${label}-step-${step}`);
+    for (const [model, bytes] of Object.entries(files)) {
+      downloadBlob(`${base}-${model}.ckpt`, new Blob([bytes], { type: 'application/octet-stream' }));
+    }
+  },
+  error: fail,
+};
+
+function fail(id: RunId, message: string): void {
+  patchRun(id, { error: message });
+  const label = useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+  addError(`${label}: ${message}`);
+}
+
+/** Spawns the workers for the current config (disposing any previous session). */
+export function startSession(): LabSession {
+  reset();
+  const { config } = useLab.getState();
+  try {
+    session = new LabSession(config, events);
+  } catch (e) {
+    addError(`Could not start the runs: ${(e as Error).message}`);
+    throw e;
+  }
+  useLab.setState({
+    session: 'paused',
+    autoPaused: false,
+    runs: session.runs.map((r) => ({
+      id: r.id,
+      label: r.label,
+      seed: r.seed,
+      runIndex: r.runIndex,
+      color: runColor(r.runIndex),
+      state: 'loading',
+      message: 'starting worker…',
+      step: 0,
+      agents: [],
+      models: [],
+      tokensPerS: NaN,
+      markers: [],
+      rolloutStep: -1,
+    })),
+  });
+  return session;
+}
+
+export function play(): void {
+  (session ?? startSession()).play();
+  useLab.setState({ session: 'playing', autoPaused: false });
+}
+
+export function pause(): void {
+  session?.pause();
+  if (session) useLab.setState({ session: 'paused' });
+}
+
+export function stepOnce(): void {
+  const s = session ?? startSession();
+  if (useLab.getState().session === 'playing') pause();
+  onceReady(() => s.step());
+}
+
+/** Asks every run for its weights; each answers with a checkpoint, downloaded as it arrives. */
+export function snapshot(): void {
+  const s = session;
+  if (s) onceReady(() => s.snapshot());
+}
+
+/** Terminates the workers and forgets every run's history. */
+export function reset(): void {
+  session?.dispose();
+  session = null;
+  readyRuns.clear();
+  whenReady = [];
+  clearRunData();
+  useLab.setState({ session: 'none', autoPaused: false, runs: [], errors: [] });
+}
+
+// ─── live hyper-parameters ───────────────────────────────────────────────────
+
+/** Where each live parameter lives in the config. */
+export const LIVE_PATHS: Record<
+  LiveParam,
+  { get(c: Experiment): number; set(c: Experiment, v: number): Experiment }
+> = {
+  lr: { get: (c) => c.optim.lr, set: (c, v) => ({ ...c, optim: { ...c.optim, lr: v } }) },
+  maxGradNorm: {
+    get: (c) => c.optim.maxGradNorm,
+    set: (c, v) => ({ ...c, optim: { ...c.optim, maxGradNorm: v } }),
+  },
+  clipLow: { get: (c) => c.optim.clipLow, set: (c, v) => ({ ...c, optim: { ...c.optim, clipLow: v } }) },
+  clipHigh: { get: (c) => c.optim.clipHigh, set: (c, v) => ({ ...c, optim: { ...c.optim, clipHigh: v } }) },
+  entropyCoef: {
+    get: (c) => c.optim.entropyCoef,
+    set: (c, v) => ({ ...c, optim: { ...c.optim, entropyCoef: v } }),
+  },
+  temperature: {
+    get: (c) => c.rollout.temperature,
+    set: (c, v) => ({ ...c, rollout: { ...c.rollout, temperature: v } }),
+  },
+};
+
+/**
+ * Applies a hyper-parameter to every run without a reset. The config (and so the link) follows;
+ * the worker answers with the step it took effect at, which becomes a chart marker.
+ */
+export function setLive(param: LiveParam, value: number): void {
+  const { config } = useLab.getState();
+  if (LIVE_PATHS[param].get(config) === value) return;
+  useLab.setState({ config: LIVE_PATHS[param].set(config, value) });
+  const s = session;
+  if (s) onceReady(() => s.set(param, value));
+}
+
+/** The config with every live field blanked: two configs with equal keys need no reset. */
+export function structuralKey(c: Experiment): string {
+  let blank = c;
+  for (const p of Object.values(LIVE_PATHS)) blank = p.set(blank, 0);
+  return JSON.stringify(blank);
+}
+
+// ─── reactions: structural changes reset, a hidden tab pauses ────────────────────
+
+/** Starts the session's reactions to the store and the page; returns a function that stops them. */
+export function startLabSync(): () => void {
+  const unsubscribe = useLab.subscribe((s, prev) => {
+    const structural = s.config !== prev.config && structuralKey(s.config) !== structuralKey(prev.config);
+    if (session && structural) reset();
+  });
+  const onVisibility = () => {
+    const s = useLab.getState();
+    if (document.visibilityState === 'hidden' && s.session === 'playing') {
+      pause();
+      useLab.setState({ autoPaused: true });
+    } else if (document.visibilityState === 'visible' && s.autoPaused && s.session === 'paused') {
+      play();
+    }
+  };
+  document.addEventListener('visibilitychange', onVisibility);
+  return () => {
+    unsubscribe();
+    document.removeEventListener('visibilitychange', onVisibility);
+  };
+}

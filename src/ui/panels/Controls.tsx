@@ -1,0 +1,120 @@
+/**
+ * Session controls (Train, Pause, Step, Reset) and the status bar: per run its state, a labelled
+ * step counter and tokens/s; the backend the workers chose. Buttons are native, so they are
+ * keyboard operable and named by their text.
+ */
+import { pause, play, reset, stepOnce } from '../lab';
+import { useLab } from '../store';
+import type { RunView } from '../store';
+
+export function Controls() {
+  const backend = useLab((s) => s.backend);
+  const session = useLab((s) => s.session);
+  const ready = backend.state === 'ready';
+  const why = ready
+    ? undefined
+    : backend.state === 'probing'
+      ? 'Waiting for the backend check'
+      : 'No usable compute backend';
+  return (
+    <div className="controls" role="group" aria-label="Training controls">
+      <button
+        type="button"
+        className="primary"
+        onClick={play}
+        disabled={!ready || session === 'playing'}
+        title={why ?? 'Train every run (creates the workers on first use)'}
+      >
+        Train
+      </button>
+      <button
+        type="button"
+        onClick={pause}
+        disabled={session !== 'playing'}
+        title="Pause every run after its current step"
+      >
+        Pause
+      </button>
+      <button
+        type="button"
+        onClick={stepOnce}
+        disabled={!ready}
+        title="Run exactly one more optimizer step per run"
+      >
+        Step
+      </button>
+      <button
+        type="button"
+        onClick={reset}
+        disabled={session === 'none'}
+        title="Stop the runs and forget their metrics"
+      >
+        Reset
+      </button>
+      {why && <span className="muted">{why}</span>}
+    </div>
+  );
+}
+
+const STATE_TEXT: Record<RunView['state'], string> = {
+  idle: 'idle',
+  loading: 'loading base models…',
+  compiling: 'compiling shaders…',
+  running: 'training',
+  paused: 'paused',
+  done: 'done',
+  failed: 'failed',
+};
+
+const tps = (v: number) =>
+  Number.isFinite(v) ? `${v >= 100 ? Math.round(v) : v.toPrecision(3)} tok/s` : '– tok/s';
+
+function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
+  const text = run.error
+    ? 'failed'
+    : run.state === 'loading' || run.state === 'compiling'
+      ? (run.message ?? STATE_TEXT[run.state])
+      : pausing && run.state === 'running'
+        ? 'pausing after this step…'
+        : STATE_TEXT[run.state];
+  return (
+    <li className="run-status" data-run={run.label} data-state={run.state}>
+      <span className="swatch" style={{ background: run.color }} aria-hidden="true" />
+      <strong>{run.label}</strong>
+      <span className="counter">
+        step{' '}
+        <output aria-label={`${run.label} step`} aria-live="off" data-testid="step-counter">
+          {run.step}
+        </output>
+      </span>
+      <span className={`state state-${run.state}`}>{text}</span>
+      <span className="tps">{tps(run.tokensPerS)}</span>
+    </li>
+  );
+}
+
+export function StatusBar() {
+  const runs = useLab((s) => s.runs);
+  const session = useLab((s) => s.session);
+  const backend = useLab((s) => s.backend);
+  const runBackend = runs.find((r) => r.backend)?.backend;
+  const report = runBackend ?? (backend.state === 'ready' ? backend.report : undefined);
+  return (
+    <div className="statusbar" aria-label="Run status">
+      <ul className="runs-status">
+        {runs.length === 0 && <li className="muted">No runs yet: press Train.</li>}
+        {runs.map((r) => (
+          <RunStatus key={r.id} run={r} pausing={session !== 'playing'} />
+        ))}
+      </ul>
+      <span
+        className="backend-chip"
+        title={report?.attempts.map((a) => `${a.backend}: ${a.reason}`).join('\n')}
+      >
+        {backend.state === 'probing' && 'checking backends…'}
+        {report &&
+          `${report.backend ?? 'no backend'}${report.adapter ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
+      </span>
+    </div>
+  );
+}

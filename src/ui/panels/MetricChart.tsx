@@ -1,0 +1,345 @@
+/**
+ * One metric chart: runs overlaid (one colour per run, one dash per agent or key), the smoothed
+ * line over a faint raw one (TensorBoard), live-parameter markers, a tooltip synced across charts
+ * by step. It re-reads the ring buffers when the chart pump says (chart-pump.ts): on screen only,
+ * one chart per task, throttled (recharts renders SVG; tfjs-webgpu.md §11).
+ */
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import type { ReactNode } from 'react';
+import {
+  CartesianGrid,
+  Line,
+  Area,
+  ComposedChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import type { RunId } from '../../runtime/protocol';
+import { registerChart } from '../chart-pump';
+import type { ChartHandle } from '../chart-pump';
+import { chartCsv, download, fileName, svgPng } from '../export';
+import { readSeries } from '../run-data';
+import { addError, useLab } from '../store';
+import type { Marker } from '../store';
+
+export interface SeriesSpec {
+  /** Stable id, used as the row field; must be a plain identifier-ish string. */
+  id: string;
+  /** One run, or the runs of one config entry over several seeds (drawn as mean and band). */
+  runIds: RunId[];
+  key: string;
+  /** Legend/tooltip name, e.g. "Dr. MAS · search". */
+  name: string;
+  color: string;
+  dash: string;
+}
+
+export interface MetricChartProps {
+  title: string;
+  /** The metric key(s) drawn, shown beside the title. */
+  metric?: string;
+  /** What the metric is, in a sentence (the caption's tooltip). */
+  about?: string;
+  specs: SeriesSpec[];
+  markers: Marker[];
+  log?: boolean;
+  /** A horizontal reference line (e.g. 1 on the amplification chart). */
+  refY?: number;
+  /** Controls drawn in the chart's header (e.g. the log-y toggle). */
+  tools?: ReactNode;
+  children?: ReactNode;
+}
+
+const fmt = (v: number): string => {
+  if (!Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
+  return Number(v.toPrecision(4)).toString();
+};
+
+/**
+ * A linear y axis with ~4 round ticks covering [lo, hi], labelled with just enough decimals to
+ * tell the ticks apart (recharts' 'auto' domain labels a near-constant series 0.75, 0.75, 0.75).
+ */
+function niceAxis(
+  lo: number,
+  hi: number,
+): { domain: [number, number]; ticks: number[]; format(v: number): string } {
+  // Round-off differences (E[A²] = 0.75 ± 1 ulp) are a constant line, not a range to zoom into.
+  const scale = Math.max(Math.abs(lo), Math.abs(hi));
+  if (!(hi - lo > 1e-6 * scale)) {
+    const pad = scale > 1e-12 ? scale * 0.05 : 1;
+    lo -= pad;
+    hi += pad;
+  }
+  const raw = (hi - lo) / 4;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const start = Math.floor(lo / step) * step;
+  const ticks: number[] = [];
+  for (let i = 0; i < 12 && start + i * step < hi + step * 0.999; i++)
+    ticks.push(Number((start + i * step).toPrecision(12)));
+  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (step / mag === 2.5 ? 1 : 0));
+  const big = Math.max(Math.abs(ticks[0]), Math.abs(ticks[ticks.length - 1]));
+  const format = (v: number) =>
+    big >= 1e5 || (decimals > 4 && big < 1e-3)
+      ? v.toExponential(1)
+      : decimals > 6
+        ? v.toExponential(1)
+        : v.toFixed(decimals);
+  return { domain: [ticks[0], ticks[ticks.length - 1]], ticks, format };
+}
+
+/**
+ * frameVersion and smoothing as of this chart's last refresh: the chart pump decides when (one
+ * chart per task, on-screen charts only, throttled), so frames never re-render every chart at once.
+ */
+function useRefreshedVersion(ref: React.RefObject<HTMLElement | null>, name: string): [number, number] {
+  const [seen, setSeen] = useState(() => {
+    const s = useLab.getState();
+    return [s.frameVersion, s.view.smoothing] as [number, number];
+  });
+  const handleRef = useRef<ChartHandle | null>(null);
+  useEffect(() => handleRef.current?.committed(), [seen]);
+  useEffect(() => {
+    const handle = registerChart(name, () => {
+      const s = useLab.getState();
+      setSeen((prev) =>
+        prev[0] === s.frameVersion && prev[1] === s.view.smoothing
+          ? prev
+          : [s.frameVersion, s.view.smoothing],
+      );
+    });
+    handleRef.current = handle;
+    const io =
+      typeof IntersectionObserver === 'function' && ref.current
+        ? new IntersectionObserver(([e]) => handle.setVisible(e.isIntersecting))
+        : null;
+    if (io && ref.current) io.observe(ref.current);
+    return () => {
+      io?.disconnect();
+      handle.dispose();
+    };
+  }, [ref, name]);
+  return seen;
+}
+
+function MetricChartImpl({
+  title,
+  metric,
+  about,
+  specs,
+  markers,
+  log = false,
+  refY,
+  tools,
+  children,
+}: MetricChartProps) {
+  const ref = useRef<HTMLElement>(null);
+  const [version, smoothing] = useRefreshedVersion(ref, title);
+
+  const data = useMemo(() => {
+    void version; // re-read the ring buffers whenever frames arrived
+    const byStep = new Map<number, Record<string, number>>();
+    const row = (step: number) => {
+      let r = byStep.get(step);
+      if (!r) byStep.set(step, (r = { step }));
+      return r;
+    };
+    for (const s of specs) {
+      const series = readSeries(s.runIds, s.key, smoothing, log);
+      if (!series) continue;
+      series.x.forEach((step, i) => {
+        const r = row(step);
+        r[`${s.id}~raw`] = series.y[i];
+        r[s.id] = series.smooth ? series.smooth[i] : series.y[i];
+        if (series.lo && series.hi) {
+          r[`${s.id}~lo`] = series.lo[i];
+          r[`${s.id}~hi`] = series.hi[i];
+        }
+      });
+    }
+    const sorted = [...byStep.values()].sort((a, b) => a.step - b.step);
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const r of sorted) {
+      for (const [k, v] of Object.entries(r)) {
+        if (k !== 'step' && Number.isFinite(v)) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
+      }
+    }
+    if (refY !== undefined && lo <= hi) {
+      lo = Math.min(lo, refY);
+      hi = Math.max(hi, refY);
+    }
+    return { rows: sorted, axis: lo <= hi && !log ? niceAxis(lo, hi) : null };
+  }, [specs, smoothing, log, refY, version]);
+  const { rows, axis } = data;
+
+  const smoothed = smoothing > 0;
+  // Seed groups: a min–max band under the mean line (recharts range Area: dataKey → [low, high]).
+  const bands = useMemo(
+    () =>
+      specs
+        .filter((s) => s.runIds.length > 1)
+        .map((s) => ({ spec: s, range: (r: Record<string, number>) => [r[`${s.id}~lo`], r[`${s.id}~hi`]] })),
+    [specs],
+  );
+  const midStep = rows.length ? (rows[0].step + rows[rows.length - 1].step) / 2 : 0;
+  const uniqueMarkers = useMemo(() => {
+    const seen = new Set<string>();
+    return markers.filter((m) => {
+      const k = `${m.step}:${m.param}:${m.value}`;
+      return seen.has(k) ? false : (seen.add(k), true);
+    });
+  }, [markers]);
+
+  return (
+    <figure className="chart" ref={ref} aria-label={title} data-chart={title} data-points={rows.length}>
+      <figcaption title={about}>
+        <span className="chart-title">{title}</span>
+        {metric && <code className="chart-hint">{metric}</code>}
+        <span className="chart-tools">
+          {tools}
+          <button
+            type="button"
+            className="mini"
+            aria-label={`Download ${title} as CSV`}
+            title="This chart’s metrics, every step, as CSV"
+            onClick={() => download(`${fileName(title)}.csv`, chartCsv(specs), 'text/csv')}
+          >
+            CSV
+          </button>
+          <button
+            type="button"
+            className="mini"
+            aria-label={`Download ${title} as PNG`}
+            title="This chart as a PNG image"
+            disabled={rows.length === 0}
+            onClick={() => {
+              const svg = ref.current?.querySelector<SVGSVGElement>('svg.recharts-surface');
+              if (svg)
+                void svgPng(svg, fileName(title)).catch((e: Error) =>
+                  addError(`PNG export failed: ${e.message}`),
+                );
+            }}
+          >
+            PNG
+          </button>
+        </span>
+      </figcaption>
+      {rows.length === 0 ? (
+        <div className="chart-empty">no data yet</div>
+      ) : (
+        <ResponsiveContainer width="100%" height={170}>
+          <ComposedChart
+            data={rows}
+            margin={{ top: 6, right: 10, bottom: 0, left: 0 }}
+            syncId="lab"
+            syncMethod="value"
+          >
+            <CartesianGrid stroke="#e6e9ee" vertical={false} />
+            <XAxis
+              dataKey="step"
+              type="number"
+              domain={['dataMin', 'dataMax']}
+              allowDecimals={false}
+              tick={{ fontSize: 10 }}
+              tickLine={false}
+              stroke="#9aa3ad"
+            />
+            <YAxis
+              scale={log ? 'log' : 'linear'}
+              domain={axis ? axis.domain : ['auto', 'auto']}
+              ticks={axis?.ticks}
+              allowDataOverflow={log}
+              tickFormatter={axis ? axis.format : fmt}
+              tick={{ fontSize: 10 }}
+              tickLine={false}
+              width={44}
+              stroke="#9aa3ad"
+            />
+            <Tooltip
+              isAnimationActive={false}
+              formatter={(v) => fmt(Number(v))}
+              labelFormatter={(s) => `step ${s}`}
+              contentStyle={{ fontSize: 11, padding: '4px 8px' }}
+              itemStyle={{ padding: 0 }}
+            />
+            {refY !== undefined && <ReferenceLine y={refY} stroke="#9aa3ad" strokeDasharray="1 3" />}
+            {uniqueMarkers.map((m, i) => (
+              <ReferenceLine
+                key={i}
+                x={m.step}
+                stroke="#6b7480"
+                strokeDasharray="3 3"
+                ifOverflow="extendDomain"
+                label={{
+                  value: `${m.param}=${m.value}`,
+                  // Left of the line in the chart's right half, so the label is never clipped.
+                  position: m.step > midStep ? 'insideTopRight' : 'insideTopLeft',
+                  fontSize: 9,
+                  fill: '#4b5561',
+                }}
+              />
+            ))}
+            {bands.map(({ spec, range }) => (
+              <Area
+                key={`${spec.id}~band`}
+                dataKey={range}
+                type="linear"
+                stroke="none"
+                fill={spec.color}
+                fillOpacity={0.08}
+                connectNulls
+                isAnimationActive={false}
+                activeDot={false}
+                tooltipType="none"
+                legendType="none"
+              />
+            ))}
+            {smoothed &&
+              specs.map((s) => (
+                <Line
+                  key={`${s.id}~raw`}
+                  dataKey={`${s.id}~raw`}
+                  stroke={s.color}
+                  strokeOpacity={0.22}
+                  strokeWidth={1}
+                  strokeDasharray={s.dash}
+                  dot={false}
+                  activeDot={false}
+                  connectNulls
+                  isAnimationActive={false}
+                  tooltipType="none"
+                  legendType="none"
+                />
+              ))}
+            {specs.map((s) => (
+              <Line
+                key={s.id}
+                dataKey={s.id}
+                name={s.name}
+                stroke={s.color}
+                strokeWidth={1.6}
+                strokeDasharray={s.dash}
+                dot={false}
+                activeDot={{ r: 2.5 }}
+                connectNulls
+                isAnimationActive={false}
+              />
+            ))}
+          </ComposedChart>
+        </ResponsiveContainer>
+      )}
+      {children}
+    </figure>
+  );
+}
+
+export const MetricChart = memo(MetricChartImpl);

@@ -1,0 +1,157 @@
+/**
+ * Rollout inspector: the latest trajectories of each run. Per trajectory, every agent turn with
+ * its prompt (special tokens shown as ⟨bos⟩, ⟨env⟩…⟨/env⟩ feedback highlighted), the response
+ * shaded by each token's probability under the sampling policy (log-prob on hover), the reward
+ * and the row's advantage under the run's estimator (red negative, green positive).
+ */
+import { useState } from 'react';
+import { showTokens } from '../../core/vocab';
+import type { InspectedTrajectory, InspectedTurn } from '../../runtime/protocol';
+import { runData } from '../run-data';
+import { useLab } from '../store';
+
+const num = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : '–');
+
+/** Red for negative, green for positive, stronger with |A| (saturating at 2). */
+function advColor(a: number): string {
+  if (!Number.isFinite(a) || a === 0) return 'rgba(120,128,140,0.15)';
+  const alpha = 0.15 + 0.6 * Math.min(1, Math.abs(a) / 2);
+  return a > 0 ? `rgba(26,127,55,${alpha})` : `rgba(207,34,46,${alpha})`;
+}
+
+/** Prompt text with environment feedback segments highlighted. */
+function Prompt({ text }: { text: string }) {
+  const shown = showTokens(text);
+  const parts = shown.split(/(⟨env⟩[\s\S]*?⟨\/env⟩)/);
+  return (
+    <code className="prompt">
+      {parts.map((p, i) =>
+        p.startsWith('⟨env⟩') ? (
+          <mark key={i} className="env">
+            {p}
+          </mark>
+        ) : (
+          <span key={i}>{p}</span>
+        ),
+      )}
+    </code>
+  );
+}
+
+/** One span per response token (the vocabulary is characters), shaded by 1 − p. */
+function Response({ turn }: { turn: InspectedTurn }) {
+  const chars = [...turn.response];
+  const tokens = chars.length < turn.logp.length ? [...chars, '\uE002'] : chars;
+  return (
+    <code className="response">
+      {tokens.map((ch, i) => {
+        const lp = turn.logp[i];
+        const p = Number.isFinite(lp) ? Math.exp(lp) : 1;
+        return (
+          <span
+            key={i}
+            className="tok"
+            style={{ background: `rgba(230,120,20,${(0.75 * (1 - p)).toFixed(3)})` }}
+            title={`${JSON.stringify(showTokens(ch))}  log p = ${num(lp)}  (p = ${num(p, 2)})`}
+          >
+            {showTokens(ch)}
+          </span>
+        );
+      })}
+    </code>
+  );
+}
+
+function Trajectory({ t }: { t: InspectedTrajectory }) {
+  return (
+    <ol className="turns">
+      {t.turns.map((turn, i) => (
+        <li key={i} className="turn" data-valid={turn.valid}>
+          <div className="turn-head">
+            <span className="agent-chip">{turn.agent}</span>
+            <span>reward {num(turn.reward, 2)}</span>
+            <span
+              className="adv"
+              style={{ background: advColor(turn.advantage) }}
+              data-sign={Math.sign(turn.advantage)}
+            >
+              A = {num(turn.advantage, 2)}
+            </span>
+            {!turn.valid && <span className="invalid">invalid (no gradient)</span>}
+          </div>
+          <Prompt text={turn.prompt} />
+          <Response turn={turn} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function RolloutInspector() {
+  const runs = useLab((s) => s.runs);
+  // Re-render when any run's rollouts arrive (the trajectories live outside React state).
+  useLab((s) => s.runs.map((r) => r.rolloutStep).join(','));
+  const [runIdx, setRunIdx] = useState(0);
+  const [sel, setSel] = useState(0);
+  if (runs.length === 0) return null;
+  const run = runs[Math.min(runIdx, runs.length - 1)];
+  const latest = runData(run.id)?.rollouts;
+  const trajs = latest?.trajectories ?? [];
+  const t = trajs[Math.min(sel, trajs.length - 1)];
+
+  return (
+    <section className="panel inspector" aria-labelledby="inspector-title">
+      <div className="inspector-head">
+        <h2 id="inspector-title">Rollouts</h2>
+        <div role="tablist" aria-label="Run">
+          {runs.map((r, i) => (
+            <button
+              key={r.id}
+              type="button"
+              role="tab"
+              aria-selected={r.id === run.id}
+              onClick={() => (setRunIdx(i), setSel(0))}
+              style={{ borderBottomColor: r.id === run.id ? r.color : 'transparent' }}
+            >
+              {r.label}
+            </button>
+          ))}
+        </div>
+        <span className="muted">
+          {latest ? `step ${latest.step} · ${trajs.length} trajectories` : 'none yet'}
+        </span>
+      </div>
+      {trajs.length > 0 && (
+        <div className="inspector-body">
+          <table className="traj-list" aria-label="Trajectories">
+            <thead>
+              <tr>
+                <th>group</th>
+                <th>traj</th>
+                <th>reward</th>
+                <th>ok</th>
+              </tr>
+            </thead>
+            <tbody>
+              {trajs.map((x, i) => (
+                <tr
+                  key={i}
+                  aria-selected={x === t}
+                  tabIndex={0}
+                  onClick={() => setSel(i)}
+                  onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), setSel(i))}
+                >
+                  <td>{x.group}</td>
+                  <td>{x.traj}</td>
+                  <td>{num(x.reward, 2)}</td>
+                  <td>{x.status === 'error' ? 'env error' : x.success ? '✓' : '✗'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {t && <Trajectory t={t} />}
+        </div>
+      )}
+    </section>
+  );
+}

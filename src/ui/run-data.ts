@@ -1,0 +1,181 @@
+/**
+ * High-frequency run data kept outside React state (zustand "transient updates"): per run, the
+ * frame key table, a bounded ring of metric frames and the latest inspected rollouts. Frames are
+ * pushed as they arrive; React hears about them through one store commit per animation frame
+ * (frameVersion and the runs' step counters), never one per message.
+ */
+import { FrameCodec } from '../core/frame';
+import { FrameRing, debiasedEma, downsampleMinMax } from '../core/series';
+import type { InspectedTrajectory, RunId } from '../runtime/protocol';
+import { useLab } from './store';
+import type { RunView } from './store';
+
+/** Frames kept per run: 20k steps × ~60 keys × 8 bytes ≈ 10 MB per run at most. */
+export const RING_CAPACITY = 20_000;
+/** Points per drawn series (recharts is SVG; it slows past ~1k points, tfjs-webgpu.md §11). */
+export const MAX_POINTS = 400;
+
+export interface RunData {
+  codec: FrameCodec;
+  ring: FrameRing;
+  stepCol: number;
+  rollouts: { step: number; trajectories: InspectedTrajectory[] } | null;
+}
+
+const data = new Map<RunId, RunData>();
+
+export const runData = (id: RunId): RunData | undefined => data.get(id);
+
+export function initRunData(id: RunId, keys: string[]): void {
+  const codec = new FrameCodec(keys);
+  data.set(id, {
+    codec,
+    ring: new FrameRing(keys.length, RING_CAPACITY),
+    stepCol: codec.indexOf('step'),
+    rollouts: null,
+  });
+}
+
+export function clearRunData(): void {
+  data.clear();
+  pending.clear();
+}
+
+// ─── frames in, one commit per animation frame out ─────────────────────────────
+
+/** Per run: the newest step and tokens/s seen since the last flush. */
+const pending = new Map<RunId, { step: number; tokensPerS: number }>();
+let scheduled = false;
+
+export function pushFrame(id: RunId, step: number, values: Float64Array): void {
+  const d = data.get(id);
+  if (!d || values.length !== d.codec.keys.length) return;
+  if (d.stepCol >= 0 && Number.isNaN(values[d.stepCol])) values[d.stepCol] = step;
+  d.ring.push(values);
+  const tps = values[d.codec.indexOf('perf/tokens_per_s')];
+  const prev = pending.get(id);
+  pending.set(id, { step, tokensPerS: Number.isFinite(tps) ? tps : (prev?.tokensPerS ?? NaN) });
+  schedule();
+}
+
+export function setRollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void {
+  const d = data.get(id);
+  if (!d) return;
+  d.rollouts = { step, trajectories };
+  useLab.setState((s) => ({ runs: s.runs.map((r) => (r.id === id ? { ...r, rolloutStep: step } : r)) }));
+}
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  // rAF does not fire in a hidden tab; the session pauses there, and a timer flushes the last frames.
+  const flushSoon = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible';
+  if (flushSoon) requestAnimationFrame(flush);
+  else setTimeout(flush, 250);
+}
+
+function flush(): void {
+  scheduled = false;
+  if (pending.size === 0) return;
+  const updates = new Map(pending);
+  pending.clear();
+  useLab.setState((s) => ({
+    frameVersion: s.frameVersion + 1,
+    runs: s.runs.map((r): RunView => {
+      const u = updates.get(r.id);
+      return u ? { ...r, step: Math.max(r.step, u.step), tokensPerS: u.tokensPerS } : r;
+    }),
+  }));
+}
+
+// ─── series for charts and export ────────────────────────────────────────────
+
+export interface Series {
+  /** Steps, oldest first, NaN-valued steps left out, at most MAX_POINTS. */
+  x: number[];
+  /** The value (for a seed group: the mean over seeds) at each step. */
+  y: number[];
+  /** The EMA-smoothed line over the same steps (absent when smoothing is 0). */
+  smooth?: number[];
+  /** Seed groups only: the min and max over seeds at each step (the band). */
+  lo?: number[];
+  hi?: number[];
+}
+
+/**
+ * One metric of one run, or of a group of runs that differ only in seed (mean, with a min–max
+ * band over seeds, as W&B groups runs). Smoothed over the full history, then min/max downsampled.
+ */
+export function readSeries(
+  ids: readonly RunId[],
+  key: string,
+  smoothing: number,
+  positiveOnly = false,
+): Series | null {
+  const cols = ids.flatMap((id) => {
+    const d = data.get(id);
+    const col = d?.codec.indexOf(key) ?? -1;
+    return d && col >= 0 && d.ring.length > 0
+      ? [{ steps: d.ring.column(d.stepCol), y: d.ring.column(col) }]
+      : [];
+  });
+  if (cols.length === 0) return null;
+  const clean = (v: number) => (positiveOnly && !(v > 0) ? NaN : v);
+  let steps: Float64Array;
+  let y: Float64Array;
+  let lo: Map<number, number> | null = null;
+  let hi: Map<number, number> | null = null;
+  if (cols.length === 1) {
+    steps = cols[0].steps;
+    y = positiveOnly ? cols[0].y.map(clean) : cols[0].y;
+  } else {
+    // Align the seeds by step; a step counts once any seed has a value there.
+    const acc = new Map<number, { sum: number; n: number; lo: number; hi: number }>();
+    for (const c of cols) {
+      c.steps.forEach((step, i) => {
+        const v = clean(c.y[i]);
+        if (!Number.isFinite(v)) return;
+        const a = acc.get(step) ?? { sum: 0, n: 0, lo: Infinity, hi: -Infinity };
+        a.sum += v;
+        a.n++;
+        a.lo = Math.min(a.lo, v);
+        a.hi = Math.max(a.hi, v);
+        acc.set(step, a);
+      });
+    }
+    const sorted = [...acc.keys()].sort((p, q) => p - q);
+    steps = Float64Array.from(sorted);
+    y = Float64Array.from(sorted, (st) => acc.get(st)!.sum / acc.get(st)!.n);
+    lo = new Map(sorted.map((st) => [st, acc.get(st)!.lo]));
+    hi = new Map(sorted.map((st) => [st, acc.get(st)!.hi]));
+  }
+  const raw: Series = downsampleMinMax(steps, y, MAX_POINTS);
+  if (raw.x.length === 0) return null;
+  if (lo && hi) {
+    raw.lo = raw.x.map((st) => lo.get(st)!);
+    raw.hi = raw.x.map((st) => hi.get(st)!);
+  }
+  if (smoothing <= 0) return raw;
+  // Smooth first (over every point), then keep the smoothed values at the raw line's steps.
+  const finite = Array.from(y.keys()).filter((i) => Number.isFinite(y[i]));
+  const ema = debiasedEma(
+    finite.map((i) => y[i]),
+    smoothing,
+  );
+  const at = new Map<number, number>();
+  finite.forEach((i, j) => at.set(steps[i], ema[j]));
+  return { ...raw, smooth: raw.x.map((st) => at.get(st) ?? NaN) };
+}
+
+/** Every frame of a run as {key: value} rows (NaN slots left out), oldest first. */
+export function allRows(id: RunId): Record<string, number>[] {
+  const d = data.get(id);
+  if (!d) return [];
+  const rows: Record<string, number>[] = [];
+  const frame = new Float64Array(d.codec.keys.length);
+  for (let i = 0; i < d.ring.length; i++) {
+    for (let c = 0; c < frame.length; c++) frame[c] = d.ring.at(i, c);
+    rows.push(d.codec.decode(frame));
+  }
+  return rows;
+}
