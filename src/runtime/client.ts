@@ -59,7 +59,12 @@ export class LabSession {
   readonly runs: RunInfo[];
   private readonly workers = new Map<RunId, Worker>();
 
-  constructor(config: Experiment, events: LabEvents) {
+  /** `uploads`: checkpoint files to start from instead of the shipped base models (every run gets a copy). */
+  constructor(
+    config: Experiment,
+    events: LabEvents,
+    private readonly uploads: { name: string; bytes: ArrayBuffer }[] = [],
+  ) {
     this.runs = config.runs.flatMap((run, runIndex) =>
       Array.from({ length: config.seeds }, (_, s) => ({
         id: nextId(),
@@ -82,7 +87,15 @@ export class LabSession {
       case 'backend':
         ev.backend(info.id, msg.report);
         if (msg.report.backend) {
-          worker.postMessage({ type: 'start', runId: info.id, config, run: info.runIndex, seed: info.seed, label: info.label } satisfies ToWorker);
+          worker.postMessage({
+            type: 'start',
+            runId: info.id,
+            config,
+            run: info.runIndex,
+            seed: info.seed,
+            label: info.label,
+            uploads: this.uploads,
+          } satisfies ToWorker);
         } else ev.error(info.id, `backend ${msg.report.requested} refused: ${msg.report.attempts.map((a) => a.reason).join('; ')}`);
         return;
       case 'ready':

@@ -43,6 +43,8 @@ export type ToWorker =
       run: number;
       seed: number;
       label: string;
+      /** Checkpoint files the user uploaded, to start from instead of the shipped base models. */
+      uploads?: { name: string; bytes: ArrayBuffer }[];
     }
   | { type: 'play'; runId: RunId }
   | { type: 'pause'; runId: RunId }

@@ -56,9 +56,12 @@ function inspect(r: StepResult, groups = 2): InspectedTrajectory[] {
     }));
 }
 
-async function start(config: Experiment, runIndex: number, seed: number): Promise<void> {
-  setState('loading', config.models.base === 'shipped' ? 'loading base models…' : undefined);
-  const { checkpoints, notes } = await loadBaseModels(config);
+async function start(config: Experiment, runIndex: number, seed: number, uploads: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
+  setState('loading', config.models.base === 'shipped' || uploads.length ? 'loading base models…' : undefined);
+  const { checkpoints, notes } = await loadBaseModels(
+    config,
+    uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
+  );
   const env = new WorkerEnvRunner({
     spawn: () => new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
     size: 1,
@@ -113,7 +116,7 @@ async function handle(msg: ToWorker): Promise<void> {
       return;
     }
     case 'start':
-      return start(msg.config, msg.run, msg.seed);
+      return start(msg.config, msg.run, msg.seed, msg.uploads ?? []);
     case 'play':
       if (playing) return;
       playing = true;

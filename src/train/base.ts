@@ -5,7 +5,9 @@
  * the note says so. I/O comes in as `read`, so Node (files) and the browser (fetch) share this.
  */
 import type { Experiment } from '../core/config';
-import { decodeCheckpoint, type Checkpoint } from '../model/checkpoint';
+import { decodeCheckpoint, verifyCheckpoint, type Checkpoint } from '../model/checkpoint';
+import { gptConfig } from '../model/gpt';
+import { MAX_CONTEXT } from '../tasks/types';
 import { modelSlots } from './models';
 
 /** Reads a file under models/ (e.g. `search/per-agent/verifier.ckpt`), or null if it is not there. */
@@ -17,10 +19,46 @@ export interface BaseModels {
   notes: Record<string, string>;
 }
 
-export async function loadBase(exp: Experiment, read: ReadModelFile): Promise<BaseModels> {
+/** A checkpoint file a user supplied (uploaded, or named on a command line). */
+export interface UserCheckpoint {
+  name: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Starting weights per model: user checkpoints first (each must fit one model of the experiment:
+ * its manifest's agents, or a file name ending in `<model id>.ckpt`, and the model's exact
+ * architecture), then the shipped base models, then a seeded fresh init.
+ */
+export async function loadBase(exp: Experiment, read: ReadModelFile, user: readonly UserCheckpoint[] = []): Promise<BaseModels> {
   const checkpoints: Record<string, Checkpoint> = {};
   const notes: Record<string, string> = {};
-  for (const slot of modelSlots(exp)) {
+  const slots = modelSlots(exp);
+  for (const file of user) {
+    let ckpt: Checkpoint;
+    try {
+      ckpt = decodeCheckpoint(file.bytes);
+    } catch (e) {
+      throw new Error(`${file.name}: ${(e as Error).message}`, { cause: e });
+    }
+    const agents = (ckpt.manifest.notes as { agents?: unknown }).agents;
+    const slot = slots.find((s) =>
+      Array.isArray(agents)
+        ? agents.length === s.agents.length && s.agents.every((a) => agents.includes(a))
+        : file.name.replace(/\.ckpt$/, '').split(/[-_ ]/).at(-1) === s.id,
+    );
+    if (!slot) throw new Error(`${file.name} fits no model of this experiment (models: ${slots.map((s) => s.id).join(', ')})`);
+    if (checkpoints[slot.id]) throw new Error(`${file.name}: a second checkpoint for model ${slot.id}`);
+    try {
+      verifyCheckpoint(ckpt, { config: gptConfig(slot.preset, { contextLength: MAX_CONTEXT }) });
+    } catch (e) {
+      throw new Error(`${file.name} does not fit model ${slot.id} (${slot.preset}): ${(e as Error).message}`, { cause: e });
+    }
+    checkpoints[slot.id] = ckpt;
+    notes[slot.id] = `uploaded ${file.name}`;
+  }
+  for (const slot of slots) {
+    if (checkpoints[slot.id]) continue;
     if (exp.models.base === 'scratch') {
       notes[slot.id] = 'fresh seeded init (models.base = scratch)';
       continue;

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'react';
 import { spawnRunWorker } from '../runtime/client';
 import { downloadCsv, downloadJson } from './export';
-import { snapshot } from './lab';
+import { chooseCheckpoints, snapshot } from './lab';
 import { BackendPanel } from './panels/BackendPanel';
 import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
@@ -92,7 +92,34 @@ function ExportPanel() {
           Download checkpoints
         </button>
       </div>
+      <StartFrom />
     </section>
+  );
+}
+
+/** Start the runs from checkpoint files (downloaded earlier) instead of the shipped base models. */
+function StartFrom() {
+  const uploads = useLab((s) => s.uploads);
+  return (
+    <div className="start-from">
+      <label>
+        Start from checkpoints{' '}
+        <input
+          type="file"
+          accept=".ckpt"
+          multiple
+          onChange={(e) => void chooseCheckpoints([...(e.target.files ?? [])])}
+        />
+      </label>
+      {uploads.length > 0 && (
+        <p className="muted" data-testid="uploads">
+          Next Train starts from {uploads.join(', ')}{' '}
+          <button type="button" className="link" onClick={() => void chooseCheckpoints([])}>
+            use the shipped base models
+          </button>
+        </p>
+      )}
+    </div>
   );
 }
 

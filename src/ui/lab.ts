@@ -13,6 +13,8 @@ import { clearRunData, initRunData, pushFrame, setRollouts } from './run-data';
 import { addError, patchRun, runColor, useLab } from './store';
 
 let session: LabSession | null = null;
+/** Checkpoint files to start the next session from (set by the Start-from-checkpoints picker). */
+let uploads: { name: string; bytes: ArrayBuffer }[] = [];
 /** Runs that have sent `ready`; commands that need a loaded run wait until all have. */
 const readyRuns = new Set<RunId>();
 let whenReady: (() => void)[] = [];
@@ -30,7 +32,7 @@ const events: LabEvents = {
   },
   ready(id, msg) {
     initRunData(id, msg.keys);
-    patchRun(id, { agents: msg.agents, models: msg.models });
+    patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
     readyRuns.add(id);
     if (session && readyRuns.size === session.runs.length) {
       const queued = whenReady;
@@ -68,7 +70,7 @@ export function startSession(): LabSession {
   reset();
   const { config } = useLab.getState();
   try {
-    session = new LabSession(config, events);
+    session = new LabSession(config, events, uploads);
   } catch (e) {
     addError(`Could not start the runs: ${(e as Error).message}`);
     throw e;
@@ -87,6 +89,7 @@ export function startSession(): LabSession {
       step: 0,
       agents: [],
       models: [],
+      base: {},
       tokensPerS: NaN,
       markers: [],
       rolloutStep: -1,
@@ -109,6 +112,17 @@ export function stepOnce(): void {
   const s = session ?? startSession();
   if (useLab.getState().session === 'playing') pause();
   onceReady(() => s.step());
+}
+
+/**
+ * Start the runs from these checkpoint files (e.g. ones downloaded earlier) instead of the shipped
+ * base models. The workers check that each fits a model of the experiment; a misfit is an error
+ * naming the file. Takes effect at the next Train (the current session is reset).
+ */
+export async function chooseCheckpoints(files: readonly File[]): Promise<void> {
+  uploads = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
+  useLab.setState({ uploads: uploads.map((u) => u.name) });
+  reset();
 }
 
 /** Asks every run for its weights; each answers with a checkpoint, downloaded as it arrives. */

@@ -39,6 +39,8 @@ export interface RunView {
   step: number;
   agents: string[];
   models: { id: string; preset: string; agents: string[]; params: number }[];
+  /** Where each model's starting weights came from (shipped base, upload, fresh init). */
+  base: Record<string, string>;
   backend?: BackendReport;
   tokensPerS: number;
   markers: Marker[];
@@ -73,6 +75,8 @@ export interface LabState {
   /** Session-level errors (a worker that failed to start, …), shown in role="alert". */
   errors: string[];
   view: ViewPrefs;
+  /** Names of the checkpoint files the next session starts from (empty: shipped base models). */
+  uploads: string[];
 }
 
 export const useLab = create<LabState>(() => ({
@@ -85,6 +89,7 @@ export const useLab = create<LabState>(() => ({
   frameVersion: 0,
   errors: [],
   view: { smoothing: 0.6, logGradNorm: false, hiddenRuns: [], hiddenAgents: [] },
+  uploads: [],
 }));
 
 export const setConfig = (config: Experiment) => useLab.setState({ config });

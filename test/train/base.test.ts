@@ -70,4 +70,25 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
     await expect(loadBase(exp, mixed)).rejects.toThrow(/models\/sync\/per-agent\/bob\.ckpt: checkpoint truncated/);
     expect(Object.keys(real.checkpoints)).toEqual(['alice', 'bob']);
   });
+
+  it('starts a model from an uploaded checkpoint that fits it, and refuses one that does not', async () => {
+    const exp = small('sync');
+    const { readFileSync } = await import('node:fs');
+    const bob = new Uint8Array(readFileSync('models/sync/per-agent/bob.ckpt'));
+    const shipped = async (path: string) => new Uint8Array(readFileSync(`models/${path}`));
+    const r = await loadBase(exp, shipped, [{ name: 'my-bob.ckpt', bytes: bob }]);
+    expect(r.notes).toEqual({ bob: 'uploaded my-bob.ckpt', alice: expect.stringMatching(/^shipped base/) });
+    // A search-task checkpoint matches no sync model; a shared sync model matches no per-agent one.
+    const verifier = new Uint8Array(readFileSync('models/search/per-agent/verifier.ckpt'));
+    await expect(loadBase(exp, shipped, [{ name: 'verifier.ckpt', bytes: verifier }])).rejects.toThrow(
+      /verifier\.ckpt fits no model of this experiment \(models: alice, bob\)/,
+    );
+    const twice = [{ name: 'a.ckpt', bytes: bob }, { name: 'b.ckpt', bytes: bob }];
+    await expect(loadBase(exp, shipped, twice)).rejects.toThrow(/b\.ckpt: a second checkpoint for model bob/);
+    await expect(loadBase(exp, shipped, [{ name: 'bad.ckpt', bytes: bob.subarray(0, 100) }])).rejects.toThrow(/^bad\.ckpt: /);
+    // The right agents but another size: refused with the mismatch named.
+    const base = small('sync');
+    base.models.perAgent = { bob: 'small' };
+    await expect(loadBase(base, shipped, [{ name: 'bob.ckpt', bytes: bob }])).rejects.toThrow(/bob\.ckpt does not fit model bob \(small\)/);
+  });
 });

@@ -78,7 +78,14 @@ function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
         ? 'pausing after this step…'
         : STATE_TEXT[run.state];
   return (
-    <li className="run-status" data-run={run.label} data-state={run.state}>
+    <li
+      className="run-status"
+      data-run={run.label}
+      data-state={run.state}
+      title={Object.entries(run.base)
+        .map(([model, from]) => `${model}: ${from}`)
+        .join('\n')}
+    >
       <span className="swatch" style={{ background: run.color }} aria-hidden="true" />
       <strong>{run.label}</strong>
       <span className="counter">

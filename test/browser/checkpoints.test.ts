@@ -1,0 +1,53 @@
+/**
+ * Checkpoints through the page: download every run's weights, start new runs from them, and
+ * refuse a corrupt file with an alert naming it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { openLab } from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
+
+it('downloads checkpoints, starts runs from them, and names a corrupt upload', async () => {
+  lab = await openLab(TINY);
+  const { page } = lab;
+  await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout: 120_000 });
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await page.waitForFunction(() => Number(document.querySelector('[aria-label="GRPO step"]')?.textContent) >= 1, null, { timeout: 120_000 });
+
+  // Two runs × two models: four files, named after run, step and model.
+  const downloads: { name: string; path: string }[] = [];
+  page.on('download', async (d) => downloads.push({ name: d.suggestedFilename(), path: (await d.path())! }));
+  await page.getByRole('button', { name: 'Download checkpoints' }).click();
+  await expect.poll(() => downloads.length, { timeout: 60_000 }).toBe(4);
+  const grpo = downloads.filter((d) => d.name.startsWith('agentwise-grpo-'));
+  expect(grpo.map((d) => d.name).sort()).toEqual(['agentwise-grpo-step-1-alice.ckpt', 'agentwise-grpo-step-1-bob.ckpt']);
+
+  // Start from GRPO's weights: every run reports its models as uploaded.
+  const input = page.getByLabel('Start from checkpoints');
+  await input.setInputFiles(grpo.map((d) => ({ name: d.name, mimeType: 'application/octet-stream', buffer: readFileSync(d.path) })));
+  await page.getByTestId('uploads').waitFor();
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.run-status')].every((li) => /alice: uploaded agentwise-grpo-step-1-alice\.ckpt/.test(li.getAttribute('title') ?? '')),
+    null,
+    { timeout: 120_000 },
+  );
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+
+  // A corrupt file is refused by the workers, naming it.
+  const bad = join(tmpdir(), 'broken-alice.ckpt');
+  writeFileSync(bad, 'AGWGPT01garbage');
+  await input.setInputFiles(bad);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.getByRole('alert').filter({ hasText: 'broken-alice.ckpt' }).first().waitFor({ timeout: 120_000 });
+});
