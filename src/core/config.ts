@@ -120,7 +120,7 @@ export const ExperimentSchema = z.strictObject({
   rollout: z
     .strictObject({
       groupSize: z.number().int().min(2).max(32).default(8).describe('G: rollouts per task instance'),
-      batchSize: z.number().int().min(1).max(64).default(8).describe('B: task instances per step'),
+      batchSize: z.number().int().min(1).max(64).default(4).describe('B: task instances per step (4 keeps a wasm step near 3 s)'),
       temperature: z.number().positive().max(4).default(1).describe('Sampling temperature'),
       topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling mass'),
       envTimeoutMs: z.number().int().min(10).max(60_000).default(2000).describe('Environment step time limit'),
