@@ -9,6 +9,7 @@ import {
   getEstimator,
   type AdvantageRow,
 } from '../../src/rl/advantage';
+import { SOLVER_VERIFIER } from './fixtures';
 
 const EPS = 1e-6;
 
@@ -20,17 +21,7 @@ const EPS = 1e-6;
  *   t3: S=0, V=0                (failure)
  * Per-row penalties make rows of one trajectory differ; S acts 5 times, V 4 times.
  */
-const rows: AdvantageRow[] = [
-  { group: 'q', traj: 't0', agent: 'S', turn: 0, reward: 1 },
-  { group: 'q', traj: 't0', agent: 'V', turn: 0, reward: 1 },
-  { group: 'q', traj: 't1', agent: 'S', turn: 0, reward: 0 },
-  { group: 'q', traj: 't1', agent: 'V', turn: 0, reward: 0 },
-  { group: 'q', traj: 't1', agent: 'S', turn: 1, reward: -0.1 },
-  { group: 'q', traj: 't2', agent: 'S', turn: 0, reward: 1 },
-  { group: 'q', traj: 't2', agent: 'V', turn: 0, reward: 0.9 },
-  { group: 'q', traj: 't3', agent: 'S', turn: 0, reward: 0 },
-  { group: 'q', traj: 't3', agent: 'V', turn: 0, reward: 0 },
-];
+const rows: readonly AdvantageRow[] = SOLVER_VERIFIER;
 
 function expectClose(actual: Float64Array, expected: number[], digits = 12): void {
   expect(actual.length).toBe(expected.length);

@@ -4,20 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { agentKey, M } from '../../src/core/metrics';
 import { computeAdvantages, type AdvantageRow } from '../../src/rl/advantage';
 import { statsToMetrics } from '../../src/rl/diagnostics';
+import { SOLVER_VERIFIER } from './fixtures';
 
 // The Solver/Verifier batch of advantage.test.ts: S = {1, 0, −0.1, 1, 0}, V = {1, 0, 0.9, 0};
 // trajectory scores 1, −0.1/3, 0.95, 0.
-const rows: AdvantageRow[] = [
-  { group: 'q', traj: 't0', agent: 'S', turn: 0, reward: 1 },
-  { group: 'q', traj: 't0', agent: 'V', turn: 0, reward: 1 },
-  { group: 'q', traj: 't1', agent: 'S', turn: 0, reward: 0 },
-  { group: 'q', traj: 't1', agent: 'V', turn: 0, reward: 0 },
-  { group: 'q', traj: 't1', agent: 'S', turn: 1, reward: -0.1 },
-  { group: 'q', traj: 't2', agent: 'S', turn: 0, reward: 1 },
-  { group: 'q', traj: 't2', agent: 'V', turn: 0, reward: 0.9 },
-  { group: 'q', traj: 't3', agent: 'S', turn: 0, reward: 0 },
-  { group: 'q', traj: 't3', agent: 'V', turn: 0, reward: 0 },
-];
+const rows: readonly AdvantageRow[] = SOLVER_VERIFIER;
 
 describe('per-agent stats, hand-computed', () => {
   it('calls, pooled mu_k and population sigma_k, amplification', () => {
