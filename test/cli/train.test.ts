@@ -33,6 +33,34 @@ describe('npm run lab -- train', () => {
     expect(summary[0].agents.bob).toHaveProperty('spikes');
   });
 
+  it('emits every metric key for every agent, finite where defined, and is deterministic on cpu', () => {
+    const out = mkdtempSync(join(tmpdir(), 'agentwise-det-'));
+    // The same run twice under two labels: everything but wall-clock figures must match exactly.
+    const hash =
+      'v=1&task=math&rollout.batchSize=1&rollout.groupSize=4&eval.every=0' +
+      '&runs.0.label=A&runs.0.estimator=drmas&runs.1.label=B&runs.1.estimator=drmas';
+    const r = lab(['train', '--config', hash, '--steps', '2', '--backend', 'cpu', '--out', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const perStat = ['calls', 'reward/mean', 'adv/mean', 'adv/sq_mean', 'grad_norm', 'pg_loss', 'clipfrac', 'kl', 'entropy', 'resp_len'];
+    for (const line of lines) {
+      for (const agent of ['solver', 'verifier']) {
+        expect(line).toHaveProperty(`model/${agent}/grad_norm`);
+        for (const stat of perStat) expect(line).toHaveProperty(`agent/${agent}/${stat}`);
+      }
+      // The solver acts in every trajectory: its statistics are always defined and finite.
+      for (const stat of perStat) expect(Number.isFinite(line[`agent/solver/${stat}`]), stat).toBe(true);
+      for (const k of ['reward/mean', 'success/rate', 'groups/singleton_frac', 'perf/tokens_per_s', 'mem/tensors']) {
+        expect(Number.isFinite(line[k]), k).toBe(true);
+      }
+    }
+    const science = (l: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'run' && k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/')));
+    expect(lines.map((l) => l.run)).toEqual(['A', 'B', 'A', 'B']);
+    expect(science(lines[0])).toEqual(science(lines[1]));
+    expect(science(lines[2])).toEqual(science(lines[3]));
+  });
+
   it('exits 2 naming the bad field of a bad config, and prints help', () => {
     const bad = lab(['train', '--config', 'v=1&rollout.groupSize=1']);
     expect(bad.status).toBe(2);
