@@ -108,11 +108,33 @@ async function loop(): Promise<void> {
   }
 }
 
+/**
+ * A lost WebGPU device (driver reset, GPU removed, tab backgrounded too long on some systems)
+ * stops the run with a message naming the step; the page keeps every frame already received.
+ * Recovering would mean resuming from a checkpoint on the next backend: not built yet.
+ */
+function watchDeviceLoss(): void {
+  type Lost = { reason?: string; message?: string };
+  const device = (tf.backend() as unknown as { device?: { lost?: Promise<Lost> } }).device;
+  void device?.lost?.then((info) => {
+    playing = false;
+    const at = trainer ? ` at step ${trainer.step}` : '';
+    post({
+      type: 'error',
+      runId: id,
+      message: `GPU device lost${at} (${info.reason ?? 'unknown'}: ${info.message ?? 'no message'}); the run stopped and its recorded metrics are kept. Reload, or choose the wasm backend, to train again.`,
+    });
+    setState('failed', 'GPU device lost');
+  });
+}
+
 async function handle(msg: ToWorker): Promise<void> {
   switch (msg.type) {
     case 'init': {
       id = msg.runId;
-      post({ type: 'backend', runId: id, report: await selectBackend(tf, msg.backend, browserPlatform) });
+      const report = await selectBackend(tf, msg.backend, browserPlatform);
+      if (report.backend === 'webgpu') watchDeviceLoss();
+      post({ type: 'backend', runId: id, report });
       return;
     }
     case 'start':
