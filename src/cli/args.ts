@@ -9,7 +9,8 @@ import type { BackendName } from '../core/config';
 export const HELP = `Agentwise Lab — headless runs
 
 Usage:
-  npm run lab -- train --config <file | URL | hash> [--steps N] [--backend B] [--out DIR] [--quiet]
+  npm run lab -- train --config <file | URL | hash> [--steps N] [--backend B] [--out DIR]
+                       [--init a.ckpt,b.ckpt] [--quiet]
   npm run lab -- help
 
 Commands:
@@ -28,6 +29,9 @@ Options:
   --backend B    One of ${BACKEND_NAMES.join(', ')}. Default: wasm (the fastest backend in Node;
                  tfjs-node is not used). auto tries them in order with a sanity check.
   --out DIR      Output folder. Default: runs/<date>-<time>.
+  --init FILES   Comma-separated checkpoint files (e.g. downloaded from the lab) to start models
+                 from instead of the shipped base models; each must fit one model of the
+                 experiment (its agents and size), or the run is refused naming the file.
   --quiet        No progress bars; the summary table is still printed.
 
 Metric names are those of the lab's charts (agent/<name>/grad_norm, reward/mean, eval/avg@K, …).
@@ -40,6 +44,7 @@ export interface TrainArgs {
   steps: number | null;
   backend: BackendName;
   out: string | null;
+  init: string[];
   quiet: boolean;
 }
 export type CliArgs = TrainArgs | { command: 'help' };
@@ -59,6 +64,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         steps: { type: 'string' },
         backend: { type: 'string' },
         out: { type: 'string' },
+        init: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -78,5 +84,6 @@ export function parseCli(argv: readonly string[]): CliArgs {
   if (!BACKEND_NAMES.includes(backend)) {
     throw new UsageError(`--backend must be one of ${BACKEND_NAMES.join(', ')}; got "${values.backend}"`);
   }
-  return { command: 'train', config: values.config ?? null, steps, backend, out: values.out ?? null, quiet: values.quiet };
+  const init = values.init ? values.init.split(',').filter(Boolean) : [];
+  return { command: 'train', config: values.config ?? null, steps, backend, out: values.out ?? null, init, quiet: values.quiet };
 }

@@ -50,7 +50,7 @@ async function train(args: TrainArgs): Promise<void> {
   const report = await selectBackend(tf, args.backend, nodePlatform);
   if (!report.backend) throw new Error(`backend ${describeReport(report)}`);
   console.error(`backend: ${describeReport(report)}`);
-  const { checkpoints, notes } = await loadShippedBase(exp);
+  const { checkpoints, notes } = await loadShippedBase(exp, 'models', args.init);
   for (const [id, note] of Object.entries(notes)) console.error(`model ${id}: ${note}`);
 
   mkdirSync(out, { recursive: true });

@@ -55,7 +55,7 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
       throw new Error(`${file.name} does not fit model ${slot.id} (${slot.preset}): ${(e as Error).message}`, { cause: e });
     }
     checkpoints[slot.id] = ckpt;
-    notes[slot.id] = `uploaded ${file.name}`;
+    notes[slot.id] = `checkpoint file ${file.name}`;
   }
   for (const slot of slots) {
     if (checkpoints[slot.id]) continue;

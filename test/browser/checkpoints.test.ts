@@ -38,7 +38,7 @@ it('downloads checkpoints, starts runs from them, and names a corrupt upload', a
   await page.getByTestId('uploads').waitFor();
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await page.waitForFunction(
-    () => [...document.querySelectorAll('.run-status')].every((li) => /alice: uploaded agentwise-grpo-step-1-alice\.ckpt/.test(li.getAttribute('title') ?? '')),
+    () => [...document.querySelectorAll('.run-status')].every((li) => /alice: checkpoint file agentwise-grpo-step-1-alice\.ckpt/.test(li.getAttribute('title') ?? '')),
     null,
     { timeout: 120_000 },
   );

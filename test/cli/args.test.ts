@@ -3,18 +3,19 @@ import { HELP, UsageError, parseCli } from '../../src/cli/args';
 
 describe('CLI arguments', () => {
   it('parses train with every option', () => {
-    expect(parseCli(['train', '--config', 'x.json', '--steps', '5', '--backend', 'cpu', '--out', 'o', '--quiet'])).toEqual({
+    expect(parseCli(['train', '--config', 'x.json', '--steps', '5', '--backend', 'cpu', '--out', 'o', '--init', 'a.ckpt,b.ckpt', '--quiet'])).toEqual({
       command: 'train',
       config: 'x.json',
       steps: 5,
       backend: 'cpu',
       out: 'o',
+      init: ['a.ckpt', 'b.ckpt'],
       quiet: true,
     });
   });
 
   it('defaults to wasm, the experiment, and a dated folder', () => {
-    expect(parseCli(['train'])).toEqual({ command: 'train', config: null, steps: null, backend: 'wasm', out: null, quiet: false });
+    expect(parseCli(['train'])).toEqual({ command: 'train', config: null, steps: null, backend: 'wasm', out: null, init: [], quiet: false });
   });
 
   it('shows help for no command, help, -h and train --help', () => {

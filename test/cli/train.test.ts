@@ -61,6 +61,18 @@ describe('npm run lab -- train', () => {
     expect(science(lines[2])).toEqual(science(lines[3]));
   });
 
+  it('starts from --init checkpoints and refuses one that fits no model', () => {
+    const out = mkdtempSync(join(tmpdir(), 'agentwise-init-'));
+    const hash = 'v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
+    const ok = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/sync/per-agent/bob.ckpt', '--out', out, '--quiet']);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(/model bob: checkpoint file bob\.ckpt/);
+    expect(ok.stderr).toMatch(/model alice: shipped base/);
+    const bad = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/search/per-agent/answer.ckpt', '--out', out, '--quiet']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/answer\.ckpt fits no model of this experiment \(models: alice, bob\)/);
+  });
+
   it('exits 2 naming the bad field of a bad config, and prints help', () => {
     const bad = lab(['train', '--config', 'v=1&rollout.groupSize=1']);
     expect(bad.status).toBe(2);

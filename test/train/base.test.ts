@@ -77,7 +77,7 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
     const bob = new Uint8Array(readFileSync('models/sync/per-agent/bob.ckpt'));
     const shipped = async (path: string) => new Uint8Array(readFileSync(`models/${path}`));
     const r = await loadBase(exp, shipped, [{ name: 'my-bob.ckpt', bytes: bob }]);
-    expect(r.notes).toEqual({ bob: 'uploaded my-bob.ckpt', alice: expect.stringMatching(/^shipped base/) });
+    expect(r.notes).toEqual({ bob: 'checkpoint file my-bob.ckpt', alice: expect.stringMatching(/^shipped base/) });
     // A search-task checkpoint matches no sync model; a shared sync model matches no per-agent one.
     const verifier = new Uint8Array(readFileSync('models/search/per-agent/verifier.ckpt'));
     await expect(loadBase(exp, shipped, [{ name: 'verifier.ckpt', bytes: verifier }])).rejects.toThrow(
