@@ -1,7 +1,7 @@
 /**
  * The lab: a header with the session controls, a status bar (per-run step counters, backend),
- * a sidebar with the experiment, live hyper-parameters, export and the backend report, and the
- * chart board with the rollout inspector. Errors surface in role="alert" regions.
+ * a sidebar with the experiment, live hyper-parameters, export, past runs and the backend
+ * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
 import { useEffect, useState } from 'react';
 import { spawnRunWorker } from '../runtime/client';
@@ -12,6 +12,7 @@ import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
 import { LiveParams } from './panels/LiveParams';
+import { PastRuns } from './panels/PastRuns';
 import { RolloutInspector } from './panels/RolloutInspector';
 import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
@@ -47,6 +48,16 @@ function UrlAlert() {
           </li>
         ))}
       </ul>
+    </div>
+  );
+}
+
+function PersistAlert() {
+  const error = useLab((s) => s.persistError);
+  if (!error) return null;
+  return (
+    <div role="alert" className="alert" data-testid="persist-alert">
+      {error}
     </div>
   );
 }
@@ -150,11 +161,13 @@ export function App() {
           <ExperimentPanel />
           <LiveParams />
           <ExportPanel />
+          <PastRuns />
           <BackendPanel />
         </aside>
         <main>
           <UrlAlert />
           <SessionErrors />
+          <PersistAlert />
           <Charts />
           <RolloutInspector />
         </main>

@@ -1,14 +1,17 @@
 /**
  * Session actions: plain functions (testable without React) that create and drive one
  * LabSession — one worker per run × seed — with the store's config, and route its events into
- * the store (slow state) and run-data.ts (metric frames, rollouts). A structural config change
- * resets the session; a live hyper-parameter applies in place and leaves a chart marker.
+ * the store (slow state), run-data.ts (metric frames, rollouts) and persist.ts (IndexedDB). A
+ * structural config change resets the session; a live hyper-parameter applies in place and
+ * leaves a chart marker.
  */
 import type { Experiment } from '../core/config';
 import { LabSession } from '../runtime/client';
 import type { LabEvents } from '../runtime/client';
+import { encodeExperiment } from '../core/url';
 import type { LiveParam, RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
+import { beginSession, endSession, recordFrame, recordReady } from './persist';
 import { clearRunData, initRunData, pushFrame, setRollouts } from './run-data';
 import { addError, patchRun, runColor, useLab } from './store';
 
@@ -32,6 +35,7 @@ const events: LabEvents = {
   },
   ready(id, msg) {
     initRunData(id, msg.keys);
+    recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
     patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
     readyRuns.add(id);
     if (session && readyRuns.size === session.runs.length) {
@@ -40,7 +44,10 @@ const events: LabEvents = {
       for (const f of queued) f();
     }
   },
-  frame: pushFrame,
+  frame(id, step, values) {
+    pushFrame(id, step, values);
+    recordFrame(id, step, values);
+  },
   rollouts: setRollouts,
   state(id, state, step, message) {
     patchRun(id, (r) => ({ state, message, step: Math.max(r.step, step) }));
@@ -95,6 +102,7 @@ export function startSession(): LabSession {
       rolloutStep: -1,
     })),
   });
+  beginSession(encodeExperiment(config), useLab.getState().runs);
   return session;
 }
 
@@ -131,14 +139,15 @@ export function snapshot(): void {
   if (s) onceReady(() => s.snapshot());
 }
 
-/** Terminates the workers and forgets every run's history. */
+/** Terminates the workers and forgets every run's history (what is stored in IndexedDB stays). */
 export function reset(): void {
+  if (session) endSession();
   session?.dispose();
   session = null;
   readyRuns.clear();
   whenReady = [];
   clearRunData();
-  useLab.setState({ session: 'none', autoPaused: false, runs: [], errors: [] });
+  useLab.setState({ session: 'none', autoPaused: false, runs: [], errors: [], restored: null });
 }
 
 // ─── live hyper-parameters ───────────────────────────────────────────────────

@@ -36,6 +36,13 @@ export function initRunData(id: RunId, keys: string[]): void {
   });
 }
 
+/** A run's history from storage (oldest first): the ring is rebuilt, no store commit is made. */
+export function restoreRunData(id: RunId, keys: string[], frames: Float64Array[]): void {
+  initRunData(id, keys);
+  const ring = data.get(id)!.ring;
+  for (const f of frames) if (f.length === keys.length) ring.push(f);
+}
+
 export function clearRunData(): void {
   data.clear();
   pending.clear();

@@ -10,6 +10,7 @@ import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 import type { BackendReport } from '../runtime/backend';
 import type { LiveParam, RunId, RunState } from '../runtime/protocol';
+import type { StoredSession } from './persist';
 
 export type BackendStatus =
   | { state: 'probing' }
@@ -77,6 +78,12 @@ export interface LabState {
   view: ViewPrefs;
   /** Names of the checkpoint files the next session starts from (empty: shipped base models). */
   uploads: string[];
+  /** Sessions kept in IndexedDB, newest first (null while they load). */
+  pastSessions: StoredSession[] | null;
+  /** The stored session whose curves are shown (no workers), or null. */
+  restored: { id: string; createdAt: number } | null;
+  /** Why runs are not being stored (IndexedDB unavailable, quota…), shown once in role="alert". */
+  persistError: string | null;
 }
 
 export const useLab = create<LabState>(() => ({
@@ -90,6 +97,9 @@ export const useLab = create<LabState>(() => ({
   errors: [],
   view: { smoothing: 0.6, logGradNorm: false, hiddenRuns: [], hiddenAgents: [] },
   uploads: [],
+  pastSessions: null,
+  restored: null,
+  persistError: null,
 }));
 
 export const setConfig = (config: Experiment) => useLab.setState({ config });

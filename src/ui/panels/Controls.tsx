@@ -10,6 +10,7 @@ import type { RunView } from '../store';
 export function Controls() {
   const backend = useLab((s) => s.backend);
   const session = useLab((s) => s.session);
+  const restored = useLab((s) => s.restored !== null);
   const ready = backend.state === 'ready';
   const why = ready
     ? undefined
@@ -46,7 +47,7 @@ export function Controls() {
       <button
         type="button"
         onClick={reset}
-        disabled={session === 'none'}
+        disabled={session === 'none' && !restored}
         title="Stop the runs and forget their metrics"
       >
         Reset
@@ -104,6 +105,7 @@ export function StatusBar() {
   const runs = useLab((s) => s.runs);
   const session = useLab((s) => s.session);
   const backend = useLab((s) => s.backend);
+  const restored = useLab((s) => s.restored);
   const runBackend = runs.find((r) => r.backend)?.backend;
   const report = runBackend ?? (backend.state === 'ready' ? backend.report : undefined);
   return (
@@ -114,6 +116,11 @@ export function StatusBar() {
           <RunStatus key={r.id} run={r} pausing={session !== 'playing'} />
         ))}
       </ul>
+      {restored && (
+        <span className="restored-note" data-testid="restored-note">
+          restored from {new Date(restored.createdAt).toLocaleString()} — press Train to start new runs
+        </span>
+      )}
       <span
         className="backend-chip"
         title={report?.attempts.map((a) => `${a.backend}: ${a.reason}`).join('\n')}

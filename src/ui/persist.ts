@@ -1,0 +1,222 @@
+/**
+ * Runs kept in IndexedDB (db `agentwise-lab`): one `sessions` record per Train session (its
+ * experiment hash, runs and key tables) and its metric frames in `frames`, keyed [session, seq].
+ * Frames are queued as they arrive and written in one transaction at most every second (or every
+ * 20 frames). Any IndexedDB failure turns recording off with one alert; training goes on.
+ */
+import type { RunId } from '../runtime/protocol';
+import { useLab } from './store';
+import type { RunView } from './store';
+
+export interface StoredRun {
+  id: RunId;
+  label: string;
+  seed: number;
+  runIndex: number;
+  color: string;
+  keys: string[];
+  agents: RunView['agents'];
+  models: RunView['models'];
+  base: RunView['base'];
+  /** Steps completed (frames carry 0-based step indices). */
+  lastStep: number;
+}
+
+export interface StoredSession {
+  id: string;
+  createdAt: number;
+  experiment: string;
+  runs: StoredRun[];
+  /** Steps completed by the furthest run. */
+  lastStep: number;
+}
+
+export interface StoredFrame {
+  session: string;
+  seq: number;
+  run: RunId;
+  step: number;
+  values: Float64Array;
+}
+
+const DB = 'agentwise-lab';
+const FLUSH_MS = 1000;
+const FLUSH_FRAMES = 20;
+
+// ─── a tiny promise wrapper over the raw API ──────────────────────────────────
+
+let dbp: Promise<IDBDatabase> | null = null;
+let disabled = false;
+
+const req = <T>(r: IDBRequest<T>) =>
+  new Promise<T>((ok, ko) => {
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => ko(r.error ?? new Error('IndexedDB request failed'));
+  });
+
+const done = (tx: IDBTransaction) =>
+  new Promise<void>((ok, ko) => {
+    tx.oncomplete = () => ok();
+    tx.onerror = tx.onabort = () => ko(tx.error ?? new Error('IndexedDB transaction aborted'));
+  });
+
+function open(): Promise<IDBDatabase> {
+  dbp ??= new Promise<IDBDatabase>((ok, ko) => {
+    if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
+    const r = indexedDB.open(DB, 1);
+    r.onupgradeneeded = () => {
+      r.result.createObjectStore('sessions', { keyPath: 'id' });
+      r.result.createObjectStore('frames', { keyPath: ['session', 'seq'] });
+    };
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => ko(r.error ?? new Error('could not open IndexedDB'));
+    r.onblocked = () => ko(new Error('IndexedDB is blocked by another tab'));
+  });
+  return dbp;
+}
+
+/** Runs `f` in one transaction; on failure, recording stops with one alert and `fallback` is returned. */
+async function withTx<T>(
+  mode: IDBTransactionMode,
+  f: (s: IDBObjectStore, fr: IDBObjectStore) => Promise<T> | T,
+  fallback: T,
+): Promise<T> {
+  if (disabled) return fallback;
+  try {
+    const tx = (await open()).transaction(['sessions', 'frames'], mode);
+    const [result] = await Promise.all([f(tx.objectStore('sessions'), tx.objectStore('frames')), done(tx)]);
+    return result;
+  } catch (e) {
+    disable(e);
+    return fallback;
+  }
+}
+
+function disable(e: unknown): void {
+  if (disabled) return;
+  disabled = true;
+  const reason = e instanceof Error ? e.message : String(e);
+  useLab.setState({ pastSessions: [], persistError: `runs will not survive a reload: ${reason}` });
+}
+
+const frameRange = (id: string) => IDBKeyRange.bound([id, -Infinity], [id, Infinity]);
+
+// ─── recording the live session ─────────────────────────────────────────────
+
+let current: StoredSession | null = null;
+let seq = 0;
+let queue: StoredFrame[] = [];
+let timer: ReturnType<typeof setTimeout> | null = null;
+
+export function beginSession(experiment: string, runs: RunView[]): void {
+  void flush();
+  current = {
+    id: `s${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`,
+    createdAt: Date.now(),
+    experiment,
+    runs: runs.map((r) => ({
+      ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: r.color },
+      ...{ keys: [], agents: [], models: [], base: {}, lastStep: 0 },
+    })),
+    lastStep: 0,
+  };
+  seq = 0;
+  const rec = current;
+  useLab.setState((s) => ({ pastSessions: [rec, ...(s.pastSessions ?? [])] }));
+  void withTx('readwrite', (s) => void s.put(rec), undefined);
+}
+
+/** Writes what is queued and stops recording (the workers are gone). */
+export function endSession(): void {
+  void flush();
+  current = null;
+}
+
+export function recordReady(id: RunId, info: Pick<StoredRun, 'keys' | 'agents' | 'models' | 'base'>): void {
+  const run = current?.runs.find((r) => r.id === id);
+  if (run) Object.assign(run, info);
+}
+
+export function recordFrame(id: RunId, step: number, values: Float64Array): void {
+  if (!current || disabled) return;
+  queue.push({ session: current.id, seq: seq++, run: id, step, values });
+  if (queue.length >= FLUSH_FRAMES) void flush();
+  else timer ??= setTimeout(() => void flush(), FLUSH_MS);
+}
+
+/** Writes the queued frames and the session record in one transaction. */
+export async function flush(): Promise<void> {
+  if (timer) clearTimeout(timer);
+  timer = null;
+  const frames = queue;
+  queue = [];
+  const rec = current;
+  if (!rec || frames.length === 0) return;
+  for (const f of frames) {
+    const run = rec.runs.find((r) => r.id === f.run);
+    if (run) run.lastStep = Math.max(run.lastStep, f.step + 1);
+    rec.lastStep = Math.max(rec.lastStep, f.step + 1);
+  }
+  const snapshot = { ...rec, runs: rec.runs.map((r) => ({ ...r })) };
+  await withTx(
+    'readwrite',
+    (s, fr) => {
+      s.put(snapshot);
+      for (const f of frames) fr.put(f);
+    },
+    undefined,
+  );
+  useLab.setState((s) => ({
+    pastSessions: s.pastSessions?.map((p) => (p.id === rec.id ? snapshot : p)) ?? null,
+  }));
+}
+
+// ─── reading, listing, deleting ───────────────────────────────────────────────
+
+/** Refreshes the store's list of stored sessions, newest first. */
+export async function refreshSessions(): Promise<StoredSession[]> {
+  const all = await withTx('readonly', (s) => req(s.getAll() as IDBRequest<StoredSession[]>), []);
+  all.sort((a, b) => b.createdAt - a.createdAt);
+  useLab.setState({ pastSessions: all });
+  return all;
+}
+
+export async function loadSession(
+  id: string,
+): Promise<{ session: StoredSession; frames: StoredFrame[] } | null> {
+  if (current?.id === id) await flush();
+  return withTx(
+    'readonly',
+    async (s, fr) => {
+      const [session, frames] = await Promise.all([
+        req(s.get(id) as IDBRequest<StoredSession | undefined>),
+        req(fr.getAll(frameRange(id)) as IDBRequest<StoredFrame[]>),
+      ]);
+      return session ? { session, frames } : null;
+    },
+    null,
+  );
+}
+
+export async function deleteSession(id: string): Promise<void> {
+  if (current?.id === id) {
+    current = null;
+    queue = [];
+  }
+  await withTx(
+    'readwrite',
+    (s, fr) => {
+      s.delete(id);
+      fr.delete(frameRange(id));
+    },
+    undefined,
+  );
+  useLab.setState((s) => ({ pastSessions: s.pastSessions?.filter((p) => p.id !== id) ?? null }));
+}
+
+/** Best effort: write what is queued when the page goes away. */
+export function flushOnHide(): () => void {
+  const f = () => void flush();
+  window.addEventListener('pagehide', f);
+  return () => window.removeEventListener('pagehide', f);
+}

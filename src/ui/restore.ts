@@ -1,0 +1,64 @@
+/**
+ * Stored sessions back on screen: at page load the latest one, or any one the user opens from
+ * Past runs. Its runs come back into the store (state 'done', no workers) and their frames into
+ * run-data rings, so the charts draw the recorded curves; Train starts a fresh session as usual.
+ */
+import { decodeExperiment, encodeExperiment } from '../core/url';
+import { reset } from './lab';
+import { loadSession, refreshSessions } from './persist';
+import type { StoredFrame, StoredSession } from './persist';
+import { restoreRunData } from './run-data';
+import { chooseConfig, useLab } from './store';
+import type { RunView } from './store';
+
+function show(session: StoredSession, frames: StoredFrame[]): void {
+  const runs = session.runs
+    .filter((r) => r.keys.length > 0)
+    .map((r): RunView => {
+      const mine = frames.filter((f) => f.run === r.id);
+      restoreRunData(
+        r.id,
+        r.keys,
+        mine.map((f) => f.values),
+      );
+      return {
+        ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: r.color },
+        ...{ agents: r.agents, models: r.models, base: r.base },
+        state: 'done',
+        message: 'restored',
+        step: mine.reduce((m, f) => Math.max(m, f.step + 1), 0), // frames carry 0-based steps
+        tokensPerS: NaN,
+        markers: [],
+        rolloutStep: -1,
+      };
+    });
+  if (runs.length === 0) return; // a session stopped before any run loaded: nothing to draw
+  useLab.setState((s) => ({
+    runs,
+    restored: { id: session.id, createdAt: session.createdAt },
+    frameVersion: s.frameVersion + 1,
+  }));
+}
+
+/**
+ * At page load: show the newest stored session if it ran the experiment the page opened with (a
+ * shared link to another experiment must not show someone's old curves under its settings) and
+ * the user has not started runs meanwhile. Other sessions stay one click away in Past runs.
+ */
+export async function restoreLatest(): Promise<void> {
+  const [latest] = await refreshSessions();
+  if (!latest || latest.experiment !== encodeExperiment(useLab.getState().config)) return;
+  const got = await loadSession(latest.id);
+  const s = useLab.getState();
+  if (got && s.session === 'none' && s.runs.length === 0) show(got.session, got.frames);
+}
+
+/** Past runs → Open: stops any live runs, sets the experiment to the session's, shows its curves. */
+export async function openSession(id: string): Promise<void> {
+  const got = await loadSession(id);
+  if (!got) return;
+  reset();
+  const r = decodeExperiment(got.session.experiment);
+  if (r.ok) chooseConfig(r.config);
+  show(got.session, got.frames);
+}

@@ -1,0 +1,85 @@
+/**
+ * Runs survive a reload: train the tiny sync experiment for a few steps, pause, let the IndexedDB
+ * writer flush, reload in the same profile and check that the step counters and chart lines come
+ * back; reopen it from Past runs, delete it and check that the list stays empty after a reload; without
+ * IndexedDB, one alert says so and training still works.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openLab } from './harness';
+import type { Lab } from './harness';
+
+const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
+const RUNS = ['GRPO', 'Dr. MAS'];
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+const steps = (l: Lab) =>
+  Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} step`).textContent())));
+
+describe('persistence', () => {
+  it('restores the runs after a reload, and deletes them from Past runs', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    await page.waitForFunction(
+      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
+      null,
+      {
+        timeout: 60_000,
+      },
+    );
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    const t0 = Date.now();
+    while (!(await steps(lab)).every((n) => n >= 2)) {
+      if (Date.now() - t0 > 60_000) throw new Error(`steps stuck at ${(await steps(lab)).join(', ')}`);
+      await page.waitForTimeout(200);
+    }
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.run-status')].every(
+          (li) => li.getAttribute('data-state') === 'paused',
+        ),
+      null,
+      { timeout: 30_000 },
+    );
+    const before = await steps(lab);
+    await page.waitForTimeout(1500); // the writer flushes at most every second
+
+    await page.reload();
+    await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
+    expect(await steps(lab)).toEqual(before);
+    const lines = page.locator('figure[aria-label="Reward"] path.recharts-line-curve');
+    await lines.first().waitFor({ timeout: 15_000 });
+    expect(await lines.count()).toBeGreaterThanOrEqual(2);
+    expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(1);
+    // Open sets the experiment (and so the link) to the session's and shows its curves again.
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    await page.getByRole('button', { name: /^Open session / }).click();
+    await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
+    expect(await steps(lab)).toEqual(before);
+    expect(page.url()).toContain('task=sync');
+
+    await page.getByRole('button', { name: /^Delete session / }).click();
+    await expect.poll(() => page.getByRole('button', { name: /^Delete session / }).count()).toBe(0);
+    await page.reload();
+    await page.locator('section[data-loaded="true"]').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(0);
+    expect(await page.getByTestId('restored-note').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+
+    // Without IndexedDB, one alert says so and training goes on.
+    await lab.context.addInitScript(() => Object.defineProperty(window, 'indexedDB', { value: undefined }));
+    await page.reload();
+    await page.getByText(/runs will not survive a reload/).waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('alert').filter({ hasText: 'runs will not survive a reload' }).count()).toBe(
+      1,
+    );
+    await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled);
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await expect.poll(async () => (await steps(lab!)).every((n) => n >= 1), { timeout: 30_000 }).toBe(true);
+  });
+});
