@@ -204,6 +204,18 @@ export function Charts() {
     );
   }
   const gradLog = logToggle(view.logGradNorm);
+  /** One chart per agent statistic, every agent's series in it. */
+  const agentCharts = (charts: AgentChart[]) =>
+    charts.map((c) => (
+      <MetricChart
+        key={c.stat}
+        title={c.title}
+        metric={`agent/·/${c.stat}`}
+        about={c.hint}
+        specs={specs.agent[c.stat]}
+        markers={markers}
+      />
+    ));
   return (
     <section className="board" aria-label="Charts">
       <Legend />
@@ -240,16 +252,7 @@ export function Charts() {
       </div>
       <h2 className="board-title">Per agent</h2>
       <div className="grid">
-        {AGENT_CHARTS.map((c) => (
-          <MetricChart
-            key={c.stat}
-            title={c.title}
-            metric={`agent/·/${c.stat}`}
-            about={c.hint}
-            specs={specs.agent[c.stat]}
-            markers={markers}
-          />
-        ))}
+        {agentCharts(AGENT_CHARTS)}
         <MetricChart
           title="Amplification"
           metric="agent/·/amplification"
@@ -272,16 +275,7 @@ export function Charts() {
       </div>
       <h2 className="board-title">Update diagnostics</h2>
       <div className="grid">
-        {DIAG_CHARTS.map((c) => (
-          <MetricChart
-            key={c.stat}
-            title={c.title}
-            metric={`agent/·/${c.stat}`}
-            about={c.hint}
-            specs={specs.agent[c.stat]}
-            markers={markers}
-          />
-        ))}
+        {agentCharts(DIAG_CHARTS)}
       </div>
     </section>
   );
