@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { openLab } from './harness';
+import { openLab, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -20,7 +20,7 @@ const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=
 it('downloads checkpoints, starts runs from them, and names a corrupt upload', async () => {
   lab = await openLab(TINY);
   const { page } = lab;
-  await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout: 120_000 });
+  await trainEnabled(page, 120_000);
   await page.getByRole('button', { name: 'Step', exact: true }).click();
   await page.waitForFunction(() => Number(document.querySelector('[aria-label="GRPO step"]')?.textContent) >= 1, null, { timeout: 120_000 });
 

@@ -38,3 +38,14 @@ export async function openLab(hash = ''): Promise<Lab> {
     },
   };
 }
+
+/** The default experiment's two runs, as the status bar labels them. */
+export const RUNS = ['GRPO', 'Dr. MAS'];
+
+/** Each run's step counter, in RUNS order. */
+export const stepCounts = (l: Lab): Promise<number[]> =>
+  Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} step`).textContent())));
+
+/** Resolves once Train is enabled (the backend probe passed). */
+export const trainEnabled = (page: Page, timeout = 120_000) =>
+  page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout });

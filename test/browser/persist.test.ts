@@ -5,11 +5,10 @@
  * IndexedDB, one alert says so and training still works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab } from './harness';
+import { openLab, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
-const RUNS = ['GRPO', 'Dr. MAS'];
 
 let lab: Lab | undefined;
 afterEach(async () => {
@@ -17,20 +16,13 @@ afterEach(async () => {
   lab = undefined;
 });
 
-const steps = (l: Lab) =>
-  Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} step`).textContent())));
+const steps = stepCounts;
 
 describe('persistence', () => {
   it('restores the runs after a reload, and deletes them from Past runs', async () => {
     lab = await openLab(TINY);
     const { page } = lab;
-    await page.waitForFunction(
-      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
-      null,
-      {
-        timeout: 60_000,
-      },
-    );
+    await trainEnabled(page, 60_000);
     await page.getByRole('button', { name: 'Train', exact: true }).click();
     const t0 = Date.now();
     while (!(await steps(lab)).every((n) => n >= 2)) {
@@ -78,7 +70,7 @@ describe('persistence', () => {
     expect(await page.getByRole('alert').filter({ hasText: 'runs will not survive a reload' }).count()).toBe(
       1,
     );
-    await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled);
+    await trainEnabled(page);
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await expect.poll(async () => (await steps(lab!)).every((n) => n >= 1), { timeout: 30_000 }).toBe(true);
   });

@@ -6,11 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab } from './harness';
+import { openLab, RUNS, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 const TINY = '#v=1&task=sync&rollout.batchSize=2&rollout.groupSize=4&eval.every=0';
-const RUNS = ['GRPO', 'Dr. MAS'];
 
 let lab: Lab | undefined;
 afterEach(async () => {
@@ -18,8 +17,7 @@ afterEach(async () => {
   lab = undefined;
 });
 
-const steps = (l: Lab) =>
-  Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} step`).textContent())));
+const steps = stepCounts;
 
 async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 120_000): Promise<number[]> {
   const t0 = Date.now();
@@ -47,13 +45,7 @@ describe('training from the page', () => {
     lab = await openLab(TINY);
     const { page } = lab;
     const train = page.getByRole('button', { name: 'Train', exact: true });
-    await page.waitForFunction(
-      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
-      null,
-      {
-        timeout: 120_000,
-      },
-    );
+    await trainEnabled(page, 120_000);
     await train.click();
     await waitSteps(lab, (s) => s.every((n) => n >= 2));
 
@@ -150,13 +142,7 @@ describe('training from the page', () => {
   it('keeps the page responsive while two runs train (long tasks measured)', async () => {
     lab = await openLab(TINY);
     const { page } = lab;
-    await page.waitForFunction(
-      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
-      null,
-      {
-        timeout: 120_000,
-      },
-    );
+    await trainEnabled(page, 120_000);
     await page.evaluate(() => {
       const w = window as unknown as { longTasks: number[] };
       w.longTasks = [];

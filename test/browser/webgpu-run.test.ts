@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { openLab } from './harness';
+import { openLab, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -18,7 +18,7 @@ it('trains two steps of each run on WebGPU and receives their metric frames', as
   const { page } = lab;
   await page.getByTestId('backend-name').waitFor({ timeout: 120_000 });
   expect(await page.getByTestId('backend-name').textContent()).toBe('webgpu');
-  await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout: 120_000 });
+  await trainEnabled(page, 120_000);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await page.waitForFunction(
     () => ['GRPO', 'Dr. MAS'].every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= 2),
