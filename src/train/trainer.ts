@@ -12,6 +12,7 @@ import { agentKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../c
 import type { Checkpoint } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
 import { computeAdvantages } from '../rl/advantage';
+import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
 import { evaluate, rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
@@ -109,7 +110,7 @@ export class RunTrainer {
     // ---- rewards: per trajectory (success, reward), per row (reward minus its penalty)
     const trajRewards = batch.trajectories.map((t) => t.reward);
     metrics[M.rewardMean] = mean(trajRewards);
-    metrics[M.rewardStd] = Math.sqrt(mean(trajRewards.map((r) => (r - metrics[M.rewardMean]) ** 2)));
+    metrics[M.rewardStd] = Math.sqrt(populationVariance(trajRewards));
     metrics[M.successRate] = mean(batch.trajectories.map((t) => (t.success ? 1 : 0)));
     metrics[M.envErrors] = batch.trajectories.filter((t) => t.status === 'error').length;
 
@@ -219,8 +220,4 @@ export class RunTrainer {
   dispose(): void {
     if (this.ownsModels) disposeModels(this.models);
   }
-}
-
-function mean(xs: readonly number[]): number {
-  return xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : NaN;
 }

@@ -135,10 +135,13 @@ async function updateChunk(
   const refLogp = m.ref ? tf.tidy(() => tokenLogprobs(m.ref!, batch, o.temperature).logp) : undefined;
   const termInputs = termAgents.map((agent) => {
     const sel = rowSelect(agent);
+    const weights = Float32Array.from(w, (x, j) => x * sel[j]);
     return {
       agent,
+      /** Σ w over the term's tokens: turns its weighted sums into the agent's own means. */
+      wSum: w.reduce((a, x, j) => a + x * sel[j], 0),
       mask: tf.tidy(() => tf.mul(batch.mask, tf.tensor2d(sel, [B, T]))) as tf.Tensor2D,
-      weights: tf.tensor2d(Float32Array.from(w, (x, j) => x * sel[j]), [B, T]),
+      weights: tf.tensor2d(weights, [B, T]),
     };
   });
   const terms: LossTerm[] = termInputs.map((t) => () => {
@@ -162,19 +165,17 @@ async function updateChunk(
     const agents: Record<string, AgentUpdate> = {};
     termInputs.forEach((t, k) => {
       const s = report.stats[k];
-      const names = t.agent === null ? m.agents.filter((a) => agentsHere.includes(a)) : [t.agent];
-      for (const agent of names) {
-        const own = batchRows.filter((r) => r.agent === agent);
-        const wSum = w.reduce((acc, x, j) => acc + (batchRows[Math.floor(j / T)]?.agent === agent ? x : 0), 0);
-        agents[agent] = {
-          gradNorm: termAgents.length > 1 ? report.termGradNorms[k] : report.gradNorm,
-          pgLoss: s[STAT.pg_loss] / wSum,
-          entropy: s[STAT.entropy] / wSum,
-          clipfrac: s[STAT.clipped] / Math.max(s[STAT.tokens], 1),
-          kl: s[STAT.neg_d] / Math.max(s[STAT.tokens], 1),
-          respLen: own.reduce((a, r) => a + r.responseIds.length, 0) / own.length,
-        };
-      }
+      // A single-agent model's one term (agent null) is that agent's.
+      const agent = t.agent ?? m.agents[0];
+      const own = batchRows.filter((r) => r.agent === agent);
+      agents[agent] = {
+        gradNorm: termAgents.length > 1 ? report.termGradNorms[k] : report.gradNorm,
+        pgLoss: s[STAT.pg_loss] / t.wSum,
+        entropy: s[STAT.entropy] / t.wSum,
+        clipfrac: s[STAT.clipped] / Math.max(s[STAT.tokens], 1),
+        kl: s[STAT.neg_d] / Math.max(s[STAT.tokens], 1),
+        respLen: own.reduce((a, r) => a + r.responseIds.length, 0) / own.length,
+      };
     });
     return { gradNorm: report.gradNorm, skipped: report.skipped, ...(report.reason ? { reason: report.reason } : {}), agents };
   } finally {
