@@ -1,5 +1,5 @@
 /**
- * The page's handle on run workers. `spawnRunWorker` probes a backend (the shell's indicator);
+ * The page's handle on run workers. `probeBackend` checks a backend (the shell's indicator);
  * `LabSession` owns one worker per run × seed of an experiment and is the only listener on them,
  * turning their messages into `LabEvents` callbacks. Imports no tfjs: Vite bundles the worker as
  * its own chunk, so tfjs never reaches the main bundle.
@@ -14,15 +14,18 @@ const newWorker = (name: string) => new Worker(new URL('./run.worker.ts', import
 let counter = 0;
 const nextId = (): RunId => runId(`run-${++counter}`);
 
-export interface RunWorker {
-  id: RunId;
-  /** Resolves once the worker has chosen (or refused) its backend. */
-  backend: Promise<BackendReport>;
-  terminate(): void;
+export interface BackendProbe {
+  /** Resolves once a worker has chosen (or refused) the backend. */
+  report: Promise<BackendReport>;
+  /** Stops the probe if it is still running. */
+  cancel(): void;
 }
 
-/** A worker that only selects a backend: the shell's backend indicator. */
-export function spawnRunWorker(backend: BackendName): RunWorker {
+/**
+ * The shell's backend indicator: a run worker that only selects a backend and is then
+ * terminated, so it does not hold a GPU device or wasm memory while the runs train.
+ */
+export function probeBackend(backend: BackendName): BackendProbe {
   const id = nextId();
   const worker = newWorker(id);
   const report = new Promise<BackendReport>((resolve, reject) => {
@@ -31,9 +34,9 @@ export function spawnRunWorker(backend: BackendName): RunWorker {
       else if (e.data.type === 'error') reject(new Error(e.data.message));
     };
     worker.onerror = (e) => reject(new Error(`worker failed to start: ${e.message || 'script error'}`));
-  });
+  }).finally(() => worker.terminate());
   worker.postMessage({ type: 'init', runId: id, backend } satisfies ToWorker);
-  return { id, backend: report, terminate: () => worker.terminate() };
+  return { report, cancel: () => worker.terminate() };
 }
 
 export interface RunInfo {

@@ -4,7 +4,7 @@
  * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
 import { useEffect, useState } from 'react';
-import { spawnRunWorker } from '../runtime/client';
+import { probeBackend } from '../runtime/client';
 import { downloadCsv, downloadJson } from './export';
 import { chooseCheckpoints, snapshot } from './lab';
 import { BackendPanel } from './panels/BackendPanel';
@@ -17,20 +17,20 @@ import { RolloutInspector } from './panels/RolloutInspector';
 import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
 
-/** One probe worker per requested backend; replaced when the choice changes. */
+/** One backend probe per requested backend; its worker exits once it has answered. */
 function useBackendProbe() {
   const requested = useLab((s) => s.config.backend);
   useEffect(() => {
     setBackend({ state: 'probing' });
-    const worker = spawnRunWorker(requested);
+    const probe = probeBackend(requested);
     let live = true;
-    worker.backend.then(
+    probe.report.then(
       (report) => live && setBackend({ state: report.backend ? 'ready' : 'refused', report }),
       (e: Error) => live && setBackend({ state: 'error', message: e.message }),
     );
     return () => {
       live = false;
-      worker.terminate();
+      probe.cancel();
     };
   }, [requested]);
 }
