@@ -135,6 +135,10 @@ export class LabSession {
   step(): void {
     this.broadcast((runId) => ({ type: 'step', runId }));
   }
+  /** Speed control: every run waits `delayMs` between steps while playing. */
+  pace(delayMs: number): void {
+    this.broadcast((runId) => ({ type: 'pace', runId, delayMs }));
+  }
   set(param: LiveParam, value: number): void {
     this.broadcast((runId) => ({ type: 'set', runId, param, value }));
   }

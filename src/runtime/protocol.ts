@@ -49,6 +49,8 @@ export type ToWorker =
   | { type: 'play'; runId: RunId }
   | { type: 'pause'; runId: RunId }
   | { type: 'step'; runId: RunId }
+  /** Speed control: wait this long between steps while playing (0 = as fast as it trains). */
+  | { type: 'pace'; runId: RunId; delayMs: number }
   | { type: 'set'; runId: RunId; param: LiveParam; value: number }
   | { type: 'snapshot'; runId: RunId };
 

@@ -23,6 +23,8 @@ let codec: FrameCodec | null = null;
 let steps = 0;
 let playing = false;
 let busy = false;
+/** Wait between steps while playing (the page's speed control). */
+let delayMs = 0;
 
 function setState(state: RunState, message?: string) {
   post({ type: 'state', runId: id, state, step: trainer?.step ?? 0, ...(message ? { message } : {}) });
@@ -104,7 +106,8 @@ async function stepOnce(): Promise<void> {
 async function loop(): Promise<void> {
   while (playing) {
     await stepOnce();
-    await new Promise((resolve) => setTimeout(resolve, 0)); // let pause/step/set messages in
+    // Also lets pause/step/set messages in between steps.
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
   }
 }
 
@@ -150,6 +153,10 @@ async function handle(msg: ToWorker): Promise<void> {
       return;
     case 'step':
       if (!playing) await stepOnce();
+      return;
+    case 'pace':
+      if (!Number.isFinite(msg.delayMs) || msg.delayMs < 0) throw new Error(`pace must be a delay ≥ 0 ms, got ${msg.delayMs}`);
+      delayMs = msg.delayMs;
       return;
     case 'set': {
       if (!trainer) throw new Error('no run to change: start it first');

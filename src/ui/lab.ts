@@ -78,6 +78,8 @@ export function startSession(): LabSession {
   const { config } = useLab.getState();
   try {
     session = new LabSession(config, events, uploads);
+    const { paceMs } = useLab.getState();
+    if (paceMs > 0) session.pace(paceMs);
   } catch (e) {
     addError(`Could not start the runs: ${(e as Error).message}`);
     throw e;
@@ -120,6 +122,12 @@ export function stepOnce(): void {
   const s = session ?? startSession();
   if (useLab.getState().session === 'playing') pause();
   onceReady(() => s.step());
+}
+
+/** Speed control: a pause between steps, so a user can follow each one (0 = full speed). */
+export function setPace(delayMs: number): void {
+  useLab.setState({ paceMs: delayMs });
+  session?.pace(delayMs);
 }
 
 /**

@@ -70,6 +70,8 @@ export interface LabState {
   session: SessionStatus;
   /** Paused by the Page Visibility API, to resume when the tab shows again. */
   autoPaused: boolean;
+  /** Speed control: milliseconds every run waits between steps while playing (0 = full speed). */
+  paceMs: number;
   runs: RunView[];
   /** Bumped (at most once per animation frame) when any run's ring buffer grew. */
   frameVersion: number;
@@ -92,6 +94,7 @@ export const useLab = create<LabState>(() => ({
   backend: { state: 'probing' },
   session: 'none',
   autoPaused: false,
+  paceMs: 0,
   runs: [],
   frameVersion: 0,
   errors: [],
