@@ -109,36 +109,48 @@ function splitWeights(ckpt: Checkpoint): Float32Array[] {
 
 /** One file: MAGIC (8 bytes) | manifest byte length (u32 LE) | manifest UTF-8 | zero pad to 4 | weights. */
 export function encodeCheckpoint(ckpt: Checkpoint): Uint8Array {
-  const json = new TextEncoder().encode(JSON.stringify(ckpt.manifest));
-  const head = 12 + json.length;
-  const start = Math.ceil(head / 4) * 4; // float32 alignment for a zero-copy view on load
-  const out = new Uint8Array(start + ckpt.weights.byteLength);
-  out.set(new TextEncoder().encode(MAGIC), 0);
-  new DataView(out.buffer).setUint32(8, json.length, true);
-  out.set(json, 12);
-  out.set(new Uint8Array(ckpt.weights), start);
-  return out;
+  return encodeFramed(MAGIC, ckpt.manifest, ckpt.weights);
 }
 
 /** Parses encodeCheckpoint's framing and verifies the result (verifyCheckpoint). */
 export function decodeCheckpoint(bytes: Uint8Array | ArrayBuffer, expect: { vocab?: readonly string[]; config?: GPTConfig } = {}): Checkpoint {
+  const { manifest, payload } = decodeFramed<CheckpointManifest>(MAGIC, 'Agentwise checkpoint', bytes);
+  const ckpt = { manifest, weights: payload };
+  verifyCheckpoint(ckpt, expect);
+  return ckpt;
+}
+
+/**
+ * The framing shared by every binary file of the lab: an 8-byte ASCII magic | JSON length (u32 LE)
+ * | JSON | zero pad to 4 | payload. The pad keeps the payload float32-aligned for zero-copy views.
+ */
+export function encodeFramed(magic: string, manifest: unknown, payload: ArrayBuffer): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(manifest));
+  const start = Math.ceil((12 + json.length) / 4) * 4;
+  const out = new Uint8Array(start + payload.byteLength);
+  out.set(new TextEncoder().encode(magic), 0);
+  new DataView(out.buffer).setUint32(8, json.length, true);
+  out.set(json, 12);
+  out.set(new Uint8Array(payload), start);
+  return out;
+}
+
+/** Splits encodeFramed's bytes; `what` names the kind of file in errors. Checks only the framing. */
+export function decodeFramed<T>(magic: string, what: string, bytes: Uint8Array | ArrayBuffer): { manifest: T; payload: ArrayBuffer } {
   const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  if (b.length < 12 || new TextDecoder().decode(b.subarray(0, 8)) !== MAGIC) throw new Error('not an Agentwise checkpoint file (bad magic bytes)');
+  if (b.length < 12 || new TextDecoder().decode(b.subarray(0, 8)) !== magic) throw new Error(`not an ${what} file (bad magic bytes)`);
   const jsonLength = new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(8, true);
-  if (12 + jsonLength > b.length) throw new Error(`checkpoint truncated: manifest of ${jsonLength} bytes, only ${b.length - 12} present`);
-  let manifest: CheckpointManifest;
+  if (12 + jsonLength > b.length) throw new Error(`${what} truncated: manifest of ${jsonLength} bytes, only ${b.length - 12} present`);
+  let manifest: T;
   try {
     manifest = JSON.parse(new TextDecoder().decode(b.subarray(12, 12 + jsonLength)));
   } catch (e) {
-    throw new Error(`checkpoint manifest is not valid JSON: ${(e as Error).message}`, { cause: e });
+    throw new Error(`${what} manifest is not valid JSON: ${(e as Error).message}`, { cause: e });
   }
   const start = Math.ceil((12 + jsonLength) / 4) * 4;
   // A fresh, exact-length copy: aligned, and independent of the input (a Node Buffer may be a view
   // into a shared pool, where .slice() would not copy).
-  const weights = new Uint8Array(b.subarray(start)).buffer as ArrayBuffer;
-  const ckpt = { manifest, weights };
-  verifyCheckpoint(ckpt, expect);
-  return ckpt;
+  return { manifest, payload: new Uint8Array(b.subarray(start)).buffer as ArrayBuffer };
 }
 
 /**

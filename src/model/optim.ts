@@ -17,6 +17,13 @@ export interface AdamWOptions {
   clipNorm?: number;
 }
 
+/** What AdamW carries between steps besides the weights. */
+export interface AdamWState {
+  step: number;
+  m: Float32Array;
+  v: Float32Array;
+}
+
 interface Slot {
   variable: tf.Variable;
   decay: boolean;
@@ -77,6 +84,37 @@ export class AdamW {
         s.variable.assign(tf.sub(decayed, tf.mul(update, lr)));
       }
     });
+  }
+
+  /**
+   * The moments and step count, for resuming a run exactly: m and v flattened in model order
+   * (two readbacks). Restoring them with loadState continues the same trajectory bit for bit.
+   */
+  async state(): Promise<AdamWState> {
+    const flat = (pick: (s: Slot) => tf.Variable) => tf.tidy(() => tf.concat(this.slots.map((s) => tf.reshape(pick(s), [-1]))));
+    const [m, v] = [flat((s) => s.m), flat((s) => s.v)];
+    const out = { step: this.step, m: (await m.data()).slice() as Float32Array, v: (await v.data()).slice() as Float32Array };
+    tf.dispose([m, v]);
+    return out;
+  }
+
+  /** Restores state() output; the sizes must match this optimizer's variables. */
+  loadState(state: AdamWState): void {
+    const n = this.slots.reduce((a, s) => a + s.variable.size, 0);
+    if (state.m.length !== n || state.v.length !== n) {
+      throw new Error(`optimizer state holds ${state.m.length}/${state.v.length} moments; this model has ${n} parameters`);
+    }
+    if (!Number.isInteger(state.step) || state.step < 0) throw new Error(`optimizer step must be an integer ≥ 0, got ${state.step}`);
+    let offset = 0;
+    tf.tidy(() => {
+      for (const s of this.slots) {
+        const size = s.variable.size;
+        s.m.assign(tf.tensor(state.m.subarray(offset, offset + size), s.variable.shape, 'float32'));
+        s.v.assign(tf.tensor(state.v.subarray(offset, offset + size), s.variable.shape, 'float32'));
+        offset += size;
+      }
+    });
+    this.step = state.step;
   }
 
   dispose(): void {

@@ -7,9 +7,10 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, Run } from '../core/config';
-import { resolveRun } from '../core/config';
+import { LIVE_PARAMS, resolveRun, validateExperiment } from '../core/config';
 import { agentKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
+import { loadCheckpointInto, saveCheckpoint } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
 import { computeAdvantages } from '../rl/advantage';
 import { mean, populationVariance } from '../rl/stats';
@@ -20,6 +21,7 @@ import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
 import { buildModels, disposeModels, learningRate, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
+import { packRunState, unpackRunState, verifyRunState, type RunState } from './run-state';
 import { updateModel } from './update-step';
 
 export interface StepResult {
@@ -55,7 +57,8 @@ export class RunTrainer {
   /** Sampling temperature of training rollouts (a live parameter). */
   private temperature: number;
   private readonly valSet: unknown[];
-  private readonly t0 = performance.now();
+  /** performance.now() at which this run would have started had it never stopped (time_s). */
+  private t0 = performance.now();
   /** L_max of the sum-norm loss modes: the longest response any agent may give, plus EOS. */
   private readonly lMax: number;
   step = 0;
@@ -196,6 +199,87 @@ export class RunTrainer {
         const never: never = param;
         throw new Error(`unknown live parameter ${String(never)}`);
       }
+    }
+  }
+
+  /** The live hyper-parameters as they stand now. */
+  liveValues(): Record<LiveParam, number> {
+    const { optim } = this.settings;
+    return {
+      lr: optim.lr,
+      maxGradNorm: optim.maxGradNorm,
+      clipLow: optim.clipLow,
+      clipHigh: optim.clipHigh,
+      entropyCoef: optim.entropyCoef,
+      temperature: this.temperature,
+    };
+  }
+
+  /**
+   * Everything needed to resume this run at its next step (run-state.ts): weights, AdamW moments,
+   * references, step and live parameters. A few readbacks per model; call between steps.
+   */
+  async saveState(notes: Record<string, unknown> = {}): Promise<RunState> {
+    const parts = [];
+    for (const m of this.models) {
+      parts.push({
+        id: m.id,
+        preset: m.preset,
+        agents: [...m.agents],
+        checkpoint: await saveCheckpoint(m.model, { preset: m.preset, notes: { step: this.step, agents: m.agents } }),
+        moments: await m.opt.state(),
+        ref: m.ref ? await saveCheckpoint(m.ref, { preset: m.preset, notes: { reference: true } }) : null,
+      });
+    }
+    const runIndex = this.exp.runs.indexOf(this.run);
+    return packRunState(
+      {
+        experiment: this.exp,
+        runIndex: runIndex >= 0 ? runIndex : this.exp.runs.findIndex((r) => r.label === this.run.label),
+        label: this.run.label,
+        seed: this.seed,
+        step: this.step,
+        live: this.liveValues(),
+        elapsedS: (performance.now() - this.t0) / 1000,
+        notes: { backend: tf.getBackend(), ...notes },
+      },
+      parts,
+    );
+  }
+
+  /**
+   * A trainer that goes on from a saved state: same experiment, run, seed and models, the
+   * optimizer moments and step restored, live parameters re-applied. Its next step is the saved
+   * run's next step, and on the same backend it computes what the saved run would have.
+   */
+  static resume(state: RunState, o: { env?: EnvRunner } = {}): RunTrainer {
+    verifyRunState(state);
+    const m = state.manifest;
+    const valid = validateExperiment(m.experiment);
+    if (!valid.ok) throw new Error('run state has an invalid experiment'); // verifyRunState said why
+    const exp = valid.config;
+    const parts = unpackRunState(state);
+    const base = Object.fromEntries(parts.map((p) => [p.state.id, p.checkpoint]));
+    const t = new RunTrainer({ exp, run: exp.runs[m.runIndex], seed: m.seed, base, ...(o.env ? { env: o.env } : {}) });
+    try {
+      const ids = t.models.map((pm) => pm.id).join(', ');
+      if (parts.map((p) => p.state.id).join(', ') !== ids) {
+        throw new Error(`run state holds models ${parts.map((p) => p.state.id).join(', ')}; its experiment needs ${ids}`);
+      }
+      t.models.forEach((pm, i) => {
+        pm.opt.loadState(parts[i].moments);
+        const ref = parts[i].ref;
+        if (pm.ref && !ref) throw new Error(`run state has no KL reference for model ${pm.id}, but its experiment's klCoef > 0`);
+        if (pm.ref && ref) loadCheckpointInto(pm.ref, ref);
+      });
+      t.step = m.step;
+      const now = t.liveValues();
+      for (const p of LIVE_PARAMS) if (now[p] !== m.live[p]) t.setLive(p, m.live[p]);
+      t.t0 = performance.now() - m.elapsedS * 1000;
+      return t;
+    } catch (e) {
+      t.dispose();
+      throw e;
     }
   }
 

@@ -1,0 +1,166 @@
+/**
+ * Resumable run state: everything a RunTrainer needs to go on exactly where it stopped — the
+ * experiment and which run of it, the step, the live hyper-parameters as they stand, and per model
+ * its weights, its AdamW moments and step, and (with a KL penalty) its frozen reference.
+ *
+ * Every random draw of a step is seeded from (seed, step) — instances, rollouts, mini-batches —
+ * so a run resumed from step s repeats the uninterrupted run's steps s, s+1, … bit for bit on the
+ * same backend (tested on cpu). That is what makes a checkpoint every N steps enough for
+ * recovering from a crash, a stop, or a lost GPU device.
+ *
+ * One framed binary file (checkpoint.ts's framing, magic AGWRUN01): a JSON manifest, then per
+ * model [weights | m | v | ref?] as float32, checked as a whole by a content hash and each
+ * model's weights again by their own checkpoint manifest.
+ */
+import type { Experiment, LiveParam } from '../core/config';
+import { LIVE_PARAMS, validateExperiment } from '../core/config';
+import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
+import { decodeFramed, encodeFramed, hashBytes, verifyCheckpoint } from '../model/checkpoint';
+import type { AdamWState } from '../model/optim';
+
+export const RUN_STATE_FORMAT = 'agentwise-run';
+export const RUN_STATE_VERSION = 1;
+const MAGIC = 'AGWRUN01';
+const WHAT = 'Agentwise run state';
+
+export interface ModelState {
+  id: string;
+  preset: string;
+  agents: string[];
+  /** The model's weights as a checkpoint manifest (config, shapes, their own hash). */
+  weights: CheckpointManifest;
+  /** AdamW's update count (its bias correction). */
+  optStep: number;
+  /** The frozen reference's manifest when one follows the moments in the payload (KL penalty on). */
+  ref: CheckpointManifest | null;
+}
+
+export interface RunStateManifest {
+  format: typeof RUN_STATE_FORMAT;
+  version: number;
+  experiment: Experiment;
+  /** Index into experiment.runs. */
+  runIndex: number;
+  label: string;
+  seed: number;
+  /** Steps completed: the resumed run's next step. */
+  step: number;
+  /** Live hyper-parameters as they stood (they may differ from the experiment's). */
+  live: Record<LiveParam, number>;
+  /** Wall time trained so far, so `time_s` continues instead of restarting. */
+  elapsedS: number;
+  models: ModelState[];
+  byteLength: number;
+  hash: string;
+  /** Free-form: backend, reason for the save. */
+  notes: Record<string, unknown>;
+}
+
+export interface RunState {
+  manifest: RunStateManifest;
+  payload: ArrayBuffer;
+}
+
+/** One model's part of a run state, as arrays. */
+export interface ModelParts {
+  state: ModelState;
+  checkpoint: Checkpoint;
+  moments: AdamWState;
+  ref: Checkpoint | null;
+}
+
+/** Packs the parts into a run state; `meta` is everything in the manifest but models and sizes. */
+export function packRunState(
+  meta: Omit<RunStateManifest, 'format' | 'version' | 'models' | 'byteLength' | 'hash'>,
+  parts: readonly { id: string; preset: string; agents: string[]; checkpoint: Checkpoint; moments: AdamWState; ref: Checkpoint | null }[],
+): RunState {
+  const chunks: Uint8Array[] = [];
+  const models: ModelState[] = parts.map((p) => {
+    chunks.push(new Uint8Array(p.checkpoint.weights), bytesOf(p.moments.m), bytesOf(p.moments.v));
+    if (p.ref) chunks.push(new Uint8Array(p.ref.weights));
+    return { id: p.id, preset: p.preset, agents: p.agents, weights: p.checkpoint.manifest, optStep: p.moments.step, ref: p.ref?.manifest ?? null };
+  });
+  const payload = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+  let offset = 0;
+  for (const c of chunks) {
+    payload.set(c, offset);
+    offset += c.length;
+  }
+  const manifest: RunStateManifest = {
+    format: RUN_STATE_FORMAT,
+    version: RUN_STATE_VERSION,
+    ...meta,
+    models,
+    byteLength: payload.byteLength,
+    hash: hashBytes(payload),
+  };
+  return { manifest, payload: payload.buffer };
+}
+
+/** Throws, saying what is wrong, unless the state is whole and its parts fit each other. */
+export function verifyRunState(state: RunState): void {
+  const m = state.manifest;
+  if (m?.format !== RUN_STATE_FORMAT) throw new Error(`not an ${RUN_STATE_FORMAT} state (format is ${JSON.stringify(m?.format)})`);
+  if (m.version !== RUN_STATE_VERSION) throw new Error(`run state version ${m.version} is not supported (this lab reads version ${RUN_STATE_VERSION})`);
+  const valid = validateExperiment(m.experiment);
+  if (!valid.ok) throw new Error(`run state's experiment is invalid: ${valid.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+  if (!valid.config.runs[m.runIndex]) throw new Error(`run state names run ${m.runIndex}; its experiment has ${valid.config.runs.length}`);
+  if (!Number.isInteger(m.step) || m.step < 0) throw new Error(`run state step must be an integer ≥ 0, got ${m.step}`);
+  for (const p of LIVE_PARAMS) {
+    if (!Number.isFinite(m.live?.[p])) throw new Error(`run state's live parameter ${p} is missing or not finite`);
+  }
+  if (state.payload.byteLength !== m.byteLength) {
+    throw new Error(`run state truncated or padded: ${state.payload.byteLength} payload bytes, manifest says ${m.byteLength}`);
+  }
+  const need = m.models.reduce((a, ms) => a + 3 * ms.weights.byteLength + (ms.ref?.byteLength ?? 0), 0);
+  if (need !== m.byteLength) throw new Error(`run state's models need ${need} bytes; the manifest says ${m.byteLength}`);
+  const hash = hashBytes(new Uint8Array(state.payload));
+  if (hash !== m.hash) throw new Error(`run state content hash mismatch: manifest says ${m.hash}, payload hashes to ${hash} (corrupt file?)`);
+  for (const part of unpackRunState(state)) {
+    try {
+      verifyCheckpoint(part.checkpoint);
+      if (part.ref) verifyCheckpoint(part.ref);
+    } catch (e) {
+      throw new Error(`model ${part.state.id}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+}
+
+/** The per-model parts. Call verifyRunState first. */
+export function unpackRunState(state: RunState): ModelParts[] {
+  let offset = 0;
+  // slice copies: each part owns its bytes, aligned for Float32Array views.
+  const take = (bytes: number) => {
+    const view = state.payload.slice(offset, offset + bytes);
+    offset += bytes;
+    return view;
+  };
+  return state.manifest.models.map((ms) => {
+    const n = ms.weights.byteLength;
+    const weights = take(n);
+    const m = new Float32Array(take(n));
+    const v = new Float32Array(take(n));
+    return {
+      state: ms,
+      checkpoint: { manifest: ms.weights, weights },
+      moments: { step: ms.optStep, m, v },
+      ref: ms.ref ? { manifest: ms.ref, weights: take(ms.ref.byteLength) } : null,
+    };
+  });
+}
+
+export function encodeRunState(state: RunState): Uint8Array {
+  return encodeFramed(MAGIC, state.manifest, state.payload);
+}
+
+/** Parses and verifies a run-state file. */
+export function decodeRunState(bytes: Uint8Array | ArrayBuffer): RunState {
+  const { manifest, payload } = decodeFramed<RunStateManifest>(MAGIC, WHAT, bytes);
+  const state = { manifest, payload };
+  verifyRunState(state);
+  return state;
+}
+
+function bytesOf(a: Float32Array): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
