@@ -10,7 +10,8 @@ export const HELP = `Agentwise Lab — headless runs
 
 Usage:
   npm run lab -- train --config <file | URL | hash> [--steps N] [--backend B] [--out DIR]
-                       [--init a.ckpt,b.ckpt] [--quiet]
+                       [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
+  npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- help
 
 Commands:
@@ -19,6 +20,8 @@ Commands:
             DIR/config.json     the validated experiment, defaults filled in
             DIR/metrics.jsonl   one line per run per step: {"run": <label>, "step": n, ...metrics}
             DIR/summary.json    final avg@k / pass@k, reward, per-agent grad-norm median, max, spikes
+            DIR/checkpoints/    each run's state (weights, optimizer moments, step, live
+                                parameters), replaced every --checkpoint-every steps and at the end
   help    Prints this text.
 
 Options:
@@ -32,6 +35,14 @@ Options:
   --init FILES   Comma-separated checkpoint files (e.g. downloaded from the lab) to start models
                  from instead of the shipped base models; each must fit one model of the
                  experiment (its agents and size), or the run is refused naming the file.
+  --checkpoint-every N
+                 Save each run's state every N steps and after its last step (default 25;
+                 0 = never).
+  --resume DIR   Go on with the runs of an earlier train --out DIR (stopped, crashed or finished;
+                 raise --steps to train further). Reads DIR/config.json and each run's state in
+                 DIR/checkpoints/, drops the metrics.jsonl lines after the saved steps and
+                 recomputes them: on the same backend they come out identical. Cannot be combined
+                 with --config, --out or --init.
   --quiet        No progress bars; the summary table is still printed.
 
 Metric names are those of the lab's charts (agent/<name>/grad_norm, reward/mean, eval/avg@K, …).
@@ -45,6 +56,8 @@ export interface TrainArgs {
   backend: BackendName;
   out: string | null;
   init: string[];
+  checkpointEvery: number;
+  resume: string | null;
   quiet: boolean;
 }
 export type CliArgs = TrainArgs | { command: 'help' };
@@ -65,6 +78,8 @@ export function parseCli(argv: readonly string[]): CliArgs {
         backend: { type: 'string' },
         out: { type: 'string' },
         init: { type: 'string' },
+        'checkpoint-every': { type: 'string' },
+        resume: { type: 'string' },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -85,5 +100,27 @@ export function parseCli(argv: readonly string[]): CliArgs {
     throw new UsageError(`--backend must be one of ${BACKEND_NAMES.join(', ')}; got "${values.backend}"`);
   }
   const init = values.init ? values.init.split(',').filter(Boolean) : [];
-  return { command: 'train', config: values.config ?? null, steps, backend, out: values.out ?? null, init, quiet: values.quiet };
+  let checkpointEvery = 25;
+  if (values['checkpoint-every'] !== undefined) {
+    checkpointEvery = Number(values['checkpoint-every']);
+    if (!Number.isInteger(checkpointEvery) || checkpointEvery < 0) {
+      throw new UsageError(`--checkpoint-every must be an integer ≥ 0, got "${values['checkpoint-every']}"`);
+    }
+  }
+  const resume = values.resume ?? null;
+  if (resume !== null) {
+    const clash = (['config', 'out', 'init'] as const).filter((k) => values[k] !== undefined);
+    if (clash.length) throw new UsageError(`--resume takes the config and folder of the run it resumes; drop --${clash.join(', --')}`);
+  }
+  return {
+    command: 'train',
+    config: values.config ?? null,
+    steps,
+    backend,
+    out: values.out ?? null,
+    init,
+    checkpointEvery,
+    resume,
+    quiet: values.quiet,
+  };
 }

@@ -16,6 +16,7 @@ import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
 import { loadShippedBase } from './base-models';
 import { ConfigError, loadConfig } from './load-config';
+import { loadResume, statePath, writeRunState } from './resume';
 import { Progress } from './progress';
 
 // Quiet tfjs's console banner ("looks like you are running TensorFlow.js in Node.js"): prod mode
@@ -43,9 +44,10 @@ export function summaryTable(summaries: readonly RunSummary[], evalK: number): s
 }
 
 async function train(args: TrainArgs): Promise<void> {
-  const exp = args.config ? loadConfig(args.config) : DEFAULT_EXPERIMENT;
+  const out = args.resume ?? args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
+  const configPath = args.resume ? join(args.resume, 'config.json') : args.config;
+  const exp = configPath ? loadConfig(configPath) : DEFAULT_EXPERIMENT;
   const steps = args.steps ?? exp.steps;
-  const out = args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
 
   const report = await selectBackend(tf, args.backend, nodePlatform);
   if (!report.backend) throw new Error(`backend ${describeReport(report)}`);
@@ -53,16 +55,24 @@ async function train(args: TrainArgs): Promise<void> {
   const { checkpoints, notes } = await loadShippedBase(exp, 'models', args.init);
   for (const [id, note] of Object.entries(notes)) console.error(`model ${id}: ${note}`);
 
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
   const metricsPath = join(out, 'metrics.jsonl');
-  writeFileSync(metricsPath, '');
+  const resumed = args.resume ? loadResume(args.resume, exp) : null;
+  if (resumed) for (const note of resumed.notes) console.error(`resume ${note}`);
+  else {
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
+    writeFileSync(metricsPath, '');
+  }
   const labels = runLabels(exp).map((r) => r.label);
   const progress = args.quiet ? null : new Progress(labels, steps);
+  for (const [label, r] of resumed?.resume ?? []) progress?.update(label, r.state.manifest.step, 'resumed');
 
   const summaries = await runExperiment(exp, {
     steps,
     base: checkpoints,
+    ...(resumed ? { resume: resumed.resume } : {}),
+    checkpointEvery: args.checkpointEvery,
+    onCheckpoint: (run, state) => writeRunState(statePath(out, labels.indexOf(run.label), run.label), state),
     onStep: (run, r) => {
       // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
       appendFileSync(metricsPath, JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }) + '\n');

@@ -3,10 +3,16 @@
  * in lockstep, one step each in turn, so they share the task stream step for step and a consumer
  * (the CLI's progress bars, a test) sees them move together. The browser instead hosts one run
  * per worker with the same RunTrainer.
+ *
+ * Every `checkpointEvery` steps (and at the end) each run's state goes to `onCheckpoint`; a run
+ * given in `resume` goes on from such a state with the history recorded before it. Runs that
+ * stand at different steps (a crash between two runs' saves) are brought level first: each round
+ * steps only the runs furthest behind.
  */
 import type { Experiment } from '../core/config';
 import type { Checkpoint } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
+import type { RunState } from './run-state';
 import { summarize, type RunSummary } from './summary';
 import { RunTrainer, type StepResult } from './trainer';
 
@@ -23,6 +29,11 @@ export interface ExperimentOptions {
   base?: Readonly<Record<string, Checkpoint>> | null;
   env?: () => EnvRunner;
   onStep?: (run: RunHandle, result: StepResult) => void | Promise<void>;
+  /** Save each run's state every N steps and after its last step (0 or absent: never). */
+  checkpointEvery?: number;
+  onCheckpoint?: (run: RunHandle, state: RunState) => void | Promise<void>;
+  /** By run label: a saved state to go on from, and the metric history recorded up to it. */
+  resume?: ReadonlyMap<string, { state: RunState; history: Record<string, number>[] }>;
 }
 
 export function runLabels(exp: Experiment): { label: string; seed: number; run: Experiment['runs'][number] }[] {
@@ -37,18 +48,28 @@ export function runLabels(exp: Experiment): { label: string; seed: number; run: 
 
 export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}): Promise<RunSummary[]> {
   const steps = o.steps ?? exp.steps;
-  const handles: RunHandle[] = runLabels(exp).map(({ label, seed, run }) => ({
-    label,
-    seed,
-    trainer: new RunTrainer({ exp, run, seed, base: o.base ?? null, ...(o.env ? { env: o.env() } : {}) }),
-    history: [],
-  }));
+  const every = o.checkpointEvery ?? 0;
+  const handles: RunHandle[] = [];
   try {
-    for (let step = 0; step < steps; step++) {
+    for (const { label, seed, run } of runLabels(exp)) {
+      const env = o.env ? { env: o.env() } : {};
+      const saved = o.resume?.get(label);
+      handles.push(
+        saved
+          ? { label, seed, trainer: RunTrainer.resume(saved.state, env), history: [...saved.history] }
+          : { label, seed, trainer: new RunTrainer({ exp, run, seed, base: o.base ?? null, ...env }), history: [] },
+      );
+    }
+    for (;;) {
+      const behind = Math.min(...handles.map((h) => h.trainer.step));
+      if (behind >= steps) break;
       for (const h of handles) {
+        if (h.trainer.step !== behind) continue;
         const result = await h.trainer.trainStep();
         h.history.push(result.metrics);
         await o.onStep?.(h, result);
+        const done = h.trainer.step;
+        if (o.onCheckpoint && every > 0 && (done % every === 0 || done === steps)) await o.onCheckpoint(h, await h.trainer.saveState());
       }
     }
     return handles.map((h) => summarize(h.label, h.seed, h.history, h.trainer.agents, exp.eval.k));

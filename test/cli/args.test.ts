@@ -10,12 +10,25 @@ describe('CLI arguments', () => {
       backend: 'cpu',
       out: 'o',
       init: ['a.ckpt', 'b.ckpt'],
+      checkpointEvery: 25,
+      resume: null,
       quiet: true,
     });
+    expect(parseCli(['train', '--resume', 'runs/x', '--steps', '400', '--checkpoint-every', '0'])).toMatchObject({ resume: 'runs/x', steps: 400, checkpointEvery: 0 });
   });
 
   it('defaults to wasm, the experiment, and a dated folder', () => {
-    expect(parseCli(['train'])).toEqual({ command: 'train', config: null, steps: null, backend: 'wasm', out: null, init: [], quiet: false });
+    expect(parseCli(['train'])).toEqual({
+      command: 'train',
+      config: null,
+      steps: null,
+      backend: 'wasm',
+      out: null,
+      init: [],
+      checkpointEvery: 25,
+      resume: null,
+      quiet: false,
+    });
   });
 
   it('shows help for no command, help, -h and train --help', () => {
@@ -31,6 +44,8 @@ describe('CLI arguments', () => {
     [['train', '--backend', 'tpu'], /--backend must be one of auto, webgpu, webgl, wasm, cpu/],
     [['train', '--colour', 'red'], /Unknown option '--colour'/],
     [['train', 'extra'], /Unexpected argument 'extra'/],
+    [['train', '--checkpoint-every', '1.5'], /--checkpoint-every must be an integer ≥ 0/],
+    [['train', '--resume', 'd', '--config', 'x.json', '--out', 'o'], /--resume takes the config and folder of the run it resumes; drop --config, --out/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -71,6 +71,41 @@ describe('npm run lab -- train', () => {
     const bad = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/search/per-agent/answer.ckpt', '--out', out, '--quiet']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/answer\.ckpt fits no model of this experiment \(models: alice, bob\)/);
+  });
+
+  it('resumes after a crash from the saved states and recomputes the lost steps identically', () => {
+    const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=2&rollout.groupSize=4&eval.every=0';
+    const read = (dir: string) => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const science = (l: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/')));
+
+    const straight = mkdtempSync(join(tmpdir(), 'agentwise-straight-'));
+    const a = lab(['train', '--config', hash, '--steps', '4', '--checkpoint-every', '0', '--out', straight, '--quiet']);
+    expect(a.status, a.stderr).toBe(0);
+    expect(existsSync(join(straight, 'checkpoints'))).toBe(false);
+
+    // A run that saved its states at step 2, recorded step 2 too, then died mid-line.
+    const crashed = mkdtempSync(join(tmpdir(), 'agentwise-crashed-'));
+    const b = lab(['train', '--config', hash, '--steps', '2', '--checkpoint-every', '2', '--out', crashed, '--quiet']);
+    expect(b.status, b.stderr).toBe(0);
+    expect(existsSync(join(crashed, 'checkpoints', '1-Dr_MAS.run'))).toBe(true);
+    const upToStep2 = readFileSync(join(straight, 'metrics.jsonl'), 'utf8').trim().split('\n').slice(0, 6);
+    writeFileSync(join(crashed, 'metrics.jsonl'), upToStep2.join('\n') + '\n{"run":"GRPO","st');
+
+    const r = lab(['train', '--resume', crashed, '--steps', '4', '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/resume GRPO: resumes at step 2 \(saved on wasm\)/);
+    const got = read(crashed);
+    expect(got.map((l) => [l.run, l.step])).toEqual(read(straight).map((l) => [l.run, l.step]));
+    expect(got.map(science)).toEqual(read(straight).map(science));
+    const summary = JSON.parse(readFileSync(join(crashed, 'summary.json'), 'utf8'));
+    expect(summary[1].steps).toBe(4); // the summary covers the steps before the crash too
+
+    // A damaged state is refused, naming the file.
+    writeFileSync(join(crashed, 'checkpoints', '0-GRPO.run'), 'AGWRUN01 nothing here');
+    const bad = lab(['train', '--resume', crashed, '--quiet']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/0-GRPO\.run: Agentwise run state truncated/);
   });
 
   it('exits 2 naming the bad field of a bad config, and prints help', () => {

@@ -1,0 +1,80 @@
+/**
+ * The CLI's run states on disk: `DIR/checkpoints/<i>-<label>.run`, written atomically (a crash
+ * mid-write leaves the previous one), and `--resume DIR`, which picks each run up from its state
+ * and keeps metrics.jsonl consistent with it: lines at or after a run's saved step are dropped
+ * (they are recomputed, identically on the same backend), earlier ones become the run's history.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Experiment } from '../core/config';
+import { runLabels } from '../train/experiment';
+import { decodeRunState, encodeRunState, type RunState } from '../train/run-state';
+
+export function statePath(out: string, index: number, label: string): string {
+  return join(out, 'checkpoints', `${index}-${label.replace(/[^A-Za-z0-9_-]+/g, '_')}.run`);
+}
+
+/** Writes to a temporary file and renames it over the old state, so a state file is always whole. */
+export function writeAtomic(path: string, bytes: Uint8Array | string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.tmp`, bytes);
+  renameSync(`${path}.tmp`, path);
+}
+
+export function writeRunState(path: string, state: RunState): void {
+  writeAtomic(path, encodeRunState(state));
+}
+
+export interface Resumed {
+  resume: Map<string, { state: RunState; history: Record<string, number>[] }>;
+  /** One line per run: where it goes on from. */
+  notes: string[];
+}
+
+/**
+ * Reads every run's saved state under `out` for experiment `exp` (out/config.json's) and trims
+ * out/metrics.jsonl to the steps before each run's state. A run without a state starts over; a
+ * state of another experiment, run or seed is refused naming the file.
+ */
+export function loadResume(out: string, exp: Experiment): Resumed {
+  const resume: Resumed['resume'] = new Map();
+  const notes: string[] = [];
+  runLabels(exp).forEach(({ label, seed }, i) => {
+    const path = statePath(out, i, label);
+    if (!existsSync(path)) {
+      notes.push(`${label}: no saved state (${path}), starts from step 0`);
+      return;
+    }
+    let state: RunState;
+    try {
+      state = decodeRunState(readFileSync(path));
+    } catch (e) {
+      throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
+    }
+    const m = state.manifest;
+    if (JSON.stringify(m.experiment) !== JSON.stringify(exp)) throw new Error(`${path}: saved for another experiment than ${join(out, 'config.json')}`);
+    if (m.seed !== seed || m.label !== exp.runs[m.runIndex]?.label) throw new Error(`${path}: holds run ${m.label} seed ${m.seed}, expected ${label} seed ${seed}`);
+    resume.set(label, { state, history: [] });
+    notes.push(`${label}: resumes at step ${m.step} (saved on ${String(m.notes.backend ?? 'an unknown backend')})`);
+  });
+
+  // Keep each run's lines before its saved step; a torn last line (killed mid-write) is dropped.
+  const metricsPath = join(out, 'metrics.jsonl');
+  const kept: string[] = [];
+  const lines = existsSync(metricsPath) ? readFileSync(metricsPath, 'utf8').split('\n') : [];
+  for (const line of lines) {
+    let row: Record<string, unknown>;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const saved = resume.get(String(row.run));
+    if (!saved || typeof row.step !== 'number' || row.step >= saved.state.manifest.step) continue;
+    kept.push(line);
+    const { run: _run, ...metrics } = row;
+    saved.history.push(Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, typeof v === 'number' ? v : NaN])));
+  }
+  writeAtomic(metricsPath, kept.map((l) => l + '\n').join(''));
+  return { resume, notes };
+}
