@@ -48,6 +48,8 @@ export interface RunInfo {
 
 export interface LabEvents {
   backend(id: RunId, report: BackendReport): void;
+  /** The run lost its GPU device and goes on from `step` on `report`'s backend. */
+  fallback(id: RunId, report: BackendReport, step: number, message: string): void;
   ready(id: RunId, msg: Extract<FromWorker, { type: 'ready' }>): void;
   frame(id: RunId, step: number, values: Float64Array): void;
   rollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void;
@@ -101,6 +103,8 @@ export class LabSession {
           } satisfies ToWorker);
         } else ev.error(info.id, `backend ${msg.report.requested} refused: ${msg.report.attempts.map((a) => a.reason).join('; ')}`);
         return;
+      case 'fallback':
+        return ev.fallback(info.id, msg.report, msg.step, msg.message);
       case 'ready':
         return ev.ready(info.id, msg);
       case 'frame':
@@ -144,6 +148,10 @@ export class LabSession {
   }
   snapshot(): void {
     this.broadcast((runId) => ({ type: 'snapshot', runId }));
+  }
+  /** Fault injection: every run destroys its GPU device, as a driver reset would. */
+  loseDevice(): void {
+    this.broadcast((runId) => ({ type: 'lose-device', runId }));
   }
   dispose(): void {
     for (const w of this.workers.values()) w.terminate();

@@ -52,13 +52,20 @@ export type ToWorker =
   /** Speed control: wait this long between steps while playing (0 = as fast as it trains). */
   | { type: 'pace'; runId: RunId; delayMs: number }
   | { type: 'set'; runId: RunId; param: LiveParam; value: number }
-  | { type: 'snapshot'; runId: RunId };
+  | { type: 'snapshot'; runId: RunId }
+  /** Fault injection: destroys the run's GPU device, as a driver reset would (tests, demos). */
+  | { type: 'lose-device'; runId: RunId };
 
 export type RunState = 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
 
 /** Worker → page. */
 export type FromWorker =
   | { type: 'backend'; runId: RunId; report: BackendReport }
+  /**
+   * The GPU device was lost and the run goes on, on `report`'s backend, from its state after
+   * `step` steps (nothing recorded is lost or repeated). `message` says what happened.
+   */
+  | { type: 'fallback'; runId: RunId; report: BackendReport; step: number; message: string }
   | {
       type: 'ready';
       runId: RunId;

@@ -3,11 +3,16 @@
  * shipped base models, and drives a RunTrainer on command — play, pause, single step, live
  * hyper-parameters, snapshots. Each step goes out as one transferred metric frame. Environments
  * run in a pool of nested env workers with a time limit. tfjs lives only in workers.
+ *
+ * On a GPU backend the run's state (run-state.ts) is read back after every step, so that when the
+ * device is lost the run goes on from exactly there on wasm: a resumed run repeats what the lost
+ * one would have computed, so nothing recorded is lost or repeated.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import type { RunState as SavedRun } from '../train/run-state';
 import { RunTrainer, type StepResult } from '../train/trainer';
 import { selectBackend } from './backend';
 import { loadBaseModels } from './base-models';
@@ -19,7 +24,14 @@ const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg
 
 let id = '' as RunId;
 let trainer: RunTrainer | null = null;
+let env: WorkerEnvRunner | null = null;
 let codec: FrameCodec | null = null;
+/** On GPU backends: the run's state after its latest step, to fall back to if the device is lost. */
+let guard: SavedRun | null = null;
+/** Bumped when the device is lost: a step still in flight on the old device is then discarded. */
+let generation = 0;
+/** Resolves once a lost device has been noticed (never on wasm or cpu). */
+let deviceLost: Promise<void> = new Promise(() => {});
 let steps = 0;
 let playing = false;
 let busy = false;
@@ -64,12 +76,13 @@ async function start(config: Experiment, runIndex: number, seed: number, uploads
     config,
     uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
   );
-  const env = new WorkerEnvRunner({
+  env = new WorkerEnvRunner({
     spawn: () => new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
     size: 1,
     timeoutMs: config.rollout.envTimeoutMs,
   });
   trainer = new RunTrainer({ exp: config, run: config.runs[runIndex], seed, base: checkpoints, env });
+  if (onGpu()) guard = await trainer.saveState({ reason: 'device-loss guard' });
   const keys = trainer.metricKeys();
   codec = new FrameCodec(keys);
   steps = config.steps;
@@ -84,13 +97,28 @@ async function start(config: Experiment, runIndex: number, seed: number, uploads
   setState('paused');
 }
 
+const onGpu = () => ['webgpu', 'webgl'].includes(tf.getBackend());
+
 async function stepOnce(): Promise<void> {
   if (!trainer || !codec || busy || trainer.step >= steps) return;
   busy = true;
+  const gen = generation;
   try {
     // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
     if (trainer.step === 0) setState('compiling', 'compiling shaders…');
-    const r = await trainer.trainStep();
+    let r: StepResult;
+    try {
+      r = await trainer.trainStep();
+    } catch (e) {
+      // A step that failed because its device went away is the fallback's to redo, not an error;
+      // the loss may be reported a little after the failure it caused.
+      if (onGpu()) await Promise.race([deviceLost, new Promise((resolve) => setTimeout(resolve, 2000))]);
+      if (gen !== generation) return;
+      throw e;
+    }
+    if (gen !== generation) return; // the device was lost meanwhile; the fallback redoes this step
+    if (onGpu()) guard = await trainer.saveState({ reason: 'device-loss guard' });
+    if (gen !== generation) return;
     const values = codec.encode(r.metrics);
     post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
     post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) });
@@ -99,12 +127,13 @@ async function stepOnce(): Promise<void> {
       setState('done');
     } else setState(playing ? 'running' : 'paused');
   } finally {
-    busy = false;
+    if (gen === generation) busy = false;
   }
 }
 
 async function loop(): Promise<void> {
-  while (playing) {
+  const gen = generation; // a loop on a lost device ends; the fallback starts its own
+  while (playing && gen === generation) {
     await stepOnce();
     // Also lets pause/step/set messages in between steps.
     await new Promise((resolve) => setTimeout(resolve, delayMs));
@@ -112,23 +141,55 @@ async function loop(): Promise<void> {
 }
 
 /**
- * A lost WebGPU device (driver reset, GPU removed, tab backgrounded too long on some systems)
- * stops the run with a message naming the step; the page keeps every frame already received.
- * Recovering would mean resuming from a checkpoint on the next backend: not built yet.
+ * A lost WebGPU device (driver reset, GPU removed, some systems after a long background spell):
+ * the run switches to wasm and goes on from its state after the last completed step (the guard),
+ * or stops with a message if even that fails. Frames already sent stay with the page.
  */
 function watchDeviceLoss(): void {
   type Lost = { reason?: string; message?: string };
   const device = (tf.backend() as unknown as { device?: { lost?: Promise<Lost> } }).device;
-  void device?.lost?.then((info) => {
-    playing = false;
-    const at = trainer ? ` at step ${trainer.step}` : '';
+  if (!device?.lost) return;
+  deviceLost = device.lost.then((info) => {
+    void fallBack(`GPU device lost (${info.reason ?? 'unknown'}: ${info.message || 'no message'})`);
+  });
+}
+
+async function fallBack(why: string): Promise<void> {
+  const wasPlaying = playing;
+  playing = false;
+  generation++;
+  busy = false;
+  const old = trainer;
+  const saved = guard;
+  trainer = null;
+  try {
+    old?.dispose(); // its tensors belong to the lost device; freeing them is bookkeeping only
+  } catch {
+    // nothing to free on a dead device
+  }
+  try {
+    if (!saved || !env) throw new Error('no saved state to go on from');
+    const report = await selectBackend(tf, 'wasm', browserPlatform);
+    if (!report.backend) throw new Error(`wasm refused: ${report.attempts.map((a) => a.reason).join('; ')}`);
+    trainer = RunTrainer.resume(saved, { env });
+    guard = null;
+    const step = trainer.step;
+    post({ type: 'fallback', runId: id, report, step, message: `${why} after step ${step}; the run goes on from there on wasm` });
+    if (trainer.step >= steps) return setState('done');
+    setState('paused');
+    if (wasPlaying) {
+      playing = true;
+      setState('running');
+      await loop();
+    }
+  } catch (e) {
     post({
       type: 'error',
       runId: id,
-      message: `GPU device lost${at} (${info.reason ?? 'unknown'}: ${info.message ?? 'no message'}); the run stopped and its recorded metrics are kept. Reload, or choose the wasm backend, to train again.`,
+      message: `${why}; the run could not go on (${(e as Error).message}). Its recorded metrics are kept; reload or choose wasm to train again.`,
     });
-    setState('failed', 'GPU device lost');
-  });
+    setState('failed', why);
+  }
 }
 
 async function handle(msg: ToWorker): Promise<void> {
@@ -172,6 +233,12 @@ async function handle(msg: ToWorker): Promise<void> {
         files[m.id] = encodeCheckpoint(ckpt).buffer as ArrayBuffer;
       }
       post({ type: 'checkpoint', runId: id, step: trainer.step, files }, Object.values(files));
+      return;
+    }
+    case 'lose-device': {
+      const device = (tf.backend() as unknown as { device?: { destroy(): void } }).device;
+      if (!device) throw new Error(`no GPU device to lose: this run is on ${tf.getBackend()}`);
+      device.destroy();
       return;
     }
     default: {

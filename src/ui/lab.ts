@@ -33,6 +33,12 @@ const events: LabEvents = {
     patchRun(id, { backend: report });
     if (!report.backend) fail(id, `no usable backend for ${report.requested}`);
   },
+  fallback(id, report, step, message) {
+    // Not a failure: the run goes on. Said in the alert area so the switch is never silent.
+    patchRun(id, { backend: report, message: `on ${report.backend} since step ${step}` });
+    const label = useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+    addError(`${label}: ${message}`);
+  },
   ready(id, msg) {
     initRunData(id, msg.keys);
     recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
@@ -145,6 +151,11 @@ export async function chooseCheckpoints(files: readonly File[]): Promise<void> {
 export function snapshot(): void {
   const s = session;
   if (s) onceReady(() => s.snapshot());
+}
+
+/** Fault injection for tests and demos: every run's GPU device is destroyed (see run.worker.ts). */
+export function simulateDeviceLoss(): void {
+  session?.loseDevice();
 }
 
 /** Terminates the workers and forgets every run's history (what is stored in IndexedDB stays). */

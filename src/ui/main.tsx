@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { startLabSync } from './lab';
+import { simulateDeviceLoss, startLabSync } from './lab';
 import { flushOnHide } from './persist';
 import { restoreLatest } from './restore';
 import { startUrlSync } from './url-sync';
@@ -11,6 +11,9 @@ startUrlSync();
 startLabSync();
 flushOnHide();
 void restoreLatest();
+// Fault injection from the devtools console or a browser test: `agentwiseLab.simulateDeviceLoss()`
+// destroys every run's GPU device to show (and test) the fallback to wasm.
+Object.assign(globalThis, { agentwiseLab: { simulateDeviceLoss } });
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />
