@@ -56,7 +56,17 @@ export interface LabEvents {
   state(id: RunId, state: RunState, step: number, message?: string): void;
   param(id: RunId, param: LiveParam, value: number, step: number): void;
   checkpoint(id: RunId, step: number, files: Record<string, ArrayBuffer>): void;
+  saved(id: RunId, step: number, error?: string): void;
   error(id: RunId, message: string): void;
+}
+
+export interface SessionOptions {
+  /** Checkpoint files to start from instead of the shipped base models (every run gets a copy). */
+  uploads?: { name: string; bytes: ArrayBuffer }[];
+  /** Keep each run's state in IndexedDB under this session id (and resume from it). */
+  persist?: { session: string; every: number; resume: boolean };
+  /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
+  ids?: RunId[];
 }
 
 /** Every run × seed of an experiment, one worker each; they start paused once ready. */
@@ -64,15 +74,15 @@ export class LabSession {
   readonly runs: RunInfo[];
   private readonly workers = new Map<RunId, Worker>();
 
-  /** `uploads`: checkpoint files to start from instead of the shipped base models (every run gets a copy). */
   constructor(
     config: Experiment,
     events: LabEvents,
-    private readonly uploads: { name: string; bytes: ArrayBuffer }[] = [],
+    private readonly options: SessionOptions = {},
   ) {
+    let i = 0;
     this.runs = config.runs.flatMap((run, runIndex) =>
       Array.from({ length: config.seeds }, (_, s) => ({
-        id: nextId(),
+        id: options.ids?.[i++] ?? nextId(),
         label: config.seeds > 1 ? `${run.label} #${s}` : run.label,
         seed: config.seed + s,
         runIndex,
@@ -99,7 +109,8 @@ export class LabSession {
             run: info.runIndex,
             seed: info.seed,
             label: info.label,
-            uploads: this.uploads,
+            uploads: this.options.uploads ?? [],
+            ...(this.options.persist ? { persist: this.options.persist } : {}),
           } satisfies ToWorker);
         } else ev.error(info.id, `backend ${msg.report.requested} refused: ${msg.report.attempts.map((a) => a.reason).join('; ')}`);
         return;
@@ -117,6 +128,8 @@ export class LabSession {
         return ev.param(info.id, msg.param, msg.value, msg.step);
       case 'checkpoint':
         return ev.checkpoint(info.id, msg.step, msg.files);
+      case 'saved':
+        return ev.saved(info.id, msg.step, msg.error);
       case 'error':
         return ev.error(info.id, msg.message);
       default: {

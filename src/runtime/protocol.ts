@@ -45,6 +45,11 @@ export type ToWorker =
       label: string;
       /** Checkpoint files the user uploaded, to start from instead of the shipped base models. */
       uploads?: { name: string; bytes: ArrayBuffer }[];
+      /**
+       * Where the run's state is kept in IndexedDB (state-store.ts): saved every `every` steps,
+       * when paused and when done. With `resume`, the run goes on from the state saved there.
+       */
+      persist?: { session: string; every: number; resume: boolean };
     }
   | { type: 'play'; runId: RunId }
   | { type: 'pause'; runId: RunId }
@@ -75,7 +80,11 @@ export type FromWorker =
       models: { id: string; preset: string; agents: string[]; params: number }[];
       /** Where the starting weights came from, per model id ('shipped' or why not). */
       base: Record<string, string>;
+      /** Steps already completed when the run resumed from a saved state (0 for a fresh run). */
+      startStep: number;
     }
+  /** The run's state was saved to IndexedDB after `step` steps (or could not be: `error`). */
+  | { type: 'saved'; runId: RunId; step: number; error?: string }
   | { type: 'frame'; runId: RunId; step: number; values: Float64Array }
   | { type: 'rollouts'; runId: RunId; step: number; trajectories: InspectedTrajectory[] }
   | { type: 'state'; runId: RunId; state: RunState; step: number; message?: string }

@@ -9,15 +9,16 @@
  * one would have computed, so nothing recorded is lost or repeated.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Experiment } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { decodeRunState, encodeRunState } from '../train/run-state';
 import type { RunState as SavedRun } from '../train/run-state';
 import { RunTrainer, type StepResult } from '../train/trainer';
 import { selectBackend } from './backend';
 import { loadBaseModels } from './base-models';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform } from './platform-browser';
+import { getState, putState } from './state-store';
 import type { FromWorker, InspectedTrajectory, RunId, RunState, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
@@ -35,6 +36,9 @@ let deviceLost: Promise<void> = new Promise(() => {});
 let steps = 0;
 let playing = false;
 let busy = false;
+/** Where this run's state goes in IndexedDB, and the step it was last saved at. */
+let persist: { session: string; label: string; every: number } | null = null;
+let savedStep = -1;
 /** Wait between steps while playing (the page's speed control). */
 let delayMs = 0;
 
@@ -70,18 +74,36 @@ function inspect(r: StepResult, groups = 2): InspectedTrajectory[] {
     }));
 }
 
-async function start(config: Experiment, runIndex: number, seed: number, uploads: { name: string; bytes: ArrayBuffer }[]): Promise<void> {
-  setState('loading', config.models.base === 'shipped' || uploads.length ? 'loading base models…' : undefined);
-  const { checkpoints, notes } = await loadBaseModels(
-    config,
-    uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
-  );
+async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
+  const { config, seed, uploads = [] } = msg;
+  persist = msg.persist ? { session: msg.persist.session, label: msg.label, every: msg.persist.every } : null;
   env = new WorkerEnvRunner({
     spawn: () => new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
     size: 1,
     timeoutMs: config.rollout.envTimeoutMs,
   });
-  trainer = new RunTrainer({ exp: config, run: config.runs[runIndex], seed, base: checkpoints, env });
+  let notes: Record<string, string>;
+  if (msg.persist?.resume) {
+    setState('loading', 'loading the saved run state…');
+    const stored = await getState(msg.persist.session, msg.label);
+    if (!stored) throw new Error(`no saved state for ${msg.label} in this session`);
+    const state = decodeRunState(stored.bytes);
+    const m = state.manifest;
+    if (JSON.stringify(m.experiment) !== JSON.stringify(config) || m.runIndex !== msg.run || m.seed !== seed) {
+      throw new Error(`the saved state of ${msg.label} belongs to another experiment or run`);
+    }
+    trainer = RunTrainer.resume(state, { env });
+    savedStep = trainer.step;
+    notes = Object.fromEntries(trainer.models.map((pm) => [pm.id, `resumed at step ${m.step} (saved on ${String(m.notes.backend)})`]));
+  } else {
+    setState('loading', config.models.base === 'shipped' || uploads.length ? 'loading base models…' : undefined);
+    const base = await loadBaseModels(
+      config,
+      uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
+    );
+    notes = base.notes;
+    trainer = new RunTrainer({ exp: config, run: config.runs[msg.run], seed, base: base.checkpoints, env });
+  }
   if (onGpu()) guard = await trainer.saveState({ reason: 'device-loss guard' });
   const keys = trainer.metricKeys();
   codec = new FrameCodec(keys);
@@ -93,8 +115,27 @@ async function start(config: Experiment, runIndex: number, seed: number, uploads
     agents: trainer.agents,
     models: trainer.models.map((m) => ({ id: m.id, preset: m.preset, agents: m.agents, params: m.model.numParams() })),
     base: notes,
+    startStep: trainer.step,
   });
-  setState('paused');
+  setState(trainer.step >= steps ? 'done' : 'paused');
+}
+
+/**
+ * Saves the run's state to IndexedDB unless it is already saved at this step. A failure is
+ * reported and training goes on: the metrics are recorded by the page either way.
+ */
+async function save(): Promise<void> {
+  const t = trainer;
+  if (!persist || !t || t.step === savedStep) return;
+  const step = t.step;
+  try {
+    const state = guard && guard.manifest.step === step ? guard : await t.saveState({ reason: 'periodic' });
+    await putState({ session: persist.session, run: persist.label, step, savedAt: Date.now(), bytes: encodeRunState(state).buffer as ArrayBuffer });
+    savedStep = step;
+    post({ type: 'saved', runId: id, step });
+  } catch (e) {
+    post({ type: 'saved', runId: id, step, error: (e as Error).message });
+  }
 }
 
 const onGpu = () => ['webgpu', 'webgl'].includes(tf.getBackend());
@@ -124,8 +165,12 @@ async function stepOnce(): Promise<void> {
     post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) });
     if (trainer.step >= steps) {
       playing = false;
+      await save();
       setState('done');
-    } else setState(playing ? 'running' : 'paused');
+    } else {
+      if (persist && trainer.step % persist.every === 0) await save();
+      setState(playing ? 'running' : 'paused');
+    }
   } finally {
     if (gen === generation) busy = false;
   }
@@ -202,7 +247,7 @@ async function handle(msg: ToWorker): Promise<void> {
       return;
     }
     case 'start':
-      return start(msg.config, msg.run, msg.seed, msg.uploads ?? []);
+      return start(msg);
     case 'play':
       if (playing) return;
       playing = true;
@@ -211,7 +256,9 @@ async function handle(msg: ToWorker): Promise<void> {
     case 'pause':
       playing = false;
       if (!busy) setState('paused');
-      return;
+      // A paused run is saved, so a reload or a closed tab resumes exactly here.
+      while (busy) await new Promise((resolve) => setTimeout(resolve, 50));
+      return save();
     case 'step':
       if (!playing) await stepOnce();
       return;

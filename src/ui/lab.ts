@@ -69,6 +69,9 @@ const events: LabEvents = {
       downloadBlob(`${base}-${model}.ckpt`, new Blob([bytes], { type: 'application/octet-stream' }));
     }
   },
+  saved(id, step, error) {
+    if (error) fail(id, `could not save the run state at step ${step} (training goes on): ${error}`);
+  },
   error: fail,
 };
 
@@ -83,7 +86,7 @@ export function startSession(): LabSession {
   reset();
   const { config } = useLab.getState();
   try {
-    session = new LabSession(config, events, uploads);
+    session = new LabSession(config, events, { uploads });
     const { paceMs } = useLab.getState();
     if (paceMs > 0) session.pace(paceMs);
   } catch (e) {

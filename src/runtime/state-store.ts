@@ -1,0 +1,67 @@
+/**
+ * Run states in IndexedDB (db `agentwise-states`): the latest saved state of each run of each
+ * stored session, as the encoded bytes of src/train/run-state.ts, so a run survives a reload or a
+ * crashed tab and resumes from its last save. Run workers write them (they hold the weights); the
+ * page only lists and deletes them, so this file imports no tfjs. Keyed [session, run label].
+ */
+
+export interface StoredState {
+  session: string;
+  /** The run's label (`GRPO`, `Dr. MAS #1`): stable across page loads, unlike worker ids. */
+  run: string;
+  /** Steps completed when saved: the resumed run's next step. */
+  step: number;
+  savedAt: number;
+  /** encodeRunState's bytes. */
+  bytes: ArrayBuffer;
+}
+
+export type StateInfo = Omit<StoredState, 'bytes'>;
+
+const DB = 'agentwise-states';
+const STORE = 'states';
+
+let dbp: Promise<IDBDatabase> | null = null;
+
+function open(): Promise<IDBDatabase> {
+  dbp ??= new Promise<IDBDatabase>((ok, ko) => {
+    if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
+    const r = indexedDB.open(DB, 1);
+    r.onupgradeneeded = () => r.result.createObjectStore(STORE, { keyPath: ['session', 'run'] });
+    r.onsuccess = () => ok(r.result);
+    r.onerror = () => ko(r.error ?? new Error('could not open IndexedDB'));
+    r.onblocked = () => ko(new Error('IndexedDB is blocked by another tab'));
+  });
+  dbp.catch(() => (dbp = null)); // let a later call try again
+  return dbp;
+}
+
+async function run<T>(mode: IDBTransactionMode, f: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+  const tx = (await open()).transaction(STORE, mode);
+  const r = f(tx.objectStore(STORE));
+  return new Promise<T>((ok, ko) => {
+    tx.oncomplete = () => ok(r.result);
+    tx.onerror = tx.onabort = () => ko(tx.error ?? r.error ?? new Error('IndexedDB transaction failed'));
+  });
+}
+
+const sessionRange = (session: string) => IDBKeyRange.bound([session, ''], [session, '\uffff']);
+
+/** Replaces the run's saved state. */
+export function putState(s: StoredState): Promise<unknown> {
+  return run('readwrite', (st) => st.put(s));
+}
+
+export function getState(session: string, label: string): Promise<StoredState | undefined> {
+  return run('readonly', (st) => st.get([session, label]) as IDBRequest<StoredState | undefined>);
+}
+
+/** What is saved for a session, without the bytes. */
+export async function statesOf(session: string): Promise<StateInfo[]> {
+  const all = await run('readonly', (st) => st.getAll(sessionRange(session)) as IDBRequest<StoredState[]>);
+  return all.map(({ bytes: _bytes, ...info }) => info);
+}
+
+export function deleteStates(session: string): Promise<unknown> {
+  return run('readwrite', (st) => st.delete(sessionRange(session)));
+}
