@@ -12,6 +12,7 @@ Usage:
   npm run lab -- train --config <file | URL | hash> [--steps N] [--backend B] [--out DIR]
                        [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
+  npm run lab -- report DIR
   npm run lab -- help
 
 Commands:
@@ -22,6 +23,10 @@ Commands:
             DIR/summary.json    final avg@k / pass@k, reward, per-agent grad-norm median, max, spikes
             DIR/checkpoints/    each run's state (weights, optimizer moments, step, live
                                 parameters), replaced every --checkpoint-every steps and at the end
+          With several seeds it also prints each run's mean ± std over seeds and the paired
+          difference from the first run (same seed, same task stream).
+  report  Prints the summary and seed comparison tables again from DIR/config.json and
+          DIR/metrics.jsonl (of a finished, stopped or running train).
   help    Prints this text.
 
 Options:
@@ -60,13 +65,17 @@ export interface TrainArgs {
   resume: string | null;
   quiet: boolean;
 }
-export type CliArgs = TrainArgs | { command: 'help' };
+export type CliArgs = TrainArgs | { command: 'report'; dir: string } | { command: 'help' };
 
 export class UsageError extends Error {}
 
 export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') return { command: 'help' };
+  if (command === 'report') {
+    if (rest.length !== 1 || rest[0].startsWith('-')) throw new UsageError('usage: npm run lab -- report DIR (a train --out folder)');
+    return { command: 'report', dir: rest[0] };
+  }
   if (command !== 'train') throw new UsageError(`unknown command "${command}"; try: npm run lab -- help`);
   let values;
   try {

@@ -11,12 +11,16 @@ import { M } from '../core/metrics';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodePlatform } from '../runtime/platform-node';
 import { runExperiment, runLabels } from '../train/experiment';
+import { getTask } from '../tasks/registry';
 import type { RunSummary } from '../train/summary';
 import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
 import { loadShippedBase } from './base-models';
 import { ConfigError, loadConfig } from './load-config';
-import { loadResume, statePath, writeRunState } from './resume';
+import { loadResume, readMetrics, statePath, writeRunState } from './run-dir';
+import { compareSeeds, comparisonTable } from '../train/compare';
+import { summarize } from '../train/summary';
+import type { Experiment } from '../core/config';
 import { Progress } from './progress';
 
 // Quiet tfjs's console banner ("looks like you are running TensorFlow.js in Node.js"): prod mode
@@ -84,8 +88,25 @@ async function train(args: TrainArgs): Promise<void> {
     },
   });
   writeFileSync(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
-  console.log(summaryTable(summaries, exp.eval.k));
+  printTables(exp, summaries);
   console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
+}
+
+function printTables(exp: Experiment, summaries: readonly RunSummary[]): void {
+  console.log(summaryTable(summaries, exp.eval.k));
+  if (exp.seeds > 1) console.log(`\nover ${exp.seeds} seeds (spike frac: share of steps above 3× the running median)\n${comparisonTable(compareSeeds(summaries))}`);
+}
+
+/** `lab report DIR`: the end-of-run tables again, from what the folder recorded. */
+function report(dir: string): void {
+  const exp = loadConfig(join(dir, 'config.json'));
+  const rows = readMetrics(join(dir, 'metrics.jsonl'));
+  const agents = getTask(exp.task).agents.map((a) => a.role);
+  const summaries = runLabels(exp).map(({ label, seed }) =>
+    summarize(label, seed, rows.filter((r) => r.run === label).map((r) => r.metrics), agents, exp.eval.k),
+  );
+  console.log(`${dir}: ${Math.min(...summaries.map((s) => s.steps))}–${Math.max(...summaries.map((s) => s.steps))} steps recorded per run`);
+  printTables(exp, summaries);
 }
 
 /** JSON has no NaN or Infinity: they become null (a gap, as in the charts). */
@@ -100,7 +121,8 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return 0;
     }
-    await train(args);
+    if (args.command === 'report') report(args.dir);
+    else await train(args);
     return 0;
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {

@@ -31,6 +31,11 @@ describe('CLI arguments', () => {
     });
   });
 
+  it('parses report DIR', () => {
+    expect(parseCli(['report', 'runs/x'])).toEqual({ command: 'report', dir: 'runs/x' });
+    expect(() => parseCli(['report'])).toThrow(/usage: npm run lab -- report DIR/);
+  });
+
   it('shows help for no command, help, -h and train --help', () => {
     for (const argv of [[], ['help'], ['-h'], ['--help'], ['train', '--help']]) expect(parseCli(argv)).toEqual({ command: 'help' });
     expect(HELP).toMatch(/--config <file \| URL \| hash>/);

@@ -31,6 +31,22 @@ describe('npm run lab -- train', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.map((s: { run: string }) => s.run)).toEqual(['GRPO', 'Dr. MAS']);
     expect(summary[0].agents.bob).toHaveProperty('spikes');
+
+    // `report` prints the same table again from the folder.
+    const again = lab(['report', out]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain(r.stdout.split('\n').find((l) => l.startsWith('GRPO')));
+  });
+
+  it('compares runs over seeds: mean ± std per run and the paired difference', () => {
+    const out = mkdtempSync(join(tmpdir(), 'agentwise-seeds-'));
+    const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0&seeds=2';
+    const r = lab(['train', '--config', hash, '--steps', '1', '--out', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^GRPO #1\s/m);
+    expect(r.stdout).toMatch(/over 2 seeds/);
+    // sync is the control: every agent acts once on the shared reward, so the runs are identical.
+    expect(r.stdout).toMatch(/reward \(last 10\)\s+\S+ ± \S+\s+\S+ ± \S+\s+0\.000 ± 0\.000/);
   });
 
   it('emits every metric key for every agent, finite where defined, and is deterministic on cpu', () => {

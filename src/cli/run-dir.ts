@@ -1,8 +1,9 @@
 /**
- * The CLI's run states on disk: `DIR/checkpoints/<i>-<label>.run`, written atomically (a crash
- * mid-write leaves the previous one), and `--resume DIR`, which picks each run up from its state
- * and keeps metrics.jsonl consistent with it: lines at or after a run's saved step are dropped
- * (they are recomputed, identically on the same backend), earlier ones become the run's history.
+ * The CLI's output folder: metrics.jsonl read back into per-run histories (`lab report`), the run
+ * states `DIR/checkpoints/<i>-<label>.run`, written atomically (a crash mid-write leaves the
+ * previous one), and `--resume DIR`, which picks each run up from its state and keeps
+ * metrics.jsonl consistent with it: lines at or after a run's saved step are dropped (they are
+ * recomputed, identically on the same backend), earlier ones become the run's history.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -58,23 +59,36 @@ export function loadResume(out: string, exp: Experiment): Resumed {
     notes.push(`${label}: resumes at step ${m.step} (saved on ${String(m.notes.backend ?? 'an unknown backend')})`);
   });
 
-  // Keep each run's lines before its saved step; a torn last line (killed mid-write) is dropped.
+  // Keep each run's lines before its saved step.
   const metricsPath = join(out, 'metrics.jsonl');
   const kept: string[] = [];
-  const lines = existsSync(metricsPath) ? readFileSync(metricsPath, 'utf8').split('\n') : [];
-  for (const line of lines) {
-    let row: Record<string, unknown>;
-    try {
-      row = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const saved = resume.get(String(row.run));
-    if (!saved || typeof row.step !== 'number' || row.step >= saved.state.manifest.step) continue;
+  for (const { line, run, metrics } of readMetrics(metricsPath)) {
+    const saved = resume.get(run);
+    if (!saved || metrics.step >= saved.state.manifest.step) continue;
     kept.push(line);
-    const { run: _run, ...metrics } = row;
-    saved.history.push(Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, typeof v === 'number' ? v : NaN])));
+    saved.history.push(metrics);
   }
   writeAtomic(metricsPath, kept.map((l) => l + '\n').join(''));
   return { resume, notes };
+}
+
+/**
+ * metrics.jsonl's lines in order, parsed: null (JSON's stand-in for a non-finite value) back to
+ * NaN. A torn line (the process killed mid-write) is skipped.
+ */
+export function readMetrics(path: string): { line: string; run: string; metrics: Record<string, number> }[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      let row: Record<string, unknown>;
+      try {
+        row = JSON.parse(line);
+      } catch {
+        return [];
+      }
+      if (typeof row?.run !== 'string' || typeof row.step !== 'number') return [];
+      const { run, ...rest } = row;
+      return [{ line, run, metrics: Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? v : NaN])) }];
+    });
 }
