@@ -173,6 +173,46 @@ export function validateExperiment(
   return { ok: false, errors };
 }
 
+/** Where each live parameter lives in the config. */
+export const LIVE_PATHS: Record<
+  LiveParam,
+  { get(c: Experiment): number; set(c: Experiment, v: number): Experiment }
+> = {
+  lr: { get: (c) => c.optim.lr, set: (c, v) => ({ ...c, optim: { ...c.optim, lr: v } }) },
+  maxGradNorm: {
+    get: (c) => c.optim.maxGradNorm,
+    set: (c, v) => ({ ...c, optim: { ...c.optim, maxGradNorm: v } }),
+  },
+  clipLow: { get: (c) => c.optim.clipLow, set: (c, v) => ({ ...c, optim: { ...c.optim, clipLow: v } }) },
+  clipHigh: { get: (c) => c.optim.clipHigh, set: (c, v) => ({ ...c, optim: { ...c.optim, clipHigh: v } }) },
+  entropyCoef: {
+    get: (c) => c.optim.entropyCoef,
+    set: (c, v) => ({ ...c, optim: { ...c.optim, entropyCoef: v } }),
+  },
+  temperature: {
+    get: (c) => c.rollout.temperature,
+    set: (c, v) => ({ ...c, rollout: { ...c.rollout, temperature: v } }),
+  },
+};
+
+/** The config with every live field blanked: two configs with equal keys need no reset. */
+export function structuralKey(c: Experiment): string {
+  let blank = c;
+  for (const p of Object.values(LIVE_PATHS)) blank = p.set(blank, 0);
+  return JSON.stringify(blank);
+}
+
+/**
+ * Every run × seed of an experiment, in the one order the CLI, the workers and the stored
+ * sessions use: legend label (`label #s` for the s-th repeat when there are several seeds), seed,
+ * and index into exp.runs.
+ */
+export function runInstances(exp: Experiment): { label: string; seed: number; runIndex: number }[] {
+  return exp.runs.flatMap((run, runIndex) =>
+    Array.from({ length: exp.seeds }, (_, s) => ({ label: exp.seeds > 1 ? `${run.label} #${s}` : run.label, seed: exp.seed + s, runIndex })),
+  );
+}
+
 /** The effective optimizer and advantage settings of one run (experiment values + run overrides). */
 export function resolveRun(exp: Experiment, run: Run): { optim: Optim; advantage: AdvantageOptions } {
   return {

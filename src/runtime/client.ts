@@ -5,6 +5,7 @@
  * its own chunk, so tfjs never reaches the main bundle.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
+import { runInstances } from '../core/config';
 import type { BackendReport } from './backend';
 import { runId } from './protocol';
 import type { FromWorker, InspectedTrajectory, RunId, RunState, ToWorker } from './protocol';
@@ -77,17 +78,9 @@ export class LabSession {
   constructor(
     config: Experiment,
     events: LabEvents,
-    private readonly options: SessionOptions = {},
+    private options: SessionOptions = {},
   ) {
-    let i = 0;
-    this.runs = config.runs.flatMap((run, runIndex) =>
-      Array.from({ length: config.seeds }, (_, s) => ({
-        id: options.ids?.[i++] ?? nextId(),
-        label: config.seeds > 1 ? `${run.label} #${s}` : run.label,
-        seed: config.seed + s,
-        runIndex,
-      })),
-    );
+    this.runs = runInstances(config).map((r, i) => ({ id: options.ids?.[i] ?? nextId(), ...r }));
     for (const info of this.runs) {
       const worker = newWorker(`${info.label} (${info.id})`);
       this.workers.set(info.id, worker);
@@ -151,6 +144,10 @@ export class LabSession {
   }
   step(): void {
     this.broadcast((runId) => ({ type: 'step', runId }));
+  }
+  /** Keep the runs' states in IndexedDB under `persist.session`; call before the workers start. */
+  keepStates(persist: NonNullable<SessionOptions['persist']>): void {
+    this.options = { ...this.options, persist };
   }
   /** Speed control: every run waits `delayMs` between steps while playing. */
   pace(delayMs: number): void {

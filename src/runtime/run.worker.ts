@@ -9,6 +9,7 @@
  * one would have computed, so nothing recorded is lost or repeated.
  */
 import * as tf from '@tensorflow/tfjs';
+import { structuralKey } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { decodeRunState, encodeRunState } from '../train/run-state';
@@ -89,7 +90,8 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     if (!stored) throw new Error(`no saved state for ${msg.label} in this session`);
     const state = decodeRunState(stored.bytes);
     const m = state.manifest;
-    if (JSON.stringify(m.experiment) !== JSON.stringify(config) || m.runIndex !== msg.run || m.seed !== seed) {
+    // Live parameters may differ (the state carries its own); the experiment's structure may not.
+    if (structuralKey(m.experiment) !== structuralKey(config) || m.runIndex !== msg.run || m.seed !== seed) {
       throw new Error(`the saved state of ${msg.label} belongs to another experiment or run`);
     }
     trainer = RunTrainer.resume(state, { env });

@@ -24,16 +24,28 @@ const STORE = 'states';
 let dbp: Promise<IDBDatabase> | null = null;
 
 function open(): Promise<IDBDatabase> {
-  dbp ??= new Promise<IDBDatabase>((ok, ko) => {
+  dbp ??= openAt(1);
+  dbp.catch(() => (dbp = null)); // let a later call try again
+  return dbp;
+}
+
+/** Opens the db; one that exists without our store (made by another page or tool) is upgraded. */
+function openAt(version: number): Promise<IDBDatabase> {
+  return new Promise<IDBDatabase>((ok, ko) => {
     if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
-    const r = indexedDB.open(DB, 1);
-    r.onupgradeneeded = () => r.result.createObjectStore(STORE, { keyPath: ['session', 'run'] });
-    r.onsuccess = () => ok(r.result);
+    const r = indexedDB.open(DB, version);
+    r.onupgradeneeded = () => {
+      if (!r.result.objectStoreNames.contains(STORE)) r.result.createObjectStore(STORE, { keyPath: ['session', 'run'] });
+    };
+    r.onsuccess = () => {
+      const db = r.result;
+      if (db.objectStoreNames.contains(STORE)) return ok(db);
+      db.close();
+      openAt(db.version + 1).then(ok, ko);
+    };
     r.onerror = () => ko(r.error ?? new Error('could not open IndexedDB'));
     r.onblocked = () => ko(new Error('IndexedDB is blocked by another tab'));
   });
-  dbp.catch(() => (dbp = null)); // let a later call try again
-  return dbp;
 }
 
 async function run<T>(mode: IDBTransactionMode, f: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {

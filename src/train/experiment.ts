@@ -10,6 +10,7 @@
  * steps only the runs furthest behind.
  */
 import type { Experiment } from '../core/config';
+import { runInstances } from '../core/config';
 import type { Checkpoint } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
 import type { RunState } from './run-state';
@@ -37,13 +38,7 @@ export interface ExperimentOptions {
 }
 
 export function runLabels(exp: Experiment): { label: string; seed: number; run: Experiment['runs'][number] }[] {
-  return exp.runs.flatMap((run) =>
-    Array.from({ length: exp.seeds }, (_, s) => ({
-      label: exp.seeds > 1 ? `${run.label} #${s}` : run.label,
-      seed: exp.seed + s,
-      run,
-    })),
-  );
+  return runInstances(exp).map(({ label, seed, runIndex }) => ({ label, seed, run: exp.runs[runIndex] }));
 }
 
 export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}): Promise<RunSummary[]> {

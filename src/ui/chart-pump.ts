@@ -39,15 +39,22 @@ function committed(entry: Entry): void {
   inFlight.settling = true;
   const { start, guard } = inFlight;
   clearTimeout(guard);
-  // recharts copies the new data into its store from an effect and re-renders synchronously
-  // right after this commit; a zero timeout lands after that, so the measure includes it.
-  setTimeout(() => {
+  // recharts copies the new data into its store from an effect, and its store tells its
+  // components in the next animation frame (redux autoBatch), where they re-render synchronously.
+  // So the measure ends after that frame (and its paint): a zero timeout after a rAF callback.
+  const settle = () => {
     const end = performance.now();
     performance.measure('chart', { start, end, detail: entry.name });
     if (++measured % 1000 === 0) performance.clearMeasures('chart'); // keep the timeline bounded
     // Leave the page as much time as the last chart took: charts get at most half the main thread.
     inFlight = null;
     kick(Math.min(end - start, 500));
+  };
+  const afterFrame = () => setTimeout(settle, 0);
+  setTimeout(() => {
+    // rAF does not fire in a hidden tab (the session pauses there): do not wait for one.
+    if (document.visibilityState === 'visible') requestAnimationFrame(afterFrame);
+    else settle();
   }, 0);
 }
 

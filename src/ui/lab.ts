@@ -5,15 +5,18 @@
  * structural config change resets the session; a live hyper-parameter applies in place and
  * leaves a chart marker.
  */
-import type { Experiment } from '../core/config';
+import { LIVE_PATHS, runInstances, structuralKey } from '../core/config';
 import { LabSession } from '../runtime/client';
 import type { LabEvents } from '../runtime/client';
-import { encodeExperiment } from '../core/url';
+import { decodeExperiment, encodeExperiment } from '../core/url';
 import type { LiveParam, RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
-import { beginSession, endSession, recordFrame, recordReady } from './persist';
-import { clearRunData, initRunData, pushFrame, setRollouts } from './run-data';
+import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
+import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
 import { addError, patchRun, runColor, useLab } from './store';
+
+/** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
+export const SAVE_EVERY = 10;
 
 let session: LabSession | null = null;
 /** Checkpoint files to start the next session from (set by the Start-from-checkpoints picker). */
@@ -40,7 +43,13 @@ const events: LabEvents = {
     addError(`${label}: ${message}`);
   },
   ready(id, msg) {
-    initRunData(id, msg.keys);
+    // A resumed run keeps its restored curve up to the step it goes on from; the steps after its
+    // last save are recomputed, so their recorded frames go (in the page and in IndexedDB).
+    const restored = runData(id);
+    if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
+    else initRunData(id, msg.keys);
+    void dropFrames(id, msg.startStep);
+    patchRun(id, { step: msg.startStep });
     recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
     patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
     readyRuns.add(id);
@@ -71,6 +80,10 @@ const events: LabEvents = {
   },
   saved(id, step, error) {
     if (error) fail(id, `could not save the run state at step ${step} (training goes on): ${error}`);
+    else patchRun(id, { savedStep: step });
+    // The frames up to the saved step go to IndexedDB now, so a reload never finds a saved state
+    // ahead of the recorded curve (which would leave a gap the resumed run cannot fill).
+    void flush();
   },
   error: fail,
 };
@@ -113,13 +126,58 @@ export function startSession(): LabSession {
       rolloutStep: -1,
     })),
   });
-  beginSession(encodeExperiment(config), useLab.getState().runs);
+  const id = beginSession(encodeExperiment(config), useLab.getState().runs);
+  session.keepStates({ session: id, every: SAVE_EVERY, resume: false });
   return session;
 }
 
+/** The stored session on screen, if Train can resume it: it ran the experiment now configured. */
+function resumable(): string | null {
+  const { restored, pastSessions, config } = useLab.getState();
+  const stored = restored && pastSessions?.find((p) => p.id === restored.id);
+  if (!stored) return null;
+  // Live hyper-parameters may have moved on since the session began; its structure may not.
+  const r = decodeExperiment(stored.experiment);
+  return r.ok && structuralKey(r.config) === structuralKey(config) ? stored.id : null;
+}
+
+/**
+ * Brings the restored session back to life: one worker per recorded run, each going on from its
+ * state saved in IndexedDB (or from step 0 if none was saved), recording into the same session.
+ */
+async function resumeSession(id: string): Promise<LabSession> {
+  const { config, runs: shown } = useLab.getState();
+  if (!(await continueSession(id))) throw new Error('the stored session is gone');
+  const ids = runInstances(config).map((r) => shown.find((x) => x.label === r.label)?.id);
+  if (ids.some((x) => x === undefined)) throw new Error('the stored session does not hold every run of this experiment');
+  readyRuns.clear();
+  whenReady = [];
+  session = new LabSession(config, events, { ids: ids as RunId[], persist: { session: id, every: SAVE_EVERY, resume: true } });
+  const { paceMs } = useLab.getState();
+  if (paceMs > 0) session.pace(paceMs);
+  useLab.setState({
+    session: 'paused',
+    restored: null,
+    runs: shown.map((r) => ({ ...r, state: 'loading', message: 'resuming from the saved state…' })),
+  });
+  return session;
+}
+
+/** Runs `f` on the live session: the current one, the restored one resumed, or a new one. */
+function withSession(f: (s: LabSession) => void): void {
+  if (session) return f(session);
+  const id = resumable();
+  if (!id) return f(startSession());
+  resumeSession(id).then(f, (e: Error) => {
+    addError(`Could not resume the stored runs (${e.message}); Reset starts them over.`);
+  });
+}
+
 export function play(): void {
-  (session ?? startSession()).play();
-  useLab.setState({ session: 'playing', autoPaused: false });
+  withSession((s) => {
+    s.play();
+    useLab.setState({ session: 'playing', autoPaused: false });
+  });
 }
 
 export function pause(): void {
@@ -128,9 +186,8 @@ export function pause(): void {
 }
 
 export function stepOnce(): void {
-  const s = session ?? startSession();
   if (useLab.getState().session === 'playing') pause();
-  onceReady(() => s.step());
+  withSession((s) => onceReady(() => s.step()));
 }
 
 /** Speed control: a pause between steps, so a user can follow each one (0 = full speed). */
@@ -174,27 +231,8 @@ export function reset(): void {
 
 // ─── live hyper-parameters ───────────────────────────────────────────────────
 
-/** Where each live parameter lives in the config. */
-export const LIVE_PATHS: Record<
-  LiveParam,
-  { get(c: Experiment): number; set(c: Experiment, v: number): Experiment }
-> = {
-  lr: { get: (c) => c.optim.lr, set: (c, v) => ({ ...c, optim: { ...c.optim, lr: v } }) },
-  maxGradNorm: {
-    get: (c) => c.optim.maxGradNorm,
-    set: (c, v) => ({ ...c, optim: { ...c.optim, maxGradNorm: v } }),
-  },
-  clipLow: { get: (c) => c.optim.clipLow, set: (c, v) => ({ ...c, optim: { ...c.optim, clipLow: v } }) },
-  clipHigh: { get: (c) => c.optim.clipHigh, set: (c, v) => ({ ...c, optim: { ...c.optim, clipHigh: v } }) },
-  entropyCoef: {
-    get: (c) => c.optim.entropyCoef,
-    set: (c, v) => ({ ...c, optim: { ...c.optim, entropyCoef: v } }),
-  },
-  temperature: {
-    get: (c) => c.rollout.temperature,
-    set: (c, v) => ({ ...c, rollout: { ...c.rollout, temperature: v } }),
-  },
-};
+// Where each live parameter lives in the config, and the config's structural part: core/config.ts.
+export { LIVE_PATHS, structuralKey } from '../core/config';
 
 /**
  * Applies a hyper-parameter to every run without a reset. The config (and so the link) follows;
@@ -206,13 +244,6 @@ export function setLive(param: LiveParam, value: number): void {
   useLab.setState({ config: LIVE_PATHS[param].set(config, value) });
   const s = session;
   if (s) onceReady(() => s.set(param, value));
-}
-
-/** The config with every live field blanked: two configs with equal keys need no reset. */
-export function structuralKey(c: Experiment): string {
-  let blank = c;
-  for (const p of Object.values(LIVE_PATHS)) blank = p.set(blank, 0);
-  return JSON.stringify(blank);
 }
 
 // ─── reactions: structural changes reset, a hidden tab pauses ────────────────────

@@ -1,12 +1,14 @@
 /**
  * Runs kept in IndexedDB (db `agentwise-lab`): one `sessions` record per Train session (its
- * experiment hash, runs and key tables) and its metric frames in `frames`, keyed [session, seq].
- * Frames are queued as they arrive and written in one transaction at most every second (or every
- * 20 frames). Any IndexedDB failure turns recording off with one alert; training goes on.
+ * experiment hash, runs with their key tables and live-parameter markers) and its metric frames in
+ * `frames`, keyed [session, seq]. Frames are queued as they arrive and written in one transaction
+ * at most every second (or every 20 frames); a new marker is written the same way. Any IndexedDB
+ * failure turns recording off with one alert; training goes on.
  */
 import type { RunId } from '../runtime/protocol';
+import { deleteStates } from '../runtime/state-store';
 import { useLab } from './store';
-import type { RunView } from './store';
+import type { Marker, RunView } from './store';
 
 export interface StoredRun {
   id: RunId;
@@ -20,6 +22,8 @@ export interface StoredRun {
   base: RunView['base'];
   /** Steps completed (frames carry 0-based step indices). */
   lastStep: number;
+  /** Live hyper-parameter changes (absent in sessions stored before markers were kept). */
+  markers?: Marker[];
 }
 
 export interface StoredSession {
@@ -107,8 +111,11 @@ let current: StoredSession | null = null;
 let seq = 0;
 let queue: StoredFrame[] = [];
 let timer: ReturnType<typeof setTimeout> | null = null;
+/** The session record changed without a new frame (a marker while paused): write it anyway. */
+let recordDirty = false;
 
-export function beginSession(experiment: string, runs: RunView[]): void {
+/** Starts recording a new session; returns its id (also the key of its runs' saved states). */
+export function beginSession(experiment: string, runs: RunView[]): string {
   void flush();
   current = {
     id: `s${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`,
@@ -116,14 +123,56 @@ export function beginSession(experiment: string, runs: RunView[]): void {
     experiment,
     runs: runs.map((r) => ({
       ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: r.color },
-      ...{ keys: [], agents: [], models: [], base: {}, lastStep: 0 },
+      ...{ keys: [], agents: [], models: [], base: {}, lastStep: 0, markers: [] },
     })),
     lastStep: 0,
   };
   seq = 0;
+  recordDirty = false;
   const rec = current;
   useLab.setState((s) => ({ pastSessions: [rec, ...(s.pastSessions ?? [])] }));
   void withTx('readwrite', (s) => void s.put(rec), undefined);
+  return rec.id;
+}
+
+/** Records into a stored session again (its runs resume): new frames follow its stored ones. */
+export async function continueSession(id: string): Promise<boolean> {
+  await flush();
+  const got = await loadSession(id);
+  if (!got) return false;
+  current = got.session;
+  current.runs.forEach((r) => (r.markers ??= []));
+  seq = got.frames.reduce((m, f) => Math.max(m, f.seq + 1), 0);
+  recordDirty = false;
+  return true;
+}
+
+/**
+ * Forgets a run's stored frames from step `fromStep` on (a resumed run recomputes them from its
+ * last saved state; on the same backend they come out the same).
+ */
+export async function dropFrames(id: RunId, fromStep: number): Promise<void> {
+  const rec = current;
+  if (!rec) return;
+  queue = queue.filter((f) => f.run !== id || f.step < fromStep);
+  const run = rec.runs.find((r) => r.id === id);
+  if (run) run.lastStep = Math.min(run.lastStep, fromStep);
+  rec.lastStep = Math.max(0, ...rec.runs.map((r) => r.lastStep));
+  await withTx(
+    'readwrite',
+    (s, fr) => {
+      s.put({ ...rec, runs: rec.runs.map((r) => ({ ...r })) });
+      const cursor = fr.openCursor(frameRange(rec.id));
+      cursor.onsuccess = () => {
+        const c = cursor.result;
+        if (!c) return;
+        const f = c.value as StoredFrame;
+        if (f.run === id && f.step >= fromStep) c.delete();
+        c.continue();
+      };
+    },
+    undefined,
+  );
 }
 
 /** Writes what is queued and stops recording (the workers are gone). */
@@ -144,6 +193,22 @@ export function recordFrame(id: RunId, step: number, values: Float64Array): void
   else timer ??= setTimeout(() => void flush(), FLUSH_MS);
 }
 
+/**
+ * Markers are mirrored from the store (lab.ts puts a run's new marker there when its worker
+ * confirms the change), so nothing else has to remember to record them.
+ */
+useLab.subscribe((s, prev) => {
+  if (!current || disabled || s.runs === prev.runs) return;
+  for (const r of s.runs) {
+    const run = current.runs.find((x) => x.id === r.id);
+    if (!run || run.markers === r.markers || r.markers === prev.runs.find((p) => p.id === r.id)?.markers)
+      continue;
+    run.markers = r.markers;
+    recordDirty = true;
+  }
+  if (recordDirty) timer ??= setTimeout(() => void flush(), FLUSH_MS);
+});
+
 /** Writes the queued frames and the session record in one transaction. */
 export async function flush(): Promise<void> {
   if (timer) clearTimeout(timer);
@@ -151,7 +216,8 @@ export async function flush(): Promise<void> {
   const frames = queue;
   queue = [];
   const rec = current;
-  if (!rec || frames.length === 0) return;
+  if (!rec || (frames.length === 0 && !recordDirty)) return;
+  recordDirty = false;
   for (const f of frames) {
     const run = rec.runs.find((r) => r.id === f.run);
     if (run) run.lastStep = Math.max(run.lastStep, f.step + 1);
@@ -212,6 +278,7 @@ export async function deleteSession(id: string): Promise<void> {
     undefined,
   );
   useLab.setState((s) => ({ pastSessions: s.pastSessions?.filter((p) => p.id !== id) ?? null }));
+  await deleteStates(id).catch(() => undefined); // no saved states (or no IndexedDB): nothing to delete
 }
 
 /** Best effort: write what is queued when the page goes away. */

@@ -43,6 +43,19 @@ export function restoreRunData(id: RunId, keys: string[], frames: Float64Array[]
   for (const f of frames) if (f.length === keys.length) ring.push(f);
 }
 
+/** Keeps a run's frames before step `fromStep` (a resumed run recomputes the rest). */
+export function truncateRunData(id: RunId, fromStep: number): void {
+  const d = data.get(id);
+  if (!d) return;
+  const frames: Float64Array[] = [];
+  for (let i = 0; i < d.ring.length; i++) {
+    const f = new Float64Array(d.codec.keys.length);
+    for (let c = 0; c < f.length; c++) f[c] = d.ring.at(i, c);
+    if (!(f[d.stepCol] >= fromStep)) frames.push(f);
+  }
+  restoreRunData(id, [...d.codec.keys], frames);
+}
+
 export function clearRunData(): void {
   data.clear();
   pending.clear();

@@ -45,6 +45,8 @@ export interface RunView {
   backend?: BackendReport;
   tokensPerS: number;
   markers: Marker[];
+  /** Steps completed when the run's state was last saved to IndexedDB (where a reload resumes). */
+  savedStep?: number;
   /** Step of the latest rollouts received (they are kept in run-data.ts). */
   rolloutStep: number;
   error?: string;
@@ -53,7 +55,11 @@ export interface RunView {
 /** 'none': no workers; 'paused': workers exist and wait; 'playing': they train freely. */
 export type SessionStatus = 'none' | 'paused' | 'playing';
 
+/** 'overlaid': every run in each chart; 'side-by-side': one column of charts per run. */
+export type ChartLayout = 'overlaid' | 'side-by-side';
+
 export interface ViewPrefs {
+  layout: ChartLayout;
   /** TensorBoard-style debiased EMA weight in [0, 0.99]. */
   smoothing: number;
   logGradNorm: boolean;
@@ -98,7 +104,7 @@ export const useLab = create<LabState>(() => ({
   runs: [],
   frameVersion: 0,
   errors: [],
-  view: { smoothing: 0.6, logGradNorm: false, hiddenRuns: [], hiddenAgents: [] },
+  view: { layout: 'overlaid', smoothing: 0.6, logGradNorm: false, hiddenRuns: [], hiddenAgents: [] },
   uploads: [],
   pastSessions: null,
   restored: null,

@@ -15,9 +15,16 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  if (!existsSync('dist/index.html')) throw new Error('dist/ is missing: run `npm run test:browser` (it builds first).');
+  // LAB_DIST serves another build folder (`vite build --outDir …`), so two people testing at once
+  // on one machine do not overwrite each other's build.
+  const outDir = process.env.LAB_DIST ?? 'dist';
+  if (!existsSync(`${outDir}/index.html`)) throw new Error(`${outDir}/ is missing: run \`npm run test:browser\` (it builds first).`);
   const chromePath = ensureChrome();
-  const server = await preview({ preview: { port: 0, strictPort: false, host: '127.0.0.1' }, logLevel: 'warn' });
+  const server = await preview({
+    preview: { port: 0, strictPort: false, host: '127.0.0.1' },
+    build: { outDir },
+    logLevel: 'warn',
+  });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('preview server has no URL');
   project.provide('baseUrl', url.replace(/\/$/, ''));

@@ -1,7 +1,7 @@
 /**
  * Runs survive a reload: train the tiny sync experiment for a few steps, pause, let the IndexedDB
- * writer flush, reload in the same profile and check that the step counters and chart lines come
- * back; reopen it from Past runs, delete it and check that the list stays empty after a reload; without
+ * writer flush, reload in the same profile and check that the step counters, chart lines and a
+ * live-parameter marker come back; reopen it from Past runs, delete it and check that the list stays empty after a reload; without
  * IndexedDB, one alert says so and training still works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,6 +39,12 @@ describe('persistence', () => {
       { timeout: 30_000 },
     );
     const before = await steps(lab);
+    // A live change while paused: its chart marker is stored with the session.
+    const lr = page.getByLabel('learning rate');
+    await lr.fill('0.002');
+    await lr.press('Enter');
+    const marker = page.locator('figure[aria-label="Reward"] .recharts-label', { hasText: 'lr=0.002' });
+    await marker.first().waitFor({ state: 'attached', timeout: 30_000 });
     await page.waitForTimeout(1500); // the writer flushes at most every second
 
     await page.reload();
@@ -47,6 +53,7 @@ describe('persistence', () => {
     const lines = page.locator('figure[aria-label="Reward"] path.recharts-line-curve');
     await lines.first().waitFor({ timeout: 15_000 });
     expect(await lines.count()).toBeGreaterThanOrEqual(2);
+    await marker.first().waitFor({ state: 'attached', timeout: 15_000 });
     expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(1);
     // Open sets the experiment (and so the link) to the session's and shows its curves again.
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
@@ -54,6 +61,7 @@ describe('persistence', () => {
     await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
     expect(await steps(lab)).toEqual(before);
     expect(page.url()).toContain('task=sync');
+    await marker.first().waitFor({ state: 'attached', timeout: 15_000 });
 
     await page.getByRole('button', { name: /^Delete session / }).click();
     await expect.poll(() => page.getByRole('button', { name: /^Delete session / }).count()).toBe(0);

@@ -1,13 +1,16 @@
 /**
- * The chart board: a legend that toggles runs and agents, the smoothing slider, then per-agent
- * charts (μk, σk, advantage moments, amplification, grad norm, loss diagnostics) and per-run
- * charts (reward, success, eval, throughput). Series names and keys come from src/core/metrics.ts.
+ * The chart board: a legend that toggles runs and agents, the layout toggle and the smoothing
+ * slider, then per-run charts (reward, success, eval, throughput) and per-agent charts (μk, σk,
+ * advantage moments, amplification, grad norm, loss diagnostics). Overlaid, every run shares each
+ * chart; side by side, each row is one metric with a column per run on one y scale. Series names
+ * and keys come from src/core/metrics.ts.
  */
-import { useMemo } from 'react';
+import { Fragment, useMemo } from 'react';
+import type { ReactNode } from 'react';
 import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
 import type { AgentStat } from '../../core/metrics';
 import { agentDash, setView, toggleAgent, toggleRun, useLab } from '../store';
-import type { Marker, RunView } from '../store';
+import type { ChartLayout, Marker, RunView } from '../store';
 import { MetricChart } from './MetricChart';
 import type { SeriesSpec } from './MetricChart';
 
@@ -39,6 +42,20 @@ const AMPLIFICATION_NOTE = (
     to (n_k − 1)/n_k whatever this factor is: compare the E[A²] chart.
   </p>
 );
+
+/**
+ * The runs as the board needs them: a new list only when a run, its agents or its markers change,
+ * not on every animation frame's step-counter update (the charts re-read frames on their own).
+ */
+function useBoardRuns(): RunView[] {
+  const key = useLab((s) =>
+    s.runs.map((r) => `${r.id}:${r.runIndex}:${r.label}:${r.agents.join('+')}:${r.markers.length}`).join(','),
+  );
+  return useMemo(() => {
+    void key;
+    return useLab.getState().runs;
+  }, [key]);
+}
 
 /** The agents in the order the task lists them (the first run that knows them). */
 function agentsOf(runs: RunView[]): string[] {
@@ -82,8 +99,33 @@ function runSpecs(runs: RunView[], keys: { key: string; name: string }[]): Serie
   );
 }
 
+/** Overlaid or side by side: a radio pair, so it is one tab stop and arrow keys switch it. */
+function LayoutToggle() {
+  const layout = useLab((s) => s.view.layout);
+  const options: { value: ChartLayout; text: string }[] = [
+    { value: 'overlaid', text: 'Overlaid' },
+    { value: 'side-by-side', text: 'Side by side' },
+  ];
+  return (
+    <div className="layout-toggle" role="radiogroup" aria-label="Chart layout">
+      {options.map((o) => (
+        <label key={o.value}>
+          <input
+            type="radio"
+            name="chart-layout"
+            value={o.value}
+            checked={layout === o.value}
+            onChange={() => setView({ layout: o.value })}
+          />
+          {o.text}
+        </label>
+      ))}
+    </div>
+  );
+}
+
 export function Legend() {
-  const runs = useLab((s) => s.runs);
+  const runs = useBoardRuns();
   const hiddenRuns = useLab((s) => s.view.hiddenRuns);
   const hiddenAgents = useLab((s) => s.view.hiddenAgents);
   const smoothing = useLab((s) => s.view.smoothing);
@@ -130,6 +172,7 @@ export function Legend() {
           {a}
         </button>
       ))}
+      <LayoutToggle />
       <label className="smoothing">
         Smoothing
         <input
@@ -155,8 +198,91 @@ const logToggles = [false, true].map((on) => (
 /** The grad-norm chart's log-y toggle, one constant element per state. */
 const logToggle = (on: boolean) => logToggles[on ? 1 : 0];
 
+/** One chart of the board; `specs` picks its series for the runs given (all, or one column's). */
+interface ChartDef {
+  title: string;
+  metric: string;
+  about: string;
+  specs(runs: RunView[]): SeriesSpec[];
+  refY?: number;
+  /** The grad-norm chart: drawn on a log scale when the user asks (its log-y toggle). */
+  logToggle?: boolean;
+  children?: ReactNode;
+}
+
+/** The board's sections, in order: run-level charts, per-agent charts, update diagnostics. */
+function boardSections(
+  agents: string[],
+  evalK: number,
+  evalOn: boolean,
+): { title: string; className: string; charts: ChartDef[] }[] {
+  const perAgent = (c: AgentChart): ChartDef => ({
+    title: c.title,
+    metric: `agent/·/${c.stat}`,
+    about: c.hint,
+    specs: (runs) => agentSpecs(runs, agents, c.stat),
+  });
+  const perRun = (title: string, metric: string, about: string, keys: { key: string; name: string }[]) => ({
+    title,
+    metric,
+    about,
+    specs: (runs: RunView[]) => runSpecs(runs, keys),
+  });
+  return [
+    {
+      title: 'Run',
+      className: 'grid run',
+      charts: [
+        perRun('Reward', 'reward/mean', 'mean trajectory reward of the training batch', [
+          { key: M.rewardMean, name: 'reward' },
+        ]),
+        perRun('Success rate', 'success/rate', 'share of training trajectories that solved the task', [
+          { key: M.successRate, name: 'success' },
+        ]),
+        perRun(
+          `Eval avg@${evalK} / pass@${evalK}`,
+          evalOn ? `eval/avg@${evalK} · pass@${evalK}` : 'off (eval.every = 0)',
+          'held-out questions, K samples each',
+          [
+            { key: evalAvgKey(evalK), name: `avg@${evalK}` },
+            { key: evalPassKey(evalK), name: `pass@${evalK}` },
+          ],
+        ),
+        perRun('Throughput', 'perf/tokens_per_s', 'sampled tokens per second of rollout', [
+          { key: M.tokensPerS, name: 'tokens/s' },
+        ]),
+      ],
+    },
+    {
+      title: 'Per agent',
+      className: 'grid',
+      charts: [
+        ...AGENT_CHARTS.map(perAgent),
+        {
+          ...perAgent({
+            stat: 'amplification',
+            title: 'Amplification',
+            hint: '(σk² + (μk − μ)²) / σ², mean over groups with σ > 0',
+          }),
+          refY: 1,
+          children: AMPLIFICATION_NOTE,
+        },
+        {
+          ...perAgent({
+            stat: 'grad_norm',
+            title: 'Pre-clip grad norm',
+            hint: 'L2 norm of the gradient of each agent’s loss term, before clipping',
+          }),
+          logToggle: true,
+        },
+      ],
+    },
+    { title: 'Update diagnostics', className: 'grid', charts: DIAG_CHARTS.map(perAgent) },
+  ];
+}
+
 export function Charts() {
-  const allRuns = useLab((s) => s.runs);
+  const allRuns = useBoardRuns();
   const view = useLab((s) => s.view);
   const evalK = useLab((s) => s.config.eval.k);
   const evalOn = useLab((s) => s.config.eval.every > 0);
@@ -172,26 +298,25 @@ export function Charts() {
   // Series lists change only with the runs shown, never with frames: charts memoize on them.
   const runKey = runs.map((r) => `${r.id}:${r.agents.length}`).join(',');
   const markersKey = allRuns.map((r) => r.markers.length).join(',');
-  const markers = useMemo((): Marker[] => {
-    void markersKey;
-    return allRuns.flatMap((r) => r.markers);
-  }, [markersKey]); // eslint-disable-line react-hooks/exhaustive-deps
-  const specs = useMemo(() => {
+  const sideBySide = view.layout === 'side-by-side';
+  const board = useMemo(() => {
     void runKey;
-    const byStat = (stat: AgentStat) => agentSpecs(runs, agents, stat);
-    return {
-      agent: Object.fromEntries([...AGENT_CHARTS, ...DIAG_CHARTS].map((c) => [c.stat, byStat(c.stat)])),
-      amplification: byStat('amplification'),
-      grad: byStat('grad_norm'),
-      reward: runSpecs(runs, [{ key: M.rewardMean, name: 'reward' }]),
-      success: runSpecs(runs, [{ key: M.successRate, name: 'success' }]),
-      eval: runSpecs(runs, [
-        { key: evalAvgKey(evalK), name: `avg@${evalK}` },
-        { key: evalPassKey(evalK), name: `pass@${evalK}` },
-      ]),
-      tps: runSpecs(runs, [{ key: M.tokensPerS, name: 'tokens/s' }]),
-    };
-  }, [runKey, agents, evalK]); // eslint-disable-line react-hooks/exhaustive-deps
+    void markersKey;
+    // Columns: every run shown together (overlaid), or one per config entry (side by side).
+    const columns = sideBySide
+      ? groups(runs).map((g) => ({ label: g.label, runs: g.runs }))
+      : [{ label: '', runs }];
+    const markers = columns.map((c) => c.runs.flatMap((r): Marker[] => r.markers));
+    return boardSections(agents, evalK, evalOn).map((section) => ({
+      ...section,
+      rows: section.charts.map((def) => {
+        const perColumn = columns.map((c) => def.specs(c.runs));
+        return { def, perColumn, all: perColumn.flat() };
+      }),
+      columns,
+      markers,
+    }));
+  }, [runKey, markersKey, agents, evalK, evalOn, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
 
   if (allRuns.length === 0) {
     return (
@@ -203,80 +328,61 @@ export function Charts() {
       </section>
     );
   }
-  const gradLog = logToggle(view.logGradNorm);
-  /** One chart per agent statistic, every agent's series in it. */
-  const agentCharts = (charts: AgentChart[]) =>
-    charts.map((c) => (
-      <MetricChart
-        key={c.stat}
-        title={c.title}
-        metric={`agent/·/${c.stat}`}
-        about={c.hint}
-        specs={specs.agent[c.stat]}
-        markers={markers}
-      />
-    ));
   return (
     <section className="board" aria-label="Charts">
       <Legend />
-      <h2 className="board-title">Run</h2>
-      <div className="grid run">
-        <MetricChart
-          title="Reward"
-          metric="reward/mean"
-          about="mean trajectory reward of the training batch"
-          specs={specs.reward}
-          markers={markers}
-        />
-        <MetricChart
-          title="Success rate"
-          metric="success/rate"
-          about="share of training trajectories that solved the task"
-          specs={specs.success}
-          markers={markers}
-        />
-        <MetricChart
-          title={`Eval avg@${evalK} / pass@${evalK}`}
-          metric={evalOn ? `eval/avg@${evalK} · pass@${evalK}` : 'off (eval.every = 0)'}
-          about="held-out questions, K samples each"
-          specs={specs.eval}
-          markers={markers}
-        />
-        <MetricChart
-          title="Throughput"
-          metric="perf/tokens_per_s"
-          about="sampled tokens per second of rollout"
-          specs={specs.tps}
-          markers={markers}
-        />
-      </div>
-      <h2 className="board-title">Per agent</h2>
-      <div className="grid">
-        {agentCharts(AGENT_CHARTS)}
-        <MetricChart
-          title="Amplification"
-          metric="agent/·/amplification"
-          about="(σk² + (μk − μ)²) / σ², mean over groups with σ > 0"
-          refY={1}
-          specs={specs.amplification}
-          markers={markers}
-        >
-          {AMPLIFICATION_NOTE}
-        </MetricChart>
-        <MetricChart
-          title="Pre-clip grad norm"
-          metric="agent/·/grad_norm"
-          about="L2 norm of the gradient of each agent’s loss term, before clipping"
-          specs={specs.grad}
-          markers={markers}
-          log={view.logGradNorm}
-          tools={gradLog}
-        />
-      </div>
-      <h2 className="board-title">Update diagnostics</h2>
-      <div className="grid">
-        {agentCharts(DIAG_CHARTS)}
-      </div>
+      {board.map((section) => (
+        <Fragment key={section.title}>
+          <h2 className="board-title">{section.title}</h2>
+          {!sideBySide ? (
+            <div className={section.className}>
+              {section.rows.map(({ def, all }) => (
+                <MetricChart
+                  key={def.title}
+                  title={def.title}
+                  metric={def.metric}
+                  about={def.about}
+                  specs={all}
+                  markers={section.markers[0]}
+                  refY={def.refY}
+                  log={def.logToggle && view.logGradNorm}
+                  tools={def.logToggle && logToggle(view.logGradNorm)}
+                >
+                  {def.children}
+                </MetricChart>
+              ))}
+            </div>
+          ) : (
+            section.rows.map(({ def, perColumn, all }) => (
+              // One row per metric, one column per run, one y scale across the row.
+              <div
+                key={def.title}
+                className="grid side"
+                role="group"
+                aria-label={def.title}
+                style={{ gridTemplateColumns: `repeat(${section.columns.length}, minmax(0, 1fr))` }}
+              >
+                {section.columns.map((c, i) => (
+                  <MetricChart
+                    key={c.label}
+                    title={`${def.title} — ${c.label}`}
+                    metric={def.metric}
+                    about={def.about}
+                    specs={perColumn[i]}
+                    scaleSpecs={all}
+                    markers={section.markers[i]}
+                    refY={def.refY}
+                    log={def.logToggle && view.logGradNorm}
+                    tools={def.logToggle && i === 0 && logToggle(view.logGradNorm)}
+                  >
+                    {i === 0 ? def.children : undefined}
+                  </MetricChart>
+                ))}
+              </div>
+            ))
+          )}
+        </Fragment>
+      ))}
     </section>
   );
 }

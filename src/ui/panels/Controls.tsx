@@ -1,11 +1,37 @@
 /**
- * Session controls (Train, Pause, Step, Reset) and the status bar: per run its state, a labelled
- * step counter and tokens/s; the backend the workers chose. Buttons are native, so they are
- * keyboard operable and named by their text.
+ * Session controls (Train, Pause, Step, Reset, Speed) and the status bar: per run its state, a
+ * labelled step counter and tokens/s; the backend the workers chose. Buttons and the select are
+ * native, so they are keyboard operable and named by their text or label.
  */
-import { pause, play, reset, stepOnce } from '../lab';
+import { pause, play, reset, setPace, stepOnce } from '../lab';
 import { useLab } from '../store';
 import type { RunView } from '../store';
+
+/** Speed choices: how long every run waits between two steps while playing. */
+export const PACES: readonly { ms: number; text: string }[] = [
+  { ms: 0, text: 'full speed' },
+  { ms: 1000, text: '1 s between steps' },
+  { ms: 3000, text: '3 s between steps' },
+  { ms: 10_000, text: '10 s between steps' },
+];
+
+/** Slows training down so a user can follow each step in the charts and the rollout inspector. */
+function SpeedControl() {
+  const paceMs = useLab((s) => s.paceMs);
+  return (
+    <span className="speed" title="How long every run waits between two steps while training">
+      {/* Labelled by id, not by wrapping: a wrapped select's options would join its name. */}
+      <label htmlFor="speed">Speed</label>{' '}
+      <select id="speed" value={paceMs} onChange={(e) => setPace(Number(e.target.value))}>
+        {PACES.map((p) => (
+          <option key={p.ms} value={p.ms}>
+            {p.text}
+          </option>
+        ))}
+      </select>
+    </span>
+  );
+}
 
 export function Controls() {
   const backend = useLab((s) => s.backend);
@@ -52,6 +78,7 @@ export function Controls() {
       >
         Reset
       </button>
+      <SpeedControl />
       {why && <span className="muted">{why}</span>}
     </div>
   );

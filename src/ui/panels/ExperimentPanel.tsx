@@ -1,16 +1,201 @@
-/** The experiment decoded from the URL: presets, task, models, runs and hyper-parameters. */
+/**
+ * The experiment: presets, its structural fields (task, models, each run's estimator, G, B,
+ * steps, seeds) edited inline, a summary of every setting, and the whole config as JSON. Every
+ * edit is validated against the schema before anything changes; errors name the field, in
+ * role="alert". A structural change resets the session (lab.ts), and the link follows.
+ */
+import { useState } from 'react';
+import { validateExperiment } from '../../core/config';
+import type { FieldError } from '../../core/config';
 import { PRESETS } from '../../core/presets';
+import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, setAt } from '../config-edit';
 import { chooseConfig, useLab } from '../store';
+
+/** The structural fields shown inline, by schema path; choices and limits come from the schema. */
+const FIELDS: { path: string; label: string }[] = [
+  { path: 'task', label: 'Task' },
+  { path: 'models.assignment', label: 'Model assignment' },
+  { path: 'models.preset', label: 'Model preset' },
+  { path: 'rollout.groupSize', label: 'Group size G' },
+  { path: 'rollout.batchSize', label: 'Batch size B' },
+  { path: 'steps', label: 'Steps' },
+  { path: 'seed', label: 'Seed' },
+  { path: 'seeds', label: 'Seeds' },
+];
+
+/** Validates the config with one field changed; applies it, or returns the errors. */
+function tryField(path: string, value: unknown): FieldError[] {
+  const r = validateExperiment(setAt(useLab.getState().config, path, value));
+  if (!r.ok) return r.errors;
+  applyExperiment(r.config);
+  return [];
+}
+
+const fieldId = (path: string) => `exp-${path.replace(/\./g, '-')}`;
+
+/** One inline field: a select for an enum, a number input (committed on Enter or blur) otherwise. */
+function Field({ path, label }: { path: string; label: string }) {
+  const value = useLab((s) => getAt(s.config, path));
+  const [text, setText] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const id = fieldId(path);
+  const errId = `${id}-error`;
+  const isEnum = typeof value === 'string';
+
+  const commitNumber = () => {
+    if (text === null) return;
+    const found =
+      text.trim() === '' ? [{ path, message: 'a number is required' }] : tryField(path, Number(text));
+    setErrors(found);
+    if (found.length === 0) setText(null);
+  };
+
+  const common = {
+    id,
+    title: fieldDoc(path),
+    'aria-invalid': errors.length > 0 || undefined,
+    'aria-describedby': errors.length > 0 ? errId : undefined,
+  };
+  const { min, max, int } = isEnum ? { min: undefined, max: undefined, int: false } : numberLimits(path);
+  return (
+    <div className="exp-field">
+      <label htmlFor={id}>{label}</label>
+      {isEnum ? (
+        <select {...common} value={String(value)} onChange={(e) => setErrors(tryField(path, e.target.value))}>
+          {enumOptions(path).map((o) => (
+            <option key={o} value={o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input
+          {...common}
+          type="number"
+          inputMode="numeric"
+          min={min}
+          max={max}
+          step={int ? 1 : 'any'}
+          value={text ?? String(value)}
+          onChange={(e) => setText(e.target.value)}
+          onBlur={commitNumber}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') commitNumber();
+            if (e.key === 'Escape') {
+              setText(null);
+              setErrors([]);
+            }
+          }}
+        />
+      )}
+      {errors.length > 0 && (
+        <span id={errId} className="field-error" role="alert">
+          {errors.map((e) => (e.path === path ? e.message : `${e.path}: ${e.message}`)).join('; ')}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The whole config as JSON: applied only once it parses and validates; each bad field is named. */
+function JsonEditor() {
+  const config = useLab((s) => s.config);
+  const [text, setText] = useState<string | null>(null);
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const shown = text ?? JSON.stringify(config, null, 2);
+
+  const apply = () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(shown);
+    } catch (e) {
+      setErrors([{ path: '(JSON)', message: (e as Error).message }]);
+      return;
+    }
+    const r = validateExperiment(parsed);
+    if (!r.ok) {
+      setErrors(r.errors);
+      return;
+    }
+    setErrors([]);
+    setText(null);
+    applyExperiment(r.config);
+  };
+  const revert = () => {
+    setText(null);
+    setErrors([]);
+  };
+
+  return (
+    <details className="json-editor">
+      <summary>Edit JSON</summary>
+      <label htmlFor="exp-json">Experiment JSON</label>{' '}
+      <span className="muted">(missing fields take their defaults)</span>
+      <textarea
+        id="exp-json"
+        spellCheck={false}
+        rows={16}
+        value={shown}
+        aria-invalid={errors.length > 0 || undefined}
+        aria-describedby={errors.length > 0 ? 'exp-json-errors' : undefined}
+        onChange={(e) => setText(e.target.value)}
+      />
+      {errors.length > 0 && (
+        <div id="exp-json-errors" role="alert" className="field-error">
+          Not applied:
+          <ul>
+            {errors.map((e, i) => (
+              <li key={i}>
+                <code>{e.path}</code>: {e.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <div className="row">
+        <button type="button" onClick={apply} disabled={text === null}>
+          Apply
+        </button>
+        <button type="button" onClick={revert} disabled={text === null && errors.length === 0}>
+          Revert
+        </button>
+      </div>
+    </details>
+  );
+}
 
 export function ExperimentPanel() {
   const c = useLab((s) => s.config);
   const rows: [string, string][] = [
     ['Task', c.task],
-    ['Models', `${c.models.assignment}, ${c.models.preset}${Object.keys(c.models.perAgent).length ? ` (${Object.entries(c.models.perAgent).map(([a, p]) => `${a}: ${p}`).join(', ')})` : ''}, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`],
-    ['Rollout', `B = ${c.rollout.batchSize} tasks × G = ${c.rollout.groupSize} rollouts, temperature ${c.rollout.temperature}, top-p ${c.rollout.topP}`],
-    ['Optimizer', `AdamW lr ${c.optim.lr}, wd ${c.optim.weightDecay}, clip ${c.optim.clipLow}/${c.optim.clipHigh} (dual ${c.optim.dualClip}), ${c.optim.lossAgg}`],
-    ['Advantage', `${c.advantage.normalizeStd ? 'std-normalized' : 'centered only'}, eps ${c.advantage.eps}, singletons ${c.advantage.singleton}`],
-    ['Evaluation', c.eval.every ? `every ${c.eval.every} steps: avg@${c.eval.k} / pass@${c.eval.k} on ${c.eval.questions} questions` : 'off'],
+    [
+      'Models',
+      `${c.models.assignment}, ${c.models.preset}${
+        Object.keys(c.models.perAgent).length
+          ? ` (${Object.entries(c.models.perAgent)
+              .map(([a, p]) => `${a}: ${p}`)
+              .join(', ')})`
+          : ''
+      }, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`,
+    ],
+    [
+      'Rollout',
+      `B = ${c.rollout.batchSize} tasks × G = ${c.rollout.groupSize} rollouts, temperature ${c.rollout.temperature}, top-p ${c.rollout.topP}`,
+    ],
+    [
+      'Optimizer',
+      `AdamW lr ${c.optim.lr}, wd ${c.optim.weightDecay}, clip ${c.optim.clipLow}/${c.optim.clipHigh} (dual ${c.optim.dualClip}), ${c.optim.lossAgg}`,
+    ],
+    [
+      'Advantage',
+      `${c.advantage.normalizeStd ? 'std-normalized' : 'centered only'}, eps ${c.advantage.eps}, singletons ${c.advantage.singleton}`,
+    ],
+    [
+      'Evaluation',
+      c.eval.every
+        ? `every ${c.eval.every} steps: avg@${c.eval.k} / pass@${c.eval.k} on ${c.eval.questions} questions`
+        : 'off',
+    ],
     ['Steps · seed', `${c.steps} steps · seed ${c.seed}${c.seeds > 1 ? ` × ${c.seeds} seeds` : ''}`],
   ];
   return (
@@ -23,6 +208,16 @@ export function ExperimentPanel() {
           </button>
         ))}
       </div>
+      <div className="exp-fields" role="group" aria-label="Experiment fields">
+        {FIELDS.map((f) => (
+          <Field key={f.path} {...f} />
+        ))}
+        {c.runs.map((r, i) => (
+          // Keyed by index and label: a preset with other runs remounts the field (fresh state).
+          <Field key={`${i}:${r.label}`} path={`runs.${i}.estimator`} label={`${r.label} estimator`} />
+        ))}
+      </div>
+      <p className="muted">Changing these resets the runs; live hyper-parameters below do not.</p>
       <dl className="summary" data-testid="experiment-summary">
         {rows.map(([k, v]) => (
           <div key={k}>
@@ -41,6 +236,7 @@ export function ExperimentPanel() {
           </li>
         ))}
       </ul>
+      <JsonEditor />
     </section>
   );
 }

@@ -17,6 +17,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import type { BaseTickContentProps } from 'recharts';
 import type { RunId } from '../../runtime/protocol';
 import { registerChart } from '../chart-pump';
 import type { ChartHandle } from '../chart-pump';
@@ -44,6 +45,11 @@ export interface MetricChartProps {
   /** What the metric is, in a sentence (the caption's tooltip). */
   about?: string;
   specs: SeriesSpec[];
+  /**
+   * Series whose values set the y axis as well as `specs`' own (side by side: every run's series
+   * of the row, so the columns share one scale and can be compared by eye). Not drawn.
+   */
+  scaleSpecs?: SeriesSpec[];
   markers: Marker[];
   log?: boolean;
   /** A horizontal reference line (e.g. 1 on the amplification chart). */
@@ -127,11 +133,145 @@ function useRefreshedVersion(ref: React.RefObject<HTMLElement | null>, name: str
   return seen;
 }
 
+// ─── static parts: created once, so React skips them whenever a chart refreshes ───────────
+
+const MARGIN = { top: 6, right: 10, bottom: 0, left: 0 };
+
+/**
+ * A tick label as one plain SVG <text>. recharts' own <Text> measures every label's words in the
+ * DOM to wrap them (a forced layout per tick, per redraw); these labels are short numbers.
+ */
+function TICK(p: BaseTickContentProps) {
+  const dy = p.verticalAnchor === 'start' ? '0.71em' : p.verticalAnchor === 'middle' ? '0.355em' : 0;
+  return (
+    <text
+      x={p.x}
+      y={p.y}
+      dy={dy}
+      textAnchor={p.textAnchor}
+      fontSize={10}
+      fill={p.fill}
+      className={p.className}
+    >
+      {p.tickFormatter ? p.tickFormatter(p.payload.value, p.index) : String(p.payload.value)}
+    </text>
+  );
+}
+const AUTO_DOMAIN = ['auto', 'auto'];
+const NO_POINTS = () => [];
+// interval={0}: show the (few, round) ticks as they are; recharts' default interval measures
+// every tick label in the DOM on each redraw, a forced layout per tick.
+const GRID = <CartesianGrid stroke="#e6e9ee" vertical={false} verticalCoordinatesGenerator={NO_POINTS} />;
+const X_AXIS = (
+  <XAxis
+    dataKey="step"
+    type="number"
+    domain={['dataMin', 'dataMax']}
+    allowDecimals={false}
+    interval={0}
+    tick={TICK}
+    tickLine={false}
+    stroke="#9aa3ad"
+  />
+);
+const TOOLTIP = (
+  <Tooltip
+    isAnimationActive={false}
+    formatter={(v) => fmt(Number(v))}
+    labelFormatter={(s) => `step ${s}`}
+    contentStyle={{ fontSize: 11, padding: '4px 8px' }}
+    itemStyle={{ padding: 0 }}
+  />
+);
+
+/** Per series: a seed band (min–max over seeds), the faint raw line when smoothed, the line. */
+function seriesElements(specs: SeriesSpec[], smoothed: boolean): ReactNode[] {
+  const bands = specs
+    .filter((s) => s.runIds.length > 1)
+    .map((s) => (
+      <Area
+        key={`${s.id}~band`}
+        // recharts range Area: dataKey → [low, high]
+        dataKey={(r: Record<string, number>) => [r[`${s.id}~lo`], r[`${s.id}~hi`]]}
+        type="linear"
+        stroke="none"
+        fill={s.color}
+        fillOpacity={0.08}
+        connectNulls
+        isAnimationActive={false}
+        activeDot={false}
+        tooltipType="none"
+        legendType="none"
+      />
+    ));
+  const raw = smoothed
+    ? specs.map((s) => (
+        <Line
+          key={`${s.id}~raw`}
+          dataKey={`${s.id}~raw`}
+          stroke={s.color}
+          strokeOpacity={0.22}
+          strokeWidth={1}
+          strokeDasharray={s.dash}
+          dot={false}
+          activeDot={false}
+          connectNulls
+          isAnimationActive={false}
+          tooltipType="none"
+          legendType="none"
+        />
+      ))
+    : [];
+  const lines = specs.map((s) => (
+    <Line
+      key={s.id}
+      dataKey={s.id}
+      name={s.name}
+      stroke={s.color}
+      strokeWidth={1.6}
+      strokeDasharray={s.dash}
+      dot={false}
+      activeDot={ACTIVE_DOT}
+      connectNulls
+      isAnimationActive={false}
+    />
+  ));
+  return [...bands, ...raw, ...lines];
+}
+const ACTIVE_DOT = { r: 2.5 };
+
+/** Live-parameter markers, one vertical line each (duplicates across runs drawn once). */
+function markerElements(markers: Marker[], midStep: number): ReactNode[] {
+  const seen = new Set<string>();
+  return markers
+    .filter((m) => {
+      const k = `${m.step}:${m.param}:${m.value}`;
+      return seen.has(k) ? false : (seen.add(k), true);
+    })
+    .map((m, i) => (
+      <ReferenceLine
+        key={i}
+        x={m.step}
+        stroke="#6b7480"
+        strokeDasharray="3 3"
+        ifOverflow="extendDomain"
+        label={{
+          value: `${m.param}=${m.value}`,
+          // Left of the line in the chart's right half, so the label is never clipped.
+          position: m.step > midStep ? 'insideTopRight' : 'insideTopLeft',
+          fontSize: 9,
+          fill: '#4b5561',
+        }}
+      />
+    ));
+}
+
 function MetricChartImpl({
   title,
   metric,
   about,
   specs,
+  scaleSpecs,
   markers,
   log = false,
   refY,
@@ -173,31 +313,35 @@ function MetricChartImpl({
         }
       }
     }
+    for (const s of scaleSpecs ?? []) {
+      if (specs.includes(s)) continue;
+      const series = readSeries(s.runIds, s.key, smoothing, log);
+      for (const v of series ? [series.y, series.smooth, series.lo, series.hi].flat() : []) {
+        if (v !== undefined && Number.isFinite(v)) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
+      }
+    }
     if (refY !== undefined && lo <= hi) {
       lo = Math.min(lo, refY);
       hi = Math.max(hi, refY);
     }
     return { rows: sorted, axis: lo <= hi && !log ? niceAxis(lo, hi) : null };
-  }, [specs, smoothing, log, refY, version]);
+  }, [specs, scaleSpecs, smoothing, log, refY, version]);
   const { rows, axis } = data;
 
   const smoothed = smoothing > 0;
-  // Seed groups: a min–max band under the mean line (recharts range Area: dataKey → [low, high]).
-  const bands = useMemo(
-    () =>
-      specs
-        .filter((s) => s.runIds.length > 1)
-        .map((s) => ({ spec: s, range: (r: Record<string, number>) => [r[`${s.id}~lo`], r[`${s.id}~hi`]] })),
-    [specs],
-  );
+  // The chart's children are memoized on what they draw, not on the data: a refresh with new
+  // frames then re-renders only what reads the data (recharts' store), not every series element.
+  const series = useMemo(() => seriesElements(specs, smoothed), [specs, smoothed]);
   const midStep = rows.length ? (rows[0].step + rows[rows.length - 1].step) / 2 : 0;
-  const uniqueMarkers = useMemo(() => {
-    const seen = new Set<string>();
-    return markers.filter((m) => {
-      const k = `${m.step}:${m.param}:${m.value}`;
-      return seen.has(k) ? false : (seen.add(k), true);
-    });
-  }, [markers]);
+  // Which side of its line each marker's label sits on (left of the line in the right half).
+  const sides = markers.map((m) => (m.step > midStep ? 'R' : 'L')).join('');
+  const markerLines = useMemo(() => {
+    void sides;
+    return markerElements(markers, midStep);
+  }, [markers, sides]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
     <figure className="chart" ref={ref} aria-label={title} data-chart={title} data-points={rows.length}>
@@ -237,103 +381,25 @@ function MetricChartImpl({
         <div className="chart-empty">no data yet</div>
       ) : (
         <ResponsiveContainer width="100%" height={170}>
-          <ComposedChart
-            data={rows}
-            margin={{ top: 6, right: 10, bottom: 0, left: 0 }}
-            syncId="lab"
-            syncMethod="value"
-          >
-            <CartesianGrid stroke="#e6e9ee" vertical={false} />
-            <XAxis
-              dataKey="step"
-              type="number"
-              domain={['dataMin', 'dataMax']}
-              allowDecimals={false}
-              tick={{ fontSize: 10 }}
-              tickLine={false}
-              stroke="#9aa3ad"
-            />
+          <ComposedChart data={rows} margin={MARGIN} syncId="lab" syncMethod="value">
+            {GRID}
+            {X_AXIS}
             <YAxis
               scale={log ? 'log' : 'linear'}
-              domain={axis ? axis.domain : ['auto', 'auto']}
+              domain={axis ? axis.domain : AUTO_DOMAIN}
               ticks={axis?.ticks}
+              interval={0}
               allowDataOverflow={log}
               tickFormatter={axis ? axis.format : fmt}
-              tick={{ fontSize: 10 }}
+              tick={TICK}
               tickLine={false}
               width={44}
               stroke="#9aa3ad"
             />
-            <Tooltip
-              isAnimationActive={false}
-              formatter={(v) => fmt(Number(v))}
-              labelFormatter={(s) => `step ${s}`}
-              contentStyle={{ fontSize: 11, padding: '4px 8px' }}
-              itemStyle={{ padding: 0 }}
-            />
+            {TOOLTIP}
             {refY !== undefined && <ReferenceLine y={refY} stroke="#9aa3ad" strokeDasharray="1 3" />}
-            {uniqueMarkers.map((m, i) => (
-              <ReferenceLine
-                key={i}
-                x={m.step}
-                stroke="#6b7480"
-                strokeDasharray="3 3"
-                ifOverflow="extendDomain"
-                label={{
-                  value: `${m.param}=${m.value}`,
-                  // Left of the line in the chart's right half, so the label is never clipped.
-                  position: m.step > midStep ? 'insideTopRight' : 'insideTopLeft',
-                  fontSize: 9,
-                  fill: '#4b5561',
-                }}
-              />
-            ))}
-            {bands.map(({ spec, range }) => (
-              <Area
-                key={`${spec.id}~band`}
-                dataKey={range}
-                type="linear"
-                stroke="none"
-                fill={spec.color}
-                fillOpacity={0.08}
-                connectNulls
-                isAnimationActive={false}
-                activeDot={false}
-                tooltipType="none"
-                legendType="none"
-              />
-            ))}
-            {smoothed &&
-              specs.map((s) => (
-                <Line
-                  key={`${s.id}~raw`}
-                  dataKey={`${s.id}~raw`}
-                  stroke={s.color}
-                  strokeOpacity={0.22}
-                  strokeWidth={1}
-                  strokeDasharray={s.dash}
-                  dot={false}
-                  activeDot={false}
-                  connectNulls
-                  isAnimationActive={false}
-                  tooltipType="none"
-                  legendType="none"
-                />
-              ))}
-            {specs.map((s) => (
-              <Line
-                key={s.id}
-                dataKey={s.id}
-                name={s.name}
-                stroke={s.color}
-                strokeWidth={1.6}
-                strokeDasharray={s.dash}
-                dot={false}
-                activeDot={{ r: 2.5 }}
-                connectNulls
-                isAnimationActive={false}
-              />
-            ))}
+            {markerLines}
+            {series}
           </ComposedChart>
         </ResponsiveContainer>
       )}

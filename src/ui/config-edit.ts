@@ -1,0 +1,84 @@
+/**
+ * Editing the experiment from the UI: the schema (src/core/config.ts) is the only source of field
+ * names, choices, limits and docs, read here by walking ExperimentSchema to a dotted path; and one
+ * way to apply an edited config, so the inline fields and the JSON editor behave alike. No tfjs.
+ */
+import { z } from 'zod';
+import { ExperimentSchema, LIVE_PARAMS } from '../core/config';
+import type { Experiment } from '../core/config';
+import { LIVE_PATHS, setLive, structuralKey } from './lab';
+import { chooseConfig, useLab } from './store';
+
+/** The schema of the field at a dotted path ('rollout.groupSize', 'runs.0.estimator'), unwrapped. */
+function fieldAt(path: string): { type: z.ZodType; doc?: string } {
+  let type: z.ZodType = ExperimentSchema;
+  let doc: string | undefined;
+  const unwrap = () => {
+    for (;;) {
+      doc ??= type.description;
+      if (type instanceof z.ZodDefault || type instanceof z.ZodPrefault || type instanceof z.ZodOptional)
+        type = type.unwrap() as z.ZodType;
+      else return;
+    }
+  };
+  for (const key of path.split('.')) {
+    unwrap();
+    doc = undefined; // the doc of the field itself, not of its parent
+    if (type instanceof z.ZodObject) type = type.shape[key] as z.ZodType;
+    else if (type instanceof z.ZodArray) type = type.element as z.ZodType;
+    if (!type) throw new Error(`no field ${path} in the experiment schema`);
+  }
+  unwrap();
+  return { type, doc };
+}
+
+/** The choices of an enum field, in the schema's order. */
+export function enumOptions(path: string): readonly string[] {
+  const { type } = fieldAt(path);
+  if (!(type instanceof z.ZodEnum)) throw new Error(`${path} is not an enum field`);
+  return type.options as string[];
+}
+
+/** The bounds of a number field (an exclusive bound shows as the bound; validation says the rest). */
+export function numberLimits(path: string): { min?: number; max?: number; int: boolean } {
+  const { type } = fieldAt(path);
+  if (!(type instanceof z.ZodNumber)) throw new Error(`${path} is not a number field`);
+  const finite = (v: number | null) => (v !== null && Number.isFinite(v) ? v : undefined);
+  return { min: finite(type.minValue), max: finite(type.maxValue), int: type.isInt };
+}
+
+/** The field's one-line doc from the schema (shown as a tooltip). */
+export const fieldDoc = (path: string): string | undefined => fieldAt(path).doc;
+
+/** The value at a dotted path of a config. */
+export function getAt(config: Experiment, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], config);
+}
+
+/** A copy of the config with the value at a dotted path replaced (arrays stay arrays). */
+export function setAt(config: Experiment, path: string, value: unknown): unknown {
+  const put = (o: unknown, keys: string[]): unknown => {
+    if (keys.length === 0) return value;
+    const [k, ...rest] = keys;
+    if (Array.isArray(o)) return o.map((x, i) => (String(i) === k ? put(x, rest) : x));
+    const obj = (o ?? {}) as Record<string, unknown>;
+    return { ...obj, [k]: put(obj[k], rest) };
+  };
+  return put(config, path.split('.'));
+}
+
+/**
+ * Applies a validated config. A change of live fields only goes to the running workers as a live
+ * change (a chart marker, no reset); anything structural replaces the experiment through
+ * chooseConfig, so the link follows and lab.ts resets the session.
+ */
+export function applyExperiment(next: Experiment): void {
+  const { config } = useLab.getState();
+  if (structuralKey(next) === structuralKey(config)) {
+    for (const p of LIVE_PARAMS) {
+      const v = LIVE_PATHS[p].get(next);
+      if (v !== LIVE_PATHS[p].get(config)) setLive(p, v);
+    }
+  }
+  chooseConfig(next);
+}

@@ -1,0 +1,188 @@
+/**
+ * The lab's view and editing controls in real headless Chromium, on the tiny sync experiment:
+ * the Speed select really slows the workers down (and full speed brings them back); side by side
+ * gives each run its own column of charts on a shared y scale; the experiment's inline fields and
+ * its JSON editor refuse a bad field with a message naming it, and apply good edits (the link
+ * follows; a structural edit resets the runs, a live one leaves a marker).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openLab, stepCounts, trainEnabled } from './harness';
+import type { Lab } from './harness';
+
+const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 60_000): Promise<number[]> {
+  const t0 = Date.now();
+  for (;;) {
+    const s = await stepCounts(l);
+    if (ok(s)) return s;
+    if (Date.now() - t0 > timeout) throw new Error(`step counters stuck at ${s.join(', ')}`);
+    await l.page.waitForTimeout(100);
+  }
+}
+
+describe('lab controls', () => {
+  it('Speed: a 10 s pause between steps holds the runs, full speed lets them go', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    const speed = page.getByRole('combobox', { name: 'Speed', exact: true });
+    expect(await speed.inputValue()).toBe('0');
+    // Keyboard operable: focus the select and pick the slowest option with the arrow keys.
+    await speed.focus();
+    await page.keyboard.press('End');
+    expect(await speed.locator('option:checked').textContent()).toBe('10 s between steps');
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    const first = await waitSteps(lab, (s) => s.every((n) => n >= 1));
+    expect(first).toEqual([1, 1]);
+    // A tiny step takes well under 4 s here at full speed; the runs now wait 10 s after each.
+    await page.waitForTimeout(4000);
+    expect(await stepCounts(lab)).toEqual([1, 1]);
+
+    await speed.selectOption({ label: 'full speed' });
+    // The current 10 s wait ends, then steps follow one another without a pause.
+    await waitSteps(lab, (s) => s.every((n) => n >= 4), 60_000);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('Side by side: one column of charts per run, one y scale per row', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await waitSteps(lab, (s) => s.every((n) => n >= 3));
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'paused'),
+    );
+    const colors = await page.$$eval('.legend [data-run-color]', (bs) =>
+      bs.map((b) => b.getAttribute('data-run-color')!),
+    );
+    expect(colors).toHaveLength(2);
+    await page.locator('figure[aria-label="Reward"]').waitFor();
+
+    const side = page.getByRole('radio', { name: 'Side by side' });
+    await side.check();
+    expect(await page.getByRole('radio', { name: 'Overlaid' }).isChecked()).toBe(false);
+    expect(await page.locator('figure[aria-label="Reward"]').count()).toBe(0);
+    const strokes = async (chart: string) => {
+      const lines = page.locator(`figure[aria-label="${chart}"] path.recharts-line-curve`);
+      await lines.first().waitFor({ timeout: 30_000 });
+      return lines.evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
+    };
+    for (const [i, run] of ['GRPO', 'Dr. MAS'].entries()) {
+      // Only this run's colour; per agent, a line per agent (smoothed over a faint raw one).
+      expect(new Set(await strokes(`Reward — ${run}`))).toEqual(new Set([colors[i]]));
+      const mu = await strokes(`μk · reward mean — ${run}`);
+      expect(new Set(mu)).toEqual(new Set([colors[i]]));
+      expect(mu.length).toBeGreaterThanOrEqual(4);
+    }
+    // Every row's columns share one y axis (the charts mounted after the last frame, so all are current).
+    const rows = () =>
+      page.$$eval('.grid.side', (gs) =>
+        gs.map((g) =>
+          [...g.querySelectorAll('figure')].map((f) =>
+            [...f.querySelectorAll('.recharts-yAxis-tick-labels text')].map((t) => t.textContent).join(' '),
+          ),
+        ),
+      );
+    // ResponsiveContainer draws after measuring: compare the rows whose columns have all drawn.
+    const drawn = async () => (await rows()).filter((c) => c.every((t) => t !== ''));
+    await expect.poll(async () => (await drawn()).length, { timeout: 30_000 }).toBeGreaterThan(8);
+    for (const columns of await drawn()) expect(columns).toEqual([columns[0], columns[0]]);
+
+    // Back to overlaid: one chart with both runs.
+    await page.getByRole('radio', { name: 'Overlaid' }).check();
+    expect(new Set(await strokes('Reward'))).toEqual(new Set(colors));
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('Experiment fields and JSON: bad fields named and refused, good edits applied', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    const hash = () => page.evaluate(() => location.hash);
+    const start = await hash();
+
+    // Inline: G below the schema's minimum is refused in place; a good G goes to the link.
+    const g = page.getByLabel('Group size G');
+    expect(await g.getAttribute('min')).toBe('2');
+    expect(await g.getAttribute('max')).toBe('32');
+    await g.fill('1');
+    await g.press('Enter');
+    const gError = page.getByRole('alert').filter({ hasText: '>=2' });
+    await gError.waitFor();
+    expect(await g.getAttribute('aria-invalid')).toBe('true');
+    expect(await g.getAttribute('aria-describedby')).toBe(await gError.getAttribute('id'));
+    expect(await hash()).toBe(start);
+    await g.fill('4');
+    await g.press('Enter');
+    await expect.poll(hash).toContain('rollout.groupSize=4');
+    expect(await gError.count()).toBe(0);
+    // Choices come from the schema's registries.
+    expect(await page.getByLabel('Dr. MAS estimator').locator('option').allTextContents()).toEqual([
+      'grpo',
+      'drmas',
+      'atgrpo',
+      'global-step',
+      'magrpo',
+    ]);
+    await page.getByLabel('Dr. MAS estimator').selectOption('magrpo');
+    await expect.poll(hash).toContain('magrpo');
+    expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator magrpo');
+    await page.getByLabel('Dr. MAS estimator').selectOption('drmas');
+
+    // Train, so edits meet live runs.
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await waitSteps(lab, (s) => s.every((n) => n >= 1));
+
+    // JSON: a bad value and an unknown key are both named; nothing changes.
+    await page.getByText('Edit JSON').click();
+    const json = page.getByLabel('Experiment JSON');
+    const config = JSON.parse(await json.inputValue());
+    expect(config.rollout.groupSize).toBe(4);
+    const before = await hash();
+    await json.fill(
+      JSON.stringify({ ...config, rollout: { ...config.rollout, groupSize: 1 }, foo: 1 }, null, 2),
+    );
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    const jsonError = page.locator('#exp-json-errors[role="alert"]');
+    await jsonError.waitFor();
+    expect(await jsonError.textContent()).toMatch(/rollout\.groupSize: .*>=2/);
+    expect(await jsonError.textContent()).toContain('foo: unknown field');
+    expect(await json.getAttribute('aria-describedby')).toBe('exp-json-errors');
+    expect(await hash()).toBe(before);
+    expect((await stepCounts(lab)).every((n) => n >= 1)).toBe(true);
+    await json.fill('{ "steps": ');
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    expect(await jsonError.textContent()).toContain('(JSON)');
+
+    // A live field edited as JSON applies in place: no reset, a marker on the charts.
+    await json.fill(JSON.stringify({ ...config, optim: { ...config.optim, lr: 0.002 } }));
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await expect.poll(hash).toContain('optim.lr=0.002');
+    expect(await jsonError.count()).toBe(0);
+    await page
+      .locator('figure.chart .recharts-label', { hasText: 'lr=0.002' })
+      .first()
+      .waitFor({ state: 'attached', timeout: 30_000 });
+    expect((await stepCounts(lab)).every((n) => n >= 1)).toBe(true);
+
+    // A structural edit applies through the same path: the link follows and the runs reset.
+    const now = JSON.parse(await json.inputValue());
+    expect(now.optim.lr).toBe(0.002);
+    await json.fill(JSON.stringify({ ...now, steps: 77 }, null, 2));
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await expect.poll(hash).toContain('steps=77');
+    await page.getByText('No runs yet').waitFor();
+    expect(await page.locator('dd[data-field="Steps · seed"]').textContent()).toContain('77 steps');
+    expect(await page.getByRole('spinbutton', { name: 'Steps', exact: true }).inputValue()).toBe('77');
+    expect(lab.errors).toEqual([]);
+  });
+});

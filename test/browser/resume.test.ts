@@ -1,0 +1,86 @@
+/**
+ * A run survives a reload: paused runs save their state to IndexedDB, the reloaded page shows the
+ * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, expect, it } from 'vitest';
+import { openLab, RUNS, stepCounts, trainEnabled } from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+const atLeast = (lab: Lab, n: number) =>
+  lab.page.waitForFunction(
+    ([runs, n]) => runs.every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= n),
+    [RUNS, n] as const,
+    { timeout: 120_000, polling: 250 },
+  );
+
+/** The steps at which each run's state is saved in IndexedDB (agentwise-states), by run label. */
+const savedSteps = (lab: Lab) =>
+  lab.page.evaluate(
+    async () => {
+      // Opening a db that does not exist yet would create it empty: look first.
+      if (!(await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) return {};
+      return new Promise<Record<string, number>>((ok, ko) => {
+        const r = indexedDB.open('agentwise-states');
+        r.onerror = () => ko(r.error);
+        r.onsuccess = () => {
+          if (!r.result.objectStoreNames.contains('states')) return ok({});
+          const all = r.result.transaction('states').objectStore('states').getAll();
+          all.onsuccess = () => ok(Object.fromEntries(all.result.map((s: { run: string; step: number }) => [s.run, s.step])));
+          all.onerror = () => ko(all.error);
+        };
+      });
+    },
+  );
+
+it('resumes both runs after a reload from their saved state', async () => {
+  lab = await openLab('#v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0');
+  const { page } = lab;
+  await trainEnabled(page);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await atLeast(lab, 3);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+
+  // Pausing saves each run's state at the step it stopped at.
+  let counts: number[] = [];
+  await expect
+    .poll(
+      async () => {
+        counts = await stepCounts(lab!);
+        const saved = await savedSteps(lab!);
+        return RUNS.every((r, i) => saved[r] === counts[i]);
+      },
+      { timeout: 120_000, interval: 250 },
+    )
+    .toBe(true);
+
+  await page.reload();
+  await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
+  expect(await stepCounts(lab)).toEqual(counts);
+
+  await trainEnabled(page);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await atLeast(lab, Math.max(...counts) + 2);
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+  const [header, ...rows] = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const col = (k: string) => header.indexOf(k);
+  RUNS.forEach((run, i) => {
+    const mine = rows.filter((r) => r[0] === run);
+    const steps = mine.map((r) => Number(r[col('step')]));
+    // Every step once, the saved ones before the reload and the resumed ones after.
+    expect(steps).toEqual(Array.from({ length: steps.length }, (_, s) => s));
+    expect(steps.length).toBeGreaterThanOrEqual(counts[i] + 2);
+    // Wall time goes on from the saved run's, instead of restarting at 0.
+    const time = mine.map((r) => Number(r[col('time_s')]));
+    expect(time[counts[i]]).toBeGreaterThan(time[counts[i] - 1]);
+  });
+  expect(lab.errors).toEqual([]);
+});
