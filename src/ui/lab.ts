@@ -7,6 +7,7 @@
  */
 import { LIVE_PATHS, runInstances, structuralKey } from '../core/config';
 import { LabSession } from '../runtime/client';
+import { statesOf } from '../runtime/state-store';
 import type { LabEvents } from '../runtime/client';
 import { decodeExperiment, encodeExperiment } from '../core/url';
 import type { LiveParam, RunId } from '../runtime/protocol';
@@ -163,14 +164,25 @@ async function resumeSession(id: string): Promise<LabSession> {
   return session;
 }
 
-/** Runs `f` on the live session: the current one, the restored one resumed, or a new one. */
+/** The restored session being brought back (a second click waits for the same one). */
+let opening: Promise<LabSession> | null = null;
+
+/**
+ * Runs `f` on the live session: the current one, the restored one resumed if every run of it has
+ * a saved state, or a new one (a restored session without states stays as recorded, in Past runs).
+ */
 function withSession(f: (s: LabSession) => void): void {
   if (session) return f(session);
   const id = resumable();
   if (!id) return f(startSession());
-  resumeSession(id).then(f, (e: Error) => {
-    addError(`Could not resume the stored runs (${e.message}); Reset starts them over.`);
-  });
+  opening ??= openRestored(id).finally(() => (opening = null));
+  opening.then(f, (e: Error) => addError(`Could not resume the stored runs (${e.message}); Reset starts them over.`));
+}
+
+async function openRestored(id: string): Promise<LabSession> {
+  const labels = runInstances(useLab.getState().config).map((r) => r.label);
+  const saved = await statesOf(id).catch(() => []);
+  return labels.every((l) => saved.some((s) => s.run === l)) ? resumeSession(id) : startSession();
 }
 
 export function play(): void {

@@ -67,7 +67,7 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
     const real = await loadShippedBase(exp);
     const mixed = async (path: string) =>
       path.endsWith('bob.ckpt') ? new Uint8Array([65, 71, 87, 71, 80, 84, 48, 49, 255, 255, 0, 0]) : (await import('node:fs')).readFileSync(`models/${path}`);
-    await expect(loadBase(exp, mixed)).rejects.toThrow(/models\/sync\/per-agent\/bob\.ckpt: checkpoint truncated/);
+    await expect(loadBase(exp, mixed)).rejects.toThrow(/models\/sync\/per-agent\/bob\.ckpt: Agentwise checkpoint truncated/);
     expect(Object.keys(real.checkpoints)).toEqual(['alice', 'bob']);
   });
 

@@ -124,6 +124,11 @@ function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
       </span>
       <span className={`state state-${run.state}`}>{text}</span>
       <span className="tps">{tps(run.tokensPerS)}</span>
+      {run.savedStep !== undefined && (
+        <span className="saved muted" title="Where a reload or a crashed tab resumes this run">
+          saved @{run.savedStep}
+        </span>
+      )}
     </li>
   );
 }
@@ -145,7 +150,8 @@ export function StatusBar() {
       </ul>
       {restored && (
         <span className="restored-note" data-testid="restored-note">
-          restored from {new Date(restored.createdAt).toLocaleString()} — press Train to start new runs
+          restored from {new Date(restored.createdAt).toLocaleString()} — Train goes on from each run&apos;s
+          saved step, Reset starts over
         </span>
       )}
       <span
