@@ -7,7 +7,8 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
-import { bmm, embed, gelu, layerNorm, linear, matmul } from './layers';
+import { embed, gelu, layerNorm, linear, matmul } from './layers';
+import { cachedAttention, selfAttention } from './kernels/attention';
 import { Prng } from '../core/prng';
 
 /** Architecture hyper-parameters. */
@@ -85,11 +86,11 @@ export interface ForwardOptions {
   /** Additive attention bias (B or 1, 1, T, S): 0 where a query may look, MASK elsewhere. Default causal. */
   bias?: tf.Tensor4D;
   /**
-   * Maps this call's keys kT (B, H, hd, T) and values v (B, H, T, hd) of layer l to those attended
-   * over, (B, H, hd, S) and (B, H, S, hd): the identity in training, a KV cache when decoding.
-   * Runs inside the forward's tidy: the hook must tf.keep what it stores.
+   * Maps this call's keys and values of layer l, (B, T, C) each with heads side by side, to those
+   * attended over, (B, S, C) each: a KV cache when decoding. Runs inside the forward's tidy: the
+   * hook must tf.keep what it stores.
    */
-  kv?: (layer: number, kT: tf.Tensor4D, v: tf.Tensor4D) => [tf.Tensor4D, tf.Tensor4D];
+  kv?: (layer: number, k: tf.Tensor3D, v: tf.Tensor3D) => [tf.Tensor3D, tf.Tensor3D];
   /** Logits of the last position only: (B, V) instead of (B*T, V). */
   lastOnly?: boolean;
 }
@@ -204,20 +205,17 @@ export class GPT {
   /** Causal self-attention of layer l over x (B*T, C) → (B*T, C). */
   private attention(l: number, x: tf.Tensor2D, B: number, T: number, bias: tf.Tensor4D, kv: ForwardOptions['kv']): tf.Tensor2D {
     const { dModel: C, nHeads: H } = this.config;
-    const hd = C / H;
     const h = `h${l}.attn.`;
-    const [q, k, v] = tf.split(linear(x, this.p(h + 'wqkv'), this.p(h + 'bqkv')), 3, 1); // 3 × (B*T, C)
-    // Scale q rather than the (T, S) scores: fewer elements.
-    const qh = tf.transpose(tf.reshape(tf.mul(q, 1 / Math.sqrt(hd)), [B, T, H, hd]), [0, 2, 1, 3]); // (B, H, T, hd)
-    let kT = tf.transpose(tf.reshape(k, [B, T, H, hd]), [0, 2, 3, 1]) as tf.Tensor4D; // (B, H, hd, T)
-    let vh = tf.transpose(tf.reshape(v, [B, T, H, hd]), [0, 2, 1, 3]) as tf.Tensor4D; // (B, H, T, hd)
-    if (kv) [kT, vh] = kv(l, kT, vh); // (B, H, hd, S), (B, H, S, hd)
-    const S = kT.shape[3];
-    const scores = bmm(tf.reshape(qh, [B * H, T, hd]), tf.reshape(kT, [B * H, hd, S])); // (B*H, T, S)
-    const att = tf.softmax(tf.add(tf.reshape(scores, [B, H, T, S]), bias)); // (B, H, T, S)
-    const y = bmm(tf.reshape(att, [B * H, T, S]), tf.reshape(vh, [B * H, S, hd])); // (B*H, T, hd)
-    const merged = tf.reshape<tf.Rank.R2>(tf.transpose(tf.reshape(y, [B, H, T, hd]), [0, 2, 1, 3]), [B * T, C]); // (B*T, C)
-    return linear(merged, this.p(h + 'wo'), this.p(h + 'bo')); // (B*T, C)
+    const qkv = linear(x, this.p(h + 'wqkv'), this.p(h + 'bqkv')); // (B*T, 3C): q, k, v side by side
+    let y: tf.Tensor2D;
+    if (!kv) {
+      y = selfAttention(qkv, bias, B, H); // (B*T, C), heads merged
+    } else {
+      const [q, k, v] = tf.split(qkv, 3, 1); // 3 × (B*T, C)
+      const [keys, values] = kv(l, tf.reshape(k, [B, T, C]), tf.reshape(v, [B, T, C])); // 2 × (B, S, C)
+      y = cachedAttention(q as tf.Tensor2D, keys, values, bias, H); // (B*T, C)
+    }
+    return linear(y, this.p(h + 'wo'), this.p(h + 'bo')); // (B*T, C)
   }
 
   /** Copies every weight from a model of the same config (e.g. to freeze a reference policy). */

@@ -2,20 +2,26 @@
  * Differentiable building blocks of the GPT that run on every tfjs backend (webgpu, webgl, wasm,
  * cpu): flag-free matmuls with a custom gradient, layer norm, GELU, one-hot embedding lookup.
  * Why flag-free: on wasm a matMul with transposeA/B takes a slow path (tfjs-webgpu.md §14) and
- * autograd's matMul gradient uses those flags. Every function returns a new tensor the caller owns.
+ * autograd's matMul gradient uses those flags. On wasm, weight gradients (xᵀ·dy), linear's bias
+ * gradient, layer norm and GELU run as fused SIMD kernels (kernels/rowwise.ts); elsewhere they are
+ * the plain tfjs ops below.
+ * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
+import { colSum, geluFused, layerNormFused, matMulTN } from './kernels/rowwise';
+import { fusedKernelsAvailable } from './kernels/wasm';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 type Grad2 = (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[];
 
 /**
  * a @ b for 2-D operands with a gradient made of flag-free matmuls on explicitly transposed
- * operands: dA = dy @ bᵀ, dB = aᵀ @ dy. Same math as autograd, about 4× faster on wasm.
+ * operands: dA = dy @ bᵀ, dB = aᵀ @ dy (one xᵀ·dy kernel on wasm). Same math as autograd, about 4×
+ * faster on wasm.
  */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
-  const gradFunc: Grad2 = (dy, [sa, sb]) => [tf.matMul(dy, tf.transpose(sb)), tf.matMul(tf.transpose(sa), dy)];
+  const gradFunc: Grad2 = (dy, [sa, sb]) => [tf.matMul(dy, tf.transpose(sb)), matMulTN(sa as tf.Tensor2D, dy as tf.Tensor2D)];
   return { value: tf.matMul(a, b), gradFunc };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
@@ -29,13 +35,26 @@ export const bmm = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSave
   return { value: tf.matMul(a, b), gradFunc };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
 
+/** linear on wasm: the bias gradient is one column-sum kernel instead of Transpose + Sum. */
+const linearFused = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+  save([x, w]);
+  const gradFunc = (dy: tf.Tensor, [sx, sw]: tf.Tensor[]) => [
+    tf.matMul(dy, tf.transpose(sw)), // (N, Cout) @ (Cout, Cin)
+    matMulTN(sx as tf.Tensor2D, dy as tf.Tensor2D), // (Cin, N) @ (N, Cout)
+    colSum(dy as tf.Tensor2D), // (Cout)
+  ];
+  return { value: tf.add(tf.matMul(x, w), b), gradFunc };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
+
 /** x @ w + b on rows: (N, Cin) → (N, Cout). Kept 2-D: BatchMatMul grads don't reduce broadcast dims (§2). */
 export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D {
+  if (fusedKernelsAvailable('rowwise')) return linearFused(x, w, b); // (N, Cout)
   return tf.add(matmul(x, w), b); // (N, Cout)
 }
 
 /** LayerNorm over the last axis with gain g and bias b, eps 1e-5 as in GPT-2. */
 export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Tensor2D {
+  if (fusedKernelsAvailable('rowwise')) return layerNormFused(x, g, b); // (N, C)
   const mean = tf.mean(x, -1, true); // (N, 1)
   const xc = tf.sub(x, mean); // (N, C)
   const variance = tf.mean(tf.square(xc), -1, true); // (N, 1)
@@ -48,6 +67,7 @@ export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Te
  * faster than Tanh, and folding the constants saves two broadcast scalar ops.
  */
 export function gelu(x: tf.Tensor2D): tf.Tensor2D {
+  if (fusedKernelsAvailable('rowwise')) return geluFused(x); // (N, M)
   const a = 2 * Math.sqrt(2 / Math.PI);
   const u = tf.mul(x, tf.add(tf.mul(tf.square(x), a * 0.044715), a)); // (N, M): x·(a + a·0.044715·x²)
   return tf.mul(x, tf.sigmoid(u));

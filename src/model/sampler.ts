@@ -50,7 +50,7 @@ export interface SampleResult {
 
 /** Samples one response per prompt. The model's weights are only read. */
 export async function sample(model: GPT, prompts: readonly (readonly number[])[], opts: SampleOptions): Promise<SampleResult> {
-  const { vocabSize: V, contextLength: ctx, nHeads: H, dModel } = model.config;
+  const { vocabSize: V, contextLength: ctx, dModel } = model.config;
   const n = prompts.length;
   const maxNew = opts.maxNewTokens;
   const temperature = opts.temperature ?? 1;
@@ -94,9 +94,8 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
   const rngs: Prng[] = opts.seeds.map((s) => new Prng(s));
   const samples: Sample[] = prompts.map(() => ({ tokens: [], logp: [], stop: 'length' }));
   const done = new Array<boolean>(n).fill(false);
-  let cacheK: tf.Tensor4D[] = []; // per layer (B, H, hd, S): keys stored transposed for a flag-free q @ kT
-  let cacheV: tf.Tensor4D[] = []; // per layer (B, H, S, hd)
-  const hd = dModel / H;
+  let cacheK: tf.Tensor3D[] = []; // per layer (B, S, C), heads side by side
+  let cacheV: tf.Tensor3D[] = []; // per layer (B, S, C)
   let forwards = 0;
   let readbacks = 0;
   try {
@@ -107,10 +106,10 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
         const L = slot + 1;
         const ids = columns(tokens, 0, L), pos = columns(positions, 0, L), b = bias(0, L, L);
         const keep = step === 0 && opts.useCache !== false;
-        const kv = (l: number, kT: tf.Tensor4D, v: tf.Tensor4D): [tf.Tensor4D, tf.Tensor4D] => {
-          cacheK[l] = tf.keep(tf.concat([kT, tf.zeros([B, H, hd, S - L])], 3)); // (B, H, hd, S)
-          cacheV[l] = tf.keep(tf.concat([v, tf.zeros([B, H, S - L, hd])], 2)); // (B, H, S, hd)
-          return [kT, v];
+        const kv = (l: number, k: tf.Tensor3D, v: tf.Tensor3D): [tf.Tensor3D, tf.Tensor3D] => {
+          cacheK[l] = tf.keep(tf.concat([k, tf.zeros([B, S - L, dModel])], 1)); // (B, S, C)
+          cacheV[l] = tf.keep(tf.concat([v, tf.zeros([B, S - L, dModel])], 1)); // (B, S, C)
+          return [k, v];
         };
         logits = model.forward(ids, { pos, bias: b, lastOnly: true, kv: keep ? kv : undefined }); // (B, V)
         tf.dispose([ids, pos, b]);
@@ -118,16 +117,16 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
         const ids = columns(tokens, slot, 1), pos = columns(positions, slot, 1), b = bias(slot, 1, S);
         const hot = new Float32Array(S);
         hot[slot] = 1;
-        const writeK = tf.tensor4d(hot, [1, 1, 1, S]), writeV = tf.tensor4d(hot, [1, 1, S, 1]);
-        const nextK: tf.Tensor4D[] = [], nextV: tf.Tensor4D[] = [];
+        const write = tf.tensor3d(hot, [1, S, 1]);
+        const nextK: tf.Tensor3D[] = [], nextV: tf.Tensor3D[] = [];
         // Slot `slot` is still zero in the cache, so writing is an add of the masked new entry.
-        const kv = (l: number, kT: tf.Tensor4D, v: tf.Tensor4D): [tf.Tensor4D, tf.Tensor4D] => {
-          nextK[l] = tf.keep(tf.add(cacheK[l], tf.mul(kT, writeK))); // (B, H, hd, S)
-          nextV[l] = tf.keep(tf.add(cacheV[l], tf.mul(v, writeV))); // (B, H, S, hd)
+        const kv = (l: number, k: tf.Tensor3D, v: tf.Tensor3D): [tf.Tensor3D, tf.Tensor3D] => {
+          nextK[l] = tf.keep(tf.add(cacheK[l], tf.mul(k, write))); // (B, S, C)
+          nextV[l] = tf.keep(tf.add(cacheV[l], tf.mul(v, write))); // (B, S, C)
           return [nextK[l], nextV[l]];
         };
         logits = model.forward(ids, { pos, bias: b, lastOnly: true, kv }); // (B, V)
-        tf.dispose([ids, pos, b, writeK, writeV, ...cacheK, ...cacheV]);
+        tf.dispose([ids, pos, b, write, ...cacheK, ...cacheV]);
         cacheK = nextK;
         cacheV = nextV;
       }

@@ -1,0 +1,55 @@
+/**
+ * Micro-benchmark of each fused wasm kernel against the plain tfjs ops it replaces, at the §14
+ * train shapes (small: 4096 rows, C 128, 4 heads, MLP 512): forward + backward ms, interleaved
+ * A/B, medians. `npx tsx scripts/bench-kernels.ts [--reps 15]`. Node only.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { selfAttention } from '../src/model/kernels/attention';
+import { setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
+import { gelu, layerNorm, linear } from '../src/model/layers';
+import { matMulTN } from '../src/model/kernels/rowwise';
+import { MASK } from '../src/model/gpt';
+
+const i = process.argv.indexOf('--reps');
+const reps = i >= 0 ? Number(process.argv[i + 1]) : 15;
+await tf.setBackend('wasm');
+const [B, T, C, H, M] = [64, 64, 128, 4, 512];
+const N = B * T;
+const bias = tf.tensor4d(Float32Array.from({ length: T * T }, (_, k) => (k % T > Math.floor(k / T) ? MASK : 0)), [1, 1, T, T]);
+const r = (shape: number[]) => tf.randomUniform(shape, -1, 1, 'float32', 1);
+const qkv = r([N, 3 * C]), x = r([N, C]), g = r([C]), b = r([C]), h = r([N, M]), w1 = r([C, M]), b1 = r([M]);
+
+const cases: [string, KernelFamily, () => tf.Tensor, tf.Tensor[]][] = [
+  ['attention (B·T, 3C) → (B·T, C)', 'attention', () => selfAttention(qkv as tf.Tensor2D, bias, B, H), [qkv]],
+  ['layerNorm (4096, 128)', 'rowwise', () => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D), [x, g, b]],
+  ['gelu (4096, 512)', 'rowwise', () => gelu(h as tf.Tensor2D), [h]],
+  ['xᵀ·dy (4096, 128)ᵀ (4096, 512)', 'gemm', () => matMulTN(x as tf.Tensor2D, h as tf.Tensor2D), []],
+  ['linear (4096, 128) → 512', 'rowwise', () => linear(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D), [x, w1, b1]],
+];
+const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor((xs.length - 1) / 2)];
+for (const [name, family, f, xs] of cases) {
+  const step = (fused: boolean) => {
+    setFusedKernels(fused, [family]);
+    const t0 = performance.now();
+    if (xs.length === 0) {
+      const y = f();
+      const ms = performance.now() - t0;
+      y.dispose();
+      return ms;
+    }
+    const { value, grads } = tf.valueAndGrads(() => tf.sum(f()) as tf.Scalar)(xs);
+    const ms = performance.now() - t0;
+    tf.dispose([value, ...grads]);
+    return ms;
+  };
+  const times: Record<string, number[]> = { fused: [], plain: [] };
+  step(true);
+  step(false);
+  for (let k = 0; k < reps; k++) {
+    times.fused.push(step(true));
+    times.plain.push(step(false));
+  }
+  console.log(`${name.padEnd(34)} fused ${median(times.fused).toFixed(1).padStart(7)} ms   plain ${median(times.plain).toFixed(1).padStart(7)} ms`);
+}
+setFusedKernels(true);

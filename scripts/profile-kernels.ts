@@ -1,0 +1,70 @@
+/**
+ * Per-kernel time of the §14 train step and one KV decode step (tf.profile), summed by kernel name.
+ * `npx tsx scripts/profile-kernels.ts [--preset small] [--backend wasm]`. Node only; relative figures.
+ */
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
+import { packRows, toTensors } from '../src/model/logprobs';
+import { AdamW } from '../src/model/optim';
+import { Prng } from '../src/core/prng';
+import { nextTokenLoss } from '../src/model/warmstart';
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const preset = arg('preset', 'small') as PresetName;
+await tf.setBackend(arg('backend', 'wasm'));
+const cfg = gptConfig(preset, { contextLength: 64 });
+const model = GPT.create(cfg, 1);
+const V = cfg.vocabSize;
+const rng = new Prng(1);
+const randomTokens = (n: number) => Array.from({ length: n }, () => 5 + Math.floor(rng.next() * (V - 5)));
+const rows = Array.from({ length: 64 }, () => ({ prompt: randomTokens(33), response: randomTokens(32) }));
+const batch = toTensors(packRows(rows, { contextLength: 64, vocabSize: V, pad: 0, lengthMultiple: 64 }));
+const opt = new AdamW(model, { lr: 1e-4 });
+const step = () => {
+  const { value, grads } = tf.variableGrads(() => nextTokenLoss(model, batch), opt.variables);
+  opt.apply(grads);
+  tf.dispose([value, ...Object.values(grads)]);
+};
+step();
+const totals = new Map<string, { ms: number; n: number }>();
+const reps = Number(arg('reps', '3'));
+for (let r = 0; r < reps; r++) {
+  const prof = await tf.profile(step);
+  for (const k of prof.kernels) {
+    const key = process.argv.includes('--shapes') ? `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join('')}` : k.name;
+    const t = totals.get(key) ?? { ms: 0, n: 0 };
+    t.ms += (k.kernelTimeMs as number) / reps;
+    t.n += 1 / reps;
+    totals.set(key, t);
+  }
+}
+const sorted = [...totals.entries()].sort((a, b) => b[1].ms - a[1].ms);
+const sum = sorted.reduce((a, [, t]) => a + t.ms, 0);
+console.log(`train step ${preset}: kernel total ${sum.toFixed(0)} ms`);
+for (const [name, t] of sorted.slice(0, Number(arg('top', '25')))) console.log(`${name.padEnd(48)} ${t.ms.toFixed(1).padStart(8)} ms ${t.n.toFixed(0).padStart(6)} calls`);
+
+// ---- one KV-cache decode (64 prompts × 32 tokens, 16 new), kernels summed
+const { sample } = await import('../src/model/sampler');
+const prompts = Array.from({ length: 64 }, () => randomTokens(32));
+const decode = () => sample(model, prompts, { maxNewTokens: 16, seeds: prompts.map((_, i) => i), eos: -1, pad: 0 });
+await decode();
+const dec = new Map<string, { ms: number; n: number }>();
+const t0 = performance.now();
+const prof = await tf.profile(async () => {
+  await decode();
+});
+const wall = performance.now() - t0;
+for (const k of prof.kernels) {
+  const key = process.argv.includes('--shapes') ? `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join('')}` : k.name;
+  const t = dec.get(key) ?? { ms: 0, n: 0 };
+  t.ms += k.kernelTimeMs as number;
+  t.n += 1;
+  dec.set(key, t);
+}
+const dsorted = [...dec.entries()].sort((a, b) => b[1].ms - a[1].ms);
+console.log(`\ndecode ${preset}: kernel total ${dsorted.reduce((a, [, t]) => a + t.ms, 0).toFixed(0)} ms, wall ${wall.toFixed(0)} ms (profiled)`);
+for (const [name, t] of dsorted.slice(0, Number(arg('top', '25')))) console.log(`${name.padEnd(48)} ${t.ms.toFixed(1).padStart(8)} ms ${t.n.toFixed(0).padStart(6)} calls`);

@@ -1,0 +1,564 @@
+;; Fused kernels for the tfjs wasm backend, f32x4 SIMD (Node 20 and Chrome both run it): multi-head
+;; attention, LayerNorm, GELU and column sums, forward and backward. Assembled by
+;; `npx tsx scripts/build-kernels.ts` into kernels-wasm.ts (checked in; no runtime dependency). The
+;; module imports the wasm backend's own memory, so every pointer below is a byte address of a tfjs
+;; tensor on that heap: no copies. Attention layouts (floats, row-major):
+;;   q (b, t, h, d) at q + (b·T + t)·qs + h·hd + d      k, v likewise over S keys with strides ks, vs
+;;   bias (b, t, s) at bias + b·bbs + t·S + s           (bbs = 0 broadcasts one bias over the batch)
+;;   y (b, t, h, d) at y + (b·T + t)·H·hd + h·hd + d     heads merged, ready for the output projection
+;;   p (b, h, t, s) at p + ((b·H + h)·T + t)·S + s       softmax probabilities, kept for the backward
+;; A key whose bias is ≤ -5e8 (the model's MASK, -1e9) gets no dot product: its probability is exactly 0
+;; in the plain formulation too (exp underflows), unless a whole row is masked, which the model never does.
+(module
+  (import "env" "memory" (memory 1))
+
+  ;; Σ a[i]·b[i], i < n
+  (func $dot (param $a i32) (param $b i32) (param $n i32) (result f32)
+    (local $acc v128) (local $acc2 v128) (local $i i32) (local $n8 i32) (local $n4 i32) (local $s f32)
+    (local.set $n8 (i32.and (local.get $n) (i32.const -8)))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $done8
+      (loop $l8
+        (br_if $done8 (i32.ge_u (local.get $i) (local.get $n8)))
+        (local.set $acc (f32x4.add (local.get $acc)
+          (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
+        (local.set $acc2 (f32x4.add (local.get $acc2)
+          (f32x4.mul (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 32)))
+        (local.set $b (i32.add (local.get $b) (i32.const 32)))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $l8)))
+    (if (i32.lt_u (local.get $i) (local.get $n4))
+      (then
+        (local.set $acc (f32x4.add (local.get $acc)
+          (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 16)))
+        (local.set $b (i32.add (local.get $b) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))))
+    (local.set $acc (f32x4.add (local.get $acc) (local.get $acc2)))
+    (local.set $s (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
+      (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $s (f32.add (local.get $s) (f32.mul (f32.load (local.get $a)) (f32.load (local.get $b)))))
+        (local.set $a (i32.add (local.get $a) (i32.const 4)))
+        (local.set $b (i32.add (local.get $b) (i32.const 4)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $s))
+
+  ;; y[i] += c·x[i], i < n
+  (func $axpy (param $y i32) (param $x i32) (param $c f32) (param $n i32)
+    (local $cv v128) (local $i i32) (local $n4 i32)
+    (local.set $cv (f32x4.splat (local.get $c)))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $done4
+      (loop $l4
+        (br_if $done4 (i32.ge_u (local.get $i) (local.get $n4)))
+        (v128.store (local.get $y) (f32x4.add (v128.load (local.get $y))
+          (f32x4.mul (local.get $cv) (v128.load (local.get $x)))))
+        (local.set $y (i32.add (local.get $y) (i32.const 16)))
+        (local.set $x (i32.add (local.get $x) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $l4)))
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (f32.store (local.get $y) (f32.add (f32.load (local.get $y)) (f32.mul (local.get $c) (f32.load (local.get $x)))))
+        (local.set $y (i32.add (local.get $y) (i32.const 4)))
+        (local.set $x (i32.add (local.get $x) (i32.const 4)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l))))
+
+  ;; e^x per lane (Cephes expf: x = n·ln2 + r, degree-6 polynomial in r, 2^n from the exponent bits);
+  ;; about 1 ulp; exactly 0 below -87 (where float32 underflows). n = round(x·log2 e) by the 1.5·2^23
+  ;; trick, and pmin/pmax, because wasm's nearest, trunc_sat, min and max are multi-instruction on x86.
+  (func $exp4 (param $x v128) (result v128)
+    (local $t v128) (local $n v128) (local $r v128) (local $p v128) (local $under v128)
+    (local.set $under (f32x4.lt (local.get $x) (v128.const f32x4 -87 -87 -87 -87)))
+    (local.set $x (f32x4.pmin (f32x4.pmax (local.get $x) (v128.const f32x4 -87 -87 -87 -87)) (v128.const f32x4 88 88 88 88)))
+    (local.set $t (f32x4.add (f32x4.mul (local.get $x) (v128.const f32x4 1.44269504088896341 1.44269504088896341 1.44269504088896341 1.44269504088896341))
+      (v128.const f32x4 12582912 12582912 12582912 12582912)))
+    (local.set $n (f32x4.sub (local.get $t) (v128.const f32x4 12582912 12582912 12582912 12582912)))
+    (local.set $r (f32x4.sub (local.get $x) (f32x4.mul (local.get $n) (v128.const f32x4 0.693359375 0.693359375 0.693359375 0.693359375))))
+    (local.set $r (f32x4.add (local.get $r) (f32x4.mul (local.get $n) (v128.const f32x4 2.12194440e-4 2.12194440e-4 2.12194440e-4 2.12194440e-4))))
+    (local.set $p (v128.const f32x4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1)))
+    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1)))
+    (local.set $p (f32x4.add (f32x4.add (f32x4.mul (f32x4.mul (local.get $p) (local.get $r)) (local.get $r)) (local.get $r))
+      (v128.const f32x4 1 1 1 1)))
+    ;; 2^n: the low bits of t hold n + 0x400000 (t's exponent is 2^23)
+    (v128.andnot
+      (f32x4.mul (local.get $p)
+        (i32x4.shl (i32x4.add (i32x4.sub (local.get $t) (v128.const i32x4 0x4B400000 0x4B400000 0x4B400000 0x4B400000)) (v128.const i32x4 127 127 127 127)) (i32.const 23)))
+      (local.get $under)))
+
+  ;; Zeroes n bytes at ptr (gradient outputs are accumulated into).
+  (func (export "zero") (param $ptr i32) (param $n i32)
+    (memory.fill (local.get $ptr) (i32.const 0) (local.get $n)))
+
+  ;; y = softmax(q·kᵀ·scale + bias)·v per (batch, head); p keeps the probabilities.
+  (func (export "attn_fwd")
+    (param $q i32) (param $qs i32) (param $k i32) (param $ks i32) (param $v i32) (param $vs i32)
+    (param $bias i32) (param $bbs i32) (param $y i32) (param $p i32)
+    (param $B i32) (param $T i32) (param $S i32) (param $H i32) (param $hd i32) (param $scale f32)
+    (local $b i32) (local $h i32) (local $t i32) (local $s i32) (local $C i32) (local $S4 i32)
+    (local $qrow i32) (local $brow i32) (local $prow i32) (local $yrow i32) (local $addr i32)
+    (local $bv f32) (local $sc f32) (local $max f32) (local $sum f32) (local $inv f32) (local $pv f32)
+    (local $sumv v128) (local $maxv v128) (local $e v128)
+    (local.set $C (i32.mul (local.get $H) (local.get $hd)))
+    (local.set $S4 (i32.and (local.get $S) (i32.const -4)))
+    (loop $lb
+      (local.set $h (i32.const 0))
+      (loop $lh
+        (local.set $t (i32.const 0))
+        (loop $lt
+          (local.set $qrow (i32.add (local.get $q) (i32.shl (i32.add
+            (i32.mul (i32.add (i32.mul (local.get $b) (local.get $T)) (local.get $t)) (local.get $qs))
+            (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
+          (local.set $brow (i32.add (local.get $bias) (i32.shl (i32.add
+            (i32.mul (local.get $b) (local.get $bbs)) (i32.mul (local.get $t) (local.get $S))) (i32.const 2))))
+          (local.set $prow (i32.add (local.get $p) (i32.shl (i32.mul
+            (i32.add (i32.mul (i32.add (i32.mul (local.get $b) (local.get $H)) (local.get $h)) (local.get $T)) (local.get $t))
+            (local.get $S)) (i32.const 2))))
+          (local.set $yrow (i32.add (local.get $y) (i32.shl (i32.add
+            (i32.mul (i32.add (i32.mul (local.get $b) (local.get $T)) (local.get $t)) (local.get $C))
+            (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
+          ;; scores and their max
+          (local.set $max (f32.const -inf))
+          (local.set $s (i32.const 0))
+          (loop $ls
+            (local.set $bv (f32.load (i32.add (local.get $brow) (i32.shl (local.get $s) (i32.const 2)))))
+            (if (f32.gt (local.get $bv) (f32.const -5e8))
+              (then
+                (local.set $sc (f32.add (local.get $bv) (f32.mul (local.get $scale)
+                  (call $dot (local.get $qrow)
+                    (i32.add (local.get $k) (i32.shl (i32.add
+                      (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $ks))
+                      (i32.mul (local.get $h) (local.get $hd))) (i32.const 2)))
+                    (local.get $hd))))))
+              (else (local.set $sc (local.get $bv))))
+            (f32.store (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))) (local.get $sc))
+            (local.set $max (f32.max (local.get $max) (local.get $sc)))
+            (br_if $ls (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+          ;; exp(score - max) and the sum
+          (local.set $maxv (f32x4.splat (local.get $max)))
+          (local.set $sumv (v128.const i32x4 0 0 0 0))
+          (local.set $s (i32.const 0))
+          (block $dv
+            (loop $lv
+              (br_if $dv (i32.ge_u (local.get $s) (local.get $S4)))
+              (local.set $addr (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))))
+              (local.set $e (call $exp4 (f32x4.sub (v128.load (local.get $addr)) (local.get $maxv))))
+              (v128.store (local.get $addr) (local.get $e))
+              (local.set $sumv (f32x4.add (local.get $sumv) (local.get $e)))
+              (local.set $s (i32.add (local.get $s) (i32.const 4)))
+              (br $lv)))
+          (local.set $sum (f32.add
+            (f32.add (f32x4.extract_lane 0 (local.get $sumv)) (f32x4.extract_lane 1 (local.get $sumv)))
+            (f32.add (f32x4.extract_lane 2 (local.get $sumv)) (f32x4.extract_lane 3 (local.get $sumv)))))
+          (block $dtail
+            (loop $ltail
+              (br_if $dtail (i32.ge_u (local.get $s) (local.get $S)))
+              (local.set $addr (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))))
+              (local.set $pv (f32x4.extract_lane 0 (call $exp4 (f32x4.splat (f32.sub (f32.load (local.get $addr)) (local.get $max))))))
+              (f32.store (local.get $addr) (local.get $pv))
+              (local.set $sum (f32.add (local.get $sum) (local.get $pv)))
+              (local.set $s (i32.add (local.get $s) (i32.const 1)))
+              (br $ltail)))
+          (local.set $inv (f32.div (f32.const 1) (local.get $sum)))
+          ;; normalise and y = Σ p·v
+          (memory.fill (local.get $yrow) (i32.const 0) (i32.shl (local.get $hd) (i32.const 2)))
+          (local.set $s (i32.const 0))
+          (loop $ly
+            (local.set $addr (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))))
+            (local.set $pv (f32.mul (f32.load (local.get $addr)) (local.get $inv)))
+            (f32.store (local.get $addr) (local.get $pv))
+            (if (f32.ne (local.get $pv) (f32.const 0))
+              (then (call $axpy (local.get $yrow)
+                (i32.add (local.get $v) (i32.shl (i32.add
+                  (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $vs))
+                  (i32.mul (local.get $h) (local.get $hd))) (i32.const 2)))
+                (local.get $pv) (local.get $hd))))
+            (br_if $ly (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+          (br_if $lt (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (local.get $T))))
+        (br_if $lh (i32.lt_u (local.tee $h (i32.add (local.get $h) (i32.const 1))) (local.get $H))))
+      (br_if $lb (i32.lt_u (local.tee $b (i32.add (local.get $b) (i32.const 1))) (local.get $B)))))
+
+  ;; Backward of attn_fwd given p and dy (b, t, h, d): dq, dk, dv (row stride gs) are accumulated
+  ;; into, so the caller zeroes them; tmp holds S floats.
+  ;;   dv[s] += p[t,s]·dy[t];  ds = p ∘ (dy·vᵀ − Σ_s p·(dy·vᵀ));  dq[t] += scale·Σ_s ds·k[s];  dk[s] += scale·ds·q[t]
+  (func (export "attn_bwd")
+    (param $q i32) (param $qs i32) (param $k i32) (param $ks i32) (param $v i32) (param $vs i32)
+    (param $p i32) (param $dy i32) (param $dq i32) (param $dk i32) (param $dv i32) (param $gs i32) (param $tmp i32)
+    (param $B i32) (param $T i32) (param $S i32) (param $H i32) (param $hd i32) (param $scale f32)
+    (local $b i32) (local $h i32) (local $t i32) (local $s i32) (local $C i32)
+    (local $qrow i32) (local $prow i32) (local $dyrow i32) (local $dqrow i32) (local $krow i32) (local $off i32)
+    (local $pv f32) (local $dp f32) (local $c f32) (local $ds f32)
+    (local.set $C (i32.mul (local.get $H) (local.get $hd)))
+    (loop $lb
+      (local.set $h (i32.const 0))
+      (loop $lh
+        (local.set $t (i32.const 0))
+        (loop $lt
+          (local.set $qrow (i32.add (local.get $q) (i32.shl (i32.add
+            (i32.mul (i32.add (i32.mul (local.get $b) (local.get $T)) (local.get $t)) (local.get $qs))
+            (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
+          (local.set $dqrow (i32.add (local.get $dq) (i32.shl (i32.add
+            (i32.mul (i32.add (i32.mul (local.get $b) (local.get $T)) (local.get $t)) (local.get $gs))
+            (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
+          (local.set $dyrow (i32.add (local.get $dy) (i32.shl (i32.add
+            (i32.mul (i32.add (i32.mul (local.get $b) (local.get $T)) (local.get $t)) (local.get $C))
+            (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
+          (local.set $prow (i32.add (local.get $p) (i32.shl (i32.mul
+            (i32.add (i32.mul (i32.add (i32.mul (local.get $b) (local.get $H)) (local.get $h)) (local.get $T)) (local.get $t))
+            (local.get $S)) (i32.const 2))))
+          ;; dp = dy·vᵀ where p ≠ 0, c = Σ p·dp, dv += p·dy
+          (local.set $c (f32.const 0))
+          (local.set $s (i32.const 0))
+          (loop $l1
+            (local.set $pv (f32.load (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2)))))
+            (if (f32.ne (local.get $pv) (f32.const 0))
+              (then
+                (local.set $off (i32.add (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $vs))
+                  (i32.mul (local.get $h) (local.get $hd))))
+                (local.set $dp (call $dot (local.get $dyrow) (i32.add (local.get $v) (i32.shl (local.get $off) (i32.const 2))) (local.get $hd)))
+                (f32.store (i32.add (local.get $tmp) (i32.shl (local.get $s) (i32.const 2))) (local.get $dp))
+                (local.set $c (f32.add (local.get $c) (f32.mul (local.get $pv) (local.get $dp))))
+                (call $axpy
+                  (i32.add (local.get $dv) (i32.shl (i32.add
+                    (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $gs))
+                    (i32.mul (local.get $h) (local.get $hd))) (i32.const 2)))
+                  (local.get $dyrow) (local.get $pv) (local.get $hd))))
+            (br_if $l1 (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+          ;; ds, then dq and dk
+          (local.set $s (i32.const 0))
+          (loop $l2
+            (local.set $pv (f32.load (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2)))))
+            (if (f32.ne (local.get $pv) (f32.const 0))
+              (then
+                (local.set $ds (f32.mul (local.get $scale) (f32.mul (local.get $pv)
+                  (f32.sub (f32.load (i32.add (local.get $tmp) (i32.shl (local.get $s) (i32.const 2)))) (local.get $c)))))
+                (local.set $krow (i32.add (local.get $k) (i32.shl (i32.add
+                  (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $ks))
+                  (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
+                (call $axpy (local.get $dqrow) (local.get $krow) (local.get $ds) (local.get $hd))
+                (call $axpy
+                  (i32.add (local.get $dk) (i32.shl (i32.add
+                    (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $gs))
+                    (i32.mul (local.get $h) (local.get $hd))) (i32.const 2)))
+                  (local.get $qrow) (local.get $ds) (local.get $hd))))
+            (br_if $l2 (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+          (br_if $lt (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (local.get $T))))
+        (br_if $lh (i32.lt_u (local.tee $h (i32.add (local.get $h) (i32.const 1))) (local.get $H))))
+      (br_if $lb (i32.lt_u (local.tee $b (i32.add (local.get $b) (i32.const 1))) (local.get $B)))))
+
+  ;; ---- row-wise ops: column sums (bias gradients), LayerNorm, GELU
+
+  ;; out[j] = Σ_i x[i·M + j]   (x (N, M), out (M))
+  (func (export "colsum") (param $x i32) (param $out i32) (param $N i32) (param $M i32)
+    (local $i i32)
+    (memory.fill (local.get $out) (i32.const 0) (i32.shl (local.get $M) (i32.const 2)))
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $i) (local.get $N)))
+        (call $axpy (local.get $out) (local.get $x) (f32.const 1) (local.get $M))
+        (local.set $x (i32.add (local.get $x) (i32.shl (local.get $M) (i32.const 2))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l))))
+
+  ;; Σ x[i], i < n
+  (func $sum (param $x i32) (param $n i32) (result f32)
+    (local $acc v128) (local $i i32) (local $n4 i32) (local $s f32)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $d4
+      (loop $l4
+        (br_if $d4 (i32.ge_u (local.get $i) (local.get $n4)))
+        (local.set $acc (f32x4.add (local.get $acc) (v128.load (i32.add (local.get $x) (i32.shl (local.get $i) (i32.const 2))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 4)))
+        (br $l4)))
+    (local.set $s (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
+      (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+    (block $d
+      (loop $l
+        (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $s (f32.add (local.get $s) (f32.load (i32.add (local.get $x) (i32.shl (local.get $i) (i32.const 2))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $l)))
+    (local.get $s))
+
+  ;; y = (x − mean)·rstd·g + b per row of x (N, C), rstd = 1/√(var + eps); keeps mean and rstd (N) for the backward.
+  (func (export "ln_fwd") (param $x i32) (param $g i32) (param $b i32) (param $y i32) (param $mean i32) (param $rstd i32)
+    (param $N i32) (param $C i32) (param $eps f32)
+    (local $r i32) (local $j i32) (local $C4 i32) (local $m f32) (local $var f32) (local $rs f32) (local $d f32)
+    (local $mv v128) (local $rv v128) (local $dv v128) (local $acc v128) (local $inv f32)
+    (local.set $C4 (i32.and (local.get $C) (i32.const -4)))
+    (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_u (local.get $C))))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $r) (local.get $N)))
+        (local.set $m (f32.div (call $sum (local.get $x) (local.get $C)) (f32.convert_i32_u (local.get $C))))
+        (local.set $mv (f32x4.splat (local.get $m)))
+        ;; variance = mean((x − m)²)
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $j (i32.const 0))
+        (block $d1 (loop $l1
+          (br_if $d1 (i32.ge_u (local.get $j) (local.get $C4)))
+          (local.set $dv (f32x4.sub (v128.load (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 2)))) (local.get $mv)))
+          (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $dv) (local.get $dv))))
+          (local.set $j (i32.add (local.get $j) (i32.const 4)))
+          (br $l1)))
+        (local.set $var (f32.add
+          (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
+          (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+        (block $d2 (loop $l2
+          (br_if $d2 (i32.ge_u (local.get $j) (local.get $C)))
+          (local.set $d (f32.sub (f32.load (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 2)))) (local.get $m)))
+          (local.set $var (f32.add (local.get $var) (f32.mul (local.get $d) (local.get $d))))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br $l2)))
+        (local.set $rs (f32.div (f32.const 1) (f32.sqrt (f32.add (f32.div (local.get $var) (f32.convert_i32_u (local.get $C))) (local.get $eps)))))
+        (f32.store (i32.add (local.get $mean) (i32.shl (local.get $r) (i32.const 2))) (local.get $m))
+        (f32.store (i32.add (local.get $rstd) (i32.shl (local.get $r) (i32.const 2))) (local.get $rs))
+        (local.set $rv (f32x4.splat (local.get $rs)))
+        (local.set $j (i32.const 0))
+        (block $d3 (loop $l3
+          (br_if $d3 (i32.ge_u (local.get $j) (local.get $C4)))
+          (v128.store (i32.add (local.get $y) (i32.shl (local.get $j) (i32.const 2)))
+            (f32x4.add
+              (f32x4.mul
+                (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 2)))) (local.get $mv)) (local.get $rv))
+                (v128.load (i32.add (local.get $g) (i32.shl (local.get $j) (i32.const 2)))))
+              (v128.load (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))))))
+          (local.set $j (i32.add (local.get $j) (i32.const 4)))
+          (br $l3)))
+        (block $d4 (loop $l4
+          (br_if $d4 (i32.ge_u (local.get $j) (local.get $C)))
+          (f32.store (i32.add (local.get $y) (i32.shl (local.get $j) (i32.const 2)))
+            (f32.add
+              (f32.mul
+                (f32.mul (f32.sub (f32.load (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 2)))) (local.get $m)) (local.get $rs))
+                (f32.load (i32.add (local.get $g) (i32.shl (local.get $j) (i32.const 2)))))
+              (f32.load (i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2))))))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br $l4)))
+        (local.set $x (i32.add (local.get $x) (i32.shl (local.get $C) (i32.const 2))))
+        (local.set $y (i32.add (local.get $y) (i32.shl (local.get $C) (i32.const 2))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $rows))))
+
+  ;; LayerNorm backward: x̂ = (x − mean)·rstd, ĝ = dy·g;
+  ;; dx = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)), dg = Σ_rows dy·x̂, db = Σ_rows dy. tmp holds C floats.
+  (func (export "ln_bwd") (param $x i32) (param $g i32) (param $mean i32) (param $rstd i32) (param $dy i32)
+    (param $dx i32) (param $dg i32) (param $db i32) (param $tmp i32) (param $N i32) (param $C i32)
+    (local $r i32) (local $j i32) (local $a i32) (local $m f32) (local $rs f32) (local $xh f32) (local $gh f32) (local $dyv f32)
+    (local $s1 f32) (local $s2 f32) (local $invC f32)
+    (local.set $invC (f32.div (f32.const 1) (f32.convert_i32_u (local.get $C))))
+    (memory.fill (local.get $dg) (i32.const 0) (i32.shl (local.get $C) (i32.const 2)))
+    (memory.fill (local.get $db) (i32.const 0) (i32.shl (local.get $C) (i32.const 2)))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $r) (local.get $N)))
+        (local.set $m (f32.load (i32.add (local.get $mean) (i32.shl (local.get $r) (i32.const 2)))))
+        (local.set $rs (f32.load (i32.add (local.get $rstd) (i32.shl (local.get $r) (i32.const 2)))))
+        ;; pass 1: x̂ into tmp, Σĝ, Σĝ·x̂, dg, db
+        (local.set $s1 (f32.const 0))
+        (local.set $s2 (f32.const 0))
+        (local.set $j (i32.const 0))
+        (block $d1 (loop $l1
+          (br_if $d1 (i32.ge_u (local.get $j) (local.get $C)))
+          (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+          (local.set $xh (f32.mul (f32.sub (f32.load (i32.add (local.get $x) (local.get $a))) (local.get $m)) (local.get $rs)))
+          (local.set $dyv (f32.load (i32.add (local.get $dy) (local.get $a))))
+          (local.set $gh (f32.mul (local.get $dyv) (f32.load (i32.add (local.get $g) (local.get $a)))))
+          (f32.store (i32.add (local.get $tmp) (local.get $a)) (local.get $xh))
+          (local.set $s1 (f32.add (local.get $s1) (local.get $gh)))
+          (local.set $s2 (f32.add (local.get $s2) (f32.mul (local.get $gh) (local.get $xh))))
+          (f32.store (i32.add (local.get $dg) (local.get $a)) (f32.add (f32.load (i32.add (local.get $dg) (local.get $a))) (f32.mul (local.get $dyv) (local.get $xh))))
+          (f32.store (i32.add (local.get $db) (local.get $a)) (f32.add (f32.load (i32.add (local.get $db) (local.get $a))) (local.get $dyv)))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br $l1)))
+        (local.set $s1 (f32.mul (local.get $s1) (local.get $invC)))
+        (local.set $s2 (f32.mul (local.get $s2) (local.get $invC)))
+        ;; pass 2: dx
+        (local.set $j (i32.const 0))
+        (block $d2 (loop $l2
+          (br_if $d2 (i32.ge_u (local.get $j) (local.get $C)))
+          (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+          (f32.store (i32.add (local.get $dx) (local.get $a))
+            (f32.mul (local.get $rs)
+              (f32.sub
+                (f32.sub (f32.mul (f32.load (i32.add (local.get $dy) (local.get $a))) (f32.load (i32.add (local.get $g) (local.get $a)))) (local.get $s1))
+                (f32.mul (f32.load (i32.add (local.get $tmp) (local.get $a))) (local.get $s2)))))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br $l2)))
+        (local.set $x (i32.add (local.get $x) (i32.shl (local.get $C) (i32.const 2))))
+        (local.set $dy (i32.add (local.get $dy) (i32.shl (local.get $C) (i32.const 2))))
+        (local.set $dx (i32.add (local.get $dx) (i32.shl (local.get $C) (i32.const 2))))
+        (local.set $r (i32.add (local.get $r) (i32.const 1)))
+        (br $rows))))
+
+  ;; GELU (tanh form as σ): u = x·(A + A·0.044715·x²), y = x·σ(u), A = 2√(2/π). σ(u) = 1/(1 + e^−u).
+  (func $sig4 (param $u v128) (result v128)
+    (f32x4.div (v128.const f32x4 1 1 1 1)
+      (f32x4.add (v128.const f32x4 1 1 1 1) (call $exp4 (f32x4.neg (local.get $u))))))
+
+  (func $gelu_u (param $x v128) (param $a v128) (param $a3 v128) (result v128)
+    (f32x4.mul (local.get $x) (f32x4.add (f32x4.mul (f32x4.mul (local.get $x) (local.get $x)) (local.get $a3)) (local.get $a))))
+
+  ;; y = gelu(x) over n floats (n may be any size: the tail goes through one lane)
+  (func (export "gelu_fwd") (param $x i32) (param $y i32) (param $n i32) (param $A f32)
+    (local $i i32) (local $n4 i32) (local $xv v128) (local $av v128) (local $a3v v128)
+    (local.set $av (f32x4.splat (local.get $A)))
+    (local.set $a3v (f32x4.splat (f32.mul (local.get $A) (f32.const 0.044715))))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (local.get $n4)))
+      (local.set $xv (v128.load (local.get $x)))
+      (v128.store (local.get $y) (f32x4.mul (local.get $xv) (call $sig4 (call $gelu_u (local.get $xv) (local.get $av) (local.get $a3v)))))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (local.set $y (i32.add (local.get $y) (i32.const 16)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $l)))
+    (block $dt (loop $lt
+      (br_if $dt (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $xv (f32x4.splat (f32.load (local.get $x))))
+      (f32.store (local.get $y) (f32x4.extract_lane 0
+        (f32x4.mul (local.get $xv) (call $sig4 (call $gelu_u (local.get $xv) (local.get $av) (local.get $a3v))))))
+      (local.set $x (i32.add (local.get $x) (i32.const 4)))
+      (local.set $y (i32.add (local.get $y) (i32.const 4)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $lt))))
+
+  ;; dx = dy·(s + x·s·(1 − s)·(A + 3·A·0.044715·x²)), s = σ(u)
+  (func $gelu_grad4 (param $xv v128) (param $dyv v128) (param $av v128) (param $a3v v128) (result v128)
+    (local $s v128) (local $x2 v128)
+    (local.set $x2 (f32x4.mul (local.get $xv) (local.get $xv)))
+    (local.set $s (call $sig4 (f32x4.mul (local.get $xv) (f32x4.add (f32x4.mul (local.get $x2) (local.get $a3v)) (local.get $av)))))
+    (f32x4.mul (local.get $dyv)
+      (f32x4.add (local.get $s)
+        (f32x4.mul
+          (f32x4.mul (f32x4.mul (local.get $xv) (local.get $s)) (f32x4.sub (v128.const f32x4 1 1 1 1) (local.get $s)))
+          (f32x4.add (local.get $av) (f32x4.mul (local.get $x2) (f32x4.mul (local.get $a3v) (v128.const f32x4 3 3 3 3))))))))
+
+  (func (export "gelu_bwd") (param $x i32) (param $dy i32) (param $dx i32) (param $n i32) (param $A f32)
+    (local $i i32) (local $n4 i32) (local $av v128) (local $a3v v128)
+    (local.set $av (f32x4.splat (local.get $A)))
+    (local.set $a3v (f32x4.splat (f32.mul (local.get $A) (f32.const 0.044715))))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (local.get $n4)))
+      (v128.store (local.get $dx) (call $gelu_grad4 (v128.load (local.get $x)) (v128.load (local.get $dy)) (local.get $av) (local.get $a3v)))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (local.set $dy (i32.add (local.get $dy) (i32.const 16)))
+      (local.set $dx (i32.add (local.get $dx) (i32.const 16)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $l)))
+    (block $dt (loop $lt
+      (br_if $dt (i32.ge_u (local.get $i) (local.get $n)))
+      (f32.store (local.get $dx) (f32x4.extract_lane 0
+        (call $gelu_grad4 (f32x4.splat (f32.load (local.get $x))) (f32x4.splat (f32.load (local.get $dy))) (local.get $av) (local.get $a3v))))
+      (local.set $x (i32.add (local.get $x) (i32.const 4)))
+      (local.set $dy (i32.add (local.get $dy) (i32.const 4)))
+      (local.set $dx (i32.add (local.get $dx) (i32.const 4)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $lt))))
+
+  ;; ---- out (A, J) = xᵀ·dy for x (N, A), dy (N, J): the weight gradient of x·W without transposing x.
+  ;; 4×8 register tiles over blocks of 64 rows (x and dy blocks stay in L2); scalar loops for the
+  ;; columns past a multiple of 8 and rows past a multiple of 4.
+  (func (export "gemm_tn") (param $x i32) (param $dy i32) (param $out i32) (param $N i32) (param $A i32) (param $J i32)
+    (local $i0 i32) (local $i i32) (local $iend i32) (local $a i32) (local $j i32) (local $A4 i32) (local $J8 i32)
+    (local $xs i32) (local $js i32) (local $px i32) (local $pd i32) (local $po i32) (local $s f32)
+    (local $c0 v128) (local $c1 v128) (local $c2 v128) (local $c3 v128) (local $c4 v128) (local $c5 v128) (local $c6 v128) (local $c7 v128)
+    (local $xv v128) (local $d0 v128) (local $d1 v128) (local $b v128)
+    (local.set $A4 (i32.and (local.get $A) (i32.const -4)))
+    (local.set $J8 (i32.and (local.get $J) (i32.const -8)))
+    (local.set $xs (i32.shl (local.get $A) (i32.const 2)))
+    (local.set $js (i32.shl (local.get $J) (i32.const 2)))
+    (memory.fill (local.get $out) (i32.const 0) (i32.mul (local.get $A) (local.get $js)))
+    (block $dblk (loop $lblk
+      (br_if $dblk (i32.ge_u (local.get $i0) (local.get $N)))
+      (local.set $iend (select (local.get $N) (i32.add (local.get $i0) (i32.const 64))
+        (i32.lt_u (local.get $N) (i32.add (local.get $i0) (i32.const 64)))))
+      (local.set $a (i32.const 0))
+      (block $da (loop $la
+        (br_if $da (i32.ge_u (local.get $a) (local.get $A4)))
+        (local.set $j (i32.const 0))
+        (block $dj (loop $lj
+          (br_if $dj (i32.ge_u (local.get $j) (local.get $J8)))
+          (local.set $po (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $a) (local.get $J)) (local.get $j)) (i32.const 2))))
+          (local.set $c0 (v128.load (local.get $po)))
+          (local.set $c1 (v128.load offset=16 (local.get $po)))
+          (local.set $c2 (v128.load (i32.add (local.get $po) (local.get $js))))
+          (local.set $c3 (v128.load offset=16 (i32.add (local.get $po) (local.get $js))))
+          (local.set $c4 (v128.load (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1)))))
+          (local.set $c5 (v128.load offset=16 (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1)))))
+          (local.set $c6 (v128.load (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3)))))
+          (local.set $c7 (v128.load offset=16 (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3)))))
+          (local.set $px (i32.add (local.get $x) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $A)) (local.get $a)) (i32.const 2))))
+          (local.set $pd (i32.add (local.get $dy) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $J)) (local.get $j)) (i32.const 2))))
+          (local.set $i (local.get $i0))
+          (loop $li
+            (local.set $xv (v128.load (local.get $px)))
+            (local.set $d0 (v128.load (local.get $pd)))
+            (local.set $d1 (v128.load offset=16 (local.get $pd)))
+            (local.set $b (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $xv) (local.get $xv)))
+            (local.set $c0 (f32x4.add (local.get $c0) (f32x4.mul (local.get $b) (local.get $d0))))
+            (local.set $c1 (f32x4.add (local.get $c1) (f32x4.mul (local.get $b) (local.get $d1))))
+            (local.set $b (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $xv) (local.get $xv)))
+            (local.set $c2 (f32x4.add (local.get $c2) (f32x4.mul (local.get $b) (local.get $d0))))
+            (local.set $c3 (f32x4.add (local.get $c3) (f32x4.mul (local.get $b) (local.get $d1))))
+            (local.set $b (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $xv) (local.get $xv)))
+            (local.set $c4 (f32x4.add (local.get $c4) (f32x4.mul (local.get $b) (local.get $d0))))
+            (local.set $c5 (f32x4.add (local.get $c5) (f32x4.mul (local.get $b) (local.get $d1))))
+            (local.set $b (i8x16.shuffle 12 13 14 15 12 13 14 15 12 13 14 15 12 13 14 15 (local.get $xv) (local.get $xv)))
+            (local.set $c6 (f32x4.add (local.get $c6) (f32x4.mul (local.get $b) (local.get $d0))))
+            (local.set $c7 (f32x4.add (local.get $c7) (f32x4.mul (local.get $b) (local.get $d1))))
+            (local.set $px (i32.add (local.get $px) (local.get $xs)))
+            (local.set $pd (i32.add (local.get $pd) (local.get $js)))
+            (br_if $li (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $iend))))
+          (v128.store (local.get $po) (local.get $c0))
+          (v128.store offset=16 (local.get $po) (local.get $c1))
+          (v128.store (i32.add (local.get $po) (local.get $js)) (local.get $c2))
+          (v128.store offset=16 (i32.add (local.get $po) (local.get $js)) (local.get $c3))
+          (v128.store (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1))) (local.get $c4))
+          (v128.store offset=16 (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1))) (local.get $c5))
+          (v128.store (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3))) (local.get $c6))
+          (v128.store offset=16 (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3))) (local.get $c7))
+          (local.set $j (i32.add (local.get $j) (i32.const 8)))
+          (br $lj)))
+        (local.set $a (i32.add (local.get $a) (i32.const 4)))
+        (br $la)))
+      (local.set $i0 (i32.add (local.get $i0) (i32.const 64)))
+      (br $lblk)))
+    ;; tails: every (a, j) with j ≥ J8, or a ≥ A4 and j < J8
+    (local.set $a (i32.const 0))
+    (block $dta (loop $lta
+      (br_if $dta (i32.ge_u (local.get $a) (local.get $A)))
+      (local.set $j (select (i32.const 0) (local.get $J8) (i32.ge_u (local.get $a) (local.get $A4))))
+      (block $dtj (loop $ltj
+        (br_if $dtj (i32.ge_u (local.get $j) (local.get $J)))
+        (local.set $s (f32.const 0))
+        (local.set $px (i32.add (local.get $x) (i32.shl (local.get $a) (i32.const 2))))
+        (local.set $pd (i32.add (local.get $dy) (i32.shl (local.get $j) (i32.const 2))))
+        (local.set $i (i32.const 0))
+        (block $dti (loop $lti
+          (br_if $dti (i32.ge_u (local.get $i) (local.get $N)))
+          (local.set $s (f32.add (local.get $s) (f32.mul (f32.load (local.get $px)) (f32.load (local.get $pd)))))
+          (local.set $px (i32.add (local.get $px) (local.get $xs)))
+          (local.set $pd (i32.add (local.get $pd) (local.get $js)))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $lti)))
+        (f32.store (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $a) (local.get $J)) (local.get $j)) (i32.const 2))) (local.get $s))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $ltj)))
+      (local.set $a (i32.add (local.get $a) (i32.const 1)))
+      (br $lta))))
+)

@@ -1,0 +1,171 @@
+// The fused wasm kernels (src/model/kernels) against the plain tfjs formulation on cpu: values and
+// gradients within 1e-5 over several shapes (sizes that are not multiples of 4 included), and no
+// tensor or heap leaks.
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cachedAttention, selfAttention } from '../../src/model/kernels/attention';
+import { fusedKernelsAvailable, setFusedKernels } from '../../src/model/kernels/wasm';
+import { gelu, layerNorm, linear, matmul } from '../../src/model/layers';
+import { matMulTN } from '../../src/model/kernels/rowwise';
+import { MASK } from '../../src/model/gpt';
+import { Prng } from '../../src/core/prng';
+import { maxAbsDiff, useBackend } from './helpers';
+
+const rand = (n: number, seed: number, scale = 1) => {
+  const rng = new Prng(seed);
+  return Float32Array.from({ length: n }, () => (rng.next() * 2 - 1) * scale);
+};
+const causal = (T: number) => {
+  const m = new Float32Array(T * T);
+  for (let i = 0; i < T; i++) for (let j = i + 1; j < T; j++) m[i * T + j] = MASK;
+  return m;
+};
+/** Left padding per row b: query i of row b sees keys pads[b] ≤ j ≤ q0 + i. */
+const padded = (B: number, T: number, S: number, q0: number, pads: number[]) => {
+  const m = new Float32Array(B * T * S).fill(MASK);
+  for (let b = 0; b < B; b++) for (let i = 0; i < T; i++) m.fill(0, (b * T + i) * S + pads[b], (b * T + i) * S + q0 + i + 1);
+  return m;
+};
+
+interface Case {
+  inputs: { data: Float32Array; shape: number[] }[];
+  /** The op under test on tensors (the first `grads` inputs are differentiated). */
+  f: (...xs: tf.Tensor[]) => tf.Tensor;
+  grads: number;
+}
+
+/** Value and gradients of sum(f(...) · R) for a fixed random R, on the current backend. */
+async function evaluate(c: Case): Promise<Float32Array[]> {
+  const xs = c.inputs.map((i) => tf.tensor(i.data, i.shape, 'float32'));
+  const y = c.f(...xs);
+  const r = tf.tensor(rand(y.size, 99), y.shape);
+  const g = tf.grads((...a: tf.Tensor[]) => tf.sum(tf.mul(c.f(...a, ...xs.slice(c.grads)), r)));
+  const gs = c.grads > 0 ? g(xs.slice(0, c.grads)) : [];
+  const out = await Promise.all([y, ...gs].map(async (t) => (await t.data()) as Float32Array));
+  tf.dispose([...xs, y, r, ...gs]);
+  return out;
+}
+
+async function agree(c: Case, tol = 1e-5): Promise<void> {
+  await useBackend('cpu');
+  const ref = await evaluate(c);
+  await useBackend('wasm');
+  expect(fusedKernelsAvailable('attention') && fusedKernelsAvailable('rowwise') && fusedKernelsAvailable('gemm')).toBe(true);
+  const before = tf.memory();
+  const got = await evaluate(c);
+  const after = tf.memory();
+  expect(after.numTensors).toBe(before.numTensors);
+  expect((after as { numDataBuffers: number }).numDataBuffers).toBe((before as { numDataBuffers: number }).numDataBuffers);
+  ref.forEach((r, i) => {
+    const scale = Math.max(1, ...Array.from(r, Math.abs));
+    expect(maxAbsDiff(r, got[i]) / scale, `output ${i}`).toBeLessThan(tol);
+  });
+}
+
+describe('fused wasm kernels match the plain formulation on cpu', () => {
+  afterAll(async () => {
+    setFusedKernels(true);
+    await useBackend('cpu');
+  });
+
+  // (B, T, H, hd): the model's shapes, then odd head sizes and lengths
+  for (const [B, T, H, hd] of [[2, 16, 2, 32], [3, 7, 2, 5], [1, 9, 3, 6], [2, 5, 1, 3], [2, 12, 4, 8]]) {
+    it(`causal self-attention B=${B} T=${T} H=${H} hd=${hd}: value and d/dqkv`, async () => {
+      const C = H * hd;
+      await agree({
+        inputs: [{ data: rand(B * T * 3 * C, B + T + hd), shape: [B * T, 3 * C] }, { data: causal(T), shape: [1, 1, T, T] }],
+        f: (qkv, bias) => selfAttention(qkv as tf.Tensor2D, bias as tf.Tensor4D, B, H),
+        grads: 1,
+      });
+    });
+  }
+
+  it('self-attention with per-row left padding (B, 1, T, T) bias', async () => {
+    const [B, T, H, hd] = [3, 6, 2, 4];
+    await agree({
+      inputs: [{ data: rand(B * T * 3 * H * hd, 5), shape: [B * T, 3 * H * hd] }, { data: padded(B, T, T, 0, [0, 2, 5]), shape: [B, 1, T, T] }],
+      f: (qkv, bias) => selfAttention(qkv as tf.Tensor2D, bias as tf.Tensor4D, B, H),
+      grads: 1,
+    });
+  });
+
+  for (const [B, T, S, H, hd] of [[4, 1, 11, 2, 6], [2, 3, 8, 2, 4], [3, 1, 48, 4, 32]]) {
+    it(`cached attention B=${B} T=${T} S=${S} H=${H} hd=${hd}`, async () => {
+      const C = H * hd;
+      const pads = Array.from({ length: B }, (_, b) => b % (S - T));
+      await agree({
+        inputs: [
+          { data: rand(B * T * C, 1), shape: [B * T, C] },
+          { data: rand(B * S * C, 2), shape: [B, S, C] },
+          { data: rand(B * S * C, 3), shape: [B, S, C] },
+          { data: padded(B, T, S, S - T - 1, pads), shape: [B, 1, T, S] },
+        ],
+        f: (q, k, v, bias) => cachedAttention(q as tf.Tensor2D, k as tf.Tensor3D, v as tf.Tensor3D, bias as tf.Tensor4D, H),
+        grads: 0,
+      });
+    });
+  }
+
+  for (const [N, C] of [[64, 128], [7, 13], [5, 3]]) {
+    it(`layer norm (${N}, ${C}): value and d/dx, d/dg, d/db`, async () => {
+      await agree({
+        inputs: [
+          { data: rand(N * C, 7, 3), shape: [N, C] },
+          { data: rand(C, 8), shape: [C] },
+          { data: rand(C, 9), shape: [C] },
+        ],
+        f: (x, g, b) => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D),
+        grads: 3,
+      });
+    });
+  }
+
+  for (const [N, M] of [[64, 512], [3, 7]]) {
+    it(`gelu (${N}, ${M}) incl. large |x|: value and d/dx`, async () => {
+      const x = rand(N * M, 11, 6);
+      x[0] = 95;
+      x[1] = -95;
+      await agree({ inputs: [{ data: x, shape: [N, M] }], f: (t) => gelu(t as tf.Tensor2D), grads: 1 });
+    });
+  }
+
+  for (const [N, Cin, Cout] of [[64, 16, 48], [5, 3, 7]]) {
+    it(`linear (${N}, ${Cin}) → ${Cout}: d/dx, d/dw, d/db (column-sum kernel)`, async () => {
+      await agree({
+        inputs: [
+          { data: rand(N * Cin, 12), shape: [N, Cin] },
+          { data: rand(Cin * Cout, 13), shape: [Cin, Cout] },
+          { data: rand(Cout, 14), shape: [Cout] },
+        ],
+        f: (x, w, b) => linear(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D),
+        grads: 3,
+      });
+    });
+  }
+
+  // (N, A, J): blocks of 64 rows, 4×8 tiles and both tails (the head's 73 and the embedding's 73)
+  for (const [N, A, J] of [[130, 12, 16], [70, 9, 13], [200, 73, 20], [65, 16, 73], [3, 2, 5]]) {
+    it(`xᵀ·dy (${N}, ${A}) × (${N}, ${J}), and matmul's gradients through it`, async () => {
+      await agree({
+        inputs: [{ data: rand(N * A, 15), shape: [N, A] }, { data: rand(N * J, 16), shape: [N, J] }],
+        f: (x, dy) => matMulTN(x as tf.Tensor2D, dy as tf.Tensor2D),
+        grads: 0,
+      });
+      await agree({
+        inputs: [{ data: rand(N * A, 17), shape: [N, A] }, { data: rand(A * J, 18), shape: [A, J] }],
+        f: (x, w) => matmul(x as tf.Tensor2D, w as tf.Tensor2D),
+        grads: 2,
+      });
+    });
+  }
+
+  it('setFusedKernels(false) runs the plain ops on wasm', async () => {
+    await useBackend('wasm');
+    setFusedKernels(false);
+    expect(fusedKernelsAvailable()).toBe(false);
+    setFusedKernels(true);
+    expect(fusedKernelsAvailable()).toBe(true);
+    await useBackend('cpu');
+    expect(fusedKernelsAvailable()).toBe(false);
+  });
+});
