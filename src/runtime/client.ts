@@ -50,7 +50,7 @@ export interface RunInfo {
 export interface LabEvents {
   backend(id: RunId, report: BackendReport): void;
   /** The run lost its GPU device and goes on from `step` on `report`'s backend. */
-  fallback(id: RunId, report: BackendReport, step: number, message: string): void;
+  fallback(id: RunId, report: BackendReport, step: number, message: string, kernels: string): void;
   ready(id: RunId, msg: Extract<FromWorker, { type: 'ready' }>): void;
   frame(id: RunId, step: number, values: Float64Array): void;
   rollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void;
@@ -108,7 +108,7 @@ export class LabSession {
         } else ev.error(info.id, `backend ${msg.report.requested} refused: ${msg.report.attempts.map((a) => a.reason).join('; ')}`);
         return;
       case 'fallback':
-        return ev.fallback(info.id, msg.report, msg.step, msg.message);
+        return ev.fallback(info.id, msg.report, msg.step, msg.message, msg.kernels);
       case 'ready':
         return ev.ready(info.id, msg);
       case 'frame':

@@ -70,7 +70,7 @@ export type FromWorker =
    * The GPU device was lost and the run goes on, on `report`'s backend, from its state after
    * `step` steps (nothing recorded is lost or repeated). `message` says what happened.
    */
-  | { type: 'fallback'; runId: RunId; report: BackendReport; step: number; message: string }
+  | { type: 'fallback'; runId: RunId; report: BackendReport; step: number; message: string; kernels: string }
   | {
       type: 'ready';
       runId: RunId;
@@ -82,6 +82,8 @@ export type FromWorker =
       base: Record<string, string>;
       /** Steps already completed when the run resumed from a saved state (0 for a fresh run). */
       startStep: number;
+      /** Which kernels run the model: the lab's fused wasm SIMD ones, or tfjs's own ops. */
+      kernels: string;
     }
   /** The run's state was saved to IndexedDB after `step` steps (or could not be: `error`). */
   | { type: 'saved'; runId: RunId; step: number; error?: string }

@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs';
 import { structuralKey } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
+import { fusedKernelsAvailable } from '../model/kernels/wasm';
 import { decodeRunState, encodeRunState } from '../train/run-state';
 import type { RunState as SavedRun } from '../train/run-state';
 import { RunTrainer, type StepResult } from '../train/trainer';
@@ -118,6 +119,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     models: trainer.models.map((m) => ({ id: m.id, preset: m.preset, agents: m.agents, params: m.model.numParams() })),
     base: notes,
     startStep: trainer.step,
+    kernels: kernelsInUse(),
   });
   setState(trainer.step >= steps ? 'done' : 'paused');
 }
@@ -138,6 +140,12 @@ async function save(): Promise<void> {
   } catch (e) {
     post({ type: 'saved', runId: id, step, error: (e as Error).message });
   }
+}
+
+/** What the ready message says about kernels (the fused ones exist for wasm only). */
+function kernelsInUse(): string {
+  const fused = (['attention', 'rowwise', 'gemm'] as const).filter((f) => fusedKernelsAvailable(f));
+  return fused.length ? `fused wasm SIMD (${fused.join(', ')})` : `tfjs ${tf.getBackend()} ops`;
 }
 
 const onGpu = () => ['webgpu', 'webgl'].includes(tf.getBackend());
@@ -221,7 +229,14 @@ async function fallBack(why: string): Promise<void> {
     trainer = RunTrainer.resume(saved, { env });
     guard = null;
     const step = trainer.step;
-    post({ type: 'fallback', runId: id, report, step, message: `${why} after step ${step}; the run goes on from there on wasm` });
+    post({
+      type: 'fallback',
+      runId: id,
+      report,
+      step,
+      message: `${why} after step ${step}; the run goes on from there on wasm`,
+      kernels: kernelsInUse(),
+    });
     if (trainer.step >= steps) return setState('done');
     setState('paused');
     if (wasPlaying) {

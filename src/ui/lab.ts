@@ -37,9 +37,9 @@ const events: LabEvents = {
     patchRun(id, { backend: report });
     if (!report.backend) fail(id, `no usable backend for ${report.requested}`);
   },
-  fallback(id, report, step, message) {
+  fallback(id, report, step, message, kernels) {
     // Not a failure: the run goes on. Said in the alert area so the switch is never silent.
-    patchRun(id, { backend: report, message: `on ${report.backend} since step ${step}` });
+    patchRun(id, { backend: report, kernels, message: `on ${report.backend} since step ${step}` });
     const label = useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
     addError(`${label}: ${message}`);
   },
@@ -50,7 +50,7 @@ const events: LabEvents = {
     if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
     else initRunData(id, msg.keys);
     void dropFrames(id, msg.startStep);
-    patchRun(id, { step: msg.startStep });
+    patchRun(id, { step: msg.startStep, kernels: msg.kernels });
     recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
     patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
     readyRuns.add(id);

@@ -43,6 +43,8 @@ export interface RunView {
   /** Where each model's starting weights came from (shipped base, upload, fresh init). */
   base: Record<string, string>;
   backend?: BackendReport;
+  /** Which kernels run the model (the worker's words: fused wasm SIMD or tfjs's own ops). */
+  kernels?: string;
   tokensPerS: number;
   markers: Marker[];
   /** Steps completed when the run's state was last saved to IndexedDB (where a reload resumes). */

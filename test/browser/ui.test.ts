@@ -48,6 +48,8 @@ describe('training from the page', () => {
     await trainEnabled(page, 120_000);
     await train.click();
     await waitSteps(lab, (s) => s.every((n) => n >= 2));
+    // auto picked wasm here, and the lab's fused SIMD kernels run the model in the workers.
+    expect(await page.getByTestId('kernels').textContent()).toBe(' · fused wasm SIMD (attention, rowwise, gemm)');
 
     // Charts: a line per agent for each run, in the run's colour.
     const colors = await page.$$eval('.legend [data-run-color]', (bs) =>

@@ -139,6 +139,7 @@ export function StatusBar() {
   const backend = useLab((s) => s.backend);
   const restored = useLab((s) => s.restored);
   const runBackend = runs.find((r) => r.backend)?.backend;
+  const kernels = runs.find((r) => r.kernels)?.kernels;
   const report = runBackend ?? (backend.state === 'ready' ? backend.report : undefined);
   return (
     <div className="statusbar" aria-label="Run status">
@@ -161,6 +162,7 @@ export function StatusBar() {
         {backend.state === 'probing' && 'checking backends…'}
         {report &&
           `${report.backend ?? 'no backend'}${report.adapter ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
+        {kernels && <span data-testid="kernels"> · {kernels}</span>}
       </span>
     </div>
   );
