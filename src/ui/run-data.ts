@@ -63,8 +63,8 @@ export function clearRunData(): void {
 
 // ─── frames in, one commit per animation frame out ─────────────────────────────
 
-/** Per run: the newest step and tokens/s seen since the last flush. */
-const pending = new Map<RunId, { step: number; tokensPerS: number }>();
+/** Per run: the newest step, tokens/s and rollouts step seen since the last flush. */
+const pending = new Map<RunId, { step: number; tokensPerS: number; rolloutStep?: number }>();
 let scheduled = false;
 
 export function pushFrame(id: RunId, step: number, values: Float64Array): void {
@@ -74,7 +74,7 @@ export function pushFrame(id: RunId, step: number, values: Float64Array): void {
   d.ring.push(values);
   const tps = values[d.codec.indexOf('perf/tokens_per_s')];
   const prev = pending.get(id);
-  pending.set(id, { step, tokensPerS: Number.isFinite(tps) ? tps : (prev?.tokensPerS ?? NaN) });
+  pending.set(id, { ...prev, step: Math.max(step, prev?.step ?? -1), tokensPerS: Number.isFinite(tps) ? tps : (prev?.tokensPerS ?? NaN) });
   schedule();
 }
 
@@ -82,7 +82,10 @@ export function setRollouts(id: RunId, step: number, trajectories: InspectedTraj
   const d = data.get(id);
   if (!d) return;
   d.rollouts = { step, trajectories };
-  useLab.setState((s) => ({ runs: s.runs.map((r) => (r.id === id ? { ...r, rolloutStep: step } : r)) }));
+  // Told to React with the step's frame, in the same store update (one render per animation frame).
+  const prev = pending.get(id);
+  pending.set(id, { step: prev?.step ?? -1, tokensPerS: prev?.tokensPerS ?? NaN, rolloutStep: step });
+  schedule();
 }
 
 function schedule(): void {
@@ -103,7 +106,13 @@ function flush(): void {
     frameVersion: s.frameVersion + 1,
     runs: s.runs.map((r): RunView => {
       const u = updates.get(r.id);
-      return u ? { ...r, step: Math.max(r.step, u.step), tokensPerS: u.tokensPerS } : r;
+      if (!u) return r;
+      return {
+        ...r,
+        step: Math.max(r.step, u.step),
+        tokensPerS: Number.isFinite(u.tokensPerS) ? u.tokensPerS : r.tokensPerS,
+        ...(u.rolloutStep === undefined ? {} : { rolloutStep: u.rolloutStep }),
+      };
     }),
   }));
 }
