@@ -39,7 +39,13 @@ export async function saveCheckpoint(model: GPT, meta: { preset?: string; notes?
   const flat = tf.tidy(() => tf.concat(model.variables.map((v) => tf.reshape(v, [-1])))); // (numParams)
   const data = (await flat.data()) as Float32Array;
   flat.dispose();
-  const weights = data.slice().buffer as ArrayBuffer;
+  return checkpointOf(model, data.slice(), meta);
+}
+
+/** A checkpoint of `model` from weights already read back, flattened in paramSpecs order. */
+export function checkpointOf(model: GPT, values: Float32Array, meta: { preset?: string; notes?: Record<string, unknown> } = {}): Checkpoint {
+  const whole = values.byteOffset === 0 && values.byteLength === values.buffer.byteLength;
+  const weights = (whole ? values : values.slice()).buffer as ArrayBuffer;
   const manifest: CheckpointManifest = {
     format: FORMAT,
     version: VERSION,

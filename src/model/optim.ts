@@ -86,19 +86,15 @@ export class AdamW {
     });
   }
 
-  /**
-   * The moments and step count, for resuming a run exactly: m and v flattened in model order
-   * (two readbacks). Restoring them with loadState continues the same trajectory bit for bit.
-   */
-  async state(): Promise<AdamWState> {
-    const flat = (pick: (s: Slot) => tf.Variable) => tf.tidy(() => tf.concat(this.slots.map((s) => tf.reshape(pick(s), [-1]))));
-    const [m, v] = [flat((s) => s.m), flat((s) => s.v)];
-    const out = { step: this.step, m: (await m.data()).slice() as Float32Array, v: (await v.data()).slice() as Float32Array };
-    tf.dispose([m, v]);
-    return out;
+  /** The first and second moments, in model order: with `step`, what loadState restores. */
+  get moments(): { m: tf.Variable[]; v: tf.Variable[] } {
+    return { m: this.slots.map((s) => s.m), v: this.slots.map((s) => s.v) };
   }
 
-  /** Restores state() output; the sizes must match this optimizer's variables. */
+  /**
+   * Restores the moments (flattened in model order) and step of a saved run, which then goes on
+   * bit for bit; the sizes must match this optimizer's variables.
+   */
   loadState(state: AdamWState): void {
     const n = this.slots.reduce((a, s) => a + s.variable.size, 0);
     if (state.m.length !== n || state.v.length !== n) {

@@ -37,7 +37,8 @@ let generation = 0;
 let deviceLost: Promise<void> = new Promise(() => {});
 let steps = 0;
 let playing = false;
-let busy = false;
+/** The step being computed, if any: one at a time; pause waits for it before saving. */
+let inFlight: Promise<void> | null = null;
 /** Where this run's state goes in IndexedDB, and the step it was last saved at. */
 let persist: { session: string; label: string; every: number } | null = null;
 let savedStep = -1;
@@ -150,39 +151,43 @@ function kernelsInUse(): string {
 
 const onGpu = () => ['webgpu', 'webgl'].includes(tf.getBackend());
 
-async function stepOnce(): Promise<void> {
-  if (!trainer || !codec || busy || trainer.step >= steps) return;
-  busy = true;
+function stepOnce(): Promise<void> {
+  if (!trainer || !codec || inFlight || trainer.step >= steps) return Promise.resolve();
   const gen = generation;
+  const step = trainAndSend(trainer, codec, gen).finally(() => {
+    if (gen === generation) inFlight = null; // after a device loss the fallback owns inFlight
+  });
+  inFlight = step;
+  return step;
+}
+
+/** One step: train, guard the state on a GPU, send the frame and rollouts, save when due. */
+async function trainAndSend(t: RunTrainer, c: FrameCodec, gen: number): Promise<void> {
+  // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
+  if (t.step === 0) setState('compiling', 'compiling shaders…');
+  let r: StepResult;
   try {
-    // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
-    if (trainer.step === 0) setState('compiling', 'compiling shaders…');
-    let r: StepResult;
-    try {
-      r = await trainer.trainStep();
-    } catch (e) {
-      // A step that failed because its device went away is the fallback's to redo, not an error;
-      // the loss may be reported a little after the failure it caused.
-      if (onGpu()) await Promise.race([deviceLost, new Promise((resolve) => setTimeout(resolve, 2000))]);
-      if (gen !== generation) return;
-      throw e;
-    }
-    if (gen !== generation) return; // the device was lost meanwhile; the fallback redoes this step
-    if (onGpu()) guard = await trainer.saveState({ reason: 'device-loss guard' });
+    r = await t.trainStep();
+  } catch (e) {
+    // A step that failed because its device went away is the fallback's to redo, not an error;
+    // the loss may be reported a little after the failure it caused.
+    if (onGpu()) await Promise.race([deviceLost, new Promise((resolve) => setTimeout(resolve, 2000))]);
     if (gen !== generation) return;
-    const values = codec.encode(r.metrics);
-    post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
-    post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) });
-    if (trainer.step >= steps) {
-      playing = false;
-      await save();
-      setState('done');
-    } else {
-      if (persist && trainer.step % persist.every === 0) await save();
-      setState(playing ? 'running' : 'paused');
-    }
-  } finally {
-    if (gen === generation) busy = false;
+    throw e;
+  }
+  if (gen !== generation) return; // the device was lost meanwhile; the fallback redoes this step
+  if (onGpu()) guard = await t.saveState({ reason: 'device-loss guard' });
+  if (gen !== generation) return;
+  const values = c.encode(r.metrics);
+  post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
+  post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) });
+  if (t.step >= steps) {
+    playing = false;
+    await save();
+    setState('done');
+  } else {
+    if (persist && t.step % persist.every === 0) await save();
+    setState(playing ? 'running' : 'paused');
   }
 }
 
@@ -213,7 +218,7 @@ async function fallBack(why: string): Promise<void> {
   const wasPlaying = playing;
   playing = false;
   generation++;
-  busy = false;
+  inFlight = null;
   const old = trainer;
   const saved = guard;
   trainer = null;
@@ -272,9 +277,10 @@ async function handle(msg: ToWorker): Promise<void> {
       return loop();
     case 'pause':
       playing = false;
-      if (!busy) setState('paused');
-      // A paused run is saved, so a reload or a closed tab resumes exactly here.
-      while (busy) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!inFlight) setState('paused');
+      // A paused run is saved, so a reload or a closed tab resumes exactly here. (A failed step
+      // has already been reported by the command that ran it.)
+      await inFlight?.catch(() => undefined);
       return save();
     case 'step':
       if (!playing) await stepOnce();

@@ -10,7 +10,7 @@ import type { Experiment, LiveParam, Run } from '../core/config';
 import { LIVE_PARAMS, resolveRun, validateExperiment } from '../core/config';
 import { agentKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
-import { loadCheckpointInto, saveCheckpoint } from '../model/checkpoint';
+import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
 import { computeAdvantages } from '../rl/advantage';
 import { mean, populationVariance } from '../rl/stats';
@@ -217,20 +217,27 @@ export class RunTrainer {
 
   /**
    * Everything needed to resume this run at its next step (run-state.ts): weights, AdamW moments,
-   * references, step and live parameters. A few readbacks per model; call between steps.
+   * references, step and live parameters, in one readback; call between steps.
    */
   async saveState(notes: Record<string, unknown> = {}): Promise<RunState> {
-    const parts = [];
-    for (const m of this.models) {
-      parts.push({
+    // Per model: weights, m, v and the reference, flattened in that order.
+    const tensors = this.models.flatMap((m) => [...m.model.variables, ...m.opt.moments.m, ...m.opt.moments.v, ...(m.ref?.variables ?? [])]);
+    const flat = tf.tidy(() => tf.concat(tensors.map((v) => tf.reshape(v, [-1]))));
+    const data = (await flat.data()) as Float32Array;
+    flat.dispose();
+    let offset = 0;
+    const take = (n: number) => data.slice(offset, (offset += n));
+    const parts = this.models.map((m) => {
+      const n = m.model.numParams();
+      return {
         id: m.id,
         preset: m.preset,
         agents: [...m.agents],
-        checkpoint: await saveCheckpoint(m.model, { preset: m.preset, notes: { step: this.step, agents: m.agents } }),
-        moments: await m.opt.state(),
-        ref: m.ref ? await saveCheckpoint(m.ref, { preset: m.preset, notes: { reference: true } }) : null,
-      });
-    }
+        checkpoint: checkpointOf(m.model, take(n), { preset: m.preset, notes: { step: this.step, agents: m.agents } }),
+        moments: { step: m.opt.step, m: take(n), v: take(n) },
+        ref: m.ref ? checkpointOf(m.ref, take(n), { preset: m.preset, notes: { reference: true } }) : null,
+      };
+    });
     const runIndex = this.exp.runs.indexOf(this.run);
     return packRunState(
       {
