@@ -11,6 +11,7 @@ import { BackendPanel } from './panels/BackendPanel';
 import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
+import { FieldErrors } from './panels/FieldErrors';
 import { LiveParams } from './panels/LiveParams';
 import { PastRuns } from './panels/PastRuns';
 import { RolloutInspector } from './panels/RolloutInspector';
@@ -41,13 +42,7 @@ function UrlAlert() {
   return (
     <div role="alert" className="alert" data-testid="url-alert">
       <strong>This link could not be opened; showing the default experiment instead.</strong>
-      <ul>
-        {errors.map((e, i) => (
-          <li key={i}>
-            <code>{e.path}</code>: {e.message}
-          </li>
-        ))}
-      </ul>
+      <FieldErrors errors={errors} />
     </div>
   );
 }

@@ -5,10 +5,11 @@
  * structural config change resets the session; a live hyper-parameter applies in place and
  * leaves a chart marker.
  */
+import type { Experiment } from '../core/config';
 import { LIVE_PATHS, runInstances, structuralKey } from '../core/config';
 import { LabSession } from '../runtime/client';
 import { statesOf } from '../runtime/state-store';
-import type { LabEvents } from '../runtime/client';
+import type { LabEvents, SessionOptions } from '../runtime/client';
 import { decodeExperiment, encodeExperiment } from '../core/url';
 import type { LiveParam, RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
@@ -32,6 +33,9 @@ function onceReady(f: () => void): void {
   else whenReady.push(f);
 }
 
+/** A run's legend label, for messages (its worker id if the run is gone). */
+const labelOf = (id: RunId) => useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+
 const events: LabEvents = {
   backend(id, report) {
     patchRun(id, { backend: report });
@@ -40,7 +44,7 @@ const events: LabEvents = {
   fallback(id, report, step, message, kernels) {
     // Not a failure: the run goes on. Said in the alert area so the switch is never silent.
     patchRun(id, { backend: report, kernels, message: `on ${report.backend} since step ${step}` });
-    const label = useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+    const label = labelOf(id);
     addError(`${label}: ${message}`);
   },
   ready(id, msg) {
@@ -73,7 +77,7 @@ const events: LabEvents = {
   },
   checkpoint(id, step, files) {
     // One file per model of the run (upload and IndexedDB persistence are still to come).
-    const label = useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+    const label = labelOf(id);
     const base = fileName(`${label}-step-${step}`);
     for (const [model, bytes] of Object.entries(files)) {
       downloadBlob(`${base}-${model}.ckpt`, new Blob([bytes], { type: 'application/octet-stream' }));
@@ -91,8 +95,18 @@ const events: LabEvents = {
 
 function fail(id: RunId, message: string): void {
   patchRun(id, { error: message });
-  const label = useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+  const label = labelOf(id);
   addError(`${label}: ${message}`);
+}
+
+/** A LabSession at the store's pace; commands queue until all of its runs are ready. */
+function spawn(config: Experiment, options: SessionOptions): LabSession {
+  readyRuns.clear();
+  whenReady = [];
+  const s = new LabSession(config, events, options);
+  const { paceMs } = useLab.getState();
+  if (paceMs > 0) s.pace(paceMs);
+  return s;
 }
 
 /** Spawns the workers for the current config (disposing any previous session). */
@@ -100,9 +114,7 @@ export function startSession(): LabSession {
   reset();
   const { config } = useLab.getState();
   try {
-    session = new LabSession(config, events, { uploads });
-    const { paceMs } = useLab.getState();
-    if (paceMs > 0) session.pace(paceMs);
+    session = spawn(config, { uploads });
   } catch (e) {
     addError(`Could not start the runs: ${(e as Error).message}`);
     throw e;
@@ -151,11 +163,7 @@ async function resumeSession(id: string): Promise<LabSession> {
   if (!(await continueSession(id))) throw new Error('the stored session is gone');
   const ids = runInstances(config).map((r) => shown.find((x) => x.label === r.label)?.id);
   if (ids.some((x) => x === undefined)) throw new Error('the stored session does not hold every run of this experiment');
-  readyRuns.clear();
-  whenReady = [];
-  session = new LabSession(config, events, { ids: ids as RunId[], persist: { session: id, every: SAVE_EVERY, resume: true } });
-  const { paceMs } = useLab.getState();
-  if (paceMs > 0) session.pace(paceMs);
+  session = spawn(config, { ids: ids as RunId[], persist: { session: id, every: SAVE_EVERY, resume: true } });
   useLab.setState({
     session: 'paused',
     restored: null,

@@ -138,11 +138,22 @@ export function beginSession(experiment: string, runs: RunView[]): string {
 /** Records into a stored session again (its runs resume): new frames follow its stored ones. */
 export async function continueSession(id: string): Promise<boolean> {
   await flush();
-  const got = await loadSession(id);
+  // The record, and the key of its last frame (a reverse key cursor: no frame is read).
+  const got = await withTx(
+    'readonly',
+    async (s, fr) => {
+      const [session, last] = await Promise.all([
+        req(s.get(id) as IDBRequest<StoredSession | undefined>),
+        req(fr.openKeyCursor(frameRange(id), 'prev')),
+      ]);
+      return session ? { session, nextSeq: last ? (last.primaryKey as [string, number])[1] + 1 : 0 } : null;
+    },
+    null,
+  );
   if (!got) return false;
   current = got.session;
   current.runs.forEach((r) => (r.markers ??= []));
-  seq = got.frames.reduce((m, f) => Math.max(m, f.seq + 1), 0);
+  seq = got.nextSeq;
   recordDirty = false;
   return true;
 }

@@ -10,6 +10,7 @@ import type { FieldError } from '../../core/config';
 import { PRESETS } from '../../core/presets';
 import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, setAt } from '../config-edit';
 import { chooseConfig, useLab } from '../store';
+import { FieldErrors } from './FieldErrors';
 
 /** The structural fields shown inline, by schema path; choices and limits come from the schema. */
 const FIELDS: { path: string; label: string }[] = [
@@ -143,13 +144,7 @@ function JsonEditor() {
       {errors.length > 0 && (
         <div id="exp-json-errors" role="alert" className="field-error">
           Not applied:
-          <ul>
-            {errors.map((e, i) => (
-              <li key={i}>
-                <code>{e.path}</code>: {e.message}
-              </li>
-            ))}
-          </ul>
+          <FieldErrors errors={errors} />
         </div>
       )}
       <div className="row">
