@@ -74,7 +74,11 @@ export function pushFrame(id: RunId, step: number, values: Float64Array): void {
   d.ring.push(values);
   const tps = values[d.codec.indexOf('perf/tokens_per_s')];
   const prev = pending.get(id);
-  pending.set(id, { ...prev, step: Math.max(step, prev?.step ?? -1), tokensPerS: Number.isFinite(tps) ? tps : (prev?.tokensPerS ?? NaN) });
+  pending.set(id, {
+    ...prev,
+    step: Math.max(step, prev?.step ?? -1),
+    tokensPerS: Number.isFinite(tps) ? tps : (prev?.tokensPerS ?? NaN),
+  });
   schedule();
 }
 
@@ -194,6 +198,16 @@ export function readSeries(
   const at = new Map<number, number>();
   finite.forEach((i, j) => at.set(steps[i], ema[j]));
   return { ...raw, smooth: raw.x.map((st) => at.get(st) ?? NaN) };
+}
+
+/** The last step recorded by any of these runs, whatever its metrics (-Infinity if none). */
+export function lastStep(ids: readonly RunId[]): number {
+  let last = -Infinity;
+  for (const id of ids) {
+    const d = data.get(id);
+    if (d && d.ring.length > 0) last = Math.max(last, d.ring.at(d.ring.length - 1, d.stepCol));
+  }
+  return last;
 }
 
 /** Every frame of a run as {key: value} rows (NaN slots left out), oldest first. */

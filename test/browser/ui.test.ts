@@ -57,12 +57,12 @@ describe('training from the page', () => {
     );
     expect(colors).toHaveLength(2);
     const reward = page.locator('figure[aria-label="μk · reward mean"]');
-    await reward.locator('path.recharts-line-curve').first().waitFor({ timeout: 30_000 });
+    await reward.locator('path.series').first().waitFor({ timeout: 30_000 });
     const strokes = await reward
-      .locator('path.recharts-line-curve')
+      .locator('path.series')
       .evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
     for (const c of colors) expect(strokes.filter((s) => s === c).length).toBeGreaterThanOrEqual(2); // 2 agents, smoothed
-    const runReward = page.locator('figure[aria-label="Reward"] path.recharts-line-curve');
+    const runReward = page.locator('figure[aria-label="Reward"] path.series');
     await runReward.first().waitFor({ timeout: 30_000 });
     const runStrokes = await runReward.evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
     for (const c of colors) expect(runStrokes).toContain(c);
@@ -79,6 +79,28 @@ describe('training from the page', () => {
     await waitSteps(lab, (s) => s.every((n, i) => n === paused[i] + 1), 60_000);
     await page.waitForTimeout(1500);
     expect(await steps(lab)).toEqual(paused.map((n) => n + 1));
+
+    // Hover: the chart under the pointer shows a tooltip (the step, each run's value there); the
+    // other charts show a cursor at the same step.
+    const plot = page.locator('figure[aria-label="Reward"] .series-layer > rect');
+    const box = (await plot.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.9, box.y + box.height / 2);
+    const tip = page.locator('figure[aria-label="Reward"] [role="tooltip"]');
+    await tip.waitFor({ timeout: 10_000 });
+    const tipLines = (await tip.locator('div').allTextContents()).map((t) => t.trim());
+    const hovered = Number(/^step (\d+)$/.exec(tipLines[0])?.[1]);
+    expect(hovered).toBeGreaterThanOrEqual(1);
+    expect(hovered).toBeLessThanOrEqual(Math.max(...paused) + 1);
+    for (const r of RUNS) {
+      const line = tipLines.find((l) => l.startsWith(`${r}:`));
+      expect(Number(line?.split(':')[1])).toBeGreaterThanOrEqual(0); // reward ∈ [0, 1]
+      expect(Number(line?.split(':')[1])).toBeLessThanOrEqual(1);
+    }
+    expect(await page.locator('figure[aria-label="μk · reward mean"] line.hover-cursor').count()).toBe(1);
+    expect(await page.locator('[role="tooltip"]').count()).toBe(1);
+    await page.mouse.move(1, 1);
+    await tip.waitFor({ state: 'detached' });
+    expect(await page.locator('line.hover-cursor').count()).toBe(0);
 
     // A live learning rate: no reset, the link follows, a marker appears on the charts.
     const lr = page.getByLabel('learning rate');

@@ -1,30 +1,25 @@
 /**
  * One metric chart: runs overlaid (one colour per run, one dash per agent or key), the smoothed
- * line over a faint raw one (TensorBoard), live-parameter markers, a tooltip synced across charts
- * by step. It re-reads the ring buffers when the chart pump says (chart-pump.ts): on screen only,
- * one chart per task, throttled (recharts renders SVG; tfjs-webgpu.md §11).
+ * line over a faint raw one (TensorBoard), live-parameter markers, a hover synced across charts
+ * by step. recharts draws the frame (axes, grid, markers) on axes computed here (plot.ts); the
+ * data and the hover are SeriesLayer's plain SVG. It re-reads the ring buffers when the chart
+ * pump says (chart-pump.ts): on screen only, one chart per task, throttled.
  */
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
-import {
-  CartesianGrid,
-  Line,
-  Area,
-  ComposedChart,
-  ReferenceLine,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from 'recharts';
+import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import type { BaseTickContentProps } from 'recharts';
 import type { RunId } from '../../runtime/protocol';
 import { registerChart } from '../chart-pump';
 import type { ChartHandle } from '../chart-pump';
 import { chartCsv, download, fileName, svgPng } from '../export';
-import { readSeries } from '../run-data';
+import { lastStep, readSeries } from '../run-data';
 import { addError, useLab } from '../store';
 import type { Marker } from '../store';
+import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
+import type { Axis } from '../plot';
+import { SeriesLayer } from './SeriesLayer';
+import type { Drawn } from './SeriesLayer';
 
 export interface SeriesSpec {
   /** Stable id, used as the row field; must be a plain identifier-ish string. */
@@ -59,44 +54,10 @@ export interface MetricChartProps {
   children?: ReactNode;
 }
 
-const fmt = (v: number): string => {
-  if (!Number.isFinite(v)) return '–';
-  const a = Math.abs(v);
-  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
-  return Number(v.toPrecision(4)).toString();
-};
-
-/**
- * A linear y axis with ~4 round ticks covering [lo, hi], labelled with just enough decimals to
- * tell the ticks apart (recharts' 'auto' domain labels a near-constant series 0.75, 0.75, 0.75).
- */
-function niceAxis(
-  lo: number,
-  hi: number,
-): { domain: [number, number]; ticks: number[]; format(v: number): string } {
-  // Round-off differences (E[A²] = 0.75 ± 1 ulp) are a constant line, not a range to zoom into.
-  const scale = Math.max(Math.abs(lo), Math.abs(hi));
-  if (!(hi - lo > 1e-6 * scale)) {
-    const pad = scale > 1e-12 ? scale * 0.05 : 1;
-    lo -= pad;
-    hi += pad;
-  }
-  const raw = (hi - lo) / 4;
-  const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
-  const start = Math.floor(lo / step) * step;
-  const ticks: number[] = [];
-  for (let i = 0; i < 12 && start + i * step < hi + step * 0.999; i++)
-    ticks.push(Number((start + i * step).toPrecision(12)));
-  const decimals = Math.max(0, -Math.floor(Math.log10(step) + 1e-9) + (step / mag === 2.5 ? 1 : 0));
-  const big = Math.max(Math.abs(ticks[0]), Math.abs(ticks[ticks.length - 1]));
-  const format = (v: number) =>
-    big >= 1e5 || (decimals > 4 && big < 1e-3)
-      ? v.toExponential(1)
-      : decimals > 6
-        ? v.toExponential(1)
-        : v.toFixed(decimals);
-  return { domain: [ticks[0], ticks[ticks.length - 1]], ticks, format };
+/** The same Axis object for as long as it draws the same (see axisKey). */
+function useStable<A extends Axis | null>(a: A): A {
+  const key = axisKey(a);
+  return useMemo(() => a, [key]); // eslint-disable-line react-hooks/exhaustive-deps
 }
 
 /**
@@ -157,88 +118,10 @@ function TICK(p: BaseTickContentProps) {
     </text>
   );
 }
-const AUTO_DOMAIN = ['auto', 'auto'];
 const NO_POINTS = () => [];
 // interval={0}: show the (few, round) ticks as they are; recharts' default interval measures
 // every tick label in the DOM on each redraw, a forced layout per tick.
 const GRID = <CartesianGrid stroke="#e6e9ee" vertical={false} verticalCoordinatesGenerator={NO_POINTS} />;
-const X_AXIS = (
-  <XAxis
-    dataKey="step"
-    type="number"
-    domain={['dataMin', 'dataMax']}
-    allowDecimals={false}
-    interval={0}
-    tick={TICK}
-    tickLine={false}
-    stroke="#9aa3ad"
-  />
-);
-const TOOLTIP = (
-  <Tooltip
-    isAnimationActive={false}
-    formatter={(v) => fmt(Number(v))}
-    labelFormatter={(s) => `step ${s}`}
-    contentStyle={{ fontSize: 11, padding: '4px 8px' }}
-    itemStyle={{ padding: 0 }}
-  />
-);
-
-/** Per series: a seed band (min–max over seeds), the faint raw line when smoothed, the line. */
-function seriesElements(specs: SeriesSpec[], smoothed: boolean): ReactNode[] {
-  const bands = specs
-    .filter((s) => s.runIds.length > 1)
-    .map((s) => (
-      <Area
-        key={`${s.id}~band`}
-        // recharts range Area: dataKey → [low, high]
-        dataKey={(r: Record<string, number>) => [r[`${s.id}~lo`], r[`${s.id}~hi`]]}
-        type="linear"
-        stroke="none"
-        fill={s.color}
-        fillOpacity={0.08}
-        connectNulls
-        isAnimationActive={false}
-        activeDot={false}
-        tooltipType="none"
-        legendType="none"
-      />
-    ));
-  const raw = smoothed
-    ? specs.map((s) => (
-        <Line
-          key={`${s.id}~raw`}
-          dataKey={`${s.id}~raw`}
-          stroke={s.color}
-          strokeOpacity={0.22}
-          strokeWidth={1}
-          strokeDasharray={s.dash}
-          dot={false}
-          activeDot={false}
-          connectNulls
-          isAnimationActive={false}
-          tooltipType="none"
-          legendType="none"
-        />
-      ))
-    : [];
-  const lines = specs.map((s) => (
-    <Line
-      key={s.id}
-      dataKey={s.id}
-      name={s.name}
-      stroke={s.color}
-      strokeWidth={1.6}
-      strokeDasharray={s.dash}
-      dot={false}
-      activeDot={ACTIVE_DOT}
-      connectNulls
-      isAnimationActive={false}
-    />
-  ));
-  return [...bands, ...raw, ...lines];
-}
-const ACTIVE_DOT = { r: 2.5 };
 
 /** Live-parameter markers, one vertical line each (duplicates across runs drawn once). */
 function markerElements(markers: Marker[], midStep: number): ReactNode[] {
@@ -254,7 +137,6 @@ function markerElements(markers: Marker[], midStep: number): ReactNode[] {
         x={m.step}
         stroke="#6b7480"
         strokeDasharray="3 3"
-        ifOverflow="extendDomain"
         label={{
           value: `${m.param}=${m.value}`,
           // Left of the line in the chart's right half, so the label is never clipped.
@@ -283,59 +165,54 @@ function MetricChartImpl({
 
   const data = useMemo(() => {
     void version; // re-read the ring buffers whenever frames arrived
-    const byStep = new Map<number, Record<string, number>>();
-    const row = (step: number) => {
-      let r = byStep.get(step);
-      if (!r) byStep.set(step, (r = { step }));
-      return r;
+    const drawn: Drawn[] = [];
+    let lo = Infinity;
+    let hi = -Infinity;
+    const widen = (vs: number[] | undefined) => {
+      for (const v of vs ?? [])
+        if (Number.isFinite(v)) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
     };
     for (const s of specs) {
       const series = readSeries(s.runIds, s.key, smoothing, log);
       if (!series) continue;
-      series.x.forEach((step, i) => {
-        const r = row(step);
-        r[`${s.id}~raw`] = series.y[i];
-        r[s.id] = series.smooth ? series.smooth[i] : series.y[i];
-        if (series.lo && series.hi) {
-          r[`${s.id}~lo`] = series.lo[i];
-          r[`${s.id}~hi`] = series.hi[i];
-        }
-      });
+      const { x, y, smooth, lo: bandLo, hi: bandHi } = series;
+      drawn.push({ spec: s, x, y: smooth ?? y, raw: smooth && y, lo: bandLo, hi: bandHi });
+      [y, smooth, bandLo, bandHi].forEach(widen);
     }
-    const sorted = [...byStep.values()].sort((a, b) => a.step - b.step);
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const r of sorted) {
-      for (const [k, v] of Object.entries(r)) {
-        if (k !== 'step' && Number.isFinite(v)) {
-          lo = Math.min(lo, v);
-          hi = Math.max(hi, v);
-        }
-      }
-    }
+    // Side by side, the row's other runs set the y scale too (not drawn).
     for (const s of scaleSpecs ?? []) {
       if (specs.includes(s)) continue;
       const series = readSeries(s.runIds, s.key, smoothing, log);
-      for (const v of series ? [series.y, series.smooth, series.lo, series.hi].flat() : []) {
-        if (v !== undefined && Number.isFinite(v)) {
-          lo = Math.min(lo, v);
-          hi = Math.max(hi, v);
-        }
-      }
+      if (series) [series.y, series.smooth, series.lo, series.hi].forEach(widen);
     }
     if (refY !== undefined && lo <= hi) {
       lo = Math.min(lo, refY);
       hi = Math.max(hi, refY);
     }
-    return { rows: sorted, axis: lo <= hi && !log ? niceAxis(lo, hi) : null };
+    // The x axis runs from step 0 to the runs' last step, whichever metrics it has: every chart
+    // of the same runs then has the same x axis (eval is recorded every N steps only), so the
+    // hover cursor lines up across charts.
+    const end = lastStep([...specs, ...(scaleSpecs ?? [])].flatMap((s) => s.runIds));
+    // Every step drawn, ascending: the hover snaps to these.
+    const seen = new Set<number>();
+    for (const d of drawn) for (const st of d.x) seen.add(st);
+    const steps = [...seen].sort((p, q) => p - q);
+    return {
+      steps,
+      drawn,
+      end,
+      axis: lo <= hi ? (log ? logAxis(lo, hi) : niceAxis(lo, hi)) : null,
+    };
   }, [specs, scaleSpecs, smoothing, log, refY, version]);
-  const { rows, axis } = data;
+  const { steps, drawn } = data;
+  const x = useStable(stepAxis(0, Math.max(data.end, ...markers.map((m) => m.step))));
+  const axis = useStable(data.axis);
+  const [tipHost, setTipHost] = useState<HTMLDivElement | null>(null);
 
-  const smoothed = smoothing > 0;
-  // The chart's children are memoized on what they draw, not on the data: a refresh with new
-  // frames then re-renders only what reads the data (recharts' store), not every series element.
-  const series = useMemo(() => seriesElements(specs, smoothed), [specs, smoothed]);
-  const midStep = rows.length ? (rows[0].step + rows[rows.length - 1].step) / 2 : 0;
+  const midStep = steps.length ? (steps[0] + steps[steps.length - 1]) / 2 : 0;
   // Which side of its line each marker's label sits on (left of the line in the right half).
   const sides = markers.map((m) => (m.step > midStep ? 'R' : 'L')).join('');
   const markerLines = useMemo(() => {
@@ -344,7 +221,7 @@ function MetricChartImpl({
   }, [markers, sides]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
-    <figure className="chart" ref={ref} aria-label={title} data-chart={title} data-points={rows.length}>
+    <figure className="chart" ref={ref} aria-label={title} data-chart={title} data-points={steps.length}>
       <figcaption title={about}>
         <span className="chart-title">{title}</span>
         {metric && <code className="chart-hint">{metric}</code>}
@@ -364,7 +241,7 @@ function MetricChartImpl({
             className="mini"
             aria-label={`Download ${title} as PNG`}
             title="This chart as a PNG image"
-            disabled={rows.length === 0}
+            disabled={steps.length === 0}
             onClick={() => {
               const svg = ref.current?.querySelector<SVGSVGElement>('svg.recharts-surface');
               if (svg)
@@ -377,31 +254,42 @@ function MetricChartImpl({
           </button>
         </span>
       </figcaption>
-      {rows.length === 0 ? (
+      {steps.length === 0 ? (
         <div className="chart-empty">no data yet</div>
       ) : (
-        <ResponsiveContainer width="100%" height={170}>
-          <ComposedChart data={rows} margin={MARGIN} syncId="lab" syncMethod="value">
-            {GRID}
-            {X_AXIS}
-            <YAxis
-              scale={log ? 'log' : 'linear'}
-              domain={axis ? axis.domain : AUTO_DOMAIN}
-              ticks={axis?.ticks}
-              interval={0}
-              allowDataOverflow={log}
-              tickFormatter={axis ? axis.format : fmt}
-              tick={TICK}
-              tickLine={false}
-              width={44}
-              stroke="#9aa3ad"
-            />
-            {TOOLTIP}
-            {refY !== undefined && <ReferenceLine y={refY} stroke="#9aa3ad" strokeDasharray="1 3" />}
-            {markerLines}
-            {series}
-          </ComposedChart>
-        </ResponsiveContainer>
+        <div className="chart-plot" ref={setTipHost}>
+          <ResponsiveContainer width="100%" height={170}>
+            <ComposedChart margin={MARGIN}>
+              {GRID}
+              <XAxis
+                dataKey="step"
+                type="number"
+                domain={x.domain}
+                ticks={x.ticks}
+                allowDataOverflow
+                interval={0}
+                tick={TICK}
+                tickLine={false}
+                stroke="#9aa3ad"
+              />
+              <YAxis
+                scale={log ? 'log' : 'linear'}
+                domain={axis?.domain}
+                ticks={axis?.ticks}
+                interval={0}
+                allowDataOverflow
+                tickFormatter={axis?.format}
+                tick={TICK}
+                tickLine={false}
+                width={44}
+                stroke="#9aa3ad"
+              />
+              {refY !== undefined && <ReferenceLine y={refY} stroke="#9aa3ad" strokeDasharray="1 3" />}
+              {markerLines}
+              <SeriesLayer chart={title} drawn={drawn} steps={steps} tipHost={tipHost} />
+            </ComposedChart>
+          </ResponsiveContainer>
+        </div>
       )}
       {children}
     </figure>

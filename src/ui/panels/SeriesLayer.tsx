@@ -1,0 +1,200 @@
+/**
+ * A chart's data, drawn as plain SVG paths inside a recharts chart: every series' smoothed line,
+ * its faint raw line and its seed band, plus the hover: a cursor line at the hovered step in every
+ * chart, dots on each series there, and a tooltip in the chart under the pointer.
+ *
+ * Why not recharts' own <Line>, <Area> and <Tooltip>: each <Line> is a dozen components and redux
+ * selectors, and a chart of 2 runs × 3 agents had 12 of them. A refresh cost 40–60 ms of main
+ * thread with 10 points per line, so every refresh was a long task. And recharts' tooltip sync
+ * (syncId) makes a chart that redraws broadcast its (inactive) tooltip to every other chart, each
+ * of which then re-renders synchronously: 100–300 ms tasks while runs stream. recharts still draws
+ * the axes, grid and reference lines; this layer reads their scales through recharts' hooks and
+ * shares the hovered step through a tiny store of its own.
+ */
+import { memo, useMemo, useSyncExternalStore } from 'react';
+import type { MouseEvent } from 'react';
+import { createPortal } from 'react-dom';
+import { usePlotArea, useXAxisInverseScale, useXAxisScale, useYAxisScale } from 'recharts';
+import { bandPath, fmt, linePath, nearest } from '../plot';
+import type { Scale } from '../plot';
+import type { SeriesSpec } from './MetricChart';
+
+/** One spec's points, as the chart draws them. */
+export interface Drawn {
+  spec: SeriesSpec;
+  x: number[];
+  /** The drawn line: smoothed when smoothing is on, else the raw values. */
+  y: number[];
+  /** The faint raw line under a smoothed one. */
+  raw?: number[];
+  /** The min–max band over seeds. */
+  lo?: number[];
+  hi?: number[];
+}
+
+// ─── the hovered step, shared by every chart ──────────────────────────────────────────────
+
+interface Hover {
+  step: number;
+  /** The chart under the pointer (it alone shows the tooltip box). */
+  chart: string;
+}
+let hover: Hover | null = null;
+const listeners = new Set<() => void>();
+function setHover(next: Hover | null): void {
+  if (next?.step === hover?.step && next?.chart === hover?.chart) return;
+  hover = next;
+  for (const l of listeners) l();
+}
+const subscribe = (l: () => void) => {
+  listeners.add(l);
+  return () => listeners.delete(l);
+};
+const useHover = () => useSyncExternalStore(subscribe, () => hover);
+
+// ─── the layer ─────────────────────────────────────────────────────────────────────────────
+
+/** The data paths: re-rendered only when the data or the scales change, never on hover. */
+const Paths = memo(function Paths({ drawn, sx, sy }: { drawn: Drawn[]; sx: Scale; sy: Scale }) {
+  return (
+    <>
+      {drawn.map(({ spec, x, lo, hi }) =>
+        lo && hi ? (
+          <path
+            key={`${spec.id}~band`}
+            className="series-band"
+            d={bandPath(x, lo, hi, sx, sy)}
+            fill={spec.color}
+            fillOpacity={0.08}
+            stroke="none"
+          />
+        ) : null,
+      )}
+      {drawn.map(({ spec, x, raw }) =>
+        raw ? (
+          <path
+            key={`${spec.id}~raw`}
+            className="series series-raw"
+            d={linePath(x, raw, sx, sy)}
+            fill="none"
+            stroke={spec.color}
+            strokeOpacity={0.22}
+            strokeWidth={1}
+            strokeDasharray={spec.dash}
+          />
+        ) : null,
+      )}
+      {drawn.map(({ spec, x, y }) => (
+        <path
+          key={spec.id}
+          className="series series-line"
+          data-series={spec.name}
+          d={linePath(x, y, sx, sy)}
+          fill="none"
+          stroke={spec.color}
+          strokeWidth={1.6}
+          strokeDasharray={spec.dash}
+        />
+      ))}
+    </>
+  );
+});
+
+export function SeriesLayer({
+  chart,
+  drawn,
+  steps,
+  tipHost,
+}: {
+  /** The chart's title: which chart the pointer is over. */
+  chart: string;
+  drawn: Drawn[];
+  /** Every step drawn, ascending: the hover snaps to these. */
+  steps: number[];
+  tipHost: HTMLElement | null;
+}) {
+  const sx = useXAxisScale() as Scale | undefined;
+  const sy = useYAxisScale() as Scale | undefined;
+  const invert = useXAxisInverseScale();
+  const area = usePlotArea();
+  const h = useHover();
+  const first = steps[0];
+  const last = steps[steps.length - 1];
+  const active = h && h.step >= first && h.step <= last ? h.step : null;
+  // Each series' point nearest the hovered step (series are downsampled on their own steps).
+  const hits = useMemo(
+    () =>
+      active === null
+        ? []
+        : drawn.flatMap((d) => {
+            const i = nearest(d.x, active);
+            return i >= 0 && Number.isFinite(d.y[i]) ? [{ d, x: d.x[i], v: d.y[i] }] : [];
+          }),
+    [drawn, active],
+  );
+  if (!sx || !sy || !area) return null;
+
+  const onMove = (e: MouseEvent<SVGRectElement>) => {
+    const svg = e.currentTarget.ownerSVGElement;
+    if (!svg || !invert || steps.length === 0) return;
+    const value = Number(invert(e.clientX - svg.getBoundingClientRect().left));
+    const i = nearest(steps, value);
+    if (i >= 0) setHover({ step: steps[i], chart });
+  };
+  const ax = active === null ? undefined : sx(active);
+  const showTip = tipHost && ax !== undefined && h?.chart === chart && hits.length > 0;
+  return (
+    <g className="series-layer">
+      <Paths drawn={drawn} sx={sx} sy={sy} />
+      {ax !== undefined && (
+        <line
+          className="hover-cursor"
+          x1={ax}
+          x2={ax}
+          y1={area.y}
+          y2={area.y + area.height}
+          stroke="#9aa3ad"
+          strokeWidth={1}
+        />
+      )}
+      {hits.map(({ d, x, v }) => {
+        const px = sx(x);
+        const py = sy(v);
+        return px === undefined || py === undefined ? null : (
+          <circle key={d.spec.id} cx={px} cy={py} r={2.5} fill={d.spec.color} stroke="#fff" strokeWidth={1} />
+        );
+      })}
+      {/* On top, transparent: takes the pointer over the plot area. */}
+      <rect
+        x={area.x}
+        y={area.y}
+        width={Math.max(0, area.width)}
+        height={Math.max(0, area.height)}
+        fill="transparent"
+        onMouseMove={onMove}
+        onMouseLeave={() => setHover(null)}
+      />
+      {showTip &&
+        createPortal(
+          <div
+            className="chart-tip"
+            role="tooltip"
+            style={
+              // Beside the cursor, on the side with more room, so it never covers the hovered step.
+              ax > area.x + area.width / 2
+                ? { right: `calc(100% - ${ax - 8}px)`, top: area.y + 4 }
+                : { left: ax + 12, top: area.y + 4 }
+            }
+          >
+            <div className="chart-tip-step">step {active}</div>
+            {hits.map(({ d, v }) => (
+              <div key={d.spec.id} style={{ color: d.spec.color }}>
+                {d.spec.name}: {fmt(v)}
+              </div>
+            ))}
+          </div>,
+          tipHost,
+        )}
+    </g>
+  );
+}

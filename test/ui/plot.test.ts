@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { axisKey, bandPath, fmt, nearest, linePath, logAxis, niceAxis, stepAxis } from '../../src/ui/plot';
+
+// A plot 100 px wide for x ∈ [0, 10] and 50 px tall for y ∈ [0, 1], y pointing down (SVG).
+const sx = (v: number) => (v < 0 || v > 10 ? undefined : v * 10);
+const sy = (v: number) => 50 - v * 50;
+
+describe('axes', () => {
+  it('niceAxis covers the data with round ticks and enough decimals', () => {
+    const a = niceAxis(0.1, 0.95);
+    expect(a.ticks).toEqual([0, 0.25, 0.5, 0.75, 1]);
+    expect(a.domain).toEqual([0, 1]);
+    expect(a.ticks.map(a.format)).toEqual(['0.00', '0.25', '0.50', '0.75', '1.00']);
+    // A constant series (round-off apart) gets a small range around it, not a zoom into 1 ulp.
+    const c = niceAxis(0.75, 0.75 + 1e-16);
+    expect(c.domain[0]).toBeLessThan(0.75);
+    expect(c.domain[1]).toBeGreaterThan(0.75);
+    expect(new Set(c.ticks.map(c.format)).size).toBe(c.ticks.length);
+    // Data moving inside the round bounds leaves the axis as it is (charts skip redrawing it).
+    expect(axisKey(niceAxis(0.31, 0.62))).toBe(axisKey(niceAxis(0.32, 0.68)));
+    expect(axisKey(niceAxis(0.31, 0.62))).not.toBe(axisKey(niceAxis(0.31, 0.9)));
+  });
+
+  it('logAxis puts ticks at powers of ten, and at 2× and 5× over a short range', () => {
+    const wide = logAxis(0.003, 40);
+    expect(wide.ticks).toEqual([0.01, 0.1, 1, 10]);
+    expect(wide.domain).toEqual([0.003, 40]);
+    const short = logAxis(0.15, 0.9);
+    expect(short.ticks).toEqual([0.2, 0.5]);
+    expect(short.domain).toEqual([0.15, 0.9]);
+    // Within one 2-5-10 gap: whole decades, so the axis still has labelled ticks.
+    const narrow = logAxis(0.21, 0.24);
+    expect(narrow.domain).toEqual([0.1, 1]);
+    expect(narrow.ticks).toEqual([0.1, 0.2, 0.5, 1]);
+    expect(wide.ticks.map(wide.format)).toEqual(['0.01', '0.1', '1', '10']);
+  });
+
+  it('stepAxis runs from the first step to a round bound past the last, with whole-number ticks', () => {
+    expect(stepAxis(3, 117)).toEqual(expect.objectContaining({ domain: [3, 150], ticks: [50, 100, 150] }));
+    expect(stepAxis(3, 14).ticks).toEqual([4, 6, 8, 10, 12, 14]); // 12 / 5 rounds to 2.5: whole steps of 2
+    expect(stepAxis(0, 3)).toEqual(expect.objectContaining({ domain: [0, 3], ticks: [0, 1, 2, 3] }));
+    expect(stepAxis(1, 200).domain).toEqual([1, 200]);
+    expect(stepAxis(5, 5).domain).toEqual([4, 6]);
+    // The bound moves ~9 times a decade, not every step: 200 steps give 17 distinct axes.
+    const bounds = new Set(Array.from({ length: 199 }, (_, i) => stepAxis(1, i + 2).domain[1]));
+    expect([...bounds]).toEqual([2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40, 50, 60, 80, 100, 150, 200]);
+    for (let last = 2; last <= 5000; last++) {
+      const { domain } = stepAxis(1, last);
+      expect(domain[1]).toBeGreaterThanOrEqual(last);
+      if (last >= 10) expect((last - 1) / (domain[1] - 1)).toBeGreaterThan(0.66);
+    }
+  });
+});
+
+describe('paths', () => {
+  it('linePath joins the finite points in pixels and skips the rest', () => {
+    expect(linePath([0, 1, 2, 3], [0, NaN, 1, 0.5], sx, sy)).toBe('M0.0,50.0L20.0,0.0L30.0,25.0');
+    // Off the x axis (scale gives undefined): left out.
+    expect(linePath([-1, 5], [0.5, 0.5], sx, sy)).toBe('M50.0,25.0');
+    expect(linePath([], [], sx, sy)).toBe('');
+  });
+
+  it('bandPath runs along hi and back along lo, closed', () => {
+    expect(bandPath([0, 5, 10], [0, 0.2, 0.4], [1, 0.8, 0.6], sx, sy)).toBe(
+      'M0.0,0.0L50.0,10.0L100.0,20.0L100.0,30.0L50.0,40.0L0.0,50.0Z',
+    );
+    expect(bandPath([0], [0], [1], sx, sy)).toBe('');
+  });
+
+  it('nearest finds the closest step by bisection', () => {
+    const xs = [0, 2, 4, 9, 30];
+    expect(xs.map((x) => nearest(xs, x))).toEqual([0, 1, 2, 3, 4]);
+    expect([-5, 1, 2.9, 3, 6.4, 6.6, 19, 20, 1e9].map((v) => nearest(xs, v))).toEqual([
+      0, 0, 1, 1, 2, 3, 3, 4, 4,
+    ]);
+    expect(nearest([7], 100)).toBe(0);
+    expect(nearest([], 1)).toBe(-1);
+    expect(nearest(xs, NaN)).toBe(-1);
+  });
+
+  it('fmt gives 4 significant digits, exponents for the very small and large', () => {
+    expect([0.123456, 1234.5, 2e-5, 3.2e6, 0, NaN].map(fmt)).toEqual([
+      '0.1235',
+      '1235',
+      '2.00e-5',
+      '3.20e+6',
+      '0',
+      '–',
+    ]);
+  });
+});
