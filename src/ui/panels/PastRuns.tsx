@@ -2,6 +2,7 @@
  * Past runs: the sessions kept in IndexedDB, newest first, each with its date, task, run labels
  * and steps, and buttons to open it (its curves and its experiment) or delete it.
  */
+import { memo } from 'react';
 import { decodeExperiment } from '../../core/url';
 import { deleteSession } from '../persist';
 import type { StoredSession } from '../persist';
@@ -14,6 +15,30 @@ function summary(s: StoredSession): string {
   return `${task} · ${s.runs.map((x) => x.label).join(' vs ')} · ${s.lastStep} steps`;
 }
 
+/**
+ * One stored session. Memoized on the record: the live session's record is replaced at every
+ * flush (about once a second) while the others keep their identity and are not redrawn (each
+ * row decodes its experiment link and formats a date).
+ */
+const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; current: boolean }) {
+  const name = `${new Date(s.createdAt).toLocaleString()} (${summary(s)})`;
+  return (
+    <li aria-current={current ? 'true' : undefined}>
+      <span>
+        {new Date(s.createdAt).toLocaleString()}
+        <br />
+        <small className="muted">{summary(s)}</small>
+      </span>
+      <button type="button" onClick={() => void openSession(s.id)} aria-label={`Open session ${name}`}>
+        Open
+      </button>
+      <button type="button" onClick={() => void deleteSession(s.id)} aria-label={`Delete session ${name}`}>
+        Delete
+      </button>
+    </li>
+  );
+});
+
 export function PastRuns() {
   const sessions = useLab((s) => s.pastSessions);
   const shown = useLab((s) => s.restored?.id);
@@ -23,32 +48,9 @@ export function PastRuns() {
       {sessions === null && <p className="muted">Loading…</p>}
       {sessions?.length === 0 && <p className="muted">No stored runs yet.</p>}
       <ul className="past-runs">
-        {sessions?.map((s) => {
-          const name = `${new Date(s.createdAt).toLocaleString()} (${summary(s)})`;
-          return (
-            <li key={s.id} aria-current={s.id === shown ? 'true' : undefined}>
-              <span>
-                {new Date(s.createdAt).toLocaleString()}
-                <br />
-                <small className="muted">{summary(s)}</small>
-              </span>
-              <button
-                type="button"
-                onClick={() => void openSession(s.id)}
-                aria-label={`Open session ${name}`}
-              >
-                Open
-              </button>
-              <button
-                type="button"
-                onClick={() => void deleteSession(s.id)}
-                aria-label={`Delete session ${name}`}
-              >
-                Delete
-              </button>
-            </li>
-          );
-        })}
+        {sessions?.map((s) => (
+          <PastRun key={s.id} s={s} current={s.id === shown} />
+        ))}
       </ul>
     </section>
   );

@@ -4,11 +4,17 @@
  * shaded by each token's probability under the sampling policy (log-prob on hover), the reward
  * and the row's advantage under the run's estimator (red negative, green positive).
  */
-import { useState } from 'react';
+import { memo, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { showTokens } from '../../core/vocab';
-import type { InspectedTrajectory, InspectedTurn } from '../../runtime/protocol';
+import type { InspectedTrajectory, InspectedTurn, RunId } from '../../runtime/protocol';
 import { runData } from '../run-data';
-import { useLab } from '../store';
+import { useLab, useThrottledLab } from '../store';
+import type { LabState } from '../store';
+
+/** How often the inspector follows new rollouts: it is read, not watched. */
+const FOLLOW_MS = 1000;
+const rolloutStepOf = (s: LabState, id: RunId | undefined) => s.runs.find((r) => r.id === id)?.rolloutStep;
 
 const num = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
@@ -62,7 +68,7 @@ function Response({ turn }: { turn: InspectedTurn }) {
   );
 }
 
-function Trajectory({ t }: { t: InspectedTrajectory }) {
+const Trajectory = memo(function Trajectory({ t }: { t: InspectedTrajectory }) {
   return (
     <ol className="turns">
       {t.turns.map((turn, i) => (
@@ -85,16 +91,20 @@ function Trajectory({ t }: { t: InspectedTrajectory }) {
       ))}
     </ol>
   );
-}
+});
 
 export function RolloutInspector() {
-  const runs = useLab((s) => s.runs);
-  // Re-render when any run's rollouts arrive (the trajectories live outside React state).
-  useLab((s) => s.runs.map((r) => r.rolloutStep).join(','));
+  // Subscribed to the run ids only, so the inspector does not re-render with every step counter;
+  // a run's label and colour never change, so they are read as they are.
+  const ids = useLab(useShallow((s) => s.runs.map((r) => r.id)));
+  const runs = useLab.getState().runs.filter((r) => ids.includes(r.id));
   const [runIdx, setRunIdx] = useState(0);
   const [sel, setSel] = useState(0);
-  if (runs.length === 0) return null;
-  const run = runs[Math.min(runIdx, runs.length - 1)];
+  const run = runs[Math.min(runIdx, runs.length - 1)] as (typeof runs)[number] | undefined;
+  // Re-render when the shown run's rollouts arrive (they live outside React state), at most
+  // once per FOLLOW_MS.
+  useThrottledLab(rolloutStepOf, run?.id, FOLLOW_MS);
+  if (!run) return null;
   const latest = runData(run.id)?.rollouts;
   const trajs = latest?.trajectories ?? [];
   const t = trajs[Math.min(sel, trajs.length - 1)];
