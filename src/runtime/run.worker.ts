@@ -44,6 +44,21 @@ let persist: { session: string; label: string; every: number } | null = null;
 let savedStep = -1;
 /** Wait between steps while playing (the page's speed control). */
 let delayMs = 0;
+/**
+ * Rollouts go to the page at most once per ROLLOUTS_MS while the run plays: the inspector is
+ * read, not watched, and each message is tens of kilobytes to clone on the page's main thread.
+ * A step taken alone, the last step and a pause send the latest.
+ */
+const ROLLOUTS_MS = 1000;
+let rolloutsSentAt = -Infinity;
+let unsentRollouts: Extract<FromWorker, { type: 'rollouts' }> | null = null;
+function sendRollouts(msg: Extract<FromWorker, { type: 'rollouts' }> | null, now: boolean): void {
+  unsentRollouts = msg;
+  if (!msg || !(now || performance.now() - rolloutsSentAt >= ROLLOUTS_MS)) return;
+  post(msg);
+  rolloutsSentAt = performance.now();
+  unsentRollouts = null;
+}
 
 function setState(state: RunState, message?: string) {
   post({ type: 'state', runId: id, state, step: trainer?.step ?? 0, ...(message ? { message } : {}) });
@@ -180,7 +195,7 @@ async function trainAndSend(t: RunTrainer, c: FrameCodec, gen: number): Promise<
   if (gen !== generation) return;
   const values = c.encode(r.metrics);
   post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
-  post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) });
+  sendRollouts({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) }, !playing || t.step >= steps);
   if (t.step >= steps) {
     playing = false;
     await save();
@@ -281,6 +296,7 @@ async function handle(msg: ToWorker): Promise<void> {
       // A paused run is saved, so a reload or a closed tab resumes exactly here. (A failed step
       // has already been reported by the command that ran it.)
       await inFlight?.catch(() => undefined);
+      sendRollouts(unsentRollouts, true);
       return save();
     case 'step':
       if (!playing) await stepOnce();

@@ -72,7 +72,7 @@ describe('lab controls', () => {
     expect(await page.getByRole('radio', { name: 'Overlaid' }).isChecked()).toBe(false);
     expect(await page.locator('figure[aria-label="Reward"]').count()).toBe(0);
     const strokes = async (chart: string) => {
-      const lines = page.locator(`figure[aria-label="${chart}"] path.series`);
+      const lines = page.locator(`figure[aria-label="${chart}"] .series`);
       await lines.first().waitFor({ timeout: 30_000 });
       return lines.evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
     };

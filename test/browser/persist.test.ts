@@ -50,7 +50,7 @@ describe('persistence', () => {
     await page.reload();
     await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
     expect(await steps(lab)).toEqual(before);
-    const lines = page.locator('figure[aria-label="Reward"] path.series');
+    const lines = page.locator('figure[aria-label="Reward"] .series');
     await lines.first().waitFor({ timeout: 15_000 });
     expect(await lines.count()).toBeGreaterThanOrEqual(2);
     await marker.first().waitFor({ state: 'attached', timeout: 15_000 });

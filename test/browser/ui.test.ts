@@ -57,12 +57,12 @@ describe('training from the page', () => {
     );
     expect(colors).toHaveLength(2);
     const reward = page.locator('figure[aria-label="μk · reward mean"]');
-    await reward.locator('path.series').first().waitFor({ timeout: 30_000 });
+    await reward.locator('.series').first().waitFor({ timeout: 30_000 });
     const strokes = await reward
-      .locator('path.series')
+      .locator('.series')
       .evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
     for (const c of colors) expect(strokes.filter((s) => s === c).length).toBeGreaterThanOrEqual(2); // 2 agents, smoothed
-    const runReward = page.locator('figure[aria-label="Reward"] path.series');
+    const runReward = page.locator('figure[aria-label="Reward"] .series');
     await runReward.first().waitFor({ timeout: 30_000 });
     const runStrokes = await runReward.evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
     for (const c of colors) expect(runStrokes).toContain(c);

@@ -84,18 +84,34 @@ const Paths = memo(function Paths({ drawn, sx, sy }: { drawn: Drawn[]; sx: Scale
           />
         ) : null,
       )}
-      {drawn.map(({ spec, x, y }) => (
-        <path
-          key={spec.id}
-          className="series series-line"
-          data-series={spec.name}
-          d={linePath(x, y, sx, sy)}
-          fill="none"
-          stroke={spec.color}
-          strokeWidth={1.6}
-          strokeDasharray={spec.dash}
-        />
-      ))}
+      {drawn.map(({ spec, x, y }) => {
+        const d = linePath(x, y, sx, sy);
+        // A series with one point so far (eval at its first step) is a dot, not an empty path.
+        const dot = /^M([^,]+),([^L]+)$/.exec(d);
+        return dot ? (
+          <circle
+            key={spec.id}
+            className="series series-line"
+            data-series={spec.name}
+            cx={dot[1]}
+            cy={dot[2]}
+            r={2.5}
+            fill={spec.color}
+            stroke={spec.color}
+          />
+        ) : (
+          <path
+            key={spec.id}
+            className="series series-line"
+            data-series={spec.name}
+            d={d}
+            fill="none"
+            stroke={spec.color}
+            strokeWidth={1.6}
+            strokeDasharray={spec.dash}
+          />
+        );
+      })}
     </>
   );
 });
