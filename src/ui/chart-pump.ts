@@ -1,11 +1,12 @@
 /**
- * Chart refresh scheduling. recharts renders SVG through its own redux store: a chart's new data
- * enters that store from an effect and re-renders the chart synchronously, tens of milliseconds
- * each (tfjs-webgpu.md §11). Refreshing every chart in one commit would block the page for
- * hundreds, so charts refresh one at a time, on-screen ones only, each at most once per REFRESH_MS
- * while frames stream in, with a pause as long as the last refresh before the next: charts take
- * at most about half the main thread, and input is answered between any two. Each refresh is a
- * `chart` user-timing measure, so benchmarks can see what a chart costs.
+ * Chart refresh scheduling. A refresh re-reads a chart's ring buffers and redraws its lines
+ * (SeriesLayer); when an axis moves, recharts redraws the axes too, synchronously, from its own
+ * store in the next animation frame. Refreshing every chart in one commit would block the page
+ * for hundreds of milliseconds, so charts refresh one at a time, on-screen ones only, each at most
+ * once per REFRESH_MS while frames stream in, with a pause as long as the last refresh before the
+ * next: charts take at most about half the main thread, and input is answered between any two.
+ * Each refresh is a `chart` user-timing measure (start to the frame after its commit), so
+ * benchmarks can see what a chart costs.
  */
 import { startTransition } from 'react';
 import { useLab } from './store';
@@ -39,9 +40,9 @@ function committed(entry: Entry): void {
   inFlight.settling = true;
   const { start, guard } = inFlight;
   clearTimeout(guard);
-  // recharts copies the new data into its store from an effect, and its store tells its
-  // components in the next animation frame (redux autoBatch), where they re-render synchronously.
-  // So the measure ends after that frame (and its paint): a zero timeout after a rAF callback.
+  // A moved axis goes into recharts' store from an effect, and its store tells its components in
+  // the next animation frame (redux autoBatch), where they re-render synchronously. So the
+  // measure ends after that frame (and its paint): a zero timeout after a rAF callback.
   const settle = () => {
     const end = performance.now();
     performance.measure('chart', { start, end, detail: entry.name });

@@ -78,15 +78,16 @@ export function logAxis(lo: number, hi: number): Axis {
 }
 
 /**
- * The x axis: from the first step drawn to a round bound at or past the last (1, 1.5, 2, 3, 4, 5,
- * 6 or 8 × 10^k), with ~5 whole-number ticks. The bound moves about nine times a decade, not
- * every step, so a refresh with one more step leaves the axis, grid and markers as they are and
- * only the lines redraw; the curve never fills less than 3/4 of the width past the first decade.
+ * The x axis: from `first` to a round bound at or past `last` (1, 1.5, 2, 3, 4, 5, 6 or 8 × 10^k,
+ * and at least `least`), with ~5 whole-number ticks. The bound moves about nine times a decade,
+ * not every step, so a refresh with one more step leaves the axis, grid and markers as they are
+ * and only the lines redraw; past `least` the curve never fills less than 2/3 of the width.
  */
-export function stepAxis(first: number, last: number): Axis {
-  if (!(last > first)) return { domain: [first - 1, first + 1], ticks: [first], format: String };
-  const mag = 10 ** Math.floor(Math.log10(last));
-  const upper = [1, 1.5, 2, 3, 4, 5, 6, 8, 10].map((m) => Math.round(m * mag)).find((u) => u >= last) ?? last;
+export function stepAxis(first: number, last: number, least = 0): Axis {
+  const mag = last > 0 ? 10 ** Math.floor(Math.log10(last)) : 1;
+  const bound = [1, 1.5, 2, 3, 4, 5, 6, 8, 10].map((m) => Math.round(m * mag)).find((u) => u >= last) ?? last;
+  const upper = Math.max(bound, least);
+  if (!(upper > first)) return { domain: [first - 1, first + 1], ticks: [first], format: String };
   const round = roundStep(upper - first, 5).step;
   const step = Number.isInteger(round) ? round : Math.max(1, Math.floor(round)); // whole steps: 2.5 → 2
   const ticks: number[] = [];

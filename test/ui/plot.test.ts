@@ -41,6 +41,12 @@ describe('axes', () => {
     expect(stepAxis(0, 3)).toEqual(expect.objectContaining({ domain: [0, 3], ticks: [0, 1, 2, 3] }));
     expect(stepAxis(1, 200).domain).toEqual([1, 200]);
     expect(stepAxis(5, 5).domain).toEqual([4, 6]);
+    // At least `least` steps wide: a run's first steps do not move the axis.
+    expect(stepAxis(0, 0, 10)).toEqual(
+      expect.objectContaining({ domain: [0, 10], ticks: [0, 2, 4, 6, 8, 10] }),
+    );
+    expect(stepAxis(0, 7, 10).domain).toEqual([0, 10]);
+    expect(stepAxis(0, 11, 10).domain).toEqual([0, 15]);
     // The bound moves ~9 times a decade, not every step: 200 steps give 17 distinct axes.
     const bounds = new Set(Array.from({ length: 199 }, (_, i) => stepAxis(1, i + 2).domain[1]));
     expect([...bounds]).toEqual([2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40, 50, 60, 80, 100, 150, 200]);

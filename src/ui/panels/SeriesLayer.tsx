@@ -11,7 +11,7 @@
  * the axes, grid and reference lines; this layer reads their scales through recharts' hooks and
  * shares the hovered step through a tiny store of its own.
  */
-import { memo, useMemo, useSyncExternalStore } from 'react';
+import { createContext, memo, useContext, useMemo, useSyncExternalStore } from 'react';
 import type { MouseEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { usePlotArea, useXAxisInverseScale, useXAxisScale, useYAxisScale } from 'recharts';
@@ -31,6 +31,12 @@ export interface Drawn {
   lo?: number[];
   hi?: number[];
 }
+
+/**
+ * What a chart draws, handed to its SeriesLayer by context: a refresh then re-renders the layer
+ * without re-rendering the recharts chart around it (MetricChart's ChartFrame).
+ */
+export const ChartData = createContext<{ drawn: Drawn[]; steps: number[] }>({ drawn: [], steps: [] });
 
 // ─── the hovered step, shared by every chart ──────────────────────────────────────────────
 
@@ -118,17 +124,15 @@ const Paths = memo(function Paths({ drawn, sx, sy }: { drawn: Drawn[]; sx: Scale
 
 export function SeriesLayer({
   chart,
-  drawn,
-  steps,
   tipHost,
 }: {
   /** The chart's title: which chart the pointer is over. */
   chart: string;
-  drawn: Drawn[];
-  /** Every step drawn, ascending: the hover snaps to these. */
-  steps: number[];
+  /** Where the tooltip box goes (the chart's plot container). */
   tipHost: HTMLElement | null;
 }) {
+  // `steps`: every step drawn, ascending; the hover snaps to these.
+  const { drawn, steps } = useContext(ChartData);
   const sx = useXAxisScale() as Scale | undefined;
   const sy = useYAxisScale() as Scale | undefined;
   const invert = useXAxisInverseScale();
