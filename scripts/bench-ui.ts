@@ -1,0 +1,153 @@
+/**
+ * UI responsiveness benchmark (issue 7 §8): the built app in headless Chromium, Train clicked, and
+ * for `--seconds` (after both runs took their first steps) every long task (> 50 ms) of the page's
+ * main thread, with the Long Animation Frames API's attribution of each (which script, invoked by
+ * what), the chart refreshes and the steps taken. The runs train in their workers on the same
+ * cores, as they do for a user.
+ *
+ *   npm run bench:ui -- [--config HASH] [--seconds 30] [--reps 3] [--layout side] [--hover]
+ *
+ * `--config` is an experiment link's hash (default: the default experiment); `--hover` moves the
+ * pointer across the Reward chart all along (the synced hover redraws every chart's cursor).
+ * Prints one JSON line per repetition and writes bench/ui-results.json.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { preview } from 'vite';
+import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const flag = (name: string) => process.argv.includes(`--${name}`);
+const config = arg('config', '');
+const seconds = Number(arg('seconds', '30'));
+const reps = Number(arg('reps', '3'));
+const side = arg('layout', 'overlaid') === 'side';
+const hover = flag('hover');
+
+const quantile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]) : 0;
+};
+
+interface Observed {
+  /** Entries that started before this (performance.now()) are warm-up, delivered late. */
+  since: number;
+  longTasks: number[];
+  frames: { ms: number; scripts: string[] }[];
+}
+
+async function once(url: string, chrome: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'agentwise-bench-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: chrome,
+    headless: true,
+    args: CHROME_ARGS,
+    viewport: { width: 1440, height: 2200 },
+  });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(url);
+    await page.waitForFunction(
+      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
+      null,
+      {
+        timeout: 120_000,
+      },
+    );
+    await page.evaluate(() => {
+      const w = window as unknown as { observed: Observed };
+      w.observed = { since: Infinity, longTasks: [], frames: [] };
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries())
+          if (e.startTime >= w.observed.since) w.observed.longTasks.push(e.duration);
+      }).observe({ type: 'longtask' });
+      // Long Animation Frames: which scripts made each long frame (Chrome 123+).
+      type Script = { duration: number; invoker: string; sourceFunctionName: string };
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as (PerformanceEntry & { scripts: Script[] })[])
+          if (e.startTime >= w.observed.since)
+            w.observed.frames.push({
+              ms: Math.round(e.duration),
+              scripts: e.scripts
+                .filter((s) => s.duration >= 5)
+                .map((s) => `${Math.round(s.duration)} ms ${s.invoker} ${s.sourceFunctionName || ''}`.trim()),
+            });
+      }).observe({ type: 'long-animation-frame' });
+    });
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    if (side) await page.getByRole('radio', { name: 'Side by side' }).check();
+    const steps = () => page.$$eval('[aria-label$=" step"]', (els) => els.map((e) => Number(e.textContent)));
+    while ((await steps()).some((n) => !(n >= 1))) await page.waitForTimeout(250);
+    // Warm-up (first steps, first chart mounts) excluded.
+    await page.evaluate(() => {
+      const w = window as unknown as { observed: Observed };
+      w.observed.since = performance.now();
+      performance.clearMeasures('chart');
+    });
+    const before = await steps();
+    const t0 = Date.now();
+    if (hover) {
+      const box = await page.locator('figure[aria-label="Reward"] .series-layer > rect').boundingBox();
+      for (let i = 0; Date.now() - t0 < seconds * 1000; i++) {
+        if (box) await page.mouse.move(box.x + box.width * ((i % 40) / 40), box.y + box.height / 2);
+        await page.waitForTimeout(30);
+      }
+    } else await page.waitForTimeout(seconds * 1000);
+    const after = await steps();
+    const { observed, charts } = await page.evaluate(() => ({
+      observed: (window as unknown as { observed: Observed }).observed,
+      charts: performance.getEntriesByName('chart').map((e) => e.duration),
+    }));
+    const long = observed.frames.filter((f) => f.ms > 50);
+    return {
+      seconds,
+      steps: after.map((n, i) => n - before[i]),
+      longTasks: observed.longTasks.length,
+      longTaskMs: {
+        total: Math.round(observed.longTasks.reduce((a, b) => a + b, 0)),
+        median: quantile(observed.longTasks, 0.5),
+        max: quantile(observed.longTasks, 1),
+      },
+      chartRefreshes: charts.length,
+      chartRefreshMs: { median: quantile(charts, 0.5), p90: quantile(charts, 0.9) },
+      longFrames: long.slice(0, 8),
+      errors,
+    };
+  } finally {
+    await context.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const chrome = ensureChrome();
+const server = await preview({ preview: { port: 0, host: '127.0.0.1' }, logLevel: 'warn' });
+const base = server.resolvedUrls?.local[0]?.replace(/\/$/, '');
+if (!base) throw new Error('preview server has no URL');
+const url = `${base}/${config ? (config.startsWith('#') ? config : `#${config}`) : ''}`;
+console.log(
+  `[bench:ui] ${url} · ${seconds} s × ${reps}${side ? ' · side by side' : ''}${hover ? ' · hovering' : ''}`,
+);
+console.log(`[bench:ui] ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`);
+const results = [];
+for (let r = 0; r < reps; r++) {
+  const res = await once(url, chrome);
+  console.log(JSON.stringify(res));
+  results.push(res);
+}
+await server.close();
+mkdirSync('bench', { recursive: true });
+writeFileSync(
+  'bench/ui-results.json',
+  JSON.stringify(
+    { date: new Date().toISOString(), url, cores: cpus().length, side, hover, results },
+    null,
+    2,
+  ),
+);
