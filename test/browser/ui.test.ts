@@ -49,7 +49,9 @@ describe('training from the page', () => {
     await train.click();
     await waitSteps(lab, (s) => s.every((n) => n >= 2));
     // auto picked wasm here, and the lab's fused SIMD kernels run the model in the workers.
-    expect(await page.getByTestId('kernels').textContent()).toBe(' · fused wasm SIMD (attention, rowwise, gemm)');
+    expect(await page.getByTestId('kernels').textContent()).toBe(
+      ' · fused wasm SIMD (attention, rowwise, gemm)',
+    );
 
     // Charts: a line per agent for each run, in the run's colour.
     const colors = await page.$$eval('.legend [data-run-color]', (bs) =>
@@ -101,6 +103,19 @@ describe('training from the page', () => {
     await page.mouse.move(1, 1);
     await tip.waitFor({ state: 'detached' });
     expect(await page.locator('line.hover-cursor').count()).toBe(0);
+    // The same from the keyboard: focus shows the last step, arrows walk, Escape leaves.
+    const tipStep = async () =>
+      Number(/^step (\d+)$/.exec((await tip.locator('div').first().textContent()) ?? '')?.[1]);
+    await plot.focus();
+    await tip.waitFor();
+    const last = await tipStep();
+    expect(last).toBe(Math.max(...paused)); // paused + 1 steps taken; frames count them from 0
+    await plot.press('ArrowLeft');
+    await expect.poll(tipStep).toBe(last - 1);
+    await plot.press('Home');
+    await expect.poll(tipStep).toBe(0);
+    await plot.press('Escape');
+    await tip.waitFor({ state: 'detached' });
 
     // A live learning rate: no reset, the link follows, a marker appears on the charts.
     const lr = page.getByLabel('learning rate');

@@ -12,7 +12,7 @@
  * shares the hovered step through a tiny store of its own.
  */
 import { createContext, memo, useContext, useMemo, useSyncExternalStore } from 'react';
-import type { MouseEvent } from 'react';
+import type { KeyboardEvent, MouseEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { usePlotArea, useXAxisInverseScale, useXAxisScale, useYAxisScale } from 'recharts';
 import { bandPath, fmt, linePath, nearest } from '../plot';
@@ -161,6 +161,21 @@ export function SeriesLayer({
     const i = nearest(steps, value);
     if (i >= 0) setHover({ step: steps[i], chart });
   };
+  // Keyboard: the plot is a tab stop; arrows move along the steps, Home/End jump, Escape leaves.
+  const onKey = (e: KeyboardEvent<SVGRectElement>) => {
+    if (steps.length === 0) return;
+    const at = h?.chart === chart ? nearest(steps, h.step) : steps.length - 1;
+    const to: Record<string, number> = {
+      ArrowLeft: Math.max(0, at - 1),
+      ArrowRight: Math.min(steps.length - 1, at + 1),
+      Home: 0,
+      End: steps.length - 1,
+    };
+    if (e.key === 'Escape') setHover(null);
+    else if (e.key in to) setHover({ step: steps[to[e.key]], chart });
+    else return;
+    e.preventDefault();
+  };
   const ax = active === null ? undefined : sx(active);
   const showTip = tipHost && ax !== undefined && h?.chart === chart && hits.length > 0;
   return (
@@ -193,6 +208,11 @@ export function SeriesLayer({
         fill="transparent"
         onMouseMove={onMove}
         onMouseLeave={() => setHover(null)}
+        tabIndex={0}
+        aria-label={`${chart}: the arrow keys read the values step by step`}
+        onFocus={() => steps.length > 0 && setHover({ step: steps[steps.length - 1], chart })}
+        onBlur={() => setHover(null)}
+        onKeyDown={onKey}
       />
       {showTip &&
         createPortal(
