@@ -40,7 +40,7 @@ export function niceAxis(lo: number, hi: number): Axis {
     hi += pad;
   }
   const { step, mag } = roundStep(hi - lo, 4);
-  const start = Math.floor(lo / step) * step;
+  const start = Math.floor(lo / step + 1e-9) * step; // 0.3 / 0.1 = 2.9999…: still tick 3
   const ticks: number[] = [];
   for (let i = 0; i < 12 && start + i * step < hi + step * 0.999; i++)
     ticks.push(Number((start + i * step).toPrecision(12)));

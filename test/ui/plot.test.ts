@@ -11,6 +11,8 @@ describe('axes', () => {
     expect(a.ticks).toEqual([0, 0.25, 0.5, 0.75, 1]);
     expect(a.domain).toEqual([0, 1]);
     expect(a.ticks.map(a.format)).toEqual(['0.00', '0.25', '0.50', '0.75', '1.00']);
+    // Data starting exactly on a tick start there (0.3 / 0.1 is 2.999… in floating point).
+    expect(niceAxis(0.3, 0.7).domain).toEqual([0.3, 0.7]);
     // A constant series (round-off apart) gets a small range around it, not a zoom into 1 ulp.
     const c = niceAxis(0.75, 0.75 + 1e-16);
     expect(c.domain[0]).toBeLessThan(0.75);
