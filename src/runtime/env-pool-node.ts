@@ -16,8 +16,14 @@ export function threadWorker(worker: Worker): WorkerLike {
     terminate: () => void worker.terminate(),
   };
   worker.on('message', (data) => like.onmessage?.({ data }));
-  worker.on('error', (e) => like.onerror?.({ message: e.message }));
-  worker.on('exit', (code) => code !== 0 && like.onerror?.({ message: `exited with code ${code}` }));
+  // A crash is reported at 'exit', not at 'error': Node delivers the messages the worker posted
+  // before it threw ahead of 'exit' but not always ahead of 'error', and an answer posted just
+  // before the crash must not be counted as lost with it.
+  let error: string | null = null;
+  worker.on('error', (e) => (error = e.message));
+  worker.on('exit', (code) => {
+    if (code !== 0 || error !== null) like.onerror?.({ message: error ?? `exited with code ${code}` });
+  });
   return like;
 }
 
