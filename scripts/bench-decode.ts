@@ -8,11 +8,8 @@ import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
 import { sample } from '../src/model/sampler';
 import { setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
 import { Prng } from '../src/core/prng';
+import { arg, median } from './cli-args';
 
-const arg = (name: string, fallback: string) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
 await tf.setBackend('wasm');
 const cfg = gptConfig(arg('preset', 'small') as PresetName, { contextLength: 64 });
 const model = GPT.create(cfg, 1);
@@ -31,6 +28,5 @@ for (let r = -1; r < Number(arg('reps', '8')); r++) {
     if (r >= 0) (times[name] ??= []).push((c.user + c.system) / 1000);
   }
 }
-const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor((xs.length - 1) / 2)];
 for (const [name, ts] of Object.entries(times)) console.log(`${name.padEnd(10)} ${median(ts).toFixed(0).padStart(6)} cpu ms/decode  ${((64 * 16) / (median(ts) / 1000)).toFixed(0).padStart(6)} tok/s`);
 model.dispose();

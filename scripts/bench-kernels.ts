@@ -10,9 +10,9 @@ import { setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
 import { gelu, layerNorm, linear } from '../src/model/layers';
 import { matMulTN } from '../src/model/kernels/rowwise';
 import { MASK } from '../src/model/gpt';
+import { arg, median } from './cli-args';
 
-const i = process.argv.indexOf('--reps');
-const reps = i >= 0 ? Number(process.argv[i + 1]) : 15;
+const reps = Number(arg('reps', '15'));
 await tf.setBackend('wasm');
 const [B, T, C, H, M] = [64, 64, 128, 4, 512];
 const N = B * T;
@@ -27,7 +27,6 @@ const cases: [string, KernelFamily, () => tf.Tensor, tf.Tensor[]][] = [
   ['xᵀ·dy (4096, 128)ᵀ (4096, 512)', 'gemm', () => matMulTN(x as tf.Tensor2D, h as tf.Tensor2D), []],
   ['linear (4096, 128) → 512', 'rowwise', () => linear(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D), [x, w1, b1]],
 ];
-const median = (xs: number[]) => [...xs].sort((p, q) => p - q)[Math.floor((xs.length - 1) / 2)];
 for (const [name, family, f, xs] of cases) {
   const step = (fused: boolean) => {
     setFusedKernels(fused, [family]);

@@ -17,12 +17,8 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
+import { arg, flag } from './cli-args';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
-const flag = (name: string) => process.argv.includes(`--${name}`);
 const config = arg('config', '');
 const seconds = Number(arg('seconds', '30'));
 const reps = Number(arg('reps', '3'));

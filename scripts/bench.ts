@@ -19,18 +19,13 @@ import { Prng } from '../src/core/prng';
 import { sample } from '../src/model/sampler';
 import { setFusedKernels } from '../src/model/kernels/wasm';
 import { nextTokenLoss, supervisedStep } from '../src/model/warmstart';
+import { arg, median } from './cli-args';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
 const presets = arg('presets', 'small').split(',') as PresetName[];
 const backends = arg('backends', 'wasm,cpu').split(',');
 const reps = Number(arg('reps', '5'));
 const kernelModes = arg('kernels', 'fused').split(',');
 const rounds = Number(arg('rounds', '1'));
-/** Median; the lower middle of an even count. */
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 // ---- workload (§14): 64 × 64 training rows; decode 64 prompts of 32 tokens + 16 new
 const ROWS = 64;

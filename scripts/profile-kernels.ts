@@ -9,11 +9,8 @@ import { packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';
 import { Prng } from '../src/core/prng';
 import { nextTokenLoss } from '../src/model/warmstart';
+import { arg, flag } from './cli-args';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
 const preset = arg('preset', 'small') as PresetName;
 await tf.setBackend(arg('backend', 'wasm'));
 const cfg = gptConfig(preset, { contextLength: 64 });
@@ -35,7 +32,7 @@ const reps = Number(arg('reps', '3'));
 for (let r = 0; r < reps; r++) {
   const prof = await tf.profile(step);
   for (const k of prof.kernels) {
-    const key = process.argv.includes('--shapes') ? `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join('')}` : k.name;
+    const key = flag('shapes') ? `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join('')}` : k.name;
     const t = totals.get(key) ?? { ms: 0, n: 0 };
     t.ms += (k.kernelTimeMs as number) / reps;
     t.n += 1 / reps;
@@ -59,7 +56,7 @@ const prof = await tf.profile(async () => {
 });
 const wall = performance.now() - t0;
 for (const k of prof.kernels) {
-  const key = process.argv.includes('--shapes') ? `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join('')}` : k.name;
+  const key = flag('shapes') ? `${k.name} ${k.inputShapes.map((s) => `[${s}]`).join('')}` : k.name;
   const t = dec.get(key) ?? { ms: 0, n: 0 };
   t.ms += k.kernelTimeMs as number;
   t.n += 1;
