@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
 import { sample } from '../src/model/sampler';
-import { setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
+import { KERNEL_FAMILIES, setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
 import { Prng } from '../src/core/prng';
 import { arg, median } from './cli-args';
 
@@ -16,7 +16,7 @@ const model = GPT.create(cfg, 1);
 const rng = new Prng(1);
 const prompts = Array.from({ length: 64 }, () => Array.from({ length: 32 }, () => 5 + Math.floor(rng.next() * (cfg.vocabSize - 5))));
 const decode = () => sample(model, prompts, { maxNewTokens: 16, seeds: prompts.map((_, i) => i), eos: -1, pad: 0 });
-const variants: Record<string, KernelFamily[]> = { fused: ['attention', 'rowwise', 'gemm'], attention: ['attention'], rowwise: ['rowwise'], plain: [] };
+const variants: Record<string, KernelFamily[]> = { fused: [...KERNEL_FAMILIES], attention: ['attention'], rowwise: ['rowwise'], plain: [] };
 const times: Record<string, number[]> = {};
 for (let r = -1; r < Number(arg('reps', '8')); r++) {
   for (const [name, fams] of Object.entries(variants)) {

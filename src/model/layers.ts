@@ -8,7 +8,7 @@
  * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
-import { colSum, geluFused, layerNormFused, matMulTN } from './kernels/rowwise';
+import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulTN } from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
@@ -58,7 +58,7 @@ export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Te
   const mean = tf.mean(x, -1, true); // (N, 1)
   const xc = tf.sub(x, mean); // (N, C)
   const variance = tf.mean(tf.square(xc), -1, true); // (N, 1)
-  return tf.add(tf.mul(tf.mul(xc, tf.rsqrt(tf.add(variance, 1e-5))), g), b); // (N, C)
+  return tf.add(tf.mul(tf.mul(xc, tf.rsqrt(tf.add(variance, LN_EPS))), g), b); // (N, C)
 }
 
 /**
@@ -68,8 +68,7 @@ export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Te
  */
 export function gelu(x: tf.Tensor2D): tf.Tensor2D {
   if (fusedKernelsAvailable('rowwise')) return geluFused(x); // (N, M)
-  const a = 2 * Math.sqrt(2 / Math.PI);
-  const u = tf.mul(x, tf.add(tf.mul(tf.square(x), a * 0.044715), a)); // (N, M): x·(a + a·0.044715·x²)
+  const u = tf.mul(x, tf.add(tf.mul(tf.square(x), GELU_A * 0.044715), GELU_A)); // (N, M): x·(a + a·0.044715·x²), a = GELU_A
   return tf.mul(x, tf.sigmoid(u));
 }
 

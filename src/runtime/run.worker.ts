@@ -12,7 +12,7 @@ import * as tf from '@tensorflow/tfjs';
 import { structuralKey } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
-import { fusedKernelsAvailable } from '../model/kernels/wasm';
+import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
 import { decodeRunState, encodeRunState } from '../train/run-state';
 import type { RunState as SavedRun } from '../train/run-state';
 import { RunTrainer, type StepResult } from '../train/trainer';
@@ -160,7 +160,7 @@ async function save(): Promise<void> {
 
 /** What the ready message says about kernels (the fused ones exist for wasm only). */
 function kernelsInUse(): string {
-  const fused = (['attention', 'rowwise', 'gemm'] as const).filter((f) => fusedKernelsAvailable(f));
+  const fused = KERNEL_FAMILIES.filter((f) => fusedKernelsAvailable(f));
   return fused.length ? `fused wasm SIMD (${fused.join(', ')})` : `tfjs ${tf.getBackend()} ops`;
 }
 

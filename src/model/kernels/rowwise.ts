@@ -11,7 +11,7 @@ import { fusedKernelsAvailable, registerWasmKernel } from './wasm';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
-/** GELU's tanh-form constant, 2√(2/π), as in layers.ts. */
+/** GELU's tanh-form constant, 2√(2/π), and LayerNorm's eps (GPT-2's): the fused and plain forms share them. */
 export const GELU_A = 2 * Math.sqrt(2 / Math.PI);
 export const LN_EPS = 1e-5;
 

@@ -50,11 +50,12 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
 }
 
 /** Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy weight gradients. */
-export type KernelFamily = 'attention' | 'rowwise' | 'gemm';
+export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm'] as const;
+export type KernelFamily = (typeof KERNEL_FAMILIES)[number];
 const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true };
 
 /** Turns fused kernels off (all on by default): for A/B benchmarks and tests against the plain path. */
-export function setFusedKernels(on: boolean, families: readonly KernelFamily[] = ['attention', 'rowwise', 'gemm']): void {
+export function setFusedKernels(on: boolean, families: readonly KernelFamily[] = KERNEL_FAMILIES): void {
   for (const f of families) enabled[f] = on;
 }
 
