@@ -8,7 +8,7 @@
  * Nothing is evaluated: parsing is `Number`, `JSON.parse` of a quoted string, and the zod schema.
  * Pure functions; only src/ui touches window.location.
  */
-import { CONFIG_VERSION, DEFAULT_EXPERIMENT, validateExperiment } from './config';
+import { CONFIG_VERSION, DEFAULT_EXPERIMENT, structuralKey, validateExperiment } from './config';
 import type { Experiment, FieldError } from './config';
 
 /** Longer hashes are refused: a link is for sharing an experiment, not a payload. */
@@ -197,4 +197,14 @@ function merge(base: Json, patch: Json): Json {
   }
   if (Array.isArray(patch)) return Array.from(patch, (v) => v ?? null); // holes fail validation
   return patch;
+}
+
+/**
+ * Whether a link's experiment is `config` up to its live hyper-parameters: a stored session of
+ * it can be shown and resumed under `config` (a live change moves the link on mid-run).
+ */
+export function sameStructure(hash: string, config: Experiment): boolean {
+  if (hash === encodeExperiment(config)) return true;
+  const r = decodeExperiment(hash);
+  return r.ok && structuralKey(r.config) === structuralKey(config);
 }

@@ -4,9 +4,9 @@
  * way to apply an edited config, so the inline fields and the JSON editor behave alike. No tfjs.
  */
 import { z } from 'zod';
-import { ExperimentSchema, LIVE_PARAMS } from '../core/config';
+import { ExperimentSchema, LIVE_PARAMS, LIVE_PATHS, structuralKey } from '../core/config';
 import type { Experiment } from '../core/config';
-import { LIVE_PATHS, setLive, structuralKey } from './lab';
+import { setLive } from './lab';
 import { chooseConfig, useLab } from './store';
 
 /** The schema of the field at a dotted path ('rollout.groupSize', 'runs.0.estimator'), unwrapped. */

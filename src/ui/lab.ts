@@ -10,7 +10,7 @@ import { LIVE_PATHS, runInstances, structuralKey } from '../core/config';
 import { LabSession } from '../runtime/client';
 import { statesOf } from '../runtime/state-store';
 import type { LabEvents, SessionOptions } from '../runtime/client';
-import { decodeExperiment, encodeExperiment } from '../core/url';
+import { encodeExperiment, sameStructure } from '../core/url';
 import type { LiveParam, RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
 import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
@@ -148,10 +148,8 @@ export function startSession(): LabSession {
 function resumable(): string | null {
   const { restored, pastSessions, config } = useLab.getState();
   const stored = restored && pastSessions?.find((p) => p.id === restored.id);
-  if (!stored) return null;
   // Live hyper-parameters may have moved on since the session began; its structure may not.
-  const r = decodeExperiment(stored.experiment);
-  return r.ok && structuralKey(r.config) === structuralKey(config) ? stored.id : null;
+  return stored && sameStructure(stored.experiment, config) ? stored.id : null;
 }
 
 /**
@@ -251,8 +249,6 @@ export function reset(): void {
 
 // ─── live hyper-parameters ───────────────────────────────────────────────────
 
-// Where each live parameter lives in the config, and the config's structural part: core/config.ts.
-export { LIVE_PATHS, structuralKey } from '../core/config';
 
 /**
  * Applies a hyper-parameter to every run without a reset. The config (and so the link) follows;

@@ -2,11 +2,10 @@
  * Stored sessions back on screen: at page load the latest one, or any one the user opens from
  * Past runs. Its runs come back into the store (state 'done', no workers, with their live-parameter
  * markers) and their frames into run-data rings, so the charts draw the recorded curves; Train
- * starts a fresh session as usual.
+ * goes on from each run's saved state (lab.ts).
  */
-import type { Experiment } from '../core/config';
-import { decodeExperiment, encodeExperiment } from '../core/url';
-import { reset, structuralKey } from './lab';
+import { decodeExperiment, sameStructure } from '../core/url';
+import { reset } from './lab';
 import { loadSession, refreshSessions } from './persist';
 import type { StoredFrame, StoredSession } from './persist';
 import { restoreRunData } from './run-data';
@@ -43,23 +42,13 @@ function show(session: StoredSession, frames: StoredFrame[]): void {
 }
 
 /**
- * Whether a stored session ran the experiment of this config. Live hyper-parameters may differ:
- * changing one mid-run moves the link on, and the session's markers record the change.
- */
-function sameExperiment(session: StoredSession, config: Experiment): boolean {
-  if (session.experiment === encodeExperiment(config)) return true;
-  const r = decodeExperiment(session.experiment);
-  return r.ok && structuralKey(r.config) === structuralKey(config);
-}
-
-/**
  * At page load: show the newest stored session if it ran the experiment the page opened with (a
  * shared link to another experiment must not show someone's old curves under its settings) and
  * the user has not started runs meanwhile. Other sessions stay one click away in Past runs.
  */
 export async function restoreLatest(): Promise<void> {
   const [latest] = await refreshSessions();
-  if (!latest || !sameExperiment(latest, useLab.getState().config)) return;
+  if (!latest || !sameStructure(latest.experiment, useLab.getState().config)) return;
   const got = await loadSession(latest.id);
   const s = useLab.getState();
   if (got && s.session === 'none' && s.runs.length === 0) show(got.session, got.frames);

@@ -9,7 +9,7 @@ import {
   TASK_NAMES,
   type Experiment,
 } from '../../src/core/config';
-import { MAX_HASH_LENGTH, decodeExperiment, encodeExperiment } from '../../src/core/url';
+import { MAX_HASH_LENGTH, decodeExperiment, encodeExperiment, sameStructure } from '../../src/core/url';
 import { PRESETS } from '../../src/core/presets';
 
 const labelArb = fc.stringMatching(/^[\w .+()-]{1,32}$/);
@@ -129,5 +129,17 @@ describe('experiment URL codec', () => {
     const r = decodeExperiment('#v=1&' + 'x'.repeat(MAX_HASH_LENGTH));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors[0]).toEqual({ path: '(hash)', message: expect.stringMatching(/limit is 2048/) });
+  });
+
+  it('sameStructure: a link is the same experiment up to its live hyper-parameters', () => {
+    const live = structuredClone(DEFAULT_EXPERIMENT);
+    live.optim.lr = 0.002;
+    live.rollout.temperature = 0.7;
+    expect(sameStructure('v=1', DEFAULT_EXPERIMENT)).toBe(true);
+    expect(sameStructure(encodeExperiment(live), DEFAULT_EXPERIMENT)).toBe(true);
+    const other = structuredClone(DEFAULT_EXPERIMENT);
+    other.rollout.groupSize = 4;
+    expect(sameStructure(encodeExperiment(other), DEFAULT_EXPERIMENT)).toBe(false);
+    expect(sameStructure('v=1&rollout.groupSize=banana', DEFAULT_EXPERIMENT)).toBe(false);
   });
 });

@@ -4,10 +4,10 @@
  * it took effect. Values commit on Enter or when the field loses focus, not on every keystroke.
  */
 import { useState } from 'react';
-import { validateExperiment } from '../../core/config';
+import { LIVE_PATHS, validateExperiment } from '../../core/config';
 import { LIVE_PARAMS } from '../../runtime/protocol';
 import type { LiveParam } from '../../runtime/protocol';
-import { LIVE_PATHS, setLive } from '../lab';
+import { setLive } from '../lab';
 import { useLab } from '../store';
 
 const LABELS: Record<LiveParam, { label: string; step: number; title: string }> = {
