@@ -11,6 +11,7 @@ import { PRESETS } from '../../core/presets';
 import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, setAt } from '../config-edit';
 import { chooseConfig, useLab } from '../store';
 import { FieldErrors } from './FieldErrors';
+import { useDraft } from './draft';
 
 /** The structural fields shown inline, by schema path; choices and limits come from the schema. */
 const FIELDS: { path: string; label: string }[] = [
@@ -37,19 +38,20 @@ const fieldId = (path: string) => `exp-${path.replace(/\./g, '-')}`;
 /** One inline field: a select for an enum, a number input (committed on Enter or blur) otherwise. */
 function Field({ path, label }: { path: string; label: string }) {
   const value = useLab((s) => getAt(s.config, path));
-  const [text, setText] = useState<string | null>(null);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const id = fieldId(path);
   const errId = `${id}-error`;
   const isEnum = typeof value === 'string';
-
-  const commitNumber = () => {
-    if (text === null) return;
-    const found =
-      text.trim() === '' ? [{ path, message: 'a number is required' }] : tryField(path, Number(text));
-    setErrors(found);
-    if (found.length === 0) setText(null);
-  };
+  const draft = useDraft(
+    String(value),
+    (text) => {
+      const found =
+        text.trim() === '' ? [{ path, message: 'a number is required' }] : tryField(path, Number(text));
+      setErrors(found);
+      return found.length === 0;
+    },
+    () => setErrors([]),
+  );
 
   const common = {
     id,
@@ -77,16 +79,7 @@ function Field({ path, label }: { path: string; label: string }) {
           min={min}
           max={max}
           step={int ? 1 : 'any'}
-          value={text ?? String(value)}
-          onChange={(e) => setText(e.target.value)}
-          onBlur={commitNumber}
-          onKeyDown={(e) => {
-            if (e.key === 'Enter') commitNumber();
-            if (e.key === 'Escape') {
-              setText(null);
-              setErrors([]);
-            }
-          }}
+          {...draft}
         />
       )}
       {errors.length > 0 && (

@@ -9,6 +9,7 @@ import { LIVE_PARAMS } from '../../runtime/protocol';
 import type { LiveParam } from '../../runtime/protocol';
 import { setLive } from '../lab';
 import { useLab } from '../store';
+import { useDraft } from './draft';
 
 const LABELS: Record<LiveParam, { label: string; step: number; title: string }> = {
   lr: { label: 'learning rate', step: 1e-4, title: 'AdamW learning rate' },
@@ -21,23 +22,24 @@ const LABELS: Record<LiveParam, { label: string; step: number; title: string }> 
 
 function LiveField({ param }: { param: LiveParam }) {
   const value = useLab((s) => LIVE_PATHS[param].get(s.config));
-  const [text, setText] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const id = `live-${param}`;
-
-  const commit = () => {
-    if (text === null) return;
-    const v = Number(text);
-    const next = LIVE_PATHS[param].set(useLab.getState().config, v);
-    const checked = text.trim() === '' ? null : validateExperiment(next);
-    if (!checked || !checked.ok) {
-      setError(checked ? checked.errors.map((e) => e.message).join('; ') : 'a number is required');
-      return;
-    }
-    setError(null);
-    setText(null);
-    setLive(param, v);
-  };
+  const draft = useDraft(
+    String(value),
+    (text) => {
+      const v = Number(text);
+      const checked =
+        text.trim() === '' ? null : validateExperiment(LIVE_PATHS[param].set(useLab.getState().config, v));
+      if (!checked || !checked.ok) {
+        setError(checked ? checked.errors.map((e) => e.message).join('; ') : 'a number is required');
+        return false;
+      }
+      setError(null);
+      setLive(param, v);
+      return true;
+    },
+    () => setError(null),
+  );
 
   return (
     <div className="live-field">
@@ -49,18 +51,9 @@ function LiveField({ param }: { param: LiveParam }) {
         type="number"
         inputMode="decimal"
         step={LABELS[param].step}
-        value={text ?? String(value)}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
-        onChange={(e) => setText(e.target.value)}
-        onBlur={commit}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter') commit();
-          if (e.key === 'Escape') {
-            setText(null);
-            setError(null);
-          }
-        }}
+        {...draft}
       />
       {error && (
         <span id={`${id}-error`} className="field-error" role="alert">
