@@ -22,7 +22,7 @@ import { ChartData, SeriesLayer } from './SeriesLayer';
 import type { Drawn } from './SeriesLayer';
 
 export interface SeriesSpec {
-  /** Stable id, used as the row field; must be a plain identifier-ish string. */
+  /** Stable id within the chart (React keys). */
   id: string;
   /** One run, or the runs of one config entry over several seeds (drawn as mean and band). */
   runIds: RunId[];
@@ -121,8 +121,6 @@ function TICK(p: BaseTickContentProps) {
   );
 }
 const NO_POINTS = () => [];
-// interval={0}: show the (few, round) ticks as they are; recharts' default interval measures
-// every tick label in the DOM on each redraw, a forced layout per tick.
 const GRID = <CartesianGrid stroke="#e6e9ee" vertical={false} verticalCoordinatesGenerator={NO_POINTS} />;
 
 /** Live-parameter markers, one vertical line each (duplicates across runs drawn once). */
@@ -179,6 +177,8 @@ const ChartFrame = memo(function ChartFrame({
     <ResponsiveContainer width="100%" height={170}>
       <ComposedChart margin={MARGIN}>
         {GRID}
+        {/* interval={0}: the (few, round) ticks as given; recharts' default interval measures
+            every tick label in the DOM on each redraw, a forced layout per tick. */}
         <XAxis
           dataKey="step"
           type="number"
@@ -275,13 +275,8 @@ function MetricChartImpl({
   const [tipHost, setTipHost] = useState<HTMLDivElement | null>(null);
   const layer = useMemo(() => ({ drawn, steps }), [drawn, steps]);
 
-  const midStep = steps.length ? (steps[0] + steps[steps.length - 1]) / 2 : 0;
-  // Which side of its line each marker's label sits on (left of the line in the right half).
-  const sides = markers.map((m) => (m.step > midStep ? 'R' : 'L')).join('');
-  const markerLines = useMemo(() => {
-    void sides;
-    return markerElements(markers, midStep);
-  }, [markers, sides]); // eslint-disable-line react-hooks/exhaustive-deps
+  // Labels go left of their line in the x axis's right half: a new list only when the axis moves.
+  const markerLines = useMemo(() => markerElements(markers, (x.domain[0] + x.domain[1]) / 2), [markers, x]);
 
   return (
     <figure className="chart" ref={ref} aria-label={title} data-chart={title} data-points={steps.length}>
