@@ -6,7 +6,7 @@
  * follows; a structural edit resets the runs, a live one leaves a marker).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab, stepCounts, trainEnabled } from './harness';
+import { openLab, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
@@ -16,16 +16,6 @@ afterEach(async () => {
   await lab?.close();
   lab = undefined;
 });
-
-async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 60_000): Promise<number[]> {
-  const t0 = Date.now();
-  for (;;) {
-    const s = await stepCounts(l);
-    if (ok(s)) return s;
-    if (Date.now() - t0 > timeout) throw new Error(`step counters stuck at ${s.join(', ')}`);
-    await l.page.waitForTimeout(100);
-  }
-}
 
 describe('lab controls', () => {
   it('Speed: a 10 s pause between steps holds the runs, full speed lets them go', async () => {

@@ -46,6 +46,17 @@ export const RUNS = ['GRPO', 'Dr. MAS'];
 export const stepCounts = (l: Lab): Promise<number[]> =>
   Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} step`).textContent())));
 
+/** Polls the step counters until `ok` holds; returns them (fails naming where they stuck). */
+export async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 120_000): Promise<number[]> {
+  const t0 = Date.now();
+  for (;;) {
+    const s = await stepCounts(l);
+    if (ok(s)) return s;
+    if (Date.now() - t0 > timeout) throw new Error(`step counters stuck at ${s.join(', ')}`);
+    await l.page.waitForTimeout(100);
+  }
+}
+
 /** Resolves once Train is enabled (the backend probe passed). */
 export const trainEnabled = (page: Page, timeout = 120_000) =>
   page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout });

@@ -5,7 +5,7 @@
  * IndexedDB, one alert says so and training still works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab, stepCounts, trainEnabled } from './harness';
+import { openLab, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
@@ -24,11 +24,7 @@ describe('persistence', () => {
     const { page } = lab;
     await trainEnabled(page, 60_000);
     await page.getByRole('button', { name: 'Train', exact: true }).click();
-    const t0 = Date.now();
-    while (!(await steps(lab)).every((n) => n >= 2)) {
-      if (Date.now() - t0 > 60_000) throw new Error(`steps stuck at ${(await steps(lab)).join(', ')}`);
-      await page.waitForTimeout(200);
-    }
+    await waitSteps(lab, (s) => s.every((n) => n >= 2), 60_000);
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await page.waitForFunction(
       () =>

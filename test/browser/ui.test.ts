@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab, RUNS, stepCounts, trainEnabled } from './harness';
+import { openLab, RUNS, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 const TINY = '#v=1&task=sync&rollout.batchSize=2&rollout.groupSize=4&eval.every=0';
@@ -18,16 +18,6 @@ afterEach(async () => {
 });
 
 const steps = stepCounts;
-
-async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 120_000): Promise<number[]> {
-  const t0 = Date.now();
-  for (;;) {
-    const s = await steps(l);
-    if (ok(s)) return s;
-    if (Date.now() - t0 > timeout) throw new Error(`step counters stuck at ${s.join(', ')}`);
-    await l.page.waitForTimeout(200);
-  }
-}
 
 /** Waits until every run says `state` (the worker finished its step and stopped). */
 const waitState = (l: Lab, state: string) =>
