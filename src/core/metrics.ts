@@ -3,6 +3,7 @@
  * (DESIGN.md "Metric names"). Keys are flat paths; a chart is a prefix filter. Build every
  * per-agent or per-model key with the helpers below, never by hand. Pure: no tfjs, no DOM.
  */
+import { ESTIMATOR_NAMES, type EstimatorName } from './config';
 
 /** Run-level keys, one value per optimizer step. */
 export const M = {
@@ -49,11 +50,21 @@ export const AGENT_STATS = [
 ] as const;
 export type AgentStat = (typeof AGENT_STATS)[number];
 
+/**
+ * Same-batch ("shadow") statistics, each under `agent/<name>/shadow/<estimator>/`: the run's own
+ * batch weighed by every estimator (src/rl/shadow.ts). `mean` and `sq_mean` are the mean A and
+ * E[A²] over the agent's rows; `corr` is their correlation with the run's own advantages.
+ */
+export const SHADOW_STATS = ['mean', 'sq_mean', 'corr'] as const;
+export type ShadowStat = (typeof SHADOW_STATS)[number];
+
 /** Per-model statistics, each under `model/<id>/`. */
 export const MODEL_STATS = ['grad_norm'] as const;
 export type ModelStat = (typeof MODEL_STATS)[number];
 
 export const agentKey = (agent: string, stat: AgentStat): string => `agent/${agent}/${stat}`;
+export const agentShadowKey = (agent: string, estimator: EstimatorName, stat: ShadowStat): string =>
+  `agent/${agent}/shadow/${estimator}/${stat}`;
 export const modelKey = (model: string, stat: ModelStat): string => `model/${model}/${stat}`;
 export const evalAvgKey = (k: number): string => `eval/avg@${k}`;
 export const evalPassKey = (k: number): string => `eval/pass@${k}`;
@@ -72,6 +83,7 @@ export function metricKeys(agents: readonly string[], models: readonly string[],
     evalAvgKey(evalK),
     evalPassKey(evalK),
     ...agents.flatMap((a) => AGENT_STATS.map((s) => agentKey(a, s))),
+    ...agents.flatMap((a) => ESTIMATOR_NAMES.flatMap((e) => SHADOW_STATS.map((s) => agentShadowKey(a, e, s)))),
     ...models.flatMap((m) => MODEL_STATS.map((s) => modelKey(m, s))),
   ];
 }

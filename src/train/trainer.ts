@@ -13,6 +13,7 @@ import type { Checkpoint } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
 import { computeAdvantages } from '../rl/advantage';
+import { shadowAdvantages, shadowToMetrics } from '../rl/shadow';
 import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
@@ -118,11 +119,11 @@ export class RunTrainer {
     metrics[M.envErrors] = batch.trajectories.filter((t) => t.status === 'error').length;
 
     // ---- advantages: the run's estimator, one scalar per row
-    const { advantages, stats } = computeAdvantages(
-      batch.rows.map((r) => ({ group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: r.reward })),
-      { estimator: this.run.estimator, ...advantage },
-    );
+    const advRows = batch.rows.map((r) => ({ group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: r.reward }));
+    const { advantages, stats } = computeAdvantages(advRows, { estimator: this.run.estimator, ...advantage });
     Object.assign(metrics, statsToMetrics(stats, this.agents));
+    // The same batch under every estimator: how differently they weigh these very rows.
+    Object.assign(metrics, shadowToMetrics(shadowAdvantages(advRows, advantages, advantage), this.agents));
 
     // ---- loss and update: every model, PPO-clip, per-agent terms on shared models
     const tUpdate = performance.now();

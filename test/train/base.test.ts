@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
-import { M } from '../../src/core/metrics';
+import { agentShadowKey, M } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { loadBase } from '../../src/train/base';
 import { RunTrainer } from '../../src/train/trainer';
@@ -37,6 +37,12 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
         // Not vacuous: the base model succeeds sometimes, so groups carry signal.
         expect(a.metrics[M.zeroAdvFrac]).toBeLessThan(1);
         expect(Math.max(...a.advantages.map(Math.abs))).toBeGreaterThan(0.1);
+        // The same batch weighed by both estimators: exactly the same weights for every agent.
+        for (const agent of grpo.agents) {
+          expect(a.metrics[agentShadowKey(agent, 'drmas', 'corr')]).toBe(1);
+          expect(a.metrics[agentShadowKey(agent, 'drmas', 'sq_mean')]).toBe(a.metrics[agentShadowKey(agent, 'grpo', 'sq_mean')]);
+          expect(a.metrics[agentShadowKey(agent, 'grpo', 'sq_mean')]).toBeGreaterThan(0.1);
+        }
       }
     } finally {
       grpo.dispose();
@@ -54,6 +60,9 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
       expect(a.rows.map((r) => r.response)).toEqual(b.rows.map((r) => r.response));
       const diff = Math.max(...a.advantages.map((x, i) => Math.abs(x - b.advantages[i])));
       expect(diff).toBeGreaterThan(0.05);
+      // On GRPO's own batch, Dr. MAS would weigh some agent's rows differently.
+      const corr = grpo.agents.map((agent) => a.metrics[agentShadowKey(agent, 'drmas', 'corr')]);
+      expect(Math.min(...corr)).toBeLessThan(0.999);
     } finally {
       grpo.dispose();
       drmas.dispose();

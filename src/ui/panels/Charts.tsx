@@ -7,7 +7,9 @@
  */
 import { Fragment, useMemo } from 'react';
 import type { ReactNode } from 'react';
-import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
+import { ESTIMATOR_NAMES } from '../../core/config';
+import type { EstimatorName } from '../../core/config';
+import { agentKey, agentShadowKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
 import type { AgentStat } from '../../core/metrics';
 import { agentDash, setView, toggleAgent, toggleRun, useLab } from '../store';
 import type { ChartLayout, Marker, RunView } from '../store';
@@ -73,12 +75,32 @@ function groups(runs: RunView[]): { key: string; runs: RunView[]; label: string 
   }));
 }
 
+/** Beside the same-batch charts: how to read them. */
+const SHADOW_NOTE = (
+  <p className="explain">
+    Each run’s own batch, weighed again by every estimator. Within one chart the estimator is fixed, so the runs’
+    lines differ only through their data: that is how far the runs drifted apart. Across charts the data is fixed,
+    so one run’s lines differ only through the estimator: that is how differently the estimators weigh the same
+    rows. A correlation of 1 and equal E[A²] mean the estimators agree on this batch.
+  </p>
+);
+
+/** The estimators the same-batch section shows: the runs' own, or all of them if the runs share one. */
+function shadowEstimators(runs: { estimator: EstimatorName }[]): EstimatorName[] {
+  const own = [...new Set(runs.map((r) => r.estimator))];
+  return own.length > 1 ? ESTIMATOR_NAMES.filter((e) => own.includes(e)) : [...ESTIMATOR_NAMES];
+}
+
 function agentSpecs(runs: RunView[], agents: string[], stat: AgentStat): SeriesSpec[] {
+  return agentKeySpecs(runs, agents, (a) => agentKey(a, stat));
+}
+
+function agentKeySpecs(runs: RunView[], agents: string[], keyOf: (agent: string) => string): SeriesSpec[] {
   return groups(runs).flatMap((g) =>
     agents.map((a, ai) => ({
       id: `${g.key}a${ai}`,
       runIds: g.runs.map((r) => r.id),
-      key: agentKey(a, stat),
+      key: keyOf(a),
       name: `${g.label} · ${a}`,
       color: g.runs[0].color,
       dash: agentDash(ai),
@@ -215,6 +237,7 @@ function boardSections(
   agents: string[],
   evalK: number,
   evalOn: boolean,
+  estimators: EstimatorName[],
 ): { title: string; className: string; charts: ChartDef[] }[] {
   const perAgent = (c: AgentChart): ChartDef => ({
     title: c.title,
@@ -278,6 +301,26 @@ function boardSections(
       ],
     },
     { title: 'Update diagnostics', className: 'grid', charts: DIAG_CHARTS.map(perAgent) },
+    {
+      title: 'Same batch, every estimator',
+      className: 'grid',
+      charts: estimators.flatMap((e, i): ChartDef[] => [
+        {
+          title: `E[A²] weighed by ${e}`,
+          metric: `agent/·/shadow/${e}/sq_mean`,
+          about: `each run’s own batch, advantages recomputed with ${e}: agent k’s E[A²]`,
+          specs: (runs) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'sq_mean')),
+          ...(i === 0 ? { children: SHADOW_NOTE } : {}),
+        },
+        {
+          title: `Correlation of ${e} with the run’s own`,
+          metric: `agent/·/shadow/${e}/corr`,
+          about: `on each run’s own batch: correlation of ${e}’s advantages with the ones the run trained on`,
+          specs: (runs) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'corr')),
+          refY: 1,
+        },
+      ]),
+    },
   ];
 }
 
@@ -286,6 +329,7 @@ export function Charts() {
   const view = useLab((s) => s.view);
   const evalK = useLab((s) => s.config.eval.k);
   const evalOn = useLab((s) => s.config.eval.every > 0);
+  const estimatorsKey = useLab((s) => shadowEstimators(s.config.runs).join('|'));
   const runs = useMemo(
     () => allRuns.filter((r) => !view.hiddenRuns.includes(r.runIndex)),
     [allRuns, view.hiddenRuns],
@@ -307,7 +351,7 @@ export function Charts() {
       ? groups(runs).map((g) => ({ label: g.label, runs: g.runs }))
       : [{ label: '', runs }];
     const markers = columns.map((c) => c.runs.flatMap((r): Marker[] => r.markers));
-    return boardSections(agents, evalK, evalOn).map((section) => ({
+    return boardSections(agents, evalK, evalOn, estimatorsKey.split('|') as EstimatorName[]).map((section) => ({
       ...section,
       rows: section.charts.map((def) => {
         const perColumn = columns.map((c) => def.specs(c.runs));
@@ -316,7 +360,7 @@ export function Charts() {
       columns,
       markers,
     }));
-  }, [runKey, markersKey, agents, evalK, evalOn, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [runKey, markersKey, agents, evalK, evalOn, estimatorsKey, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
 
   if (allRuns.length === 0) {
     return (

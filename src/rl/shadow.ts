@@ -1,0 +1,96 @@
+/**
+ * Same-batch ("shadow") comparison: a run's own rows weighed by every estimator of the registry,
+ * with the run's advantage options. Two runs' curves can part because their estimators weigh the
+ * same data differently, or because their policies drifted apart and sample different data; on one
+ * batch only the first can happen. Per agent k and estimator e, over agent k's rows:
+ *   mean    = mean of A_e
+ *   sq_mean = E[A_e²] (what scales agent k's gradient, algorithms.md §8)
+ *   corr    = Pearson correlation of A_e with the run's own advantages (NaN if either is constant)
+ * Pure: no tfjs, no DOM, no Node APIs.
+ */
+import { agentShadowKey } from '../core/metrics';
+import { computeAdvantages, ESTIMATOR_NAMES, type AdvantageOptions, type EstimatorName } from './advantage';
+import { groupIndices, type AdvantageRow } from './rows';
+import { mean } from './stats';
+
+export interface ShadowStats {
+  mean: number;
+  sqMean: number;
+  corr: number;
+}
+
+/** Per estimator, per agent (keyed by `String(agent)`): that estimator's view of the batch. */
+export type Shadow = Record<EstimatorName, Record<string, ShadowStats>>;
+
+/**
+ * Pearson correlation, cov / sqrt(var_x · var_y). Written so that identical inputs give exactly 1:
+ * cov and both variances are then the same sums, and sqrt(v · v) is v in IEEE arithmetic.
+ */
+export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  const n = x.length;
+  if (n !== y.length) throw new Error(`pearson: ${n} values against ${y.length}`);
+  if (n < 2) return NaN;
+  let mx = 0;
+  let my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += x[i];
+    my += y[i];
+  }
+  mx /= n;
+  my /= n;
+  let cov = 0;
+  let vx = 0;
+  let vy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = x[i] - mx;
+    const dy = y[i] - my;
+    cov += dx * dy;
+    vx += dx * dx;
+    vy += dy * dy;
+  }
+  return vx > 0 && vy > 0 ? cov / Math.sqrt(vx * vy) : NaN;
+}
+
+/**
+ * Every estimator's advantages on `rows` (options as the run uses them: std, eps, singleton),
+ * summarized per agent against `own`, the run's own advantages in row order.
+ */
+export function shadowAdvantages(
+  rows: readonly AdvantageRow[],
+  own: ArrayLike<number>,
+  options: Omit<AdvantageOptions, 'estimator'>,
+): Shadow {
+  if (own.length !== rows.length) throw new Error(`shadowAdvantages: ${own.length} own advantages for ${rows.length} rows`);
+  const byAgent = [...groupIndices(rows, (r) => String(r.agent))];
+  const out = {} as Shadow;
+  for (const estimator of ESTIMATOR_NAMES) {
+    const { advantages } = computeAdvantages(rows, { ...options, estimator });
+    out[estimator] = {};
+    for (const [agent, idx] of byAgent) {
+      const a = idx.map((i) => advantages[i]);
+      out[estimator][agent] = {
+        mean: mean(a),
+        sqMean: mean(a.map((x) => x * x)), // the same reduction as adv/sq_mean: equal for the run's own estimator
+        corr: pearson(a, idx.map((i) => own[i])),
+      };
+    }
+  }
+  return out;
+}
+
+/**
+ * The shadow as metric keys `agent/<name>/shadow/<estimator>/{mean,sq_mean,corr}`. With `agents`
+ * (the run's configured agents) the key set is fixed: an agent with no rows this batch gets NaN.
+ */
+export function shadowToMetrics(shadow: Shadow, agents: readonly string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const estimator of ESTIMATOR_NAMES) {
+    for (const agent of agents) {
+      const s = shadow[estimator][agent];
+      out[agentShadowKey(agent, estimator, 'mean')] = s?.mean ?? NaN;
+      out[agentShadowKey(agent, estimator, 'sq_mean')] = s?.sqMean ?? NaN;
+      out[agentShadowKey(agent, estimator, 'corr')] = s?.corr ?? NaN;
+    }
+  }
+  return out;
+}
