@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
-import { runLabels } from '../train/experiment';
-import { decodeRunState, encodeRunState, type RunState } from '../train/run-state';
+import { runInstances } from '../core/config';
+import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
 
 export function statePath(out: string, index: number, label: string): string {
   return join(out, 'checkpoints', `${index}-${label.replace(/[^A-Za-z0-9_-]+/g, '_')}.run`);
@@ -40,7 +40,7 @@ export interface Resumed {
 export function loadResume(out: string, exp: Experiment): Resumed {
   const resume: Resumed['resume'] = new Map();
   const notes: string[] = [];
-  runLabels(exp).forEach(({ label, seed }, i) => {
+  runInstances(exp).forEach(({ label, seed, runIndex }, i) => {
     const path = statePath(out, i, label);
     if (!existsSync(path)) {
       notes.push(`${label}: no saved state (${path}), starts from step 0`);
@@ -53,8 +53,11 @@ export function loadResume(out: string, exp: Experiment): Resumed {
       throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
     }
     const m = state.manifest;
-    if (JSON.stringify(m.experiment) !== JSON.stringify(exp)) throw new Error(`${path}: saved for another experiment than ${join(out, 'config.json')}`);
-    if (m.seed !== seed || m.label !== exp.runs[m.runIndex]?.label) throw new Error(`${path}: holds run ${m.label} seed ${m.seed}, expected ${label} seed ${seed}`);
+    try {
+      checkRunIdentity(m, { experiment: exp, runIndex, seed });
+    } catch (e) {
+      throw new Error(`${path}: ${(e as Error).message}, not a state of ${join(out, 'config.json')}'s ${label}`, { cause: e });
+    }
     resume.set(label, { state, history: [] });
     notes.push(`${label}: resumes at step ${m.step} (saved on ${String(m.notes.backend ?? 'an unknown backend')})`);
   });

@@ -6,7 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
-import { GPT, paramSpecs, type GPTConfig } from './gpt';
+import { checkGptConfig, GPT, paramSpecs, type GPTConfig } from './gpt';
 
 export const FORMAT = 'agentwise-gpt';
 export const VERSION = 1;
@@ -75,11 +75,14 @@ export function verifyCheckpoint(ckpt: Checkpoint, expect: { vocab?: readonly st
       if (m.config[key] !== expect.config[key]) throw new Error(`config differs: ${key} is ${m.config[key]} in the checkpoint, ${expect.config[key]} in the model`);
     }
   }
+  // Sizes from the header are bounded before anything is built from them.
+  checkGptConfig(m.config);
   const specs = paramSpecs(m.config);
-  if (m.params?.length !== specs.length) throw new Error(`checkpoint lists ${m.params?.length} parameters; its config needs ${specs.length}`);
+  if (!Array.isArray(m.params)) throw new Error('checkpoint has no parameter list');
+  if (m.params.length !== specs.length) throw new Error(`checkpoint lists ${m.params?.length} parameters; its config needs ${specs.length}`);
   specs.forEach((s, i) => {
     const p = m.params[i];
-    if (p.name !== s.name || p.shape.join() !== s.shape.join()) {
+    if (p?.name !== s.name || !Array.isArray(p.shape) || p.shape.join() !== s.shape.join()) {
       throw new Error(`parameter ${i} is ${p.name} [${p.shape}] in the checkpoint, but its config needs ${s.name} [${s.shape}]`);
     }
   });

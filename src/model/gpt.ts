@@ -44,11 +44,27 @@ export function gptConfig(preset: PresetName, overrides: Partial<GPTConfig> = {}
   const base = PRESETS[preset];
   if (!base) throw new Error(`unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(PRESETS).join(', ')}`);
   const cfg: GPTConfig = { vocabSize: VOCAB.length, ...base, ...overrides };
-  for (const [k, v] of Object.entries(cfg)) {
+  checkGptConfig(cfg);
+  return cfg;
+}
+
+/**
+ * The largest architecture the lab will build or read: far above the presets, far below what
+ * would exhaust memory. A file's header is checked against these before anything is sized from it
+ * (a 2 KB checkpoint claiming nLayers 3e7 would otherwise build 3e8 parameter specs).
+ */
+export const GPT_LIMITS: Readonly<Omit<GPTConfig, 'vocabSize'>> = { contextLength: 1024, dModel: 1024, nLayers: 48, nHeads: 32, dMlp: 4096 };
+
+/** Throws, naming the field, unless every size is a positive integer within GPT_LIMITS and heads divide dModel. */
+export function checkGptConfig(cfg: GPTConfig): void {
+  if (typeof cfg !== 'object' || cfg === null) throw new Error('model config is missing');
+  for (const k of ['vocabSize', ...Object.keys(GPT_LIMITS)] as (keyof GPTConfig)[]) {
+    const v = cfg[k];
     if (!Number.isInteger(v) || v <= 0) throw new Error(`model config ${k} must be a positive integer, got ${v}`);
+    const max = (GPT_LIMITS as Partial<GPTConfig>)[k];
+    if (max !== undefined && v > max) throw new Error(`model config ${k} is ${v}; this lab builds at most ${max}`);
   }
   if (cfg.dModel % cfg.nHeads !== 0) throw new Error(`dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
-  return cfg;
 }
 
 /** One named parameter: shape, how it is initialised, whether AdamW decays it. */

@@ -9,11 +9,10 @@
  * one would have computed, so nothing recorded is lost or repeated.
  */
 import * as tf from '@tensorflow/tfjs';
-import { structuralKey } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
-import { decodeRunState, encodeRunState } from '../train/run-state';
+import { checkRunIdentity, decodeRunState, encodeRunState } from '../train/run-state';
 import type { RunState as SavedRun } from '../train/run-state';
 import { RunTrainer, type StepResult } from '../train/trainer';
 import { selectBackend } from './backend';
@@ -107,9 +106,10 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     if (!stored) throw new Error(`no saved state for ${msg.label} in this session`);
     const state = decodeRunState(stored.bytes);
     const m = state.manifest;
-    // Live parameters may differ (the state carries its own); the experiment's structure may not.
-    if (structuralKey(m.experiment) !== structuralKey(config) || m.runIndex !== msg.run || m.seed !== seed) {
-      throw new Error(`the saved state of ${msg.label} belongs to another experiment or run`);
+    try {
+      checkRunIdentity(m, { experiment: config, runIndex: msg.run, seed });
+    } catch (e) {
+      throw new Error(`the saved state of ${msg.label} ${(e as Error).message}`, { cause: e });
     }
     trainer = RunTrainer.resume(state, { env });
     savedStep = trainer.step;

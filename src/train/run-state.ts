@@ -9,17 +9,20 @@
  * recovering from a crash, a stop, or a lost GPU device.
  *
  * One framed binary file (checkpoint.ts's framing, magic AGWRUN01): a JSON manifest, then per
- * model [weights | m | v | ref?] as float32, checked as a whole by a content hash and each
- * model's weights again by their own checkpoint manifest.
+ * model [weights | m | v | ref?] as float32. One hash covers the header and the payload (an edited
+ * step or live value is refused like a flipped weight), and each model's weights are checked again
+ * by their own checkpoint manifest. A state names its run (experiment, index, label, seed), and
+ * checkRunIdentity refuses it anywhere else.
  */
 import type { Experiment, LiveParam } from '../core/config';
-import { LIVE_PARAMS, validateExperiment } from '../core/config';
+import { LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
 import { decodeFramed, encodeFramed, hashBytes, verifyCheckpoint } from '../model/checkpoint';
 import type { AdamWState } from '../model/optim';
 
 export const RUN_STATE_FORMAT = 'agentwise-run';
-export const RUN_STATE_VERSION = 1;
+/** 2: the hash covers the header too (version 1's covered the payload only). */
+export const RUN_STATE_VERSION = 2;
 const MAGIC = 'AGWRUN01';
 const WHAT = 'Agentwise run state';
 
@@ -51,6 +54,7 @@ export interface RunStateManifest {
   elapsedS: number;
   models: ModelState[];
   byteLength: number;
+  /** runStateHash of everything else in the manifest and of the payload. */
   hash: string;
   /** Free-form: backend, reason for the save. */
   notes: Record<string, unknown>;
@@ -86,15 +90,19 @@ export function packRunState(
     payload.set(c, offset);
     offset += c.length;
   }
-  const manifest: RunStateManifest = {
-    format: RUN_STATE_FORMAT,
-    version: RUN_STATE_VERSION,
-    ...meta,
-    models,
-    byteLength: payload.byteLength,
-    hash: hashBytes(payload),
-  };
-  return { manifest, payload: payload.buffer };
+  const header = { format: RUN_STATE_FORMAT, version: RUN_STATE_VERSION, ...meta, models, byteLength: payload.byteLength } as const;
+  return { manifest: { ...header, hash: runStateHash(header, payload) }, payload: payload.buffer };
+}
+
+/**
+ * The hash of a state: the payload's hash folded into the header's JSON (every manifest field but
+ * `hash`, in the order written), so a changed step, live value or label is caught like a changed
+ * weight. Detects edits and corruption, not a forger who recomputes it.
+ */
+export function runStateHash(manifest: Omit<RunStateManifest, 'hash'> & { hash?: string }, payload: ArrayBuffer | Uint8Array): string {
+  const { hash: _ignored, ...header } = manifest;
+  const bytes = payload instanceof Uint8Array ? payload : new Uint8Array(payload);
+  return hashBytes(new TextEncoder().encode(JSON.stringify(header) + hashBytes(bytes)));
 }
 
 /** Throws, saying what is wrong, unless the state is whole and its parts fit each other. */
@@ -112,10 +120,13 @@ export function verifyRunState(state: RunState): void {
   if (state.payload.byteLength !== m.byteLength) {
     throw new Error(`run state truncated or padded: ${state.payload.byteLength} payload bytes, manifest says ${m.byteLength}`);
   }
-  const need = m.models.reduce((a, ms) => a + 3 * ms.weights.byteLength + (ms.ref?.byteLength ?? 0), 0);
+  if (!Array.isArray(m.models)) throw new Error('run state lists no models');
+  const need = m.models.reduce((a, ms) => a + 3 * (ms?.weights?.byteLength ?? NaN) + (ms.ref?.byteLength ?? 0), 0);
   if (need !== m.byteLength) throw new Error(`run state's models need ${need} bytes; the manifest says ${m.byteLength}`);
-  const hash = hashBytes(new Uint8Array(state.payload));
-  if (hash !== m.hash) throw new Error(`run state content hash mismatch: manifest says ${m.hash}, payload hashes to ${hash} (corrupt file?)`);
+  const hash = runStateHash(m, state.payload);
+  if (hash !== m.hash) {
+    throw new Error(`run state content hash mismatch: manifest says ${m.hash}, header and payload hash to ${hash} (corrupt or edited file?)`);
+  }
   for (const part of unpackRunState(state)) {
     try {
       verifyCheckpoint(part.checkpoint);
@@ -123,6 +134,33 @@ export function verifyRunState(state: RunState): void {
     } catch (e) {
       throw new Error(`model ${part.state.id}: ${(e as Error).message}`, { cause: e });
     }
+  }
+}
+
+/** Which run of which experiment a state belongs to. */
+export interface RunIdentity {
+  experiment: Experiment;
+  /** Index into experiment.runs. */
+  runIndex: number;
+  seed: number;
+}
+
+/**
+ * Throws, saying which part differs, unless `state` was saved by run `want`: the same run index,
+ * label and seed, and the same experiment up to live hyper-parameters (the state carries its own)
+ * and the step count (a resumed run may be given more steps). The CLI and the page both call it.
+ */
+export function checkRunIdentity(m: RunStateManifest, want: RunIdentity): void {
+  const label = want.experiment.runs[want.runIndex]?.label;
+  if (m.runIndex !== want.runIndex || m.label !== label || m.seed !== want.seed) {
+    throw new Error(`holds run ${m.runIndex} (${m.label}, seed ${m.seed}); expected run ${want.runIndex} (${label}, seed ${want.seed})`);
+  }
+  const key = (e: Experiment) => structuralKey({ ...e, steps: 0 });
+  if (key(m.experiment) !== key(want.experiment)) {
+    const differ = Object.keys(want.experiment).filter(
+      (k) => JSON.stringify((m.experiment as Record<string, unknown>)[k]) !== JSON.stringify((want.experiment as Record<string, unknown>)[k]),
+    );
+    throw new Error(`saved for another experiment (differs in ${differ.join(', ')})`);
   }
 }
 

@@ -117,6 +117,14 @@ describe('npm run lab -- train', () => {
     const summary = JSON.parse(readFileSync(join(crashed, 'summary.json'), 'utf8'));
     expect(summary[1].steps).toBe(4); // the summary covers the steps before the crash too
 
+    // Two runs' states swapped: refused, naming the file and the run it holds (issue 13, probe 3).
+    const [s0, s1] = ['0-GRPO.run', '1-Dr_MAS.run'].map((f) => readFileSync(join(crashed, 'checkpoints', f)));
+    writeFileSync(join(crashed, 'checkpoints', '0-GRPO.run'), s1);
+    writeFileSync(join(crashed, 'checkpoints', '1-Dr_MAS.run'), s0);
+    const swapped = lab(['train', '--resume', crashed, '--quiet']);
+    expect(swapped.status).toBe(1);
+    expect(swapped.stderr).toMatch(/0-GRPO\.run: holds run 1 \(Dr\. MAS, seed 0\); expected run 0 \(GRPO, seed 0\)/);
+
     // A damaged state is refused, naming the file.
     writeFileSync(join(crashed, 'checkpoints', '0-GRPO.run'), 'AGWRUN01 nothing here');
     const bad = lab(['train', '--resume', crashed, '--quiet']);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOCAB } from '../../src/core/vocab';
-import { decodeCheckpoint, encodeCheckpoint, loadCheckpoint, loadCheckpointInto, saveCheckpoint, type Checkpoint } from '../../src/model/checkpoint';
+import { decodeCheckpoint, encodeCheckpoint, encodeFramed, loadCheckpoint, loadCheckpointInto, saveCheckpoint, type Checkpoint } from '../../src/model/checkpoint';
 import { readCheckpointFile, writeCheckpointFile } from '../../src/model/checkpoint-node';
 import { maxAbsDiff, tinyConfig, tinyModel, useBackend } from './helpers';
 
@@ -64,5 +64,17 @@ describe('checkpoints', () => {
     expect(() => loadCheckpoint(version)).toThrow(/version 9 is not supported/);
     await expect(readCheckpointFile('/nonexistent/x.agw')).rejects.toThrow(/ENOENT/);
     wrongModel.dispose();
+  });
+
+  it('refuses a header whose sizes exceed the limits before building anything from them (issue 13, probe 4)', () => {
+    // The probe: a 1.9 KB file whose header claims 3e7 layers made --init allocate for 125 s.
+    const huge = { ...ckpt.manifest, config: { ...ckpt.manifest.config, nLayers: 3e7 } };
+    const bytes = encodeFramed('AGWGPT01', huge, new ArrayBuffer(256));
+    expect(bytes.length).toBeLessThan(4000);
+    expect(() => decodeCheckpoint(bytes)).toThrow(/model config nLayers is 30000000; this lab builds at most 48/);
+    const badHeads = { ...ckpt.manifest, config: { ...ckpt.manifest.config, nHeads: 0.5 } };
+    expect(() => decodeCheckpoint(encodeFramed('AGWGPT01', badHeads, ckpt.weights))).toThrow(/nHeads must be a positive integer, got 0.5/);
+    const noParams = { ...ckpt.manifest, params: 'all of them' };
+    expect(() => decodeCheckpoint(encodeFramed('AGWGPT01', noParams, ckpt.weights))).toThrow(/checkpoint has no parameter list/);
   });
 });
