@@ -2,6 +2,8 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 export default defineConfig({
+  // Relative URLs everywhere, so dist/ runs unchanged from any static host at any sub-path.
+  base: './',
   plugins: [react()],
   // Workers are ES modules so they can import tfjs backends lazily.
   worker: { format: 'es' },

@@ -32,8 +32,9 @@ export function startUrlSync(): () => void {
   };
 }
 
-/** The shareable link for the current experiment. */
+/** The shareable link: the page's own address (origin, path under any sub-path, query) with the experiment's hash. */
 export function shareLink(): string {
   const { config } = useLab.getState();
-  return `${window.location.origin}${window.location.pathname}#${encodeExperiment(config)}`;
+  const { origin, pathname, search } = window.location;
+  return `${origin}${pathname}${search}#${encodeExperiment(config)}`;
 }

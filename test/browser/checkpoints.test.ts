@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { openLab, trainEnabled } from './harness';
+import { TINY, openLab, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -14,8 +14,6 @@ afterEach(async () => {
   await lab?.close();
   lab = undefined;
 });
-
-const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
 
 it('downloads checkpoints, starts runs from them, and names a corrupt upload', async () => {
   lab = await openLab(TINY);

@@ -6,10 +6,8 @@
  * follows; a structural edit resets the runs, a live one leaves a marker).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab, stepCounts, trainEnabled, waitSteps } from './harness';
+import { TINY, openLab, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
-
-const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
 
 let lab: Lab | undefined;
 afterEach(async () => {

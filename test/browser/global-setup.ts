@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import type { TestProject } from 'vitest/node';
 import { preview } from 'vite';
 import { ensureChrome } from './chrome';
+import { DIST } from './static-server';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,9 +16,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
-  // LAB_DIST serves another build folder (`vite build --outDir …`), so two people testing at once
-  // on one machine do not overwrite each other's build.
-  const outDir = process.env.LAB_DIST ?? 'dist';
+  // LAB_DIST serves another build folder, so two people testing at once on one machine do not
+  // overwrite each other's build.
+  const outDir = DIST;
   if (!existsSync(`${outDir}/index.html`)) throw new Error(`${outDir}/ is missing: run \`npm run test:browser\` (it builds first).`);
   const chromePath = ensureChrome();
   const server = await preview({

@@ -11,10 +11,13 @@ export interface Lab {
   page: Page;
   context: BrowserContext;
   errors: string[];
+  /** Every URL the page and its workers asked for, in order. */
+  requests: string[];
   close(): Promise<void>;
 }
 
-export async function openLab(hash = ''): Promise<Lab> {
+/** Opens `base` (the preview server unless given: a static host's folder, say) with `hash`. */
+export async function openLab(hash = '', base: string = inject('baseUrl')): Promise<Lab> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwise-chrome-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: inject('chromePath'),
@@ -23,21 +26,27 @@ export async function openLab(hash = ''): Promise<Lab> {
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];
+  const requests: string[] = [];
+  context.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
-  await page.goto(`${inject('baseUrl')}/${hash}`);
+  await page.goto(`${base}/${hash}`);
   return {
     page,
     context,
     errors,
+    requests,
     async close() {
       await context.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
+
+/** The smallest experiment that trains: sync task, one question, two rollouts, no eval. */
+export const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
 
 /** The default experiment's two runs, as the status bar labels them. */
 export const RUNS = ['GRPO', 'Dr. MAS'];

@@ -5,10 +5,8 @@
  * IndexedDB, one alert says so and training still works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab, stepCounts, trainEnabled, waitSteps } from './harness';
+import { TINY, openLab, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
-
-const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
 
 let lab: Lab | undefined;
 afterEach(async () => {
