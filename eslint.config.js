@@ -20,7 +20,7 @@ const pure = (layer) => ({
           { group: ['@tensorflow/*'], message: `src/${layer} is pure TypeScript: no tfjs (DESIGN.md "Layers").` },
           { group: ['react', 'react-dom', 'zustand', 'recharts'], message: `src/${layer} is pure: no UI libraries.` },
           { group: ['node:*', 'fs', 'path', 'os', 'child_process'], message: `src/${layer} runs in browsers too: no Node APIs.` },
-          { group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**'], message: `src/${layer} may import only lower pure layers.` },
+          { group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/interop/**'], message: `src/${layer} may import only lower pure layers.` },
         ],
       },
     ],
@@ -42,6 +42,9 @@ export default tseslint.config(
   pure('core'),
   pure('rl'),
   pure('tasks'),
+  // File formats of other tools (TensorBoard, W&B, Dr. MAS): pure codecs over core and tasks,
+  // used by the CLI (with Node's files) and the page (with dropped files, in a worker).
+  pure('interop'),
   {
     files: ['src/ui/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },

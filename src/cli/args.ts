@@ -13,6 +13,7 @@ Usage:
                        [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- report DIR
+  npm run lab -- export tensorboard DIR --out TBDIR
   npm run lab -- help
 
 Commands:
@@ -27,6 +28,11 @@ Commands:
           difference from the first run (same seed, same task stream).
   report  Prints the summary and seed comparison tables again from DIR/config.json and
           DIR/metrics.jsonl (of a finished, stopped or running train).
+  export tensorboard
+          Writes each run of DIR/metrics.jsonl as a TensorBoard event file,
+          TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under
+          its lab name (float32), so \`tensorboard --logdir TBDIR\` shows lab runs beside
+          cluster runs.
   help    Prints this text.
 
 Options:
@@ -65,7 +71,7 @@ export interface TrainArgs {
   resume: string | null;
   quiet: boolean;
 }
-export type CliArgs = TrainArgs | { command: 'report'; dir: string } | { command: 'help' };
+export type CliArgs = TrainArgs | { command: 'report'; dir: string } | { command: 'interop'; argv: string[] } | { command: 'help' };
 
 export class UsageError extends Error {}
 
@@ -76,6 +82,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     if (rest.length !== 1 || rest[0].startsWith('-')) throw new UsageError('usage: npm run lab -- report DIR (a train --out folder)');
     return { command: 'report', dir: rest[0] };
   }
+  if (command === 'export' || command === 'import') return { command: 'interop', argv: [...argv] }; // parsed in interop.ts
   if (command !== 'train') throw new UsageError(`unknown command "${command}"; try: npm run lab -- help`);
   let values;
   try {

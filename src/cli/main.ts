@@ -16,6 +16,7 @@ import type { RunSummary } from '../train/summary';
 import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
 import { loadShippedBase } from './base-models';
+import { runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
 import { loadResume, readMetrics, statePath, writeRunState } from './run-dir';
 import { compareSeeds, comparisonTable } from '../train/compare';
@@ -122,6 +123,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (args.command === 'report') report(args.dir);
+    else if (args.command === 'interop') runInterop(args.argv);
     else await train(args);
     return 0;
   } catch (e) {
