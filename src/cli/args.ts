@@ -24,8 +24,9 @@ Commands:
             DIR/summary.json    final avg@k / pass@k, reward, per-agent grad-norm median, max, spikes
             DIR/checkpoints/    each run's state (weights, optimizer moments, step, live
                                 parameters), replaced every --checkpoint-every steps and at the end
-          With several seeds it also prints each run's mean ± std over seeds and the paired
-          difference from the first run (same seed, same task stream).
+          With several seeds it also prints each run's mean ± 95 % CI over seeds, the paired
+          difference from the first run (same seed, same task stream) and a verdict computed
+          from its CI: the same numbers as the page's Findings view.
   report  Prints the summary and seed comparison tables again from DIR/config.json and
           DIR/metrics.jsonl (of a finished, stopped or running train).
   export tensorboard

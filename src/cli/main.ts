@@ -12,15 +12,15 @@ import { describeReport, selectBackend } from '../runtime/backend';
 import { nodePlatform } from '../runtime/platform-node';
 import { runExperiment, runLabels } from '../train/experiment';
 import { getTask } from '../tasks/registry';
-import type { RunSummary } from '../train/summary';
+import type { RunSummary } from '../rl/summary';
 import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
 import { loadShippedBase } from './base-models';
 import { runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
 import { loadResume, readMetrics, statePath, writeRunState } from './run-dir';
-import { compareSeeds, comparisonTable } from '../train/compare';
-import { summarize } from '../train/summary';
+import { compareSeeds, comparisonTable } from '../rl/findings';
+import { summarize } from '../rl/summary';
 import type { Experiment } from '../core/config';
 import { Progress } from './progress';
 
@@ -95,7 +95,7 @@ async function train(args: TrainArgs): Promise<void> {
 
 function printTables(exp: Experiment, summaries: readonly RunSummary[]): void {
   console.log(summaryTable(summaries, exp.eval.k));
-  if (exp.seeds > 1) console.log(`\nover ${exp.seeds} seeds (spike frac: share of steps above 3× the running median)\n${comparisonTable(compareSeeds(summaries))}`);
+  if (exp.seeds > 1) console.log(`\nover ${exp.seeds} seeds (spike frac: share of steps above 3× the running median; verdicts from the paired 95 % CI)\n${comparisonTable(compareSeeds(summaries))}`);
 }
 
 /** `lab report DIR`: the end-of-run tables again, from what the folder recorded. */

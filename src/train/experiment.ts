@@ -14,7 +14,7 @@ import { runInstances } from '../core/config';
 import type { Checkpoint } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
 import type { RunState } from './run-state';
-import { summarize, type RunSummary } from './summary';
+import { summarize, type RunSummary } from '../rl/summary';
 import { RunTrainer, type StepResult } from './trainer';
 
 export interface RunHandle {

@@ -38,7 +38,7 @@ describe('npm run lab -- train', () => {
     expect(again.stdout).toContain(r.stdout.split('\n').find((l) => l.startsWith('GRPO')));
   });
 
-  it('compares runs over seeds: mean ± std per run and the paired difference', () => {
+  it('compares runs over seeds: mean ± CI per run, the paired difference and its verdict', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-seeds-'));
     const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0&seeds=2';
     const r = lab(['train', '--config', hash, '--steps', '1', '--out', out, '--quiet']);
@@ -46,7 +46,7 @@ describe('npm run lab -- train', () => {
     expect(r.stdout).toMatch(/^GRPO #1\s/m);
     expect(r.stdout).toMatch(/over 2 seeds/);
     // sync is the control: every agent acts once on the shared reward, so the runs are identical.
-    expect(r.stdout).toMatch(/reward \(last 10\)\s+\S+ ± \S+\s+\S+ ± \S+\s+0\.000 ± 0\.000/);
+    expect(r.stdout).toMatch(/reward \(last 10\)\s+\S+ ± \S+\s+\S+ ± \S+\s+0\.000 ± 0\.000\s+identical on all 2 seeds/);
   });
 
   it('emits every metric key for every agent, finite where defined, and is deterministic on cpu', () => {

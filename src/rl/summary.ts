@@ -1,0 +1,88 @@
+/**
+ * One run's summary, computed from its recorded metric history (one record per step), so that the
+ * CLI (`lab train`, `lab report`) and the page's Findings view report the same numbers: the last
+ * evaluation, the training reward over the last N steps, per agent the median and maximum
+ * pre-clip gradient norm and the spike fraction (steps above 3× the running median,
+ * src/rl/stats.ts), and the skipped updates. Pure: no tfjs, no DOM, no Node APIs.
+ */
+import { agentKey, evalAvgKey, evalPassKey, M } from '../core/metrics';
+import { gradSpikes } from './stats';
+
+/** Steps whose training reward is averaged for the `reward (last N)` figure, unless told otherwise. */
+export const REWARD_TAIL = 10;
+
+export interface AgentSummary {
+  gradNormMedian: number;
+  gradNormMax: number;
+  /** Steps above 3× the running median of the agent's earlier finite grad norms. */
+  spikes: number;
+  /** spikes / steps recorded. */
+  spikeFrac: number;
+}
+
+export interface RunSummary {
+  run: string;
+  seed: number;
+  steps: number;
+  /** The k of avg@k / pass@k. */
+  evalK: number;
+  /** Last recorded eval/avg@k and eval/pass@k (NaN if never evaluated). */
+  evalAvg: number;
+  evalPass: number;
+  /** Mean of reward/mean over the last `rewardTail` steps. */
+  finalReward: number;
+  rewardTail: number;
+  /** Model updates skipped for a non-finite loss or gradient, summed over steps. */
+  skippedUpdates: number;
+  envErrors: number;
+  agents: Record<string, AgentSummary>;
+}
+
+function median(xs: number[]): number {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+}
+
+export function summarize(
+  run: string,
+  seed: number,
+  history: readonly Record<string, number>[],
+  agents: readonly string[],
+  evalK: number,
+  rewardTail = REWARD_TAIL,
+): RunSummary {
+  const col = (key: string) => history.map((m) => m[key] ?? NaN);
+  const last = (key: string) => col(key).filter(Number.isFinite).at(-1) ?? NaN;
+  const tail = col(M.rewardMean).slice(-rewardTail).filter(Number.isFinite);
+  const sum = (key: string) => col(key).filter(Number.isFinite).reduce((a, x) => a + x, 0);
+  return {
+    run,
+    seed,
+    steps: history.length,
+    evalK,
+    evalAvg: last(evalAvgKey(evalK)),
+    evalPass: last(evalPassKey(evalK)),
+    finalReward: tail.length ? tail.reduce((a, x) => a + x, 0) / tail.length : NaN,
+    rewardTail,
+    skippedUpdates: sum(M.updateSkipped),
+    envErrors: sum(M.envErrors),
+    agents: Object.fromEntries(
+      agents.map((a) => {
+        const g = col(agentKey(a, 'grad_norm'));
+        const finite = g.filter(Number.isFinite);
+        const spikes = gradSpikes(g).length;
+        return [
+          a,
+          {
+            gradNormMedian: median(g),
+            gradNormMax: finite.length ? finite.reduce((x, y) => Math.max(x, y)) : NaN,
+            spikes,
+            spikeFrac: history.length ? spikes / history.length : NaN,
+          },
+        ];
+      }),
+    ),
+  };
+}
