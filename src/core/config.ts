@@ -7,6 +7,10 @@
  */
 import { z } from 'zod';
 
+// No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
+// violation on every load (src/host/headers.ts).
+z.config({ jitless: true });
+
 /** Bump when a field changes meaning; add a migration in url.ts for the old version. */
 export const CONFIG_VERSION = 1;
 

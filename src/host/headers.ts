@@ -1,0 +1,55 @@
+/**
+ * What the page asks of whoever serves it: one Content-Security-Policy and the two headers of
+ * cross-origin isolation. The build writes the policy into index.html as a meta tag (static hosts
+ * send no headers); `npm start` and `npm run preview` send it with the isolation headers; the
+ * README shows them as nginx lines. Pure data, read by vite.config.ts, the service worker and tests.
+ */
+
+/**
+ * Everything comes from the page's own origin. 'wasm-unsafe-eval' lets tfjs's wasm backend and
+ * our fused kernels compile WebAssembly (and nothing else: no eval, no inline script); data: is
+ * the empty favicon, blob: the chart PNG export's SVG image.
+ */
+const POLICY: Record<string, string[]> = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'", "'wasm-unsafe-eval'"],
+  'worker-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'img-src': ["'self'", 'data:', 'blob:'],
+  'style-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'self'"],
+  'form-action': ["'none'"],
+};
+
+/**
+ * The dev server only: the React refresh preamble is an inline script, Vite injects CSS as inline
+ * <style> tags, and hot reload talks over a WebSocket.
+ */
+const DEV_ADDS: Record<string, string[]> = {
+  'script-src': ["'unsafe-inline'"],
+  'style-src': ["'unsafe-inline'"],
+  'connect-src': ['ws:'],
+};
+
+/** The policy as a header or meta value. */
+export function contentSecurityPolicy(dev = false): string {
+  return Object.entries(POLICY)
+    .map(([directive, sources]) => [directive, ...sources, ...((dev && DEV_ADDS[directive]) || [])].join(' '))
+    .join('; ');
+}
+
+/**
+ * Cross-origin isolation (SharedArrayBuffer, so wasm threads): the page and its workers must be
+ * served with both. Everything the lab loads is same-origin, so require-corp costs nothing.
+ */
+export const ISOLATION_HEADERS: Readonly<Record<string, string>> = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+/** Every header a server that can set them should send with the page and its files. */
+export const pageHeaders = (dev = false): Record<string, string> => ({
+  'Content-Security-Policy': contentSecurityPolicy(dev),
+  ...ISOLATION_HEADERS,
+});
