@@ -1,10 +1,14 @@
 /**
- * `npm run pretrain -- --task <task> [--seed N] [--target 0.3] [--max-steps N] [--out models]`
+ * `npm run pretrain -- --task <task> [--seed N] [--target 0.3] [--max-steps N] [--out models]
+ *   [--assignments per-agent,shared] [--demo-errors agent=rate,…] [--learn agent,…] [--from-shipped]`
  * Warm-starts base models from the task's demonstrator and writes, per assignment (one model per
  * agent, and one shared), `models/<task>/<assignment>/<id>.ckpt` plus `models/<task>/manifest.json`
  * with the recipe and the measured base success. Runs on the wasm backend, deterministically.
+ * `--learn` retrains only those agents' models, starting (with `--from-shipped`) from the shipped
+ * ones, and keeps the others; `--demo-errors` makes the demonstrator err per agent (the math
+ * verifier learns to reject only from a solver that errs). The manifest keeps the sets not rerun.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
@@ -12,6 +16,9 @@ import '@tensorflow/tfjs-backend-wasm';
 import { TASK_NAMES } from '../src/core/config';
 import type { TaskName } from '../src/core/config';
 import { encodeCheckpoint } from '../src/model/checkpoint';
+import type { Role } from '../src/core/vocab';
+import { loadShippedBase } from '../src/cli/base-models';
+import { ExperimentSchema } from '../src/core/config';
 import { pretrainBase } from '../src/train/pretrain';
 
 const { values } = parseArgs({
@@ -23,17 +30,35 @@ const { values } = parseArgs({
     preset: { type: 'string', default: 'nano' },
     out: { type: 'string', default: 'models' },
     assignments: { type: 'string', default: 'per-agent,shared' },
+    'demo-errors': { type: 'string', default: '' },
+    learn: { type: 'string' },
+    'from-shipped': { type: 'boolean', default: false },
   },
 });
 const tasks = values.task ? [values.task] : [...TASK_NAMES];
 for (const t of tasks) if (!TASK_NAMES.includes(t as TaskName)) throw new Error(`--task must be one of ${TASK_NAMES.join(', ')}`);
 
+const demoErrors: Partial<Record<Role, number>> = {};
+for (const pair of values['demo-errors'].split(',').filter(Boolean)) {
+  const [agent, rate] = pair.split('=');
+  if (!(Number(rate) >= 0 && Number(rate) <= 1)) throw new Error(`--demo-errors: ${pair} is not agent=rate with rate in [0, 1]`);
+  demoErrors[agent as Role] = Number(rate);
+}
+const learn = values.learn ? (values.learn.split(',') as Role[]) : undefined;
+
 await tf.setBackend('wasm');
 for (const task of tasks as TaskName[]) {
-  const manifest: Record<string, unknown> = { task, backend: 'wasm', generated: new Date().toISOString().slice(0, 10), sets: {} };
+  const manifestPath = join(values.out, task, 'manifest.json');
+  const old = existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as { sets?: object }) : {};
+  const manifest: Record<string, unknown> = { task, backend: 'wasm', generated: new Date().toISOString().slice(0, 10), sets: { ...old.sets } };
   for (const assignment of values.assignments.split(',') as ('per-agent' | 'shared')[]) {
     const t0 = performance.now();
+    const exp = ExperimentSchema.parse({ task, models: { assignment, preset: values.preset } });
+    const init = values['from-shipped'] ? (await loadShippedBase(exp, values.out)).checkpoints : undefined;
     const r = await pretrainBase({
+      demoErrors,
+      learn,
+      init,
       task,
       assignment,
       preset: values.preset as 'nano',
@@ -49,7 +74,8 @@ for (const task of tasks as TaskName[]) {
     });
     const dir = join(values.out, task, assignment);
     mkdirSync(dir, { recursive: true });
-    const files: Record<string, string> = {};
+    const previous = (manifest.sets as Record<string, { files?: Record<string, string> }>)[assignment];
+    const files: Record<string, string> = { ...previous?.files };
     for (const [id, ckpt] of Object.entries(r.checkpoints)) {
       writeFileSync(join(dir, `${id}.ckpt`), encodeCheckpoint(ckpt));
       files[id] = `${assignment}/${id}.ckpt`;
@@ -65,5 +91,5 @@ for (const task of tasks as TaskName[]) {
     };
     console.log(`${task}/${assignment}: ${r.steps} steps, base success ${r.success.toFixed(3)} → ${dir}`);
   }
-  writeFileSync(join(values.out, task, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
 }

@@ -41,6 +41,7 @@ export const AGENT_STATS = [
   'adv/min',
   'adv/max',
   'amplification',
+  'amplification_rows',
   'grad_norm',
   'pg_loss',
   'clipfrac',

@@ -33,6 +33,12 @@ export interface AgentStats {
    * agent (one row per trajectory, shared reward) scores (G − 1)/G, not 1.
    */
   amplification: number;
+  /**
+   * The same with global-step's baseline (issue 81): μ_q and σ_q the mean and unbiased std of
+   * all of q's row rewards pooled, every agent's rows. Each group's term is exactly the E[A²]
+   * agent k's rows get under `global-step` with ε = 0.
+   */
+  amplificationRows: number;
 }
 
 /** The `stats` returned with every advantage batch. */
@@ -59,26 +65,41 @@ const NO_ROWS: AgentStats = {
   advMin: NaN,
   advMax: NaN,
   amplification: NaN,
+  amplificationRows: NaN,
 };
 
-/** Each agent's amplification terms, one per prompt group with σ_q > 0 in which it acts. */
-function amplificationTerms(rows: readonly AdvantageRow[]): Map<string, number[]> {
-  const terms = new Map<string, number[]>();
+type Baseline = 'traj' | 'rows';
+
+/** Agent k's term (σ_k² + (μ_k − μ)²)/σ² in one group whose baseline values are `base`; null if σ = 0. */
+function amplificationTerm(rewardsOfK: readonly number[], base: readonly number[]): number | null {
+  if (base.length < 2) return null;
+  const sigma = unbiasedStd(base);
+  if (!(sigma > 0)) return null;
+  return (populationVariance(rewardsOfK) + (mean(rewardsOfK) - mean(base)) ** 2) / sigma ** 2;
+}
+
+/**
+ * Each agent's amplification terms per baseline, one per prompt group with σ_q > 0 in which it
+ * acts: `traj` against the group's trajectory scores (GRPO's statistics), `rows` against all of
+ * its rows pooled (global-step's).
+ */
+function amplificationTerms(rows: readonly AdvantageRow[]): Map<string, Record<Baseline, number[]>> {
+  const terms = new Map<string, Record<Baseline, number[]>>();
   for (const idx of groupIndices(rows, (r) => idKey([r.group])).values()) {
     const groupRows = idx.map((i) => rows[i]);
     const trajectories = groupIndices(groupRows, (r) => idKey([r.traj]));
-    const scores = [...trajectories.values()].map((t) => mean(t.map((j) => groupRows[j].reward)));
-    if (scores.length < 2) continue;
-    const mu = mean(scores);
-    const sigma = unbiasedStd(scores);
-    if (!(sigma > 0)) continue;
+    const base: Record<Baseline, number[]> = {
+      traj: [...trajectories.values()].map((t) => mean(t.map((j) => groupRows[j].reward))),
+      rows: groupRows.map((r) => r.reward),
+    };
     for (const [agent, rowsOfK] of groupIndices(groupRows, (r) => String(r.agent))) {
       const values = rowsOfK.map((j) => groupRows[j].reward);
-      const muK = mean(values);
-      const term = (populationVariance(values) + (muK - mu) ** 2) / sigma ** 2;
-      const list = terms.get(agent);
-      if (list) list.push(term);
-      else terms.set(agent, [term]);
+      let list = terms.get(agent);
+      if (!list) terms.set(agent, (list = { traj: [], rows: [] }));
+      for (const b of ['traj', 'rows'] as const) {
+        const term = amplificationTerm(values, base[b]);
+        if (term !== null) list[b].push(term);
+      }
     }
   }
   return terms;
@@ -104,7 +125,8 @@ export function computeStats(
       advSqMean: mean(adv.map((a) => a * a)),
       advMin: adv.reduce((a, b) => Math.min(a, b)), // no spread: large batches overflow the stack
       advMax: adv.reduce((a, b) => Math.max(a, b)),
-      amplification: amp ? mean(amp) : NaN,
+      amplification: amp?.traj.length ? mean(amp.traj) : NaN,
+      amplificationRows: amp?.rows.length ? mean(amp.rows) : NaN,
     };
   }
   return { agents, ...counts };
@@ -120,6 +142,7 @@ const METRIC_OF: Record<keyof AgentStats, AgentStat> = {
   advMin: 'adv/min',
   advMax: 'adv/max',
   amplification: 'amplification',
+  amplificationRows: 'amplification_rows',
 };
 
 /**

@@ -27,9 +27,29 @@ export interface PolicyModel extends ModelSlot {
   ref: GPT | null;
 }
 
+/**
+ * Per-agent learning rates that would be silently ignored are refused, naming the field: a key
+ * that names no agent of the task (a typo), or any key when all agents share one model (one
+ * optimizer, one rate), in the experiment's optim or in a run's overrides.
+ */
+function checkLrPerAgent(exp: Experiment, agents: readonly Role[]): void {
+  const sources = [{ at: 'optim', optim: exp.optim }, ...exp.runs.map((r, i) => ({ at: `runs.${i}.optim`, optim: r.optim }))];
+  for (const { at, optim } of sources) {
+    for (const name of Object.keys(optim.lrPerAgent ?? {})) {
+      if (!agents.includes(name as Role)) {
+        throw new Error(`${at}.lrPerAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+      }
+      if (exp.models.assignment === 'shared') {
+        throw new Error(`${at}.lrPerAgent.${name}: all agents share one model (models.assignment = shared), so it has one learning rate; use optim.lr or models.assignment = per-agent`);
+      }
+    }
+  }
+}
+
 /** Which models an experiment needs: one per agent, or one shared by all. */
 export function modelSlots(exp: Experiment): ModelSlot[] {
   const agents = getTask(exp.task).agents.map((a) => a.role);
+  checkLrPerAgent(exp, agents);
   if (exp.models.assignment === 'shared') {
     const extra = Object.keys(exp.models.perAgent);
     if (extra.length) throw new Error(`models.perAgent (${extra.join(', ')}) needs models.assignment = per-agent`);

@@ -1,5 +1,6 @@
 /**
- * Base models by supervised warm-start: the task's demonstrator plays (error rate 0), and each
+ * Base models by supervised warm-start: the task's demonstrator plays (error rate 0 unless
+ * `demoErrors` says otherwise), and each
  * model learns its agents' turns by next-token cross-entropy on the responses. Training stops at
  * the first check where validation success reaches the target, so RL starts from a policy that
  * succeeds sometimes (room to improve, and group variance to learn from). Deterministic from the
@@ -12,11 +13,12 @@ import { saveCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { disposeBatch, packRows, toTensors } from '../model/logprobs';
 import { tokenizer } from '../model/tokenizer';
 import { supervisedStep } from '../model/warmstart';
-import { demonstratorPolicy } from '../tasks/demo';
+import { demonstratorPolicy, type ErrorRates } from '../tasks/demo';
 import { rollout } from '../tasks/orchestrator';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances } from '../tasks/registry';
 import type { TaskName } from '../tasks/registry';
+import type { Role } from '../core/vocab';
 import { buildModels, disposeModels } from './models';
 import { RunTrainer } from './trainer';
 
@@ -32,6 +34,15 @@ export interface PretrainOptions {
   /** Task instances per supervised step (one demonstrated trajectory each). */
   batchSize: number;
   lr: number;
+  /**
+   * Mistake rates of the demonstrator per agent (default 0). A verifier only learns to say "no"
+   * from demonstrations in which the solver errs, so its partner's demonstrations must err.
+   */
+  demoErrors?: ErrorRates;
+  /** Only the models of these agents learn (default: all); the others keep `init`'s weights. */
+  learn?: readonly Role[];
+  /** Starting weights per model id (default: a seeded fresh init). */
+  init?: Readonly<Record<string, Checkpoint>>;
   onProgress?: (p: { step: number; loss: number; success?: number }) => void;
 }
 
@@ -52,9 +63,10 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
     eval: { every: 1, k: 4, questions: 64, temperature: 1, topP: 1 },
   });
   const optim = { ...exp.optim, lr: o.lr, weightDecay: 0.01, maxGradNorm: 1 };
-  const models = buildModels(exp, optim, o.seed, null);
+  const models = buildModels(exp, optim, o.seed, o.init ?? null);
   const task = getTask(o.task);
-  const demo = demonstratorPolicy(o.task, 0);
+  const demo = demonstratorPolicy(o.task, o.demoErrors ?? 0);
+  const learns = (m: (typeof models)[number]) => !o.learn || m.agents.some((a) => o.learn?.includes(a));
   // The trainer's evaluation (same policy adapter and metrics as RL) on the same models.
   const judge = new RunTrainer({ exp, run: exp.runs[0], seed: o.seed, models });
   let step = 0;
@@ -70,7 +82,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
 
       // ---- one supervised step per model on its agents' turns
       let loss = 0;
-      for (const m of models) {
+      for (const m of models.filter(learns)) {
         const own = rows.filter((r) => m.agents.includes(r.agent));
         if (own.length === 0) continue;
         const packed = packRows(
@@ -101,7 +113,10 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       } else o.onProgress?.({ step: step + 1, loss });
     }
     const recipe = {
-      method: 'supervised warm-start on demonstrator turns (error rate 0), stop at target validation success',
+      method: 'supervised warm-start on demonstrator turns, stop at target validation success',
+      demoErrors: o.demoErrors ?? 0,
+      learn: o.learn ?? 'all',
+      init: o.init ? 'shipped base' : 'seeded fresh init',
       task: o.task,
       assignment: o.assignment,
       preset: o.preset,
@@ -113,7 +128,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       validation: { questions: exp.eval.questions, k: exp.eval.k, temperature: 1, avg: success, pass },
     };
     const checkpoints: Record<string, Checkpoint> = {};
-    for (const m of models) {
+    for (const m of models.filter(learns)) {
       checkpoints[m.id] = await saveCheckpoint(m.model, { preset: o.preset, notes: { ...recipe, agents: m.agents } });
     }
     return { checkpoints, steps: step, success, passAtK: pass, k: exp.eval.k, recipe };

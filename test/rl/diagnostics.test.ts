@@ -106,7 +106,7 @@ describe('per-agent stats, hand-computed', () => {
 });
 
 describe('amplification identity (§8): = E[A²] of agent k under the shared GRPO baseline', () => {
-  it('holds per group when every row carries its trajectory reward (eps = 0)', () => {
+  it('holds per group when every row carries its trajectory reward (eps = 0); amplification_rows likewise under global-step', () => {
     const oneGroup = fc
       .array(
         fc.record({
@@ -129,9 +129,11 @@ describe('amplification identity (§8): = E[A²] of agent k under the shared GRP
     fc.assert(
       fc.property(oneGroup, (batch) => {
         const { stats } = computeAdvantages(batch, { estimator: 'grpo', eps: 0 });
-        for (const s of Object.values(stats.agents)) {
+        const step = computeAdvantages(batch, { estimator: 'global-step', eps: 0 }).stats;
+        for (const [agent, s] of Object.entries(stats.agents)) {
           if (Number.isNaN(s.amplification)) continue; // σ = 0: no term
           expect(s.amplification).toBeCloseTo(s.advSqMean, 12);
+          expect(s.amplificationRows).toBeCloseTo(step.agents[agent].advSqMean, 12);
         }
       }),
     );
@@ -150,7 +152,36 @@ describe('statsToMetrics', () => {
     expect(m['agent/Idle/adv/mean']).toBeNaN();
     expect(m[M.singletonFrac]).toBe(0);
     expect(m[M.zeroAdvFrac]).toBe(0);
-    expect(Object.keys(m)).toHaveLength(3 * 8 + 2);
-    expect(Object.keys(statsToMetrics(stats))).toHaveLength(2 * 8 + 2);
+    expect(Object.keys(m)).toHaveLength(3 * 9 + 2);
+    expect(Object.keys(statsToMetrics(stats))).toHaveLength(2 * 9 + 2);
+  });
+});
+
+describe('amplification with the default eps, and its metric keys', () => {
+  // One prompt group: G trajectories, each with a broadcast reward R_t, and three agents acting
+  // 0–3 times each per trajectory (variable invocation counts, as with routing and retries).
+  const group = fc
+    .array(fc.record({ reward: fc.constantFrom(0, 0.5, 1, 2), calls: fc.tuple(fc.nat(3), fc.nat(3), fc.nat(3)) }), { minLength: 2, maxLength: 8 })
+    .filter((ts) => ts.every((t) => t.calls.some((c) => c > 0)) && new Set(ts.map((t) => t.reward)).size > 1);
+  const rowsOf = (ts: { reward: number; calls: [number, number, number] }[]): AdvantageRow[] =>
+    ts.flatMap((t, traj) =>
+      t.calls.flatMap((n, a) => Array.from({ length: n }, (_, turn) => ({ group: 0, traj, agent: 'ABC'[a], turn, reward: t.reward }))),
+    );
+
+  it('with the default eps 1e-6 they agree up to the eps effect (σ/(σ + eps))²', () => {
+    fc.assert(
+      fc.property(group, (ts) => {
+        const grpo = computeAdvantages(rowsOf(ts), { estimator: 'grpo' }).stats;
+        for (const s of Object.values(grpo.agents)) expect(Math.abs(s.advSqMean - s.amplification)).toBeLessThan(1e-5 * Math.max(1, s.amplification));
+      }),
+    );
+  });
+
+  it('is emitted as agent/<name>/amplification and agent/<name>/amplification_rows', () => {
+    const { stats } = computeAdvantages(rows, { estimator: 'grpo' });
+    const m = statsToMetrics(stats);
+    expect(m[agentKey('S', 'amplification')]).toBe(stats.agents.S.amplification);
+    expect(m[agentKey('S', 'amplification_rows')]).toBe(stats.agents.S.amplificationRows);
+    expect(stats.agents.S.amplificationRows).not.toBeCloseTo(stats.agents.S.amplification, 3);
   });
 });
