@@ -14,6 +14,7 @@ Usage:
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- report DIR
   npm run lab -- export tensorboard DIR --out TBDIR
+  npm run lab -- import <files or folders…> --out DIR [--wg-map wg_ids.json]
   npm run lab -- help
 
 Commands:
@@ -34,6 +35,16 @@ Commands:
           TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under
           its lab name (float32), so \`tensorboard --logdir TBDIR\` shows lab runs beside
           cluster runs.
+  import  Reads TensorBoard event files (a folder of them is one run, as in TensorBoard) and
+          W&B history CSVs (one run per file, or per "<run> - <metric>" column) into
+          DIR/metrics.jsonl (lines as train writes them) and DIR/import.json (per run: files,
+          records read and skipped, the name of every series and the lab key it became).
+          Dr. MAS / verl names become lab keys (actor/<wg_id>/grad_norm → agent/<name>/grad_norm,
+          critic/score/mean → reward/mean, val/avg@K → eval/avg@K, …); others are kept as
+          other/<name>. A record with a bad CRC or length is skipped and counted, a file cut off
+          mid-record is read up to the cut; neither stops the import. --wg-map gives the agents
+          of each Dr. MAS worker group (lab export drmas writes it); without it they are
+          inferred from the wg_id and printed.
   help    Prints this text.
 
 Options:

@@ -1,10 +1,14 @@
 /**
- * `lab export tensorboard <run DIR> --out TBDIR`: the CLI side of src/interop. Reads and writes
- * files; the formats themselves live in src/interop (pure, shared with the page).
+ * `lab export tensorboard <run DIR> --out TBDIR` and `lab import <files or folders…> --out DIR`:
+ * the CLI side of src/interop. Reads and writes files; the formats themselves live in src/interop
+ * (pure, shared with the page).
  */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { fileKind, importFiles } from '../interop/import';
+import type { ImportFile } from '../interop/import';
+import type { WgMap } from '../interop/metric-map';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
 import { UsageError } from './args';
@@ -48,9 +52,77 @@ function exportTensorboard(argv: readonly string[]): void {
   console.log(`view with: tensorboard --logdir ${values.out}`);
 }
 
-/** `lab export …` and `lab import …`. */
-export function runInterop(argv: readonly string[]): void {
+/** Every event file and CSV under the given files and folders, named from the folder picked. */
+function collect(inputs: readonly string[]): ImportFile[] {
+  const files: ImportFile[] = [];
+  const add = (path: string, name: string) => files.push({ path: name.split(sep).join('/'), bytes: readFileSync(path) });
+  for (const input of inputs) {
+    if (!existsSync(input)) throw new UsageError(`${input}: no such file or folder`);
+    if (statSync(input).isFile()) {
+      add(input, join(basename(dirname(resolve(input))), basename(input)));
+      continue;
+    }
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (fileKind(entry.name)) add(path, join(basename(resolve(input)), relative(input, path)));
+      }
+    };
+    walk(input);
+  }
+  return files;
+}
+
+function readWgMap(path: string): WgMap {
+  let map: unknown;
+  try {
+    map = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--wg-map ${path}: ${(e as Error).message}`);
+  }
+  const ok = typeof map === 'object' && map !== null && Object.values(map).every((v) => Array.isArray(v) && v.every((a) => typeof a === 'string'));
+  if (!ok) throw new UsageError(`--wg-map ${path}: expected {"<wg_id>": ["<agent>", …], …} as lab export drmas writes it`);
+  return map as WgMap;
+}
+
+/** JSON has no NaN: a gap becomes null, as in metrics.jsonl. */
+const jsonLine = (value: object) => JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+
+/** Cluster runs (event files, W&B CSVs) as a run folder: metrics.jsonl and import.json. */
+function importRuns(argv: readonly string[]): number {
+  const { values, positionals } = options(argv, ['out', 'wg-map']);
+  if (positionals.length === 0 || !values.out) throw new UsageError('usage: npm run lab -- import <files or folders…> --out DIR [--wg-map wg_ids.json]');
+  const files = collect(positionals);
+  const result = importFiles(files, values['wg-map'] ? readWgMap(values['wg-map']) : undefined);
+  for (const r of result.refused) console.error(`${r.path}: refused: ${r.reason}`);
+  if (result.runs.length === 0) {
+    console.error(`error: nothing to import from ${positionals.join(', ')} (no event files or CSVs read)`);
+    return 2;
+  }
+  mkdirSync(values.out, { recursive: true });
+  const lines = result.runs.flatMap((run) => run.rows.map((row) => jsonLine({ run: run.label, ...row }) + '\n'));
+  writeFileSync(join(values.out, 'metrics.jsonl'), lines.join(''));
+  const summary = result.runs.map(({ rows, ...run }) => ({ ...run, steps: rows.length }));
+  writeFileSync(join(values.out, 'import.json'), JSON.stringify({ runs: summary, refused: result.refused }, null, 2) + '\n');
+  for (const run of result.runs) {
+    const other = Object.values(run.keys).filter((k) => k.startsWith('other/')).length;
+    const damage = run.skipped || run.truncatedBytes ? `; damaged: ${run.skipped} records skipped, ${run.truncatedBytes} bytes of a cut-off tail` : '';
+    console.log(`${run.label}: ${run.rows.length} steps from ${run.sources.length} file(s), ${run.records} records${damage}`);
+    console.log(`  agents: ${run.agents.join(', ') || '—'}; ${Object.keys(run.keys).length - other} series mapped, ${other} kept under other/`);
+    for (const wg of run.inferred) console.log(`  inferred: ${wg} → ${run.wgAgents[wg].join(', ')}`);
+  }
+  console.log(`wrote ${values.out}/metrics.jsonl, import.json`);
+  return 0;
+}
+
+/** `lab export …` and `lab import …`; returns the exit status. */
+export function runInterop(argv: readonly string[]): number {
   const [command, what, ...rest] = argv;
-  if (command === 'export' && what === 'tensorboard') return exportTensorboard(rest);
+  if (command === 'import') return importRuns(argv.slice(1));
+  if (command === 'export' && what === 'tensorboard') {
+    exportTensorboard(rest);
+    return 0;
+  }
   throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; try: npm run lab -- help`);
 }

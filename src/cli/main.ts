@@ -122,8 +122,8 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return 0;
     }
+    if (args.command === 'interop') return runInterop(args.argv);
     if (args.command === 'report') report(args.dir);
-    else if (args.command === 'interop') runInterop(args.argv);
     else await train(args);
     return 0;
   } catch (e) {

@@ -63,6 +63,21 @@ export type ShadowStat = (typeof SHADOW_STATS)[number];
 export const MODEL_STATS = ['grad_norm'] as const;
 export type ModelStat = (typeof MODEL_STATS)[number];
 
+/**
+ * Run-level statistics only imported cluster runs have: verl logs them over every agent's rows
+ * at once (`response_length/mean`, `critic/advantages/*`); a lab run has them per agent.
+ */
+export const CLUSTER = {
+  respLen: 'resp_len',
+  advMean: 'adv/mean',
+  advMin: 'adv/min',
+  advMax: 'adv/max',
+} as const;
+
+/** Series of an imported run that map to no lab metric, kept under their own names. */
+export const OTHER_PREFIX = 'other/';
+export const otherKey = (name: string): string => `${OTHER_PREFIX}${name}`;
+
 export const agentKey = (agent: string, stat: AgentStat): string => `agent/${agent}/${stat}`;
 export const agentShadowKey = (agent: string, estimator: EstimatorName, stat: ShadowStat): string =>
   `agent/${agent}/shadow/${estimator}/${stat}`;

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readEventFile } from '../../src/interop/tensorboard';
+import { bytesOf, event, record, simple } from '../interop/hand-assembled';
 
 const lab = (args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -45,5 +46,43 @@ describe('npm run lab -- export tensorboard', () => {
     const r = lab(['export', 'tensorboard', dir, '--out', join(dir, 'tb')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(`${dir} has no metrics.jsonl`);
+  });
+});
+
+describe('npm run lab -- import', () => {
+  it('reads exported lab runs back to their float32 values, and a damaged cluster file up to the damage', () => {
+    const dir = runFolder();
+    const tb = join(dir, 'tb');
+    expect(lab(['export', 'tensorboard', dir, '--out', tb]).status).toBe(0);
+    const damaged = join(dir, 'cluster', 'drmas');
+    mkdirSync(damaged, { recursive: true });
+    const bad = record(event(2, 1002, [simple('critic/score/mean', 9)]));
+    bad[bad.length - 1] ^= 1;
+    writeFileSync(
+      join(damaged, 'events.out.tfevents.1.node0'),
+      bytesOf(record(event(1, 1001, [simple('critic/score/mean', 0.5)])), bad, record(event(3, 1003, [simple('critic/score/mean', 1)])).slice(0, 20)),
+    );
+    const out = join(dir, 'imported');
+    const r = lab(['import', tb, join(damaged, 'events.out.tfevents.1.node0'), '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('drmas: 1 steps from 1 file(s), 1 records; damaged: 1 records skipped, 20 bytes of a cut-off tail');
+
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const original = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const o of original) {
+      const back = lines.find((l) => l.run === o.run && l.step === o.step);
+      for (const [k, v] of Object.entries(o)) {
+        if (k === 'run' || k === 'step' || k === 'time_s') continue;
+        if (v === null) expect(back).not.toHaveProperty([k]);
+        else expect(back[k], `${o.run} ${k}`).toBe(Math.fround(v as number));
+      }
+    }
+    expect(lines.find((l) => l.run === 'drmas')).toEqual({ run: 'drmas', step: 1, time_s: 0, 'reward/mean': 0.5 });
+    const summary = JSON.parse(readFileSync(join(out, 'import.json'), 'utf8'));
+    expect(summary.runs.map((x: { label: string; steps: number }) => [x.label, x.steps])).toEqual([
+      ['Dr. MAS', 2],
+      ['GRPO', 2],
+      ['drmas', 1],
+    ]);
   });
 });

@@ -1,0 +1,137 @@
+/**
+ * Files from other trainers → read-only lab runs: TensorBoard event files (a folder is a run, as
+ * in TensorBoard; several files in one folder, e.g. a resumed run, merge by step) and W&B history
+ * CSVs (a file is a run, or one run per `<run> - <metric>` prefix). Series names are mapped to the
+ * lab's keys (metric-map.ts). Damaged files give what could be read and say what was lost; a file
+ * that is neither kind is refused by name. Never throws. Pure: no Node, no DOM.
+ */
+import { M, parseAgentKey } from '../core/metrics';
+import { mapNames } from './metric-map';
+import type { WgMap } from './metric-map';
+import { EVENT_FILE_INFIX, readEventFile } from './tensorboard';
+import type { Row } from './tensorboard';
+import { readWandbCsv } from './wandb-csv';
+
+export interface ImportFile {
+  /** '/'-separated path, relative to what the user picked (the folder names give run names). */
+  path: string;
+  bytes: Uint8Array;
+}
+
+export interface ImportedRun {
+  label: string;
+  sources: string[];
+  /** Rows by step, keys mapped to the lab's (unmapped ones under `other/`). */
+  rows: Row[];
+  /** Lab agent names found in the mapped keys, in order of first appearance. */
+  agents: string[];
+  /** Source name → lab key, for every series. */
+  keys: Record<string, string>;
+  /** wg_id → agents used for the mapping, and which of them were inferred. */
+  wgAgents: WgMap;
+  inferred: string[];
+  /** Records or CSV lines read, and those dropped as damaged. */
+  records: number;
+  skipped: number;
+  /** Bytes of cut-off tails (event files), 0 if none. */
+  truncatedBytes: number;
+}
+
+export interface ImportResult {
+  runs: ImportedRun[];
+  refused: { path: string; reason: string }[];
+}
+
+const base = (path: string) => path.split('/').pop() ?? path;
+const parent = (path: string) => path.split('/').slice(0, -1).pop();
+
+export function fileKind(path: string): 'events' | 'csv' | null {
+  if (base(path).includes(EVENT_FILE_INFIX)) return 'events';
+  if (/\.csv$/i.test(path)) return 'csv';
+  return null;
+}
+
+interface RawRun {
+  label: string;
+  sources: string[];
+  byStep: Map<number, Row>;
+  records: number;
+  skipped: number;
+  truncatedBytes: number;
+}
+
+/** Reads every file and maps its series; `wgMap` as in mapNames. */
+export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): ImportResult {
+  const raw = new Map<string, RawRun>();
+  const refused: ImportResult['refused'] = [];
+  const runOf = (label: string): RawRun => {
+    let r = raw.get(label);
+    if (!r) raw.set(label, (r = { label, sources: [], byStep: new Map(), records: 0, skipped: 0, truncatedBytes: 0 }));
+    return r;
+  };
+  const merge = (run: RawRun, rows: Row[]) => {
+    for (const row of rows) {
+      const into = run.byStep.get(row[M.step]);
+      if (into) Object.assign(into, row);
+      else run.byStep.set(row[M.step], { ...row });
+    }
+  };
+  for (const file of files) {
+    const kind = fileKind(file.path);
+    if (kind === 'events') {
+      const scan = readEventFile(file.bytes);
+      const run = runOf(parent(file.path) ?? 'run');
+      run.sources.push(file.path);
+      merge(run, scan.rows);
+      run.records += scan.records;
+      run.skipped += scan.skipped;
+      run.truncatedBytes += scan.truncatedBytes;
+    } else if (kind === 'csv') {
+      let csv;
+      try {
+        csv = readWandbCsv(new TextDecoder().decode(file.bytes));
+      } catch (e) {
+        refused.push({ path: file.path, reason: (e as Error).message });
+        continue;
+      }
+      const stem = base(file.path).replace(/\.csv$/i, '');
+      for (const [name, rows] of csv.runs) {
+        const run = runOf(name || stem);
+        run.sources.push(file.path);
+        merge(run, rows);
+        run.records += rows.length;
+        run.skipped += csv.skipped;
+      }
+      if (csv.runs.size === 0) refused.push({ path: file.path, reason: 'no numeric values' });
+    } else {
+      refused.push({ path: file.path, reason: 'neither a TensorBoard event file (name with "tfevents") nor a CSV' });
+    }
+  }
+  return { runs: [...raw.values()].map((r) => mapRun(r, wgMap)), refused };
+}
+
+function mapRun(run: RawRun, wgMap?: WgMap): ImportedRun {
+  const names = new Set<string>();
+  for (const row of run.byStep.values()) for (const k of Object.keys(row)) if (k !== M.step && k !== M.timeS) names.add(k);
+  const mapping = mapNames(names, wgMap);
+  const rows = [...run.byStep.values()]
+    .sort((a, b) => a[M.step] - b[M.step])
+    .map((row) => {
+      const out: Row = {};
+      for (const [k, v] of Object.entries(row)) out[mapping.keys.get(k) ?? k] = v;
+      return out;
+    });
+  const agents = [...new Set([...mapping.keys.values()].flatMap((k) => parseAgentKey(k)?.agent ?? []))];
+  return {
+    label: run.label,
+    sources: run.sources,
+    rows,
+    agents,
+    keys: Object.fromEntries(mapping.keys),
+    wgAgents: mapping.wgAgents,
+    inferred: mapping.inferred,
+    records: run.records,
+    skipped: run.skipped,
+    truncatedBytes: run.truncatedBytes,
+  };
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { importFiles } from '../../src/interop/import';
+import { inferAgents, labAgentName, mapNames } from '../../src/interop/metric-map';
+import { writeEventFile } from '../../src/interop/tensorboard';
+import { parseCsv, readWandbCsv } from '../../src/interop/wandb-csv';
+import { bytesOf, event, record, simple, tensorDouble, tensorFloat } from './hand-assembled';
+
+const te = (s: string) => new TextEncoder().encode(s);
+
+describe('metric names', () => {
+  it('maps Dr. MAS / verl names to lab keys, per agent through the worker-group id', () => {
+    const names = [
+      'actor/Qwen3-4B_SolverAgent/grad_norm',
+      'actor/Qwen3-4B_SolverAgent/pg_loss',
+      'actor/Qwen3-4B_VerifierAgent/pg_clipfrac',
+      'actor/Qwen3-4B_VerifierAgent/ppo_kl',
+      'critic/score/mean',
+      'critic/rewards/mean',
+      'critic/Qwen3-4B_SolverAgent/score/mean',
+      'critic/Qwen3-4B_SolverAgent/advantages/max',
+      'critic/advantages/mean',
+      'response_length/mean',
+      'val/avg@16',
+      'val/pass@16',
+      'val/math500/test_score',
+      'adv_diag/Verifier Agent/inflation_factor_mean',
+      'adv_std/SolverAgent/mean',
+      'timing_s/gen',
+      'agent/solver/entropy',
+    ];
+    const { keys, inferred, wgAgents } = mapNames(names);
+    expect(Object.fromEntries(keys)).toEqual({
+      'actor/Qwen3-4B_SolverAgent/grad_norm': 'agent/solver/grad_norm',
+      'actor/Qwen3-4B_SolverAgent/pg_loss': 'agent/solver/pg_loss',
+      'actor/Qwen3-4B_VerifierAgent/pg_clipfrac': 'agent/verifier/clipfrac',
+      'actor/Qwen3-4B_VerifierAgent/ppo_kl': 'agent/verifier/kl',
+      'critic/score/mean': 'reward/mean',
+      'critic/rewards/mean': 'other/critic/rewards/mean', // reward/mean taken by the score (earlier rule)
+      'critic/Qwen3-4B_SolverAgent/score/mean': 'agent/solver/reward/mean',
+      'critic/Qwen3-4B_SolverAgent/advantages/max': 'agent/solver/adv/max',
+      'critic/advantages/mean': 'adv/mean',
+      'response_length/mean': 'resp_len',
+      'val/avg@16': 'eval/avg@16',
+      'val/pass@16': 'eval/pass@16',
+      'val/math500/test_score': 'eval/math500/test_score',
+      'adv_diag/Verifier Agent/inflation_factor_mean': 'agent/verifier/amplification',
+      'adv_std/SolverAgent/mean': 'agent/solver/reward/std',
+      'timing_s/gen': 'other/timing_s/gen',
+      'agent/solver/entropy': 'agent/solver/entropy', // already a lab key
+    });
+    expect(inferred.sort()).toEqual(['Qwen3-4B_SolverAgent', 'Qwen3-4B_VerifierAgent']);
+    expect(wgAgents['Qwen3-4B_SolverAgent']).toEqual(['solver']);
+  });
+
+  it('gives a shared model’s grad norm to the model, and takes a given wg map over inference', () => {
+    expect(inferAgents('Qwen2.5-7B_VerifierAgent_SearchAgent_AnswerAgent')).toEqual(['verifier', 'search', 'answer']);
+    expect(labAgentName('Answer Agent')).toBe('answer');
+    const shared = mapNames(['actor/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm', 'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss']);
+    expect(Object.fromEntries(shared.keys)).toEqual({
+      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm': 'model/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm',
+      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss': 'other/actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss',
+    });
+    const given = mapNames(['actor/wg0/grad_norm'], { wg0: ['coder'] });
+    expect(given.keys.get('actor/wg0/grad_norm')).toBe('agent/coder/grad_norm');
+    expect(given.inferred).toEqual([]);
+  });
+});
+
+describe('W&B CSV', () => {
+  it('parses quoted fields with commas, quotes and newlines', () => {
+    expect(parseCsv('a,"b,c","d ""e""\nf"\r\n1,2,3\n')).toEqual([
+      ['a', 'b,c', 'd "e"\nf'],
+      ['1', '2', '3'],
+    ]);
+  });
+
+  it('reads a run history (_step, _runtime) and a chart export (<run> - <metric>, bands skipped)', () => {
+    const history = readWandbCsv('_step,_runtime,_timestamp,critic/score/mean,val/avg@16\n0,1.5,1700000000,0.25,\n1,3,1700000001,0.5,0.125\nbroken\n');
+    expect(history.skipped).toBe(1);
+    expect(history.runs.get('')).toEqual([
+      { step: 0, time_s: 1.5, 'critic/score/mean': 0.25 },
+      { step: 1, time_s: 3, 'critic/score/mean': 0.5, 'val/avg@16': 0.125 },
+    ]);
+    const chart = readWandbCsv('Step,grpo - critic/score/mean,grpo - critic/score/mean__MIN,drmas - critic/score/mean\n5,0.1,0.05,0.2\n');
+    expect([...chart.runs.keys()]).toEqual(['grpo', 'drmas']);
+    expect(chart.runs.get('drmas')).toEqual([{ step: 5, 'critic/score/mean': 0.2 }]);
+    expect(() => readWandbCsv('a,b\n1,2\n')).toThrow(/no step column/);
+  });
+});
+
+describe('importFiles', () => {
+  it('reads the lab’s own event files back to the written values (float32) under the same keys', () => {
+    const rows = [
+      { step: 0, time_s: 1, 'reward/mean': 0.1, 'agent/verifier/amplification': 1.337, 'model/verifier/grad_norm': 7.77 },
+      { step: 1, time_s: 2, 'reward/mean': 0.2, 'agent/verifier/amplification': 0.875, 'model/verifier/grad_norm': 1e-3 },
+    ];
+    const { runs, refused } = importFiles([{ path: 'tb/GRPO/events.out.tfevents.1.agentwise-lab', bytes: writeEventFile(rows, 1e9) }]);
+    expect(refused).toEqual([]);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ label: 'GRPO', agents: ['verifier'], records: 3, skipped: 0, truncatedBytes: 0 });
+    expect(runs[0].rows.map(({ time_s: _t, ...r }) => r)).toEqual(
+      rows.map(({ time_s: _t, ...r }) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'step' ? v : Math.fround(v)]))),
+    );
+  });
+
+  it('reads a hand-assembled Dr. MAS file with a corrupt record and a cut-off tail, and refuses other files by name', () => {
+    const wg = 'Qwen3-4B_SolverAgent';
+    const corrupt = record(event(2, 1002, [simple(`actor/${wg}/grad_norm`, 5)]));
+    corrupt[20] ^= 0x55;
+    const file = bytesOf(
+      record(event(1, 1001, [simple(`actor/${wg}/grad_norm`, 0.3), tensorFloat('critic/score/mean', 0.7)])),
+      corrupt,
+      record(event(3, 1003, [tensorDouble('val/avg@16', 0.1), simple('timing_s/gen', 12.5)])),
+      record(event(4, 1004, [simple(`actor/${wg}/grad_norm`, 0.4)])).slice(0, 30),
+    );
+    const { runs, refused } = importFiles([
+      { path: 'cluster/drmas_math/events.out.tfevents.1.node0', bytes: file },
+      { path: 'cluster/notes.txt', bytes: te('hello') },
+      { path: 'cluster/bad.csv', bytes: te('a,b\n1,2\n') },
+    ]);
+    expect(refused.map((r) => r.path)).toEqual(['cluster/notes.txt', 'cluster/bad.csv']);
+    expect(refused[1].reason).toContain('no step column');
+    expect(runs[0]).toMatchObject({ label: 'drmas_math', agents: ['solver'], records: 2, skipped: 1, truncatedBytes: 30, inferred: [wg] });
+    expect(runs[0].rows).toEqual([
+      { step: 1, time_s: 0, 'agent/solver/grad_norm': Math.fround(0.3), 'reward/mean': Math.fround(0.7) },
+      { step: 3, time_s: 2, 'eval/avg@16': 0.1, 'other/timing_s/gen': 12.5 },
+    ]);
+  });
+
+  it('merges the event files of one folder by step and reads a W&B CSV as its own run', () => {
+    const a = writeEventFile([{ step: 0, 'reward/mean': 0.5 }], 1e9);
+    const b = writeEventFile([{ step: 1, 'reward/mean': 0.75 }], 1e9 + 60);
+    const { runs } = importFiles([
+      { path: 'x/run1/events.out.tfevents.1.h', bytes: a },
+      { path: 'x/run1/events.out.tfevents.2.h', bytes: b },
+      { path: 'x/wandb-run.csv', bytes: te('_step,critic/score/mean\n0,0.25\n') },
+    ]);
+    expect(runs.map((r) => [r.label, r.rows.map((row) => row['reward/mean'])])).toEqual([
+      ['run1', [0.5, 0.75]],
+      ['wandb-run', [0.25]],
+    ]);
+  });
+});
