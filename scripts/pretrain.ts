@@ -74,21 +74,24 @@ for (const task of tasks as TaskName[]) {
     });
     const dir = join(values.out, task, assignment);
     mkdirSync(dir, { recursive: true });
-    const previous = (manifest.sets as Record<string, { files?: Record<string, string> }>)[assignment];
+    const previous = (manifest.sets as Record<string, Record<string, unknown> & { files?: Record<string, string>; retrained?: unknown[] }>)[assignment];
     const files: Record<string, string> = { ...previous?.files };
     for (const [id, ckpt] of Object.entries(r.checkpoints)) {
       writeFileSync(join(dir, `${id}.ckpt`), encodeCheckpoint(ckpt));
       files[id] = `${assignment}/${id}.ckpt`;
     }
-    (manifest.sets as Record<string, unknown>)[assignment] = {
-      preset: values.preset,
-      files,
+    const result = {
       steps: r.steps,
       [`val_avg@${r.k}`]: r.success,
       [`val_pass@${r.k}`]: r.passAtK,
       seconds: Math.round((performance.now() - t0) / 1000),
       recipe: r.recipe,
     };
+    // A retraining of some agents keeps the set's first recipe and lists itself after it.
+    (manifest.sets as Record<string, unknown>)[assignment] =
+      learn && previous
+        ? { ...previous, files, retrained: [...(previous.retrained ?? []), { agents: learn, ...result }] }
+        : { preset: values.preset, files, ...result };
     console.log(`${task}/${assignment}: ${r.steps} steps, base success ${r.success.toFixed(3)} → ${dir}`);
   }
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
