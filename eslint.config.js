@@ -10,7 +10,7 @@ const syncReads = ['dataSync', 'arraySync', 'bufferSync'].map((name) => ({
   message: `${name}() is banned in src/: it stalls WebGPU (and killed the SwiftShader device). Use one batched \`await t.data()\` per phase.`,
 }));
 
-const pure = (layer) => ({
+const pure = (layer, forbidden = []) => ({
   files: [`src/${layer}/**/*.{ts,tsx}`],
   rules: {
     'no-restricted-imports': [
@@ -21,6 +21,7 @@ const pure = (layer) => ({
           { group: ['react', 'react-dom', 'zustand', 'recharts'], message: `src/${layer} is pure: no UI libraries.` },
           { group: ['node:*', 'fs', 'path', 'os', 'child_process'], message: `src/${layer} runs in browsers too: no Node APIs.` },
           { group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/interop/**'], message: `src/${layer} may import only lower pure layers.` },
+          ...forbidden.map((s) => ({ group: [`**/${s}/**`], message: `src/${layer} does not import src/${s}: imports point down, and src/train composes rl and tasks.` })),
         ],
       },
     ],
@@ -39,9 +40,9 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.{ts,tsx}'], rules: { 'no-restricted-syntax': ['error', ...syncReads] } },
-  pure('core'),
-  pure('rl'),
-  pure('tasks'),
+  pure('core', ['rl', 'tasks']),
+  pure('rl', ['tasks']),
+  pure('tasks', ['rl']),
   // File formats of other tools (TensorBoard, W&B, Dr. MAS): pure codecs over core and tasks,
   // used by the CLI (with Node's files) and the page (with dropped files, in a worker).
   pure('interop'),
@@ -56,6 +57,10 @@ export default tseslint.config(
           patterns: [
             { group: ['@tensorflow/*'], message: 'The UI never imports tfjs: it talks to runs through src/runtime/protocol (DESIGN.md).' },
             { group: ['**/model/**', '**/train/**', '**/cli/**'], message: 'The UI reaches models and trainers only through the runtime protocol.' },
+            {
+              group: ['**/runtime/backend', '**/runtime/sanity', '**/runtime/platform-*', '**/runtime/*.worker*'],
+              message: 'These modules load tfjs: the UI imports their types from runtime/backend-types or runtime/protocol.',
+            },
           ],
         },
       ],

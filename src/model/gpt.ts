@@ -26,7 +26,7 @@ export interface GPTConfig {
 }
 
 /** Named sizes. `small` is the benchmark workload of tfjs-webgpu.md §14 (context 64). */
-export const PRESETS = {
+export const MODEL_SIZES = {
   /** ~0.11M parameters: tests and quick demos. */
   nano: { contextLength: 64, dModel: 64, nLayers: 2, nHeads: 2, dMlp: 256 },
   /** ~0.41M parameters. Tasks needing 128 positions override contextLength (+8K params). */
@@ -34,15 +34,15 @@ export const PRESETS = {
   /** ~1.57M parameters. */
   base: { contextLength: 128, dModel: 160, nLayers: 5, nHeads: 5, dMlp: 640 },
 } as const satisfies Record<string, Omit<GPTConfig, 'vocabSize'>>;
-export type PresetName = keyof typeof PRESETS;
+export type PresetName = keyof typeof MODEL_SIZES;
 
 /** Additive attention mask value: large and finite (see header). */
 export const MASK = -1e9;
 
 /** A preset's config over the lab vocabulary, with optional overrides (e.g. contextLength: 128). */
 export function gptConfig(preset: PresetName, overrides: Partial<GPTConfig> = {}): GPTConfig {
-  const base = PRESETS[preset];
-  if (!base) throw new Error(`unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(PRESETS).join(', ')}`);
+  const base = MODEL_SIZES[preset];
+  if (!base) throw new Error(`unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(MODEL_SIZES).join(', ')}`);
   const cfg: GPTConfig = { vocabSize: VOCAB.length, ...base, ...overrides };
   checkGptConfig(cfg);
   return cfg;

@@ -4,10 +4,10 @@
  * estimator is "which values form a normalization set" + the §2 group statistics; nothing else
  * differs. Pure: no tfjs, no DOM, no Node APIs.
  */
-import type { EstimatorName as ConfigEstimatorName } from '../core/config';
+import type { AdvantageOptions, EstimatorName } from '../core/config';
 import { computeStats, type AdvantageStats } from './diagnostics';
 import { groupIndices, idKey, type AdvantageRow, type RowId } from './rows';
-import { mean, normalize, setStats, SINGLETON_MODES, type SingletonMode } from './stats';
+import { mean, normalize, setStats, SINGLETON_MODES } from './stats';
 
 export type { AdvantageRow, RowId } from './rows';
 
@@ -23,7 +23,7 @@ export interface EstimatorSpec {
   std: boolean;
 }
 
-/** The estimators. Adding one is adding an entry; `EstimatorName` and every dropdown follow. */
+/** The estimators, one per name of `ESTIMATOR_NAMES` (core/config): the compiler wants an entry for each. */
 export const ESTIMATORS = {
   grpo: {
     doc:
@@ -68,20 +68,7 @@ export const ESTIMATORS = {
     setKey: (r) => [r.group, r.agent, r.turn],
     std: false,
   },
-} as const satisfies Record<ConfigEstimatorName, EstimatorSpec>; // every name the config accepts
-
-export type EstimatorName = keyof typeof ESTIMATORS;
-export const ESTIMATOR_NAMES = Object.keys(ESTIMATORS) as EstimatorName[];
-
-export interface AdvantageOptions {
-  estimator: EstimatorName;
-  /** Divide by the set's std (default true); false = Dr. GRPO centering only (`norm_adv_by_std_in_grpo`). */
-  normalizeStd?: boolean;
-  /** Added to the std, not the variance (default 1e-6, as verl). */
-  eps?: number;
-  /** Sets of one value: 'raw' (default, verl/Dr. MAS: mean 0, std 1) or 'zero' (PettingLLMs: advantage 0). */
-  singleton?: SingletonMode;
-}
+} as const satisfies Record<EstimatorName, EstimatorSpec>; // every name the config accepts
 
 export interface AdvantageResult {
   /** One advantage per row, in row order. */
@@ -92,7 +79,7 @@ export interface AdvantageResult {
 /** Looks an estimator up by name; unknown names throw with the valid list. */
 export function getEstimator(name: string): EstimatorSpec {
   if (!Object.hasOwn(ESTIMATORS, name)) {
-    throw new Error(`Unknown advantage estimator '${name}'. Valid: ${ESTIMATOR_NAMES.join(', ')}.`);
+    throw new Error(`Unknown advantage estimator '${name}'. Valid: ${Object.keys(ESTIMATORS).join(', ')}.`);
   }
   return ESTIMATORS[name as EstimatorName];
 }
@@ -135,7 +122,10 @@ function buildUnits(rows: readonly AdvantageRow[], spec: EstimatorSpec): Unit[] 
  * One advantage per row under the named estimator (DESIGN.md "Estimator API"), with the
  * per-agent diagnostics of algorithms.md §8. Row order changes nothing, to the last bit.
  */
-export function computeAdvantages(rows: readonly AdvantageRow[], options: AdvantageOptions): AdvantageResult {
+export function computeAdvantages(
+  rows: readonly AdvantageRow[],
+  options: { estimator: EstimatorName } & Partial<AdvantageOptions>,
+): AdvantageResult {
   const spec = getEstimator(options.estimator);
   const normalizeStd = (options.normalizeStd ?? true) && spec.std;
   const eps = options.eps ?? 1e-6;

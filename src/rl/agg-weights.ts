@@ -5,10 +5,10 @@
  * Σ_k Σ_{rows of k} w·L = agg(L) — and (b) the tfjs loss cannot drift from the reference modes
  * (a test checks Σ w·v = aggregate(mode, v) for every mode). Pure: no tfjs.
  */
-import { AGG_MODES, type AggMode, type TokenBatch } from './aggregate';
+import { AGG_MODES, type AggMode, type MaskedValues } from './aggregate';
 
 /** w (B·T) with Σ w·values = aggregate(mode, {values, mask, B, T, lMax}) for every `values`. */
-export function aggregationWeights(mode: AggMode, b: Omit<TokenBatch, 'values'>): Float64Array {
+export function aggregationWeights(mode: AggMode, b: Omit<MaskedValues, 'values'>): Float64Array {
   const { mask, B, T, lMax } = b;
   const w = new Float64Array(B * T);
   const rowCount = (i: number) => {

@@ -6,7 +6,7 @@
 import type { LossAggMode } from '../core/config';
 
 /** Per-token values with their mask, both (B, T) row-major, and the sum-norm constant. */
-export interface TokenBatch {
+export interface MaskedValues {
   values: ArrayLike<number>;
   mask: ArrayLike<number>;
   B: number;
@@ -16,7 +16,7 @@ export interface TokenBatch {
 }
 
 /** Σ_t v·m and Σ_t m for each sequence, (B). Masked tokens are skipped, so padding may hold anything. */
-export function sequenceSums(b: TokenBatch): { sums: Float64Array; counts: Float64Array } {
+export function sequenceSums(b: MaskedValues): { sums: Float64Array; counts: Float64Array } {
   const sums = new Float64Array(b.B);
   const counts = new Float64Array(b.B);
   for (let i = 0; i < b.B; i++) {
@@ -35,7 +35,7 @@ const total = (xs: Float64Array): number => xs.reduce((a, x) => a + x, 0);
 export interface AggregationSpec {
   /** Formula (L = per-token value, m = mask, B = sequences) and reference. */
   doc: string;
-  reduce: (b: TokenBatch) => number;
+  reduce: (b: MaskedValues) => number;
 }
 
 /*
@@ -93,4 +93,4 @@ export function getAggregation(mode: string): AggregationSpec {
 }
 
 /** Aggregates with the named mode. */
-export const aggregate = (mode: string, b: TokenBatch): number => getAggregation(mode).reduce(b);
+export const aggregate = (mode: string, b: MaskedValues): number => getAggregation(mode).reduce(b);

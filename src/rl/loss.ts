@@ -4,7 +4,7 @@
  * `compute_policy_loss_vanilla`, `kl_penalty`, `agg_loss`). The tfjs loss used for training must
  * match this within 1e-6, so it takes exactly the tensors a tfjs version gets. Pure: no tfjs.
  */
-import type { KlType as ConfigKlType } from '../core/config';
+import type { KlType } from '../core/config';
 import { getAggregation, type AggMode } from './aggregate';
 
 /** KL estimators between the policy and the reference, per token (§5.2; verl `kl_penalty`). */
@@ -31,10 +31,8 @@ export const KL_ESTIMATORS = {
       return clamp(Math.exp(d) - d - 1, -10, 10);
     },
   },
-} as const satisfies Record<ConfigKlType, KlSpec>; // every KL type the config accepts
+} as const satisfies Record<KlType, KlSpec>; // every KL type the config accepts
 
-export type KlType = keyof typeof KL_ESTIMATORS;
-export const KL_TYPES = Object.keys(KL_ESTIMATORS) as KlType[];
 
 /** Everything per token is (B, T) row-major; `advantages` is (B), broadcast over each row's tokens. */
 export interface PolicyLossInput {
@@ -139,7 +137,7 @@ export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}):
   if (!(clipC > 1)) throw new Error(`policyLoss: dual-clip c must be > 1, got ${clipC}.`);
   const aggregation = getAggregation(aggMode); // unknown modes throw with the valid list
   if (!Object.hasOwn(KL_ESTIMATORS, klType))
-    throw new Error(`Unknown KL type '${klType}'. Valid: ${KL_TYPES.join(', ')}.`);
+    throw new Error(`Unknown KL type '${klType}'. Valid: ${Object.keys(KL_ESTIMATORS).join(', ')}.`);
   if (klCoef !== 0 && !x.refLogp) throw new Error('policyLoss: klCoef ≠ 0 needs refLogp.');
   if (entropyCoef !== 0 && !x.entropy) throw new Error('policyLoss: entropyCoef ≠ 0 needs entropy.');
   const { B, T } = checkShapes(x);

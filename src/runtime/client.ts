@@ -6,9 +6,9 @@
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
 import { runInstances } from '../core/config';
-import type { BackendReport } from './backend';
+import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
-import type { FromWorker, InspectedTrajectory, RunId, RunState, ToWorker } from './protocol';
+import type { FromWorker, InspectedTrajectory, RunId, RunStatus, ToWorker } from './protocol';
 
 const newWorker = (name: string) => new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
 
@@ -54,7 +54,7 @@ export interface LabEvents {
   ready(id: RunId, msg: Extract<FromWorker, { type: 'ready' }>): void;
   frame(id: RunId, step: number, values: Float64Array): void;
   rollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void;
-  state(id: RunId, state: RunState, step: number, message?: string): void;
+  state(id: RunId, state: RunStatus, step: number, message?: string): void;
   param(id: RunId, param: LiveParam, value: number, step: number): void;
   checkpoint(id: RunId, step: number, files: Record<string, ArrayBuffer>): void;
   saved(id: RunId, step: number, error?: string): void;

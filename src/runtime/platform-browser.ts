@@ -8,7 +8,8 @@ import wasmPlainUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.w
 import wasmSimdUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreadedUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { isSoftware } from './backend';
-import type { AdapterInfo, ConcreteBackend, DeviceProbe, Platform } from './backend';
+import type { Platform } from './backend';
+import type { AdapterInfo, ConcreteBackend, DeviceProbe } from './backend-types';
 
 interface GpuAdapterLike {
   info?: Partial<AdapterInfo>;

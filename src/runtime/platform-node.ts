@@ -3,7 +3,8 @@
  * package) was installed before tfjs loaded, WASM from node_modules, and the CPU backend.
  */
 import { isSoftware } from './backend';
-import type { ConcreteBackend, DeviceProbe, Platform } from './backend';
+import type { Platform } from './backend';
+import type { ConcreteBackend, DeviceProbe } from './backend-types';
 
 interface NavigatorGpu {
   gpu?: { requestAdapter(): Promise<{ info?: { vendor?: string; architecture?: string } } | null> };

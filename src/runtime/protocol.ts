@@ -5,7 +5,7 @@
  * per step (transferred, never copied) against the key table sent once in `ready`.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
-import type { BackendReport } from './backend';
+import type { BackendReport } from './backend-types';
 
 export type RunId = string & { readonly __brand: 'RunId' };
 export const runId = (s: string): RunId => s as RunId;
@@ -61,7 +61,7 @@ export type ToWorker =
   /** Fault injection: destroys the run's GPU device, as a driver reset would (tests, demos). */
   | { type: 'lose-device'; runId: RunId };
 
-export type RunState = 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
+export type RunStatus = 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
 
 /** Worker → page. */
 export type FromWorker =
@@ -89,7 +89,7 @@ export type FromWorker =
   | { type: 'saved'; runId: RunId; step: number; error?: string }
   | { type: 'frame'; runId: RunId; step: number; values: Float64Array }
   | { type: 'rollouts'; runId: RunId; step: number; trajectories: InspectedTrajectory[] }
-  | { type: 'state'; runId: RunId; state: RunState; step: number; message?: string }
+  | { type: 'state'; runId: RunId; state: RunStatus; step: number; message?: string }
   | { type: 'param'; runId: RunId; param: LiveParam; value: number; step: number }
   | { type: 'checkpoint'; runId: RunId; step: number; files: Record<string, ArrayBuffer> }
   | { type: 'error'; runId: RunId; message: string };

@@ -13,14 +13,14 @@ import { FrameCodec } from '../core/frame';
 import { saveCheckpoint, encodeCheckpoint } from '../model/checkpoint';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
 import { checkRunIdentity, decodeRunState, encodeRunState } from '../train/run-state';
-import type { RunState as SavedRun } from '../train/run-state';
-import { RunTrainer, type StepResult } from '../train/trainer';
+import type { RunState } from '../train/run-state';
+import { RunTrainer, type TrainStepResult } from '../train/trainer';
 import { selectBackend } from './backend';
 import { loadBaseModels } from './base-models';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform } from './platform-browser';
 import { getState, putState } from './state-store';
-import type { FromWorker, InspectedTrajectory, RunId, RunState, ToWorker } from './protocol';
+import type { FromWorker, InspectedTrajectory, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
 
@@ -29,7 +29,7 @@ let trainer: RunTrainer | null = null;
 let env: WorkerEnvRunner | null = null;
 let codec: FrameCodec | null = null;
 /** On GPU backends: the run's state after its latest step, to fall back to if the device is lost. */
-let guard: SavedRun | null = null;
+let guard: RunState | null = null;
 /** Bumped when the device is lost: a step still in flight on the old device is then discarded. */
 let generation = 0;
 /** Resolves once a lost device has been noticed (never on wasm or cpu). */
@@ -59,12 +59,12 @@ function sendRollouts(msg: Extract<FromWorker, { type: 'rollouts' }> | null, now
   unsentRollouts = null;
 }
 
-function setState(state: RunState, message?: string) {
+function setState(state: RunStatus, message?: string) {
   post({ type: 'state', runId: id, state, step: trainer?.step ?? 0, ...(message ? { message } : {}) });
 }
 
 /** The first few groups of the batch, for the rollout inspector. */
-function inspect(r: StepResult, groups = 2): InspectedTrajectory[] {
+function inspect(r: TrainStepResult, groups = 2): InspectedTrajectory[] {
   return r.trajectories
     .filter((t) => t.group < groups)
     .map((t) => ({
@@ -180,7 +180,7 @@ function stepOnce(): Promise<void> {
 async function trainAndSend(t: RunTrainer, c: FrameCodec, gen: number): Promise<void> {
   // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
   if (t.step === 0) setState('compiling', 'compiling shaders…');
-  let r: StepResult;
+  let r: TrainStepResult;
   try {
     r = await t.trainStep();
   } catch (e) {

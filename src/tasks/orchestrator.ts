@@ -2,10 +2,8 @@
  * The rollout orchestrator: B instances × G rollouts advanced together. Each tick it asks every
  * live trajectory's workflow who acts next, batches the calls per model into one policy call,
  * sends the answers through an EnvRunner, and at the end emits one row per agent invocation
- * (DESIGN.md "The row") and one result per trajectory. Also avg@k / pass@k evaluation
- * (algorithms.md §9, via src/rl/eval.ts). Pure: no tfjs, no DOM.
+ * (DESIGN.md "The row") and one result per trajectory. Pure: no tfjs, no DOM.
  */
-import { evalAtK, type EvalAtK } from '../rl/eval';
 import type { Role } from '../core/vocab';
 import { InProcessEnvRunner, type EnvRunner, type EnvStepInput } from './env';
 import { mixSeed } from '../core/prng';
@@ -217,34 +215,4 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
     return result;
   });
   return { rows, trajectories, ticks };
-}
-
-export interface EvalOptions<X extends object = object> extends Omit<
-  RolloutOptions<X>,
-  'groupSize' | 'instances'
-> {
-  /** Validation instances (see `validationSet`). */
-  instances: readonly unknown[];
-  /** Samples per question. */
-  k: number;
-}
-
-export interface EvalResult extends EvalAtK {
-  /** Successes out of k, per question. */
-  successes: number[];
-  /** Trajectories whose environment failed (scored as failures). */
-  errors: number;
-}
-
-/** avg@k and pass@k: k rollouts per validation instance at the configured temperature. */
-export async function evaluate<X extends object = object>(opts: EvalOptions<X>): Promise<EvalResult> {
-  const { trajectories } = await rollout({ ...opts, groupSize: opts.k });
-  const outcomes = opts.instances.map((_, g) =>
-    trajectories.filter((t) => t.group === g).map((t) => t.success),
-  );
-  return {
-    ...evalAtK(outcomes),
-    successes: outcomes.map((o) => o.filter(Boolean).length),
-    errors: trajectories.filter((t) => t.status === 'error').length,
-  };
 }

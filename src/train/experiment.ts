@@ -15,7 +15,7 @@ import type { Checkpoint } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
 import type { RunState } from './run-state';
 import { summarize, type RunSummary } from '../rl/summary';
-import { RunTrainer, type StepResult } from './trainer';
+import { RunTrainer, type TrainStepResult } from './trainer';
 
 export interface RunHandle {
   /** Legend label; `label #s` for the s-th repeat when the experiment has several seeds. */
@@ -29,7 +29,7 @@ export interface ExperimentOptions {
   steps?: number;
   base?: Readonly<Record<string, Checkpoint>> | null;
   env?: () => EnvRunner;
-  onStep?: (run: RunHandle, result: StepResult) => void | Promise<void>;
+  onStep?: (run: RunHandle, result: TrainStepResult) => void | Promise<void>;
   /** Save each run's state every N steps and after its last step (0 or absent: never). */
   checkpointEvery?: number;
   onCheckpoint?: (run: RunHandle, state: RunState) => void | Promise<void>;

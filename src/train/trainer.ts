@@ -17,7 +17,8 @@ import { shadowAdvantages, shadowToMetrics } from '../rl/shadow';
 import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
-import { evaluate, rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
+import { rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
+import { evaluate } from './evaluate';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
 import { buildModels, disposeModels, learningRate, type PolicyModel } from './models';
@@ -25,7 +26,7 @@ import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { packRunState, unpackRunState, verifyRunState, type RunState } from './run-state';
 import { updateModel } from './update-step';
 
-export interface StepResult {
+export interface TrainStepResult {
   step: number;
   metrics: Record<string, number>;
   /** The batch, for the rollout inspector: rows with their advantages. */
@@ -88,7 +89,7 @@ export class RunTrainer {
     return sampleInstances(getTask(this.exp.task), new Prng(mixSeed(this.seed, `train/${s}`)), 'train', this.exp.rollout.batchSize);
   }
 
-  async trainStep(): Promise<StepResult> {
+  async trainStep(): Promise<TrainStepResult> {
     const { exp } = this;
     const { optim, advantage } = this.settings;
     const step = this.step;

@@ -9,8 +9,8 @@ import { useEffect, useState } from 'react';
 import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
-import type { BackendReport } from '../runtime/backend';
-import type { LiveParam, RunId, RunState } from '../runtime/protocol';
+import type { BackendReport } from '../runtime/backend-types';
+import type { LiveParam, RunId, RunStatus } from '../runtime/protocol';
 import type { StoredSession } from './persist';
 
 export type BackendStatus =
@@ -34,7 +34,7 @@ export interface RunView {
   /** Index into config.runs: runs of one index (several seeds) share a colour. */
   runIndex: number;
   color: string;
-  state: RunState;
+  state: RunStatus;
   /** The worker's own words for its state ("compiling shaders…"). */
   message?: string;
   /** Steps completed (the last frame's step). */

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOCAB } from '../../src/core/vocab';
-import { GPT, gptConfig, type PRESETS } from '../../src/model/gpt';
+import { GPT, gptConfig, type MODEL_SIZES } from '../../src/model/gpt';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 describe('gpt', () => {
@@ -9,7 +9,7 @@ describe('gpt', () => {
   afterAll(() => tf.disposeVariables());
 
   it('presets have the advertised sizes', () => {
-    const count = (p: keyof typeof PRESETS) => {
+    const count = (p: keyof typeof MODEL_SIZES) => {
       const m = GPT.create(gptConfig(p), 0);
       const n = m.numParams();
       m.dispose();

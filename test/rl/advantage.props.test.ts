@@ -2,12 +2,8 @@
 // moments, shift/scale invariance, row order, synchronous degeneration.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  computeAdvantages,
-  ESTIMATOR_NAMES,
-  type AdvantageRow,
-  type EstimatorName,
-} from '../../src/rl/advantage';
+import { ESTIMATOR_NAMES, type EstimatorName } from '../../src/core/config';
+import { computeAdvantages, type AdvantageRow } from '../../src/rl/advantage';
 
 /** The normalization sets, written out here independently of the registry. */
 const SET_KEY: Record<EstimatorName, (r: AdvantageRow) => string> = {

@@ -2,13 +2,8 @@
 // Expected numbers were worked out independently from the rules (Python `statistics`), not by
 // running this code.
 import { describe, expect, it } from 'vitest';
-import {
-  computeAdvantages,
-  ESTIMATOR_NAMES,
-  ESTIMATORS,
-  getEstimator,
-  type AdvantageRow,
-} from '../../src/rl/advantage';
+import { ESTIMATOR_NAMES } from '../../src/core/config';
+import { computeAdvantages, ESTIMATORS, getEstimator, type AdvantageRow } from '../../src/rl/advantage';
 import { SOLVER_VERIFIER } from './fixtures';
 
 const EPS = 1e-6;

@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aggregate, AGG_MODES, AGGREGATIONS } from '../../src/rl/aggregate';
-import { KL_ESTIMATORS, KL_TYPES, policyLoss, ppoTokenLoss } from '../../src/rl/loss';
+import { KL_TYPES } from '../../src/core/config';
+import { KL_ESTIMATORS, policyLoss, ppoTokenLoss } from '../../src/rl/loss';
 
 /**
  * B = 2, T = 3, the last token of sequence 0 is padding (NaN log-probs must not leak).

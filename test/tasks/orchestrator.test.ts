@@ -9,13 +9,13 @@ import {
   type EnvStepResult,
 } from '../../src/tasks/env';
 import {
-  evaluate,
   rollout,
   type Policy,
   type PolicyCall,
   type PolicyOptions,
 } from '../../src/tasks/orchestrator';
 import { Prng } from '../../src/core/prng';
+import { evaluate } from '../../src/train/evaluate';
 import { getTask, sampleInstances, TASKS, validationSet, type TaskName } from '../../src/tasks/registry';
 import { allAgents, fuzzPolicy } from './helpers';
 

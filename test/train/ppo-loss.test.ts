@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { AGG_MODES } from '../../src/rl/aggregate';
 import { aggregationWeights } from '../../src/rl/agg-weights';
-import { KL_TYPES, policyLoss } from '../../src/rl/loss';
+import { KL_TYPES } from '../../src/core/config';
+import { policyLoss } from '../../src/rl/loss';
 import { PPO_STATS, ppoLoss } from '../../src/train/ppo-loss';
 
 /** A seeded batch whose ratios straddle both clip ranges and the dual-clip bound. */
