@@ -3,9 +3,11 @@
  * default, range and one-line doc in one place (the docs feed UI tooltips and the README table).
  * Name lists (tasks, estimators, backends, …) live here because the schema, the URL codec and the
  * UI dropdowns read them; the registries in src/rl and src/tasks are typed against them, so a name
- * added here without an implementation is a compile error. Pure: no tfjs, no DOM.
+ * added here without an implementation is a compile error. The loss names (policy losses, KL
+ * types, aggregation modes) are the keys of core/losses.ts's registries. Pure: no tfjs, no DOM.
  */
 import { z } from 'zod';
+import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
 
 // No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
 // violation on every load (src/host/headers.ts).
@@ -18,14 +20,6 @@ export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester'] as const;
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 export const MODEL_PRESETS = ['nano', 'small', 'base'] as const;
-export const LOSS_AGG_MODES = [
-  'token-mean',
-  'seq-mean-token-sum',
-  'seq-mean-token-mean',
-  'seq-mean-token-sum-norm',
-  'seq-mean-token-sum-norm-oat',
-] as const;
-export const KL_TYPES = ['k1', 'abs', 'k2', 'k3'] as const;
 
 /** Hyper-parameters a user may change while a run trains (recorded with the step they took effect). */
 export const LIVE_PARAMS = ['lr', 'maxGradNorm', 'clipLow', 'clipHigh', 'entropyCoef', 'temperature'] as const;
@@ -35,8 +29,6 @@ export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];
 export type ModelPreset = (typeof MODEL_PRESETS)[number];
-export type LossAggMode = (typeof LOSS_AGG_MODES)[number];
-export type KlType = (typeof KL_TYPES)[number];
 
 const label = z
   .string()
@@ -67,6 +59,7 @@ export const OptimSchema = z.strictObject({
   clipLow: z.number().min(0).max(1).default(0.2).describe('PPO ratio clip below 1 (ε_low)'),
   clipHigh: z.number().min(0).max(10).default(0.2).describe('PPO ratio clip above 1 (ε_high)'),
   dualClip: z.number().gt(1).default(3).describe('Dual-clip bound c for negative advantages (> 1)'),
+  policyLoss: z.enum(POLICY_LOSS_NAMES).default('vanilla').describe('Per-token policy loss (core/losses.ts)'),
   lossAgg: z.enum(LOSS_AGG_MODES).default('token-mean').describe('How token losses become one scalar'),
   klCoef: z.number().min(0).default(0).describe('KL-to-reference coefficient (0 = no reference model)'),
   klType: z.enum(KL_TYPES).default('k3').describe('KL estimator (k3 = low-variance, clamped)'),

@@ -27,11 +27,52 @@ export const M = {
   decodeForwards: 'perf/decode_forwards',
 } as const;
 
+/** Per-token quantities of one loss term, each (B, T) and 0 off the term's response tokens. */
+export interface TokenTerms<T> {
+  /** L, the policy loss (core/losses.ts POLICY_LOSSES). */
+  pgLoss: T;
+  entropy: T;
+  /** 1 where the ratio clip binds (L2 > L1), 1 where the dual clip binds. */
+  clipped: T;
+  dualClipped: T;
+  /** −d = log π_old − log π. */
+  negD: T;
+  /** 1 on the term's response tokens. */
+  mask: T;
+}
+
+/** One per-agent update diagnostic: its doc, the per-token value it reduces and how. */
+export interface UpdateDiagnostic {
+  doc: string;
+  /** The per-token value: picked from the same terms on the device (tensors) and in the float64 reference. */
+  of: <T>(t: TokenTerms<T>) => T;
+  /**
+   * 'weights': Σ w·x / Σ w with the loss's aggregation weights (the agent's own aggregated value);
+   * 'tokens': Σ m·x / Σ m, a plain token mean; 'rows': Σ m·x per row, averaged over the agent's rows.
+   */
+  over: 'weights' | 'tokens' | 'rows';
+}
+
 /**
- * Per-agent statistics, each under `agent/<name>/`. `kl` is verl's ppo_kl, the mean of
- * log π_old − log π over the agent's tokens (the policy's drift within the update), and `pg_loss`,
- * `entropy` are the agent's own aggregated values (Σ w·x / Σ w over its tokens).
+ * The per-agent diagnostics of the PPO update, each under `agent/<name>/<key>`, averaged over the
+ * optimizer steps of a batch. The update step computes, reads back and averages every entry;
+ * adding one here adds its metric everywhere (charts, JSONL, CSV).
  */
+export const UPDATE_DIAGNOSTICS = {
+  pg_loss: { doc: "the agent's own aggregated policy loss, Σ w·L / Σ w over its tokens", of: (t) => t.pgLoss, over: 'weights' },
+  clipfrac: { doc: 'share of its tokens where the ratio clip binds', of: (t) => t.clipped, over: 'tokens' },
+  kl: {
+    doc: "verl's ppo_kl: mean of log π_old − log π over its tokens (the policy's drift within the update)",
+    of: (t) => t.negD,
+    over: 'tokens',
+  },
+  entropy: { doc: 'its aggregated entropy, Σ w·H / Σ w over its tokens', of: (t) => t.entropy, over: 'weights' },
+  resp_len: { doc: 'mean response tokens per call (EOS included)', of: (t) => t.mask, over: 'rows' },
+} as const satisfies Record<string, UpdateDiagnostic>;
+export type UpdateStat = keyof typeof UPDATE_DIAGNOSTICS;
+export const UPDATE_STATS = Object.keys(UPDATE_DIAGNOSTICS) as UpdateStat[];
+
+/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, then the update's. */
 export const AGENT_STATS = [
   'calls',
   'reward/mean',
@@ -43,11 +84,7 @@ export const AGENT_STATS = [
   'amplification',
   'amplification_rows',
   'grad_norm',
-  'pg_loss',
-  'clipfrac',
-  'kl',
-  'entropy',
-  'resp_len',
+  ...UPDATE_STATS,
 ] as const;
 export type AgentStat = (typeof AGENT_STATS)[number];
 

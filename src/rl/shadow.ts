@@ -8,8 +8,9 @@
  *   corr    = Pearson correlation of A_e with the run's own advantages (NaN if either is constant)
  * Pure: no tfjs, no DOM, no Node APIs.
  */
+import { ESTIMATOR_NAMES, type AdvantageOptions, type EstimatorName } from '../core/config';
 import { agentShadowKey } from '../core/metrics';
-import { computeAdvantages, ESTIMATOR_NAMES, type AdvantageOptions, type EstimatorName } from './advantage';
+import { computeAdvantages } from './advantage';
 import { groupIndices, type AdvantageRow } from './rows';
 import { mean } from './stats';
 
@@ -58,7 +59,7 @@ export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number {
 export function shadowAdvantages(
   rows: readonly AdvantageRow[],
   own: ArrayLike<number>,
-  options: Omit<AdvantageOptions, 'estimator'>,
+  options: Partial<AdvantageOptions>,
 ): Shadow {
   if (own.length !== rows.length) throw new Error(`shadowAdvantages: ${own.length} own advantages for ${rows.length} rows`);
   const byAgent = [...groupIndices(rows, (r) => String(r.agent))];

@@ -1,13 +1,14 @@
 /**
- * The PPO-style policy loss on the device, the tfjs twin of src/rl/loss.ts (which a test holds it
- * to within 1e-6 on the cpu backend). Aggregation is a weighted sum with weights from
- * src/rl/agg-weights.ts, so one batch splits exactly into per-agent terms. Per token:
- *   d = clamp(log π − log π_old, −20, 20), r = eᵈ
- *   Lc = max(−A·r, −A·clip(r, 1 − ε_low, 1 + ε_high)),  L = A < 0 ? min(−A·c, Lc) : Lc
- *   loss = Σ w·L − β_H·Σ w·H + β_KL·Σ w·KL
+ * The policy loss of one term on the device: the device forms of core/losses.ts's registries run
+ * on tfjs ops (a test holds the result to the float64 references within 1e-6 on the cpu backend).
+ * Aggregation is a weighted sum with the registry's weights, so one batch splits exactly into
+ * per-agent terms:  loss = Σ w·L − β_H·Σ w·H + β_KL·Σ w·KL. The per-agent diagnostics of
+ * core/metrics.ts's UPDATE_DIAGNOSTICS come back with it, one sum each.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { KlType } from '../core/config';
+import type { Optim } from '../core/config';
+import { getKl, getPolicyLoss, type Ops } from '../core/losses';
+import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type TokenTerms } from '../core/metrics';
 
 /** All (B, T); zero outside response tokens. `weights` are also zero outside this term's rows. */
 export interface PpoInputs {
@@ -22,70 +23,59 @@ export interface PpoInputs {
   weights: tf.Tensor2D;
 }
 
-export interface PpoOptions {
-  clipLow: number;
-  clipHigh: number;
-  clipC: number;
-  klType: KlType;
-  klCoef: number;
-  entropyCoef: number;
-}
+export type PpoOptions = Pick<Optim, 'policyLoss' | 'clipLow' | 'clipHigh' | 'dualClip' | 'klType' | 'klCoef' | 'entropyCoef'>;
 
-/** Order of the diagnostics vector returned with the loss. */
-export const PPO_STATS = ['pg_loss', 'entropy', 'kl', 'clipped', 'dual_clipped', 'neg_d', 'tokens'] as const;
-
-function klPerToken(type: KlType, logp: tf.Tensor, ref: tf.Tensor): tf.Tensor {
-  switch (type) {
-    case 'k1':
-      return tf.sub(logp, ref);
-    case 'abs':
-      return tf.abs(tf.sub(logp, ref));
-    case 'k2':
-      return tf.mul(0.5, tf.square(tf.sub(logp, ref)));
-    case 'k3': {
-      const d = tf.clipByValue(tf.sub(ref, logp), -20, 20);
-      return tf.clipByValue(tf.sub(tf.sub(tf.exp(d), d), 1), -10, 10);
-    }
-  }
-}
+/** core/losses.ts's Ops on tfjs tensors. */
+export const tensorOps: Ops<tf.Tensor, tf.Tensor> = {
+  add: (a, b) => tf.add(a, b),
+  sub: (a, b) => tf.sub(a, b),
+  mul: (a, b) => tf.mul(a, b),
+  neg: (a) => tf.neg(a),
+  abs: (a) => tf.abs(a),
+  square: (a) => tf.square(a),
+  exp: (a) => tf.exp(a),
+  clip: (a, lo, hi) => tf.clipByValue(a, lo, hi),
+  max: (a, b) => tf.maximum(a, b),
+  min: (a, b) => tf.minimum(a, b),
+  lt: (a, b) => tf.less(a, b),
+  gt: (a, b) => tf.greater(a, b),
+  and: (a, b) => tf.logicalAnd(a, b),
+  where: (c, a, b) => tf.where(c, a, b),
+};
 
 /**
- * The scalar loss (differentiable in `logp` and `entropy`) and the 7 diagnostics of PPO_STATS:
- * weighted pg/entropy/kl, and token counts of clipping, dual clipping, Σ(−d) and tokens over `mask`.
+ * The scalar loss (differentiable in `logp` and `entropy`) and, in UPDATE_STATS order, each
+ * diagnostic's sum (Σ w·x for 'weights', Σ m·x otherwise), then Σ m (the term's tokens).
  */
 export function ppoLoss(x: PpoInputs, o: PpoOptions): { loss: tf.Scalar; stats: tf.Tensor1D } {
   return tf.tidy(() => {
-    const { mask, weights, adv } = x;
+    const { mask, weights } = x;
     const d = tf.clipByValue(tf.sub(x.logp, x.oldLogp), -20, 20); // (B, T)
-    const r = tf.exp(d);
-    const L1 = tf.neg(tf.mul(adv, r));
-    const L2 = tf.neg(tf.mul(adv, tf.clipByValue(r, 1 - o.clipLow, 1 + o.clipHigh)));
-    const Lc = tf.maximum(L1, L2);
-    const L3 = tf.neg(tf.mul(adv, o.clipC));
-    const negative = tf.less(adv, 0);
-    const L = tf.mul(tf.where(negative, tf.minimum(L3, Lc), Lc), mask); // (B, T)
+    const clip = { low: o.clipLow, high: o.clipHigh, c: o.dualClip };
+    const token = getPolicyLoss(o.policyLoss).device(tensorOps, d, x.adv, clip);
+    const L = tf.mul(token.L, mask);
 
     const wsum = (t: tf.Tensor) => tf.sum(tf.mul(weights, t));
-    const pg = wsum(L);
-    const ent = wsum(x.entropy);
-    const kl = x.refLogp ? wsum(tf.mul(klPerToken(o.klType, x.logp, x.refLogp), mask)) : tf.scalar(0);
-    let loss = pg;
-    if (o.entropyCoef !== 0) loss = tf.sub(loss, tf.mul(o.entropyCoef, ent));
+    let loss = wsum(L);
+    if (o.entropyCoef !== 0) loss = tf.sub(loss, tf.mul(o.entropyCoef, wsum(x.entropy)));
     if (o.klCoef !== 0) {
       if (!x.refLogp) throw new Error('ppoLoss: klCoef ≠ 0 needs refLogp');
-      loss = tf.add(loss, tf.mul(o.klCoef, kl));
+      loss = tf.add(loss, tf.mul(o.klCoef, wsum(tf.mul(getKl(o.klType).device(tensorOps, x.logp, x.refLogp), mask))));
     }
 
-    const count = (c: tf.Tensor) => tf.sum(tf.mul(tf.cast(c, 'float32'), mask));
-    const stats = tf.stack([
-      pg,
-      ent,
-      kl,
-      count(tf.greater(L2, L1)),
-      count(tf.logicalAnd(negative, tf.greater(Lc, L3))),
-      tf.sum(tf.mul(tf.neg(d), mask)),
-      tf.sum(mask),
-    ]) as tf.Tensor1D;
+    const terms: TokenTerms<tf.Tensor> = {
+      pgLoss: L,
+      entropy: x.entropy,
+      clipped: tf.cast(token.clipped, 'float32'),
+      dualClipped: tf.cast(token.dualClipped, 'float32'),
+      negD: tf.neg(d),
+      mask,
+    };
+    const sums = UPDATE_STATS.map((k) => {
+      const v = UPDATE_DIAGNOSTICS[k].of(terms);
+      return UPDATE_DIAGNOSTICS[k].over === 'weights' ? wsum(v) : tf.sum(tf.mul(v, mask));
+    });
+    const stats = tf.stack([...sums, tf.sum(mask)]) as tf.Tensor1D;
     return { loss: loss as tf.Scalar, stats };
   });
 }

@@ -142,12 +142,7 @@ export class RunTrainer {
       metrics[modelKey(m.id, 'grad_norm')] = report.gradNorm;
       if (report.skipped) skipped++;
       for (const [agent, a] of Object.entries(report.agents)) {
-        metrics[agentKey(agent, 'grad_norm')] = a.gradNorm;
-        metrics[agentKey(agent, 'pg_loss')] = a.pgLoss;
-        metrics[agentKey(agent, 'clipfrac')] = a.clipfrac;
-        metrics[agentKey(agent, 'kl')] = a.kl;
-        metrics[agentKey(agent, 'entropy')] = a.entropy;
-        metrics[agentKey(agent, 'resp_len')] = a.respLen;
+        for (const [stat, v] of Object.entries(a)) metrics[agentKey(agent, stat as keyof typeof a)] = v;
       }
     }
     metrics[M.updateSkipped] = skipped;

@@ -10,25 +10,19 @@ import type { Optim } from '../core/config';
 import { packRows, disposeBatch, scatterResponses, toTensors, tokenLogprobs } from '../model/logprobs';
 import { tokenizer } from '../model/tokenizer';
 import { update, type LossTerm } from '../model/update';
-import { aggregationWeights } from '../rl/agg-weights';
+import { aggregationWeights } from '../core/losses';
+import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type UpdateStat } from '../core/metrics';
 import type { Row } from '../tasks/orchestrator';
 import { Prng } from '../core/prng';
 import type { PolicyModel } from './models';
 import type { SampledTokens } from './policy';
-import { PPO_STATS, ppoLoss } from './ppo-loss';
+import { ppoLoss } from './ppo-loss';
 
-/** Per-agent diagnostics, averaged over the optimizer steps of this batch. */
-export interface AgentUpdate {
-  gradNorm: number;
-  /** Σ w·L / Σ w over the agent's tokens: the agent's own aggregated PPO loss. */
-  pgLoss: number;
-  clipfrac: number;
-  /** verl's ppo_kl: mean of log π_old − log π over the agent's tokens. */
-  kl: number;
-  entropy: number;
-  /** Mean response length in tokens (EOS included). */
-  respLen: number;
-}
+/**
+ * Per-agent diagnostics keyed by metric stat (agent/<name>/<stat>): the pre-clip gradient norm of
+ * the agent's term and every UPDATE_DIAGNOSTICS entry, averaged over the optimizer steps of a batch.
+ */
+export type AgentUpdate = Record<'grad_norm' | UpdateStat, number>;
 
 export interface ModelUpdate {
   /** Pre-clip norm of the applied gradient, mean over optimizer steps. */
@@ -48,8 +42,6 @@ export interface UpdateOptions {
   seed: number;
 }
 
-const STAT = Object.fromEntries(PPO_STATS.map((k, i) => [k, i])) as Record<(typeof PPO_STATS)[number], number>;
-
 export async function updateModel(
   m: PolicyModel,
   rows: readonly Row<SampledTokens>[],
@@ -58,7 +50,7 @@ export async function updateModel(
   o: UpdateOptions,
 ): Promise<ModelUpdate> {
   const { optim } = o;
-  const sums: Record<string, AgentUpdate & { n: number }> = {};
+  const sums: Record<string, AgentUpdate[]> = {};
   let gradNormSum = 0;
   let steps = 0;
   let skipped = false;
@@ -77,23 +69,13 @@ export async function updateModel(
         skipped = true;
         reason ??= r.reason;
       }
-      for (const [agent, a] of Object.entries(r.agents)) {
-        const s = (sums[agent] ??= { gradNorm: 0, pgLoss: 0, clipfrac: 0, kl: 0, entropy: 0, respLen: 0, n: 0 });
-        for (const k of ['gradNorm', 'pgLoss', 'clipfrac', 'kl', 'entropy', 'respLen'] as const) s[k] += a[k];
-        s.n++;
-      }
+      for (const [agent, a] of Object.entries(r.agents)) (sums[agent] ??= []).push(a);
     }
   }
   const agents: Record<string, AgentUpdate> = {};
-  for (const [agent, s] of Object.entries(sums)) {
-    agents[agent] = {
-      gradNorm: s.gradNorm / s.n,
-      pgLoss: s.pgLoss / s.n,
-      clipfrac: s.clipfrac / s.n,
-      kl: s.kl / s.n,
-      entropy: s.entropy / s.n,
-      respLen: s.respLen / s.n,
-    };
+  for (const [agent, perStep] of Object.entries(sums)) {
+    const keys = Object.keys(perStep[0]) as (keyof AgentUpdate)[];
+    agents[agent] = Object.fromEntries(keys.map((k) => [k, perStep.reduce((acc, a) => acc + a[k], 0) / perStep.length])) as AgentUpdate;
   }
   return { gradNorm: steps ? gradNormSum / steps : NaN, skipped, ...(reason ? { reason } : {}), agents };
 }
@@ -146,18 +128,7 @@ async function updateChunk(
   });
   const terms: LossTerm[] = termInputs.map((t) => () => {
     const { logp, entropy } = tokenLogprobs(m.model, batch, o.temperature);
-    const { loss, stats } = ppoLoss(
-      { logp, entropy, oldLogp, adv, mask: t.mask, weights: t.weights, ...(refLogp ? { refLogp } : {}) },
-      {
-        clipLow: optim.clipLow,
-        clipHigh: optim.clipHigh,
-        clipC: optim.dualClip,
-        klType: optim.klType,
-        klCoef: optim.klCoef,
-        entropyCoef: optim.entropyCoef,
-      },
-    );
-    return { loss, stats };
+    return ppoLoss({ logp, entropy, oldLogp, adv, mask: t.mask, weights: t.weights, ...(refLogp ? { refLogp } : {}) }, optim);
   });
 
   try {
@@ -167,14 +138,12 @@ async function updateChunk(
       const s = report.stats[k];
       // A single-agent model's one term (agent null) is that agent's.
       const agent = t.agent ?? m.agents[0];
-      const own = batchRows.filter((r) => r.agent === agent);
+      const rowsOwn = batchRows.filter((r) => r.agent === agent).length;
+      const tokens = s[UPDATE_STATS.length];
+      const per = { weights: t.wSum, tokens: Math.max(tokens, 1), rows: rowsOwn };
       agents[agent] = {
-        gradNorm: termAgents.length > 1 ? report.termGradNorms[k] : report.gradNorm,
-        pgLoss: s[STAT.pg_loss] / t.wSum,
-        entropy: s[STAT.entropy] / t.wSum,
-        clipfrac: s[STAT.clipped] / Math.max(s[STAT.tokens], 1),
-        kl: s[STAT.neg_d] / Math.max(s[STAT.tokens], 1),
-        respLen: own.reduce((a, r) => a + r.responseIds.length, 0) / own.length,
+        grad_norm: termAgents.length > 1 ? report.termGradNorms[k] : report.gradNorm,
+        ...(Object.fromEntries(UPDATE_STATS.map((key, i) => [key, s[i] / per[UPDATE_DIAGNOSTICS[key].over]])) as Record<UpdateStat, number>),
       };
     });
     return { gradNorm: report.gradNorm, skipped: report.skipped, ...(report.reason ? { reason: report.reason } : {}), agents };

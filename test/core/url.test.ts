@@ -4,11 +4,11 @@ import {
   BACKEND_NAMES,
   DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
-  LOSS_AGG_MODES,
   MODEL_PRESETS,
   TASK_NAMES,
   type Experiment,
 } from '../../src/core/config';
+import { LOSS_AGG_MODES } from '../../src/core/losses';
 import { MAX_HASH_LENGTH, decodeExperiment, encodeExperiment, sameStructure } from '../../src/core/url';
 import { PRESETS } from '../../src/core/presets';
 

@@ -2,9 +2,14 @@
 // KL estimators, entropy bonus — hand-computed small tensors and identities.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aggregate, AGG_MODES, AGGREGATIONS } from '../../src/rl/aggregate';
-import { KL_TYPES } from '../../src/core/config';
-import { KL_ESTIMATORS, policyLoss, ppoTokenLoss } from '../../src/rl/loss';
+import { aggregate, AGGREGATIONS, KL_ESTIMATORS, KL_TYPES, LOSS_AGG_MODES as AGG_MODES, POLICY_LOSSES } from '../../src/core/losses';
+import { policyLoss } from './reference-loss';
+
+/** The vanilla PPO dual-clip loss of one token as [L, clipped, dual-clipped]. */
+const ppoTokenLoss = (d: number, A: number, low: number, high: number, c: number): [number, boolean, boolean] => {
+  const r = POLICY_LOSSES.vanilla.ref(d, A, { low, high, c });
+  return [r.L, r.clipped, r.dualClipped];
+};
 
 /**
  * B = 2, T = 3, the last token of sequence 0 is padding (NaN log-probs must not leak).
@@ -115,14 +120,14 @@ describe('KL estimators', () => {
     ['k2', [0.125, 0.5]],
     ['k3', [Math.exp(-0.5) + 0.5 - 1, Math.exp(1) - 2]], // d = ref − logp = −0.5, 1
   ] as const)('%s per token', (klType, expected) => {
-    const per = KL_ESTIMATORS[klType].perToken;
+    const per = KL_ESTIMATORS[klType].ref;
     expect(per(-1, -1.5)).toBeCloseTo(expected[0], 15);
     expect(per(-2, -1)).toBeCloseTo(expected[1], 15);
     expect(policyLoss(x, { klType }).kl).toBeCloseTo((expected[0] + expected[1]) / 2, 15);
   });
 
   it('k3 clamps d to [−20, 20] and the value to [−10, 10]', () => {
-    const k3 = KL_ESTIMATORS.k3.perToken;
+    const k3 = KL_ESTIMATORS.k3.ref;
     expect(k3(0, -12)).toBe(10); // e^−12 + 11 > 10
     expect(k3(0, 30)).toBe(10);
     expect(k3(0, -1000)).toBe(10);
@@ -132,7 +137,7 @@ describe('KL estimators', () => {
   it('every estimator is 0 at logp = ref', () => {
     fc.assert(
       fc.property(fc.double({ min: -30, max: 0, noNaN: true }), (lp) => {
-        for (const t of KL_TYPES) expect(KL_ESTIMATORS[t].perToken(lp, lp)).toBe(0);
+        for (const t of KL_TYPES) expect(KL_ESTIMATORS[t].ref(lp, lp)).toBe(0);
       }),
     );
   });

@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { AGG_MODES } from '../../src/rl/aggregate';
-import { aggregationWeights } from '../../src/rl/agg-weights';
-import { KL_TYPES } from '../../src/core/config';
-import { policyLoss } from '../../src/rl/loss';
-import { PPO_STATS, ppoLoss } from '../../src/train/ppo-loss';
+import { aggregationWeights, getKl, getPolicyLoss, KL_TYPES, LOSS_AGG_MODES as AGG_MODES } from '../../src/core/losses';
+import { UPDATE_STATS } from '../../src/core/metrics';
+import { ppoLoss, tensorOps } from '../../src/train/ppo-loss';
+import { policyLoss } from '../rl/reference-loss';
 
 /** A seeded batch whose ratios straddle both clip ranges and the dual-clip bound. */
 function batch(seed: number) {
@@ -33,10 +32,10 @@ describe('tfjs PPO loss vs the pure reference (cpu backend)', () => {
   const cases = AGG_MODES.flatMap((aggMode) => KL_TYPES.map((klType) => ({ aggMode, klType })));
   it.each(cases)('$aggMode, $klType: loss and diagnostics agree within 1e-6', async ({ aggMode, klType }) => {
     const x = batch(7);
-    const opts = { clipLow: 0.2, clipHigh: 0.28, clipC: 3, klType, klCoef: 0.05, entropyCoef: 0.01 };
+    const opts = { policyLoss: 'vanilla' as const, clipLow: 0.2, clipHigh: 0.28, dualClip: 3, klType, klCoef: 0.05, entropyCoef: 0.01 };
     const ref = policyLoss(
       { logp: x.logp, oldLogp: x.oldLogp, refLogp: x.refLogp, entropy: x.entropy, mask: x.mask, advantages: x.advantages },
-      { ...opts, aggMode, lMax: x.T },
+      { ...opts, clipC: opts.dualClip, aggMode, lMax: x.T },
     );
     const w = aggregationWeights(aggMode, { mask: x.mask, B: x.B, T: x.T, lMax: x.T });
     const adv = Float32Array.from({ length: x.B * x.T }, (_, j) => x.advantages[Math.floor(j / x.T)] * x.mask[j]);
@@ -51,18 +50,27 @@ describe('tfjs PPO loss vs the pure reference (cpu backend)', () => {
       weights: t(w),
     };
     const { loss, stats } = ppoLoss(inputs, opts);
+    // The registries' device forms on their own: the KL estimator's weighted sum, dual-clipped tokens.
+    const parts = tf.tidy(() => {
+      const d = tf.clipByValue(tf.sub(inputs.logp, inputs.oldLogp), -20, 20);
+      const token = getPolicyLoss('vanilla').device(tensorOps, d, inputs.adv, { low: 0.2, high: 0.28, c: 3 });
+      const kl = getKl(klType).device(tensorOps, inputs.logp, inputs.refLogp);
+      return tf.stack([tf.sum(tf.mul(tf.mul(kl, inputs.mask), inputs.weights)), tf.sum(tf.mul(tf.cast(token.dualClipped, 'float32'), inputs.mask))]);
+    });
     const [lossValue] = await loss.data();
     const statValues = await stats.data();
-    const s = Object.fromEntries(PPO_STATS.map((k, i) => [k, statValues[i]]));
-    tf.dispose([loss, stats, ...Object.values(inputs)]);
+    const s = Object.fromEntries(UPDATE_STATS.map((k, i) => [k, statValues[i]]));
+    const tokens = statValues[UPDATE_STATS.length];
+    const [kl, dualClipped] = await parts.data();
+    tf.dispose([loss, stats, parts, ...Object.values(inputs)]);
 
     expect(Math.abs(lossValue - ref.loss)).toBeLessThan(1e-6);
     expect(Math.abs(s.pg_loss - ref.pgLoss)).toBeLessThan(1e-6);
     expect(Math.abs(s.entropy - ref.entropy)).toBeLessThan(1e-6);
-    expect(Math.abs(s.kl - ref.kl)).toBeLessThan(1e-6);
-    expect(s.clipped / s.tokens).toBeCloseTo(ref.pgClipfrac, 12);
-    expect(s.dual_clipped / s.tokens).toBeCloseTo(ref.pgClipfracLower, 12);
-    expect(Math.abs(s.neg_d / s.tokens - ref.ppoKl)).toBeLessThan(1e-6);
+    expect(Math.abs(kl - ref.kl)).toBeLessThan(1e-6);
+    expect(s.clipfrac / tokens).toBeCloseTo(ref.pgClipfrac, 12);
+    expect(dualClipped / tokens).toBeCloseTo(ref.pgClipfracLower, 12);
+    expect(Math.abs(s.kl / tokens - ref.ppoKl)).toBeLessThan(1e-6);
     // The batch exercises every branch.
     expect(ref.pgClipfrac).toBeGreaterThan(0.1);
     expect(ref.pgClipfracLower).toBeGreaterThan(0);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGG_MODES, aggregate } from '../../src/rl/aggregate';
-import { aggregationWeights } from '../../src/rl/agg-weights';
+import { aggregate, aggregationWeights, LOSS_AGG_MODES as AGG_MODES } from '../../src/core/losses';
 
 describe('aggregation weights', () => {
   // Ragged rows, one empty row, padding holding garbage.

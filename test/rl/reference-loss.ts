@@ -1,38 +1,12 @@
 /**
- * Reference policy loss, per token in float64: PPO clip with separate low/high ranges and dual
- * clip, KL penalties to a reference policy, entropy bonus (algorithms.md §5; verl
- * `compute_policy_loss_vanilla`, `kl_penalty`, `agg_loss`). The tfjs loss used for training must
- * match this within 1e-6, so it takes exactly the tensors a tfjs version gets. Pure: no tfjs.
+ * The float64 reference policy loss, a test oracle (training runs src/train/ppo-loss.ts): the
+ * `ref` forms of src/core/losses.ts's registries put together as verl does (algorithms.md §5;
+ * `compute_policy_loss_vanilla`, `kl_penalty`, `agg_loss`). The tfjs loss must match it within
+ * 1e-6, so it takes exactly the tensors a tfjs version gets.
  */
-import type { KlType } from '../core/config';
-import { getAggregation, type AggMode } from './aggregate';
-
-/** KL estimators between the policy and the reference, per token (§5.2; verl `kl_penalty`). */
-export interface KlSpec {
-  doc: string;
-  perToken: (logp: number, refLogp: number) => number;
-}
+import { getAggregation, getKl, getPolicyLoss, type KlType, type LossAggMode, type PolicyLossName } from '../../src/core/losses';
 
 const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
-
-export const KL_ESTIMATORS = {
-  k1: {
-    doc: 'k1 = log π − log π_ref (verl "kl"/"k1"); unbiased, high variance, can be negative.',
-    perToken: (lp, ref) => lp - ref,
-  },
-  abs: { doc: '|log π − log π_ref| (verl "abs").', perToken: (lp, ref) => Math.abs(lp - ref) },
-  k2: { doc: '½ (log π − log π_ref)² (verl "mse"/"k2").', perToken: (lp, ref) => 0.5 * (lp - ref) ** 2 },
-  k3: {
-    doc:
-      'k3 low-variance KL (verl "low_var_kl"/"k3", Schulman): d = clamp(log π_ref − log π, −20, 20), ' +
-      'kl = clamp(eᵈ − d − 1, −10, 10). Non-negative; the clamps keep one bad token from exploding the loss.',
-    perToken: (lp, ref) => {
-      const d = clamp(ref - lp, -20, 20);
-      return clamp(Math.exp(d) - d - 1, -10, 10);
-    },
-  },
-} as const satisfies Record<KlType, KlSpec>; // every KL type the config accepts
-
 
 /** Everything per token is (B, T) row-major; `advantages` is (B), broadcast over each row's tokens. */
 export interface PolicyLossInput {
@@ -57,7 +31,8 @@ export interface PolicyLossOptions {
   clipHigh?: number;
   /** Dual-clip c > 1 (default 3): for A < 0 the loss is capped at −A·c. Infinity disables it. */
   clipC?: number;
-  aggMode?: AggMode;
+  policyLoss?: PolicyLossName;
+  aggMode?: LossAggMode;
   /** L_max for the sum-norm modes (default: T, the padded length). */
   lMax?: number;
   klType?: KlType;
@@ -84,29 +59,6 @@ export interface PolicyLossResult {
   tokenPgLoss: Float64Array;
 }
 
-/**
- * Per-token PPO loss with dual clip (§5.1):
- *   d = clamp(log π − log π_old, −20, 20), r = eᵈ
- *   L1 = −A·r, L2 = −A·clip(r, 1 − ε_low, 1 + ε_high), Lc = max(L1, L2)
- *   L3 = −A·c,  L = A < 0 ? min(L3, Lc) : Lc
- * Returns [L, clipped (L2 > L1), dualClipped (A < 0 and Lc > L3)].
- */
-export function ppoTokenLoss(
-  d: number,
-  A: number,
-  clipLow: number,
-  clipHigh: number,
-  clipC: number,
-): [number, boolean, boolean] {
-  const r = Math.exp(clamp(d, -20, 20));
-  const L1 = -A * r;
-  const L2 = -A * clamp(r, 1 - clipLow, 1 + clipHigh);
-  const Lc = Math.max(L1, L2);
-  if (A >= 0) return [Lc, L2 > L1, false];
-  const L3 = -A * clipC; // only formed for A < 0, so c = Infinity never meets A = 0
-  return [Math.min(L3, Lc), L2 > L1, Lc > L3];
-}
-
 function checkShapes(x: PolicyLossInput): { B: number; T: number } {
   const B = x.advantages.length;
   const n = x.mask.length;
@@ -128,6 +80,7 @@ export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}):
     clipHigh = 0.2,
     clipC = 3,
     aggMode = 'token-mean',
+    policyLoss: lossName = 'vanilla',
     klType = 'k3',
     klCoef = 0,
     entropyCoef = 0,
@@ -135,9 +88,10 @@ export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}):
   if (!(clipLow >= 0 && clipLow < 1) || !(clipHigh >= 0))
     throw new Error(`policyLoss: need 0 ≤ clipLow < 1 and clipHigh ≥ 0, got ${clipLow}, ${clipHigh}.`);
   if (!(clipC > 1)) throw new Error(`policyLoss: dual-clip c must be > 1, got ${clipC}.`);
-  const aggregation = getAggregation(aggMode); // unknown modes throw with the valid list
-  if (!Object.hasOwn(KL_ESTIMATORS, klType))
-    throw new Error(`Unknown KL type '${klType}'. Valid: ${Object.keys(KL_ESTIMATORS).join(', ')}.`);
+  // Unknown names throw with the valid list.
+  const aggregation = getAggregation(aggMode);
+  const klFn = getKl(klType).ref;
+  const tokenLoss = getPolicyLoss(lossName).ref;
   if (klCoef !== 0 && !x.refLogp) throw new Error('policyLoss: klCoef ≠ 0 needs refLogp.');
   if (entropyCoef !== 0 && !x.entropy) throw new Error('policyLoss: entropyCoef ≠ 0 needs entropy.');
   const { B, T } = checkShapes(x);
@@ -157,7 +111,7 @@ export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}):
       const m = x.mask[j];
       if (m === 0) continue; // padding may hold garbage log-probs; it must not reach the sums
       const d = clamp(x.logp[j] - x.oldLogp[j], -20, 20);
-      const [L, c1, c2] = ppoTokenLoss(d, A, clipLow, clipHigh, clipC);
+      const { L, clipped: c1, dualClipped: c2 } = tokenLoss(d, A, { low: clipLow, high: clipHigh, c: clipC });
       tokenPgLoss[j] = L;
       tokens += m;
       if (c1) clipped += m;
@@ -168,13 +122,12 @@ export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}):
   const perTokenMean = (s: number): number => s / Math.max(tokens, 1);
 
   // Aggregate the loss, entropy and KL with the same mode (verl agg_loss).
-  const agg = (values: ArrayLike<number>): number => aggregation.reduce({ values, mask: x.mask, B, T, lMax });
+  const agg = (values: ArrayLike<number>): number => aggregation.ref({ values, mask: x.mask, B, T, lMax });
   const pgLoss = agg(tokenPgLoss);
   const entropy = x.entropy ? agg(x.entropy) : NaN;
   let kl = NaN;
   if (x.refLogp) {
     const ref = x.refLogp;
-    const klFn = KL_ESTIMATORS[klType].perToken;
     kl = agg(Float64Array.from({ length: B * T }, (_, j) => (x.mask[j] === 0 ? 0 : klFn(x.logp[j], ref[j]))));
   }
   const loss = pgLoss - (entropyCoef !== 0 ? entropyCoef * entropy : 0) + (klCoef !== 0 ? klCoef * kl : 0);

@@ -1,0 +1,257 @@
+/**
+ * The loss registries: policy losses (with their clipping), KL estimators and aggregation modes
+ * (algorithms.md §5; verl `core_algos.py`). Each entry is data holding every form of its concept:
+ * the doc line (dropdowns, README), the float64 reference (`ref`, what the tests hold the device to)
+ * and the device form (`device`, written once against `Ops` so this file needs no tfjs; training
+ * passes tfjs ops). The config's name lists are these registries' keys, so adding a KL type or a
+ * mode is one entry here. Lookups of unknown names throw with the valid list. Pure: no tfjs.
+ */
+
+/** The element-wise ops a device form may use; T a float tensor, B a boolean one (tfjs in training). */
+export interface Ops<T, B> {
+  add(a: T | number, b: T | number): T;
+  sub(a: T | number, b: T | number): T;
+  mul(a: T | number, b: T | number): T;
+  neg(a: T): T;
+  abs(a: T): T;
+  square(a: T): T;
+  exp(a: T): T;
+  clip(a: T, lo: number, hi: number): T;
+  max(a: T, b: T): T;
+  min(a: T, b: T): T;
+  lt(a: T, b: number): B;
+  gt(a: T, b: T): B;
+  and(a: B, b: B): B;
+  where(c: B, a: T, b: T): T;
+}
+
+const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
+
+/** Looks `name` up in `registry`; unknown names throw with the valid list (verl's registries do too). */
+export function lookup<R extends Record<string, unknown>>(registry: R, what: string, name: string): R[keyof R] {
+  if (!Object.hasOwn(registry, name)) throw new Error(`Unknown ${what} '${name}'. Valid: ${Object.keys(registry).join(', ')}.`);
+  return registry[name as keyof R];
+}
+
+/** The keys of a registry as a non-empty tuple, in entry order (what z.enum takes). */
+const namesOf = <R extends object>(r: R) => Object.keys(r) as [keyof R & string, ...(keyof R & string)[]];
+
+// ---- policy losses ------------------------------------------------------------------------------
+
+/** ε_low, ε_high of the ratio clip and the dual-clip bound c > 1. */
+export interface Clip {
+  low: number;
+  high: number;
+  c: number;
+}
+
+/** Per token: the loss L and whether the ratio clip / the dual clip binds. */
+export interface TokenLoss<T, B> {
+  L: T;
+  clipped: B;
+  dualClipped: B;
+}
+
+export interface PolicyLossSpec {
+  doc: string;
+  /** d = clamp(log π − log π_old, −20, 20), A the token's advantage. */
+  ref: (d: number, A: number, clip: Clip) => TokenLoss<number, boolean>;
+  device: <T, B>(o: Ops<T, B>, d: T, A: T, clip: Clip) => TokenLoss<T, B>;
+}
+
+export const POLICY_LOSSES = {
+  vanilla: {
+    doc:
+      'PPO clip with dual clip (verl compute_policy_loss_vanilla, algorithms.md §5.1): r = eᵈ, ' +
+      'Lc = max(−A·r, −A·clip(r, 1 − ε_low, 1 + ε_high)), L = A < 0 ? min(−A·c, Lc) : Lc.',
+    ref: (d, A, clip) => {
+      const r = Math.exp(clamp(d, -20, 20));
+      const L1 = -A * r;
+      const L2 = -A * clamp(r, 1 - clip.low, 1 + clip.high);
+      const Lc = Math.max(L1, L2);
+      if (A >= 0) return { L: Lc, clipped: L2 > L1, dualClipped: false };
+      const L3 = -A * clip.c; // only formed for A < 0, so c = Infinity never meets A = 0
+      return { L: Math.min(L3, Lc), clipped: L2 > L1, dualClipped: Lc > L3 };
+    },
+    device: (o, d, A, clip) => {
+      const r = o.exp(d);
+      const L1 = o.neg(o.mul(A, r));
+      const L2 = o.neg(o.mul(A, o.clip(r, 1 - clip.low, 1 + clip.high)));
+      const Lc = o.max(L1, L2);
+      const L3 = o.neg(o.mul(A, clip.c));
+      const negative = o.lt(A, 0);
+      return { L: o.where(negative, o.min(L3, Lc), Lc), clipped: o.gt(L2, L1), dualClipped: o.and(negative, o.gt(Lc, L3)) };
+    },
+  },
+} as const satisfies Record<string, PolicyLossSpec>;
+
+export type PolicyLossName = keyof typeof POLICY_LOSSES;
+export const POLICY_LOSS_NAMES = namesOf(POLICY_LOSSES);
+export const getPolicyLoss = (name: string): PolicyLossSpec => lookup(POLICY_LOSSES, 'policy loss', name);
+
+// ---- KL estimators ------------------------------------------------------------------------------
+
+/** A KL estimator between the policy and the reference, per token (§5.2; verl `kl_penalty`). */
+export interface KlSpec {
+  doc: string;
+  ref: (logp: number, refLogp: number) => number;
+  device: <T, B>(o: Ops<T, B>, logp: T, refLogp: T) => T;
+}
+
+export const KL_ESTIMATORS = {
+  k1: {
+    doc: 'k1 = log π − log π_ref (verl "kl"/"k1"); unbiased, high variance, can be negative.',
+    ref: (lp, ref) => lp - ref,
+    device: (o, lp, ref) => o.sub(lp, ref),
+  },
+  abs: {
+    doc: '|log π − log π_ref| (verl "abs").',
+    ref: (lp, ref) => Math.abs(lp - ref),
+    device: (o, lp, ref) => o.abs(o.sub(lp, ref)),
+  },
+  k2: {
+    doc: '½ (log π − log π_ref)² (verl "mse"/"k2").',
+    ref: (lp, ref) => 0.5 * (lp - ref) ** 2,
+    device: (o, lp, ref) => o.mul(0.5, o.square(o.sub(lp, ref))),
+  },
+  k3: {
+    doc:
+      'k3 low-variance KL (verl "low_var_kl"/"k3", Schulman): d = clamp(log π_ref − log π, −20, 20), ' +
+      'kl = clamp(eᵈ − d − 1, −10, 10). Non-negative; the clamps keep one bad token from exploding the loss.',
+    ref: (lp, ref) => {
+      const d = clamp(ref - lp, -20, 20);
+      return clamp(Math.exp(d) - d - 1, -10, 10);
+    },
+    device: (o, lp, ref) => {
+      const d = o.clip(o.sub(ref, lp), -20, 20);
+      return o.clip(o.sub(o.sub(o.exp(d), d), 1), -10, 10);
+    },
+  },
+} as const satisfies Record<string, KlSpec>;
+
+export type KlType = keyof typeof KL_ESTIMATORS;
+export const KL_TYPES = namesOf(KL_ESTIMATORS);
+export const getKl = (name: string): KlSpec => lookup(KL_ESTIMATORS, 'KL type', name);
+
+// ---- aggregation modes --------------------------------------------------------------------------
+
+/** Per-token values with their 0/1 mask, both (B, T) row-major, and the sum-norm constant. */
+export interface MaskedValues {
+  values: ArrayLike<number>;
+  mask: ArrayLike<number>;
+  B: number;
+  T: number;
+  /** L_max of the sum-norm modes: the padded length T, or verl's `loss_scale_factor`. */
+  lMax: number;
+}
+
+/** What a mode's weight may depend on: token counts of the whole batch and of each row. */
+export interface MaskCounts {
+  B: number;
+  lMax: number;
+  tokens: number;
+  rowTokens: Float64Array;
+}
+
+export interface AggregationSpec {
+  /** Formula (L = per-token value, m = mask, B = sequences) and reference. */
+  doc: string;
+  /** The float64 reference: the scalar as the mode's definition writes it. */
+  ref: (b: MaskedValues) => number;
+  /**
+   * The device form: every mode is linear, agg(L) = Σ_{i,t} w_i·m_{i,t}·L_{i,t}, with a weight per
+   * row that depends only on the mask; training computes w on the CPU and the loss is one
+   * weighted sum, so per-agent terms of one batch add up to it exactly.
+   */
+  rowWeight: (c: MaskCounts, row: number) => number;
+}
+
+/** Σ_t v·m and Σ_t m for each sequence, (B). Masked tokens are skipped, so padding may hold anything. */
+export function sequenceSums(b: MaskedValues): { sums: Float64Array; counts: Float64Array } {
+  const sums = new Float64Array(b.B);
+  const counts = new Float64Array(b.B);
+  for (let i = 0; i < b.B; i++) {
+    for (let t = 0; t < b.T; t++) {
+      const m = b.mask[i * b.T + t];
+      if (m === 0) continue;
+      sums[i] += b.values[i * b.T + t] * m;
+      counts[i] += m;
+    }
+  }
+  return { sums, counts };
+}
+
+const total = (xs: Float64Array): number => xs.reduce((a, x) => a + x, 0);
+
+/*
+ * Empty denominators: a batch or sequence with no unmasked token contributes 0 instead of NaN,
+ * written as ÷ max(Σm, 1) — identical for 0/1 masks with ≥ 1 token, and one tf.maximum in tfjs.
+ * verl's masked_mean adds 1e-8 instead, a relative difference far below the 1e-6 parity test.
+ */
+export const AGGREGATIONS = {
+  'token-mean': {
+    doc: 'Σ_{i,t} L·m / Σ_{i,t} m — every token weighs the same (verl default, Dr. MAS, AT-GRPO).',
+    ref: (b) => {
+      const { sums, counts } = sequenceSums(b);
+      return total(sums) / Math.max(total(counts), 1);
+    },
+    rowWeight: (c) => 1 / Math.max(c.tokens, 1),
+  },
+  'seq-mean-token-sum': {
+    doc: "(1/B) Σ_i Σ_t L·m — mean over sequences of each sequence's token sum (verl).",
+    ref: (b) => (b.B === 0 ? 0 : total(sequenceSums(b).sums) / b.B),
+    rowWeight: (c) => 1 / c.B,
+  },
+  'seq-mean-token-mean': {
+    doc:
+      '(1/B) Σ_i (Σ_t L·m / Σ_t m) — original GRPO; long sequences get a smaller per-token weight ' +
+      '(the length bias Dr. GRPO removes, arXiv 2503.20783).',
+    ref: (b) => {
+      if (b.B === 0) return 0;
+      const { sums, counts } = sequenceSums(b);
+      let acc = 0;
+      for (let i = 0; i < b.B; i++) acc += sums[i] / Math.max(counts[i], 1);
+      return acc / b.B;
+    },
+    rowWeight: (c, i) => 1 / (c.B * Math.max(c.rowTokens[i], 1)),
+  },
+  'seq-mean-token-sum-norm': {
+    doc:
+      "Σ_i Σ_t L·m / L_max — verl's Dr. GRPO mode. Despite the name it SUMS over sequences (verl #3741), " +
+      'so it is B× the oat value; L_max = padded length or loss_scale_factor.',
+    ref: (b) => total(sequenceSums(b).sums) / b.lMax,
+    rowWeight: (c) => 1 / c.lMax,
+  },
+  'seq-mean-token-sum-norm-oat': {
+    doc:
+      '(1/B) Σ_i Σ_t L·m / L_max — Dr. GRPO as oat and understand-r1-zero compute it ' +
+      '(masked_sum with constant_normalizer = generate_max_length, then mean over sequences).',
+    ref: (b) => (b.B === 0 ? 0 : total(sequenceSums(b).sums) / (b.B * b.lMax)),
+    rowWeight: (c) => 1 / (c.B * c.lMax),
+  },
+} as const satisfies Record<string, AggregationSpec>;
+
+export type LossAggMode = keyof typeof AGGREGATIONS;
+export const LOSS_AGG_MODES = namesOf(AGGREGATIONS);
+export const getAggregation = (mode: string): AggregationSpec => lookup(AGGREGATIONS, 'loss aggregation mode', mode);
+
+/** Aggregates with the named mode (the float64 reference). */
+export const aggregate = (mode: string, b: MaskedValues): number => getAggregation(mode).ref(b);
+
+/** w (B·T) with Σ w·values = aggregate(mode, {values, mask, B, T, lMax}) for every `values`. */
+export function aggregationWeights(mode: string, b: Omit<MaskedValues, 'values'>): Float64Array {
+  const { mask, B, T, lMax } = b;
+  const rowTokens = new Float64Array(B);
+  let tokens = 0;
+  for (let j = 0; j < B * T; j++) {
+    rowTokens[Math.floor(j / T)] += mask[j];
+    tokens += mask[j];
+  }
+  const spec = getAggregation(mode);
+  const w = new Float64Array(B * T);
+  for (let i = 0; i < B; i++) {
+    const c = spec.rowWeight({ B, lMax, tokens, rowTokens }, i);
+    for (let t = 0; t < T; t++) w[i * T + t] = mask[i * T + t] * c;
+  }
+  return w;
+}
