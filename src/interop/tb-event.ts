@@ -1,141 +1,164 @@
 /**
  * TensorBoard's Event and Summary messages (tensorflow/core/util/event.proto,
- * framework/summary.proto, tensor.proto), only the fields a scalar needs, decoded and encoded with
- * protobufjs. Unknown fields (graphs, images, histograms, …) are skipped by the decoder, so any
- * event file reads. A scalar comes either as `simple_value` (float) or, from tf.summary in TF 2
- * and newer writers, as a rank-0 tensor of float, double or int. Pure: no Node, no DOM.
+ * framework/summary.proto, tensor.proto): the fields a scalar needs, read and written with
+ * protobufjs's wire-format Reader and Writer (its minimal build: no reflection, whose generated
+ * code needs eval, which the page's Content-Security-Policy forbids). Every other field (graphs,
+ * images, histograms, plugin metadata, …) is skipped by wire type, so any event file reads. A
+ * scalar comes as `simple_value` (float) or, from tf.summary in TF 2 and newer writers, as a
+ * rank-0 tensor of float, double, int32 or int64. Pure: no Node, no DOM.
  */
-import protobuf from 'protobufjs/light';
+import protobuf from 'protobufjs/minimal';
 
-/** The message subset, as a protobufjs JSON descriptor (field numbers as in the .proto files). */
-const SCHEMA = {
-  nested: {
-    tensorboard: {
-      nested: {
-        Event: {
-          fields: {
-            wallTime: { type: 'double', id: 1 },
-            step: { type: 'int64', id: 2 },
-            fileVersion: { type: 'string', id: 3 },
-            summary: { type: 'Summary', id: 5 },
-          },
-        },
-        Summary: {
-          fields: { value: { rule: 'repeated', type: 'Value', id: 1 } },
-          nested: {
-            Value: {
-              fields: {
-                tag: { type: 'string', id: 1 },
-                simpleValue: { type: 'float', id: 2 },
-                tensor: { type: 'TensorProto', id: 8 },
-                metadata: { type: 'SummaryMetadata', id: 9 },
-              },
-            },
-          },
-        },
-        SummaryMetadata: {
-          fields: { pluginData: { type: 'PluginData', id: 1 } },
-          nested: { PluginData: { fields: { pluginName: { type: 'string', id: 1 }, content: { type: 'bytes', id: 2 } } } },
-        },
-        TensorProto: {
-          fields: {
-            dtype: { type: 'int32', id: 1 },
-            tensorContent: { type: 'bytes', id: 4 },
-            floatVal: { rule: 'repeated', type: 'float', id: 5 },
-            doubleVal: { rule: 'repeated', type: 'double', id: 6 },
-            intVal: { rule: 'repeated', type: 'int32', id: 7 },
-            int64Val: { rule: 'repeated', type: 'int64', id: 10 },
-          },
-        },
-      },
-    },
-  },
-};
+const { Reader, Writer } = protobuf;
+type ProtoReader = InstanceType<typeof Reader>;
 
-const root = protobuf.Root.fromJSON(SCHEMA);
-const EventType = root.lookupType('tensorboard.Event');
-
+/** Field numbers, as in the .proto files. */
+const EVENT = { wallTime: 1, step: 2, fileVersion: 3, summary: 5 } as const;
+const SUMMARY = { value: 1 } as const;
+const VALUE = { tag: 1, simpleValue: 2, tensor: 8 } as const;
+const TENSOR = { dtype: 1, tensorContent: 4, floatVal: 5, doubleVal: 6, intVal: 7, int64Val: 10 } as const;
+/** Wire types. */
+const VARINT = 0;
+const FIXED64 = 1;
+const BYTES = 2;
+const FIXED32 = 5;
 /** tensorflow.DataType values a scalar may have. */
 const DT = { float: 1, double: 2, int32: 3, int64: 9 } as const;
 
-/** The first line of every event file (TensorBoard checks it). */
+/** The first event of every file (TensorBoard checks it). */
 export const FILE_VERSION = 'brain.Event:2';
-
-type Int64 = number | { toNumber(): number };
-interface TensorMsg {
-  dtype?: number;
-  tensorContent?: Uint8Array;
-  floatVal?: number[];
-  doubleVal?: number[];
-  intVal?: number[];
-  int64Val?: Int64[];
-}
-interface ValueMsg {
-  tag?: string;
-  simpleValue?: number;
-  tensor?: TensorMsg;
-}
-interface EventMsg {
-  wallTime?: number;
-  step?: Int64;
-  fileVersion?: string;
-  summary?: { value?: ValueMsg[] };
-}
 
 export interface ScalarEvent {
   step: number;
   wallTime: number;
-  /** tag → value; float32 values are exact as decoded (no rounding added). */
+  /** tag → value, as stored (float32 values stay exact). */
   scalars: [string, number][];
 }
 
-const toNumber = (x: Int64 | undefined): number => (x === undefined ? 0 : typeof x === 'number' ? x : x.toNumber());
+const key = (field: number, wire: number) => ((field << 3) | wire) >>> 0;
+/** An int64 as read: a number, or a Long when the long package is there (it is, for protobufjs). */
+const toNumber = (x: number | protobuf.Long): number => (typeof x === 'number' ? x : protobuf.util.LongBits.from(x).toNumber());
 
-/** A rank-0 tensor's value, or null for other dtypes and shapes. */
-function tensorScalar(t: TensorMsg): number | null {
-  const content = t.tensorContent;
-  const raw = content && content.length > 0 ? new DataView(content.buffer, content.byteOffset, content.byteLength) : null;
-  switch (t.dtype) {
-    case DT.float:
-      return raw?.byteLength === 4 ? raw.getFloat32(0, true) : t.floatVal?.length === 1 ? t.floatVal[0] : null;
-    case DT.double:
-      return raw?.byteLength === 8 ? raw.getFloat64(0, true) : t.doubleVal?.length === 1 ? t.doubleVal[0] : null;
-    case DT.int32:
-      return raw?.byteLength === 4 ? raw.getInt32(0, true) : t.intVal?.length === 1 ? t.intVal[0] : null;
-    case DT.int64:
-      return raw?.byteLength === 8 ? Number(raw.getBigInt64(0, true)) : t.int64Val?.length === 1 ? toNumber(t.int64Val[0]) : null;
-    default:
-      return null;
+/** The values of a repeated numeric field, packed (one length-delimited run) or not. */
+function repeated(r: ProtoReader, wire: number, elementWire: number, read: () => number): number[] {
+  if (wire !== BYTES) return wire === elementWire ? [read()] : (r.skipType(wire), []);
+  const end = r.uint32() + r.pos;
+  const out: number[] = [];
+  while (r.pos < end) out.push(read());
+  return out;
+}
+
+/** A TensorProto's value if it holds exactly one number of a scalar dtype, else null. */
+function readTensor(r: ProtoReader, end: number): number | null {
+  let dtype = 0;
+  let content: Uint8Array | null = null;
+  let values: number[] = [];
+  while (r.pos < end) {
+    const tag = r.uint32();
+    const wire = tag & 7;
+    switch (tag >>> 3) {
+      case TENSOR.dtype:
+        if (wire !== VARINT) r.skipType(wire);
+        else dtype = r.int32();
+        break;
+      case TENSOR.tensorContent:
+        if (wire !== BYTES) r.skipType(wire);
+        else content = r.bytes();
+        break;
+      case TENSOR.floatVal:
+        values = repeated(r, wire, FIXED32, () => r.float());
+        break;
+      case TENSOR.doubleVal:
+        values = repeated(r, wire, FIXED64, () => r.double());
+        break;
+      case TENSOR.intVal:
+        values = repeated(r, wire, VARINT, () => r.int32());
+        break;
+      case TENSOR.int64Val:
+        values = repeated(r, wire, VARINT, () => toNumber(r.int64()));
+        break;
+      default:
+        r.skipType(wire);
+    }
   }
+  if (content && content.length > 0) {
+    const view = new DataView(content.buffer, content.byteOffset, content.byteLength);
+    if (dtype === DT.float && view.byteLength === 4) return view.getFloat32(0, true);
+    if (dtype === DT.double && view.byteLength === 8) return view.getFloat64(0, true);
+    if (dtype === DT.int32 && view.byteLength === 4) return view.getInt32(0, true);
+    if (dtype === DT.int64 && view.byteLength === 8) return Number(view.getBigInt64(0, true));
+    return null;
+  }
+  const scalarType = dtype === DT.float || dtype === DT.double || dtype === DT.int32 || dtype === DT.int64;
+  return scalarType && values.length === 1 ? values[0] : null;
+}
+
+/** One Summary.Value: its tag and scalar, or null if it holds something else. */
+function readValue(r: ProtoReader, end: number): [string, number] | null {
+  let tag: string | null = null;
+  let value: number | null = null;
+  while (r.pos < end) {
+    const k = r.uint32();
+    const wire = k & 7;
+    const field = k >>> 3;
+    if (field === VALUE.tag && wire === BYTES) tag = r.string();
+    else if (field === VALUE.simpleValue && wire === FIXED32) value = r.float();
+    else if (field === VALUE.tensor && wire === BYTES) value = readTensor(r, r.uint32() + r.pos);
+    else r.skipType(wire);
+  }
+  return tag && value !== null ? [tag, value] : null;
 }
 
 /**
- * Decodes one record's Event; returns its scalars (empty for a file-version or non-scalar event).
- * Throws on bytes that are not an Event message (the caller counts it as damaged).
+ * Decodes one record's Event; returns its scalars (none for a file-version or non-scalar event).
+ * Throws on bytes that are not an Event message (the caller counts the record as damaged).
  */
 export function decodeEvent(data: Uint8Array): ScalarEvent {
-  const e = EventType.decode(data) as unknown as EventMsg;
-  const scalars: [string, number][] = [];
-  for (const v of e.summary?.value ?? []) {
-    if (!v.tag) continue;
-    // Decoded messages carry defaults on their prototype: only own properties were on the wire.
-    if (Object.hasOwn(v, 'simpleValue')) scalars.push([v.tag, v.simpleValue as number]);
-    else if (Object.hasOwn(v, 'tensor') && v.tensor) {
-      const x = tensorScalar(v.tensor);
-      if (x !== null) scalars.push([v.tag, x]);
-    }
+  const r = Reader.create(data);
+  const event: ScalarEvent = { step: 0, wallTime: 0, scalars: [] };
+  while (r.pos < r.len) {
+    const k = r.uint32();
+    const wire = k & 7;
+    const field = k >>> 3;
+    if (field === EVENT.wallTime && wire === FIXED64) event.wallTime = r.double();
+    else if (field === EVENT.step && wire === VARINT) event.step = toNumber(r.int64());
+    else if (field === EVENT.summary && wire === BYTES) {
+      const end = r.uint32() + r.pos;
+      while (r.pos < end) {
+        const vk = r.uint32();
+        if (vk >>> 3 !== SUMMARY.value || (vk & 7) !== BYTES) {
+          r.skipType(vk & 7);
+          continue;
+        }
+        const scalar = readValue(r, r.uint32() + r.pos);
+        if (scalar) event.scalars.push(scalar);
+      }
+    } else r.skipType(wire);
   }
-  return { step: toNumber(e.step), wallTime: e.wallTime ?? 0, scalars };
+  if (r.pos !== r.len) throw new Error('event overruns its record');
+  return event;
 }
 
 /** The event every file starts with. */
 export function encodeFileVersion(wallTime: number): Uint8Array {
-  return EventType.encode(EventType.fromObject({ wallTime, fileVersion: FILE_VERSION })).finish();
+  const w = Writer.create();
+  w.uint32(key(EVENT.wallTime, FIXED64)).double(wallTime);
+  w.uint32(key(EVENT.fileVersion, BYTES)).string(FILE_VERSION);
+  return w.finish();
 }
 
 /** One step's scalars as one Event of simple_values (float32, as TensorBoard stores them). */
 export function encodeScalars(step: number, wallTime: number, scalars: readonly (readonly [string, number])[]): Uint8Array {
-  return EventType.encode(
-    EventType.fromObject({ wallTime, step, summary: { value: scalars.map(([tag, simpleValue]) => ({ tag, simpleValue })) } }),
-  ).finish();
+  const w = Writer.create();
+  w.uint32(key(EVENT.wallTime, FIXED64)).double(wallTime);
+  w.uint32(key(EVENT.step, VARINT)).int64(step);
+  w.uint32(key(EVENT.summary, BYTES)).fork();
+  for (const [tag, value] of scalars) {
+    w.uint32(key(SUMMARY.value, BYTES)).fork();
+    w.uint32(key(VALUE.tag, BYTES)).string(tag);
+    w.uint32(key(VALUE.simpleValue, FIXED32)).float(value);
+    w.ldelim();
+  }
+  w.ldelim();
+  return w.finish();
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { maskedCrc32c, readRecords, frameRecord } from '../../src/interop/tfrecord';
 import { readEventFile, writeEventFile } from '../../src/interop/tensorboard';
-import { bytesOf, crc32cBitwise, event, f64, ld, mask, record, simple, str, tensorDouble, tensorFloat } from './hand-assembled';
+import { bytesOf, crc32cBitwise, event, f32, f64, ld, mask, record, simple, str, tensorDouble, tensorFloat, varint } from './hand-assembled';
 
 describe('TFRecord framing', () => {
   it('masks CRC-32C as documented (check value of "123456789" is 0xE3069283)', () => {
@@ -65,6 +65,14 @@ describe('TensorBoard event files', () => {
       { step: 1, time_s: 1, loss: 0.25, 'actor/lr': Math.fround(1e-6) },
       { step: 3, time_s: 3, 'critic/score/mean': 0.1, loss: 0.5 },
     ]);
+  });
+
+  it('reads 64-bit steps, unpacked float_val, int64 tensors, and skips fields it does not know', () => {
+    const unpackedFloat = [...ld(1, str('a')), ...ld(8, [0x08, 1, 0x2d, ...f32(0.5)])];
+    const int64Tensor = [...ld(1, str('b')), ...ld(8, [0x08, 9, 0x50, ...varint(2 ** 40)])];
+    const withImage = [...ld(1, str('img')), ...ld(4, [0x08, 1])]; // an Image value: not a scalar
+    const scan = readEventFile(bytesOf(record([...event(3_000_000_000, 5, [unpackedFloat, int64Tensor, withImage]), ...ld(10, [1, 2])])));
+    expect(scan.rows).toEqual([{ step: 3_000_000_000, time_s: 0, a: 0.5, b: 2 ** 40 }]);
   });
 
   it('counts a record whose body is not an Event as damaged', () => {
