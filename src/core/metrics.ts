@@ -19,7 +19,7 @@ export const M = {
   tokensPerS: 'perf/tokens_per_s',
   memTensors: 'mem/tensors',
   memGpuBytes: 'mem/gpu_bytes',
-  /** Trajectories whose environment failed, hung or crashed this step (reward 0, no gradient). */
+  /** Trajectories whose environment failed, hung or crashed this step: left out of every other statistic and of the update. */
   envErrors: 'env/errors',
   /** Models whose update was skipped for a non-finite loss or gradient. */
   updateSkipped: 'update/skipped',

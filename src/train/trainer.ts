@@ -112,24 +112,34 @@ export class RunTrainer {
     });
     const rolloutMs = performance.now() - tRollout;
 
-    // ---- rewards: per trajectory (success, reward), per row (reward minus its penalty)
-    const trajRewards = batch.trajectories.map((t) => t.reward);
+    // ---- rewards: per trajectory (success, reward), per row (reward minus its penalty).
+    // A trajectory whose environment failed, hung or crashed has no judged reward: it is left out
+    // of everything that follows (reward and success metrics, every estimator's statistics, the
+    // per-agent stats and the update), the same way everywhere, and only counted in env/errors.
+    const errored = new Set(batch.trajectories.filter((t) => t.status === 'error').map((t) => t.traj));
+    const judged = batch.trajectories.filter((t) => !errored.has(t.traj));
+    const trajRewards = judged.map((t) => t.reward);
     metrics[M.rewardMean] = mean(trajRewards);
     metrics[M.rewardStd] = Math.sqrt(populationVariance(trajRewards));
-    metrics[M.successRate] = mean(batch.trajectories.map((t) => (t.success ? 1 : 0)));
-    metrics[M.envErrors] = batch.trajectories.filter((t) => t.status === 'error').length;
+    metrics[M.successRate] = mean(judged.map((t) => (t.success ? 1 : 0)));
+    metrics[M.envErrors] = errored.size;
 
-    // ---- advantages: the run's estimator, one scalar per row
-    const advRows = batch.rows.map((r) => ({ group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: r.reward }));
-    const { advantages, stats } = computeAdvantages(advRows, { estimator: this.run.estimator, ...advantage });
+    // ---- advantages: the run's estimator, one scalar per judged row (0 for errored rows)
+    const kept = batch.rows.flatMap((r, i) => (errored.has(r.traj) ? [] : [i]));
+    const advRows = kept.map((i) => {
+      const r = batch.rows[i];
+      return { group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: r.reward };
+    });
+    const judgedAdv = computeAdvantages(advRows, { estimator: this.run.estimator, ...advantage });
+    const { stats } = judgedAdv;
+    const advantages = new Float64Array(batch.rows.length);
+    kept.forEach((i, j) => (advantages[i] = judgedAdv.advantages[j]));
     Object.assign(metrics, statsToMetrics(stats, this.agents));
     // The same batch under every estimator: how differently they weigh these very rows.
-    Object.assign(metrics, shadowToMetrics(shadowAdvantages(advRows, advantages, advantage), this.agents));
+    Object.assign(metrics, shadowToMetrics(shadowAdvantages(advRows, judgedAdv.advantages, advantage), this.agents));
 
     // ---- loss and update: every model, PPO-clip, per-agent terms on shared models
     const tUpdate = performance.now();
-    // Rows of a trajectory whose environment failed carry no judged reward: no gradient from them.
-    const errored = new Set(batch.trajectories.filter((t) => t.status === 'error').map((t) => t.traj));
     let skipped = 0;
     for (const m of this.models) {
       const idx = batch.rows.flatMap((r, i) => (m.agents.includes(r.agent) && !errored.has(r.traj) ? [i] : []));

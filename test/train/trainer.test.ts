@@ -4,6 +4,17 @@ import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
 import { agentKey, M, modelKey } from '../../src/core/metrics';
 import { RunTrainer } from '../../src/train/trainer';
+import { computeAdvantages } from '../../src/rl/advantage';
+import { InProcessEnvRunner, type EnvStepInput } from '../../src/tasks/env';
+import type { TaskName } from '../../src/tasks/registry';
+
+/** The real environment, except that trajectories 1 and 6 fail at their first transition. */
+class FailingEnv extends InProcessEnvRunner {
+  override async step(task: TaskName, inputs: readonly EnvStepInput[]) {
+    const out = await super.step(task, inputs);
+    return out.map((r, i) => ([1, 6].includes(inputs[i].traj) ? { ok: false as const, error: 'boom' } : r));
+  }
+}
 
 /** A tiny experiment: nano models from scratch, 2 tasks × 4 rollouts, no evaluation. */
 const tiny = (patch: Record<string, unknown> = {}) =>
@@ -20,6 +31,25 @@ beforeAll(async () => {
 });
 
 describe('RunTrainer', () => {
+  it('leaves errored trajectories out of the statistics and the update alike', async () => {
+    const exp = tiny({ task: 'sync', models: { preset: 'nano', base: 'shipped' } });
+    const t = new RunTrainer({ exp, run: exp.runs[0], seed: 5, env: new FailingEnv() });
+    try {
+      const { metrics, rows, advantages, trajectories } = await t.trainStep();
+      expect(metrics[M.envErrors]).toBe(2);
+      const judged = trajectories.filter((tr) => ![1, 6].includes(tr.traj));
+      expect(metrics[M.rewardMean]).toBeCloseTo(judged.reduce((a, tr) => a + tr.reward, 0) / 6, 12);
+      rows.forEach((r, i) => [1, 6].includes(r.traj) && expect(advantages[i]).toBe(0));
+      // The judged rows' advantages are those of the judged rows alone: no errored 0 in any baseline.
+      const kept = rows.filter((r) => ![1, 6].includes(r.traj));
+      const alone = computeAdvantages(kept, { estimator: 'grpo' }).advantages;
+      expect(rows.flatMap((r, i) => ([1, 6].includes(r.traj) ? [] : [advantages[i]]))).toEqual([...alone]);
+      expect(metrics[agentKey('alice', 'calls')]).toBe(6);
+    } finally {
+      t.dispose();
+    }
+  });
+
   it('emits every per-agent and per-model key, and tfjs memory stays flat step after step', async () => {
     const exp = tiny();
     const before = tf.memory().numTensors;
