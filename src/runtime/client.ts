@@ -5,7 +5,7 @@
  * its own chunk, so tfjs never reaches the main bundle.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
-import { runInstances } from '../core/config';
+import { LIVE_PATHS, runInstances } from '../core/config';
 import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
 import type { FromWorker, InspectedTrajectory, RunId, RunStatus, ToWorker } from './protocol';
@@ -45,6 +45,16 @@ export interface RunInfo {
   label: string;
   seed: number;
   runIndex: number;
+  /** Waits in the session's queue for a free worker (it has none yet). */
+  queued: boolean;
+}
+
+/**
+ * How many run workers a session keeps at once: one per core, at least 2 (the two runs of the
+ * default comparison side by side), at most 8. Runs beyond wait in a queue, seed by seed.
+ */
+export function workerSlots(cores: number = globalThis.navigator?.hardwareConcurrency ?? 2): number {
+  return Math.max(2, Math.min(8, Math.floor(cores) || 2));
 }
 
 export interface LabEvents {
@@ -68,29 +78,73 @@ export interface SessionOptions {
   persist?: { session: string; every: number; resume: boolean };
   /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
   ids?: RunId[];
+  /** Workers at once (default: workerSlots()). */
+  slots?: number;
 }
 
-/** Every run × seed of an experiment, one worker each; they start paused once ready. */
+/**
+ * Every run × seed of an experiment, one worker each, at most `slots` at once: the others wait in a
+ * queue (seed by seed, so each seed's runs finish close together and pair up early) and take the
+ * worker slot of a run that is done or failed. Workers start paused once ready; one that starts
+ * while the session plays is told to play, at the session's pace and live parameters.
+ */
 export class LabSession {
   readonly runs: RunInfo[];
   private readonly workers = new Map<RunId, Worker>();
+  private readonly ready = new Set<RunId>();
+  private readonly queue: RunInfo[];
+  private playing = false;
+  private paceMs = 0;
 
   constructor(
-    config: Experiment,
-    events: LabEvents,
+    private config: Experiment,
+    private readonly events: LabEvents,
     private options: SessionOptions = {},
   ) {
-    this.runs = runInstances(config).map((r, i) => ({ id: options.ids?.[i] ?? nextId(), ...r }));
-    for (const info of this.runs) {
-      const worker = newWorker(`${info.label} (${info.id})`);
-      this.workers.set(info.id, worker);
-      worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, config, worker, e.data, events);
-      worker.onerror = (e) => events.error(info.id, `run worker crashed: ${e.message || 'script error'}`);
-      worker.postMessage({ type: 'init', runId: info.id, backend: config.backend } satisfies ToWorker);
-    }
+    this.runs = runInstances(config).map((r, i) => ({ id: options.ids?.[i] ?? nextId(), ...r, queued: true }));
+    const order = [...this.runs].sort((a, b) => a.seed - b.seed || a.runIndex - b.runIndex);
+    const slots = options.slots ?? workerSlots();
+    this.queue = order.slice(slots);
+    for (const info of order.slice(0, slots)) this.launch(info);
   }
 
-  private dispatch(info: RunInfo, config: Experiment, worker: Worker, msg: FromWorker, ev: LabEvents): void {
+  /** Runs that have a worker now. */
+  live(): RunId[] {
+    return [...this.workers.keys()];
+  }
+  /** Runs waiting for a worker, first in line first. */
+  queued(): RunId[] {
+    return this.queue.map((r) => r.id);
+  }
+  /** True when every run with a worker has loaded (commands that need a loaded run can go). */
+  allReady(): boolean {
+    return this.live().every((id) => this.ready.has(id));
+  }
+
+  private launch(info: RunInfo): void {
+    info.queued = false;
+    const worker = newWorker(`${info.label} (${info.id})`);
+    this.workers.set(info.id, worker);
+    worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data, this.events);
+    worker.onerror = (e) => this.events.error(info.id, `run worker crashed: ${e.message || 'script error'}`);
+    worker.postMessage({ type: 'init', runId: info.id, backend: this.config.backend } satisfies ToWorker);
+    if (this.paceMs > 0) worker.postMessage({ type: 'pace', runId: info.id, delayMs: this.paceMs } satisfies ToWorker);
+  }
+
+  /** A run is done or failed: its worker goes, and the next queued run takes the slot. */
+  private release(id: RunId): void {
+    this.workers.get(id)?.terminate();
+    this.workers.delete(id);
+    this.ready.delete(id);
+    const next = this.queue.shift();
+    if (!next) return;
+    this.events.state(next.id, 'loading', 0, 'starting worker…');
+    this.launch(next);
+    this.queue.forEach((q, i) => this.events.state(q.id, 'queued', 0, queuedText(i, this.queue.length)));
+  }
+
+  private dispatch(info: RunInfo, worker: Worker, msg: FromWorker, ev: LabEvents): void {
+    const config = this.config;
     switch (msg.type) {
       case 'backend':
         ev.backend(info.id, msg.report);
@@ -110,13 +164,17 @@ export class LabSession {
       case 'fallback':
         return ev.fallback(info.id, msg.report, msg.step, msg.message, msg.kernels);
       case 'ready':
+        this.ready.add(info.id);
+        if (this.playing) worker.postMessage({ type: 'play', runId: info.id } satisfies ToWorker);
         return ev.ready(info.id, msg);
       case 'frame':
         return ev.frame(info.id, msg.step, msg.values);
       case 'rollouts':
         return ev.rollouts(info.id, msg.step, msg.trajectories);
       case 'state':
-        return ev.state(info.id, msg.state, msg.step, msg.message);
+        ev.state(info.id, msg.state, msg.step, msg.message);
+        if ((msg.state === 'done' || msg.state === 'failed') && this.queue.length > 0) this.release(info.id);
+        return;
       case 'param':
         return ev.param(info.id, msg.param, msg.value, msg.step);
       case 'checkpoint':
@@ -137,9 +195,11 @@ export class LabSession {
   }
 
   play(): void {
+    this.playing = true;
     this.broadcast((runId) => ({ type: 'play', runId }));
   }
   pause(): void {
+    this.playing = false;
     this.broadcast((runId) => ({ type: 'pause', runId }));
   }
   step(): void {
@@ -151,9 +211,12 @@ export class LabSession {
   }
   /** Speed control: every run waits `delayMs` between steps while playing. */
   pace(delayMs: number): void {
+    this.paceMs = delayMs;
     this.broadcast((runId) => ({ type: 'pace', runId, delayMs }));
   }
+  /** Changes a live parameter in every running run; queued runs will start with it. */
   set(param: LiveParam, value: number): void {
+    this.config = LIVE_PATHS[param].set(this.config, value);
     this.broadcast((runId) => ({ type: 'set', runId, param, value }));
   }
   snapshot(): void {
@@ -166,5 +229,9 @@ export class LabSession {
   dispose(): void {
     for (const w of this.workers.values()) w.terminate();
     this.workers.clear();
+    this.queue.length = 0;
   }
 }
+
+/** What a queued run's status says: its place in the line. */
+export const queuedText = (i: number, n: number) => `queued for a free worker (${i + 1} of ${n})`;

@@ -61,7 +61,8 @@ export type ToWorker =
   /** Fault injection: destroys the run's GPU device, as a driver reset would (tests, demos). */
   | { type: 'lose-device'; runId: RunId };
 
-export type RunStatus = 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
+/** A run's state; 'queued' is the page's own (the run waits for a free worker, it has none yet). */
+export type RunStatus = 'queued' | 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
 
 /** Worker → page. */
 export type FromWorker =

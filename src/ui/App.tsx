@@ -12,6 +12,7 @@ import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
 import { FieldErrors } from './panels/FieldErrors';
+import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
 import { PastRuns } from './panels/PastRuns';
 import { RolloutInspector } from './panels/RolloutInspector';
@@ -163,6 +164,7 @@ export function App() {
           <UrlAlert />
           <SessionErrors />
           <PersistAlert />
+          <Findings />
           <Charts />
           <RolloutInspector />
         </main>

@@ -7,15 +7,16 @@
  */
 import type { Experiment } from '../core/config';
 import { LIVE_PATHS, runInstances, structuralKey } from '../core/config';
-import { LabSession } from '../runtime/client';
+import { LabSession, queuedText } from '../runtime/client';
 import { statesOf } from '../runtime/state-store';
-import type { LabEvents, SessionOptions } from '../runtime/client';
+import type { LabEvents, RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { LiveParam, RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
 import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
 import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
 import { addError, patchRun, runColor, useLab } from './store';
+import type { RunView } from './store';
 
 /** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
 export const SAVE_EVERY = 10;
@@ -23,13 +24,12 @@ export const SAVE_EVERY = 10;
 let session: LabSession | null = null;
 /** Checkpoint files to start the next session from (set by the Start-from-checkpoints picker). */
 let uploads: { name: string; bytes: ArrayBuffer }[] = [];
-/** Runs that have sent `ready`; commands that need a loaded run wait until all have. */
-const readyRuns = new Set<RunId>();
+/** Commands that need a loaded run wait until every run with a worker has sent `ready`. */
 let whenReady: (() => void)[] = [];
 
-/** Runs `f` now if every run is loaded, else once the last one is (workers drop early steps). */
+/** Runs `f` now if every run with a worker is loaded, else once the last one is (workers drop early steps). */
 function onceReady(f: () => void): void {
-  if (session && readyRuns.size === session.runs.length) f();
+  if (session?.allReady()) f();
   else whenReady.push(f);
 }
 
@@ -57,8 +57,7 @@ const events: LabEvents = {
     patchRun(id, { step: msg.startStep, kernels: msg.kernels });
     recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
     patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
-    readyRuns.add(id);
-    if (session && readyRuns.size === session.runs.length) {
+    if (session?.allReady()) {
       const queued = whenReady;
       whenReady = [];
       for (const f of queued) f();
@@ -101,12 +100,17 @@ function fail(id: RunId, message: string): void {
 
 /** A LabSession at the store's pace; commands queue until all of its runs are ready. */
 function spawn(config: Experiment, options: SessionOptions): LabSession {
-  readyRuns.clear();
   whenReady = [];
   const s = new LabSession(config, events, options);
   const { paceMs } = useLab.getState();
   if (paceMs > 0) s.pace(paceMs);
   return s;
+}
+
+/** A new run's first status: starting its worker, or its place in the queue for one. */
+function waitingState(r: RunInfo, starting = 'starting worker…'): Pick<RunView, 'state' | 'message'> {
+  const queue = session?.queued() ?? [];
+  return r.queued ? { state: 'queued', message: queuedText(queue.indexOf(r.id), queue.length) } : { state: 'loading', message: starting };
 }
 
 /** Spawns the workers for the current config (disposing any previous session). */
@@ -128,8 +132,7 @@ export function startSession(): LabSession {
       seed: r.seed,
       runIndex: r.runIndex,
       color: runColor(r.runIndex),
-      state: 'loading',
-      message: 'starting worker…',
+      ...waitingState(r),
       step: 0,
       agents: [],
       models: [],
@@ -165,7 +168,7 @@ async function resumeSession(id: string): Promise<LabSession> {
   useLab.setState({
     session: 'paused',
     restored: null,
-    runs: shown.map((r) => ({ ...r, state: 'loading', message: 'resuming from the saved state…' })),
+    runs: shown.map((r, i) => ({ ...r, ...waitingState(session!.runs[i], 'resuming from the saved state…') })),
   });
   return session;
 }
@@ -241,7 +244,6 @@ export function reset(): void {
   if (session) endSession();
   session?.dispose();
   session = null;
-  readyRuns.clear();
   whenReady = [];
   clearRunData();
   useLab.setState({ session: 'none', autoPaused: false, runs: [], errors: [], restored: null });

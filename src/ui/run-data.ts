@@ -222,3 +222,17 @@ export function allRows(id: RunId): Record<string, number>[] {
   }
   return rows;
 }
+
+/**
+ * A run's history of just these keys as {key: value} rows, oldest first (the Findings view reads a
+ * few columns of every run; decoding whole frames would cost ~50× more).
+ */
+export function historyOf(id: RunId, keys: readonly string[]): Record<string, number>[] {
+  const d = data.get(id);
+  if (!d) return [];
+  const cols = keys.flatMap((k) => {
+    const c = d.codec.indexOf(k);
+    return c >= 0 ? [{ k, values: d.ring.column(c) }] : [];
+  });
+  return Array.from({ length: d.ring.length }, (_, i) => Object.fromEntries(cols.map(({ k, values }) => [k, values[i]])));
+}

@@ -85,6 +85,7 @@ export function Controls() {
 }
 
 const STATE_TEXT: Record<RunView['state'], string> = {
+  queued: 'queued',
   idle: 'idle',
   loading: 'loading base models…',
   compiling: 'compiling shaders…',
@@ -100,7 +101,7 @@ const tps = (v: number) =>
 function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
   const text = run.error
     ? 'failed'
-    : run.state === 'loading' || run.state === 'compiling'
+    : run.state === 'loading' || run.state === 'compiling' || run.state === 'queued'
       ? (run.message ?? STATE_TEXT[run.state])
       : pausing && run.state === 'running'
         ? 'pausing after this step…'

@@ -1,0 +1,129 @@
+/**
+ * Findings: with seeds ≥ 2, each run's mean ± 95 % CI over seeds and the paired difference from
+ * the first run (same seed, same task stream) with a computed verdict, for the figures the CLI's
+ * `lab report` prints. The numbers come from the same pure code (src/rl/summary.ts, findings.ts)
+ * applied to the recorded metric history; they follow training every few seconds, and say how
+ * many runs are done, so a provisional table is never mistaken for a final one.
+ */
+import { useMemo } from 'react';
+import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
+import { compareSeeds, comparisonCsv, pm } from '../../rl/findings';
+import type { Comparison, Verdict } from '../../rl/findings';
+import { summarize } from '../../rl/summary';
+import type { RunSummary } from '../../rl/summary';
+import { download, fileName } from '../export';
+import { historyOf } from '../run-data';
+import { useLab, useThrottledLab } from '../store';
+import type { LabState } from '../store';
+
+/** How often the table follows training: it is read, not watched. */
+const FOLLOW_MS = 2000;
+const versionOf = (s: LabState) => s.frameVersion;
+
+/** Every run's summary from its recorded history (the CLI summarizes its metrics.jsonl the same way). */
+function summaries(s: LabState): RunSummary[] {
+  const k = s.config.eval.k;
+  return s.runs.map((r) => {
+    const keys = [M.rewardMean, M.updateSkipped, M.envErrors, evalAvgKey(k), evalPassKey(k), ...r.agents.map((a) => agentKey(a, 'grad_norm'))];
+    return summarize(r.label, r.seed, historyOf(r.id, keys), r.agents, k);
+  });
+}
+
+const VERDICT_CLASS: Record<Verdict['kind'], string> = {
+  identical: 'verdict-same',
+  same: 'verdict-same',
+  higher: 'verdict-diff',
+  lower: 'verdict-diff',
+  undetermined: 'muted',
+};
+
+function exportFindings(c: Comparison, list: RunSummary[], format: 'csv' | 'json'): void {
+  const name = fileName(`findings ${new Date().toISOString().slice(0, 19)}`);
+  if (format === 'csv') download(`${name}.csv`, comparisonCsv(c), 'text/csv');
+  else {
+    const { config } = useLab.getState();
+    const json = JSON.stringify({ experiment: config, comparison: c, runs: list }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
+    download(`${name}.json`, json, 'application/json');
+  }
+}
+
+export function Findings() {
+  const seeds = useLab((s) => s.config.seeds);
+  const version = useThrottledLab(versionOf, null, FOLLOW_MS);
+  const runsKey = useLab((s) => s.runs.map((r) => `${r.id}:${r.state}:${r.agents.length}`).join(','));
+  const done = useLab((s) => s.runs.filter((r) => r.state === 'done').length);
+  const total = useLab((s) => s.runs.length);
+  const { list, c } = useMemo(() => {
+    void version;
+    void runsKey;
+    const list = summaries(useLab.getState());
+    return { list, c: compareSeeds(list) };
+  }, [version, runsKey]);
+  if (seeds < 2 || total === 0) return null;
+  const later = c.runs.slice(1);
+  const steps = list.map((s) => s.steps);
+  return (
+    <section className="panel findings" aria-labelledby="findings-title" data-testid="findings">
+      <h2 id="findings-title">Findings</h2>
+      <p className="muted" data-testid="findings-status">
+        {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} · {Math.min(...steps)}–{Math.max(...steps)}{' '}
+        steps recorded per run · mean ± 95 % CI over {c.seeds} seeds; differences paired by seed (same task stream); verdicts
+        from the paired CI. The same numbers as <code>lab report</code>.
+      </p>
+      <div className="findings-scroll">
+        <table className="findings-table">
+          <thead>
+            <tr>
+              <th scope="col">figure</th>
+              {c.runs.map((r) => (
+                <th scope="col" key={r}>
+                  {r}
+                </th>
+              ))}
+              {later.map((r) => (
+                <th scope="col" key={`d-${r}`}>
+                  {r} − {c.runs[0]} (paired)
+                </th>
+              ))}
+              {later.map((r) => (
+                <th scope="col" key={`v-${r}`}>
+                  verdict{later.length > 1 ? ` (${r})` : ''}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {c.figures.map((f) => (
+              <tr key={f.name} data-figure={f.name}>
+                <th scope="row">{f.name}</th>
+                {f.runs.map((x, i) => (
+                  <td key={i} className="num">
+                    {pm(x)}
+                  </td>
+                ))}
+                {f.diffs.map((d, i) => (
+                  <td key={`d${i}`} className="num">
+                    {pm(d)}
+                  </td>
+                ))}
+                {f.diffs.map((d, i) => (
+                  <td key={`v${i}`} className={VERDICT_CLASS[d.verdict.kind]} data-verdict={d.verdict.kind}>
+                    {d.verdict.text}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="row">
+        <button type="button" onClick={() => exportFindings(c, list, 'csv')}>
+          Download findings CSV
+        </button>
+        <button type="button" onClick={() => exportFindings(c, list, 'json')}>
+          Download findings JSON
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * The Findings view in real headless Chromium, on the tiny sync experiment over 2 seeds: the four
+ * run instances share a bounded set of workers (the rest wait in a visible queue), and once all
+ * are done the page's findings table is exactly what the CLI's pure code (summarize +
+ * compareSeeds) computes from the page's own exported metrics: the same numbers as `lab report`.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, expect, it } from 'vitest';
+import { compareSeeds, comparisonCsv } from '../../src/rl/findings';
+import { summarize } from '../../src/rl/summary';
+import { workerSlots } from '../../src/runtime/client';
+import { openLab, trainEnabled } from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and verdicts, as lab report computes them', async () => {
+  lab = await openLab('#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&seeds=2&steps=4&eval.every=2&eval.k=2&eval.questions=2');
+  const { page } = lab;
+  await trainEnabled(page);
+  // Before Train there is nothing to compare.
+  expect(await page.getByTestId('findings').count()).toBe(0);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+
+  // 2 runs × 2 seeds: at most workerSlots() workers at once, the others queued, visibly.
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const states = await page.$$eval('.run-status', (lis) => lis.map((li) => li.getAttribute('data-state')));
+  expect(states).toHaveLength(4);
+  expect(states.filter((s) => s === 'queued')).toHaveLength(Math.max(0, 4 - workerSlots(cores)));
+  if (cores <= 2) await page.getByText('queued for a free worker (1 of 2)').waitFor();
+
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'done'),
+    null,
+    { timeout: 240_000 },
+  );
+  const findings = page.getByTestId('findings');
+  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 4–4 steps/);
+  // sync is the control: GRPO and Dr. MAS are the same run in every seed.
+  const reward = findings.locator('tr[data-figure="reward (last 10)"]');
+  expect(await reward.locator('td').last().textContent()).toBe('identical on all 2 seeds');
+  expect(await findings.locator('tr[data-figure="eval avg@2"] td').first().textContent()).toMatch(/^\d\.\d{3} ± \d\.\d{3}$/);
+  expect(await findings.locator('tr[data-figure="skipped updates"]').count()).toBe(1);
+  expect(await findings.locator('tr[data-figure="alice |g| max"]').count()).toBe(1);
+
+  // The page's findings, exported, equal the CLI's code run on the page's exported metrics.
+  const [csv] = await Promise.all([page.waitForEvent('download'), findings.getByRole('button', { name: 'Download findings CSV' }).click()]);
+  const [metrics] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV', exact: true }).click()]);
+  const [header, ...lines] = readFileSync((await metrics.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const runs = [...new Set(lines.map((l) => `${l[0]}|${l[1]}`))];
+  const summaries = runs.map((r) => {
+    const [label, seed] = r.split('|');
+    const history = lines
+      .filter((l) => l[0] === label && l[1] === seed)
+      .map((l) => Object.fromEntries(header.map((k, i) => [k, l[i] === '' ? NaN : Number(l[i])])));
+    return summarize(label, Number(seed), history, ['alice', 'bob'], 2);
+  });
+  expect(summaries.map((s) => s.steps)).toEqual([4, 4, 4, 4]);
+  expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(compareSeeds(summaries)));
+  expect(lab.errors).toEqual([]);
+});
