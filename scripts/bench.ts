@@ -6,26 +6,40 @@
  * A/B on a busy machine: `--kernels fused,plain --rounds 3` interleaves the fused wasm kernels with the
  * plain tfjs formulation (or only one family: attention, rowwise, gemm) and reports medians over rounds.
  * Besides wall time it reports process CPU time, which other jobs on a busy machine inflate far less.
- * Writes bench/results.json. Compare with tfjs-webgpu.md §14 (PyTorch, same workload, 2-core CPU).
+ * Writes bench/results.json (or `--out FILE`). Compare with tfjs-webgpu.md §14 (PyTorch, same workload, 2-core CPU).
+ * WebGPU in Node: `--dawn PATH/dawn.node --backends webgpu,wasm` (scripts/dawn.ts); its dispatches and
+ * readbacks are counted at the WebGPU API, the other backends' kernels by tf.profile.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { dirname } from 'node:path';
 import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
 import { disposeBatch, packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';
 import { Prng } from '../src/core/prng';
 import { sample } from '../src/model/sampler';
 import { setFusedKernels } from '../src/model/kernels/wasm';
-import { nextTokenLoss, supervisedStep } from '../src/model/warmstart';
+import { supervisedStep } from '../src/model/warmstart';
 import { arg, median } from './cli-args';
+import { gpuCounts, installDawn } from './dawn';
 
 const presets = arg('presets', 'small').split(',') as PresetName[];
 const backends = arg('backends', 'wasm,cpu').split(',');
 const reps = Number(arg('reps', '5'));
 const kernelModes = arg('kernels', 'fused').split(',');
 const rounds = Number(arg('rounds', '1'));
+const dawn = arg('dawn', '');
+const outFile = arg('out', 'bench/results.json');
+const wasmDir = arg('wasm-dir', ''); // where tfjs-backend-wasm's .wasm files are, for a bundled copy of this script
+if (wasmDir) (await import('@tensorflow/tfjs-backend-wasm')).setWasmPaths(wasmDir.endsWith('/') ? wasmDir : `${wasmDir}/`);
+let adapter = '';
+if (backends.includes('webgpu')) {
+  if (!dawn) throw new Error('--backends webgpu needs --dawn PATH/dawn.node in Node (the webgpu npm package\'s Dawn build)');
+  adapter = await installDawn(dawn);
+  await import('@tensorflow/tfjs-backend-webgpu'); // registers only now that navigator.gpu exists
+}
 
 // ---- workload (§14): 64 × 64 training rows; decode 64 prompts of 32 tokens + 16 new
 const ROWS = 64;
@@ -48,9 +62,13 @@ interface Result {
   decodeTokPerSBest?: number;
   decodeTokPerSCpu: number;
   decodeTokPerSNoCache: number;
+  /** Kernels run (tf.profile), or on webgpu compute dispatches counted at the API. */
   dispatchesPerTrainStep: number;
   dispatchesPerToken: number;
+  readbacksPerTrainStep?: number;
   readbacksPerToken: number;
+  /** webgpu: bytes the buffer pool holds after the runs (it never shrinks, tfjs-webgpu.md §3). */
+  gpuBytesAllocated?: number;
 }
 
 /** Median wall ms and median process CPU ms (user + system) of n runs after one warm-up. */
@@ -85,11 +103,15 @@ async function bench(preset: PresetName, backend: string, kernels: string): Prom
 
   // ---- train step
   const train = await time(n, () => supervisedStep(model, opt, batch));
-  const trainProfile = await tf.profile(() => {
-    const { value, grads } = tf.variableGrads(() => nextTokenLoss(model, batch), opt.variables);
-    opt.apply(grads);
-    tf.dispose([value, ...Object.values(grads)]);
-  });
+  const gpu = backend === 'webgpu';
+  // tf.profile times each kernel, which webgpu cannot do without timestamp queries: count at the API there.
+  const counted = async (f: () => Promise<unknown>) => {
+    const c0 = { ...gpuCounts };
+    const profile = gpu ? null : await tf.profile(async () => void (await f()));
+    if (gpu) await f();
+    return { kernels: profile ? profile.kernels.length : gpuCounts.dispatches - c0.dispatches, readbacks: gpuCounts.readbacks - c0.readbacks };
+  };
+  const trainCount = await counted(() => supervisedStep(model, opt, batch));
 
   // ---- decode (eos -1: every row makes all 16 tokens)
   const prompts = Array.from({ length: ROWS }, () => randomTokens(PROMPT, V));
@@ -98,9 +120,10 @@ async function bench(preset: PresetName, backend: string, kernels: string): Prom
   const cached = await time(n, () => decode(true));
   const uncached = await time(Math.max(1, n - 1), () => decode(false));
   let readbacks = 0;
-  const decodeProfile = await tf.profile(async () => {
+  const decodeCount = await counted(async () => {
     readbacks = (await decode(true)).readbacks;
   });
+  const gpuBytesAllocated = gpu ? (tf.memory() as { numBytesAllocatedInGPU?: number }).numBytesAllocatedInGPU : undefined;
 
   const params = model.numParams();
   disposeBatch(batch);
@@ -116,9 +139,10 @@ async function bench(preset: PresetName, backend: string, kernels: string): Prom
     decodeTokPerS: (ROWS * NEW) / (cached.wall / 1000),
     decodeTokPerSCpu: (ROWS * NEW) / (cached.cpu / 1000),
     decodeTokPerSNoCache: (ROWS * NEW) / (uncached.wall / 1000),
-    dispatchesPerTrainStep: trainProfile.kernels.length,
-    dispatchesPerToken: decodeProfile.kernels.length / (ROWS * NEW),
-    readbacksPerToken: readbacks / (ROWS * NEW),
+    dispatchesPerTrainStep: trainCount.kernels,
+    dispatchesPerToken: decodeCount.kernels / (ROWS * NEW),
+    ...(gpu ? { readbacksPerTrainStep: trainCount.readbacks, gpuBytesAllocated } : {}),
+    readbacksPerToken: (gpu ? decodeCount.readbacks : readbacks) / (ROWS * NEW),
   };
 }
 
@@ -152,13 +176,13 @@ for (const r of runs) {
   });
 }
 const col = (x: number, digits = 0) => x.toFixed(digits).padStart(11);
-const machine = `${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, tfjs ${tf.version.tfjs}, wasm single thread`;
+const machine = `${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, tfjs ${tf.version.tfjs}, wasm single thread${adapter ? `, WebGPU via Dawn: ${adapter}` : ''}`;
 console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${rounds} round(s)\n`);
-console.log('preset  backend kernels     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok  reads/tok');
+console.log('preset  backend kernels     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok reads/step  reads/tok   GPU MB');
 for (const r of results) {
-  const cells = [col(r.params), col(r.trainMs), col(r.trainMsBest ?? r.trainMs), col(r.trainCpuMs), col(r.decodeTokPerS), col(r.decodeTokPerSBest ?? r.decodeTokPerS), col(r.decodeTokPerSCpu), col(r.decodeTokPerSNoCache), col(r.dispatchesPerTrainStep), col(r.dispatchesPerToken, 2), col(r.readbacksPerToken, 4)];
+  const cells = [col(r.params), col(r.trainMs), col(r.trainMsBest ?? r.trainMs), col(r.trainCpuMs), col(r.decodeTokPerS), col(r.decodeTokPerSBest ?? r.decodeTokPerS), col(r.decodeTokPerSCpu), col(r.decodeTokPerSNoCache), col(r.dispatchesPerTrainStep), col(r.dispatchesPerToken, 2), col(r.readbacksPerTrainStep ?? NaN), col(r.readbacksPerToken, 4), col((r.gpuBytesAllocated ?? NaN) / 2 ** 20, 1)];
   console.log(`${r.preset.padEnd(7)} ${r.backend.padEnd(7)} ${r.kernels.padEnd(7)}${cells.join('')}`);
 }
-mkdirSync('bench', { recursive: true });
+mkdirSync(dirname(outFile), { recursive: true });
 const out = { machine, cores: cpus().length, loadavg: loadavg(), rounds, date: new Date().toISOString(), workload: { rows: ROWS, tokens: 64, lossTokens: 32, prompt: PROMPT, newTokens: NEW }, results };
-writeFileSync('bench/results.json', JSON.stringify(out, null, 2) + '\n');
+writeFileSync(outFile, JSON.stringify(out, null, 2) + '\n');

@@ -118,9 +118,26 @@ export class AdamW {
   }
 }
 
+/**
+ * At most this many tensors per AddN: webgpu binds each input as a storage buffer, and a device
+ * allows 8 per shader stage by default (one is the output); 4.22's AddN does not split, so a larger
+ * AddN fails pipeline validation and every later dispatch of it.
+ */
+const ADDN_MAX = 7;
+
+/** Σ xs with AddNs of at most ADDN_MAX inputs each. */
+function sumAll(xs: tf.Tensor[]): tf.Tensor {
+  while (xs.length > 1) {
+    const next: tf.Tensor[] = [];
+    for (let i = 0; i < xs.length; i += ADDN_MAX) next.push(xs.length - i === 1 ? xs[i] : tf.addN(xs.slice(i, i + ADDN_MAX)));
+    xs = next;
+  }
+  return xs[0];
+}
+
 /** √Σ‖g‖² over a set of gradients, on the device: (). Caller disposes. */
 export function globalNorm(grads: readonly tf.Tensor[]): tf.Scalar {
-  return tf.tidy(() => tf.sqrt(tf.addN(grads.map((g) => tf.sum(tf.square(g))))));
+  return tf.tidy(() => tf.sqrt(sumAll(grads.map((g) => tf.sum(tf.square(g))))) as tf.Scalar);
 }
 
 /** The factor that brings a gradient of norm `norm` within `maxNorm` (1 when already within). */

@@ -126,4 +126,15 @@ describe('AdamW and the update', () => {
     opt.dispose();
     m.dispose();
   });
+
+  it('globalNorm over more tensors than one webgpu AddN may bind (7): √Σ‖g‖² of all of them', async () => {
+    // 1..n: g_i = [i, 2i] ⇒ ‖g‖² = 5 Σ i²; n = 23 takes two rounds of 7-input AddNs.
+    for (const n of [1, 7, 8, 23]) {
+      const gs = Array.from({ length: n }, (_, i) => tf.tensor1d([i + 1, 2 * (i + 1)]));
+      const norm = globalNorm(gs);
+      const sumSq = (n * (n + 1) * (2 * n + 1)) / 6;
+      expect((await norm.data())[0]).toBeCloseTo(Math.sqrt(5 * sumSq), 4);
+      tf.dispose([norm, ...gs]);
+    }
+  });
 });
