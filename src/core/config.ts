@@ -21,9 +21,6 @@ export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrp
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 export const MODEL_PRESETS = ['nano', 'small', 'base'] as const;
 
-/** Hyper-parameters a user may change while a run trains (recorded with the step they took effect). */
-export const LIVE_PARAMS = ['lr', 'maxGradNorm', 'clipLow', 'clipHigh', 'entropyCoef', 'temperature'] as const;
-export type LiveParam = (typeof LIVE_PARAMS)[number];
 
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
@@ -67,6 +64,52 @@ export const OptimSchema = z.strictObject({
   epochs: z.number().int().min(1).max(8).default(1).describe('PPO epochs over each batch'),
   miniBatches: z.number().int().min(1).max(16).default(1).describe('Optimizer steps per epoch'),
 });
+
+/** How training rollouts are sampled. */
+export const RolloutSchema = z.strictObject({
+  groupSize: z.number().int().min(2).max(32).default(8).describe('G: rollouts per task instance'),
+  batchSize: z.number().int().min(1).max(64).default(4).describe('B: task instances per step (4 keeps a wasm step near 3 s)'),
+  temperature: z.number().positive().max(4).default(1).describe('Sampling temperature'),
+  topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling mass'),
+  envTimeoutMs: z.number().int().min(10).max(60_000).default(2000).describe('Environment step time limit'),
+});
+
+/**
+ * The live hyper-parameters, one entry each: what a user may change while a run trains, without
+ * a reset (recorded with the step it took effect at). The key is the field's name in `section`;
+ * its doc and range are that schema field's; `label` and `step` are the live panel's. The URL's
+ * structure check, the JSON editor, the live panel, the run state and the trainer all read this
+ * table (like TensorFlow Playground's state.ts).
+ */
+export const LIVE = {
+  lr: { section: 'optim', label: 'learning rate', step: 1e-4 },
+  maxGradNorm: { section: 'optim', label: 'max grad norm', step: 0.1 },
+  clipLow: { section: 'optim', label: 'clip ε low', step: 0.05 },
+  clipHigh: { section: 'optim', label: 'clip ε high', step: 0.05 },
+  entropyCoef: { section: 'optim', label: 'entropy coef', step: 0.001 },
+  temperature: { section: 'rollout', label: 'temperature', step: 0.1 },
+} as const satisfies Record<string, { section: 'optim' | 'rollout'; label: string; step: number }>;
+
+export type LiveParam = keyof typeof LIVE;
+export const LIVE_PARAMS = Object.keys(LIVE) as LiveParam[];
+const SECTIONS = { optim: OptimSchema, rollout: RolloutSchema };
+
+/** Where live parameters live: an experiment, or a trainer's resolved settings. */
+export interface LiveHolder {
+  optim: z.infer<typeof OptimSchema>;
+  rollout: z.infer<typeof RolloutSchema>;
+}
+
+/** The schema field of a live parameter: its doc (`.description`) and its range. */
+export const liveField = (p: LiveParam): z.ZodType => (SECTIONS[LIVE[p].section].shape as Record<string, z.ZodType>)[p];
+
+export const liveValue = (c: LiveHolder, p: LiveParam): number => (c[LIVE[p].section] as Record<string, unknown>)[p] as number;
+
+/** `c` with live parameter `p` set to `v` (a copy; `c` is left alone). */
+export function withLive<C extends LiveHolder>(c: C, p: LiveParam, v: number): C {
+  const section = LIVE[p].section;
+  return { ...c, [section]: { ...c[section], [p]: v } };
+}
 
 /**
  * The same fields with no defaults, all optional: a run's overrides must stay absent unless set,
@@ -114,15 +157,7 @@ export const ExperimentSchema = z.strictObject({
       { label: 'Dr. MAS', estimator: 'drmas' },
     ])
     .describe('The runs compared side by side; they share seed, base models and task stream'),
-  rollout: z
-    .strictObject({
-      groupSize: z.number().int().min(2).max(32).default(8).describe('G: rollouts per task instance'),
-      batchSize: z.number().int().min(1).max(64).default(4).describe('B: task instances per step (4 keeps a wasm step near 3 s)'),
-      temperature: z.number().positive().max(4).default(1).describe('Sampling temperature'),
-      topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling mass'),
-      envTimeoutMs: z.number().int().min(10).max(60_000).default(2000).describe('Environment step time limit'),
-    })
-    .prefault({}),
+  rollout: RolloutSchema.prefault({}),
   optim: OptimSchema.prefault({}),
   advantage: AdvantageSchema.prefault({}),
   eval: z
@@ -170,32 +205,10 @@ export function validateExperiment(
   return { ok: false, errors };
 }
 
-/** Where each live parameter lives in the config. */
-export const LIVE_PATHS: Record<
-  LiveParam,
-  { get(c: Experiment): number; set(c: Experiment, v: number): Experiment }
-> = {
-  lr: { get: (c) => c.optim.lr, set: (c, v) => ({ ...c, optim: { ...c.optim, lr: v } }) },
-  maxGradNorm: {
-    get: (c) => c.optim.maxGradNorm,
-    set: (c, v) => ({ ...c, optim: { ...c.optim, maxGradNorm: v } }),
-  },
-  clipLow: { get: (c) => c.optim.clipLow, set: (c, v) => ({ ...c, optim: { ...c.optim, clipLow: v } }) },
-  clipHigh: { get: (c) => c.optim.clipHigh, set: (c, v) => ({ ...c, optim: { ...c.optim, clipHigh: v } }) },
-  entropyCoef: {
-    get: (c) => c.optim.entropyCoef,
-    set: (c, v) => ({ ...c, optim: { ...c.optim, entropyCoef: v } }),
-  },
-  temperature: {
-    get: (c) => c.rollout.temperature,
-    set: (c, v) => ({ ...c, rollout: { ...c.rollout, temperature: v } }),
-  },
-};
-
 /** The config with every live field blanked: two configs with equal keys need no reset. */
 export function structuralKey(c: Experiment): string {
   let blank = c;
-  for (const p of Object.values(LIVE_PATHS)) blank = p.set(blank, 0);
+  for (const p of LIVE_PARAMS) blank = withLive(blank, p, 0);
   return JSON.stringify(blank);
 }
 

@@ -5,7 +5,7 @@
  * its own chunk, so tfjs never reaches the main bundle.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
-import { LIVE_PATHS, runInstances } from '../core/config';
+import { runInstances, withLive } from '../core/config';
 import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
 import type { FromWorker, InspectedTrajectory, RunId, RunStatus, ToWorker } from './protocol';
@@ -216,7 +216,7 @@ export class LabSession {
   }
   /** Changes a live parameter in every running run; queued runs will start with it. */
   set(param: LiveParam, value: number): void {
-    this.config = LIVE_PATHS[param].set(this.config, value);
+    this.config = withLive(this.config, param, value);
     this.broadcast((runId) => ({ type: 'set', runId, param, value }));
   }
   snapshot(): void {

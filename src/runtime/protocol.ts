@@ -10,8 +10,6 @@ import type { BackendReport } from './backend-types';
 export type RunId = string & { readonly __brand: 'RunId' };
 export const runId = (s: string): RunId => s as RunId;
 
-export { LIVE_PARAMS, type LiveParam } from '../core/config';
-
 /** One agent turn of a recent trajectory, for the rollout inspector. */
 export interface InspectedTurn {
   agent: string;

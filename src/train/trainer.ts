@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, Run } from '../core/config';
-import { LIVE_PARAMS, resolveRun, validateExperiment } from '../core/config';
+import { LIVE_PARAMS, liveField, liveValue, resolveRun, validateExperiment, withLive } from '../core/config';
 import { agentKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
@@ -55,9 +55,8 @@ export class RunTrainer {
   readonly agents: string[];
   private readonly ownsModels: boolean;
   private readonly env: EnvRunner;
-  private readonly settings: ReturnType<typeof resolveRun>;
-  /** Sampling temperature of training rollouts (a live parameter). */
-  private temperature: number;
+  /** The run's resolved optimizer, advantage and rollout settings; live parameters change them. */
+  private settings: ReturnType<typeof resolveRun> & { rollout: Experiment['rollout'] };
   private readonly valSet: unknown[];
   /** performance.now() at which this run would have started had it never stopped (time_s). */
   private t0 = performance.now();
@@ -69,8 +68,7 @@ export class RunTrainer {
     this.exp = o.exp;
     this.run = o.run;
     this.seed = o.seed;
-    this.settings = resolveRun(o.exp, o.run);
-    this.temperature = o.exp.rollout.temperature;
+    this.settings = { ...resolveRun(o.exp, o.run), rollout: o.exp.rollout };
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
     this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
@@ -107,7 +105,7 @@ export class RunTrainer {
       agentModels: this.agentModels,
       env: this.env,
       seed: mixSeed(this.seed, `rollout/${step}`),
-      temperature: this.temperature,
+      temperature: this.settings.rollout.temperature,
       topP: exp.rollout.topP,
     });
     const rolloutMs = performance.now() - tRollout;
@@ -145,7 +143,7 @@ export class RunTrainer {
       const idx = batch.rows.flatMap((r, i) => (m.agents.includes(r.agent) && !errored.has(r.traj) ? [i] : []));
       const report = await updateModel(m, batch.rows, advantages, idx, {
         optim,
-        temperature: this.temperature,
+        temperature: this.settings.rollout.temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
       });
@@ -180,46 +178,21 @@ export class RunTrainer {
     return metricKeys(this.agents, this.models.map((m) => m.id), this.exp.eval.k);
   }
 
-  /** Changes a live hyper-parameter; it applies from the next step on. */
+  /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */
   setLive(param: LiveParam, value: number): void {
-    if (!Number.isFinite(value) || value < 0) throw new Error(`${param} must be a finite number ≥ 0, got ${value}`);
-    const { optim } = this.settings;
-    switch (param) {
-      case 'lr':
-        optim.lr = value;
-        for (const m of this.models) m.opt.lr = learningRate(m, optim);
-        break;
-      case 'maxGradNorm':
-        optim.maxGradNorm = value;
-        for (const m of this.models) m.opt.clipNorm = value;
-        break;
-      case 'clipLow':
-      case 'clipHigh':
-      case 'entropyCoef':
-        optim[param] = value;
-        break;
-      case 'temperature':
-        if (value === 0) throw new Error('temperature must be > 0 for training rollouts');
-        this.temperature = value;
-        break;
-      default: {
-        const never: never = param;
-        throw new Error(`unknown live parameter ${String(never)}`);
-      }
+    const checked = liveField(param).safeParse(value);
+    if (!checked.success) throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
+    this.settings = withLive(this.settings, param, value);
+    // What the optimizers hold is derived from the settings: re-derive it whatever changed.
+    for (const m of this.models) {
+      m.opt.lr = learningRate(m, this.settings.optim);
+      m.opt.clipNorm = this.settings.optim.maxGradNorm;
     }
   }
 
   /** The live hyper-parameters as they stand now. */
   liveValues(): Record<LiveParam, number> {
-    const { optim } = this.settings;
-    return {
-      lr: optim.lr,
-      maxGradNorm: optim.maxGradNorm,
-      clipLow: optim.clipLow,
-      clipHigh: optim.clipHigh,
-      entropyCoef: optim.entropyCoef,
-      temperature: this.temperature,
-    };
+    return Object.fromEntries(LIVE_PARAMS.map((p) => [p, liveValue(this.settings, p)])) as Record<LiveParam, number>;
   }
 
   /**

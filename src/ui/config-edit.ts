@@ -4,7 +4,7 @@
  * way to apply an edited config, so the inline fields and the JSON editor behave alike. No tfjs.
  */
 import { z } from 'zod';
-import { ExperimentSchema, LIVE_PARAMS, LIVE_PATHS, structuralKey } from '../core/config';
+import { ExperimentSchema, LIVE_PARAMS, liveValue, structuralKey } from '../core/config';
 import type { Experiment } from '../core/config';
 import { setLive } from './lab';
 import { chooseConfig, useLab } from './store';
@@ -76,8 +76,8 @@ export function applyExperiment(next: Experiment): void {
   const { config } = useLab.getState();
   if (structuralKey(next) === structuralKey(config)) {
     for (const p of LIVE_PARAMS) {
-      const v = LIVE_PATHS[p].get(next);
-      if (v !== LIVE_PATHS[p].get(config)) setLive(p, v);
+      const v = liveValue(next, p);
+      if (v !== liveValue(config, p)) setLive(p, v);
     }
   }
   chooseConfig(next);

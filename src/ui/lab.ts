@@ -6,12 +6,12 @@
  * leaves a chart marker.
  */
 import type { Experiment } from '../core/config';
-import { LIVE_PATHS, runInstances, structuralKey } from '../core/config';
+import { liveValue, runInstances, structuralKey, withLive, type LiveParam } from '../core/config';
 import { LabSession, queuedText } from '../runtime/client';
 import { statesOf } from '../runtime/state-store';
 import type { LabEvents, RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
-import type { LiveParam, RunId } from '../runtime/protocol';
+import type { RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
 import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
 import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
@@ -258,8 +258,8 @@ export function reset(): void {
  */
 export function setLive(param: LiveParam, value: number): void {
   const { config } = useLab.getState();
-  if (LIVE_PATHS[param].get(config) === value) return;
-  useLab.setState({ config: LIVE_PATHS[param].set(config, value) });
+  if (liveValue(config, param) === value) return;
+  useLab.setState({ config: withLive(config, param, value) });
   const s = session;
   if (s) onceReady(() => s.set(param, value));
 }

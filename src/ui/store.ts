@@ -10,7 +10,8 @@ import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 import type { BackendReport } from '../runtime/backend-types';
-import type { LiveParam, RunId, RunStatus } from '../runtime/protocol';
+import type { LiveParam } from '../core/config';
+import type { RunId, RunStatus } from '../runtime/protocol';
 import type { StoredSession } from './persist';
 
 export type BackendStatus =

@@ -4,24 +4,13 @@
  * it took effect. Values commit on Enter or when the field loses focus, not on every keystroke.
  */
 import { useState } from 'react';
-import { LIVE_PATHS, validateExperiment } from '../../core/config';
-import { LIVE_PARAMS } from '../../runtime/protocol';
-import type { LiveParam } from '../../runtime/protocol';
+import { LIVE, LIVE_PARAMS, liveField, liveValue, validateExperiment, withLive, type LiveParam } from '../../core/config';
 import { setLive } from '../lab';
 import { useLab } from '../store';
 import { useDraft } from './draft';
 
-const LABELS: Record<LiveParam, { label: string; step: number; title: string }> = {
-  lr: { label: 'learning rate', step: 1e-4, title: 'AdamW learning rate' },
-  clipLow: { label: 'clip ε low', step: 0.05, title: 'PPO ratio clip below 1' },
-  clipHigh: { label: 'clip ε high', step: 0.05, title: 'PPO ratio clip above 1' },
-  temperature: { label: 'temperature', step: 0.1, title: 'Rollout sampling temperature' },
-  maxGradNorm: { label: 'max grad norm', step: 0.1, title: 'Global-norm clip threshold' },
-  entropyCoef: { label: 'entropy coef', step: 0.001, title: 'Entropy bonus coefficient' },
-};
-
 function LiveField({ param }: { param: LiveParam }) {
-  const value = useLab((s) => LIVE_PATHS[param].get(s.config));
+  const value = useLab((s) => liveValue(s.config, param));
   const [error, setError] = useState<string | null>(null);
   const id = `live-${param}`;
   const draft = useDraft(
@@ -29,7 +18,7 @@ function LiveField({ param }: { param: LiveParam }) {
     (text) => {
       const v = Number(text);
       const checked =
-        text.trim() === '' ? null : validateExperiment(LIVE_PATHS[param].set(useLab.getState().config, v));
+        text.trim() === '' ? null : validateExperiment(withLive(useLab.getState().config, param, v));
       if (!checked || !checked.ok) {
         setError(checked ? checked.errors.map((e) => e.message).join('; ') : 'a number is required');
         return false;
@@ -43,14 +32,14 @@ function LiveField({ param }: { param: LiveParam }) {
 
   return (
     <div className="live-field">
-      <label htmlFor={id} title={LABELS[param].title}>
-        {LABELS[param].label}
+      <label htmlFor={id} title={liveField(param).description}>
+        {LIVE[param].label}
       </label>
       <input
         id={id}
         type="number"
         inputMode="decimal"
-        step={LABELS[param].step}
+        step={LIVE[param].step}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
         {...draft}
