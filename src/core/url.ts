@@ -2,8 +2,10 @@
  * Experiment ⇄ URL hash. The hash holds the config only (never weights or progress), versioned,
  * with only the fields that differ from the defaults, as readable `path=value` pairs:
  *   #v=1&task=math&optim.lr=0.001&runs.1.estimator=global-step
- * An array that differs is written whole (`runs.0.label=…&runs.1.…`), since index-wise diffs of
- * lists that changed length mislead. Values are typed by their text: numbers, `true`/`false`,
+ * A list's indices patch the default list element by element, so `runs.1.estimator=global-step`
+ * alone is the default runs with run 1's estimator changed. `runs=[]` first empties the list, so a
+ * list shorter than the default is written `runs=[]&runs.0.label=…` (whole, after the reset); a
+ * longer one is its diffs from the default elements plus the new elements whole. Values are typed by their text: numbers, `true`/`false`,
  * `[]`, `{}`, otherwise a string; a string that would read as one of those is JSON-quoted.
  * Nothing is evaluated: parsing is `Number`, `JSON.parse` of a quoted string, and the zod schema.
  * Pure functions; only src/ui touches window.location.
@@ -25,32 +27,22 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The parts of `value` that differ from `base`; arrays and records-vs-primitives are taken whole. */
-function diff(value: Json, base: Json | undefined): Json | undefined {
-  if (deepEqual(value, base)) return undefined;
-  if (isPlainObject(value) && isPlainObject(base)) {
-    const out: { [k: string]: Json } = {};
-    for (const [k, v] of Object.entries(value)) {
-      const d = diff(v, base[k]);
-      if (d !== undefined) out[k] = d;
-    }
-    return out;
-  }
-  return value;
-}
-
 function isPlainObject(v: unknown): v is { [k: string]: Json } {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**
- * `base` is the default at this path (undefined inside a list written whole). An empty object is
- * written only where the default is not empty: elsewhere the schema's own default (`{}`) restores it.
+ * Appends the pairs that turn `base` (the default at this path; undefined where there is none)
+ * into `value`: only what differs. An empty object is written only where the default is not
+ * empty: elsewhere the schema's own default (`{}`) restores it.
  */
 function flatten(value: Json, base: Json | undefined, prefix: string, out: [string, string][]): void {
+  if (deepEqual(value, base)) return;
   if (Array.isArray(value)) {
-    if (value.length === 0) out.push([prefix, '[]']);
-    value.forEach((v, i) => flatten(v, undefined, `${prefix}.${i}`, out));
+    // A list shorter than its default cannot be a patch of it: reset it, then write it whole.
+    const patchable = Array.isArray(base) && value.length >= base.length;
+    if (!patchable && (value.length === 0 || Array.isArray(base))) out.push([prefix, '[]']);
+    value.forEach((v, i) => flatten(v, patchable ? base[i] : undefined, `${prefix}.${i}`, out));
   } else if (isPlainObject(value)) {
     const entries = Object.entries(value);
     if (entries.length === 0 && isPlainObject(base) && Object.keys(base).length > 0) out.push([prefix, '{}']);
@@ -70,11 +62,18 @@ function encodeValue(v: string | number | boolean | null): string {
   return ambiguous ? JSON.stringify(v) : v;
 }
 
+/** Lists given as `key=[]`: they replace the default list instead of patching it. */
+const RESET = new WeakSet<Json[]>();
+
 function decodeValue(text: string): Json {
   if (text === 'true') return true;
   if (text === 'false') return false;
   if (text === 'null') return null;
-  if (text === '[]') return [];
+  if (text === '[]') {
+    const list: Json[] = [];
+    RESET.add(list);
+    return list;
+  }
   if (text === '{}') return {};
   if (NUMBER_RE.test(text)) return Number(text);
   if (text.startsWith('"')) {
@@ -95,9 +94,7 @@ function escape(s: string): string {
 /** The hash (without `#`) for an experiment: the version, then only non-default fields. */
 export function encodeExperiment(config: Experiment): string {
   const pairs: [string, string][] = [['v', String(CONFIG_VERSION)]];
-  const base = DEFAULT_EXPERIMENT as unknown as Json;
-  const d = diff(config as unknown as Json, base);
-  if (d !== undefined) flatten(d, base, '', pairs);
+  flatten(config as unknown as Json, DEFAULT_EXPERIMENT as unknown as Json, '', pairs);
   return pairs.map(([k, v]) => `${k}=${escape(v)}`).join('&');
 }
 
@@ -188,14 +185,22 @@ function setPath(root: { [k: string]: Json }, path: string[], value: Json): void
   }
 }
 
-/** Objects merge key-wise; arrays and primitives from the patch replace the base. */
-function merge(base: Json, patch: Json): Json {
+/**
+ * Objects merge key-wise; lists merge index-wise over the base list (over none after `key=[]`);
+ * primitives from the patch replace the base.
+ */
+function merge(base: Json | undefined, patch: Json): Json {
   if (isPlainObject(base) && isPlainObject(patch)) {
     const out: { [k: string]: Json } = { ...base };
-    for (const [k, v] of Object.entries(patch)) out[k] = k in base ? merge(base[k], v) : v;
+    for (const [k, v] of Object.entries(patch)) out[k] = merge(base[k], v);
     return out;
   }
-  if (Array.isArray(patch)) return Array.from(patch, (v) => v ?? null); // holes fail validation
+  if (Array.isArray(patch)) {
+    const under = Array.isArray(base) && !RESET.has(patch) ? base : [];
+    const n = Math.max(under.length, patch.length);
+    // An index given with none before it (and no default there) is a hole: null fails validation.
+    return Array.from({ length: n }, (_, i) => (i in patch ? merge(under[i], patch[i]) : (under[i] ?? null)));
+  }
   return patch;
 }
 

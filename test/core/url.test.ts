@@ -118,11 +118,30 @@ describe('experiment URL codec', () => {
   });
 
   it('names every bad field of an invalid config and opens the defaults', () => {
-    const r = decodeExperiment('#v=1&task=chess&optim.lr=-1&rollout.groupSize=2.5&runs.0.estimator=ppo&color=red');
+    // runs.3 patches past the default list's end with no run 2: the hole is named.
+    const r = decodeExperiment('#v=1&task=chess&optim.lr=-1&rollout.groupSize=2.5&runs.0.estimator=ppo&runs.3.label=x&color=red');
     expect(r.ok).toBe(false);
     expect(r.config).toEqual(DEFAULT_EXPERIMENT);
     const paths = r.ok ? [] : r.errors.map((e) => e.path).sort();
-    expect(paths).toEqual(['color', 'optim.lr', 'rollout.groupSize', 'runs.0.estimator', 'runs.0.label', 'task']);
+    expect(paths).toEqual(['color', 'optim.lr', 'rollout.groupSize', 'runs.0.estimator', 'runs.2', 'runs.3.estimator', 'task']);
+  });
+
+  it('reads list indices as patches of the default list; key=[] starts the list over', () => {
+    const one = decodeExperiment('#v=1&runs.1.estimator=global-step');
+    expect(one.ok && one.config.runs.map((r) => [r.label, r.estimator])).toEqual([
+      ['GRPO', 'grpo'],
+      ['Dr. MAS', 'global-step'],
+    ]);
+    // The canonical form of that experiment is the same one pair.
+    if (one.ok) expect(encodeExperiment(one.config)).toBe('v=1&runs.1.estimator=global-step');
+    const longer = structuredClone(DEFAULT_EXPERIMENT);
+    longer.runs.push({ label: 'Step', estimator: 'global-step', advantage: {}, optim: { lr: 0.001 } });
+    expect(encodeExperiment(longer)).toBe('v=1&runs.2.label=Step&runs.2.estimator=global-step&runs.2.optim.lr=0.001');
+    const shorter = structuredClone(DEFAULT_EXPERIMENT);
+    shorter.runs = [shorter.runs[1]];
+    expect(encodeExperiment(shorter)).toBe('v=1&runs=%5B%5D&runs.0.label=Dr.+MAS&runs.0.estimator=drmas');
+    const back = decodeExperiment('#' + encodeExperiment(shorter));
+    expect(back.ok && back.config).toEqual(shorter);
   });
 
   it('refuses hashes over the length limit without parsing them', () => {
