@@ -52,7 +52,7 @@ describe('backend selection in the run worker', () => {
 
 describe('experiment URL', () => {
   it('opens a link, keeps its canonical hash, and follows the config with replaceState', async () => {
-    const hash = '#v=1&task=math&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Step&runs.1.estimator=global-step&optim.lr=0.001';
+    const hash = '#v=1&task=math&runs.1.label=Step&runs.1.estimator=global-step&optim.lr=0.001';
     lab = await openLab(hash);
     const { page } = lab;
     await page.getByTestId('experiment-summary').waitFor();
