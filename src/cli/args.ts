@@ -10,7 +10,7 @@ export const HELP = `Agentwise Lab — headless runs
 
 Usage:
   npm run lab -- train --config <file | URL | hash> [--steps N] [--backend B] [--out DIR]
-                       [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
+                       [--force] [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- report DIR
   npm run lab -- export tensorboard DIR --out TBDIR
@@ -20,7 +20,7 @@ Usage:
 Commands:
   train   Runs every run of the experiment (each repeated over its seeds) on the same task
           stream and writes:
-            DIR/config.json     the validated experiment, defaults filled in
+            DIR/config.json     the validated experiment, defaults filled in, steps = --steps
             DIR/metrics.jsonl   one line per run per step: {"run": <label>, "step": n, ...metrics}
             DIR/summary.json    final avg@k / pass@k, reward, per-agent grad-norm median, max, spikes
             DIR/checkpoints/    each run's state (weights, optimizer moments, step, live
@@ -51,10 +51,14 @@ Options:
   --config <x>   A JSON file holding a whole or partial experiment (defaults fill the rest), a lab
                  URL (http://localhost:5173/#v=1&task=math), or a bare hash (v=1&task=math).
                  Default: the default experiment (GRPO vs Dr. MAS on search).
-  --steps N      Overrides the experiment's step count.
+  --steps N      Overrides the experiment's step count. With --resume: the run's own count
+                 (from its config.json) unless N raises it.
   --backend B    One of ${BACKEND_NAMES.join(', ')}. Default: wasm (the fastest backend in Node;
                  tfjs-node is not used). auto tries them in order with a sanity check.
-  --out DIR      Output folder. Default: runs/<date>-<time>.
+  --out DIR      Output folder. Default: runs/<date>-<time>. A folder that already holds a run
+                 is refused (nothing recorded is ever overwritten); one process at a time per
+                 folder (DIR/.lock).
+  --force        Move a run already in --out aside to <DIR>.old-<time> (never deleted) first.
   --init FILES   Comma-separated checkpoint files (e.g. downloaded from the lab) to start models
                  from instead of the shipped base models; each must fit one model of the
                  experiment (its agents and size), or the run is refused naming the file.
@@ -64,8 +68,9 @@ Options:
   --resume DIR   Go on with the runs of an earlier train --out DIR (stopped, crashed or finished;
                  raise --steps to train further). Reads DIR/config.json and each run's state in
                  DIR/checkpoints/, drops the metrics.jsonl lines after the saved steps and
-                 recomputes them: on the same backend they come out identical. Cannot be combined
-                 with --config, --out or --init.
+                 recomputes them: on the same backend they come out identical. A run whose lines
+                 before its state are missing starts over from step 0 to recompute them (it says
+                 so). Cannot be combined with --config, --out, --force or --init.
   --quiet        No progress bars; the summary table is still printed.
 
 Metric names are those of the lab's charts (agent/<name>/grad_norm, reward/mean, eval/avg@K, …).
@@ -81,6 +86,7 @@ export interface TrainArgs {
   init: string[];
   checkpointEvery: number;
   resume: string | null;
+  force: boolean;
   quiet: boolean;
 }
 export type CliArgs = TrainArgs | { command: 'report'; dir: string } | { command: 'interop'; argv: string[] } | { command: 'help' };
@@ -108,6 +114,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
         init: { type: 'string' },
         'checkpoint-every': { type: 'string' },
         resume: { type: 'string' },
+        force: { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -137,7 +144,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   }
   const resume = values.resume ?? null;
   if (resume !== null) {
-    const clash = (['config', 'out', 'init'] as const).filter((k) => values[k] !== undefined);
+    const clash = [...(['config', 'out', 'init'] as const).filter((k) => values[k] !== undefined), ...(values.force ? ['force'] : [])];
     if (clash.length) throw new UsageError(`--resume takes the config and folder of the run it resumes; drop --${clash.join(', --')}`);
   }
   return {
@@ -149,6 +156,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     init,
     checkpointEvery,
     resume,
+    force: values.force,
     quiet: values.quiet,
   };
 }

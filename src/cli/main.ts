@@ -3,7 +3,6 @@
  * config.json, metrics.jsonl (one line per run per step) and summary.json, with a progress bar per
  * run and a summary table at the end. See `npm run lab -- help`.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_EXPERIMENT } from '../core/config';
@@ -18,7 +17,7 @@ import type { TrainArgs } from './args';
 import { loadShippedBase } from './base-models';
 import { runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
-import { loadResume, readMetrics, statePath, writeRunState } from './run-dir';
+import { checkRunDir, loadResume, lockRunDir, MetricsLog, prepareNewRunDir, readMetrics, RunDirError, statePath, writeAtomic, writeRunState } from './run-dir';
 import { compareSeeds, comparisonTable } from '../rl/findings';
 import { summarize } from '../rl/summary';
 import type { Experiment } from '../core/config';
@@ -50,9 +49,15 @@ export function summaryTable(summaries: readonly RunSummary[], evalK: number): s
 
 async function train(args: TrainArgs): Promise<void> {
   const out = args.resume ?? args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
+  if (args.resume) checkRunDir(args.resume);
   const configPath = args.resume ? join(args.resume, 'config.json') : args.config;
-  const exp = configPath ? loadConfig(configPath) : DEFAULT_EXPERIMENT;
-  const steps = args.steps ?? exp.steps;
+  const given = configPath ? loadConfig(configPath) : DEFAULT_EXPERIMENT;
+  // config.json records the run's own step count: a resume keeps it unless --steps raises it.
+  if (args.resume && args.steps !== null && args.steps < given.steps) {
+    throw new UsageError(`${out} was started with --steps ${given.steps}; --resume may raise it, not lower it`);
+  }
+  const exp: Experiment = { ...given, steps: args.steps ?? given.steps };
+  const { steps } = exp;
 
   const report = await selectBackend(tf, args.backend, nodePlatform);
   if (!report.backend) throw new Error(`backend ${describeReport(report)}`);
@@ -60,37 +65,47 @@ async function train(args: TrainArgs): Promise<void> {
   const { checkpoints, notes } = await loadShippedBase(exp, 'models', args.init);
   for (const [id, note] of Object.entries(notes)) console.error(`model ${id}: ${note}`);
 
-  const metricsPath = join(out, 'metrics.jsonl');
-  const resumed = args.resume ? loadResume(args.resume, exp) : null;
-  if (resumed) for (const note of resumed.notes) console.error(`resume ${note}`);
-  else {
-    mkdirSync(out, { recursive: true });
-    writeFileSync(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
-    writeFileSync(metricsPath, '');
+  if (!args.resume) {
+    const moved = prepareNewRunDir(out, args.force);
+    if (moved) console.error(`--force: the run that was in ${out} is now in ${moved}`);
   }
-  const labels = runLabels(exp).map((r) => r.label);
-  const progress = args.quiet ? null : new Progress(labels, steps);
-  for (const [label, r] of resumed?.resume ?? []) progress?.update(label, r.state.manifest.step, 'resumed');
+  const unlock = lockRunDir(out);
+  try {
+    const resumed = args.resume ? loadResume(args.resume, exp) : null;
+    if (resumed) for (const note of resumed.notes) console.error(`resume ${note}`);
+    if (!resumed || steps !== given.steps) writeAtomic(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
+    const metrics = new MetricsLog(join(out, 'metrics.jsonl'));
+    const labels = runLabels(exp).map((r) => r.label);
+    const progress = args.quiet ? null : new Progress(labels, steps);
+    for (const [label, r] of resumed?.resume ?? []) progress?.update(label, r.state.manifest.step, 'resumed');
 
-  const summaries = await runExperiment(exp, {
-    steps,
-    base: checkpoints,
-    ...(resumed ? { resume: resumed.resume } : {}),
-    checkpointEvery: args.checkpointEvery,
-    onCheckpoint: (run, state) => writeRunState(statePath(out, labels.indexOf(run.label), run.label), state),
-    onStep: (run, r) => {
-      // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
-      appendFileSync(metricsPath, JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }) + '\n');
-      progress?.update(
-        run.label,
-        r.step + 1,
-        `reward ${fmt(r.metrics[M.rewardMean])}  success ${fmt(r.metrics[M.successRate])}  ${fmt(r.metrics[M.rolloutMs] + r.metrics[M.updateMs], 0)} ms/step`,
-      );
-    },
-  });
-  writeFileSync(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
-  printTables(exp, summaries);
-  console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
+    const summaries = await runExperiment(exp, {
+      steps,
+      base: checkpoints,
+      ...(resumed ? { resume: resumed.resume } : {}),
+      checkpointEvery: args.checkpointEvery,
+      onCheckpoint: (run, state) => {
+        metrics.sync(); // the lines up to a state are on disk before the state is
+        writeRunState(statePath(out, labels.indexOf(run.label), run.label), state);
+      },
+      onStep: (run, r) => {
+        // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
+        metrics.append(JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }));
+        progress?.update(
+          run.label,
+          r.step + 1,
+          `reward ${fmt(r.metrics[M.rewardMean])}  success ${fmt(r.metrics[M.successRate])}  ${fmt(r.metrics[M.rolloutMs] + r.metrics[M.updateMs], 0)} ms/step`,
+        );
+      },
+    });
+    metrics.sync();
+    metrics.close();
+    writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
+    printTables(exp, summaries);
+    console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
+  } finally {
+    unlock();
+  }
 }
 
 function printTables(exp: Experiment, summaries: readonly RunSummary[]): void {
@@ -100,6 +115,7 @@ function printTables(exp: Experiment, summaries: readonly RunSummary[]): void {
 
 /** `lab report DIR`: the end-of-run tables again, from what the folder recorded. */
 function report(dir: string): void {
+  checkRunDir(dir);
   const exp = loadConfig(join(dir, 'config.json'));
   const rows = readMetrics(join(dir, 'metrics.jsonl'));
   const agents = getTask(exp.task).agents.map((a) => a.role);
@@ -130,6 +146,10 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof UsageError || e instanceof ConfigError) {
       console.error(`error: ${e.message}`);
       return 2;
+    }
+    if (e instanceof RunDirError) {
+      console.error(`error: ${e.message}`);
+      return 1;
     }
     console.error(`error: ${(e as Error).stack ?? e}`);
     return 1;

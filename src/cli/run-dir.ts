@@ -1,45 +1,178 @@
 /**
- * The CLI's output folder: metrics.jsonl read back into per-run histories (`lab report`), the run
- * states `DIR/checkpoints/<i>-<label>.run`, written atomically (a crash mid-write leaves the
- * previous one), and `--resume DIR`, which picks each run up from its state and keeps
- * metrics.jsonl consistent with it: lines at or after a run's saved step are dropped (they are
- * recomputed, identically on the same backend), earlier ones become the run's history.
+ * The CLI's output folder, which never loses a recorded line:
+ * - a new run never writes into a folder holding a run: it is refused, or with --force moved
+ *   aside to `<DIR>.old-<time>` (never deleted);
+ * - one process at a time: `DIR/.lock` holds the pid of the process training there;
+ * - metrics.jsonl is appended line by line and flushed to disk (fsync) before each run state is
+ *   written, and every state is written to a temporary file, flushed and renamed over the old one,
+ *   so a crash or a power cut leaves the lines up to the last state and a whole state;
+ * - `--resume DIR` picks each run up from its state `DIR/checkpoints/<i>-<label>.run` and checks
+ *   metrics.jsonl against it: lines at or after the saved step are dropped (they are recomputed,
+ *   identically on the same backend); a run whose earlier lines are missing starts over from
+ *   step 0 and recomputes them all, and says so.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
 
+/** A problem with the output folder or what it holds: reported as its message alone, exit 1. */
+export class RunDirError extends Error {}
+
+/** What makes a folder a run folder (any one of them). */
+const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints'];
+
 export function statePath(out: string, index: number, label: string): string {
   return join(out, 'checkpoints', `${index}-${label.replace(/[^A-Za-z0-9_-]+/g, '_')}.run`);
 }
 
-/** Writes to a temporary file and renames it over the old state, so a state file is always whole. */
+/** A file-system error as a sentence naming the path and the cause in words. */
+export function fsError(what: string, e: unknown): RunDirError {
+  const err = e as NodeJS.ErrnoException;
+  const why: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOSPC: 'no space left on the device',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'it already exists',
+    ENOENT: 'no such file or folder, and it cannot be created there',
+  };
+  return new RunDirError(`cannot ${what}: ${why[err.code ?? ''] ?? err.message} (${err.code ?? 'error'})`, { cause: e });
+}
+
+/**
+ * Makes `out` ready for a new run. A folder already holding a run is refused, or with `force`
+ * moved aside (never deleted); returns where it went.
+ */
+export function prepareNewRunDir(out: string, force: boolean): string | null {
+  let moved: string | null = null;
+  if (existsSync(out) && RUN_FILES.some((f) => existsSync(join(out, f)))) {
+    if (!force) {
+      throw new RunDirError(`${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): --resume ${out} goes on with it, --force moves it aside, or choose another --out`);
+    }
+    moved = `${out}.old-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    try {
+      renameSync(out, moved);
+    } catch (e) {
+      throw fsError(`move ${out} aside to ${moved}`, e);
+    }
+  }
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (e) {
+    throw fsError(`create the output folder ${out}`, e);
+  }
+  return moved;
+}
+
+/**
+ * Takes `DIR/.lock` for this process, or refuses when another live process holds it (a lock left
+ * by a killed process is taken over). Returns the release.
+ */
+export function lockRunDir(dir: string): () => void {
+  const path = join(dir, '.lock');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(`write the lock file ${path}`, e);
+      const pid = Number(readFileSync(path, 'utf8').trim());
+      if (attempt === 0 && !alive(pid)) {
+        rmSync(path, { force: true }); // left by a process that was killed
+        continue;
+      }
+      throw new RunDirError(`${dir} is in use by another lab process (pid ${pid}, ${path}); wait for it to end or stop it`);
+    }
+  }
+  const release = () => rmSync(path, { force: true });
+  process.once('exit', release);
+  return release;
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes a temporary file, flushes it to disk and renames it over `path`: the file is always whole. */
 export function writeAtomic(path: string, bytes: Uint8Array | string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(`${path}.tmp`, bytes);
-  renameSync(`${path}.tmp`, path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const fd = openSync(`${path}.tmp`, 'w');
+    try {
+      writeSync(fd, typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(`${path}.tmp`, path);
+    syncFolder(dirname(path)); // the rename itself
+  } catch (e) {
+    throw e instanceof RunDirError ? e : fsError(`write ${path}`, e);
+  }
+}
+
+function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function writeRunState(path: string, state: RunState): void {
   writeAtomic(path, encodeRunState(state));
 }
 
+/** metrics.jsonl open for appending: a line per call, flushed to disk on `sync` (before each state). */
+export class MetricsLog {
+  private readonly fd: number;
+  constructor(readonly path: string) {
+    try {
+      this.fd = openSync(path, 'a');
+    } catch (e) {
+      throw fsError(`open ${path}`, e);
+    }
+  }
+  append(line: string): void {
+    writeSync(this.fd, line + '\n');
+  }
+  sync(): void {
+    fsyncSync(this.fd);
+  }
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
 export interface Resumed {
   resume: Map<string, { state: RunState; history: Record<string, number>[] }>;
-  /** One line per run: where it goes on from. */
+  /** One line per run: where it goes on from, and why. */
   notes: string[];
 }
 
 /**
- * Reads every run's saved state under `out` for experiment `exp` (out/config.json's) and trims
- * out/metrics.jsonl to the steps before each run's state. A run without a state starts over; a
- * state of another experiment, run or seed is refused naming the file.
+ * Reads every run's saved state under `out` for experiment `exp` (out/config.json's) and makes
+ * out/metrics.jsonl hold exactly each resumed run's steps before its state. A run without a state,
+ * or whose lines before its state are not all there, starts over from step 0. A state of another
+ * experiment, run or seed is refused naming the file.
  */
 export function loadResume(out: string, exp: Experiment): Resumed {
   const resume: Resumed['resume'] = new Map();
   const notes: string[] = [];
+  const metricsPath = join(out, 'metrics.jsonl');
+  const rows = readMetrics(metricsPath);
   runInstances(exp).forEach(({ label, seed, runIndex }, i) => {
     const path = statePath(out, i, label);
     if (!existsSync(path)) {
@@ -49,30 +182,51 @@ export function loadResume(out: string, exp: Experiment): Resumed {
     let state: RunState;
     try {
       state = decodeRunState(readFileSync(path));
+      checkRunIdentity(state.manifest, { experiment: exp, runIndex, seed });
     } catch (e) {
-      throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
+      throw new RunDirError(`${path}: ${(e as Error).message}`, { cause: e });
     }
-    const m = state.manifest;
-    try {
-      checkRunIdentity(m, { experiment: exp, runIndex, seed });
-    } catch (e) {
-      throw new Error(`${path}: ${(e as Error).message}, not a state of ${join(out, 'config.json')}'s ${label}`, { cause: e });
+    const step = state.manifest.step;
+    const mine = rows.filter((r) => r.run === label && r.metrics.step < step);
+    const whole = mine.length === step && mine.every((r, s) => r.metrics.step === s);
+    if (!whole) {
+      const have = new Set(mine.map((r) => r.metrics.step));
+      const missing = Array.from({ length: step }, (_, s) => s).filter((s) => !have.has(s));
+      notes.push(
+        `${label}: metrics.jsonl lacks ${missing.length ? `steps ${ranges(missing)}` : 'the steps in order'} before its state at step ${step}; ` +
+          'starts over from step 0 to recompute them (the state holds no history)',
+      );
+      return;
     }
-    resume.set(label, { state, history: [] });
-    notes.push(`${label}: resumes at step ${m.step} (saved on ${String(m.notes.backend ?? 'an unknown backend')})`);
+    resume.set(label, { state, history: mine.map((r) => r.metrics) });
+    notes.push(`${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')})`);
   });
-
-  // Keep each run's lines before its saved step.
-  const metricsPath = join(out, 'metrics.jsonl');
-  const kept: string[] = [];
-  for (const { line, run, metrics } of readMetrics(metricsPath)) {
-    const saved = resume.get(run);
-    if (!saved || metrics.step >= saved.state.manifest.step) continue;
-    kept.push(line);
-    saved.history.push(metrics);
-  }
-  writeAtomic(metricsPath, kept.map((l) => l + '\n').join(''));
+  // Lines of runs that start over, and lines at or after a saved step, are recomputed.
+  const kept = rows.filter((r) => r.metrics.step < (resume.get(r.run)?.state.manifest.step ?? 0));
+  writeAtomic(metricsPath, kept.map((r) => r.line + '\n').join(''));
   return { resume, notes };
+}
+
+/** 3, 5, 6, 7 → "3, 5–7". */
+function ranges(xs: number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < xs.length; i++) {
+    let j = i;
+    while (j + 1 < xs.length && xs[j + 1] === xs[j] + 1) j++;
+    out.push(i === j ? `${xs[i]}` : `${xs[i]}–${xs[j]}`);
+    i = j;
+  }
+  return out.join(', ');
+}
+
+/** The folder `lab report` and `--resume` read, refused with a message that names what is missing. */
+export function checkRunDir(dir: string): void {
+  if (!existsSync(dir)) throw new RunDirError(`no such folder: ${dir}`);
+  if (!statSync(dir).isDirectory()) throw new RunDirError(`${dir} is a file, not a run folder`);
+  if (!existsSync(join(dir, 'config.json'))) {
+    const has = readdirSync(dir);
+    throw new RunDirError(`${dir} has no config.json: not a folder written by lab train${has.length ? ` (it holds ${has.slice(0, 5).join(', ')}${has.length > 5 ? ', …' : ''})` : ' (it is empty)'}`);
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { HELP, UsageError, parseCli } from '../../src/cli/args';
 
 describe('CLI arguments', () => {
   it('parses train with every option', () => {
-    expect(parseCli(['train', '--config', 'x.json', '--steps', '5', '--backend', 'cpu', '--out', 'o', '--init', 'a.ckpt,b.ckpt', '--quiet'])).toEqual({
+    expect(parseCli(['train', '--config', 'x.json', '--steps', '5', '--backend', 'cpu', '--out', 'o', '--init', 'a.ckpt,b.ckpt', '--force', '--quiet'])).toEqual({
       command: 'train',
       config: 'x.json',
       steps: 5,
@@ -12,6 +12,7 @@ describe('CLI arguments', () => {
       init: ['a.ckpt', 'b.ckpt'],
       checkpointEvery: 25,
       resume: null,
+      force: true,
       quiet: true,
     });
     expect(parseCli(['train', '--resume', 'runs/x', '--steps', '400', '--checkpoint-every', '0'])).toMatchObject({ resume: 'runs/x', steps: 400, checkpointEvery: 0 });
@@ -27,6 +28,7 @@ describe('CLI arguments', () => {
       init: [],
       checkpointEvery: 25,
       resume: null,
+      force: false,
       quiet: false,
     });
   });
@@ -51,6 +53,7 @@ describe('CLI arguments', () => {
     [['train', 'extra'], /Unexpected argument 'extra'/],
     [['train', '--checkpoint-every', '1.5'], /--checkpoint-every must be an integer ≥ 0/],
     [['train', '--resume', 'd', '--config', 'x.json', '--out', 'o'], /--resume takes the config and folder of the run it resumes; drop --config, --out/],
+    [['train', '--resume', 'd', '--force'], /drop --force/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);

@@ -84,7 +84,8 @@ describe('npm run lab -- train', () => {
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/model bob: checkpoint file bob\.ckpt/);
     expect(ok.stderr).toMatch(/model alice: shipped base/);
-    const bad = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/search/per-agent/answer.ckpt', '--out', out, '--quiet']);
+    const other = mkdtempSync(join(tmpdir(), 'agentwise-init-'));
+    const bad = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/search/per-agent/answer.ckpt', '--out', other, '--quiet']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/answer\.ckpt fits no model of this experiment \(models: alice, bob\)/);
   });
@@ -130,7 +131,7 @@ describe('npm run lab -- train', () => {
     const bad = lab(['train', '--resume', crashed, '--quiet']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/0-GRPO\.run: Agentwise run state truncated/);
-  });
+   }, 180_000); // six CLI processes
 
   it('exits 2 naming the bad field of a bad config, and prints help', () => {
     const bad = lab(['train', '--config', 'v=1&rollout.groupSize=1']);
