@@ -14,6 +14,7 @@ Usage:
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- report DIR
   npm run lab -- export tensorboard DIR --out TBDIR
+  npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR
   npm run lab -- import <files or folders…> --out DIR [--wg-map wg_ids.json]
   npm run lab -- help
 
@@ -35,6 +36,15 @@ Commands:
           TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under
           its lab name (float32), so \`tensorboard --logdir TBDIR\` shows lab runs beside
           cluster runs.
+  export drmas
+          Writes the experiment as Dr. MAS launch scripts (langfengQ/DrMAS, verl on Ray):
+          DIR/run_<task>_<run>.sh per run, shaped like Dr. MAS's run_math.sh / run_search.sh,
+          every lab setting with a counterpart carried as a Hydra override; DIR/wg_ids.json
+          for import --wg-map; DIR/README.md (what maps and what does not, data preparation,
+          ray job submit and Slurm, compute). --models: Hugging Face ids standing in for the
+          nano policies, one for all agents or one per agent (default Qwen/Qwen3-4B). Tasks
+          math and search only, estimators grpo and drmas only; anything else is refused
+          naming the field (exit status 2).
   import  Reads TensorBoard event files (a folder of them is one run, as in TensorBoard) and
           W&B history CSVs (one run per file, or per "<run> - <metric>" column) into
           DIR/metrics.jsonl (lines as train writes them) and DIR/import.json (per run: files,

@@ -3,15 +3,18 @@
  * the CLI side of src/interop. Reads and writes files; the formats themselves live in src/interop
  * (pure, shared with the page).
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { encodeExperiment } from '../core/url';
+import { DEFAULT_DRMAS_MODEL, ExportRefused, drmasReadme, exportDrmas } from '../interop/drmas';
 import { fileKind, importFiles } from '../interop/import';
 import type { ImportFile } from '../interop/import';
 import type { WgMap } from '../interop/metric-map';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
 import { UsageError } from './args';
+import { ConfigError, loadConfig } from './load-config';
 import { readMetrics } from './run-dir';
 
 /** A run label as a folder name (TensorBoard shows the folder as the run's name). */
@@ -50,6 +53,30 @@ function exportTensorboard(argv: readonly string[]): void {
     console.log(`${label}: ${rows.length} steps → ${folder}`);
   }
   console.log(`view with: tensorboard --logdir ${values.out}`);
+}
+
+/** The experiment's runs as Dr. MAS launch scripts, wg_ids.json and README.md under --out. */
+function exportDrmasDir(argv: readonly string[]): void {
+  const { values, positionals } = options(argv, ['config', 'models', 'out']);
+  if (positionals.length > 0 || !values.config || !values.out) {
+    throw new UsageError('usage: npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR');
+  }
+  const exp = loadConfig(values.config);
+  const models = values.models ? values.models.split(',').filter(Boolean) : [DEFAULT_DRMAS_MODEL];
+  let out;
+  try {
+    out = exportDrmas(exp, models);
+  } catch (e) {
+    // A refusal names the field, as a bad config does: the same exit status.
+    if (e instanceof ExportRefused) throw new ConfigError('Dr. MAS cannot run this experiment', [{ path: e.field, message: e.reason }]);
+    throw e;
+  }
+  mkdirSync(values.out, { recursive: true });
+  for (const [name, text] of Object.entries(out.files)) writeFileSync(join(values.out, name), text);
+  for (const name of out.scripts) chmodSync(join(values.out, name), 0o755);
+  writeFileSync(join(values.out, 'README.md'), drmasReadme(exp, out, models, encodeExperiment(exp) || 'the default experiment'));
+  for (const d of out.dropped) console.error(`not carried over: ${d}`);
+  console.log(`wrote ${values.out}/: ${[...out.scripts, 'wg_ids.json', 'README.md'].join(', ')}`);
 }
 
 /** Every event file and CSV under the given files and folders, named from the folder picked. */
@@ -122,6 +149,10 @@ export function runInterop(argv: readonly string[]): number {
   if (command === 'import') return importRuns(argv.slice(1));
   if (command === 'export' && what === 'tensorboard') {
     exportTensorboard(rest);
+    return 0;
+  }
+  if (command === 'export' && what === 'drmas') {
+    exportDrmasDir(rest);
     return 0;
   }
   throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; try: npm run lab -- help`);

@@ -86,3 +86,30 @@ describe('npm run lab -- import', () => {
     ]);
   });
 });
+
+describe('npm run lab -- export drmas', () => {
+  it('writes a launch script per run, wg_ids.json and a README saying how to prepare, run and read back', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-drmas-'));
+    const r = lab(['export', 'drmas', '--config', 'v=1&task=math', '--out', dir]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['README.md', 'run_math_dr_mas.sh', 'run_math_grpo.sh', 'wg_ids.json']);
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    for (const needle of [
+      'python examples/data_preprocess/drmas_math.py',
+      'ray job submit --working-dir <DrMAS checkout> -- bash run_math_grpo.sh',
+      'examples/slurm/ray_on_slurm.slurm',
+      '4 × H100',
+      'Qwen/Qwen3-4B',
+      'npm run lab -- import <DrMAS checkout>/tensorboard_log/DrMAS_math --wg-map wg_ids.json',
+    ]) {
+      expect(readme).toContain(needle);
+    }
+    expect(JSON.parse(readFileSync(join(dir, 'wg_ids.json'), 'utf8'))).toEqual({ 'Qwen3-4B_SolverAgent': ['solver'], 'Qwen3-4B_VerifierAgent': ['verifier'] });
+  });
+
+  it('refuses an estimator Dr. MAS cannot run, naming the field', () => {
+    const r = lab(['export', 'drmas', '--config', 'v=1&task=math&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Step&runs.1.estimator=global-step', '--out', mkdtempSync(join(tmpdir(), 'agentwise-drmas-'))]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/Dr\. MAS cannot run this experiment:\n\s+runs\.1\.estimator: 'global-step' has no Dr\. MAS counterpart/);
+  });
+});

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExperimentSchema } from '../../src/core/config';
+import { ExportRefused, exportDrmas } from '../../src/interop/drmas';
+import { inferAgents } from '../../src/interop/metric-map';
+
+/**
+ * Every Hydra override key the export may write. Each key without `+` exists in Dr. MAS's
+ * verl/trainer/config/ppo_trainer.yaml at this commit (checked by flattening the YAML); `+` keys
+ * add what the YAML leaves null or absent, as Dr. MAS's own run_math.sh / run_search.sh do.
+ */
+const DRMAS_COMMIT = '19c632bc0f75730b6db98d90b5035ee9bb7f66d1'; // langfengQ/DrMAS
+const KNOWN_KEYS = new Set(
+  `+agent.agent_specific_parameters.actor.optim.lr +agent.agent_specific_parameters.actor.ppo_micro_batch_size_per_gpu
+  +data.apply_chat_template_kwargs.enable_thinking actor_rollout_ref.actor.clip_ratio_c actor_rollout_ref.actor.clip_ratio_high
+  actor_rollout_ref.actor.clip_ratio_low actor_rollout_ref.actor.entropy_coeff actor_rollout_ref.actor.fsdp_config.optimizer_offload
+  actor_rollout_ref.actor.fsdp_config.param_offload actor_rollout_ref.actor.grad_clip actor_rollout_ref.actor.invalid_action_penalty_coef
+  actor_rollout_ref.actor.kl_loss_coef actor_rollout_ref.actor.kl_loss_type actor_rollout_ref.actor.loss_agg_mode
+  actor_rollout_ref.actor.optim.lr actor_rollout_ref.actor.optim.weight_decay actor_rollout_ref.actor.ppo_epochs
+  actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu actor_rollout_ref.actor.ppo_mini_update_num
+  actor_rollout_ref.actor.use_adaptive_ppo_mini_batch_size actor_rollout_ref.actor.use_invalid_action_penalty
+  actor_rollout_ref.actor.use_kl_loss actor_rollout_ref.model.enable_gradient_checkpointing actor_rollout_ref.model.path
+  actor_rollout_ref.model.use_remove_padding actor_rollout_ref.rollout.enable_chunked_prefill actor_rollout_ref.rollout.enforce_eager
+  actor_rollout_ref.rollout.free_cache_engine actor_rollout_ref.rollout.gpu_memory_utilization
+  actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu actor_rollout_ref.rollout.name actor_rollout_ref.rollout.temperature
+  actor_rollout_ref.rollout.tensor_model_parallel_size actor_rollout_ref.rollout.top_p actor_rollout_ref.rollout.val_kwargs.do_sample
+  actor_rollout_ref.rollout.val_kwargs.temperature actor_rollout_ref.rollout.val_kwargs.top_p agent.agent_ids agent.model_ids
+  agent.model_sharing agent.orchestra.math.max_loop_num agent.orchestra_type algorithm.adv_estimator algorithm.group_by_agent_id
+  algorithm.norm_adv_by_std_in_grpo data.filter_overlong_prompts data.max_prompt_length data.max_response_length data.return_raw_chat
+  data.train_batch_size data.train_files data.truncation data.val_files env.env_name env.history_length env.max_steps env.rollout.n
+  env.rollout.val_n env.search.search_url env.seed trainer.critic_warmup trainer.experiment_name trainer.logger trainer.n_gpus_per_node
+  trainer.nnodes trainer.project_name trainer.save_freq trainer.test_freq trainer.total_training_steps trainer.val_before_train
+  trainer.val_only`.split(/\s+/),
+);
+
+const experiment = (over: object) => ExperimentSchema.parse(over);
+/** The `key=value` overrides of the main_ppo call. */
+const overrides = (script: string) =>
+  new Map([...script.split('verl.trainer.main_ppo')[1].matchAll(/^ {4}(\+?[\w.]+)=(.*?)(?: \\)?$/gm)].map((m) => [m[1], m[2]]));
+
+describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.slice(0, 7)})`, () => {
+  for (const task of ['math', 'search'] as const) {
+    it(`${task}: scripts pass bash -n, use only known keys, and GRPO and Dr. MAS differ only in group_by_agent_id and the name`, () => {
+      const out = exportDrmas(experiment({ task, optim: { klCoef: 0.01, klType: 'k2' }, models: { assignment: 'shared' } }));
+      expect(out.scripts).toEqual([`run_${task}_grpo.sh`, `run_${task}_dr_mas.sh`]);
+      const dir = mkdtempSync(join(tmpdir(), 'agentwise-drmas-'));
+      for (const name of out.scripts) {
+        writeFileSync(join(dir, name), out.files[name]);
+        const check = spawnSync('bash', ['-n', join(dir, name)], { encoding: 'utf8' });
+        expect(check.status, check.stderr).toBe(0);
+        const keys = [...overrides(out.files[name]).keys()];
+        expect(keys.length).toBeGreaterThan(40);
+        expect(keys.filter((k) => !KNOWN_KEYS.has(k))).toEqual([]);
+      }
+      const [grpo, drmas] = out.scripts.map((s) => out.files[s].split('\n'));
+      const differing = grpo.flatMap((line, i) => (line === drmas[i] ? [] : [[line, drmas[i]]]));
+      expect(grpo.length).toBe(drmas.length);
+      expect(differing).toEqual([
+        ['group_by_agent_id=False', 'group_by_agent_id=True'],
+        [
+          'experiment_name="grpo_share${model_sharing}_${model_name_tag}_seed${seed}"',
+          'experiment_name="dr_mas_share${model_sharing}_${model_name_tag}_seed${seed}"',
+        ],
+      ]);
+      const o = overrides(out.files[out.scripts[0]]);
+      expect(o.get('trainer.logger')).toBe("['console','tensorboard']");
+      expect(o.get('actor_rollout_ref.actor.kl_loss_type')).toBe('mse');
+      expect(o.get('actor_rollout_ref.actor.use_kl_loss')).toBe('True');
+      expect(o.get('env.rollout.n')).toBe('$group_size');
+      expect(out.files[out.scripts[0]]).toContain('group_size=8\n');
+      expect(out.files[out.scripts[0]]).toContain('model_sharing=True\n');
+    });
+  }
+
+  it('maps per-agent learning rates, the group and eval sizes, the penalty and the loop limit', () => {
+    const out = exportDrmas(
+      experiment({ task: 'math', rollout: { groupSize: 5, batchSize: 16 }, eval: { k: 16, every: 0 }, optim: { lr: 1e-6, lrPerAgent: { verifier: 2e-6 } } }),
+      ['Qwen/Qwen3-8B', 'Qwen/Qwen3-4B'],
+    );
+    const script = out.files['run_math_grpo.sh'];
+    expect(script).toContain(`actor_optim_lr='[0.000001,0.000002]'`);
+    expect(script).toContain(`model_ids='["Qwen/Qwen3-8B","Qwen/Qwen3-4B"]'`);
+    expect(script).toContain('group_size=5\n');
+    expect(script).toContain('train_data_size=16\n');
+    expect(script).toContain('val_group_size=16 ');
+    const o = overrides(script);
+    expect(o.get('trainer.test_freq')).toBe('-1');
+    expect(o.get('actor_rollout_ref.actor.invalid_action_penalty_coef')).toBe('0.1');
+    expect(o.get('agent.orchestra.math.max_loop_num')).toBe('2');
+    expect(out.wgMap).toEqual({ 'Qwen3-8B_SolverAgent': ['solver'], 'Qwen3-4B_VerifierAgent': ['verifier'] });
+  });
+
+  it('writes wg ids that lab import infers the same agents from, per agent and shared', () => {
+    for (const assignment of ['per-agent', 'shared'] as const) {
+      const { wgMap } = exportDrmas(experiment({ task: 'search', models: { assignment } }));
+      for (const [wg, agents] of Object.entries(wgMap)) expect(inferAgents(wg)).toEqual(agents);
+    }
+    expect(Object.keys(exportDrmas(experiment({ task: 'search', models: { assignment: 'shared' } })).wgMap)).toEqual([
+      'Qwen3-4B_VerifierAgent_SearchAgent_AnswerAgent',
+    ]);
+  });
+
+  it('refuses what Dr. MAS cannot run, naming the field', () => {
+    const refusal = (over: object) => {
+      try {
+        exportDrmas(experiment(over));
+      } catch (e) {
+        if (e instanceof ExportRefused) return [e.field, e.message];
+        throw e;
+      }
+      return null;
+    };
+    for (const estimator of ['global-step', 'atgrpo', 'magrpo']) {
+      const [field, message] = refusal({ task: 'math', runs: [{ label: 'GRPO', estimator: 'grpo' }, { label: 'X', estimator }] })!;
+      expect(field).toBe('runs.1.estimator');
+      expect(message).toContain(`'${estimator}' has no Dr. MAS counterpart`);
+    }
+    for (const task of ['sync', 'coder-tester']) expect(refusal({ task })).toEqual(['task', expect.stringContaining(`'${task}' has no Dr. MAS counterpart`)]);
+    expect(refusal({ task: 'math', optim: { lossAgg: 'seq-mean-token-sum-norm-oat' } })?.[0]).toBe('runs.0.optim.lossAgg');
+    expect(() => exportDrmas(experiment({ task: 'math' }), ['a', 'b', 'c'])).toThrow(/--models: give one model for all agents or one per agent/);
+  });
+});
