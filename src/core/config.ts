@@ -169,6 +169,14 @@ export const ExperimentSchema = z.strictObject({
       topP: z.number().gt(0).max(1).default(0.95).describe('Validation nucleus mass'),
     })
     .prefault({}),
+  diagnostics: z
+    .strictObject({
+      shadowGradNorm: z
+        .boolean()
+        .default(false)
+        .describe("Per agent, the gradient norm under every estimator on the run's own batch (one extra backward per agent and estimator)"),
+    })
+    .prefault({}),
   steps: z.number().int().min(1).max(100_000).default(200).describe('Optimizer iterations per run'),
   seed: z.number().int().min(0).max(2 ** 31 - 1).default(0).describe('Seeds task stream, init and sampling'),
   seeds: z.number().int().min(1).max(8).default(1).describe('Repeat every run over this many seeds'),

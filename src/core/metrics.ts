@@ -91,9 +91,11 @@ export type AgentStat = (typeof AGENT_STATS)[number];
 /**
  * Same-batch ("shadow") statistics, each under `agent/<name>/shadow/<estimator>/`: the run's own
  * batch weighed by every estimator (src/rl/shadow.ts). `mean` and `sq_mean` are the mean A and
- * E[A²] over the agent's rows; `corr` is their correlation with the run's own advantages.
+ * E[A²] over the agent's rows; `corr` is their correlation with the run's own advantages;
+ * `grad_norm` (only with diagnostics.shadowGradNorm) the pre-clip gradient norm of the agent's loss
+ * term at the step's starting weights with that estimator's advantages.
  */
-export const SHADOW_STATS = ['mean', 'sq_mean', 'corr'] as const;
+export const SHADOW_STATS = ['mean', 'sq_mean', 'corr', 'grad_norm'] as const;
 export type ShadowStat = (typeof SHADOW_STATS)[number];
 
 /** Per-model statistics, each under `model/<id>/`. */
@@ -130,13 +132,19 @@ export function parseAgentKey(key: string): { agent: string; stat: AgentStat } |
 }
 
 /** Every key a run with these agents, models and eval k can emit, in a stable order. */
-export function metricKeys(agents: readonly string[], models: readonly string[], evalK: number): string[] {
+export function metricKeys(
+  agents: readonly string[],
+  models: readonly string[],
+  evalK: number,
+  o: { shadowGradNorm?: boolean } = {},
+): string[] {
+  const shadow = SHADOW_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
   return [
     ...Object.values(M),
     evalAvgKey(evalK),
     evalPassKey(evalK),
     ...agents.flatMap((a) => AGENT_STATS.map((s) => agentKey(a, s))),
-    ...agents.flatMap((a) => ESTIMATOR_NAMES.flatMap((e) => SHADOW_STATS.map((s) => agentShadowKey(a, e, s)))),
+    ...agents.flatMap((a) => ESTIMATOR_NAMES.flatMap((e) => shadow.map((s) => agentShadowKey(a, e, s)))),
     ...models.flatMap((m) => MODEL_STATS.map((s) => modelKey(m, s))),
   ];
 }

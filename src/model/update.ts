@@ -27,6 +27,28 @@ export interface UpdateReport {
 }
 
 /**
+ * Each term's pre-clip gradient norm at the current weights (one backward each, one readback);
+ * nothing is applied. For diagnostics: what a loss would do to the model, without doing it.
+ */
+export async function termGradNorms(opt: AdamW, terms: readonly LossTerm[]): Promise<number[]> {
+  const norms: tf.Scalar[] = [];
+  try {
+    for (const term of terms) {
+      // A term's stats are made inside variableGrads' tidy and go with it.
+      const { value, grads } = tf.variableGrads(() => term().loss, opt.variables);
+      norms.push(globalNorm(Object.values(grads)));
+      tf.dispose([value, ...Object.values(grads)]);
+    }
+    const packed = tf.stack(norms);
+    const data = (await packed.data()) as Float32Array;
+    packed.dispose();
+    return Array.from(data);
+  } finally {
+    tf.dispose(norms);
+  }
+}
+
+/**
  * Computes each term's gradient (one backward each), sums them, reads back every loss, norm and
  * stat in one `await data()`, then applies AdamW with clipping unless something is not finite.
  */

@@ -52,20 +52,30 @@ export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number {
   return vx > 0 && vy > 0 ? cov / Math.sqrt(vx * vy) : NaN;
 }
 
+/** Every estimator's advantages on `rows`, in row order, with the run's options (std, eps, singleton). */
+export function everyEstimator(
+  rows: readonly AdvantageRow[],
+  options: Partial<AdvantageOptions>,
+): Record<EstimatorName, Float64Array> {
+  return Object.fromEntries(
+    ESTIMATOR_NAMES.map((estimator) => [estimator, computeAdvantages(rows, { ...options, estimator }).advantages]),
+  ) as Record<EstimatorName, Float64Array>;
+}
+
 /**
- * Every estimator's advantages on `rows` (options as the run uses them: std, eps, singleton),
- * summarized per agent against `own`, the run's own advantages in row order.
+ * Every estimator's advantages on `rows` (`all`, from everyEstimator), summarized per agent
+ * against `own`, the run's own advantages in row order.
  */
 export function shadowAdvantages(
   rows: readonly AdvantageRow[],
   own: ArrayLike<number>,
-  options: Partial<AdvantageOptions>,
+  all: Record<EstimatorName, Float64Array>,
 ): Shadow {
   if (own.length !== rows.length) throw new Error(`shadowAdvantages: ${own.length} own advantages for ${rows.length} rows`);
   const byAgent = [...groupIndices(rows, (r) => String(r.agent))];
   const out = {} as Shadow;
   for (const estimator of ESTIMATOR_NAMES) {
-    const { advantages } = computeAdvantages(rows, { ...options, estimator });
+    const advantages = all[estimator];
     out[estimator] = {};
     for (const [agent, idx] of byAgent) {
       const a = idx.map((i) => advantages[i]);

@@ -7,13 +7,13 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, Run } from '../core/config';
-import { LIVE_PARAMS, liveField, liveValue, resolveRun, validateExperiment, withLive } from '../core/config';
-import { agentKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../core/metrics';
+import { ESTIMATOR_NAMES, LIVE_PARAMS, liveField, liveValue, resolveRun, validateExperiment, withLive } from '../core/config';
+import { agentKey, agentShadowKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
 import { computeAdvantages } from '../rl/advantage';
-import { shadowAdvantages, shadowToMetrics } from '../rl/shadow';
+import { everyEstimator, shadowAdvantages, shadowToMetrics } from '../rl/shadow';
 import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
@@ -24,7 +24,7 @@ import { getTask, sampleInstances, validationSet } from '../tasks/registry';
 import { buildModels, disposeModels, learningRate, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { packRunState, unpackRunState, verifyRunState, type RunState } from './run-state';
-import { updateModel } from './update-step';
+import { probeGradNorms, updateModel } from './update-step';
 
 export interface TrainStepResult {
   step: number;
@@ -134,19 +134,30 @@ export class RunTrainer {
     kept.forEach((i, j) => (advantages[i] = judgedAdv.advantages[j]));
     Object.assign(metrics, statsToMetrics(stats, this.agents));
     // The same batch under every estimator: how differently they weigh these very rows.
-    Object.assign(metrics, shadowToMetrics(shadowAdvantages(advRows, judgedAdv.advantages, advantage), this.agents));
+    const shadow = everyEstimator(advRows, advantage);
+    Object.assign(metrics, shadowToMetrics(shadowAdvantages(advRows, judgedAdv.advantages, shadow), this.agents));
 
     // ---- loss and update: every model, PPO-clip, per-agent terms on shared models
     const tUpdate = performance.now();
     let skipped = 0;
     for (const m of this.models) {
       const idx = batch.rows.flatMap((r, i) => (m.agents.includes(r.agent) && !errored.has(r.traj) ? [i] : []));
-      const report = await updateModel(m, batch.rows, advantages, idx, {
+      const updateOptions = {
         optim,
         temperature: this.settings.rollout.temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
-      });
+      };
+      if (exp.diagnostics.shadowGradNorm) {
+        // Before the update moves the weights: each estimator's gradient on this very batch.
+        for (const e of ESTIMATOR_NAMES) {
+          const adv = new Float64Array(batch.rows.length);
+          kept.forEach((i, j) => (adv[i] = shadow[e][j]));
+          const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
+          for (const [agent, g] of Object.entries(norms)) metrics[agentShadowKey(agent, e, 'grad_norm')] = g;
+        }
+      }
+      const report = await updateModel(m, batch.rows, advantages, idx, updateOptions);
       metrics[modelKey(m.id, 'grad_norm')] = report.gradNorm;
       if (report.skipped) skipped++;
       for (const [agent, a] of Object.entries(report.agents)) {
@@ -175,7 +186,7 @@ export class RunTrainer {
 
   /** The frame key table of this run: every metric a step can emit, in a fixed order. */
   metricKeys(): string[] {
-    return metricKeys(this.agents, this.models.map((m) => m.id), this.exp.eval.k);
+    return metricKeys(this.agents, this.models.map((m) => m.id), this.exp.eval.k, this.exp.diagnostics);
   }
 
   /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */

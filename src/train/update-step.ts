@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Optim } from '../core/config';
 import { packRows, disposeBatch, scatterResponses, toTensors, tokenLogprobs } from '../model/logprobs';
 import { tokenizer } from '../model/tokenizer';
-import { update, type LossTerm } from '../model/update';
+import { termGradNorms, update, type LossTerm } from '../model/update';
 import { aggregationWeights } from '../core/losses';
 import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type UpdateStat } from '../core/metrics';
 import type { Row } from '../tasks/orchestrator';
@@ -80,14 +80,8 @@ export async function updateModel(
   return { gradNorm: steps ? gradNormSum / steps : NaN, skipped, ...(reason ? { reason } : {}), agents };
 }
 
-/** One optimizer step on the rows `chunk`. */
-async function updateChunk(
-  m: PolicyModel,
-  rows: readonly Row<SampledTokens>[],
-  advantages: Float64Array,
-  chunk: readonly number[],
-  o: UpdateOptions,
-): Promise<{ gradNorm: number; skipped: boolean; reason?: string; agents: Record<string, AgentUpdate> }> {
+/** One loss term per agent of `m` on the rows `chunk` (one term for a model of one agent), and the tensors they hold. */
+function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], advantages: Float64Array, chunk: readonly number[], o: UpdateOptions) {
   const { optim } = o;
   const cfg = m.model.config;
   const batchRows = chunk.map((i) => rows[i]);
@@ -119,7 +113,8 @@ async function updateChunk(
     const sel = rowSelect(agent);
     const weights = Float32Array.from(w, (x, j) => x * sel[j]);
     return {
-      agent,
+      /** The term's agent: a single-agent model's one term is that agent's. */
+      agent: agent ?? m.agents[0],
       /** Σ w over the term's tokens: turns its weighted sums into the agent's own means. */
       wSum: w.reduce((a, x, j) => a + x * sel[j], 0),
       mask: tf.tidy(() => tf.mul(batch.mask, tf.tensor2d(sel, [B, T]))) as tf.Tensor2D,
@@ -130,25 +125,60 @@ async function updateChunk(
     const { logp, entropy } = tokenLogprobs(m.model, batch, o.temperature);
     return ppoLoss({ logp, entropy, oldLogp, adv, mask: t.mask, weights: t.weights, ...(refLogp ? { refLogp } : {}) }, optim);
   });
+  const dispose = () => {
+    disposeBatch(batch);
+    tf.dispose([oldLogp, adv, ...(refLogp ? [refLogp] : []), ...termInputs.flatMap((t) => [t.mask, t.weights])]);
+  };
+  return { batchRows, termInputs, terms, shared: termAgents.length > 1, dispose };
+}
 
+/**
+ * Per agent of `m`: the pre-clip gradient norm its loss term would have at the current weights on
+ * the rows `idx` (all in one mini-batch) with these advantages. Nothing is applied: the
+ * same-batch comparison's `agent/<k>/shadow/<estimator>/grad_norm`.
+ */
+export async function probeGradNorms(
+  m: PolicyModel,
+  rows: readonly Row<SampledTokens>[],
+  advantages: Float64Array,
+  idx: readonly number[],
+  o: UpdateOptions,
+): Promise<Record<string, number>> {
+  if (idx.length === 0) return {};
+  const p = lossTerms(m, rows, advantages, idx, o);
+  try {
+    const norms = await termGradNorms(m.opt, p.terms);
+    return Object.fromEntries(p.termInputs.map((t, k) => [t.agent, norms[k]]));
+  } finally {
+    p.dispose();
+  }
+}
+
+/** One optimizer step on the rows `chunk`. */
+async function updateChunk(
+  m: PolicyModel,
+  rows: readonly Row<SampledTokens>[],
+  advantages: Float64Array,
+  chunk: readonly number[],
+  o: UpdateOptions,
+): Promise<{ gradNorm: number; skipped: boolean; reason?: string; agents: Record<string, AgentUpdate> }> {
+  const { batchRows, termInputs, terms, shared, dispose } = lossTerms(m, rows, advantages, chunk, o);
   try {
     const report = await update(m.model, m.opt, terms);
     const agents: Record<string, AgentUpdate> = {};
     termInputs.forEach((t, k) => {
       const s = report.stats[k];
-      // A single-agent model's one term (agent null) is that agent's.
-      const agent = t.agent ?? m.agents[0];
+      const agent = t.agent;
       const rowsOwn = batchRows.filter((r) => r.agent === agent).length;
       const tokens = s[UPDATE_STATS.length];
       const per = { weights: t.wSum, tokens: Math.max(tokens, 1), rows: rowsOwn };
       agents[agent] = {
-        grad_norm: termAgents.length > 1 ? report.termGradNorms[k] : report.gradNorm,
+        grad_norm: shared ? report.termGradNorms[k] : report.gradNorm,
         ...(Object.fromEntries(UPDATE_STATS.map((key, i) => [key, s[i] / per[UPDATE_DIAGNOSTICS[key].over]])) as Record<UpdateStat, number>),
       };
     });
     return { gradNorm: report.gradNorm, skipped: report.skipped, ...(report.reason ? { reason: report.reason } : {}), agents };
   } finally {
-    disposeBatch(batch);
-    tf.dispose([oldLogp, adv, ...(refLogp ? [refLogp] : []), ...termInputs.flatMap((t) => [t.mask, t.weights])]);
+    dispose();
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentShadowKey } from '../../src/core/metrics';
 import { computeAdvantages } from '../../src/rl/advantage';
-import { pearson, shadowAdvantages, shadowToMetrics } from '../../src/rl/shadow';
+import { everyEstimator, pearson, shadowAdvantages, shadowToMetrics } from '../../src/rl/shadow';
 
 /**
  * One prompt group, two trajectories: a acts once in each, b once in the success and twice in the
@@ -18,7 +18,7 @@ const rows = [
 describe('same-batch (shadow) estimators', () => {
   it('weighs one batch by every estimator, by hand', () => {
     const own = computeAdvantages(rows, { estimator: 'grpo' }).advantages;
-    const s = shadowAdvantages(rows, own, {});
+    const s = shadowAdvantages(rows, own, everyEstimator(rows, {}));
     // GRPO: values {1, 0}, μ = 0.5, σ = √0.5; every row gets ±0.5/√0.5 = ±√0.5.
     // b's rows: +√0.5, −√0.5, −√0.5 → mean −√0.5/3, E[A²] = 0.5.
     expect(s.grpo.b.mean).toBeCloseTo(-Math.SQRT1_2 / 3, 5);
@@ -39,7 +39,7 @@ describe('same-batch (shadow) estimators', () => {
 
   it('writes one key per agent × estimator × stat, NaN for an agent without rows', () => {
     const own = computeAdvantages(rows, { estimator: 'drmas' }).advantages;
-    const m = shadowToMetrics(shadowAdvantages(rows, own, {}), ['a', 'b', 'c']);
+    const m = shadowToMetrics(shadowAdvantages(rows, own, everyEstimator(rows, {})), ['a', 'b', 'c']);
     expect(Object.keys(m)).toHaveLength(3 * 5 * 3);
     expect(m[agentShadowKey('b', 'drmas', 'corr')]).toBe(1);
     expect(m[agentShadowKey('b', 'grpo', 'sq_mean')]).toBeCloseTo(0.5, 5);

@@ -238,6 +238,7 @@ function boardSections(
   evalK: number,
   evalOn: boolean,
   estimators: EstimatorName[],
+  shadowGrad: boolean,
 ): { title: string; className: string; charts: ChartDef[] }[] {
   const perAgent = (c: AgentChart): ChartDef => ({
     title: c.title,
@@ -319,6 +320,17 @@ function boardSections(
           specs: (runs) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'corr')),
           refY: 1,
         },
+        ...(shadowGrad
+          ? [
+              {
+                title: `Grad norm weighed by ${e}`,
+                metric: `agent/·/shadow/${e}/grad_norm`,
+                about: `each run’s own batch at the step’s starting weights, advantages from ${e}: agent k’s pre-clip gradient norm`,
+                specs: (runs: RunView[]) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'grad_norm')),
+                logToggle: true,
+              },
+            ]
+          : []),
       ]),
     },
   ];
@@ -330,6 +342,7 @@ export function Charts() {
   const evalK = useLab((s) => s.config.eval.k);
   const evalOn = useLab((s) => s.config.eval.every > 0);
   const estimatorsKey = useLab((s) => shadowEstimators(s.config.runs).join('|'));
+  const shadowGrad = useLab((s) => s.config.diagnostics.shadowGradNorm);
   const runs = useMemo(
     () => allRuns.filter((r) => !view.hiddenRuns.includes(r.runIndex)),
     [allRuns, view.hiddenRuns],
@@ -351,7 +364,7 @@ export function Charts() {
       ? groups(runs).map((g) => ({ label: g.label, runs: g.runs }))
       : [{ label: '', runs }];
     const markers = columns.map((c) => c.runs.flatMap((r): Marker[] => r.markers));
-    return boardSections(agents, evalK, evalOn, estimatorsKey.split('|') as EstimatorName[]).map((section) => ({
+    return boardSections(agents, evalK, evalOn, estimatorsKey.split('|') as EstimatorName[], shadowGrad).map((section) => ({
       ...section,
       rows: section.charts.map((def) => {
         const perColumn = columns.map((c) => def.specs(c.runs));
@@ -360,7 +373,7 @@ export function Charts() {
       columns,
       markers,
     }));
-  }, [runKey, markersKey, agents, evalK, evalOn, estimatorsKey, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [runKey, markersKey, agents, evalK, evalOn, estimatorsKey, shadowGrad, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
 
   if (allRuns.length === 0) {
     return (
