@@ -52,15 +52,15 @@ export const OptimSchema = z.strictObject({
     .default({})
     .describe('Per-agent learning rates (agents with their own models)'),
   weightDecay: z.number().min(0).max(1).default(0.01).describe('Decoupled AdamW weight decay'),
-  maxGradNorm: z.number().positive().default(1).describe('Global-norm clip; the pre-clip norm is logged'),
+  maxGradNorm: z.number().positive().max(1000).default(1).describe('Global-norm clip; the pre-clip norm is logged'),
   clipLow: z.number().min(0).max(1).default(0.2).describe('PPO ratio clip below 1 (ε_low)'),
   clipHigh: z.number().min(0).max(10).default(0.2).describe('PPO ratio clip above 1 (ε_high)'),
-  dualClip: z.number().gt(1).default(3).describe('Dual-clip bound c for negative advantages (> 1)'),
+  dualClip: z.number().gt(1).max(100).default(3).describe('Dual-clip bound c for negative advantages (> 1)'),
   policyLoss: z.enum(POLICY_LOSS_NAMES).default('vanilla').describe('Per-token policy loss (core/losses.ts)'),
   lossAgg: z.enum(LOSS_AGG_MODES).default('token-mean').describe('How token losses become one scalar'),
-  klCoef: z.number().min(0).default(0).describe('KL-to-reference coefficient (0 = no reference model)'),
+  klCoef: z.number().min(0).max(10).default(0).describe('KL-to-reference coefficient (0 = no reference model)'),
   klType: z.enum(KL_TYPES).default('k3').describe('KL estimator (k3 = low-variance, clamped)'),
-  entropyCoef: z.number().min(0).default(0).describe('Entropy bonus coefficient'),
+  entropyCoef: z.number().min(0).max(1).default(0).describe('Entropy bonus coefficient'),
   epochs: z.number().int().min(1).max(8).default(1).describe('PPO epochs over each batch'),
   miniBatches: z.number().int().min(1).max(16).default(1).describe('Optimizer steps per epoch'),
 });
@@ -152,6 +152,13 @@ export const ExperimentSchema = z.strictObject({
     .array(RunSchema)
     .min(1)
     .max(6)
+    .superRefine((runs, ctx) => {
+      // A label names a run's lines, its state file and its stored state: two alike would mix them.
+      runs.forEach((r, i) => {
+        const first = runs.findIndex((o) => o.label === r.label);
+        if (first < i) ctx.addIssue({ code: 'custom', path: [i, 'label'], message: `"${r.label}" is run ${first}'s label too; labels must differ` });
+      });
+    })
     .prefault([
       { label: 'GRPO', estimator: 'grpo' },
       { label: 'Dr. MAS', estimator: 'drmas' },

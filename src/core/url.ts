@@ -131,9 +131,12 @@ export function decodeExperiment(hash: string): DecodeResult {
   if (errors.length) return fail(errors);
 
   // 2. version and migrations
-  const version = pairs.find(([k]) => k === 'v')?.[1];
-  if (version === undefined) return fail([{ path: 'v', message: `missing; expected v=${CONFIG_VERSION}` }]);
-  let v = Number(version);
+  const versions = pairs.filter(([k]) => k === 'v').map(([, value]) => value);
+  if (versions.length === 0) return fail([{ path: 'v', message: `missing; expected v=${CONFIG_VERSION}` }]);
+  if (versions.length > 1) return fail([{ path: 'v', message: `given ${versions.length} times (${versions.join(', ')}); a link has one version` }]);
+  const version = versions[0];
+  // Only the canonical spelling: `1.0`, `0x1` and `+1` are not versions.
+  let v = /^[1-9][0-9]{0,8}$/.test(version) ? Number(version) : NaN;
   if (!Number.isInteger(v) || v < 1 || v > CONFIG_VERSION) {
     return fail([{ path: 'v', message: `unknown version ${JSON.stringify(version)}; this lab reads 1–${CONFIG_VERSION}` }]);
   }

@@ -19,7 +19,7 @@ import { selectBackend } from './backend';
 import { loadBaseModels } from './base-models';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform } from './platform-browser';
-import { getState, putState } from './state-store';
+import { getState, putState, stateKey } from './state-store';
 import type { FromWorker, InspectedTrajectory, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
@@ -39,7 +39,7 @@ let playing = false;
 /** The step being computed, if any: one at a time; pause waits for it before saving. */
 let inFlight: Promise<void> | null = null;
 /** Where this run's state goes in IndexedDB, and the step it was last saved at. */
-let persist: { session: string; label: string; every: number } | null = null;
+let persist: { session: string; key: string; every: number } | null = null;
 let savedStep = -1;
 /** Wait between steps while playing (the page's speed control). */
 let delayMs = 0;
@@ -93,7 +93,7 @@ function inspect(r: TrainStepResult, groups = 2): InspectedTrajectory[] {
 
 async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
   const { config, seed, uploads = [] } = msg;
-  persist = msg.persist ? { session: msg.persist.session, label: msg.label, every: msg.persist.every } : null;
+  persist = msg.persist ? { session: msg.persist.session, key: stateKey(msg.run, msg.label), every: msg.persist.every } : null;
   env = new WorkerEnvRunner({
     spawn: () => new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
     size: 1,
@@ -102,7 +102,7 @@ async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
   let notes: Record<string, string>;
   if (msg.persist?.resume) {
     setState('loading', 'loading the saved run state…');
-    const stored = await getState(msg.persist.session, msg.label);
+    const stored = await getState(msg.persist.session, stateKey(msg.run, msg.label));
     if (!stored) throw new Error(`no saved state for ${msg.label} in this session`);
     const state = decodeRunState(stored.bytes);
     const m = state.manifest;
@@ -150,7 +150,7 @@ async function save(): Promise<void> {
   const step = t.step;
   try {
     const state = guard && guard.manifest.step === step ? guard : await t.saveState({ reason: 'periodic' });
-    await putState({ session: persist.session, run: persist.label, step, savedAt: Date.now(), bytes: encodeRunState(state).buffer as ArrayBuffer });
+    await putState({ session: persist.session, run: persist.key, step, savedAt: Date.now(), bytes: encodeRunState(state).buffer as ArrayBuffer });
     savedStep = step;
     post({ type: 'saved', runId: id, step });
   } catch (e) {

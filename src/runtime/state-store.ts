@@ -2,12 +2,16 @@
  * Run states in IndexedDB (db `agentwise-states`): the latest saved state of each run of each
  * stored session, as the encoded bytes of src/train/run-state.ts, so a run survives a reload or a
  * crashed tab and resumes from its last save. Run workers write them (they hold the weights); the
- * page only lists and deletes them, so this file imports no tfjs. Keyed [session, run label].
+ * page only lists and deletes them, so this file imports no tfjs. Keyed [session, stateKey(run
+ * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`).
  */
+
+/** A run's key in the store: its index into experiment.runs and its label (with its seed's `#s`). */
+export const stateKey = (runIndex: number, label: string): string => `${runIndex}:${label}`;
 
 export interface StoredState {
   session: string;
-  /** The run's label (`GRPO`, `Dr. MAS #1`): stable across page loads, unlike worker ids. */
+  /** stateKey(run index, label) (`0:GRPO`, `1:Dr. MAS #1`): stable across page loads, unlike worker ids. */
   run: string;
   /** Steps completed when saved: the resumed run's next step. */
   step: number;
@@ -64,8 +68,8 @@ export function putState(s: StoredState): Promise<unknown> {
   return run('readwrite', (st) => st.put(s));
 }
 
-export function getState(session: string, label: string): Promise<StoredState | undefined> {
-  return run('readonly', (st) => st.get([session, label]) as IDBRequest<StoredState | undefined>);
+export function getState(session: string, key: string): Promise<StoredState | undefined> {
+  return run('readonly', (st) => st.get([session, key]) as IDBRequest<StoredState | undefined>);
 }
 
 /** What is saved for a session, without the bytes. */

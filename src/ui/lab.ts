@@ -8,7 +8,7 @@
 import type { Experiment } from '../core/config';
 import { liveValue, runInstances, structuralKey, withLive, type LiveParam } from '../core/config';
 import { LabSession, queuedText } from '../runtime/client';
-import { statesOf } from '../runtime/state-store';
+import { stateKey, statesOf } from '../runtime/state-store';
 import type { LabEvents, RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { RunId } from '../runtime/protocol';
@@ -189,9 +189,9 @@ function withSession(f: (s: LabSession) => void): void {
 }
 
 async function openRestored(id: string): Promise<LabSession> {
-  const labels = runInstances(useLab.getState().config).map((r) => r.label);
+  const keys = runInstances(useLab.getState().config).map((r) => stateKey(r.runIndex, r.label));
   const saved = await statesOf(id).catch(() => []);
-  return labels.every((l) => saved.some((s) => s.run === l)) ? resumeSession(id) : startSession();
+  return keys.every((k) => saved.some((s) => s.run === k)) ? resumeSession(id) : startSession();
 }
 
 export function play(): void {

@@ -20,7 +20,7 @@ const atLeast = (lab: Lab, n: number) =>
     { timeout: 120_000, polling: 250 },
   );
 
-/** The steps at which each run's state is saved in IndexedDB (agentwise-states), by run label. */
+/** The steps at which each run's state is saved in IndexedDB (agentwise-states), by key (run index:label). */
 const savedSteps = (lab: Lab) =>
   lab.page.evaluate(
     async () => {
@@ -54,7 +54,7 @@ it('resumes both runs after a reload from their saved state', async () => {
       async () => {
         counts = await stepCounts(lab!);
         const saved = await savedSteps(lab!);
-        return RUNS.every((r, i) => saved[r] === counts[i]);
+        return RUNS.every((r, i) => saved[`${i}:${r}`] === counts[i]);
       },
       { timeout: 120_000, interval: 250 },
     )

@@ -32,7 +32,7 @@ const runArb = fc.record(
 const experimentArb: fc.Arbitrary<Experiment> = fc
   .record({
     task: fc.constantFrom(...TASK_NAMES),
-    runs: fc.array(runArb, { minLength: 1, maxLength: 4 }),
+    runs: fc.uniqueArray(runArb, { selector: (r) => r.label, minLength: 1, maxLength: 4 }),
     preset: fc.constantFrom(...MODEL_PRESETS),
     perAgent: fc.dictionary(fc.constantFrom('verifier', 'search', 'answer'), fc.constantFrom(...MODEL_PRESETS)),
     groupSize: fc.integer({ min: 2, max: 32 }),
@@ -109,6 +109,16 @@ describe('experiment URL codec', () => {
     ['#v=1&optim=3&optim.lr=1', 'optim.lr', /conflicts/],
     ['#v=1&__proto__.polluted=1', '__proto__.polluted', /not a field/],
     ['#v=1&runs.99.label=x', 'runs.99', /index too large/],
+    // issue 13, probe 12: every repeated key, the version's canonical spelling, bounded coefficients
+    ['#v=1&v=999', 'v', /given 2 times \(1, 999\)/],
+    ['#v=1.0', 'v', /unknown version "1\.0"/],
+    ['#v=0x1', 'v', /unknown version "0x1"/],
+    ['#v=%2B1', 'v', /unknown version "\+1"/],
+    ['#v=1&optim.entropyCoef=1e38', 'optim.entropyCoef', /Too big/],
+    ['#v=1&optim.klCoef=1e9', 'optim.klCoef', /Too big/],
+    ['#v=1&optim.maxGradNorm=1e30', 'optim.maxGradNorm', /Too big/],
+    // issue 13, probe 8: two runs with one label would share their lines and state
+    ['#v=1&runs.0.label=A&runs.0.estimator=grpo&runs.1.label=A&runs.1.estimator=drmas', 'runs.1.label', /"A" is run 0's label too; labels must differ/],
   ])('refuses %s naming %s', (hash, path, message) => {
     const r = decodeExperiment(hash);
     expect(r.ok).toBe(false);
