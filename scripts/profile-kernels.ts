@@ -21,12 +21,12 @@ const randomTokens = (n: number) => Array.from({ length: n }, () => 5 + Math.flo
 const rows = Array.from({ length: 64 }, () => ({ prompt: randomTokens(33), response: randomTokens(32) }));
 const batch = toTensors(packRows(rows, { contextLength: 64, vocabSize: V, pad: 0, lengthMultiple: 64 }));
 const opt = new AdamW(model, { lr: 1e-4 });
-const step = () => {
+const step = async () => {
   const { value, grads } = tf.variableGrads(() => nextTokenLoss(model, batch), opt.variables);
-  opt.apply(grads);
+  await opt.apply(grads);
   tf.dispose([value, ...Object.values(grads)]);
 };
-step();
+await step();
 const totals = new Map<string, { ms: number; n: number }>();
 const reps = Number(arg('reps', '3'));
 for (let r = 0; r < reps; r++) {

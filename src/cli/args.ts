@@ -85,7 +85,8 @@ Options:
 
 Metric names are those of the lab's charts (agent/<name>/grad_norm, reward/mean, eval/avg@K, …).
 Exit status: 0 on success, 2 for a bad command line or config (each bad field is named), 1 if a
-run failed.`;
+run failed, or never trained (every model update skipped for non-finite values; a warning says
+which). The summary table's "skipped" column counts each run's skipped updates.`;
 
 export interface TrainArgs {
   command: 'train';

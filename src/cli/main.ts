@@ -19,7 +19,8 @@ import { runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
 import { checkRunDir, loadResume, lockRunDir, MetricsLog, prepareNewRunDir, readMetrics, RunDirError, statePath, writeAtomic, writeRunState } from './run-dir';
 import { compareSeeds, comparisonTable } from '../rl/findings';
-import { summarize } from '../rl/summary';
+import { summarize, trainedNothing } from '../rl/summary';
+import { modelSlots } from '../train/models';
 import type { Experiment } from '../core/config';
 import { Progress } from './progress';
 
@@ -31,12 +32,13 @@ const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) :
 
 export function summaryTable(summaries: readonly RunSummary[], evalK: number): string {
   const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
-  const head = ['run', `avg@${evalK}`, `pass@${evalK}`, 'reward', ...agents.map((a) => `${a} |g| med/max/spikes`)];
+  const head = ['run', `avg@${evalK}`, `pass@${evalK}`, 'reward', 'skipped', ...agents.map((a) => `${a} |g| med/max/spikes`)];
   const rows = summaries.map((s) => [
     s.run,
     fmt(s.evalAvg),
     fmt(s.evalPass),
     fmt(s.finalReward),
+    String(s.skippedUpdates),
     ...agents.map((a) => {
       const g = s.agents[a];
       return g ? `${fmt(g.gradNormMedian)}/${fmt(g.gradNormMax)}/${g.spikes}` : '—';
@@ -47,7 +49,8 @@ export function summaryTable(summaries: readonly RunSummary[], evalK: number): s
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-async function train(args: TrainArgs): Promise<void> {
+/** Trains; the exit status: 1 when a run never trained (every update skipped). */
+async function train(args: TrainArgs): Promise<number> {
   const out = args.resume ?? args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
   if (args.resume) checkRunDir(args.resume);
   const configPath = args.resume ? join(args.resume, 'config.json') : args.config;
@@ -103,6 +106,10 @@ async function train(args: TrainArgs): Promise<void> {
     writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
     printTables(exp, summaries);
     console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
+    // A run whose every update was skipped recorded lines but never trained: not a success.
+    const dead = summaries.filter((s) => trainedNothing(s, modelSlots(exp).length));
+    for (const s of dead) console.error(`warning: ${s.run}: all ${s.skippedUpdates} model updates were skipped (non-finite loss, gradient or weights); it never trained`);
+    return dead.length ? 1 : 0;
   } finally {
     unlock();
   }
@@ -140,7 +147,7 @@ async function main(argv: string[]): Promise<number> {
     }
     if (args.command === 'interop') return runInterop(args.argv);
     if (args.command === 'report') report(args.dir);
-    else await train(args);
+    else return await train(args);
     return 0;
   } catch (e) {
     if (e instanceof UsageError || e instanceof ConfigError) {

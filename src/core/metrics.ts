@@ -21,7 +21,7 @@ export const M = {
   memGpuBytes: 'mem/gpu_bytes',
   /** Trajectories whose environment failed, hung or crashed this step: left out of every other statistic and of the update. */
   envErrors: 'env/errors',
-  /** Models whose update was skipped for a non-finite loss or gradient. */
+  /** Models whose update was skipped for a non-finite loss or gradient, or rolled back for making a weight or moment non-finite. */
   updateSkipped: 'update/skipped',
   /** Batched decode forwards (= logits readbacks) this step's rollout made. */
   decodeForwards: 'perf/decode_forwards',

@@ -66,24 +66,49 @@ export class AdamW {
   /**
    * One AdamW update from grads keyed by variable name, each multiplied by `scale` first (the clip
    * coefficient). A variable without a gradient is left alone, moments included. Grads stay the caller's.
+   *
+   * The new weights and moments are checked before they replace the old ones, with one readback of
+   * one number: Σ 0·x over every new value, NaN exactly when one of them is not finite (a finite
+   * gradient can still overflow v = β₂v + (1−β₂)g² or a weight). Then nothing is assigned, the
+   * step count stays, and apply returns false: the update is rolled back.
    */
-  apply(grads: tf.NamedTensorMap, scale = 1): void {
-    this.step++;
+  async apply(grads: tf.NamedTensorMap, scale = 1): Promise<boolean> {
+    const step = this.step + 1;
     const { beta1: b1, beta2: b2, lr } = this;
-    const bc1 = 1 - b1 ** this.step;
-    const bc2 = 1 - b2 ** this.step;
-    tf.tidy(() => {
-      for (const s of this.slots) {
-        const g = grads[s.variable.name];
+    const bc1 = 1 - b1 ** step;
+    const bc2 = 1 - b2 ** step;
+    const next: { slot: Slot; w: tf.Tensor; m: tf.Tensor; v: tf.Tensor }[] = [];
+    const check = tf.tidy(() => {
+      const zeroed: tf.Scalar[] = [];
+      for (const slot of this.slots) {
+        const g = grads[slot.variable.name];
         if (!g) continue;
         const gs = scale === 1 ? g : tf.mul(g, scale);
-        s.m.assign(tf.add(tf.mul(s.m, b1), tf.mul(gs, 1 - b1)));
-        s.v.assign(tf.add(tf.mul(s.v, b2), tf.mul(tf.square(gs), 1 - b2)));
-        const update = tf.div(tf.div(s.m, bc1), tf.add(tf.sqrt(tf.div(s.v, bc2)), this.eps));
-        const decayed = s.decay && this.weightDecay > 0 ? tf.mul(s.variable, 1 - lr * this.weightDecay) : s.variable;
-        s.variable.assign(tf.sub(decayed, tf.mul(update, lr)));
+        const m = tf.add(tf.mul(slot.m, b1), tf.mul(gs, 1 - b1));
+        const v = tf.add(tf.mul(slot.v, b2), tf.mul(tf.square(gs), 1 - b2));
+        const update = tf.div(tf.div(m, bc1), tf.add(tf.sqrt(tf.div(v, bc2)), this.eps));
+        const decayed = slot.decay && this.weightDecay > 0 ? tf.mul(slot.variable, 1 - lr * this.weightDecay) : slot.variable;
+        const w = tf.sub(decayed, tf.mul(update, lr));
+        next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
+        for (const x of [w, m, v]) zeroed.push(tf.sum(tf.mul(x, 0)));
       }
+      return zeroed.length ? tf.addN(zeroed) : tf.scalar(0);
     });
+    try {
+      const finite = Number.isFinite((await check.data())[0]);
+      if (finite) {
+        for (const { slot, w, m, v } of next) {
+          slot.variable.assign(w);
+          slot.m.assign(m);
+          slot.v.assign(v);
+        }
+        this.step = step;
+      }
+      return finite;
+    } finally {
+      check.dispose();
+      for (const { w, m, v } of next) tf.dispose([w, m, v]);
+    }
   }
 
   /** The first and second moments, in model order: with `step`, what loadState restores. */

@@ -2,7 +2,8 @@
  * One optimizer update of one model from one or more loss terms, with ONE readback: each term
  * (e.g. each agent's loss on a shared model) gets its own backward pass so its pre-clip gradient
  * norm can be reported; the update applies their sum, clipped by global norm (tfjs-webgpu.md §6).
- * A non-finite loss or gradient skips the update and says why (DESIGN.md "Reliability").
+ * A non-finite loss or gradient skips the update and says why (DESIGN.md "Reliability"), and so
+ * does a finite one that would make a weight or a moment non-finite (AdamW.apply rolls it back).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
@@ -100,8 +101,10 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
     const badNorm = termGradNorms.findIndex((x) => !Number.isFinite(x));
     if (bad >= 0) report.reason = `loss of term ${bad} is ${termLosses[bad]}`;
     else if (badNorm >= 0 || !Number.isFinite(gradNorm)) report.reason = `gradient norm is ${badNorm >= 0 ? termGradNorms[badNorm] : gradNorm}${badNorm >= 0 ? ` (term ${badNorm})` : ''}`;
-    if (report.reason) report.skipped = true;
-    else opt.apply(grads, clipCoef(gradNorm, opt.clipNorm));
+    if (!report.reason && !(await opt.apply(grads, clipCoef(gradNorm, opt.clipNorm)))) {
+      report.reason = 'the update made a weight or an AdamW moment non-finite; rolled back';
+    }
+    report.skipped = report.reason !== undefined;
     return report;
   } finally {
     if (sum) tf.dispose(Object.values(sum));

@@ -86,3 +86,11 @@ export function summarize(
     ),
   };
 }
+
+/**
+ * True when every model update of the run was skipped (non-finite loss, gradient or weights): the
+ * run recorded lines but never trained. `models` is the number of models each step updates.
+ */
+export function trainedNothing(s: RunSummary, models: number): boolean {
+  return s.steps > 0 && s.skippedUpdates >= s.steps * models;
+}

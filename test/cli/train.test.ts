@@ -14,7 +14,7 @@ describe('npm run lab -- train', () => {
     const r = lab(['train', '--config', hash, '--steps', '2', '--backend', 'wasm', '--out', out]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^backend: wasm/m);
-    expect(r.stdout).toMatch(/run\s+avg@2\s+pass@2\s+reward\s+alice \|g\| med\/max\/spikes/);
+    expect(r.stdout).toMatch(/run\s+avg@2\s+pass@2\s+reward\s+skipped\s+alice \|g\| med\/max\/spikes/);
 
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
     expect(config.task).toBe('sync');

@@ -22,7 +22,7 @@ describe('AdamW and the update', () => {
     const opt = new AdamW(m, { lr: 0.1, weightDecay: 0.5 });
     const before = await weights(m);
     const zeros = Object.fromEntries(m.variables.map((v) => [v.name, tf.zerosLike(v)]));
-    opt.apply(zeros);
+    expect(await opt.apply(zeros)).toBe(true);
     const after = await weights(m);
     m.specs.forEach((s, i) => {
       const expected = s.decay ? before[i].map((x) => x * (1 - 0.1 * 0.5)) : before[i];
@@ -76,6 +76,28 @@ describe('AdamW and the update', () => {
     after.forEach((w, i) => expect(maxAbsDiff(w, before[i])).toBe(0));
     expect(opt.step).toBe(0);
     disposeBatch(batch);
+    opt.dispose();
+    m.dispose();
+  });
+
+  it('rolls back a finite update that would make a weight non-finite, and counts it as skipped (issue 13, probe 9)', async () => {
+    const m = tinyModel();
+    // A learning rate finite as a number (a live change accepts it) but not as a float32: lr·update is ±∞.
+    const opt = new AdamW(m, { lr: 1e39 });
+    const before = await weights(m);
+    const bias = m.params.get('h0.ln1.b')!;
+    const rep = await update(m, opt, [() => ({ loss: tf.sum(bias) as tf.Scalar })]);
+    expect(Number.isFinite(rep.loss) && Number.isFinite(rep.gradNorm)).toBe(true);
+    expect(rep).toMatchObject({ skipped: true, reason: 'the update made a weight or an AdamW moment non-finite; rolled back' });
+    (await weights(m)).forEach((w, i) => expect(maxAbsDiff(w, before[i])).toBe(0));
+    const moments = await Promise.all([...opt.moments.m, ...opt.moments.v].map((x) => x.data()));
+    expect(moments.every((x) => x.every((y) => y === 0))).toBe(true);
+    expect(opt.step).toBe(0);
+    // A sane update afterwards goes through.
+    opt.lr = 1e-3;
+    const ok = await update(m, opt, [() => ({ loss: tf.sum(bias) as tf.Scalar })]);
+    expect(ok.skipped).toBe(false);
+    expect(opt.step).toBe(1);
     opt.dispose();
     m.dispose();
   });
