@@ -7,7 +7,7 @@ import type { TaskName } from '../core/config';
 import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
 import { hashString, type Prng } from '../core/prng';
-import { searchTask } from './search';
+import { searchRolesTask, searchTask } from './search';
 import { syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 
@@ -19,6 +19,7 @@ export const TASKS = {
   math: mathTask,
   sync: syncTask,
   'coder-tester': coderTesterTask,
+  'search-roles': searchRolesTask,
 } as const satisfies Record<TaskName, AnyTask>;
 
 /** The task called `name`, or an error listing the valid names. */
@@ -34,7 +35,7 @@ export const VAL_PERCENT = 10;
 
 /** The split an instance belongs to: a pure function of task name and key, stable across runs. */
 export function splitOf(task: AnyTask, key: string): Split {
-  return hashString(`${task.name}/${key}`) % 100 < VAL_PERCENT ? 'val' : 'train';
+  return hashString(`${task.variantOf ?? task.name}/${key}`) % 100 < VAL_PERCENT ? 'val' : 'train';
 }
 
 /**

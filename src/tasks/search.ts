@@ -237,3 +237,38 @@ export const searchTask: Task<SearchInstance, SearchState> = {
   step,
   demonstrate,
 };
+
+/**
+ * Per-agent rewards on different scales, after AT-GRPO's role rewards (PettingLLMs
+ * `calculate_reward`, algorithms.md §3.4: reasoner 2·1[correct]; tool agent (−1 error, +1
+ * correct, else 0) + 1[reasoning correct]), with the verifier on the shared outcome:
+ *   answer   2 · 1[answer right]                                   ∈ {0, 2}
+ *   search   (−1 if any query was malformed, else +1 if every fact the answer needs was
+ *            retrieved, else 0) + 1[answer right]                    ∈ {−1, 0, 1, 2}
+ *   verifier 1[answer right]                                         ∈ {0, 1}
+ * Each row then scores its agent's reward minus its own invalid penalty. GRPO averages a
+ * trajectory's row scores into one value per trajectory and normalizes those; Dr. MAS normalizes
+ * each agent's row scores among themselves; global-step pools every row of the prompt group.
+ */
+export function roleRewards(state: SearchState, success: boolean): Partial<Record<Role, number>> {
+  const right = success ? 1 : 0;
+  const malformed = state.log.some((l) => l.agent === 'search' && !l.valid);
+  const tool = malformed ? -1 : answerable(state) ? 1 : 0;
+  return { answer: 2 * right, search: tool + right, verifier: right };
+}
+
+function stepWithRoles(state: SearchState, agent: Role, response: string): StepResult<SearchState> {
+  const r = step(state, agent, response);
+  const outcome = r.state.outcome;
+  if (!outcome) return r;
+  return { ...r, state: { ...r.state, outcome: { ...outcome, agentRewards: roleRewards(r.state, outcome.success) } } };
+}
+
+export const searchRolesTask: Task<SearchInstance, SearchState> = {
+  ...searchTask,
+  name: 'search-roles',
+  variantOf: 'search',
+  doc: 'search with per-agent rewards on different scales (AT-GRPO role rewards): answer 2·EM, search retrieval ±1 + EM, verifier EM',
+  reference: 'Dr. MAS search orchestra + PettingLLMs role rewards (arXiv 2510.11062; multi_agent_env/**/calculate_reward)',
+  step: stepWithRoles,
+};

@@ -65,6 +65,11 @@ export interface Task<I, S extends BaseState> {
   readonly doc: string;
   /** The setup this follows (paper or repository path). */
   readonly reference: string;
+  /**
+   * The task this one varies (its rewards, say): it shares that task's instances, train/val split
+   * and shipped base models, so the two run on the same task stream from the same weights.
+   */
+  readonly variantOf?: string;
   readonly agents: readonly AgentSpec[];
   /** Subtracted from the reward of each row whose output was invalid. */
   readonly invalidPenalty: number;

@@ -9,6 +9,7 @@ import { decodeCheckpoint, verifyCheckpoint, type Checkpoint } from '../model/ch
 import { gptConfig } from '../model/gpt';
 import { MAX_CONTEXT } from '../tasks/types';
 import { modelSlots } from './models';
+import { getTask } from '../tasks/registry';
 
 /** Reads a file under models/ (e.g. `search/per-agent/verifier.ckpt`), or null if it is not there. */
 export type ReadModelFile = (path: string) => Promise<Uint8Array | null>;
@@ -34,6 +35,7 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
   const checkpoints: Record<string, Checkpoint> = {};
   const notes: Record<string, string> = {};
   const slots = modelSlots(exp);
+  const baseTask = getTask(exp.task).variantOf ?? exp.task; // a variant starts from its task's models
   for (const file of user) {
     let ckpt: Checkpoint;
     try {
@@ -63,10 +65,10 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
       notes[slot.id] = 'fresh seeded init (models.base = scratch)';
       continue;
     }
-    const path = `${exp.task}/${exp.models.assignment}/${slot.id}.ckpt`;
+    const path = `${baseTask}/${exp.models.assignment}/${slot.id}.ckpt`;
     const bytes = await read(path);
     if (!bytes) {
-      throw new Error(`no shipped base model models/${path}: run \`npm run pretrain -- --task ${exp.task}\`, or set models.base=scratch`);
+      throw new Error(`no shipped base model models/${path}: run \`npm run pretrain -- --task ${baseTask}\`, or set models.base=scratch`);
     }
     let ckpt: Checkpoint;
     try {

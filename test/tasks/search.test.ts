@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { SPECIAL } from '../../src/core/vocab';
 import { Bm25 } from '../../src/tasks/bm25';
 import { Prng } from '../../src/core/prng';
-import { sampleInstances } from '../../src/tasks/registry';
+import { sampleInstances, splitOf } from '../../src/tasks/registry';
 import {
   answerable,
   normalizeAnswer,
   SEARCH_MAX_STEPS,
+  searchRolesTask,
   searchTask,
   type SearchInstance,
   type SearchState,
@@ -144,5 +145,37 @@ describe('search call counts', () => {
       const hops = ins[t.group].hops.length;
       expect(t.calls).toEqual({ verifier: hops + 1, search: hops, answer: 1 });
     }
+  });
+});
+
+describe('search-roles: AT-GRPO role rewards on the search workflow', () => {
+  /** Plays responses through the variant; returns its outcome. */
+  function outcomeOf(instance: SearchInstance, responses: string[]) {
+    let state = searchRolesTask.init(instance);
+    for (const r of responses) state = searchRolesTask.step(state, searchRolesTask.next(state)!.agent, r).state;
+    return state.outcome!;
+  }
+  const hop = oneHop.hops[0];
+  const query = `q:${hop.subject} ${hop.relation}`;
+
+  it('answer 2·EM; search (+1 retrieved, −1 malformed, else 0) + EM; verifier EM', () => {
+    // search, retrieve, answer right: answer 2, search 1 + 1, verifier 1
+    expect(outcomeOf(oneHop, ['no', query, 'yes', `a:${oneHop.answer}`]).agentRewards).toEqual({ answer: 2, search: 2, verifier: 1 });
+    // search, retrieve, answer wrong: answer 0, search 1 + 0, verifier 0
+    expect(outcomeOf(oneHop, ['no', query, 'yes', 'a:nobody']).agentRewards).toEqual({ answer: 0, search: 1, verifier: 0 });
+    // a malformed query, then a good one, answer right: the error costs the search agent its +1 and more
+    expect(outcomeOf(oneHop, ['no', 'garbage', 'no', query, 'yes', `a:${oneHop.answer}`]).agentRewards).toEqual({
+      answer: 2,
+      search: -1 + 1,
+      verifier: 1,
+    });
+    // no search at all, answer wrong: 0 everywhere
+    expect(outcomeOf(oneHop, ['yes', 'a:nobody']).agentRewards).toEqual({ answer: 0, search: 0, verifier: 0 });
+  });
+
+  it('shares search’s instances, split and outcome (success, trajectory reward)', () => {
+    for (const i of instances.slice(0, 50)) expect(splitOf(searchRolesTask, searchRolesTask.key(i))).toBe(splitOf(searchTask, searchTask.key(i)));
+    const o = outcomeOf(oneHop, ['no', query, 'yes', `a:${oneHop.answer}`]);
+    expect([o.success, o.reward]).toEqual([true, 1]);
   });
 });
