@@ -1,60 +1,98 @@
 /**
- * `npm run amplification -- [--tasks search,math,sync,coder-tester] [--batches 4]`
- * Where do the estimators part? Over base-model rollouts (no update), per task and group size G:
- * each agent's amplification factor (σ_k² + (μ_k − μ)²)/σ² (Dr. MAS Lemma 4.2; 1 = no mismatch),
- * its E[A²] under GRPO and Dr. MAS, its mean row reward against the trajectory mean, and the share
- * of its rows that sit in failing trajectories. Prints a table; the figures behind the default.
+ * `npm run amplification -- [--presets id,…] [--batches 8]`
+ * Where do the estimators part? For each preset, over base-model rollouts at the preset's own
+ * B, G and temperature (no update), per agent: rows per trajectory, the median over batches of its
+ * amplification (GRPO's trajectory baseline) and amplification_rows (global-step's pooled-rows
+ * baseline), the share of its rows that sit in failing trajectories, and the correlation of its
+ * rows' advantages under GRPO and Dr. MAS; per preset the batch success. On `math` also the share
+ * of first answers the verifier rejects, split by whether the answer was right.
  */
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { ExperimentSchema, TASK_NAMES } from '../src/core/config';
+import { PRESETS, presetById } from '../src/core/presets';
 import { mixSeed, Prng } from '../src/core/prng';
 import { computeAdvantages } from '../src/rl/advantage';
-import { rollout } from '../src/tasks/orchestrator';
+import { pearson } from '../src/rl/shadow';
+import { median } from '../src/rl/summary';
+import { rollout, type Row } from '../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../src/tasks/registry';
+import { solution, type MathInstance } from '../src/tasks/math';
 import { loadShippedBase } from '../src/cli/base-models';
 import { buildModels, disposeModels } from '../src/train/models';
 import { modelPolicy, type SampledTokens } from '../src/train/policy';
 
 const { values } = parseArgs({
-  options: { tasks: { type: 'string', default: TASK_NAMES.join(',') }, batches: { type: 'string', default: '4' }, groups: { type: 'string', default: '4,8' } },
+  options: { presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') }, batches: { type: 'string', default: '8' } },
 });
 tf.enableProdMode();
 await tf.setBackend('wasm');
 
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
-console.log('task          G  agent     rows/traj  μ_k−μ   amplif  E[A²] grpo  E[A²] drmas  rows in failures');
-for (const task of values.tasks.split(',')) {
-  const exp = ExperimentSchema.parse({ task });
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** Math: of the trajectories whose first answer was right (wrong), the share the verifier rejected. */
+function rejections(rows: Row[], instances: readonly unknown[], G: number): { all: number; right: number; wrong: number } {
+  const byTraj = new Map<number, Row[]>();
+  for (const r of rows) byTraj.set(r.traj, [...(byTraj.get(r.traj) ?? []), r]);
+  const seen = { right: [0, 0], wrong: [0, 0] };
+  for (const [traj, own] of byTraj) {
+    const first = own.find((r) => r.agent === 'solver');
+    if (!first) continue;
+    const right = Number(first.response) === solution(instances[Math.floor(traj / G)] as MathInstance) ? 'right' : 'wrong';
+    seen[right][0]++;
+    if (own.filter((r) => r.agent === 'solver').length > 1) seen[right][1]++;
+  }
+  const share = ([n, k]: number[]) => k / n;
+  return { all: (seen.right[1] + seen.wrong[1]) / (seen.right[0] + seen.wrong[0]), right: share(seen.right), wrong: share(seen.wrong) };
+}
+
+console.log('preset         success  agent     rows/traj  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
+for (const id of values.presets.split(',')) {
+  const exp = presetById(id)?.config;
+  if (!exp) throw new Error(`no preset ${id}`);
   const { checkpoints } = await loadShippedBase(exp);
   const models = buildModels(exp, exp.optim, 0, checkpoints);
   const counters = { forwards: 0, readbacks: 0, tokens: 0 };
   const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
   const agentModels = Object.fromEntries(models.flatMap((m) => m.agents.map((a) => [a, m.id])));
-  for (const G of values.groups.split(',').map(Number)) {
-    const rows: { group: number; traj: number; agent: string; turn: number; reward: number }[] = [];
-    const failed = new Set<number>();
-    let trajs = 0;
-    for (let b = 0; b < Number(values.batches); b++) {
-      const instances = sampleInstances(getTask(task), new Prng(mixSeed(7, `amp/${b}`)), 'train', 8);
-      const r = await rollout<SampledTokens>({ task: exp.task, instances, groupSize: G, policies, agentModels, seed: mixSeed(7, `amp-roll/${b}`) });
-      const offset = b * 8 * G;
-      for (const row of r.rows) rows.push({ group: row.group + b * 8, traj: row.traj + offset, agent: row.agent, turn: row.turn, reward: row.reward });
-      for (const t of r.trajectories) if (!t.success) failed.add(t.traj + offset);
-      trajs += r.trajectories.length;
+  const { batchSize: B, groupSize: G, temperature } = exp.rollout;
+  const per: Record<string, { rows: number; amp: number[]; ampRows: number[]; inFail: number; grpo: number[]; drmas: number[] }> = {};
+  let trajs = 0;
+  const success: number[] = [];
+  const rej = { all: [] as number[], right: [] as number[], wrong: [] as number[] };
+  for (let b = 0; b < Number(values.batches); b++) {
+    const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `amp/${b}`)), 'train', B);
+    const r = await rollout<SampledTokens>({ task: exp.task, instances, groupSize: G, policies, agentModels, seed: mixSeed(7, `amp-roll/${b}`), temperature });
+    const failed = new Set(r.trajectories.filter((t) => !t.success).map((t) => t.traj));
+    success.push(mean(r.trajectories.map((t) => (t.success ? 1 : 0))));
+    trajs += r.trajectories.length;
+    const grpo = computeAdvantages(r.rows, { estimator: 'grpo' });
+    const drmas = computeAdvantages(r.rows, { estimator: 'drmas' });
+    for (const [agent, s] of Object.entries(grpo.stats.agents)) {
+      const p = (per[agent] ??= { rows: 0, amp: [], ampRows: [], inFail: 0, grpo: [], drmas: [] });
+      if (Number.isFinite(s.amplification)) p.amp.push(s.amplification);
+      if (Number.isFinite(s.amplificationRows)) p.ampRows.push(s.amplificationRows);
+      r.rows.forEach((row, i) => {
+        if (row.agent !== agent) return;
+        p.rows++;
+        if (failed.has(row.traj)) p.inFail++;
+        p.grpo.push(grpo.advantages[i]);
+        p.drmas.push(drmas.advantages[i]);
+      });
     }
-    const grpo = computeAdvantages(rows, { estimator: 'grpo' }).stats;
-    const drmas = computeAdvantages(rows, { estimator: 'drmas' }).stats;
-    const mu = rows.reduce((a, r) => a + r.reward, 0) / rows.length;
-    for (const agent of Object.keys(grpo.agents)) {
-      const own = rows.filter((r) => r.agent === agent);
-      const inFail = own.filter((r) => failed.has(r.traj)).length / own.length;
-      const g = grpo.agents[agent];
-      console.log(
-        `${task.padEnd(13)} ${String(G).padStart(2)}  ${agent.padEnd(9)} ${fmt(own.length / trajs).padStart(9)}  ${fmt(g.rewardMean - mu).padStart(6)}  ${fmt(g.amplification).padStart(6)}  ${fmt(g.advSqMean).padStart(10)}  ${fmt(drmas.agents[agent].advSqMean).padStart(11)}  ${fmt(inFail).padStart(16)}`,
-      );
+    if (exp.task === 'math') {
+      const x = rejections(r.rows, instances, G);
+      for (const k of ['all', 'right', 'wrong'] as const) if (Number.isFinite(x[k])) rej[k].push(x[k]);
     }
+  }
+  for (const [agent, p] of Object.entries(per)) {
+    console.log(
+      `${id.padEnd(14)} ${fmt(mean(success)).padStart(7)}  ${agent.padEnd(9)} ${fmt(p.rows / trajs).padStart(9)}  ${fmt(median(p.amp)).padStart(12)}  ${fmt(median(p.ampRows)).padStart(17)}  ${fmt(p.inFail / p.rows).padStart(16)}  ${fmt(pearson(p.grpo, p.drmas)).padStart(17)}`,
+    );
+  }
+  if (exp.task === 'math') {
+    console.log(`${id.padEnd(14)} first answers rejected: ${fmt(mean(rej.all))} (right ones ${fmt(mean(rej.right))}, wrong ones ${fmt(mean(rej.wrong))})`);
   }
   disposeModels(models);
 }

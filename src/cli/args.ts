@@ -11,7 +11,9 @@ export const HELP = `Agentwise Lab — headless runs
 Usage:
   npm run lab -- train --config <file | URL | hash> [--steps N] [--backend B] [--out DIR]
                        [--force] [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
+  npm run lab -- train --preset ID [--steps N] [--backend B] [--out DIR] …
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
+  npm run lab -- presets [--json]
   npm run lab -- report DIR
   npm run lab -- export tensorboard DIR --out TBDIR
   npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR
@@ -29,6 +31,8 @@ Commands:
           With several seeds it also prints each run's mean ± 95 % CI over seeds, the paired
           difference from the first run (same seed, same task stream) and a verdict computed
           from its CI: the same numbers as the page's Findings view.
+  presets Lists the named experiments the page offers (one list for both): id, title, task and
+          the experiment hash (--json: also the blurb and the whole config).
   report  Prints the summary and seed comparison tables again from DIR/config.json and
           DIR/metrics.jsonl (of a finished, stopped or running train).
   export tensorboard
@@ -61,6 +65,7 @@ Options:
   --config <x>   A JSON file holding a whole or partial experiment (defaults fill the rest), a lab
                  URL (http://localhost:5173/#v=1&task=math), or a bare hash (v=1&task=math).
                  Default: the default experiment (GRPO vs Dr. MAS on search).
+  --preset ID    One of the named experiments (npm run lab -- presets); not with --config.
   --steps N      Overrides the experiment's step count. With --resume: the run's own count
                  (from its config.json) unless N raises it.
   --backend B    One of ${BACKEND_NAMES.join(', ')}. Default: wasm (the fastest backend in Node;
@@ -91,6 +96,8 @@ which). The summary table's "skipped" column counts each run's skipped updates.`
 export interface TrainArgs {
   command: 'train';
   config: string | null;
+  /** A preset id (src/core/presets.ts); exclusive with `config`. */
+  preset: string | null;
   steps: number | null;
   backend: BackendName;
   out: string | null;
@@ -100,7 +107,7 @@ export interface TrainArgs {
   force: boolean;
   quiet: boolean;
 }
-export type CliArgs = TrainArgs | { command: 'report'; dir: string } | { command: 'interop'; argv: string[] } | { command: 'help' };
+export type CliArgs = TrainArgs | { command: 'report'; dir: string } | { command: 'presets'; json: boolean } | { command: 'interop'; argv: string[] } | { command: 'help' };
 
 export class UsageError extends Error {}
 
@@ -111,6 +118,10 @@ export function parseCli(argv: readonly string[]): CliArgs {
     if (rest.length !== 1 || rest[0].startsWith('-')) throw new UsageError('usage: npm run lab -- report DIR (a train --out folder)');
     return { command: 'report', dir: rest[0] };
   }
+  if (command === 'presets') {
+    if (rest.some((a) => a !== '--json')) throw new UsageError('usage: npm run lab -- presets [--json]');
+    return { command: 'presets', json: rest.includes('--json') };
+  }
   if (command === 'export' || command === 'import') return { command: 'interop', argv: [...argv] }; // parsed in interop.ts
   if (command !== 'train') throw new UsageError(`unknown command "${command}"; try: npm run lab -- help`);
   let values;
@@ -119,6 +130,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
       args: [...rest],
       options: {
         config: { type: 'string' },
+        preset: { type: 'string' },
         steps: { type: 'string' },
         backend: { type: 'string' },
         out: { type: 'string' },
@@ -155,12 +167,14 @@ export function parseCli(argv: readonly string[]): CliArgs {
   }
   const resume = values.resume ?? null;
   if (resume !== null) {
-    const clash = [...(['config', 'out', 'init'] as const).filter((k) => values[k] !== undefined), ...(values.force ? ['force'] : [])];
+    const clash = [...(['config', 'preset', 'out', 'init'] as const).filter((k) => values[k] !== undefined), ...(values.force ? ['force'] : [])];
     if (clash.length) throw new UsageError(`--resume takes the config and folder of the run it resumes; drop --${clash.join(', --')}`);
   }
+  if (values.preset !== undefined && values.config !== undefined) throw new UsageError('--preset and --config both name the experiment; give one');
   return {
     command: 'train',
     config: values.config ?? null,
+    preset: values.preset ?? null,
     steps,
     backend,
     out: values.out ?? null,

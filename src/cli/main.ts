@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import { M } from '../core/metrics';
+import { PRESETS, presetById } from '../core/presets';
+import { encodeExperiment } from '../core/url';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodePlatform } from '../runtime/platform-node';
 import { runExperiment, runLabels } from '../train/experiment';
@@ -54,7 +56,7 @@ async function train(args: TrainArgs): Promise<number> {
   const out = args.resume ?? args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
   if (args.resume) checkRunDir(args.resume);
   const configPath = args.resume ? join(args.resume, 'config.json') : args.config;
-  const given = configPath ? loadConfig(configPath) : DEFAULT_EXPERIMENT;
+  const given = configPath ? loadConfig(configPath) : args.preset ? presetConfig(args.preset) : DEFAULT_EXPERIMENT;
   // config.json records the run's own step count: a resume keeps it unless --steps raises it.
   if (args.resume && args.steps !== null && args.steps < given.steps) {
     throw new UsageError(`${out} was started with --steps ${given.steps}; --resume may raise it, not lower it`);
@@ -120,6 +122,25 @@ function printTables(exp: Experiment, summaries: readonly RunSummary[]): void {
   if (exp.seeds > 1) console.log(`\nover ${exp.seeds} seeds (spike frac: share of steps above 3× the running median; verdicts from the paired 95 % CI)\n${comparisonTable(compareSeeds(summaries))}`);
 }
 
+function presetConfig(id: string): Experiment {
+  const p = presetById(id);
+  if (!p) throw new UsageError(`--preset: no preset "${id}"; presets: ${PRESETS.map((q) => q.id).join(', ')}`);
+  return p.config;
+}
+
+/** `lab presets [--json]`: the page's named experiments, from the same list. */
+function listPresets(json: boolean): void {
+  const rows = PRESETS.map((p) => ({ id: p.id, title: p.title, task: p.config.task, hash: encodeExperiment(p.config) }));
+  if (json) {
+    console.log(JSON.stringify(PRESETS.map((p, i) => ({ ...rows[i], blurb: p.blurb, config: p.config })), null, 2));
+    return;
+  }
+  const w = (k: 'id' | 'title' | 'task') => Math.max(k.length, ...rows.map((r) => r[k].length));
+  for (const r of [{ id: 'id', title: 'title', task: 'task', hash: 'hash' }, ...rows]) {
+    console.log(`${r.id.padEnd(w('id'))}  ${r.title.padEnd(w('title'))}  ${r.task.padEnd(w('task'))}  ${r.hash}`);
+  }
+}
+
 /** `lab report DIR`: the end-of-run tables again, from what the folder recorded. */
 function report(dir: string): void {
   checkRunDir(dir);
@@ -146,7 +167,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (args.command === 'interop') return runInterop(args.argv);
-    if (args.command === 'report') report(args.dir);
+    if (args.command === 'presets') listPresets(args.json);
+    else if (args.command === 'report') report(args.dir);
     else return await train(args);
     return 0;
   } catch (e) {

@@ -16,6 +16,13 @@ export interface Preset {
 const make = (patch: Record<string, unknown>): Experiment =>
   ExperimentSchema.parse({ ...structuredClone(DEFAULT_EXPERIMENT), ...patch });
 
+/** The issue-81 ablation's three runs: one baseline per trajectory, per row, per agent. */
+const THREE_WAY = [
+  { label: 'GRPO', estimator: 'grpo' },
+  { label: 'Step-level', estimator: 'global-step' },
+  { label: 'Dr. MAS', estimator: 'drmas' },
+];
+
 export const PRESETS: readonly Preset[] = [
   {
     id: 'drmas-vs-grpo',
@@ -31,13 +38,7 @@ export const PRESETS: readonly Preset[] = [
     blurb:
       'Separates the two changes Dr. MAS makes: counting steps instead of trajectories (global-step) ' +
       'and splitting statistics per agent (drmas).',
-    config: make({
-      runs: [
-        { label: 'GRPO', estimator: 'grpo' },
-        { label: 'Step-level', estimator: 'global-step' },
-        { label: 'Dr. MAS', estimator: 'drmas' },
-      ],
-    }),
+    config: make({ runs: THREE_WAY }),
   },
   {
     id: 'sync',
@@ -46,6 +47,24 @@ export const PRESETS: readonly Preset[] = [
       'Every agent acts once on one shared reward: the per-agent sets equal the trajectory sets, so ' +
       'Dr. MAS and GRPO must produce the same advantages, step for step.',
     config: make({ task: 'sync' }),
+  },
+  {
+    id: 'math-loop',
+    title: 'Solver ⇄ verifier loop (math, retries)',
+    blurb:
+      'Dr. MAS’s math workflow: the solver answers, the verifier approves or rejects (back to the solver, at ' +
+      'most 2 attempts; −0.1 per invalid row). The shipped verifier rejects some first answers, right ones ' +
+      'and wrong ones, so solver rows pile up in retried, mostly failing trajectories.',
+    config: make({ task: 'math', runs: THREE_WAY }),
+  },
+  {
+    id: 'search-roles',
+    title: 'Per-agent rewards on different scales (search)',
+    blurb:
+      'The search workflow with AT-GRPO’s role rewards, on different scales: answer 2·EM; search +1 if it ' +
+      'retrieved every needed fact, −1 if a query was malformed, plus EM; verifier EM. GRPO normalizes each ' +
+      'trajectory’s mean row reward; Dr. MAS normalizes each agent’s own rewards.',
+    config: make({ task: 'search-roles', runs: THREE_WAY }),
   },
   {
     id: 'heterogeneous',

@@ -38,7 +38,8 @@ export interface RunSummary {
   agents: Record<string, AgentSummary>;
 }
 
-function median(xs: number[]): number {
+/** Median of the finite values; NaN if there are none. */
+export function median(xs: number[]): number {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   const h = s.length >> 1;

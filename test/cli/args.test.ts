@@ -6,6 +6,7 @@ describe('CLI arguments', () => {
     expect(parseCli(['train', '--config', 'x.json', '--steps', '5', '--backend', 'cpu', '--out', 'o', '--init', 'a.ckpt,b.ckpt', '--force', '--quiet'])).toEqual({
       command: 'train',
       config: 'x.json',
+      preset: null,
       steps: 5,
       backend: 'cpu',
       out: 'o',
@@ -22,6 +23,7 @@ describe('CLI arguments', () => {
     expect(parseCli(['train'])).toEqual({
       command: 'train',
       config: null,
+      preset: null,
       steps: null,
       backend: 'wasm',
       out: null,
@@ -31,6 +33,15 @@ describe('CLI arguments', () => {
       force: false,
       quiet: false,
     });
+  });
+
+  it('parses presets [--json] and train --preset ID, which names the experiment alone', () => {
+    expect(parseCli(['presets'])).toEqual({ command: 'presets', json: false });
+    expect(parseCli(['presets', '--json'])).toEqual({ command: 'presets', json: true });
+    expect(() => parseCli(['presets', 'x'])).toThrow(/usage: npm run lab -- presets \[--json\]/);
+    expect(parseCli(['train', '--preset', 'sync', '--steps', '3', '--out', 'o'])).toMatchObject({ preset: 'sync', steps: 3, out: 'o', config: null });
+    expect(() => parseCli(['train', '--preset', 'sync', '--config', 'v=1'])).toThrow(/--preset and --config both name the experiment/);
+    expect(() => parseCli(['train', '--resume', 'runs/x', '--preset', 'sync'])).toThrow(/drop --preset/);
   });
 
   it('parses report DIR', () => {

@@ -3,6 +3,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PRESETS, presetById } from '../../src/core/presets';
+import { decodeExperiment } from '../../src/core/url';
 
 const lab = (args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 240_000 });
@@ -75,6 +77,23 @@ describe('npm run lab -- train', () => {
     expect(lines.map((l) => l.run)).toEqual(['A', 'B', 'A', 'B']);
     expect(science(lines[0])).toEqual(science(lines[1]));
     expect(science(lines[2])).toEqual(science(lines[3]));
+  });
+
+  it('lists the presets (the page’s list) and trains one by id', () => {
+    const listed = JSON.parse(lab(['presets', '--json']).stdout) as { id: string; task: string; hash: string }[];
+    expect(listed.map((p) => p.id)).toEqual(PRESETS.map((p) => p.id));
+    expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining(['sync', 'issue81', 'heterogeneous']));
+    for (const p of listed) {
+      const decoded = decodeExperiment(p.hash);
+      expect(decoded.ok && decoded.config).toEqual(presetById(p.id)!.config);
+    }
+    const out = mkdtempSync(join(tmpdir(), 'agentwise-preset-'));
+    const r = lab(['train', '--preset', 'sync', '--steps', '1', '--out', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'))).toEqual(presetById('sync')!.config);
+    const bad = lab(['train', '--preset', 'nope', '--steps', '1', '--out', out]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--preset: no preset "nope"; presets: drmas-vs-grpo, issue81, sync/);
   });
 
   it('starts from --init checkpoints and refuses one that fits no model', () => {

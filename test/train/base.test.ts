@@ -10,6 +10,12 @@ import { agentShadowKey, M } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { loadBase } from '../../src/train/base';
 import { RunTrainer } from '../../src/train/trainer';
+import { presetById } from '../../src/core/presets';
+import { Prng } from '../../src/core/prng';
+import { rollout } from '../../src/tasks/orchestrator';
+import { getTask, sampleInstances } from '../../src/tasks/registry';
+import { buildModels, disposeModels } from '../../src/train/models';
+import { modelPolicy, type SampledTokens } from '../../src/train/policy';
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -99,5 +105,25 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
     const base = small('sync');
     base.models.perAgent = { bob: 'small' };
     await expect(loadBase(base, shipped, [{ name: 'bob.ckpt', bytes: bob }])).rejects.toThrow(/bob\.ckpt does not fit model bob \(small\)/);
+  });
+});
+
+describe('the mechanism presets on their shipped base models', () => {
+  it('math-loop: the base verifier rejects first answers, so seeded rollouts have more solver calls than trajectories', async () => {
+    const exp = presetById('math-loop')!.config;
+    const { checkpoints } = await loadShippedBase(exp);
+    const models = buildModels(exp, exp.optim, 0, checkpoints);
+    try {
+      const counters = { forwards: 0, readbacks: 0, tokens: 0 };
+      const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
+      const instances = sampleInstances(getTask('math'), new Prng(21), 'train', exp.rollout.batchSize);
+      const r = await rollout<SampledTokens>({ task: 'math', instances, groupSize: exp.rollout.groupSize, policies, seed: 21 });
+      const solverCalls = r.rows.filter((row) => row.agent === 'solver').length;
+      expect(solverCalls).toBeGreaterThanOrEqual(1.3 * r.trajectories.length); // ≥ 30 % of first answers rejected
+      expect(solverCalls).toBeLessThanOrEqual(1.6 * r.trajectories.length); // … and not nearly all
+      expect(r.trajectories.some((t) => t.success)).toBe(true);
+    } finally {
+      disposeModels(models);
+    }
   });
 });
