@@ -90,7 +90,7 @@ describe('npm run lab -- train', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-preset-'));
     const r = lab(['train', '--preset', 'sync', '--steps', '1', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'))).toEqual(presetById('sync')!.config);
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'))).toEqual({ ...presetById('sync')!.config, steps: 1 });
     const bad = lab(['train', '--preset', 'nope', '--steps', '1', '--out', out]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--preset: no preset "nope"; presets: drmas-vs-grpo, issue81, sync/);
