@@ -28,8 +28,10 @@ export const PRESETS: readonly Preset[] = [
     id: 'drmas-vs-grpo',
     title: 'Dr. MAS vs GRPO (search)',
     blurb:
-      'Verifier routes to Search or Answer: Search rows gather in failures, Answer rows in successes, ' +
-      'so one global baseline mis-scales both. Agent-wise normalization fixes the scale per agent.',
+      'Verifier routes to Search or Answer. Where Search rows gather in failures and Answer rows in ' +
+      'successes, one global baseline mis-scales both; on the shipped base models they barely do: 61 % of ' +
+      'every agent’s rows sit in failing trajectories, amplification 0.87–0.88 for every agent, GRPO–Dr. MAS ' +
+      'advantage correlation 0.98–1.00 (npm run amplification).',
     config: DEFAULT_EXPERIMENT,
   },
   {
@@ -37,7 +39,8 @@ export const PRESETS: readonly Preset[] = [
     title: 'Step-level vs agent-wise (the issue-81 ablation)',
     blurb:
       'Separates the two changes Dr. MAS makes: counting steps instead of trajectories (global-step) ' +
-      'and splitting statistics per agent (drmas).',
+      'and splitting statistics per agent (drmas).' +
+      ' Base rollouts: amplification 0.87–0.88, amplification_rows 0.97–0.98 for every agent.',
     config: make({ runs: THREE_WAY }),
   },
   {
@@ -45,7 +48,8 @@ export const PRESETS: readonly Preset[] = [
     title: 'Synchronous control (identical by theory)',
     blurb:
       'Every agent acts once on one shared reward: the per-agent sets equal the trajectory sets, so ' +
-      'Dr. MAS and GRPO must produce the same advantages, step for step.',
+      'Dr. MAS and GRPO must produce the same advantages, step for step.' +
+      ' Base rollouts: amplification (G − 1)/G = 0.88 for both agents, correlation 1.',
     config: make({ task: 'sync' }),
   },
   {
@@ -54,7 +58,8 @@ export const PRESETS: readonly Preset[] = [
     blurb:
       'Dr. MAS’s math workflow: the solver answers, the verifier approves or rejects (back to the solver, at ' +
       'most 2 attempts; −0.1 per invalid row). The shipped verifier rejects some first answers, right ones ' +
-      'and wrong ones, so solver rows pile up in retried, mostly failing trajectories.',
+      'and wrong ones, so solver rows pile up in retried, mostly failing trajectories.' +
+      ' Base rollouts: 1.56 solver calls per trajectory, 56 % of first answers rejected, solver amplification 2.45 at batch success 0.18, correlation 0.83. Trained, all estimators soon teach the verifier to approve everything.',
     config: make({ task: 'math', runs: THREE_WAY }),
   },
   {
@@ -63,13 +68,16 @@ export const PRESETS: readonly Preset[] = [
     blurb:
       'The search workflow with AT-GRPO’s role rewards, on different scales: answer 2·EM; search +1 if it ' +
       'retrieved every needed fact, −1 if a query was malformed, plus EM; verifier EM. GRPO normalizes each ' +
-      'trajectory’s mean row reward; Dr. MAS normalizes each agent’s own rewards.',
+      'trajectory’s mean row reward; Dr. MAS normalizes each agent’s own rewards.' +
+      ' Base rollouts: amplification answer 2.18, search 1.88, verifier 0.85 at batch success 0.39; correlation 0.97.',
     config: make({ task: 'search-roles', runs: THREE_WAY }),
   },
   {
     id: 'heterogeneous',
     title: 'Heterogeneous model sizes',
-    blurb: 'A nano verifier, a small searcher and a base answerer, each with its own optimizer.',
+    blurb:
+      'A nano verifier, a small searcher and a base answerer, each with its own optimizer. No small or base ' +
+      'checkpoint is shipped yet: those two start from a fresh init and earn no task reward (base success 0).',
     config: make({ models: { perAgent: { verifier: 'nano', search: 'small', answer: 'base' } } }),
   },
   {
@@ -77,7 +85,8 @@ export const PRESETS: readonly Preset[] = [
     title: 'Rewards on different scales (coder/tester)',
     blurb:
       'The coder earns up to 2, the tester up to 2 on another support: a global baseline sits between ' +
-      'them and biases both agents’ advantages.',
+      'them and biases both agents’ advantages.' +
+      ' Base rollouts: amplification coder 1.58, tester 0.66.',
     config: make({ task: 'coder-tester' }),
   },
 ];
