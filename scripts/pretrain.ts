@@ -1,11 +1,12 @@
 /**
  * `npm run pretrain -- --task <task> [--seed N] [--target 0.3] [--max-steps N] [--out models]
- *   [--assignments per-agent,shared] [--demo-errors agent=rate,…] [--learn agent,…] [--from-shipped]`
+ *   [--assignments per-agent,shared] [--demo-errors agent=rate,…] [--learn agent,…] [--from-shipped] [--sizes agent=size,…]`
  * Warm-starts base models from the task's demonstrator and writes, per assignment (one model per
  * agent, and one shared), `models/<task>/<assignment>/<id>.ckpt` plus `models/<task>/manifest.json`
  * with the recipe and the measured base success. Runs on the wasm backend, deterministically.
  * `--learn` retrains only those agents' models, starting (with `--from-shipped`) from the shipped
- * ones, and keeps the others; `--demo-errors` makes the demonstrator err per agent (the math
+ * ones, and keeps the others; `--sizes agent=small,…` trains those agents' models at other sizes (shipped as
+ * `<id>-<size>.ckpt`); `--demo-errors` makes the demonstrator err per agent (the math
  * verifier learns to reject only from a solver that errs). The manifest keeps the sets not rerun.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     'demo-errors': { type: 'string', default: '' },
     learn: { type: 'string' },
     'from-shipped': { type: 'boolean', default: false },
+    sizes: { type: 'string', default: '' },
   },
 });
 const tasks = values.task ? [values.task] : [...TASK_NAMES];
@@ -44,6 +46,12 @@ for (const pair of values['demo-errors'].split(',').filter(Boolean)) {
   if (!(Number(rate) >= 0 && Number(rate) <= 1)) throw new Error(`--demo-errors: ${pair} is not agent=rate with rate in [0, 1]`);
   demoErrors[agent as Role] = Number(rate);
 }
+const perAgent: Record<string, 'nano' | 'small' | 'base'> = {};
+for (const pair of values.sizes.split(',').filter(Boolean)) {
+  const [agent, size] = pair.split('=');
+  if (!['nano', 'small', 'base'].includes(size)) throw new Error(`--sizes: ${pair} is not agent=nano|small|base`);
+  perAgent[agent] = size as 'nano';
+}
 const learn = values.learn ? (values.learn.split(',') as Role[]) : undefined;
 
 await tf.setBackend('wasm');
@@ -53,11 +61,12 @@ for (const task of tasks as TaskName[]) {
   const manifest: Record<string, unknown> = { task, backend: 'wasm', generated: new Date().toISOString().slice(0, 10), sets: { ...old.sets } };
   for (const assignment of values.assignments.split(',') as ('per-agent' | 'shared')[]) {
     const t0 = performance.now();
-    const exp = ExperimentSchema.parse({ task, models: { assignment, preset: values.preset } });
+    const exp = ExperimentSchema.parse({ task, models: { assignment, preset: values.preset, perAgent } });
     const init = values['from-shipped'] ? (await loadShippedBase(exp, values.out)).checkpoints : undefined;
     const r = await pretrainBase({
       demoErrors,
       learn,
+      perAgent,
       init,
       task,
       assignment,
@@ -77,8 +86,10 @@ for (const task of tasks as TaskName[]) {
     const previous = (manifest.sets as Record<string, Record<string, unknown> & { files?: Record<string, string>; retrained?: unknown[] }>)[assignment];
     const files: Record<string, string> = { ...previous?.files };
     for (const [id, ckpt] of Object.entries(r.checkpoints)) {
-      writeFileSync(join(dir, `${id}.ckpt`), encodeCheckpoint(ckpt));
-      files[id] = `${assignment}/${id}.ckpt`;
+      // A size other than the set's is shipped beside it as <id>-<size>.ckpt (src/train/base.ts).
+      const stem = ckpt.manifest.preset === values.preset ? id : `${id}-${ckpt.manifest.preset}`;
+      writeFileSync(join(dir, `${stem}.ckpt`), encodeCheckpoint(ckpt));
+      files[stem] = `${assignment}/${stem}.ckpt`;
     }
     const result = {
       steps: r.steps,

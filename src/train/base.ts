@@ -1,8 +1,8 @@
 /**
  * Which starting weights each model of an experiment gets. Shipped base models live at
- * `models/<task>/<assignment>/<id>.ckpt` (written by `npm run pretrain`); a model whose preset
- * differs from the shipped one (heterogeneous sizes) starts from a seeded fresh init instead, and
- * the note says so. I/O comes in as `read`, so Node (files) and the browser (fetch) share this.
+ * `models/<task>/<assignment>/<id>.ckpt` (written by `npm run pretrain`), and a model of another
+ * size at `<id>-<size>.ckpt` where one is shipped; a model whose size has no shipped checkpoint
+ * starts from a seeded fresh init instead, and the note says so. I/O comes in as `read`, so Node (files) and the browser (fetch) share this.
  */
 import type { Experiment } from '../core/config';
 import { decodeCheckpoint, verifyCheckpoint, type Checkpoint } from '../model/checkpoint';
@@ -65,8 +65,12 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
       notes[slot.id] = 'fresh seeded init (models.base = scratch)';
       continue;
     }
-    const path = `${baseTask}/${exp.models.assignment}/${slot.id}.ckpt`;
-    const bytes = await read(path);
+    // A model of another size than the set's (heterogeneous) has its own file, <id>-<size>.ckpt.
+    const dir = `${baseTask}/${exp.models.assignment}`;
+    const sized = `${dir}/${slot.id}-${slot.preset}.ckpt`;
+    const sizedBytes = await read(sized);
+    const path = sizedBytes ? sized : `${dir}/${slot.id}.ckpt`;
+    const bytes = sizedBytes ?? (await read(path));
     if (!bytes) {
       throw new Error(`no shipped base model models/${path}: run \`npm run pretrain -- --task ${baseTask}\`, or set models.base=scratch`);
     }

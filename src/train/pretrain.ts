@@ -41,6 +41,8 @@ export interface PretrainOptions {
   demoErrors?: ErrorRates;
   /** Only the models of these agents learn (default: all); the others keep `init`'s weights. */
   learn?: readonly Role[];
+  /** Per-agent model sizes (models.perAgent), e.g. the heterogeneous preset's. */
+  perAgent?: Readonly<Record<string, Experiment['models']['preset']>>;
   /** Starting weights per model id (default: a seeded fresh init). */
   init?: Readonly<Record<string, Checkpoint>>;
   onProgress?: (p: { step: number; loss: number; success?: number }) => void;
@@ -59,7 +61,7 @@ export interface PretrainResult {
 export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> {
   const exp = ExperimentSchema.parse({
     task: o.task,
-    models: { assignment: o.assignment, preset: o.preset, base: 'scratch' },
+    models: { assignment: o.assignment, preset: o.preset, perAgent: o.perAgent ?? {}, base: 'scratch' },
     eval: { every: 1, k: 4, questions: 64, temperature: 1, topP: 1 },
   });
   const optim = { ...exp.optim, lr: o.lr, weightDecay: 0.01, maxGradNorm: 1 };
@@ -120,6 +122,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       task: o.task,
       assignment: o.assignment,
       preset: o.preset,
+      perAgent: o.perAgent ?? {},
       seed: o.seed,
       steps: step,
       batchSize: o.batchSize,
@@ -129,7 +132,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
     };
     const checkpoints: Record<string, Checkpoint> = {};
     for (const m of models.filter(learns)) {
-      checkpoints[m.id] = await saveCheckpoint(m.model, { preset: o.preset, notes: { ...recipe, agents: m.agents } });
+      checkpoints[m.id] = await saveCheckpoint(m.model, { preset: m.preset, notes: { ...recipe, agents: m.agents } });
     }
     return { checkpoints, steps: step, success, passAtK: pass, k: exp.eval.k, recipe };
   } finally {
