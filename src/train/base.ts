@@ -68,7 +68,7 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
     // A model of another size than the set's (heterogeneous) has its own file, <id>-<size>.ckpt.
     const dir = `${baseTask}/${exp.models.assignment}`;
     const sized = `${dir}/${slot.id}-${slot.preset}.ckpt`;
-    const sizedBytes = await read(sized);
+    const sizedBytes = slot.preset !== exp.models.preset ? await read(sized) : null;
     const path = sizedBytes ? sized : `${dir}/${slot.id}.ckpt`;
     const bytes = sizedBytes ?? (await read(path));
     if (!bytes) {
