@@ -11,6 +11,7 @@ import { PRESETS, presetById } from '../core/presets';
 import { encodeExperiment } from '../core/url';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodePlatform } from '../runtime/platform-node';
+import { nodeEnvPool } from '../runtime/env-pool-node';
 import { runExperiment, runLabels } from '../train/experiment';
 import { getTask } from '../tasks/registry';
 import type { RunSummary } from '../rl/summary';
@@ -79,7 +80,7 @@ async function train(args: TrainArgs): Promise<number> {
     const resumed = args.resume ? loadResume(args.resume, exp) : null;
     if (resumed) for (const note of resumed.notes) console.error(`resume ${note}`);
     if (!resumed || steps !== given.steps) writeAtomic(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
-    const metrics = new MetricsLog(join(out, 'metrics.jsonl'));
+    const metrics = new MetricsLog(join(out, 'metrics.jsonl'), resumed?.held);
     const labels = runLabels(exp).map((r) => r.label);
     const progress = args.quiet ? null : new Progress(labels, steps);
     for (const [label, r] of resumed?.resume ?? []) progress?.update(label, r.state.manifest.step, 'resumed');
@@ -87,6 +88,7 @@ async function train(args: TrainArgs): Promise<number> {
     const summaries = await runExperiment(exp, {
       steps,
       base: checkpoints,
+      env: () => nodeEnvPool(exp.rollout.envTimeoutMs),
       ...(resumed ? { resume: resumed.resume } : {}),
       checkpointEvery: args.checkpointEvery,
       onCheckpoint: (run, state) => {
@@ -95,7 +97,7 @@ async function train(args: TrainArgs): Promise<number> {
       },
       onStep: (run, r) => {
         // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
-        metrics.append(JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }));
+        metrics.append(JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }), { step: r.step, run: labels.indexOf(run.label) });
         progress?.update(
           run.label,
           r.step + 1,
@@ -103,7 +105,6 @@ async function train(args: TrainArgs): Promise<number> {
         );
       },
     });
-    metrics.sync();
     metrics.close();
     writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
     printTables(exp, summaries);

@@ -135,29 +135,52 @@ export function writeRunState(path: string, state: RunState): void {
   writeAtomic(path, encodeRunState(state));
 }
 
-/** metrics.jsonl open for appending: a line per call, flushed to disk on `sync` (before each state). */
+/** A line's place in the lockstep order of an uninterrupted run: by step, then by run. */
+export interface LinePlace {
+  step: number;
+  /** Index of the run × seed in runInstances order. */
+  run: number;
+}
+const before = (a: LinePlace, b: LinePlace) => a.step < b.step || (a.step === b.step && a.run < b.run);
+
+/**
+ * metrics.jsonl open for appending: a line per call, flushed to disk on `sync` (before each state).
+ * `held` are recorded lines of runs ahead of others after a resume: each is written back in its
+ * lockstep place, as the runs behind catch up, so the file reads as an uninterrupted run's.
+ */
 export class MetricsLog {
   private readonly fd: number;
-  constructor(readonly path: string) {
+  private readonly held: (LinePlace & { line: string })[];
+  constructor(
+    readonly path: string,
+    held: readonly (LinePlace & { line: string })[] = [],
+  ) {
+    this.held = [...held].sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
     try {
       this.fd = openSync(path, 'a');
     } catch (e) {
       throw fsError(`open ${path}`, e);
     }
   }
-  append(line: string): void {
+  append(line: string, place: LinePlace): void {
+    while (this.held.length && before(this.held[0], place)) writeSync(this.fd, this.held.shift()!.line + '\n');
     writeSync(this.fd, line + '\n');
   }
   sync(): void {
     fsyncSync(this.fd);
   }
+  /** Writes what is still held, flushes, closes. */
   close(): void {
+    for (const h of this.held.splice(0)) writeSync(this.fd, h.line + '\n');
+    fsyncSync(this.fd);
     closeSync(this.fd);
   }
 }
 
 export interface Resumed {
   resume: Map<string, { state: RunState; history: Record<string, number>[] }>;
+  /** Recorded lines after the step every run has reached: MetricsLog writes them back in place. */
+  held: (LinePlace & { line: string })[];
   /** One line per run: where it goes on from, and why. */
   notes: string[];
 }
@@ -201,10 +224,18 @@ export function loadResume(out: string, exp: Experiment): Resumed {
     resume.set(label, { state, history: mine.map((r) => r.metrics) });
     notes.push(`${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')})`);
   });
-  // Lines of runs that start over, and lines at or after a saved step, are recomputed.
-  const kept = rows.filter((r) => r.metrics.step < (resume.get(r.run)?.state.manifest.step ?? 0));
-  writeAtomic(metricsPath, kept.map((r) => r.line + '\n').join(''));
-  return { resume, notes };
+  // Lines of runs that start over, and lines at or after a saved step, are recomputed. Runs saved
+  // at different steps (killed between two runs' saves): the lines past the step all runs have
+  // reached are held back and written again in their lockstep place as the others catch up.
+  const instances = runInstances(exp);
+  const savedAt = (run: string) => resume.get(run)?.state.manifest.step ?? 0;
+  const level = Math.min(...instances.map((r) => savedAt(r.label)));
+  const kept = rows.filter((r) => r.metrics.step < savedAt(r.run));
+  writeAtomic(metricsPath, kept.filter((r) => r.metrics.step < level).map((r) => r.line + '\n').join(''));
+  const held = kept
+    .filter((r) => r.metrics.step >= level)
+    .map((r) => ({ line: r.line, step: r.metrics.step, run: instances.findIndex((i) => i.label === r.run) }));
+  return { resume, held, notes };
 }
 
 /** 3, 5, 6, 7 → "3, 5–7". */

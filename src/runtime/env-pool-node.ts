@@ -1,12 +1,13 @@
 /**
  * worker_threads adapters for the env pool in Node: `threadWorker` wraps a Worker as the pool's
- * WorkerLike, and `nodeEnvWorker` starts the real environment worker (TypeScript, through tsx).
+ * WorkerLike, `nodeEnvWorker` starts the real environment worker (TypeScript, through tsx), and
+ * `nodeEnvPool` is the CLI's pool of them.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { WorkerLike } from './env-pool';
+import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 
 export function threadWorker(worker: Worker): WorkerLike {
   const like: WorkerLike = {
@@ -37,4 +38,13 @@ export function nodeEnvWorker(): WorkerLike {
   const entry = pathToFileURL(fileURLToPath(new URL('./env.worker.node.ts', import.meta.url))).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
   return threadWorker(new Worker(boot, { eval: true }));
+}
+
+/**
+ * The CLI's environments: one env worker thread per run, each transition under the experiment's
+ * time limit (rollout.envTimeoutMs), as in the page. A hung or crashed transition is scored 0 and
+ * its worker replaced; the run goes on. `spawn` is the worker to start (tests inject faults).
+ */
+export function nodeEnvPool(timeoutMs: number, spawn: () => WorkerLike = nodeEnvWorker): WorkerEnvRunner {
+  return new WorkerEnvRunner({ spawn, size: 1, timeoutMs });
 }

@@ -28,6 +28,7 @@ export interface RunHandle {
 export interface ExperimentOptions {
   steps?: number;
   base?: Readonly<Record<string, Checkpoint>> | null;
+  /** Each run's environments (disposed at the end); absent: in-process. */
   env?: () => EnvRunner;
   onStep?: (run: RunHandle, result: TrainStepResult) => void | Promise<void>;
   /** Save each run's state every N steps and after its last step (0 or absent: never). */
@@ -45,9 +46,12 @@ export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}):
   const steps = o.steps ?? exp.steps;
   const every = o.checkpointEvery ?? 0;
   const handles: RunHandle[] = [];
+  const envs: EnvRunner[] = [];
   try {
     for (const { label, seed, run } of runLabels(exp)) {
-      const env = o.env ? { env: o.env() } : {};
+      const runner = o.env?.();
+      if (runner) envs.push(runner);
+      const env = runner ? { env: runner } : {};
       const saved = o.resume?.get(label);
       handles.push(
         saved
@@ -70,5 +74,6 @@ export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}):
     return handles.map((h) => summarize(h.label, h.seed, h.history, h.trainer.agents, exp.eval.k));
   } finally {
     for (const h of handles) h.trainer.dispose();
+    for (const e of envs) e.dispose();
   }
 }

@@ -1,0 +1,75 @@
+// Fault injection (issue 13): a CLI run killed with SIGKILL at seeded random moments, five times,
+// resumed after each, ends with the same metrics.jsonl as an uninterrupted run, line for line,
+// apart from wall-clock and memory readings. Real processes, real files.
+import { describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Prng } from '../../src/core/prng';
+
+const ARGS = ['--import', 'tsx', 'src/cli/main.ts', 'train'];
+const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=4&eval.questions=2&eval.k=2';
+const STEPS = 8; // 2 runs → 16 lines
+const lines = (dir: string) =>
+  existsSync(join(dir, 'metrics.jsonl')) ? readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
+const science = (line: string) =>
+  Object.fromEntries(Object.entries(JSON.parse(line)).filter(([k]) => k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/')));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts `lab train args` and SIGKILLs it once metrics.jsonl has been written by it and holds at
+ * least `target` lines, `extraMs` later; resolves with the line count at the kill (null if the
+ * process ended first).
+ */
+async function killAt(args: string[], dir: string, target: number, extraMs: number): Promise<number | null> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [...ARGS, ...args], { stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  let ended = false;
+  void exited.then(() => (ended = true));
+  for (;;) {
+    if (ended) return null;
+    const path = join(dir, 'metrics.jsonl');
+    if (existsSync(path) && statSync(path).mtimeMs >= started && lines(dir).length >= target) break;
+    await sleep(20);
+  }
+  await sleep(extraMs);
+  if (ended) return null;
+  const at = lines(dir).length;
+  child.kill('SIGKILL');
+  await exited;
+  return at;
+}
+
+describe('lab train under SIGKILL', () => {
+  it('killed five times at seeded random moments and resumed, records what an uninterrupted run records', async () => {
+    const straight = mkdtempSync(join(tmpdir(), 'agentwise-straight-'));
+    const a = spawnSync(process.execPath, [...ARGS, '--config', hash, '--steps', String(STEPS), '--out', straight, '--quiet'], { encoding: 'utf8' });
+    expect(a.status, a.stderr).toBe(0);
+    const expected = lines(straight);
+    expect(expected).toHaveLength(2 * STEPS);
+
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-killed-'));
+    const rng = new Prng(13);
+    // Five kills, the i-th once the file holds a random count of lines in [3i + 1, 3i + 3], then
+    // a random 0–600 ms later: mid-step, mid-line, mid-state, between two runs' saves.
+    const targets = Array.from({ length: 5 }, (_, i) => 3 * i + 1 + Math.floor(rng.next() * 3));
+    const delays = targets.map(() => Math.floor(rng.next() * 600));
+    const kills: (number | null)[] = [];
+    for (const [i, target] of targets.entries()) {
+      const args = i === 0 ? ['--config', hash, '--steps', String(STEPS), '--checkpoint-every', '2', '--out', dir, '--quiet'] : ['--resume', dir, '--checkpoint-every', '2', '--quiet'];
+      kills.push(await killAt(args, dir, target, delays[i]));
+    }
+    console.info(`killed with ${kills.join(', ')} lines recorded (targets ${targets.join(', ')}; delays ${delays.join(', ')} ms)`);
+    expect(kills.filter((k) => k !== null).length).toBeGreaterThanOrEqual(4); // the run was still going
+
+    const last = spawnSync(process.execPath, [...ARGS, '--resume', dir, '--quiet'], { encoding: 'utf8' });
+    expect(last.status, last.stderr).toBe(0);
+    const got = lines(dir);
+    expect(got.map((l) => JSON.parse(l).run + ' ' + JSON.parse(l).step)).toEqual(expected.map((l) => JSON.parse(l).run + ' ' + JSON.parse(l).step));
+    expect(got.map(science)).toEqual(expected.map(science));
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.map((s: { steps: number }) => s.steps)).toEqual([STEPS, STEPS]);
+  }, 600_000);
+});
