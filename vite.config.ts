@@ -1,6 +1,7 @@
 import { defineConfig } from 'vite';
 import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { buildId, serviceWorker } from './scripts/service-worker';
 import { contentSecurityPolicy, pageHeaders } from './src/host/headers';
 
 /** The built index.html carries the CSP as its first tag, so a static host with no headers still enforces it. */
@@ -15,7 +16,8 @@ const cspMeta = (): Plugin => ({
 export default defineConfig({
   // Relative URLs everywhere, so dist/ runs unchanged from any static host at any sub-path.
   base: './',
-  plugins: [react(), cspMeta()],
+  plugins: [react(), cspMeta(), serviceWorker()],
+  define: { __LAB_BUILD__: JSON.stringify(buildId()) },
   // Workers are ES modules so they can import tfjs backends lazily.
   worker: { format: 'es' },
   // Pre-bundle tfjs up front so the first dev load does not stop to re-optimize and reload.

@@ -16,6 +16,7 @@ import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
 import { PastRuns } from './panels/PastRuns';
 import { RolloutInspector } from './panels/RolloutInspector';
+import { UpdateNotice } from './panels/UpdateNotice';
 import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
 
@@ -161,6 +162,7 @@ export function App() {
           <BackendPanel />
         </aside>
         <main>
+          <UpdateNotice />
           <UrlAlert />
           <SessionErrors />
           <PersistAlert />

@@ -4,6 +4,7 @@ import { App } from './App';
 import { simulateDeviceLoss, startLabSync } from './lab';
 import { flushOnHide } from './persist';
 import { restoreLatest } from './restore';
+import { startServiceWorker } from './service-worker';
 import { startUrlSync } from './url-sync';
 import './styles.css';
 
@@ -11,6 +12,7 @@ startUrlSync();
 startLabSync();
 flushOnHide();
 void restoreLatest();
+startServiceWorker();
 // Fault injection from the devtools console or a browser test: `agentwiseLab.simulateDeviceLoss()`
 // destroys every run's GPU device to show (and test) the fallback to wasm.
 Object.assign(globalThis, { agentwiseLab: { simulateDeviceLoss } });

@@ -51,7 +51,8 @@ function fileFor(root: string, urlPath: string): string | 'slash' | null {
   return null;
 }
 
-export async function serveStatic(root: string): Promise<StaticServer> {
+/** Serves `root` on `port` (a free one unless given: give the old one to bring a closed host back). */
+export async function serveStatic(root: string, port = 0): Promise<StaticServer> {
   const log: Served[] = [];
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -70,10 +71,9 @@ export async function serveStatic(root: string): Promise<StaticServer> {
     if (req.method === 'HEAD') res.end();
     else createReadStream(file).pipe(res);
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok));
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     log,
     close: () => new Promise((ok) => server.close(() => ok())),
   };

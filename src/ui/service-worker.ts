@@ -1,0 +1,41 @@
+/**
+ * The page's side of the service worker (src/host/sw.ts): registers it in the production build
+ * and applies updates without ever mixing two builds' files. A new build's worker waits; on a load
+ * where nothing trains yet it is told to take over and the page reloads once, then says so ("Lab
+ * updated"). While runs exist the page keeps its build and says the update will come on the next load.
+ */
+import { Workbox } from 'workbox-window';
+import { create } from 'zustand';
+import { useLab } from './store';
+
+/** The build's name (git commit, or $LAB_BUILD_ID), set by vite.config.ts. */
+declare const __LAB_BUILD__: string;
+export const LAB_BUILD = __LAB_BUILD__;
+
+export type UpdateNotice = { kind: 'updated'; build: string } | { kind: 'waiting' } | null;
+export const useUpdateNotice = create<{ notice: UpdateNotice }>(() => ({ notice: null }));
+
+/** Survives the reload into the new build, so that build can say it was an update. */
+const UPDATED_KEY = 'agentwise-updated';
+
+export function startServiceWorker(): void {
+  if (sessionStorage.getItem(UPDATED_KEY)) {
+    sessionStorage.removeItem(UPDATED_KEY);
+    useUpdateNotice.setState({ notice: { kind: 'updated', build: LAB_BUILD } });
+  }
+  if (!import.meta.env.PROD || !('serviceWorker' in navigator)) return;
+  // Relative, so the worker's scope is the folder the lab is served from.
+  const wb = new Workbox('./sw.js');
+  wb.addEventListener('waiting', () => {
+    if (useLab.getState().session !== 'none') {
+      useUpdateNotice.setState({ notice: { kind: 'waiting' } });
+      return;
+    }
+    wb.addEventListener('controlling', () => {
+      sessionStorage.setItem(UPDATED_KEY, '1');
+      window.location.reload();
+    });
+    wb.messageSkipWaiting();
+  });
+  void wb.register();
+}
