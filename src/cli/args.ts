@@ -28,6 +28,8 @@ Commands:
             DIR/summary.json    final avg@k / pass@k, reward, per-agent grad-norm median, max, spikes
             DIR/checkpoints/    each run's state (weights, optimizer moments, step, live
                                 parameters), replaced every --checkpoint-every steps and at the end
+          It first prints the config's memory estimate, and refuses a config that needs more
+          than the wasm backend's 4 GB ("needs about X GB").
           With several seeds it also prints each run's mean ± 95 % CI over seeds, the paired
           difference from the first run (same seed, same task stream) and a verdict computed
           from its CI: the same numbers as the page's Findings view.

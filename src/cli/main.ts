@@ -24,6 +24,7 @@ import { checkRunDir, loadResume, lockRunDir, MetricsLog, prepareNewRunDir, read
 import { compareSeeds, comparisonTable } from '../rl/findings';
 import { summarize, trainedNothing } from '../rl/summary';
 import { modelSlots } from '../train/models';
+import { estimateMemory, gb, WASM_LIMIT_BYTES } from '../train/memory';
 import type { Experiment } from '../core/config';
 import { Progress } from './progress';
 
@@ -64,6 +65,15 @@ async function train(args: TrainArgs): Promise<number> {
   }
   const exp: Experiment = { ...given, steps: args.steps ?? given.steps };
   const { steps } = exp;
+  // Refused up front rather than a minute in with an opaque wasm error.
+  const memory = estimateMemory(exp);
+  if (memory.bytes > WASM_LIMIT_BYTES && ['wasm', 'cpu', 'auto'].includes(args.backend)) {
+    throw new UsageError(
+      `this experiment needs about ${gb(memory.bytes)} (estimate: the update's activations of its largest model over B·G rows), ` +
+        `over the ${gb(WASM_LIMIT_BYTES)} the wasm backend can address; lower rollout.batchSize, rollout.groupSize or the model size, or raise optim.miniBatches`,
+    );
+  }
+  console.error(`memory: about ${gb(memory.bytes)} at most (estimate)`);
 
   const report = await selectBackend(tf, args.backend, nodePlatform);
   if (!report.backend) throw new Error(`backend ${describeReport(report)}`);

@@ -1,0 +1,51 @@
+/**
+ * A config's memory, estimated before anything is built, so that a config that cannot run is
+ * refused up front ("needs about X GB") instead of dying a minute in with an opaque wasm error.
+ *
+ * The update dominates: one model's forward and backward over all the rows its agents wrote in a
+ * step (B · G · the task's call limit, an upper bound, over the mini-batches), each padded to the
+ * longest context. Per row and position, float32, what the backward keeps per layer: LayerNorm
+ * inputs and outputs, q/k/v, attention output and projection, the MLP's two hidden activations
+ * (≈ 10·C + 2·M), and the attention scores and probabilities (2·H·T); then the logits, their
+ * log-softmax and gradient (3·V). Parameters count 6× (weights, AdamW m and v, gradients, their
+ * sum, the KL reference). A fixed base covers Node, tfjs and the wasm module.
+ */
+import type { Experiment } from '../core/config';
+import { gptConfig, paramSpecs } from '../model/gpt';
+import { getTask } from '../tasks/registry';
+import { MAX_CONTEXT } from '../tasks/types';
+import { modelSlots } from './models';
+
+/** Node, tfjs and the wasm module before any model (measured: 0.3 GB RSS). */
+export const BASE_BYTES = 0.3e9;
+/** The wasm backend's heap is 32-bit: beyond this it fails ("table index is out of bounds"). */
+export const WASM_LIMIT_BYTES = 4e9;
+
+export interface MemoryEstimate {
+  bytes: number;
+  /** The update's activations of the largest model, bytes. */
+  activations: number;
+  /** Parameters and their optimizer state over all models, bytes. */
+  parameters: number;
+}
+
+export function estimateMemory(exp: Experiment): MemoryEstimate {
+  const task = getTask(exp.task);
+  const slots = modelSlots(exp);
+  const miniBatches = Math.max(exp.optim.miniBatches, ...exp.runs.map((r) => r.optim.miniBatches ?? 1));
+  const rows = Math.ceil((exp.rollout.batchSize * exp.rollout.groupSize * task.maxCalls) / miniBatches);
+  let activations = 0;
+  let parameters = 0;
+  for (const slot of slots) {
+    const cfg = gptConfig(slot.preset, { contextLength: MAX_CONTEXT });
+    const n = paramSpecs(cfg).reduce((a, s) => a + s.shape.reduce((x, d) => x * d, 1), 0);
+    parameters += 6 * 4 * n;
+    const { dModel: C, dMlp: M, nHeads: H, nLayers: L, vocabSize: V } = cfg;
+    const T = MAX_CONTEXT;
+    const perToken = L * (10 * C + 2 * M + 2 * H * T) + 3 * V + 2 * C;
+    activations = Math.max(activations, 4 * rows * T * perToken);
+  }
+  return { bytes: BASE_BYTES + parameters + activations, activations, parameters };
+}
+
+export const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(bytes < 1e9 ? 2 : 1)} GB`;
