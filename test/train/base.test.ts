@@ -127,3 +127,19 @@ describe('the mechanism presets on their shipped base models', () => {
     }
   });
 });
+
+describe('the heterogeneous preset', () => {
+  it('starts every agent from a shipped checkpoint of its size and earns task reward from the first steps', async () => {
+    const exp = { ...presetById('heterogeneous')!.config, eval: { ...presetById('heterogeneous')!.config.eval, every: 0 } };
+    const { checkpoints, notes } = await loadShippedBase(exp);
+    expect(Object.values(notes).every((n) => n.startsWith('shipped base'))).toBe(true);
+    expect(checkpoints.search.manifest.preset).toBe('small');
+    const t = new RunTrainer({ exp, run: exp.runs[0], seed: 0, base: checkpoints });
+    try {
+      const rewards = [(await t.trainStep()).metrics[M.rewardMean], (await t.trainStep()).metrics[M.rewardMean]];
+      expect(Math.max(...rewards)).toBeGreaterThan(0);
+    } finally {
+      t.dispose();
+    }
+  });
+});
