@@ -40,6 +40,21 @@ export default tseslint.config(
     },
   },
   { files: ['src/**/*.{ts,tsx}'], rules: { 'no-restricted-syntax': ['error', ...syncReads] } },
+  {
+    // Every store subscription is in src/ui/subscriptions.ts (store.ts's hook aside): importing a module starts nothing.
+    files: ['src/ui/**/*.{ts,tsx}'],
+    ignores: ['src/ui/subscriptions.ts', 'src/ui/store.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...syncReads,
+        {
+          selector: "CallExpression[callee.object.name='useLab'][callee.property.name='subscribe']",
+          message: 'Store subscriptions live in src/ui/subscriptions.ts: export the reaction and call it there.',
+        },
+      ],
+    },
+  },
   pure('core', ['rl', 'tasks']),
   pure('rl', ['tasks']),
   pure('tasks', ['rl']),

@@ -9,7 +9,7 @@
  * benchmarks can see what a chart costs.
  */
 import { startTransition } from 'react';
-import { useLab } from './store';
+import type { LabState } from './store';
 
 /** Least time between two refreshes of one chart while frames arrive. */
 export const REFRESH_MS = 1000;
@@ -121,8 +121,8 @@ function markAll(urgent: boolean): void {
   kick();
 }
 
-// New frames: refresh at the throttled pace. A change in how charts are drawn: refresh now.
-useLab.subscribe((s, prev) => {
+/** A store reaction: new frames refresh at the throttled pace, a change in how charts are drawn now. */
+export function refreshCharts(s: LabState, prev: LabState): void {
   if (s.view.smoothing !== prev.view.smoothing) markAll(true);
   else if (s.frameVersion !== prev.frameVersion) markAll(false);
-});
+}

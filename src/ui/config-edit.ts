@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { ExperimentSchema, LIVE_PARAMS, liveValue, structuralKey } from '../core/config';
 import type { Experiment } from '../core/config';
+import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
+import { ESTIMATORS } from '../rl/advantage';
 import { setLive } from './lab';
 import { chooseConfig, useLab } from './store';
 
@@ -45,6 +47,23 @@ export function numberLimits(path: string): { min?: number; max?: number; int: b
   if (!(type instanceof z.ZodNumber)) throw new Error(`${path} is not a number field`);
   const finite = (v: number | null) => (v !== null && Number.isFinite(v) ? v : undefined);
   return { min: finite(type.minValue), max: finite(type.maxValue), int: type.isInt };
+}
+
+/** The registries whose entries are a choice field's options: their docs label the options. */
+const OPTION_REGISTRIES: Record<string, Record<string, { doc: string }>> = {
+  estimator: ESTIMATORS,
+  policyLoss: POLICY_LOSSES,
+  klType: KL_ESTIMATORS,
+  lossAgg: AGGREGATIONS,
+};
+
+/**
+ * The doc of one option of a choice field (an estimator's normalization set and reference, a KL
+ * type's formula, …), from its registry entry; undefined for a field without a registry.
+ */
+export function optionDoc(path: string, option: string): string | undefined {
+  const registry = OPTION_REGISTRIES[path.slice(path.lastIndexOf('.') + 1)];
+  return registry && Object.hasOwn(registry, option) ? registry[option].doc : undefined;
 }
 
 /** The field's one-line doc from the schema (shown as a tooltip). */

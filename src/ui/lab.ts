@@ -16,7 +16,7 @@ import { downloadBlob, fileName } from './export';
 import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
 import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
 import { addError, patchRun, runColor, useLab } from './store';
-import type { RunView } from './store';
+import type { LabState, RunView } from './store';
 
 /** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
 export const SAVE_EVERY = 10;
@@ -266,12 +266,14 @@ export function setLive(param: LiveParam, value: number): void {
 
 // ─── reactions: structural changes reset, a hidden tab pauses ────────────────────
 
-/** Starts the session's reactions to the store and the page; returns a function that stops them. */
+/** A store reaction: a structural config change resets the session (a live one does not). */
+export function resetOnStructuralChange(s: LabState, prev: LabState): void {
+  const structural = s.config !== prev.config && structuralKey(s.config) !== structuralKey(prev.config);
+  if (session && structural) reset();
+}
+
+/** Pauses the runs while the tab is hidden, and goes on when it is shown; returns a function that stops it. */
 export function startLabSync(): () => void {
-  const unsubscribe = useLab.subscribe((s, prev) => {
-    const structural = s.config !== prev.config && structuralKey(s.config) !== structuralKey(prev.config);
-    if (session && structural) reset();
-  });
   const onVisibility = () => {
     const s = useLab.getState();
     if (document.visibilityState === 'hidden' && s.session === 'playing') {
@@ -282,8 +284,5 @@ export function startLabSync(): () => void {
     }
   };
   document.addEventListener('visibilitychange', onVisibility);
-  return () => {
-    unsubscribe();
-    document.removeEventListener('visibilitychange', onVisibility);
-  };
+  return () => document.removeEventListener('visibilitychange', onVisibility);
 }

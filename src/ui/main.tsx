@@ -5,10 +5,12 @@ import { simulateDeviceLoss, startLabSync } from './lab';
 import { flushOnHide } from './persist';
 import { restoreLatest } from './restore';
 import { startServiceWorker } from './service-worker';
+import { startSubscriptions } from './subscriptions';
 import { startUrlSync } from './url-sync';
 import './styles.css';
 
 startUrlSync();
+startSubscriptions();
 startLabSync();
 flushOnHide();
 void restoreLatest();

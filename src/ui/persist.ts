@@ -8,32 +8,7 @@
 import type { RunId } from '../runtime/protocol';
 import { deleteStates } from '../runtime/state-store';
 import { useLab } from './store';
-import type { Marker, RunView } from './store';
-
-export interface StoredRun {
-  id: RunId;
-  label: string;
-  seed: number;
-  runIndex: number;
-  color: string;
-  keys: string[];
-  agents: RunView['agents'];
-  models: RunView['models'];
-  base: RunView['base'];
-  /** Steps completed (frames carry 0-based step indices). */
-  lastStep: number;
-  /** Live hyper-parameter changes (absent in sessions stored before markers were kept). */
-  markers?: Marker[];
-}
-
-export interface StoredSession {
-  id: string;
-  createdAt: number;
-  experiment: string;
-  runs: StoredRun[];
-  /** Steps completed by the furthest run. */
-  lastStep: number;
-}
+import type { LabState, RunView, StoredRun, StoredSession } from './store';
 
 export interface StoredFrame {
   session: string;
@@ -206,9 +181,9 @@ export function recordFrame(id: RunId, step: number, values: Float64Array): void
 
 /**
  * Markers are mirrored from the store (lab.ts puts a run's new marker there when its worker
- * confirms the change), so nothing else has to remember to record them.
+ * confirms the change), so nothing else has to remember to record them. (A store reaction.)
  */
-useLab.subscribe((s, prev) => {
+export function mirrorMarkers(s: LabState, prev: LabState): void {
   if (!current || disabled || s.runs === prev.runs) return;
   for (const r of s.runs) {
     const run = current.runs.find((x) => x.id === r.id);
@@ -218,7 +193,7 @@ useLab.subscribe((s, prev) => {
     recordDirty = true;
   }
   if (recordDirty) timer ??= setTimeout(() => void flush(), FLUSH_MS);
-});
+}
 
 /** Writes the queued frames and the session record in one transaction. */
 export async function flush(): Promise<void> {

@@ -7,7 +7,8 @@
 import { decodeExperiment, sameStructure } from '../core/url';
 import { reset } from './lab';
 import { loadSession, refreshSessions } from './persist';
-import type { StoredFrame, StoredSession } from './persist';
+import type { StoredFrame } from './persist';
+import type { StoredSession } from './store';
 import { restoreRunData } from './run-data';
 import { chooseConfig, useLab } from './store';
 import type { RunView } from './store';

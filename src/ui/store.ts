@@ -12,7 +12,6 @@ import type { Experiment, FieldError } from '../core/config';
 import type { BackendReport } from '../runtime/backend-types';
 import type { LiveParam } from '../core/config';
 import type { RunId, RunStatus } from '../runtime/protocol';
-import type { StoredSession } from './persist';
 
 export type BackendStatus =
   | { state: 'probing' }
@@ -70,6 +69,32 @@ export interface ViewPrefs {
   /** Series hidden through the legend, by run index and agent name. */
   hiddenRuns: number[];
   hiddenAgents: string[];
+}
+
+/** A session as IndexedDB keeps it (persist.ts writes it; Past runs lists it). */
+export interface StoredRun {
+  id: RunId;
+  label: string;
+  seed: number;
+  runIndex: number;
+  color: string;
+  keys: string[];
+  agents: RunView['agents'];
+  models: RunView['models'];
+  base: RunView['base'];
+  /** Steps completed (frames carry 0-based step indices). */
+  lastStep: number;
+  /** Live hyper-parameter changes (absent in sessions stored before markers were kept). */
+  markers?: Marker[];
+}
+
+export interface StoredSession {
+  id: string;
+  createdAt: number;
+  experiment: string;
+  runs: StoredRun[];
+  /** Steps completed by the furthest run. */
+  lastStep: number;
 }
 
 export interface LabState {

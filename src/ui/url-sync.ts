@@ -4,6 +4,7 @@
  */
 import { decodeExperiment, encodeExperiment } from '../core/url';
 import { setConfig, setUrlErrors, useLab } from './store';
+import type { LabState } from './store';
 
 function readHash(): void {
   const r = decodeExperiment(window.location.hash);
@@ -19,17 +20,16 @@ function writeHash(hash: string): void {
   }
 }
 
-/** Starts syncing; returns a function that stops it. */
+/** A store reaction: a valid config change moves the hash along. */
+export function followConfig(state: LabState, prev: LabState): void {
+  if (state.config !== prev.config && state.urlErrors.length === 0) writeHash(encodeExperiment(state.config));
+}
+
+/** Reads the hash now and on every `hashchange`; returns a function that stops listening. */
 export function startUrlSync(): () => void {
   readHash();
-  const unsubscribe = useLab.subscribe((state, prev) => {
-    if (state.config !== prev.config && state.urlErrors.length === 0) writeHash(encodeExperiment(state.config));
-  });
   window.addEventListener('hashchange', readHash);
-  return () => {
-    unsubscribe();
-    window.removeEventListener('hashchange', readHash);
-  };
+  return () => window.removeEventListener('hashchange', readHash);
 }
 
 /** The shareable link: the page's own address (origin, path under any sub-path, query) with the experiment's hash. */

@@ -14,7 +14,7 @@ import type { AgentStat } from '../../core/metrics';
 import { agentDash, setView, toggleAgent, toggleRun, useLab } from '../store';
 import type { ChartLayout, Marker, RunView } from '../store';
 import { MetricChart } from './MetricChart';
-import type { SeriesSpec } from './MetricChart';
+import type { SeriesSpec } from './SeriesLayer';
 
 interface AgentChart {
   stat: AgentStat;

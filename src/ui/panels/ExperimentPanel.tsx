@@ -8,7 +8,7 @@ import { useState } from 'react';
 import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
 import { PRESETS } from '../../core/presets';
-import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, setAt } from '../config-edit';
+import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, optionDoc, setAt } from '../config-edit';
 import { chooseConfig, useLab } from '../store';
 import { FieldErrors } from './FieldErrors';
 import { useDraft } from './draft';
@@ -64,9 +64,14 @@ function Field({ path, label }: { path: string; label: string }) {
     <div className="exp-field">
       <label htmlFor={id}>{label}</label>
       {isEnum ? (
-        <select {...common} value={String(value)} onChange={(e) => setErrors(tryField(path, e.target.value))}>
+        <select
+          {...common}
+          title={[fieldDoc(path), optionDoc(path, String(value))].filter(Boolean).join('\n\n')}
+          value={String(value)}
+          onChange={(e) => setErrors(tryField(path, e.target.value))}
+        >
           {enumOptions(path).map((o) => (
-            <option key={o} value={o}>
+            <option key={o} value={o} title={optionDoc(path, o)}>
               {o}
             </option>
           ))}

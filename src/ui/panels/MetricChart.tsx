@@ -9,7 +9,6 @@ import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
 import type { BaseTickContentProps } from 'recharts';
-import type { RunId } from '../../runtime/protocol';
 import { registerChart } from '../chart-pump';
 import type { ChartHandle } from '../chart-pump';
 import { chartCsv, download, fileName, svgPng } from '../export';
@@ -19,19 +18,7 @@ import type { Marker } from '../store';
 import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData, SeriesLayer } from './SeriesLayer';
-import type { Drawn } from './SeriesLayer';
-
-export interface SeriesSpec {
-  /** Stable id within the chart (React keys). */
-  id: string;
-  /** One run, or the runs of one config entry over several seeds (drawn as mean and band). */
-  runIds: RunId[];
-  key: string;
-  /** Legend/tooltip name, e.g. "Dr. MAS · search". */
-  name: string;
-  color: string;
-  dash: string;
-}
+import type { Drawn, SeriesSpec } from './SeriesLayer';
 
 export interface MetricChartProps {
   title: string;

@@ -5,7 +5,7 @@
 import { memo } from 'react';
 import { decodeExperiment } from '../../core/url';
 import { deleteSession } from '../persist';
-import type { StoredSession } from '../persist';
+import type { StoredSession } from '../store';
 import { openSession } from '../restore';
 import { useLab } from '../store';
 

@@ -17,7 +17,21 @@ import { createPortal } from 'react-dom';
 import { usePlotArea, useXAxisInverseScale, useXAxisScale, useYAxisScale } from 'recharts';
 import { bandPath, fmt, linePath, nearest } from '../plot';
 import type { Scale } from '../plot';
-import type { SeriesSpec } from './MetricChart';
+import type { RunId } from '../../runtime/protocol';
+
+/** One line of a chart: a metric key of one run (or of a config entry's seeds). */
+export interface SeriesSpec {
+  /** Stable id within the chart (React keys). */
+  id: string;
+  /** One run, or the runs of one config entry over several seeds (drawn as mean and band). */
+  runIds: RunId[];
+  key: string;
+  /** Legend/tooltip name, e.g. "Dr. MAS · search". */
+  name: string;
+  color: string;
+  dash: string;
+}
+
 
 /** One spec's points, as the chart draws them. */
 export interface Drawn {

@@ -1,0 +1,20 @@
+/**
+ * Every store subscription of the page, in one place: one listener, and in it each reaction with
+ * what it watches. Modules export their reactions as plain functions and never subscribe at
+ * import (so importing a module starts nothing); components read the store through hooks.
+ */
+import { refreshCharts } from './chart-pump';
+import { resetOnStructuralChange } from './lab';
+import { mirrorMarkers } from './persist';
+import { useLab } from './store';
+import { followConfig } from './url-sync';
+
+/** Starts the reactions; returns a function that stops them. */
+export function startSubscriptions(): () => void {
+  return useLab.subscribe((s, prev) => {
+    followConfig(s, prev); // config → the link (url-sync.ts)
+    resetOnStructuralChange(s, prev); // a structural config change → a new session (lab.ts)
+    mirrorMarkers(s, prev); // live-parameter markers → the IndexedDB record (persist.ts)
+    refreshCharts(s, prev); // new frames or smoothing → redraw (chart-pump.ts)
+  });
+}

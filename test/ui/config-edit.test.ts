@@ -1,0 +1,15 @@
+// The choice fields' options carry their registry docs (the dropdowns' tooltips).
+import { describe, expect, it } from 'vitest';
+import { enumOptions, optionDoc } from '../../src/ui/config-edit';
+
+describe('option docs', () => {
+  it('labels every option of a field backed by a registry, and no other field', () => {
+    for (const path of ['runs.0.estimator', 'optim.policyLoss', 'optim.klType', 'optim.lossAgg']) {
+      for (const o of enumOptions(path)) expect(optionDoc(path, o), `${path} ${o}`).toMatch(/\w{3}/);
+    }
+    expect(optionDoc('runs.1.estimator', 'drmas')).toMatch(/Dr\. MAS agent-wise normalization/);
+    expect(optionDoc('optim.klType', 'k3')).toMatch(/low-variance/);
+    expect(optionDoc('task', 'search')).toBeUndefined();
+    expect(optionDoc('runs.0.estimator', 'ppo')).toBeUndefined();
+  });
+});
