@@ -2,8 +2,13 @@
  * Evaluation: k rollouts per held-out question, scored as avg@k and pass@k (algorithms.md §9,
  * src/rl/eval.ts). It lives in train, which composes tasks and rl; tasks never import rl.
  */
+import type { Experiment } from '../core/config';
+import { evalAvgKey, evalPassKey } from '../core/metrics';
 import { evalAtK, type EvalAtK } from '../rl/eval';
+import type { EnvRunner } from '../tasks/env';
 import { rollout, type RolloutOptions } from '../tasks/orchestrator';
+import { agentModelsOf, type PolicyModel } from './models';
+import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 
 export interface EvalOptions<X extends object = object> extends Omit<
   RolloutOptions<X>,
@@ -33,4 +38,28 @@ export async function evaluate<X extends object = object>(opts: EvalOptions<X>):
     successes: outcomes.map((o) => o.filter(Boolean).length),
     errors: trajectories.filter((t) => t.status === 'error').length,
   };
+}
+
+/**
+ * A run's evaluation as metrics: eval/avg@k and eval/pass@k of its models over the validation
+ * `instances` at the eval temperature, sampling seeded by `seed`.
+ */
+export async function evaluateModels(
+  exp: Experiment,
+  models: readonly PolicyModel[],
+  o: { instances: readonly unknown[]; env: EnvRunner; seed: number },
+): Promise<Record<string, number>> {
+  const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
+  const r = await evaluate<SampledTokens>({
+    task: exp.task,
+    instances: o.instances,
+    k: exp.eval.k,
+    policies: Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)])),
+    agentModels: agentModelsOf(models),
+    env: o.env,
+    seed: o.seed,
+    temperature: exp.eval.temperature,
+    topP: exp.eval.topP,
+  });
+  return { [evalAvgKey(exp.eval.k)]: r.avg, [evalPassKey(exp.eval.k)]: r.pass };
 }

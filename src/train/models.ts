@@ -20,6 +20,10 @@ export interface ModelSlot {
   agents: Role[];
 }
 
+/** Which model answers each agent's calls (the orchestrator's agentModels). */
+export const agentModelsOf = (models: readonly ModelSlot[]): Record<string, string> =>
+  Object.fromEntries(models.flatMap((m) => m.agents.map((a) => [a, m.id])));
+
 export interface PolicyModel extends ModelSlot {
   model: GPT;
   opt: AdamW;

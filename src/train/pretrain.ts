@@ -19,7 +19,7 @@ import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances } from '../tasks/registry';
 import type { TaskName } from '../tasks/registry';
 import type { Role } from '../core/vocab';
-import { buildModels, disposeModels } from './models';
+import { agentModelsOf, buildModels, disposeModels } from './models';
 import { RunTrainer } from './trainer';
 
 export interface PretrainOptions {
@@ -79,8 +79,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       // ---- data: one demonstrated trajectory per fresh training instance
       const instances = sampleInstances(task, new Prng(mixSeed(o.seed, `pretrain/${step}`)), 'train', o.batchSize);
       const policies = Object.fromEntries(models.map((m) => [m.id, demo]));
-      const agentModels = Object.fromEntries(models.flatMap((m) => m.agents.map((a) => [a, m.id])));
-      const { rows } = await rollout({ task: o.task, instances, groupSize: 1, policies, agentModels, seed: mixSeed(o.seed, `demo/${step}`) });
+      const { rows } = await rollout({ task: o.task, instances, groupSize: 1, policies, agentModels: agentModelsOf(models), seed: mixSeed(o.seed, `demo/${step}`) });
 
       // ---- one supervised step per model on its agents' turns
       let loss = 0;

@@ -8,7 +8,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, Run } from '../core/config';
 import { ESTIMATOR_NAMES, LIVE_PARAMS, liveField, liveValue, resolveRun, validateExperiment, withLive } from '../core/config';
-import { agentKey, agentShadowKey, evalAvgKey, evalPassKey, M, metricKeys, modelKey } from '../core/metrics';
+import { agentKey, agentShadowKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
@@ -18,13 +18,13 @@ import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
 import { rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
-import { evaluate } from './evaluate';
+import { evaluateModels } from './evaluate';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
-import { buildModels, disposeModels, learningRate, type PolicyModel } from './models';
+import { agentModelsOf, buildModels, disposeModels, learningRate, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { packRunState, unpackRunState, verifyRunState, type RunState } from './run-state';
-import { probeGradNorms, updateModel } from './update-step';
+import { probeGradNorms, updateModel, type ModelUpdate } from './update-step';
 
 export interface TrainStepResult {
   step: number;
@@ -78,107 +78,111 @@ export class RunTrainer {
     this.valSet = o.exp.eval.every > 0 ? validationSet(task, new Prng(mixSeed(o.seed, 'validation')), o.exp.eval.questions) : [];
   }
 
-  private get agentModels(): Record<string, string> {
-    return Object.fromEntries(this.models.flatMap((m) => m.agents.map((a) => [a, m.id])));
-  }
-
   /** The B training instances of step `s`: a pure function of (seed, s), shared by all runs. */
   instancesAt(s: number): unknown[] {
     return sampleInstances(getTask(this.exp.task), new Prng(mixSeed(this.seed, `train/${s}`)), 'train', this.exp.rollout.batchSize);
   }
 
   async trainStep(): Promise<TrainStepResult> {
-    const { exp } = this;
+    const { exp, step } = this;
     const { optim, advantage } = this.settings;
-    const step = this.step;
-    const metrics: Record<string, number> = { [M.step]: step };
+    const { temperature } = this.settings.rollout;
 
-    // ---- rollout: B instances × G rollouts through the transformer sampler
+    // 1. rollout: B instances × G rollouts through the transformer sampler
     const tRollout = performance.now();
     const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
-    const policies = Object.fromEntries(this.models.map((m) => [m.id, modelPolicy(m.model, counters)]));
     const batch = await rollout<SampledTokens>({
       task: exp.task,
       instances: this.instancesAt(step),
       groupSize: exp.rollout.groupSize,
-      policies,
-      agentModels: this.agentModels,
+      policies: Object.fromEntries(this.models.map((m) => [m.id, modelPolicy(m.model, counters)])),
+      agentModels: agentModelsOf(this.models),
       env: this.env,
       seed: mixSeed(this.seed, `rollout/${step}`),
-      temperature: this.settings.rollout.temperature,
+      temperature,
       topP: exp.rollout.topP,
     });
     const rolloutMs = performance.now() - tRollout;
 
-    // ---- rewards: per trajectory (success, reward), per row (reward minus its penalty).
-    // A trajectory whose environment failed, hung or crashed has no judged reward: it is left out
-    // of everything that follows (reward and success metrics, every estimator's statistics, the
-    // per-agent stats and the update), the same way everywhere, and only counted in env/errors.
+    // 2. rewards. A trajectory whose environment failed, hung or crashed has no judged reward: it
+    // is left out of everything that follows (reward and success metrics, every estimator's
+    // statistics, the per-agent stats and the update), and only counted in env/errors.
     const errored = new Set(batch.trajectories.filter((t) => t.status === 'error').map((t) => t.traj));
     const judged = batch.trajectories.filter((t) => !errored.has(t.traj));
-    const trajRewards = judged.map((t) => t.reward);
-    metrics[M.rewardMean] = mean(trajRewards);
-    metrics[M.rewardStd] = Math.sqrt(populationVariance(trajRewards));
-    metrics[M.successRate] = mean(judged.map((t) => (t.success ? 1 : 0)));
-    metrics[M.envErrors] = errored.size;
-
-    // ---- advantages: the run's estimator, one scalar per judged row (0 for errored rows)
     const kept = batch.rows.flatMap((r, i) => (errored.has(r.traj) ? [] : [i]));
+
+    // 3. advantages: the run's estimator, one scalar per judged row (0 for errored rows); and the
+    // same rows under every estimator, to tell how differently they weigh these very rows
     const advRows = kept.map((i) => {
       const r = batch.rows[i];
       return { group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: r.reward };
     });
     const judgedAdv = computeAdvantages(advRows, { estimator: this.run.estimator, ...advantage });
-    const { stats } = judgedAdv;
     const advantages = new Float64Array(batch.rows.length);
     kept.forEach((i, j) => (advantages[i] = judgedAdv.advantages[j]));
-    Object.assign(metrics, statsToMetrics(stats, this.agents));
-    // The same batch under every estimator: how differently they weigh these very rows.
     const shadow = everyEstimator(advRows, advantage);
-    Object.assign(metrics, shadowToMetrics(shadowAdvantages(advRows, judgedAdv.advantages, shadow), this.agents));
 
-    // ---- loss and update: every model, PPO-clip, per-agent terms on shared models
+    // 4. loss and update: every model, PPO-clip, per-agent terms on shared models
     const tUpdate = performance.now();
-    let skipped = 0;
+    const updates: [string, [string, number][], ModelUpdate][] = [];
     for (const m of this.models) {
-      const idx = batch.rows.flatMap((r, i) => (m.agents.includes(r.agent) && !errored.has(r.traj) ? [i] : []));
+      const idx = kept.filter((i) => m.agents.includes(batch.rows[i].agent));
       const updateOptions = {
         optim,
-        temperature: this.settings.rollout.temperature,
+        temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
       };
+      // Before the update moves the weights: each estimator's gradient on this very batch.
+      const probes: [string, number][] = [];
       if (exp.diagnostics.shadowGradNorm) {
-        // Before the update moves the weights: each estimator's gradient on this very batch.
         for (const e of ESTIMATOR_NAMES) {
           const adv = new Float64Array(batch.rows.length);
           kept.forEach((i, j) => (adv[i] = shadow[e][j]));
           const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
-          for (const [agent, g] of Object.entries(norms)) metrics[agentShadowKey(agent, e, 'grad_norm')] = g;
+          for (const [agent, g] of Object.entries(norms)) probes.push([agentShadowKey(agent, e, 'grad_norm'), g]);
         }
       }
-      const report = await updateModel(m, batch.rows, advantages, idx, updateOptions);
-      metrics[modelKey(m.id, 'grad_norm')] = report.gradNorm;
-      if (report.skipped) skipped++;
-      for (const [agent, a] of Object.entries(report.agents)) {
-        for (const [stat, v] of Object.entries(a)) metrics[agentKey(agent, stat as keyof typeof a)] = v;
-      }
+      updates.push([m.id, probes, await updateModel(m, batch.rows, advantages, idx, updateOptions)]);
     }
-    metrics[M.updateSkipped] = skipped;
     const updateMs = performance.now() - tUpdate;
 
-    // ---- evaluation every N steps: avg@k / pass@k on the held-out questions
-    if (exp.eval.every > 0 && (step + 1) % exp.eval.every === 0) Object.assign(metrics, await this.evaluate());
+    // 5. evaluation every N steps: avg@k / pass@k on the held-out questions
+    const evaluation =
+      exp.eval.every > 0 && (step + 1) % exp.eval.every === 0
+        ? await evaluateModels(exp, this.models, { instances: this.valSet, env: this.env, seed: mixSeed(this.seed, `eval/${step}`) })
+        : {};
 
-    // ---- perf and memory
-    metrics[M.rolloutMs] = rolloutMs;
-    metrics[M.updateMs] = updateMs;
-    metrics[M.tokensPerS] = counters.tokens / (rolloutMs / 1000);
-    metrics[M.decodeForwards] = counters.forwards;
-    metrics[M.timeS] = (performance.now() - this.t0) / 1000;
+    // 6. the step's metrics, in one block (core/metrics.ts names them)
+    const trajRewards = judged.map((t) => t.reward);
     const mem = tf.memory() as tf.MemoryInfo & { numBytesInGPU?: number };
-    metrics[M.memTensors] = mem.numTensors;
-    metrics[M.memGpuBytes] = mem.numBytesInGPU ?? 0;
+    const metrics: Record<string, number> = {
+      [M.step]: step,
+      [M.rewardMean]: mean(trajRewards),
+      [M.rewardStd]: Math.sqrt(populationVariance(trajRewards)),
+      [M.successRate]: mean(judged.map((t) => (t.success ? 1 : 0))),
+      [M.envErrors]: errored.size,
+      ...statsToMetrics(judgedAdv.stats, this.agents),
+      ...shadowToMetrics(shadowAdvantages(advRows, judgedAdv.advantages, shadow), this.agents),
+      ...Object.fromEntries(
+        updates.flatMap(([id, probes, u]): [string, number][] => [
+          ...probes,
+          [modelKey(id, 'grad_norm'), u.gradNorm],
+          ...Object.entries(u.agents).flatMap(([agent, a]) =>
+            Object.entries(a).map(([stat, v]): [string, number] => [agentKey(agent, stat as keyof typeof a), v]),
+          ),
+        ]),
+      ),
+      [M.updateSkipped]: updates.filter(([, , u]) => u.skipped).length,
+      ...evaluation,
+      [M.rolloutMs]: rolloutMs,
+      [M.updateMs]: updateMs,
+      [M.tokensPerS]: counters.tokens / (rolloutMs / 1000),
+      [M.decodeForwards]: counters.forwards,
+      [M.timeS]: (performance.now() - this.t0) / 1000,
+      [M.memTensors]: mem.numTensors,
+      [M.memGpuBytes]: mem.numBytesInGPU ?? 0,
+    };
 
     this.step++;
     return { step, metrics, rows: batch.rows, advantages, trajectories: batch.trajectories };
@@ -281,22 +285,9 @@ export class RunTrainer {
     }
   }
 
-  /** avg@k and pass@k over the validation set at the eval temperature. */
-  async evaluate(): Promise<Record<string, number>> {
-    const { exp } = this;
-    const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
-    const r = await evaluate<SampledTokens>({
-      task: exp.task,
-      instances: this.valSet,
-      k: exp.eval.k,
-      policies: Object.fromEntries(this.models.map((m) => [m.id, modelPolicy(m.model, counters)])),
-      agentModels: this.agentModels,
-      env: this.env,
-      seed: mixSeed(this.seed, `eval/${this.step}`),
-      temperature: exp.eval.temperature,
-      topP: exp.eval.topP,
-    });
-    return { [evalAvgKey(exp.eval.k)]: r.avg, [evalPassKey(exp.eval.k)]: r.pass };
+  /** avg@k and pass@k over the validation set at the eval temperature (train/evaluate.ts). */
+  evaluate(): Promise<Record<string, number>> {
+    return evaluateModels(this.exp, this.models, { instances: this.valSet, env: this.env, seed: mixSeed(this.seed, `eval/${this.step}`) });
   }
 
   dispose(): void {
