@@ -1,14 +1,14 @@
 /**
  * The page's handle on run workers. `probeBackend` checks a backend (the shell's indicator);
  * `LabSession` owns one worker per run × seed of an experiment and is the only listener on them,
- * turning their messages into `LabEvents` callbacks. Imports no tfjs: Vite bundles the worker as
+ * handing every message to the page's one reducer (ui/lab.ts). Imports no tfjs: Vite bundles the worker as
  * its own chunk, so tfjs never reaches the main bundle.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
 import { runInstances, withLive } from '../core/config';
 import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
-import type { FromWorker, InspectedTrajectory, RunId, RunStatus, ToWorker } from './protocol';
+import type { FromWorker, RunId, ToWorker } from './protocol';
 
 const newWorker = (name: string) => new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
 
@@ -57,20 +57,6 @@ export function workerSlots(cores: number = globalThis.navigator?.hardwareConcur
   return Math.max(2, Math.min(8, Math.floor(cores) || 2));
 }
 
-export interface LabEvents {
-  backend(id: RunId, report: BackendReport): void;
-  /** The run lost its GPU device and goes on from `step` on `report`'s backend. */
-  fallback(id: RunId, report: BackendReport, step: number, message: string, kernels: string): void;
-  ready(id: RunId, msg: Extract<FromWorker, { type: 'ready' }>): void;
-  frame(id: RunId, step: number, values: Float64Array): void;
-  rollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void;
-  state(id: RunId, state: RunStatus, step: number, message?: string): void;
-  param(id: RunId, param: LiveParam, value: number, step: number): void;
-  checkpoint(id: RunId, step: number, files: Record<string, ArrayBuffer>): void;
-  saved(id: RunId, step: number, error?: string): void;
-  error(id: RunId, message: string): void;
-}
-
 export interface SessionOptions {
   /** Checkpoint files to start from instead of the shipped base models (every run gets a copy). */
   uploads?: { name: string; bytes: ArrayBuffer }[];
@@ -98,7 +84,8 @@ export class LabSession {
 
   constructor(
     private config: Experiment,
-    private readonly events: LabEvents,
+    /** The page's reducer: every worker message, and the session's own about its runs. */
+    private readonly onMessage: (msg: FromWorker) => void,
     private options: SessionOptions = {},
   ) {
     this.runs = runInstances(config).map((r, i) => ({ id: options.ids?.[i] ?? nextId(), ...r, queued: true }));
@@ -125,8 +112,8 @@ export class LabSession {
     info.queued = false;
     const worker = newWorker(`${info.label} (${info.id})`);
     this.workers.set(info.id, worker);
-    worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data, this.events);
-    worker.onerror = (e) => this.events.error(info.id, `run worker crashed: ${e.message || 'script error'}`);
+    worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data);
+    worker.onerror = (e) => this.onMessage({ type: 'error', runId: info.id, message: `run worker crashed: ${e.message || 'script error'}` });
     worker.postMessage({ type: 'init', runId: info.id, backend: this.config.backend } satisfies ToWorker);
     if (this.paceMs > 0) worker.postMessage({ type: 'pace', runId: info.id, delayMs: this.paceMs } satisfies ToWorker);
   }
@@ -138,55 +125,34 @@ export class LabSession {
     this.ready.delete(id);
     const next = this.queue.shift();
     if (!next) return;
-    this.events.state(next.id, 'loading', 0, 'starting worker…');
+    this.onMessage({ type: 'state', runId: next.id, state: 'loading', step: 0, message: 'starting worker…' });
     this.launch(next);
-    this.queue.forEach((q, i) => this.events.state(q.id, 'queued', 0, queuedText(i, this.queue.length)));
+    this.queue.forEach((q, i) => this.onMessage({ type: 'state', runId: q.id, state: 'queued', step: 0, message: queuedText(i, this.queue.length) }));
   }
 
-  private dispatch(info: RunInfo, worker: Worker, msg: FromWorker, ev: LabEvents): void {
-    const config = this.config;
-    switch (msg.type) {
-      case 'backend':
-        ev.backend(info.id, msg.report);
-        if (msg.report.backend) {
-          worker.postMessage({
-            type: 'start',
-            runId: info.id,
-            config,
-            run: info.runIndex,
-            seed: info.seed,
-            label: info.label,
-            uploads: this.options.uploads ?? [],
-            ...(this.options.persist ? { persist: this.options.persist } : {}),
-          } satisfies ToWorker);
-        } else ev.error(info.id, `backend ${msg.report.requested} refused: ${msg.report.attempts.map((a) => a.reason).join('; ')}`);
-        return;
-      case 'fallback':
-        return ev.fallback(info.id, msg.report, msg.step, msg.message, msg.kernels);
-      case 'ready':
-        this.ready.add(info.id);
-        if (this.playing) worker.postMessage({ type: 'play', runId: info.id } satisfies ToWorker);
-        return ev.ready(info.id, msg);
-      case 'frame':
-        return ev.frame(info.id, msg.step, msg.values);
-      case 'rollouts':
-        return ev.rollouts(info.id, msg.step, msg.trajectories);
-      case 'state':
-        ev.state(info.id, msg.state, msg.step, msg.message);
-        if ((msg.state === 'done' || msg.state === 'failed') && this.queue.length > 0) this.release(info.id);
-        return;
-      case 'param':
-        return ev.param(info.id, msg.param, msg.value, msg.step);
-      case 'checkpoint':
-        return ev.checkpoint(info.id, msg.step, msg.files);
-      case 'saved':
-        return ev.saved(info.id, msg.step, msg.error);
-      case 'error':
-        return ev.error(info.id, msg.message);
-      default: {
-        const never: never = msg;
-        ev.error(info.id, `unknown message ${JSON.stringify(never)}`);
-      }
+  /** The session's part of a worker message (start, play, free the slot) around the page's reducer. */
+  private dispatch(info: RunInfo, worker: Worker, msg: FromWorker): void {
+    if (msg.type === 'ready') {
+      this.ready.add(info.id); // before the reducer, which asks allReady()
+      if (this.playing) worker.postMessage({ type: 'play', runId: info.id } satisfies ToWorker);
+    }
+    this.onMessage(msg);
+    if (msg.type === 'backend' && msg.report.backend) {
+      worker.postMessage({
+        type: 'start',
+        runId: info.id,
+        config: this.config,
+        run: info.runIndex,
+        seed: info.seed,
+        label: info.label,
+        uploads: this.options.uploads ?? [],
+        ...(this.options.persist ? { persist: this.options.persist } : {}),
+      } satisfies ToWorker);
+    } else if (msg.type === 'backend') {
+      const reasons = msg.report.attempts.map((a) => a.reason).join('; ');
+      this.onMessage({ type: 'error', runId: info.id, message: `backend ${msg.report.requested} refused: ${reasons}` });
+    } else if (msg.type === 'state' && (msg.state === 'done' || msg.state === 'failed') && this.queue.length > 0) {
+      this.release(info.id);
     }
   }
 

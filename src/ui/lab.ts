@@ -9,9 +9,9 @@ import type { Experiment } from '../core/config';
 import { liveValue, runInstances, structuralKey, withLive, type LiveParam } from '../core/config';
 import { LabSession, queuedText } from '../runtime/client';
 import { stateKey, statesOf } from '../runtime/state-store';
-import type { LabEvents, RunInfo, SessionOptions } from '../runtime/client';
+import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
-import type { RunId } from '../runtime/protocol';
+import type { FromWorker, RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
 import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
 import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
@@ -36,61 +36,75 @@ function onceReady(f: () => void): void {
 /** A run's legend label, for messages (its worker id if the run is gone). */
 const labelOf = (id: RunId) => useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
 
-const events: LabEvents = {
-  backend(id, report) {
-    patchRun(id, { backend: report });
-    if (!report.backend) fail(id, `no usable backend for ${report.requested}`);
-  },
-  fallback(id, report, step, message, kernels) {
-    // Not a failure: the run goes on. Said in the alert area so the switch is never silent.
-    patchRun(id, { backend: report, kernels, message: `on ${report.backend} since step ${step}` });
-    const label = labelOf(id);
-    addError(`${label}: ${message}`);
-  },
-  ready(id, msg) {
-    // A resumed run keeps its restored curve up to the step it goes on from; the steps after its
-    // last save are recomputed, so their recorded frames go (in the page and in IndexedDB).
-    const restored = runData(id);
-    if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
-    else initRunData(id, msg.keys);
-    void dropFrames(id, msg.startStep);
-    patchRun(id, { step: msg.startStep, kernels: msg.kernels });
-    recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
-    patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
-    if (session?.allReady()) {
-      const queued = whenReady;
-      whenReady = [];
-      for (const f of queued) f();
+/**
+ * The page's one reducer of worker messages: every message of every run arrives here (LabSession
+ * adds its own: a crashed worker, a refused backend, a queued run's status) and is switched on by
+ * type, into the store (slow state), run-data.ts (frames, rollouts) and persist.ts (IndexedDB).
+ */
+function receive(msg: FromWorker): void {
+  const id = msg.runId;
+  switch (msg.type) {
+    case 'backend':
+      patchRun(id, { backend: msg.report });
+      if (!msg.report.backend) fail(id, `no usable backend for ${msg.report.requested}`);
+      return;
+    case 'fallback':
+      // Not a failure: the run goes on. Said in the alert area so the switch is never silent.
+      patchRun(id, { backend: msg.report, kernels: msg.kernels, message: `on ${msg.report.backend} since step ${msg.step}` });
+      addError(`${labelOf(id)}: ${msg.message}`);
+      return;
+    case 'ready': {
+      // A resumed run keeps its restored curve up to the step it goes on from; the steps after its
+      // last save are recomputed, so their recorded frames go (in the page and in IndexedDB).
+      const restored = runData(id);
+      if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
+      else initRunData(id, msg.keys);
+      void dropFrames(id, msg.startStep);
+      patchRun(id, { step: msg.startStep, kernels: msg.kernels });
+      recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
+      patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
+      if (session?.allReady()) {
+        const queued = whenReady;
+        whenReady = [];
+        for (const f of queued) f();
+      }
+      return;
     }
-  },
-  frame(id, step, values) {
-    pushFrame(id, step, values);
-    recordFrame(id, step, values);
-  },
-  rollouts: setRollouts,
-  state(id, state, step, message) {
-    patchRun(id, (r) => ({ state, message, step: Math.max(r.step, step) }));
-  },
-  param(id, param, value, step) {
-    patchRun(id, (r) => ({ markers: [...r.markers, { step, param, value }] }));
-  },
-  checkpoint(id, step, files) {
-    // One file per model of the run (upload and IndexedDB persistence are still to come).
-    const label = labelOf(id);
-    const base = fileName(`${label}-step-${step}`);
-    for (const [model, bytes] of Object.entries(files)) {
-      downloadBlob(`${base}-${model}.ckpt`, new Blob([bytes], { type: 'application/octet-stream' }));
+    case 'frame':
+      pushFrame(id, msg.step, msg.values);
+      recordFrame(id, msg.step, msg.values);
+      return;
+    case 'rollouts':
+      return setRollouts(id, msg.step, msg.trajectories);
+    case 'state':
+      patchRun(id, (r) => ({ state: msg.state, message: msg.message, step: Math.max(r.step, msg.step) }));
+      return;
+    case 'param':
+      patchRun(id, (r) => ({ markers: [...r.markers, { step: msg.step, param: msg.param, value: msg.value }] }));
+      return;
+    case 'checkpoint': {
+      // One file per model of the run.
+      const base = fileName(`${labelOf(id)}-step-${msg.step}`);
+      for (const [model, bytes] of Object.entries(msg.files)) {
+        downloadBlob(`${base}-${model}.ckpt`, new Blob([bytes], { type: 'application/octet-stream' }));
+      }
+      return;
     }
-  },
-  saved(id, step, error) {
-    if (error) fail(id, `could not save the run state at step ${step} (training goes on): ${error}`);
-    else patchRun(id, { savedStep: step });
-    // The frames up to the saved step go to IndexedDB now, so a reload never finds a saved state
-    // ahead of the recorded curve (which would leave a gap the resumed run cannot fill).
-    void flush();
-  },
-  error: fail,
-};
+    case 'saved':
+      if (msg.error) fail(id, `could not save the run state at step ${msg.step} (training goes on): ${msg.error}`);
+      else patchRun(id, { savedStep: msg.step });
+      // The frames up to the saved step go to IndexedDB now, so a reload never finds a saved state
+      // ahead of the recorded curve (which would leave a gap the resumed run cannot fill).
+      void flush();
+      return;
+    case 'error':
+      return fail(id, msg.message);
+    default: {
+      const never: never = msg;
+      addError(`unknown worker message ${JSON.stringify(never)}`);
+    }
+  }
+}
 
 function fail(id: RunId, message: string): void {
   patchRun(id, { error: message });
@@ -101,7 +115,7 @@ function fail(id: RunId, message: string): void {
 /** A LabSession at the store's pace; commands queue until all of its runs are ready. */
 function spawn(config: Experiment, options: SessionOptions): LabSession {
   whenReady = [];
-  const s = new LabSession(config, events, options);
+  const s = new LabSession(config, receive, options);
   const { paceMs } = useLab.getState();
   if (paceMs > 0) s.pace(paceMs);
   return s;
