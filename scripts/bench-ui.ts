@@ -5,8 +5,11 @@
  * what), the chart refreshes and the steps taken. The runs train in their workers on the same
  * cores, as they do for a user.
  *
- *   npm run bench:ui -- [--config HASH] [--seconds 30] [--reps 3] [--layout side] [--hover]
+ *   npm run bench:ui -- [--config HASH] [--seconds 30] [--reps 3] [--layout side] [--hover] [--timeout 600]
  *
+ * `--smoke`: the tiny sync experiment for 2 s, once, nothing written (npm test runs it). Every wait
+ * is bounded: the first steps within --first-step seconds (default 180), the whole run within
+ * --timeout (default 600 × reps; smoke 240); each fails with a message.
  * `--config` is an experiment link's hash (default: the default experiment); `--hover` moves the
  * pointer across the Reward chart all along (the synced hover redraws every chart's cursor).
  * Prints one JSON line per repetition and writes bench/ui-results.json.
@@ -17,11 +20,16 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
-import { arg, flag } from './cli-args';
+import { TINY } from '../test/browser/experiments';
+import { DIST } from '../test/browser/static-server';
+import { arg, flag, watchdog } from './cli-args';
 
-const config = arg('config', '');
-const seconds = Number(arg('seconds', '30'));
-const reps = Number(arg('reps', '3'));
+const smoke = flag('smoke');
+const config = arg('config', smoke ? TINY : '');
+const seconds = Number(arg('seconds', smoke ? '2' : '30'));
+const reps = Number(arg('reps', smoke ? '1' : '3'));
+const firstStepMs = Number(arg('first-step', '180')) * 1000;
+watchdog(Number(arg('timeout', String(smoke ? 240 : 600 * reps))), 'bench:ui');
 const side = arg('layout', 'overlaid') === 'side';
 const hover = flag('hover');
 
@@ -79,8 +87,15 @@ async function once(url: string, chrome: string) {
     });
     await page.getByRole('button', { name: 'Train', exact: true }).click();
     if (side) await page.getByRole('radio', { name: 'Side by side' }).check();
-    const steps = () => page.$$eval('[aria-label$=" step"]', (els) => els.map((e) => Number(e.textContent)));
-    while ((await steps()).some((n) => !(n >= 1))) await page.waitForTimeout(250);
+    // Each run's step counter (Controls.tsx); not an aria-label suffix, which chart layers share.
+    const steps = () => page.$$eval('[data-testid="step-counter"]', (els) => els.map((e) => Number(e.textContent)));
+    const t1 = Date.now();
+    for (let s = await steps(); !(s.length > 0 && s.every((n) => n >= 1)); s = await steps()) {
+      if (Date.now() - t1 > firstStepMs) {
+        throw new Error(`no first step of every run within ${firstStepMs / 1000} s: step counters ${s.length ? s.join(', ') : 'not found'}${errors.length ? `; page errors: ${errors.join(' | ')}` : ''}`);
+      }
+      await page.waitForTimeout(250);
+    }
     // Warm-up (first steps, first chart mounts) excluded.
     await page.evaluate(() => {
       const w = window as unknown as { observed: Observed };
@@ -123,7 +138,7 @@ async function once(url: string, chrome: string) {
 }
 
 const chrome = ensureChrome();
-const server = await preview({ preview: { port: 0, host: '127.0.0.1' }, logLevel: 'warn' });
+const server = await preview({ preview: { port: 0, host: '127.0.0.1' }, build: { outDir: DIST }, logLevel: 'warn' });
 const base = server.resolvedUrls?.local[0]?.replace(/\/$/, '');
 if (!base) throw new Error('preview server has no URL');
 const url = `${base}/${config ? (config.startsWith('#') ? config : `#${config}`) : ''}`;
@@ -138,6 +153,11 @@ for (let r = 0; r < reps; r++) {
   results.push(res);
 }
 await server.close();
+if (smoke) {
+  const bad = results.find((r) => r.errors.length > 0 || !r.steps.every((n) => n >= 0));
+  if (bad) throw new Error(`bench:ui smoke: ${JSON.stringify(bad)}`);
+  process.exit(0);
+}
 mkdirSync('bench', { recursive: true });
 writeFileSync(
   'bench/ui-results.json',

@@ -12,3 +12,15 @@ export const flag = (name: string): boolean => process.argv.includes(`--${name}`
 /** Median; the lower middle of an even count. */
 export const median = (xs: number[]): number =>
   [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+/**
+ * Ends the process with a message naming `what` if it still runs after `seconds`: no benchmark
+ * waits forever (a hung page, a lost GPU device, a step that never comes).
+ */
+export function watchdog(seconds: number, what: string): void {
+  if (!(seconds > 0)) throw new Error(`--timeout must be a positive number of seconds, got ${seconds}`);
+  setTimeout(() => {
+    console.error(`[${what}] still running after ${seconds} s: gave up (raise --timeout if the machine is just slow)`);
+    process.exit(1);
+  }, seconds * 1000).unref();
+}

@@ -6,6 +6,7 @@ import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { CHROME_ARGS } from './chrome';
+import { RUNS } from './experiments';
 
 export interface Lab {
   page: Page;
@@ -45,11 +46,7 @@ export async function openLab(hash = '', base: string = inject('baseUrl')): Prom
   };
 }
 
-/** The smallest experiment that trains: sync task, one question, two rollouts, no eval. */
-export const TINY = '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
-
-/** The default experiment's two runs, as the status bar labels them. */
-export const RUNS = ['GRPO', 'Dr. MAS'];
+export { TINY, RUNS } from './experiments';
 
 /** Each run's step counter, in RUNS order. */
 export const stepCounts = (l: Lab): Promise<number[]> =>

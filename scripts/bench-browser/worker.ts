@@ -1,0 +1,52 @@
+/**
+ * The bench:browser worker: loads each backend the way the lab's run worker does
+ * (platform-browser.ts), counts WebGPU dispatches and readbacks at the API, and measures
+ * bench-workload.ts on each backend × preset in turn.
+ */
+import { browserPlatform } from '../../src/runtime/platform-browser';
+import type { ConcreteBackend } from '../../src/runtime/backend-types';
+import type { PresetName } from '../../src/model/gpt';
+import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
+
+export interface BenchRequest {
+  presets: PresetName[];
+  backends: ConcreteBackend[];
+  reps: number;
+  rows: number;
+}
+
+export interface BenchReply {
+  results: Result[];
+  /** Per backend: why it was skipped (unavailable here), if it was. */
+  skipped: Record<string, string>;
+  adapter: string;
+}
+
+const post = (m: BenchReply | { error: string }) => postMessage(m);
+const clock = { wall: () => performance.now(), cpu: () => NaN };
+
+onmessage = async (e: MessageEvent<BenchRequest>) => {
+  try {
+    const { presets, backends, reps, rows } = e.data;
+    const reply: BenchReply = { results: [], skipped: {}, adapter: '' };
+    for (const backend of backends) {
+      const probe = await browserPlatform.probe(backend);
+      if (!probe.available) {
+        reply.skipped[backend] = probe.reason ?? 'not available';
+        continue;
+      }
+      if (backend === 'webgpu') {
+        const a = probe.adapter;
+        reply.adapter = a ? [a.vendor, a.architecture, a.description, a.isFallbackAdapter ? '(fallback adapter)' : ''].filter(Boolean).join(' ') : '';
+        countGpuCalls(globalThis as unknown as WebGpuGlobals);
+      }
+      await browserPlatform.load(backend);
+      for (const preset of presets) {
+        reply.results.push(await measureWorkload({ preset, backend, kernels: backend === 'wasm' ? 'fused' : 'plain', rows, reps, clock }));
+      }
+    }
+    post(reply);
+  } catch (err) {
+    post({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  }
+};

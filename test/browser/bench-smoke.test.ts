@@ -1,0 +1,29 @@
+/**
+ * The browser benchmarks' smoke modes: `bench:ui --smoke` (the built app, Train, first steps, 2 s
+ * of long-task observation) and `bench:browser --smoke` (the model workload in a Chromium worker). They assert that each script ran to its end and measured,
+ * so a script that breaks, or a wait that can no longer end (the hang of issue 17), fails CI.
+ */
+import { execFileSync } from 'node:child_process';
+import { expect, it } from 'vitest';
+
+const run = (script: string) =>
+  execFileSync('npx', ['tsx', script, '--smoke'], { encoding: 'utf8', timeout: 290_000, stdio: ['ignore', 'pipe', 'pipe'] });
+
+it('bench:ui --smoke sees both runs step and reports long tasks', () => {
+  const stdout = run('scripts/bench-ui.ts');
+  const report = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{'))!) as { steps: number[]; longTasks: number; errors: string[] };
+  expect(report.steps).toHaveLength(2);
+  expect(report.errors).toEqual([]);
+  expect(report.longTasks).toBeGreaterThanOrEqual(0);
+}, 300_000);
+
+it('bench:browser --smoke measures the workload on wasm in Chromium', () => {
+  const stdout = run('scripts/bench-browser.ts');
+  // columns: preset backend kernels params train-ms … disp/step disp/tok reads/step reads/tok GPU-MB
+  const wasm = stdout.split('\n').find((l) => /^nano\s+wasm\s/.test(l))?.trim().split(/\s+/);
+  expect(wasm, stdout).toBeDefined();
+  expect(Number(wasm![3])).toBe(108864); // parameters
+  expect(Number(wasm![4])).toBeGreaterThan(0); // train ms
+  expect(Number(wasm![11])).toBeGreaterThan(100); // kernels per train step
+  expect(Number(wasm![14])).toBe(0.5); // one logits readback per decode step of 2 rows
+}, 300_000);
