@@ -6,6 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
+import { adamWStep, fusedAdamWAvailable } from './kernels/adamw-webgpu';
 
 export interface AdamWOptions {
   lr: number;
@@ -83,16 +84,13 @@ export class AdamW {
       for (const slot of this.slots) {
         const g = grads[slot.variable.name];
         if (!g) continue;
-        const gs = scale === 1 ? g : tf.mul(g, scale);
-        const m = tf.add(tf.mul(slot.m, b1), tf.mul(gs, 1 - b1));
-        const v = tf.add(tf.mul(slot.v, b2), tf.mul(tf.square(gs), 1 - b2));
-        const update = tf.div(tf.div(m, bc1), tf.add(tf.sqrt(tf.div(v, bc2)), this.eps));
-        const decayed = slot.decay && this.weightDecay > 0 ? tf.mul(slot.variable, 1 - lr * this.weightDecay) : slot.variable;
-        const w = tf.sub(decayed, tf.mul(update, lr));
+        const [m, v, w] = fusedAdamWAvailable()
+          ? adamWStep(slot.variable, g, slot.m, slot.v, { beta1: b1, beta2: b2, scale, lr, keep: slot.decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1, bc1, bc2, eps: this.eps })
+          : this.plainStep(slot, g, scale, bc1, bc2);
         next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
         for (const x of [w, m, v]) zeroed.push(tf.sum(tf.mul(x, 0)));
       }
-      return zeroed.length ? tf.addN(zeroed) : tf.scalar(0);
+      return zeroed.length ? sumAll(zeroed) : tf.scalar(0);
     });
     try {
       const finite = Number.isFinite((await check.data())[0]);
@@ -109,6 +107,17 @@ export class AdamW {
       check.dispose();
       for (const { w, m, v } of next) tf.dispose([w, m, v]);
     }
+  }
+
+  /** The update in plain tfjs ops (every backend but webgpu): new [m, v, θ]. */
+  private plainStep(slot: Slot, g: tf.Tensor, scale: number, bc1: number, bc2: number): [tf.Tensor, tf.Tensor, tf.Tensor] {
+    const { beta1: b1, beta2: b2, lr } = this;
+    const gs = scale === 1 ? g : tf.mul(g, scale);
+    const m = tf.add(tf.mul(slot.m, b1), tf.mul(gs, 1 - b1));
+    const v = tf.add(tf.mul(slot.v, b2), tf.mul(tf.square(gs), 1 - b2));
+    const update = tf.div(tf.div(m, bc1), tf.add(tf.sqrt(tf.div(v, bc2)), this.eps));
+    const decayed = slot.decay && this.weightDecay > 0 ? tf.mul(slot.variable, 1 - lr * this.weightDecay) : slot.variable;
+    return [m, v, tf.sub(decayed, tf.mul(update, lr))];
   }
 
   /** The first and second moments, in model order: with `step`, what loadState restores. */

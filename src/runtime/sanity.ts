@@ -2,12 +2,14 @@
  * The start-up sanity check every backend must pass before it runs an experiment: one forward +
  * backward of the lab's own GPT (a tiny seeded instance, the same layers as the policies: one-hot
  * embedding, layer norm, causal attention, GELU, tied head, log-prob pick) whose loss and
- * gradients must match the CPU backend. It catches backends that initialize but compute wrong —
+ * gradients, and the change one AdamW update makes, must match the CPU backend. It catches backends that initialize but compute wrong —
  * tfjs #8590 (zero gradients on one device), or tfjs-wasm's oneHot ignoring its dtype.
  */
 import * as tf from '@tensorflow/tfjs';
 import { GPT, gptConfig } from '../model/gpt';
 import { disposeBatch, packRows, toTensors } from '../model/logprobs';
+import { AdamW } from '../model/optim';
+import { update } from '../model/update';
 import { nextTokenLoss } from '../model/warmstart';
 
 /** |Δ| allowed per value, relative to 1 + |reference| (tfjs-webgpu.md §8: webgl drifts ±1.8e-3). */
@@ -16,8 +18,8 @@ export const SANITY_TOLERANCE: Record<string, number> = { webgl: 5e-3, webgpu: 1
 const CONFIG = gptConfig('nano', { contextLength: 16, dModel: 16, nLayers: 1, nHeads: 2, dMlp: 32 });
 
 /**
- * Runs the fixed step on the active backend: returns [loss, then Σg and Σg² of each parameter],
- * read back in one `data()` call.
+ * Runs the fixed step on the active backend: returns [loss, Σg and Σg² of each parameter, then
+ * after one clipped AdamW update: the gradient norm, Σ(θ' − θ) and Σ(θ' − θ)² of each parameter].
  */
 export async function sanityStep(): Promise<Float32Array> {
   const model = GPT.create(CONFIG, 1);
@@ -32,9 +34,25 @@ export async function sanityStep(): Promise<Float32Array> {
       const summary = model.variables.flatMap((v) => [tf.sum(grads[v.name]), tf.sum(tf.square(grads[v.name]))]);
       return tf.stack([value, ...summary]);
     });
-    const values = (await out.data()) as Float32Array;
+    const grads = (await out.data()) as Float32Array;
     out.dispose();
-    return values;
+    // Then one real update (update.ts: global norm, clip, AdamW; fused kernels where the backend has
+    // them): each parameter's change. ε = 1e-3 keeps g/(√v̂ + ε) smooth in g, so float noise in tiny
+    // gradients cannot flip a change's size between backends.
+    const before = model.variables.map((v) => tf.clone(v));
+    const opt = new AdamW(model, { lr: 1e-3, eps: 1e-3, weightDecay: 0.1, clipNorm: 0.5 });
+    try {
+      const report = await update(model, opt, [() => ({ loss: nextTokenLoss(model, batch) })]);
+      const change = tf.tidy(() =>
+        tf.stack(model.variables.flatMap((v, i) => [tf.sum(tf.sub(v, before[i])), tf.sum(tf.square(tf.sub(v, before[i])))])),
+      );
+      const changes = (await change.data()) as Float32Array;
+      change.dispose();
+      return Float32Array.from([...grads, report.gradNorm, ...changes]);
+    } finally {
+      tf.dispose(before);
+      opt.dispose();
+    }
   } finally {
     disposeBatch(batch);
     model.dispose();
