@@ -145,6 +145,10 @@ export const ExperimentSchema = z.strictObject({
         .record(agentName, z.enum(MODEL_PRESETS))
         .default({})
         .describe('Per-agent model size (heterogeneous; per-agent assignment only)'),
+      ids: z
+        .record(agentName, agentName)
+        .default({})
+        .describe('Per-agent model id (DrMAS model_ids): agents given the same id share one model (per-agent assignment only)'),
       base: z.enum(['shipped', 'scratch']).default('shipped').describe('Start from the shipped base checkpoints'),
     })
     .prefault({}),

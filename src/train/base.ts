@@ -66,10 +66,13 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
       continue;
     }
     // A model of another size than the set's (heterogeneous) has its own file, <id>-<size>.ckpt.
-    const dir = `${baseTask}/${exp.models.assignment}`;
+    // A model shared by a subset of the agents (models.ids) starts from the task's shared model,
+    // which knows every role token.
+    const subset = exp.models.assignment === 'per-agent' && slot.agents.length > 1;
+    const dir = `${baseTask}/${subset ? 'shared' : exp.models.assignment}`;
     const sized = `${dir}/${slot.id}-${slot.preset}.ckpt`;
-    const sizedBytes = slot.preset !== exp.models.preset ? await read(sized) : null;
-    const path = sizedBytes ? sized : `${dir}/${slot.id}.ckpt`;
+    const sizedBytes = !subset && slot.preset !== exp.models.preset ? await read(sized) : null;
+    const path = sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${slot.id}.ckpt`;
     const bytes = sizedBytes ?? (await read(path));
     if (!bytes) {
       throw new Error(`no shipped base model models/${path}: run \`npm run pretrain -- --task ${baseTask}\`, or set models.base=scratch`);

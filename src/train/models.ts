@@ -36,40 +36,66 @@ export interface PolicyModel extends ModelSlot {
  * that names no agent of the task (a typo), or any key when all agents share one model (one
  * optimizer, one rate), in the experiment's optim or in a run's overrides.
  */
-function checkLrPerAgent(exp: Experiment, agents: readonly Role[]): void {
+function checkLrPerAgent(exp: Experiment, agents: readonly Role[], slots: readonly ModelSlot[]): void {
   const sources = [{ at: 'optim', optim: exp.optim }, ...exp.runs.map((r, i) => ({ at: `runs.${i}.optim`, optim: r.optim }))];
   for (const { at, optim } of sources) {
-    for (const name of Object.keys(optim.lrPerAgent ?? {})) {
+    const lrs = optim.lrPerAgent ?? {};
+    for (const name of Object.keys(lrs)) {
       if (!agents.includes(name as Role)) {
         throw new Error(`${at}.lrPerAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
       }
       if (exp.models.assignment === 'shared') {
         throw new Error(`${at}.lrPerAgent.${name}: all agents share one model (models.assignment = shared), so it has one learning rate; use optim.lr or models.assignment = per-agent`);
       }
+      // A model shared by a subset (models.ids) has one optimizer: its agents must agree.
+      const slot = slots.find((s) => s.agents.includes(name as Role))!;
+      const rates = new Set(slot.agents.map((a) => lrs[a]));
+      if (rates.size > 1) {
+        throw new Error(`${at}.lrPerAgent.${name}: agents ${slot.agents.join(', ')} share model ${slot.id} (models.ids), so they need one learning rate`);
+      }
     }
   }
 }
 
-/** Which models an experiment needs: one per agent, or one shared by all. */
+/**
+ * Which models an experiment needs: one shared by all, or one per model id, where an agent's id
+ * is its own name unless `models.ids` gives several agents the same one (DrMAS `model_ids`).
+ */
 export function modelSlots(exp: Experiment): ModelSlot[] {
   const agents = getTask(exp.task).agents.map((a) => a.role);
-  checkLrPerAgent(exp, agents);
   if (exp.models.assignment === 'shared') {
-    const extra = Object.keys(exp.models.perAgent);
-    if (extra.length) throw new Error(`models.perAgent (${extra.join(', ')}) needs models.assignment = per-agent`);
-    return [{ id: 'shared', preset: exp.models.preset, agents }];
+    for (const field of ['perAgent', 'ids'] as const) {
+      const extra = Object.keys(exp.models[field]);
+      if (extra.length) throw new Error(`models.${field} (${extra.join(', ')}) needs models.assignment = per-agent`);
+    }
+    const slots = [{ id: 'shared', preset: exp.models.preset, agents }];
+    checkLrPerAgent(exp, agents, slots);
+    return slots;
   }
-  for (const name of Object.keys(exp.models.perAgent)) {
-    if (!agents.includes(name as Role)) {
-      throw new Error(`models.perAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+  for (const field of ['perAgent', 'ids'] as const) {
+    for (const name of Object.keys(exp.models[field])) {
+      if (!agents.includes(name as Role)) {
+        throw new Error(`models.${field}.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+      }
     }
   }
-  return agents.map((role) => ({ id: role, preset: exp.models.perAgent[role] ?? exp.models.preset, agents: [role] }));
+  const slots: ModelSlot[] = [];
+  for (const role of agents) {
+    const id = exp.models.ids[role] ?? role;
+    const preset = exp.models.perAgent[role] ?? exp.models.preset;
+    const slot = slots.find((s) => s.id === id);
+    if (!slot) slots.push({ id, preset, agents: [role] });
+    else if (slot.preset !== preset) {
+      throw new Error(`models.perAgent.${role}: agents ${[...slot.agents, role].join(', ')} share model ${id} (models.ids), so they need one size`);
+    } else slot.agents.push(role);
+  }
+  checkLrPerAgent(exp, agents, slots);
+  return slots;
 }
 
-/** The learning rate of a model: a per-agent rate applies to a model of that agent alone. */
+/** The learning rate of a model: its agents' per-agent rate (one, checked above), else optim.lr. */
 export function learningRate(slot: ModelSlot, optim: Optim): number {
-  return slot.agents.length === 1 ? (optim.lrPerAgent[slot.agents[0]] ?? optim.lr) : optim.lr;
+  return optim.lrPerAgent[slot.agents[0]] ?? optim.lr;
 }
 
 /**

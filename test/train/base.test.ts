@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
-import { agentShadowKey, M } from '../../src/core/metrics';
+import { agentKey, agentShadowKey, M, modelKey } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { loadBase } from '../../src/train/base';
 import { RunTrainer } from '../../src/train/trainer';
@@ -138,6 +138,24 @@ describe('the heterogeneous preset', () => {
     try {
       const rewards = [(await t.trainStep()).metrics[M.rewardMean], (await t.trainStep()).metrics[M.rewardMean]];
       expect(Math.max(...rewards)).toBeGreaterThan(0);
+    } finally {
+      t.dispose();
+    }
+  });
+});
+
+describe('a model shared by a subset of the agents (models.ids)', () => {
+  it('starts from the task’s shared base model and trains with one optimizer for its agents', async () => {
+    const exp = ExperimentSchema.parse({ task: 'search', models: { ids: { search: 'tools', answer: 'tools' } }, rollout: { batchSize: 2, groupSize: 4 }, eval: { every: 0 } });
+    const { checkpoints, notes } = await loadShippedBase(exp);
+    expect(Object.keys(checkpoints)).toEqual(['verifier', 'tools']);
+    expect(notes.tools).toMatch(/^shipped base/);
+    const t = new RunTrainer({ exp, run: exp.runs[1], seed: 2, base: checkpoints });
+    try {
+      const { metrics } = await t.trainStep();
+      expect(metrics[modelKey('tools', 'grad_norm')]).toBeGreaterThan(0);
+      expect(metrics[agentKey('search', 'grad_norm')]).toBeGreaterThan(0); // its own term on the shared model
+      expect(metrics[M.rewardMean]).toBeGreaterThan(0);
     } finally {
       t.dispose();
     }

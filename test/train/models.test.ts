@@ -28,3 +28,30 @@ describe('modelSlots', () => {
     expect(() => modelSlots(shared)).toThrow(/^optim\.lrPerAgent\.solver: all agents share one model/);
   });
 });
+
+describe('models.ids: a model shared by a chosen subset of agents (DrMAS model_ids)', () => {
+  const tools = (patch: Record<string, unknown> = {}) =>
+    ExperimentSchema.parse({ task: 'search', models: { ids: { search: 'tools', answer: 'tools' } }, ...patch });
+
+  it('gives agents with the same id one model, the others their own', () => {
+    expect(modelSlots(tools()).map((s) => [s.id, s.agents])).toEqual([
+      ['verifier', ['verifier']],
+      ['tools', ['search', 'answer']],
+    ]);
+    const lr = tools({ optim: { lrPerAgent: { search: 1e-4, answer: 1e-4 } } });
+    expect(learningRate(modelSlots(lr)[1], lr.optim)).toBe(1e-4);
+  });
+
+  it('refuses sizes or learning rates that differ within a shared model, ids of unknown agents, and ids with one shared model', () => {
+    expect(() => modelSlots(tools({ models: { ids: { search: 'tools', answer: 'tools' }, perAgent: { answer: 'small' } } }))).toThrow(
+      'models.perAgent.answer: agents search, answer share model tools (models.ids), so they need one size',
+    );
+    expect(() => modelSlots(tools({ optim: { lrPerAgent: { search: 1e-4 } } }))).toThrow(
+      /^optim\.lrPerAgent\.search: agents search, answer share model tools \(models\.ids\), so they need one learning rate/,
+    );
+    expect(() => modelSlots(ExperimentSchema.parse({ task: 'search', models: { ids: { serch: 'tools' } } }))).toThrow(/^models\.ids\.serch: task search has no agent/);
+    expect(() => modelSlots(ExperimentSchema.parse({ task: 'search', models: { assignment: 'shared', ids: { search: 'tools' } } }))).toThrow(
+      'models.ids (search) needs models.assignment = per-agent',
+    );
+  });
+});
