@@ -14,6 +14,7 @@ import { ExperimentPanel } from './panels/ExperimentPanel';
 import { FieldErrors } from './panels/FieldErrors';
 import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
+import { OtherTools } from './panels/OtherTools';
 import { PastRuns } from './panels/PastRuns';
 import { RolloutInspector } from './panels/RolloutInspector';
 import { UpdateNotice } from './panels/UpdateNotice';
@@ -158,6 +159,7 @@ export function App() {
           <ExperimentPanel />
           <LiveParams />
           <ExportPanel />
+          <OtherTools />
           <PastRuns />
           <BackendPanel />
         </aside>

@@ -98,6 +98,8 @@ export interface StoredSession {
 }
 
 export interface LabState {
+  /** Runs read from other trainers' files (read-only: no worker); shown beside the session's. */
+  imported: RunView[];
   config: Experiment;
   /** Problems with the link the page was opened with; the defaults were opened instead. */
   urlErrors: FieldError[];
@@ -131,6 +133,7 @@ export const useLab = create<LabState>(() => ({
   autoPaused: false,
   paceMs: 0,
   runs: [],
+  imported: [],
   frameVersion: 0,
   errors: [],
   view: { layout: 'overlaid', smoothing: 0.6, logGradNorm: false, hiddenRuns: [], hiddenAgents: [] },

@@ -46,16 +46,17 @@ const AMPLIFICATION_NOTE = (
 );
 
 /**
- * The runs as the board needs them: a new list only when a run, its agents or its markers change,
+ * The runs as the board needs them (the session's, then the imported read-only ones): a new list only when a run, its agents or its markers change,
  * not on every animation frame's step-counter update (the charts re-read frames on their own).
  */
 function useBoardRuns(): RunView[] {
   const key = useLab((s) =>
-    s.runs.map((r) => `${r.id}:${r.runIndex}:${r.label}:${r.agents.join('+')}:${r.markers.length}`).join(','),
+    [...s.runs, ...s.imported].map((r) => `${r.id}:${r.runIndex}:${r.label}:${r.agents.join('+')}:${r.markers.length}`).join(','),
   );
   return useMemo(() => {
     void key;
-    return useLab.getState().runs;
+    const { runs, imported } = useLab.getState();
+    return [...runs, ...imported];
   }, [key]);
 }
 

@@ -1,0 +1,67 @@
+/**
+ * Other tools: runs in and out. A drop zone (or file picker) that reads TensorBoard event files and
+ * W&B history CSVs as read-only runs beside the session's, a button that downloads the session's
+ * runs as TensorBoard event files, and one that downloads the experiment as Dr. MAS launch scripts.
+ */
+import { useState } from 'react';
+import type { DragEvent } from 'react';
+import { downloadDrmas, downloadTensorboard, importDropped } from '../interop';
+import { addError, useLab } from '../store';
+
+export function OtherTools() {
+  const hasRuns = useLab((s) => s.runs.length > 0);
+  const [notes, setNotes] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [over, setOver] = useState(false);
+
+  const read = (files: File[]) => {
+    if (files.length === 0) return;
+    setBusy(true);
+    importDropped(files)
+      .then((lines) => setNotes((n) => [...n, ...lines]))
+      .catch((e: Error) => addError(`Import failed: ${e.message}`))
+      .finally(() => setBusy(false));
+  };
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setOver(false);
+    read([...e.dataTransfer.files]);
+  };
+
+  return (
+    <section className="panel" aria-labelledby="tools-title">
+      <h2 id="tools-title">Other tools</h2>
+      <div
+        className={`drop-zone${over ? ' over' : ''}`}
+        data-testid="drop-zone"
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+      >
+        <p>Drop TensorBoard event files or W&amp;B history CSVs here to chart cluster runs beside these.</p>
+        <label>
+          or pick files <input type="file" multiple onChange={(e) => read([...(e.target.files ?? [])])} />
+        </label>
+        {busy && <p className="muted">reading…</p>}
+      </div>
+      {notes.length > 0 && (
+        <ul className="muted" data-testid="import-notes">
+          {notes.map((n, i) => (
+            <li key={i}>{n}</li>
+          ))}
+        </ul>
+      )}
+      <div className="row">
+        <button type="button" onClick={downloadTensorboard} disabled={!hasRuns} title="One event file per run">
+          Export TensorBoard
+        </button>
+        <button type="button" onClick={downloadDrmas} title="Dr. MAS launch scripts for a Ray cluster, with a README">
+          Export for a cluster
+        </button>
+      </div>
+    </section>
+  );
+}
