@@ -66,3 +66,13 @@ export async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 
 /** Resolves once Train is enabled (the backend probe passed). */
 export const trainEnabled = (page: Page, timeout = 120_000) =>
   page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout });
+
+/** Starts recording the page's long tasks (> 50 ms of main thread) into `window.longTasks`, in ms. */
+export const observeLongTasks = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as unknown as { longTasks: number[] };
+    w.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.longTasks.push(e.duration);
+    }).observe({ type: 'longtask' });
+  });

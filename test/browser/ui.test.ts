@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab, RUNS, stepCounts, trainEnabled, waitSteps } from './harness';
+import { observeLongTasks, openLab, RUNS, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 const TINY = '#v=1&task=sync&rollout.batchSize=2&rollout.groupSize=4&eval.every=0';
@@ -172,13 +172,7 @@ describe('training from the page', () => {
     lab = await openLab(TINY);
     const { page } = lab;
     await trainEnabled(page, 120_000);
-    await page.evaluate(() => {
-      const w = window as unknown as { longTasks: number[] };
-      w.longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) w.longTasks.push(e.duration);
-      }).observe({ type: 'longtask' });
-    });
+    await observeLongTasks(page);
     await page.getByRole('button', { name: 'Train', exact: true }).click();
     await waitSteps(lab, (s) => s.every((n) => n >= 1));
     await page.evaluate(() => ((window as unknown as { longTasks: number[] }).longTasks.length = 0)); // warm-up excluded
