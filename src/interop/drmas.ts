@@ -147,6 +147,11 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
   }
   const modelIds = agents.map((_, i) => models[models.length === 1 ? 0 : i]);
   const sharing = exp.models.assignment === 'shared';
+  const ids = Object.values(exp.models.ids ?? {});
+  if (!sharing && new Set(ids).size < ids.length) {
+    // Dr. MAS shares models all or nothing (model_sharing groups agents by equal model_ids).
+    throw new ExportRefused('models.ids', 'a model shared by some agents only has no Dr. MAS counterpart: use models.assignment=shared, or one model per agent');
+  }
   const dropped: string[] = [];
   if (exp.models.preset !== 'nano' || Object.keys(exp.models.perAgent).length) dropped.push('models.preset / models.perAgent (the --models checkpoints stand in for every size)');
 
