@@ -8,6 +8,7 @@ import type { BackendName, Experiment, LiveParam } from '../core/config';
 import { runInstances, withLive } from '../core/config';
 import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
+import { stateKey } from './state-store';
 import type { FromWorker, RunId, ToWorker } from './protocol';
 
 const newWorker = (name: string) => new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
@@ -61,7 +62,13 @@ export interface SessionOptions {
   /** Checkpoint files to start from instead of the shipped base models (every run gets a copy). */
   uploads?: { name: string; bytes: ArrayBuffer }[];
   /** Keep each run's state in IndexedDB under this session id (and resume from it). */
-  persist?: { session: string; every: number; resume: boolean };
+  persist?: {
+    session: string;
+    every: number;
+    resume: boolean;
+    /** With `resume`: the stateKey()s of the runs that have a saved state; the others start from step 0. */
+    saved?: readonly string[];
+  };
   /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
   ids?: RunId[];
   /** Workers at once (default: workerSlots()). */
@@ -146,7 +153,7 @@ export class LabSession {
         seed: info.seed,
         label: info.label,
         uploads: this.options.uploads ?? [],
-        ...(this.options.persist ? { persist: this.options.persist } : {}),
+        ...(this.options.persist ? { persist: persistOf(this.options.persist, info) } : {}),
       } satisfies ToWorker);
     } else if (msg.type === 'backend') {
       const reasons = msg.report.attempts.map((a) => a.reason).join('; ');
@@ -197,6 +204,11 @@ export class LabSession {
     this.workers.clear();
     this.queue.length = 0;
   }
+}
+
+/** A run's persistence: resumed only if it has a saved state (a run that waited in the queue may have none). */
+function persistOf(p: NonNullable<SessionOptions['persist']>, run: RunInfo) {
+  return { session: p.session, every: p.every, resume: p.resume && (p.saved?.includes(stateKey(run.runIndex, run.label)) ?? true) };
 }
 
 /** What a queued run's status says: its place in the line. */

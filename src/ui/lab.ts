@@ -8,7 +8,7 @@
 import type { Experiment } from '../core/config';
 import { liveValue, runInstances, structuralKey, withLive, type LiveParam } from '../core/config';
 import { LabSession, queuedText } from '../runtime/client';
-import { stateKey, statesOf } from '../runtime/state-store';
+import { statesOf } from '../runtime/state-store';
 import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { FromWorker, RunId } from '../runtime/protocol';
@@ -127,6 +127,15 @@ function waitingState(r: RunInfo, starting = 'starting worker…'): Pick<RunView
   return r.queued ? { state: 'queued', message: queuedText(queue.indexOf(r.id), queue.length) } : { state: 'loading', message: starting };
 }
 
+/** What the status bar and charts know of a run before its worker has said anything. */
+function newRunView(r: RunInfo): RunView {
+  return {
+    ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: runColor(r.runIndex) },
+    ...waitingState(r),
+    ...{ step: 0, agents: [], models: [], base: {}, tokensPerS: NaN, markers: [], rolloutStep: -1 },
+  };
+}
+
 /** Spawns the workers for the current config (disposing any previous session). */
 export function startSession(): LabSession {
   reset();
@@ -140,21 +149,7 @@ export function startSession(): LabSession {
   useLab.setState({
     session: 'paused',
     autoPaused: false,
-    runs: session.runs.map((r) => ({
-      id: r.id,
-      label: r.label,
-      seed: r.seed,
-      runIndex: r.runIndex,
-      color: runColor(r.runIndex),
-      ...waitingState(r),
-      step: 0,
-      agents: [],
-      models: [],
-      base: {},
-      tokensPerS: NaN,
-      markers: [],
-      rolloutStep: -1,
-    })),
+    runs: session.runs.map((r) => newRunView(r)),
   });
   const id = beginSession(encodeExperiment(config), useLab.getState().runs);
   session.keepStates({ session: id, every: SAVE_EVERY, resume: false });
@@ -173,16 +168,21 @@ function resumable(): string | null {
  * Brings the restored session back to life: one worker per recorded run, each going on from its
  * state saved in IndexedDB (or from step 0 if none was saved), recording into the same session.
  */
-async function resumeSession(id: string): Promise<LabSession> {
-  const { config, runs: shown } = useLab.getState();
+async function resumeSession(id: string, saved: readonly string[]): Promise<LabSession> {
+  const { config, runs: shown, pastSessions } = useLab.getState();
   if (!(await continueSession(id))) throw new Error('the stored session is gone');
-  const ids = runInstances(config).map((r) => shown.find((x) => x.label === r.label)?.id);
+  // The stored record holds every run, also those that never started (they waited in the queue).
+  const recorded = pastSessions?.find((p) => p.id === id)?.runs ?? shown;
+  const ids = runInstances(config).map((r) => recorded.find((x) => x.label === r.label)?.id);
   if (ids.some((x) => x === undefined)) throw new Error('the stored session does not hold every run of this experiment');
-  session = spawn(config, { ids: ids as RunId[], persist: { session: id, every: SAVE_EVERY, resume: true } });
+  session = spawn(config, { ids: ids as RunId[], persist: { session: id, every: SAVE_EVERY, resume: true, saved } });
   useLab.setState({
     session: 'paused',
     restored: null,
-    runs: shown.map((r, i) => ({ ...r, ...waitingState(session!.runs[i], 'resuming from the saved state…') })),
+    runs: session.runs.map((info) => {
+      const r = shown.find((x) => x.id === info.id);
+      return r ? { ...r, ...waitingState(info, 'resuming from the saved state…') } : newRunView(info);
+    }),
   });
   return session;
 }
@@ -191,8 +191,9 @@ async function resumeSession(id: string): Promise<LabSession> {
 let opening: Promise<LabSession> | null = null;
 
 /**
- * Runs `f` on the live session: the current one, the restored one resumed if every run of it has
- * a saved state, or a new one (a restored session without states stays as recorded, in Past runs).
+ * Runs `f` on the live session: the current one, the restored one resumed if a run of it has a
+ * saved state (its runs without one start from step 0), or a new one (a restored session without
+ * states stays as recorded, in Past runs).
  */
 function withSession(f: (s: LabSession) => void): void {
   if (session) return f(session);
@@ -203,9 +204,9 @@ function withSession(f: (s: LabSession) => void): void {
 }
 
 async function openRestored(id: string): Promise<LabSession> {
-  const keys = runInstances(useLab.getState().config).map((r) => stateKey(r.runIndex, r.label));
-  const saved = await statesOf(id).catch(() => []);
-  return keys.every((k) => saved.some((s) => s.run === k)) ? resumeSession(id) : startSession();
+  // Runs that waited in the queue (or had not reached their first save) start from step 0.
+  const saved = (await statesOf(id).catch(() => [])).map((s) => s.run);
+  return saved.length > 0 ? resumeSession(id, saved) : startSession();
 }
 
 export function play(): void {

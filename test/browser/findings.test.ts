@@ -63,3 +63,30 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(compareSeeds(summaries)));
   expect(lab.errors).toEqual([]);
 });
+
+it('a reload while runs wait in the queue: the finished runs resume as saved, the others start from step 0', async () => {
+  lab = await openLab('#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&seeds=2&steps=5&eval.every=0');
+  const { page } = lab;
+  await trainEnabled(page);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  // The first two runs are done (and saved); the other two are queued or training, unsaved.
+  await page.waitForFunction(() => document.querySelectorAll('.run-status[data-state="done"]').length >= 2, null, { timeout: 120_000 });
+  await page.reload();
+  await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
+  await trainEnabled(page);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'done'),
+    null,
+    { timeout: 240_000 },
+  );
+  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 5–5 steps/);
+  expect(await page.getByTestId('session-alert').count()).toBe(0);
+  const [metrics] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV', exact: true }).click()]);
+  const [header, ...lines] = readFileSync((await metrics.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  for (const run of ['GRPO #0', 'GRPO #1', 'Dr. MAS #0', 'Dr. MAS #1']) {
+    // Every step once: the resumed runs keep theirs, the restarted ones recomputed theirs from 0.
+    expect(lines.filter((l) => l[0] === run).map((l) => Number(l[header.indexOf('step')]))).toEqual([0, 1, 2, 3, 4]);
+  }
+  expect(lab.errors).toEqual([]);
+});
