@@ -70,7 +70,13 @@ it('a reload while runs wait in the queue: the finished runs resume as saved, th
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   // The first two runs are done (and saved); the other two are queued or training, unsaved.
-  await page.waitForFunction(() => document.querySelectorAll('.run-status[data-state="done"]').length >= 2, null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('.run-status[data-state="done"]')].filter((li) => li.textContent?.includes('saved @5')).length >= 2,
+    null,
+    { timeout: 120_000 },
+  );
+  // The page writes a run's frames to IndexedDB when its state is saved; let that write finish.
+  await page.waitForTimeout(1000);
   await page.reload();
   await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
   await trainEnabled(page);
