@@ -86,7 +86,12 @@ it('opens and trains offline after the first visit, and takes a new build on the
   await swActive(lab);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(false); // no headers from this host
 
-  // Offline, the host gone: a new experiment opens (a full load) and trains.
+  // Offline, the host gone: a new experiment opens (a full load) and trains, under the CSP of the
+  // cached index.html's meta tag (this host sends no header) with no violation.
+  await context.addInitScript(() => {
+    const seen: string[] = ((window as unknown as { cspViolations: string[] }).cspViolations = []);
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
   await context.setOffline(true);
   await host!.close();
   await page.goto('about:blank');
@@ -96,6 +101,8 @@ it('opens and trains offline after the first visit, and takes a new build on the
   await waitSteps(lab, (s) => s.every((n) => n >= 2));
   // The service worker's COOP/COEP made the page isolated where the host sends no headers.
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  expect(await page.locator('meta[http-equiv=Content-Security-Policy]').count()).toBe(1);
+  expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
 
   // A new build replaces the old one on the host. The next load finds it, it takes over, the page
