@@ -93,6 +93,13 @@ export interface Task<I, S extends BaseState> {
    * probability `errorRate` it makes a mistake (wrong or malformed). Privileged: reads the state.
    */
   demonstrate(state: S, agent: Role, rng: Prng, errorRate: number): string;
+  /**
+   * The acting agent's reward for its last transition `before` → `after` (AT-GRPO's per-turn
+   * reward r_t, algorithms.md §3.4). Tree sampling (`rollout.sampling: 'tree'`) picks the best of
+   * the sibling candidates at each turn by it. A task without it is scored by the outcome of a
+   * seeded greedy completion from each candidate instead (`rollout.sampling` in src/core/config.ts).
+   */
+  turnReward?(before: S, agent: Role, after: S): number;
 }
 
 /** A task with its types erased, as the registry and orchestrator hold it. */
