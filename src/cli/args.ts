@@ -36,7 +36,9 @@ Commands:
   presets Lists the named experiments the page offers (one list for both): id, title, task and
           the experiment hash (--json: also the blurb and the whole config).
   report  Prints the summary and seed comparison tables again from DIR/config.json and
-          DIR/metrics.jsonl (of a finished, stopped or running train).
+          DIR/metrics.jsonl (of a finished, stopped or running train), or of a lab import
+          folder from DIR/import.json and DIR/metrics.jsonl: each run with its own agents and
+          eval K, groups compared over the seeds their run names end in.
   export tensorboard
           Writes each run of DIR/metrics.jsonl as a TensorBoard event file,
           TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under
@@ -55,6 +57,9 @@ Commands:
           W&B history CSVs (one run per file, or per "<run> - <metric>" column) into
           DIR/metrics.jsonl (lines as train writes them) and DIR/import.json (per run: files,
           records read and skipped, the name of every series and the lab key it became).
+          An event file's run is its folder under the one given (logs/grpo/seed1 → grpo/seed1);
+          a run name ending in a seed (GRPO #2, grpo_seed2, grpo/seed2, grpo-s2) is that seed
+          of its group (grpo #2), for lab report's and the page's comparison over seeds.
           Dr. MAS / verl names become lab keys (actor/<wg_id>/grad_norm → agent/<name>/grad_norm,
           critic/score/mean → reward/mean, val/avg@K → eval/avg@K, …); others are kept as
           other/<name>. A record with a bad CRC or length is skipped and counted, a file cut off
@@ -117,7 +122,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') return { command: 'help' };
   if (command === 'report') {
-    if (rest.length !== 1 || rest[0].startsWith('-')) throw new UsageError('usage: npm run lab -- report DIR (a train --out folder)');
+    if (rest.length !== 1 || rest[0].startsWith('-')) throw new UsageError('usage: npm run lab -- report DIR (a train --out or import --out folder)');
     return { command: 'report', dir: rest[0] };
   }
   if (command === 'presets') {

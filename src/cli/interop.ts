@@ -9,16 +9,19 @@ import { parseArgs } from 'node:util';
 import { encodeExperiment } from '../core/url';
 import { DEFAULT_DRMAS_MODEL, ExportRefused, drmasReadme, exportDrmas } from '../interop/drmas';
 import { fileKind, importFiles } from '../interop/import';
-import type { ImportFile } from '../interop/import';
+import type { ImportFile, ImportedRun } from '../interop/import';
 import type { WgMap } from '../interop/metric-map';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
 import { UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
-import { readMetrics } from './run-dir';
+import { readMetrics, RunDirError } from './run-dir';
+import { evalKsOf } from '../core/metrics';
+import { summarize } from '../rl/summary';
+import type { RunSummary } from '../rl/summary';
 
-/** A run label as a folder name (TensorBoard shows the folder as the run's name). */
-export const runFolder = (label: string): string => label.replace(/[^\w .()+-]+/g, '_');
+/** A run label as a folder name (TensorBoard shows the folder as the run's name; `#` kept: `GRPO #2` reads back as seed 2). */
+export const runFolder = (label: string): string => label.replace(/[^\w .()+#-]+/g, '_');
 
 /** `--name value` options (all strings) and positionals; an unknown option is a usage error. */
 function options<K extends string>(argv: readonly string[], names: readonly K[]): { values: Partial<Record<K, string>>; positionals: string[] } {
@@ -142,6 +145,35 @@ function importRuns(argv: readonly string[]): number {
   console.log(`wrote ${values.out}/metrics.jsonl, import.json`);
   return 0;
 }
+
+/**
+ * A `lab import` folder's runs summarized as `lab report` prints them (null when DIR holds no
+ * import.json): each run's agents and seed from import.json, its eval K from its own keys (the
+ * largest avg@K it has; the cluster's, not the lab's default). `seeded`: some group has ≥ 2 seeds.
+ */
+export function readImportSummaries(dir: string): { summaries: RunSummary[]; seeded: boolean } | null {
+  const path = join(dir, 'import.json');
+  if (!existsSync(path)) return null;
+  let runs: ImportSummary[];
+  try {
+    runs = (JSON.parse(readFileSync(path, 'utf8')) as { runs: ImportSummary[] }).runs;
+    if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents))) throw new Error('no runs list');
+  } catch (e) {
+    throw new RunDirError(`${path} is not an import summary as lab import writes it: ${(e as Error).message}`);
+  }
+  const rows = readMetrics(join(dir, 'metrics.jsonl'));
+  const summaries = runs.map((run) => {
+    const history = rows.filter((r) => r.run === run.label).map((r) => r.metrics);
+    const k = evalKsOf(Object.values(run.keys ?? {})).at(-1) ?? NaN;
+    return summarize(run.label, run.seed ?? 0, history, run.agents, k);
+  });
+  const perGroup = new Map<string, number>();
+  for (const r of runs) perGroup.set(r.group ?? r.label, (perGroup.get(r.group ?? r.label) ?? 0) + 1);
+  return { summaries, seeded: [...perGroup.values()].some((n) => n > 1) };
+}
+
+/** What import.json says of one run (as importRuns writes it). */
+type ImportSummary = Pick<ImportedRun, 'label' | 'agents'> & Partial<Pick<ImportedRun, 'group' | 'seed' | 'keys'>>;
 
 /** `lab export …` and `lab import …`; returns the exit status. */
 export function runInterop(argv: readonly string[]): number {

@@ -18,11 +18,11 @@ import type { RunSummary } from '../rl/summary';
 import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
 import { loadShippedBase } from './base-models';
-import { runInterop } from './interop';
+import { readImportSummaries, runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
 import { checkRunDir, loadResume, lockRunDir, MetricsLog, prepareNewRunDir, readMetrics, RunDirError, statePath, writeAtomic, writeRunState } from './run-dir';
 import { compareSeeds, comparisonTable } from '../rl/findings';
-import { summarize, trainedNothing } from '../rl/summary';
+import { sharedEvalK, summarize, trainedNothing } from '../rl/summary';
 import { modelSlots } from '../train/models';
 import { estimateMemory, gb, WASM_LIMIT_BYTES } from '../train/memory';
 import type { Experiment } from '../core/config';
@@ -34,8 +34,9 @@ tf.enableProdMode();
 
 const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
 
-export function summaryTable(summaries: readonly RunSummary[], evalK: number): string {
+export function summaryTable(summaries: readonly RunSummary[]): string {
   const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
+  const evalK = sharedEvalK(summaries);
   const head = ['run', `avg@${evalK}`, `pass@${evalK}`, 'reward', 'skipped', ...agents.map((a) => `${a} |g| med/max/spikes`)];
   const rows = summaries.map((s) => [
     s.run,
@@ -117,7 +118,7 @@ async function train(args: TrainArgs): Promise<number> {
     });
     metrics.close();
     writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
-    printTables(exp, summaries);
+    printTables(summaries, exp.seeds > 1);
     console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
     // A run whose every update was skipped recorded lines but never trained: not a success.
     const dead = summaries.filter((s) => trainedNothing(s, modelSlots(exp).length));
@@ -128,9 +129,11 @@ async function train(args: TrainArgs): Promise<number> {
   }
 }
 
-function printTables(exp: Experiment, summaries: readonly RunSummary[]): void {
-  console.log(summaryTable(summaries, exp.eval.k));
-  if (exp.seeds > 1) console.log(`\nover ${exp.seeds} seeds (spike frac: share of steps above 3× the running median; verdicts from the paired 95 % CI)\n${comparisonTable(compareSeeds(summaries))}`);
+function printTables(summaries: readonly RunSummary[], seeds: boolean): void {
+  console.log(summaryTable(summaries));
+  if (!seeds) return;
+  const c = compareSeeds(summaries);
+  console.log(`\nover ${c.seeds} seeds (spike frac: share of steps above 3× the running median; verdicts from the paired 95 % CI)\n${comparisonTable(c)}`);
 }
 
 function presetConfig(id: string): Experiment {
@@ -152,8 +155,18 @@ function listPresets(json: boolean): void {
   }
 }
 
-/** `lab report DIR`: the end-of-run tables again, from what the folder recorded. */
+/**
+ * `lab report DIR`: the end-of-run tables again, from what the folder recorded; for a `lab import`
+ * folder, from its import.json (runs, seeds, agents) and metrics.jsonl.
+ */
 function report(dir: string): void {
+  const imported = readImportSummaries(dir);
+  if (imported) {
+    const { summaries, seeded } = imported;
+    console.log(`${dir}: imported, ${Math.min(...summaries.map((s) => s.steps))}–${Math.max(...summaries.map((s) => s.steps))} steps per run`);
+    printTables(summaries, seeded);
+    return;
+  }
   checkRunDir(dir);
   const exp = loadConfig(join(dir, 'config.json'));
   const rows = readMetrics(join(dir, 'metrics.jsonl'));
@@ -162,7 +175,7 @@ function report(dir: string): void {
     summarize(label, seed, rows.filter((r) => r.run === label).map((r) => r.metrics), agents, exp.eval.k),
   );
   console.log(`${dir}: ${Math.min(...summaries.map((s) => s.steps))}–${Math.max(...summaries.map((s) => s.steps))} steps recorded per run`);
-  printTables(exp, summaries);
+  printTables(summaries, exp.seeds > 1);
 }
 
 /** JSON has no NaN or Infinity: they become null (a gap, as in the charts). */

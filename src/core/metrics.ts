@@ -124,6 +124,16 @@ export const modelKey = (model: string, stat: ModelStat): string => `model/${mod
 export const evalAvgKey = (k: number): string => `eval/avg@${k}`;
 export const evalPassKey = (k: number): string => `eval/pass@${k}`;
 
+/** The K of every `eval/avg@K` or `eval/pass@K` among these keys, ascending (an imported run's own K). */
+export function evalKsOf(keys: Iterable<string>): number[] {
+  const ks = new Set<number>();
+  for (const key of keys) {
+    const m = /^eval\/(?:avg|pass)@(\d+)$/.exec(key);
+    if (m) ks.add(Number(m[1]));
+  }
+  return [...ks].sort((a, b) => a - b);
+}
+
 /** Splits `agent/<name>/<stat>` into its parts, or null for other keys. */
 export function parseAgentKey(key: string): { agent: string; stat: AgentStat } | null {
   const m = /^agent\/([^/]+)\/(.+)$/.exec(key);

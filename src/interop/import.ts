@@ -1,7 +1,9 @@
 /**
  * Files from other trainers → read-only lab runs: TensorBoard event files (a folder is a run, as
- * in TensorBoard; several files in one folder, e.g. a resumed run, merge by step) and W&B history
- * CSVs (a file is a run, or one run per `<run> - <metric>` prefix). Series names are mapped to the
+ * in TensorBoard, named by its path under the folder picked; several files in one folder, e.g. a
+ * resumed run, merge by step) and W&B history CSVs (a file is a run, or one run per `<run> -
+ * <metric>` prefix). A run whose name ends in a seed (seedOf) is that seed of its group, so the
+ * Findings and `lab report` compare groups over seeds. Series names are mapped to the
  * lab's keys (metric-map.ts). Damaged files give what could be read and say what was lost; a file
  * that is neither kind is refused by name. Never throws. Pure: no Node, no DOM.
  */
@@ -19,7 +21,12 @@ export interface ImportFile {
 }
 
 export interface ImportedRun {
+  /** `<group> #<seed>` when the name carries a seed (the lab's own labels), else the name. */
   label: string;
+  /** The run's name without its seed: runs of one group differ only in seed. */
+  group: string;
+  /** The seed read from the name, 0 when it has none. */
+  seed: number;
   sources: string[];
   /** Rows by step, keys mapped to the lab's (unmapped ones under `other/`). */
   rows: Row[];
@@ -43,7 +50,22 @@ export interface ImportResult {
 }
 
 const base = (path: string) => path.split('/').pop() ?? path;
-const parent = (path: string) => path.split('/').slice(0, -1).pop();
+/** An event file's run: its folder's path under the folder picked (`logs/grpo/seed1/f` → `grpo/seed1`), or the picked folder itself. */
+const runOfPath = (path: string) => {
+  const dirs = path.split('/').slice(0, -1);
+  return (dirs.length > 1 ? dirs.slice(1) : dirs).join('/') || 'run';
+};
+
+/**
+ * The seed a run's name ends in, as trainers name seeded runs: the lab's `GRPO #2`, `grpo_seed2`,
+ * `grpo-seed-2`, `grpo/seed2` (a folder per seed), `grpo_s2`. Null when the name has no seed or
+ * nothing before it.
+ */
+export function seedOf(name: string): { group: string; seed: number } | null {
+  const m = /^(.*?)(?: #|[\s_\-/.]?seed[\s_\-=]?|[\s_\-/.]s)(\d+)$/i.exec(name);
+  const group = m?.[1].replace(/[\s_\-/.]+$/, '');
+  return m && group ? { group, seed: Number(m[2]) } : null;
+}
 
 export function fileKind(path: string): 'events' | 'csv' | null {
   if (base(path).includes(EVENT_FILE_INFIX)) return 'events';
@@ -80,7 +102,7 @@ export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): Import
     const kind = fileKind(file.path);
     if (kind === 'events') {
       const scan = readEventFile(file.bytes);
-      const run = runOf(parent(file.path) ?? 'run');
+      const run = runOf(runOfPath(file.path));
       run.sources.push(file.path);
       merge(run, scan.rows);
       run.records += scan.records;
@@ -122,8 +144,11 @@ function mapRun(run: RawRun, wgMap?: WgMap): ImportedRun {
       return out;
     });
   const agents = [...new Set([...mapping.keys.values()].flatMap((k) => parseAgentKey(k)?.agent ?? []))];
+  const seeded = seedOf(run.label);
   return {
-    label: run.label,
+    label: seeded ? `${seeded.group} #${seeded.seed}` : run.label,
+    group: seeded?.group ?? run.label,
+    seed: seeded?.seed ?? 0,
     sources: run.sources,
     rows,
     agents,

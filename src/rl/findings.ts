@@ -6,6 +6,7 @@
  * task stream: the pairing removes the seed-to-seed spread the runs share), with a verdict
  * computed from that interval. Pure: summaries in, rows out.
  */
+import { sharedEvalK } from './summary';
 import type { RunSummary } from './summary';
 
 /**
@@ -77,7 +78,7 @@ export const baseLabel = (label: string) => label.replace(/ #\d+$/, '');
 /** The figures compared, in table order: name and how to read it from one run's summary. */
 function figurePicks(summaries: readonly RunSummary[]): [string, (s: RunSummary) => number][] {
   const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
-  const k = summaries[0]?.evalK ?? NaN;
+  const k = sharedEvalK(summaries);
   const tail = summaries[0]?.rewardTail ?? NaN;
   return [
     [`eval avg@${k}`, (s) => s.evalAvg],

@@ -88,6 +88,12 @@ export function summarize(
   };
 }
 
+/** The eval K all these runs share, or 'K' when they differ (imported runs carry their own). */
+export function sharedEvalK(summaries: readonly RunSummary[]): number | 'K' {
+  const ks = new Set(summaries.map((s) => s.evalK).filter(Number.isFinite));
+  return ks.size === 1 ? [...ks][0] : 'K';
+}
+
 /**
  * True when every model update of the run was skipped (non-finite loss, gradient or weights): the
  * run recorded lines but never trained. `models` is the number of models each step updates.

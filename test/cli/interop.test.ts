@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readEventFile } from '../../src/interop/tensorboard';
+import { readEventFile, writeEventFile } from '../../src/interop/tensorboard';
 import { bytesOf, event, record, simple } from '../interop/hand-assembled';
 
 const lab = (args: string[]) =>
@@ -84,6 +84,40 @@ describe('npm run lab -- import', () => {
       ['GRPO', 2],
       ['drmas', 1],
     ]);
+  });
+});
+
+describe('npm run lab -- report on an import folder', () => {
+  it('summarizes imported runs with their own agents and eval K, and compares groups over the seeds in their folder names', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-report-'));
+    const evals = { grpo: [0.5, 0.625, 0.75], drmas: [0.75, 0.875, 1] };
+    for (const [group, finals] of Object.entries(evals)) {
+      finals.forEach((final, i) => {
+        const folder = join(dir, 'logs', group, `seed${i + 1}`);
+        mkdirSync(folder, { recursive: true });
+        const rows = [0, 1].map((step) => ({ step, 'val/avg@16': step ? final : 0, 'actor/Qwen3-4B_SolverAgent/grad_norm': 2 + step, 'critic/score/mean': 0.5 }));
+        writeFileSync(join(folder, 'events.out.tfevents.1.node0'), writeEventFile(rows, 1e9));
+      });
+    }
+    const out = join(dir, 'imported');
+    expect(lab(['import', join(dir, 'logs'), '--out', out]).status).toBe(0);
+    const r = lab(['report', out]);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe(`${out}: imported, 2–2 steps per run`);
+    expect(lines[1]).toMatch(/^run\s+avg@16\s+pass@16\s+reward\s+skipped\s+solver \|g\| med\/max\/spikes\s*$/);
+    expect(lines.find((l) => l.startsWith('grpo #2 '))).toMatch(/^grpo #2\s+0\.625\s+—\s+0\.500\s+0\s+2\.500\/3\.000\/0\s*$/);
+    expect(r.stdout).toContain('over 3 seeds');
+    // Runs in folder order (drmas first, the baseline); 0.875 ± t(2)·0.125/√3 = 0.311; grpo − drmas = −0.25 on every seed.
+    expect(lines.find((l) => l.startsWith('eval avg@16'))).toMatch(/^eval avg@16\s+0\.875 ± 0\.311\s+0\.625 ± 0\.311\s+-0\.250 ± 0\.000\s+grpo lower by 0\.250 \[0\.250, 0\.250\]$/);
+  });
+
+  it('refuses a folder that is neither a train nor an import folder, naming what it holds', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-report-'));
+    writeFileSync(join(dir, 'notes.txt'), 'x');
+    const r = lab(['report', dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`${dir} has no config.json`);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { importFiles } from '../../src/interop/import';
+import { importFiles, seedOf } from '../../src/interop/import';
 import { inferAgents, labAgentName, mapNames } from '../../src/interop/metric-map';
 import { writeEventFile } from '../../src/interop/tensorboard';
 import { parseCsv, readWandbCsv } from '../../src/interop/wandb-csv';
@@ -139,5 +139,41 @@ describe('importFiles', () => {
       ['run1', [0.5, 0.75]],
       ['wandb-run', [0.25]],
     ]);
+  });
+
+  it('names a run by its folder under the one picked, so seed folders of two groups stay apart', () => {
+    const ev = (reward: number) => writeEventFile([{ step: 0, 'reward/mean': reward }], 1e9);
+    const { runs } = importFiles([
+      { path: 'logs/grpo/seed1/events.out.tfevents.1.h', bytes: ev(0.1) },
+      { path: 'logs/grpo/seed2/events.out.tfevents.1.h', bytes: ev(0.2) },
+      { path: 'logs/drmas/seed1/events.out.tfevents.1.h', bytes: ev(0.3) },
+      { path: 'logs/events.out.tfevents.1.h', bytes: ev(0.4) },
+    ]);
+    expect(runs.map((r) => [r.label, r.group, r.seed, r.rows[0]['reward/mean']])).toEqual([
+      ['grpo #1', 'grpo', 1, Math.fround(0.1)],
+      ['grpo #2', 'grpo', 2, Math.fround(0.2)],
+      ['drmas #1', 'drmas', 1, Math.fround(0.3)],
+      ['logs', 'logs', 0, Math.fround(0.4)],
+    ]);
+  });
+});
+
+describe('seeds in run names', () => {
+  it('reads the seed trainers put at the end of a run name, and nothing else', () => {
+    const cases: [string, ReturnType<typeof seedOf>][] = [
+      ['GRPO #2', { group: 'GRPO', seed: 2 }],
+      ['Dr. MAS #10', { group: 'Dr. MAS', seed: 10 }],
+      ['grpo_seed3', { group: 'grpo', seed: 3 }],
+      ['grpo-seed-4', { group: 'grpo', seed: 4 }],
+      ['grpo/seed5', { group: 'grpo', seed: 5 }],
+      ['drmas_math_s6', { group: 'drmas_math', seed: 6 }],
+      ['Seed=7', null],
+      ['seed1', null],
+      ['run1', null],
+      ['bs128', null],
+      ['qwen3-4b', null],
+      ['lr_1e-6', null],
+    ];
+    for (const [name, want] of cases) expect(seedOf(name), name).toEqual(want);
   });
 });
