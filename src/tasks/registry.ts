@@ -6,6 +6,7 @@
 import type { TaskName } from '../core/config';
 import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
+import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
 import { searchRolesTask, searchTask } from './search';
 import { syncTask } from './sync';
@@ -20,6 +21,7 @@ export const TASKS = {
   sync: syncTask,
   'coder-tester': coderTesterTask,
   'search-roles': searchRolesTask,
+  plan: planTask,
 } as const satisfies Record<TaskName, AnyTask>;
 
 /** The task called `name`, or an error listing the valid names. */
