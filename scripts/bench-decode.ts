@@ -4,14 +4,15 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
+import { GPT, gptConfig } from '../src/model/gpt';
+import type { ModelPreset } from '../src/core/model-sizes';
 import { sample } from '../src/model/sampler';
 import { KERNEL_FAMILIES, setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
 import { Prng } from '../src/core/prng';
 import { arg, median } from './cli-args';
 
 await tf.setBackend('wasm');
-const cfg = gptConfig(arg('preset', 'small') as PresetName, { contextLength: 64 });
+const cfg = gptConfig(arg('preset', 'small') as ModelPreset, { contextLength: 64 });
 const model = GPT.create(cfg, 1);
 const rng = new Prng(1);
 const prompts = Array.from({ length: 64 }, () => Array.from({ length: 32 }, () => 5 + Math.floor(rng.next() * (cfg.vocabSize - 5))));

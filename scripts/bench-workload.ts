@@ -6,7 +6,8 @@
  * and no DOM here: the caller brings its clock and, on webgpu, the counts of GPU calls.
  */
 import * as tf from '@tensorflow/tfjs';
-import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
+import { GPT, gptConfig } from '../src/model/gpt';
+import type { ModelPreset } from '../src/core/model-sizes';
 import { disposeBatch, packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';
 import { Prng } from '../src/core/prng';
@@ -82,7 +83,7 @@ export interface Result {
 }
 
 export interface WorkloadOptions {
-  preset: PresetName;
+  preset: ModelPreset;
   /** The tfjs backend, already registered; this sets it. */
   backend: string;
   /** wasm kernel set: fused, plain, or one family (attention, rowwise, gemm). */

@@ -16,13 +16,13 @@ import '@tensorflow/tfjs-backend-wasm';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
-import type { PresetName } from '../src/model/gpt';
+import type { ModelPreset } from '../src/core/model-sizes';
 import { arg, flag, watchdog } from './cli-args';
 import { installDawn } from './dawn';
 import { NEW, PROMPT, formatTable, measureWorkload, summarize, type Clock, type Result } from './bench-workload';
 
 const smoke = flag('smoke');
-const presets = arg('presets', smoke ? 'nano' : 'small').split(',') as PresetName[];
+const presets = arg('presets', smoke ? 'nano' : 'small').split(',') as ModelPreset[];
 const backends = arg('backends', smoke ? 'wasm' : 'wasm,cpu').split(',');
 const reps = Number(arg('reps', smoke ? '1' : '5'));
 const rows = Number(arg('rows', smoke ? '8' : '64'));

@@ -4,14 +4,15 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { GPT, gptConfig, type PresetName } from '../src/model/gpt';
+import { GPT, gptConfig } from '../src/model/gpt';
+import type { ModelPreset } from '../src/core/model-sizes';
 import { packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';
 import { Prng } from '../src/core/prng';
 import { nextTokenLoss } from '../src/model/warmstart';
 import { arg, flag } from './cli-args';
 
-const preset = arg('preset', 'small') as PresetName;
+const preset = arg('preset', 'small') as ModelPreset;
 await tf.setBackend(arg('backend', 'wasm'));
 const cfg = gptConfig(preset, { contextLength: 64 });
 const model = GPT.create(cfg, 1);

@@ -5,11 +5,11 @@
  */
 import { browserPlatform } from '../../src/runtime/platform-browser';
 import type { ConcreteBackend } from '../../src/runtime/backend-types';
-import type { PresetName } from '../../src/model/gpt';
+import type { ModelPreset } from '../../src/core/model-sizes';
 import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
 
 export interface BenchRequest {
-  presets: PresetName[];
+  presets: ModelPreset[];
   backends: ConcreteBackend[];
   reps: number;
   rows: number;

@@ -1,13 +1,14 @@
 /**
  * The experiment config: one versioned zod schema for a whole experiment, with every field's
  * default, range and one-line doc in one place (the docs feed UI tooltips and the README table).
- * Name lists (tasks, estimators, backends, …) live here because the schema, the URL codec and the
+ * Name lists (tasks, estimators, backends, singleton modes) live here because the schema, the URL codec and the
  * UI dropdowns read them; the registries in src/rl and src/tasks are typed against them, so a name
  * added here without an implementation is a compile error. The loss names (policy losses, KL
- * types, aggregation modes) are the keys of core/losses.ts's registries. Pure: no tfjs, no DOM.
+ * types, aggregation modes) are the keys of core/losses.ts's registries, the model sizes core/model-sizes.ts's. Pure: no tfjs, no DOM.
  */
 import { z } from 'zod';
 import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
+import { MODEL_PRESETS } from './model-sizes';
 
 // No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
 // violation on every load (src/host/headers.ts).
@@ -19,13 +20,21 @@ export const CONFIG_VERSION = 1;
 export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-roles', 'plan'] as const;
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
-export const MODEL_PRESETS = ['nano', 'small', 'base'] as const;
 
 
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];
-export type ModelPreset = (typeof MODEL_PRESETS)[number];
+
+/**
+ * How a normalization set of one value is treated (algorithms.md §2; rl/stats.ts setStats). The
+ * docs label the dropdown's options.
+ */
+export const SINGLETON_MODES = {
+  raw: { doc: 'The raw score: μ = 0, σ = 1, so A = s/(1 + ε), not centred (verl, Dr. MAS).' },
+  zero: { doc: 'A = 0, no signal from a set of one (PettingLLMs), when some set of the batch has ≥ 2 members; else raw.' },
+} as const;
+export type SingletonMode = keyof typeof SINGLETON_MODES;
 
 const label = z
   .string()
@@ -39,7 +48,7 @@ export const AdvantageSchema = z.strictObject({
   normalizeStd: z.boolean().default(true).describe('Divide by the group std (false = Dr. GRPO centering only)'),
   eps: z.number().positive().max(1).default(1e-6).describe('Added to the std, not the variance (verl)'),
   singleton: z
-    .enum(['raw', 'zero'])
+    .enum(Object.keys(SINGLETON_MODES) as [SingletonMode, ...SingletonMode[]])
     .default('raw')
     .describe('Size-1 sets: raw score (verl, Dr. MAS) or 0 (PettingLLMs)'),
 });

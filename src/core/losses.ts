@@ -5,6 +5,11 @@
  * and the device form (`device`, written once against `Ops` so this file needs no tfjs; training
  * passes tfjs ops). The config's name lists are these registries' keys, so adding a KL type or a
  * mode is one entry here. Lookups of unknown names throw with the valid list. Pure: no tfjs.
+ *
+ * Why core and not rl (DESIGN.md puts loss math in rl): the config's enums need these names, and
+ * core sits below rl. Splitting the names and docs (core) from the forms (rl) would write each
+ * concept in two places again; an entry here is plain data and functions over numbers or over an
+ * `Ops` the caller supplies, so core stays free of tfjs and of every layer above it.
  */
 
 /** The element-wise ops a device form may use; T a float tensor, B a boolean one (tfjs in training). */

@@ -72,17 +72,38 @@ export const UPDATE_DIAGNOSTICS = {
 export type UpdateStat = keyof typeof UPDATE_DIAGNOSTICS;
 export const UPDATE_STATS = Object.keys(UPDATE_DIAGNOSTICS) as UpdateStat[];
 
+/**
+ * The advantage diagnostics of one batch (src/rl/diagnostics.ts computes them; algorithms.md §8):
+ * each field of rl's `AgentStats` and the stat it is emitted under, `agent/<name>/<stat>`. NaN
+ * where undefined (no rows, no group with σ > 0). Adding one is one entry here and its formula.
+ */
+export const ADVANTAGE_DIAGNOSTICS = {
+  /** n_k: rows of this agent in the batch. */
+  calls: 'calls',
+  /** μ_k: mean reward over all of this agent's rows in the batch (pooled across groups). */
+  rewardMean: 'reward/mean',
+  /** σ_k: population std (÷n_k) of the same rows, the σ_k of Lemma 4.2. */
+  rewardStd: 'reward/std',
+  /** Mean advantage over this agent's rows. */
+  advMean: 'adv/mean',
+  /** E[A²] over this agent's rows. */
+  advSqMean: 'adv/sq_mean',
+  advMin: 'adv/min',
+  advMax: 'adv/max',
+  /**
+   * Mean over prompt groups q with σ_q > 0 in which the agent acts of (σ_{k,q}² + (μ_{k,q} − μ_q)²) / σ_q²,
+   * μ_q and σ_q (unbiased) over q's trajectory scores: GRPO's baseline (Dr. MAS Lemma 4.2).
+   */
+  amplification: 'amplification',
+  /** The same with global-step's baseline: μ_q and σ_q (unbiased) over all of q's rows pooled (issue 81). */
+  amplificationRows: 'amplification_rows',
+} as const;
+export type AdvantageDiagnostic = keyof typeof ADVANTAGE_DIAGNOSTICS;
+type AdvantageStat = (typeof ADVANTAGE_DIAGNOSTICS)[AdvantageDiagnostic];
+
 /** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, then the update's. */
 export const AGENT_STATS = [
-  'calls',
-  'reward/mean',
-  'reward/std',
-  'adv/mean',
-  'adv/sq_mean',
-  'adv/min',
-  'adv/max',
-  'amplification',
-  'amplification_rows',
+  ...(Object.values(ADVANTAGE_DIAGNOSTICS) as AdvantageStat[]),
   'grad_norm',
   ...UPDATE_STATS,
 ] as const;

@@ -1,7 +1,7 @@
 /**
  * Checkpoints as a pure in-memory format: a JSON manifest (preset, config, vocabulary, parameter
  * shapes, content hash, free-form recipe notes) plus the float32 weights in paramSpecs order, and a
- * single-file framing for downloads and Node files (checkpoint-node.ts). Anything corrupt,
+ * single-file framing for downloads and files (scripts/pretrain.ts writes it, src/cli reads it). Anything corrupt,
  * truncated or mismatched is refused with a message saying what does not match. Imports tfjs only.
  */
 import * as tf from '@tensorflow/tfjs';

@@ -6,41 +6,23 @@
  * Imports tfjs only; the GPT object owns its variables until dispose().
  */
 import * as tf from '@tensorflow/tfjs';
+import { MODEL_SIZES, type ModelPreset, type ModelSize } from '../core/model-sizes';
 import { VOCAB } from '../core/vocab';
 import { embed, gelu, layerNorm, linear, matmul } from './layers';
 import { cachedAttention, selfAttention } from './kernels/attention';
 import { Prng } from '../core/prng';
 
-/** Architecture hyper-parameters. */
-export interface GPTConfig {
+/** Architecture hyper-parameters: a named size (core/model-sizes.ts) over the lab vocabulary. */
+export interface GPTConfig extends ModelSize {
   /** Token ids are 0..vocabSize-1 (the lab's VOCAB). */
   vocabSize: number;
-  /** Longest sequence (prompt + response) the position table covers. */
-  contextLength: number;
-  dModel: number;
-  nLayers: number;
-  /** dModel / nHeads is the head size; keep it a multiple of 4 (WebGPU vec4 matmuls, §4). */
-  nHeads: number;
-  /** Hidden width of the MLP, 4 × dModel as in GPT-2. */
-  dMlp: number;
 }
-
-/** Named sizes. `small` is the benchmark workload of tfjs-webgpu.md §14 (context 64). */
-export const MODEL_SIZES = {
-  /** ~0.11M parameters: tests and quick demos. */
-  nano: { contextLength: 64, dModel: 64, nLayers: 2, nHeads: 2, dMlp: 256 },
-  /** ~0.41M parameters. Tasks needing 128 positions override contextLength (+8K params). */
-  small: { contextLength: 64, dModel: 128, nLayers: 2, nHeads: 4, dMlp: 512 },
-  /** ~1.57M parameters. */
-  base: { contextLength: 128, dModel: 160, nLayers: 5, nHeads: 5, dMlp: 640 },
-} as const satisfies Record<string, Omit<GPTConfig, 'vocabSize'>>;
-export type PresetName = keyof typeof MODEL_SIZES;
 
 /** Additive attention mask value: large and finite (see header). */
 export const MASK = -1e9;
 
 /** A preset's config over the lab vocabulary, with optional overrides (e.g. contextLength: 128). */
-export function gptConfig(preset: PresetName, overrides: Partial<GPTConfig> = {}): GPTConfig {
+export function gptConfig(preset: ModelPreset, overrides: Partial<GPTConfig> = {}): GPTConfig {
   const base = MODEL_SIZES[preset];
   if (!base) throw new Error(`unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(MODEL_SIZES).join(', ')}`);
   const cfg: GPTConfig = { vocabSize: VOCAB.length, ...base, ...overrides };
@@ -53,7 +35,7 @@ export function gptConfig(preset: PresetName, overrides: Partial<GPTConfig> = {}
  * would exhaust memory. A file's header is checked against these before anything is sized from it
  * (a 2 KB checkpoint claiming nLayers 3e7 would otherwise build 3e8 parameter specs).
  */
-export const GPT_LIMITS: Readonly<Omit<GPTConfig, 'vocabSize'>> = { contextLength: 1024, dModel: 1024, nLayers: 48, nHeads: 32, dMlp: 4096 };
+export const GPT_LIMITS: Readonly<ModelSize> = { contextLength: 1024, dModel: 1024, nLayers: 48, nHeads: 32, dMlp: 4096 };
 
 /** Throws, naming the field, unless every size is a positive integer within GPT_LIMITS and heads divide dModel. */
 export function checkGptConfig(cfg: GPTConfig): void {

@@ -4,10 +4,10 @@
  * estimator is "which values form a normalization set" + the §2 group statistics; nothing else
  * differs. Pure: no tfjs, no DOM, no Node APIs.
  */
-import type { AdvantageOptions, EstimatorName } from '../core/config';
+import { SINGLETON_MODES, type AdvantageOptions, type EstimatorName } from '../core/config';
 import { computeStats, type AdvantageStats } from './diagnostics';
 import { groupIndices, idKey, type AdvantageRow, type RowId } from './rows';
-import { mean, normalize, setStats, SINGLETON_MODES } from './stats';
+import { mean, normalize, setStats } from './stats';
 
 export type { AdvantageRow, RowId } from './rows';
 
@@ -132,9 +132,9 @@ export function computeAdvantages(
   const singleton = options.singleton ?? 'raw';
   if (!Number.isFinite(eps) || eps < 0)
     throw new Error(`computeAdvantages: eps must be finite and ≥ 0, got ${eps}.`);
-  if (!SINGLETON_MODES.includes(singleton)) {
+  if (!Object.hasOwn(SINGLETON_MODES, singleton)) {
     throw new Error(
-      `computeAdvantages: unknown singleton mode '${String(singleton)}'. Valid: ${SINGLETON_MODES.join(', ')}.`,
+      `computeAdvantages: unknown singleton mode '${String(singleton)}'. Valid: ${Object.keys(SINGLETON_MODES).join(', ')}.`,
     );
   }
   checkRewards(rows);

@@ -4,42 +4,15 @@
  * Dr. MAS Lemma 4.2 quantity (σ_k² + (μ_k − μ)²)/σ²: agent k's E[A²] under a shared baseline.
  * Pure: no tfjs, no DOM, no Node APIs.
  */
-import { agentKey, M, type AgentStat } from '../core/metrics';
+import { ADVANTAGE_DIAGNOSTICS, agentKey, M, type AdvantageDiagnostic } from '../core/metrics';
 import { groupIndices, idKey, type AdvantageRow } from './rows';
 import { mean, populationVariance, unbiasedStd } from './stats';
 
-/** One agent's numbers for one batch. NaN where undefined (no rows, no group with σ > 0). */
-export interface AgentStats {
-  /** n_k: rows of this agent in the batch. */
-  calls: number;
-  /** μ_k: mean reward over all of this agent's rows in the batch (pooled across groups). */
-  rewardMean: number;
-  /** σ_k: population std (÷n_k) of the same rows, the σ_k of Lemma 4.2. */
-  rewardStd: number;
-  /** Mean advantage over this agent's rows. */
-  advMean: number;
-  /** E[A²] over this agent's rows. */
-  advSqMean: number;
-  advMin: number;
-  advMax: number;
-  /**
-   * Mean over prompt groups q with σ_q > 0 in which the agent acts of
-   *   (σ_{k,q}² + (μ_{k,q} − μ_q)²) / σ_q²,
-   * σ_{k,q}² the population variance and μ_{k,q} the mean of agent k's row rewards in q;
-   * μ_q and σ_q the mean and the UNBIASED std of q's trajectory scores (mean of each
-   * trajectory's rows). Unbiased because that is the σ vanilla GRPO divides by: each group's term
-   * is then exactly the E[A²] agent k's rows get under `grpo` with ε = 0 when every row carries
-   * its trajectory's reward, and it is comparable with Dr. MAS's (n_k − 1)/n_k. A synchronous
-   * agent (one row per trajectory, shared reward) scores (G − 1)/G, not 1.
-   */
-  amplification: number;
-  /**
-   * The same with global-step's baseline (issue 81): μ_q and σ_q the mean and unbiased std of
-   * all of q's row rewards pooled, every agent's rows. Each group's term is exactly the E[A²]
-   * agent k's rows get under `global-step` with ε = 0.
-   */
-  amplificationRows: number;
-}
+/**
+ * One agent's numbers for one batch, one field per entry of core/metrics.ts's
+ * ADVANTAGE_DIAGNOSTICS (docs there). The amplification terms are explained at amplificationTerm.
+ */
+export type AgentStats = { -readonly [F in keyof typeof ADVANTAGE_DIAGNOSTICS]: number };
 
 /** The `stats` returned with every advantage batch. */
 export interface AdvantageStats {
@@ -56,21 +29,20 @@ export interface AdvantageStats {
 /** Batch-level part of the stats, counted by the estimator while it normalizes. */
 export type SetCounts = Pick<AdvantageStats, 'sets' | 'singletonFrac' | 'zeroAdvFrac'>;
 
-const NO_ROWS: AgentStats = {
-  calls: 0,
-  rewardMean: NaN,
-  rewardStd: NaN,
-  advMean: NaN,
-  advSqMean: NaN,
-  advMin: NaN,
-  advMax: NaN,
-  amplification: NaN,
-  amplificationRows: NaN,
-};
+/** An agent with no rows in the batch: 0 calls, NaN elsewhere. */
+const NO_ROWS = { ...Object.fromEntries(Object.keys(ADVANTAGE_DIAGNOSTICS).map((f) => [f, NaN])), calls: 0 } as AgentStats;
 
 type Baseline = 'traj' | 'rows';
 
-/** Agent k's term (σ_k² + (μ_k − μ)²)/σ² in one group whose baseline values are `base`; null if σ = 0. */
+/**
+ * Agent k's term (σ_{k,q}² + (μ_{k,q} − μ_q)²)/σ_q² in one group q whose baseline values are `base`;
+ * null if σ_q = 0. σ_{k,q}² is the population variance and μ_{k,q} the mean of agent k's row
+ * rewards in q; μ_q and σ_q the mean and the UNBIASED std of `base`. Unbiased because that is the σ
+ * vanilla GRPO divides by: with `base` the trajectory scores, the term is exactly the E[A²] agent
+ * k's rows get under `grpo` with ε = 0 when every row carries its trajectory's reward (with `base`
+ * all rows pooled, under `global-step`), and it is comparable with Dr. MAS's (n_k − 1)/n_k. A
+ * synchronous agent (one row per trajectory, shared reward) scores (G − 1)/G, not 1.
+ */
 function amplificationTerm(rewardsOfK: readonly number[], base: readonly number[]): number | null {
   if (base.length < 2) return null;
   const sigma = unbiasedStd(base);
@@ -132,19 +104,6 @@ export function computeStats(
   return { agents, ...counts };
 }
 
-/** Which metric name each field is emitted under (`agent/<name>/<stat>`). */
-const METRIC_OF: Record<keyof AgentStats, AgentStat> = {
-  calls: 'calls',
-  rewardMean: 'reward/mean',
-  rewardStd: 'reward/std',
-  advMean: 'adv/mean',
-  advSqMean: 'adv/sq_mean',
-  advMin: 'adv/min',
-  advMax: 'adv/max',
-  amplification: 'amplification',
-  amplificationRows: 'amplification_rows',
-};
-
 /**
  * Stats as metric key → number, named by DESIGN.md's table. Pass `agents` (the run's configured
  * agent names) to get a fixed key set every step: an agent with no rows this batch emits calls 0
@@ -154,8 +113,7 @@ export function statsToMetrics(stats: AdvantageStats, agents?: readonly string[]
   const out: Record<string, number> = {};
   for (const name of agents ?? Object.keys(stats.agents)) {
     const s = Object.hasOwn(stats.agents, name) ? stats.agents[name] : NO_ROWS;
-    for (const field of Object.keys(METRIC_OF) as (keyof AgentStats)[])
-      out[agentKey(name, METRIC_OF[field])] = s[field];
+    for (const [field, stat] of Object.entries(ADVANTAGE_DIAGNOSTICS)) out[agentKey(name, stat)] = s[field as AdvantageDiagnostic];
   }
   out[M.singletonFrac] = stats.singletonFrac;
   out[M.zeroAdvFrac] = stats.zeroAdvFrac;

@@ -4,10 +4,7 @@
  * result, not even in the last bit. Also the gradient-spike counter used by the CLI summary.
  * Pure: no tfjs, no DOM, no Node APIs.
  */
-
-/** How a normalization set of one value is treated (algorithms.md §2). */
-export const SINGLETON_MODES = ['raw', 'zero'] as const;
-export type SingletonMode = (typeof SINGLETON_MODES)[number];
+import type { SingletonMode } from '../core/config';
 
 /** Values in ascending order, as a fresh float64 array (typed-array sort is numeric). */
 export function sorted(values: ArrayLike<number>): Float64Array {

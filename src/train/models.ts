@@ -4,7 +4,8 @@
  * told apart by their role token. Every run of an experiment starts from the same weights: the
  * shipped base checkpoint, or a seeded fresh init.
  */
-import type { Experiment, ModelPreset, Optim } from '../core/config';
+import type { Experiment, Optim } from '../core/config';
+import type { ModelPreset } from '../core/model-sizes';
 import type { Role } from '../core/vocab';
 import { loadCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { GPT, gptConfig } from '../model/gpt';

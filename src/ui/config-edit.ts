@@ -4,7 +4,7 @@
  * way to apply an edited config, so the inline fields and the JSON editor behave alike. No tfjs.
  */
 import { z } from 'zod';
-import { ExperimentSchema, LIVE_PARAMS, liveValue, structuralKey } from '../core/config';
+import { ExperimentSchema, LIVE_PARAMS, liveValue, SINGLETON_MODES, structuralKey } from '../core/config';
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
 import { ESTIMATORS } from '../rl/advantage';
@@ -55,6 +55,7 @@ const OPTION_REGISTRIES: Record<string, Record<string, { doc: string }>> = {
   policyLoss: POLICY_LOSSES,
   klType: KL_ESTIMATORS,
   lossAgg: AGGREGATIONS,
+  singleton: SINGLETON_MODES,
 };
 
 /**

@@ -5,7 +5,6 @@
  * carries `frameVersion`, bumped at most once per animation frame, so charts know to re-read.
  * Setters here are plain functions; session actions (Train, Pause, …) live in lab.ts.
  */
-import { useEffect, useState } from 'react';
 import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
@@ -168,35 +167,6 @@ export function patchRun(id: RunId, patch: Partial<RunView> | ((r: RunView) => P
     runs[i] = { ...runs[i], ...(typeof patch === 'function' ? patch(runs[i]) : patch) };
     return { runs };
   });
-}
-
-/**
- * A selected value that follows the store at most once per `ms` (the first change right away,
- * then the latest one per interval). For views people read rather than watch, such as the
- * rollout inspector, which would otherwise re-render at every step of every run.
- * `select` must be module-level; `arg` says what to select (a run id …).
- */
-export function useThrottledLab<A, T>(select: (s: LabState, arg: A) => T, arg: A, ms: number): T {
-  const [value, setValue] = useState(() => select(useLab.getState(), arg));
-  useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    let last = -Infinity;
-    const take = () => {
-      timer = null;
-      last = performance.now();
-      setValue(() => select(useLab.getState(), arg));
-    };
-    take(); // `arg` changed (another run picked): show its value now
-    const unsubscribe = useLab.subscribe((s, prev) => {
-      if (timer !== null || Object.is(select(s, arg), select(prev, arg))) return;
-      timer = setTimeout(take, Math.max(0, last + ms - performance.now()));
-    });
-    return () => {
-      unsubscribe();
-      if (timer !== null) clearTimeout(timer);
-    };
-  }, [select, arg, ms]);
-  return value;
 }
 
 function toggle<T>(list: T[], x: T): T[] {

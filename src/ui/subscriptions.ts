@@ -7,6 +7,7 @@ import { refreshCharts } from './chart-pump';
 import { resetOnStructuralChange } from './lab';
 import { mirrorMarkers } from './persist';
 import { useLab } from './store';
+import { followThrottled } from './throttled';
 import { followConfig } from './url-sync';
 
 /** Starts the reactions; returns a function that stops them. */
@@ -16,5 +17,6 @@ export function startSubscriptions(): () => void {
     resetOnStructuralChange(s, prev); // a structural config change → a new session (lab.ts)
     mirrorMarkers(s, prev); // live-parameter markers → the IndexedDB record (persist.ts)
     refreshCharts(s, prev); // new frames or smoothing → redraw (chart-pump.ts)
+    followThrottled(s, prev); // mounted useThrottledLab hooks → their throttled values (throttled.ts)
   });
 }

@@ -4,11 +4,11 @@ import {
   BACKEND_NAMES,
   DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
-  MODEL_PRESETS,
   TASK_NAMES,
   type Experiment,
 } from '../../src/core/config';
 import { LOSS_AGG_MODES } from '../../src/core/losses';
+import { MODEL_PRESETS } from '../../src/core/model-sizes';
 import { MAX_HASH_LENGTH, decodeExperiment, encodeExperiment, sameStructure } from '../../src/core/url';
 import { PRESETS } from '../../src/core/presets';
 

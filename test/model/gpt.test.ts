@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOCAB } from '../../src/core/vocab';
-import { GPT, gptConfig, type MODEL_SIZES } from '../../src/model/gpt';
+import type { ModelPreset } from '../../src/core/model-sizes';
+import { GPT, gptConfig } from '../../src/model/gpt';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 describe('gpt', () => {
@@ -9,7 +10,7 @@ describe('gpt', () => {
   afterAll(() => tf.disposeVariables());
 
   it('presets have the advertised sizes', () => {
-    const count = (p: keyof typeof MODEL_SIZES) => {
+    const count = (p: ModelPreset) => {
       const m = GPT.create(gptConfig(p), 0);
       const n = m.numParams();
       m.dispose();

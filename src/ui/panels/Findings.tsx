@@ -13,8 +13,9 @@ import { summarize } from '../../rl/summary';
 import type { RunSummary } from '../../rl/summary';
 import { download, fileName } from '../export';
 import { historyOf } from '../run-data';
-import { useLab, useThrottledLab } from '../store';
+import { useLab } from '../store';
 import type { LabState } from '../store';
+import { useThrottledLab } from '../throttled';
 
 /** How often the table follows training: it is read, not watched. */
 const FOLLOW_MS = 2000;

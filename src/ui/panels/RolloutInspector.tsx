@@ -9,8 +9,9 @@ import { useShallow } from 'zustand/react/shallow';
 import { showTokens } from '../../core/vocab';
 import type { InspectedTrajectory, InspectedTurn, RunId } from '../../runtime/protocol';
 import { runData } from '../run-data';
-import { useLab, useThrottledLab } from '../store';
+import { useLab } from '../store';
 import type { LabState } from '../store';
+import { useThrottledLab } from '../throttled';
 
 /** How often the inspector follows new rollouts: it is read, not watched. */
 const FOLLOW_MS = 1000;
