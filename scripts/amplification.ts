@@ -1,6 +1,7 @@
 /**
- * `npm run amplification -- [--presets id,…] [--batches 8]`
- * Where do the estimators part? For each preset, over base-model rollouts at the preset's own
+ * `npm run amplification -- [--presets id,…] [--config <file | URL | hash>] [--models DIR] [--batches 8]`
+ * Where do the estimators part? For each preset (or the one experiment `--config` names, with base
+ * models read from `--models`, default the shipped `models/`), over base-model rollouts at the preset's own
  * B, G and temperature (no update), per agent: rows per trajectory, the median over batches of its
  * amplification (GRPO's trajectory baseline) and amplification_rows (global-step's pooled-rows
  * baseline), the share of its rows that sit in failing trajectories, and the correlation of its
@@ -19,16 +20,25 @@ import { rollout, type Row } from '../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../src/tasks/registry';
 import { solution, type MathInstance } from '../src/tasks/math';
 import { loadShippedBase } from '../src/cli/base-models';
+import { loadConfig } from '../src/cli/load-config';
 import { buildModels, disposeModels } from '../src/train/models';
 import { modelPolicy, type SampledTokens } from '../src/train/policy';
 
 const { values } = parseArgs({
-  options: { presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') }, batches: { type: 'string', default: '8' } },
+  options: {
+    presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') },
+    config: { type: 'string' },
+    models: { type: 'string', default: 'models' },
+    batches: { type: 'string', default: '8' },
+  },
 });
 tf.enableProdMode();
 await tf.setBackend('wasm');
 
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
+function fail(message: string): never {
+  throw new Error(message);
+}
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Math: of the trajectories whose first answer was right (wrong), the share the verifier rejected. */
@@ -48,10 +58,11 @@ function rejections(rows: Row[], instances: readonly unknown[], G: number): { al
 }
 
 console.log('preset         success  agent     rows/traj  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
-for (const id of values.presets.split(',')) {
-  const exp = presetById(id)?.config;
-  if (!exp) throw new Error(`no preset ${id}`);
-  const { checkpoints } = await loadShippedBase(exp);
+const experiments = values.config
+  ? [{ id: 'config', exp: loadConfig(values.config) }]
+  : values.presets.split(',').map((id) => ({ id, exp: presetById(id)?.config ?? fail(`no preset ${id}`) }));
+for (const { id, exp } of experiments) {
+  const { checkpoints } = await loadShippedBase(exp, values.models);
   const models = buildModels(exp, exp.optim, 0, checkpoints);
   const counters = { forwards: 0, readbacks: 0, tokens: 0 };
   const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));

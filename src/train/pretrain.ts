@@ -39,7 +39,11 @@ export interface PretrainOptions {
    * from demonstrations in which the solver errs, so its partner's demonstrations must err.
    */
   demoErrors?: ErrorRates;
-  /** Only the models of these agents learn (default: all); the others keep `init`'s weights. */
+  /**
+   * Only these agents' turns are learned (default: all), by the models that serve them; other
+   * models keep `init`'s weights. A shared model then learns one role's turns without the
+   * others' (deliberately erring) demonstrations.
+   */
   learn?: readonly Role[];
   /** Per-agent model sizes (models.perAgent), e.g. the heterogeneous preset's. */
   perAgent?: Readonly<Record<string, Experiment['models']['preset']>>;
@@ -84,7 +88,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       // ---- one supervised step per model on its agents' turns
       let loss = 0;
       for (const m of models.filter(learns)) {
-        const own = rows.filter((r) => m.agents.includes(r.agent));
+        const own = rows.filter((r) => m.agents.includes(r.agent) && (!o.learn || o.learn.includes(r.agent)));
         if (own.length === 0) continue;
         const packed = packRows(
           own.map((r) => ({
