@@ -21,7 +21,6 @@ export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-rol
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 
-
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];
@@ -35,6 +34,22 @@ export const SINGLETON_MODES = {
   zero: { doc: 'A = 0, no signal from a set of one (PettingLLMs), when some set of the batch has ≥ 2 members; else raw.' },
 } as const;
 export type SingletonMode = keyof typeof SINGLETON_MODES;
+
+/**
+ * Per-agent credit modes (SHARP, arXiv 2602.08335; src/rl/credit.ts computes them). The docs label
+ * the dropdown's options.
+ */
+export const CREDIT_MODES = {
+  shared: { doc: 'No per-agent credit: every row keeps its shared (or role) reward, as in Dr. MAS and GRPO.' },
+  counterfactual: {
+    doc: "c_k = v(all) − v(all without k): the outcome minus the outcome of a replay with agent k's outputs replaced by its neutral default (K replays per trajectory).",
+  },
+  shapley: {
+    doc: 'φ_k = Shapley-weighted mean marginal contribution v(S ∪ k) − v(S) over coalitions: exact for ≤ 3 agents (2^K − 1 replays), seeded Monte-Carlo permutations beyond.',
+  },
+} as const;
+export type CreditName = keyof typeof CREDIT_MODES;
+export const CREDIT_NAMES = Object.keys(CREDIT_MODES) as [CreditName, ...CreditName[]];
 
 const label = z
   .string()
@@ -51,6 +66,25 @@ export const AdvantageSchema = z.strictObject({
     .enum(Object.keys(SINGLETON_MODES) as [SingletonMode, ...SingletonMode[]])
     .default('raw')
     .describe('Size-1 sets: raw score (verl, Dr. MAS) or 0 (PettingLLMs)'),
+});
+
+/**
+ * Per-agent credit (SHARP, arXiv 2602.08335, built from its definition: src/rl/credit.ts,
+ * src/tasks/replay.ts). Each row's reward becomes its shared reward + λ × its agent's credit.
+ */
+export const RewardSchema = z.strictObject({
+  credit: z
+    .enum(CREDIT_NAMES)
+    .default('shared')
+    .describe("Per-agent credit added to each row's reward: none (shared), outcome minus outcome with the agent's outputs replaced by its neutral default (counterfactual), or its Shapley value (shapley)"),
+  creditWeight: z.number().min(0).max(10).default(1).describe('λ: row reward = shared reward + λ × the agent’s credit'),
+  creditSamples: z
+    .number()
+    .int()
+    .min(2)
+    .max(256)
+    .default(32)
+    .describe('Shapley with more than 3 agents: seeded Monte-Carlo permutations per trajectory (≤ 3 agents is exact)'),
 });
 
 /** Optimizer and loss settings; a run may override any of them. */
@@ -139,6 +173,7 @@ export const RunSchema = z.strictObject({
   estimator: z.enum(ESTIMATOR_NAMES).describe('Advantage estimator'),
   advantage: overridesOf(AdvantageSchema).default({}).describe('Overrides of the advantage options'),
   optim: overridesOf(OptimSchema).default({}).describe('Overrides of the optimizer settings'),
+  reward: overridesOf(RewardSchema).default({}).describe('Overrides of the per-agent credit settings'),
 });
 
 export const ExperimentSchema = z.strictObject({
@@ -180,6 +215,7 @@ export const ExperimentSchema = z.strictObject({
   rollout: RolloutSchema.prefault({}),
   optim: OptimSchema.prefault({}),
   advantage: AdvantageSchema.prefault({}),
+  reward: RewardSchema.prefault({}),
   eval: z
     .strictObject({
       every: z.number().int().min(0).default(10).describe('Evaluate every N steps (0 = never)'),
@@ -207,6 +243,7 @@ export type Experiment = z.infer<typeof ExperimentSchema>;
 export type Run = z.infer<typeof RunSchema>;
 export type Optim = z.infer<typeof OptimSchema>;
 export type AdvantageOptions = z.infer<typeof AdvantageSchema>;
+export type RewardOptions = z.infer<typeof RewardSchema>;
 
 /** The default experiment: GRPO vs Dr. MAS on `search`, one model per agent. */
 export const DEFAULT_EXPERIMENT: Experiment = Object.freeze(ExperimentSchema.parse({})) as Experiment;
@@ -251,10 +288,11 @@ export function runInstances(exp: Experiment): { label: string; seed: number; ru
   );
 }
 
-/** The effective optimizer and advantage settings of one run (experiment values + run overrides). */
-export function resolveRun(exp: Experiment, run: Run): { optim: Optim; advantage: AdvantageOptions } {
+/** The effective optimizer, advantage and credit settings of one run (experiment values + run overrides). */
+export function resolveRun(exp: Experiment, run: Run): { optim: Optim; advantage: AdvantageOptions; reward: RewardOptions } {
   return {
     optim: { ...exp.optim, ...run.optim },
     advantage: { ...exp.advantage, ...run.advantage },
+    reward: { ...exp.reward, ...run.reward },
   };
 }

@@ -25,6 +25,14 @@ export const M = {
   updateSkipped: 'update/skipped',
   /** Batched decode forwards (= logits readbacks) this step's rollout made. */
   decodeForwards: 'perf/decode_forwards',
+  /** Per-agent credit (reward.credit): time in coalition replays, replays run and env transitions they took (0 under `shared`). */
+  creditMs: 'perf/credit_ms',
+  creditReplays: 'perf/credit_replays',
+  creditEnvSteps: 'perf/credit_env_steps',
+  /** Replayed calls of kept agents that had no recorded output and took the neutral default (src/tasks/replay.ts). */
+  creditUnrecorded: 'credit/unrecorded_calls',
+  /** Trajectories whose credit is 0 because one of their replays' environment failed. */
+  creditErrors: 'credit/replay_errors',
 } as const;
 
 /** Per-token quantities of one loss term, each (B, T) and 0 off the term's response tokens. */
@@ -101,11 +109,19 @@ export const ADVANTAGE_DIAGNOSTICS = {
 export type AdvantageDiagnostic = keyof typeof ADVANTAGE_DIAGNOSTICS;
 type AdvantageStat = (typeof ADVANTAGE_DIAGNOSTICS)[AdvantageDiagnostic];
 
-/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, then the update's. */
+/**
+ * Per-agent credit (reward.credit ≠ shared; src/train/credit.ts), over the agent's rows: each row
+ * carries its trajectory's credit for the agent, so `reward/mean` = shared row mean + λ·credit/mean.
+ * `se` is the mean Monte-Carlo standard error of the Shapley estimate (0 when exact).
+ */
+export const CREDIT_STATS = ['credit/mean', 'credit/std', 'credit/se'] as const;
+
+/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, then the update's, then credit. */
 export const AGENT_STATS = [
   ...(Object.values(ADVANTAGE_DIAGNOSTICS) as AdvantageStat[]),
   'grad_norm',
   ...UPDATE_STATS,
+  ...CREDIT_STATS,
 ] as const;
 export type AgentStat = (typeof AGENT_STATS)[number];
 
@@ -167,14 +183,15 @@ export function metricKeys(
   agents: readonly string[],
   models: readonly string[],
   evalK: number,
-  o: { shadowGradNorm?: boolean } = {},
+  o: { shadowGradNorm?: boolean; credit?: boolean } = {},
 ): string[] {
   const shadow = SHADOW_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
+  const stats = AGENT_STATS.filter((s) => o.credit || !(CREDIT_STATS as readonly string[]).includes(s));
   return [
     ...Object.values(M),
     evalAvgKey(evalK),
     evalPassKey(evalK),
-    ...agents.flatMap((a) => AGENT_STATS.map((s) => agentKey(a, s))),
+    ...agents.flatMap((a) => stats.map((s) => agentKey(a, s))),
     ...agents.flatMap((a) => ESTIMATOR_NAMES.flatMap((e) => shadow.map((s) => agentShadowKey(a, e, s)))),
     ...models.flatMap((m) => MODEL_STATS.map((s) => modelKey(m, s))),
   ];

@@ -165,7 +165,8 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
         `'${run.estimator}' has no Dr. MAS counterpart: its grpo estimator normalizes per group (grpo) or per group and agent (algorithm.group_by_agent_id, drmas) only`,
       );
     }
-    const { optim, advantage } = resolveRun(exp, run);
+    const { optim, advantage, reward } = resolveRun(exp, run);
+    if (reward.credit !== 'shared') throw new ExportRefused(`runs.${i}.reward.credit`, `Dr. MAS broadcasts the episode reward to every agent's rows; it has no per-agent credit ('${reward.credit}')`);
     if (optim.policyLoss !== 'vanilla') throw new ExportRefused(`runs.${i}.optim.policyLoss`, `Dr. MAS's actor computes verl's vanilla PPO loss only`);
     const lossAgg = LOSS_AGG[optim.lossAgg];
     if (!lossAgg) throw new ExportRefused(`runs.${i}.optim.lossAgg`, `verl has no '${optim.lossAgg}' aggregation (it has ${Object.keys(LOSS_AGG).join(', ')})`);

@@ -213,6 +213,17 @@ function demonstrate(state: CoderTesterState, agent: Role, rng: Prng, errorRate:
   return `${formatList(input)}>${formatList(wrong)}`;
 }
 
+/**
+ * The neutral default: the empty output, what an agent that emits EOS at once gives. A no-op
+ * tester writes no tests (consistency 0), a no-op coder no program (passes nothing). The shared
+ * outcome (`reward`, the coder's pass share) reads only the coder's program, so with the coder's
+ * recorded program held fixed the tester's credit is 0 by construction: its effect on the coder
+ * runs through the coder's policy, which a replay does not sample again.
+ */
+function neutral(): string {
+  return '';
+}
+
 export const coderTesterTask: Task<CoderTesterInstance, CoderTesterState> = {
   name: 'coder-tester',
   doc: 'Tester writes test cases, coder writes a list-DSL program; rewards on different scales',
@@ -228,4 +239,5 @@ export const coderTesterTask: Task<CoderTesterInstance, CoderTesterState> = {
   validate,
   step,
   demonstrate,
+  neutral,
 };

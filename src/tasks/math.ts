@@ -125,6 +125,16 @@ function demonstrate(state: MathState, agent: Role, rng: Prng, errorRate: number
   return right !== mistake ? 'yes' : 'no';
 }
 
+/**
+ * The neutral default: the empty output, what an agent that emits EOS at once gives. A no-op
+ * solver gives no answer (no `\boxed{}`: never right); a no-op verifier's empty verdict is invalid
+ * and approves (the reference's rule), so it passes every answer through unchecked, as if the
+ * workflow had no verifier.
+ */
+function neutral(): string {
+  return '';
+}
+
 export const mathTask: Task<MathInstance, MathState> = {
   name: 'math',
   doc: 'Solver → Verifier loop (≤ 2 attempts) on 2-digit addition and subtraction',
@@ -139,4 +149,5 @@ export const mathTask: Task<MathInstance, MathState> = {
   validate,
   step,
   demonstrate,
+  neutral,
 };

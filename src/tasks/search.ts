@@ -222,6 +222,17 @@ function demonstrate(state: SearchState, agent: Role, rng: Prng, errorRate: numb
   return `a:${state.instance.answer}`;
 }
 
+/**
+ * The neutral default: the empty output, what an agent that emits EOS at once gives. Each agent's
+ * empty output is the reference's "no action" (search_orchestra.py): an empty verdict is invalid
+ * and counts as yes, so a no-op router passes the question straight to the answer agent; an empty
+ * query retrieves nothing; an empty answer is the empty action, the step passes without ending the
+ * episode. None of them adds information, and none ends the episode by itself.
+ */
+function neutral(): string {
+  return '';
+}
+
 export const searchTask: Task<SearchInstance, SearchState> = {
   name: 'search',
   doc: 'Verifier routes to Search or Answer (≤ 4 steps) over a synthetic KB with BM25 retrieval',
@@ -236,6 +247,7 @@ export const searchTask: Task<SearchInstance, SearchState> = {
   validate,
   step,
   demonstrate,
+  neutral,
 };
 
 /**

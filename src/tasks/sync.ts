@@ -98,6 +98,14 @@ function demonstrate(state: SyncState, agent: Role, rng: Prng, errorRate: number
   return mistake ? garble(target, rng) : target;
 }
 
+/**
+ * The neutral default: the empty output, what an agent that emits EOS at once gives: no word. The
+ * task needs both agents (an invalid row fails the trajectory), so removing either one fails it.
+ */
+function neutral(): string {
+  return '';
+}
+
 export const syncTask: Task<SyncInstance, SyncState> = {
   name: 'sync',
   doc: 'Control: Alice and Bob act once each on one shared reward (Dr. MAS = GRPO here)',
@@ -112,4 +120,5 @@ export const syncTask: Task<SyncInstance, SyncState> = {
   validate,
   step,
   demonstrate,
+  neutral,
 };

@@ -100,6 +100,13 @@ export interface Task<I, S extends BaseState> {
    * seeded greedy completion from each candidate instead (`rollout.sampling` in src/core/config.ts).
    */
   turnReward?(before: S, agent: Role, after: S): number;
+  /**
+   * The neutral default output of `agent` in `state`: what a no-op agent gives, so that
+   * replaying a trajectory with it measures what the agent contributed (per-agent credit,
+   * src/tasks/replay.ts). Each task says why its choice is neutral. Optional: a task without it
+   * cannot run `reward.credit` other than `shared`.
+   */
+  neutral?(state: S, agent: Role): string;
 }
 
 /** A task with its types erased, as the registry and orchestrator hold it. */

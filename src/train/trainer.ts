@@ -25,6 +25,7 @@ import { agentModelsOf, buildModels, disposeModels, learningRate, type PolicyMod
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { packRunState, unpackRunState, verifyRunState, type RunState } from './run-state';
 import { probeGradNorms, updateModel, type ModelUpdate } from './update-step';
+import { batchCredit, NO_CREDIT_METRICS, type BatchCredit } from './credit';
 
 export interface TrainStepResult {
   step: number;
@@ -33,6 +34,11 @@ export interface TrainStepResult {
   rows: Row<SampledTokens>[];
   advantages: Float64Array;
   trajectories: TrajectoryResult[];
+  /**
+   * Per-agent credit (reward.credit ≠ shared): per row, its agent's credit and the outcome of the
+   * replay without that agent. The estimator saw each row's reward + λ × its credit.
+   */
+  credit: BatchCredit | null;
 }
 
 export interface TrainerOptions {
@@ -91,9 +97,10 @@ export class RunTrainer {
     // 1. rollout: B instances × G rollouts through the transformer sampler
     const tRollout = performance.now();
     const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
+    const instances = this.instancesAt(step);
     const batch = await rollout<SampledTokens>({
       task: exp.task,
-      instances: this.instancesAt(step),
+      instances,
       groupSize: exp.rollout.groupSize,
       policies: Object.fromEntries(this.models.map((m) => [m.id, modelPolicy(m.model, counters)])),
       agentModels: agentModelsOf(this.models),
@@ -110,12 +117,24 @@ export class RunTrainer {
     const errored = new Set(batch.trajectories.filter((t) => t.status === 'error').map((t) => t.traj));
     const judged = batch.trajectories.filter((t) => !errored.has(t.traj));
     const kept = batch.rows.flatMap((r, i) => (errored.has(r.traj) ? [] : [i]));
+    // Per-agent credit: coalition replays in the env runner (src/train/credit.ts); each judged
+    // row's reward becomes its shared reward + λ × its agent's credit.
+    const credit = await batchCredit({
+      task: getTask(exp.task),
+      step: (inputs) => this.env.step(exp.task, inputs),
+      instances,
+      rows: batch.rows,
+      trajectories: batch.trajectories,
+      options: this.settings.reward,
+      seed: mixSeed(this.seed, `credit/${step}`),
+    });
+    const rewardOf = (i: number) => batch.rows[i].reward + (credit ? this.settings.reward.creditWeight * credit.rowCredit[i] : 0);
 
     // 3. advantages: the run's estimator, one scalar per judged row (0 for errored rows); and the
     // same rows under every estimator, to tell how differently they weigh these very rows
     const advRows = kept.map((i) => {
       const r = batch.rows[i];
-      return { group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: r.reward };
+      return { group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: rewardOf(i) };
     });
     const judgedAdv = computeAdvantages(advRows, { estimator: this.run.estimator, ...advantage });
     const advantages = new Float64Array(batch.rows.length);
@@ -179,18 +198,22 @@ export class RunTrainer {
       [M.updateMs]: updateMs,
       [M.tokensPerS]: counters.tokens / (rolloutMs / 1000),
       [M.decodeForwards]: counters.forwards,
+      ...(credit?.metrics ?? NO_CREDIT_METRICS),
       [M.timeS]: (performance.now() - this.t0) / 1000,
       [M.memTensors]: mem.numTensors,
       [M.memGpuBytes]: mem.numBytesInGPU ?? 0,
     };
 
     this.step++;
-    return { step, metrics, rows: batch.rows, advantages, trajectories: batch.trajectories };
+    return { step, metrics, rows: batch.rows, advantages, trajectories: batch.trajectories, credit };
   }
 
   /** The frame key table of this run: every metric a step can emit, in a fixed order. */
   metricKeys(): string[] {
-    return metricKeys(this.agents, this.models.map((m) => m.id), this.exp.eval.k, this.exp.diagnostics);
+    return metricKeys(this.agents, this.models.map((m) => m.id), this.exp.eval.k, {
+      ...this.exp.diagnostics,
+      credit: this.settings.reward.credit !== 'shared',
+    });
   }
 
   /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */

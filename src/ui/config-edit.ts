@@ -4,7 +4,7 @@
  * way to apply an edited config, so the inline fields and the JSON editor behave alike. No tfjs.
  */
 import { z } from 'zod';
-import { ExperimentSchema, LIVE_PARAMS, liveValue, SINGLETON_MODES, structuralKey } from '../core/config';
+import { CREDIT_MODES, ExperimentSchema, LIVE_PARAMS, liveValue, SINGLETON_MODES, structuralKey } from '../core/config';
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
 import { ESTIMATORS } from '../rl/advantage';
@@ -56,6 +56,7 @@ const OPTION_REGISTRIES: Record<string, Record<string, { doc: string }>> = {
   klType: KL_ESTIMATORS,
   lossAgg: AGGREGATIONS,
   singleton: SINGLETON_MODES,
+  credit: CREDIT_MODES,
 };
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   BACKEND_NAMES,
+  CREDIT_NAMES,
   DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
   TASK_NAMES,
@@ -25,8 +26,12 @@ const runArb = fc.record(
       { lr: fc.double({ min: 1e-9, max: 1, noNaN: true }), lossAgg: fc.constantFrom(...LOSS_AGG_MODES) },
       { requiredKeys: [] },
     ),
+    reward: fc.record(
+      { credit: fc.constantFrom(...CREDIT_NAMES), creditWeight: fc.double({ min: 0, max: 10, noNaN: true }) },
+      { requiredKeys: [] },
+    ),
   },
-  { requiredKeys: ['label', 'estimator', 'advantage', 'optim'] },
+  { requiredKeys: ['label', 'estimator', 'advantage', 'optim', 'reward'] },
 );
 
 const experimentArb: fc.Arbitrary<Experiment> = fc
@@ -145,7 +150,7 @@ describe('experiment URL codec', () => {
     // The canonical form of that experiment is the same one pair.
     if (one.ok) expect(encodeExperiment(one.config)).toBe('v=1&runs.1.estimator=global-step');
     const longer = structuredClone(DEFAULT_EXPERIMENT);
-    longer.runs.push({ label: 'Step', estimator: 'global-step', advantage: {}, optim: { lr: 0.001 } });
+    longer.runs.push({ label: 'Step', estimator: 'global-step', advantage: {}, optim: { lr: 0.001 }, reward: {} });
     expect(encodeExperiment(longer)).toBe('v=1&runs.2.label=Step&runs.2.estimator=global-step&runs.2.optim.lr=0.001');
     const shorter = structuredClone(DEFAULT_EXPERIMENT);
     shorter.runs = [shorter.runs[1]];

@@ -121,6 +121,10 @@ describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.
     for (const task of ['sync', 'coder-tester']) expect(refusal({ task })).toEqual(['task', expect.stringContaining(`'${task}' has no Dr. MAS counterpart`)]);
     expect(refusal({ task: 'math', optim: { lossAgg: 'seq-mean-token-sum-norm-oat' } })?.[0]).toBe('runs.0.optim.lossAgg');
     expect(refusal({ task: 'search', models: { ids: { search: 'm1', answer: 'm1' } } })?.[0]).toBe('models.ids');
+    expect(refusal({ task: 'search', runs: [{ label: 'GRPO', estimator: 'grpo', reward: { credit: 'shapley' } }] })).toEqual([
+      'runs.0.reward.credit',
+      expect.stringContaining("no per-agent credit ('shapley')"),
+    ]);
     expect(() => exportDrmas(experiment({ task: 'math' }), ['a', 'b', 'c'])).toThrow(/--models: give one model for all agents or one per agent/);
   });
 });

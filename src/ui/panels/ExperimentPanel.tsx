@@ -20,6 +20,8 @@ const FIELDS: { path: string; label: string }[] = [
   { path: 'models.preset', label: 'Model preset' },
   { path: 'rollout.groupSize', label: 'Group size G' },
   { path: 'rollout.batchSize', label: 'Batch size B' },
+  { path: 'reward.credit', label: 'Per-agent credit' },
+  { path: 'reward.creditWeight', label: 'Credit weight λ' },
   { path: 'steps', label: 'Steps' },
   { path: 'seed', label: 'Seed' },
   { path: 'seeds', label: 'Seeds' },
@@ -184,6 +186,12 @@ export function ExperimentPanel() {
       `${c.advantage.normalizeStd ? 'std-normalized' : 'centered only'}, eps ${c.advantage.eps}, singletons ${c.advantage.singleton}`,
     ],
     [
+      'Credit',
+      c.reward.credit === 'shared'
+        ? 'shared (no per-agent credit)'
+        : `${c.reward.credit}, row reward = shared + ${c.reward.creditWeight} × credit${c.reward.credit === 'shapley' ? ` (> 3 agents: ${c.reward.creditSamples} permutations)` : ''}`,
+    ],
+    [
       'Evaluation',
       c.eval.every
         ? `every ${c.eval.every} steps: avg@${c.eval.k} / pass@${c.eval.k} on ${c.eval.questions} questions`
@@ -224,8 +232,8 @@ export function ExperimentPanel() {
         {c.runs.map((r, i) => (
           <li key={i}>
             <strong>{r.label}</strong> — estimator <code>{r.estimator}</code>
-            {Object.keys(r.advantage).length + Object.keys(r.optim).length > 0 &&
-              ` (overrides: ${JSON.stringify({ ...r.advantage, ...r.optim })})`}
+            {Object.keys(r.advantage).length + Object.keys(r.optim).length + Object.keys(r.reward).length > 0 &&
+              ` (overrides: ${JSON.stringify({ ...r.advantage, ...r.optim, ...r.reward })})`}
           </li>
         ))}
       </ul>

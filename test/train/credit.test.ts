@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { agentKey, M } from '../../src/core/metrics';
+import type { RewardOptions } from '../../src/core/config';
+import { demonstratorPolicy } from '../../src/tasks/demo';
+import { InProcessEnvRunner, type EnvStepInput } from '../../src/tasks/env';
+import { rollout, type TrajectoryResult } from '../../src/tasks/orchestrator';
+import { getTask, sampleInstances } from '../../src/tasks/registry';
+import { replay } from '../../src/tasks/replay';
+import { expectTurn, finish, logged, type AnyTask, type BaseState, type Task } from '../../src/tasks/types';
+import { Prng } from '../../src/core/prng';
+import { batchCredit } from '../../src/train/credit';
+
+/**
+ * A hand-built two-agent workflow: bob talks first (his words reach nothing), then alice says
+ * 1 or not; the outcome is 1 exactly when alice said "1". Neutral default: the empty output.
+ */
+interface Hand extends BaseState {
+  said: string[];
+}
+const hand: Task<null, Hand> = {
+  name: 'hand',
+  doc: 'bob talks, alice decides',
+  reference: 'test',
+  agents: [
+    { role: 'bob', rolePrompt: '', maxResponse: 4 },
+    { role: 'alice', rolePrompt: '', maxResponse: 4 },
+  ],
+  invalidPenalty: 0,
+  maxCalls: 2,
+  generate: () => null,
+  key: () => 'hand',
+  init: () => ({ said: [], log: [], done: false, outcome: null }),
+  next: (s) => (s.done ? null : { agent: s.said.length === 0 ? 'bob' : 'alice', prompt: s.said.join(' ') }),
+  validate: () => null,
+  step: (s, agent, response) => {
+    expectTurn(hand.next(s), agent);
+    const state = { ...s, said: [...s.said, response], log: logged(s, agent, true) };
+    if (agent === 'bob') return { state, valid: true };
+    return { state: finish(state, { success: response === '1', reward: response === '1' ? 1 : 0 }), valid: true };
+  },
+  demonstrate: () => '1',
+  neutral: () => '',
+};
+const handTask = hand as unknown as AnyTask;
+const handStep = async (inputs: { state: BaseState; agent: string; response: string }[]) =>
+  inputs.map((i) => ({ ok: true as const, ...hand.step(i.state as Hand, i.agent as 'bob', i.response) }));
+
+const traj = (t: number, reward: number): TrajectoryResult => ({
+  group: 0,
+  traj: t,
+  status: 'ok',
+  success: reward === 1,
+  reward,
+  agentRewards: { bob: reward, alice: reward },
+  calls: { bob: 1, alice: 1 },
+  invalidRows: 0,
+});
+const options = (credit: RewardOptions['credit']): RewardOptions => ({ credit, creditWeight: 1, creditSamples: 32 });
+
+describe('per-agent credit by coalition replay', () => {
+  // Trajectory 0: alice said 1 (outcome 1); trajectory 1: alice said 0 (outcome 0).
+  const rows = [
+    { traj: 0, agent: 'bob' as const, turn: 0, response: 'hi' },
+    { traj: 0, agent: 'alice' as const, turn: 0, response: '1' },
+    { traj: 1, agent: 'bob' as const, turn: 0, response: 'yo' },
+    { traj: 1, agent: 'alice' as const, turn: 0, response: '0' },
+  ];
+  const input = { task: handTask, step: handStep, instances: [null], rows, trajectories: [traj(0, 1), traj(1, 0)], seed: 3 };
+
+  for (const mode of ['counterfactual', 'shapley'] as const) {
+    it(`${mode}: the agent whose output alone decides the outcome gets all the credit, the other none`, async () => {
+      const c = (await batchCredit({ ...input, options: options(mode) }))!;
+      expect([...c.rowCredit]).toEqual([0, 1, 0, 0]); // bob 0, alice 1 | bob 0, alice 0
+      // The outcome without each row's agent: without bob alice still says 1; without alice nothing wins.
+      expect([...c.rowWithout]).toEqual([1, 0, 0, 0]);
+      expect(c.metrics[agentKey('alice', 'credit/mean')]).toBe(0.5);
+      expect(c.metrics[agentKey('alice', 'credit/std')]).toBe(0.5);
+      expect(c.metrics[agentKey('bob', 'credit/mean')]).toBe(0);
+      expect(c.metrics[agentKey('bob', 'credit/std')]).toBe(0);
+      expect(c.metrics[M.creditReplays]).toBe(mode === 'counterfactual' ? 4 : 6); // K, or 2^K − 1, per trajectory
+      expect(c.metrics[M.creditErrors]).toBe(0);
+    });
+  }
+
+  it('shared credit replays nothing', async () => {
+    expect(await batchCredit({ ...input, options: options('shared') })).toBeNull();
+  });
+
+  it('a call the recording lacks takes the neutral default and is counted', async () => {
+    // Recorded: bob only (as if alice never acted); kept: both. Alice's call has no recorded output.
+    const [r] = await replay(handTask, handStep, [{ instance: null, recorded: { bob: ['hi'] }, keep: new Set(['bob', 'alice']) }]);
+    expect(r).toEqual({ outcome: { success: false, reward: 0 }, unrecorded: 1, steps: 2 });
+  });
+
+  it('on search, replaying the full coalition reproduces every trajectory, and Shapley values sum to v(all) − v(∅)', async () => {
+    const task = getTask('search');
+    const env = new InProcessEnvRunner();
+    const instances = sampleInstances(task, new Prng(11), 'train', 4);
+    const batch = await rollout({ task: 'search', instances, groupSize: 4, policies: Object.fromEntries(task.agents.map((a) => [a.role, demonstratorPolicy('search', 0.3)])), env, seed: 5 });
+    const step = (inputs: EnvStepInput[]) => env.step('search', inputs);
+    const recorded = batch.trajectories.map((t) => {
+      const out: Record<string, string[]> = {};
+      for (const r of batch.rows) if (r.traj === t.traj) (out[r.agent] ??= [])[r.turn] = r.response;
+      return out;
+    });
+    const roles = task.agents.map((a) => a.role);
+    const full = await replay(task, step, batch.trajectories.map((t) => ({ instance: instances[t.group], recorded: recorded[t.traj], keep: new Set(roles) })));
+    expect(full.map((r) => r.outcome?.reward)).toEqual(batch.trajectories.map((t) => t.reward));
+    expect(full.every((r) => r.unrecorded === 0)).toBe(true);
+    expect(new Set(batch.trajectories.map((t) => t.reward)).size).toBe(2); // some succeed, some fail
+
+    const none = await replay(task, step, batch.trajectories.map((t) => ({ instance: instances[t.group], recorded: recorded[t.traj], keep: new Set() })));
+    const c = (await batchCredit({ task, step, instances, rows: batch.rows, trajectories: batch.trajectories, options: options('shapley'), seed: 1 }))!;
+    for (const t of batch.trajectories) {
+      const sum = roles.reduce((s, role) => {
+        const i = batch.rows.findIndex((r) => r.traj === t.traj && r.agent === role);
+        return s + (i >= 0 ? c.rowCredit[i] : 0); // an agent that never acted has credit 0
+      }, 0);
+      expect(sum).toBeCloseTo(t.reward - none[t.traj].outcome!.reward, 12);
+    }
+    env.dispose();
+  });
+});
