@@ -261,6 +261,15 @@ function demonstrate(state: PlanState, agent: Role, rng: Prng, errorRate: number
   return mistake ? garble(target, rng) : target;
 }
 
+/**
+ * The neutral default (per-agent credit, src/tasks/replay.ts): the empty output, what an agent
+ * that emits EOS at once gives. A no-op planner proposes nothing; a no-op executor issues no move
+ * (a malformed command passes the turn), so the position stays and only the turn limit advances.
+ */
+function neutral(): string {
+  return '';
+}
+
 export const planTask: Task<PlanInstance, PlanState> = {
   name: 'plan',
   doc: 'Planner proposes ≤ 3 moves, executor issues them on a 5×5/6×6 grid with walls (≤ 5 turns, shaped reward)',
@@ -276,4 +285,5 @@ export const planTask: Task<PlanInstance, PlanState> = {
   step,
   demonstrate,
   turnReward,
+  neutral,
 };
