@@ -23,6 +23,14 @@ const THREE_WAY = [
   { label: 'Dr. MAS', estimator: 'drmas' },
 ];
 
+/** Shared vs counterfactual credit (reward.credit), each under GRPO and Dr. MAS. */
+const CREDIT_X_NORM = [
+  { label: 'GRPO', estimator: 'grpo' },
+  { label: 'Dr. MAS', estimator: 'drmas' },
+  { label: 'GRPO + credit', estimator: 'grpo', reward: { credit: 'counterfactual' } },
+  { label: 'Dr. MAS + credit', estimator: 'drmas', reward: { credit: 'counterfactual' } },
+];
+
 export const PRESETS: readonly Preset[] = [
   {
     id: 'drmas-vs-grpo',
@@ -90,6 +98,15 @@ export const PRESETS: readonly Preset[] = [
       'them and biases both agents’ advantages.' +
       ' Base rollouts: amplification coder 1.58, tester 0.66.',
     config: make({ task: 'coder-tester' }),
+  },
+  {
+    id: 'credit',
+    title: 'Credit × normalization (search)',
+    blurb:
+      'Shared outcome vs SHARP-style counterfactual credit (each row + λ × (outcome − outcome with its agent ' +
+      'replaced by a no-op), λ = 1), each under GRPO and Dr. MAS. Credit gives each agent its own reward ' +
+      'distribution, which agent-wise normalization is built for.',
+    config: make({ runs: CREDIT_X_NORM }),
   },
 ];
 

@@ -4,7 +4,7 @@ import type { RewardOptions } from '../../src/core/config';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import { InProcessEnvRunner, type EnvStepInput } from '../../src/tasks/env';
 import { rollout, type TrajectoryResult } from '../../src/tasks/orchestrator';
-import { getTask, sampleInstances } from '../../src/tasks/registry';
+import { getTask, sampleInstances, TASKS } from '../../src/tasks/registry';
 import { replay } from '../../src/tasks/replay';
 import { expectTurn, finish, logged, type AnyTask, type BaseState, type Task } from '../../src/tasks/types';
 import { Prng } from '../../src/core/prng';
@@ -119,5 +119,22 @@ describe('per-agent credit by coalition replay', () => {
       expect(sum).toBeCloseTo(t.reward - none[t.traj].outcome!.reward, 12);
     }
     env.dispose();
+  });
+
+  it('every task has a neutral default, and its replays finish (no env error) with finite credit', async () => {
+    for (const name of Object.keys(TASKS) as (keyof typeof TASKS)[]) {
+      const task = getTask(name);
+      expect(task.neutral, name).toBeTypeOf('function');
+      const env = new InProcessEnvRunner();
+      const instances = sampleInstances(task, new Prng(2), 'train', 2);
+      const policies = Object.fromEntries(task.agents.map((a) => [a.role, demonstratorPolicy(name, 0.3)]));
+      const batch = await rollout({ task: name, instances, groupSize: 2, policies, env, seed: 9 });
+      const step = (inputs: EnvStepInput[]) => env.step(name, inputs);
+      const c = (await batchCredit({ task, step, instances, rows: batch.rows, trajectories: batch.trajectories, options: options('shapley'), seed: 1 }))!;
+      expect(c.metrics[M.creditErrors], name).toBe(0);
+      expect(c.metrics[M.creditReplays], name).toBe(4 * (2 ** task.agents.length - 1));
+      expect([...c.rowCredit].every(Number.isFinite), name).toBe(true);
+      env.dispose();
+    }
   });
 });
