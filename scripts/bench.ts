@@ -8,6 +8,9 @@
  * Writes bench/results.json (or `--out FILE`). Compare with tfjs-webgpu.md §14 (PyTorch, same workload, 2-core CPU).
  * WebGPU in Node: `--dawn PATH/dawn.node --backends webgpu,wasm` (scripts/dawn.ts); its dispatches and
  * readbacks are counted at the WebGPU API, the other backends' kernels by tf.profile.
+ * `--vs-torch`: also runs bench/torch_ref.py (PyTorch on the CPU, the same model and workload, `--torch-threads 1`)
+ * once per preset and round, just before the lab's, and prints both side by side (scripts/torch-ref.ts);
+ * skipped with a message where no Python imports torch (`--python PATH` picks one).
  * `--smoke`: nano on wasm, 8 rows, one rep, a few seconds (npm test runs it); `--timeout S` ends a run
  * that is still going after S seconds with a message (default 1800; smoke 120).
  */
@@ -17,9 +20,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { ModelPreset } from '../src/core/model-sizes';
+import { gptConfig } from '../src/model/gpt';
 import { arg, flag, watchdog } from './cli-args';
 import { installDawn } from './dawn';
 import { NEW, PROMPT, formatTable, measureWorkload, summarize, type Clock, type Result } from './bench-workload';
+import { findTorchPython, formatVsTorch, runTorch, summarizeTorch, type TorchResult } from './torch-ref';
 
 const smoke = flag('smoke');
 const presets = arg('presets', smoke ? 'nano' : 'small').split(',') as ModelPreset[];
@@ -29,6 +34,9 @@ const rows = Number(arg('rows', smoke ? '8' : '64'));
 const kernelModes = arg('kernels', 'fused').split(',');
 const rounds = Number(arg('rounds', '1'));
 const dawn = arg('dawn', '');
+const torchThreads = Number(arg('torch-threads', '1'));
+const torchPython = flag('vs-torch') ? findTorchPython(arg('python', '')) : null;
+if (torchPython && 'skip' in torchPython) console.log(torchPython.skip);
 const outFile = arg('out', smoke ? 'out/bench-smoke.json' : 'bench/results.json');
 watchdog(Number(arg('timeout', smoke ? '120' : '1800')), 'bench');
 const wasmDir = arg('wasm-dir', ''); // where tfjs-backend-wasm's .wasm files are, for a bundled copy of this script
@@ -49,8 +57,14 @@ const clock: Clock = {
 };
 
 const runs: Result[] = [];
+const torchRuns = new Map<string, TorchResult[]>();
 for (let round = 0; round < rounds; round++) {
   for (const preset of presets) {
+    if (torchPython && 'python' in torchPython) {
+      const t = runTorch(torchPython.python, gptConfig(preset, { contextLength: 64 }), { reps, rows, threads: torchThreads });
+      torchRuns.set(preset, [...(torchRuns.get(preset) ?? []), t]);
+      console.log(`round ${round} ${preset}/${t.implementation} (${t.threads} thread(s), ${t.blas ?? 'BLAS unknown'}): ${t.trainMs.toFixed(0)} ms/step (cpu ${t.trainCpuMs.toFixed(0)}), ${t.decodeTokPerS.toFixed(0)} tok/s KV (cpu ${t.decodeTokPerSCpu.toFixed(0)})`);
+    }
     for (const backend of backends) {
       for (const kernels of backend === 'wasm' ? kernelModes : ['plain']) {
         const r = await measureWorkload({ preset, backend, kernels, rows, reps, clock });
@@ -64,7 +78,9 @@ const results = summarize(runs);
 const machine = `${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, tfjs ${tf.version.tfjs}, wasm single thread${adapter ? `, WebGPU via Dawn: ${adapter}` : ''}`;
 console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${rounds} round(s), ${rows} rows\n`);
 console.log(formatTable(results));
+const torch = [...torchRuns].map(([preset, ts]) => ({ preset, ...summarizeTorch(ts) }));
+for (const t of torch) console.log(`\n${formatVsTorch(t.preset, results.filter((r) => r.preset === t.preset && r.backend === 'wasm'), t)}`);
 mkdirSync(dirname(outFile), { recursive: true });
-const out = { machine, cores: cpus().length, loadavg: loadavg(), rounds, date: new Date().toISOString(), workload: { rows, tokens: 64, lossTokens: 32, prompt: PROMPT, newTokens: NEW }, results };
+const out = { machine, cores: cpus().length, loadavg: loadavg(), rounds, date: new Date().toISOString(), workload: { rows, tokens: 64, lossTokens: 32, prompt: PROMPT, newTokens: NEW }, results, ...(torch.length ? { torch } : {}) };
 writeFileSync(outFile, JSON.stringify(out, null, 2) + '\n');
 process.exit(0); // the watchdog's timer is unref'd, but Dawn's device keeps Node alive
