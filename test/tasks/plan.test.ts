@@ -8,7 +8,7 @@ import {
   PLAN_MOVES,
   PLAN_TURNS,
   planTask,
-  renderGrid,
+  renderView,
   shortestMoves,
   type PlanInstance,
   type PlanState,
@@ -58,9 +58,9 @@ describe('plan', () => {
     expect(blocked / cells).toBeLessThan(0.25);
   });
 
-  it('finds the hand-computed shortest path and renders the grid one character per cell', () => {
+  it('finds the hand-computed shortest path and shows coordinates and the grid one character per cell', () => {
     expect(shortestMoves(GRID, GRID.start)).toBe('ddrrruur');
-    expect(renderGrid(GRID, 11)).toBe('..#.g|..#..|.s...|.#...|.....');
+    expect(renderView(GRID, 11)).toBe('s21 g04 ..#.g|..#..|.s...|.#...|.....');
   });
 
   it('scores a shortest walk by hand: 8 × (−0.01 + 0.1) + 1 + 0.5 = 2.22, over three turns', () => {
@@ -141,7 +141,7 @@ describe('plan', () => {
     const big: PlanInstance = { n: 6, cells: '.'.repeat(36), start: 0, goal: 35, shortest: 10 };
     const planned = planTask.step(planTask.init(big), 'solver', 'rrr').state;
     const call = planTask.next(planned)!;
-    expect(call.prompt).toBe(`s.....|......|......|......|......|.....g rrr!${roleToken('coder')}`);
+    expect(call.prompt).toBe(`s00 g55 s.....|......|......|......|......|.....g rrr!${roleToken('coder')}`);
     // BOS + prompt + response + EOS.
     expect(1 + call.prompt.length + PLAN_MOVES + 1).toBeLessThanOrEqual(MAX_CONTEXT);
   });
