@@ -20,6 +20,8 @@ export const CONFIG_VERSION = 1;
 export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-roles', 'plan'] as const;
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
+/** How a step's G rollouts per instance are sampled (src/tasks/sampling.ts holds each one's doc). */
+export const SAMPLING_NAMES = ['parallel', 'tree'] as const;
 
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
@@ -34,6 +36,7 @@ export const SINGLETON_MODES = {
   zero: { doc: 'A = 0, no signal from a set of one (PettingLLMs), when some set of the batch has ≥ 2 members; else raw.' },
 } as const;
 export type SingletonMode = keyof typeof SINGLETON_MODES;
+export type SamplingName = (typeof SAMPLING_NAMES)[number];
 
 /**
  * Per-agent credit modes (SHARP, arXiv 2602.08335; src/rl/credit.ts computes them). The docs label
@@ -115,6 +118,12 @@ export const RolloutSchema = z.strictObject({
   temperature: z.number().positive().max(4).default(1).describe('Sampling temperature'),
   topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling mass'),
   envTimeoutMs: z.number().int().min(10).max(60_000).default(2000).describe('Environment step time limit'),
+  sampling: z
+    .enum(SAMPLING_NAMES)
+    .default('parallel')
+    .describe(
+      'parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward',
+    ),
 });
 
 /**

@@ -33,6 +33,12 @@ export const M = {
   creditUnrecorded: 'credit/unrecorded_calls',
   /** Trajectories whose credit is 0 because one of their replays' environment failed. */
   creditErrors: 'credit/replay_errors',
+  /**
+   * Policy calls this step's rollout spent on greedy completions that score tree candidates
+   * (rollout.sampling 'tree' on a task without turnReward; src/tasks/tree.ts); 0 otherwise. Their
+   * decode forwards are in perf/decode_forwards, their time in perf/rollout_ms.
+   */
+  completionCalls: 'perf/completion_calls',
 } as const;
 
 /** Per-token quantities of one loss term, each (B, T) and 0 off the term's response tokens. */

@@ -29,7 +29,8 @@ export const ESTIMATORS = {
     doc:
       'Vanilla GRPO as the Dr. MAS repo runs it (group_by_agent_id=False; ray_trainer.py::compute_advantage). ' +
       "Set: prompt group q over its G trajectories. s̄_i = mean of trajectory i's row rewards; " +
-      'A_i = (s̄_i − μ_q)/(σ_q + ε) with μ_q, σ_q over {s̄_1..s̄_G}; every row of trajectory i gets A_i. (algorithms.md §3.1)',
+      'A_i = (s̄_i − μ_q)/(σ_q + ε) with μ_q, σ_q over {s̄_1..s̄_G}; every row of trajectory i gets A_i. (algorithms.md §3.1) ' +
+      "Tree sampling: runs, but not meaningful: branch i is no trajectory (each level continues from the chosen sibling, not from branch i's own), so s̄_i averages unrelated candidates.",
     over: 'trajectories',
     setKey: (r) => [r.group],
     std: true,
@@ -38,7 +39,8 @@ export const ESTIMATORS = {
     doc:
       'Dr. MAS agent-wise normalization (arXiv 2602.08847; group_by_agent_id=True, key uid_agentId). ' +
       'Set Y_k(q): every row of agent k over the G rollouts of prompt q, steps not trajectories. ' +
-      'A_y = (r_y − μ_k)/(σ_k + ε) with μ_k, σ_k over Y_k(q). (algorithms.md §3.2)',
+      'A_y = (r_y − μ_k)/(σ_k + ε) with μ_k, σ_k over Y_k(q). (algorithms.md §3.2) ' +
+      "Tree sampling: an agent-wise baseline over all of the agent's candidates in the tree, pooled across its turns: sound where its turn rewards share one scale, but no per-state baseline.",
     over: 'rows',
     setKey: (r) => [r.group, r.agent],
     std: true,
@@ -46,7 +48,8 @@ export const ESTIMATORS = {
   atgrpo: {
     doc:
       'AT-GRPO (PettingLLMs, arXiv 2510.11062), its documented intent: set = (prompt q, agent k, turn t), ' +
-      'the candidates of one agent at one turn. A_y = (r_y − μ_{q,k,t})/(σ_{q,k,t} + ε). (algorithms.md §3.4)',
+      'the candidates of one agent at one turn. A_y = (r_y − μ_{q,k,t})/(σ_{q,k,t} + ε). (algorithms.md §3.4) ' +
+      'Tree sampling is what it is built for: each set is the G siblings sampled from one state, never a singleton; under parallel sampling the sets mix states from turn 1 on.',
     over: 'rows',
     setKey: (r) => [r.group, r.agent, r.turn],
     std: true,
@@ -55,7 +58,8 @@ export const ESTIMATORS = {
     doc:
       'Global step-level ablation (Dr. MAS issue #81, "Mechanism B" without the per-agent split): ' +
       'set = prompt q over all rows of all agents, no trajectory averaging. ' +
-      'A_y = (r_y − mean(rows_q))/(std(rows_q) + ε). (algorithms.md §3.3)',
+      'A_y = (r_y − mean(rows_q))/(std(rows_q) + ε). (algorithms.md §3.3) ' +
+      'Tree sampling: one baseline over every candidate of every level and agent: runs, but mixes states and agents.',
     over: 'rows',
     setKey: (r) => [r.group],
     std: true,
@@ -63,7 +67,8 @@ export const ESTIMATORS = {
   magrpo: {
     doc:
       'MAGRPO (CoMLRL, arXiv 2508.04652) mean baseline, REINFORCE-style: set = (prompt q, agent k, turn t); ' +
-      'A_y = r_y − μ_{q,k,t}, never divided by a std. (algorithms.md §3.6; comlrl magrpo.py _compute_advantages "mean")',
+      'A_y = r_y − μ_{q,k,t}, never divided by a std. (algorithms.md §3.6; comlrl magrpo.py _compute_advantages "mean") ' +
+      'Tree sampling: meaningful, its own setting: the G siblings of one node share the mean baseline.',
     over: 'rows',
     setKey: (r) => [r.group, r.agent, r.turn],
     std: false,

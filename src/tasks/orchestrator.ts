@@ -5,7 +5,7 @@
  * (DESIGN.md "The row") and one result per trajectory. Pure: no tfjs, no DOM.
  */
 import type { Role } from '../core/vocab';
-import { InProcessEnvRunner, type EnvRunner, type EnvStepInput } from './env';
+import { InProcessEnvRunner, type EnvRunner } from './env';
 import { mixSeed } from '../core/prng';
 import { getTask, type TaskName } from './registry';
 import { agentSpec, type BaseState } from './types';
@@ -54,6 +54,8 @@ export interface TaskRow {
   prompt: string;
   response: string;
   valid: boolean;
+  /** Tree sampling only: this candidate's state was copied into all K branches (tasks/tree.ts). */
+  chosen?: boolean;
 }
 
 export type Row<X extends object = object> = Omit<X, keyof TaskRow | 'text'> & TaskRow;
@@ -95,12 +97,96 @@ export interface RolloutResult<X extends object = object> {
   trajectories: TrajectoryResult[];
   /** Policy rounds taken (the longest trajectory's call count). */
   ticks: number;
+  /** Policy calls spent scoring tree candidates by greedy completion (tasks/tree.ts); 0 otherwise. */
+  completionCalls: number;
 }
 
-interface Live<X extends object> {
+/** One trajectory being advanced: its state, the calls made so far, and an env error if any. */
+export interface Live<X extends object> {
   state: BaseState;
   calls: { agent: Role; prompt: string; output: PolicyOutput<X>; valid: boolean }[];
   error: string | null;
+  /** Calls made before this trajectory was handed to `advance` (a completion from mid-trajectory). */
+  prior?: number;
+}
+
+/** What `advance` needs besides the trajectories. */
+export interface AdvanceContext<X extends object> {
+  task: TaskName;
+  env: EnvRunner;
+  policies: Readonly<Record<string, Policy<X>>>;
+  modelOf: (agent: Role) => string;
+  options: PolicyOptions;
+  /** The GRPO group of trajectory `traj` (its index in the list). */
+  groupOf: (traj: number) => number;
+  /** The seed of trajectory `traj`'s call number `call` (0 = its first call here). */
+  seedOf: (traj: number, call: number) => number;
+}
+
+/**
+ * Answers every pending call, one policy call per model (the calls of one model batched), and
+ * returns the outputs in call order.
+ */
+export async function answerCalls<X extends object>(
+  pending: readonly PolicyCall[],
+  c: Pick<AdvanceContext<X>, 'policies' | 'modelOf' | 'options'>,
+): Promise<PolicyOutput<X>[]> {
+  const byModel = new Map<string, number[]>();
+  pending.forEach((call, i) => byModel.set(c.modelOf(call.agent), [...(byModel.get(c.modelOf(call.agent)) ?? []), i]));
+  const answers: PolicyOutput<X>[] = new Array(pending.length);
+  await Promise.all(
+    [...byModel].map(async ([model, idx]) => {
+      const policy = c.policies[model];
+      if (!policy)
+        throw new Error(`no policy for model '${model}'; have ${Object.keys(c.policies).join(', ')}.`);
+      const outputs = await policy(idx.map((i) => pending[i]), c.options);
+      if (outputs.length !== idx.length)
+        throw new Error(`policy '${model}' answered ${outputs.length} of ${idx.length} calls.`);
+      idx.forEach((i, j) => (answers[i] = outputs[j]));
+    }),
+  );
+  return answers;
+}
+
+/**
+ * Advances every trajectory to its end in lockstep: each tick asks every live trajectory's
+ * workflow who acts next, answers all those calls (one batch per model), and applies the
+ * transitions (one env batch). Returns the ticks taken.
+ */
+export async function advance<X extends object>(trajs: Live<X>[], c: AdvanceContext<X>): Promise<number> {
+  const task = getTask(c.task);
+  let ticks = 0;
+  for (;;) {
+    // ---- collect every pending call ----
+    const pending: PolicyCall[] = [];
+    trajs.forEach((t, traj) => {
+      if (t.error !== null || t.state.done) return;
+      if ((t.prior ?? 0) + t.calls.length >= task.maxCalls) {
+        t.error = `workflow exceeded ${task.maxCalls} calls`;
+        return;
+      }
+      const call = task.next(t.state);
+      if (!call) return;
+      const { maxResponse } = agentSpec(task.agents, call.agent);
+      pending.push({ group: c.groupOf(traj), traj, ...call, maxResponse, seed: c.seedOf(traj, t.calls.length), state: t.state });
+    });
+    if (pending.length === 0) return ticks;
+    ticks++;
+
+    const answers = await answerCalls(pending, c);
+    // ---- environment transitions, one batch per tick ----
+    const results = await c.env.step(
+      c.task,
+      pending.map((p, i) => ({ traj: p.traj, state: p.state, agent: p.agent, response: answers[i].text })),
+    );
+    pending.forEach((p, i) => {
+      const t = trajs[p.traj];
+      const r = results[i];
+      t.calls.push({ agent: p.agent, prompt: p.prompt, output: answers[i], valid: r?.ok === true && r.valid });
+      if (!r || !r.ok) t.error = r ? r.error : 'environment returned no result';
+      else t.state = r.state;
+    });
+  }
 }
 
 /** Runs B × G trajectories to completion. */
@@ -108,68 +194,18 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
   const task = getTask(opts.task);
   const G = opts.groupSize;
   const env = opts.env ?? new InProcessEnvRunner();
-  const options: PolicyOptions = { temperature: opts.temperature ?? 1, topP: opts.topP ?? 1 };
-  const modelOf = (agent: Role): string => opts.agentModels?.[agent] ?? agent;
   const trajs: Live<X>[] = opts.instances.flatMap((instance) =>
     Array.from({ length: G }, () => ({ state: task.init(instance), calls: [], error: null })),
   );
-
-  let ticks = 0;
-  for (;;) {
-    // ---- collect every pending call ----
-    const pending: PolicyCall[] = [];
-    trajs.forEach((t, traj) => {
-      if (t.error !== null || t.state.done) return;
-      if (t.calls.length >= task.maxCalls) {
-        t.error = `workflow exceeded ${task.maxCalls} calls`;
-        return;
-      }
-      const call = task.next(t.state);
-      if (!call) return;
-      const { maxResponse } = agentSpec(task.agents, call.agent);
-      const seed = mixSeed(mixSeed(opts.seed, traj), t.calls.length);
-      pending.push({ group: Math.floor(traj / G), traj, ...call, maxResponse, seed, state: t.state });
-    });
-    if (pending.length === 0) break;
-    ticks++;
-
-    // ---- one batch per model ----
-    const byModel = new Map<string, PolicyCall[]>();
-    for (const c of pending) byModel.set(modelOf(c.agent), [...(byModel.get(modelOf(c.agent)) ?? []), c]);
-    const answers = new Map<number, PolicyOutput<X>>();
-    await Promise.all(
-      [...byModel].map(async ([model, calls]) => {
-        const policy = opts.policies[model];
-        if (!policy)
-          throw new Error(`no policy for model '${model}'; have ${Object.keys(opts.policies).join(', ')}.`);
-        const outputs = await policy(calls, options);
-        if (outputs.length !== calls.length)
-          throw new Error(`policy '${model}' answered ${outputs.length} of ${calls.length} calls.`);
-        calls.forEach((c, i) => answers.set(c.traj, outputs[i]));
-      }),
-    );
-
-    // ---- environment transitions, one batch per tick ----
-    const inputs: EnvStepInput[] = pending.map((c) => ({
-      traj: c.traj,
-      state: c.state,
-      agent: c.agent,
-      response: answers.get(c.traj)!.text,
-    }));
-    const results = await env.step(opts.task, inputs);
-    pending.forEach((c, i) => {
-      const t = trajs[c.traj];
-      const r = results[i];
-      t.calls.push({
-        agent: c.agent,
-        prompt: c.prompt,
-        output: answers.get(c.traj)!,
-        valid: r?.ok === true && r.valid,
-      });
-      if (!r || !r.ok) t.error = r ? r.error : 'environment returned no result';
-      else t.state = r.state;
-    });
-  }
+  const ticks = await advance(trajs, {
+    task: opts.task,
+    env,
+    policies: opts.policies,
+    modelOf: (agent) => opts.agentModels?.[agent] ?? agent,
+    options: { temperature: opts.temperature ?? 1, topP: opts.topP ?? 1 },
+    groupOf: (traj) => Math.floor(traj / G),
+    seedOf: (traj, call) => mixSeed(mixSeed(opts.seed, traj), call),
+  });
   if (!opts.env) env.dispose();
 
   // ---- rows and per-trajectory results ----
@@ -214,5 +250,5 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
     if (!outcome) result.error = t.error ?? 'trajectory did not finish';
     return result;
   });
-  return { rows, trajectories, ticks };
+  return { rows, trajectories, ticks, completionCalls: 0 };
 }

@@ -96,8 +96,10 @@ export interface Task<I, S extends BaseState> {
   /**
    * The acting agent's reward for its last transition `before` → `after` (AT-GRPO's per-turn
    * reward r_t, algorithms.md §3.4). Tree sampling (`rollout.sampling: 'tree'`) picks the best of
-   * the sibling candidates at each turn by it. A task without it is scored by the outcome of a
-   * seeded greedy completion from each candidate instead (`rollout.sampling` in src/core/config.ts).
+   * the sibling candidates at each turn by it, and each sibling row carries it as its reward. It is
+   * the row's whole reward: include `invalidPenalty` where the output was invalid (the rollout adds
+   * nothing). A task without it is scored by the outcome of a seeded greedy completion from each
+   * candidate instead (src/tasks/tree.ts).
    */
   turnReward?(before: S, agent: Role, after: S): number;
   /**

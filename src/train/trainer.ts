@@ -17,7 +17,8 @@ import { everyEstimator, shadowAdvantages, shadowToMetrics } from '../rl/shadow'
 import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
-import { rollout, type Row, type TrajectoryResult } from '../tasks/orchestrator';
+import type { Row, TrajectoryResult } from '../tasks/orchestrator';
+import { SAMPLINGS } from '../tasks/sampling';
 import { evaluateModels } from './evaluate';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
@@ -94,11 +95,11 @@ export class RunTrainer {
     const { optim, advantage } = this.settings;
     const { temperature } = this.settings.rollout;
 
-    // 1. rollout: B instances × G rollouts through the transformer sampler
+    // 1. rollout: B instances × G rollouts (parallel, or G-branch trees) through the transformer sampler
     const tRollout = performance.now();
     const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
     const instances = this.instancesAt(step);
-    const batch = await rollout<SampledTokens>({
+    const batch = await SAMPLINGS[exp.rollout.sampling].rollout<SampledTokens>({
       task: exp.task,
       instances,
       groupSize: exp.rollout.groupSize,
@@ -199,6 +200,7 @@ export class RunTrainer {
       [M.tokensPerS]: counters.tokens / (rolloutMs / 1000),
       [M.decodeForwards]: counters.forwards,
       ...(credit?.metrics ?? NO_CREDIT_METRICS),
+      [M.completionCalls]: batch.completionCalls,
       [M.timeS]: (performance.now() - this.t0) / 1000,
       [M.memTensors]: mem.numTensors,
       [M.memGpuBytes]: mem.numBytesInGPU ?? 0,

@@ -8,6 +8,7 @@ import { CREDIT_MODES, ExperimentSchema, LIVE_PARAMS, liveValue, SINGLETON_MODES
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
 import { ESTIMATORS } from '../rl/advantage';
+import { SAMPLINGS } from '../tasks/sampling';
 import { setLive } from './lab';
 import { chooseConfig, useLab } from './store';
 
@@ -57,6 +58,7 @@ const OPTION_REGISTRIES: Record<string, Record<string, { doc: string }>> = {
   lossAgg: AGGREGATIONS,
   singleton: SINGLETON_MODES,
   credit: CREDIT_MODES,
+  sampling: SAMPLINGS,
 };
 
 /**

@@ -5,6 +5,7 @@ import {
   CREDIT_NAMES,
   DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
+  SAMPLING_NAMES,
   TASK_NAMES,
   type Experiment,
 } from '../../src/core/config';
@@ -41,6 +42,7 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     preset: fc.constantFrom(...MODEL_PRESETS),
     perAgent: fc.dictionary(fc.constantFrom('verifier', 'search', 'answer'), fc.constantFrom(...MODEL_PRESETS)),
     groupSize: fc.integer({ min: 2, max: 32 }),
+    sampling: fc.constantFrom(...SAMPLING_NAMES),
     temperature: fc.double({ min: 0.01, max: 4, noNaN: true }),
     lr: fc.double({ min: 1e-9, max: 1, noNaN: true }),
     seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
@@ -54,6 +56,7 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     c.models.preset = r.preset;
     c.models.perAgent = r.perAgent;
     c.rollout.groupSize = r.groupSize;
+    c.rollout.sampling = r.sampling;
     c.rollout.temperature = r.temperature;
     c.optim.lr = r.lr;
     c.seed = r.seed;
@@ -75,6 +78,9 @@ describe('experiment URL codec', () => {
     c.optim.lr = 0.001;
     c.rollout.groupSize = 4;
     expect(encodeExperiment(c)).toBe('v=1&task=math&rollout.groupSize=4&optim.lr=0.001');
+    c.rollout.sampling = 'tree';
+    expect(encodeExperiment(c)).toBe('v=1&task=math&rollout.groupSize=4&rollout.sampling=tree&optim.lr=0.001');
+    expect(decodeExperiment('v=1&rollout.sampling=tree')).toMatchObject({ ok: true, config: { rollout: { sampling: 'tree' } } });
   });
 
   it('quotes strings that would read as numbers or booleans', () => {

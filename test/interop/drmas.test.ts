@@ -125,6 +125,7 @@ describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.
       'runs.0.reward.credit',
       expect.stringContaining("no per-agent credit ('shapley')"),
     ]);
+    expect(refusal({ task: 'math', rollout: { sampling: 'tree' } })).toEqual(['rollout.sampling', expect.stringContaining("'tree' has no Dr. MAS counterpart")]);
     expect(() => exportDrmas(experiment({ task: 'math' }), ['a', 'b', 'c'])).toThrow(/--models: give one model for all agents or one per agent/);
   });
 });

@@ -112,4 +112,31 @@ describe('RunTrainer', () => {
       t.dispose();
     }
   });
+
+  it('tree sampling: AT-GRPO sets of G siblings (no singleton), greedy completions counted, a failed candidate ends its tree', async () => {
+    const exp = tiny({
+      task: 'math',
+      models: { preset: 'nano', base: 'shipped' },
+      rollout: { batchSize: 2, groupSize: 4, sampling: 'tree' },
+      runs: [{ label: 'AT-GRPO', estimator: 'atgrpo' }],
+    });
+    const t = new RunTrainer({ exp, run: exp.runs[0], seed: 2 });
+    try {
+      const { metrics, rows } = await t.trainStep();
+      expect(metrics[M.singletonFrac]).toBe(0);
+      expect(metrics[M.completionCalls]).toBeGreaterThan(0); // math has no turnReward
+      expect(rows.filter((r) => r.chosen)).toHaveLength(rows.length / 4);
+    } finally {
+      t.dispose();
+    }
+    // Candidates 1 (tree 0) and 6 (tree 1) fail: both trees, all 8 branches, are env errors.
+    const f = new RunTrainer({ exp: { ...exp, task: 'sync' }, run: exp.runs[0], seed: 2, env: new FailingEnv() });
+    try {
+      const { metrics, trajectories } = await f.trainStep();
+      expect(metrics[M.envErrors]).toBe(8);
+      expect(trajectories.every((tr) => tr.status === 'error' && /boom/.test(tr.error ?? ''))).toBe(true);
+    } finally {
+      f.dispose();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * The experiment: presets, its structural fields (task, models, each run's estimator, G, B,
- * steps, seeds) edited inline, a summary of every setting, and the whole config as JSON. Every
+ * sampling, steps, seeds) edited inline, a summary of every setting, and the whole config as JSON. Every
  * edit is validated against the schema before anything changes; errors name the field, in
  * role="alert". A structural change resets the session (lab.ts), and the link follows.
  */
@@ -22,6 +22,7 @@ const FIELDS: { path: string; label: string }[] = [
   { path: 'rollout.batchSize', label: 'Batch size B' },
   { path: 'reward.credit', label: 'Per-agent credit' },
   { path: 'reward.creditWeight', label: 'Credit weight λ' },
+  { path: 'rollout.sampling', label: 'Sampling' },
   { path: 'steps', label: 'Steps' },
   { path: 'seed', label: 'Seed' },
   { path: 'seeds', label: 'Seeds' },

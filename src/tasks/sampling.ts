@@ -1,0 +1,28 @@
+/**
+ * The rollout samplings, one registry keyed by the names of `rollout.sampling` (core/config): how
+ * the G rollouts of one instance are drawn. Each entry's doc labels its option in the UI. Pure.
+ */
+import type { SamplingName } from '../core/config';
+import { rollout, type RolloutOptions, type RolloutResult } from './orchestrator';
+import { treeRollout } from './tree';
+
+export interface SamplingSpec {
+  doc: string;
+  rollout: <X extends object>(opts: RolloutOptions<X>) => Promise<RolloutResult<X>>;
+}
+
+export const SAMPLINGS = {
+  parallel: {
+    doc:
+      'G independent rollouts per instance, each from its own sampled history (Dr. MAS, verl). ' +
+      "Rows of one (instance, turn, agent) come from different states from the agent's second call on.",
+    rollout,
+  },
+  tree: {
+    doc:
+      'AT-GRPO tree (PettingLLMs greedy mode): at every turn the acting agent samples G candidates from one ' +
+      "shared state; each is scored by the task's turnReward (else a greedy completion's outcome), and the " +
+      'best state is copied into all G branches. Each (instance, turn, agent) set holds exactly G siblings.',
+    rollout: treeRollout,
+  },
+} as const satisfies Record<SamplingName, SamplingSpec>;

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { Prng } from '../../src/core/prng';
+import { computeAdvantages } from '../../src/rl/advantage';
+import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';
+import { rollout, type Policy, type PolicyCall, type PolicyOptions, type RolloutResult } from '../../src/tasks/orchestrator';
+import { getTask, sampleInstances, TASKS, type TaskName } from '../../src/tasks/registry';
+import { argmaxSeeded, treeRollout } from '../../src/tasks/tree';
+import type { BaseState } from '../../src/tasks/types';
+import { allAgents } from './helpers';
+
+const B = 6;
+const K = 4;
+
+/** Every batch a policy receives, with its options. */
+function recording(inner: Policy) {
+  const batches: { calls: PolicyCall[]; options: PolicyOptions }[] = [];
+  const policy: Policy = async (calls, options) => {
+    batches.push({ calls, options });
+    return inner(calls, options);
+  };
+  return { policy, batches };
+}
+
+function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = demonstratorPolicy(task, errorRate), n = B) {
+  return treeRollout({
+    task,
+    instances: sampleInstances(TASKS[task], new Prng(seed), 'train', n),
+    groupSize: K,
+    policies: allAgents(task, policy),
+    seed,
+  });
+}
+
+/** Rows of the batch keyed by (group, turn, agent): AT-GRPO's sets. */
+function siblingSets(r: RolloutResult): Map<string, RolloutResult['rows']> {
+  const sets = new Map<string, RolloutResult['rows']>();
+  for (const row of r.rows) {
+    const key = `${row.group}/${row.turn}/${row.agent}`;
+    sets.set(key, [...(sets.get(key) ?? []), row]);
+  }
+  return sets;
+}
+
+describe('tree sampling', () => {
+  it('has K siblings per (instance, turn, agent): one per branch, one prompt, exactly one chosen, the best', async () => {
+    const r = await tree('math', { solver: 0.5, verifier: 0.2 });
+    const sets = siblingSets(r);
+    expect(sets.size).toBeGreaterThan(B); // more than one level per tree
+    for (const rows of sets.values()) {
+      expect(rows).toHaveLength(K);
+      expect(rows.map((row) => row.traj % K).sort()).toEqual([0, 1, 2, 3]);
+      expect(new Set(rows.map((row) => row.prompt)).size).toBe(1);
+      expect(new Set(rows.map((row) => row.step)).size).toBe(1);
+      const chosen = rows.filter((row) => row.chosen);
+      expect(chosen).toHaveLength(1);
+      expect(chosen[0].reward).toBe(Math.max(...rows.map((row) => row.reward)));
+    }
+    // Different candidates were sampled (the siblings are not copies of one answer).
+    expect([...sets.values()].some((rows) => new Set(rows.map((row) => row.response)).size > 1)).toBe(true);
+  });
+
+  it("continues from the chosen candidate's state: replaying the chosen path gives every level's prompt and the outcome", async () => {
+    const task = getTask('math');
+    const instances = sampleInstances(TASKS.math, new Prng(1), 'train', B);
+    const r = await tree('math', { solver: 0.5, verifier: 0.2 });
+    instances.forEach((instance, g) => {
+      const path = r.rows.filter((row) => row.group === g && row.chosen).sort((a, b) => a.step - b.step);
+      let state: BaseState = task.init(instance);
+      for (const row of path) {
+        expect(task.next(state)?.prompt).toBe(row.prompt);
+        state = task.step(state, row.agent, row.response).state;
+      }
+      expect(state.done).toBe(true);
+      for (const t of r.trajectories.filter((x) => x.group === g)) {
+        expect(t.status).toBe('ok');
+        expect(t.success).toBe(state.outcome!.success);
+        expect(t.reward).toBe(state.outcome!.reward);
+      }
+    });
+  });
+
+  it('breaks ties by the seed: reproducible, and not always the first branch', async () => {
+    // Error rate 0: every candidate is the same right answer, so every level is a K-way tie.
+    const a = await tree('math', 0, 3);
+    const b = await tree('math', 0, 3);
+    const chosenOf = (r: RolloutResult) => r.rows.filter((row) => row.chosen).map((row) => row.traj % K);
+    expect(chosenOf(a)).toEqual(chosenOf(b));
+    expect(new Set(chosenOf(a)).size).toBeGreaterThan(1);
+    const rng = () => new Prng(7);
+    expect(argmaxSeeded([0.5, 1, 0.2, 1], rng())).toBe(argmaxSeeded([0.5, 1, 0.2, 1], rng()));
+    expect([1, 3]).toContain(argmaxSeeded([0.5, 1, 0.2, 1], rng()));
+    expect(argmaxSeeded([0.5, 1, 0.2, -1], rng())).toBe(1);
+  });
+
+  it('makes AT-GRPO sets of K, singleton fraction 0; parallel sampling of the same batch leaves singletons', async () => {
+    const rates = { solver: 0.5, verifier: 0.2 };
+    const n = 16; // enough groups that some has exactly one retried trajectory under parallel sampling
+    const t = await tree('math', rates, 1, demonstratorPolicy('math', rates), n);
+    const p = await rollout({
+      task: 'math',
+      instances: sampleInstances(TASKS.math, new Prng(1), 'train', n),
+      groupSize: K,
+      policies: allAgents('math', demonstratorPolicy('math', rates)),
+      seed: 1,
+    });
+    const stats = (r: RolloutResult) => computeAdvantages(r.rows, { estimator: 'atgrpo' }).stats;
+    expect(stats(t).singletonFrac).toBe(0);
+    expect(stats(p).singletonFrac).toBeGreaterThan(0);
+  });
+
+  it('samples the first level exactly as parallel sampling samples the first calls', async () => {
+    const rates = { solver: 0.5, verifier: 0.2 };
+    const t = await tree('math', rates);
+    const p = await rollout({
+      task: 'math',
+      instances: sampleInstances(TASKS.math, new Prng(1), 'train', B),
+      groupSize: K,
+      policies: allAgents('math', demonstratorPolicy('math', rates)),
+      seed: 1,
+    });
+    const first = (r: RolloutResult) => r.rows.filter((row) => row.step === 0).map((row) => [row.traj, row.response]);
+    expect(first(t)).toEqual(first(p));
+  });
+
+  it('without turnReward, scores each candidate by a greedy completion (temperature 0, calls counted)', async () => {
+    expect(getTask('math').turnReward).toBeUndefined();
+    // A perfect verifier: a right first answer is approved (outcome 1); every wrong one is rejected
+    // and retried by the solver with the same seeds in all K completions (common random numbers).
+    const { policy, batches } = recording(demonstratorPolicy('math', { solver: 0.5, verifier: 0 }));
+    const r = await tree('math', 0, 1, policy);
+    const greedy = batches.filter((b) => b.options.temperature === 0);
+    expect(greedy.length).toBeGreaterThan(0);
+    expect(r.completionCalls).toBe(greedy.reduce((n, b) => n + b.calls.length, 0));
+    expect(batches.filter((b) => b.options.temperature !== 0).reduce((n, b) => n + b.calls.length, 0)).toBe(r.rows.length);
+
+    const instances = sampleInstances(TASKS.math, new Prng(1), 'train', B);
+    const truth = (g: number) => {
+      const { a, b, op } = instances[g] as { a: number; b: number; op: '+' | '-' };
+      return String(op === '+' ? a + b : a - b);
+    };
+    let right = 0;
+    let wrong = 0;
+    for (const rows of siblingSets(r).values()) {
+      if (rows[0].agent !== 'solver' || rows[0].turn !== 0) continue;
+      const valid = rows.filter((row) => row.valid);
+      for (const row of rows) {
+        if (row.response === truth(row.group)) {
+          expect(row.reward).toBe(1);
+          right++;
+        } else wrong++;
+      }
+      // Wrong valid answers all lead to the same retry: one score among them.
+      const wrongScores = new Set(valid.filter((row) => row.response !== truth(row.group)).map((row) => row.reward));
+      expect(wrongScores.size).toBeLessThanOrEqual(1);
+      // An invalid answer is rejected and retried the same way, then loses the invalid penalty.
+      const [x] = wrongScores;
+      if (x !== undefined) for (const row of rows.filter((y) => !y.valid)) expect(row.reward).toBeCloseTo(x - 0.1, 12);
+    }
+    expect(right).toBeGreaterThan(0);
+    expect(wrong).toBeGreaterThan(0);
+  });
+});
