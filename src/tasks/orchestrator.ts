@@ -8,7 +8,7 @@ import type { Role } from '../core/vocab';
 import { InProcessEnvRunner, type EnvRunner } from './env';
 import { mixSeed } from '../core/prng';
 import { getTask, type TaskName } from './registry';
-import { agentSpec, type BaseState } from './types';
+import { agentSpec, type AnyTask, type BaseState, type Outcome } from './types';
 
 /** One pending agent call, as a policy sees it. */
 export interface PolicyCall {
@@ -213,42 +213,51 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
   const trajectories = trajs.map((t, traj): TrajectoryResult => {
     const group = Math.floor(traj / G);
     const outcome = t.error === null ? t.state.outcome : null;
-    const agentRewards: Partial<Record<Role, number>> = {};
-    const calls: Partial<Record<Role, number>> = {};
-    for (const a of task.agents) {
-      agentRewards[a.role] = outcome ? (outcome.agentRewards?.[a.role] ?? outcome.reward) : 0;
-      calls[a.role] = 0;
-    }
+    const agentRewards = agentRewardsOf(task, outcome);
+    const calls: Partial<Record<Role, number>> = Object.fromEntries(task.agents.map((a) => [a.role, 0]));
     t.calls.forEach((c, step) => {
-      const { text, ...extra } = c.output;
       const penalty = outcome && !c.valid ? task.invalidPenalty : 0;
       const turn = calls[c.agent] ?? 0;
       calls[c.agent] = turn + 1;
-      const base: TaskRow = {
-        group,
-        traj,
-        agent: c.agent,
-        turn,
-        step,
-        reward: (agentRewards[c.agent] ?? 0) - penalty,
-        prompt: c.prompt,
-        response: text,
-        valid: c.valid,
-      };
-      rows.push({ ...(extra as Omit<X, 'text'>), ...base } as Row<X>);
+      const reward = (agentRewards[c.agent] ?? 0) - penalty;
+      rows.push(rowOf(c.output, { group, traj, agent: c.agent, turn, step, reward, prompt: c.prompt, valid: c.valid }));
     });
-    const result: TrajectoryResult = {
-      group,
-      traj,
-      status: outcome ? 'ok' : 'error',
-      success: outcome?.success ?? false,
-      reward: outcome?.reward ?? 0,
-      agentRewards,
-      calls,
-      invalidRows: t.calls.filter((c) => !c.valid).length,
-    };
-    if (!outcome) result.error = t.error ?? 'trajectory did not finish';
-    return result;
+    return resultOf({ group, traj, outcome, error: t.error, agentRewards, calls, invalidRows: t.calls.filter((c) => !c.valid).length });
   });
   return { rows, trajectories, ticks, completionCalls: 0 };
+}
+
+/** A row: the task's fields, with the policy's extras (token ids, log-probs) passed alongside. */
+export function rowOf<X extends object>(output: PolicyOutput<X>, fields: Omit<TaskRow, 'response'>): Row<X> {
+  const { text, ...extra } = output;
+  return { ...(extra as Omit<X, 'text'>), ...fields, response: text } as Row<X>;
+}
+
+/** Each agent's reward under an outcome (its own where the task scores agents apart); 0 without one. */
+export function agentRewardsOf(task: AnyTask, outcome: Outcome | null): Partial<Record<Role, number>> {
+  return Object.fromEntries(task.agents.map((a) => [a.role, outcome ? (outcome.agentRewards?.[a.role] ?? outcome.reward) : 0]));
+}
+
+/** One trajectory's result; without an outcome it is an env error (success false, reward 0). */
+export function resultOf(o: {
+  group: number;
+  traj: number;
+  outcome: Outcome | null;
+  error: string | null;
+  agentRewards: Partial<Record<Role, number>>;
+  calls: Partial<Record<Role, number>>;
+  invalidRows: number;
+}): TrajectoryResult {
+  const result: TrajectoryResult = {
+    group: o.group,
+    traj: o.traj,
+    status: o.outcome ? 'ok' : 'error',
+    success: o.outcome?.success ?? false,
+    reward: o.outcome?.reward ?? 0,
+    agentRewards: o.agentRewards,
+    calls: o.calls,
+    invalidRows: o.invalidRows,
+  };
+  if (!o.outcome) result.error = o.error ?? 'trajectory did not finish';
+  return result;
 }

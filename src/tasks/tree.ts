@@ -43,7 +43,10 @@ import type { EnvStepResult } from './env';
 import { InProcessEnvRunner } from './env';
 import {
   advance,
+  agentRewardsOf,
   answerCalls,
+  resultOf,
+  rowOf,
   type AdvanceContext,
   type Live,
   type PolicyCall,
@@ -51,7 +54,6 @@ import {
   type RolloutOptions,
   type RolloutResult,
   type Row,
-  type TaskRow,
   type TrajectoryResult,
 } from './orchestrator';
 import { getTask } from './registry';
@@ -85,13 +87,6 @@ interface Sampled<X extends object> {
   call: PolicyCall;
   output: PolicyOutput<X>;
   result: EnvStepResult | undefined;
-}
-
-/** The reward an outcome gives `agent` (its own where the task scores agents apart). */
-function outcomeFor(state: BaseState, agent: Role): number {
-  const o = state.outcome;
-  if (!o) throw new Error('outcomeFor: state has no outcome');
-  return o.agentRewards?.[agent] ?? o.reward;
 }
 
 /**
@@ -128,7 +123,7 @@ async function scoreCandidates<X extends object>(
     const end = ends[i];
     if (!end) return NaN;
     const valid = c.result?.ok === true && c.result.valid;
-    return outcomeFor(end, c.call.agent) - (valid ? 0 : task.invalidPenalty);
+    return (agentRewardsOf(task, end.outcome)[c.call.agent] ?? 0) - (valid ? 0 : task.invalidPenalty);
   });
   return { scores, completionCalls: lives.reduce((n, l) => n + l.calls.length, 0) };
 }
@@ -235,42 +230,13 @@ function treeResults<X extends object>(task: AnyTask, trees: Tree<X>[]): Pick<Ro
   const trajectories: TrajectoryResult[] = [];
   trees.forEach((t, group) => {
     const outcome = t.error === null ? t.state.outcome : null;
-    const agentRewards: Partial<Record<Role, number>> = {};
-    const calls: Partial<Record<Role, number>> = {};
-    for (const a of task.agents) {
-      agentRewards[a.role] = outcome ? (outcome.agentRewards?.[a.role] ?? outcome.reward) : 0;
-      calls[a.role] = t.turns[a.role] ?? 0;
-    }
+    const agentRewards = agentRewardsOf(task, outcome);
+    const calls = Object.fromEntries(task.agents.map((a) => [a.role, t.turns[a.role] ?? 0]));
     t.branches.forEach((branch, k) => {
       const traj = group * K + k;
-      for (const c of branch) {
-        const { text, ...extra } = c.output;
-        const base: TaskRow = {
-          group,
-          traj,
-          agent: c.agent,
-          turn: c.turn,
-          step: c.step,
-          reward: outcome ? c.reward : 0,
-          prompt: c.prompt,
-          response: text,
-          valid: c.valid,
-          chosen: c.chosen,
-        };
-        rows.push({ ...(extra as Omit<X, 'text'>), ...base } as Row<X>);
-      }
-      const result: TrajectoryResult = {
-        group,
-        traj,
-        status: outcome ? 'ok' : 'error',
-        success: outcome?.success ?? false,
-        reward: outcome?.reward ?? 0,
-        agentRewards,
-        calls: { ...calls },
-        invalidRows: branch.filter((c) => !c.valid).length,
-      };
-      if (!outcome) result.error = t.error ?? 'trajectory did not finish';
-      trajectories.push(result);
+      for (const { output, reward, ...c } of branch) rows.push(rowOf(output, { group, traj, ...c, reward: outcome ? reward : 0 }));
+      const invalidRows = branch.filter((c) => !c.valid).length;
+      trajectories.push(resultOf({ group, traj, outcome, error: t.error, agentRewards, calls: { ...calls }, invalidRows }));
     });
   });
   return { rows, trajectories };

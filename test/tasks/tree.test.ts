@@ -31,6 +31,17 @@ function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = 
   });
 }
 
+/** The same math batch sampled in parallel (seed 1). */
+function parallel(errorRate: ErrorRates, n = B) {
+  return rollout({
+    task: 'math',
+    instances: sampleInstances(TASKS.math, new Prng(1), 'train', n),
+    groupSize: K,
+    policies: allAgents('math', demonstratorPolicy('math', errorRate)),
+    seed: 1,
+  });
+}
+
 /** Rows of the batch keyed by (group, turn, agent): AT-GRPO's sets. */
 function siblingSets(r: RolloutResult): Map<string, RolloutResult['rows']> {
   const sets = new Map<string, RolloutResult['rows']>();
@@ -96,13 +107,7 @@ describe('tree sampling', () => {
     const rates = { solver: 0.5, verifier: 0.2 };
     const n = 16; // enough groups that some has exactly one retried trajectory under parallel sampling
     const t = await tree('math', rates, 1, demonstratorPolicy('math', rates), n);
-    const p = await rollout({
-      task: 'math',
-      instances: sampleInstances(TASKS.math, new Prng(1), 'train', n),
-      groupSize: K,
-      policies: allAgents('math', demonstratorPolicy('math', rates)),
-      seed: 1,
-    });
+    const p = await parallel(rates, n);
     const stats = (r: RolloutResult) => computeAdvantages(r.rows, { estimator: 'atgrpo' }).stats;
     expect(stats(t).singletonFrac).toBe(0);
     expect(stats(p).singletonFrac).toBeGreaterThan(0);
@@ -111,13 +116,7 @@ describe('tree sampling', () => {
   it('samples the first level exactly as parallel sampling samples the first calls', async () => {
     const rates = { solver: 0.5, verifier: 0.2 };
     const t = await tree('math', rates);
-    const p = await rollout({
-      task: 'math',
-      instances: sampleInstances(TASKS.math, new Prng(1), 'train', B),
-      groupSize: K,
-      policies: allAgents('math', demonstratorPolicy('math', rates)),
-      seed: 1,
-    });
+    const p = await parallel(rates);
     const first = (r: RolloutResult) => r.rows.filter((row) => row.step === 0).map((row) => [row.traj, row.response]);
     expect(first(t)).toEqual(first(p));
   });
@@ -158,5 +157,31 @@ describe('tree sampling', () => {
     }
     expect(right).toBeGreaterThan(0);
     expect(wrong).toBeGreaterThan(0);
+  });
+
+  it("with turnReward (plan), each sibling's reward is the agent's turn reward from the shared state; no completions", async () => {
+    const task = getTask('plan');
+    const instances = sampleInstances(TASKS.plan, new Prng(1), 'train', B);
+    const r = await tree('plan', 0.5);
+    expect(r.completionCalls).toBe(0);
+    let checked = 0;
+    instances.forEach((instance, g) => {
+      let state: BaseState = task.init(instance);
+      const levels = [...new Set(r.rows.filter((row) => row.group === g).map((row) => row.step))].sort((a, b) => a - b);
+      for (const step of levels) {
+        const siblings = r.rows.filter((row) => row.group === g && row.step === step);
+        expect(siblings).toHaveLength(K);
+        for (const row of siblings) {
+          const after = task.step(state, row.agent, row.response).state;
+          expect(row.reward).toBe(task.turnReward!(state, row.agent, after));
+          checked++;
+        }
+        const chosen = siblings.find((row) => row.chosen)!;
+        state = task.step(state, chosen.agent, chosen.response).state;
+      }
+      expect(state.done).toBe(true);
+    });
+    expect(new Set(r.rows.map((row) => row.reward)).size).toBeGreaterThan(2);
+    expect(checked).toBe(r.rows.length);
   });
 });
