@@ -90,13 +90,9 @@ export const RewardSchema = z.strictObject({
     .describe('Shapley with more than 3 agents: seeded Monte-Carlo permutations per trajectory (≤ 3 agents is exact)'),
 });
 
-/** Optimizer and loss settings; a run may override any of them. */
-export const OptimSchema = z.strictObject({
+/** Optimizer and loss settings shared by the agents (OptimSchema adds their own). */
+const OptimFields = z.strictObject({
   lr: z.number().positive().max(1).default(3e-4).describe('AdamW learning rate, constant, no warm-up'),
-  lrPerAgent: z
-    .record(agentName, z.number().positive().max(1))
-    .default({})
-    .describe('Per-agent learning rates (agents with their own models)'),
   weightDecay: z.number().min(0).max(1).default(0.01).describe('Decoupled AdamW weight decay'),
   maxGradNorm: z.number().positive().max(1000).default(1).describe('Global-norm clip; the pre-clip norm is logged'),
   clipLow: z.number().min(0).max(1).default(0.2).describe('PPO ratio clip below 1 (ε_low)'),
@@ -109,6 +105,24 @@ export const OptimSchema = z.strictObject({
   entropyCoef: z.number().min(0).max(1).default(0).describe('Entropy bonus coefficient'),
   epochs: z.number().int().min(1).max(8).default(1).describe('PPO epochs over each batch'),
   miniBatches: z.number().int().min(1).max(16).default(1).describe('Optimizer steps per epoch'),
+});
+
+/**
+ * The settings an agent may set for itself, as DrMAS's agent_specific_parameters.actor.*: its
+ * model's optimizer (learning rate, grad clip) and its loss term's (clip ratios, entropy bonus).
+ * An agent's value wins over the experiment's, live changes included. Agents sharing a model
+ * (models.ids) must agree, and with models.assignment = shared there are none (src/train/models.ts).
+ */
+export const PER_AGENT = { lr: true, maxGradNorm: true, clipLow: true, clipHigh: true, entropyCoef: true } as const;
+export type PerAgentField = keyof typeof PER_AGENT;
+export const PER_AGENT_FIELDS = Object.keys(PER_AGENT) as PerAgentField[];
+
+/** Optimizer and loss settings; a run may override any of them, an agent the PER_AGENT ones. */
+export const OptimSchema = OptimFields.extend({
+  perAgent: z
+    .record(agentName, overridesOf(OptimFields.pick(PER_AGENT)))
+    .default({})
+    .describe(`Per-agent overrides of ${PER_AGENT_FIELDS.join(', ')} (agents with their own models; DrMAS agent_specific_parameters)`),
 });
 
 /** How training rollouts are sampled. */
@@ -263,11 +277,33 @@ export interface FieldError {
   message: string;
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Field names of earlier builds, read as today's: `optim.lrPerAgent.<agent>` (of the experiment or
+ * a run) is `optim.perAgent.<agent>.lr`, so links, stored sessions and run folders written before
+ * keep working. Everything else is left for the schema to judge.
+ */
+function renameLegacy(input: unknown): unknown {
+  const optimOf = (optim: unknown): unknown => {
+    if (!isRecord(optim) || !isRecord(optim.lrPerAgent)) return optim;
+    const { lrPerAgent, ...rest } = optim;
+    const perAgent: Record<string, unknown> = isRecord(rest.perAgent) ? { ...rest.perAgent } : {};
+    for (const [agent, lr] of Object.entries(lrPerAgent)) perAgent[agent] = { lr, ...(isRecord(perAgent[agent]) ? perAgent[agent] : {}) };
+    return { ...rest, perAgent };
+  };
+  if (!isRecord(input)) return input;
+  const out = { ...input };
+  if ('optim' in out) out.optim = optimOf(out.optim);
+  if (Array.isArray(out.runs)) out.runs = out.runs.map((r: unknown) => (isRecord(r) && 'optim' in r ? { ...r, optim: optimOf(r.optim) } : r));
+  return out;
+}
+
 /** Validates a plain object; unknown keys and type mismatches are errors, never ignored. */
 export function validateExperiment(
   input: unknown,
 ): { ok: true; config: Experiment } | { ok: false; errors: FieldError[] } {
-  const r = ExperimentSchema.safeParse(input);
+  const r = ExperimentSchema.safeParse(renameLegacy(input));
   if (r.success) return { ok: true, config: r.data };
   const errors = r.error.issues.flatMap((issue): FieldError[] => {
     const at = issue.path.map(String);

@@ -8,8 +8,8 @@
  * list and the commit it was checked against). What Dr. MAS cannot run is refused naming the
  * field. Pure: no Node, no DOM.
  */
-import { resolveRun } from '../core/config';
-import type { Experiment, TaskName } from '../core/config';
+import { PER_AGENT_FIELDS, resolveRun } from '../core/config';
+import type { Experiment, PerAgentField, TaskName } from '../core/config';
 import type { KlType, LossAggMode } from '../core/losses';
 import { MATH_MAX_LOOPS } from '../tasks/math';
 import { getTask } from '../tasks/registry';
@@ -134,6 +134,28 @@ function wgIds(agents: string[], drmasIds: string[], models: string[], sharing: 
 }
 
 /**
+ * The per-agent settings (config PER_AGENT) as Dr. MAS's actor keys: agent_specific_parameters
+ * paths under actor_rollout_ref (agent_system/agent/utils.py `_set_specific_parameter`), each a
+ * list with one value per agent, in a shell variable named as its scripts name them.
+ */
+const ACTOR_KEYS: Record<PerAgentField, string> = {
+  lr: 'optim.lr',
+  maxGradNorm: 'grad_clip',
+  clipLow: 'clip_ratio_low',
+  clipHigh: 'clip_ratio_high',
+  entropyCoef: 'entropy_coeff',
+};
+const shellVar = (key: string) => `actor_${key.replace(/\./g, '_')}`;
+
+/** The override of one PER_AGENT field: the shared value, or null there and the per-agent list. */
+function perAgentOverride(own: readonly PerAgentField[], field: PerAgentField, shared: number): [string, string | number][] {
+  const key = ACTOR_KEYS[field];
+  return own.includes(field)
+    ? [[`actor_rollout_ref.actor.${key}`, 'null'], [`+agent.agent_specific_parameters.actor.${key}`, `$${shellVar(key)}`]]
+    : [[`actor_rollout_ref.actor.${key}`, shared]];
+}
+
+/**
  * The launch scripts of every run of `exp`; `models` are the Hugging Face ids standing in for the
  * nano policies (one for all agents, or one per agent). Throws ExportRefused naming the field.
  */
@@ -176,7 +198,9 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
     if (!lossAgg) throw new ExportRefused(`runs.${i}.optim.lossAgg`, `verl has no '${optim.lossAgg}' aggregation (it has ${Object.keys(LOSS_AGG).join(', ')})`);
     if (advantage.singleton === 'zero') dropped.push(`runs.${i}.advantage.singleton=zero (verl scores a size-1 set by its raw reward)`);
     if (advantage.eps !== 1e-6) dropped.push(`runs.${i}.advantage.eps=${advantage.eps} (verl adds 1e-6)`);
-    const lrs = agents.map((a) => optim.lrPerAgent[a] ?? optim.lr);
+    // Per-agent settings: the learning rate always (as Dr. MAS's scripts), the others where an agent sets its own.
+    const own = PER_AGENT_FIELDS.filter((f) => f === 'lr' || agents.some((a) => optim.perAgent[a]?.[f] !== undefined));
+    const perAgent = own.map((f) => ({ key: ACTOR_KEYS[f], values: agents.map((a) => optim.perAgent[a]?.[f] ?? optim[f]) }));
     const invalidPenalty = getTask(exp.task).invalidPenalty;
     const overrides: [string, string | number][] = [
       ['algorithm.adv_estimator', '$algorithm'],
@@ -186,18 +210,17 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
       ['data.train_batch_size', '$train_data_size'],
       ['data.return_raw_chat', 'True'],
       ['actor_rollout_ref.model.path', 'null'],
-      ['actor_rollout_ref.actor.optim.lr', 'null'],
-      ['+agent.agent_specific_parameters.actor.optim.lr', '$actor_optim_lr'],
+      ...perAgentOverride(own, 'lr', optim.lr),
       ['actor_rollout_ref.actor.optim.weight_decay', optim.weightDecay],
-      ['actor_rollout_ref.actor.grad_clip', optim.maxGradNorm],
-      ['actor_rollout_ref.actor.clip_ratio_low', optim.clipLow],
-      ['actor_rollout_ref.actor.clip_ratio_high', optim.clipHigh],
+      ...perAgentOverride(own, 'maxGradNorm', optim.maxGradNorm),
+      ...perAgentOverride(own, 'clipLow', optim.clipLow),
+      ...perAgentOverride(own, 'clipHigh', optim.clipHigh),
       ['actor_rollout_ref.actor.clip_ratio_c', optim.dualClip],
       ['actor_rollout_ref.actor.loss_agg_mode', lossAgg],
       ['actor_rollout_ref.actor.use_kl_loss', py(optim.klCoef > 0)],
       ['actor_rollout_ref.actor.kl_loss_coef', optim.klCoef],
       ['actor_rollout_ref.actor.kl_loss_type', KL_TYPES[optim.klType]],
-      ['actor_rollout_ref.actor.entropy_coeff', optim.entropyCoef],
+      ...perAgentOverride(own, 'entropyCoef', optim.entropyCoef),
       ['actor_rollout_ref.actor.ppo_epochs', optim.epochs],
       ['actor_rollout_ref.actor.use_adaptive_ppo_mini_batch_size', 'True'],
       ['actor_rollout_ref.actor.ppo_mini_update_num', optim.miniBatches],
@@ -267,7 +290,7 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
       `orchestra_type=${task.env}`,
       '',
       '# Agent-specific parameter override (only support actor_rollout_ref)',
-      `actor_optim_lr='${list(lrs)}'`,
+      ...perAgent.map((p) => `${shellVar(p.key)}='${list(p.values)}'`),
       `actor_ppo_micro_batch_size_per_gpu='${list(agents.map(() => 4))}'`,
       '',
       '# The cluster (Dr. MAS asks for 4 H100 for 3-4B models, 8 for 7-8B: see README.md)',
@@ -321,7 +344,8 @@ The scripts of one experiment differ only where the runs do; GRPO and Dr. MAS di
 | rollout.groupSize (G) | \`env.rollout.n\` |
 | rollout.batchSize (B) | \`data.train_batch_size\` |
 | rollout.temperature, topP | \`actor_rollout_ref.rollout.temperature\`, \`top_p\` |
-| optim.lr, lrPerAgent | \`+agent.agent_specific_parameters.actor.optim.lr\` (one per agent) |
+| optim.lr, perAgent.<agent>.lr | \`+agent.agent_specific_parameters.actor.optim.lr\` (one per agent) |
+| optim.perAgent.<agent>.maxGradNorm, clipLow, clipHigh, entropyCoef | \`+agent.agent_specific_parameters.actor.grad_clip\`, \`clip_ratio_low\`, \`clip_ratio_high\`, \`entropy_coeff\` (one per agent, where an agent sets its own) |
 | optim.weightDecay, maxGradNorm | \`actor_rollout_ref.actor.optim.weight_decay\`, \`grad_clip\` |
 | optim.clipLow, clipHigh, dualClip | \`actor_rollout_ref.actor.clip_ratio_low\`, \`clip_ratio_high\`, \`clip_ratio_c\` |
 | optim.lossAgg | \`actor_rollout_ref.actor.loss_agg_mode\` |

@@ -4,7 +4,7 @@
  * told apart by their role token. Every run of an experiment starts from the same weights: the
  * shipped base checkpoint, or a seeded fresh init.
  */
-import type { Experiment, Optim } from '../core/config';
+import type { Experiment, Optim, PerAgentField } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import type { Role } from '../core/vocab';
 import { loadCheckpoint, type Checkpoint } from '../model/checkpoint';
@@ -33,26 +33,27 @@ export interface PolicyModel extends ModelSlot {
 }
 
 /**
- * Per-agent learning rates that would be silently ignored are refused, naming the field: a key
- * that names no agent of the task (a typo), or any key when all agents share one model (one
- * optimizer, one rate), in the experiment's optim or in a run's overrides.
+ * Per-agent settings (optim.perAgent) that would be silently ignored are refused, naming the
+ * field: an agent the task does not have (a typo), any setting when all agents share one model
+ * (one optimizer, one loss), or agents of one model (models.ids) that disagree; in the
+ * experiment's optim or in a run's overrides. Unknown setting names the schema refuses already.
  */
-function checkLrPerAgent(exp: Experiment, agents: readonly Role[], slots: readonly ModelSlot[]): void {
+function checkPerAgent(exp: Experiment, agents: readonly Role[], slots: readonly ModelSlot[]): void {
   const sources = [{ at: 'optim', optim: exp.optim }, ...exp.runs.map((r, i) => ({ at: `runs.${i}.optim`, optim: r.optim }))];
   for (const { at, optim } of sources) {
-    const lrs = optim.lrPerAgent ?? {};
-    for (const name of Object.keys(lrs)) {
+    const own = optim.perAgent ?? {};
+    for (const [name, settings] of Object.entries(own)) {
       if (!agents.includes(name as Role)) {
-        throw new Error(`${at}.lrPerAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+        throw new Error(`${at}.perAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
       }
-      if (exp.models.assignment === 'shared') {
-        throw new Error(`${at}.lrPerAgent.${name}: all agents share one model (models.assignment = shared), so it has one learning rate; use optim.lr or models.assignment = per-agent`);
-      }
-      // A model shared by a subset (models.ids) has one optimizer: its agents must agree.
-      const slot = slots.find((s) => s.agents.includes(name as Role))!;
-      const rates = new Set(slot.agents.map((a) => lrs[a]));
-      if (rates.size > 1) {
-        throw new Error(`${at}.lrPerAgent.${name}: agents ${slot.agents.join(', ')} share model ${slot.id} (models.ids), so they need one learning rate`);
+      for (const field of Object.keys(settings) as PerAgentField[]) {
+        if (exp.models.assignment === 'shared') {
+          throw new Error(`${at}.perAgent.${name}.${field}: all agents share one model (models.assignment = shared), so it has one ${field}; use optim.${field} or models.assignment = per-agent`);
+        }
+        const slot = slots.find((s) => s.agents.includes(name as Role))!;
+        if (new Set(slot.agents.map((a) => own[a]?.[field])).size > 1) {
+          throw new Error(`${at}.perAgent.${name}.${field}: agents ${slot.agents.join(', ')} share model ${slot.id} (models.ids), so they need one ${field}`);
+        }
       }
     }
   }
@@ -70,7 +71,7 @@ export function modelSlots(exp: Experiment): ModelSlot[] {
       if (extra.length) throw new Error(`models.${field} (${extra.join(', ')}) needs models.assignment = per-agent`);
     }
     const slots = [{ id: 'shared', preset: exp.models.preset, agents }];
-    checkLrPerAgent(exp, agents, slots);
+    checkPerAgent(exp, agents, slots);
     return slots;
   }
   for (const field of ['perAgent', 'ids'] as const) {
@@ -90,13 +91,16 @@ export function modelSlots(exp: Experiment): ModelSlot[] {
       throw new Error(`models.perAgent.${role}: agents ${[...slot.agents, role].join(', ')} share model ${id} (models.ids), so they need one size`);
     } else slot.agents.push(role);
   }
-  checkLrPerAgent(exp, agents, slots);
+  checkPerAgent(exp, agents, slots);
   return slots;
 }
 
-/** The learning rate of a model: its agents' per-agent rate (one, checked above), else optim.lr. */
-export function learningRate(slot: ModelSlot, optim: Optim): number {
-  return optim.lrPerAgent[slot.agents[0]] ?? optim.lr;
+/**
+ * The settings a model trains with: the run's, with its agents' own (optim.perAgent, one set per
+ * model, checked above) in place of the shared values.
+ */
+export function modelOptim(slot: ModelSlot, optim: Optim): Optim {
+  return { ...optim, ...optim.perAgent[slot.agents[0]] };
 }
 
 /**
@@ -114,11 +118,8 @@ export function buildModels(
     const ckpt = base?.[slot.id];
     const fresh = () => (ckpt ? loadCheckpoint(ckpt, { config }) : GPT.create(config, mixSeed(seed, `init/${slot.id}`)));
     const model = fresh();
-    const opt = new AdamW(model, {
-      lr: learningRate(slot, optim),
-      weightDecay: optim.weightDecay,
-      clipNorm: optim.maxGradNorm,
-    });
+    const own = modelOptim(slot, optim);
+    const opt = new AdamW(model, { lr: own.lr, weightDecay: own.weightDecay, clipNorm: own.maxGradNorm });
     return { ...slot, model, opt, ref: optim.klCoef > 0 ? fresh() : null };
   });
 }

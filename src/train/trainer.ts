@@ -22,7 +22,7 @@ import { SAMPLINGS } from '../tasks/sampling';
 import { evaluateModels } from './evaluate';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
-import { agentModelsOf, buildModels, disposeModels, learningRate, type PolicyModel } from './models';
+import { agentModelsOf, buildModels, disposeModels, modelOptim, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { packRunState, unpackRunState, verifyRunState, type RunState } from './run-state';
 import { probeGradNorms, updateModel, type ModelUpdate } from './update-step';
@@ -148,7 +148,7 @@ export class RunTrainer {
     for (const m of this.models) {
       const idx = kept.filter((i) => m.agents.includes(batch.rows[i].agent));
       const updateOptions = {
-        optim,
+        optim: modelOptim(m, optim), // its agents' own lr, clip ratios, …
         temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
@@ -225,8 +225,9 @@ export class RunTrainer {
     this.settings = withLive(this.settings, param, value);
     // What the optimizers hold is derived from the settings: re-derive it whatever changed.
     for (const m of this.models) {
-      m.opt.lr = learningRate(m, this.settings.optim);
-      m.opt.clipNorm = this.settings.optim.maxGradNorm;
+      const own = modelOptim(m, this.settings.optim);
+      m.opt.lr = own.lr;
+      m.opt.clipNorm = own.maxGradNorm;
     }
   }
 

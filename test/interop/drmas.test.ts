@@ -10,11 +10,17 @@ import { inferAgents } from '../../src/interop/metric-map';
 /**
  * Every Hydra override key the export may write. Each key without `+` exists in Dr. MAS's
  * verl/trainer/config/ppo_trainer.yaml at this commit (checked by flattening the YAML); `+` keys
- * add what the YAML leaves null or absent, as Dr. MAS's own run_math.sh / run_search.sh do.
+ * add what the YAML leaves null or absent, as Dr. MAS's own run_math.sh / run_search.sh do. The
+ * `+agent.agent_specific_parameters.actor.*` keys are paths under actor_rollout_ref that
+ * agent_system/agent/utils.py `_set_specific_parameter` sets per agent from a list; each of
+ * optim.lr, grad_clip, clip_ratio_low, clip_ratio_high and entropy_coeff is a key of the YAML's
+ * actor_rollout_ref.actor at this commit.
  */
 const DRMAS_COMMIT = '19c632bc0f75730b6db98d90b5035ee9bb7f66d1'; // langfengQ/DrMAS
 const KNOWN_KEYS = new Set(
   `+agent.agent_specific_parameters.actor.optim.lr +agent.agent_specific_parameters.actor.ppo_micro_batch_size_per_gpu
+  +agent.agent_specific_parameters.actor.grad_clip +agent.agent_specific_parameters.actor.clip_ratio_low
+  +agent.agent_specific_parameters.actor.clip_ratio_high +agent.agent_specific_parameters.actor.entropy_coeff
   +data.apply_chat_template_kwargs.enable_thinking actor_rollout_ref.actor.clip_ratio_c actor_rollout_ref.actor.clip_ratio_high
   actor_rollout_ref.actor.clip_ratio_low actor_rollout_ref.actor.entropy_coeff actor_rollout_ref.actor.fsdp_config.optimizer_offload
   actor_rollout_ref.actor.fsdp_config.param_offload actor_rollout_ref.actor.grad_clip actor_rollout_ref.actor.invalid_action_penalty_coef
@@ -75,18 +81,33 @@ describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.
     });
   }
 
-  it('maps per-agent learning rates, the group and eval sizes, the penalty and the loop limit', () => {
+  it('maps per-agent settings, the group and eval sizes, the penalty and the loop limit', () => {
     const out = exportDrmas(
-      experiment({ task: 'math', rollout: { groupSize: 5, batchSize: 16 }, eval: { k: 16, every: 0 }, optim: { lr: 1e-6, lrPerAgent: { verifier: 2e-6 } } }),
+      experiment({
+        task: 'math',
+        rollout: { groupSize: 5, batchSize: 16 },
+        eval: { k: 16, every: 0 },
+        optim: { lr: 1e-6, maxGradNorm: 0.5, clipHigh: 0.2, perAgent: { verifier: { lr: 2e-6, clipHigh: 0.28 }, solver: { maxGradNorm: 0.2 } } },
+      }),
       ['Qwen/Qwen3-8B', 'Qwen/Qwen3-4B'],
     );
     const script = out.files['run_math_grpo.sh'];
     expect(script).toContain(`actor_optim_lr='[0.000001,0.000002]'`);
+    expect(script).toContain(`actor_grad_clip='[0.2,0.5]'`);
+    expect(script).toContain(`actor_clip_ratio_high='[0.2,0.28]'`);
+    expect(script).not.toContain('actor_clip_ratio_low=');
+    expect(script).not.toContain('actor_entropy_coeff=');
     expect(script).toContain(`model_ids='["Qwen/Qwen3-8B","Qwen/Qwen3-4B"]'`);
     expect(script).toContain('group_size=5\n');
     expect(script).toContain('train_data_size=16\n');
     expect(script).toContain('val_group_size=16 ');
     const o = overrides(script);
+    expect(o.get('actor_rollout_ref.actor.grad_clip')).toBe('null');
+    expect(o.get('+agent.agent_specific_parameters.actor.grad_clip')).toBe('$actor_grad_clip');
+    expect(o.get('+agent.agent_specific_parameters.actor.clip_ratio_high')).toBe('$actor_clip_ratio_high');
+    expect(o.get('actor_rollout_ref.actor.clip_ratio_low')).toBe('0.2');
+    expect(o.get('actor_rollout_ref.actor.entropy_coeff')).toBe('0');
+    expect([...o.keys()].filter((k) => !KNOWN_KEYS.has(k))).toEqual([]);
     expect(o.get('trainer.test_freq')).toBe('-1');
     expect(o.get('actor_rollout_ref.actor.invalid_action_penalty_coef')).toBe('0.1');
     expect(o.get('agent.orchestra.math.max_loop_num')).toBe('2');

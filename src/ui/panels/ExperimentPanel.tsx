@@ -182,6 +182,9 @@ export function ExperimentPanel() {
       'Optimizer',
       `AdamW lr ${c.optim.lr}, wd ${c.optim.weightDecay}, clip ${c.optim.clipLow}/${c.optim.clipHigh} (dual ${c.optim.dualClip}), ${c.optim.lossAgg}`,
     ],
+    ...(Object.keys(c.optim.perAgent).length
+      ? [['Per agent', Object.entries(c.optim.perAgent).map(([agent, own]) => `${agent}: ${Object.entries(own).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; ')] as [string, string]]
+      : []),
     [
       'Advantage',
       `${c.advantage.normalizeStd ? 'std-normalized' : 'centered only'}, eps ${c.advantage.eps}, singletons ${c.advantage.singleton}`,
