@@ -20,6 +20,12 @@ export interface InspectedTurn {
   advantage: number;
   /** log π_old of each response token (EOS included). */
   logp: number[];
+  /**
+   * Per-agent credit (reward.credit ≠ shared): the agent's credit in this trajectory and v(all ∖
+   * agent), the outcome of the replay without it (NaN where not replayed, e.g. Monte-Carlo Shapley).
+   * `reward` above is the row's shared reward; the estimator saw reward + λ × credit.
+   */
+  credit?: { credit: number; without: number; weight: number };
 }
 export interface InspectedTrajectory {
   group: number;

@@ -84,6 +84,7 @@ function inspect(r: TrainStepResult, groups = 2): InspectedTrajectory[] {
                 reward: row.reward,
                 advantage: r.advantages[i],
                 logp: row.oldLogp,
+                ...(r.credit ? { credit: { credit: r.credit.rowCredit[i], without: r.credit.rowWithout[i], weight: r.credit.weight } } : {}),
               },
             ]
           : [],

@@ -22,6 +22,8 @@ export interface BatchCredit {
   rowCredit: Float64Array;
   /** Per row: v(all ∖ {agent}), the outcome without the row's agent; NaN where it was not replayed. */
   rowWithout: Float64Array;
+  /** λ: each judged row's reward is raised by weight × its credit. */
+  weight: number;
   /** The step's run-level and per-agent credit metrics (core/metrics.ts). */
   metrics: Record<string, number>;
 }
@@ -105,7 +107,7 @@ export async function batchCredit(o: CreditInput): Promise<BatchCredit | null> {
     metrics[agentKey(role, 'credit/std')] = Math.sqrt(populationVariance(perAgent[k].credit));
     metrics[agentKey(role, 'credit/se')] = mean(perAgent[k].se);
   });
-  return { rowCredit, rowWithout, metrics };
+  return { rowCredit, rowWithout, weight: o.options.creditWeight, metrics };
 }
 
 /** The run-level credit metrics of a step without credit (`shared`): no replays. */

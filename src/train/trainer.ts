@@ -129,7 +129,7 @@ export class RunTrainer {
       options: this.settings.reward,
       seed: mixSeed(this.seed, `credit/${step}`),
     });
-    const rewardOf = (i: number) => batch.rows[i].reward + (credit ? this.settings.reward.creditWeight * credit.rowCredit[i] : 0);
+    const rewardOf = (i: number) => batch.rows[i].reward + (credit ? credit.weight * credit.rowCredit[i] : 0);
 
     // 3. advantages: the run's estimator, one scalar per judged row (0 for errored rows); and the
     // same rows under every estimator, to tell how differently they weigh these very rows

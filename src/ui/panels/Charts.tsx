@@ -240,6 +240,7 @@ function boardSections(
   evalOn: boolean,
   estimators: EstimatorName[],
   shadowGrad: boolean,
+  credit: boolean,
 ): { title: string; className: string; charts: ChartDef[] }[] {
   const perAgent = (c: AgentChart): ChartDef => ({
     title: c.title,
@@ -300,6 +301,17 @@ function boardSections(
           }),
           logToggle: true,
         },
+        // Per-agent credit (reward.credit ≠ shared): only runs with credit have these series.
+        ...(credit
+          ? [
+              perAgent({
+                stat: 'credit/mean',
+                title: 'Credit (mean)',
+                hint: 'the agent’s counterfactual or Shapley credit over its rows; each row’s reward + λ × it',
+              }),
+              perAgent({ stat: 'credit/std', title: 'Credit (std)', hint: 'population std of the agent’s credit over its rows' }),
+            ]
+          : []),
       ],
     },
     { title: 'Update diagnostics', className: 'grid', charts: DIAG_CHARTS.map(perAgent) },
@@ -344,6 +356,7 @@ export function Charts() {
   const evalOn = useLab((s) => s.config.eval.every > 0);
   const estimatorsKey = useLab((s) => shadowEstimators(s.config.runs).join('|'));
   const shadowGrad = useLab((s) => s.config.diagnostics.shadowGradNorm);
+  const credit = useLab((s) => s.config.runs.some((r) => (r.reward.credit ?? s.config.reward.credit) !== 'shared'));
   const runs = useMemo(
     () => allRuns.filter((r) => !view.hiddenRuns.includes(r.runIndex)),
     [allRuns, view.hiddenRuns],
@@ -365,7 +378,7 @@ export function Charts() {
       ? groups(runs).map((g) => ({ label: g.label, runs: g.runs }))
       : [{ label: '', runs }];
     const markers = columns.map((c) => c.runs.flatMap((r): Marker[] => r.markers));
-    return boardSections(agents, evalK, evalOn, estimatorsKey.split('|') as EstimatorName[], shadowGrad).map((section) => ({
+    return boardSections(agents, evalK, evalOn, estimatorsKey.split('|') as EstimatorName[], shadowGrad, credit).map((section) => ({
       ...section,
       rows: section.charts.map((def) => {
         const perColumn = columns.map((c) => def.specs(c.runs));
@@ -374,7 +387,7 @@ export function Charts() {
       columns,
       markers,
     }));
-  }, [runKey, markersKey, agents, evalK, evalOn, estimatorsKey, shadowGrad, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [runKey, markersKey, agents, evalK, evalOn, estimatorsKey, shadowGrad, credit, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
 
   if (allRuns.length === 0) {
     return (

@@ -2,7 +2,8 @@
  * Rollout inspector: the latest trajectories of each run. Per trajectory, every agent turn with
  * its prompt (special tokens shown as ⟨bos⟩, ⟨env⟩…⟨/env⟩ feedback highlighted), the response
  * shaded by each token's probability under the sampling policy (log-prob on hover), the reward
- * and the row's advantage under the run's estimator (red negative, green positive).
+ * and the row's advantage under the run's estimator (red negative, green positive); with per-agent
+ * credit, the agent's credit and the counterfactual outcome (the replay without the agent).
  */
 import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
@@ -84,6 +85,14 @@ const Trajectory = memo(function Trajectory({ t }: { t: InspectedTrajectory }) {
             >
               A = {num(turn.advantage, 2)}
             </span>
+            {turn.credit && (
+              <span
+                className="credit"
+                title={`The estimator saw reward + ${turn.credit.weight} × credit. Credit = this trajectory's outcome minus the outcome of a replay with ${turn.agent}'s outputs replaced by its neutral default (counterfactual), or its Shapley value.`}
+              >
+                credit {num(turn.credit.credit, 2)} · outcome without {turn.agent} {num(turn.credit.without, 2)}
+              </span>
+            )}
             {!turn.valid && <span className="invalid">invalid (no gradient)</span>}
           </div>
           <Prompt text={turn.prompt} />
