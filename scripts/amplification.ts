@@ -1,12 +1,16 @@
 /**
- * `npm run amplification -- [--presets id,…] [--config <file | URL | hash>] [--models DIR] [--batches 8]`
+ * `npm run amplification -- [--presets id,…] [--config <file | URL | hash>] [--models DIR] [--batches 8]
+ *   [--credit shared | counterfactual | shapley] [--credit-weight λ]`
  * Where do the estimators part? For each preset (or the one experiment `--config` names, with base
  * models read from `--models`, default the shipped `models/`), over base-model rollouts at the preset's own
  * B, G and temperature (no update), per agent: rows per trajectory, the median over batches of its
  * amplification (GRPO's trajectory baseline) and amplification_rows (global-step's pooled-rows
  * baseline), the share of its rows that sit in failing trajectories, and the correlation of its
  * rows' advantages under GRPO and Dr. MAS; per preset the batch success. On `math` also the share
- * of first answers the verifier rejects, split by whether the answer was right.
+ * of first answers the verifier rejects, split by whether the answer was right. With `--credit`,
+ * each row's reward first gets λ × its agent's per-agent credit (src/train/credit.ts, replays in
+ * process), as a run with that `reward.credit` would train on; μk and σk show each agent's reward
+ * distribution.
  */
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
@@ -23,6 +27,9 @@ import { loadShippedBase } from '../src/cli/base-models';
 import { loadConfig } from '../src/cli/load-config';
 import { buildModels, disposeModels } from '../src/train/models';
 import { modelPolicy, type SampledTokens } from '../src/train/policy';
+import { batchCredit } from '../src/train/credit';
+import { CREDIT_NAMES, type CreditName } from '../src/core/config';
+import { InProcessEnvRunner } from '../src/tasks/env';
 
 const { values } = parseArgs({
   options: {
@@ -30,8 +37,13 @@ const { values } = parseArgs({
     config: { type: 'string' },
     models: { type: 'string', default: 'models' },
     batches: { type: 'string', default: '8' },
+    credit: { type: 'string', default: 'shared' },
+    'credit-weight': { type: 'string', default: '1' },
   },
 });
+const credit = values.credit as CreditName;
+if (!CREDIT_NAMES.includes(credit)) throw new Error(`--credit: '${values.credit}' is not one of ${CREDIT_NAMES.join(', ')}`);
+const creditWeight = Number(values['credit-weight']);
 tf.enableProdMode();
 await tf.setBackend('wasm');
 
@@ -57,7 +69,8 @@ function rejections(rows: Row[], instances: readonly unknown[], G: number): { al
   return { all: (seen.right[1] + seen.wrong[1]) / (seen.right[0] + seen.wrong[0]), right: share(seen.right), wrong: share(seen.wrong) };
 }
 
-console.log('preset         success  agent     rows/traj  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
+console.log(`credit: ${credit}${credit === 'shared' ? '' : `, λ = ${creditWeight}`}`);
+console.log('preset         success  agent     rows/traj     μk     σk  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
 const experiments = values.config
   ? [{ id: 'config', exp: loadConfig(values.config) }]
   : values.presets.split(',').map((id) => ({ id, exp: presetById(id)?.config ?? fail(`no preset ${id}`) }));
@@ -68,25 +81,37 @@ for (const { id, exp } of experiments) {
   const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
   const agentModels = Object.fromEntries(models.flatMap((m) => m.agents.map((a) => [a, m.id])));
   const { batchSize: B, groupSize: G, temperature } = exp.rollout;
-  const per: Record<string, { rows: number; amp: number[]; ampRows: number[]; inFail: number; grpo: number[]; drmas: number[] }> = {};
+  const per: Record<string, { rows: number; amp: number[]; ampRows: number[]; inFail: number; grpo: number[]; drmas: number[]; rewards: number[] }> = {};
+  const env = new InProcessEnvRunner();
   let trajs = 0;
   const success: number[] = [];
   const rej = { all: [] as number[], right: [] as number[], wrong: [] as number[] };
   for (let b = 0; b < Number(values.batches); b++) {
     const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `amp/${b}`)), 'train', B);
     const r = await rollout<SampledTokens>({ task: exp.task, instances, groupSize: G, policies, agentModels, seed: mixSeed(7, `amp-roll/${b}`), temperature });
+    const c = await batchCredit({
+      task: getTask(exp.task),
+      step: (inputs) => env.step(exp.task, inputs),
+      instances,
+      rows: r.rows,
+      trajectories: r.trajectories,
+      options: { credit, creditWeight, creditSamples: exp.reward.creditSamples },
+      seed: mixSeed(7, `amp-credit/${b}`),
+    });
+    const rows = c ? r.rows.map((row, i) => ({ ...row, reward: row.reward + c.weight * c.rowCredit[i] })) : r.rows;
     const failed = new Set(r.trajectories.filter((t) => !t.success).map((t) => t.traj));
     success.push(mean(r.trajectories.map((t) => (t.success ? 1 : 0))));
     trajs += r.trajectories.length;
-    const grpo = computeAdvantages(r.rows, { estimator: 'grpo' });
-    const drmas = computeAdvantages(r.rows, { estimator: 'drmas' });
+    const grpo = computeAdvantages(rows, { estimator: 'grpo' });
+    const drmas = computeAdvantages(rows, { estimator: 'drmas' });
     for (const [agent, s] of Object.entries(grpo.stats.agents)) {
-      const p = (per[agent] ??= { rows: 0, amp: [], ampRows: [], inFail: 0, grpo: [], drmas: [] });
+      const p = (per[agent] ??= { rows: 0, amp: [], ampRows: [], inFail: 0, grpo: [], drmas: [], rewards: [] });
       if (Number.isFinite(s.amplification)) p.amp.push(s.amplification);
       if (Number.isFinite(s.amplificationRows)) p.ampRows.push(s.amplificationRows);
-      r.rows.forEach((row, i) => {
+      rows.forEach((row, i) => {
         if (row.agent !== agent) return;
         p.rows++;
+        p.rewards.push(row.reward);
         if (failed.has(row.traj)) p.inFail++;
         p.grpo.push(grpo.advantages[i]);
         p.drmas.push(drmas.advantages[i]);
@@ -99,11 +124,12 @@ for (const { id, exp } of experiments) {
   }
   for (const [agent, p] of Object.entries(per)) {
     console.log(
-      `${id.padEnd(14)} ${fmt(mean(success)).padStart(7)}  ${agent.padEnd(9)} ${fmt(p.rows / trajs).padStart(9)}  ${fmt(median(p.amp)).padStart(12)}  ${fmt(median(p.ampRows)).padStart(17)}  ${fmt(p.inFail / p.rows).padStart(16)}  ${fmt(pearson(p.grpo, p.drmas)).padStart(17)}`,
+      `${id.padEnd(14)} ${fmt(mean(success)).padStart(7)}  ${agent.padEnd(9)} ${fmt(p.rows / trajs).padStart(9)}  ${fmt(mean(p.rewards)).padStart(5)}  ${fmt(Math.sqrt(mean(p.rewards.map((x) => (x - mean(p.rewards)) ** 2)))).padStart(5)}  ${fmt(median(p.amp)).padStart(12)}  ${fmt(median(p.ampRows)).padStart(17)}  ${fmt(p.inFail / p.rows).padStart(16)}  ${fmt(pearson(p.grpo, p.drmas)).padStart(17)}`,
     );
   }
   if (exp.task === 'math') {
     console.log(`${id.padEnd(14)} first answers rejected: ${fmt(mean(rej.all))} (right ones ${fmt(mean(rej.right))}, wrong ones ${fmt(mean(rej.wrong))})`);
   }
   disposeModels(models);
+  env.dispose();
 }
