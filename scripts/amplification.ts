@@ -1,6 +1,6 @@
 /**
  * `npm run amplification -- [--presets id,…] [--config <file | URL | hash>] [--models DIR] [--batches 8]
- *   [--credit shared | counterfactual | shapley] [--credit-weight λ]`
+ *   [--credit shared | counterfactual | shapley] [--credit-weight λ] [--credit-replay turn | prompt]`
  * Where do the estimators part? For each preset (or the one experiment `--config` names, with base
  * models read from `--models`, default the shipped `models/`), over base-model rollouts at the preset's own
  * B, G and temperature (no update), per agent: rows per trajectory, the median over batches of its
@@ -39,11 +39,14 @@ const { values } = parseArgs({
     batches: { type: 'string', default: '8' },
     credit: { type: 'string', default: 'shared' },
     'credit-weight': { type: 'string', default: '1' },
+    'credit-replay': { type: 'string', default: 'turn' },
   },
 });
 const credit = values.credit as CreditName;
 if (!CREDIT_NAMES.includes(credit)) throw new Error(`--credit: '${values.credit}' is not one of ${CREDIT_NAMES.join(', ')}`);
 const creditWeight = Number(values['credit-weight']);
+const creditReplay = values['credit-replay'] as 'prompt' | 'turn';
+if (!['prompt', 'turn'].includes(creditReplay)) throw new Error(`--credit-replay: '${creditReplay}' is not prompt or turn`);
 tf.enableProdMode();
 await tf.setBackend('wasm');
 
@@ -69,7 +72,7 @@ function rejections(rows: Row[], instances: readonly unknown[], G: number): { al
   return { all: (seen.right[1] + seen.wrong[1]) / (seen.right[0] + seen.wrong[0]), right: share(seen.right), wrong: share(seen.wrong) };
 }
 
-console.log(`credit: ${credit}${credit === 'shared' ? '' : `, λ = ${creditWeight}`}`);
+console.log(`credit: ${credit}${credit === 'shared' ? '' : `, λ = ${creditWeight}, replays match by ${creditReplay}`}`);
 console.log('preset         success  agent     rows/traj     μk     σk  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
 const experiments = values.config
   ? [{ id: 'config', exp: loadConfig(values.config) }]
@@ -95,7 +98,7 @@ for (const { id, exp } of experiments) {
       instances,
       rows: r.rows,
       trajectories: r.trajectories,
-      options: { credit, creditWeight, creditSamples: exp.reward.creditSamples },
+      options: { credit, creditReplay, creditWeight, creditSamples: exp.reward.creditSamples },
       seed: mixSeed(7, `amp-credit/${b}`),
     });
     const rows = c ? r.rows.map((row, i) => ({ ...row, reward: row.reward + c.weight * c.rowCredit[i] })) : r.rows;

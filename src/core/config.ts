@@ -80,6 +80,10 @@ export const RewardSchema = z.strictObject({
     .enum(CREDIT_NAMES)
     .default('shared')
     .describe("Per-agent credit added to each row's reward: none (shared), outcome minus outcome with the agent's outputs replaced by its neutral default (counterfactual), or its Shapley value (shapley)"),
+  creditReplay: z
+    .enum(['turn', 'prompt'])
+    .default('turn')
+    .describe("Replays: a kept agent's n-th recorded output answers its n-th call whatever the prompt (turn: the others' actions held fixed, as difference rewards and COMA), or only where it sees the same prompt again (prompt)"),
   creditWeight: z.number().min(0).max(10).default(1).describe('λ: row reward = shared reward + λ × the agent’s credit'),
   creditSamples: z
     .number()

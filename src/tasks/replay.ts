@@ -7,26 +7,44 @@
  *
  * Which output a replayed call gets (the choices SHARP, arXiv 2602.08335, leaves open):
  * - An agent outside the coalition gives its neutral default at every call it is asked for.
- * - An agent inside it gives, at its n-th call of the replay, its n-th recorded output (its row
- *   with `turn` n), whatever the prompt now says. The other agents' actions are held fixed, as in
- *   COMA's counterfactual baseline: the replay asks how the outcome changes when only this agent's
- *   contribution is removed, not how the others would have reacted to its absence (that would need
- *   new samples from their policies, which a pure environment replay cannot draw).
- * - A call the recording does not have (the changed workflow asks an agent for more calls than it
- *   made) gets that agent's neutral default too, and is counted (`credit/unrecorded_calls`).
- * - Seeds: transitions are deterministic functions of (state, response), so the replay needs no
- *   randomness and the full coalition reproduces the trajectory exactly.
+ * - An agent inside it gives its n-th recorded output (its row with `turn` n) at its n-th call of
+ *   the replay, where the workflow still reaches that call. What "reaches" means is
+ *   `reward.creditReplay`:
+ *   - `turn` (default): the call is reached whenever the agent gets its n-th call, whatever the
+ *     prompt now says. The other agents' actions are held fixed: Wolpert & Tumer's difference
+ *     reward G(z) − G(z₋ₖ + cₖ) with cₖ the neutral default, the counterfactual COMA's baseline
+ *     also takes. It asks how the outcome changes when only this agent's contribution is removed,
+ *     not how the others would have reacted to its absence.
+ *   - `prompt`: the call is reached only if the agent sees exactly the prompt it saw then. A
+ *     recorded output answers one prompt; where removing an agent changed what a later agent
+ *     sees, that agent's recorded answer no longer applies, and no pure-environment replay can say
+ *     what it would have answered instead. Removing an agent then removes everything downstream
+ *     of it that it changed ("knock-out" credit).
+ * - A call not reached (no n-th recorded output, or under `prompt` a different prompt) gets the
+ *   agent's neutral default, and is counted (`credit/unrecorded_calls`): re-sampling the agent
+ *   with the call's seed would need its policy, which a pure environment replay does not have.
+ * - Seeds: transitions are deterministic functions of (state, response), so the replay draws no
+ *   randomness and the full coalition reproduces the trajectory exactly, under either rule.
  * Pure: no tfjs, no DOM.
  */
 import type { Role } from '../core/vocab';
 import type { EnvStepInput, EnvStepResult } from './env';
 import type { AnyTask, BaseState, Outcome } from './types';
 
+/** When a kept agent's recorded output applies to a replayed call (see above). */
+export type ReplayMatch = 'turn' | 'prompt';
+
+/** One recorded call: what the agent saw and what it answered. */
+export interface RecordedCall {
+  prompt: string;
+  response: string;
+}
+
 /** One replay: an instance, the recorded outputs, and the agents that keep theirs. */
 export interface ReplayRequest {
   instance: unknown;
-  /** Each agent's recorded outputs in the order it gave them (its turn 0, 1, …). */
-  recorded: Partial<Record<Role, readonly string[]>>;
+  /** Each agent's recorded calls in the order it made them (its turn 0, 1, …). */
+  recorded: Partial<Record<Role, readonly RecordedCall[]>>;
   /** Agents that give their recorded outputs; every other agent gives its neutral default. */
   keep: ReadonlySet<Role>;
 }
@@ -35,7 +53,7 @@ export interface ReplayResult {
   /** The replay's outcome; null when its environment failed (`error` says why). */
   outcome: Outcome | null;
   error?: string;
-  /** Calls of kept agents that had no recorded output and took the neutral default. */
+  /** Calls of kept agents that the recording did not reach (see above) and took the neutral default. */
   unrecorded: number;
   /** Transitions computed. */
   steps: number;
@@ -51,7 +69,7 @@ export function neutralOf(task: AnyTask, state: BaseState, agent: Role): string 
 }
 
 /** Runs every replay to its end, all advancing together, one env batch per tick. */
-export async function replay(task: AnyTask, step: EnvStepper, requests: readonly ReplayRequest[]): Promise<ReplayResult[]> {
+export async function replay(task: AnyTask, step: EnvStepper, requests: readonly ReplayRequest[], match: ReplayMatch = 'turn'): Promise<ReplayResult[]> {
   const live = requests.map((r) => ({
     state: task.init(r.instance),
     turns: {} as Partial<Record<Role, number>>,
@@ -70,9 +88,11 @@ export async function replay(task: AnyTask, step: EnvStepper, requests: readonly
       if (!call) return;
       const n = l.turns[call.agent] ?? 0;
       l.turns[call.agent] = n + 1;
-      const recorded = requests[i].keep.has(call.agent) ? requests[i].recorded[call.agent]?.[n] : undefined;
-      if (requests[i].keep.has(call.agent) && recorded === undefined) l.result.unrecorded++;
-      inputs.push({ traj: i, state: l.state, agent: call.agent, response: recorded ?? neutralOf(task, l.state, call.agent) });
+      const kept = requests[i].keep.has(call.agent);
+      const rec = kept ? requests[i].recorded[call.agent]?.[n] : undefined;
+      const reached = rec !== undefined && (match === 'turn' || rec.prompt === call.prompt);
+      if (kept && !reached) l.result.unrecorded++;
+      inputs.push({ traj: i, state: l.state, agent: call.agent, response: reached ? rec.response : neutralOf(task, l.state, call.agent) });
       owners.push(i);
     });
     if (inputs.length === 0) break;

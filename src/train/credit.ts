@@ -14,7 +14,7 @@ import { mixSeed, Prng } from '../core/prng';
 import { creditPlan, fullCoalition, type Coalition } from '../rl/credit';
 import { mean, populationVariance } from '../rl/stats';
 import type { TaskRow, TrajectoryResult } from '../tasks/orchestrator';
-import { replay, type EnvStepper, type ReplayRequest } from '../tasks/replay';
+import { replay, type EnvStepper, type RecordedCall, type ReplayRequest } from '../tasks/replay';
 import type { AnyTask } from '../tasks/types';
 
 export interface BatchCredit {
@@ -33,7 +33,7 @@ export interface CreditInput {
   step: EnvStepper;
   /** The batch's instances; trajectory `traj` of group g replays instances[g]. */
   instances: readonly unknown[];
-  rows: readonly Pick<TaskRow, 'traj' | 'agent' | 'turn' | 'response'>[];
+  rows: readonly Pick<TaskRow, 'traj' | 'agent' | 'turn' | 'prompt' | 'response'>[];
   trajectories: readonly TrajectoryResult[];
   options: RewardOptions;
   /** Seeds the Monte-Carlo permutations (one stream per trajectory). */
@@ -52,10 +52,10 @@ export async function batchCredit(o: CreditInput): Promise<BatchCredit | null> {
   if (judged.length > 0 && !plans.get(judged[0].traj)) return null;
 
   // every coalition of every trajectory but the full one (its outcome is the recorded reward)
-  const recorded = new Map<number, Partial<Record<string, string[]>>>();
+  const recorded = new Map<number, Partial<Record<string, RecordedCall[]>>>();
   for (const r of o.rows) {
     const byAgent = recorded.get(r.traj) ?? {};
-    (byAgent[r.agent] ??= [])[r.turn] = r.response;
+    (byAgent[r.agent] ??= [])[r.turn] = { prompt: r.prompt, response: r.response };
     recorded.set(r.traj, byAgent);
   }
   const requests: ReplayRequest[] = [];
@@ -67,7 +67,7 @@ export async function batchCredit(o: CreditInput): Promise<BatchCredit | null> {
       index.push({ traj: t.traj, s });
     }
   }
-  const results = await replay(o.task, o.step, requests);
+  const results = await replay(o.task, o.step, requests, o.options.creditReplay);
 
   // coalition outcomes → credit per (trajectory, agent)
   const values = new Map<number, Map<Coalition, number>>(judged.map((t) => [t.traj, new Map([[fullCoalition(K), t.reward]])]));

@@ -5,45 +5,51 @@ import { demonstratorPolicy } from '../../src/tasks/demo';
 import { InProcessEnvRunner, type EnvStepInput } from '../../src/tasks/env';
 import { rollout, type TrajectoryResult } from '../../src/tasks/orchestrator';
 import { getTask, sampleInstances, TASKS } from '../../src/tasks/registry';
-import { replay } from '../../src/tasks/replay';
+import { replay, type RecordedCall } from '../../src/tasks/replay';
 import { expectTurn, finish, logged, type AnyTask, type BaseState, type Task } from '../../src/tasks/types';
 import { Prng } from '../../src/core/prng';
 import { batchCredit } from '../../src/train/credit';
 
 /**
- * A hand-built two-agent workflow: bob talks first (his words reach nothing), then alice says
- * 1 or not; the outcome is 1 exactly when alice said "1". Neutral default: the empty output.
+ * A hand-built two-agent workflow: bob talks first, then alice says 1 or not; the outcome is 1
+ * exactly when alice said "1". Bob's words reach nothing (alice's prompt is "go"), unless
+ * `aliceSeesBob`: then alice's prompt is what bob said. Neutral default: the empty output.
  */
 interface Hand extends BaseState {
   said: string[];
 }
-const hand: Task<null, Hand> = {
-  name: 'hand',
-  doc: 'bob talks, alice decides',
-  reference: 'test',
-  agents: [
-    { role: 'bob', rolePrompt: '', maxResponse: 4 },
-    { role: 'alice', rolePrompt: '', maxResponse: 4 },
-  ],
-  invalidPenalty: 0,
-  maxCalls: 2,
-  generate: () => null,
-  key: () => 'hand',
-  init: () => ({ said: [], log: [], done: false, outcome: null }),
-  next: (s) => (s.done ? null : { agent: s.said.length === 0 ? 'bob' : 'alice', prompt: s.said.join(' ') }),
-  validate: () => null,
-  step: (s, agent, response) => {
-    expectTurn(hand.next(s), agent);
-    const state = { ...s, said: [...s.said, response], log: logged(s, agent, true) };
-    if (agent === 'bob') return { state, valid: true };
-    return { state: finish(state, { success: response === '1', reward: response === '1' ? 1 : 0 }), valid: true };
-  },
-  demonstrate: () => '1',
-  neutral: () => '',
+const handWorkflow = (aliceSeesBob: boolean): Task<null, Hand> => {
+  const hand: Task<null, Hand> = {
+    name: 'hand',
+    doc: 'bob talks, alice decides',
+    reference: 'test',
+    agents: [
+      { role: 'bob', rolePrompt: '', maxResponse: 4 },
+      { role: 'alice', rolePrompt: '', maxResponse: 4 },
+    ],
+    invalidPenalty: 0,
+    maxCalls: 2,
+    generate: () => null,
+    key: () => 'hand',
+    init: () => ({ said: [], log: [], done: false, outcome: null }),
+    next: (s) => (s.done ? null : s.said.length === 0 ? { agent: 'bob', prompt: '' } : { agent: 'alice', prompt: aliceSeesBob ? s.said[0] : 'go' }),
+    validate: () => null,
+    step: (s, agent, response) => {
+      expectTurn(hand.next(s), agent);
+      const state = { ...s, said: [...s.said, response], log: logged(s, agent, true) };
+      if (agent === 'bob') return { state, valid: true };
+      return { state: finish(state, { success: response === '1', reward: response === '1' ? 1 : 0 }), valid: true };
+    },
+    demonstrate: () => '1',
+    neutral: () => '',
+  };
+  return hand;
 };
+const hand = handWorkflow(false);
 const handTask = hand as unknown as AnyTask;
-const handStep = async (inputs: { state: BaseState; agent: string; response: string }[]) =>
-  inputs.map((i) => ({ ok: true as const, ...hand.step(i.state as Hand, i.agent as 'bob', i.response) }));
+const stepOf = (task: Task<null, Hand>) => async (inputs: EnvStepInput[]) =>
+  inputs.map((i) => ({ ok: true as const, ...task.step(i.state as Hand, i.agent, i.response) }));
+const handStep = stepOf(hand);
 
 const traj = (t: number, reward: number): TrajectoryResult => ({
   group: 0,
@@ -55,21 +61,26 @@ const traj = (t: number, reward: number): TrajectoryResult => ({
   calls: { bob: 1, alice: 1 },
   invalidRows: 0,
 });
-const options = (credit: RewardOptions['credit']): RewardOptions => ({ credit, creditWeight: 1, creditSamples: 32 });
+const options = (credit: RewardOptions['credit'], creditReplay: RewardOptions['creditReplay'] = 'turn'): RewardOptions => ({
+  credit,
+  creditReplay,
+  creditWeight: 1,
+  creditSamples: 32,
+});
 
 describe('per-agent credit by coalition replay', () => {
   // Trajectory 0: alice said 1 (outcome 1); trajectory 1: alice said 0 (outcome 0).
   const rows = [
-    { traj: 0, agent: 'bob' as const, turn: 0, response: 'hi' },
-    { traj: 0, agent: 'alice' as const, turn: 0, response: '1' },
-    { traj: 1, agent: 'bob' as const, turn: 0, response: 'yo' },
-    { traj: 1, agent: 'alice' as const, turn: 0, response: '0' },
+    { traj: 0, agent: 'bob' as const, turn: 0, prompt: '', response: 'hi' },
+    { traj: 0, agent: 'alice' as const, turn: 0, prompt: 'go', response: '1' },
+    { traj: 1, agent: 'bob' as const, turn: 0, prompt: '', response: 'yo' },
+    { traj: 1, agent: 'alice' as const, turn: 0, prompt: 'go', response: '0' },
   ];
   const input = { task: handTask, step: handStep, instances: [null], rows, trajectories: [traj(0, 1), traj(1, 0)], seed: 3 };
 
-  for (const mode of ['counterfactual', 'shapley'] as const) {
-    it(`${mode}: the agent whose output alone decides the outcome gets all the credit, the other none`, async () => {
-      const c = (await batchCredit({ ...input, options: options(mode) }))!;
+  for (const [mode, match] of [['counterfactual', 'prompt'], ['counterfactual', 'turn'], ['shapley', 'prompt'], ['shapley', 'turn']] as const) {
+    it(`${mode} (${match}): the agent whose output alone decides the outcome gets all the credit, the other none`, async () => {
+      const c = (await batchCredit({ ...input, options: options(mode, match) }))!;
       expect([...c.rowCredit]).toEqual([0, 1, 0, 0]); // bob 0, alice 1 | bob 0, alice 0
       // The outcome without each row's agent: without bob alice still says 1; without alice nothing wins.
       expect([...c.rowWithout]).toEqual([1, 0, 0, 0]);
@@ -82,13 +93,26 @@ describe('per-agent credit by coalition replay', () => {
     });
   }
 
+  it("where bob's words reach alice, 'prompt' replays credit bob too, 'turn' replays hold alice's answer fixed", async () => {
+    const echo = handWorkflow(true);
+    const seen = rows.map((r) => (r.agent === 'alice' ? { ...r, prompt: r.traj === 0 ? 'hi' : 'yo' } : r));
+    const at = (match: 'prompt' | 'turn') =>
+      batchCredit({ ...input, task: echo as unknown as AnyTask, step: stepOf(echo), rows: seen, options: options('counterfactual', match) });
+    // prompt: without bob, alice sees '' instead of 'hi', her recorded answer no longer applies → neutral → 0.
+    const byPrompt = (await at('prompt'))!;
+    expect([...byPrompt.rowCredit]).toEqual([1, 1, 0, 0]);
+    expect(byPrompt.metrics[M.creditUnrecorded]).toBe(2); // alice's call in each trajectory's bob-less replay
+    // turn: alice still answers '1' at her first call, so bob earned nothing.
+    expect([...(await at('turn'))!.rowCredit]).toEqual([0, 1, 0, 0]);
+  });
+
   it('shared credit replays nothing', async () => {
     expect(await batchCredit({ ...input, options: options('shared') })).toBeNull();
   });
 
   it('a call the recording lacks takes the neutral default and is counted', async () => {
     // Recorded: bob only (as if alice never acted); kept: both. Alice's call has no recorded output.
-    const [r] = await replay(handTask, handStep, [{ instance: null, recorded: { bob: ['hi'] }, keep: new Set(['bob', 'alice']) }]);
+    const [r] = await replay(handTask, handStep, [{ instance: null, recorded: { bob: [{ prompt: '', response: 'hi' }] }, keep: new Set(['bob', 'alice']) }]);
     expect(r).toEqual({ outcome: { success: false, reward: 0 }, unrecorded: 1, steps: 2 });
   });
 
@@ -99,8 +123,8 @@ describe('per-agent credit by coalition replay', () => {
     const batch = await rollout({ task: 'search', instances, groupSize: 4, policies: Object.fromEntries(task.agents.map((a) => [a.role, demonstratorPolicy('search', 0.3)])), env, seed: 5 });
     const step = (inputs: EnvStepInput[]) => env.step('search', inputs);
     const recorded = batch.trajectories.map((t) => {
-      const out: Record<string, string[]> = {};
-      for (const r of batch.rows) if (r.traj === t.traj) (out[r.agent] ??= [])[r.turn] = r.response;
+      const out: Record<string, RecordedCall[]> = {};
+      for (const r of batch.rows) if (r.traj === t.traj) (out[r.agent] ??= [])[r.turn] = { prompt: r.prompt, response: r.response };
       return out;
     });
     const roles = task.agents.map((a) => a.role);
