@@ -264,6 +264,20 @@ export const ExperimentSchema = z.strictObject({
   seed: z.number().int().min(0).max(2 ** 31 - 1).default(0).describe('Seeds task stream, init and sampling'),
   seeds: z.number().int().min(1).max(8).default(1).describe('Repeat every run over this many seeds'),
   backend: z.enum(BACKEND_NAMES).default('auto').describe('Compute backend (auto = fastest that passes a check)'),
+}).superRefine((exp, ctx) => {
+  // Credit replays a trajectory with an agent's outputs masked; a tree's branch k is no trajectory
+  // (each level continues from the chosen sibling, src/tasks/tree.ts), so there is nothing to replay.
+  if (exp.rollout.sampling !== 'tree') return;
+  const bad = new Map<string, { path: (string | number)[]; credit: string }>();
+  exp.runs.forEach((r, i) => {
+    const own = r.reward.credit !== undefined;
+    const credit = r.reward.credit ?? exp.reward.credit;
+    const path = own ? ['runs', i, 'reward', 'credit'] : ['reward', 'credit'];
+    if (credit !== 'shared') bad.set(path.join('.'), { path, credit });
+  });
+  for (const { path, credit } of bad.values()) {
+    ctx.addIssue({ code: 'custom', path, message: `'${credit}' credit replays trajectories, and tree sampling's branches are not trajectories: use rollout.sampling=parallel or credit shared` });
+  }
 });
 
 export type Experiment = z.infer<typeof ExperimentSchema>;

@@ -57,6 +57,8 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     c.models.perAgent = r.perAgent;
     c.rollout.groupSize = r.groupSize;
     c.rollout.sampling = r.sampling;
+    // Tree sampling refuses per-agent credit (no trajectory to replay): keep such configs valid.
+    if (r.sampling === 'tree') c.runs = c.runs.map((run) => (run.reward.credit ? { ...run, reward: { ...run.reward, credit: 'shared' } } : run));
     c.rollout.temperature = r.temperature;
     c.optim.lr = r.lr;
     c.seed = r.seed;

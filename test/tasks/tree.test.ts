@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { validateExperiment } from '../../src/core/config';
 import { Prng } from '../../src/core/prng';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';
@@ -183,5 +184,24 @@ describe('tree sampling', () => {
     });
     expect(new Set(r.rows.map((row) => row.reward)).size).toBeGreaterThan(2);
     expect(checked).toBe(r.rows.length);
+  });
+});
+
+describe('rollout.sampling in the config', () => {
+  it('refuses per-agent credit under tree sampling, naming the field that asks for it', () => {
+    const errors = (input: unknown) => {
+      const r = validateExperiment(input);
+      return r.ok ? [] : r.errors.map((e) => e.path);
+    };
+    expect(errors({ task: 'plan', rollout: { sampling: 'tree' } })).toEqual([]);
+    expect(errors({ rollout: { sampling: 'tree' }, reward: { credit: 'counterfactual' } })).toEqual(['reward.credit']);
+    const runs = [
+      { label: 'a', estimator: 'atgrpo' },
+      { label: 'b', estimator: 'atgrpo', reward: { credit: 'shapley' } },
+    ];
+    expect(errors({ rollout: { sampling: 'tree' }, runs })).toEqual(['runs.1.reward.credit']);
+    expect(errors({ rollout: { sampling: 'parallel' }, runs })).toEqual([]);
+    // Every run overrides the experiment's credit back to shared: nothing is replayed.
+    expect(errors({ rollout: { sampling: 'tree' }, reward: { credit: 'shapley' }, runs: [{ label: 'a', estimator: 'atgrpo', reward: { credit: 'shared' } }] })).toEqual([]);
   });
 });
