@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { agentKey, M } from '../../src/core/metrics';
-import type { RewardOptions } from '../../src/core/config';
+import { validateExperiment, type RewardOptions } from '../../src/core/config';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import { InProcessEnvRunner, type EnvStepInput } from '../../src/tasks/env';
 import { rollout, type TrajectoryResult } from '../../src/tasks/orchestrator';
@@ -160,5 +160,20 @@ describe('per-agent credit by coalition replay', () => {
       expect([...c.rowCredit].every(Number.isFinite), name).toBe(true);
       env.dispose();
     }
+  });
+});
+
+describe('per-agent credit and tree sampling', () => {
+  it('are refused together, naming the field that asks for credit', () => {
+    const tree = { rollout: { sampling: 'tree' } };
+    const at = (input: object) => {
+      const r = validateExperiment(input);
+      return r.ok ? [] : r.errors.map((e) => e.path);
+    };
+    expect(at({ ...tree, reward: { credit: 'counterfactual' } })).toEqual(['reward.credit']);
+    expect(at({ ...tree, runs: [{ label: 'A', estimator: 'grpo', reward: { credit: 'shapley' } }, { label: 'B', estimator: 'drmas' }] })).toEqual(['runs.0.reward.credit']);
+    // A run that turns credit off is fine; so is credit on parallel rollouts.
+    expect(at({ ...tree, reward: { credit: 'counterfactual' }, runs: [{ label: 'A', estimator: 'grpo', reward: { credit: 'shared' } }] })).toEqual([]);
+    expect(at({ reward: { credit: 'counterfactual' } })).toEqual([]);
   });
 });
