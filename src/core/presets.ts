@@ -108,6 +108,25 @@ export const PRESETS: readonly Preset[] = [
       'distribution, which agent-wise normalization is built for.',
     config: make({ runs: CREDIT_X_NORM }),
   },
+  {
+    id: 'plan',
+    title: 'Long-horizon planning (plan): GRPO, Dr. MAS, AT-GRPO',
+    blurb:
+      'PettingLLMs’ Plan-Path on 5×5/6×6 grids with walls: the planner proposes up to 3 moves, the executor ' +
+      'issues them, at most 5 turns, shaped reward. Trajectories end at different turns, so under parallel ' +
+      'sampling AT-GRPO’s (instance, agent, turn) sets thin out at late turns and some hold one row (the ' +
+      'failure tree sampling removes).' +
+      ' Base rollouts: batch success 0.50; the agents alternate on one reward, so as on sync amplification is ' +
+      '0.87 for both and GRPO and Dr. MAS agree (0.99); 1.9 % of AT-GRPO’s sets are singletons.',
+    config: make({
+      task: 'plan',
+      runs: [
+        { label: 'GRPO', estimator: 'grpo' },
+        { label: 'Dr. MAS', estimator: 'drmas' },
+        { label: 'AT-GRPO', estimator: 'atgrpo' },
+      ],
+    }),
+  },
 ];
 
 export function presetById(id: string): Preset | undefined {

@@ -40,6 +40,25 @@ describe('npm run lab -- train', () => {
     expect(again.stdout).toContain(r.stdout.split('\n').find((l) => l.startsWith('GRPO')));
   });
 
+  it('trains task=plan from its shipped base models and writes eval avg@k and pass@k', () => {
+    const out = mkdtempSync(join(tmpdir(), 'agentwise-plan-'));
+    const hash = 'v=1&task=plan&rollout.batchSize=2&rollout.groupSize=4&eval.every=2&eval.questions=4&eval.k=2';
+    const r = lab(['train', '--config', hash, '--steps', '2', '--out', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/model solver: shipped base/);
+    expect(r.stderr).toMatch(/model coder: shipped base/);
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.run, l.step])).toEqual([['GRPO', 0], ['Dr. MAS', 0], ['GRPO', 1], ['Dr. MAS', 1]]);
+    for (const l of lines.slice(2)) {
+      for (const k of ['eval/avg@2', 'eval/pass@2']) {
+        expect(l[k]).toBeGreaterThanOrEqual(0);
+        expect(l[k]).toBeLessThanOrEqual(1);
+      }
+      expect(l['eval/pass@2']).toBeGreaterThanOrEqual(l['eval/avg@2']);
+      for (const agent of ['solver', 'coder']) expect(l[`agent/${agent}/grad_norm`]).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('compares runs over seeds: mean ± CI per run, the paired difference and its verdict', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-seeds-'));
     const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0&seeds=2';
