@@ -26,6 +26,13 @@ export interface InspectedTurn {
    * `reward` above is the row's shared reward; the estimator saw reward + λ × credit.
    */
   credit?: { credit: number; without: number; weight: number };
+  /** Tree sampling: the G candidates sampled from this turn's state, in branch order (this turn is the chosen one). */
+  siblings?: InspectedSibling[];
+}
+/** One candidate of a tree level: its branch, and whether its state was copied forward. */
+export interface InspectedSibling extends Omit<InspectedTurn, 'siblings'> {
+  branch: number;
+  chosen: boolean;
 }
 export interface InspectedTrajectory {
   group: number;
@@ -33,6 +40,8 @@ export interface InspectedTrajectory {
   success: boolean;
   reward: number;
   status: 'ok' | 'error';
+  /** Tree sampling: the entry is a whole tree (`turns` = its chosen path, each with its siblings). */
+  tree?: true;
   turns: InspectedTurn[];
 }
 

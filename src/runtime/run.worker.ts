@@ -16,11 +16,12 @@ import { checkRunIdentity, decodeRunState, encodeRunState } from '../train/run-s
 import type { RunState } from '../train/run-state';
 import { RunTrainer, type TrainStepResult } from '../train/trainer';
 import { selectBackend } from './backend';
+import { inspectBatch } from './inspect';
 import { loadBaseModels } from './base-models';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform } from './platform-browser';
 import { getState, putState, stateKey } from './state-store';
-import type { FromWorker, InspectedTrajectory, RunId, RunStatus, ToWorker } from './protocol';
+import type { FromWorker, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
 
@@ -61,35 +62,6 @@ function sendRollouts(msg: Extract<FromWorker, { type: 'rollouts' }> | null, now
 
 function setState(state: RunStatus, message?: string) {
   post({ type: 'state', runId: id, state, step: trainer?.step ?? 0, ...(message ? { message } : {}) });
-}
-
-/** The first few groups of the batch, for the rollout inspector. */
-function inspect(r: TrainStepResult, groups = 2): InspectedTrajectory[] {
-  return r.trajectories
-    .filter((t) => t.group < groups)
-    .map((t) => ({
-      group: t.group,
-      traj: t.traj,
-      success: t.success,
-      reward: t.reward,
-      status: t.status,
-      turns: r.rows.flatMap((row, i) =>
-        row.traj === t.traj
-          ? [
-              {
-                agent: row.agent,
-                prompt: row.prompt,
-                response: row.response,
-                valid: row.valid,
-                reward: row.reward,
-                advantage: r.advantages[i],
-                logp: row.oldLogp,
-                ...(r.credit ? { credit: { credit: r.credit.rowCredit[i], without: r.credit.rowWithout[i], weight: r.credit.weight } } : {}),
-              },
-            ]
-          : [],
-      ),
-    }));
 }
 
 async function start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
@@ -196,7 +168,7 @@ async function trainAndSend(t: RunTrainer, c: FrameCodec, gen: number): Promise<
   if (gen !== generation) return;
   const values = c.encode(r.metrics);
   post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
-  sendRollouts({ type: 'rollouts', runId: id, step: r.step, trajectories: inspect(r) }, !playing || t.step >= steps);
+  sendRollouts({ type: 'rollouts', runId: id, step: r.step, trajectories: inspectBatch(r) }, !playing || t.step >= steps);
   if (t.step >= steps) {
     playing = false;
     await save();

@@ -8,7 +8,7 @@
 import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { showTokens } from '../../core/vocab';
-import type { InspectedTrajectory, InspectedTurn, RunId } from '../../runtime/protocol';
+import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../runtime/protocol';
 import { runData } from '../run-data';
 import { useLab } from '../store';
 import type { LabState } from '../store';
@@ -70,6 +70,43 @@ function Response({ turn }: { turn: InspectedTurn }) {
   );
 }
 
+/**
+ * Tree sampling: the G candidates sampled from one state, with their rewards and advantages under
+ * the run's estimator; the chosen one (its state was copied into every branch) is marked.
+ */
+function Siblings({ siblings }: { siblings: InspectedSibling[] }) {
+  return (
+    <table className="siblings" aria-label="Siblings">
+      <thead>
+        <tr>
+          <th>branch</th>
+          <th>response</th>
+          <th>reward</th>
+          <th>A</th>
+          <th>chosen</th>
+        </tr>
+      </thead>
+      <tbody>
+        {siblings.map((s) => (
+          <tr key={s.branch} data-chosen={s.chosen} data-valid={s.valid}>
+            <td>{s.branch}</td>
+            <td>
+              <code>{showTokens(s.response)}</code>
+            </td>
+            <td>{num(s.reward, 2)}</td>
+            <td>
+              <span className="adv" style={{ background: advColor(s.advantage) }}>
+                {num(s.advantage, 2)}
+              </span>
+            </td>
+            <td>{s.chosen ? '✓ copied forward' : s.valid ? '' : 'invalid'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 const Trajectory = memo(function Trajectory({ t }: { t: InspectedTrajectory }) {
   return (
     <ol className="turns">
@@ -97,6 +134,7 @@ const Trajectory = memo(function Trajectory({ t }: { t: InspectedTrajectory }) {
           </div>
           <Prompt text={turn.prompt} />
           <Response turn={turn} />
+          {turn.siblings && <Siblings siblings={turn.siblings} />}
         </li>
       ))}
     </ol>
@@ -138,7 +176,7 @@ export function RolloutInspector() {
           ))}
         </div>
         <span className="muted">
-          {latest ? `step ${latest.step} · ${trajs.length} trajectories` : 'none yet'}
+          {latest ? `step ${latest.step} · ${trajs.length} ${trajs[0]?.tree ? 'trees' : 'trajectories'}` : 'none yet'}
         </span>
       </div>
       {trajs.length > 0 && (
@@ -162,7 +200,7 @@ export function RolloutInspector() {
                   onKeyDown={(e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), setSel(i))}
                 >
                   <td>{x.group}</td>
-                  <td>{x.traj}</td>
+                  <td>{x.tree ? 'tree' : x.traj}</td>
                   <td>{num(x.reward, 2)}</td>
                   <td>{x.status === 'error' ? 'env error' : x.success ? '✓' : '✗'}</td>
                 </tr>
