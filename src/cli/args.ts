@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { BACKEND_NAMES } from '../core/config';
 import type { BackendName } from '../core/config';
+import { REWARD_TAIL } from '../rl/summary';
 
 export const HELP = `Agentwise Lab — headless runs
 
@@ -14,7 +15,7 @@ Usage:
   npm run lab -- train --preset ID [--steps N] [--backend B] [--out DIR] …
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- presets [--json]
-  npm run lab -- report DIR
+  npm run lab -- report DIR [--tail N]
   npm run lab -- export tensorboard DIR --out TBDIR
   npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR
   npm run lab -- import <files or folders…> --out DIR [--wg-map wg_ids.json]
@@ -38,7 +39,9 @@ Commands:
   report  Prints the summary and seed comparison tables again from DIR/config.json and
           DIR/metrics.jsonl (of a finished, stopped or running train), or of a lab import
           folder from DIR/import.json and DIR/metrics.jsonl: each run with its own agents and
-          eval K, groups compared over the seeds their run names end in.
+          eval K, groups compared over the seeds their run names end in. --tail N: the
+          training reward is averaged over the last N steps (default ${REWARD_TAIL}, as the page's
+          Findings view).
   export tensorboard
           Writes each run of DIR/metrics.jsonl as a TensorBoard event file,
           TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under
@@ -114,7 +117,7 @@ export interface TrainArgs {
   force: boolean;
   quiet: boolean;
 }
-export type CliArgs = TrainArgs | { command: 'report'; dir: string } | { command: 'presets'; json: boolean } | { command: 'interop'; argv: string[] } | { command: 'help' };
+export type CliArgs = TrainArgs | { command: 'report'; dir: string; tail: number } | { command: 'presets'; json: boolean } | { command: 'interop'; argv: string[] } | { command: 'help' };
 
 export class UsageError extends Error {}
 
@@ -122,8 +125,17 @@ export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h') return { command: 'help' };
   if (command === 'report') {
-    if (rest.length !== 1 || rest[0].startsWith('-')) throw new UsageError('usage: npm run lab -- report DIR (a train --out or import --out folder)');
-    return { command: 'report', dir: rest[0] };
+    const usage = 'usage: npm run lab -- report DIR [--tail N] (a train --out or import --out folder)';
+    let parsed;
+    try {
+      parsed = parseArgs({ args: [...rest], options: { tail: { type: 'string' } }, strict: true, allowPositionals: true });
+    } catch (e) {
+      throw new UsageError(`${(e as Error).message}; ${usage}`);
+    }
+    if (parsed.positionals.length !== 1) throw new UsageError(usage);
+    const tail = parsed.values.tail === undefined ? REWARD_TAIL : Number(parsed.values.tail);
+    if (!Number.isInteger(tail) || tail < 1) throw new UsageError(`--tail must be a positive integer, got "${parsed.values.tail}"`);
+    return { command: 'report', dir: parsed.positionals[0], tail };
   }
   if (command === 'presets') {
     if (rest.some((a) => a !== '--json')) throw new UsageError('usage: npm run lab -- presets [--json]');

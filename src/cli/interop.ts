@@ -17,7 +17,7 @@ import { UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
 import { readMetrics, RunDirError } from './run-dir';
 import { evalKsOf } from '../core/metrics';
-import { summarize } from '../rl/summary';
+import { REWARD_TAIL, summarize } from '../rl/summary';
 import type { RunSummary } from '../rl/summary';
 
 /** A run label as a folder name (TensorBoard shows the folder as the run's name; `#` kept: `GRPO #2` reads back as seed 2). */
@@ -151,7 +151,7 @@ function importRuns(argv: readonly string[]): number {
  * import.json): each run's agents and seed from import.json, its eval K from its own keys (the
  * largest avg@K it has; the cluster's, not the lab's default). `seeded`: some group has ≥ 2 seeds.
  */
-export function readImportSummaries(dir: string): { summaries: RunSummary[]; seeded: boolean } | null {
+export function readImportSummaries(dir: string, rewardTail = REWARD_TAIL): { summaries: RunSummary[]; seeded: boolean } | null {
   const path = join(dir, 'import.json');
   if (!existsSync(path)) return null;
   let runs: ImportSummary[];
@@ -165,7 +165,7 @@ export function readImportSummaries(dir: string): { summaries: RunSummary[]; see
   const summaries = runs.map((run) => {
     const history = rows.filter((r) => r.run === run.label).map((r) => r.metrics);
     const k = evalKsOf(Object.values(run.keys ?? {})).at(-1) ?? NaN;
-    return summarize(run.label, run.seed ?? 0, history, run.agents, k);
+    return summarize(run.label, run.seed ?? 0, history, run.agents, k, rewardTail);
   });
   const perGroup = new Map<string, number>();
   for (const r of runs) perGroup.set(r.group ?? r.label, (perGroup.get(r.group ?? r.label) ?? 0) + 1);

@@ -156,11 +156,11 @@ function listPresets(json: boolean): void {
 }
 
 /**
- * `lab report DIR`: the end-of-run tables again, from what the folder recorded; for a `lab import`
+ * `lab report DIR [--tail N]`: the end-of-run tables again, from what the folder recorded; for a `lab import`
  * folder, from its import.json (runs, seeds, agents) and metrics.jsonl.
  */
-function report(dir: string): void {
-  const imported = readImportSummaries(dir);
+function report(dir: string, tail: number): void {
+  const imported = readImportSummaries(dir, tail);
   if (imported) {
     const { summaries, seeded } = imported;
     console.log(`${dir}: imported, ${Math.min(...summaries.map((s) => s.steps))}–${Math.max(...summaries.map((s) => s.steps))} steps per run`);
@@ -172,7 +172,7 @@ function report(dir: string): void {
   const rows = readMetrics(join(dir, 'metrics.jsonl'));
   const agents = getTask(exp.task).agents.map((a) => a.role);
   const summaries = runLabels(exp).map(({ label, seed }) =>
-    summarize(label, seed, rows.filter((r) => r.run === label).map((r) => r.metrics), agents, exp.eval.k),
+    summarize(label, seed, rows.filter((r) => r.run === label).map((r) => r.metrics), agents, exp.eval.k, tail),
   );
   console.log(`${dir}: ${Math.min(...summaries.map((s) => s.steps))}–${Math.max(...summaries.map((s) => s.steps))} steps recorded per run`);
   printTables(summaries, exp.seeds > 1);
@@ -192,7 +192,7 @@ async function main(argv: string[]): Promise<number> {
     }
     if (args.command === 'interop') return runInterop(args.argv);
     if (args.command === 'presets') listPresets(args.json);
-    else if (args.command === 'report') report(args.dir);
+    else if (args.command === 'report') report(args.dir, args.tail);
     else return await train(args);
     return 0;
   } catch (e) {

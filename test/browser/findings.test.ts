@@ -43,6 +43,9 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   // sync is the control: GRPO and Dr. MAS are the same run in every seed.
   const reward = findings.locator('tr[data-figure="reward (last 10)"]');
   expect(await reward.locator('td').last().textContent()).toBe('identical on all 2 seeds');
+  // N of the reward row is a control (lab report --tail N): 2 of the 4 steps.
+  await findings.getByLabel('Training reward over the last').fill('2');
+  await expect.poll(() => findings.locator('tr[data-figure="reward (last 2)"] td').last().textContent()).toBe('identical on all 2 seeds');
   expect(await findings.locator('tr[data-figure="eval avg@2"] td').first().textContent()).toMatch(/^\d\.\d{3} ± \d\.\d{3}$/);
   expect(await findings.locator('tr[data-figure="skipped updates"]').count()).toBe(1);
   expect(await findings.locator('tr[data-figure="alice |g| max"]').count()).toBe(1);

@@ -45,8 +45,12 @@ describe('CLI arguments', () => {
   });
 
   it('parses report DIR', () => {
-    expect(parseCli(['report', 'runs/x'])).toEqual({ command: 'report', dir: 'runs/x' });
-    expect(() => parseCli(['report'])).toThrow(/usage: npm run lab -- report DIR/);
+    expect(parseCli(['report', 'runs/x'])).toEqual({ command: 'report', dir: 'runs/x', tail: 10 });
+    expect(parseCli(['report', 'runs/x', '--tail', '25'])).toEqual({ command: 'report', dir: 'runs/x', tail: 25 });
+    expect(() => parseCli(['report'])).toThrow(/usage: npm run lab -- report DIR \[--tail N\]/);
+    expect(() => parseCli(['report', 'runs/x', '--tail', '0'])).toThrow('--tail must be a positive integer, got "0"');
+    expect(() => parseCli(['report', 'runs/x', '--tail', '2.5'])).toThrow('--tail must be a positive integer, got "2.5"');
+    expect(() => parseCli(['report', 'runs/x', '--tali', '3'])).toThrow(/Unknown option '--tali'/);
   });
 
   it('shows help for no command, help, -h and train --help', () => {

@@ -110,6 +110,10 @@ describe('npm run lab -- report on an import folder', () => {
     expect(r.stdout).toContain('over 3 seeds');
     // Runs in folder order (drmas first, the baseline); 0.875 ± t(2)·0.125/√3 = 0.311; grpo − drmas = −0.25 on every seed.
     expect(lines.find((l) => l.startsWith('eval avg@16'))).toMatch(/^eval avg@16\s+0\.875 ± 0\.311\s+0\.625 ± 0\.311\s+-0\.250 ± 0\.000\s+grpo lower by 0\.250 \[0\.250, 0\.250\]$/);
+    expect(lines.some((l) => l.startsWith('reward (last 10)'))).toBe(true);
+    const tail = lab(['report', out, '--tail', '1']);
+    expect(tail.status, tail.stderr).toBe(0);
+    expect(tail.stdout.split('\n').find((l) => l.startsWith('reward (last 1)'))).toMatch(/^reward \(last 1\)\s+0\.500 ± 0\.000\s+0\.500 ± 0\.000\s+0\.000 ± 0\.000\s+identical on all 3 seeds$/);
   });
 
   it('refuses a folder that is neither a train nor an import folder, naming what it holds', () => {

@@ -5,11 +5,11 @@
  * applied to the recorded metric history; they follow training every few seconds, and say how
  * many runs are done, so a provisional table is never mistaken for a final one.
  */
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
 import { compareSeeds, comparisonCsv, pm } from '../../rl/findings';
 import type { Comparison, Verdict } from '../../rl/findings';
-import { summarize } from '../../rl/summary';
+import { REWARD_TAIL, summarize } from '../../rl/summary';
 import type { RunSummary } from '../../rl/summary';
 import { download, fileName } from '../export';
 import { historyOf } from '../run-data';
@@ -21,12 +21,12 @@ import { useThrottledLab } from '../throttled';
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
 
-/** Every run's summary from its recorded history (the CLI summarizes its metrics.jsonl the same way). */
-function summaries(s: LabState): RunSummary[] {
+/** Every run's summary from its recorded history (the CLI summarizes its metrics.jsonl the same way), the reward over the last `tail` steps. */
+function summaries(s: LabState, tail: number): RunSummary[] {
   const k = s.config.eval.k;
   return s.runs.map((r) => {
     const keys = [M.rewardMean, M.updateSkipped, M.envErrors, evalAvgKey(k), evalPassKey(k), ...r.agents.map((a) => agentKey(a, 'grad_norm'))];
-    return summarize(r.label, r.seed, historyOf(r.id, keys), r.agents, k);
+    return summarize(r.label, r.seed, historyOf(r.id, keys), r.agents, k, tail);
   });
 }
 
@@ -48,18 +48,52 @@ function exportFindings(c: Comparison, list: RunSummary[], format: 'csv' | 'json
   }
 }
 
+/** N of the `reward (last N)` row (lab report --tail N); a bad entry is marked and the last good N kept. */
+function TailField({ tail, onChange }: { tail: number; onChange: (n: number) => void }) {
+  const [text, setText] = useState(String(tail));
+  const n = Number(text);
+  const ok = text.trim() !== '' && Number.isInteger(n) && n >= 1;
+  return (
+    <p className="findings-tail">
+      <label htmlFor="findings-tail">Training reward over the last</label>{' '}
+      <input
+        id="findings-tail"
+        type="number"
+        min={1}
+        step={1}
+        value={text}
+        aria-invalid={!ok || undefined}
+        aria-describedby={ok ? undefined : 'findings-tail-error'}
+        onChange={(e) => {
+          setText(e.target.value);
+          const v = Number(e.target.value);
+          if (e.target.value.trim() !== '' && Number.isInteger(v) && v >= 1) onChange(v);
+        }}
+      />{' '}
+      steps
+      {!ok && (
+        <span id="findings-tail-error" className="field-error" role="alert">
+          {' '}
+          a whole number ≥ 1 (the table uses {tail})
+        </span>
+      )}
+    </p>
+  );
+}
+
 export function Findings() {
   const seeds = useLab((s) => s.config.seeds);
   const version = useThrottledLab(versionOf, null, FOLLOW_MS);
   const runsKey = useLab((s) => s.runs.map((r) => `${r.id}:${r.state}:${r.agents.length}`).join(','));
   const done = useLab((s) => s.runs.filter((r) => r.state === 'done').length);
   const total = useLab((s) => s.runs.length);
+  const [tail, setTail] = useState(REWARD_TAIL);
   const { list, c } = useMemo(() => {
     void version;
     void runsKey;
-    const list = summaries(useLab.getState());
+    const list = summaries(useLab.getState(), tail);
     return { list, c: compareSeeds(list) };
-  }, [version, runsKey]);
+  }, [version, runsKey, tail]);
   if (seeds < 2 || total === 0) return null;
   const later = c.runs.slice(1);
   const steps = list.map((s) => s.steps);
@@ -71,6 +105,7 @@ export function Findings() {
         steps recorded per run · mean ± 95 % CI over {c.seeds} seeds; differences paired by seed (same task stream); verdicts
         from the paired CI. The same numbers as <code>lab report</code>.
       </p>
+      <TailField tail={tail} onChange={setTail} />
       <div className="findings-scroll">
         <table className="findings-table">
           <thead>
