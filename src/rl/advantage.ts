@@ -13,6 +13,8 @@ export type { AdvantageRow, RowId } from './rows';
 
 /** One registry entry: what is normalized together, and whether the std divides. */
 export interface EstimatorSpec {
+  /** The name people know it by, for chart titles and legends (the key is the config's name). */
+  label: string;
   /** Normalization set, formula in the paper's notation, and the reference it follows. */
   doc: string;
   /** 'rows': every row's reward is a value; 'trajectories': one value per (group, traj), the mean of its rows. */
@@ -26,6 +28,7 @@ export interface EstimatorSpec {
 /** The estimators, one per name of `ESTIMATOR_NAMES` (core/config): the compiler wants an entry for each. */
 export const ESTIMATORS = {
   grpo: {
+    label: 'GRPO',
     doc:
       'Vanilla GRPO as the Dr. MAS repo runs it (group_by_agent_id=False; ray_trainer.py::compute_advantage). ' +
       "Set: prompt group q over its G trajectories. s̄_i = mean of trajectory i's row rewards; " +
@@ -36,6 +39,7 @@ export const ESTIMATORS = {
     std: true,
   },
   drmas: {
+    label: 'Dr. MAS',
     doc:
       'Dr. MAS agent-wise normalization (arXiv 2602.08847; group_by_agent_id=True, key uid_agentId). ' +
       'Set Y_k(q): every row of agent k over the G rollouts of prompt q, steps not trajectories. ' +
@@ -46,6 +50,7 @@ export const ESTIMATORS = {
     std: true,
   },
   atgrpo: {
+    label: 'AT-GRPO',
     doc:
       'AT-GRPO (PettingLLMs, arXiv 2510.11062), its documented intent: set = (prompt q, agent k, turn t), ' +
       'the candidates of one agent at one turn. A_y = (r_y − μ_{q,k,t})/(σ_{q,k,t} + ε). (algorithms.md §3.4) ' +
@@ -55,6 +60,7 @@ export const ESTIMATORS = {
     std: true,
   },
   'global-step': {
+    label: 'global step-level',
     doc:
       'Global step-level ablation (Dr. MAS issue #81, "Mechanism B" without the per-agent split): ' +
       'set = prompt q over all rows of all agents, no trajectory averaging. ' +
@@ -65,6 +71,7 @@ export const ESTIMATORS = {
     std: true,
   },
   magrpo: {
+    label: 'MAGRPO',
     doc:
       'MAGRPO (CoMLRL, arXiv 2508.04652) mean baseline, REINFORCE-style: set = (prompt q, agent k, turn t); ' +
       'A_y = r_y − μ_{q,k,t}, never divided by a std. (algorithms.md §3.6; comlrl magrpo.py _compute_advantages "mean") ' +

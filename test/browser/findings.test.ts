@@ -43,6 +43,9 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   // sync is the control: GRPO and Dr. MAS are the same run in every seed.
   const reward = findings.locator('tr[data-figure="reward (last 10)"]');
   expect(await reward.locator('td').last().textContent()).toBe('identical on all 2 seeds');
+  // The same-batch charts are titled by the estimators' labels, their registry docs in the tooltip.
+  const shadow = page.locator('figure[aria-label="E[A²] weighed by Dr. MAS"] figcaption');
+  expect(await shadow.getAttribute('title')).toContain('Dr. MAS (drmas): Dr. MAS agent-wise normalization (arXiv 2602.08847');
   // N of the reward row is a control (lab report --tail N): 2 of the 4 steps.
   await findings.getByLabel('Training reward over the last').fill('2');
   await expect.poll(() => findings.locator('tr[data-figure="reward (last 2)"] td').last().textContent()).toBe('identical on all 2 seeds');

@@ -9,6 +9,7 @@ import { Fragment, useMemo } from 'react';
 import type { ReactNode } from 'react';
 import { ESTIMATOR_NAMES } from '../../core/config';
 import type { EstimatorName } from '../../core/config';
+import { ESTIMATORS } from '../../rl/advantage';
 import { agentKey, agentShadowKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
 import type { AgentStat } from '../../core/metrics';
 import { agentDash, setView, toggleAgent, toggleRun, useLab } from '../store';
@@ -318,33 +319,43 @@ function boardSections(
     {
       title: 'Same batch, every estimator',
       className: 'grid',
-      charts: estimators.flatMap((e, i): ChartDef[] => [
-        {
-          title: `E[A²] weighed by ${e}`,
-          metric: `agent/·/shadow/${e}/sq_mean`,
-          about: `each run’s own batch, advantages recomputed with ${e}: agent k’s E[A²]`,
-          specs: (runs) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'sq_mean')),
-          ...(i === 0 ? { children: SHADOW_NOTE } : {}),
-        },
-        {
-          title: `Correlation of ${e} with the run’s own`,
-          metric: `agent/·/shadow/${e}/corr`,
-          about: `on each run’s own batch: correlation of ${e}’s advantages with the ones the run trained on`,
-          specs: (runs) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'corr')),
-          refY: 1,
-        },
-        ...(shadowGrad
-          ? [
-              {
-                title: `Grad norm weighed by ${e}`,
-                metric: `agent/·/shadow/${e}/grad_norm`,
-                about: `each run’s own batch at the step’s starting weights, advantages from ${e}: agent k’s pre-clip gradient norm`,
-                specs: (runs: RunView[]) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'grad_norm')),
-                logToggle: true,
-              },
-            ]
-          : []),
-      ]),
+      charts: estimators.flatMap((e, i): ChartDef[] => {
+        // The estimator's label in titles, its registry doc (what it normalizes over) in every tooltip.
+        const { label, doc } = ESTIMATORS[e];
+        const about = (what: string) => `${what}\n\n${label} (${e}): ${doc}`;
+        return [
+          {
+            title: `E[A²] weighed by ${label}`,
+            metric: `agent/·/shadow/${e}/sq_mean`,
+            about: about(`each run’s own batch, advantages recomputed with ${label}: agent k’s E[A²]`),
+            specs: (runs) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'sq_mean')),
+            ...(i === 0 ? { children: SHADOW_NOTE } : {}),
+          },
+          {
+            title: `Correlation of ${label} with the run’s own`,
+            metric: `agent/·/shadow/${e}/corr`,
+            about: about(
+              `on each run’s own batch: correlation of ${label}’s advantages with the ones the run trained on`,
+            ),
+            specs: (runs) => agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'corr')),
+            refY: 1,
+          },
+          ...(shadowGrad
+            ? [
+                {
+                  title: `Grad norm weighed by ${label}`,
+                  metric: `agent/·/shadow/${e}/grad_norm`,
+                  about: about(
+                    `each run’s own batch at the step’s starting weights, advantages from ${label}: agent k’s pre-clip gradient norm`,
+                  ),
+                  specs: (runs: RunView[]) =>
+                    agentKeySpecs(runs, agents, (a) => agentShadowKey(a, e, 'grad_norm')),
+                  logToggle: true,
+                },
+              ]
+            : []),
+        ];
+      }),
     },
   ];
 }
