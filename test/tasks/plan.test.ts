@@ -78,6 +78,19 @@ describe('plan', () => {
     expect([0, 1, 2, 3, 4, 5].map(turn).map((r) => +r.toFixed(12))).toEqual([0.27, 0.27, 0.27, 0.27, 1.68, 1.68]);
   });
 
+  it('the demonstrator at error rate 0 walks the hand-built grid by its shortest path and scores exactly 2.22', () => {
+    const rng = new Prng(1);
+    let state = planTask.init(GRID);
+    const said: string[] = [];
+    for (let call = planTask.next(state); call; call = planTask.next(state)) {
+      said.push(planTask.demonstrate(state, call.agent, rng, 0));
+      state = planTask.step(state, call.agent, said[said.length - 1]).state;
+    }
+    expect(said).toEqual(['ddr', 'ddr', 'rru', 'rru', 'ur', 'ur']);
+    expect(state.outcome!.success).toBe(true);
+    expect(state.outcome!.reward).toBeCloseTo(2.22, 12);
+  });
+
   it('charges −0.1 per invalid move (off the grid, into a wall), keeps the walker and loses the shortest-path bonus', () => {
     // u: off the grid; r: to (0,1), one step closer (BFS 8 → 7); r: into the wall at (0,2).
     const [, planned, walked] = play([['urr', 'urr']]);
