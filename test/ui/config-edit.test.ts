@@ -4,11 +4,14 @@ import { enumOptions, optionDoc } from '../../src/ui/config-edit';
 
 describe('option docs', () => {
   it('labels every option of a field backed by a registry, and no other field', () => {
-    for (const path of ['runs.0.estimator', 'optim.policyLoss', 'optim.klType', 'optim.lossAgg']) {
+    for (const path of ['runs.0.estimator', 'optim.policyLoss', 'optim.klType', 'optim.lossAgg', 'reward.credit', 'runs.2.reward.credit']) {
       for (const o of enumOptions(path)) expect(optionDoc(path, o), `${path} ${o}`).toMatch(/\w{3}/);
     }
     expect(optionDoc('runs.1.estimator', 'drmas')).toMatch(/Dr\. MAS agent-wise normalization/);
     expect(optionDoc('optim.klType', 'k3')).toMatch(/low-variance/);
+    expect(enumOptions('reward.credit')).toEqual(['shared', 'counterfactual', 'shapley']);
+    expect(optionDoc('reward.credit', 'counterfactual')).toMatch(/neutral default/);
+    expect(optionDoc('reward.credit', 'shapley')).toMatch(/exact for ≤ 3 agents/);
     expect(optionDoc('task', 'search')).toBeUndefined();
     expect(optionDoc('runs.0.estimator', 'ppo')).toBeUndefined();
   });
