@@ -1,8 +1,8 @@
 /**
- * An experiment's runs in one process: every run × seed gets its own RunTrainer, and they advance
- * in lockstep, one step each in turn, so they share the task stream step for step and a consumer
- * (the CLI's progress bars, a test) sees them move together. The browser instead hosts one run
- * per worker with the same RunTrainer.
+ * An experiment's runs in one process: every run × seed gets its own RunDriver (driver.ts, the
+ * page's run workers drive theirs the same way), and they advance in lockstep, one step each in
+ * turn, so they share the task stream step for step and a consumer (the CLI's progress bars, a
+ * test) sees them move together.
  *
  * Every `checkpointEvery` steps (and at the end) each run's state goes to `onCheckpoint`; a run
  * given in `resume` goes on from such a state with the history recorded before it. Runs that
@@ -12,16 +12,17 @@
 import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
 import type { Checkpoint } from '../model/checkpoint';
-import type { EnvRunner } from '../tasks/env';
+import { InProcessEnvRunner, type EnvRunner } from '../tasks/env';
 import type { RunState } from './run-state';
 import { summarize, type RunSummary } from '../rl/summary';
-import { RunTrainer, type TrainStepResult } from './trainer';
+import { RunDriver } from './driver';
+import type { TrainStepResult } from './trainer';
 
 export interface RunHandle {
   /** Legend label; `label #s` for the s-th repeat when the experiment has several seeds. */
   label: string;
   seed: number;
-  trainer: RunTrainer;
+  driver: RunDriver;
   history: Record<string, number>[];
 }
 
@@ -46,34 +47,38 @@ export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}):
   const steps = o.steps ?? exp.steps;
   const every = o.checkpointEvery ?? 0;
   const handles: RunHandle[] = [];
-  const envs: EnvRunner[] = [];
   try {
     for (const { label, seed, run } of runLabels(exp)) {
-      const runner = o.env?.();
-      if (runner) envs.push(runner);
-      const env = runner ? { env: runner } : {};
       const saved = o.resume?.get(label);
-      handles.push(
-        saved
-          ? { label, seed, trainer: RunTrainer.resume(saved.state, env), history: [...saved.history] }
-          : { label, seed, trainer: new RunTrainer({ exp, run, seed, base: o.base ?? null, ...env }), history: [] },
-      );
+      const handle = { label, seed, history: [...(saved?.history ?? [])] } as RunHandle;
+      const onCheckpoint = o.onCheckpoint;
+      const env = o.env?.() ?? new InProcessEnvRunner();
+      try {
+        handle.driver = await RunDriver.open(saved ? { state: saved.state } : { fresh: { exp, run, seed, base: o.base ?? null } }, {
+          env,
+          steps,
+          saveEvery: every,
+          store: onCheckpoint && every > 0 ? { save: (state) => onCheckpoint(handle, state) } : null,
+          sink: {
+            frame: async (r) => {
+              handle.history.push(r.metrics);
+              await o.onStep?.(handle, r);
+            },
+          },
+        });
+      } catch (e) {
+        env.dispose();
+        throw e;
+      }
+      handles.push(handle);
     }
     for (;;) {
-      const behind = Math.min(...handles.map((h) => h.trainer.step));
+      const behind = Math.min(...handles.map((h) => h.driver.step));
       if (behind >= steps) break;
-      for (const h of handles) {
-        if (h.trainer.step !== behind) continue;
-        const result = await h.trainer.trainStep();
-        h.history.push(result.metrics);
-        await o.onStep?.(h, result);
-        const done = h.trainer.step;
-        if (o.onCheckpoint && every > 0 && (done % every === 0 || done === steps)) await o.onCheckpoint(h, await h.trainer.saveState());
-      }
+      for (const h of handles) if (h.driver.step === behind) await h.driver.stepOnce();
     }
-    return handles.map((h) => summarize(h.label, h.seed, h.history, h.trainer.agents, exp.eval.k));
+    return handles.map((h) => summarize(h.label, h.seed, h.history, h.driver.run.agents, exp.eval.k));
   } finally {
-    for (const h of handles) h.trainer.dispose();
-    for (const e of envs) e.dispose();
+    for (const h of handles) h.driver.stop();
   }
 }

@@ -13,12 +13,18 @@
  * step or live value is refused like a flipped weight), and each model's weights are checked again
  * by their own checkpoint manifest. A state names its run (experiment, index, label, seed), and
  * checkRunIdentity refuses it anywhere else.
+ *
+ * `saveRunState` takes a trainer's state (one readback) and `resumeRunTrainer` builds the trainer
+ * that goes on from one: the trainer itself only trains.
  */
+import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam } from '../core/config';
 import { LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
-import { decodeFramed, encodeFramed, hashBytes, verifyCheckpoint } from '../model/checkpoint';
+import { checkpointOf, decodeFramed, encodeFramed, hashBytes, loadCheckpointInto, verifyCheckpoint } from '../model/checkpoint';
 import type { AdamWState } from '../model/optim';
+import type { EnvRunner } from '../tasks/env';
+import { RunTrainer } from './trainer';
 
 export const RUN_STATE_FORMAT = 'agentwise-run';
 /** 2: the hash covers the header too (version 1's covered the payload only). */
@@ -201,4 +207,79 @@ export function decodeRunState(bytes: Uint8Array | ArrayBuffer): RunState {
 
 function bytesOf(a: Float32Array): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/**
+ * Everything needed to resume `t` at its next step: weights, AdamW moments, references, step and
+ * live parameters, in one readback. Call between steps.
+ */
+export async function saveRunState(t: RunTrainer, notes: Record<string, unknown> = {}): Promise<RunState> {
+  // Per model: weights, m, v and the reference, flattened in that order.
+  const tensors = t.models.flatMap((m) => [...m.model.variables, ...m.opt.moments.m, ...m.opt.moments.v, ...(m.ref?.variables ?? [])]);
+  const flat = tf.tidy(() => tf.concat(tensors.map((v) => tf.reshape(v, [-1]))));
+  const data = (await flat.data()) as Float32Array;
+  flat.dispose();
+  let offset = 0;
+  const take = (n: number) => data.slice(offset, (offset += n));
+  const parts = t.models.map((m) => {
+    const n = m.model.numParams();
+    return {
+      id: m.id,
+      preset: m.preset,
+      agents: [...m.agents],
+      checkpoint: checkpointOf(m.model, take(n), { preset: m.preset, notes: { step: t.step, agents: m.agents } }),
+      moments: { step: m.opt.step, m: take(n), v: take(n) },
+      ref: m.ref ? checkpointOf(m.ref, take(n), { preset: m.preset, notes: { reference: true } }) : null,
+    };
+  });
+  const runIndex = t.exp.runs.indexOf(t.run);
+  return packRunState(
+    {
+      experiment: t.exp,
+      runIndex: runIndex >= 0 ? runIndex : t.exp.runs.findIndex((r) => r.label === t.run.label),
+      label: t.run.label,
+      seed: t.seed,
+      step: t.step,
+      live: t.liveValues(),
+      elapsedS: t.elapsedS,
+      notes: { backend: tf.getBackend(), ...notes },
+    },
+    parts,
+  );
+}
+
+/**
+ * A trainer that goes on from a saved state: same experiment, run, seed and models, the optimizer
+ * moments and step restored, live parameters re-applied. Its next step is the saved run's next
+ * step, and on the same backend it computes what the saved run would have.
+ */
+export function resumeRunTrainer(state: RunState, o: { env?: EnvRunner } = {}): RunTrainer {
+  verifyRunState(state);
+  const m = state.manifest;
+  const valid = validateExperiment(m.experiment);
+  if (!valid.ok) throw new Error('run state has an invalid experiment'); // verifyRunState said why
+  const exp = valid.config;
+  const parts = unpackRunState(state);
+  const base = Object.fromEntries(parts.map((p) => [p.state.id, p.checkpoint]));
+  const t = new RunTrainer({ exp, run: exp.runs[m.runIndex], seed: m.seed, base, ...(o.env ? { env: o.env } : {}) });
+  try {
+    const ids = t.models.map((pm) => pm.id).join(', ');
+    if (parts.map((p) => p.state.id).join(', ') !== ids) {
+      throw new Error(`run state holds models ${parts.map((p) => p.state.id).join(', ')}; its experiment needs ${ids}`);
+    }
+    t.models.forEach((pm, i) => {
+      pm.opt.loadState(parts[i].moments);
+      const ref = parts[i].ref;
+      if (pm.ref && !ref) throw new Error(`run state has no KL reference for model ${pm.id}, but its experiment's klCoef > 0`);
+      if (pm.ref && ref) loadCheckpointInto(pm.ref, ref);
+    });
+    t.step = m.step;
+    const now = t.liveValues();
+    for (const p of LIVE_PARAMS) if (now[p] !== m.live[p]) t.setLive(p, m.live[p]);
+    t.elapsedS = m.elapsedS;
+    return t;
+  } catch (e) {
+    t.dispose();
+    throw e;
+  }
 }

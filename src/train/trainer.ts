@@ -7,10 +7,9 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, Run } from '../core/config';
-import { ESTIMATOR_NAMES, LIVE_PARAMS, liveField, liveValue, resolveRun, validateExperiment, withLive } from '../core/config';
+import { ESTIMATOR_NAMES, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
 import { agentKey, agentShadowKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
-import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
 import { statsToMetrics } from '../rl/diagnostics';
 import { computeAdvantages } from '../rl/advantage';
 import { everyEstimator, shadowAdvantages, shadowToMetrics } from '../rl/shadow';
@@ -24,7 +23,6 @@ import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
 import { agentModelsOf, buildModels, disposeModels, modelOptim, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
-import { packRunState, unpackRunState, verifyRunState, type RunState } from './run-state';
 import { probeGradNorms, updateModel, type ModelUpdate } from './update-step';
 import { batchCredit, NO_CREDIT_METRICS, type BatchCredit } from './credit';
 
@@ -236,79 +234,12 @@ export class RunTrainer {
     return Object.fromEntries(LIVE_PARAMS.map((p) => [p, liveValue(this.settings, p)])) as Record<LiveParam, number>;
   }
 
-  /**
-   * Everything needed to resume this run at its next step (run-state.ts): weights, AdamW moments,
-   * references, step and live parameters, in one readback; call between steps.
-   */
-  async saveState(notes: Record<string, unknown> = {}): Promise<RunState> {
-    // Per model: weights, m, v and the reference, flattened in that order.
-    const tensors = this.models.flatMap((m) => [...m.model.variables, ...m.opt.moments.m, ...m.opt.moments.v, ...(m.ref?.variables ?? [])]);
-    const flat = tf.tidy(() => tf.concat(tensors.map((v) => tf.reshape(v, [-1]))));
-    const data = (await flat.data()) as Float32Array;
-    flat.dispose();
-    let offset = 0;
-    const take = (n: number) => data.slice(offset, (offset += n));
-    const parts = this.models.map((m) => {
-      const n = m.model.numParams();
-      return {
-        id: m.id,
-        preset: m.preset,
-        agents: [...m.agents],
-        checkpoint: checkpointOf(m.model, take(n), { preset: m.preset, notes: { step: this.step, agents: m.agents } }),
-        moments: { step: m.opt.step, m: take(n), v: take(n) },
-        ref: m.ref ? checkpointOf(m.ref, take(n), { preset: m.preset, notes: { reference: true } }) : null,
-      };
-    });
-    const runIndex = this.exp.runs.indexOf(this.run);
-    return packRunState(
-      {
-        experiment: this.exp,
-        runIndex: runIndex >= 0 ? runIndex : this.exp.runs.findIndex((r) => r.label === this.run.label),
-        label: this.run.label,
-        seed: this.seed,
-        step: this.step,
-        live: this.liveValues(),
-        elapsedS: (performance.now() - this.t0) / 1000,
-        notes: { backend: tf.getBackend(), ...notes },
-      },
-      parts,
-    );
+  /** Wall time trained so far, in seconds (a resumed run's includes the time before its save). */
+  get elapsedS(): number {
+    return (performance.now() - this.t0) / 1000;
   }
-
-  /**
-   * A trainer that goes on from a saved state: same experiment, run, seed and models, the
-   * optimizer moments and step restored, live parameters re-applied. Its next step is the saved
-   * run's next step, and on the same backend it computes what the saved run would have.
-   */
-  static resume(state: RunState, o: { env?: EnvRunner } = {}): RunTrainer {
-    verifyRunState(state);
-    const m = state.manifest;
-    const valid = validateExperiment(m.experiment);
-    if (!valid.ok) throw new Error('run state has an invalid experiment'); // verifyRunState said why
-    const exp = valid.config;
-    const parts = unpackRunState(state);
-    const base = Object.fromEntries(parts.map((p) => [p.state.id, p.checkpoint]));
-    const t = new RunTrainer({ exp, run: exp.runs[m.runIndex], seed: m.seed, base, ...(o.env ? { env: o.env } : {}) });
-    try {
-      const ids = t.models.map((pm) => pm.id).join(', ');
-      if (parts.map((p) => p.state.id).join(', ') !== ids) {
-        throw new Error(`run state holds models ${parts.map((p) => p.state.id).join(', ')}; its experiment needs ${ids}`);
-      }
-      t.models.forEach((pm, i) => {
-        pm.opt.loadState(parts[i].moments);
-        const ref = parts[i].ref;
-        if (pm.ref && !ref) throw new Error(`run state has no KL reference for model ${pm.id}, but its experiment's klCoef > 0`);
-        if (pm.ref && ref) loadCheckpointInto(pm.ref, ref);
-      });
-      t.step = m.step;
-      const now = t.liveValues();
-      for (const p of LIVE_PARAMS) if (now[p] !== m.live[p]) t.setLive(p, m.live[p]);
-      t.t0 = performance.now() - m.elapsedS * 1000;
-      return t;
-    } catch (e) {
-      t.dispose();
-      throw e;
-    }
+  set elapsedS(s: number) {
+    this.t0 = performance.now() - s * 1000;
   }
 
   /** avg@k and pass@k over the validation set at the eval temperature (train/evaluate.ts). */

@@ -3,7 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
 import { M } from '../../src/core/metrics';
-import { decodeRunState, encodeRunState } from '../../src/train/run-state';
+import { decodeRunState, encodeRunState, resumeRunTrainer, saveRunState } from '../../src/train/run-state';
 import { RunTrainer } from '../../src/train/trainer';
 
 /** nano models from scratch, a KL reference (so it must be saved too), 2 tasks × 4 rollouts. */
@@ -43,12 +43,12 @@ describe('resuming a run from its saved state', () => {
       await first.trainStep();
       first.setLive('lr', 2e-3);
       await first.trainStep();
-      bytes = encodeRunState(await first.saveState());
+      bytes = encodeRunState(await saveRunState(first));
     } finally {
       first.dispose();
     }
 
-    const resumed = RunTrainer.resume(decodeRunState(bytes));
+    const resumed = resumeRunTrainer(decodeRunState(bytes));
     try {
       expect(resumed.step).toBe(2);
       expect(resumed.liveValues().lr).toBe(2e-3);
@@ -67,7 +67,7 @@ describe('resuming a run from its saved state', () => {
     const t = new RunTrainer({ exp, run: exp.runs[0], seed: 1 });
     let bytes: Uint8Array;
     try {
-      bytes = encodeRunState(await t.saveState());
+      bytes = encodeRunState(await saveRunState(t));
     } finally {
       t.dispose();
     }
@@ -77,6 +77,6 @@ describe('resuming a run from its saved state', () => {
     expect(() => decodeRunState(bytes.slice(0, bytes.length - 64))).toThrow(/truncated or padded/);
     expect(() => decodeRunState(bytes.slice(0, 30))).toThrow(/truncated: manifest/);
     expect(() => decodeRunState(new TextEncoder().encode('AGWGPT01 a model checkpoint'))).toThrow(/not an Agentwise run state file/);
-    expect(() => RunTrainer.resume({ ...decodeRunState(bytes), manifest: { ...decodeRunState(bytes).manifest, step: -1 } })).toThrow(/step must be an integer/);
+    expect(() => resumeRunTrainer({ ...decodeRunState(bytes), manifest: { ...decodeRunState(bytes).manifest, step: -1 } })).toThrow(/step must be an integer/);
   });
 });

@@ -3,7 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
 import { decodeFramed, encodeFramed } from '../../src/model/checkpoint';
-import { checkRunIdentity, decodeRunState, encodeRunState, runStateHash, type RunStateManifest } from '../../src/train/run-state';
+import { checkRunIdentity, decodeRunState, encodeRunState, runStateHash, saveRunState, type RunStateManifest } from '../../src/train/run-state';
 import { RunTrainer } from '../../src/train/trainer';
 
 const exp = ExperimentSchema.parse({
@@ -26,7 +26,7 @@ beforeAll(async () => {
   const t = new RunTrainer({ exp, run: exp.runs[1], seed: 3 });
   try {
     await t.trainStep();
-    bytes = encodeRunState(await t.saveState());
+    bytes = encodeRunState(await saveRunState(t));
   } finally {
     t.dispose();
   }

@@ -1,0 +1,321 @@
+/**
+ * One run, driven: the step loop (play, pause, one step, stop), the save cadence, the
+ * lost-device fallback, the count of skipped updates, rollout throttling and snapshots. The page's
+ * run worker and the CLI both drive every run through this class, so both give the same
+ * guarantees. What differs between the hosts is passed in: where states are kept (a StateStore),
+ * where results go (a DriverSink), the clock, and how the backend is switched (a BackendSwitcher).
+ * No DOM, no Node.
+ *
+ * Saves: with a store, the run's state is saved every `saveEvery` steps, when it pauses and after
+ * its last step. A step's result goes to the sink before the state after it is saved, so a saved
+ * state is never ahead of what was recorded.
+ *
+ * Lost device: on a backend whose device can be lost (a GPU), the state after every step is kept
+ * in memory (the guard). When the device is lost, the step in flight is dropped and the run goes
+ * on, on the fallback backend, from the guard: a resumed run repeats what the lost one would have
+ * computed, so no step is lost or recorded twice.
+ */
+import type { LiveParam } from '../core/config';
+import { M } from '../core/metrics';
+import { encodeCheckpoint, saveCheckpoint } from '../model/checkpoint';
+import type { EnvRunner } from '../tasks/env';
+import { resumeRunTrainer, saveRunState, type RunState } from './run-state';
+import { RunTrainer, type TrainerOptions, type TrainStepResult } from './trainer';
+
+/** What the driver says a run is doing (a subset of the page's RunStatus). */
+export type DriverStatus = 'compiling' | 'running' | 'paused' | 'done' | 'failed';
+
+/** Where a run's states are kept: IndexedDB in the page, DIR/checkpoints in the CLI. */
+export interface StateStore {
+  save(state: RunState): unknown;
+}
+
+/** Where the driver's results and reports go: the page's messages, the CLI's files and bars. */
+export interface DriverSink<R> {
+  /** Each step's result, in step order, exactly once (a step redone after a fallback only once). */
+  frame(r: TrainStepResult): void | Promise<void>;
+  /** The latest step's rollouts: at once for a single step, the last one and on pause; at most once per `rolloutsMs` while playing. */
+  rollouts?(r: TrainStepResult): void;
+  status?(state: DriverStatus, step: number, message?: string): void;
+  /**
+   * The state was saved after `step` steps, or could not be (`error`): training goes on. Without
+   * this handler a failed save is thrown instead.
+   */
+  saved?(step: number, error?: string): void;
+  /** The device was lost (`why`) and the run goes on from `step` on the fallback backend (`report`). */
+  fallback?(report: R, step: number, why: string): void;
+  /** The device was lost and the run could not go on. */
+  error?(message: string): void;
+}
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+export const realClock: Clock = {
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** The host's backend: whether its device can be lost, when it is, and the switch to the fallback. */
+export interface BackendSwitcher<R> {
+  /** True while on a backend whose device can be lost: the driver then keeps a state after every step. */
+  guarded(): boolean;
+  /** Resolves with why, once the device is lost (never, on wasm or cpu). */
+  readonly lost: Promise<string>;
+  /** Switches to the fallback backend (wasm) and says what it is; throws if it is refused. */
+  fallBack(): Promise<R>;
+}
+
+export interface DriverOptions<R> {
+  /** The run's environments; the driver disposes them on stop(). */
+  env: EnvRunner;
+  /** The step the run ends at. */
+  steps: number;
+  sink: DriverSink<R>;
+  /** Where states go; absent: never saved. */
+  store?: StateStore | null;
+  /** Steps between saves (0: only on pause and after the last step). */
+  saveEvery?: number;
+  clock?: Clock;
+  /** Absent: a backend whose device cannot be lost (the CLI's). */
+  backend?: BackendSwitcher<R>;
+  /** Rollouts go to the sink at most once per this many ms while playing (default 1000). */
+  rolloutsMs?: number;
+}
+
+/** A fresh run (TrainerOptions without env) or a saved state to go on from. */
+export type DriverStart = { fresh: Omit<TrainerOptions, 'env'> } | { state: RunState };
+
+/** How long a failed step waits for the loss of its device to be reported before it counts as an error. */
+const LOSS_GRACE_MS = 2000;
+
+export class RunDriver<R = unknown> {
+  private trainer: RunTrainer | null;
+  private readonly clock: Clock;
+  /** On a guarded backend: the state after the latest step, to fall back to. */
+  private guard: RunState | null = null;
+  /** Bumped when the device is lost: a step still in flight on the old device is then dropped. */
+  private generation = 0;
+  private playing = false;
+  /** The step being computed, if any: one at a time; pause waits for it before saving. */
+  private inFlight: Promise<void> | null = null;
+  private savedStep: number;
+  private delayMs = 0;
+  private rolloutsAt = -Infinity;
+  private unsentRollouts: TrainStepResult | null = null;
+  /** Model updates skipped (non-finite loss, gradient or weights) and made, over this driver's steps. */
+  skippedUpdates = 0;
+  updates = 0;
+
+  private constructor(
+    trainer: RunTrainer,
+    private readonly o: DriverOptions<R>,
+  ) {
+    this.trainer = trainer;
+    this.clock = o.clock ?? realClock;
+    this.savedStep = trainer.step;
+  }
+
+  /** Builds the run (fresh, or from a saved state) and, on a guarded backend, keeps its first state. */
+  static async open<R>(start: DriverStart, o: DriverOptions<R>): Promise<RunDriver<R>> {
+    const trainer = 'state' in start ? resumeRunTrainer(start.state, { env: o.env }) : new RunTrainer({ ...start.fresh, env: o.env });
+    const d = new RunDriver(trainer, o);
+    if (o.backend?.guarded()) d.guard = await saveRunState(trainer, { reason: 'device-loss guard' });
+    void o.backend?.lost.then((why) => d.fallBack(why));
+    return d;
+  }
+
+  /** The run's trainer (its models, agents and metric keys); throws once the run is gone. */
+  get run(): RunTrainer {
+    if (!this.trainer) throw new Error('the run is gone (stopped, or its device was lost and it could not go on)');
+    return this.trainer;
+  }
+  get step(): number {
+    return this.trainer?.step ?? 0;
+  }
+  get done(): boolean {
+    return this.step >= this.o.steps;
+  }
+
+  /** Trains step after step until paused, done or failed. */
+  async play(): Promise<void> {
+    if (this.playing || this.done) return;
+    this.playing = true;
+    this.status('running');
+    await this.loop();
+  }
+
+  /** Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). */
+  async pause(): Promise<void> {
+    this.playing = false;
+    if (!this.inFlight) this.status('paused');
+    // A failed step has already been reported by the command that ran it.
+    await this.inFlight?.catch(() => undefined);
+    if (this.unsentRollouts) this.sendRollouts(this.unsentRollouts, true);
+    await this.save();
+  }
+
+  /** One step, unless the run plays (then the loop takes them) or is done. */
+  stepOnce(): Promise<void> {
+    const t = this.trainer;
+    if (!t || this.playing || this.inFlight || this.done) return this.inFlight ?? Promise.resolve();
+    return this.track(t);
+  }
+
+  /** Speed control: wait this long between steps while playing. */
+  pace(delayMs: number): void {
+    if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`pace must be a delay ≥ 0 ms, got ${delayMs}`);
+    this.delayMs = delayMs;
+  }
+
+  /** Changes a live hyper-parameter from the next step on; returns that step. */
+  setLive(param: LiveParam, value: number): number {
+    this.run.setLive(param, value);
+    return this.run.step;
+  }
+
+  /** Each model's weights now, as checkpoint files. */
+  async snapshot(): Promise<Record<string, Uint8Array>> {
+    const t = this.run;
+    const files: Record<string, Uint8Array> = {};
+    for (const m of t.models) {
+      const ckpt = await saveCheckpoint(m.model, { preset: m.preset, notes: { step: t.step, agents: m.agents } });
+      files[m.id] = encodeCheckpoint(ckpt);
+    }
+    return files;
+  }
+
+  /** Stops playing after the step in flight, without saving (a command failed). */
+  halt(): void {
+    this.playing = false;
+  }
+
+  /** Ends the run: stops playing, frees its models and environments. */
+  stop(): void {
+    this.playing = false;
+    this.generation++;
+    this.trainer?.dispose();
+    this.trainer = null;
+    this.o.env.dispose();
+  }
+
+  private track(t: RunTrainer): Promise<void> {
+    const gen = this.generation;
+    const step = this.trainAndReport(t, gen).finally(() => {
+      if (gen === this.generation) this.inFlight = null; // after a device loss the fallback owns inFlight
+    });
+    this.inFlight = step;
+    return step;
+  }
+
+  /** One step: train, guard the state, report the result and rollouts, save when due. */
+  private async trainAndReport(t: RunTrainer, gen: number): Promise<void> {
+    // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
+    if (t.step === 0) this.status('compiling', 'compiling shaders…');
+    let r: TrainStepResult;
+    try {
+      r = await t.trainStep();
+    } catch (e) {
+      // A step that failed because its device went away is the fallback's to redo, not an error;
+      // the loss may be reported a little after the failure it caused.
+      if (this.o.backend?.guarded()) await Promise.race([this.o.backend.lost, this.clock.sleep(LOSS_GRACE_MS)]);
+      if (gen !== this.generation) return;
+      this.playing = false;
+      throw e;
+    }
+    if (gen !== this.generation) return; // the device was lost meanwhile; the fallback redoes this step
+    if (this.o.backend?.guarded()) this.guard = await saveRunState(t, { reason: 'device-loss guard' });
+    if (gen !== this.generation) return;
+    this.skippedUpdates += r.metrics[M.updateSkipped] ?? 0;
+    this.updates += t.models.length;
+    await this.o.sink.frame(r);
+    this.sendRollouts(r, !this.playing || this.done);
+    if (this.done) {
+      this.playing = false;
+      await this.save();
+      this.status('done', this.trainedNothing() ? `every model update (${this.updates}) was skipped: non-finite loss, gradient or weights; this run never trained` : undefined);
+    } else {
+      if (this.o.saveEvery && t.step % this.o.saveEvery === 0) await this.save();
+      if (gen === this.generation) this.status(this.playing ? 'running' : 'paused');
+    }
+  }
+
+  /** True when every update of the steps this driver took was skipped. */
+  trainedNothing(): boolean {
+    return this.updates > 0 && this.skippedUpdates >= this.updates;
+  }
+
+  private async loop(): Promise<void> {
+    const gen = this.generation; // a loop on a lost device ends; the fallback starts its own
+    while (this.playing && gen === this.generation && !this.done) {
+      const t = this.trainer;
+      if (!t) return;
+      await (this.inFlight ?? this.track(t));
+      // Also lets pause, step and set commands in between steps.
+      await this.clock.sleep(this.delayMs);
+    }
+  }
+
+  /** Saves the state unless there is no store or it is already saved at this step. */
+  private async save(): Promise<void> {
+    const t = this.trainer;
+    const store = this.o.store;
+    if (!store || !t || t.step === this.savedStep) return;
+    const step = t.step;
+    try {
+      const state = this.guard?.manifest.step === step ? this.guard : await saveRunState(t, { reason: 'periodic' });
+      await store.save(state);
+      this.savedStep = step;
+      this.o.sink.saved?.(step);
+    } catch (e) {
+      if (!this.o.sink.saved) throw e;
+      this.o.sink.saved(step, (e as Error).message);
+    }
+  }
+
+  private sendRollouts(r: TrainStepResult, now: boolean): void {
+    this.unsentRollouts = r;
+    if (!this.o.sink.rollouts || !(now || this.clock.now() - this.rolloutsAt >= (this.o.rolloutsMs ?? 1000))) return;
+    this.o.sink.rollouts(r);
+    this.rolloutsAt = this.clock.now();
+    this.unsentRollouts = null;
+  }
+
+  private status(state: DriverStatus, message?: string): void {
+    this.o.sink.status?.(state, this.step, message);
+  }
+
+  /**
+   * The device is lost (driver reset, GPU removed, a long background spell): the run switches to
+   * the fallback backend and goes on from the guard, or stops with a message if even that fails.
+   * What the sink already has stays.
+   */
+  private async fallBack(why: string): Promise<void> {
+    const wasPlaying = this.playing;
+    this.playing = false;
+    this.generation++;
+    this.inFlight = null;
+    const old = this.trainer;
+    const saved = this.guard;
+    this.trainer = null;
+    try {
+      old?.dispose(); // its tensors belong to the lost device; freeing them is bookkeeping only
+    } catch {
+      // nothing to free on a dead device
+    }
+    try {
+      if (!saved) throw new Error('no saved state to go on from');
+      const report = await this.o.backend!.fallBack();
+      this.trainer = resumeRunTrainer(saved, { env: this.o.env });
+      this.guard = null;
+      this.o.sink.fallback?.(report, this.trainer.step, why);
+      if (this.done) return this.status('done');
+      this.status('paused');
+      if (wasPlaying) await this.play();
+    } catch (e) {
+      this.o.sink.error?.(`${why}; the run could not go on (${(e as Error).message}). Its recorded metrics are kept; reload or choose wasm to train again.`);
+      this.status('failed', why);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+// The run driver (train/driver.ts) that the page's run worker and the CLI share: its lost-device
+// fallback, exercised in Node with a real model on wasm. The "device" is the backend switcher's
+// (guarded like a GPU until it falls back); its loss is injected at a chosen step, mid-step (the
+// step fails, as a real step on a destroyed device does) or between steps. The run must go on from
+// the last saved state with every step recorded exactly once and, on the same backend, the very
+// numbers of an uninterrupted run.
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { ExperimentSchema } from '../../src/core/config';
+import { M } from '../../src/core/metrics';
+import { InProcessEnvRunner, type EnvRunner } from '../../src/tasks/env';
+import { RunDriver, type DriverStatus } from '../../src/train/driver';
+import type { RunState } from '../../src/train/run-state';
+
+const exp = ExperimentSchema.parse({
+  task: 'sync',
+  models: { preset: 'nano', base: 'scratch' },
+  rollout: { batchSize: 1, groupSize: 2 },
+  eval: { every: 0 },
+});
+const STEPS = 5;
+const fresh = { exp, run: exp.runs[1], seed: 7 };
+
+/** Everything a step computes, without the wall-clock and memory readings. */
+const science = (m: Record<string, number>) =>
+  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('mem/') && k !== M.timeS));
+
+/** The in-process environments, except that once armed the next transition loses the device and fails. */
+class LosingEnv implements EnvRunner {
+  private readonly inner = new InProcessEnvRunner();
+  armed: (() => void) | null = null;
+  step(...args: Parameters<EnvRunner['step']>) {
+    const lose = this.armed;
+    if (lose) {
+      this.armed = null;
+      lose();
+      return Promise.reject(new Error('GPUDevice was lost: mapAsync failed'));
+    }
+    return this.inner.step(...args);
+  }
+  dispose() {
+    this.inner.dispose();
+  }
+}
+
+interface Seen {
+  frames: Record<string, number>[];
+  saved: number[];
+  fallbacks: { step: number; why: string }[];
+  states: RunState[];
+  finished: Promise<DriverStatus>;
+}
+
+/** Plays a run to the end; `onFrame` may arm a loss. */
+async function play(mode: 'straight' | 'mid-step' | 'between-steps', at: number): Promise<Seen> {
+  const env = new LosingEnv();
+  let lose = () => {};
+  const lost = new Promise<string>((resolve) => (lose = () => resolve('GPU device lost (destroyed: test)')));
+  let fellBack = false;
+  let finish: (s: DriverStatus) => void = () => {};
+  const seen: Seen = { frames: [], saved: [], fallbacks: [], states: [], finished: new Promise((r) => (finish = r)) };
+  const driver = await RunDriver.open(
+    { fresh },
+    {
+      env,
+      steps: STEPS,
+      saveEvery: 2,
+      store: { save: (s) => void seen.states.push(s) },
+      sink: {
+        frame: (r) => {
+          seen.frames.push(r.metrics);
+          if (r.step === at - 1 && mode === 'mid-step') env.armed = lose; // step `at` fails on a lost device
+          if (r.step === at && mode === 'between-steps') lose(); // lost once step `at` is recorded
+        },
+        saved: (step) => void seen.saved.push(step),
+        status: (s) => (s === 'done' || s === 'failed') && finish(s),
+        fallback: (report, step, why) => void seen.fallbacks.push({ step, why: `${report} ${why}` }),
+        error: (message) => {
+          throw new Error(message);
+        },
+      },
+      backend: mode === 'straight' ? undefined : { guarded: () => !fellBack, lost, fallBack: async () => ((fellBack = true), 'wasm') },
+    },
+  );
+  try {
+    await driver.play();
+    expect(await seen.finished).toBe('done');
+    expect(driver.step).toBe(STEPS);
+  } finally {
+    driver.stop();
+  }
+  return seen;
+}
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+describe('the run driver on a lost device', () => {
+  it('drops the failed step and goes on from the last state: every step once, the uninterrupted numbers', async () => {
+    const straight = await play('straight', -1);
+    expect(straight.frames.map((m) => m[M.step])).toEqual([0, 1, 2, 3, 4]);
+    expect(straight.saved).toEqual([2, 4, 5]);
+
+    const before = tf.memory().numTensors;
+    const lost = await play('mid-step', 3);
+    expect(lost.fallbacks).toEqual([{ step: 3, why: 'wasm GPU device lost (destroyed: test)' }]);
+    // Step 3 failed on the lost device: it was never recorded, and was computed again on the fallback.
+    expect(lost.frames.map((m) => m[M.step])).toEqual([0, 1, 2, 3, 4]);
+    expect(lost.frames.map(science)).toEqual(straight.frames.map(science));
+    expect(lost.saved).toEqual([2, 4, 5]);
+    expect(lost.states.map((s) => s.manifest.notes.reason)).toEqual(['device-loss guard', 'periodic', 'periodic']);
+    expect(tf.memory().numTensors).toBe(before); // the lost run's models were freed
+  }, 120_000);
+
+  it('a loss between two steps goes on from the step just recorded', async () => {
+    const lost = await play('between-steps', 1);
+    expect(lost.fallbacks.map((f) => f.step)).toEqual([2]);
+    expect(lost.frames.map((m) => m[M.step])).toEqual([0, 1, 2, 3, 4]);
+  }, 120_000);
+});
