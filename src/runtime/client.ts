@@ -99,7 +99,12 @@ export class LabSession {
     const order = [...this.runs].sort((a, b) => a.seed - b.seed || a.runIndex - b.runIndex);
     const slots = options.slots ?? workerSlots();
     this.queue = order.slice(slots);
-    for (const info of order.slice(0, slots)) this.launch(info);
+    // The workers are created now (live() and allReady() count them) but told to start in a
+    // microtask, once the caller has finished setting the session up (keepStates, pace).
+    const first = order.slice(0, slots).map((info) => [info, this.spawn(info)] as const);
+    queueMicrotask(() => {
+      for (const [info, worker] of first) if (this.workers.get(info.id) === worker) this.begin(info, worker);
+    });
   }
 
   /** Runs that have a worker now. */
@@ -115,13 +120,29 @@ export class LabSession {
     return this.live().every((id) => this.ready.has(id));
   }
 
-  private launch(info: RunInfo): void {
+  /** A worker for the run, listened to but not yet started. */
+  private spawn(info: RunInfo): Worker {
     info.queued = false;
     const worker = newWorker(`${info.label} (${info.id})`);
     this.workers.set(info.id, worker);
     worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data);
     worker.onerror = (e) => this.onMessage({ type: 'error', runId: info.id, message: `run worker crashed: ${e.message || 'script error'}` });
-    worker.postMessage({ type: 'init', runId: info.id, backend: this.config.backend } satisfies ToWorker);
+    return worker;
+  }
+
+  /** One start message: the worker selects the backend, reports it, and loads the run. */
+  private begin(info: RunInfo, worker: Worker): void {
+    worker.postMessage({
+      type: 'start',
+      runId: info.id,
+      backend: this.config.backend,
+      config: this.config,
+      run: info.runIndex,
+      seed: info.seed,
+      label: info.label,
+      uploads: this.options.uploads ?? [],
+      ...(this.options.persist ? { persist: persistOf(this.options.persist, info) } : {}),
+    } satisfies ToWorker);
     if (this.paceMs > 0) worker.postMessage({ type: 'pace', runId: info.id, delayMs: this.paceMs } satisfies ToWorker);
   }
 
@@ -133,32 +154,19 @@ export class LabSession {
     const next = this.queue.shift();
     if (!next) return;
     this.onMessage({ type: 'state', runId: next.id, state: 'loading', step: 0, message: 'starting worker…' });
-    this.launch(next);
+    this.begin(next, this.spawn(next));
     this.queue.forEach((q, i) => this.onMessage({ type: 'state', runId: q.id, state: 'queued', step: 0, message: queuedText(i, this.queue.length) }));
   }
 
-  /** The session's part of a worker message (start, play, free the slot) around the page's reducer. */
+  /** The session's part of a worker message (play once ready, free the slot) around the page's reducer. */
   private dispatch(info: RunInfo, worker: Worker, msg: FromWorker): void {
     if (msg.type === 'ready') {
       this.ready.add(info.id); // before the reducer, which asks allReady()
       if (this.playing) worker.postMessage({ type: 'play', runId: info.id } satisfies ToWorker);
     }
     this.onMessage(msg);
-    if (msg.type === 'backend' && msg.report.backend) {
-      worker.postMessage({
-        type: 'start',
-        runId: info.id,
-        config: this.config,
-        run: info.runIndex,
-        seed: info.seed,
-        label: info.label,
-        uploads: this.options.uploads ?? [],
-        ...(this.options.persist ? { persist: persistOf(this.options.persist, info) } : {}),
-      } satisfies ToWorker);
-    } else if (msg.type === 'backend') {
-      const reasons = msg.report.attempts.map((a) => a.reason).join('; ');
-      this.onMessage({ type: 'error', runId: info.id, message: `backend ${msg.report.requested} refused: ${reasons}` });
-    } else if (msg.type === 'state' && (msg.state === 'done' || msg.state === 'failed') && this.queue.length > 0) {
+    // (A refused backend: the worker reports it, then fails the run naming the reasons.)
+    if (msg.type === 'state' && (msg.state === 'done' || msg.state === 'failed') && this.queue.length > 0) {
       this.release(info.id);
     }
   }
@@ -178,7 +186,7 @@ export class LabSession {
   step(): void {
     this.broadcast((runId) => ({ type: 'step', runId }));
   }
-  /** Keep the runs' states in IndexedDB under `persist.session`; call before the workers start. */
+  /** Keep the runs' states in IndexedDB under `persist.session`; call right after the constructor (the workers start in a microtask). */
   keepStates(persist: NonNullable<SessionOptions['persist']>): void {
     this.options = { ...this.options, persist };
   }

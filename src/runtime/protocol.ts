@@ -47,10 +47,13 @@ export interface InspectedTrajectory {
 
 /** Page → worker. */
 export type ToWorker =
+  /** Only selects the backend and reports it (the shell's backend indicator). */
   | { type: 'init'; runId: RunId; backend: BackendName }
+  /** One message starts a run: the worker selects `backend`, reports it (`backend`), then loads the run (`ready`). */
   | {
       type: 'start';
       runId: RunId;
+      backend: BackendName;
       config: Experiment;
       /** Index into config.runs. */
       run: number;

@@ -65,8 +65,12 @@ class RunHost {
     post({ type: 'backend', runId, report: this.report });
   }
 
+  /** One message starts a run: select the backend and report it, then load the run. */
   private async start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     const { config, seed, uploads = [] } = msg;
+    await this.init(msg.runId, msg.backend);
+    const report = this.report!;
+    if (!report.backend) throw new Error(`backend ${report.requested} refused: ${report.attempts.map((a) => a.reason).join('; ')}`);
     const id = this.id;
     const persist = msg.persist ? { session: msg.persist.session, key: stateKey(msg.run, msg.label) } : null;
     const env = new WorkerEnvRunner({
@@ -94,7 +98,7 @@ class RunHost {
       saveEvery: msg.persist?.every ?? 0,
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && { save: (s: RunState) => putState({ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now(), bytes: encodeRunState(s).buffer as ArrayBuffer }) },
-      backend: backendSwitcher(this.report!),
+      backend: backendSwitcher(report),
     };
     let notes: Record<string, string>;
     try {
@@ -150,7 +154,8 @@ class RunHost {
       case 'start':
         return this.start(msg);
       case 'play':
-        return this.loaded('play').play();
+        // Before the run is loaded there is nothing to play: the page says play again once it is ready.
+        return this.driver?.play();
       case 'pause':
         return this.driver?.pause();
       case 'step':
