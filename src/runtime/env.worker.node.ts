@@ -3,6 +3,16 @@ import { parentPort } from 'node:worker_threads';
 import { applyStep } from '../tasks/env';
 import type { EnvReply, EnvRequest } from './env-pool';
 
+/**
+ * Fault injection for tests (test/cli/hung-env.test.ts): with LAB_FAULT_HANG_TRAJ=n in the
+ * environment of `lab train`, every transition of trajectory n never returns, as a hung
+ * environment's would. Unset (always, outside tests), it changes nothing.
+ */
+const hangTraj = process.env.LAB_FAULT_HANG_TRAJ === undefined ? null : Number(process.env.LAB_FAULT_HANG_TRAJ);
+
 parentPort?.on('message', ({ id, task, inputs }: EnvRequest) => {
-  inputs.forEach((input, index) => parentPort?.postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply));
+  inputs.forEach((input, index) => {
+    if (input.traj === hangTraj) for (;;);
+    parentPort?.postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply);
+  });
 });
