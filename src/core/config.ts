@@ -194,6 +194,9 @@ function overridesOf<T extends z.ZodRawShape>(schema: z.ZodObject<T>) {
   return z.strictObject(shape) as unknown as z.ZodType<Partial<z.output<z.ZodObject<T>>>>;
 }
 
+/** The rollout settings a run may override: how it samples, over the same task stream as the others. */
+export const RunRolloutSchema = RolloutSchema.pick({ sampling: true });
+
 /** Fields one run may change relative to the experiment (e.g. the estimator's options). */
 export const RunSchema = z.strictObject({
   label: label.describe('Legend name of the run'),
@@ -201,6 +204,7 @@ export const RunSchema = z.strictObject({
   advantage: overridesOf(AdvantageSchema).default({}).describe('Overrides of the advantage options'),
   optim: overridesOf(OptimSchema).default({}).describe('Overrides of the optimizer settings'),
   reward: overridesOf(RewardSchema).default({}).describe('Overrides of the per-agent credit settings'),
+  rollout: overridesOf(RunRolloutSchema).default({}).describe('Override of rollout.sampling (tree vs parallel on one task stream)'),
 });
 
 export const ExperimentSchema = z.strictObject({
@@ -267,9 +271,9 @@ export const ExperimentSchema = z.strictObject({
 }).superRefine((exp, ctx) => {
   // Credit replays a trajectory with an agent's outputs masked; a tree's branch k is no trajectory
   // (each level continues from the chosen sibling, src/tasks/tree.ts), so there is nothing to replay.
-  if (exp.rollout.sampling !== 'tree') return;
   const bad = new Map<string, { path: (string | number)[]; credit: string }>();
   exp.runs.forEach((r, i) => {
+    if ((r.rollout.sampling ?? exp.rollout.sampling) !== 'tree') return;
     const own = r.reward.credit !== undefined;
     const credit = r.reward.credit ?? exp.reward.credit;
     const path = own ? ['runs', i, 'reward', 'credit'] : ['reward', 'credit'];
@@ -351,11 +355,15 @@ export function runInstances(exp: Experiment): { label: string; seed: number; ru
   );
 }
 
-/** The effective optimizer, advantage and credit settings of one run (experiment values + run overrides). */
-export function resolveRun(exp: Experiment, run: Run): { optim: Optim; advantage: AdvantageOptions; reward: RewardOptions } {
+/** The effective optimizer, advantage, credit and rollout settings of one run (experiment values + run overrides). */
+export function resolveRun(
+  exp: Experiment,
+  run: Run,
+): { optim: Optim; advantage: AdvantageOptions; reward: RewardOptions; rollout: Experiment['rollout'] } {
   return {
     optim: { ...exp.optim, ...run.optim },
     advantage: { ...exp.advantage, ...run.advantage },
     reward: { ...exp.reward, ...run.reward },
+    rollout: { ...exp.rollout, ...run.rollout },
   };
 }

@@ -130,6 +130,22 @@ export const PRESETS: readonly Preset[] = [
       ],
     }),
   },
+  {
+    id: 'atgrpo-tree',
+    title: 'AT-GRPO: tree vs parallel (plan)',
+    blurb:
+      'The same AT-GRPO estimator on plan, sampled two ways: G parallel rollouts, whose (instance, agent, turn) ' +
+      'sets mix states from turn 1 on and leave singletons, or a tree (rollout.sampling=tree): at every turn G ' +
+      'siblings from one shared state, scored by plan’s turn reward, the best copied forward, so every set holds ' +
+      'G siblings of one state. Training success under tree is that of the chosen path (a search); compare eval.',
+    config: make({
+      task: 'plan',
+      runs: [
+        { label: 'AT-GRPO parallel', estimator: 'atgrpo' },
+        { label: 'AT-GRPO tree', estimator: 'atgrpo', rollout: { sampling: 'tree' } },
+      ],
+    }),
+  },
 ];
 
 export function presetById(id: string): Preset | undefined {

@@ -174,10 +174,13 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
     // Dr. MAS shares models all or nothing (model_sharing groups agents by equal model_ids).
     throw new ExportRefused('models.ids', 'a model shared by some agents only has no Dr. MAS counterpart: use models.assignment=shared, or one model per agent');
   }
-  if (exp.rollout.sampling !== 'parallel') {
-    // vanilla_multi_turn_loop samples env.rollout.n independent trajectories per prompt.
-    throw new ExportRefused('rollout.sampling', `'${exp.rollout.sampling}' has no Dr. MAS counterpart: its rollout loop samples G independent trajectories per prompt (parallel)`);
-  }
+  // vanilla_multi_turn_loop samples env.rollout.n independent trajectories per prompt.
+  exp.runs.forEach((run, i) => {
+    const sampling = run.rollout.sampling ?? exp.rollout.sampling;
+    if (sampling === 'parallel') return;
+    const field = run.rollout.sampling ? `runs.${i}.rollout.sampling` : 'rollout.sampling';
+    throw new ExportRefused(field, `'${sampling}' has no Dr. MAS counterpart: its rollout loop samples G independent trajectories per prompt (parallel)`);
+  });
   const dropped: string[] = [];
   if (exp.models.preset !== 'nano' || Object.keys(exp.models.perAgent).length) dropped.push('models.preset / models.perAgent (the --models checkpoints stand in for every size)');
 

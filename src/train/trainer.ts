@@ -61,7 +61,7 @@ export class RunTrainer {
   private readonly ownsModels: boolean;
   private readonly env: EnvRunner;
   /** The run's resolved optimizer, advantage and rollout settings; live parameters change them. */
-  private settings: ReturnType<typeof resolveRun> & { rollout: Experiment['rollout'] };
+  private settings: ReturnType<typeof resolveRun>;
   private readonly valSet: unknown[];
   /** performance.now() at which this run would have started had it never stopped (time_s). */
   private t0 = performance.now();
@@ -73,7 +73,7 @@ export class RunTrainer {
     this.exp = o.exp;
     this.run = o.run;
     this.seed = o.seed;
-    this.settings = { ...resolveRun(o.exp, o.run), rollout: o.exp.rollout };
+    this.settings = resolveRun(o.exp, o.run);
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
     this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
@@ -97,7 +97,7 @@ export class RunTrainer {
     const tRollout = performance.now();
     const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
     const instances = this.instancesAt(step);
-    const batch = await SAMPLINGS[exp.rollout.sampling].rollout<SampledTokens>({
+    const batch = await SAMPLINGS[this.settings.rollout.sampling].rollout<SampledTokens>({
       task: exp.task,
       instances,
       groupSize: exp.rollout.groupSize,

@@ -31,8 +31,9 @@ const runArb = fc.record(
       { credit: fc.constantFrom(...CREDIT_NAMES), creditWeight: fc.double({ min: 0, max: 10, noNaN: true }) },
       { requiredKeys: [] },
     ),
+    rollout: fc.record({ sampling: fc.constantFrom(...SAMPLING_NAMES) }, { requiredKeys: [] }),
   },
-  { requiredKeys: ['label', 'estimator', 'advantage', 'optim', 'reward'] },
+  { requiredKeys: ['label', 'estimator', 'advantage', 'optim', 'reward', 'rollout'] },
 );
 
 const experimentArb: fc.Arbitrary<Experiment> = fc
@@ -58,7 +59,9 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     c.rollout.groupSize = r.groupSize;
     c.rollout.sampling = r.sampling;
     // Tree sampling refuses per-agent credit (no trajectory to replay): keep such configs valid.
-    if (r.sampling === 'tree') c.runs = c.runs.map((run) => (run.reward.credit ? { ...run, reward: { ...run.reward, credit: 'shared' } } : run));
+    c.runs = c.runs.map((run) =>
+      (run.rollout.sampling ?? r.sampling) === 'tree' && run.reward.credit ? { ...run, reward: { ...run.reward, credit: 'shared' } } : run,
+    );
     c.rollout.temperature = r.temperature;
     c.optim.lr = r.lr;
     c.seed = r.seed;
@@ -158,7 +161,7 @@ describe('experiment URL codec', () => {
     // The canonical form of that experiment is the same one pair.
     if (one.ok) expect(encodeExperiment(one.config)).toBe('v=1&runs.1.estimator=global-step');
     const longer = structuredClone(DEFAULT_EXPERIMENT);
-    longer.runs.push({ label: 'Step', estimator: 'global-step', advantage: {}, optim: { lr: 0.001 }, reward: {} });
+    longer.runs.push({ label: 'Step', estimator: 'global-step', advantage: {}, optim: { lr: 0.001 }, reward: {}, rollout: {} });
     expect(encodeExperiment(longer)).toBe('v=1&runs.2.label=Step&runs.2.estimator=global-step&runs.2.optim.lr=0.001');
     const shorter = structuredClone(DEFAULT_EXPERIMENT);
     shorter.runs = [shorter.runs[1]];
