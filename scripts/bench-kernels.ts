@@ -5,12 +5,15 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
+import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
 import { selfAttention } from '../src/model/kernels/attention';
 import { setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
 import { gelu, layerNorm, linear } from '../src/model/layers';
 import { matMulTN } from '../src/model/kernels/rowwise';
 import { MASK } from '../src/model/gpt';
 import { arg, median } from './cli-args';
+
+enableRelaxedSimd(); // Node 20: the kernels' fused multiply-add (src/model/kernels/wasm.ts)
 
 const reps = Number(arg('reps', '15'));
 await tf.setBackend('wasm');

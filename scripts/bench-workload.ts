@@ -12,7 +12,7 @@ import { disposeBatch, packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';
 import { Prng } from '../src/core/prng';
 import { sample } from '../src/model/sampler';
-import { setFusedKernels } from '../src/model/kernels/wasm';
+import { KERNEL_FAMILIES, setFusedKernels, simdFlavour, type KernelFamily } from '../src/model/kernels/wasm';
 import { supervisedStep } from '../src/model/warmstart';
 
 export const PROMPT = 32;
@@ -63,6 +63,8 @@ export interface Result {
   preset: string;
   backend: string;
   kernels: string;
+  /** wasm: the kernels module that ran, 'relaxed' (fused multiply-add) or 'plain' SIMD. */
+  simd?: string;
   params: number;
   trainMs: number;
   /** Best over rounds: on a busy machine the least disturbed figure. */
@@ -86,7 +88,7 @@ export interface WorkloadOptions {
   preset: ModelPreset;
   /** The tfjs backend, already registered; this sets it. */
   backend: string;
-  /** wasm kernel set: fused, plain, or one family (attention, rowwise, gemm). */
+  /** wasm kernel set: fused, plain, xnnpack (fused but XNNPACK's matmuls), or one family (attention, rowwise, gemm, matmul). */
   kernels: string;
   rows: number;
   reps: number;
@@ -115,8 +117,9 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
   if (!(await tf.setBackend(backend))) throw new Error(`backend ${backend} failed to start`);
   setFusedKernels(false);
   if (kernels === 'fused') setFusedKernels(true);
-  else if (kernels === 'attention' || kernels === 'rowwise' || kernels === 'gemm') setFusedKernels(true, [kernels]);
-  else if (kernels !== 'plain') throw new Error(`--kernels: fused, plain, attention, rowwise or gemm, not ${kernels}`);
+  else if (kernels === 'xnnpack') setFusedKernels(true, KERNEL_FAMILIES.filter((f) => f !== 'matmul'));
+  else if ((KERNEL_FAMILIES as readonly string[]).includes(kernels)) setFusedKernels(true, [kernels as KernelFamily]);
+  else if (kernels !== 'plain') throw new Error(`--kernels: fused, plain, xnnpack or one of ${KERNEL_FAMILIES.join(', ')}, not ${kernels}`);
   const rng = new Prng(1);
   const cfg = gptConfig(preset, { contextLength: 64 });
   const V = cfg.vocabSize;
@@ -159,6 +162,7 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
     preset,
     backend,
     kernels,
+    ...(backend === 'wasm' ? { simd: simdFlavour() } : {}),
     params,
     trainMs: train.wall,
     trainCpuMs: train.cpu,

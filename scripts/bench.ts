@@ -11,11 +11,15 @@
  * `--vs-torch`: also runs bench/torch_ref.py (PyTorch on the CPU, the same model and workload, `--torch-threads 1`)
  * once per preset and round, just before the lab's, and prints both side by side (scripts/torch-ref.ts);
  * skipped with a message where no Python imports torch (`--python PATH` picks one).
+ * `--kernels xnnpack`: the fused kernels but XNNPACK's matmuls; `--simd plain`: the plain-SIMD kernels
+ * module where relaxed SIMD (fused multiply-add) would run (Node 20 gets relaxed SIMD by a V8 flag set here).
  * `--smoke`: nano on wasm, 8 rows, one rep, a few seconds (npm test runs it); `--timeout S` ends a run
  * that is still going after S seconds with a message (default 1800; smoke 120).
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
+import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
+import { setRelaxedSimd } from '../src/model/kernels/wasm';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
@@ -26,6 +30,8 @@ import { installDawn } from './dawn';
 import { NEW, PROMPT, formatTable, measureWorkload, summarize, type Clock, type Result } from './bench-workload';
 import { findTorchPython, formatVsTorch, runTorch, summarizeTorch, type TorchResult } from './torch-ref';
 
+enableRelaxedSimd(); // Node 20: the kernels' fused multiply-add (src/model/kernels/wasm.ts)
+
 const smoke = flag('smoke');
 const presets = arg('presets', smoke ? 'nano' : 'small').split(',') as ModelPreset[];
 const backends = arg('backends', smoke ? 'wasm' : 'wasm,cpu').split(',');
@@ -33,6 +39,7 @@ const reps = Number(arg('reps', smoke ? '1' : '5'));
 const rows = Number(arg('rows', smoke ? '8' : '64'));
 const kernelModes = arg('kernels', 'fused').split(',');
 const rounds = Number(arg('rounds', '1'));
+if (arg('simd', 'relaxed') === 'plain') setRelaxedSimd(false); // A/B: the plain-SIMD kernels module even where relaxed SIMD runs
 const dawn = arg('dawn', '');
 const torchThreads = Number(arg('torch-threads', '1'));
 const torchPython = flag('vs-torch') ? findTorchPython(arg('python', '')) : null;

@@ -4,6 +4,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
+import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
 import { GPT, gptConfig } from '../src/model/gpt';
 import type { ModelPreset } from '../src/core/model-sizes';
 import { packRows, toTensors } from '../src/model/logprobs';
@@ -11,6 +12,8 @@ import { AdamW } from '../src/model/optim';
 import { Prng } from '../src/core/prng';
 import { nextTokenLoss } from '../src/model/warmstart';
 import { arg, flag } from './cli-args';
+
+enableRelaxedSimd(); // Node 20: the kernels' fused multiply-add (src/model/kernels/wasm.ts)
 
 const preset = arg('preset', 'small') as ModelPreset;
 await tf.setBackend(arg('backend', 'wasm'));

@@ -71,7 +71,7 @@ export function formatVsTorch(preset: string, lab: Result[], torch: TorchResult)
     `${name.padEnd(44)}${n(params)}${n(r.trainMs)}${n(r.trainCpuMs)}${n(r.decodeTokPerS)}${n(r.decodeTokPerSCpu)}`;
   const torchName = `PyTorch ${torch.implementation.replace(/^PyTorch /, '')}, ${torch.threads} thread${torch.threads === 1 ? '' : 's'}`;
   const out = [`${preset}: the lab and PyTorch, same workload, same run`, `${'implementation'.padEnd(44)}${'params'.padStart(10)}${'train ms'.padStart(10)}${'train cpu'.padStart(10)}${'tok/s KV'.padStart(10)}${'KV cpu'.padStart(10)}`];
-  for (const r of lab) out.push(line(`lab ${r.backend}, ${r.kernels}`, r.params, r));
+  for (const r of lab) out.push(line(`lab ${r.backend}, ${r.kernels}${r.simd ? `, ${r.simd} SIMD` : ''}`, r.params, r));
   out.push(line(torchName, torch.params, torch));
   for (const r of lab) {
     if (r.params !== torch.params) out.push(`  lab ${r.backend}, ${r.kernels}: ${r.params} parameters but PyTorch's model has ${torch.params}: not the same model, no ratio`);

@@ -11,6 +11,7 @@ import { PRESETS, presetById } from '../core/presets';
 import { encodeExperiment } from '../core/url';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodePlatform } from '../runtime/platform-node';
+import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
 import { nodeEnvPool } from '../runtime/env-pool-node';
 import { runExperiment, runLabels } from '../train/experiment';
 import { getTask } from '../tasks/registry';
@@ -209,4 +210,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+enableRelaxedSimd(); // before any model runs: the fused kernels then multiply-add in one instruction
 process.exitCode = await main(process.argv.slice(2));

@@ -8,7 +8,7 @@
  * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
-import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulTN } from './kernels/rowwise';
+import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulNN, matMulTN } from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
@@ -21,8 +21,8 @@ type Grad2 = (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[];
  */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
-  const gradFunc: Grad2 = (dy, [sa, sb]) => [tf.matMul(dy, tf.transpose(sb)), matMulTN(sa as tf.Tensor2D, dy as tf.Tensor2D)];
-  return { value: tf.matMul(a, b), gradFunc };
+  const gradFunc: Grad2 = (dy, [sa, sb]) => [matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)), matMulTN(sa as tf.Tensor2D, dy as tf.Tensor2D)];
+  return { value: matMulNN(a as tf.Tensor2D, b as tf.Tensor2D), gradFunc };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
 /** Batched a @ b for 3-D operands (N, T, D) @ (N, D, S), flag-free forward and backward. */
@@ -35,15 +35,15 @@ export const bmm = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSave
   return { value: tf.matMul(a, b), gradFunc };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor3D, b: tf.Tensor3D) => tf.Tensor3D;
 
-/** linear on wasm: the bias gradient is one column-sum kernel instead of Transpose + Sum. */
+/** linear on wasm: the bias added inside the matmul kernel, its gradient one column-sum kernel instead of Transpose + Sum. */
 const linearFused = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([x, w]);
   const gradFunc = (dy: tf.Tensor, [sx, sw]: tf.Tensor[]) => [
-    tf.matMul(dy, tf.transpose(sw)), // (N, Cout) @ (Cout, Cin)
+    matMulNN(dy as tf.Tensor2D, tf.transpose(sw as tf.Tensor2D)), // (N, Cout) @ (Cout, Cin)
     matMulTN(sx as tf.Tensor2D, dy as tf.Tensor2D), // (Cin, N) @ (N, Cout)
     colSum(dy as tf.Tensor2D), // (Cout)
   ];
-  return { value: tf.add(tf.matMul(x, w), b), gradFunc };
+  return { value: matMulNN(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D), gradFunc };
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
 
 /** x @ w + b on rows: (N, Cin) → (N, Cout). Kept 2-D: BatchMatMul grads don't reduce broadcast dims (§2). */

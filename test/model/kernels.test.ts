@@ -2,11 +2,12 @@
 // gradients within 1e-5 over several shapes (sizes that are not multiples of 4 included), and no
 // tensor or heap leaks.
 import * as tf from '@tensorflow/tfjs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedAttention, selfAttention } from '../../src/model/kernels/attention';
-import { fusedKernelsAvailable, setFusedKernels } from '../../src/model/kernels/wasm';
+import { fusedKernelsAvailable, relaxedSimdSupported, setFusedKernels, setRelaxedSimd, simdFlavour } from '../../src/model/kernels/wasm';
+import { enableRelaxedSimd } from '../../src/runtime/relaxed-simd-node';
 import { gelu, layerNorm, linear, matmul } from '../../src/model/layers';
-import { matMulTN } from '../../src/model/kernels/rowwise';
+import { matMulNN, matMulTN } from '../../src/model/kernels/rowwise';
 import { MASK } from '../../src/model/gpt';
 import { Prng } from '../../src/core/prng';
 import { maxAbsDiff, useBackend } from './helpers';
@@ -57,14 +58,29 @@ async function agree(c: Case, tol = 1e-5): Promise<void> {
   expect(after.numTensors).toBe(before.numTensors);
   expect((after as { numDataBuffers: number }).numDataBuffers).toBe((before as { numDataBuffers: number }).numDataBuffers);
   ref.forEach((r, i) => {
-    const scale = Math.max(1, ...Array.from(r, Math.abs));
+    const scale = r.reduce((m, x) => Math.max(m, Math.abs(x)), 1);
     expect(maxAbsDiff(r, got[i]) / scale, `output ${i}`).toBeLessThan(tol);
   });
 }
 
-describe('fused wasm kernels match the plain formulation on cpu', () => {
+enableRelaxedSimd(); // Node 20: lets the relaxed-SIMD module validate, so both modules are tested
+
+it('the relaxed-SIMD module runs where the engine validates it, the plain one when asked', async () => {
+  expect(relaxedSimdSupported()).toBe(true);
+  await useBackend('wasm');
+  expect(simdFlavour()).toBe('relaxed');
+  setRelaxedSimd(false);
+  expect(simdFlavour()).toBe('plain');
+  expect(fusedKernelsAvailable('matmul')).toBe(true);
+  setRelaxedSimd(true);
+});
+
+// Every kernel in both modules: relaxed SIMD (fused multiply-add) and plain SIMD.
+describe.each(['relaxed', 'plain'])('fused wasm kernels (%s SIMD) match the plain formulation on cpu', (flavour) => {
+  beforeAll(() => setRelaxedSimd(flavour === 'relaxed'));
   afterAll(async () => {
     setFusedKernels(true);
+    setRelaxedSimd(true);
     await useBackend('cpu');
   });
 
@@ -156,6 +172,21 @@ describe('fused wasm kernels match the plain formulation on cpu', () => {
         f: (x, w) => matmul(x as tf.Tensor2D, w as tf.Tensor2D),
         grads: 2,
       });
+    });
+  }
+
+  // (M, K, N): the model's real shapes (small: 4096 rows, C 128, MLP 512, vocab 73; decode's 64 rows),
+  // then row counts that are not multiples of 4 and column tails
+  for (const [M, K, N] of [[4096, 128, 384], [4096, 512, 128], [4096, 128, 73], [64, 128, 512], [5, 7, 9], [2, 3, 17], [1, 4, 8]]) {
+    it(`a·b + bias (${M}, ${K}) × (${K}, ${N}), and linear's gradients through it`, async () => {
+      const inputs = [
+        { data: rand(M * K, 21), shape: [M, K] },
+        { data: rand(K * N, 22), shape: [K, N] },
+        { data: rand(N, 23), shape: [N] },
+      ];
+      await agree({ inputs, f: (a, b, bias) => matMulNN(a as tf.Tensor2D, b as tf.Tensor2D, bias as tf.Tensor1D), grads: 0 });
+      await agree({ inputs: inputs.slice(0, 2), f: (a, b) => matMulNN(a as tf.Tensor2D, b as tf.Tensor2D), grads: 0 });
+      if (M * K * N < 1e8) await agree({ inputs, f: (x, w, b) => linear(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D), grads: 3 });
     });
   }
 

@@ -32,6 +32,15 @@ registerWasmKernel('AgwMatMulTN', ({ k, at, out }, { x, dy }) => {
   return y;
 });
 
+// a (M, K), b (K, N), bias (N) or none → a·b + bias (M, N)
+registerWasmKernel('AgwMatMul', ({ k, at, out }, { a, b, bias }) => {
+  const [M, K] = a.shape;
+  const N = b.shape[1];
+  const c = out([M, N]);
+  k.gemm(at(a), at(b), at(c), M, K, N, bias ? at(bias) : 0);
+  return c;
+});
+
 // x (N, C), g, b (C) → [y (N, C), mean (N), rstd (N)]
 registerWasmKernel('AgwLayerNorm', ({ k, at, out }, { x, g, b }) => {
   const [N, C] = x.shape;
@@ -76,6 +85,16 @@ export function colSum(x: tf.Tensor2D): tf.Tensor1D {
 export function matMulTN(x: tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
   if (!fusedKernelsAvailable('gemm')) return tf.matMul(tf.transpose(x), dy);
   return run('AgwMatMulTN', { x, dy })[0] as tf.Tensor2D;
+}
+
+/**
+ * a·b (+ bias on every row): (M, K), (K, N), (N) → (M, N), by the register-blocked kernel where the
+ * matmul family runs, else tf.matMul (XNNPACK on wasm). Not differentiable by itself: layers.ts
+ * gives its matmuls their gradients.
+ */
+export function matMulNN(a: tf.Tensor2D, b: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
+  if (!fusedKernelsAvailable('matmul') || a.shape[0] === 0 || a.shape[1] === 0) return bias ? tf.add(tf.matMul(a, b), bias) : tf.matMul(a, b);
+  return run('AgwMatMul', bias ? { a, b, bias } : { a, b })[0] as tf.Tensor2D;
 }
 
 /** LayerNorm over the last axis, eps 1e-5, differentiable in x, g and b. wasm only. */

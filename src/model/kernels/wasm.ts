@@ -5,7 +5,7 @@
  * the backend is reached structurally (no import of tfjs-backend-wasm's internals).
  */
 import * as tf from '@tensorflow/tfjs';
-import { KERNELS_WASM_BASE64 } from './kernels-wasm';
+import { KERNELS_WASM_BASE64, KERNELS_WASM_RELAXED_BASE64 } from './kernels-wasm';
 
 /** The parts of tfjs-backend-wasm 4.22's BackendWasm used here (pin tfjs exactly, §10). */
 export interface WasmBackendLike {
@@ -26,33 +26,57 @@ export interface KernelExports {
   gelu_fwd(x: number, y: number, n: number, A: number): void;
   gelu_bwd(x: number, dy: number, dx: number, n: number, A: number): void;
   gemm_tn(x: number, dy: number, out: number, N: number, A: number, J: number): void;
+  gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
 }
 
-/** One instance per backend heap; null where the heap can't be imported (e.g. threaded wasm's shared memory). */
-const instances = new WeakMap<object, KernelExports | null>();
+const decode = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+/** The module built with relaxed SIMD's fused multiply-add, where the engine validates it. */
+const RELAXED = decode(KERNELS_WASM_RELAXED_BASE64);
+/**
+ * Whether the engine runs relaxed SIMD: Chrome ≥ 114, Firefox ≥ 120; Node 20's V8 11.3 only with
+ * `--experimental-wasm-relaxed-simd` (the Node scripts set it, see enableRelaxedSimd in scripts/).
+ */
+let relaxedValid: boolean | undefined;
+export const relaxedSimdSupported = (): boolean => (relaxedValid ??= WebAssembly.validate(RELAXED));
+let relaxedWanted = true;
+
+/** Uses the relaxed-SIMD module where supported (default) or always the plain one: for A/B benchmarks and tests. */
+export function setRelaxedSimd(on: boolean): void {
+  relaxedWanted = on;
+}
+
+/** Which module the kernels run: 'relaxed' (fused multiply-add) or 'plain'. */
+export const simdFlavour = (): 'relaxed' | 'plain' => (relaxedWanted && relaxedSimdSupported() ? 'relaxed' : 'plain');
+
+/** Per flavour, one instance per backend heap; null where the heap can't be imported (e.g. threaded wasm's shared memory). */
+const instances = { relaxed: new WeakMap<object, KernelExports | null>(), plain: new WeakMap<object, KernelExports | null>() };
 
 export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
   const memory = backend.wasm?.asm?.memory;
   if (!(memory instanceof WebAssembly.Memory)) return null;
-  let inst = instances.get(memory);
+  const flavour = simdFlavour();
+  let inst = instances[flavour].get(memory);
   if (inst === undefined) {
     try {
-      const bytes = Uint8Array.from(atob(KERNELS_WASM_BASE64), (c) => c.charCodeAt(0));
+      const bytes = flavour === 'relaxed' ? RELAXED : decode(KERNELS_WASM_BASE64);
       // Synchronous compile: fine in workers (where the lab runs models) and Node; Chrome refuses
       // modules over 4 KB on its main thread, and then the plain ops run.
       inst = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as KernelExports;
     } catch {
       inst = null;
     }
-    instances.set(memory, inst);
+    instances[flavour].set(memory, inst);
   }
   return inst;
 }
 
-/** Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy weight gradients. */
-export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm'] as const;
+/**
+ * Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy
+ * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul).
+ */
+export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul'] as const;
 export type KernelFamily = (typeof KERNEL_FAMILIES)[number];
-const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true };
+const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true };
 
 /** Turns fused kernels off (all on by default): for A/B benchmarks and tests against the plain path. */
 export function setFusedKernels(on: boolean, families: readonly KernelFamily[] = KERNEL_FAMILIES): void {
