@@ -8,6 +8,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { MASK, type GPT } from './gpt';
 import { bucket } from './logprobs';
+import { writeCacheSlot } from './kernels/attention';
 import { Prng } from '../core/prng';
 
 export interface SampleOptions {
@@ -115,18 +116,15 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
         tf.dispose([ids, pos, b]);
       } else {
         const ids = columns(tokens, slot, 1), pos = columns(positions, slot, 1), b = bias(slot, 1, S);
-        const hot = new Float32Array(S);
-        hot[slot] = 1;
-        const write = tf.tensor3d(hot, [1, S, 1]);
         const nextK: tf.Tensor3D[] = [], nextV: tf.Tensor3D[] = [];
-        // Slot `slot` is still zero in the cache, so writing is an add of the masked new entry.
+        // The old caches are disposed right after and never read again: the write may reuse their buffers.
         const kv = (l: number, k: tf.Tensor3D, v: tf.Tensor3D): [tf.Tensor3D, tf.Tensor3D] => {
-          nextK[l] = tf.keep(tf.add(cacheK[l], tf.mul(k, write))); // (B, S, C)
-          nextV[l] = tf.keep(tf.add(cacheV[l], tf.mul(v, write))); // (B, S, C)
+          nextK[l] = tf.keep(writeCacheSlot(cacheK[l], k, slot)); // (B, S, C)
+          nextV[l] = tf.keep(writeCacheSlot(cacheV[l], v, slot)); // (B, S, C)
           return [nextK[l], nextV[l]];
         };
         logits = model.forward(ids, { pos, bias: b, lastOnly: true, kv }); // (B, V)
-        tf.dispose([ids, pos, b, write, ...cacheK, ...cacheV]);
+        tf.dispose([ids, pos, b, ...cacheK, ...cacheV]);
         cacheK = nextK;
         cacheV = nextV;
       }

@@ -3,7 +3,7 @@
 // tensor or heap leaks.
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachedAttention, selfAttention } from '../../src/model/kernels/attention';
+import { cachedAttention, selfAttention, writeCacheSlot } from '../../src/model/kernels/attention';
 import { fusedKernelsAvailable, relaxedSimdSupported, setFusedKernels, setRelaxedSimd, simdFlavour } from '../../src/model/kernels/wasm';
 import { enableRelaxedSimd } from '../../src/runtime/relaxed-simd-node';
 import { gelu, layerNorm, linear, matmul } from '../../src/model/layers';
@@ -117,6 +117,18 @@ describe.each(['relaxed', 'plain'])('fused wasm kernels (%s SIMD) match the plai
           { data: padded(B, T, S, S - T - 1, pads), shape: [B, 1, T, S] },
         ],
         f: (q, k, v, bias) => cachedAttention(q as tf.Tensor2D, k as tf.Tensor3D, v as tf.Tensor3D, bias as tf.Tensor4D, H),
+        grads: 0,
+      });
+    });
+  }
+
+  for (const [B, S, C, slot] of [[64, 48, 128, 33], [3, 5, 7, 4]]) {
+    it(`KV cache write (${B}, ${S}, ${C}) at slot ${slot}`, async () => {
+      const cache = rand(B * S * C, 31);
+      for (let b = 0; b < B; b++) cache.fill(0, (b * S + slot) * C, (b * S + slot + 1) * C); // the slot is still empty
+      await agree({
+        inputs: [{ data: cache, shape: [B, S, C] }, { data: rand(B * C, 32), shape: [B, 1, C] }],
+        f: (c, x) => writeCacheSlot(c as tf.Tensor3D, x as tf.Tensor3D, slot),
         grads: 0,
       });
     });

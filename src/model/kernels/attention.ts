@@ -13,6 +13,7 @@ type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
 const FWD = 'AgwFusedAttention';
 const BWD = 'AgwFusedAttentionGrad';
+const CACHE_WRITE = 'AgwCacheWrite';
 
 /** Attributes shared by both kernels; strides and offsets in floats. */
 interface Dims {
@@ -51,6 +52,34 @@ registerWasmKernel(BWD, ({ k, at, out, scratch }, { qkv, p, dy }, a) => {
   k.attn_bwd(at(qkv, d.qo), d.qs, at(qkv, d.ko), d.ks, at(qkv, d.vo), d.vs, at(p), at(dy), at(grad, d.qo), at(grad, d.ko), at(grad, d.vo), C3, scratch(d.S), d.B, d.T, d.S, d.H, d.hd, d.scale);
   return grad;
 });
+
+// cache (B, S, C), x (B, 1, C), attr slot → cache's own buffer with x written at `slot`, in place: the
+// caller gives the old cache tensor up (writeCacheSlot). Per row one copy of C floats, instead of two
+// passes over the whole (B, S, C) cache.
+registerWasmKernel(CACHE_WRITE, ({ be, at }, { cache, x }, { slot }) => {
+  const [B, S, C] = cache.shape;
+  const heap = new Float32Array((be.wasm.asm!.memory as WebAssembly.Memory).buffer);
+  const c0 = at(cache) / 4, x0 = at(x) / 4;
+  for (let b = 0; b < B; b++) heap.copyWithin(c0 + (b * S + slot) * C, x0 + b * C, x0 + (b + 1) * C);
+  be.incRef(cache.dataId);
+  return { dataId: cache.dataId, shape: cache.shape, dtype: 'float32' };
+});
+
+/**
+ * The KV cache after writing x (B, 1, C) at slot `slot` of cache (B, S, C), whose slot is still zero.
+ * On wasm the write is in place and the result shares the cache's buffer, so the caller must dispose
+ * the old cache tensor and never read it again (the sampler does); elsewhere it is
+ * cache + x·onehot(slot), a new tensor.
+ */
+export function writeCacheSlot(cache: tf.Tensor3D, x: tf.Tensor3D, slot: number): tf.Tensor3D {
+  const [, S] = cache.shape;
+  if (fusedKernelsAvailable('attention')) return tf.engine().runKernel(CACHE_WRITE, { cache, x }, { slot }) as tf.Tensor3D;
+  return tf.tidy(() => {
+    const hot = new Float32Array(S);
+    hot[slot] = 1;
+    return tf.add(cache, tf.mul(x, tf.tensor3d(hot, [1, S, 1]))); // (B, S, C)
+  });
+}
 
 /** The plain formulation: q (B·T, C), k and v (B, S, C), bias (B or 1, 1, T, S) → (B·T, C). */
 export function attentionPlain(q: tf.Tensor2D, k: tf.Tensor3D, v: tf.Tensor3D, bias: tf.Tensor4D, H: number): tf.Tensor2D {

@@ -22,18 +22,15 @@
     (block $done8
       (loop $l8
         (br_if $done8 (i32.ge_u (local.get $i) (local.get $n8)))
-        (local.set $acc (f32x4.add (local.get $acc)
-          (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
-        (local.set $acc2 (f32x4.add (local.get $acc2)
-          (f32x4.mul (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $b)))))
+        (local.set $acc (f32x4.relaxed_madd (v128.load (local.get $a)) (v128.load (local.get $b)) (local.get $acc)))
+        (local.set $acc2 (f32x4.relaxed_madd (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $b)) (local.get $acc2)))
         (local.set $a (i32.add (local.get $a) (i32.const 32)))
         (local.set $b (i32.add (local.get $b) (i32.const 32)))
         (local.set $i (i32.add (local.get $i) (i32.const 8)))
         (br $l8)))
     (if (i32.lt_u (local.get $i) (local.get $n4))
       (then
-        (local.set $acc (f32x4.add (local.get $acc)
-          (f32x4.mul (v128.load (local.get $a)) (v128.load (local.get $b)))))
+        (local.set $acc (f32x4.relaxed_madd (v128.load (local.get $a)) (v128.load (local.get $b)) (local.get $acc)))
         (local.set $a (i32.add (local.get $a) (i32.const 16)))
         (local.set $b (i32.add (local.get $b) (i32.const 16)))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))))
@@ -59,8 +56,7 @@
     (block $done4
       (loop $l4
         (br_if $done4 (i32.ge_u (local.get $i) (local.get $n4)))
-        (v128.store (local.get $y) (f32x4.add (v128.load (local.get $y))
-          (f32x4.mul (local.get $cv) (v128.load (local.get $x)))))
+        (v128.store (local.get $y) (f32x4.relaxed_madd (local.get $cv) (v128.load (local.get $x)) (v128.load (local.get $y))))
         (local.set $y (i32.add (local.get $y) (i32.const 16)))
         (local.set $x (i32.add (local.get $x) (i32.const 16)))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))
@@ -81,19 +77,17 @@
     (local $t v128) (local $n v128) (local $r v128) (local $p v128) (local $under v128)
     (local.set $under (f32x4.lt (local.get $x) (v128.const f32x4 -87 -87 -87 -87)))
     (local.set $x (f32x4.pmin (f32x4.pmax (local.get $x) (v128.const f32x4 -87 -87 -87 -87)) (v128.const f32x4 88 88 88 88)))
-    (local.set $t (f32x4.add (f32x4.mul (local.get $x) (v128.const f32x4 1.44269504088896341 1.44269504088896341 1.44269504088896341 1.44269504088896341))
-      (v128.const f32x4 12582912 12582912 12582912 12582912)))
+    (local.set $t (f32x4.relaxed_madd (local.get $x) (v128.const f32x4 1.44269504088896341 1.44269504088896341 1.44269504088896341 1.44269504088896341) (v128.const f32x4 12582912 12582912 12582912 12582912)))
     (local.set $n (f32x4.sub (local.get $t) (v128.const f32x4 12582912 12582912 12582912 12582912)))
     (local.set $r (f32x4.sub (local.get $x) (f32x4.mul (local.get $n) (v128.const f32x4 0.693359375 0.693359375 0.693359375 0.693359375))))
-    (local.set $r (f32x4.add (local.get $r) (f32x4.mul (local.get $n) (v128.const f32x4 2.12194440e-4 2.12194440e-4 2.12194440e-4 2.12194440e-4))))
+    (local.set $r (f32x4.relaxed_madd (local.get $n) (v128.const f32x4 2.12194440e-4 2.12194440e-4 2.12194440e-4 2.12194440e-4) (local.get $r)))
     (local.set $p (v128.const f32x4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4 1.9875691500e-4))
-    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3)))
-    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3)))
-    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2)))
-    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1)))
-    (local.set $p (f32x4.add (f32x4.mul (local.get $p) (local.get $r)) (v128.const f32x4 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1)))
-    (local.set $p (f32x4.add (f32x4.add (f32x4.mul (f32x4.mul (local.get $p) (local.get $r)) (local.get $r)) (local.get $r))
-      (v128.const f32x4 1 1 1 1)))
+    (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $r) (v128.const f32x4 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3 1.3981999507e-3)))
+    (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $r) (v128.const f32x4 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3 8.3334519073e-3)))
+    (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $r) (v128.const f32x4 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2 4.1665795894e-2)))
+    (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $r) (v128.const f32x4 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1 1.6666665459e-1)))
+    (local.set $p (f32x4.relaxed_madd (local.get $p) (local.get $r) (v128.const f32x4 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1 5.0000001201e-1)))
+    (local.set $p (f32x4.add (f32x4.relaxed_madd (f32x4.mul (local.get $p) (local.get $r)) (local.get $r) (local.get $r)) (v128.const f32x4 1 1 1 1)))
     ;; 2^n: the low bits of t hold n + 0x400000 (t's exponent is 2^23)
     (v128.andnot
       (f32x4.mul (local.get $p)
@@ -313,7 +307,7 @@
         (block $d1 (loop $l1
           (br_if $d1 (i32.ge_u (local.get $j) (local.get $C4)))
           (local.set $dv (f32x4.sub (v128.load (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 2)))) (local.get $mv)))
-          (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $dv) (local.get $dv))))
+          (local.set $acc (f32x4.relaxed_madd (local.get $dv) (local.get $dv) (local.get $acc)))
           (local.set $j (i32.add (local.get $j) (i32.const 4)))
           (br $l1)))
         (local.set $var (f32.add
@@ -412,7 +406,7 @@
       (f32x4.add (v128.const f32x4 1 1 1 1) (call $exp4 (f32x4.neg (local.get $u))))))
 
   (func $gelu_u (param $x v128) (param $a v128) (param $a3 v128) (result v128)
-    (f32x4.mul (local.get $x) (f32x4.add (f32x4.mul (f32x4.mul (local.get $x) (local.get $x)) (local.get $a3)) (local.get $a))))
+    (f32x4.mul (local.get $x) (f32x4.relaxed_madd (f32x4.mul (local.get $x) (local.get $x)) (local.get $a3) (local.get $a))))
 
   ;; y = gelu(x) over n floats (n may be any size: the tail goes through one lane)
   (func (export "gelu_fwd") (param $x i32) (param $y i32) (param $n i32) (param $A f32)
@@ -442,12 +436,11 @@
   (func $gelu_grad4 (param $xv v128) (param $dyv v128) (param $av v128) (param $a3v v128) (result v128)
     (local $s v128) (local $x2 v128)
     (local.set $x2 (f32x4.mul (local.get $xv) (local.get $xv)))
-    (local.set $s (call $sig4 (f32x4.mul (local.get $xv) (f32x4.add (f32x4.mul (local.get $x2) (local.get $a3v)) (local.get $av)))))
+    (local.set $s (call $sig4 (f32x4.mul (local.get $xv) (f32x4.relaxed_madd (local.get $x2) (local.get $a3v) (local.get $av)))))
     (f32x4.mul (local.get $dyv)
-      (f32x4.add (local.get $s)
-        (f32x4.mul
+      (f32x4.add (local.get $s) (f32x4.mul
           (f32x4.mul (f32x4.mul (local.get $xv) (local.get $s)) (f32x4.sub (v128.const f32x4 1 1 1 1) (local.get $s)))
-          (f32x4.add (local.get $av) (f32x4.mul (local.get $x2) (f32x4.mul (local.get $a3v) (v128.const f32x4 3 3 3 3))))))))
+          (f32x4.relaxed_madd (local.get $x2) (f32x4.mul (local.get $a3v) (v128.const f32x4 3 3 3 3)) (local.get $av))))))
 
   (func (export "gelu_bwd") (param $x i32) (param $dy i32) (param $dx i32) (param $n i32) (param $A f32)
     (local $i i32) (local $n4 i32) (local $av v128) (local $a3v v128)

@@ -12,6 +12,7 @@ export interface WasmBackendLike {
   getMemoryOffset(dataId: object): number;
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   disposeData(dataId: object, force?: boolean): boolean;
+  incRef(dataId: object): void;
   wasm: { asm?: { memory?: unknown } };
 }
 
