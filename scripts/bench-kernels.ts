@@ -2,14 +2,16 @@
  * Micro-benchmark of each fused wasm kernel against the plain tfjs ops it replaces, at the §14
  * train shapes (small: 4096 rows, C 128, 4 heads, MLP 512): forward + backward ms, interleaved
  * A/B, medians. `npx tsx scripts/bench-kernels.ts [--reps 15]`. Node only.
+ * Then the matmuls alone at the model's shapes, by process CPU time (steadier on a shared machine): XNNPACK
+ * (tf.matMul; transpose + tf.matMul for xᵀ·dy) against the own GEMM kernels in plain and relaxed SIMD, in GFLOP/s.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
 import { selfAttention } from '../src/model/kernels/attention';
-import { setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';
+import { setFusedKernels, setRelaxedSimd, type KernelFamily } from '../src/model/kernels/wasm';
 import { gelu, layerNorm, linear } from '../src/model/layers';
-import { matMulTN } from '../src/model/kernels/rowwise';
+import { matMulNN, matMulTN } from '../src/model/kernels/rowwise';
 import { MASK } from '../src/model/gpt';
 import { arg, median } from './cli-args';
 
@@ -55,3 +57,40 @@ for (const [name, family, f, xs] of cases) {
   console.log(`${name.padEnd(34)} fused ${median(times.fused).toFixed(1).padStart(7)} ms   plain ${median(times.plain).toFixed(1).padStart(7)} ms`);
 }
 setFusedKernels(true);
+
+// ---- the matmuls: (M, K, N) of the small train step (4096 rows), of decode (64 rows), and the head (73)
+const cpuMs = () => {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+};
+const products: [string, KernelFamily, number[], (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor][] = [
+  ['a·b', 'matmul', [4096, 128, 384], matMulNN],
+  ['a·b', 'matmul', [4096, 128, 512], matMulNN],
+  ['a·b', 'matmul', [4096, 512, 128], matMulNN],
+  ['a·b', 'matmul', [4096, 128, 73], matMulNN],
+  ['a·b', 'matmul', [64, 128, 512], matMulNN],
+  ['xᵀ·dy', 'gemm', [4096, 128, 384], (x, dy) => matMulTN(x, dy)],
+  ['xᵀ·dy', 'gemm', [4096, 512, 128], (x, dy) => matMulTN(x, dy)],
+];
+console.log('\nmatmul (M, K, N)            GFLOP/s: XNNPACK     plain SIMD  relaxed SIMD');
+for (const [name, family, [M, K, N], f] of products) {
+  // xᵀ·dy: x (M rows, K) and dy (M, N) → (K, N); a·b: a (M, K), b (K, N)
+  const a = r([M, K]) as tf.Tensor2D, b = r(name === 'a·b' ? [K, N] : [M, N]) as tf.Tensor2D;
+  const best: Record<string, number> = {};
+  for (let round = 0; round < 3; round++) {
+    for (const mode of ['XNNPACK', 'plain', 'relaxed']) {
+      setFusedKernels(mode !== 'XNNPACK', [family]);
+      setRelaxedSimd(mode === 'relaxed');
+      const n = Math.max(3, Math.round(2e9 / (M * K * N)));
+      f(a, b).dispose();
+      const c0 = cpuMs();
+      for (let i = 0; i < n; i++) f(a, b).dispose();
+      best[mode] = Math.min(best[mode] ?? Infinity, (cpuMs() - c0) / n);
+    }
+  }
+  const gf = (ms: number) => ((2 * M * K * N) / ms / 1e6).toFixed(1).padStart(12);
+  console.log(`${name.padEnd(6)} (${M}, ${K}, ${N})`.padEnd(36) + gf(best.XNNPACK) + gf(best.plain) + gf(best.relaxed));
+  tf.dispose([a, b]);
+}
+setFusedKernels(true);
+setRelaxedSimd(true);
