@@ -53,7 +53,7 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   expect(await findings.locator('tr[data-figure="skipped updates"]').count()).toBe(1);
   expect(await findings.locator('tr[data-figure="alice |g| max"]').count()).toBe(1);
 
-  // The page's findings, exported, equal the CLI's code run on the page's exported metrics.
+  // The page's findings, exported, equal the CLI's code (lab report --tail 2) run on the page's exported metrics.
   const [csv] = await Promise.all([page.waitForEvent('download'), findings.getByRole('button', { name: 'Download findings CSV' }).click()]);
   const [metrics] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV', exact: true }).click()]);
   const [header, ...lines] = readFileSync((await metrics.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
@@ -63,7 +63,7 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
     const history = lines
       .filter((l) => l[0] === label && l[1] === seed)
       .map((l) => Object.fromEntries(header.map((k, i) => [k, l[i] === '' ? NaN : Number(l[i])])));
-    return summarize(label, Number(seed), history, ['alice', 'bob'], 2);
+    return summarize(label, Number(seed), history, ['alice', 'bob'], 2, 2); // eval k 2, reward tail 2 (the field above)
   });
   expect(summaries.map((s) => s.steps)).toEqual([4, 4, 4, 4]);
   expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(compareSeeds(summaries)));
