@@ -5,6 +5,11 @@
  * the item it was on gets an error outcome (the orchestrator marks that trajectory invalid with
  * reward 0), and the items it had not reached go to its replacement. The run goes on.
  * Works with anything shaped like a Worker: Web Workers in the browser, worker_threads in Node.
+ *
+ * A fresh worker's first answer also waits for the worker to start (loading its module; in Node,
+ * tsx compiling the task code), which on a busy machine takes seconds: it gets STARTUP_GRACE_MS on
+ * top of the limit, so a slow start is never taken for a hung transition (that made the same run
+ * score a trajectory 0 or not depending on the machine's load).
  */
 import type { EnvRunner, EnvStepInput, EnvStepResult } from '../tasks/env';
 import type { TaskName } from '../tasks/registry';
@@ -44,15 +49,26 @@ export interface EnvPoolStats {
   replaced: number;
 }
 
+/** Extra time for a fresh worker's first answer: its start-up, not the transition's. */
+export const STARTUP_GRACE_MS = 30_000;
+
 export class WorkerEnvRunner implements EnvRunner {
   readonly stats: EnvPoolStats = { timeouts: 0, crashes: 0, replaced: 0 };
   private readonly workers: WorkerLike[];
   private nextId = 0;
   private disposed = false;
+  /** Workers that have not answered yet (still starting). */
+  private readonly starting = new WeakSet<WorkerLike>();
 
   constructor(private readonly opts: EnvPoolOptions) {
     if (opts.size < 1) throw new Error('env pool needs at least one worker');
-    this.workers = Array.from({ length: opts.size }, () => opts.spawn());
+    this.workers = Array.from({ length: opts.size }, () => this.spawn());
+  }
+
+  private spawn(): WorkerLike {
+    const w = this.opts.spawn();
+    this.starting.add(w);
+    return w;
   }
 
   async step(task: TaskName, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
@@ -84,7 +100,7 @@ export class WorkerEnvRunner implements EnvRunner {
       results[next] = { ok: false, error: `traj ${inputs[next].traj}: ${failure}` };
       next++;
       this.workers[w].terminate();
-      this.workers[w] = this.opts.spawn();
+      this.workers[w] = this.spawn();
       this.stats.replaced++;
     }
   }
@@ -104,10 +120,11 @@ export class WorkerEnvRunner implements EnvRunner {
       let timer: ReturnType<typeof setTimeout>;
       const arm = () => {
         clearTimeout(timer);
+        const limit = this.opts.timeoutMs + (this.starting.has(worker) ? STARTUP_GRACE_MS : 0);
         timer = setTimeout(() => {
           this.stats.timeouts++;
-          finish(`environment timed out after ${this.opts.timeoutMs} ms; worker replaced`);
-        }, this.opts.timeoutMs);
+          finish(`environment timed out after ${limit} ms; worker replaced`);
+        }, limit);
       };
       const finish = (failure: string | null) => {
         clearTimeout(timer);
@@ -116,6 +133,7 @@ export class WorkerEnvRunner implements EnvRunner {
         resolve(failure);
       };
       worker.onmessage = ({ data }) => {
+        this.starting.delete(worker);
         if (data.id !== id) return; // a late answer from an earlier, abandoned request
         results[from + data.index] = data.result;
         answered(from + data.index);

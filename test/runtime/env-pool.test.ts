@@ -48,6 +48,23 @@ describe('WorkerEnvRunner', () => {
     }
   });
 
+  it('does not take a slow worker start for a hung transition, and still times out a hang once started', async () => {
+    // Starting takes 1.5 s (as tsx compiling the task code can on a busy machine); the limit is 300 ms.
+    const slowStart = `const t0 = Date.now(); while (Date.now() - t0 < 1500) {}\n${MISBEHAVING}`;
+    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(slowStart, { eval: true })), size: 1, timeoutMs: 300 });
+    try {
+      const results = await pool.step('math', ['a', 'b'].map((r, i) => input(i, r)));
+      expect(results.map((r) => r.ok)).toEqual([true, true]);
+      expect(pool.stats).toEqual({ timeouts: 0, crashes: 0, replaced: 0 });
+      const hung = await pool.step('math', ['hang', 'c'].map((r, i) => input(i, r)));
+      expect(hung[0]).toEqual({ ok: false, error: expect.stringMatching(/^traj 0: environment timed out after 300 ms/) });
+      expect(hung[1].ok).toBe(true); // answered by the replacement, once it had started
+      expect(pool.stats).toEqual({ timeouts: 1, crashes: 0, replaced: 1 });
+    } finally {
+      pool.dispose();
+    }
+  });
+
   it('runs real task transitions in threads with the same trajectories as in-process', async () => {
     const task = 'search';
     const instances = sampleInstances(TASKS[task], new Prng(5), 'train', 4);
