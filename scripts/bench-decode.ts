@@ -4,7 +4,8 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { GPT, gptConfig } from '../src/model/gpt';
+import { GPT } from '../src/model/gpt';
+import { gptConfig } from '../src/model/gpt-config';
 import type { ModelPreset } from '../src/core/model-sizes';
 import { sample } from '../src/model/sampler';
 import { KERNEL_FAMILIES, setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';

@@ -6,7 +6,8 @@
  * and no DOM here: the caller brings its clock and, on webgpu, the counts of GPU calls.
  */
 import * as tf from '@tensorflow/tfjs';
-import { GPT, gptConfig } from '../src/model/gpt';
+import { GPT } from '../src/model/gpt';
+import { gptConfig } from '../src/model/gpt-config';
 import type { ModelPreset } from '../src/core/model-sizes';
 import { disposeBatch, packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';

@@ -5,7 +5,8 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
-import { GPT, gptConfig } from '../src/model/gpt';
+import { GPT } from '../src/model/gpt';
+import { gptConfig } from '../src/model/gpt-config';
 import type { ModelPreset } from '../src/core/model-sizes';
 import { packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';

@@ -5,7 +5,7 @@
  * skipped with a message, never an error. Node only.
  */
 import { spawnSync } from 'node:child_process';
-import type { GPTConfig } from '../src/model/gpt';
+import type { GPTConfig } from '../src/model/gpt-config';
 import type { Result } from './bench-workload';
 
 /** What torch_ref.py prints as its last line. */

@@ -3,7 +3,8 @@
 // with exactly the lab's parameter count for every preset (the same architecture and sizes).
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { GPT, gptConfig } from '../src/model/gpt';
+import { GPT } from '../src/model/gpt';
+import { gptConfig } from '../src/model/gpt-config';
 import { MODEL_SIZES, type ModelPreset } from '../src/core/model-sizes';
 import { findTorchPython, formatVsTorch, parseTorchOutput, summarizeTorch, type TorchResult } from '../scripts/torch-ref';
 import type { Result } from '../scripts/bench-workload';

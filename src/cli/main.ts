@@ -24,8 +24,8 @@ import { ConfigError, loadConfig } from './load-config';
 import { checkRunDir, loadResume, lockRunDir, MetricsLog, prepareNewRunDir, readMetrics, RunDirError, statePath, writeAtomic, writeRunState } from './run-dir';
 import { compareSeeds, comparisonTable } from '../rl/findings';
 import { sharedEvalK, summarize, trainedNothing } from '../rl/summary';
-import { modelSlots } from '../train/models';
-import { estimateMemory, gb, WASM_LIMIT_BYTES } from '../train/memory';
+import { modelSlots } from '../train/slots';
+import { estimateMemory, gb, memoryRefusal } from '../runtime/memory';
 import type { Experiment } from '../core/config';
 import { Progress } from './progress';
 
@@ -69,12 +69,8 @@ async function train(args: TrainArgs): Promise<number> {
   const { steps } = exp;
   // Refused up front rather than a minute in with an opaque wasm error.
   const memory = estimateMemory(exp);
-  if (memory.bytes > WASM_LIMIT_BYTES && ['wasm', 'cpu', 'auto'].includes(args.backend)) {
-    throw new UsageError(
-      `this experiment needs about ${gb(memory.bytes)} (estimate: the update's activations of its largest model over B·G rows), ` +
-        `over the ${gb(WASM_LIMIT_BYTES)} the wasm backend can address; lower rollout.batchSize, rollout.groupSize or the model size, or raise optim.miniBatches`,
-    );
-  }
+  const refused = memoryRefusal(exp, args.backend, memory);
+  if (refused) throw new UsageError(refused);
   console.error(`memory: about ${gb(memory.bytes)} at most (estimate)`);
 
   const report = await selectBackend(tf, args.backend, nodePlatform);

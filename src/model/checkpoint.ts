@@ -6,7 +6,8 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
-import { checkGptConfig, GPT, paramSpecs, type GPTConfig } from './gpt';
+import { GPT } from './gpt';
+import { checkGptConfig, paramSpecs, type GPTConfig } from './gpt-config';
 
 export const FORMAT = 'agentwise-gpt';
 export const VERSION = 1;

@@ -6,7 +6,8 @@
  * tfjs #8590 (zero gradients on one device), or tfjs-wasm's oneHot ignoring its dtype.
  */
 import * as tf from '@tensorflow/tfjs';
-import { GPT, gptConfig } from '../model/gpt';
+import { GPT } from '../model/gpt';
+import { gptConfig } from '../model/gpt-config';
 import { disposeBatch, packRows, toTensors } from '../model/logprobs';
 import { AdamW } from '../model/optim';
 import { update } from '../model/update';

@@ -6,9 +6,9 @@
  */
 import type { Experiment } from '../core/config';
 import { decodeCheckpoint, verifyCheckpoint, type Checkpoint } from '../model/checkpoint';
-import { gptConfig } from '../model/gpt';
+import { gptConfig } from '../model/gpt-config';
 import { MAX_CONTEXT } from '../tasks/types';
-import { modelSlots } from './models';
+import { modelSlots } from './slots';
 import { getTask } from '../tasks/registry';
 
 /** Reads a file under models/ (e.g. `search/per-agent/verifier.ckpt`), or null if it is not there. */

@@ -8,6 +8,7 @@
 import type { Experiment } from '../core/config';
 import { liveValue, runInstances, structuralKey, withLive, type LiveParam } from '../core/config';
 import { LabSession, queuedText } from '../runtime/client';
+import { memoryRefusal } from '../runtime/memory';
 import { statesOf } from '../runtime/state-store';
 import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
@@ -141,6 +142,9 @@ export function startSession(): LabSession {
   reset();
   const { config } = useLab.getState();
   try {
+    // Refused up front, with the CLI's message, rather than a minute in with an opaque wasm error.
+    const refused = memoryRefusal(config, config.backend);
+    if (refused) throw new Error(refused);
     session = spawn(config, { uploads });
   } catch (e) {
     addError(`Could not start the runs: ${(e as Error).message}`);
@@ -198,7 +202,13 @@ let opening: Promise<LabSession> | null = null;
 function withSession(f: (s: LabSession) => void): void {
   if (session) return f(session);
   const id = resumable();
-  if (!id) return f(startSession());
+  if (!id) {
+    try {
+      return f(startSession());
+    } catch {
+      return; // startSession said why in the alert area
+    }
+  }
   opening ??= openRestored(id).finally(() => (opening = null));
   opening.then(f, (e: Error) => addError(`Could not resume the stored runs (${e.message}); Reset starts them over.`));
 }

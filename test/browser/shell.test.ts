@@ -3,7 +3,7 @@
  * the run worker, URL round trip, and the message for a malformed link.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLab } from './harness';
+import { openLab, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -84,6 +84,23 @@ describe('experiment URL', () => {
     expect(await page.locator('dd[data-field=Task]').textContent()).toBe('search');
     // The bad link stays visible in the address bar until the user picks an experiment.
     expect(await page.evaluate(() => location.hash)).toBe('#v=1&task=chess&optim.lr=abc&colour=red');
+  });
+
+  it('shows the memory estimate, and refuses a config over the wasm limit with the CLI\'s message', async () => {
+    lab = await openLab('#v=1');
+    const { page } = lab;
+    await page.getByTestId('experiment-summary').waitFor();
+    // The README's figure for the defaults (runtime/memory.ts; `lab train` prints the same).
+    expect(await page.locator('dd[data-field=Memory]').textContent()).toBe('about 0.79 GB at most (estimate)');
+    expect(await page.getByTestId('memory-refused').count()).toBe(0);
+
+    await page.evaluate(() => (location.hash = '#v=1&models.preset=base&rollout.batchSize=64&rollout.groupSize=32'));
+    await page.locator('dd[data-field=Memory]').filter({ hasText: '179.4 GB' }).waitFor();
+    expect(await page.getByTestId('memory-refused').textContent()).toMatch(/this experiment needs about 179\.4 GB \(estimate.*over the 4\.0 GB the wasm backend can address/);
+    await trainEnabled(page);
+    await page.locator('button.primary').click();
+    await page.getByRole('alert').filter({ hasText: 'Could not start the runs: this experiment needs about 179.4 GB' }).waitFor();
+    expect(await page.getByTestId('step-counter').count()).toBe(0); // no run was started
   });
 
   it('reports an unknown version', async () => {

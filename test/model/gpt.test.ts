@@ -2,7 +2,8 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOCAB } from '../../src/core/vocab';
 import type { ModelPreset } from '../../src/core/model-sizes';
-import { GPT, gptConfig } from '../../src/model/gpt';
+import { GPT } from '../../src/model/gpt';
+import { gptConfig } from '../../src/model/gpt-config';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 describe('gpt', () => {

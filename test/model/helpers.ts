@@ -1,7 +1,8 @@
 // Shared test setup: tfjs on the Node backends (cpu, and wasm loaded from node_modules), tiny models.
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { GPT, gptConfig, type GPTConfig } from '../../src/model/gpt';
+import { GPT } from '../../src/model/gpt';
+import { gptConfig, type GPTConfig } from '../../src/model/gpt-config';
 
 export const BACKENDS = ['cpu', 'wasm'] as const;
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { ExperimentSchema, validateExperiment } from '../../src/core/config';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
-import { modelOptim, modelSlots } from '../../src/train/models';
+import { modelOptim } from '../../src/train/models';
+import { modelSlots } from '../../src/train/slots';
 
 describe('modelSlots', () => {
   it('gives each agent its own model and its own optimizer settings under per-agent assignment', () => {

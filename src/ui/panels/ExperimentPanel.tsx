@@ -7,7 +7,9 @@
 import { useState } from 'react';
 import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
+import type { Experiment } from '../../core/config';
 import { PRESETS } from '../../core/presets';
+import { estimateMemory, gb, memoryRefusal } from '../../runtime/memory';
 import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, optionDoc, setAt } from '../config-edit';
 import { chooseConfig, useLab } from '../store';
 import { FieldErrors } from './FieldErrors';
@@ -160,6 +162,16 @@ function JsonEditor() {
   );
 }
 
+/** The config's memory estimate (runtime/memory.ts) and, over the backend's limit, why Train refuses it. */
+function memoryOf(c: Experiment): { text: string; refused: string | null } {
+  try {
+    const estimate = estimateMemory(c);
+    return { text: `about ${gb(estimate.bytes)} at most (estimate)`, refused: memoryRefusal(c, c.backend, estimate) };
+  } catch (e) {
+    return { text: `— (${(e as Error).message})`, refused: null };
+  }
+}
+
 export function ExperimentPanel() {
   const c = useLab((s) => s.config);
   const rows: [string, string][] = [
@@ -203,6 +215,8 @@ export function ExperimentPanel() {
     ],
     ['Steps · seed', `${c.steps} steps · seed ${c.seed}${c.seeds > 1 ? ` × ${c.seeds} seeds` : ''}`],
   ];
+  const memory = memoryOf(c);
+  rows.push(['Memory', memory.text]);
   return (
     <section className="panel" aria-labelledby="experiment-title">
       <h2 id="experiment-title">Experiment</h2>
@@ -231,6 +245,11 @@ export function ExperimentPanel() {
           </div>
         ))}
       </dl>
+      {memory.refused && (
+        <p role="alert" className="field-error" data-testid="memory-refused">
+          Train is refused: {memory.refused}
+        </p>
+      )}
       <h3>Runs</h3>
       <ul data-testid="runs">
         {c.runs.map((r, i) => (

@@ -9,12 +9,15 @@
  * (≈ 10·C + 2·M), and the attention scores and probabilities (2·H·T); then the logits, their
  * log-softmax and gradient (3·V). Parameters count 6× (weights, AdamW m and v, gradients, their
  * sum, the KL reference). A fixed base covers Node, tfjs and the wasm module.
+ *
+ * It lives with the backends because a limit is a backend's: the CLI and the page refuse a config
+ * over it with one message (`memoryRefusal`). No tfjs: the page computes it in its main bundle.
  */
-import type { Experiment } from '../core/config';
-import { gptConfig, paramSpecs } from '../model/gpt';
+import type { BackendName, Experiment } from '../core/config';
+import { gptConfig, paramSpecs } from '../model/gpt-config';
 import { getTask } from '../tasks/registry';
 import { MAX_CONTEXT } from '../tasks/types';
-import { modelSlots } from './models';
+import { modelSlots } from '../train/slots';
 
 /** Node, tfjs and the wasm module before any model (measured: 0.3 GB RSS). */
 export const BASE_BYTES = 0.3e9;
@@ -49,3 +52,15 @@ export function estimateMemory(exp: Experiment): MemoryEstimate {
 }
 
 export const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(bytes < 1e9 ? 2 : 1)} GB`;
+
+/** Backends bound by the wasm heap: wasm and cpu, and auto, which may fall back to them. */
+const WASM_BOUND: readonly BackendName[] = ['wasm', 'cpu', 'auto'];
+
+/** Why `backend` cannot run `exp` (its memory estimate is over the backend's limit), or null if it can. */
+export function memoryRefusal(exp: Experiment, backend: BackendName, estimate: MemoryEstimate = estimateMemory(exp)): string | null {
+  if (estimate.bytes <= WASM_LIMIT_BYTES || !WASM_BOUND.includes(backend)) return null;
+  return (
+    `this experiment needs about ${gb(estimate.bytes)} (estimate: the update's activations of its largest model over B·G rows), ` +
+    `over the ${gb(WASM_LIMIT_BYTES)} the wasm backend can address; lower rollout.batchSize, rollout.groupSize or the model size, or raise optim.miniBatches`
+  );
+}

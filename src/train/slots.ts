@@ -1,0 +1,79 @@
+/**
+ * Which models an experiment needs and which agents each serves (config `models.assignment`,
+ * `models.ids`, `models.perAgent`), checked against the task. No tfjs: the page sizes a config
+ * from it (runtime/memory.ts) before anything is built; models.ts builds the networks.
+ */
+import type { Experiment, PerAgentField } from '../core/config';
+import type { ModelPreset } from '../core/model-sizes';
+import type { Role } from '../core/vocab';
+import { getTask } from '../tasks/registry';
+
+export interface ModelSlot {
+  /** `shared`, or the agent's role when each agent has its own model. */
+  id: string;
+  preset: ModelPreset;
+  agents: Role[];
+}
+
+/**
+ * Per-agent settings (optim.perAgent) that would be silently ignored are refused, naming the
+ * field: an agent the task does not have (a typo), any setting when all agents share one model
+ * (one optimizer, one loss), or agents of one model (models.ids) that disagree; in the
+ * experiment's optim or in a run's overrides. Unknown setting names the schema refuses already.
+ */
+function checkPerAgent(exp: Experiment, agents: readonly Role[], slots: readonly ModelSlot[]): void {
+  const sources = [{ at: 'optim', optim: exp.optim }, ...exp.runs.map((r, i) => ({ at: `runs.${i}.optim`, optim: r.optim }))];
+  for (const { at, optim } of sources) {
+    const own = optim.perAgent ?? {};
+    for (const [name, settings] of Object.entries(own)) {
+      if (!agents.includes(name as Role)) {
+        throw new Error(`${at}.perAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+      }
+      for (const field of Object.keys(settings) as PerAgentField[]) {
+        if (exp.models.assignment === 'shared') {
+          throw new Error(`${at}.perAgent.${name}.${field}: all agents share one model (models.assignment = shared), so it has one ${field}; use optim.${field} or models.assignment = per-agent`);
+        }
+        const slot = slots.find((s) => s.agents.includes(name as Role))!;
+        if (new Set(slot.agents.map((a) => own[a]?.[field])).size > 1) {
+          throw new Error(`${at}.perAgent.${name}.${field}: agents ${slot.agents.join(', ')} share model ${slot.id} (models.ids), so they need one ${field}`);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Which models an experiment needs: one shared by all, or one per model id, where an agent's id
+ * is its own name unless `models.ids` gives several agents the same one (DrMAS `model_ids`).
+ */
+export function modelSlots(exp: Experiment): ModelSlot[] {
+  const agents = getTask(exp.task).agents.map((a) => a.role);
+  if (exp.models.assignment === 'shared') {
+    for (const field of ['perAgent', 'ids'] as const) {
+      const extra = Object.keys(exp.models[field]);
+      if (extra.length) throw new Error(`models.${field} (${extra.join(', ')}) needs models.assignment = per-agent`);
+    }
+    const slots = [{ id: 'shared', preset: exp.models.preset, agents }];
+    checkPerAgent(exp, agents, slots);
+    return slots;
+  }
+  for (const field of ['perAgent', 'ids'] as const) {
+    for (const name of Object.keys(exp.models[field])) {
+      if (!agents.includes(name as Role)) {
+        throw new Error(`models.${field}.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+      }
+    }
+  }
+  const slots: ModelSlot[] = [];
+  for (const role of agents) {
+    const id = exp.models.ids[role] ?? role;
+    const preset = exp.models.perAgent[role] ?? exp.models.preset;
+    const slot = slots.find((s) => s.id === id);
+    if (!slot) slots.push({ id, preset, agents: [role] });
+    else if (slot.preset !== preset) {
+      throw new Error(`models.perAgent.${role}: agents ${[...slot.agents, role].join(', ')} share model ${id} (models.ids), so they need one size`);
+    } else slot.agents.push(role);
+  }
+  checkPerAgent(exp, agents, slots);
+  return slots;
+}
