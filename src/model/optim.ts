@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
 import { adamWStep, fusedAdamWAvailable } from './kernels/adamw-webgpu';
+import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
 
 export interface AdamWOptions {
   lr: number;
@@ -84,9 +85,15 @@ export class AdamW {
       for (const slot of this.slots) {
         const g = grads[slot.variable.name];
         if (!g) continue;
-        const [m, v, w] = fusedAdamWAvailable()
-          ? adamWStep(slot.variable, g, slot.m, slot.v, { beta1: b1, beta2: b2, scale, lr, keep: slot.decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1, bc1, bc2, eps: this.eps })
-          : this.plainStep(slot, g, scale, bc1, bc2);
+        const constants = { beta1: b1, beta2: b2, scale, lr, keep: slot.decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1, bc1, bc2, eps: this.eps };
+        if (wasmAdamWAvailable()) {
+          // One kernel: the new values and their finiteness check together.
+          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, slot.m, slot.v, constants);
+          next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
+          zeroed.push(tf.reshape(zero, []));
+          continue;
+        }
+        const [m, v, w] = fusedAdamWAvailable() ? adamWStep(slot.variable, g, slot.m, slot.v, constants) : this.plainStep(slot, g, scale, bc1, bc2);
         next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
         for (const x of [w, m, v]) zeroed.push(tf.sum(tf.mul(x, 0)));
       }

@@ -780,4 +780,56 @@
       (br $li)))
   )
 
+
+  ;; ---- AdamW for one parameter of n values (optim.ts's formulation, same f32 operations in the same
+  ;; order, no multiply-add fusion): m' = b1·m + (1−b1)·(c·g), v' = b2·v + (1−b2)·(c·g)²,
+  ;; w' = w·keep − lr·(m'/bc1)/(√(v'/bc2) + eps). Returns Σ 0·x over w', m', v': NaN iff one is not finite.
+  (func $adamw4 (param $w v128) (param $g v128) (param $m v128) (param $v v128) (param $k i32) (param $wo i32) (param $mo i32) (param $vo i32) (result v128)
+    (local $gs v128) (local $m2 v128) (local $v2 v128) (local $w2 v128)
+    (local.set $gs (f32x4.mul (v128.load offset=16 (local.get $k)) (local.get $g)))
+    (local.set $m2 (f32x4.add (f32x4.mul (v128.load offset=0 (local.get $k)) (local.get $m)) (f32x4.mul (local.get $gs) (v128.load offset=32 (local.get $k)))))
+    (local.set $v2 (f32x4.add (f32x4.mul (local.get $v) (v128.load offset=48 (local.get $k))) (f32x4.mul (f32x4.mul (local.get $gs) (local.get $gs)) (v128.load offset=64 (local.get $k)))))
+    (local.set $w2 (f32x4.sub (f32x4.mul (local.get $w) (v128.load offset=80 (local.get $k)))
+      (f32x4.mul (f32x4.div (f32x4.div (local.get $m2) (v128.load offset=112 (local.get $k)))
+        (f32x4.add (f32x4.sqrt (f32x4.div (local.get $v2) (v128.load offset=128 (local.get $k)))) (v128.load offset=144 (local.get $k))))
+        (v128.load offset=96 (local.get $k)))))
+    (v128.store (local.get $mo) (local.get $m2))
+    (v128.store (local.get $vo) (local.get $v2))
+    (v128.store (local.get $wo) (local.get $w2))
+    (f32x4.add (f32x4.add (f32x4.mul (local.get $w2) (v128.const f32x4 0 0 0 0)) (f32x4.mul (local.get $m2) (v128.const f32x4 0 0 0 0)))
+      (f32x4.mul (local.get $v2) (v128.const f32x4 0 0 0 0))))
+
+  ;; k: 10 constants, each splat over 4 lanes (160 bytes): b1, c, 1−b1, b2, 1−b2, keep, lr, bc1, bc2, eps
+  (func (export "adamw") (param $w i32) (param $g i32) (param $m i32) (param $v i32) (param $wo i32) (param $mo i32) (param $vo i32) (param $n i32) (param $k i32) (result f32)
+    (local $i i32) (local $n4 i32) (local $z v128) (local $tail i32)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (local.get $n4)))
+      (local.set $z (f32x4.add (local.get $z) (call $adamw4 (v128.load (local.get $w)) (v128.load (local.get $g)) (v128.load (local.get $m)) (v128.load (local.get $v))
+        (local.get $k) (local.get $wo) (local.get $mo) (local.get $vo))))
+      (local.set $w (i32.add (local.get $w) (i32.const 16))) (local.set $g (i32.add (local.get $g) (i32.const 16)))
+      (local.set $m (i32.add (local.get $m) (i32.const 16))) (local.set $v (i32.add (local.get $v) (i32.const 16)))
+      (local.set $wo (i32.add (local.get $wo) (i32.const 16))) (local.set $mo (i32.add (local.get $mo) (i32.const 16)))
+      (local.set $vo (i32.add (local.get $vo) (i32.const 16)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $l)))
+    ;; the last n mod 4 values, one lane each: scratch at k + 160 (48 bytes) takes the lane's outputs
+    (block $dt (loop $lt
+      (br_if $dt (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $tail (i32.add (local.get $k) (i32.const 160)))
+      (local.set $z (f32x4.add (local.get $z) (f32x4.replace_lane 1 (f32x4.replace_lane 2 (f32x4.replace_lane 3
+        (call $adamw4 (f32x4.splat (f32.load (local.get $w))) (f32x4.splat (f32.load (local.get $g))) (f32x4.splat (f32.load (local.get $m))) (f32x4.splat (f32.load (local.get $v)))
+          (local.get $k) (local.get $tail) (i32.add (local.get $tail) (i32.const 16)) (i32.add (local.get $tail) (i32.const 32)))
+        (f32.const 0)) (f32.const 0)) (f32.const 0))))
+      (f32.store (local.get $wo) (f32.load (local.get $tail)))
+      (f32.store (local.get $mo) (f32.load offset=16 (local.get $tail)))
+      (f32.store (local.get $vo) (f32.load offset=32 (local.get $tail)))
+      (local.set $w (i32.add (local.get $w) (i32.const 4))) (local.set $g (i32.add (local.get $g) (i32.const 4)))
+      (local.set $m (i32.add (local.get $m) (i32.const 4))) (local.set $v (i32.add (local.get $v) (i32.const 4)))
+      (local.set $wo (i32.add (local.get $wo) (i32.const 4))) (local.set $mo (i32.add (local.get $mo) (i32.const 4)))
+      (local.set $vo (i32.add (local.get $vo) (i32.const 4)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $lt)))
+    (f32.add (f32.add (f32x4.extract_lane 0 (local.get $z)) (f32x4.extract_lane 1 (local.get $z)))
+      (f32.add (f32x4.extract_lane 2 (local.get $z)) (f32x4.extract_lane 3 (local.get $z)))))
 )

@@ -28,6 +28,7 @@ export interface KernelExports {
   gelu_bwd(x: number, dy: number, dx: number, n: number, A: number): void;
   gemm_tn(x: number, dy: number, out: number, N: number, A: number, J: number): void;
   gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
+  adamw(w: number, g: number, m: number, v: number, wo: number, mo: number, vo: number, n: number, k: number): number;
 }
 
 const decode = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -73,11 +74,11 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
 
 /**
  * Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy
- * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul).
+ * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul); AdamW's update (adamw-wasm.ts).
  */
-export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul'] as const;
+export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul', 'adamw'] as const;
 export type KernelFamily = (typeof KERNEL_FAMILIES)[number];
-const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true };
+const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true, adamw: true };
 
 /** Turns fused kernels off (all on by default): for A/B benchmarks and tests against the plain path. */
 export function setFusedKernels(on: boolean, families: readonly KernelFamily[] = KERNEL_FAMILIES): void {
