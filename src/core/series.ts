@@ -45,12 +45,14 @@ export class FrameRing {
 
 /**
  * Downsamples (x, y) to at most `maxPoints` by keeping, per bucket of consecutive points, the
- * first, the minimum and the maximum in x order. NaN y values are skipped.
+ * first, the minimum and the maximum in x order. NaN y values are skipped. `at`: each kept
+ * point's index in the input (so values computed over every point, an EMA, are picked without a lookup).
  */
-export function downsampleMinMax(x: Float64Array, y: Float64Array, maxPoints: number): { x: number[]; y: number[] } {
+export function downsampleMinMax(x: Float64Array, y: Float64Array, maxPoints: number): { x: number[]; y: number[]; at: number[] } {
   const idx: number[] = [];
   for (let i = 0; i < y.length; i++) if (!Number.isNaN(y[i])) idx.push(i);
-  if (idx.length <= maxPoints) return { x: idx.map((i) => x[i]), y: idx.map((i) => y[i]) };
+  if (idx.length <= maxPoints) return { x: idx.map((i) => x[i]), y: idx.map((i) => y[i]), at: idx };
+  const at: number[] = [];
   const buckets = Math.max(1, Math.floor(maxPoints / 3));
   const outX: number[] = [];
   const outY: number[] = [];
@@ -66,9 +68,10 @@ export function downsampleMinMax(x: Float64Array, y: Float64Array, maxPoints: nu
     for (const i of [...new Set([idx[lo], iMin, iMax])].sort((a, c) => a - c)) {
       outX.push(x[i]);
       outY.push(y[i]);
+      at.push(i);
     }
   }
-  return { x: outX, y: outY };
+  return { x: outX, y: outY, at };
 }
 
 /**

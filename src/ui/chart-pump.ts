@@ -5,6 +5,8 @@
  * for hundreds of milliseconds, so charts refresh one at a time, on-screen ones only, each at most
  * once per REFRESH_MS while frames stream in, with a pause as long as the last refresh before the
  * next: charts take at most about half the main thread, and input is answered between any two.
+ * A chart whose series change (runs imported, hidden or shown) takes its new series at its turn
+ * too, so a board of charts re-reading a long imported run never redraws in one task.
  * Each refresh is a `chart` user-timing measure (start to the frame after its commit), so
  * benchmarks can see what a chart costs.
  */
@@ -21,6 +23,8 @@ interface Entry {
   dirty: boolean;
   /** Refresh without waiting REFRESH_MS (a user changed how the chart is drawn). */
   urgent: boolean;
+  /** Its series changed (a run imported, hidden, shown, the chart new): refreshed even off screen, after those on screen. */
+  reseries: boolean;
   last: number;
 }
 
@@ -76,8 +80,11 @@ function pump(): void {
       if (!next || c.last < next.last) next = c;
     } else wait = Math.min(wait, due - now);
   }
+  // Then charts off screen whose series changed, so every chart has its lines (a test, a PNG, a
+  // scroll finds them drawn), still one per turn.
+  if (!next) for (const c of charts) if (c.reseries && (!next || c.last < next.last)) next = c;
   if (next) {
-    next.dirty = next.urgent = false;
+    next.dirty = next.urgent = next.reseries = false;
     next.last = now;
     const entry = next;
     // A chart that does not re-render (no new data) never commits: move on after a while.
@@ -88,6 +95,8 @@ function pump(): void {
 
 export interface ChartHandle {
   setVisible(visible: boolean): void;
+  /** Asks for a refresh at the chart's next turn (its series changed: runs imported, hidden, shown). */
+  request(): void;
   /** Called by the chart after a refresh committed (from an effect). */
   committed(): void;
   dispose(): void;
@@ -95,7 +104,7 @@ export interface ChartHandle {
 
 /** Registers a chart's refresh callback; it runs (in a transition) when the chart's turn comes. */
 export function registerChart(name: string, refresh: () => void): ChartHandle {
-  const entry: Entry = { name, refresh, visible: true, dirty: false, urgent: false, last: -Infinity };
+  const entry: Entry = { name, refresh, visible: true, dirty: false, urgent: false, reseries: false, last: -Infinity };
   charts.add(entry);
   return {
     setVisible(visible) {
@@ -104,6 +113,10 @@ export function registerChart(name: string, refresh: () => void): ChartHandle {
         entry.urgent = true;
         kick();
       }
+    },
+    request() {
+      entry.dirty = entry.urgent = entry.reseries = true;
+      kick();
     },
     committed: () => committed(entry),
     dispose() {

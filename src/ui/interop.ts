@@ -1,22 +1,27 @@
 /**
  * The page's side of src/interop: files dropped on the page become read-only imported runs
- * (parsed in a worker, kept in run-data.ts like local runs, listed in the store's `imported`),
+ * (parsed in a worker, kept in run-data.ts like local runs, listed in the store's `imported`,
+ * stored in IndexedDB as an import of their own: persist.ts),
  * and the session's runs go out as TensorBoard event files or as Dr. MAS launch scripts.
  */
+import { evalKsOf } from '../core/metrics';
 import { encodeExperiment } from '../core/url';
+import { fileKind } from '../interop/import';
+import { baseLabel } from '../rl/findings';
 import { DEFAULT_DRMAS_MODEL, ExportRefused, drmasReadme, exportDrmas } from '../interop/drmas';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import { parseInWorker } from '../runtime/import-client';
 import type { PackedRun } from '../runtime/import-client';
 import { runId } from '../runtime/protocol';
+import type { RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
-import { allRows, restoreRunData } from './run-data';
+import { loadSession, setImportShown, storeImport } from './persist';
+import { allRows, forgetRunData, restoreRunData } from './run-data';
 import { addError, runColor, useLab } from './store';
-import type { RunView } from './store';
+import type { RunView, StoredRun } from './store';
 
 /** Legend indices of imported runs start here, clear of the experiment's runs (at most 6). */
 const IMPORTED_INDEX = 1000;
-let imports = 0;
 
 /** One line per imported run: what was read and what was lost. */
 export function describeImport(run: PackedRun, steps: number): string {
@@ -25,39 +30,123 @@ export function describeImport(run: PackedRun, steps: number): string {
   return `${run.label}: ${steps} steps, ${run.records} records${damage}${inferred}`;
 }
 
-/** Reads dropped files in a worker and adds each run they hold to the charts. Returns one note per run. */
-export async function importDropped(files: readonly File[]): Promise<string[]> {
-  // A file dropped on its own is its own run; one picked with its folder is named by the folder.
-  const inputs = await Promise.all(
-    files.map(async (f) => ({ path: f.webkitRelativePath || `${f.name}/${f.name}`, bytes: new Uint8Array(await f.arrayBuffer()) })),
-  );
-  const { runs, refused } = await parseInWorker(inputs);
-  for (const r of refused) addError(`${r.path}: not imported: ${r.reason}`);
-  const added: RunView[] = runs.map((run) => {
-    const n = imports++;
-    const id = runId(`import-${n}`);
-    const width = run.columns.length;
-    const frames = Array.from({ length: run.frames.length / width }, (_, i) => run.frames.subarray(i * width, (i + 1) * width));
-    restoreRunData(id, run.columns, frames);
+/** A file to import and its path under what was dropped or picked (folder names name runs). */
+export interface DroppedFile {
+  path: string;
+  file: File;
+}
+
+/** Picked files: with their folder when one was picked (webkitdirectory), else each on its own. */
+export const pickedFiles = (files: Iterable<File>): DroppedFile[] =>
+  [...files]
+    .map((file) => ({ path: file.webkitRelativePath || `${file.name}/${file.name}`, file }))
+    .filter(({ path, file }) => !file.webkitRelativePath || fileKind(path) !== null); // a folder's other files are not runs
+
+/**
+ * What was dropped, folders walked (a folder of event files is one run, as in TensorBoard and
+ * `lab import`). Each top-level item is named as the picker names it: `<folder>/<…>/<file>`, or
+ * `<file>/<file>` for a file dropped on its own.
+ */
+export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
+  const entries = [...data.items].flatMap((item) => item.webkitGetAsEntry?.() ?? []);
+  if (entries.length === 0) return pickedFiles(data.files);
+  const out: DroppedFile[] = [];
+  // Inside a folder only event files and CSVs are read (as `lab import` does); a file dropped on
+  // its own is always tried, so one of another kind is refused by name.
+  const walk = async (entry: FileSystemEntry, path: string, top: boolean): Promise<void> => {
+    if (entry.isFile) {
+      if (!top && fileKind(path) === null) return;
+      const file = await new Promise<File>((ok, ko) => (entry as FileSystemFileEntry).file(ok, ko));
+      out.push({ path, file });
+      return;
+    }
+    const reader = (entry as FileSystemDirectoryEntry).createReader();
+    // readEntries gives a batch at a time (100 in Chromium) until an empty one.
+    for (;;) {
+      const batch = await new Promise<FileSystemEntry[]>((ok, ko) => reader.readEntries(ok, ko));
+      if (batch.length === 0) break;
+      batch.sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const child of batch) await walk(child, `${path}/${child.name}`, false);
+    }
+  };
+  for (const entry of entries) await walk(entry, entry.isFile ? `${entry.name}/${entry.name}` : entry.name, true);
+  return out;
+}
+
+/**
+ * Puts stored imported runs on the charts (read-only, no worker). Seeds of one group share a
+ * legend entry and a colour, across imports too, so the index is chosen here, not stored.
+ */
+function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonly Float64Array[]>): void {
+  const groups = new Map(useLab.getState().imported.map((r) => [baseLabel(r.label), r.runIndex]));
+  const added = runs.map((run): RunView => {
+    const mine = frames.get(run.id) ?? [];
+    restoreRunData(run.id, run.keys, [...mine]);
+    const group = baseLabel(run.label);
+    if (!groups.has(group)) groups.set(group, Math.max(IMPORTED_INDEX - 1, ...groups.values()) + 1);
+    const runIndex = groups.get(group)!;
     return {
-      id,
-      label: `${run.label} (imported)`,
-      seed: 0,
-      runIndex: IMPORTED_INDEX + n,
-      color: runColor(2 + n),
+      ...{ id: run.id, label: run.label, seed: run.seed, runIndex, color: runColor(2 + runIndex - IMPORTED_INDEX) },
+      ...{ agents: run.agents, evalKs: run.evalKs, models: [], base: {}, markers: [] },
       state: 'done',
-      message: describeImport(run, frames.length),
-      step: frames.length ? frames[frames.length - 1][0] : 0,
-      agents: run.agents,
-      models: [],
-      base: {},
+      message: run.note,
+      step: run.lastStep,
       tokensPerS: NaN,
-      markers: [],
       rolloutStep: -1,
     };
   });
-  useLab.setState((s) => ({ imported: [...s.imported, ...added], frameVersion: s.frameVersion + 1 }));
-  return added.map((r) => r.message!);
+  useLab.setState((s) => ({ imported: [...s.imported.filter((r) => !runs.some((x) => x.id === r.id)), ...added], frameVersion: s.frameVersion + 1 }));
+}
+
+/**
+ * Reads dropped files in a worker, adds each run they hold to the charts and stores them in
+ * IndexedDB as one import (a session of its own: nothing recorded is replaced). Returns one note
+ * per run, and one saying whether the import was stored.
+ */
+export async function importDropped(files: readonly DroppedFile[]): Promise<string[]> {
+  const inputs = await Promise.all(files.map(async ({ path, file }) => ({ path, bytes: new Uint8Array(await file.arrayBuffer()) })));
+  const { runs, refused } = await parseInWorker(inputs);
+  for (const r of refused) addError(`${r.path}: not imported: ${r.reason}`);
+  if (runs.length === 0) return [];
+  const id = `i${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const frames = new Map<RunId, Float64Array[]>();
+  const stored = runs.map((run, i): StoredRun => {
+    const rid = runId(`${id}-${i}`);
+    const width = run.columns.length;
+    // Views of the transferred buffer (the ring copies them; persist.ts copies them as it stores).
+    const mine = Array.from({ length: run.frames.length / width }, (_, j) => run.frames.subarray(j * width, (j + 1) * width));
+    frames.set(rid, mine);
+    const label = run.label !== run.group ? `${run.group} (imported) #${run.seed}` : `${run.label} (imported)`;
+    return {
+      ...{ id: rid, label, seed: run.seed, runIndex: IMPORTED_INDEX, color: '', keys: run.columns },
+      ...{ agents: run.agents, models: [], base: {}, markers: [], evalKs: evalKsOf(run.columns) },
+      lastStep: mine.length ? mine[mine.length - 1][0] : 0,
+      note: describeImport(run, mine.length),
+    };
+  });
+  showRuns(stored, frames);
+  const kept = await storeImport(id, stored, frames);
+  return [...stored.map((r) => r.note!), kept ? 'stored in this browser (Past runs)' : 'not stored: this browser keeps no runs (see the alert)'];
+}
+
+/** Past runs → Show: a stored import back on the charts. */
+export async function showImport(id: string): Promise<void> {
+  if (useLab.getState().imported.some((r) => r.id.startsWith(`${id}-`))) return;
+  const got = await loadSession(id);
+  if (!got) return;
+  const frames = new Map<RunId, Float64Array[]>();
+  for (const f of got.frames) frames.set(f.run, [...(frames.get(f.run) ?? []), f.values]);
+  showRuns(got.session.runs, frames);
+  await setImportShown(id, true);
+}
+
+/** Past runs → Hide: an import off the charts (still stored). */
+export async function hideImport(id: string): Promise<void> {
+  const mine = (r: RunView) => r.id.startsWith(`${id}-`);
+  const { imported } = useLab.getState();
+  forgetRunData(imported.filter(mine).map((r) => r.id));
+  useLab.setState((s) => ({ imported: s.imported.filter((r) => !mine(r)), frameVersion: s.frameVersion + 1 }));
+  await setImportShown(id, false);
 }
 
 /** Each of the session's runs as a TensorBoard event file (put each in its own folder for --logdir). */

@@ -270,7 +270,7 @@ export function reset(): void {
   session?.dispose();
   session = null;
   whenReady = [];
-  clearRunData();
+  clearRunData(useLab.getState().imported.map((r) => r.id)); // imported runs stay on the charts
   useLab.setState({ session: 'none', autoPaused: false, runs: [], errors: [], restored: null });
 }
 

@@ -2,9 +2,11 @@
  * Stored sessions back on screen: at page load the latest one, or any one the user opens from
  * Past runs. Its runs come back into the store (state 'done', no workers, with their live-parameter
  * markers) and their frames into run-data rings, so the charts draw the recorded curves; Train
- * goes on from each run's saved state (lab.ts).
+ * goes on from each run's saved state (lab.ts). Stored imports that were on the charts come back
+ * beside them (interop.ts).
  */
 import { decodeExperiment, sameStructure } from '../core/url';
+import { showImport } from './interop';
 import { reset } from './lab';
 import { loadSession, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';
@@ -48,7 +50,10 @@ function show(session: StoredSession, frames: StoredFrame[]): void {
  * the user has not started runs meanwhile. Other sessions stay one click away in Past runs.
  */
 export async function restoreLatest(): Promise<void> {
-  const [latest] = await refreshSessions();
+  const sessions = await refreshSessions();
+  // Imports that were on the charts come back to them, whatever the experiment.
+  for (const i of sessions.filter((x) => x.kind === 'import' && x.shown)) await showImport(i.id);
+  const latest = sessions.find((x) => x.kind !== 'import');
   if (!latest || !sameStructure(latest.experiment, useLab.getState().config)) return;
   const got = await loadSession(latest.id);
   const s = useLab.getState();
@@ -59,6 +64,7 @@ export async function restoreLatest(): Promise<void> {
 export async function openSession(id: string): Promise<void> {
   const got = await loadSession(id);
   if (!got) return;
+  if (got.session.kind === 'import') return showImport(id); // read-only runs: beside the session's
   reset();
   const r = decodeExperiment(got.session.experiment);
   if (r.ok) chooseConfig(r.config);

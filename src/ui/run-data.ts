@@ -56,8 +56,14 @@ export function truncateRunData(id: RunId, fromStep: number): void {
   restoreRunData(id, [...d.codec.keys], frames);
 }
 
-export function clearRunData(): void {
-  data.clear();
+/** Forgets these runs' data (imported runs taken off the charts). */
+export function forgetRunData(ids: readonly RunId[]): void {
+  for (const id of ids) data.delete(id);
+}
+
+/** Forgets every run's data but `keep`'s. */
+export function clearRunData(keep: readonly RunId[] = []): void {
+  for (const id of data.keys()) if (!keep.includes(id)) data.delete(id);
   pending.clear();
 }
 
@@ -182,22 +188,17 @@ export function readSeries(
     lo = new Map(sorted.map((st) => [st, acc.get(st)!.lo]));
     hi = new Map(sorted.map((st) => [st, acc.get(st)!.hi]));
   }
-  const raw: Series = downsampleMinMax(steps, y, MAX_POINTS);
+  const { at: kept, ...raw }: Series & { at: number[] } = downsampleMinMax(steps, y, MAX_POINTS);
   if (raw.x.length === 0) return null;
   if (lo && hi) {
     raw.lo = raw.x.map((st) => lo.get(st)!);
     raw.hi = raw.x.map((st) => hi.get(st)!);
   }
   if (smoothing <= 0) return raw;
-  // Smooth first (over every point), then keep the smoothed values at the raw line's steps.
-  const finite = Array.from(y.keys()).filter((i) => Number.isFinite(y[i]));
-  const ema = debiasedEma(
-    finite.map((i) => y[i]),
-    smoothing,
-  );
-  const at = new Map<number, number>();
-  finite.forEach((i, j) => at.set(steps[i], ema[j]));
-  return { ...raw, smooth: raw.x.map((st) => at.get(st) ?? NaN) };
+  // Smooth first (over every point; gaps pass through and do not enter the average), then keep
+  // the smoothed values of the points the raw line kept.
+  const ema = debiasedEma(y, smoothing);
+  return { ...raw, smooth: kept.map((i) => (Number.isFinite(ema[i]) ? ema[i] : NaN)) };
 }
 
 /** The last step recorded by any of these runs, whatever its metrics (-Infinity if none). */

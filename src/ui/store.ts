@@ -39,6 +39,8 @@ export interface RunView {
   /** Steps completed (the last frame's step). */
   step: number;
   agents: string[];
+  /** Imported runs: the K of every eval/avg@K or pass@K they carry (a session's runs use the experiment's eval.k). */
+  evalKs?: number[];
   models: { id: string; preset: string; agents: string[]; params: number }[];
   /** Where each model's starting weights came from (shipped base, upload, fresh init). */
   base: Record<string, string>;
@@ -85,10 +87,17 @@ export interface StoredRun {
   lastStep: number;
   /** Live hyper-parameter changes (absent in sessions stored before markers were kept). */
   markers?: Marker[];
+  /** Imported runs: the eval Ks they carry, and what the import read and lost. */
+  evalKs?: number[];
+  note?: string;
 }
 
 export interface StoredSession {
   id: string;
+  /** 'import': runs read from other trainers' files (one drop), read-only; absent: a Train session. */
+  kind?: 'import';
+  /** An import on the charts (it comes back after a reload); Past runs shows and hides it. */
+  shown?: boolean;
   createdAt: number;
   experiment: string;
   runs: StoredRun[];

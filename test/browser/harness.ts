@@ -68,6 +68,24 @@ export const trainEnabled = (page: Page, timeout = 120_000) =>
   page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout });
 
 /** Starts recording the page's long tasks (> 50 ms of main thread) into `window.longTasks`, in ms. */
+/**
+ * Long Animation Frames (> 50 ms) with their attribution, as bench-ui.ts records them: each as
+ * `<ms> ms: <script ms> <invoker> <function>; …` in `window.longFrames`.
+ */
+export const observeLongFrames = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as unknown as { longFrames: string[] };
+    w.longFrames = [];
+    type Script = { duration: number; invoker: string; sourceFunctionName: string };
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries() as (PerformanceEntry & { scripts: Script[]; renderStart: number; styleAndLayoutStart: number })[]) {
+        if (e.duration <= 50) continue;
+        const scripts = e.scripts.filter((x) => x.duration >= 5).map((x) => `${Math.round(x.duration)} ${x.invoker} ${x.sourceFunctionName}`.trim());
+        w.longFrames.push(`${Math.round(e.duration)} ms: ${scripts.join('; ')}`);
+      }
+    }).observe({ type: 'long-animation-frame' });
+  });
+
 export const observeLongTasks = (page: Page) =>
   page.evaluate(() => {
     const w = window as unknown as { longTasks: number[] };

@@ -1,13 +1,18 @@
 /**
- * Cluster runs in the page: event files dropped onto the drop zone are parsed in a worker and
- * charted as read-only runs beside the session's; then the main thread's long tasks while a
- * 100k-record file is imported (figures printed).
+ * Cluster runs in the page: event files (or a folder of them) dropped onto the drop zone are parsed
+ * in a worker and charted as read-only runs beside the session's, per their own agents and eval K,
+ * compared over the seeds in their names in Findings, and stored in IndexedDB beside (never over) a
+ * trained session; then the main thread's long tasks while a 100k-record file is imported (figures
+ * printed, with the Long Animation Frames' attribution).
  */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeEventFile } from '../../src/interop/tensorboard';
 import { encodeFileVersion, encodeScalars } from '../../src/interop/tb-event';
 import { frameRecords } from '../../src/interop/tfrecord';
-import { observeLongTasks, openLab } from './harness';
+import { TINY, observeLongFrames, observeLongTasks, openLab, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -31,7 +36,108 @@ async function drop(l: Lab, files: Record<string, Uint8Array>): Promise<void> {
   await l.page.dispatchEvent('[data-testid="drop-zone"]', 'drop', { dataTransfer: await dragged(l, files) });
 }
 
+/**
+ * Drops a real folder from disk, as the OS does: Chromium's DevTools protocol drag with file paths
+ * (the page walks it with webkitGetAsEntry).
+ */
+async function dropPaths(l: Lab, paths: string[]): Promise<void> {
+  await l.page.getByTestId('drop-zone').scrollIntoViewIfNeeded(); // a drag lands where it is on screen
+  const box = await l.page.getByTestId('drop-zone').boundingBox();
+  if (!box) throw new Error('no drop zone');
+  const cdp = await l.context.newCDPSession(l.page);
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const data = { items: [{ mimeType: 'text/plain', data: paths.join('\n') }], files: paths, dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const) await cdp.send('Input.dispatchDragEvent', { type, ...at, data });
+}
+
+/** A Dr. MAS log folder: <group>/seed<n>/events…, agents planner and coder, eval K 16; groups differ by `gap` in final eval. */
+function clusterLogs(gap: number): string {
+  const root = join(mkdtempSync(join(tmpdir(), 'agentwise-drop-')), 'logs');
+  for (const [group, add] of [['grpo', 0], ['drmas', gap]] as const) {
+    for (const seed of [1, 2, 3]) {
+      const folder = join(root, group, `seed${seed}`);
+      mkdirSync(folder, { recursive: true });
+      const rows = Array.from({ length: 20 }, (_, step) => ({
+        step,
+        'critic/score/mean': 0.1 + step / 40,
+        'actor/Qwen3-4B_PlannerAgent/grad_norm': 1 + seed / 10 + step / 100,
+        'actor/Qwen3-4B_CoderAgent/grad_norm': 2 + seed / 10,
+        ...(step % 10 === 9 ? { 'val/avg@16': 0.25 * seed + add + step / 100, 'val/pass@16': 0.5 } : {}),
+      }));
+      writeFileSync(join(folder, 'events.out.tfevents.1700000000.node0'), writeEventFile(rows, 1.7e9));
+    }
+    writeFileSync(join(root, group, 'notes.txt'), 'not a run');
+  }
+  return root;
+}
+
 describe('importing cluster runs on the page', () => {
+  it('reads a dropped folder as one run per folder of event files: own agents, own eval K, seeds compared in Findings', async () => {
+    lab = await openLab();
+    const { page } = lab;
+    await dropPaths(lab, [clusterLogs(0.125)]);
+    await expect.poll(() => page.getByTestId('import-notes').textContent(), { timeout: 30_000 }).toContain('stored in this browser');
+    const notes = await page.getByTestId('import-notes').locator('li').allTextContents();
+    expect(notes.slice(0, 6).map((n) => n.split(':')[0])).toEqual(['drmas #1', 'drmas #2', 'drmas #3', 'grpo #1', 'grpo #2', 'grpo #3']);
+    expect(notes[0]).toContain('20 steps');
+    // Agents from the data (planner, coder), not the task's; one series per group and agent (seeds: mean and band).
+    const grad = page.locator('figure[aria-label="Pre-clip grad norm"] .series-line');
+    await expect.poll(() => grad.evaluateAll((ps) => ps.map((p) => p.getAttribute('data-series')).sort()), { timeout: 30_000 }).toEqual([
+      'drmas (imported) (mean of 3) · coder',
+      'drmas (imported) (mean of 3) · planner',
+      'grpo (imported) (mean of 3) · coder',
+      'grpo (imported) (mean of 3) · planner',
+    ]);
+    expect(await page.locator('.legend button').allTextContents()).toEqual(expect.arrayContaining(['planner', 'coder']));
+    // Eval at the import's own K (16), whatever the experiment's.
+    const evalChart = page.locator('figure[aria-label^="Eval avg@16"] .series-line');
+    await expect.poll(() => evalChart.evaluateAll((ps) => ps.map((p) => p.getAttribute('data-series')).sort()), { timeout: 30_000 }).toEqual([
+      'drmas (imported) (mean of 3) · avg@16',
+      'drmas (imported) (mean of 3) · pass@16',
+      'grpo (imported) (mean of 3) · avg@16',
+      'grpo (imported) (mean of 3) · pass@16',
+    ]);
+    // Findings compares the groups over the seeds of their folder names: last eval 0.25·seed + 0.19 (+ 0.125 for drmas).
+    await page.getByTestId('findings-imported').waitFor({ timeout: 30_000 });
+    const row = page.locator('[data-comparison="findings-imported"] tr[data-figure="eval avg@16"]');
+    expect((await row.locator('td').allTextContents()).map((t) => t.trim())).toEqual(['0.815 ± 0.621', '0.690 ± 0.621', '-0.125 ± 0.000', 'grpo (imported) lower by 0.125 [0.125, 0.125]']);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('stores an import beside a trained session: both come back after a reload; Hide, Show and Delete act on the import alone', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    await trainEnabled(page, 60_000);
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await expect.poll(async () => (await stepCounts(lab!)).every((n) => n >= 1), { timeout: 60_000 }).toBe(true);
+    await page.waitForTimeout(1500); // the writer flushes at most every second
+    const rows = Array.from({ length: 12 }, (_, step) => ({ step, 'critic/score/mean': step / 12 }));
+    await drop(lab, { 'events.out.tfevents.1700000000.node7': writeEventFile(rows, 1.7e9) });
+    await expect.poll(() => page.getByTestId('import-notes').textContent(), { timeout: 30_000 }).toContain('stored in this browser');
+    const imported = page.locator('figure[aria-label="Reward"] .series-line[data-series$="(imported)"]');
+    await imported.first().waitFor({ timeout: 30_000 });
+
+    await page.reload();
+    await page.getByTestId('restored-note').waitFor({ timeout: 15_000 }); // the trained session, not replaced
+    await imported.first().waitFor({ timeout: 15_000 }); // and the import, back on the charts
+    expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(1);
+    await page.getByRole('button', { name: /^Hide import / }).click();
+    await expect.poll(() => imported.count(), { timeout: 15_000 }).toBe(0);
+    await page.reload();
+    await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: /^Show import / }).waitFor({ timeout: 15_000 });
+    expect(await imported.count()).toBe(0); // hidden stays hidden
+    await page.getByRole('button', { name: /^Show import / }).click();
+    await imported.first().waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: /^Delete import / }).click();
+    await expect.poll(() => imported.count(), { timeout: 15_000 }).toBe(0);
+    await page.reload();
+    await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: /import / }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(1);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('charts a dropped event file’s series, mapped to the lab’s keys, beside nothing else', async () => {
     lab = await openLab();
     const { page } = lab;
@@ -61,19 +167,23 @@ describe('importing cluster runs on the page', () => {
     const bytes = frameRecords(records);
     const dataTransfer = await dragged(lab, { 'events.out.tfevents.1700000000.big': bytes }); // before the clock starts
     const tasks = () => page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.splice(0).map(Math.round));
+    const frames = () => page.evaluate(() => (window as unknown as { longFrames: string[] }).longFrames.splice(0));
     await observeLongTasks(page);
+    await observeLongFrames(page);
     // A small run first, so the chart board's first mount (not the import) is measured apart.
     await drop(lab, { 'events.out.tfevents.1700000000.small': writeEventFile([{ step: 0, 'actor/Qwen3-4B_SolverAgent/grad_norm': 1 }], 1.7e9) });
     await page.locator('figure[aria-label="Pre-clip grad norm"] .series-line').first().waitFor({ timeout: 30_000 });
     await page.waitForTimeout(500);
     const boardMount = await tasks();
+    await frames();
     const t0 = Date.now();
     await page.dispatchEvent('[data-testid="drop-zone"]', 'drop', { dataTransfer });
     await expect.poll(() => page.getByTestId('import-notes').textContent(), { timeout: 60_000 }).toContain('100000 records');
     const ms = Date.now() - t0;
     await page.waitForTimeout(1000);
     const importing = await tasks();
-    console.log('[import 100k]', JSON.stringify({ records: 100_000, bytes: bytes.length, msToNote: ms, longTaskMsImporting: importing, longTaskMsBoardMount: boardMount }));
+    const attribution = await frames();
+    console.log('[import 100k]', JSON.stringify({ records: 100_000, bytes: bytes.length, msToNote: ms, longTaskMsImporting: importing, longTaskMsBoardMount: boardMount, longFrames: attribution }));
     expect(lab.errors).toEqual([]);
   });
 });

@@ -51,12 +51,13 @@ describe('series', () => {
     expect(d.x.length).toBeGreaterThan(200);
     expect(Math.max(...d.y)).toBe(50);
     expect(d.x[d.y.indexOf(50)]).toBe(7777);
+    expect(d.at.map((i) => x[i])).toEqual(d.x);
     expect(d.x).toEqual([...d.x].sort((a, b) => a - b));
   });
 
   it('skips NaN and returns short series unchanged', () => {
     const d = downsampleMinMax(new Float64Array([0, 1, 2]), new Float64Array([5, NaN, 7]), 100);
-    expect(d).toEqual({ x: [0, 2], y: [5, 7] });
+    expect(d).toEqual({ x: [0, 2], y: [5, 7], at: [0, 2] });
   });
 
   it('debiases the EMA: a constant series stays constant, first point unsmoothed', () => {

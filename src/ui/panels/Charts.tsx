@@ -52,7 +52,7 @@ const AMPLIFICATION_NOTE = (
  */
 function useBoardRuns(): RunView[] {
   const key = useLab((s) =>
-    [...s.runs, ...s.imported].map((r) => `${r.id}:${r.runIndex}:${r.label}:${r.agents.join('+')}:${r.markers.length}`).join(','),
+    [...s.runs, ...s.imported].map((r) => `${r.id}:${r.runIndex}:${r.label}:${r.agents.join('+')}:${r.evalKs ?? ''}:${r.markers.length}`).join(','),
   );
   return useMemo(() => {
     void key;
@@ -61,10 +61,16 @@ function useBoardRuns(): RunView[] {
   }, [key]);
 }
 
-/** The agents in the order the task lists them (the first run that knows them). */
+/**
+ * Every run's agents, in the order the task lists them (the session's runs first), then the other
+ * names imported runs carry (a cluster run's agents come from its data, not from this task).
+ */
 function agentsOf(runs: RunView[]): string[] {
-  return runs.find((r) => r.agents.length > 0)?.agents ?? [];
+  return [...new Set(runs.flatMap((r) => r.agents))];
 }
+
+/** The eval K of each run: its own for an imported run (every K it carries), else the experiment's. */
+const evalKsOfRun = (r: RunView, evalK: number): number[] => r.evalKs ?? [evalK];
 
 /** Runs of one config entry (several seeds) form one series: their mean with a min–max band. */
 function groups(runs: RunView[]): { key: string; runs: RunView[]; label: string }[] {
@@ -97,30 +103,32 @@ function agentSpecs(runs: RunView[], agents: string[], stat: AgentStat): SeriesS
   return agentKeySpecs(runs, agents, (a) => agentKey(a, stat));
 }
 
+/** One series per group and agent it has (the dash is the agent's, as in the legend). */
 function agentKeySpecs(runs: RunView[], agents: string[], keyOf: (agent: string) => string): SeriesSpec[] {
   return groups(runs).flatMap((g) =>
-    agents.map((a, ai) => ({
-      id: `${g.key}a${ai}`,
-      runIds: g.runs.map((r) => r.id),
-      key: keyOf(a),
-      name: `${g.label} · ${a}`,
-      color: g.runs[0].color,
-      dash: agentDash(ai),
-    })),
+    agents.flatMap((a, ai): SeriesSpec[] =>
+      g.runs.some((r) => r.agents.includes(a))
+        ? [{ id: `${g.key}a${ai}`, runIds: g.runs.map((r) => r.id), key: keyOf(a), name: `${g.label} · ${a}`, color: g.runs[0].color, dash: agentDash(ai) }]
+        : [],
+    ),
   );
 }
 
-function runSpecs(runs: RunView[], keys: { key: string; name: string }[]): SeriesSpec[] {
-  return groups(runs).flatMap((g) =>
-    keys.map((k, ki) => ({
+type RunKey = { key: string; name: string };
+
+/** One series per group and key; `keys` may depend on the group's runs (an imported run's own eval K). */
+function runSpecs(runs: RunView[], keysOf: RunKey[] | ((runs: RunView[]) => RunKey[])): SeriesSpec[] {
+  return groups(runs).flatMap((g) => {
+    const keys = typeof keysOf === 'function' ? keysOf(g.runs) : keysOf;
+    return keys.map((k, ki) => ({
       id: `${g.key}k${ki}`,
       runIds: g.runs.map((r) => r.id),
       key: k.key,
       name: keys.length > 1 ? `${g.label} · ${k.name}` : g.label,
       color: g.runs[0].color,
       dash: agentDash(ki),
-    })),
-  );
+    }));
+  });
 }
 
 /** Overlaid or side by side: a radio pair, so it is one tab stop and arrow keys switch it. */
@@ -238,6 +246,8 @@ interface ChartDef {
 function boardSections(
   agents: string[],
   evalK: number,
+  /** Every K the runs shown are evaluated at (the experiment's, and imported runs' own). */
+  evalKs: number[],
   evalOn: boolean,
   estimators: EstimatorName[],
   shadowGrad: boolean,
@@ -249,7 +259,7 @@ function boardSections(
     about: c.hint,
     specs: (runs) => agentSpecs(runs, agents, c.stat),
   });
-  const perRun = (title: string, metric: string, about: string, keys: { key: string; name: string }[]) => ({
+  const perRun = (title: string, metric: string, about: string, keys: RunKey[] | ((runs: RunView[]) => RunKey[])) => ({
     title,
     metric,
     about,
@@ -267,13 +277,13 @@ function boardSections(
           { key: M.successRate, name: 'success' },
         ]),
         perRun(
-          `Eval avg@${evalK} / pass@${evalK}`,
-          evalOn ? `eval/avg@${evalK} · pass@${evalK}` : 'off (eval.every = 0)',
-          'held-out questions, K samples each',
-          [
-            { key: evalAvgKey(evalK), name: `avg@${evalK}` },
-            { key: evalPassKey(evalK), name: `pass@${evalK}` },
-          ],
+          `Eval avg@${evalKs.length === 1 ? evalKs[0] : 'K'} / pass@${evalKs.length === 1 ? evalKs[0] : 'K'}`,
+          evalOn || evalKs.length > 1 ? evalKs.map((k) => `eval/avg@${k} · pass@${k}`).join(' · ') : 'off (eval.every = 0)',
+          'held-out questions, K samples each (an imported run: its own K)',
+          (rs) => [...new Set(rs.flatMap((r) => evalKsOfRun(r, evalK)))].flatMap((k) => [
+            { key: evalAvgKey(k), name: `avg@${k}` },
+            { key: evalPassKey(k), name: `pass@${k}` },
+          ]),
         ),
         perRun('Throughput', 'perf/tokens_per_s', 'sampled tokens per second of rollout', [
           { key: M.tokensPerS, name: 'tokens/s' },
@@ -378,7 +388,7 @@ export function Charts() {
     [agentsKey, view.hiddenAgents],
   );
   // Series lists change only with the runs shown, never with frames: charts memoize on them.
-  const runKey = runs.map((r) => `${r.id}:${r.agents.length}`).join(',');
+  const runKey = runs.map((r) => `${r.id}:${r.agents.join('+')}`).join(',');
   const markersKey = allRuns.map((r) => r.markers.length).join(',');
   const sideBySide = view.layout === 'side-by-side';
   const board = useMemo(() => {
@@ -389,7 +399,8 @@ export function Charts() {
       ? groups(runs).map((g) => ({ label: g.label, runs: g.runs }))
       : [{ label: '', runs }];
     const markers = columns.map((c) => c.runs.flatMap((r): Marker[] => r.markers));
-    return boardSections(agents, evalK, evalOn, estimatorsKey.split('|') as EstimatorName[], shadowGrad, credit).map((section) => ({
+    const evalKs = [...new Set(runs.flatMap((r) => evalKsOfRun(r, evalK)))].sort((a, b) => a - b);
+    return boardSections(agents, evalK, evalKs.length ? evalKs : [evalK], evalOn, estimatorsKey.split('|') as EstimatorName[], shadowGrad, credit).map((section) => ({
       ...section,
       rows: section.charts.map((def) => {
         const perColumn = columns.map((c) => def.specs(c.runs));

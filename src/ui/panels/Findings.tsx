@@ -3,11 +3,13 @@
  * the first run (same seed, same task stream) with a computed verdict, for the figures the CLI's
  * `lab report` prints. The numbers come from the same pure code (src/rl/summary.ts, findings.ts)
  * applied to the recorded metric history; they follow training every few seconds, and say how
- * many runs are done, so a provisional table is never mistaken for a final one.
+ * many runs are done, so a provisional table is never mistaken for a final one. Imported runs get
+ * their own table when a group of them has several seeds (read from their names, seedOf).
  */
 import { useMemo, useState } from 'react';
+import type { ReactNode } from 'react';
 import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
-import { compareSeeds, comparisonCsv, pm } from '../../rl/findings';
+import { baseLabel, compareSeeds, comparisonCsv, pm } from '../../rl/findings';
 import type { Comparison, Verdict } from '../../rl/findings';
 import { REWARD_TAIL, summarize } from '../../rl/summary';
 import type { RunSummary } from '../../rl/summary';
@@ -21,14 +23,29 @@ import { useThrottledLab } from '../throttled';
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
 
-/** Every run's summary from its recorded history (the CLI summarizes its metrics.jsonl the same way), the reward over the last `tail` steps. */
+/** The keys a summary reads (the CLI summarizes its metrics.jsonl the same way). */
+const summaryKeys = (agents: readonly string[], k: number) => [M.rewardMean, M.updateSkipped, M.envErrors, evalAvgKey(k), evalPassKey(k), ...agents.map((a) => agentKey(a, 'grad_norm'))];
+
+/** Every session run's summary from its recorded history, the reward over the last `tail` steps. */
 function summaries(s: LabState, tail: number): RunSummary[] {
   const k = s.config.eval.k;
-  return s.runs.map((r) => {
-    const keys = [M.rewardMean, M.updateSkipped, M.envErrors, evalAvgKey(k), evalPassKey(k), ...r.agents.map((a) => agentKey(a, 'grad_norm'))];
-    return summarize(r.label, r.seed, historyOf(r.id, keys), r.agents, k, tail);
+  return s.runs.map((r) => summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail));
+}
+
+/** Every imported run's, with its own agents and eval K (the largest it carries), as `lab report` does. */
+function importedSummaries(s: LabState, tail: number): RunSummary[] {
+  return s.imported.map((r) => {
+    const k = r.evalKs?.at(-1) ?? NaN;
+    return summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail);
   });
 }
+
+/** Imported runs are compared when a group of them has several seeds (its runs' names ended in one). */
+const importedSeeded = (s: LabState) => {
+  const n = new Map<string, number>();
+  for (const r of s.imported) n.set(baseLabel(r.label), (n.get(baseLabel(r.label)) ?? 0) + 1);
+  return [...n.values()].some((x) => x > 1);
+};
 
 const VERDICT_CLASS: Record<Verdict['kind'], string> = {
   identical: 'verdict-same',
@@ -85,27 +102,54 @@ export function Findings() {
   const seeds = useLab((s) => s.config.seeds);
   const version = useThrottledLab(versionOf, null, FOLLOW_MS);
   const runsKey = useLab((s) => s.runs.map((r) => `${r.id}:${r.state}:${r.agents.length}`).join(','));
+  const importedKey = useLab((s) => (importedSeeded(s) ? s.imported.map((r) => r.id).join(',') : ''));
   const done = useLab((s) => s.runs.filter((r) => r.state === 'done').length);
   const total = useLab((s) => s.runs.length);
   const [tail, setTail] = useState(REWARD_TAIL);
-  const { list, c } = useMemo(() => {
+  const session = useMemo(() => {
     void version;
     void runsKey;
     const list = summaries(useLab.getState(), tail);
     return { list, c: compareSeeds(list) };
   }, [version, runsKey, tail]);
-  if (seeds < 2 || total === 0) return null;
-  const later = c.runs.slice(1);
-  const steps = list.map((s) => s.steps);
+  const imported = useMemo(() => {
+    if (!importedKey) return null;
+    const list = importedSummaries(useLab.getState(), tail);
+    return { list, c: compareSeeds(list) };
+  }, [importedKey, tail]);
+  const showSession = seeds >= 2 && total > 0;
+  if (!showSession && !imported) return null;
+  const steps = session.list.map((s) => s.steps);
   return (
     <section className="panel findings" aria-labelledby="findings-title" data-testid="findings">
       <h2 id="findings-title">Findings</h2>
-      <p className="muted" data-testid="findings-status">
-        {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} · {Math.min(...steps)}–{Math.max(...steps)}{' '}
-        steps recorded per run · mean ± 95 % CI over {c.seeds} seeds; differences paired by seed (same task stream); verdicts
-        from the paired CI. The same numbers as <code>lab report</code>.
-      </p>
       <TailField tail={tail} onChange={setTail} />
+      {showSession && (
+        <FindingsTable c={session.c} list={session.list}>
+          {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} · {Math.min(...steps)}–{Math.max(...steps)}{' '}
+          steps recorded per run · mean ± 95 % CI over {session.c.seeds} seeds; differences paired by seed (same task stream); verdicts
+          from the paired CI. The same numbers as <code>lab report</code>.
+        </FindingsTable>
+      )}
+      {imported && (
+        <FindingsTable c={imported.c} list={imported.list} testId="findings-imported" what="imported ">
+          <strong>Imported runs</strong> · seeds read from the run names (<code>grpo #2</code>, <code>grpo_seed2</code>,{' '}
+          <code>grpo/seed2</code>) · mean ± 95 % CI over {imported.c.seeds} seeds; differences paired by seed number; each run’s own
+          eval K. The same numbers as <code>lab report</code> on a <code>lab import</code> folder.
+        </FindingsTable>
+      )}
+    </section>
+  );
+}
+
+/** One comparison: its status line (children), the table, and its CSV / JSON downloads. */
+function FindingsTable({ c, list, testId = 'findings-status', what = '', children }: { c: Comparison; list: RunSummary[]; testId?: string; what?: string; children: ReactNode }) {
+  const later = c.runs.slice(1);
+  return (
+    <div data-comparison={testId}>
+      <p className="muted" data-testid={testId}>
+        {children}
+      </p>
       <div className="findings-scroll">
         <table className="findings-table">
           <thead>
@@ -154,12 +198,12 @@ export function Findings() {
       </div>
       <div className="row">
         <button type="button" onClick={() => exportFindings(c, list, 'csv')}>
-          Download findings CSV
+          Download {what}findings CSV
         </button>
         <button type="button" onClick={() => exportFindings(c, list, 'json')}>
-          Download findings JSON
+          Download {what}findings JSON
         </button>
       </div>
-    </section>
+    </div>
   );
 }

@@ -47,24 +47,35 @@ function useStable<A extends Axis | null>(a: A): A {
   return useMemo(() => a, [key]); // eslint-disable-line react-hooks/exhaustive-deps
 }
 
+/** What a chart draws as of its last refresh: the frames, the smoothing and the series. */
+interface Refreshed {
+  version: number;
+  smoothing: number;
+  specs: SeriesSpec[];
+  scaleSpecs: SeriesSpec[] | undefined;
+}
+
 /**
- * frameVersion and smoothing as of this chart's last refresh: the chart pump decides when (one
- * chart per task, on-screen charts only, throttled), so frames never re-render every chart at once.
+ * frameVersion, smoothing and series as of this chart's last refresh: the chart pump decides
+ * when (one chart per task, on-screen charts only, throttled), so neither frames nor a change of
+ * series (an imported run, a run hidden or shown) ever redraw every chart in one task. A new
+ * chart draws its series at once.
  */
-function useRefreshedVersion(ref: React.RefObject<HTMLElement | null>, name: string): [number, number] {
-  const [seen, setSeen] = useState(() => {
+function useRefreshed(ref: React.RefObject<HTMLElement | null>, name: string, specs: SeriesSpec[], scaleSpecs: SeriesSpec[] | undefined): Refreshed {
+  const [seen, setSeen] = useState((): Refreshed => {
     const s = useLab.getState();
-    return [s.frameVersion, s.view.smoothing] as [number, number];
+    return { version: s.frameVersion, smoothing: s.view.smoothing, specs, scaleSpecs };
   });
+  const wanted = useRef({ specs, scaleSpecs });
   const handleRef = useRef<ChartHandle | null>(null);
-  useEffect(() => handleRef.current?.committed(), [seen]);
   useEffect(() => {
     const handle = registerChart(name, () => {
       const s = useLab.getState();
+      const w = wanted.current;
       setSeen((prev) =>
-        prev[0] === s.frameVersion && prev[1] === s.view.smoothing
+        prev.version === s.frameVersion && prev.smoothing === s.view.smoothing && prev.specs === w.specs && prev.scaleSpecs === w.scaleSpecs
           ? prev
-          : [s.frameVersion, s.view.smoothing],
+          : { version: s.frameVersion, smoothing: s.view.smoothing, ...w },
       );
     });
     handleRef.current = handle;
@@ -78,6 +89,11 @@ function useRefreshedVersion(ref: React.RefObject<HTMLElement | null>, name: str
       handle.dispose();
     };
   }, [ref, name]);
+  useEffect(() => handleRef.current?.committed(), [seen]);
+  useEffect(() => {
+    wanted.current = { specs, scaleSpecs };
+    if (specs !== seen.specs || scaleSpecs !== seen.scaleSpecs) handleRef.current?.request();
+  }, [specs, scaleSpecs, seen]);
   return seen;
 }
 
@@ -210,7 +226,8 @@ function MetricChartImpl({
   children,
 }: MetricChartProps) {
   const ref = useRef<HTMLElement>(null);
-  const [version, smoothing] = useRefreshedVersion(ref, title);
+  // The series drawn are the ones of the last refresh (`specs` prop: the ones to draw next).
+  const { version, smoothing, specs: drawnSpecs, scaleSpecs: drawnScale } = useRefreshed(ref, title, specs, scaleSpecs);
 
   const data = useMemo(() => {
     void version; // re-read the ring buffers whenever frames arrived
@@ -224,7 +241,7 @@ function MetricChartImpl({
           hi = Math.max(hi, v);
         }
     };
-    for (const s of specs) {
+    for (const s of drawnSpecs) {
       const series = readSeries(s.runIds, s.key, smoothing, log);
       if (!series) continue;
       const { x, y, smooth, lo: bandLo, hi: bandHi } = series;
@@ -232,8 +249,8 @@ function MetricChartImpl({
       [y, smooth, bandLo, bandHi].forEach(widen);
     }
     // Side by side, the row's other runs set the y scale too (not drawn).
-    for (const s of scaleSpecs ?? []) {
-      if (specs.includes(s)) continue;
+    for (const s of drawnScale ?? []) {
+      if (drawnSpecs.includes(s)) continue;
       const series = readSeries(s.runIds, s.key, smoothing, log);
       if (series) [series.y, series.smooth, series.lo, series.hi].forEach(widen);
     }
@@ -244,7 +261,7 @@ function MetricChartImpl({
     // The x axis runs from step 0 to the runs' last step, whichever metrics it has: every chart
     // of the same runs then has the same x axis (eval is recorded every N steps only), so the
     // hover cursor lines up across charts.
-    const end = lastStep([...specs, ...(scaleSpecs ?? [])].flatMap((s) => s.runIds));
+    const end = lastStep([...drawnSpecs, ...(drawnScale ?? [])].flatMap((s) => s.runIds));
     // Every step drawn, ascending: the hover snaps to these.
     const seen = new Set<number>();
     for (const d of drawn) for (const st of d.x) seen.add(st);
@@ -255,7 +272,7 @@ function MetricChartImpl({
       end,
       axis: lo <= hi ? (log ? logAxis(lo, hi) : niceAxis(lo, hi)) : null,
     };
-  }, [specs, scaleSpecs, smoothing, log, refY, version]);
+  }, [drawnSpecs, drawnScale, smoothing, log, refY, version]);
   const { steps, drawn } = data;
   const x = useStable(stepAxis(0, Math.max(data.end, ...markers.map((m) => m.step)), X_LEAST));
   const axis = useStable(data.axis);

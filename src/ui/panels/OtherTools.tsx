@@ -1,12 +1,16 @@
 /**
- * Other tools: runs in and out. A drop zone (or file picker) that reads TensorBoard event files and
- * W&B history CSVs as read-only runs beside the session's, a button that downloads the session's
+ * Other tools: runs in and out. A drop zone (or file and folder pickers) that reads TensorBoard
+ * event files, folders of them and W&B history CSVs as read-only runs beside the session's, a button that downloads the session's
  * runs as TensorBoard event files, and one that downloads the experiment as Dr. MAS launch scripts.
  */
 import { useState } from 'react';
 import type { DragEvent } from 'react';
-import { downloadDrmas, downloadTensorboard, importDropped } from '../interop';
+import { downloadDrmas, downloadTensorboard, droppedFiles, importDropped, pickedFiles } from '../interop';
+import type { DroppedFile } from '../interop';
 import { addError, useLab } from '../store';
+
+/** A folder picker (not in React's input types). */
+const FOLDER = { webkitdirectory: '' } as object;
 
 export function OtherTools() {
   const hasRuns = useLab((s) => s.runs.length > 0);
@@ -14,10 +18,10 @@ export function OtherTools() {
   const [busy, setBusy] = useState(false);
   const [over, setOver] = useState(false);
 
-  const read = (files: File[]) => {
-    if (files.length === 0) return;
+  const read = (files: Promise<DroppedFile[]>) => {
     setBusy(true);
-    importDropped(files)
+    files
+      .then((list) => (list.length ? importDropped(list) : []))
       .then((lines) => setNotes((n) => [...n, ...lines]))
       .catch((e: Error) => addError(`Import failed: ${e.message}`))
       .finally(() => setBusy(false));
@@ -25,7 +29,7 @@ export function OtherTools() {
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
     setOver(false);
-    read([...e.dataTransfer.files]);
+    read(droppedFiles(e.dataTransfer));
   };
 
   return (
@@ -41,9 +45,16 @@ export function OtherTools() {
         onDragLeave={() => setOver(false)}
         onDrop={onDrop}
       >
-        <p>Drop TensorBoard event files or W&amp;B history CSVs here to chart cluster runs beside these.</p>
+        <p>
+          Drop TensorBoard event files, folders of them (a folder is one run, as in TensorBoard) or W&amp;B history CSVs here to
+          chart cluster runs beside these.
+        </p>
         <label>
-          or pick files <input type="file" multiple onChange={(e) => read([...(e.target.files ?? [])])} />
+          or pick files <input type="file" multiple onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))} />
+        </label>{' '}
+        <label>
+          or a folder (one run per folder of event files){' '}
+          <input type="file" data-testid="pick-folder" {...FOLDER} onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))} />
         </label>
         {busy && <p className="muted">reading…</p>}
       </div>

@@ -1,15 +1,18 @@
 /**
  * Past runs: the sessions kept in IndexedDB, newest first, each with its date, task, run labels
- * and steps, and buttons to open it (its curves and its experiment) or delete it.
+ * and steps, and buttons to open it (its curves and its experiment) or delete it; stored imports
+ * (runs read from other trainers' files) with buttons to show or hide them beside the session's.
  */
 import { memo } from 'react';
 import { decodeExperiment } from '../../core/url';
+import { hideImport, showImport } from '../interop';
 import { deleteSession } from '../persist';
 import type { StoredSession } from '../store';
 import { openSession } from '../restore';
 import { useLab } from '../store';
 
 function summary(s: StoredSession): string {
+  if (s.kind === 'import') return `imported · ${s.runs.map((x) => x.label.replace(' (imported)', '')).join(', ')} · to step ${s.lastStep}`;
   const r = decodeExperiment(s.experiment);
   const task = r.ok ? r.config.task : '?';
   return `${task} · ${s.runs.map((x) => x.label).join(' vs ')} · ${s.lastStep} steps`;
@@ -29,10 +32,20 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
         <br />
         <small className="muted">{summary(s)}</small>
       </span>
-      <button type="button" onClick={() => void openSession(s.id)} aria-label={`Open session ${name}`}>
-        Open
-      </button>
-      <button type="button" onClick={() => void deleteSession(s.id)} aria-label={`Delete session ${name}`}>
+      {s.kind === 'import' ? (
+        <button type="button" onClick={() => void (s.shown ? hideImport(s.id) : showImport(s.id))} aria-label={`${s.shown ? 'Hide' : 'Show'} import ${name}`}>
+          {s.shown ? 'Hide' : 'Show'}
+        </button>
+      ) : (
+        <button type="button" onClick={() => void openSession(s.id)} aria-label={`Open session ${name}`}>
+          Open
+        </button>
+      )}
+      <button
+        type="button"
+        onClick={() => void (s.kind === 'import' ? hideImport(s.id) : Promise.resolve()).then(() => deleteSession(s.id))}
+        aria-label={`Delete ${s.kind === 'import' ? 'import' : 'session'} ${name}`}
+      >
         Delete
       </button>
     </li>
