@@ -6,7 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
-import { adamWStep, fusedAdamWAvailable } from './kernels/adamw-webgpu';
+import { adamWStep, countNonFinite, fusedAdamWAvailable } from './kernels/adamw-webgpu';
 import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
 
 export interface AdamWOptions {
@@ -24,6 +24,16 @@ export interface AdamWState {
   step: number;
   m: Float32Array;
   v: Float32Array;
+}
+
+/** An update computed by AdamW.stage, not yet assigned. */
+export interface StagedUpdate {
+  /** 0 when every new weight and moment is finite; non-zero or NaN otherwise. */
+  bad: tf.Scalar;
+  /** Assigns the new weights and moments and counts the step. */
+  commit(): void;
+  /** Frees the new values (after commit too). */
+  dispose(): void;
 }
 
 interface Slot {
@@ -67,59 +77,81 @@ export class AdamW {
 
   /**
    * One AdamW update from grads keyed by variable name, each multiplied by `scale` first (the clip
-   * coefficient). A variable without a gradient is left alone, moments included. Grads stay the caller's.
-   *
-   * The new weights and moments are checked before they replace the old ones, with one readback of
-   * one number: Σ 0·x over every new value, NaN exactly when one of them is not finite (a finite
-   * gradient can still overflow v = β₂v + (1−β₂)g² or a weight). Then nothing is assigned, the
-   * step count stays, and apply returns false: the update is rolled back.
+   * coefficient, a number or a device scalar). A variable without a gradient is left alone, moments
+   * included. Grads stay the caller's. Returns whether it was applied; see stage.
    */
-  async apply(grads: tf.NamedTensorMap, scale = 1): Promise<boolean> {
+  async apply(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): Promise<boolean> {
+    const staged = this.stage(grads, scale);
+    try {
+      const finite = (await staged.bad.data())[0] === 0;
+      if (finite) staged.commit();
+      return finite;
+    } finally {
+      staged.dispose();
+    }
+  }
+
+  /**
+   * Computes the update without assigning it. `bad` is 0 exactly when every new weight and second
+   * moment is finite (a non-finite first moment always makes its weight non-finite): a finite
+   * gradient can still overflow v = β₂v + (1−β₂)g² or a weight. The caller reads `bad` back — in
+   * the same readback as the loss (update.ts) — and commits only when it is 0: otherwise nothing
+   * is assigned and the step count stays, so the update is rolled back. On webgpu the θ kernel
+   * writes NaN where θ or v is not finite and `bad` counts those (countNonFinite); on wasm the one
+   * AdamW kernel per parameter returns Σ 0·x over its new θ, m, v; elsewhere it is Σ 0·x over the
+   * new θ and v. Either is NaN or non-zero exactly when a value is not finite.
+   */
+  stage(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): StagedUpdate {
     const step = this.step + 1;
     const { beta1: b1, beta2: b2, lr } = this;
     const bc1 = 1 - b1 ** step;
     const bc2 = 1 - b2 ** step;
+    const fused = fusedAdamWAvailable();
+    // The wasm kernel takes the clip coefficient as a number (update.ts reads the norm back first there).
+    const wasmKernel = !fused && typeof scale === 'number' && wasmAdamWAvailable();
     const next: { slot: Slot; w: tf.Tensor; m: tf.Tensor; v: tf.Tensor }[] = [];
-    const check = tf.tidy(() => {
-      const zeroed: tf.Scalar[] = [];
+    const bad = tf.tidy(() => {
+      const c = typeof scale === 'number' ? (wasmKernel || (scale === 1 && !fused) ? null : tf.scalar(scale)) : scale;
+      const checked: tf.Tensor[] = [];
       for (const slot of this.slots) {
         const g = grads[slot.variable.name];
         if (!g) continue;
-        const constants = { beta1: b1, beta2: b2, scale, lr, keep: slot.decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1, bc1, bc2, eps: this.eps };
-        if (wasmAdamWAvailable()) {
-          // One kernel: the new values and their finiteness check together.
+        const constants = { beta1: b1, beta2: b2, scale: typeof scale === 'number' ? scale : NaN, lr, keep: slot.decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1, bc1, bc2, eps: this.eps };
+        if (wasmKernel) {
+          // One kernel: the new values and their finiteness check (Σ 0·x over θ, m, v) together.
           const [m, v, w, zero] = adamWStepWasm(slot.variable, g, slot.m, slot.v, constants);
           next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
-          zeroed.push(tf.reshape(zero, []));
+          checked.push(tf.reshape(zero, []));
           continue;
         }
-        const [m, v, w] = fusedAdamWAvailable() ? adamWStep(slot.variable, g, slot.m, slot.v, constants) : this.plainStep(slot, g, scale, bc1, bc2);
+        const [m, v, w] = fused ? adamWStep(slot.variable, g, slot.m, slot.v, c!, constants) : this.plainStep(slot, g, c, bc1, bc2);
         next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
-        for (const x of [w, m, v]) zeroed.push(tf.sum(tf.mul(x, 0)));
+        if (fused) checked.push(w);
+        else checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
       }
-      return zeroed.length ? sumAll(zeroed) : tf.scalar(0);
+      if (fused) return countNonFinite(checked);
+      return checked.length ? (sumAll(checked) as tf.Scalar) : tf.scalar(0);
     });
-    try {
-      const finite = Number.isFinite((await check.data())[0]);
-      if (finite) {
-        for (const { slot, w, m, v } of next) {
-          slot.variable.assign(w);
-          slot.m.assign(m);
-          slot.v.assign(v);
-        }
-        this.step = step;
-      }
-      return finite;
-    } finally {
-      check.dispose();
+    const dispose = () => {
+      bad.dispose();
       for (const { w, m, v } of next) tf.dispose([w, m, v]);
-    }
+      next.length = 0;
+    };
+    const commit = () => {
+      for (const { slot, w, m, v } of next) {
+        slot.variable.assign(w);
+        slot.m.assign(m);
+        slot.v.assign(v);
+      }
+      this.step = step;
+    };
+    return { bad, commit, dispose };
   }
 
   /** The update in plain tfjs ops (every backend but webgpu): new [m, v, θ]. */
-  private plainStep(slot: Slot, g: tf.Tensor, scale: number, bc1: number, bc2: number): [tf.Tensor, tf.Tensor, tf.Tensor] {
+  private plainStep(slot: Slot, g: tf.Tensor, scale: tf.Scalar | null, bc1: number, bc2: number): [tf.Tensor, tf.Tensor, tf.Tensor] {
     const { beta1: b1, beta2: b2, lr } = this;
-    const gs = scale === 1 ? g : tf.mul(g, scale);
+    const gs = scale === null ? g : tf.mul(g, scale);
     const m = tf.add(tf.mul(slot.m, b1), tf.mul(gs, 1 - b1));
     const v = tf.add(tf.mul(slot.v, b2), tf.mul(tf.square(gs), 1 - b2));
     const update = tf.div(tf.div(m, bc1), tf.add(tf.sqrt(tf.div(v, bc2)), this.eps));
@@ -184,4 +216,9 @@ export function globalNorm(grads: readonly tf.Tensor[]): tf.Scalar {
 /** The factor that brings a gradient of norm `norm` within `maxNorm` (1 when already within). */
 export function clipCoef(norm: number, maxNorm: number): number {
   return Math.min(1, maxNorm / (norm + 1e-6));
+}
+
+/** clipCoef on the device, in f32, so the update needs no readback of the norm first: (). Caller disposes. */
+export function clipCoefOnDevice(norm: tf.Scalar, maxNorm: number): tf.Scalar {
+  return tf.tidy(() => (maxNorm === Infinity ? tf.scalar(1) : tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)))) as tf.Scalar);
 }

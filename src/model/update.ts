@@ -1,13 +1,14 @@
 /**
- * One optimizer update of one model from one or more loss terms, with ONE readback: each term
- * (e.g. each agent's loss on a shared model) gets its own backward pass so its pre-clip gradient
+ * One optimizer update of one model from one or more loss terms, with one readback on webgpu (two,
+ * free ones, on the CPU backends): each term (e.g. each agent's loss on a shared model) gets its own backward pass so its pre-clip gradient
  * norm can be reported; the update applies their sum, clipped by global norm (tfjs-webgpu.md §6).
  * A non-finite loss or gradient skips the update and says why (DESIGN.md "Reliability"), and so
- * does a finite one that would make a weight or a moment non-finite (AdamW.apply rolls it back).
+ * does a finite one that would make a weight or a moment non-finite (the staged update is dropped).
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
-import { clipCoef, globalNorm, type AdamW } from './optim';
+import { clipCoef, clipCoefOnDevice, globalNorm, type AdamW, type StagedUpdate } from './optim';
+import { fusedAdamWAvailable } from './kernels/adamw-webgpu';
 
 /** A loss term: a scalar loss and optional diagnostics (1-D) to read back with it. */
 export type LossTerm = () => { loss: tf.Scalar; stats?: tf.Tensor };
@@ -50,8 +51,9 @@ export async function termGradNorms(opt: AdamW, terms: readonly LossTerm[]): Pro
 }
 
 /**
- * Computes each term's gradient (one backward each), sums them, reads back every loss, norm and
- * stat in one `await data()`, then applies AdamW with clipping unless something is not finite.
+ * Computes each term's gradient (one backward each), sums them, computes the clipped AdamW update,
+ * reads back every loss, norm and stat and the update's finiteness in one `await data()`, then
+ * assigns the update unless something is not finite.
  */
 export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[]): Promise<UpdateReport> {
   if (terms.length === 0) throw new Error('update: no loss terms');
@@ -60,6 +62,7 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
   const losses: tf.Scalar[] = [];
   const norms: tf.Scalar[] = [];
   const stats: tf.Tensor[] = [];
+  let staged: StagedUpdate | undefined;
   try {
     for (const term of terms) {
       let kept: tf.Tensor | undefined;
@@ -85,8 +88,17 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
     const grads = sum!;
     const total = globalNorm(Object.values(grads));
     if (terms.length === 1) norms.push(tf.clone(total));
-    // The one readback: [losses (K), term norms (K), total norm, stats...]
-    const packed = tf.tidy(() => tf.concat([tf.stack(losses), tf.stack(norms), tf.reshape(total, [1]), ...stats]));
+    // On webgpu, where each readback is a GPU sync, the update is computed before anything is read
+    // back, clipped by a coefficient computed on the device, and assigned only if the one readback
+    // says the loss, the norms and it are finite. On the CPU backends a readback costs nothing: the
+    // norm comes back first and the update (wasm's one kernel per parameter) takes the number.
+    if (fusedAdamWAvailable()) {
+      const coef = clipCoefOnDevice(total, opt.clipNorm);
+      staged = opt.stage(grads, coef);
+      coef.dispose();
+    }
+    // The readback: [losses (K), term norms (K), total norm, non-finite count of the staged update, stats...]
+    const packed = tf.tidy(() => tf.concat([tf.stack(losses), tf.stack(norms), tf.reshape(total, [1]), staged ? tf.reshape(staged.bad, [1]) : tf.zeros([1]), ...stats]));
     const data = (await packed.data()) as Float32Array;
     packed.dispose();
     total.dispose();
@@ -94,19 +106,25 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
     const termLosses = Array.from(data.subarray(0, K));
     const termGradNorms = Array.from(data.subarray(K, 2 * K));
     const gradNorm = data[2 * K];
-    let offset = 2 * K + 1;
+    const updateBad = data[2 * K + 1];
+    let offset = 2 * K + 2;
     const statArrays = stats.map((s) => data.slice(offset, (offset += s.size)));
     const report: UpdateReport = { loss: termLosses.reduce((a, b) => a + b, 0), gradNorm, termLosses, termGradNorms, stats: statArrays, skipped: false };
     const bad = termLosses.findIndex((x) => !Number.isFinite(x));
     const badNorm = termGradNorms.findIndex((x) => !Number.isFinite(x));
     if (bad >= 0) report.reason = `loss of term ${bad} is ${termLosses[bad]}`;
     else if (badNorm >= 0 || !Number.isFinite(gradNorm)) report.reason = `gradient norm is ${badNorm >= 0 ? termGradNorms[badNorm] : gradNorm}${badNorm >= 0 ? ` (term ${badNorm})` : ''}`;
-    if (!report.reason && !(await opt.apply(grads, clipCoef(gradNorm, opt.clipNorm)))) {
-      report.reason = 'the update made a weight or an AdamW moment non-finite; rolled back';
+    else {
+      // On webgpu the staged update's check came back above; elsewhere the update is staged now.
+      const checked = staged !== undefined;
+      staged ??= opt.stage(grads, clipCoef(gradNorm, opt.clipNorm));
+      if ((checked ? updateBad : (await staged.bad.data())[0]) === 0) staged.commit();
+      else report.reason = 'the update made a weight or an AdamW moment non-finite; rolled back';
     }
     report.skipped = report.reason !== undefined;
     return report;
   } finally {
+    staged?.dispose();
     if (sum) tf.dispose(Object.values(sum));
     tf.dispose([...losses, ...norms, ...stats]);
   }
