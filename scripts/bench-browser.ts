@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { build } from 'vite';
+import { buildPage } from '../test/browser/build-page';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
 import { serveStatic } from '../test/browser/static-server';
 import { arg, flag, watchdog } from './cli-args';
@@ -34,16 +34,7 @@ const timeoutS = Number(arg('timeout', smoke ? '300' : '1800'));
 watchdog(timeoutS, 'bench:browser');
 const outDir = resolve('out/bench-browser');
 
-if (!flag('no-build')) {
-  await build({
-    configFile: false,
-    root: resolve('scripts/bench-browser'),
-    base: './',
-    logLevel: 'warn',
-    worker: { format: 'es' },
-    build: { outDir, emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 8192 },
-  });
-}
+if (!flag('no-build')) await buildPage('scripts/bench-browser', outDir);
 const server = await serveStatic(outDir);
 const dir = resolve('out/bench-browser-profile');
 const context = await chromium.launchPersistentContext(dir, {

@@ -3,13 +3,15 @@
  * cpu): flag-free matmuls with a custom gradient, layer norm, GELU, one-hot embedding lookup.
  * Why flag-free: on wasm a matMul with transposeA/B takes a slow path (tfjs-webgpu.md §14) and
  * autograd's matMul gradient uses those flags. On wasm, weight gradients (xᵀ·dy), linear's bias
- * gradient, layer norm and GELU run as fused SIMD kernels (kernels/rowwise.ts); elsewhere they are
- * the plain tfjs ops below.
+ * gradient, layer norm and GELU run as fused SIMD kernels (kernels/rowwise.ts), on webgpu as WGSL
+ * programs (kernels/rowwise-webgpu.ts); elsewhere they are the plain tfjs ops below.
  * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
 import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulNN, matMulTN } from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
+import { geluGpu, layerNormGpu, linearGpu } from './kernels/rowwise-webgpu';
+import { webgpuKernelsAvailable } from './kernels/webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 type Grad2 = (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[];
@@ -17,11 +19,15 @@ type Grad2 = (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[];
 /**
  * a @ b for 2-D operands with a gradient made of flag-free matmuls on explicitly transposed
  * operands: dA = dy @ bᵀ, dB = aᵀ @ dy (one xᵀ·dy kernel on wasm). Same math as autograd, about 4×
- * faster on wasm.
+ * faster on wasm. On webgpu the matmul program reads transposed operands itself: the flags save
+ * the two Transpose dispatches.
  */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
-  const gradFunc: Grad2 = (dy, [sa, sb]) => [matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)), matMulTN(sa as tf.Tensor2D, dy as tf.Tensor2D)];
+  const gradFunc: Grad2 = (dy, [sa, sb]) =>
+    webgpuKernelsAvailable('gemm')
+      ? [tf.matMul(dy, sb, false, true), tf.matMul(sa, dy, true, false)]
+      : [matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)), matMulTN(sa as tf.Tensor2D, dy as tf.Tensor2D)];
   return { value: matMulNN(a as tf.Tensor2D, b as tf.Tensor2D), gradFunc };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
@@ -48,12 +54,14 @@ const linearFused = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, sa
 
 /** x @ w + b on rows: (N, Cin) → (N, Cout). Kept 2-D: BatchMatMul grads don't reduce broadcast dims (§2). */
 export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D {
+  if (webgpuKernelsAvailable('rowwise')) return linearGpu(x, w, b); // (N, Cout)
   if (fusedKernelsAvailable('rowwise')) return linearFused(x, w, b); // (N, Cout)
   return tf.add(matmul(x, w), b); // (N, Cout)
 }
 
 /** LayerNorm over the last axis with gain g and bias b, eps 1e-5 as in GPT-2. */
 export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Tensor2D {
+  if (webgpuKernelsAvailable('rowwise')) return layerNormGpu(x, g, b); // (N, C)
   if (fusedKernelsAvailable('rowwise')) return layerNormFused(x, g, b); // (N, C)
   const mean = tf.mean(x, -1, true); // (N, 1)
   const xc = tf.sub(x, mean); // (N, C)
@@ -67,6 +75,7 @@ export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Te
  * faster than Tanh, and folding the constants saves two broadcast scalar ops.
  */
 export function gelu(x: tf.Tensor2D): tf.Tensor2D {
+  if (webgpuKernelsAvailable('rowwise')) return geluGpu(x); // (N, M)
   if (fusedKernelsAvailable('rowwise')) return geluFused(x); // (N, M)
   const u = tf.mul(x, tf.add(tf.mul(tf.square(x), GELU_A * 0.044715), GELU_A)); // (N, M): x·(a + a·0.044715·x²), a = GELU_A
   return tf.mul(x, tf.sigmoid(u));

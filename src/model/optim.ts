@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
 import { adamWStep, countNonFinite, fusedAdamWAvailable } from './kernels/adamw-webgpu';
 import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
+import { sumOver, webgpuKernelsAvailable } from './kernels/webgpu';
 
 export interface AdamWOptions {
   lr: number;
@@ -208,8 +209,9 @@ function sumAll(xs: tf.Tensor[]): tf.Tensor {
   return xs[0];
 }
 
-/** √Σ‖g‖² over a set of gradients, on the device: (). Caller disposes. */
+/** √Σ‖g‖² over a set of gradients, on the device: (). On webgpu a few WGSL reductions instead of Square + Sum per tensor. Caller disposes. */
 export function globalNorm(grads: readonly tf.Tensor[]): tf.Scalar {
+  if (webgpuKernelsAvailable('rowwise')) return tf.tidy(() => tf.sqrt(sumOver('squares', grads, (x) => `${x} * ${x}`)));
   return tf.tidy(() => tf.sqrt(sumAll(grads.map((g) => tf.sum(tf.square(g))))) as tf.Scalar);
 }
 

@@ -8,35 +8,10 @@
  * paths see the same f32 values; the clip coefficient c is a device scalar (update.ts computes it
  * from the gradient norm without a readback). The θ program writes NaN wherever the new θ or v is
  * not finite (a non-finite m always makes θ non-finite), so one count of non-finite θ values — a
- * few dispatches for all parameters (countNonFinite) — is the whole rollback check. The backend is
- * reached structurally (runWebGPUProgram), as the wasm kernels reach theirs.
+ * few dispatches for all parameters (countNonFinite) — is the whole rollback check.
  */
 import * as tf from '@tensorflow/tfjs';
-import { gpuBackend, isFiniteWgsl, NAN_WGSL } from './webgpu';
-
-const WORKGROUP = 128;
-
-/** An elementwise program over 1-D float32 inputs of one length; `body` sets `r` from them and `uniforms`. */
-function program(key: string, inputs: string[], uniforms: string[], body: string, n: number): object {
-  return {
-    variableNames: inputs,
-    outputShape: [n],
-    shaderKey: `agentwise_adamw_${key}`,
-    dispatchLayout: { x: [0] },
-    dispatch: [Math.ceil(n / WORKGROUP), 1, 1],
-    workgroupSize: [WORKGROUP, 1, 1],
-    size: true,
-    uniforms: uniforms.map((u) => `${u} : f32,`).join(' '),
-    getUserCode: () => `
-      ${isFiniteWgsl}
-      fn main(index : i32) {
-        if (index < uniforms.size) {
-          ${body}
-          setOutputAtIndex(index, r);
-        }
-      }`,
-  };
-}
+import { runProgram, sumOver } from './webgpu';
 
 export interface AdamWConstants {
   beta1: number;
@@ -61,82 +36,35 @@ export function fusedAdamWAvailable(): boolean {
  * coefficient c as a scalar tensor. The caller assigns them and disposes.
  */
 export function adamWStep(theta: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, scale: tf.Scalar, k: AdamWConstants): [tf.Tensor, tf.Tensor, tf.Tensor] {
-  const be = gpuBackend();
-  const n = theta.size;
+  const n = [theta.size];
+  const flat = (t: tf.Tensor) => tf.reshape(t, n);
   const c = tf.reshape(scale, [1]);
-  const run = (p: object, inputs: tf.Tensor[], data: number[]) =>
-    tf
-      .engine()
-      .makeTensorFromTensorInfo(
-        be.runWebGPUProgram(p, inputs.map((t) => (t === c ? t : tf.reshape(t, [n]))), 'float32', data.map((x) => ({ type: 'float32' as const, data: [x] }))),
-      )
-      .reshape(theta.shape);
-  const m2 = run(program('m', ['M', 'G', 'C'], ['b1', 'omb1'], 'let r = uniforms.b1 * M[index] + uniforms.omb1 * (C[0] * G[index]);', n), [m, g, c], [k.beta1, 1 - k.beta1]);
-  const v2 = run(
-    program('v', ['V', 'G', 'C'], ['b2', 'omb2'], 'let gs = C[0] * G[index];\n          let r = uniforms.b2 * V[index] + uniforms.omb2 * (gs * gs);', n),
-    [v, g, c],
-    [k.beta2, 1 - k.beta2],
+  const m2 = runProgram(
+    { key: 'adamw_m', inputs: ['M', 'G', 'C'], outShape: n, body: 'let r = uniforms.b1 * M[index] + uniforms.omb1 * (C[0] * G[index]);' },
+    [flat(m), flat(g), c],
+    [['b1', 'f32', k.beta1], ['omb1', 'f32', 1 - k.beta1]],
   );
-  const w2 = run(
-    program(
-      'w',
-      ['W', 'M', 'V'],
-      ['keep', 'lr', 'bc1', 'bc2', 'eps'],
-      `let u = (M[index] / uniforms.bc1) / (sqrt(V[index] / uniforms.bc2) + uniforms.eps);
+  const v2 = runProgram(
+    { key: 'adamw_v', inputs: ['V', 'G', 'C'], outShape: n, body: 'let gs = C[0] * G[index];\n          let r = uniforms.b2 * V[index] + uniforms.omb2 * (gs * gs);' },
+    [flat(v), flat(g), c],
+    [['b2', 'f32', k.beta2], ['omb2', 'f32', 1 - k.beta2]],
+  );
+  const w2 = runProgram(
+    {
+      key: 'adamw_w',
+      inputs: ['W', 'M', 'V'],
+      outShape: n,
+      body: `let u = (M[index] / uniforms.bc1) / (sqrt(V[index] / uniforms.bc2) + uniforms.eps);
           let w = W[index] * uniforms.keep - u * uniforms.lr;
-          let r = select(${NAN_WGSL}, w, isFiniteF32(w) && isFiniteF32(V[index]));`,
-      n,
-    ),
-    [theta, m2, v2],
-    [k.keep, k.lr, k.bc1, k.bc2, k.eps],
+          let r = select(uniforms.NAN, w, isFiniteF32(w) && isFiniteF32(V[index]));`,
+    },
+    [flat(theta), m2, v2],
+    [['keep', 'f32', k.keep], ['lr', 'f32', k.lr], ['bc1', 'f32', k.bc1], ['bc2', 'f32', k.bc2], ['eps', 'f32', k.eps]],
   );
-  return [m2, v2, w2];
+  return [m2, v2, w2].map((t) => tf.reshape(t, theta.shape)) as [tf.Tensor, tf.Tensor, tf.Tensor];
 }
 
-/** Inputs per counting program: 7 storage buffers plus the output fit the default limit of 8. */
-const COUNT_INPUTS = 7;
-const COUNT_WORKGROUP = 256;
-
-/** One workgroup counts the non-finite values of up to 7 tensors (by their bits: no isnan to trust). */
-function countProgram(k: number): object {
-  const names = Array.from({ length: k }, (_, i) => `X${i}`);
-  const loops = names
-    .map((x, i) => `for (var i = i32(localId.x); i < uniforms.x${i}Shape; i = i + ${COUNT_WORKGROUP}) { if (!isFiniteF32(${x}[i])) { bad = bad + 1.0; } }`)
-    .join('\n        ');
-  return {
-    variableNames: names,
-    outputShape: [1],
-    shaderKey: `agentwise_count_nonfinite_${k}`,
-    dispatchLayout: { x: [0] },
-    dispatch: [1, 1, 1],
-    workgroupSize: [COUNT_WORKGROUP, 1, 1],
-    getUserCode: () => `
-      ${isFiniteWgsl}
-      var<workgroup> partial : array<f32, ${COUNT_WORKGROUP}>;
-      fn main(index : i32) {
-        var bad = 0.0;
-        ${loops}
-        partial[localId.x] = bad;
-        workgroupBarrier();
-        for (var s = ${COUNT_WORKGROUP / 2}u; s > 0u; s = s / 2u) {
-          if (localId.x < s) { partial[localId.x] = partial[localId.x] + partial[localId.x + s]; }
-          workgroupBarrier();
-        }
-        if (localId.x == 0u) { setOutputAtIndex(0, partial[0]); }
-      }`,
-  };
-}
-
-/** How many values of `xs` are NaN or ±Inf, as a float32 scalar: ⌈n/7⌉ dispatches and one AddN per 7 of those. */
+/** How many values of `xs` are NaN or ±Inf, as a float32 scalar. */
 export function countNonFinite(xs: readonly tf.Tensor[]): tf.Scalar {
-  const be = gpuBackend();
-  return tf.tidy(() => {
-    const counts: tf.Tensor[] = [];
-    for (let i = 0; i < xs.length; i += COUNT_INPUTS) {
-      const group = xs.slice(i, i + COUNT_INPUTS).map((x) => tf.reshape(x, [-1]));
-      counts.push(tf.engine().makeTensorFromTensorInfo(be.runWebGPUProgram(countProgram(group.length), group, 'float32', [])));
-    }
-    while (counts.length > 1) counts.splice(0, COUNT_INPUTS, tf.addN(counts.slice(0, COUNT_INPUTS)));
-    return tf.reshape(counts[0] ?? tf.zeros([1]), []) as tf.Scalar;
-  });
+  return sumOver('nonfinite', xs, (x) => `select(0.0, 1.0, !isFiniteF32(${x}))`);
 }

@@ -3,11 +3,14 @@
  * plain tfjs formulation everywhere else. On wasm, BatchMatMul with batch > 1 runs ~10× below 2-D
  * matmuls (tfjs-webgpu.md §14) and the per-head path adds SplitV, transposes, a broadcast bias add
  * and Softmax; the fused kernel (f32x4 SIMD on the backend's own heap) does
- * scores → softmax → Σp·v in one pass and its backward in another (kernels.wat). Imports tfjs only.
+ * scores → softmax → Σp·v in one pass and its backward in another (kernels.wat). On webgpu the
+ * WGSL programs of attention-webgpu.ts run instead. Imports tfjs only.
  */
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernelsAvailable, registerWasmKernel } from './wasm';
 import { bmm } from '../layers';
+import { cachedAttentionGpu, selfAttentionGpu } from './attention-webgpu';
+import { webgpuKernelsAvailable } from './webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -103,6 +106,7 @@ export function attentionPlain(q: tf.Tensor2D, k: tf.Tensor3D, v: tf.Tensor3D, b
  * projection makes them — with bias (B or 1, 1, T, T): (B·T, C), differentiable in qkv.
  */
 export function selfAttention(qkv: tf.Tensor2D, bias: tf.Tensor4D, B: number, H: number): tf.Tensor2D {
+  if (webgpuKernelsAvailable('attention')) return selfAttentionGpu(qkv, bias, B, H);
   const [N, C3] = qkv.shape;
   const C = C3 / 3;
   const T = N / B;
@@ -129,6 +133,7 @@ export function selfAttention(qkv: tf.Tensor2D, bias: tf.Tensor4D, B: number, H:
  * (B or 1, 1, T, S): (B·T, C). Not differentiable on wasm (decoding only needs the forward).
  */
 export function cachedAttention(q: tf.Tensor2D, k: tf.Tensor3D, v: tf.Tensor3D, bias: tf.Tensor4D, H: number): tf.Tensor2D {
+  if (webgpuKernelsAvailable('attention')) return cachedAttentionGpu(q, k, v, bias, H);
   if (!fusedKernelsAvailable('attention')) return attentionPlain(q, k, v, bias, H);
   const [B, S, C] = k.shape;
   const T = q.shape[0] / B;

@@ -85,6 +85,11 @@ export function setFusedKernels(on: boolean, families: readonly KernelFamily[] =
   for (const f of families) enabled[f] = on;
 }
 
+/** Whether a family is switched on (on whichever backend has kernels for it). */
+export function familyEnabled(family: KernelFamily): boolean {
+  return enabled[family];
+}
+
 /** Whether a family of fused kernels runs on the current backend. */
 export function fusedKernelsAvailable(family: KernelFamily = 'rowwise'): boolean {
   return enabled[family] && tf.getBackend() === 'wasm' && kernelsFor(tf.backend() as unknown as WasmBackendLike) !== null;

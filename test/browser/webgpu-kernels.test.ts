@@ -1,0 +1,46 @@
+/**
+ * The fused WGSL ops (src/model/kernels/*-webgpu.ts) against the plain tfjs formulation on the cpu
+ * backend, in Chromium on software WebGPU (SwiftShader): LayerNorm, GELU, linear (bias fused),
+ * matmul with transposed gradients, causal self-attention, each forward and every input's
+ * gradient, and decoding's cached attention forward, at the nano preset's sizes (test/browser/kernels/check.ts).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { inject } from 'vitest';
+import { buildPage } from './build-page';
+import { CHROME_ARGS } from './chrome';
+import { serveStatic, type StaticServer } from './static-server';
+import type { KernelCheck } from './kernels/check';
+
+/** Issue 17: 1e-4 against the CPU backend on WebGPU/SwiftShader. Measured: at most 1.1e-5 (the matmuls' 64–256-term sums). */
+const TOLERANCE = 1e-4;
+
+let server: StaticServer;
+let context: BrowserContext;
+beforeAll(async () => {
+  await buildPage('test/browser/kernels', 'out/kernel-check');
+  server = await serveStatic('out/kernel-check');
+  context = await chromium.launch({ executablePath: inject('chromePath'), headless: true, args: CHROME_ARGS }).then((b) => b.newContext());
+});
+afterAll(async () => {
+  await context?.browser()?.close();
+  await server?.close();
+});
+
+it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', async () => {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // Chromium asks for /favicon.ico, which this page has not: its 404 is the one failed load allowed.
+  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
+  await page.goto(`${server.origin}/index.html`);
+  await page.waitForFunction(() => 'checkKernels' in globalThis, null, { timeout: 30_000 });
+  const { diffs, fused } = await page.evaluate(() => (globalThis as unknown as { checkKernels(): Promise<KernelCheck> }).checkKernels());
+  expect(fused).toEqual(['attention', 'rowwise', 'gemm']); // the WGSL programs ran, not webgpu's plain ops
+  const ops = ['layerNorm', 'gelu', 'linear', 'matmul', 'selfAttention', 'cachedAttention'];
+  for (const op of ops) expect(Object.keys(diffs).some((k) => k.startsWith(`${op}/`)), op).toBe(true);
+  expect(Object.keys(diffs)).toHaveLength(16); // y and every input's gradient; cached attention forward only
+  for (const [k, d] of Object.entries(diffs)) expect(d, k).toBeLessThan(TOLERANCE);
+  expect(errors).toEqual([]);
+  expect(server.log.filter((r) => r.status !== 200 && r.path !== '/favicon.ico')).toEqual([]);
+});
