@@ -5,7 +5,11 @@
  * Chromium's GPU flags with `--chrome-args`.
  *
  *   npm run bench:browser -- [--presets small,nano] [--backends webgpu,wasm] [--reps 3] [--rows 64]
- *                            [--chrome PATH] [--chrome-args "--use-angle=vulkan ..."] [--timeout 1800] [--no-build]
+ *                            [--kernels fused,plain] [--chrome PATH] [--chrome-args "--use-angle=vulkan ..."]
+ *                            [--timeout 1800] [--no-build]
+ *
+ * `--kernels`: the fused kernels (wasm's SIMD module, webgpu's WGSL programs; the default) and/or
+ * tfjs's plain ops, on each backend that has fused kernels.
  *
  * `--smoke`: nano, 2 rows, one rep on wasm, nothing written (npm test runs it). Builds
  * scripts/bench-browser/ with Vite into out/bench-browser/ (skipped with --no-build), serves it with
@@ -29,7 +33,9 @@ const request: BenchRequest = {
   backends: arg('backends', smoke ? 'wasm' : 'webgpu,wasm').split(',') as BenchRequest['backends'],
   reps: Number(arg('reps', smoke ? '1' : '3')),
   rows: Number(arg('rows', smoke ? '2' : '64')),
+  kernels: arg('kernels', 'fused').split(',') as BenchRequest['kernels'],
 };
+if (request.kernels.some((k) => k !== 'fused' && k !== 'plain')) throw new Error(`--kernels: fused, plain or both (fused,plain), not ${request.kernels.join(',')}`);
 const timeoutS = Number(arg('timeout', smoke ? '300' : '1800'));
 watchdog(timeoutS, 'bench:browser');
 const outDir = resolve('out/bench-browser');

@@ -13,6 +13,8 @@ export interface BenchRequest {
   backends: ConcreteBackend[];
   reps: number;
   rows: number;
+  /** Kernel sets to measure on each backend: fused (wasm's SIMD or webgpu's WGSL programs) and/or plain tfjs ops. */
+  kernels: ('fused' | 'plain')[];
 }
 
 export interface BenchReply {
@@ -27,7 +29,7 @@ const clock = { wall: () => performance.now(), cpu: () => NaN };
 
 onmessage = async (e: MessageEvent<BenchRequest>) => {
   try {
-    const { presets, backends, reps, rows } = e.data;
+    const { presets, backends, reps, rows, kernels } = e.data;
     const reply: BenchReply = { results: [], skipped: {}, adapter: '' };
     for (const backend of backends) {
       const probe = await browserPlatform.probe(backend);
@@ -42,7 +44,10 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
       }
       await browserPlatform.load(backend);
       for (const preset of presets) {
-        reply.results.push(await measureWorkload({ preset, backend, kernels: backend === 'wasm' ? 'fused' : 'plain', rows, reps, clock }));
+        // Only wasm and webgpu have fused kernels; elsewhere 'fused' would measure the plain ops again.
+        for (const k of backend === 'wasm' || backend === 'webgpu' ? kernels : ['plain']) {
+          reply.results.push(await measureWorkload({ preset, backend, kernels: k, rows, reps, clock }));
+        }
       }
     }
     post(reply);

@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
+import { webgpuKernelsAvailable } from '../model/kernels/webgpu';
 import { RunDriver, type BackendSwitcher, type DriverSink } from '../train/driver';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
 import { selectBackend } from './backend';
@@ -23,10 +24,12 @@ import type { FromWorker, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
 
-/** What the ready and fallback messages say about kernels (the fused ones exist for wasm only). */
+/** What the ready and fallback messages say about kernels (the fused ones exist for wasm and webgpu). */
 function kernelsInUse(): string {
-  const fused = KERNEL_FAMILIES.filter((f) => fusedKernelsAvailable(f));
-  return fused.length ? `fused wasm SIMD (${fused.join(', ')})` : `tfjs ${tf.getBackend()} ops`;
+  const wasm = KERNEL_FAMILIES.filter((f) => fusedKernelsAvailable(f));
+  if (wasm.length) return `fused wasm SIMD (${wasm.join(', ')})`;
+  const gpu = KERNEL_FAMILIES.filter((f) => webgpuKernelsAvailable(f));
+  return gpu.length ? `fused WGSL (${gpu.join(', ')}, AdamW)` : `tfjs ${tf.getBackend()} ops`;
 }
 
 /**

@@ -12,14 +12,15 @@ describe('sanity step', () => {
     const before = tf.memory().numTensors;
     const cpu = await sanityStep();
     expect(tf.memory().numTensors).toBe(before);
-    // loss, (Σg, Σg²) for the 16 parameters of a 1-layer GPT, the update's gradient norm, (Σ Δθ, Σ Δθ²) per parameter
-    expect(cpu.length).toBe(1 + 2 * 16 + 1 + 2 * 16);
+    // loss, (Σg, Σg²) for the 16 parameters of a 1-layer GPT, the update's gradient norm, (Σ Δθ, Σ Δθ²) per parameter, (Σy, Σy²) of a decoding attention
+    expect(cpu.length).toBe(1 + 2 * 16 + 1 + 2 * 16 + 2);
     expect(Math.abs(cpu[0] - Math.log(VOCAB.length))).toBeLessThan(0.3); // ≈ log V at init: a near-uniform guess
     const sq = Array.from(cpu.subarray(0, 33)).filter((_, i) => i > 0 && i % 2 === 0);
     expect(sq.filter((x) => x > 1e-12).length).toBeGreaterThan(12); // gradients reach nearly every parameter
     expect(cpu[33]).toBeGreaterThan(0); // the update's pre-clip gradient norm
-    const stepSq = Array.from(cpu.subarray(34)).filter((_, i) => i % 2 === 1);
+    const stepSq = Array.from(cpu.subarray(34, 66)).filter((_, i) => i % 2 === 1);
     expect(stepSq.filter((x) => x > 1e-12).length).toBeGreaterThan(12); // the AdamW step moved nearly every parameter
+    expect(cpu[67]).toBeGreaterThan(0.01); // the cached attention's output
     await import('@tensorflow/tfjs-backend-wasm');
     await tf.setBackend('wasm');
     const wasm = await sanityStep();

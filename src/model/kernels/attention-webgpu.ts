@@ -7,26 +7,13 @@
  * q is scaled by 1/√hd before the scores, as the plain path does. Imports tfjs only.
  */
 import * as tf from '@tensorflow/tfjs';
+import type { Dims } from './attention';
 import { runProgram, type Uniform, WG } from './webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
-/** Sizes, and where q, k, v sit in their tensors: row stride and column offset, in floats. */
-interface Layout {
-  B: number;
-  T: number;
-  S: number;
-  H: number;
-  hd: number;
-  qs: number;
-  qo: number;
-  ks: number;
-  ko: number;
-  vs: number;
-  vo: number;
-  /** Bias batch stride: T·S, or 0 for one bias shared by every row. */
-  bbs: number;
-}
+/** Sizes, and where q, k, v sit in their tensors (row stride, column offset), as the wasm kernels take them. */
+type Layout = Omit<Dims, 'scale'>;
 
 const uniforms = (d: Layout): Uniform[] => [
   ...(['T', 'S', 'H', 'hd', 'qs', 'qo', 'ks', 'ko', 'vs', 'vo', 'bbs'] as const).map((k): Uniform => [k, 'i32', d[k]]),

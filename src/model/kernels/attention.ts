@@ -18,8 +18,8 @@ const FWD = 'AgwFusedAttention';
 const BWD = 'AgwFusedAttentionGrad';
 const CACHE_WRITE = 'AgwCacheWrite';
 
-/** Attributes shared by both kernels; strides and offsets in floats. */
-interface Dims {
+/** Attributes shared by both kernels (and the WGSL programs, attention-webgpu.ts); strides and offsets in floats. */
+export interface Dims {
   B: number;
   T: number;
   S: number;
