@@ -42,6 +42,12 @@ it('loads, trains and exports under the CSP with no violation; inline scripts an
 
   const names: string[] = [];
   page.on('download', (d) => names.push(d.suggestedFilename()));
+  // Charts refresh on screen only (src/ui/chart-pump.ts), and a PNG needs the chart drawn: bring
+  // it into view as a user would (its PNG button stays disabled until then, so a click would
+  // wait for it forever without scrolling).
+  const reward = page.locator('[data-chart="Reward"]');
+  await reward.scrollIntoViewIfNeeded();
+  await expect.poll(async () => Number(await reward.getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThan(0);
   for (const name of ['Download CSV', 'Download JSON', 'Download Reward as PNG', 'Download checkpoints']) {
     await page.getByRole('button', { name }).click();
   }
