@@ -23,7 +23,9 @@ export const SPECIAL = {
 
 /**
  * Every agent role of every task. A role token ends a prompt and tells a shared model which
- * agent it is playing. Append new roles at the end: ids are part of shipped checkpoints.
+ * agent it is playing. Ids are part of shipped checkpoints, and role tokens come before CHARSET
+ * in VOCAB, so any new role (even one appended here) shifts every character id and invalidates
+ * every shipped checkpoint: new tasks reuse these roles (plan: solver plans, coder executes).
  */
 export const ROLES = [
   'verifier',
