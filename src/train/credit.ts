@@ -42,14 +42,16 @@ export interface CreditInput {
 
 /** Credits every judged trajectory of a batch; null under `shared` (nothing to compute). */
 export async function batchCredit(o: CreditInput): Promise<BatchCredit | null> {
+  // Whether credit is on is the run's setting, not the batch's: a shared run never replays, and
+  // never reports credit keys, even on a step whose every trajectory errored.
+  if (o.options.credit === 'shared') return null;
   const roles = o.task.agents.map((a) => a.role);
   const K = roles.length;
   const t0 = performance.now();
   const judged = o.trajectories.filter((t) => t.status === 'ok');
   const plans = new Map(
-    judged.map((t) => [t.traj, creditPlan(o.options.credit, K, { samples: o.options.creditSamples, rng: new Prng(mixSeed(o.seed, t.traj)) })]),
+    judged.map((t) => [t.traj, creditPlan(o.options.credit, K, { samples: o.options.creditSamples, rng: new Prng(mixSeed(o.seed, t.traj)) })!]),
   );
-  if (judged.length > 0 && !plans.get(judged[0].traj)) return null;
 
   // every coalition of every trajectory but the full one (its outcome is the recorded reward)
   const recorded = new Map<number, Partial<Record<string, RecordedCall[]>>>();

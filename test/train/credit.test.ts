@@ -108,6 +108,9 @@ describe('per-agent credit by coalition replay', () => {
 
   it('shared credit replays nothing', async () => {
     expect(await batchCredit({ ...input, options: options('shared') })).toBeNull();
+    // …also on a step whose every trajectory errored (it then reported credit keys for a shared run).
+    const errored = input.trajectories.map((t) => ({ ...t, status: 'error' as const }));
+    expect(await batchCredit({ ...input, trajectories: errored, options: options('shared') })).toBeNull();
   });
 
   it('a call the recording lacks takes the neutral default and is counted', async () => {
