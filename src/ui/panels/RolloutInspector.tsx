@@ -18,6 +18,7 @@ import { useThrottledLab } from '../throttled';
 const FOLLOW_MS = 1000;
 const rolloutStepOf = (s: LabState, id: RunId | undefined) => s.runs.find((r) => r.id === id)?.rolloutStep;
 
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const num = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : '–');
 
 /** Red for negative, green for positive, stronger with |A| (saturating at 2). */
@@ -93,7 +94,7 @@ function Siblings({ siblings }: { siblings: InspectedSibling[] }) {
             <td>
               <code>{showTokens(s.response)}</code>
             </td>
-            <td>{num(s.reward, 2)}</td>
+            <td title={`reward ${s.reward}`}>{num(s.reward, 2)}</td>
             <td>
               <span className="adv" style={{ background: advColor(s.advantage) }}>
                 {num(s.advantage, 2)}
@@ -176,7 +177,7 @@ export function RolloutInspector() {
           ))}
         </div>
         <span className="muted">
-          {latest ? `step ${latest.step} · ${trajs.length} ${trajs[0]?.tree ? 'trees' : 'trajectories'}` : 'none yet'}
+          {latest ? `step ${latest.step} · ${trajs[0]?.tree ? count(trajs.length, 'tree', 'trees') : count(trajs.length, 'trajectory', 'trajectories')}` : 'none yet'}
         </span>
       </div>
       {trajs.length > 0 && (

@@ -1,0 +1,160 @@
+/**
+ * The rollout inspector in real headless Chromium, after a real (tiny) training step:
+ * - tree sampling (the `atgrpo-tree` preset): every turn of the tree lists its G siblings with
+ *   their rewards; exactly one is marked chosen, it has the highest reward, and where several
+ *   share it, it is the one the documented seeded draw picks (src/tasks/tree.ts argmaxSeeded over
+ *   (rollout seed, instance, depth)); the parallel run of the same preset shows no siblings;
+ * - per-agent credit (the `credit` preset's counterfactual run): every row shows its agent's credit
+ *   and the outcome of the replay without that agent, credit = outcome − outcome without; without
+ *   the answer agent nobody answers, so that outcome is 0. The shared run shows no credit.
+ */
+import type { Locator } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runInstances, type Experiment } from '../../src/core/config';
+import { mixSeed, Prng } from '../../src/core/prng';
+import { presetById } from '../../src/core/presets';
+import { encodeExperiment } from '../../src/core/url';
+import { argmaxSeeded } from '../../src/tasks/tree';
+import { openLab, trainEnabled } from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+/** A preset's experiment, shrunk to one tiny step per run. */
+function tiny(id: string, patch: { batchSize: number; groupSize: number; runs?: string[] }): Experiment {
+  const exp = structuredClone(presetById(id)!.config);
+  exp.rollout.batchSize = patch.batchSize;
+  exp.rollout.groupSize = patch.groupSize;
+  exp.steps = 1;
+  exp.eval.every = 0;
+  if (patch.runs) exp.runs = exp.runs.filter((r) => patch.runs!.includes(r.label));
+  return exp;
+}
+
+/** Opens `exp` from its link, trains every run through its one step, and returns the inspector. */
+async function trainOnce(exp: Experiment): Promise<Locator> {
+  lab = await openLab(`#${encodeExperiment(exp)}`);
+  const { page } = lab;
+  await trainEnabled(page);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  for (const r of exp.runs) {
+    await expect.poll(async () => Number(await page.getByLabel(`${r.label} step`, { exact: true }).textContent()), { timeout: 180_000 }).toBe(1);
+  }
+  const inspector = page.getByRole('region', { name: 'Rollouts' });
+  await inspector.locator('.turn').first().waitFor({ timeout: 30_000 });
+  return inspector;
+}
+
+/** Shows run `label` in the inspector and waits for its step-0 rollouts. */
+async function showRun(inspector: Locator, label: string, heading: string): Promise<void> {
+  await inspector.getByRole('tab', { name: label, exact: true }).click();
+  await expect.poll(() => inspector.locator('.inspector-head .muted').textContent(), { timeout: 30_000 }).toBe(heading);
+}
+
+const numberIn = (text: string | null) => Number(text?.replace('–', 'NaN'));
+
+describe('rollout inspector', () => {
+  it('tree sampling: each turn lists its G siblings with rewards, the best one marked chosen (ties by the seeded draw)', async () => {
+    const G = 3;
+    const exp = tiny('atgrpo-tree', { batchSize: 1, groupSize: G });
+    const inspector = await trainOnce(exp);
+
+    await showRun(inspector, 'AT-GRPO tree', 'step 0 · 1 tree');
+    const list = inspector.getByRole('table', { name: 'Trajectories' }).locator('tbody tr');
+    expect((await list.locator('td').allTextContents()).map((t) => t.trim())).toEqual([
+      '0',
+      'tree',
+      expect.stringMatching(/^-?\d+\.\d\d$/),
+      expect.stringMatching(/^[✓✗]$/), // not an env error: every level has a chosen sibling
+    ]);
+    const turns = inspector.locator('.turn');
+    const depth = await turns.count();
+    expect(depth).toBeGreaterThanOrEqual(2); // plan: planner, then executor, …
+
+    // The run's seed and the step's rollout seed, as the trainer derives them.
+    const { seed } = runInstances(exp).find((r) => r.label === 'AT-GRPO tree')!;
+    const rolloutSeed = mixSeed(seed, 'rollout/0');
+    let tiedLevels = 0;
+    for (let d = 0; d < depth; d++) {
+      const turn = turns.nth(d);
+      const rows = turn.getByRole('table', { name: 'Siblings' }).locator('tbody tr');
+      expect(await rows.count()).toBe(G);
+      const branches = (await rows.locator('td:nth-child(1)').allTextContents()).map(Number);
+      expect(branches).toEqual([0, 1, 2]);
+      // Rewards at full precision (the cell shows 2 decimals, its tooltip the value).
+      const rewards = (await rows.locator('td:nth-child(3)').evaluateAll((tds) => tds.map((td) => td.getAttribute('title')))).map((t) =>
+        Number(t?.replace(/^reward /, '')),
+      );
+      expect(rewards.every(Number.isFinite)).toBe(true);
+      const shown = (await rows.locator('td:nth-child(3)').allTextContents()).map(Number);
+      shown.forEach((s, k) => expect(s).toBeCloseTo(rewards[k], 2));
+
+      const marks = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-chosen')));
+      const chosen = marks.flatMap((m, k) => (m === 'true' ? [k] : []));
+      expect(chosen).toHaveLength(1);
+      expect(await rows.nth(chosen[0]).locator('td:nth-child(5)').textContent()).toBe('✓ copied forward');
+      expect(rewards[chosen[0]]).toBe(Math.max(...rewards));
+      if (rewards.filter((r) => r === Math.max(...rewards)).length > 1) tiedLevels++;
+      // The documented tie-break: a draw seeded by (rollout seed, instance 0, depth d).
+      expect(chosen[0]).toBe(argmaxSeeded(rewards, new Prng(mixSeed(rolloutSeed, `tree/0/${d}`))));
+      // The turn itself is the chosen sibling: its reward in the head.
+      expect(await turn.locator('.turn-head > span').nth(1).textContent()).toBe(`reward ${rewards[chosen[0]].toFixed(2)}`);
+    }
+    console.log('[inspector tree]', JSON.stringify({ G, depth, tiedLevels }));
+
+    // The parallel run of the same preset: G trajectories of the one instance, no siblings.
+    await showRun(inspector, 'AT-GRPO parallel', `step 0 · ${G} trajectories`);
+    expect(await inspector.getByRole('table', { name: 'Siblings' }).count()).toBe(0);
+    expect(lab!.errors).toEqual([]);
+  });
+
+  it('counterfactual credit: each row shows its credit and the outcome without its agent', async () => {
+    const exp = tiny('credit', { batchSize: 2, groupSize: 2, runs: ['GRPO', 'GRPO + credit'] });
+    expect(exp.runs.map((r) => r.reward.credit)).toEqual([undefined, 'counterfactual']);
+    const inspector = await trainOnce(exp);
+
+    await showRun(inspector, 'GRPO + credit', 'step 0 · 4 trajectories');
+    const list = inspector.getByRole('table', { name: 'Trajectories' }).locator('tbody tr');
+    expect(await list.count()).toBe(4);
+    const seen = { rows: 0, replayed: 0, nonzero: 0 };
+    for (let t = 0; t < 4; t++) {
+      await list.nth(t).click();
+      await expect.poll(() => list.nth(t).getAttribute('aria-selected')).toBe('true');
+      const cells = (await list.nth(t).locator('td').allTextContents()).map((c) => c.trim());
+      expect(cells[3]).not.toBe('env error');
+      const outcome = Number(cells[2]); // v(all): the trajectory's own reward
+      const turns = inspector.locator('.turn');
+      const byAgent = new Map<string, string>();
+      for (let i = 0; i < (await turns.count()); i++) {
+        const agent = (await turns.nth(i).locator('.agent-chip').textContent())!;
+        const text = (await turns.nth(i).locator('.credit').textContent())!;
+        const m = new RegExp(`^credit (\\S+) · outcome without ${agent} (\\S+)$`).exec(text);
+        expect(m, text).not.toBeNull();
+        const [credit, without] = [numberIn(m![1]), numberIn(m![2])];
+        seen.rows++;
+        if (Number.isNaN(without)) {
+          expect(credit).toBe(0); // a failed replay: no credit
+        } else {
+          seen.replayed++;
+          expect(Math.abs(credit - (outcome - without))).toBeLessThanOrEqual(0.011); // 2-decimal display
+          if (agent === 'answer') expect(without).toBe(0); // nobody answers: never right
+        }
+        if (credit !== 0) seen.nonzero++;
+        // One credit per (trajectory, agent): every row of the agent shows the same.
+        if (byAgent.has(agent)) expect(text).toBe(byAgent.get(agent));
+        byAgent.set(agent, text);
+      }
+    }
+    console.log('[inspector credit]', JSON.stringify(seen));
+    expect(seen.replayed).toBeGreaterThan(0);
+
+    await showRun(inspector, 'GRPO', 'step 0 · 4 trajectories');
+    await inspector.locator('.turn').first().waitFor();
+    expect(await inspector.locator('.credit').count()).toBe(0);
+    expect(lab!.errors).toEqual([]);
+  });
+});
