@@ -8,6 +8,7 @@ import { CREDIT_MODES, ExperimentSchema, LIVE_PARAMS, liveValue, SINGLETON_MODES
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
 import { ESTIMATORS } from '../rl/advantage';
+import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
 import { setLive } from './lab';
 import { chooseConfig, useLab } from './store';
@@ -50,8 +51,15 @@ export function numberLimits(path: string): { min?: number; max?: number; int: b
   return { min: finite(type.minValue), max: finite(type.maxValue), int: type.isInt };
 }
 
-/** The registries whose entries are a choice field's options: their docs label the options. */
-const OPTION_REGISTRIES: Record<string, Record<string, { doc: string }>> = {
+/** A registry entry that is a choice field's option: its doc and, where it has one, the name people know it by. */
+interface OptionEntry {
+  doc: string;
+  label?: string;
+}
+
+/** The registries whose entries are a choice field's options: they label the options and give their docs. */
+const OPTION_REGISTRIES: Record<string, Record<string, OptionEntry>> = {
+  task: TASKS,
   estimator: ESTIMATORS,
   policyLoss: POLICY_LOSSES,
   klType: KL_ESTIMATORS,
@@ -61,14 +69,22 @@ const OPTION_REGISTRIES: Record<string, Record<string, { doc: string }>> = {
   sampling: SAMPLINGS,
 };
 
+function optionEntry(path: string, option: string): OptionEntry | undefined {
+  const registry = OPTION_REGISTRIES[path.slice(path.lastIndexOf('.') + 1)];
+  return registry && Object.hasOwn(registry, option) ? registry[option] : undefined;
+}
+
 /**
  * The doc of one option of a choice field (an estimator's normalization set and reference, a KL
  * type's formula, …), from its registry entry; undefined for a field without a registry.
  */
-export function optionDoc(path: string, option: string): string | undefined {
-  const registry = OPTION_REGISTRIES[path.slice(path.lastIndexOf('.') + 1)];
-  return registry && Object.hasOwn(registry, option) ? registry[option].doc : undefined;
-}
+export const optionDoc = (path: string, option: string): string | undefined => optionEntry(path, option)?.doc;
+
+/**
+ * What a choice field shows for an option: its registry's label ('Dr. MAS' for drmas), else the
+ * option's name. The option's value stays the name: that is what the config and the link hold.
+ */
+export const optionLabel = (path: string, option: string): string => optionEntry(path, option)?.label ?? option;
 
 /** The field's one-line doc from the schema (shown as a tooltip). */
 export const fieldDoc = (path: string): string | undefined => fieldAt(path).doc;

@@ -6,6 +6,9 @@
  * follows; a structural edit resets the runs, a live one leaves a marker).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ESTIMATOR_NAMES } from '../../src/core/config';
+import { ESTIMATORS } from '../../src/rl/advantage';
+import { TASKS } from '../../src/tasks/registry';
 import { TINY, openLab, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
@@ -112,18 +115,20 @@ describe('lab controls', () => {
     await g.press('Enter');
     await expect.poll(hash).toContain('rollout.groupSize=4');
     expect(await gError.count()).toBe(0);
-    // Choices come from the schema's registries.
-    expect(await page.getByLabel('Dr. MAS estimator').locator('option').allTextContents()).toEqual([
-      'grpo',
-      'drmas',
-      'atgrpo',
-      'global-step',
-      'magrpo',
-    ]);
-    await page.getByLabel('Dr. MAS estimator').selectOption('magrpo');
+    // Choices come from the schema's registries: each shows its registry label, keeps the config's
+    // name as its value (what the link holds) and has its registry doc as tooltip.
+    const estimator = page.getByLabel('Dr. MAS estimator');
+    const options = await estimator
+      .locator('option')
+      .evaluateAll((os) => os.map((o) => [o.textContent, (o as HTMLOptionElement).value, o.getAttribute('title')]));
+    expect(options).toEqual(ESTIMATOR_NAMES.map((e) => [ESTIMATORS[e].label, e, ESTIMATORS[e].doc]));
+    expect(options.map(([label]) => label)).toEqual(['GRPO', 'Dr. MAS', 'AT-GRPO', 'global step-level', 'MAGRPO']);
+    expect(await estimator.getAttribute('title')).toContain(ESTIMATORS.drmas.doc);
+    expect(await page.getByLabel('Task', { exact: true }).locator('option[value="plan"]').getAttribute('title')).toBe(TASKS.plan.doc);
+    await estimator.selectOption({ label: 'MAGRPO' });
     await expect.poll(hash).toContain('magrpo');
     expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator magrpo');
-    await page.getByLabel('Dr. MAS estimator').selectOption('drmas');
+    await estimator.selectOption('drmas');
 
     // Train, so edits meet live runs.
     await trainEnabled(page);

@@ -1,10 +1,10 @@
-// The choice fields' options carry their registry docs (the dropdowns' tooltips).
+// The choice fields' options carry their registry docs (the dropdowns' tooltips) and labels.
 import { describe, expect, it } from 'vitest';
-import { enumOptions, optionDoc } from '../../src/ui/config-edit';
+import { enumOptions, optionDoc, optionLabel } from '../../src/ui/config-edit';
 
 describe('option docs', () => {
   it('labels every option of a field backed by a registry, and no other field', () => {
-    for (const path of ['runs.0.estimator', 'optim.policyLoss', 'optim.klType', 'optim.lossAgg', 'reward.credit', 'runs.2.reward.credit']) {
+    for (const path of ['task', 'runs.0.estimator', 'optim.policyLoss', 'optim.klType', 'optim.lossAgg', 'reward.credit', 'runs.2.reward.credit']) {
       for (const o of enumOptions(path)) expect(optionDoc(path, o), `${path} ${o}`).toMatch(/\w{3}/);
     }
     expect(optionDoc('runs.1.estimator', 'drmas')).toMatch(/Dr\. MAS agent-wise normalization/);
@@ -12,7 +12,14 @@ describe('option docs', () => {
     expect(enumOptions('reward.credit')).toEqual(['shared', 'counterfactual', 'shapley']);
     expect(optionDoc('reward.credit', 'counterfactual')).toMatch(/neutral default/);
     expect(optionDoc('reward.credit', 'shapley')).toMatch(/exact for ≤ 3 agents/);
-    expect(optionDoc('task', 'search')).toBeUndefined();
+    expect(optionDoc('task', 'plan')).toMatch(/grid/);
+    expect(optionDoc('models.preset', 'nano')).toBeUndefined();
     expect(optionDoc('runs.0.estimator', 'ppo')).toBeUndefined();
+  });
+
+  it('shows the registry label where the entry has one, else the name', () => {
+    expect(enumOptions('runs.0.estimator').map((o) => optionLabel('runs.0.estimator', o))).toEqual(['GRPO', 'Dr. MAS', 'AT-GRPO', 'global step-level', 'MAGRPO']);
+    expect(optionLabel('reward.credit', 'counterfactual')).toBe('counterfactual');
+    expect(optionLabel('models.preset', 'nano')).toBe('nano');
   });
 });

@@ -10,7 +10,7 @@ import type { FieldError } from '../../core/config';
 import type { Experiment } from '../../core/config';
 import { PRESETS } from '../../core/presets';
 import { estimateMemory, gb, memoryRefusal } from '../../runtime/memory';
-import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, optionDoc, setAt } from '../config-edit';
+import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, optionDoc, optionLabel, setAt } from '../config-edit';
 import { chooseConfig, useLab } from '../store';
 import { FieldErrors } from './FieldErrors';
 import { useDraft } from './draft';
@@ -77,7 +77,7 @@ function Field({ path, label }: { path: string; label: string }) {
         >
           {enumOptions(path).map((o) => (
             <option key={o} value={o} title={optionDoc(path, o)}>
-              {o}
+              {optionLabel(path, o)}
             </option>
           ))}
         </select>
