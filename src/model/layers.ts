@@ -4,13 +4,14 @@
  * Why flag-free: on wasm a matMul with transposeA/B takes a slow path (tfjs-webgpu.md §14) and
  * autograd's matMul gradient uses those flags. On wasm, weight gradients (xᵀ·dy), linear's bias
  * gradient, layer norm and GELU run as fused SIMD kernels (kernels/rowwise.ts), on webgpu as WGSL
- * programs (kernels/rowwise-webgpu.ts); elsewhere they are the plain tfjs ops below.
+ * programs (kernels/rowwise-webgpu.ts: there GELU only inside linearGelu); elsewhere they are the
+ * plain tfjs ops below.
  * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
 import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulNN, matMulTN } from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
-import { geluGpu, layerNormGpu, linearGpu } from './kernels/rowwise-webgpu';
+import { layerNormGpu, linearGeluGpu, linearGpu } from './kernels/rowwise-webgpu';
 import { webgpuKernelsAvailable } from './kernels/webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
@@ -75,10 +76,15 @@ export function layerNorm(x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D): tf.Te
  * faster than Tanh, and folding the constants saves two broadcast scalar ops.
  */
 export function gelu(x: tf.Tensor2D): tf.Tensor2D {
-  if (webgpuKernelsAvailable('rowwise')) return geluGpu(x); // (N, M)
   if (fusedKernelsAvailable('rowwise')) return geluFused(x); // (N, M)
   const u = tf.mul(x, tf.add(tf.mul(tf.square(x), GELU_A * 0.044715), GELU_A)); // (N, M): x·(a + a·0.044715·x²), a = GELU_A
   return tf.mul(x, tf.sigmoid(u));
+}
+
+/** gelu(x @ w + b), the MLP's first layer: (N, Cin) → (N, M). On webgpu one WGSL program, matmul, bias and GELU. */
+export function linearGelu(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D {
+  if (webgpuKernelsAvailable('rowwise')) return linearGeluGpu(x, w, b); // (N, M)
+  return gelu(linear(x, w, b)); // (N, M)
 }
 
 /**

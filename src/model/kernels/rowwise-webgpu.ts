@@ -4,14 +4,15 @@
  * path). Same formulas and constants as layers.ts's plain tfjs ops; only the summation order of the
  * reductions differs.
  *   LayerNorm: forward 2 dispatches (row stats, normalize), backward 3 (dx, dg, db) — 9 and ~20 plain;
- *   GELU: 1 and 1 — 5 and ~10 plain;
  *   linear: forward 1 (matmul with the bias fused), backward 3 (dx and dW as matmuls with transpose
- *   flags, db as one column sum) — 2 and ~7 plain (explicit transposes, Transpose + Sum for db).
+ *   flags, db as one column sum) — 2 and ~7 plain (explicit transposes, Transpose + Sum for db);
+ *   linear + GELU (the MLP's first layer): forward 1 (matmul, bias and GELU in one program), backward
+ *   4 (dh, then dx, dW and db as for linear) — 7 and ~17 plain.
  * Imports tfjs only; the backend is reached structurally (webgpu.ts).
  */
 import * as tf from '@tensorflow/tfjs';
 import { GELU_A, LN_EPS } from './rowwise';
-import { runProgram, WG } from './webgpu';
+import { runProgram, WG, type Uniform } from './webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -84,26 +85,50 @@ export const layerNormGpu = tf.customGrad(((x: tf.Tensor2D, g: tf.Tensor1D, b: t
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D) => tf.Tensor2D;
 
 // GELU (tanh form) as layers.ts writes it: x·σ(u), u = x·(A + k·x²), k = A·0.044715.
-const GELU_UNIFORMS: [string, 'f32', number][] = [
+const GELU_UNIFORMS: Uniform[] = [
   ['a', 'f32', GELU_A],
   ['k', 'f32', GELU_A * 0.044715],
 ];
 
-/** GELU elementwise: one dispatch forward, one backward. */
-export const geluGpu = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
-  save([x]);
-  const forward = 'let x = X[index];\n          let u = x * (x * x * uniforms.k + uniforms.a);\n          let r = x * (1.0 / (1.0 + exp(-u)));';
-  const y = runProgram({ key: 'gelu', inputs: ['X'], outShape: x.shape, body: forward }, [x], GELU_UNIFORMS);
-  const gradFunc = (dy: tf.Tensor, [sx]: tf.Tensor[]) => {
-    const body = `let x = X[index];
-          let u = x * (x * x * uniforms.k + uniforms.a);
-          let s = 1.0 / (1.0 + exp(-u));
-          let du = uniforms.a + 3.0 * uniforms.k * x * x;
-          let r = Dy[index] * (s + x * s * (1.0 - s) * du);`;
-    return runProgram({ key: 'gelu_grad', inputs: ['X', 'Dy'], outShape: sx.shape, body }, [sx, dy], GELU_UNIFORMS);
+/**
+ * WGSL statements setting `h`, the pre-activation x·w + b at output element `index` of (N, M), one
+ * thread per element: a K-term dot product, W read along its rows so that neighbouring threads
+ * (neighbouring columns) read neighbouring words.
+ */
+const preActivation = `let K = uniforms.wShape.x;
+          let M = uniforms.wShape.y;
+          let n = index / M;
+          let c = index - n * M;
+          var h = B[c];
+          for (var k = 0; k < K; k = k + 1) { h = h + X[n * K + k] * W[k * M + c]; }
+          let u = h * (h * h * uniforms.k + uniforms.a);
+          let s = 1.0 / (1.0 + exp(-u));`;
+
+/**
+ * gelu(x @ w + b) on rows, (N, Cin) → (N, M): the MLP's first layer. tfjs's matmul programs take
+ * only their own activations (no GELU), so this is one program of its own: forward one dispatch
+ * (matmul, bias and GELU) instead of two. Backward four: dh = dy·gelu'(h) in one program that
+ * recomputes h = x·w + b (saving h would cost the forward a second output, which a tfjs program has
+ * not), then dx and dw as matmuls with transpose flags and db as one column sum of dh.
+ */
+export const linearGeluGpu = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {
+  save([x, w, b]);
+  const outShape = [x.shape[0], w.shape[1]];
+  const forward = `${preActivation}\n          let r = h * s;`;
+  const y = runProgram({ key: 'linear_gelu', inputs: ['X', 'W', 'B'], outShape, body: forward }, [x, w, b], GELU_UNIFORMS);
+  const gradFunc = (dy: tf.Tensor, [sx, sw, sb]: tf.Tensor[]) => {
+    const body = `${preActivation}
+          let du = uniforms.a + 3.0 * uniforms.k * h * h;
+          let r = Dy[index] * (s + h * s * (1.0 - s) * du);`;
+    const dh = runProgram({ key: 'linear_gelu_dh', inputs: ['X', 'W', 'B', 'Dy'], outShape, body }, [sx, sw, sb, dy], GELU_UNIFORMS) as tf.Tensor2D;
+    return [
+      tf.matMul(dh, sw as tf.Tensor2D, false, true), // (N, M) @ (Cin, M)ᵀ
+      tf.matMul(sx as tf.Tensor2D, dh, true, false), // (N, Cin)ᵀ @ (N, M)
+      colSumGpu(dh), // (M)
+    ];
   };
   return { value: y, gradFunc };
-}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D) => tf.Tensor2D;
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
 
 /** x @ w + b on rows, (N, Cin) → (N, Cout): forward one matmul with the bias fused, backward three dispatches. */
 export const linearGpu = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {
