@@ -17,7 +17,7 @@ z.config({ jitless: true });
 /** Bump when a field changes meaning; add a migration in url.ts for the old version. */
 export const CONFIG_VERSION = 1;
 
-export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-roles', 'plan'] as const;
+export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-roles', 'plan', 'search-routing'] as const;
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** How a step's G rollouts per instance are sampled (src/tasks/sampling.ts holds each one's doc). */

@@ -8,7 +8,7 @@ import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
 import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
-import { searchRolesTask, searchTask } from './search';
+import { searchRolesTask, searchRoutingTask, searchTask } from './search';
 import { syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 
@@ -22,6 +22,7 @@ export const TASKS = {
   'coder-tester': coderTesterTask,
   'search-roles': searchRolesTask,
   plan: planTask,
+  'search-routing': searchRoutingTask,
 } as const satisfies Record<TaskName, AnyTask>;
 
 /** The task called `name`, or an error listing the valid names. */

@@ -25,6 +25,12 @@ import {
 
 /** Env steps per trajectory (`env.max_steps` = 4 in run_search.sh). */
 export const SEARCH_MAX_STEPS = 4;
+/**
+ * `search-routing`'s tighter cap, the low end of toy task 1's 3–4: a 2-hop question needs both
+ * searches and a "yes" at the last step, so a cautious router times out where `search` leaves it
+ * a spare step.
+ */
+export const SEARCH_ROUTING_MAX_STEPS = 3;
 /** Facts appended per search (the reference appends top-3 passages; 2 keeps prompts short). */
 export const SEARCH_TOP_K = 2;
 
@@ -59,7 +65,7 @@ export interface SearchState extends BaseState {
   instance: SearchInstance;
   /** Question plus every ENV block appended so far; every prompt starts with it. */
   context: string;
-  /** Env step, 0 … SEARCH_MAX_STEPS − 1. */
+  /** Env step, 0 … the task's step cap − 1. */
   step: number;
   phase: 'route' | 'search' | 'answer';
   /** Indices of facts retrieved so far (lets the demonstrator know what the agents can know). */
@@ -153,11 +159,12 @@ function validate(agent: Role, response: string): string | null {
   }
 }
 
-function step(state: SearchState, agent: Role, response: string): StepResult<SearchState> {
+/** The environment transition, with at most `maxSteps` env steps (a route and its action each). */
+function cappedStep(maxSteps: number, state: SearchState, agent: Role, response: string): StepResult<SearchState> {
   expectTurn(next(state), agent);
   const valid = validate(agent, response) === null;
   const log = logged(state, agent, valid);
-  const last = state.step === SEARCH_MAX_STEPS - 1;
+  const last = state.step === maxSteps - 1;
 
   if (agent === 'verifier') {
     // Invalid verdict = yes, as in the reference; "no" at the last step ends with reward 0.
@@ -188,6 +195,8 @@ function step(state: SearchState, agent: Role, response: string): StepResult<Sea
   const success = normalizeAnswer(answer) === normalizeAnswer(state.instance.answer);
   return { state: finish({ ...state, log }, { success, reward: success ? 1 : 0 }), valid };
 }
+
+const step = (state: SearchState, agent: Role, response: string) => cappedStep(SEARCH_MAX_STEPS, state, agent, response);
 
 /** Every fact the answer needs has been retrieved. */
 export function answerable(state: SearchState): boolean {
@@ -283,4 +292,23 @@ export const searchRolesTask: Task<SearchInstance, SearchState> = {
   doc: 'search with per-agent rewards on different scales (AT-GRPO role rewards): answer 2·EM, search retrieval ±1 + EM, verifier EM',
   reference: 'Dr. MAS search orchestra + PettingLLMs role rewards (arXiv 2510.11062; multi_agent_env/**/calculate_reward)',
   step: stepWithRoles,
+};
+
+/**
+ * The search workflow with its turn cap at 3 env steps instead of 4 (toy task 1, algorithms.md §7),
+ * same questions, rewards and −0.01 invalid-row penalty. A 2-hop question now needs both searches
+ * and a "yes" at the last step: a cautious router that says "no" once too often times out (reward
+ * 0), an eager one that says "yes" before the facts are in sends the answer agent to guess (wrong).
+ * So routing errors decide the outcome, and search rows (more of them in timeouts) gather in
+ * failures while answer rows (none in a timeout) gather in successes.
+ */
+export const searchRoutingTask: Task<SearchInstance, SearchState> = {
+  ...searchTask,
+  name: 'search-routing',
+  variantOf: 'search',
+  doc: `search with a ${SEARCH_ROUTING_MAX_STEPS}-step cap: a cautious router times out, an eager one answers before the facts are in`,
+  reference:
+    'Dr. MAS search orchestra (env.max_steps) + toy task 1 (algorithms.md §7: max_steps 3–4, "no" at the last step fails)',
+  maxCalls: 2 * SEARCH_ROUTING_MAX_STEPS,
+  step: (state, agent, response) => cappedStep(SEARCH_ROUTING_MAX_STEPS, state, agent, response),
 };

@@ -7,7 +7,9 @@ import {
   answerable,
   normalizeAnswer,
   SEARCH_MAX_STEPS,
+  SEARCH_ROUTING_MAX_STEPS,
   searchRolesTask,
+  searchRoutingTask,
   searchTask,
   type SearchInstance,
   type SearchState,
@@ -19,13 +21,13 @@ const instances = sampleInstances(searchTask, new Prng(1), 'train', 300) as Sear
 const oneHop = instances.find((i) => i.hops.length === 1)!;
 const twoHop = instances.find((i) => i.hops.length === 2)!;
 
-/** Plays a scripted list of responses; returns the final state. */
-function play(instance: SearchInstance, responses: string[]): SearchState {
-  let state = searchTask.init(instance);
+/** Plays a scripted list of responses through `task`; returns the final state. */
+function play(instance: SearchInstance, responses: string[], task = searchTask): SearchState {
+  let state = task.init(instance);
   for (const r of responses) {
-    const call = searchTask.next(state);
+    const call = task.next(state);
     if (!call) throw new Error(`done before '${r}'`);
-    state = searchTask.step(state, call.agent, r).state;
+    state = task.step(state, call.agent, r).state;
   }
   return state;
 }
@@ -177,5 +179,63 @@ describe('search-roles: AT-GRPO role rewards on the search workflow', () => {
     for (const i of instances.slice(0, 50)) expect(splitOf(searchRolesTask, searchRolesTask.key(i))).toBe(splitOf(searchTask, searchTask.key(i)));
     const o = outcomeOf(oneHop, ['no', query, 'yes', `a:${oneHop.answer}`]);
     expect([o.success, o.reward]).toEqual([true, 1]);
+  });
+});
+
+describe('search-routing: a 3-step cap, so routing errors decide the outcome', () => {
+  const [h0, h1] = twoHop.hops;
+  const q0 = `q:${h0.subject} ${h0.relation}`;
+  const q1 = `q:${h1.subject} ${h1.relation}`;
+  const routing = (responses: string[], instance = twoHop) => play(instance, responses, searchRoutingTask);
+
+  it('caps a trajectory at 3 env steps, 2 × 3 calls', () => {
+    expect(SEARCH_ROUTING_MAX_STEPS).toBe(3);
+    expect(searchRoutingTask.maxCalls).toBe(6);
+    expect(searchRoutingTask.invalidPenalty).toBe(0.01);
+  });
+
+  it('solves a two-hop question only with no search wasted: no, search, no, search, yes, answer', () => {
+    const s = routing(['no', q0, 'no', q1, 'yes', `a:${twoHop.answer}`]);
+    expect(s.outcome).toEqual({ success: true, reward: 1 });
+    expect(s.log).toHaveLength(searchRoutingTask.maxCalls);
+  });
+
+  it('times out a cautious router: "no" at the third step, with every fact in, ends with reward 0', () => {
+    const s = routing(['no', q0, 'no', q1, 'no']);
+    expect(answerable(s)).toBe(true);
+    expect(s.done).toBe(true);
+    expect(s.outcome).toEqual({ success: false, reward: 0 });
+    expect(agentsOf(s)).toEqual(['verifier', 'search', 'verifier', 'search', 'verifier']);
+    // The same "no" under search's cap of 4 only costs a step.
+    const roomy = play(twoHop, ['no', q0, 'no', q1, 'no'], searchTask);
+    expect([roomy.done, roomy.phase]).toEqual([false, 'search']);
+    // A one-hop question leaves one spare step: one extra "no" still succeeds, two time out.
+    const [h] = oneHop.hops;
+    const q = `q:${h.subject} ${h.relation}`;
+    expect(routing(['no', q, 'no', q, 'yes', `a:${oneHop.answer}`], oneHop).outcome?.success).toBe(true);
+    expect(routing(['no', q, 'no', q, 'no'], oneHop).outcome).toEqual({ success: false, reward: 0 });
+  });
+
+  it('fails an eager router: "yes" after one hop of two sends the answer agent to guess', () => {
+    const s = routing(['no', q0, 'yes']);
+    expect(answerable(s)).toBe(false);
+    expect(searchRoutingTask.next(s)?.agent).toBe('answer');
+    // The first hop's value is a city, not the land asked for: the best guess from what was retrieved fails.
+    const city = twoHop.facts[h0.fact].split(' ')[2];
+    expect(routing(['no', q0, 'yes', `a:${city}`]).outcome).toEqual({ success: false, reward: 0 });
+  });
+
+  it('penalizes each invalid row by 0.01 and ends a last-step malformed answer with reward 0', async () => {
+    const end = routing(['yes', 'x', 'yes', 'x', 'yes', 'x']);
+    expect(end.outcome).toEqual({ success: false, reward: 0 });
+    const { trajectories, rows } = await demoRollout('search-routing', 0.3, 40, 4, 5);
+    const bad = rows.filter((r) => !r.valid);
+    expect(bad.length).toBeGreaterThan(0);
+    for (const r of bad) expect(r.reward).toBeCloseTo(trajectories[r.traj].reward - 0.01, 12);
+    expect(Math.max(...trajectories.map((t) => t.calls.verifier ?? 0))).toBe(SEARCH_ROUTING_MAX_STEPS);
+  });
+
+  it('shares search’s instances and split', () => {
+    for (const i of instances.slice(0, 50)) expect(splitOf(searchRoutingTask, searchRoutingTask.key(i))).toBe(splitOf(searchTask, searchTask.key(i)));
   });
 });
