@@ -5,7 +5,7 @@
  * differs. Pure: no tfjs, no DOM, no Node APIs.
  */
 import { SINGLETON_MODES, type AdvantageOptions, type EstimatorName } from '../core/config';
-import { computeStats, type AdvantageStats } from './diagnostics';
+import { computeStats, type AdvantageStats, type SetCounts } from './diagnostics';
 import { groupIndices, idKey, type AdvantageRow, type RowId } from './rows';
 import { mean, normalize, setStats } from './stats';
 
@@ -138,6 +138,18 @@ export function computeAdvantages(
   rows: readonly AdvantageRow[],
   options: { estimator: EstimatorName } & Partial<AdvantageOptions>,
 ): AdvantageResult {
+  const { advantages, counts } = estimateAdvantages(rows, options);
+  return { advantages, stats: computeStats(rows, advantages, counts) };
+}
+
+/**
+ * The advantages alone, with the set counts the estimator makes while it normalizes: for a caller
+ * that needs no per-agent diagnostics (the same-batch comparison of every estimator, rl/shadow.ts).
+ */
+export function estimateAdvantages(
+  rows: readonly AdvantageRow[],
+  options: { estimator: EstimatorName } & Partial<AdvantageOptions>,
+): { advantages: Float64Array; counts: SetCounts } {
   const spec = getEstimator(options.estimator);
   const normalizeStd = (options.normalizeStd ?? true) && spec.std;
   const eps = options.eps ?? 1e-6;
@@ -173,10 +185,10 @@ export function computeAdvantages(
   }
 
   const nSets = sets.length;
-  const stats = computeStats(rows, advantages, {
+  const counts = {
     sets: nSets,
     singletonFrac: nSets === 0 ? NaN : singletons / nSets,
     zeroAdvFrac: nSets === 0 ? NaN : zeroVariance / nSets,
-  });
-  return { advantages, stats };
+  };
+  return { advantages, counts };
 }

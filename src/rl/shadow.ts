@@ -10,7 +10,8 @@
  */
 import { ESTIMATOR_NAMES, type AdvantageOptions, type EstimatorName } from '../core/config';
 import { agentShadowKey } from '../core/metrics';
-import { computeAdvantages } from './advantage';
+import { computeAdvantages, estimateAdvantages, type AdvantageResult } from './advantage';
+import { statsToMetrics } from './diagnostics';
 import { groupIndices, type AdvantageRow } from './rows';
 import { mean } from './stats';
 
@@ -52,14 +53,37 @@ export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number {
   return vx > 0 && vy > 0 ? cov / Math.sqrt(vx * vy) : NaN;
 }
 
-/** Every estimator's advantages on `rows`, in row order, with the run's options (std, eps, singleton). */
+/**
+ * Every estimator's advantages on `rows`, in row order, with the run's options (std, eps,
+ * singleton). `known` holds advantages already computed on these rows with these options (the
+ * run's own, for its update): they are taken as they are, not computed again.
+ */
 export function everyEstimator(
   rows: readonly AdvantageRow[],
   options: Partial<AdvantageOptions>,
+  known: Partial<Record<EstimatorName, Float64Array>> = {},
 ): Record<EstimatorName, Float64Array> {
   return Object.fromEntries(
-    ESTIMATOR_NAMES.map((estimator) => [estimator, computeAdvantages(rows, { ...options, estimator }).advantages]),
+    ESTIMATOR_NAMES.map((estimator) => [estimator, known[estimator] ?? estimateAdvantages(rows, { ...options, estimator }).advantages]),
   ) as Record<EstimatorName, Float64Array>;
+}
+
+/**
+ * One batch's advantages as a training step needs them, each estimator computed once: the run's
+ * own (`estimator`, with its per-agent stats, for the update), every estimator's on the same rows
+ * (the run's own among them, the same array), and their metrics — the run's `adv/…`, `groups/…` and
+ * every estimator's `shadow/…` — for the run's configured `agents`.
+ */
+export function batchAdvantages(
+  rows: readonly AdvantageRow[],
+  estimator: EstimatorName,
+  options: Partial<AdvantageOptions>,
+  agents: readonly string[],
+): { own: AdvantageResult; all: Record<EstimatorName, Float64Array>; metrics: Record<string, number> } {
+  const own = computeAdvantages(rows, { ...options, estimator });
+  const all = everyEstimator(rows, options, { [estimator]: own.advantages });
+  const metrics = { ...statsToMetrics(own.stats, agents), ...shadowToMetrics(shadowAdvantages(rows, own.advantages, all), agents) };
+  return { own, all, metrics };
 }
 
 /**

@@ -10,9 +10,7 @@ import type { Experiment, LiveParam, Run } from '../core/config';
 import { ESTIMATOR_NAMES, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
 import { agentKey, agentShadowKey, M, metricKeys, modelKey } from '../core/metrics';
 import type { Checkpoint } from '../model/checkpoint';
-import { statsToMetrics } from '../rl/diagnostics';
-import { computeAdvantages } from '../rl/advantage';
-import { everyEstimator, shadowAdvantages, shadowToMetrics } from '../rl/shadow';
+import { batchAdvantages } from '../rl/shadow';
 import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
@@ -130,15 +128,16 @@ export class RunTrainer {
     const rewardOf = (i: number) => batch.rows[i].reward + (credit ? credit.weight * credit.rowCredit[i] : 0);
 
     // 3. advantages: the run's estimator, one scalar per judged row (0 for errored rows); and the
-    // same rows under every estimator, to tell how differently they weigh these very rows
+    // same rows under every estimator, to tell how differently they weigh these very rows (each
+    // estimator computed once: the run's own is one of them)
     const advRows = kept.map((i) => {
       const r = batch.rows[i];
       return { group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: rewardOf(i) };
     });
-    const judgedAdv = computeAdvantages(advRows, { estimator: this.run.estimator, ...advantage });
+    const judgedAdv = batchAdvantages(advRows, this.run.estimator, advantage, this.agents);
     const advantages = new Float64Array(batch.rows.length);
-    kept.forEach((i, j) => (advantages[i] = judgedAdv.advantages[j]));
-    const shadow = everyEstimator(advRows, advantage);
+    kept.forEach((i, j) => (advantages[i] = judgedAdv.own.advantages[j]));
+    const shadow = judgedAdv.all;
 
     // 4. loss and update: every model, PPO-clip, per-agent terms on shared models
     const tUpdate = performance.now();
@@ -180,8 +179,7 @@ export class RunTrainer {
       [M.rewardStd]: Math.sqrt(populationVariance(trajRewards)),
       [M.successRate]: mean(judged.map((t) => (t.success ? 1 : 0))),
       [M.envErrors]: errored.size,
-      ...statsToMetrics(judgedAdv.stats, this.agents),
-      ...shadowToMetrics(shadowAdvantages(advRows, judgedAdv.advantages, shadow), this.agents),
+      ...judgedAdv.metrics,
       ...Object.fromEntries(
         updates.flatMap(([id, probes, u]): [string, number][] => [
           ...probes,

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { agentShadowKey } from '../../src/core/metrics';
 import { computeAdvantages } from '../../src/rl/advantage';
-import { everyEstimator, pearson, shadowAdvantages, shadowToMetrics } from '../../src/rl/shadow';
+import { ESTIMATOR_NAMES } from '../../src/core/config';
+import {
+  batchAdvantages,
+  everyEstimator,
+  pearson,
+  shadowAdvantages,
+  shadowToMetrics,
+} from '../../src/rl/shadow';
+import { demoRollout } from '../tasks/helpers';
 
 /**
  * One prompt group, two trajectories: a acts once in each, b once in the success and twice in the
@@ -32,7 +40,10 @@ describe('same-batch (shadow) estimators', () => {
     // a acts once per trajectory on the shared reward: every estimator agrees with GRPO on a.
     expect(s.drmas.a.sqMean).toBeCloseTo(s.grpo.a.sqMean, 12);
     // global-step pools the 5 rows {1, 1, 0, 0, 0}: μ = 0.4, σ = √0.3.
-    expect(s['global-step'].a.sqMean).toBeCloseTo(((0.6 / Math.sqrt(0.3)) ** 2 + (0.4 / Math.sqrt(0.3)) ** 2) / 2, 5);
+    expect(s['global-step'].a.sqMean).toBeCloseTo(
+      ((0.6 / Math.sqrt(0.3)) ** 2 + (0.4 / Math.sqrt(0.3)) ** 2) / 2,
+      5,
+    );
     // MAGRPO, set (q, agent, turn), mean baseline: b's turn-1 row is a singleton (raw score 0).
     expect(s.magrpo.b.mean).toBeCloseTo((0.5 - 0.5 + 0) / 3, 12);
   });
@@ -50,7 +61,92 @@ describe('same-batch (shadow) estimators', () => {
     const x = [0.1, 0.7, -0.3, 2.9];
     expect(pearson(x, x)).toBe(1);
     expect(pearson(x, [1, 1, 1, 1])).toBeNaN();
-    expect(pearson(x, x.map((v) => -2 * v + 1))).toBeCloseTo(-1, 14);
+    expect(
+      pearson(
+        x,
+        x.map((v) => -2 * v + 1),
+      ),
+    ).toBeCloseTo(-1, 14);
     expect(() => pearson(x, [1])).toThrow(/4 values against 1/);
+  });
+});
+
+/**
+ * A training step's advantage metrics (adv/…, groups/…, shadow/…) on a seeded math batch (3
+ * questions × 4 demonstrator rollouts, 30 % mistakes, so the verifier rejects some answers and
+ * the solver retries: the estimators differ), recorded from the trainer's code before it stopped
+ * computing its own estimator twice (computeAdvantages, then everyEstimator over all five again).
+ */
+const RECORDED_DRMAS: [string, number][] = [
+  ['agent/solver/calls', 17],
+  ['agent/solver/reward/mean', 0.7647058823529411],
+  ['agent/solver/reward/std', 0.4241825029957634],
+  ['agent/solver/adv/mean', 2.220446049250313e-16],
+  ['agent/solver/adv/sq_mean', 0.5294097664261558],
+  ['agent/solver/adv/min', -1.2909919487406465],
+  ['agent/solver/adv/max', 0.7302954100093224],
+  ['agent/solver/amplification', 0.9833333333333335],
+  ['agent/solver/amplification_rows', 0.9674603174603176],
+  ['agent/verifier/calls', 12],
+  ['agent/verifier/reward/mean', 0.8333333333333334],
+  ['agent/verifier/reward/std', 0.37267799624996484],
+  ['agent/verifier/adv/mean', 0],
+  ['agent/verifier/adv/sq_mean', 0.499998000006],
+  ['agent/verifier/adv/min', -1.499997000006],
+  ['agent/verifier/adv/max', 0.499999000002],
+  ['agent/verifier/amplification', 0.75],
+  ['agent/verifier/amplification_rows', 0.7960317460317461],
+  ['groups/singleton_frac', 0],
+  ['groups/zero_adv_frac', 0.3333333333333333],
+  ['agent/solver/shadow/grpo/mean', -0.14705852941235276],
+  ['agent/solver/shadow/grpo/sq_mean', 0.6323504117722941],
+  ['agent/solver/shadow/grpo/corr', 0.9875095027950336],
+  ['agent/verifier/shadow/grpo/mean', 0],
+  ['agent/verifier/shadow/grpo/sq_mean', 0.499998000006],
+  ['agent/verifier/shadow/grpo/corr', 1],
+  ['agent/solver/shadow/drmas/mean', 2.220446049250313e-16],
+  ['agent/solver/shadow/drmas/sq_mean', 0.5294097664261558],
+  ['agent/solver/shadow/drmas/corr', 1],
+  ['agent/verifier/shadow/drmas/mean', 0],
+  ['agent/verifier/shadow/drmas/sq_mean', 0.499998000006],
+  ['agent/verifier/shadow/drmas/corr', 1],
+  ['agent/solver/shadow/atgrpo/mean', -2.220446049250313e-16],
+  ['agent/solver/shadow/atgrpo/sq_mean', 0.4117631277441691],
+  ['agent/solver/shadow/atgrpo/corr', 0.8835117187085562],
+  ['agent/verifier/shadow/atgrpo/mean', 0],
+  ['agent/verifier/shadow/atgrpo/sq_mean', 0.499998000006],
+  ['agent/verifier/shadow/atgrpo/corr', 1],
+  ['agent/solver/shadow/global-step/mean', -0.06357081245884277],
+  ['agent/solver/shadow/global-step/sq_mean', 0.6253942763903187],
+  ['agent/solver/shadow/global-step/corr', 0.9976158541717876],
+  ['agent/verifier/shadow/global-step/mean', 0.09005865098336097],
+  ['agent/verifier/shadow/global-step/sq_mean', 0.5306856698363408],
+  ['agent/verifier/shadow/global-step/corr', 0.9953255722142642],
+  ['agent/solver/shadow/magrpo/mean', 0],
+  ['agent/solver/shadow/magrpo/sq_mean', 0.11764705882352941],
+  ['agent/solver/shadow/magrpo/corr', 0.8932929346930722],
+  ['agent/verifier/shadow/magrpo/mean', 0],
+  ['agent/verifier/shadow/magrpo/sq_mean', 0.125],
+  ['agent/verifier/shadow/magrpo/corr', 1],
+];
+
+describe("a step's advantages, each estimator once", () => {
+  it("gives the metrics recorded before, to the last bit, and reuses the run's own advantages", async () => {
+    const b = await demoRollout('math', 0.3, 3, 4, 7);
+    const rows = b.rows.map((r) => ({
+      group: r.group,
+      traj: r.traj,
+      agent: r.agent,
+      turn: r.turn,
+      reward: r.reward,
+    }));
+    expect(rows).toHaveLength(29);
+    const options = { normalizeStd: true, eps: 1e-6, singleton: 'raw' as const };
+    const { own, all, metrics } = batchAdvantages(rows, 'drmas', options, ['solver', 'verifier']);
+    expect(Object.entries(metrics)).toEqual(RECORDED_DRMAS);
+    // The run's own estimator is not computed a second time: the shadow holds the same array.
+    expect(all.drmas).toBe(own.advantages);
+    for (const e of ESTIMATOR_NAMES)
+      expect(all[e], e).toEqual(computeAdvantages(rows, { ...options, estimator: e }).advantages);
   });
 });
