@@ -79,7 +79,8 @@ Options:
   --steps N      Overrides the experiment's step count. With --resume: the run's own count
                  (from its config.json) unless N raises it.
   --backend B    One of ${BACKEND_NAMES.join(', ')}. Default: wasm (the fastest backend in Node;
-                 tfjs-node is not used). auto tries them in order with a sanity check.
+                 tfjs-node is not used). auto sanity-checks each and, when more than one passes
+                 (webgpu through a Dawn shim), keeps the fastest by a timed train step.
   --out DIR      Output folder. Default: runs/<date>-<time>. A folder that already holds a run
                  is refused (nothing recorded is ever overwritten); one process at a time per
                  folder (DIR/.lock).

@@ -9,6 +9,7 @@ import { DEFAULT_EXPERIMENT } from '../core/config';
 import { M } from '../core/metrics';
 import { PRESETS, presetById } from '../core/presets';
 import { encodeExperiment } from '../core/url';
+import { timedPreset } from '../runtime/auto-choice';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodePlatform } from '../runtime/platform-node';
 import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
@@ -73,7 +74,8 @@ async function train(args: TrainArgs): Promise<number> {
   if (refused) throw new UsageError(refused);
   console.error(`memory: about ${gb(memory.bytes)} at most (estimate)`);
 
-  const report = await selectBackend(tf, args.backend, nodePlatform);
+  // auto times candidates only when there is a choice (wasm alone unless a Dawn shim adds webgpu); no cache in Node.
+  const report = await selectBackend(tf, args.backend, nodePlatform, { preset: timedPreset(exp) });
   if (!report.backend) throw new Error(`backend ${describeReport(report)}`);
   console.error(`backend: ${describeReport(report)}`);
   const { checkpoints, notes } = await loadShippedBase(exp, 'models', args.init);

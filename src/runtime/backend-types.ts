@@ -3,6 +3,7 @@
  * through backend.ts, whose sanity check pulls tfjs into the bundle; lint enforces it).
  */
 import type { BackendName } from '../core/config';
+import type { ModelPreset } from '../core/model-sizes';
 
 export type ConcreteBackend = Exclude<BackendName, 'auto'>;
 
@@ -35,6 +36,31 @@ export interface BackendAttempt {
   maxDiff?: number;
 }
 
+/** One candidate's timed train steps (measure.ts), or why it has none. */
+export interface Timing {
+  backend: ConcreteBackend;
+  /** Wall ms of the first step: shader compiles, kernel caches and first allocations included. */
+  warmupMs?: number;
+  /** Wall ms of the step after it, the figure `auto` compares; absent if the budget left no room. */
+  stepMs?: number;
+  /** Why it was not measured, or not fully. */
+  note?: string;
+}
+
+/** What `auto` measured on one device set and model size: kept per adapter by the page. */
+export interface Measurement {
+  version: number;
+  /** auto-choice.ts measurementKey: version, model size, each candidate and its adapter. */
+  key: string;
+  preset: ModelPreset;
+  /** When it was measured, epoch ms. */
+  at: number;
+  timings: Timing[];
+  choice: ConcreteBackend;
+  /** True when reused from the cache rather than measured just now. */
+  cached: boolean;
+}
+
 export interface BackendReport {
   requested: BackendName;
   /** The backend now active in this context, or null if the request was refused. */
@@ -42,4 +68,6 @@ export interface BackendReport {
   adapter?: AdapterInfo;
   renderer?: string;
   attempts: BackendAttempt[];
+  /** `auto`'s step timings of the backends that passed, when it measured (or reused a measurement). */
+  measurement?: Measurement;
 }

@@ -6,10 +6,11 @@
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
 import { runInstances, withLive } from '../core/config';
+import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
 import { stateKey } from './state-store';
-import type { FromWorker, RunId, ToWorker } from './protocol';
+import type { FromWorker, Measurements, RunId, ToWorker } from './protocol';
 
 const newWorker = (name: string) => new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
 
@@ -25,9 +26,10 @@ export interface BackendProbe {
 
 /**
  * The shell's backend indicator: a run worker that only selects a backend and is then
- * terminated, so it does not hold a GPU device or wasm memory while the runs train.
+ * terminated, so it does not hold a GPU device or wasm memory while the runs train. `auto` times
+ * `preset` on each candidate unless `measurements` holds a measurement of these devices.
  */
-export function probeBackend(backend: BackendName): BackendProbe {
+export function probeBackend(backend: BackendName, preset: ModelPreset, measurements: Measurements = {}): BackendProbe {
   const id = nextId();
   const worker = newWorker(id);
   const report = new Promise<BackendReport>((resolve, reject) => {
@@ -37,7 +39,7 @@ export function probeBackend(backend: BackendName): BackendProbe {
     };
     worker.onerror = (e) => reject(new Error(`worker failed to start: ${e.message || 'script error'}`));
   }).finally(() => worker.terminate());
-  worker.postMessage({ type: 'init', runId: id, backend } satisfies ToWorker);
+  worker.postMessage({ type: 'init', runId: id, backend, preset, measurements } satisfies ToWorker);
   return { report, cancel: () => worker.terminate() };
 }
 
@@ -73,6 +75,8 @@ export interface SessionOptions {
   ids?: RunId[];
   /** Workers at once (default: workerSlots()). */
   slots?: number;
+  /** `auto`'s kept measurements, read as each run starts (one taken meanwhile is reused). */
+  measurements?: () => Measurements;
 }
 
 /**
@@ -140,6 +144,7 @@ export class LabSession {
       run: info.runIndex,
       seed: info.seed,
       label: info.label,
+      measurements: this.options.measurements?.() ?? {},
       uploads: this.options.uploads ?? [],
       ...(this.options.persist ? { persist: persistOf(this.options.persist, info) } : {}),
     } satisfies ToWorker);

@@ -5,7 +5,11 @@
  * per step (transferred, never copied) against the key table sent once in `ready`.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
-import type { BackendReport } from './backend-types';
+import type { ModelPreset } from '../core/model-sizes';
+import type { BackendReport, Measurement } from './backend-types';
+
+/** `auto`'s kept measurements by key (auto-choice.ts measurementKey). */
+export type Measurements = Record<string, Measurement>;
 
 export type RunId = string & { readonly __brand: 'RunId' };
 export const runId = (s: string): RunId => s as RunId;
@@ -47,8 +51,8 @@ export interface InspectedTrajectory {
 
 /** Page → worker. */
 export type ToWorker =
-  /** Only selects the backend and reports it (the shell's backend indicator). */
-  | { type: 'init'; runId: RunId; backend: BackendName }
+  /** Only selects the backend and reports it (the shell's backend indicator); `auto` times `preset`. */
+  | { type: 'init'; runId: RunId; backend: BackendName; preset: ModelPreset; measurements?: Measurements }
   /** One message starts a run: the worker selects `backend`, reports it (`backend`), then loads the run (`ready`). */
   | {
       type: 'start';
@@ -59,6 +63,8 @@ export type ToWorker =
       run: number;
       seed: number;
       label: string;
+      /** `auto`'s measurements kept by the page (ui/backend-cache.ts): one for these devices is reused. */
+      measurements?: Measurements;
       /** Checkpoint files the user uploaded, to start from instead of the shipped base models. */
       uploads?: { name: string; bytes: ArrayBuffer }[];
       /**

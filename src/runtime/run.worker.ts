@@ -8,11 +8,13 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config';
+import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
 import { webgpuKernelsAvailable } from '../model/kernels/webgpu';
 import { RunDriver, type BackendSwitcher, type DriverSink } from '../train/driver';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
+import { timedPreset } from './auto-choice';
 import { selectBackend } from './backend';
 import type { BackendReport } from './backend-types';
 import { loadBaseModels } from './base-models';
@@ -20,7 +22,7 @@ import { inspectBatch } from './inspect';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform } from './platform-browser';
 import { getState, putState, stateKey } from './state-store';
-import type { FromWorker, RunId, RunStatus, ToWorker } from './protocol';
+import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
 
@@ -62,16 +64,17 @@ class RunHost {
     post({ type: 'state', runId: this.id, state, step: this.driver?.step ?? 0, ...(message ? { message } : {}) });
   }
 
-  private async init(runId: RunId, backend: BackendName): Promise<void> {
+  /** Selects the backend; `auto` times `preset` on each candidate unless `measurements` has these devices. */
+  private async init(runId: RunId, backend: BackendName, preset: ModelPreset, measurements: Measurements = {}): Promise<void> {
     this.id = runId;
-    this.report = await selectBackend(tf, backend, browserPlatform);
+    this.report = await selectBackend(tf, backend, browserPlatform, { preset, timeAlone: true, cached: (key) => measurements[key] });
     post({ type: 'backend', runId, report: this.report });
   }
 
   /** One message starts a run: select the backend and report it, then load the run. */
   private async start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     const { config, seed, uploads = [] } = msg;
-    await this.init(msg.runId, msg.backend);
+    await this.init(msg.runId, msg.backend, timedPreset(config), msg.measurements);
     const report = this.report!;
     if (!report.backend) throw new Error(`backend ${report.requested} refused: ${report.attempts.map((a) => a.reason).join('; ')}`);
     const id = this.id;
@@ -153,7 +156,7 @@ class RunHost {
   async handle(msg: ToWorker): Promise<void> {
     switch (msg.type) {
       case 'init':
-        return this.init(msg.runId, msg.backend);
+        return this.init(msg.runId, msg.backend, msg.preset, msg.measurements);
       case 'start':
         return this.start(msg);
       case 'play':

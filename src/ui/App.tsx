@@ -3,8 +3,10 @@
  * a sidebar with the experiment, live hyper-parameters, export, past runs and the backend
  * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { timedPreset } from '../runtime/auto-choice';
 import { probeBackend } from '../runtime/client';
+import { keepMeasurement, loadMeasurements } from './backend-cache';
 import { downloadCsv, downloadJson } from './export';
 import { chooseCheckpoints, snapshot } from './lab';
 import { BackendPanel } from './panels/BackendPanel';
@@ -21,22 +23,31 @@ import { UpdateNotice } from './panels/UpdateNotice';
 import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
 
-/** One backend probe per requested backend; its worker exits once it has answered. */
+/**
+ * One backend probe per requested backend and timed model size (and per "Measure again"); its
+ * worker exits once it has answered. A measurement it took is kept for the runs and the next visit.
+ */
 function useBackendProbe() {
   const requested = useLab((s) => s.config.backend);
+  const config = useLab((s) => s.config);
+  const preset = useMemo(() => timedPreset(config), [config]);
+  const nonce = useLab((s) => s.probeNonce);
   useEffect(() => {
     setBackend({ state: 'probing' });
-    const probe = probeBackend(requested);
+    const probe = probeBackend(requested, preset, loadMeasurements());
     let live = true;
     probe.report.then(
-      (report) => live && setBackend({ state: report.backend ? 'ready' : 'refused', report }),
+      (report) => {
+        keepMeasurement(report.measurement);
+        if (live) setBackend({ state: report.backend ? 'ready' : 'refused', report });
+      },
       (e: Error) => live && setBackend({ state: 'error', message: e.message }),
     );
     return () => {
       live = false;
       probe.cancel();
     };
-  }, [requested]);
+  }, [requested, preset, nonce]);
 }
 
 function UrlAlert() {

@@ -13,6 +13,7 @@ import { statesOf } from '../runtime/state-store';
 import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { FromWorker, RunId } from '../runtime/protocol';
+import { keepMeasurement, loadMeasurements } from './backend-cache';
 import { downloadBlob, fileName } from './export';
 import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
 import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
@@ -46,6 +47,7 @@ function receive(msg: FromWorker): void {
   const id = msg.runId;
   switch (msg.type) {
     case 'backend':
+      keepMeasurement(msg.report.measurement);
       patchRun(id, { backend: msg.report });
       if (!msg.report.backend) fail(id, `no usable backend for ${msg.report.requested}`);
       return;
@@ -116,7 +118,7 @@ function fail(id: RunId, message: string): void {
 /** A LabSession at the store's pace; commands queue until all of its runs are ready. */
 function spawn(config: Experiment, options: SessionOptions): LabSession {
   whenReady = [];
-  const s = new LabSession(config, receive, options);
+  const s = new LabSession(config, receive, { measurements: loadMeasurements, ...options });
   const { paceMs } = useLab.getState();
   if (paceMs > 0) s.pace(paceMs);
   return s;

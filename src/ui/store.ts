@@ -9,6 +9,7 @@ import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 import type { BackendReport } from '../runtime/backend-types';
+import { forgetMeasurements } from './backend-cache';
 import type { LiveParam } from '../core/config';
 import type { RunId, RunStatus } from '../runtime/protocol';
 
@@ -112,6 +113,8 @@ export interface LabState {
   /** Problems with the link the page was opened with; the defaults were opened instead. */
   urlErrors: FieldError[];
   backend: BackendStatus;
+  /** Bumped to run the backend probe again (the panel's "Measure again"). */
+  probeNonce: number;
   session: SessionStatus;
   /** Paused by the Page Visibility API, to resume when the tab shows again. */
   autoPaused: boolean;
@@ -137,6 +140,7 @@ export const useLab = create<LabState>(() => ({
   config: DEFAULT_EXPERIMENT,
   urlErrors: [],
   backend: { state: 'probing' },
+  probeNonce: 0,
   session: 'none',
   autoPaused: false,
   paceMs: 0,
@@ -156,6 +160,11 @@ export const setConfig = (config: Experiment) => useLab.setState({ config });
 export const chooseConfig = (config: Experiment) => useLab.setState({ config, urlErrors: [] });
 export const setUrlErrors = (urlErrors: FieldError[]) => useLab.setState({ urlErrors });
 export const setBackend = (backend: BackendStatus) => useLab.setState({ backend });
+/** Forgets `auto`'s kept measurements and probes again, so that the backends are timed afresh. */
+export function remeasureBackends(): void {
+  forgetMeasurements();
+  useLab.setState((s) => ({ probeNonce: s.probeNonce + 1 }));
+}
 
 export const setView = (patch: Partial<ViewPrefs>) =>
   useLab.setState((s) => ({ view: { ...s.view, ...patch } }));

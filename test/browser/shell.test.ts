@@ -18,9 +18,10 @@ const attempts = (l: Lab) =>
   );
 
 describe('backend selection in the run worker', () => {
-  it('auto names the backend chosen and why the software WebGPU adapter was passed over', async () => {
+  it('auto skips the software WebGPU adapter untimed, times wasm, and reuses that measurement on the next load', async () => {
     lab = await openLab();
-    const name = lab.page.getByTestId('backend-name');
+    const { page } = lab;
+    const name = page.getByTestId('backend-name');
     await name.waitFor({ timeout: 60_000 });
     expect(await name.textContent()).toBe('wasm');
     const a = await attempts(lab);
@@ -29,10 +30,32 @@ describe('backend selection in the run worker', () => {
       ['webgl', 'false'],
       ['wasm', 'true'],
     ]);
-    expect(a[0].text).toMatch(/software adapter .*swiftshader.*isFallbackAdapter: slower than WASM, so auto skips it/i);
+    expect(a[0].text).toMatch(/software adapter .*swiftshader.*isFallbackAdapter: slower than WASM, so auto skips it untimed/i);
     expect(a[1].text).toMatch(/software renderer .*SwiftShader/);
-    expect(a[2].text).toMatch(/fastest backend that passed the sanity check; max \|Δ\| vs cpu \d/);
-    expect(await lab.page.getByTestId('backend-adapter').textContent()).toMatch(/google \/ swiftshader \(fallback adapter: software\)/);
+    const fresh = /the only backend that passed the sanity check: \d+ (ms per nano train step \(after a \d+ ms warm-up step\)|ms for its first nano train step, compiles included)/;
+    expect(a[2].text).toMatch(fresh);
+    expect(a[2].text).toMatch(/\(measured \d{4}-\d\d-\d\d \d\d:\d\d UTC\); max \|Δ\| vs cpu \d/);
+    expect(await page.getByTestId('backend-adapter').textContent()).toMatch(/google \/ swiftshader \(fallback adapter: software\)/);
+    // The panel's figures: one row, wasm's ms per step, chosen.
+    const rows = page.locator('[data-testid=backend-timings] tr');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-backend')).toBe('wasm');
+    expect(await rows.first().textContent()).toMatch(/^wasm\d+chosen/);
+    expect(await page.getByTestId('backend-timings').locator('caption').textContent()).toMatch(/^auto: ms per nano train step \(measured /);
+    const kept = await page.evaluate(() => Object.values(JSON.parse(localStorage.getItem('agentwise.backend-measurements') ?? '{}')));
+    expect(kept).toEqual([expect.objectContaining({ key: 'v1|nano|wasm', choice: 'wasm', preset: 'nano', cached: false })]);
+
+    // The next load reuses it: same figure, said to be cached.
+    const figure = await rows.first().locator('td').first().textContent();
+    await page.reload();
+    await page.getByTestId('backend-name').waitFor({ timeout: 60_000 });
+    expect((await attempts(lab))[2].text).toMatch(/\(cached, measured \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+    expect(await rows.first().locator('td').first().textContent()).toBe(figure);
+
+    // "Measure again" forgets it and times wasm afresh.
+    await page.getByRole('button', { name: 'Measure again' }).click();
+    await page.getByTestId('backend-timings').locator('caption').filter({ hasText: /\(measured / }).waitFor({ timeout: 60_000 });
+    expect((await attempts(lab))[2].text).toMatch(fresh);
     expect(lab.errors).toEqual([]);
   });
 

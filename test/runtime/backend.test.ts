@@ -4,6 +4,7 @@ import { describeReport, isSoftware, selectBackend } from '../../src/runtime/bac
 import type { Platform } from '../../src/runtime/backend';
 import { maxRelativeDiff, sanityStep } from '../../src/runtime/sanity';
 import { nodePlatform } from '../../src/runtime/platform-node';
+import { MEASUREMENT_VERSION, measurementKey } from '../../src/runtime/auto-choice';
 import { VOCAB } from '../../src/core/vocab';
 
 describe('sanity step', () => {
@@ -46,7 +47,38 @@ describe('selectBackend in Node', () => {
     ]);
     expect(r.attempts[0].reason).toMatch(/no WebGPU/);
     expect(r.attempts[2].maxDiff).toBeLessThan(1e-5);
+    // Node times nothing when there is nothing to choose between (wasm alone, no Dawn shim).
+    expect(r.measurement).toBeUndefined();
+    expect(r.attempts[2].reason).toMatch(/^the only backend that passed the sanity check \(untimed: nothing to choose between\); max \|Δ\| vs cpu/);
     expect(describeReport(r)).toMatch(/^wasm \(webgpu: .*; webgl: no WebGL in Node\)$/);
+  });
+
+  it('auto with timeAlone times the sole candidate, and reuses a kept measurement of the same devices untimed', async () => {
+    const r = await selectBackend(tf, 'auto', nodePlatform, { preset: 'nano', timeAlone: true });
+    const m = r.measurement!;
+    expect(m).toMatchObject({ version: MEASUREMENT_VERSION, preset: 'nano', choice: 'wasm', cached: false, key: measurementKey('nano', [{ backend: 'wasm' }]) });
+    expect(m.timings).toHaveLength(1);
+    const [t] = m.timings;
+    expect(t.backend).toBe('wasm');
+    expect(t.warmupMs).toBeGreaterThan(0);
+    // The budget decides whether a second step was timed: either way the figure is named for what it is.
+    expect(r.attempts[2].reason).toMatch(
+      t.stepMs === undefined
+        ? /^the only backend that passed the sanity check: \d+ ms for its first nano train step, compiles included/
+        : /^the only backend that passed the sanity check: \d+ ms per nano train step \(after a \d+ ms warm-up step\) \(measured \d{4}-\d\d-\d\d \d\d:\d\d UTC\); max \|Δ\|/,
+    );
+    expect(describeReport(r)).toMatch(/^wasm, the only backend that passed the sanity check: \d+ ms/);
+
+    const kept = { ...m, at: Date.UTC(2026, 0, 2, 3, 4), timings: [{ backend: 'wasm' as const, warmupMs: 900, stepMs: 123 }] };
+    const again = await selectBackend(tf, 'auto', nodePlatform, { preset: 'nano', timeAlone: true, cached: (key) => (key === m.key ? kept : undefined) });
+    expect(again.backend).toBe('wasm');
+    expect(again.measurement).toEqual({ ...kept, cached: true });
+    expect(again.attempts[2].reason).toMatch(/: 123 ms per nano train step \(after a 900 ms warm-up step\) \(cached, measured 2026-01-02 03:04 UTC\)/);
+
+    // Another model size is another key: measured afresh; a spent budget times nothing and keeps wasm.
+    const spent = await selectBackend(tf, 'auto', nodePlatform, { preset: 'small', timeAlone: true, budgetMs: 0, cached: () => kept });
+    expect(spent.measurement).toMatchObject({ preset: 'small', cached: false, choice: 'wasm', timings: [{ backend: 'wasm', note: 'not timed: the 0 ms budget was spent' }] });
+    expect(tf.getBackend()).toBe('wasm');
   });
 
   it('refuses an explicit backend that cannot run, naming why, and leaves cpu active', async () => {
@@ -68,7 +100,8 @@ describe('selectBackend in Node', () => {
     };
     const auto = await selectBackend(tf, 'auto', softWasm);
     expect(auto.backend).toBe('cpu');
-    expect(auto.attempts[2].reason).toMatch(/software adapter swiftshader: slower than WASM, so auto skips it/);
+    expect(auto.attempts[2].reason).toMatch(/software adapter swiftshader: slower than WASM, so auto skips it untimed/);
+    expect(auto.attempts[3].reason).toMatch(/^the last resort: no other backend passed the sanity check/);
     const explicit = await selectBackend(tf, 'wasm', softWasm);
     expect(explicit.backend).toBe('wasm');
     expect(explicit.attempts[0].reason).toMatch(/requested explicitly \(software adapter swiftshader\)/);

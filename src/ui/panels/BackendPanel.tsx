@@ -1,7 +1,43 @@
-/** Which compute backend the run worker chose, on what adapter, and why the others were passed over. */
+/**
+ * Which compute backend the run worker chose, on what adapter, and why the others were passed
+ * over; for `auto`, each candidate's timed train step, when it was measured, and "Measure again".
+ */
 import { BACKEND_NAMES } from '../../core/config';
 import type { BackendName } from '../../core/config';
-import { chooseConfig, useLab } from '../store';
+import { figureOf, measuredWhen } from '../../runtime/auto-choice';
+import type { Measurement } from '../../runtime/backend-types';
+import { chooseConfig, remeasureBackends, useLab } from '../store';
+
+/** `auto`'s figures: ms per train step of each candidate that passed the sanity check. */
+function Timings({ m }: { m: Measurement }) {
+  return (
+    <div data-testid="backend-timings">
+      <table className="timings">
+        <caption>
+          auto: ms per {m.preset} train step ({measuredWhen(m)})
+        </caption>
+        <tbody>
+          {m.timings.map((t) => (
+            <tr key={t.backend} data-backend={t.backend} data-chosen={t.backend === m.choice}>
+              <th scope="row">{t.backend}</th>
+              <td>{figureOf(t) === undefined ? '—' : Math.round(figureOf(t)!)}</td>
+              <td>
+                {t.backend === m.choice ? 'chosen' : ''}
+                {t.stepMs === undefined && t.warmupMs !== undefined
+                  ? ' first step only, compiles included'
+                  : ''}
+                {t.note ? ` ${t.note}` : ''}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" onClick={remeasureBackends}>
+        Measure again
+      </button>
+    </div>
+  );
+}
 
 export function BackendPanel() {
   const backend = useLab((s) => s.backend);
@@ -38,6 +74,7 @@ export function BackendPanel() {
               Refused <strong>{backend.report.requested}</strong>: it cannot run here. Choose another backend.
             </p>
           )}
+          {backend.report.measurement && <Timings m={backend.report.measurement} />}
           <details>
             <summary>Why this backend</summary>
             {backend.report.adapter && (
