@@ -7,7 +7,11 @@
  * amplification (GRPO's trajectory baseline) and amplification_rows (global-step's pooled-rows
  * baseline), the share of its rows that sit in failing trajectories, and the correlation of its
  * rows' advantages under GRPO and Dr. MAS; per preset the batch success. On `math` also the share
- * of first answers the verifier rejects, split by whether the answer was right. With `--credit`,
+ * of first answers the verifier rejects, split by whether the answer was right; on `search` and its
+ * variants the router's errors: the share of trajectories that time out ("no" at the last step),
+ * that hold a cautious "no" (every needed fact already in) or an eager "yes" (before they are), and
+ * the success rate after an eager "yes". μ is the mean trajectory score (GRPO's baseline level), μk
+ * agent k's mean row reward. With `--credit`,
  * each row's reward first gets λ × its agent's per-agent credit (src/train/credit.ts, replays in
  * process), as a run with that `reward.credit` would train on; μk and σk show each agent's reward
  * distribution.
@@ -23,6 +27,8 @@ import { median } from '../src/rl/summary';
 import { rollout, type Row } from '../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../src/tasks/registry';
 import { solution, type MathInstance } from '../src/tasks/math';
+import { routeErrors, type SearchInstance, type SearchState } from '../src/tasks/search';
+import type { Task } from '../src/tasks/types';
 import { loadShippedBase } from '../src/cli/base-models';
 import { loadConfig } from '../src/cli/load-config';
 import { buildModels, disposeModels } from '../src/train/models';
@@ -72,8 +78,20 @@ function rejections(rows: Row[], instances: readonly unknown[], G: number): { al
   return { all: (seen.right[1] + seen.wrong[1]) / (seen.right[0] + seen.wrong[0]), right: share(seen.right), wrong: share(seen.wrong) };
 }
 
+/** Search family: per trajectory, how its router erred (src/tasks/search.ts, routeErrors). */
+function routing(task: Task<SearchInstance, SearchState>, rows: Row[], instances: readonly unknown[], trajectories: readonly { traj: number; success: boolean }[], G: number) {
+  const errs = trajectories.map((t) => ({ ...routeErrors(task, instances[Math.floor(t.traj / G)] as SearchInstance, rows.filter((r) => r.traj === t.traj)), success: t.success }));
+  const eager = errs.filter((e) => e.eager > 0);
+  return {
+    timeout: mean(errs.map((e) => (e.timeout ? 1 : 0))),
+    cautious: mean(errs.map((e) => (e.cautious > 0 ? 1 : 0))),
+    eager: eager.length / errs.length,
+    eagerSuccess: eager.length ? mean(eager.map((e) => (e.success ? 1 : 0))) : NaN,
+  };
+}
+
 console.log(`credit: ${credit}${credit === 'shared' ? '' : `, λ = ${creditWeight}, replays match by ${creditReplay}`}`);
-console.log('preset         success  agent     rows/traj     μk     σk  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
+console.log('preset         success      μ  agent     rows/traj     μk     σk  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
 const experiments = values.config
   ? [{ id: 'config', exp: loadConfig(values.config) }]
   : values.presets.split(',').map((id) => ({ id, exp: presetById(id)?.config ?? fail(`no preset ${id}`) }));
@@ -88,6 +106,9 @@ for (const { id, exp } of experiments) {
   const env = new InProcessEnvRunner();
   let trajs = 0;
   const success: number[] = [];
+  const mu: number[] = [];
+  const searchFamily = (getTask(exp.task).variantOf ?? exp.task) === 'search';
+  const route = { timeout: [] as number[], cautious: [] as number[], eager: [] as number[], eagerSuccess: [] as number[] };
   const rej = { all: [] as number[], right: [] as number[], wrong: [] as number[] };
   for (let b = 0; b < Number(values.batches); b++) {
     const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `amp/${b}`)), 'train', B);
@@ -104,6 +125,7 @@ for (const { id, exp } of experiments) {
     const rows = c ? r.rows.map((row, i) => ({ ...row, reward: row.reward + c.weight * c.rowCredit[i] })) : r.rows;
     const failed = new Set(r.trajectories.filter((t) => !t.success).map((t) => t.traj));
     success.push(mean(r.trajectories.map((t) => (t.success ? 1 : 0))));
+    mu.push(mean(r.trajectories.map((t) => mean(rows.filter((row) => row.traj === t.traj).map((row) => row.reward)))));
     trajs += r.trajectories.length;
     const grpo = computeAdvantages(rows, { estimator: 'grpo' });
     const drmas = computeAdvantages(rows, { estimator: 'drmas' });
@@ -124,14 +146,23 @@ for (const { id, exp } of experiments) {
       const x = rejections(r.rows, instances, G);
       for (const k of ['all', 'right', 'wrong'] as const) if (Number.isFinite(x[k])) rej[k].push(x[k]);
     }
+    if (searchFamily) {
+      const x = routing(getTask(exp.task) as unknown as Task<SearchInstance, SearchState>, r.rows, instances, r.trajectories, G);
+      for (const k of ['timeout', 'cautious', 'eager', 'eagerSuccess'] as const) if (Number.isFinite(x[k])) route[k].push(x[k]);
+    }
   }
   for (const [agent, p] of Object.entries(per)) {
     console.log(
-      `${id.padEnd(14)} ${fmt(mean(success)).padStart(7)}  ${agent.padEnd(9)} ${fmt(p.rows / trajs).padStart(9)}  ${fmt(mean(p.rewards)).padStart(5)}  ${fmt(Math.sqrt(mean(p.rewards.map((x) => (x - mean(p.rewards)) ** 2)))).padStart(5)}  ${fmt(median(p.amp)).padStart(12)}  ${fmt(median(p.ampRows)).padStart(17)}  ${fmt(p.inFail / p.rows).padStart(16)}  ${fmt(pearson(p.grpo, p.drmas)).padStart(17)}`,
+      `${id.padEnd(14)} ${fmt(mean(success)).padStart(7)}  ${fmt(mean(mu)).padStart(5)}  ${agent.padEnd(9)} ${fmt(p.rows / trajs).padStart(9)}  ${fmt(mean(p.rewards)).padStart(5)}  ${fmt(Math.sqrt(mean(p.rewards.map((x) => (x - mean(p.rewards)) ** 2)))).padStart(5)}  ${fmt(median(p.amp)).padStart(12)}  ${fmt(median(p.ampRows)).padStart(17)}  ${fmt(p.inFail / p.rows).padStart(16)}  ${fmt(pearson(p.grpo, p.drmas)).padStart(17)}`,
     );
   }
   if (exp.task === 'math') {
     console.log(`${id.padEnd(14)} first answers rejected: ${fmt(mean(rej.all))} (right ones ${fmt(mean(rej.right))}, wrong ones ${fmt(mean(rej.wrong))})`);
+  }
+  if (searchFamily) {
+    console.log(
+      `${id.padEnd(14)} router: timeouts ${fmt(mean(route.timeout))}, a cautious "no" in ${fmt(mean(route.cautious))}, an eager "yes" in ${fmt(mean(route.eager))} of trajectories (success after an eager "yes" ${fmt(mean(route.eagerSuccess))})`,
+    );
   }
   disposeModels(models);
   env.dispose();

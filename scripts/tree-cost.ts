@@ -23,7 +23,7 @@ const B = 4;
 const G = 8;
 
 console.log(`per step, B = ${B}, G = ${G}, demonstrators with error rate ${errorRate}, mean over ${batches} batches`);
-console.log('task'.padEnd(14) + 'turnReward'.padEnd(12) + 'parallel rows / rounds'.padStart(24) + 'tree rows / completion calls / rounds'.padStart(40));
+console.log('task'.padEnd(16) + 'turnReward'.padEnd(12) + 'parallel rows / rounds'.padStart(24) + 'tree rows / completion calls / rounds'.padStart(40));
 for (const name of TASK_NAMES) {
   const task = getTask(name);
   const cells = (['parallel', 'tree'] as const).map((sampling) => {
@@ -54,7 +54,7 @@ for (const name of TASK_NAMES) {
   const [p, t] = await Promise.all(cells);
   const f = (x: number) => x.toFixed(1);
   console.log(
-    name.padEnd(14) +
+    name.padEnd(16) +
       (task.turnReward ? 'yes' : 'no').padEnd(12) +
       `${f(p.rows)} / ${f(p.rounds)}`.padStart(24) +
       `${f(t.rows)} / ${f(t.completions)} / ${f(t.rounds)}`.padStart(40),

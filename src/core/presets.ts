@@ -81,6 +81,19 @@ export const PRESETS: readonly Preset[] = [
     config: make({ task: 'search-roles', runs: THREE_WAY }),
   },
   {
+    id: 'search-routing',
+    title: 'Search routing: cautious and eager routers (search, 3-step cap)',
+    blurb:
+      'The search workflow capped at 3 env steps (−0.01 per invalid row; "no" at the last step fails), with a ' +
+      'router that errs: a cautious "no" when every fact is in times out on a 2-hop question, an eager "yes" ' +
+      'after a search that missed sends the answer agent to guess. Timeouts hold search rows and no answer ' +
+      'row, so search rows gather in failures and answer rows in successes.' +
+      ' Base rollouts: batch success 0.27; timeouts 25 %, an eager "yes" in 7 % of trajectories; rows in ' +
+      'failures search 0.76, answer 0.65 (μ_S 0.24 < μ 0.27 < μ_A 0.35); amplification answer 1.09, search and ' +
+      'verifier 0.86; GRPO–Dr. MAS correlation 0.94–0.98.',
+    config: make({ task: 'search-routing', runs: THREE_WAY }),
+  },
+  {
     id: 'heterogeneous',
     title: 'Heterogeneous model sizes',
     blurb:

@@ -203,6 +203,35 @@ export function answerable(state: SearchState): boolean {
   return state.instance.hops.every((h) => state.retrieved.includes(h.fact));
 }
 
+/**
+ * The router's errors in one finished trajectory, found by replaying its calls on `task`: a
+ * cautious "no" (every needed fact already retrieved), an eager "yes" (or an invalid verdict, which
+ * counts as yes) before every needed fact is in, and whether it timed out ("no" at the last step).
+ */
+export interface RouteErrors {
+  cautious: number;
+  eager: number;
+  timeout: boolean;
+}
+
+export function routeErrors(
+  task: Task<SearchInstance, SearchState>,
+  instance: SearchInstance,
+  calls: readonly { agent: Role; response: string }[],
+): RouteErrors {
+  const errors: RouteErrors = { cautious: 0, eager: 0, timeout: false };
+  let state = task.init(instance);
+  for (const { agent, response } of calls) {
+    if (agent === 'verifier') {
+      if (response === 'no' && answerable(state)) errors.cautious++;
+      if (response !== 'no' && !answerable(state)) errors.eager++;
+    }
+    state = task.step(state, agent, response).state;
+    errors.timeout = state.done && agent === 'verifier';
+  }
+  return errors;
+}
+
 /** A value of the answer's kind that is not the answer (a guess that is certainly wrong). */
 function wrongValue(state: SearchState, rng: Prng): string {
   const { answer, hops } = state.instance;
@@ -295,6 +324,18 @@ export const searchRolesTask: Task<SearchInstance, SearchState> = {
 };
 
 /**
+ * `search-routing`'s demonstrator: search's, except that the router errs one way only, cautiously:
+ * with probability `errorRate` it says "no" although every needed fact is in (it wants more
+ * evidence). Its base router learns from this (models/search-routing/manifest.json). The other
+ * error, an eager "yes" before the facts are in, is not demonstrated: the router makes it on its own
+ * after a search that missed, which demonstrations (a searcher that never misses) never show it.
+ */
+function demonstrateCautious(state: SearchState, agent: Role, rng: Prng, errorRate: number): string {
+  if (agent !== 'verifier') return demonstrate(state, agent, rng, errorRate);
+  return answerable(state) && rng.chance(errorRate) ? 'no' : demonstrate(state, agent, rng, 0);
+}
+
+/**
  * The search workflow with its turn cap at 3 env steps instead of 4 (toy task 1, algorithms.md §7),
  * same questions, rewards and −0.01 invalid-row penalty. A 2-hop question now needs both searches
  * and a "yes" at the last step: a cautious router that says "no" once too often times out (reward
@@ -311,4 +352,5 @@ export const searchRoutingTask: Task<SearchInstance, SearchState> = {
     'Dr. MAS search orchestra (env.max_steps) + toy task 1 (algorithms.md §7: max_steps 3–4, "no" at the last step fails)',
   maxCalls: 2 * SEARCH_ROUTING_MAX_STEPS,
   step: (state, agent, response) => cappedStep(SEARCH_ROUTING_MAX_STEPS, state, agent, response),
+  demonstrate: demonstrateCautious,
 };

@@ -72,8 +72,12 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
     const dir = `${baseTask}/${subset ? 'shared' : exp.models.assignment}`;
     const sized = `${dir}/${slot.id}-${slot.preset}.ckpt`;
     const sizedBytes = !subset && slot.preset !== exp.models.preset ? await read(sized) : null;
-    const path = sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${slot.id}.ckpt`;
-    const bytes = sizedBytes ?? (await read(path));
+    // A variant may ship its own model of a slot, under models/<variant>/ (search-routing's
+    // router, retrained to err cautiously); its task's models serve every other slot.
+    const own = baseTask !== exp.task && !subset && !sizedBytes ? `${exp.task}/${exp.models.assignment}/${slot.id}.ckpt` : null;
+    const ownBytes = own ? await read(own) : null;
+    const path = own && ownBytes ? own : sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${slot.id}.ckpt`;
+    const bytes = ownBytes ?? sizedBytes ?? (await read(path));
     if (!bytes) {
       throw new Error(`no shipped base model models/${path}: run \`npm run pretrain -- --task ${baseTask}\`, or set models.base=scratch`);
     }

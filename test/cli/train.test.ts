@@ -107,9 +107,17 @@ describe('npm run lab -- train', () => {
       expect(decoded.ok && decoded.config).toEqual(presetById(p.id)!.config);
     }
     const out = mkdtempSync(join(tmpdir(), 'agentwise-preset-'));
-    const r = lab(['train', '--preset', 'sync', '--steps', '1', '--out', out, '--quiet']);
+    const r = lab(['train', '--preset', 'search-routing', '--steps', '1', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'))).toEqual({ ...presetById('sync')!.config, steps: 1 });
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'))).toEqual({ ...presetById('search-routing')!.config, steps: 1 });
+    expect(r.stderr).toMatch(/model verifier: shipped base/);
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.run)).toEqual(['GRPO', 'Step-level', 'Dr. MAS']);
+    for (const agent of ['verifier', 'search', 'answer']) {
+      for (const key of ['grad_norm', 'amplification', 'amplification_rows', 'shadow/drmas/corr']) {
+        expect(Number.isFinite(lines[0][`agent/${agent}/${key}`]), `agent/${agent}/${key}`).toBe(true);
+      }
+    }
     const bad = lab(['train', '--preset', 'nope', '--steps', '1', '--out', out]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--preset: no preset "nope"; presets: drmas-vs-grpo, issue81, sync/);

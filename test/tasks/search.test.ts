@@ -6,6 +6,7 @@ import { sampleInstances, splitOf } from '../../src/tasks/registry';
 import {
   answerable,
   normalizeAnswer,
+  routeErrors,
   SEARCH_MAX_STEPS,
   SEARCH_ROUTING_MAX_STEPS,
   searchRolesTask,
@@ -233,6 +234,29 @@ describe('search-routing: a 3-step cap, so routing errors decide the outcome', (
     expect(bad.length).toBeGreaterThan(0);
     for (const r of bad) expect(r.reward).toBeCloseTo(trajectories[r.traj].reward - 0.01, 12);
     expect(Math.max(...trajectories.map((t) => t.calls.verifier ?? 0))).toBe(SEARCH_ROUTING_MAX_STEPS);
+  });
+
+  it('names the router’s errors of a trajectory: cautious "no", eager "yes", timeout', () => {
+    const calls = (responses: string[], instance = twoHop) => {
+      const s = routing(responses, instance);
+      return s.log.map((l, i) => ({ agent: l.agent, response: responses[i] }));
+    };
+    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'no', q1, 'yes', `a:${twoHop.answer}`]))).toEqual({ cautious: 0, eager: 0, timeout: false });
+    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'no', q1, 'no']))).toEqual({ cautious: 1, eager: 0, timeout: true });
+    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'maybe', 'a:x']))).toEqual({ cautious: 0, eager: 1, timeout: false });
+    // A search that missed, and the router's "no" after it is right: no error, though it times out.
+    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', 'q:sky', 'no', q0, 'no']))).toEqual({ cautious: 0, eager: 0, timeout: true });
+  });
+
+  it('demonstrates a cautious router: a "no" with every fact in at the error rate, never a "yes" before', async () => {
+    const { rows, trajectories } = await demoRollout('search-routing', { verifier: 0.3 }, 60, 4, 7);
+    const ins = sampleInstances(searchRoutingTask, new Prng(7), 'train', 60) as SearchInstance[];
+    const errs = trajectories.map((t) => routeErrors(searchRoutingTask, ins[t.group], rows.filter((r) => r.traj === t.traj)));
+    const cautious = errs.reduce((n, e) => n + e.cautious, 0) / trajectories.length;
+    expect(errs.every((e) => e.eager === 0)).toBe(true);
+    expect(cautious).toBeGreaterThan(0.15);
+    expect(errs.filter((e) => e.timeout).length).toBeGreaterThan(0.1 * trajectories.length);
+    expect(rows.filter((r) => r.agent !== 'verifier').every((r) => r.valid)).toBe(true);
   });
 
   it('shares search’s instances and split', () => {

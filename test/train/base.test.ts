@@ -16,6 +16,7 @@ import { rollout } from '../../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../../src/tasks/registry';
 import { buildModels, disposeModels } from '../../src/train/models';
 import { modelPolicy, type SampledTokens } from '../../src/train/policy';
+import { routeErrors, searchRoutingTask, type SearchInstance } from '../../src/tasks/search';
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -122,6 +123,45 @@ describe('the mechanism presets on their shipped base models', () => {
       expect(solverCalls).toBeGreaterThanOrEqual(1.3 * r.trajectories.length); // ≥ 30 % of first answers rejected
       expect(solverCalls).toBeLessThanOrEqual(1.6 * r.trajectories.length); // … and not nearly all
       expect(r.trajectories.some((t) => t.success)).toBe(true);
+    } finally {
+      disposeModels(models);
+    }
+  });
+});
+
+describe('the search-routing preset on its base models', () => {
+  it('starts from its own cautious router and search’s other models; search rows gather in failures, answer rows in successes', async () => {
+    const exp = presetById('search-routing')!.config;
+    const { checkpoints } = await loadShippedBase(exp);
+    const trainedOn = (id: string) => (checkpoints[id].manifest.notes as { task: string }).task;
+    expect([trainedOn('verifier'), trainedOn('search'), trainedOn('answer')]).toEqual(['search-routing', 'search', 'search']);
+    const models = buildModels(exp, exp.optim, 0, checkpoints);
+    try {
+      const counters = { forwards: 0, readbacks: 0, tokens: 0 };
+      const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
+      const G = exp.rollout.groupSize;
+      const instances = sampleInstances(searchRoutingTask, new Prng(31), 'train', 16) as SearchInstance[];
+      const r = await rollout<SampledTokens>({ task: 'search-routing', instances, groupSize: G, policies, seed: 31 });
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const failed = new Set(r.trajectories.filter((t) => !t.success).map((t) => t.traj));
+      const of = (agent: string) => r.rows.filter((row) => row.agent === agent);
+      const failShare = (agent: string) => of(agent).filter((row) => failed.has(row.traj)).length / of(agent).length;
+      const mu = mean(r.trajectories.map((t) => mean(r.rows.filter((row) => row.traj === t.traj).map((row) => row.reward))));
+      const [muS, muA] = ['search', 'answer'].map((a) => mean(of(a).map((row) => row.reward)));
+      const success = mean(r.trajectories.map((t) => (t.success ? 1 : 0)));
+      expect(success).toBeGreaterThan(0.15);
+      expect(success).toBeLessThan(0.85);
+      expect(failShare('search')).toBeGreaterThan(failShare('answer') + 0.05);
+      expect(muS).toBeLessThan(mu);
+      expect(mu).toBeLessThan(muA);
+      // Both routing errors happen: timeouts after a cautious "no", and an eager "yes".
+      const errs = r.trajectories.map((t) => routeErrors(searchRoutingTask, instances[Math.floor(t.traj / G)], r.rows.filter((row) => row.traj === t.traj)));
+      expect(errs.filter((e) => e.timeout).length).toBeGreaterThan(0.1 * errs.length);
+      expect(errs.some((e) => e.eager > 0)).toBe(true);
+      console.log(
+        `search-routing, 128 seeded base rollouts: success ${success.toFixed(2)}, μ_S ${muS.toFixed(2)} < μ ${mu.toFixed(2)} < μ_A ${muA.toFixed(2)}, ` +
+          `rows in failures search ${failShare('search').toFixed(2)} / answer ${failShare('answer').toFixed(2)}, timeouts ${errs.filter((e) => e.timeout).length}, eager ${errs.filter((e) => e.eager > 0).length}`,
+      );
     } finally {
       disposeModels(models);
     }
