@@ -67,7 +67,8 @@ export interface Task<I, S extends BaseState> {
   readonly reference: string;
   /**
    * The task this one varies (its rewards, say): it shares that task's instances, train/val split
-   * and shipped base models, so the two run on the same task stream from the same weights.
+   * and shipped base models (except a model it ships under models/<variant>/), so the two run on
+   * the same task stream from the same weights.
    */
   readonly variantOf?: string;
   readonly agents: readonly AgentSpec[];
