@@ -14,15 +14,11 @@
  * pointer across the Reward chart all along (the synced hover redraws every chart's cursor).
  * Prints one JSON line per repetition and writes bench/ui-results.json.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import { preview } from 'vite';
-import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { TINY } from '../test/browser/experiments';
-import { DIST } from '../test/browser/static-server';
 import { arg, flag, watchdog } from './cli-args';
+import { openLab, serveLab, train } from './lab-page';
 
 const smoke = flag('smoke');
 const config = arg('config', smoke ? TINY : '');
@@ -45,26 +41,9 @@ interface Observed {
   frames: { ms: number; scripts: string[] }[];
 }
 
-async function once(url: string, chrome: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'agentwise-bench-'));
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: chrome,
-    headless: true,
-    args: CHROME_ARGS,
-    viewport: { width: 1440, height: 2200 },
-  });
+async function once(url: string) {
+  const { page, errors, steps, close } = await openLab(url);
   try {
-    const page = context.pages()[0] ?? (await context.newPage());
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(url);
-    await page.waitForFunction(
-      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
-      null,
-      {
-        timeout: 120_000,
-      },
-    );
     await page.evaluate(() => {
       const w = window as unknown as { observed: Observed };
       w.observed = { since: Infinity, longTasks: [], frames: [] };
@@ -85,10 +64,8 @@ async function once(url: string, chrome: string) {
             });
       }).observe({ type: 'long-animation-frame' });
     });
-    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await train(page);
     if (side) await page.getByRole('radio', { name: 'Side by side' }).check();
-    // Each run's step counter (Controls.tsx); not an aria-label suffix, which chart layers share.
-    const steps = () => page.$$eval('[data-testid="step-counter"]', (els) => els.map((e) => Number(e.textContent)));
     const t1 = Date.now();
     for (let s = await steps(); !(s.length > 0 && s.every((n) => n >= 1)); s = await steps()) {
       if (Date.now() - t1 > firstStepMs) {
@@ -132,23 +109,19 @@ async function once(url: string, chrome: string) {
       errors,
     };
   } finally {
-    await context.close();
-    rmSync(dir, { recursive: true, force: true });
+    await close();
   }
 }
 
-const chrome = ensureChrome();
-const server = await preview({ preview: { port: 0, host: '127.0.0.1' }, build: { outDir: DIST }, logLevel: 'warn' });
-const base = server.resolvedUrls?.local[0]?.replace(/\/$/, '');
-if (!base) throw new Error('preview server has no URL');
-const url = `${base}/${config ? (config.startsWith('#') ? config : `#${config}`) : ''}`;
+const server = await serveLab(config);
+const url = server.url;
 console.log(
   `[bench:ui] ${url} · ${seconds} s × ${reps}${side ? ' · side by side' : ''}${hover ? ' · hovering' : ''}`,
 );
 console.log(`[bench:ui] ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`);
 const results = [];
 for (let r = 0; r < reps; r++) {
-  const res = await once(url, chrome);
+  const res = await once(url);
   console.log(JSON.stringify(res));
   results.push(res);
 }

@@ -1,6 +1,7 @@
 /**
  * The browser benchmarks' smoke modes: `bench:ui --smoke` (the built app, Train, first steps, 2 s
- * of long-task observation) and `bench:browser --smoke` (the model workload in a Chromium worker). They assert that each script ran to its end and measured,
+ * of long-task observation), `bench:experiment --smoke` (the built app, Train, both runs to step 2)
+ * and `bench:browser --smoke` (the model workload in a Chromium worker). They assert that each script ran to its end and measured,
  * so a script that breaks, or a wait that can no longer end (the hang of issue 17), fails CI.
  */
 import { execFileSync } from 'node:child_process';
@@ -15,6 +16,15 @@ it('bench:ui --smoke sees both runs step and reports long tasks', () => {
   expect(report.steps).toHaveLength(2);
   expect(report.errors).toEqual([]);
   expect(report.longTasks).toBeGreaterThanOrEqual(0);
+}, 300_000);
+
+it('bench:experiment --smoke times both runs to step 2', () => {
+  const stdout = run('scripts/bench-experiment.ts');
+  const report = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{'))!) as { backend: string; milestones: number[]; secondsToStep: number[][] };
+  expect(report.backend).toBe('wasm'); // auto passes over SwiftShader's software WebGPU
+  expect(report.milestones).toEqual([2]);
+  expect(report.secondsToStep).toHaveLength(2); // both runs
+  for (const [s] of report.secondsToStep) expect(s).toBeGreaterThan(0);
 }, 300_000);
 
 it('bench:browser --smoke measures the workload on wasm in Chromium', () => {
