@@ -14,7 +14,7 @@
 import type * as TF from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
-import { AUTO_BUDGET_MS, MEASURE_ORDER, MEASUREMENT_VERSION, chooseFastest, describeTiming, measuredWhen, measurementKey } from './auto-choice';
+import { AUTO_BUDGET_MS, MEASURE_ORDER, MEASUREMENT_VERSION, chooseFastest, describeTiming, figureOf, measuredWhen, measurementKey } from './auto-choice';
 import type { Candidate } from './auto-choice';
 import type { BackendAttempt, BackendReport, ConcreteBackend, DeviceProbe, Measurement, Timing } from './backend-types';
 import { timeTrainStep } from './measure';
@@ -42,6 +42,8 @@ export interface AutoOptions {
    * candidate is used untimed: Node has only wasm unless a Dawn shim is installed.
    */
   timeAlone?: boolean;
+  /** Sanity-check and time software adapters too, instead of skipping them (the browser test that SwiftShader loses to wasm). */
+  timeSoftware?: boolean;
 }
 
 const SOFTWARE_RE = /swiftshader|llvmpipe|lavapipe|softpipe|software|basic render/i;
@@ -83,7 +85,7 @@ export async function selectBackend(tf: typeof TF, requested: BackendName, platf
       report.attempts.push(attempt(false, probe.reason ?? 'not available here'));
       continue;
     }
-    if (probe.software && auto) {
+    if (probe.software && auto && !opts.timeSoftware) {
       report.attempts.push(
         attempt(false, `${probe.reason ?? 'software device'}: slower than WASM, so auto skips it untimed (one step takes seconds; ask for ${backend} to use it)`),
       );
@@ -165,7 +167,8 @@ function reasonFor(p: Candidate, chosen: { backend: ConcreteBackend; measurement
   const figure = timing ? describeTiming(timing, m.preset) : 'not timed';
   if (!won) {
     const best = m.timings.find((t) => t.backend === chosen.backend);
-    return `passed the sanity check but is slower: ${figure}${best ? `, vs ${chosen.backend}'s ${describeTiming(best, m.preset)}` : ''}`;
+    const vs = best ? `, vs ${chosen.backend}'s ${describeTiming(best, m.preset)}` : '';
+    return timing && figureOf(timing) !== undefined ? `passed the sanity check but is slower: ${figure}${vs}` : `passed the sanity check but has no figure: ${figure}${vs}`;
   }
   const why = m.timings.length > 1 ? 'fastest measured' : 'the only backend that passed the sanity check';
   return `${why}: ${figure} (${measuredWhen(m)})`;
