@@ -42,6 +42,7 @@ describe('backend selection in the run worker', () => {
     expect(await rows.first().getAttribute('data-backend')).toBe('wasm');
     expect(await rows.first().textContent()).toMatch(/^wasm\d+chosen/);
     expect(await page.getByTestId('backend-timings').locator('caption').textContent()).toMatch(/^auto: ms per nano train step \(measured /);
+    expect(await page.getByTestId('backend-speed').textContent()).toMatch(/^ · \d+ ms per nano step$/); // the status line
     const kept = await page.evaluate(() => Object.values(JSON.parse(localStorage.getItem('agentwise.backend-measurements') ?? '{}')));
     expect(kept).toEqual([expect.objectContaining({ key: 'v1|nano|wasm', choice: 'wasm', preset: 'nano', cached: false })]);
 
@@ -51,6 +52,7 @@ describe('backend selection in the run worker', () => {
     await page.getByTestId('backend-name').waitFor({ timeout: 60_000 });
     expect((await attempts(lab))[2].text).toMatch(/\(cached, measured \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
     expect(await rows.first().locator('td').first().textContent()).toBe(figure);
+    expect(await page.getByTestId('backend-speed').textContent()).toBe(` · ${figure} ms per nano step (cached)`);
 
     // "Measure again" forgets it and times wasm afresh.
     await page.getByRole('button', { name: 'Measure again' }).click();

@@ -3,6 +3,8 @@
  * labelled step counter and tokens/s; the backend the workers chose. Buttons and the select are
  * native, so they are keyboard operable and named by their text or label.
  */
+import { figureOf } from '../../runtime/auto-choice';
+import type { Measurement } from '../../runtime/backend-types';
 import { pause, play, reset, setPace, stepOnce } from '../lab';
 import { useLab } from '../store';
 import type { RunView } from '../store';
@@ -134,6 +136,13 @@ function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
   );
 }
 
+/** `auto`'s figure for the chosen backend, for the status line: "37 ms per nano step (cached)". */
+function speedOf(m: Measurement): string {
+  const t = m.timings.find((x) => x.backend === m.choice);
+  const ms = t && figureOf(t);
+  return ms === undefined ? 'untimed' : `${Math.round(ms)} ms per ${m.preset} step${m.cached ? ' (cached)' : ''}`;
+}
+
 export function StatusBar() {
   const runs = useLab((s) => s.runs);
   const session = useLab((s) => s.session);
@@ -163,6 +172,7 @@ export function StatusBar() {
         {backend.state === 'probing' && 'checking backends…'}
         {report &&
           `${report.backend ?? 'no backend'}${report.adapter ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
+        {report?.measurement && <span data-testid="backend-speed"> · {speedOf(report.measurement)}</span>}
         {kernels && <span data-testid="kernels"> · {kernels}</span>}
       </span>
     </div>
