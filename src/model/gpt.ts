@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { paramSpecs, type GPTConfig, type ParamSpec } from './gpt-config';
-import { embed, layerNorm, linear, linearGelu, matmul } from './layers';
+import { embed, layerNorm, linear, matmul, mlp } from './layers';
 import { cachedAttention, selfAttention } from './kernels/attention';
 import { Prng } from '../core/prng';
 
@@ -128,8 +128,8 @@ export class GPT {
       for (let l = 0; l < this.config.nLayers; l++) {
         const h = `h${l}.`;
         x = tf.add(x, this.attention(l, layerNorm(x, this.p(h + 'ln1.g'), this.p(h + 'ln1.b')), B, T, bias, opts.kv));
-        const hidden = linearGelu(layerNorm(x, this.p(h + 'ln2.g'), this.p(h + 'ln2.b')), this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1')); // (B*T, M)
-        x = tf.add(x, linear(hidden, this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2'))); // (B*T, C)
+        const xn = layerNorm(x, this.p(h + 'ln2.g'), this.p(h + 'ln2.b')); // (B*T, C)
+        x = tf.add(x, mlp(xn, this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1'), this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2'))); // (B*T, C) through (B*T, M)
       }
       if (opts.lastOnly) x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]); // (B, C)
       x = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'));

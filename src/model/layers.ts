@@ -4,14 +4,14 @@
  * Why flag-free: on wasm a matMul with transposeA/B takes a slow path (tfjs-webgpu.md §14) and
  * autograd's matMul gradient uses those flags. On wasm, weight gradients (xᵀ·dy), linear's bias
  * gradient, layer norm and GELU run as fused SIMD kernels (kernels/rowwise.ts), on webgpu as WGSL
- * programs (kernels/rowwise-webgpu.ts: there GELU only inside linearGelu); elsewhere they are the
+ * programs (kernels/rowwise-webgpu.ts: there GELU only inside mlp); elsewhere they are the
  * plain tfjs ops below.
  * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
 import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulNN, matMulTN } from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
-import { layerNormGpu, linearGeluGpu, linearGpu } from './kernels/rowwise-webgpu';
+import { layerNormGpu, linearGpu, mlpGpu } from './kernels/rowwise-webgpu';
 import { webgpuKernelsAvailable } from './kernels/webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
@@ -81,10 +81,14 @@ export function gelu(x: tf.Tensor2D): tf.Tensor2D {
   return tf.mul(x, tf.sigmoid(u));
 }
 
-/** gelu(x @ w + b), the MLP's first layer: (N, Cin) → (N, M). On webgpu one WGSL program, matmul, bias and GELU. */
-export function linearGelu(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D {
-  if (webgpuKernelsAvailable('rowwise')) return linearGeluGpu(x, w, b); // (N, M)
-  return gelu(linear(x, w, b)); // (N, M)
+/**
+ * The transformer block's MLP, gelu(x @ w1 + b1) @ w2 + b2: (N, C) → (N, C) through (N, M). On
+ * webgpu its first layer is one WGSL program (matmul, bias and GELU) and GELU's gradient is folded
+ * into the program that back-propagates through w2 (kernels/rowwise-webgpu.ts).
+ */
+export function mlp(x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D): tf.Tensor2D {
+  if (webgpuKernelsAvailable('rowwise')) return mlpGpu(x, w1, b1, w2, b2); // (N, C)
+  return linear(gelu(linear(x, w1, b1)), w2, b2); // (N, C)
 }
 
 /**

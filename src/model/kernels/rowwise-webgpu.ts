@@ -6,8 +6,9 @@
  *   LayerNorm: forward 2 dispatches (row stats, normalize), backward 3 (dx, dg, db) — 9 and ~20 plain;
  *   linear: forward 1 (matmul with the bias fused), backward 3 (dx and dW as matmuls with transpose
  *   flags, db as one column sum) — 2 and ~7 plain (explicit transposes, Transpose + Sum for db);
- *   linear + GELU (the MLP's first layer): forward 1 (matmul, bias and GELU in one program), backward
- *   4 (dh, then dx, dW and db as for linear) — 7 and ~17 plain.
+ *   MLP, gelu(x·w1 + b1)·w2 + b2: forward 2 (matmul, bias and GELU in one program; then linear's),
+ *   backward 6 (dh through w2 and GELU in one program, then three matmuls and two column sums) —
+ *   ~9 and ~24 plain.
  * Imports tfjs only; the backend is reached structurally (webgpu.ts).
  */
 import * as tf from '@tensorflow/tfjs';
@@ -105,30 +106,37 @@ const preActivation = `let K = uniforms.wShape.x;
           let s = 1.0 / (1.0 + exp(-u));`;
 
 /**
- * gelu(x @ w + b) on rows, (N, Cin) → (N, M): the MLP's first layer. tfjs's matmul programs take
- * only their own activations (no GELU), so this is one program of its own: forward one dispatch
- * (matmul, bias and GELU) instead of two. Backward four: dh = dy·gelu'(h) in one program that
- * recomputes h = x·w + b (saving h would cost the forward a second output, which a tfjs program has
- * not), then dx and dw as matmuls with transpose flags and db as one column sum of dh.
+ * The transformer block's MLP, gelu(x @ w1 + b1) @ w2 + b2 on rows, (N, C) → (N, C) through (N, M).
+ * tfjs's matmul programs take only their own activations (no GELU), so its first layer is a program
+ * of its own: matmul, bias and GELU in one dispatch, the second layer one matmul with the bias fused.
+ * Backward six dispatches: dh = (dy @ w2ᵀ)·gelu'(h) in one program that recomputes h = x @ w1 + b1
+ * (saving h would cost the forward a second output, which a tfjs program has not), then dx, dw1 and
+ * dw2 as matmuls with transpose flags and db1, db2 as column sums. Plain tfjs ops: ~9 and ~24.
  */
-export const linearGeluGpu = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {
-  save([x, w, b]);
-  const outShape = [x.shape[0], w.shape[1]];
+export const mlpGpu = tf.customGrad(((x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D, save: tf.GradSaveFunc) => {
+  const hShape = [x.shape[0], w1.shape[1]];
   const forward = `${preActivation}\n          let r = h * s;`;
-  const y = runProgram({ key: 'linear_gelu', inputs: ['X', 'W', 'B'], outShape, body: forward }, [x, w, b], GELU_UNIFORMS);
-  const gradFunc = (dy: tf.Tensor, [sx, sw, sb]: tf.Tensor[]) => {
+  const a = runProgram({ key: 'linear_gelu', inputs: ['X', 'W', 'B'], outShape: hShape, body: forward }, [x, w1, b1], GELU_UNIFORMS) as tf.Tensor2D;
+  save([x, w1, b1, w2, a]);
+  const gradFunc = (dy: tf.Tensor, [sx, sw1, sb1, sw2, sa]: tf.Tensor[]) => {
+    // da = dy @ w2ᵀ at (n, c): row n of dy against row c of w2, both Cout long.
     const body = `${preActivation}
+          let J = uniforms.w2Shape.y;
+          var da = 0.0;
+          for (var j = 0; j < J; j = j + 1) { da = da + Dy[n * J + j] * W2[c * J + j]; }
           let du = uniforms.a + 3.0 * uniforms.k * h * h;
-          let r = Dy[index] * (s + h * s * (1.0 - s) * du);`;
-    const dh = runProgram({ key: 'linear_gelu_dh', inputs: ['X', 'W', 'B', 'Dy'], outShape, body }, [sx, sw, sb, dy], GELU_UNIFORMS) as tf.Tensor2D;
+          let r = da * (s + h * s * (1.0 - s) * du);`;
+    const dh = runProgram({ key: 'mlp_dh', inputs: ['X', 'W', 'B', 'Dy', 'W2'], outShape: hShape, body }, [sx, sw1, sb1, dy, sw2], GELU_UNIFORMS) as tf.Tensor2D;
     return [
-      tf.matMul(dh, sw as tf.Tensor2D, false, true), // (N, M) @ (Cin, M)ᵀ
-      tf.matMul(sx as tf.Tensor2D, dh, true, false), // (N, Cin)ᵀ @ (N, M)
+      tf.matMul(dh, sw1 as tf.Tensor2D, false, true), // (N, M) @ (C, M)ᵀ
+      tf.matMul(sx as tf.Tensor2D, dh, true, false), // (N, C)ᵀ @ (N, M)
       colSumGpu(dh), // (M)
+      tf.matMul(sa as tf.Tensor2D, dy as tf.Tensor2D, true, false), // (N, M)ᵀ @ (N, C)
+      colSumGpu(dy as tf.Tensor2D), // (C)
     ];
   };
-  return { value: y, gradFunc };
-}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
+  return { value: tf.fused.matMul({ a, b: w2, bias: b2 }), gradFunc };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D) => tf.Tensor2D;
 
 /** x @ w + b on rows, (N, Cin) → (N, Cout): forward one matmul with the bias fused, backward three dispatches. */
 export const linearGpu = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {

@@ -6,7 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { Prng } from '../../../src/core/prng';
-import { layerNorm, linear, linearGelu, matmul } from '../../../src/model/layers';
+import { layerNorm, linear, matmul, mlp } from '../../../src/model/layers';
 import { cachedAttention, selfAttention } from '../../../src/model/kernels/attention';
 import { MASK } from '../../../src/model/gpt';
 import { WEBGPU_FAMILIES, webgpuKernelsAvailable } from '../../../src/model/kernels/webgpu';
@@ -42,8 +42,8 @@ function cases(): { c: Case; shapes: number[][] }[] {
   return [
     make('layerNorm', [[N, C], [C], [C]], (x, g, b) => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D), [3, 1, 1]),
     make('linear', [[N, C], [C, M], [M]], (x, w, b) => linear(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D)),
-    // w scaled so that h = x·w + b spans GELU's bend and both tails (|h| up to about 6).
-    make('linearGelu', [[N, C], [C, M], [M]], (x, w, b) => linearGelu(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D), [1, 0.5, 1]),
+    // w1 scaled so that h = x·w1 + b1 spans GELU's bend and both tails (|h| up to about 6).
+    make('mlp', [[N, C], [C, M], [M], [M, C], [C]], (x, w1, b1, w2, b2) => mlp(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D, w2 as tf.Tensor2D, b2 as tf.Tensor1D), [1, 0.5, 1, 0.2, 1]),
     make('matmul', [[N, C], [C, M]], (a, b) => matmul(a as tf.Tensor2D, b as tf.Tensor2D)),
     make('selfAttention', [[N, 3 * C]], (qkv) => tf.tidy(() => selfAttention(qkv as tf.Tensor2D, causal(), B, H)), [2]),
     {
