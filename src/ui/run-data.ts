@@ -139,6 +139,8 @@ export interface Series {
   /** Seed groups only: the min and max over seeds at each step (the band). */
   lo?: number[];
   hi?: number[];
+  /** How many points the series has before downsampling (x.length of them are drawn). */
+  total: number;
 }
 
 /**
@@ -188,8 +190,11 @@ export function readSeries(
     lo = new Map(sorted.map((st) => [st, acc.get(st)!.lo]));
     hi = new Map(sorted.map((st) => [st, acc.get(st)!.hi]));
   }
-  const { at: kept, ...raw }: Series & { at: number[] } = downsampleMinMax(steps, y, MAX_POINTS);
-  if (raw.x.length === 0) return null;
+  const { at: kept, ...drawn } = downsampleMinMax(steps, y, MAX_POINTS);
+  if (drawn.x.length === 0) return null;
+  let total = 0;
+  for (const v of y) if (!Number.isNaN(v)) total++;
+  const raw: Series = { ...drawn, total };
   if (lo && hi) {
     raw.lo = raw.x.map((st) => lo.get(st)!);
     raw.hi = raw.x.map((st) => hi.get(st)!);

@@ -55,16 +55,20 @@ interface Refreshed {
   scaleSpecs: SeriesSpec[] | undefined;
 }
 
+/** The series of a chart that has not had its first turn yet: it mounts with no plot. */
+const NOT_YET: SeriesSpec[] = [];
+
 /**
  * frameVersion, smoothing and series as of this chart's last refresh: the chart pump decides
  * when (one chart per task, on-screen charts only, throttled), so neither frames nor a change of
  * series (an imported run, a run hidden or shown) ever redraw every chart in one task. A new
- * chart draws its series at once.
+ * chart mounts without its plot and draws it at its first turn too: a board of twenty charts
+ * mounting at once (the first run, or the first import) was one task of 60 ms of main thread.
  */
 function useRefreshed(ref: React.RefObject<HTMLElement | null>, name: string, specs: SeriesSpec[], scaleSpecs: SeriesSpec[] | undefined): Refreshed {
   const [seen, setSeen] = useState((): Refreshed => {
     const s = useLab.getState();
-    return { version: s.frameVersion, smoothing: s.view.smoothing, specs, scaleSpecs };
+    return { version: s.frameVersion, smoothing: s.view.smoothing, specs: NOT_YET, scaleSpecs: undefined };
   });
   const wanted = useRef({ specs, scaleSpecs });
   const handleRef = useRef<ChartHandle | null>(null);
@@ -232,6 +236,10 @@ function MetricChartImpl({
   const data = useMemo(() => {
     void version; // re-read the ring buffers whenever frames arrived
     const drawn: Drawn[] = [];
+    // Points drawn and points the series have: only what is drawn is downsampled (CSV and
+    // exports read every step), and the chart says so.
+    let points = 0;
+    let total = 0;
     let lo = Infinity;
     let hi = -Infinity;
     const widen = (vs: number[] | undefined) => {
@@ -246,6 +254,8 @@ function MetricChartImpl({
       if (!series) continue;
       const { x, y, smooth, lo: bandLo, hi: bandHi } = series;
       drawn.push({ spec: s, x, y: smooth ?? y, raw: smooth && y, lo: bandLo, hi: bandHi });
+      points += x.length;
+      total += series.total;
       [y, smooth, bandLo, bandHi].forEach(widen);
     }
     // Side by side, the row's other runs set the y scale too (not drawn).
@@ -269,11 +279,13 @@ function MetricChartImpl({
     return {
       steps,
       drawn,
+      points,
+      total,
       end,
       axis: lo <= hi ? (log ? logAxis(lo, hi) : niceAxis(lo, hi)) : null,
     };
   }, [drawnSpecs, drawnScale, smoothing, log, refY, version]);
-  const { steps, drawn } = data;
+  const { steps, drawn, points, total } = data;
   const x = useStable(stepAxis(0, Math.max(data.end, ...markers.map((m) => m.step)), X_LEAST));
   const axis = useStable(data.axis);
   const [tipHost, setTipHost] = useState<HTMLDivElement | null>(null);
@@ -288,6 +300,11 @@ function MetricChartImpl({
         <span className="chart-title">{title}</span>
         {metric && <code className="chart-hint">{metric}</code>}
         <span className="chart-tools">
+          {points < total && (
+            <span className="chart-drawn" title="Each line keeps the first, lowest and highest point of every bucket of steps; CSV, exports and Findings use every step">
+              drawn: {points.toLocaleString('en-US')} of {total.toLocaleString('en-US')} points
+            </span>
+          )}
           {tools}
           <button
             type="button"
@@ -317,7 +334,7 @@ function MetricChartImpl({
         </span>
       </figcaption>
       {steps.length === 0 ? (
-        <div className="chart-empty">no data yet</div>
+        <div className="chart-empty">{drawnSpecs === NOT_YET && specs.length > 0 ? 'drawing…' : 'no data yet'}</div>
       ) : (
         <div className="chart-plot" ref={setTipHost}>
           <ChartData.Provider value={layer}>
