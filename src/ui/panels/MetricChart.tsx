@@ -53,6 +53,8 @@ interface Refreshed {
   smoothing: number;
   specs: SeriesSpec[];
   scaleSpecs: SeriesSpec[] | undefined;
+  /** The plot's width then, px (-1 if not known). */
+  width: number;
 }
 
 /** The series of a chart that has not had its first turn yet: it mounts with no plot. */
@@ -68,7 +70,7 @@ const NOT_YET: SeriesSpec[] = [];
 function useRefreshed(ref: React.RefObject<HTMLElement | null>, name: string, specs: SeriesSpec[], scaleSpecs: SeriesSpec[] | undefined): Refreshed {
   const [seen, setSeen] = useState((): Refreshed => {
     const s = useLab.getState();
-    return { version: s.frameVersion, smoothing: s.view.smoothing, specs: NOT_YET, scaleSpecs: undefined };
+    return { version: s.frameVersion, smoothing: s.view.smoothing, specs: NOT_YET, scaleSpecs: undefined, width: -1 };
   });
   const wanted = useRef({ specs, scaleSpecs });
   const handleRef = useRef<ChartHandle | null>(null);
@@ -76,10 +78,11 @@ function useRefreshed(ref: React.RefObject<HTMLElement | null>, name: string, sp
     const handle = registerChart(name, () => {
       const s = useLab.getState();
       const w = wanted.current;
+      const width = Math.round(ref.current?.querySelector('.chart-plot')?.getBoundingClientRect().width ?? -1);
       setSeen((prev) =>
-        prev.version === s.frameVersion && prev.smoothing === s.view.smoothing && prev.specs === w.specs && prev.scaleSpecs === w.scaleSpecs
+        prev.version === s.frameVersion && prev.smoothing === s.view.smoothing && prev.specs === w.specs && prev.scaleSpecs === w.scaleSpecs && prev.width === width
           ? prev
-          : { version: s.frameVersion, smoothing: s.view.smoothing, ...w },
+          : { version: s.frameVersion, smoothing: s.view.smoothing, ...w, width },
       );
     });
     handleRef.current = handle;
@@ -171,6 +174,7 @@ const ChartFrame = memo(function ChartFrame({
   refY,
   markers,
   tipHost,
+  width,
 }: {
   chart: string;
   x: Axis;
@@ -179,9 +183,13 @@ const ChartFrame = memo(function ChartFrame({
   refY: number | undefined;
   markers: ReactNode[];
   tipHost: HTMLElement | null;
+  /** The plot's width when the chart was refreshed, px. */
+  width: number;
 }) {
+  // Sized from the start: otherwise ResponsiveContainer mounts empty and renders the chart from
+  // its effect's measure, outside the chart pump's transition, in one unsliced task (~25 ms).
   return (
-    <ResponsiveContainer width="100%" height={170}>
+    <ResponsiveContainer width="100%" height={170} initialDimension={{ width, height: 170 }}>
       <ComposedChart margin={MARGIN}>
         {GRID}
         {/* interval={0}: the (few, round) ticks as given; recharts' default interval measures
@@ -231,7 +239,7 @@ function MetricChartImpl({
 }: MetricChartProps) {
   const ref = useRef<HTMLElement>(null);
   // The series drawn are the ones of the last refresh (`specs` prop: the ones to draw next).
-  const { version, smoothing, specs: drawnSpecs, scaleSpecs: drawnScale } = useRefreshed(ref, title, specs, scaleSpecs);
+  const { version, smoothing, specs: drawnSpecs, scaleSpecs: drawnScale, width } = useRefreshed(ref, title, specs, scaleSpecs);
 
   const data = useMemo(() => {
     void version; // re-read the ring buffers whenever frames arrived
@@ -333,10 +341,10 @@ function MetricChartImpl({
           </button>
         </span>
       </figcaption>
-      {steps.length === 0 ? (
-        <div className="chart-empty">{drawnSpecs === NOT_YET && specs.length > 0 ? 'drawing…' : 'no data yet'}</div>
-      ) : (
-        <div className="chart-plot" ref={setTipHost}>
+      <div className="chart-plot" ref={setTipHost}>
+        {steps.length === 0 ? (
+          <div className="chart-empty">{drawnSpecs === NOT_YET && specs.length > 0 ? 'drawing…' : 'no data yet'}</div>
+        ) : (
           <ChartData.Provider value={layer}>
             <ChartFrame
               chart={title}
@@ -346,10 +354,11 @@ function MetricChartImpl({
               refY={refY}
               markers={markerLines}
               tipHost={tipHost}
+              width={width}
             />
           </ChartData.Provider>
-        </div>
-      )}
+        )}
+      </div>
       {children}
     </figure>
   );
