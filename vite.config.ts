@@ -13,10 +13,25 @@ const cspMeta = (): Plugin => ({
   ],
 });
 
+/**
+ * V8's explicit compile hint on the page's entry chunk: Chrome compiles all of its functions while
+ * it streams the script, off the main thread, instead of lazily on the main thread at each
+ * function's first call. The first chart drawn (recharts' code runs first then) spent about a third
+ * of its task compiling: 36-42 ms of thread time, 24-27 ms with the hint (README, long tasks).
+ * Other engines read a comment.
+ */
+const compileHint = (): Plugin => ({
+  name: 'agentwise-compile-hint',
+  apply: 'build',
+  generateBundle(_options, bundle) {
+    for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk' && chunk.isEntry && chunk.name === 'index') chunk.code = `//# allFunctionsCalledOnLoad\n${chunk.code}`;
+  },
+});
+
 export default defineConfig({
   // Relative URLs everywhere, so dist/ runs unchanged from any static host at any sub-path.
   base: './',
-  plugins: [react(), cspMeta(), serviceWorker()],
+  plugins: [react(), cspMeta(), compileHint(), serviceWorker()],
   define: { __LAB_BUILD__: JSON.stringify(buildId()) },
   // Workers are ES modules so they can import tfjs backends lazily.
   worker: { format: 'es' },
