@@ -2,6 +2,7 @@ import { defineConfig } from 'vite';
 import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { buildId, serviceWorker } from './scripts/service-worker';
+import { tfjsThreadedFactory } from './scripts/tfjs-threaded-factory';
 import { contentSecurityPolicy, pageHeaders } from './src/host/headers';
 
 /** The built index.html carries the CSP as its first tag, so a static host with no headers still enforces it. */
@@ -33,8 +34,8 @@ export default defineConfig({
   base: './',
   plugins: [react(), cspMeta(), compileHint(), serviceWorker()],
   define: { __LAB_BUILD__: JSON.stringify(buildId()) },
-  // Workers are ES modules so they can import tfjs backends lazily.
-  worker: { format: 'es' },
+  // Workers are ES modules so they can import tfjs backends lazily; tfjs's wasm backend loads in them.
+  worker: { format: 'es', plugins: () => [tfjsThreadedFactory()] },
   // Pre-bundle tfjs up front so the first dev load does not stop to re-optimize and reload.
   optimizeDeps: {
     include: ['@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu'],

@@ -6,10 +6,14 @@
  *
  *   npm run bench:browser -- [--presets small,nano] [--backends webgpu,wasm] [--reps 3] [--rows 64]
  *                            [--kernels fused,plain] [--chrome PATH] [--chrome-args "--use-angle=vulkan ..."]
- *                            [--timeout 1800] [--no-build]
+ *                            [--threads 1,2] [--timeout 1800] [--no-build]
  *
  * `--kernels`: the fused kernels (wasm's SIMD module, webgpu's WGSL programs; the default) and/or
  * tfjs's plain ops, on each backend that has fused kernels.
+ *
+ * `--threads`: wasm threads, one fresh worker per count (tfjs starts its backend once per worker).
+ * The page is served cross-origin isolated (src/host/headers.ts), so tfjs loads its threaded SIMD
+ * binary for counts above 1; the table's `thr` column is the count the backend reports running.
  *
  * `--smoke`: nano, 2 rows, one rep on wasm, nothing written (npm test runs it). Builds
  * scripts/bench-browser/ with Vite into out/bench-browser/ (skipped with --no-build), serves it with
@@ -22,12 +26,15 @@ import { chromium } from 'playwright-core';
 import { buildPage } from '../test/browser/build-page';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
 import { serveStatic } from '../test/browser/static-server';
+import { ISOLATION_HEADERS } from '../src/host/headers';
 import { arg, flag, watchdog } from './cli-args';
 import { formatTable } from './bench-workload';
 import type { BenchReply, BenchRequest } from './bench-browser/worker';
 
 const smoke = flag('smoke');
-const request: BenchRequest = {
+const threadCounts = arg('threads', '1').split(',').map(Number);
+if (threadCounts.some((n) => !(Number.isInteger(n) && n >= 1))) throw new Error(`--threads: whole numbers ≥ 1, comma-separated (1,2), not ${arg('threads', '')}`);
+const request: Omit<BenchRequest, 'threads'> = {
   presets: arg('presets', smoke ? 'nano' : 'small,nano').split(',') as BenchRequest['presets'],
   // Smoke: wasm only; a WebGPU train step on SwiftShader takes ~20 s here (test/browser/webgpu-run covers that path).
   backends: arg('backends', smoke ? 'wasm' : 'webgpu,wasm').split(',') as BenchRequest['backends'],
@@ -41,14 +48,16 @@ watchdog(timeoutS, 'bench:browser');
 const outDir = resolve('out/bench-browser');
 
 if (!flag('no-build')) await buildPage('scripts/bench-browser', outDir);
-const server = await serveStatic(outDir);
+const server = await serveStatic(outDir, 0, ISOLATION_HEADERS);
 const dir = resolve('out/bench-browser-profile');
 const context = await chromium.launchPersistentContext(dir, {
   executablePath: arg('chrome', '') || ensureChrome(),
   headless: true,
   args: [...CHROME_ARGS, ...arg('chrome-args', '').split(' ').filter(Boolean)],
 });
-let reply: BenchReply;
+const replies: BenchReply[] = [];
+/** Per thread count, the 1-minute load average before and after its runs: the machine is shared. */
+const loads: string[] = [];
 let version = 'Chromium';
 try {
   const page = context.pages()[0] ?? (await context.newPage());
@@ -58,22 +67,33 @@ try {
   await page.waitForFunction(() => 'benchmark' in globalThis, null, { timeout: 30_000 });
   page.setDefaultTimeout(timeoutS * 1000);
   version = (await page.evaluate(() => navigator.userAgent)).match(/(?:Headless)?Chrome\/[\d.]+/)?.[0] ?? version;
-  reply = await page.evaluate((r) => (globalThis as unknown as { benchmark(r: unknown): Promise<BenchReply> }).benchmark(r), request);
+  for (const threads of threadCounts) {
+    const before = loadavg()[0];
+    replies.push(await page.evaluate((r) => (globalThis as unknown as { benchmark(r: unknown): Promise<BenchReply> }).benchmark(r), { ...request, threads }));
+    loads.push(`${threads} thread${threads > 1 ? 's' : ''}: ${before.toFixed(1)} → ${loadavg()[0].toFixed(1)}`);
+  }
   if (errors.length) throw new Error(`bench:browser page errors: ${errors.join(' | ')}`);
 } finally {
   await context.close();
   await server.close();
 }
 
-const machine = `${cpus().length} cores (${cpus()[0]?.model}), ${version}, wasm single thread${reply.adapter ? `, WebGPU adapter: ${reply.adapter}` : ''}`;
-console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${request.rows} rows\n`);
+const reply: BenchReply = {
+  results: replies.flatMap((r) => r.results),
+  skipped: Object.assign({}, ...replies.map((r) => r.skipped)),
+  adapter: replies[0].adapter,
+  isolated: replies.every((r) => r.isolated),
+};
+const adapter = reply.adapter ? `, WebGPU adapter: ${reply.adapter}` : '';
+const machine = `${cpus().length} cores (${cpus()[0]?.model}), ${version}, page ${reply.isolated ? '' : 'not '}cross-origin isolated${adapter}`;
+console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1 min, before → after: ${loads.join('; ')}), ${request.rows} rows\n`);
 for (const [b, why] of Object.entries(reply.skipped)) console.log(`${b}: skipped, ${why}`);
 console.log(formatTable(reply.results));
 const bad = reply.results.filter((r) => !(r.trainMs > 0 && r.decodeTokPerS > 0));
 if (bad.length) throw new Error(`bench:browser: no figures for ${bad.map((r) => `${r.preset}/${r.backend}`).join(', ')}`);
 if (!smoke) {
   mkdirSync('bench', { recursive: true });
-  const out = { machine, date: new Date().toISOString(), request, skipped: reply.skipped, results: reply.results };
+  const out = { machine, date: new Date().toISOString(), request: { ...request, threads: threadCounts }, loads, skipped: reply.skipped, results: reply.results };
   writeFileSync('bench/browser-results.json', JSON.stringify(out, null, 2) + '\n');
 }
 process.exit(0);

@@ -66,6 +66,8 @@ export interface Result {
   kernels: string;
   /** wasm: the kernels module that ran, 'relaxed' (fused multiply-add) or 'plain' SIMD. */
   simd?: string;
+  /** wasm in a browser: the threads tfjs's backend runs (getThreadsCount); 1 elsewhere. */
+  threads?: number;
   params: number;
   trainMs: number;
   /** Best over rounds: on a busy machine the least disturbed figure. */
@@ -202,10 +204,10 @@ export function summarize(runs: Result[]): Result[] {
 /** The results as a fixed-width table, one line per configuration. */
 export function formatTable(results: Result[]): string {
   const col = (x: number, digits = 0) => x.toFixed(digits).padStart(11);
-  const head = 'preset  backend kernels     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok reads/step  reads/tok   GPU MB';
+  const head = 'preset  backend kernels thr     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok reads/step  reads/tok   GPU MB';
   const lines = results.map((r) => {
     const cells = [col(r.params), col(r.trainMs), col(r.trainMsBest ?? r.trainMs), col(r.trainCpuMs), col(r.decodeTokPerS), col(r.decodeTokPerSBest ?? r.decodeTokPerS), col(r.decodeTokPerSCpu), col(r.decodeTokPerSNoCache), col(r.dispatchesPerTrainStep), col(r.dispatchesPerToken, 2), col(r.readbacksPerTrainStep ?? NaN), col(r.readbacksPerToken, 4), col((r.gpuBytesAllocated ?? NaN) / 2 ** 20, 1)];
-    return `${r.preset.padEnd(7)} ${r.backend.padEnd(7)} ${r.kernels.padEnd(7)}${cells.join('')}`;
+    return `${r.preset.padEnd(7)} ${r.backend.padEnd(7)} ${r.kernels.padEnd(7)} ${String(r.threads ?? 1).padStart(3)}${cells.join('')}`;
   });
   return [head, ...lines].join('\n');
 }

@@ -3,9 +3,11 @@
  * (platform-browser.ts), counts WebGPU dispatches and readbacks at the API, and measures
  * bench-workload.ts on each backend × preset in turn.
  */
-import { browserPlatform } from '../../src/runtime/platform-browser';
+import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../src/runtime/platform-browser';
 import type { ConcreteBackend } from '../../src/runtime/backend-types';
 import type { ModelPreset } from '../../src/core/model-sizes';
+import { wasmKernelThreads } from '../../src/model/kernels/wasm';
+import * as tf from '@tensorflow/tfjs';
 import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
 
 export interface BenchRequest {
@@ -15,6 +17,8 @@ export interface BenchRequest {
   rows: number;
   /** Kernel sets to measure on each backend: fused (wasm's SIMD or webgpu's WGSL programs) and/or plain tfjs ops. */
   kernels: ('fused' | 'plain')[];
+  /** wasm threads to ask tfjs for (platform-browser.ts's setWasmThreads); the page must be cross-origin isolated for more than 1. */
+  threads: number;
 }
 
 export interface BenchReply {
@@ -22,6 +26,8 @@ export interface BenchReply {
   /** Per backend: why it was skipped (unavailable here), if it was. */
   skipped: Record<string, string>;
   adapter: string;
+  /** Whether the page was cross-origin isolated (SharedArrayBuffer, so wasm threads). */
+  isolated: boolean;
 }
 
 const post = (m: BenchReply | { error: string }) => postMessage(m);
@@ -29,8 +35,9 @@ const clock = { wall: () => performance.now(), cpu: () => NaN };
 
 onmessage = async (e: MessageEvent<BenchRequest>) => {
   try {
-    const { presets, backends, reps, rows, kernels } = e.data;
-    const reply: BenchReply = { results: [], skipped: {}, adapter: '' };
+    const { presets, backends, reps, rows, kernels, threads } = e.data;
+    const reply: BenchReply = { results: [], skipped: {}, adapter: '', isolated: globalThis.crossOriginIsolated === true };
+    setWasmThreads(threads);
     for (const backend of backends) {
       const probe = await browserPlatform.probe(backend);
       if (!probe.available) {
@@ -46,7 +53,13 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
       for (const preset of presets) {
         // Only wasm and webgpu have fused kernels; elsewhere 'fused' would measure the plain ops again.
         for (const k of backend === 'wasm' || backend === 'webgpu' ? kernels : ['plain']) {
-          reply.results.push(await measureWorkload({ preset, backend, kernels: k, rows, reps, clock }));
+          // Bind the kernels module first: on the threaded build its helper threads start in the background.
+          if (backend === 'wasm' && k === 'fused' && (await tf.setBackend('wasm')) && !(await wasmKernelThreads())) {
+            reply.skipped[`wasm fused, ${threads} threads`] = 'the fused kernels did not bind the wasm heap';
+            continue;
+          }
+          const result = await measureWorkload({ preset, backend, kernels: k, rows, reps, clock });
+          reply.results.push(backend === 'wasm' ? { ...result, threads: await wasmThreadsRunning() } : result);
         }
       }
     }

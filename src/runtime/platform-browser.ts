@@ -8,6 +8,7 @@ import wasmPlainUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.w
 import wasmSimdUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm?url';
 import wasmThreadedUrl from '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-threaded-simd.wasm?url';
 import { isSoftware } from './backend';
+import { setKernelThreads } from '../model/kernels/kernel-threads';
 import type { Platform } from './backend';
 import type { AdapterInfo, ConcreteBackend, DeviceProbe } from './backend-types';
 
@@ -51,6 +52,30 @@ function probeWebGL(): DeviceProbe {
   return { available: true, software, renderer, ...(software ? { reason: `software renderer ${renderer}` } : {}) };
 }
 
+/**
+ * Threads for the wasm backend: 1 (the default) keeps tfjs's single-threaded SIMD binary, whose
+ * plain heap the fused kernels bind to. More than 1 loads tfjs's threaded SIMD binary where the
+ * page is cross-origin isolated (elsewhere SharedArrayBuffer is missing and tfjs falls back to one
+ * thread); its XNNPACK ops then use that many threads, and so do the fused kernels' GEMMs
+ * (kernel-threads.ts). Set before the wasm backend starts.
+ */
+let wasmThreads = 1;
+export function setWasmThreads(n: number): void {
+  if (!(Number.isInteger(n) && n >= 1)) throw new Error(`wasm threads: a whole number ≥ 1, not ${n}`);
+  wasmThreads = n;
+  setKernelThreads(n);
+}
+
+/** Threads the started wasm backend runs (tfjs's getThreadsCount); 1 before it starts or where threads are off. */
+export async function wasmThreadsRunning(): Promise<number> {
+  const wasm = await import('@tensorflow/tfjs-backend-wasm');
+  try {
+    return wasm.getThreadsCount();
+  } catch {
+    return 1;
+  }
+}
+
 export const browserPlatform: Platform = {
   async probe(backend: ConcreteBackend): Promise<DeviceProbe> {
     switch (backend) {
@@ -70,8 +95,13 @@ export const browserPlatform: Platform = {
     if (backend === 'webgpu') await import('@tensorflow/tfjs-backend-webgpu');
     if (backend === 'wasm') {
       const wasm = await import('@tensorflow/tfjs-backend-wasm');
-      // Threaded wasm breaks in a minified Vite build and gained nothing on 2 cores (§5).
-      tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+      if (wasmThreads > 1) {
+        wasm.setThreadsCount(wasmThreads);
+        // tfjs 4.22 caps its pool at navigator.hardwareConcurrency / 2 (it assumes two hardware
+        // threads per core, backend.cc's num_cores, read once when its module starts): 1 on a 2-core
+        // machine whatever was asked. This worker's navigator shows it enough cores for the count asked.
+        Object.defineProperty(globalThis.navigator, 'hardwareConcurrency', { value: 2 * wasmThreads, configurable: true });
+      } else tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
       wasm.setWasmPaths({
         'tfjs-backend-wasm.wasm': wasmPlainUrl,
         'tfjs-backend-wasm-simd.wasm': wasmSimdUrl,

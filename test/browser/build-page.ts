@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { build } from 'vite';
+import { tfjsThreadedFactory } from '../../scripts/tfjs-threaded-factory';
 
 export async function buildPage(root: string, outDir: string): Promise<void> {
   await build({
@@ -12,7 +13,7 @@ export async function buildPage(root: string, outDir: string): Promise<void> {
     root: resolve(root),
     base: './',
     logLevel: 'warn',
-    worker: { format: 'es' },
+    worker: { format: 'es', plugins: () => [tfjsThreadedFactory()] },
     build: { outDir: resolve(outDir), emptyOutDir: true, target: 'es2022', chunkSizeWarningLimit: 8192 },
   });
 }

@@ -52,7 +52,7 @@ function fileFor(root: string, urlPath: string): string | 'slash' | null {
 }
 
 /** Serves `root` on `port` (a free one unless given: give the old one to bring a closed host back). */
-export async function serveStatic(root: string, port = 0): Promise<StaticServer> {
+export async function serveStatic(root: string, port = 0, headers: Record<string, string> = {}): Promise<StaticServer> {
   const log: Served[] = [];
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -67,7 +67,7 @@ export async function serveStatic(root: string, port = 0): Promise<StaticServer>
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    res.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
     if (req.method === 'HEAD') res.end();
     else createReadStream(file).pipe(res);
   });

@@ -59,9 +59,9 @@ registerWasmKernel(BWD, ({ k, at, out, scratch }, { qkv, p, dy }, a) => {
 // cache (B, S, C), x (B, 1, C), attr slot → cache's own buffer with x written at `slot`, in place: the
 // caller gives the old cache tensor up (writeCacheSlot). Per row one copy of C floats, instead of two
 // passes over the whole (B, S, C) cache.
-registerWasmKernel(CACHE_WRITE, ({ be, at }, { cache, x }, { slot }) => {
+registerWasmKernel(CACHE_WRITE, ({ be, at, heap: floats }, { cache, x }, { slot }) => {
   const [B, S, C] = cache.shape;
-  const heap = new Float32Array((be.wasm.asm!.memory as WebAssembly.Memory).buffer);
+  const heap = floats();
   const c0 = at(cache) / 4, x0 = at(x) / 4;
   for (let b = 0; b < B; b++) heap.copyWithin(c0 + (b * S + slot) * C, x0 + b * C, x0 + (b + 1) * C);
   be.incRef(cache.dataId);

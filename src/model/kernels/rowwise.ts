@@ -8,6 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernelsAvailable, registerWasmKernel } from './wasm';
+import { gemmRows } from './kernel-threads';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -37,7 +38,7 @@ registerWasmKernel('AgwMatMul', ({ k, at, out }, { a, b, bias }) => {
   const [M, K] = a.shape;
   const N = b.shape[1];
   const c = out([M, N]);
-  k.gemm(at(a), at(b), at(c), M, K, N, bias ? at(bias) : 0);
+  gemmRows(k, at(a), at(b), at(c), M, K, N, bias ? at(bias) : 0);
   return c;
 });
 

@@ -5,7 +5,8 @@
  * the backend is reached structurally (no import of tfjs-backend-wasm's internals).
  */
 import * as tf from '@tensorflow/tfjs';
-import { KERNELS_WASM_BASE64, KERNELS_WASM_RELAXED_BASE64 } from './kernels-wasm';
+import { KERNELS_WASM_BASE64, KERNELS_WASM_RELAXED_BASE64, KERNELS_WASM_RELAXED_SHARED_BASE64, KERNELS_WASM_SHARED_BASE64 } from './kernels-wasm';
+import { kernelThreadsReady, startKernelThreads } from './kernel-threads';
 
 /** The parts of tfjs-backend-wasm 4.22's BackendWasm used here (pin tfjs exactly, §10). */
 export interface WasmBackendLike {
@@ -13,7 +14,8 @@ export interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   disposeData(dataId: object, force?: boolean): boolean;
   incRef(dataId: object): void;
-  wasm: { asm?: { memory?: unknown } };
+  /** The heap: exported by the single-threaded builds (asm.memory); imported, and kept as wasmMemory, by the threaded one. */
+  wasm: { asm?: { memory?: unknown }; wasmMemory?: unknown };
 }
 
 /** kernels.wat's exports; pointers are byte addresses on the backend heap. */
@@ -50,20 +52,35 @@ export function setRelaxedSimd(on: boolean): void {
 /** Which module the kernels run: 'relaxed' (fused multiply-add) or 'plain'. */
 export const simdFlavour = (): 'relaxed' | 'plain' => (relaxedWanted && relaxedSimdSupported() ? 'relaxed' : 'plain');
 
-/** Per flavour, one instance per backend heap; null where the heap can't be imported (e.g. threaded wasm's shared memory). */
+/** The module's bytes per flavour, importing a plain memory or (tfjs's threaded build) a shared one. */
+const BYTES = {
+  relaxed: { plain: KERNELS_WASM_RELAXED_BASE64, shared: KERNELS_WASM_RELAXED_SHARED_BASE64 },
+  plain: { plain: KERNELS_WASM_BASE64, shared: KERNELS_WASM_SHARED_BASE64 },
+};
+
+/** Per flavour, one instance per backend heap; null where the heap can't be imported. */
 const instances = { relaxed: new WeakMap<object, KernelExports | null>(), plain: new WeakMap<object, KernelExports | null>() };
 
+/** The backend's heap, wherever its build keeps it; null if it has none we can see. */
+function heapMemory(backend: WasmBackendLike): WebAssembly.Memory | null {
+  const memory = backend.wasm?.asm?.memory ?? backend.wasm?.wasmMemory;
+  return memory instanceof WebAssembly.Memory ? memory : null;
+}
+
 export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
-  const memory = backend.wasm?.asm?.memory;
-  if (!(memory instanceof WebAssembly.Memory)) return null;
+  const memory = heapMemory(backend);
+  if (!memory) return null;
   const flavour = simdFlavour();
   let inst = instances[flavour].get(memory);
   if (inst === undefined) {
+    const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
     try {
-      const bytes = flavour === 'relaxed' ? RELAXED : decode(KERNELS_WASM_BASE64);
+      const bytes = flavour === 'relaxed' && !shared ? RELAXED : decode(BYTES[flavour][shared ? 'shared' : 'plain']);
       // Synchronous compile: fine in workers (where the lab runs models) and Node; Chrome refuses
       // modules over 4 KB on its main thread, and then the plain ops run.
-      inst = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as KernelExports;
+      const module = new WebAssembly.Module(bytes);
+      inst = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
+      if (shared) startKernelThreads(inst, module, memory);
     } catch {
       inst = null;
     }
@@ -95,6 +112,15 @@ export function fusedKernelsAvailable(family: KernelFamily = 'rowwise'): boolean
   return enabled[family] && tf.getBackend() === 'wasm' && kernelsFor(tf.backend() as unknown as WasmBackendLike) !== null;
 }
 
+/**
+ * Binds the kernels module to the active wasm backend's heap now (on tfjs's threaded build this
+ * starts its helper threads) and resolves with the threads its GEMMs run on: 0 where it cannot bind.
+ */
+export async function wasmKernelThreads(): Promise<number> {
+  if (tf.getBackend() !== 'wasm' || !kernelsFor(tf.backend() as unknown as WasmBackendLike)) return 0;
+  return kernelThreadsReady();
+}
+
 /** Everything a wasm kernelFunc needs: the exports, the backend, tensor addresses, outputs, scratch. */
 export interface WasmCall {
   k: KernelExports;
@@ -104,6 +130,8 @@ export interface WasmCall {
   out(shape: number[]): tf.TensorInfo;
   /** Scratch float32 space, freed after the kernel returns. */
   scratch(n: number): number;
+  /** The whole heap as floats (a new view each call: the heap may have grown since the last). */
+  heap(): Float32Array;
 }
 
 /** Registers a kernel for the wasm backend (once, however often the module is evaluated). */
@@ -125,6 +153,7 @@ export function registerWasmKernel(name: string, run: (c: WasmCall, inputs: Reco
           temps.push(t);
           return be.getMemoryOffset(t.dataId);
         },
+        heap: () => new Float32Array(heapMemory(be)!.buffer),
       };
       try {
         return run(call, inputs as Record<string, tf.TensorInfo>, attrs as unknown as Record<string, number>);

@@ -1,0 +1,28 @@
+/**
+ * One helper thread of the fused kernels (kernel-threads.ts): instantiates the kernels module on the
+ * wasm backend's shared heap, says it is ready, then waits on the control block for each dispatch
+ * and runs its block of rows. It never returns to its event loop; the pool's owner ends it.
+ */
+import { DONE, GEN, gemmPart } from './kernel-threads';
+import type { KernelExports } from './wasm';
+
+interface Start {
+  memory: WebAssembly.Memory;
+  module: WebAssembly.Module;
+  ctrl: Int32Array;
+  part: number;
+}
+
+onmessage = (e: MessageEvent<Start>) => {
+  const { memory, module, ctrl, part } = e.data;
+  const k = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
+  let gen = Atomics.load(ctrl, GEN);
+  postMessage('ready');
+  for (;;) {
+    Atomics.wait(ctrl, GEN, gen);
+    gen = Atomics.load(ctrl, GEN);
+    gemmPart(k, ctrl, part);
+    Atomics.add(ctrl, DONE, 1);
+    Atomics.notify(ctrl, DONE);
+  }
+};

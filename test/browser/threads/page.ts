@@ -1,0 +1,46 @@
+/**
+ * The page of the wasm threads check: `checkThreads()` runs the same forward + backward in fresh
+ * workers (tfjs starts its backend once per worker) at 1 and 2 threads, with the fused kernels and
+ * with tfjs's plain ops, and compares each run with the single-threaded run of the same kernels.
+ */
+import type { ThreadsReply, ThreadsRun } from './worker';
+
+function run(r: ThreadsRun): Promise<ThreadsReply> {
+  const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
+  return new Promise<ThreadsReply>((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<ThreadsReply | { error: string }>) => ('error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data));
+    worker.onerror = (e) => reject(new Error(`threads worker: ${e.message}`));
+    worker.postMessage(r);
+  }).finally(() => worker.terminate());
+}
+
+export interface ThreadsCheck {
+  isolated: boolean;
+  /** Per run (`fused/2`: fused kernels, 2 threads asked): tfjs's threads, the fused kernels' threads, max |Δ| / (1 + |ref|) against the same kernels on 1 thread. */
+  runs: Record<string, { threads: number; kernelThreads: number; maxDiff: number }>;
+  /** plain/1 against fused/1: two formulations, so not 0; shows the comparison sees a difference. */
+  plainVsFused: number;
+}
+
+function maxDiff(got: Float32Array, ref: Float32Array): number {
+  let d = got.length === ref.length ? 0 : Infinity;
+  for (let i = 0; i < ref.length; i++) d = Math.max(d, Math.abs(got[i] - ref[i]) / (1 + Math.abs(ref[i])));
+  return d;
+}
+
+async function checkThreads(): Promise<ThreadsCheck> {
+  const runs: ThreadsCheck['runs'] = {};
+  const one: Partial<Record<ThreadsRun['kernels'], ThreadsReply>> = {};
+  let isolated = true;
+  for (const kernels of ['fused', 'plain'] as const) {
+    for (const threads of [1, 2]) {
+      const got = await run({ threads, kernels });
+      isolated &&= got.isolated;
+      one[kernels] ??= got;
+      runs[`${kernels}/${threads}`] = { threads: got.threads, kernelThreads: got.kernelThreads, maxDiff: maxDiff(got.values, one[kernels].values) };
+    }
+  }
+  return { isolated, runs, plainVsFused: maxDiff(one.plain!.values, one.fused!.values) };
+}
+
+(globalThis as unknown as { checkThreads: typeof checkThreads }).checkThreads = checkThreads;
