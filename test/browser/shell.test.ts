@@ -18,7 +18,7 @@ const attempts = (l: Lab) =>
   );
 
 describe('backend selection in the run worker', () => {
-  it('auto skips the software WebGPU adapter untimed, times wasm, and reuses that measurement on the next load', async () => {
+  it('auto skips the software WebGPU adapter untimed, times wasm, reuses that measurement on the next load unless asked to measure again or its version is old', async () => {
     lab = await openLab();
     const { page } = lab;
     const name = page.getByTestId('backend-name');
@@ -58,6 +58,17 @@ describe('backend selection in the run worker', () => {
     await page.getByRole('button', { name: 'Measure again' }).click();
     await page.getByTestId('backend-timings').locator('caption').filter({ hasText: /\(measured / }).waitFor({ timeout: 60_000 });
     expect((await attempts(lab))[2].text).toMatch(fresh);
+
+    // A measurement of another version (what was timed changed) is not reused.
+    await page.evaluate(() => {
+      const kept = JSON.parse(localStorage.getItem('agentwise.backend-measurements')!);
+      for (const m of Object.values(kept)) (m as { version: number }).version = 0;
+      localStorage.setItem('agentwise.backend-measurements', JSON.stringify(kept));
+    });
+    await page.reload();
+    await page.getByTestId('backend-name').waitFor({ timeout: 60_000 });
+    expect((await attempts(lab))[2].text).toMatch(fresh);
+    expect((await attempts(lab))[2].text).not.toMatch(/cached/);
     expect(lab.errors).toEqual([]);
   });
 
