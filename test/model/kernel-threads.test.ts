@@ -6,7 +6,7 @@
  * cross-origin isolated page: test/browser/wasm-threads.test.ts.
  */
 import { expect, it } from 'vitest';
-import { CONTROL_INTS, gemmPart, rowBlock } from '../../src/model/kernels/kernel-threads';
+import { CONTROL_INTS, GEMM, GEMM_TN, rowBlock, runPart } from '../../src/model/kernels/kernel-threads';
 import { KERNELS_WASM_SHARED_BASE64 } from '../../src/model/kernels/kernels-wasm';
 import type { KernelExports } from '../../src/model/kernels/wasm';
 import { Prng } from '../../src/core/prng';
@@ -23,7 +23,7 @@ it('row blocks start at multiples of 4 and cover every row once', () => {
   }
 });
 
-it('the shared-memory kernels module computes a GEMM split by rows bitwise as one call does', () => {
+it('the shared-memory kernels module computes both GEMMs split by rows bitwise as one call does', () => {
   const memory = new WebAssembly.Memory({ initial: 64, maximum: 1024, shared: true });
   const bytes = Uint8Array.from(atob(KERNELS_WASM_SHARED_BASE64), (c) => c.charCodeAt(0));
   const k = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as KernelExports;
@@ -32,19 +32,28 @@ it('the shared-memory kernels module computes a GEMM split by rows bitwise as on
   const fill = (at: number, n: number) => {
     for (let i = 0; i < n; i++) f32[at / 4 + i] = rng.next() * 2 - 1;
   };
-  for (const [M, K, N] of [[130, 64, 256], [64, 128, 48], [7, 32, 24]]) {
-    const a = 1024, b = a + 4 * M * K, bias = b + 4 * K * N, whole = bias + 4 * N, split = whole + 4 * M * N;
+  /** Runs the op whole, then part by part as the threads would (here one after another), and compares. */
+  const check = (op: number, args: number[], out: number, n: number, whole: () => void) => {
+    whole();
+    const want = Array.from(f32.subarray(out / 4, out / 4 + n));
+    expect(want.filter((x) => x !== 0).length).toBe(n); // a real product to compare
+    for (const parts of [2, 3]) {
+      f32.fill(NaN, out / 4, out / 4 + n);
+      const ctrl = new Int32Array(CONTROL_INTS);
+      ctrl.set([op, ...args, parts], 2);
+      for (let p = 0; p < parts; p++) runPart(k, ctrl, p);
+      expect(Array.from(f32.subarray(out / 4, out / 4 + n))).toEqual(want);
+    }
+  };
+  // a·b + bias (M rows) and xᵀ·dy (A rows: x is (M, A), dy (M, J)), at sizes with and without tails.
+  for (const [M, K, N] of [[130, 64, 256], [64, 128, 48], [7, 32, 24], [256, 66, 20]]) {
+    const a = 1024, b = a + 4 * M * K, bias = b + 4 * K * N, c = bias + 4 * N;
     fill(a, M * K);
     fill(b, K * N);
     fill(bias, N);
-    k.gemm(a, b, whole, M, K, N, bias);
-    expect(f32.subarray(whole / 4, whole / 4 + M * N).filter((x) => x !== 0).length).toBe(M * N); // a real product to compare
-    for (const parts of [2, 3]) {
-      f32.fill(NaN, split / 4, split / 4 + M * N);
-      const ctrl = new Int32Array(CONTROL_INTS);
-      ctrl.set([a, b, split, M, K, N, bias, parts], 2);
-      for (let p = 0; p < parts; p++) gemmPart(k, ctrl, p);
-      expect(Array.from(f32.subarray(split / 4, split / 4 + M * N))).toEqual(Array.from(f32.subarray(whole / 4, whole / 4 + M * N)));
-    }
+    check(GEMM, [a, b, c, M, K, N, bias], c, M * N, () => k.gemm(a, b, c, M, K, N, bias));
+    // xᵀ·dy with x = a (M, K) and dy = the c just made (M, N): out (K, N).
+    const out = c + 4 * M * N;
+    check(GEMM_TN, [a, c, out, M, K, N, 0], out, K * N, () => k.gemm_tn(a, c, out, M, K, N));
   }
 });

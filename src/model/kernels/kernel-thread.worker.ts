@@ -3,7 +3,7 @@
  * wasm backend's shared heap, says it is ready, then waits on the control block for each dispatch
  * and runs its block of rows. It never returns to its event loop; the pool's owner ends it.
  */
-import { DONE, GEN, gemmPart } from './kernel-threads';
+import { DONE, GEN, runPart } from './kernel-threads';
 import type { KernelExports } from './wasm';
 
 interface Start {
@@ -21,7 +21,7 @@ onmessage = (e: MessageEvent<Start>) => {
   for (;;) {
     Atomics.wait(ctrl, GEN, gen);
     gen = Atomics.load(ctrl, GEN);
-    gemmPart(k, ctrl, part);
+    runPart(k, ctrl, part);
     Atomics.add(ctrl, DONE, 1);
     Atomics.notify(ctrl, DONE);
   }

@@ -3,8 +3,9 @@
  * isolated page; platform-browser.ts's setWasmThreads). tfjs's own pthread pool cannot run our code:
  * its workers run only functions of tfjs's own wasm module (Emscripten's pthread entry points and
  * XNNPACK's pthreadpool, neither exported), so the kernels module brings its own threads. Each
- * helper is a worker holding an instance of the kernels module on the same shared heap; a GEMM is
- * split by rows, the calling thread taking the first block and each helper one more, in lock step
+ * helper is a worker holding an instance of the kernels module on the same shared heap; a GEMM
+ * (a·b + bias, and the weight gradient xᵀ·dy) is split by output rows, the calling thread taking the
+ * first block and each helper one more, in lock step
  * through Atomics on a small shared control block (the caller is itself a worker, where
  * Atomics.wait is allowed). Each output row is computed by the same code in the same order whatever
  * thread runs it, and blocks start at multiples of the kernel's 4-row tile, so the result is
@@ -12,27 +13,41 @@
  */
 import type { KernelExports } from './wasm';
 
-/** Control block slots (Int32): dispatch generation, helpers done, then the call's arguments. */
+/** Control block slots (Int32): dispatch generation, helpers done, the op, its 7 arguments, the part count. */
 export const GEN = 0;
 export const DONE = 1;
-const ARGS = 2; // a, b, c, M, K, N, bias, parts
-export const CONTROL_INTS = ARGS + 8;
+const OP = 2;
+const ARGS = 3;
+const PARTS = 10;
+export const CONTROL_INTS = 11;
 /** Below this many multiply-adds a GEMM stays on one thread: waking a helper costs tens of µs. */
 const MIN_SPLIT_MACS = 1 << 20;
 /** A helper that has not finished in this long is gone (its worker failed): fail rather than hang. */
 const WAIT_MS = 30_000;
 
-/** Rows [r0, r1) of part p of n over M rows, cut at multiples of the kernel's 4-row tile. */
+/** Rows [r0, r1) of part p of n over M rows, cut at multiples of the kernels' 4-row tiles. */
 export function rowBlock(M: number, parts: number, p: number): [number, number] {
   const per = 4 * Math.ceil(M / 4 / parts);
   return [Math.min(M, p * per), Math.min(M, (p + 1) * per)];
 }
 
-/** One part of a GEMM: rows [r0, r1) of c = a·b + bias. The helpers run exactly this too. */
-export function gemmPart(k: KernelExports, ctrl: Int32Array, p: number): void {
-  const [a, b, c, M, K, N, bias, parts] = ctrl.subarray(ARGS, ARGS + 8);
-  const [r0, r1] = rowBlock(M, parts, p);
-  if (r1 > r0) k.gemm(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias);
+type Args = Int32Array | readonly number[];
+/** The split ops: how many output rows, and how to compute rows [r0, r1) of the output. */
+const OPS = [
+  // c (M, N) = a (M, K) · b (K, N) + bias: rows of a and c.
+  { rows: (x: Args) => x[3], run: (k: KernelExports, [a, b, c, , K, N, bias]: Args, r0: number, r1: number) => k.gemm(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias) },
+  // out (A, J) = xᵀ·dy for x (N, A), dy (N, J): rows of out, columns of x (x's rows stay A apart).
+  { rows: (x: Args) => x[4], run: (k: KernelExports, [x, dy, out, N, A, J]: Args, r0: number, r1: number) => k.gemm_tn_rows(x + 4 * r0, dy, out + 4 * r0 * J, N, r1 - r0, J, A) },
+] as const;
+export const GEMM = 0;
+export const GEMM_TN = 1;
+
+/** Part p of the dispatched op (the control block says which, with what). The helpers run exactly this too. */
+export function runPart(k: KernelExports, ctrl: Int32Array, p: number): void {
+  const op = OPS[ctrl[OP]];
+  const args = ctrl.subarray(ARGS, ARGS + 7);
+  const [r0, r1] = rowBlock(op.rows(args), ctrl[PARTS], p);
+  if (r1 > r0) op.run(k, args, r0, r1);
 }
 
 interface Pool {
@@ -80,19 +95,27 @@ export function startKernelThreads(k: KernelExports, module: WebAssembly.Module,
 /** Threads the fused kernels run on, once their helpers have started (1 where there are none). */
 export const kernelThreadsReady = (): Promise<number> => starting ?? Promise.resolve(1);
 
-/** c (M, N) = a (M, K) · b (K, N) + bias, split by rows over the helpers where they run and it pays. */
-export function gemmRows(k: KernelExports, a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void {
-  if (!pool || pool.k !== k || M * K * N < MIN_SPLIT_MACS || M < 8) {
-    k.gemm(a, b, c, M, K, N, bias);
-    return;
-  }
+/** Runs op over all helpers and this thread; false (nothing done) where there are none or it would not pay. */
+function split(k: KernelExports, op: number, args: number[], macs: number): boolean {
+  if (!pool || pool.k !== k || macs < MIN_SPLIT_MACS || OPS[op].rows(args) < 8) return false;
   const { ctrl, helpers } = pool;
-  ctrl.set([a, b, c, M, K, N, bias, helpers + 1], ARGS);
+  ctrl.set([op, ...args, helpers + 1], OP);
   Atomics.store(ctrl, DONE, 0);
   Atomics.add(ctrl, GEN, 1);
   Atomics.notify(ctrl, GEN);
-  gemmPart(k, ctrl, 0);
+  runPart(k, ctrl, 0);
   for (let done = Atomics.load(ctrl, DONE); done < helpers; done = Atomics.load(ctrl, DONE)) {
-    if (Atomics.wait(ctrl, DONE, done, WAIT_MS) === 'timed-out') throw new Error(`a kernel thread did not finish its GEMM rows in ${WAIT_MS / 1000} s`);
+    if (Atomics.wait(ctrl, DONE, done, WAIT_MS) === 'timed-out') throw new Error(`a kernel thread did not finish its rows in ${WAIT_MS / 1000} s`);
   }
+  return true;
+}
+
+/** c (M, N) = a (M, K) · b (K, N) + bias, split by rows over the helpers where they run and it pays. */
+export function gemmRows(k: KernelExports, a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void {
+  if (!split(k, GEMM, [a, b, c, M, K, N, bias], M * K * N)) k.gemm(a, b, c, M, K, N, bias);
+}
+
+/** out (A, J) = xᵀ·dy for x (N, A), dy (N, J), split by rows of out likewise. */
+export function gemmTnRows(k: KernelExports, x: number, dy: number, out: number, N: number, A: number, J: number): void {
+  if (!split(k, GEMM_TN, [x, dy, out, N, A, J, 0], N * A * J)) k.gemm_tn(x, dy, out, N, A, J);
 }

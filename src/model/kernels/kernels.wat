@@ -598,14 +598,19 @@
   ;; ---- out (A, J) = xᵀ·dy for x (N, A), dy (N, J): the weight gradient of x·W without transposing x.
   ;; 4×8 register tiles over blocks of 64 rows (x and dy blocks stay in L2); scalar loops for the
   ;; columns past a multiple of 8 and rows past a multiple of 4.
+  ;; gemm_tn_rows: out rows [0, A) of xᵀ·dy where x's rows are xrow floats apart (xrow ≥ A): a block
+  ;; of the output's rows (x and out offset by the block's first row), as the helper threads run it
+  ;; (kernel-threads.ts). Each output element is summed in the same order as in the whole product.
   (func (export "gemm_tn") (param $x i32) (param $dy i32) (param $out i32) (param $N i32) (param $A i32) (param $J i32)
+    (call $gemm_tn (local.get $x) (local.get $dy) (local.get $out) (local.get $N) (local.get $A) (local.get $J) (local.get $A)))
+  (func $gemm_tn (export "gemm_tn_rows") (param $x i32) (param $dy i32) (param $out i32) (param $N i32) (param $A i32) (param $J i32) (param $xrow i32)
     (local $i0 i32) (local $i i32) (local $iend i32) (local $a i32) (local $j i32) (local $A4 i32) (local $J8 i32)
     (local $xs i32) (local $js i32) (local $px i32) (local $pd i32) (local $po i32) (local $s f32)
     (local $c0 v128) (local $c1 v128) (local $c2 v128) (local $c3 v128) (local $c4 v128) (local $c5 v128) (local $c6 v128) (local $c7 v128)
     (local $d0 v128) (local $d1 v128) (local $b v128)
     (local.set $A4 (i32.and (local.get $A) (i32.const -4)))
     (local.set $J8 (i32.and (local.get $J) (i32.const -8)))
-    (local.set $xs (i32.shl (local.get $A) (i32.const 2)))
+    (local.set $xs (i32.shl (local.get $xrow) (i32.const 2)))
     (local.set $js (i32.shl (local.get $J) (i32.const 2)))
     (memory.fill (local.get $out) (i32.const 0) (i32.mul (local.get $A) (local.get $js)))
     (block $dblk (loop $lblk
@@ -627,7 +632,7 @@
           (local.set $c5 (v128.load offset=16 (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1)))))
           (local.set $c6 (v128.load (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3)))))
           (local.set $c7 (v128.load offset=16 (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3)))))
-          (local.set $px (i32.add (local.get $x) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $A)) (local.get $a)) (i32.const 2))))
+          (local.set $px (i32.add (local.get $x) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $xrow)) (local.get $a)) (i32.const 2))))
           (local.set $pd (i32.add (local.get $dy) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $J)) (local.get $j)) (i32.const 2))))
           (local.set $i (local.get $i0))
           (loop $li

@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernelsAvailable, registerWasmKernel } from './wasm';
-import { gemmRows } from './kernel-threads';
+import { gemmRows, gemmTnRows } from './kernel-threads';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -29,7 +29,7 @@ registerWasmKernel('AgwMatMulTN', ({ k, at, out }, { x, dy }) => {
   const [N, A] = x.shape;
   const J = dy.shape[1];
   const y = out([A, J]);
-  k.gemm_tn(at(x), at(dy), at(y), N, A, J);
+  gemmTnRows(k, at(x), at(dy), at(y), N, A, J);
   return y;
 });
 

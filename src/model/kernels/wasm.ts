@@ -29,6 +29,8 @@ export interface KernelExports {
   gelu_fwd(x: number, y: number, n: number, A: number): void;
   gelu_bwd(x: number, dy: number, dx: number, n: number, A: number): void;
   gemm_tn(x: number, dy: number, out: number, N: number, A: number, J: number): void;
+  /** gemm_tn's rows [0, A) where x's rows are xrow floats apart: a block of the output's rows. */
+  gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
   gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
   adamw(w: number, g: number, m: number, v: number, wo: number, mo: number, vo: number, n: number, k: number): number;
 }
