@@ -53,7 +53,7 @@ interface Refreshed {
   smoothing: number;
   specs: SeriesSpec[];
   scaleSpecs: SeriesSpec[] | undefined;
-  /** The plot's width then, px (-1 if not known). */
+  /** The plot's width when first measured, px (-1 if not known): the chart's size at mount. */
   width: number;
 }
 
@@ -74,11 +74,15 @@ function useRefreshed(ref: React.RefObject<HTMLElement | null>, name: string, sp
   });
   const wanted = useRef({ specs, scaleSpecs });
   const handleRef = useRef<ChartHandle | null>(null);
+  const plotWidth = useRef(-1);
   useEffect(() => {
     const handle = registerChart(name, () => {
       const s = useLab.getState();
       const w = wanted.current;
-      const width = Math.round(ref.current?.querySelector('.chart-plot')?.getBoundingClientRect().width ?? -1);
+      // Measured until known (a layout read per refresh while frames stream would force a
+      // layout each time); afterwards ResponsiveContainer follows resizes on its own.
+      if (!(plotWidth.current > 0)) plotWidth.current = Math.round(ref.current?.querySelector('.chart-plot')?.getBoundingClientRect().width ?? -1);
+      const width = plotWidth.current;
       setSeen((prev) =>
         prev.version === s.frameVersion && prev.smoothing === s.view.smoothing && prev.specs === w.specs && prev.scaleSpecs === w.scaleSpecs && prev.width === width
           ? prev
