@@ -14,6 +14,7 @@ import { encodeFileVersion, encodeScalars } from '../../src/interop/tb-event';
 import { frameRecords } from '../../src/interop/tfrecord';
 import { TINY, observeLongFrames, observeLongTasks, openLab, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
+import type { Locator } from 'playwright-core';
 import { traceMainThread } from './trace';
 
 let lab: Lab | undefined;
@@ -23,6 +24,9 @@ afterEach(async () => {
 });
 
 /** Files (name → bytes) in the page, as a drag from a folder would carry them. */
+/** The series a chart draws (its lines' data-series), sorted. */
+const drawnSeries = (lines: Locator) => lines.evaluateAll((ps) => ps.map((p) => p.getAttribute('data-series')).sort());
+
 async function dragged(l: Lab, files: Record<string, Uint8Array>) {
   const payload = Object.entries(files).map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]);
   return l.page.evaluateHandle((entries) => {
@@ -83,7 +87,7 @@ describe('importing cluster runs on the page', () => {
     expect(notes[0]).toContain('20 steps');
     // Agents from the data (planner, coder), not the task's; one series per group and agent (seeds: mean and band).
     const grad = page.locator('figure[aria-label="Pre-clip grad norm"] .series-line');
-    await expect.poll(() => grad.evaluateAll((ps) => ps.map((p) => p.getAttribute('data-series')).sort()), { timeout: 30_000 }).toEqual([
+    await expect.poll(() => drawnSeries(grad), { timeout: 30_000 }).toEqual([
       'drmas (imported) (mean of 3) · coder',
       'drmas (imported) (mean of 3) · planner',
       'grpo (imported) (mean of 3) · coder',
@@ -92,7 +96,7 @@ describe('importing cluster runs on the page', () => {
     expect(await page.locator('.legend button').allTextContents()).toEqual(expect.arrayContaining(['planner', 'coder']));
     // Eval at the import's own K (16), whatever the experiment's.
     const evalChart = page.locator('figure[aria-label^="Eval avg@16"] .series-line');
-    await expect.poll(() => evalChart.evaluateAll((ps) => ps.map((p) => p.getAttribute('data-series')).sort()), { timeout: 30_000 }).toEqual([
+    await expect.poll(() => drawnSeries(evalChart), { timeout: 30_000 }).toEqual([
       'drmas (imported) (mean of 3) · avg@16',
       'drmas (imported) (mean of 3) · pass@16',
       'grpo (imported) (mean of 3) · avg@16',
@@ -154,7 +158,7 @@ describe('importing cluster runs on the page', () => {
     expect(await reward.first().getAttribute('data-series')).toContain('(imported)');
     const grad = page.locator('figure[aria-label="Pre-clip grad norm"] .series-line');
     await grad.first().waitFor({ timeout: 30_000 });
-    expect(await grad.evaluateAll((ps) => ps.map((p) => p.getAttribute('data-series')))).toContain('events.out.tfevents.1700000000.node0 (imported) · verifier');
+    expect(await drawnSeries(grad)).toContain('events.out.tfevents.1700000000.node0 (imported) · verifier');
     expect(await page.getByTestId('import-notes').textContent()).toContain('agents inferred: Qwen3-4B_VerifierAgent → verifier');
     expect(lab.errors).toEqual([]);
   });
