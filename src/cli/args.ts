@@ -31,6 +31,10 @@ Commands:
                                 parameters), replaced every --checkpoint-every steps and at the end
           It first prints the config's memory estimate, and refuses a config that needs more
           than the wasm backend's 4 GB ("needs about X GB").
+          Ctrl-C (SIGINT) or SIGTERM: every run finishes the step in flight and saves its state
+          where it stands (unless --checkpoint-every 0), no summary.json is written, and it
+          exits 130 (143); --resume DIR goes on from there. A second signal quits at once,
+          keeping every line and state already written.
           With several seeds it also prints each run's mean ± 95 % CI over seeds, the paired
           difference from the first run (same seed, same task stream) and a verdict computed
           from its CI: the same numbers as the page's Findings view.

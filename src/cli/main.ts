@@ -3,6 +3,7 @@
  * config.json, metrics.jsonl (one line per run per step) and summary.json, with a progress bar per
  * run and a summary table at the end. See `npm run lab -- help`.
  */
+import os from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { DEFAULT_EXPERIMENT } from '../core/config';
@@ -86,6 +87,7 @@ async function train(args: TrainArgs): Promise<number> {
     if (moved) console.error(`--force: the run that was in ${out} is now in ${moved}`);
   }
   const unlock = lockRunDir(out);
+  let unlisten = () => {};
   try {
     const resumed = args.resume ? loadResume(args.resume, exp) : null;
     if (resumed) for (const note of resumed.notes) console.error(`resume ${note}`);
@@ -95,7 +97,18 @@ async function train(args: TrainArgs): Promise<number> {
     const progress = args.quiet ? null : new Progress(labels, steps);
     for (const [label, r] of resumed?.resume ?? []) progress?.update(label, r.state.manifest.step, 'resumed');
 
+    const stop = new AbortController();
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stop.signal.aborted) process.exit(128 + os.constants.signals[signal]); // asked twice: now, keeping what is on disk
+      stop.abort(signal);
+      const saving = args.checkpointEvery > 0 ? "and saving each run's state" : '(no states: --checkpoint-every 0)';
+      console.error(`\n${signal}: stopping after the step in flight ${saving}; ${signal} again quits at once`);
+    };
+    process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+    unlisten = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+
     const summaries = await runExperiment(exp, {
+      stop: stop.signal,
       steps,
       base: checkpoints,
       env: () => nodeEnvPool(exp.rollout.envTimeoutMs),
@@ -116,6 +129,13 @@ async function train(args: TrainArgs): Promise<number> {
       },
     });
     metrics.close();
+    if (stop.signal.aborted) {
+      const at = summaries.map((s) => s.steps);
+      const where = Math.min(...at) === Math.max(...at) ? `step ${at[0]}` : `steps ${Math.min(...at)}–${Math.max(...at)}`;
+      const next = args.checkpointEvery > 0 ? `each run's state is saved: npm run lab -- train --resume ${out} goes on from there` : `no states were saved (--checkpoint-every 0): --resume ${out} starts over`;
+      console.error(`stopped at ${where} of ${steps}; ${out}/metrics.jsonl holds every step run; ${next}`);
+      return 128 + os.constants.signals[stop.signal.reason as NodeJS.Signals];
+    }
     writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
     printTables(summaries, exp.seeds > 1);
     console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
@@ -124,6 +144,7 @@ async function train(args: TrainArgs): Promise<number> {
     for (const s of dead) console.error(`warning: ${s.run}: all ${s.skippedUpdates} model updates were skipped (non-finite loss, gradient or weights); it never trained`);
     return dead.length ? 1 : 0;
   } finally {
+    unlisten();
     unlock();
   }
 }

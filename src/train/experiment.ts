@@ -8,6 +8,10 @@
  * given in `resume` goes on from such a state with the history recorded before it. Runs that
  * stand at different steps (a crash between two runs' saves) are brought level first: each round
  * steps only the runs furthest behind.
+ *
+ * When `stop` is aborted (the CLI's Ctrl-C), each run finishes the step in flight, no run starts
+ * another, and every run saves its state where it stands (when states are saved at all), so a
+ * resume goes on from there and loses no step; the summaries are of what was recorded.
  */
 import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
@@ -37,6 +41,8 @@ export interface ExperimentOptions {
   onCheckpoint?: (run: RunHandle, state: RunState) => void | Promise<void>;
   /** By run label: a saved state to go on from, and the metric history recorded up to it. */
   resume?: ReadonlyMap<string, { state: RunState; history: Record<string, number>[] }>;
+  /** Aborted: stop after the step in flight and save every run's state (see above). */
+  stop?: AbortSignal;
 }
 
 export function runLabels(exp: Experiment): { label: string; seed: number; run: Experiment['runs'][number] }[] {
@@ -74,9 +80,11 @@ export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}):
     }
     for (;;) {
       const behind = Math.min(...handles.map((h) => h.driver.step));
-      if (behind >= steps) break;
-      for (const h of handles) if (h.driver.step === behind) await h.driver.stepOnce();
+      if (behind >= steps || o.stop?.aborted) break;
+      for (const h of handles) if (h.driver.step === behind && !o.stop?.aborted) await h.driver.stepOnce();
     }
+    // Runs may stand one step apart here; each saves its own step and a resume brings them level.
+    if (o.stop?.aborted) for (const h of handles) await h.driver.pause();
     return handles.map((h) => summarize(h.label, h.seed, h.history, h.driver.run.agents, exp.eval.k));
   } finally {
     for (const h of handles) h.driver.stop();

@@ -1,9 +1,10 @@
 // Fault injection (issue 13): a CLI run killed with SIGKILL at seeded random moments, five times,
 // resumed after each, ends with the same metrics.jsonl as an uninterrupted run, line for line,
-// apart from wall-clock and memory readings. Real processes, real files.
-import { describe, expect, it } from 'vitest';
+// apart from wall-clock and memory readings; so does one stopped with Ctrl-C (SIGINT), which saves
+// every run's state where it stands. Real processes, real files.
+import { beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '../../src/core/prng';
@@ -42,13 +43,17 @@ async function killAt(args: string[], dir: string, target: number, extraMs: numb
   return at;
 }
 
-describe('lab train under SIGKILL', () => {
-  it('killed five times at seeded random moments and resumed, records what an uninterrupted run records', async () => {
+describe('lab train under SIGKILL and SIGINT', () => {
+  let expected: string[] = [];
+  beforeAll(() => {
     const straight = mkdtempSync(join(tmpdir(), 'agentwise-straight-'));
     const a = spawnSync(process.execPath, [...ARGS, '--config', hash, '--steps', String(STEPS), '--out', straight, '--quiet'], { encoding: 'utf8' });
     expect(a.status, a.stderr).toBe(0);
-    const expected = lines(straight);
+    expected = lines(straight);
     expect(expected).toHaveLength(2 * STEPS);
+  }, 300_000);
+
+  it('killed five times at seeded random moments and resumed, records what an uninterrupted run records', async () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-killed-'));
     const rng = new Prng(13);
@@ -71,5 +76,39 @@ describe('lab train under SIGKILL', () => {
     expect(got.map(science)).toEqual(expected.map(science));
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     expect(summary.map((s: { steps: number }) => s.steps)).toEqual([STEPS, STEPS]);
+  }, 600_000);
+
+  it('Ctrl-C stops after the step in flight, saves every run where it stands, and a resume records what an uninterrupted run records', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-sigint-'));
+    // --checkpoint-every 100: no periodic state before the end, so only the stop can have saved one.
+    const child = spawn(process.execPath, [...ARGS, '--config', hash, '--steps', String(STEPS), '--checkpoint-every', '100', '--out', dir, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 240_000;
+    while (lines(dir).length < 5) {
+      if (Date.now() > deadline) throw new Error(`no 5 lines in 240 s; stderr: ${stderr}`);
+      await sleep(20);
+    }
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(code, stderr).toBe(130);
+    const atStop = lines(dir);
+    expect(atStop.length).toBeLessThan(2 * STEPS); // it stopped early …
+    const perRun = (run: string) => atStop.filter((l) => JSON.parse(l).run === run).length;
+    const states = readdirSync(join(dir, 'checkpoints')).filter((f) => f.endsWith('.run'));
+    expect(states).toHaveLength(2); // … and each run saved its own state
+    expect(stderr).toMatch(/SIGINT: stopping after the step in flight/);
+    expect(stderr).toContain(`stopped at step${perRun('GRPO') === perRun('Dr. MAS') ? ` ${perRun('GRPO')}` : 's'}`);
+    expect(stderr).toContain(`--resume ${dir} goes on from there`);
+    expect(existsSync(join(dir, 'summary.json'))).toBe(false); // the experiment did not finish
+
+    const rest = spawnSync(process.execPath, [...ARGS, '--resume', dir, '--quiet'], { encoding: 'utf8' });
+    expect(rest.status, rest.stderr).toBe(0);
+    // Resumed from the states: the lines up to the stop were kept, not recomputed (no 'starts over').
+    expect(rest.stderr).not.toMatch(/starts over/);
+    const got = lines(dir);
+    expect(got.slice(0, atStop.length)).toEqual(atStop);
+    expect(got.map(science)).toEqual(expected.map(science));
   }, 600_000);
 });
