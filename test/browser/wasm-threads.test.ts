@@ -4,7 +4,9 @@
  * starts it), the fused kernels bind its shared heap and run their GEMMs on as many threads, and a
  * real forward + backward of the `nano` GPT, one AdamW step and a KV-cached decode give the same
  * loss, gradients, weights and tokens at 2 threads as at 1, with the fused kernels and with tfjs's
- * plain ops, within 1e-5.
+ * plain ops, within 1e-5. Disposing the threaded backend ends the fused kernels' helper threads
+ * (they no longer answer on their control block), and a backend started again in the same worker
+ * (a new heap) gets new helpers and computes bitwise what the first did.
  */
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -33,14 +35,16 @@ it('on an isolated page the wasm backend runs 2 threads and computes what 1 thre
   page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => 'checkThreads' in globalThis, null, { timeout: 30_000 });
-  const { isolated, runs, plainVsFused } = await page.evaluate(() => (globalThis as unknown as { checkThreads(): Promise<ThreadsCheck> }).checkThreads());
+  const { isolated, runs, plainVsFused, restart } = await page.evaluate(() => (globalThis as unknown as { checkThreads(): Promise<ThreadsCheck> }).checkThreads());
   expect(isolated).toBe(true);
   expect(Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.threads]))).toEqual({ 'fused/1': 1, 'fused/2': 2, 'plain/1': 1, 'plain/2': 2 });
   // The fused kernels bind the threaded build's shared heap and split their GEMMs over 2 threads.
   expect(Object.fromEntries(Object.entries(runs).map(([k, r]) => [k, r.kernelThreads]))).toEqual({ 'fused/1': 1, 'fused/2': 2, 'plain/1': 0, 'plain/2': 0 });
-  console.log(JSON.stringify({ runs, plainVsFused }));
+  console.log(JSON.stringify({ runs, plainVsFused, restart }));
   expect(plainVsFused).toBeGreaterThan(0); // two formulations round differently: the comparison sees differences
   for (const [k, r] of Object.entries(runs)) expect(r.maxDiff, k).toBeLessThan(1e-5);
+  // The helper answered a ping while its backend lived and not once the backend was disposed.
+  expect(restart).toEqual({ answeredBefore: 1, answeredAfter: 0, kernelThreads: 2, newPool: true, maxDiff: 0 });
   expect(errors).toEqual([]);
   expect(server.log.filter((r) => r.status !== 200 && r.path !== '/favicon.ico')).toEqual([]);
 });

@@ -1,9 +1,9 @@
 /**
  * One helper thread of the fused kernels (kernel-threads.ts): instantiates the kernels module on the
  * wasm backend's shared heap, says it is ready, then waits on the control block for each dispatch
- * and runs its block of rows. It never returns to its event loop; the pool's owner ends it.
+ * and runs its block of rows, until a STOP dispatch: then it closes (the pool's owner also terminates it).
  */
-import { DONE, GEN, runPart } from './kernel-threads';
+import { DONE, GEN, OP, STOP, runPart } from './kernel-threads';
 import type { KernelExports } from './wasm';
 
 interface Start {
@@ -21,6 +21,7 @@ onmessage = (e: MessageEvent<Start>) => {
   for (;;) {
     Atomics.wait(ctrl, GEN, gen);
     gen = Atomics.load(ctrl, GEN);
+    if (Atomics.load(ctrl, OP) === STOP) return close();
     runPart(k, ctrl, part);
     Atomics.add(ctrl, DONE, 1);
     Atomics.notify(ctrl, DONE);

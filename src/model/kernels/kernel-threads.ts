@@ -16,7 +16,9 @@ import type { KernelExports } from './wasm';
 /** Control block slots (Int32): dispatch generation, helpers done, the op, its 7 arguments, the part count. */
 export const GEN = 0;
 export const DONE = 1;
-const OP = 2;
+export const OP = 2;
+/** The op that tells the helpers to end (stopKernelThreads). */
+export const STOP = -1;
 const ARGS = 3;
 const PARTS = 10;
 export const CONTROL_INTS = 11;
@@ -50,15 +52,20 @@ export function runPart(k: KernelExports, ctrl: Int32Array, p: number): void {
   if (r1 > r0) op.run(k, args, r0, r1);
 }
 
+/** The helpers of one kernels instance: their workers, the control block, and whether they all started. */
 interface Pool {
   k: KernelExports;
   ctrl: Int32Array;
-  helpers: number;
+  workers: Worker[];
+  /** Resolves with the threads the GEMMs run on once every helper is ready (1 if one failed). */
+  ready: Promise<number>;
+  /** Set once `ready` resolved with every helper running: split() uses the pool from then on. */
+  running: boolean;
 }
 
 let threads = 1;
+/** One pool at a time: the one bound to the current wasm backend's heap. */
 let pool: Pool | null = null;
-let starting: Promise<number> | null = null;
 
 /** How many threads the fused kernels may use (the wasm backend's thread count). */
 export function setKernelThreads(n: number): void {
@@ -67,38 +74,86 @@ export function setKernelThreads(n: number): void {
 
 /**
  * Starts the helpers for a kernels instance on a shared heap (wasm.ts calls it when it binds one),
- * in the background: until they are ready every GEMM runs on the calling thread alone.
+ * in the background: until they are ready every GEMM runs on the calling thread alone. A pool bound
+ * to another instance (a wasm backend started again: a new heap) is ended first, and this one ends
+ * when `backend` is disposed: its helpers would otherwise wait forever, each holding the old heap.
  */
-export function startKernelThreads(k: KernelExports, module: WebAssembly.Module, memory: WebAssembly.Memory): void {
-  if (starting || threads < 2) return;
+export function startKernelThreads(k: KernelExports, module: WebAssembly.Module, memory: WebAssembly.Memory, backend: { dispose(): void }): void {
+  if (pool?.k === k || threads < 2) return;
+  stopKernelThreads();
   const ctrl = new Int32Array(new SharedArrayBuffer(4 * CONTROL_INTS));
-  const helpers = Array.from({ length: threads - 1 }, (_, i) => {
-    const worker = new Worker(new URL('./kernel-thread.worker.ts', import.meta.url), { type: 'module', name: `kernels ${i + 1}` });
-    return new Promise<void>((ready, fail) => {
-      worker.onmessage = () => ready();
-      worker.onerror = (e) => fail(new Error(`kernel thread ${i + 1}: ${e.message}`));
-      worker.postMessage({ memory, module, ctrl, part: i + 1 });
-    });
-  });
-  starting = Promise.all(helpers).then(
+  const workers = Array.from({ length: threads - 1 }, (_, i) => new Worker(new URL('./kernel-thread.worker.ts', import.meta.url), { type: 'module', name: `kernels ${i + 1}` }));
+  const started = workers.map(
+    (worker, i) =>
+      new Promise<void>((ready, fail) => {
+        worker.onmessage = () => ready();
+        worker.onerror = (e) => fail(new Error(`kernel thread ${i + 1}: ${e.message}`));
+        worker.postMessage({ memory, module, ctrl, part: i + 1 });
+      }),
+  );
+  const p: Pool = { k, ctrl, workers, running: false, ready: Promise.resolve(1) };
+  p.ready = Promise.all(started).then(
     () => {
-      pool = { k, ctrl, helpers: helpers.length };
-      return threads;
+      p.running = pool === p;
+      return p.running ? threads : 1;
     },
     (e: Error) => {
       console.warn(`fused kernels stay on one thread: ${e.message}`);
+      if (pool === p) stopKernelThreads();
       return 1;
     },
   );
+  pool = p;
+  const dispose = backend.dispose.bind(backend);
+  backend.dispose = () => {
+    if (pool === p) stopKernelThreads();
+    dispose();
+  };
+}
+
+/**
+ * Ends the helpers. Each is blocked in Atomics.wait, where Chromium's terminate() does not reach it
+ * (a terminated helper still answered a dispatch 200 ms later): a STOP dispatch wakes it, and it closes itself.
+ */
+export function stopKernelThreads(): void {
+  if (!pool) return;
+  const { ctrl, workers } = pool;
+  Atomics.store(ctrl, OP, STOP);
+  Atomics.add(ctrl, GEN, 1);
+  Atomics.notify(ctrl, GEN);
+  for (const w of workers) w.terminate();
+  pool = null;
 }
 
 /** Threads the fused kernels run on, once their helpers have started (1 where there are none). */
-export const kernelThreadsReady = (): Promise<number> => starting ?? Promise.resolve(1);
+export const kernelThreadsReady = (): Promise<number> => pool?.ready ?? Promise.resolve(1);
+
+/**
+ * The current pool's control block, for a test to ping its helpers with pingKernelThreads after
+ * they should have ended; null where there is none.
+ */
+export const kernelThreadsControl = (): Int32Array | null => pool?.ctrl ?? null;
+
+/**
+ * Asks the helpers behind `ctrl` to run an empty part (a GEMM of 0 rows) and resolves with how many
+ * answered within `ms`: all of them while they live, 0 once they were terminated.
+ */
+export async function pingKernelThreads(ctrl: Int32Array, helpers: number, ms: number): Promise<number> {
+  ctrl.fill(0, OP);
+  ctrl[PARTS] = helpers + 1;
+  Atomics.store(ctrl, DONE, 0);
+  Atomics.add(ctrl, GEN, 1);
+  Atomics.notify(ctrl, GEN);
+  const t0 = performance.now();
+  while (Atomics.load(ctrl, DONE) < helpers && performance.now() - t0 < ms) await new Promise((r) => setTimeout(r, 5));
+  return Atomics.load(ctrl, DONE);
+}
 
 /** Runs op over all helpers and this thread; false (nothing done) where there are none or it would not pay. */
 function split(k: KernelExports, op: number, args: number[], macs: number): boolean {
-  if (!pool || pool.k !== k || macs < MIN_SPLIT_MACS || OPS[op].rows(args) < 8) return false;
-  const { ctrl, helpers } = pool;
+  if (!pool?.running || pool.k !== k || macs < MIN_SPLIT_MACS || OPS[op].rows(args) < 8) return false;
+  const { ctrl } = pool;
+  const helpers = pool.workers.length;
   ctrl.set([op, ...args, helpers + 1], OP);
   Atomics.store(ctrl, DONE, 0);
   Atomics.add(ctrl, GEN, 1);

@@ -14,6 +14,8 @@ export interface WasmBackendLike {
   makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
   disposeData(dataId: object, force?: boolean): boolean;
   incRef(dataId: object): void;
+  /** Frees the heap (tfjs's engine reset or removeBackend): the kernels' helper threads end with it. */
+  dispose(): void;
   /** The heap: exported by the single-threaded builds (asm.memory); imported, and kept as wasmMemory, by the threaded one. */
   wasm: { asm?: { memory?: unknown }; wasmMemory?: unknown };
 }
@@ -82,7 +84,7 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
       // modules over 4 KB on its main thread, and then the plain ops run.
       const module = new WebAssembly.Module(bytes);
       inst = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
-      if (shared) startKernelThreads(inst, module, memory);
+      if (shared) startKernelThreads(inst, module, memory, backend);
     } catch {
       inst = null;
     }

@@ -3,7 +3,8 @@
  * workers (tfjs starts its backend once per worker) at 1 and 2 threads, with the fused kernels and
  * with tfjs's plain ops, and compares each run with the single-threaded run of the same kernels.
  */
-import type { ThreadsReply, ThreadsRun } from './worker';
+import { maxDiff } from './diff';
+import type { RestartCheck, ThreadsReply, ThreadsRun } from './worker';
 
 function run(r: ThreadsRun): Promise<ThreadsReply> {
   const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
@@ -20,27 +21,25 @@ export interface ThreadsCheck {
   runs: Record<string, { threads: number; kernelThreads: number; maxDiff: number }>;
   /** plain/1 against fused/1: two formulations, so not 0; shows the comparison sees a difference. */
   plainVsFused: number;
-}
-
-function maxDiff(got: Float32Array, ref: Float32Array): number {
-  let d = got.length === ref.length ? 0 : Infinity;
-  for (let i = 0; i < ref.length; i++) d = Math.max(d, Math.abs(got[i] - ref[i]) / (1 + Math.abs(ref[i])));
-  return d;
+  /** fused/2's backend disposed and started again (worker.ts restart). */
+  restart: RestartCheck;
 }
 
 async function checkThreads(): Promise<ThreadsCheck> {
   const runs: ThreadsCheck['runs'] = {};
   const one: Partial<Record<ThreadsRun['kernels'], ThreadsReply>> = {};
   let isolated = true;
+  let restart: RestartCheck | undefined;
   for (const kernels of ['fused', 'plain'] as const) {
     for (const threads of [1, 2]) {
-      const got = await run({ threads, kernels });
+      const got = await run({ threads, kernels, restart: kernels === 'fused' && threads === 2 });
+      if (got.restart) restart = got.restart;
       isolated &&= got.isolated;
       one[kernels] ??= got;
       runs[`${kernels}/${threads}`] = { threads: got.threads, kernelThreads: got.kernelThreads, maxDiff: maxDiff(got.values, one[kernels].values) };
     }
   }
-  return { isolated, runs, plainVsFused: maxDiff(one.plain!.values, one.fused!.values) };
+  return { isolated, runs, plainVsFused: maxDiff(one.plain!.values, one.fused!.values), restart: restart! };
 }
 
 (globalThis as unknown as { checkThreads: typeof checkThreads }).checkThreads = checkThreads;
