@@ -127,7 +127,7 @@ describe('lab controls', () => {
     expect(await page.getByLabel('Task', { exact: true }).locator('option[value="plan"]').getAttribute('title')).toBe(TASKS.plan.doc);
     await estimator.selectOption({ label: 'MAGRPO' });
     await expect.poll(hash).toContain('magrpo');
-    expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator magrpo');
+    expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator MAGRPO (magrpo)');
     await estimator.selectOption('drmas');
 
     // Train, so edits meet live runs.

@@ -93,7 +93,7 @@ describe('experiment URL', () => {
     const { page } = lab;
     await page.getByTestId('experiment-summary').waitFor();
     expect(await page.locator('dd[data-field=Task]').textContent()).toBe('math');
-    expect(await page.getByTestId('runs').textContent()).toMatch(/GRPO — estimator grpo.*Step — estimator global-step/);
+    expect(await page.getByTestId('runs').textContent()).toMatch(/GRPO — estimator GRPO \(grpo\).*Step — estimator global step-level \(global-step\)/);
     expect(await page.locator('dd[data-field=Optimizer]').textContent()).toMatch(/lr 0\.001/);
     expect(await page.evaluate(() => location.hash)).toBe(hash);
 

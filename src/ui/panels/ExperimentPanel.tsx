@@ -254,7 +254,7 @@ export function ExperimentPanel() {
       <ul data-testid="runs">
         {c.runs.map((r, i) => (
           <li key={i}>
-            <strong>{r.label}</strong> — estimator <code>{r.estimator}</code>
+            <strong>{r.label}</strong> — estimator {optionLabel(`runs.${i}.estimator`, r.estimator)} (<code>{r.estimator}</code>)
             {Object.keys(r.advantage).length + Object.keys(r.optim).length + Object.keys(r.reward).length > 0 &&
               ` (overrides: ${JSON.stringify({ ...r.advantage, ...r.optim, ...r.reward })})`}
           </li>
