@@ -112,8 +112,9 @@ export function startKernelThreads(k: KernelExports, module: WebAssembly.Module,
 }
 
 /**
- * Ends the helpers. Each is blocked in Atomics.wait, where Chromium's terminate() does not reach it
- * (a terminated helper still answered a dispatch 200 ms later): a STOP dispatch wakes it, and it closes itself.
+ * Ends the helpers. Each is blocked in Atomics.wait, where Chromium's terminate() reaches it late
+ * (a helper terminated 300 ms earlier still answered a dispatch; 3 s later it was gone): a STOP
+ * dispatch wakes it, and it closes itself at once.
  */
 export function stopKernelThreads(): void {
   if (!pool) return;
