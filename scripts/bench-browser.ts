@@ -7,6 +7,7 @@
  *   npm run bench:browser -- [--presets small,nano] [--backends webgpu,wasm] [--reps 3] [--rows 64]
  *                            [--kernels fused,plain] [--chrome PATH] [--chrome-args "--use-angle=vulkan ..."]
  *                            [--threads 1,2] [--timeout 1800] [--no-build]
+ *                            [--vs-torch [--torch-threads 1,2] [--python PATH]]
  *
  * `--kernels`: the fused kernels (wasm's SIMD module, webgpu's WGSL programs; the default) and/or
  * tfjs's plain ops, on each backend that has fused kernels.
@@ -14,6 +15,11 @@
  * `--threads`: wasm threads, one fresh worker per count (tfjs starts its backend once per worker).
  * The page is served cross-origin isolated (src/host/headers.ts), so tfjs loads its threaded SIMD
  * binary for counts above 1; the table's `thr` column is the count the backend reports running.
+ *
+ * `--vs-torch`: also runs bench/torch_ref.py (PyTorch on the CPU, the same model and workload) once
+ * per preset and `--torch-threads` count just before the page, and prints the page's wasm rows (every
+ * kernel set and thread count) beside it with the ratios: the lab per kernel set and thread count and
+ * PyTorch, all from one run. A page has no CPU clock, so the ratios are of wall time.
  *
  * `--smoke`: nano, 2 rows, one rep on wasm, nothing written (npm test runs it). Builds
  * scripts/bench-browser/ with Vite into out/bench-browser/ (skipped with --no-build), serves it with
@@ -30,6 +36,8 @@ import { ISOLATION_HEADERS } from '../src/host/headers';
 import { arg, flag, watchdog } from './cli-args';
 import { formatTable } from './bench-workload';
 import type { BenchReply, BenchRequest } from './bench-browser/worker';
+import { gptConfig } from '../src/model/gpt-config';
+import { findTorchPython, formatVsTorch, runTorch, type TorchResult } from './torch-ref';
 
 const smoke = flag('smoke');
 const threadCounts = arg('threads', '1').split(',').map(Number);
@@ -46,6 +54,22 @@ if (request.kernels.some((k) => k !== 'fused' && k !== 'plain')) throw new Error
 const timeoutS = Number(arg('timeout', smoke ? '300' : '1800'));
 watchdog(timeoutS, 'bench:browser');
 const outDir = resolve('out/bench-browser');
+
+const torchThreads = arg('torch-threads', '1').split(',').map(Number);
+if (torchThreads.some((n) => !(Number.isInteger(n) && n >= 1))) throw new Error(`--torch-threads: whole numbers ≥ 1, comma-separated (1,2), not ${arg('torch-threads', '')}`);
+const torchPython = flag('vs-torch') ? findTorchPython(arg('python', '')) : null;
+if (torchPython && 'skip' in torchPython) console.log(torchPython.skip);
+/** PyTorch's figures per preset, one per --torch-threads count, measured just before the page. */
+const torch: { preset: string; result: TorchResult }[] = [];
+if (torchPython && 'python' in torchPython) {
+  for (const preset of request.presets) {
+    for (const threads of torchThreads) {
+      const result = runTorch(torchPython.python, gptConfig(preset, { contextLength: 64 }), { reps: request.reps, rows: request.rows, threads });
+      torch.push({ preset, result });
+      console.log(`${preset}/${result.implementation} (${threads} thread(s), ${result.blas ?? 'BLAS unknown'}): ${result.trainMs.toFixed(0)} ms/step, ${result.decodeTokPerS.toFixed(0)} tok/s KV`);
+    }
+  }
+}
 
 if (!flag('no-build')) await buildPage('scripts/bench-browser', outDir);
 const server = await serveStatic(outDir, 0, ISOLATION_HEADERS);
@@ -89,11 +113,12 @@ const machine = `${cpus().length} cores (${cpus()[0]?.model}), ${version}, page 
 console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1 min, before → after: ${loads.join('; ')}), ${request.rows} rows\n`);
 for (const [b, why] of Object.entries(reply.skipped)) console.log(`${b}: skipped, ${why}`);
 console.log(formatTable(reply.results));
+for (const t of torch) console.log(`\n${formatVsTorch(t.preset, reply.results.filter((r) => r.preset === t.preset && r.backend === 'wasm'), t.result)}`);
 const bad = reply.results.filter((r) => !(r.trainMs > 0 && r.decodeTokPerS > 0));
 if (bad.length) throw new Error(`bench:browser: no figures for ${bad.map((r) => `${r.preset}/${r.backend}`).join(', ')}`);
 if (!smoke) {
   mkdirSync('bench', { recursive: true });
-  const out = { machine, date: new Date().toISOString(), request: { ...request, threads: threadCounts }, loads, skipped: reply.skipped, results: reply.results };
+  const out = { machine, date: new Date().toISOString(), request: { ...request, threads: threadCounts }, loads, skipped: reply.skipped, results: reply.results, ...(torch.length ? { torch } : {}) };
   writeFileSync('bench/browser-results.json', JSON.stringify(out, null, 2) + '\n');
 }
 process.exit(0);

@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- --vs-torch`: runs bench/torch_ref.py (the same workload in PyTorch, single
  * thread unless `--torch-threads N`) next to the lab's own figures and prints both side by side
- * with their ratios. Debian's python3-torch lives in /usr/bin/python3; a Python without torch is
- * skipped with a message, never an error. Node only.
+ * with their ratios; `npm run bench:browser -- --vs-torch` does the same beside the page's figures
+ * (wasm per kernel set and thread count). Debian's python3-torch lives in /usr/bin/python3; a
+ * Python without torch is skipped with a message, never an error. Node only.
  */
 import { spawnSync } from 'node:child_process';
 import type { GPTConfig } from '../src/model/gpt-config';
@@ -66,18 +67,21 @@ export function summarizeTorch(runs: TorchResult[]): TorchResult {
  * (train ≤ 1.2× PyTorch's time, KV decode ≥ 0.9× its rate), by wall and by process CPU time.
  */
 export function formatVsTorch(preset: string, lab: Result[], torch: TorchResult): string {
-  const n = (x: number) => Math.round(x).toLocaleString('en-US').padStart(10);
+  // A page has no process CPU clock: its rows leave the CPU columns and ratios out.
+  const n = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : '—').padStart(10);
   const line = (name: string, params: number, r: { trainMs: number; trainCpuMs: number; decodeTokPerS: number; decodeTokPerSCpu: number }) =>
     `${name.padEnd(44)}${n(params)}${n(r.trainMs)}${n(r.trainCpuMs)}${n(r.decodeTokPerS)}${n(r.decodeTokPerSCpu)}`;
   const torchName = `PyTorch ${torch.implementation.replace(/^PyTorch /, '')}, ${torch.threads} thread${torch.threads === 1 ? '' : 's'}`;
   const out = [`${preset}: the lab and PyTorch, same workload, same run`, `${'implementation'.padEnd(44)}${'params'.padStart(10)}${'train ms'.padStart(10)}${'train cpu'.padStart(10)}${'tok/s KV'.padStart(10)}${'KV cpu'.padStart(10)}`];
-  for (const r of lab) out.push(line(`lab ${r.backend}, ${r.kernels}${r.simd ? `, ${r.simd} SIMD` : ''}`, r.params, r));
+  const name = (r: Result) => `lab ${r.backend}, ${r.kernels}${r.simd ? `, ${r.simd} SIMD` : ''}${r.threads && r.threads > 1 ? `, ${r.threads} threads` : ''}`;
+  for (const r of lab) out.push(line(name(r), r.params, r));
   out.push(line(torchName, torch.params, torch));
   for (const r of lab) {
-    if (r.params !== torch.params) out.push(`  lab ${r.backend}, ${r.kernels}: ${r.params} parameters but PyTorch's model has ${torch.params}: not the same model, no ratio`);
+    if (r.params !== torch.params) out.push(`  ${name(r)}: ${r.params} parameters but PyTorch's model has ${torch.params}: not the same model, no ratio`);
     else {
       const t = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-      out.push(`  lab ${r.backend}, ${r.kernels} ÷ PyTorch: train time ${t(r.trainMs, torch.trainMs)} (cpu ${t(r.trainCpuMs, torch.trainCpuMs)}; goal ≤ 1.2×), KV decode rate ${t(r.decodeTokPerS, torch.decodeTokPerS)} (cpu ${t(r.decodeTokPerSCpu, torch.decodeTokPerSCpu)}; goal ≥ 0.9×)`);
+      const cpu = (a: number, b: number) => (Number.isFinite(a) ? `cpu ${t(a, b)}; ` : '');
+      out.push(`  ${name(r)} ÷ PyTorch: train time ${t(r.trainMs, torch.trainMs)} (${cpu(r.trainCpuMs, torch.trainCpuMs)}goal ≤ 1.2×), KV decode rate ${t(r.decodeTokPerS, torch.decodeTokPerS)} (${cpu(r.decodeTokPerSCpu, torch.decodeTokPerSCpu)}goal ≥ 0.9×)`);
     }
   }
   return out.join('\n');

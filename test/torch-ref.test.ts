@@ -36,6 +36,14 @@ describe('torch_ref.py output', () => {
     expect(text).toContain('train time 1.71× (cpu 1.70×; goal ≤ 1.2×), KV decode rate 0.66× (cpu 0.67×; goal ≥ 0.9×)');
   });
 
+  it("prints a page's rows (no CPU clock) by wall time, with their thread count", () => {
+    const page = { ...lab, threads: 2, trainMs: 290, trainCpuMs: NaN, decodeTokPerS: 8500, decodeTokPerSCpu: NaN };
+    const text = formatVsTorch('small', [page], torchLine);
+    expect(text).toMatch(/lab wasm, fused, 2 threads\s+414,336\s+290\s+—\s+8,500\s+—/);
+    // 290 / 541 = 0.54; 8500 / 4516 = 1.88
+    expect(text).toContain('lab wasm, fused, 2 threads ÷ PyTorch: train time 0.54× (goal ≤ 1.2×), KV decode rate 1.88× (goal ≥ 0.9×)');
+  });
+
   it('gives no ratio when the two models differ in size', () => {
     expect(formatVsTorch('small', [{ ...lab, params: 108864 }], torchLine)).toMatch(/108864 parameters but PyTorch's model has 414336: not the same model, no ratio/);
   });
