@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import { MASK, type GPT } from './gpt';
 import { bucket } from './logprobs';
 import { writeCacheSlot } from './kernels/attention';
+import { cachedForward, fusedDecodeAvailable, type DecodeState } from './kernels/decode';
 import { Prng } from '../core/prng';
 
 export interface SampleOptions {
@@ -99,11 +100,27 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
   let cacheV: tf.Tensor3D[] = []; // per layer (B, S, C)
   let forwards = 0;
   let readbacks = 0;
+  // On wasm each step is one kernel writing into caches it owns (kernels/decode.ts); elsewhere the ops of model.forward.
+  const fused: DecodeState | null =
+    opts.useCache !== false && fusedDecodeAvailable()
+      ? {
+          config: model.config,
+          params: model.params,
+          wteT: tf.transpose(model.params.get('wte') as tf.Tensor2D),
+          keys: Array.from({ length: model.config.nLayers }, () => tf.zeros([B, S, dModel])),
+          values: Array.from({ length: model.config.nLayers }, () => tf.zeros([B, S, dModel])),
+        }
+      : null;
   try {
     for (let step = 0; step < maxNew; step++) {
       const slot = P + step - 1; // the last filled slot; its logits give the next token
       let logits: tf.Tensor2D;
-      if (step === 0 || opts.useCache === false) {
+      if (fused) {
+        const [from, len] = step === 0 ? [0, P] : [slot, 1];
+        const ids = columns(tokens, from, len), pos = columns(positions, from, len), b = bias(from, len, S);
+        logits = cachedForward(fused, ids, pos, b, from); // (B, V)
+        tf.dispose([ids, pos, b]);
+      } else if (step === 0 || opts.useCache === false) {
         const L = slot + 1;
         const ids = columns(tokens, 0, L), pos = columns(positions, 0, L), b = bias(0, L, L);
         const keep = step === 0 && opts.useCache !== false;
@@ -148,6 +165,7 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
     }
   } finally {
     tf.dispose([...cacheK, ...cacheV]);
+    if (fused) tf.dispose([fused.wteT, ...fused.keys, ...fused.values]);
   }
   return { samples, forwards, readbacks };
 }

@@ -786,6 +786,60 @@
   )
 
 
+  ;; ---- the sampler's cached forward as one kernel (decode.ts): token + position embeddings, row copies
+  ;; into the KV cache, residual adds. Same f32 operations as the plain ops they replace.
+
+  ;; out[i] = a[i] + b[i], i < n (out may be a)
+  (func $add (export "add") (param $out i32) (param $a i32) (param $b i32) (param $n i32)
+    (local $i i32) (local $n4 i32)
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $d4 (loop $l4
+      (br_if $d4 (i32.ge_u (local.get $i) (local.get $n4)))
+      (v128.store (local.get $out) (f32x4.add (v128.load (local.get $a)) (v128.load (local.get $b))))
+      (local.set $out (i32.add (local.get $out) (i32.const 16)))
+      (local.set $a (i32.add (local.get $a) (i32.const 16)))
+      (local.set $b (i32.add (local.get $b) (i32.const 16)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $l4)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+      (f32.store (local.get $out) (f32.add (f32.load (local.get $a)) (f32.load (local.get $b))))
+      (local.set $out (i32.add (local.get $out) (i32.const 4)))
+      (local.set $a (i32.add (local.get $a) (i32.const 4)))
+      (local.set $b (i32.add (local.get $b) (i32.const 4)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l))))
+
+  ;; x[n] = wte[ids[n]] + wpe[pos[n]] (rows of C floats), n < N; ids and pos int32
+  (func (export "embed") (param $ids i32) (param $pos i32) (param $wte i32) (param $wpe i32) (param $x i32) (param $N i32) (param $C i32)
+    (local $n i32) (local $cs i32)
+    (local.set $cs (i32.shl (local.get $C) (i32.const 2)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $n) (local.get $N)))
+      (call $add (local.get $x)
+        (i32.add (local.get $wte) (i32.mul (i32.load (local.get $ids)) (local.get $cs)))
+        (i32.add (local.get $wpe) (i32.mul (i32.load (local.get $pos)) (local.get $cs)))
+        (local.get $C))
+      (local.set $x (i32.add (local.get $x) (local.get $cs)))
+      (local.set $ids (i32.add (local.get $ids) (i32.const 4)))
+      (local.set $pos (i32.add (local.get $pos) (i32.const 4)))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br $l))))
+
+  ;; rows × n floats from src to dst, their rows ss and ds floats apart (each row a memory.copy: overlap-safe)
+  (func (export "copy_rows") (param $src i32) (param $ss i32) (param $dst i32) (param $ds i32) (param $rows i32) (param $n i32)
+    (local $r i32)
+    (local.set $ss (i32.shl (local.get $ss) (i32.const 2)))
+    (local.set $ds (i32.shl (local.get $ds) (i32.const 2)))
+    (local.set $n (i32.shl (local.get $n) (i32.const 2)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $r) (local.get $rows)))
+      (memory.copy (local.get $dst) (local.get $src) (local.get $n))
+      (local.set $src (i32.add (local.get $src) (local.get $ss)))
+      (local.set $dst (i32.add (local.get $dst) (local.get $ds)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $l))))
+
   ;; ---- AdamW for one parameter of n values (optim.ts's formulation, same f32 operations in the same
   ;; order, no multiply-add fusion): m' = b1·m + (1−b1)·(c·g), v' = b2·v + (1−b2)·(c·g)²,
   ;; w' = w·keep − lr·(m'/bc1)/(√(v'/bc2) + eps). Returns Σ 0·x over w', m', v': NaN iff one is not finite.

@@ -35,6 +35,12 @@ export interface KernelExports {
   gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
   gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
   adamw(w: number, g: number, m: number, v: number, wo: number, mo: number, vo: number, n: number, k: number): number;
+  /** out = a + b over n floats (out may be a). */
+  add(out: number, a: number, b: number, n: number): void;
+  /** x[n] = wte[ids[n]] + wpe[pos[n]], rows of C floats, n < N (ids, pos int32). */
+  embed(ids: number, pos: number, wte: number, wpe: number, x: number, N: number, C: number): void;
+  /** rows × n floats from src to dst, rows ss and ds floats apart. */
+  copy_rows(src: number, ss: number, dst: number, ds: number, rows: number, n: number): void;
 }
 
 const decode = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -95,11 +101,12 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
 
 /**
  * Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy
- * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul); AdamW's update (adamw-wasm.ts).
+ * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul); AdamW's update (adamw-wasm.ts);
+ * the sampler's whole KV-cached forward as one kernel (decode.ts).
  */
-export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul', 'adamw'] as const;
+export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul', 'adamw', 'decode'] as const;
 export type KernelFamily = (typeof KERNEL_FAMILIES)[number];
-const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true, adamw: true };
+const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true, adamw: true, decode: true };
 
 /** Turns fused kernels off (all on by default): for A/B benchmarks and tests against the plain path. */
 export function setFusedKernels(on: boolean, families: readonly KernelFamily[] = KERNEL_FAMILIES): void {
