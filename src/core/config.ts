@@ -21,7 +21,9 @@ export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-rol
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** How a step's G rollouts per instance are sampled (src/tasks/sampling.ts holds each one's doc). */
-export const SAMPLING_NAMES = ['parallel', 'tree'] as const;
+export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random'] as const;
+/** The samplings whose G rollouts are one tree's branches, not trajectories (nothing to replay for credit). */
+export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random'];
 
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
@@ -140,7 +142,7 @@ export const RolloutSchema = z.strictObject({
     .enum(SAMPLING_NAMES)
     .default('parallel')
     .describe(
-      'parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward',
+      'parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation)',
     ),
 });
 
@@ -273,7 +275,7 @@ export const ExperimentSchema = z.strictObject({
   // (each level continues from the chosen sibling, src/tasks/tree.ts), so there is nothing to replay.
   const bad = new Map<string, { path: (string | number)[]; credit: string }>();
   exp.runs.forEach((r, i) => {
-    if ((r.rollout.sampling ?? exp.rollout.sampling) !== 'tree') return;
+    if (!TREE_SAMPLINGS.includes(r.rollout.sampling ?? exp.rollout.sampling)) return;
     const own = r.reward.credit !== undefined;
     const credit = r.reward.credit ?? exp.reward.credit;
     const path = own ? ['runs', i, 'reward', 'credit'] : ['reward', 'credit'];

@@ -25,4 +25,11 @@ export const SAMPLINGS = {
       'best state is copied into all G branches. Each (instance, turn, agent) set holds exactly G siblings.',
     rollout: treeRollout,
   },
+  'tree-random': {
+    doc:
+      'Ablation of tree: the same G siblings per turn from one shared state, each scored the same way, but a ' +
+      'uniformly drawn sibling (not the best) is copied forward, so the path follows the policy as a parallel ' +
+      "trajectory does. Separates exact sibling sets from training only on best-of-G paths.",
+    rollout: (opts) => treeRollout(opts, 'random'),
+  },
 } as const satisfies Record<SamplingName, SamplingSpec>;

@@ -20,6 +20,11 @@
  * row's reward does. The best score wins; exact ties are broken by a draw seeded from (rollout
  * seed, instance, depth).
  *
+ * `tree-random` (an ablation, not a published method): the same tree, but the state copied forward
+ * is a sibling drawn uniformly (same seeded draw), whatever the scores. The sibling sets stay exact
+ * while the path follows the policy's own distribution, as a parallel trajectory's does: it
+ * separates what exact sibling sets do from what training only on best-of-K paths does.
+ *
  * Where this matches PettingLLMs' `generate_env_idx_rollout` with `if_greedy=True`
  * (pettingllms/trainer/multi_agents_execution_engine.py at a054fb1) and where it differs:
  * - Same: K branches per instance in lockstep; every sibling row is kept for training and carries
@@ -134,8 +139,11 @@ export function argmaxSeeded(rewards: readonly number[], rng: Prng): number {
   return rng.pick(rewards.flatMap((r, k) => (r === best ? [k] : [])));
 }
 
+/** Which sibling's state a level copies forward: the best-scored one (AT-GRPO) or a uniform draw. */
+export type TreeSelect = 'best' | 'random';
+
 /** Runs B trees of K = groupSize branches to completion (module doc). */
-export async function treeRollout<X extends object = object>(opts: RolloutOptions<X>): Promise<RolloutResult<X>> {
+export async function treeRollout<X extends object = object>(opts: RolloutOptions<X>, select: TreeSelect = 'best'): Promise<RolloutResult<X>> {
   const task = getTask(opts.task);
   const K = opts.groupSize;
   const env = opts.env ?? new InProcessEnvRunner();
@@ -188,7 +196,7 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
     const scored = await scoreCandidates(task, level, trees, ctx);
     completionCalls += scored.completionCalls;
 
-    // ---- per tree: K sibling rows, the best candidate's state copied forward ----
+    // ---- per tree: K sibling rows, the chosen candidate's state copied forward ----
     for (let i = 0; i < level.length; i += K) {
       const siblings = level.slice(i, i + K);
       const rewards = scored.scores.slice(i, i + K);
@@ -196,7 +204,8 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
       const { agent, prompt } = siblings[0].call;
       const valid = siblings.map((c) => c.result?.ok === true && c.result.valid);
       const failed = siblings.findIndex((c, k) => !c.result?.ok || !Number.isFinite(rewards[k]));
-      const best = failed >= 0 ? -1 : argmaxSeeded(rewards, new Prng(mixSeed(opts.seed, `tree/${siblings[0].call.group}/${tree.depth}`)));
+      const draw = new Prng(mixSeed(opts.seed, `tree/${siblings[0].call.group}/${tree.depth}`));
+      const kept = failed >= 0 ? -1 : select === 'best' ? argmaxSeeded(rewards, draw) : draw.pick(siblings.map((_, k) => k));
       siblings.forEach((c, k) =>
         tree.branches[k].push({
           agent,
@@ -206,7 +215,7 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
           step: tree.depth,
           turn: tree.turns[agent] ?? 0,
           reward: rewards[k],
-          chosen: k === best,
+          chosen: k === kept,
         }),
       );
       if (failed >= 0) {
@@ -214,7 +223,7 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
         tree.error = r && !r.ok ? r.error : r ? `greedy completion of candidate ${failed} did not finish` : 'environment returned no result';
         continue;
       }
-      tree.state = (siblings[best].result as Extract<EnvStepResult, { ok: true }>).state;
+      tree.state = (siblings[kept].result as Extract<EnvStepResult, { ok: true }>).state;
       tree.depth++;
       tree.turns[agent] = (tree.turns[agent] ?? 0) + 1;
     }

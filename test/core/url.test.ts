@@ -6,6 +6,7 @@ import {
   DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
   SAMPLING_NAMES,
+  TREE_SAMPLINGS,
   TASK_NAMES,
   type Experiment,
 } from '../../src/core/config';
@@ -60,7 +61,7 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     c.rollout.sampling = r.sampling;
     // Tree sampling refuses per-agent credit (no trajectory to replay): keep such configs valid.
     c.runs = c.runs.map((run) =>
-      (run.rollout.sampling ?? r.sampling) === 'tree' && run.reward.credit ? { ...run, reward: { ...run.reward, credit: 'shared' } } : run,
+      TREE_SAMPLINGS.includes(run.rollout.sampling ?? r.sampling) && run.reward.credit ? { ...run, reward: { ...run.reward, credit: 'shared' } } : run,
     );
     c.rollout.temperature = r.temperature;
     c.optim.lr = r.lr;

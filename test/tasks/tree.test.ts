@@ -5,8 +5,9 @@ import { computeAdvantages } from '../../src/rl/advantage';
 import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';
 import { rollout, type Policy, type PolicyCall, type PolicyOptions, type RolloutResult } from '../../src/tasks/orchestrator';
 import { getTask, sampleInstances, TASKS, type TaskName } from '../../src/tasks/registry';
-import { argmaxSeeded, treeRollout } from '../../src/tasks/tree';
+import { argmaxSeeded, treeRollout, type TreeSelect } from '../../src/tasks/tree';
 import type { BaseState } from '../../src/tasks/types';
+import { SAMPLINGS } from '../../src/tasks/sampling';
 import { allAgents } from './helpers';
 
 const B = 6;
@@ -22,14 +23,17 @@ function recording(inner: Policy) {
   return { policy, batches };
 }
 
-function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = demonstratorPolicy(task, errorRate), n = B) {
-  return treeRollout({
-    task,
-    instances: sampleInstances(TASKS[task], new Prng(seed), 'train', n),
-    groupSize: K,
-    policies: allAgents(task, policy),
-    seed,
-  });
+function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = demonstratorPolicy(task, errorRate), n = B, select: TreeSelect = 'best') {
+  return treeRollout(
+    {
+      task,
+      instances: sampleInstances(TASKS[task], new Prng(seed), 'train', n),
+      groupSize: K,
+      policies: allAgents(task, policy),
+      seed,
+    },
+    select,
+  );
 }
 
 /** The same math batch sampled in parallel (seed 1). */
@@ -114,6 +118,37 @@ describe('tree sampling', () => {
     expect(stats(p).singletonFrac).toBeGreaterThan(0);
   });
 
+  it('tree-random keeps exact sibling sets but copies a seeded uniform draw forward, often not the best', async () => {
+    const rates = { solver: 0.5, verifier: 0.2 };
+    const n = 16;
+    const r = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, 'random');
+    const again = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, 'random');
+    expect(r.rows.map((row) => [row.traj, row.step, row.response, row.chosen])).toEqual(again.rows.map((row) => [row.traj, row.step, row.response, row.chosen]));
+    const sets = [...siblingSets(r).values()];
+    let belowBest = 0;
+    for (const rows of sets) {
+      expect(rows).toHaveLength(K);
+      expect(new Set(rows.map((row) => row.prompt)).size).toBe(1);
+      const chosen = rows.filter((row) => row.chosen);
+      expect(chosen).toHaveLength(1);
+      if (chosen[0].reward < Math.max(...rows.map((row) => row.reward))) belowBest++;
+    }
+    // The draw ignores the scores: some levels go on from a sibling that scored below the best.
+    expect(belowBest).toBeGreaterThan(0);
+    expect(computeAdvantages(r.rows, { estimator: 'atgrpo' }).stats.singletonFrac).toBe(0);
+    // The path still continues from the chosen state: every tree ends, and its branches share its outcome.
+    for (let g = 0; g < n; g++) expect(new Set(r.trajectories.filter((t) => t.group === g).map((t) => t.reward)).size).toBe(1);
+    // Through the registry, as a run reaches it.
+    const viaRegistry = await SAMPLINGS['tree-random'].rollout({
+      task: 'math',
+      instances: sampleInstances(TASKS.math, new Prng(1), 'train', n),
+      groupSize: K,
+      policies: allAgents('math', demonstratorPolicy('math', rates)),
+      seed: 1,
+    });
+    expect(viaRegistry.rows.map((row) => row.chosen)).toEqual(r.rows.map((row) => row.chosen));
+  });
+
   it('samples the first level exactly as parallel sampling samples the first calls', async () => {
     const rates = { solver: 0.5, verifier: 0.2 };
     const t = await tree('math', rates);
@@ -195,6 +230,7 @@ describe('rollout.sampling in the config', () => {
     };
     expect(errors({ task: 'plan', rollout: { sampling: 'tree' } })).toEqual([]);
     expect(errors({ rollout: { sampling: 'tree' }, reward: { credit: 'counterfactual' } })).toEqual(['reward.credit']);
+    expect(errors({ rollout: { sampling: 'tree-random' }, reward: { credit: 'counterfactual' } })).toEqual(['reward.credit']);
     const runs = [
       { label: 'a', estimator: 'atgrpo' },
       { label: 'b', estimator: 'atgrpo', reward: { credit: 'shapley' } },
