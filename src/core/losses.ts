@@ -243,20 +243,23 @@ export const getAggregation = (mode: string): AggregationSpec => lookup(AGGREGAT
 /** Aggregates with the named mode (the float64 reference). */
 export const aggregate = (mode: string, b: MaskedValues): number => getAggregation(mode).ref(b);
 
+/**
+ * Each row's weight w_i, from the response tokens of every row of the batch (B = rowTokens.length
+ * sequences): a row's tokens weigh w_i each, so the aggregate is Σ_i w_i·Σ_t m·L however the rows
+ * are then packed.
+ */
+export function rowAggregationWeights(mode: string, rowTokens: ArrayLike<number>, lMax: number): Float64Array {
+  const counts = Float64Array.from(rowTokens);
+  const c: MaskCounts = { B: counts.length, lMax, tokens: counts.reduce((a, n) => a + n, 0), rowTokens: counts };
+  const spec = getAggregation(mode);
+  return counts.map((_, i) => spec.rowWeight(c, i));
+}
+
 /** w (B·T) with Σ w·values = aggregate(mode, {values, mask, B, T, lMax}) for every `values`. */
 export function aggregationWeights(mode: string, b: Omit<MaskedValues, 'values'>): Float64Array {
   const { mask, B, T, lMax } = b;
   const rowTokens = new Float64Array(B);
-  let tokens = 0;
-  for (let j = 0; j < B * T; j++) {
-    rowTokens[Math.floor(j / T)] += mask[j];
-    tokens += mask[j];
-  }
-  const spec = getAggregation(mode);
-  const w = new Float64Array(B * T);
-  for (let i = 0; i < B; i++) {
-    const c = spec.rowWeight({ B, lMax, tokens, rowTokens }, i);
-    for (let t = 0; t < T; t++) w[i * T + t] = mask[i * T + t] * c;
-  }
-  return w;
+  for (let j = 0; j < B * T; j++) rowTokens[Math.floor(j / T)] += mask[j];
+  const c = rowAggregationWeights(mode, rowTokens, lMax);
+  return Float64Array.from({ length: B * T }, (_, j) => mask[j] * c[Math.floor(j / T)]);
 }

@@ -1,16 +1,17 @@
 /**
  * The policy update of one model for one batch: epochs × mini-batches of PPO-clip steps. Rows are
- * packed into fixed (B, T) buckets; the aggregation weights come from the pure layer, so a model
- * shared by several agents gets one loss term per agent whose sum is exactly the batch loss: one
- * backward each gives every agent its own pre-clip gradient norm (DESIGN.md `agent/<k>/grad_norm`),
- * and the update applies their sum. Everything a step reports comes back in one readback.
+ * packed into fixed (B, T) buckets, in groups of similar length so that little of the work is
+ * padding; the aggregation weights come from the pure layer, so a model shared by several agents
+ * gets one loss term per agent, on its own rows, whose sum is exactly the batch loss: one backward
+ * each gives every agent its own pre-clip gradient norm (DESIGN.md `agent/<k>/grad_norm`), and the
+ * update applies their sum. Everything a step reports comes back in one readback.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Optim } from '../core/config';
-import { packRows, disposeBatch, scatterResponses, toTensors, tokenLogprobs } from '../model/logprobs';
+import { disposeBatch, lengthGroups, packRows, scatterResponses, toTensors, tokenLogprobs } from '../model/logprobs';
 import { tokenizer } from '../model/tokenizer';
 import { termGradNorms, update, type LossTerm } from '../model/update';
-import { aggregationWeights } from '../core/losses';
+import { rowAggregationWeights } from '../core/losses';
 import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type UpdateStat } from '../core/metrics';
 import type { Row } from '../tasks/orchestrator';
 import { Prng } from '../core/prng';
@@ -80,54 +81,60 @@ export async function updateModel(
   return { gradNorm: steps ? gradNormSum / steps : NaN, skipped, ...(reason ? { reason } : {}), agents };
 }
 
-/** One loss term per agent of `m` on the rows `chunk` (one term for a model of one agent), and the tensors they hold. */
-function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], advantages: Float64Array, chunk: readonly number[], o: UpdateOptions) {
+/**
+ * One loss term per agent of `m` on the rows `chunk` (one term for a model of one agent), and the
+ * tensors they hold. Each term sees only its own rows, packed in length groups (lengthGroups): the
+ * term's loss is the sum of its groups' weighted sums, the same loss as one padded batch, with
+ * the aggregation weights of the whole mini-batch (rowAggregationWeights over all of its rows).
+ */
+export function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], advantages: Float64Array, chunk: readonly number[], o: UpdateOptions) {
   const { optim } = o;
   const cfg = m.model.config;
   const batchRows = chunk.map((i) => rows[i]);
-  const packed = packRows(
-    batchRows.map((r) => ({ prompt: r.promptIds, response: r.responseIds })),
-    { contextLength: cfg.contextLength, vocabSize: cfg.vocabSize, pad: tokenizer.pad },
-  );
-  const { B, T } = packed;
-  const w = aggregationWeights(optim.lossAgg, { mask: packed.mask, B, T, lMax: o.lMax });
+  const rowWeight = rowAggregationWeights(optim.lossAgg, batchRows.map((r) => r.responseIds.length), o.lMax);
+  const packOptions = { contextLength: cfg.contextLength, vocabSize: cfg.vocabSize, pad: tokenizer.pad };
+  /** The rows `own` (indices into chunk) packed as one (B, T) batch, with every per-token input of the loss. */
+  const part = (own: readonly number[]) => {
+    const packed = packRows(own.map((b) => ({ prompt: batchRows[b].promptIds, response: batchRows[b].responseIds })), packOptions);
+    const { B, T } = packed;
+    const perToken = (value: (b: number) => number) => own.map((b) => batchRows[b].responseIds.map(() => value(b)));
+    const batch = toTensors(packed);
+    return {
+      batch,
+      oldLogp: tf.tensor2d(scatterResponses(packed, own.map((b) => batchRows[b].oldLogp)), [B, T]),
+      adv: tf.tensor2d(scatterResponses(packed, perToken((b) => advantages[chunk[b]])), [B, T]),
+      weights: tf.tensor2d(scatterResponses(packed, perToken((b) => rowWeight[b])), [B, T]),
+      refLogp: m.ref ? tf.tidy(() => tokenLogprobs(m.ref!, batch, o.temperature).logp) : undefined,
+    };
+  };
   const agentsHere = [...new Set(batchRows.map((r) => r.agent))];
   // One term per agent on a shared model; a model of one agent has one term.
   const termAgents = m.agents.length > 1 ? agentsHere : [null];
-  const rowSelect = (agent: string | null) => {
-    const sel = new Float32Array(B * T);
-    batchRows.forEach((r, b) => {
-      if (agent === null || r.agent === agent) sel.fill(1, b * T, (b + 1) * T);
-    });
-    return sel;
-  };
-
-  const batch = toTensors(packed);
-  const oldLogp = tf.tensor2d(scatterResponses(packed, batchRows.map((r) => r.oldLogp)), [B, T]);
-  const adv = tf.tensor2d(
-    scatterResponses(packed, batchRows.map((r, b) => r.responseIds.map(() => advantages[chunk[b]]))),
-    [B, T],
-  );
-  const refLogp = m.ref ? tf.tidy(() => tokenLogprobs(m.ref!, batch, o.temperature).logp) : undefined;
   const termInputs = termAgents.map((agent) => {
-    const sel = rowSelect(agent);
-    const weights = Float32Array.from(w, (x, j) => x * sel[j]);
+    const own = batchRows.flatMap((r, b) => (agent === null || r.agent === agent ? [b] : []));
+    const lengths = own.map((b) => batchRows[b].promptIds.length + batchRows[b].responseIds.length);
     return {
       /** The term's agent: a single-agent model's one term is that agent's. */
       agent: agent ?? m.agents[0],
       /** Σ w over the term's tokens: turns its weighted sums into the agent's own means. */
-      wSum: w.reduce((a, x, j) => a + x * sel[j], 0),
-      mask: tf.tidy(() => tf.mul(batch.mask, tf.tensor2d(sel, [B, T]))) as tf.Tensor2D,
-      weights: tf.tensor2d(weights, [B, T]),
+      wSum: own.reduce((a, b) => a + rowWeight[b] * batchRows[b].responseIds.length, 0),
+      parts: lengthGroups(lengths, packOptions).map((g) => part(g.map((k) => own[k]))),
     };
   });
   const terms: LossTerm[] = termInputs.map((t) => () => {
-    const { logp, entropy } = tokenLogprobs(m.model, batch, o.temperature);
-    return ppoLoss({ logp, entropy, oldLogp, adv, mask: t.mask, weights: t.weights, ...(refLogp ? { refLogp } : {}) }, optim);
+    // Loss and stats are sums over tokens: the groups' add up to the term's.
+    const each = t.parts.map((p) => {
+      const { logp, entropy } = tokenLogprobs(m.model, p.batch, o.temperature);
+      const { adv, oldLogp, weights, refLogp } = p;
+      return ppoLoss({ logp, entropy, oldLogp, adv, mask: p.batch.mask, weights, ...(refLogp ? { refLogp } : {}) }, optim);
+    });
+    return { loss: tf.addN(each.map((e) => e.loss)), stats: tf.addN(each.map((e) => e.stats)) };
   });
   const dispose = () => {
-    disposeBatch(batch);
-    tf.dispose([oldLogp, adv, ...(refLogp ? [refLogp] : []), ...termInputs.flatMap((t) => [t.mask, t.weights])]);
+    for (const p of termInputs.flatMap((t) => t.parts)) {
+      disposeBatch(p.batch);
+      tf.dispose([p.oldLogp, p.adv, p.weights, ...(p.refLogp ? [p.refLogp] : [])]);
+    }
   };
   return { batchRows, termInputs, terms, shared: termAgents.length > 1, dispose };
 }
