@@ -170,31 +170,49 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
   return { samples, forwards, readbacks };
 }
 
+/** choose's scratch, grown to the largest vocabulary seen: no allocation per row and step (choose is synchronous). */
+let probs = new Float64Array(0);
+const order: number[] = []; // a plain array: its sort is stable, so ties keep index order
+
 /** Draws one token from a row of logits; returns it with its log-prob (see Sample.logp). */
 export function choose(logits: Float32Array, temperature: number, topP: number, rng: Prng): { token: number; logp: number } {
   const V = logits.length;
   const t = temperature > 0 ? temperature : 1;
+  if (probs.length < V) probs = new Float64Array(V);
+  const p = probs;
   let max = -Infinity;
   for (let i = 0; i < V; i++) max = Math.max(max, logits[i] / t);
-  const p = new Float64Array(V);
   let sum = 0;
   for (let i = 0; i < V; i++) sum += p[i] = Math.exp(logits[i] / t - max);
   const logZ = max + Math.log(sum);
   let token = 0;
   if (temperature <= 0) {
     for (let i = 1; i < V; i++) if (logits[i] > logits[token]) token = i;
-  } else {
-    // Candidates in descending probability, cut to the top-p nucleus (all tokens when topP ≥ 1).
-    const order = Array.from({ length: V }, (_, i) => i);
-    if (topP < 1) order.sort((a, b) => p[b] - p[a]);
-    let kept = 0, mass = 0;
-    while (kept < V && (kept === 0 || topP >= 1 || mass < topP * sum)) mass += p[order[kept++]];
-    let u = rng.next() * mass;
-    token = order[kept - 1];
-    for (let k = 0; k < kept; k++) {
-      u -= p[order[k]];
+  } else if (topP >= 1) {
+    // Every token, in index order: the nucleus is the whole vocabulary and its mass is sum.
+    let u = rng.next() * sum;
+    token = V - 1;
+    for (let k = 0; k < V; k++) {
+      u -= p[k];
       if (u < 0) {
-        token = order[k];
+        token = k;
+        break;
+      }
+    }
+  } else {
+    // Candidates in descending probability, cut to the top-p nucleus.
+    const o = order;
+    o.length = V;
+    for (let i = 0; i < V; i++) o[i] = i;
+    o.sort((a, b) => p[b] - p[a]);
+    let kept = 0, mass = 0;
+    while (kept < V && (kept === 0 || mass < topP * sum)) mass += p[o[kept++]];
+    let u = rng.next() * mass;
+    token = o[kept - 1];
+    for (let k = 0; k < kept; k++) {
+      u -= p[o[k]];
+      if (u < 0) {
+        token = o[k];
         break;
       }
     }
