@@ -85,6 +85,8 @@ Options:
   --backend B    One of ${BACKEND_NAMES.join(', ')}. Default: wasm (the fastest backend in Node;
                  tfjs-node is not used). auto sanity-checks each and, when more than one passes
                  (webgpu through a Dawn shim), keeps the fastest by a timed train step.
+                 wasm runs on 1 thread here: tfjs turns wasm threads off in Node (tfjs issue
+                 3830); the page's wasm threads (backend panel) need a cross-origin isolated browser.
   --out DIR      Output folder. Default: runs/<date>-<time>. A folder that already holds a run
                  is refused (nothing recorded is ever overwritten); one process at a time per
                  folder (DIR/.lock).

@@ -44,15 +44,19 @@ export interface Candidate {
 
 /**
  * The cache key: the version, the model size, and each candidate with its device, so that another
- * GPU, driver string or set of passing backends is measured afresh.
+ * GPU, driver string or set of passing backends is measured afresh; wasm with its thread count
+ * (threads.ts) past 1, since a step timed on 1 thread says nothing of 2 (1 thread keeps the plain
+ * `wasm`, so measurements kept before threads existed stay valid).
  */
-export function measurementKey(preset: ModelPreset, candidates: readonly Candidate[]): string {
+export function measurementKey(preset: ModelPreset, candidates: readonly Candidate[], wasmThreads = 1): string {
   const device = (c: Candidate) =>
     c.adapter
       ? `${c.backend}(${[c.adapter.vendor, c.adapter.architecture, c.adapter.device, c.adapter.description].join('/')})`
       : c.renderer
         ? `${c.backend}(${c.renderer})`
-        : c.backend;
+        : c.backend === 'wasm' && wasmThreads > 1
+          ? `wasm(${wasmThreads} threads)`
+          : c.backend;
   const sorted = [...candidates].sort((a, b) => a.backend.localeCompare(b.backend));
   return `v${MEASUREMENT_VERSION}|${preset}|${sorted.map(device).join('|')}`;
 }

@@ -70,4 +70,6 @@ export interface BackendReport {
   attempts: BackendAttempt[];
   /** `auto`'s step timings of the backends that passed, when it measured (or reused a measurement). */
   measurement?: Measurement;
+  /** wasm only: the threads its backend runs (tfjs's getThreadsCount; threads.ts says how many are asked). */
+  threads?: number;
 }

@@ -42,6 +42,8 @@ export interface AutoOptions {
    * candidate is used untimed: Node has only wasm unless a Dawn shim is installed.
    */
   timeAlone?: boolean;
+  /** The wasm backend's threads (threads.ts; 1 in Node): part of the cache key, as they change wasm's step time. */
+  wasmThreads?: number;
   /** Sanity-check and time software adapters too, instead of skipping them (the browser test that SwiftShader loses to wasm). */
   timeSoftware?: boolean;
 }
@@ -136,7 +138,7 @@ export async function selectBackend(tf: typeof TF, requested: BackendName, platf
 async function chooseAmong(tf: typeof TF, passed: readonly Candidate[], opts: AutoOptions): Promise<{ backend: ConcreteBackend; measurement?: Measurement }> {
   if (passed.length === 1 && (passed[0].backend === 'cpu' || !opts.timeAlone)) return { backend: passed[0].backend };
   const preset = opts.preset ?? 'nano';
-  const key = measurementKey(preset, passed);
+  const key = measurementKey(preset, passed, opts.wasmThreads);
   const kept = opts.cached?.(key);
   if (kept && kept.key === key && passed.some((p) => p.backend === kept.choice)) {
     return { backend: kept.choice, measurement: { ...kept, cached: true } };

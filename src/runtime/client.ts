@@ -27,9 +27,10 @@ export interface BackendProbe {
 /**
  * The shell's backend indicator: a run worker that only selects a backend and is then
  * terminated, so it does not hold a GPU device or wasm memory while the runs train. `auto` times
- * `preset` on each candidate unless `measurements` holds a measurement of these devices.
+ * `preset` on each candidate (wasm on `threads`, as the runs will run it) unless `measurements`
+ * holds a measurement of these devices.
  */
-export function probeBackend(backend: BackendName, preset: ModelPreset, measurements: Measurements = {}): BackendProbe {
+export function probeBackend(backend: BackendName, preset: ModelPreset, measurements: Measurements = {}, threads = 1): BackendProbe {
   const id = nextId();
   const worker = newWorker(id);
   const report = new Promise<BackendReport>((resolve, reject) => {
@@ -39,7 +40,7 @@ export function probeBackend(backend: BackendName, preset: ModelPreset, measurem
     };
     worker.onerror = (e) => reject(new Error(`worker failed to start: ${e.message || 'script error'}`));
   }).finally(() => worker.terminate());
-  worker.postMessage({ type: 'init', runId: id, backend, preset, measurements } satisfies ToWorker);
+  worker.postMessage({ type: 'init', runId: id, backend, preset, measurements, threads } satisfies ToWorker);
   return { report, cancel: () => worker.terminate() };
 }
 
@@ -60,6 +61,11 @@ export function workerSlots(cores: number = globalThis.navigator?.hardwareConcur
   return Math.max(2, Math.min(8, Math.floor(cores) || 2));
 }
 
+/** How many of the experiment's runs train at once: one per worker slot (the rest wait in the queue). */
+export function runsAtOnce(config: Experiment, cores: number = globalThis.navigator?.hardwareConcurrency ?? 2): number {
+  return Math.min(runInstances(config).length, workerSlots(cores));
+}
+
 export interface SessionOptions {
   /** Checkpoint files to start from instead of the shipped base models (every run gets a copy). */
   uploads?: { name: string; bytes: ArrayBuffer }[];
@@ -77,6 +83,8 @@ export interface SessionOptions {
   slots?: number;
   /** `auto`'s kept measurements, read as each run starts (one taken meanwhile is reused). */
   measurements?: () => Measurements;
+  /** Threads for each run's wasm backend (threads.ts), read as each run starts; 1 if absent. */
+  threads?: () => number;
 }
 
 /**
@@ -145,6 +153,7 @@ export class LabSession {
       seed: info.seed,
       label: info.label,
       measurements: this.options.measurements?.() ?? {},
+      threads: this.options.threads?.() ?? 1,
       uploads: this.options.uploads ?? [],
       ...(this.options.persist ? { persist: persistOf(this.options.persist, info) } : {}),
     } satisfies ToWorker);

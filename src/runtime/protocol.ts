@@ -52,7 +52,7 @@ export interface InspectedTrajectory {
 /** Page → worker. */
 export type ToWorker =
   /** Only selects the backend and reports it (the shell's backend indicator); `auto` times `preset`. */
-  | { type: 'init'; runId: RunId; backend: BackendName; preset: ModelPreset; measurements?: Measurements }
+  | { type: 'init'; runId: RunId; backend: BackendName; preset: ModelPreset; measurements?: Measurements; threads?: number }
   /** One message starts a run: the worker selects `backend`, reports it (`backend`), then loads the run (`ready`). */
   | {
       type: 'start';
@@ -65,6 +65,11 @@ export type ToWorker =
       label: string;
       /** `auto`'s measurements kept by the page (ui/backend-cache.ts): one for these devices is reused. */
       measurements?: Measurements;
+      /**
+       * Threads for the wasm backend, resolved by the page (threads.ts; 1 if absent). Not in
+       * `config`: they change the speed, never the results.
+       */
+      threads?: number;
       /** Checkpoint files the user uploaded, to start from instead of the shipped base models. */
       uploads?: { name: string; bytes: ArrayBuffer }[];
       /**

@@ -20,7 +20,7 @@ import type { BackendReport } from './backend-types';
 import { loadBaseModels } from './base-models';
 import { inspectBatch } from './inspect';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
-import { browserPlatform } from './platform-browser';
+import { browserPlatform, setWasmThreads, wasmThreadsRunning } from './platform-browser';
 import { getState, putState, stateKey } from './state-store';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
 
@@ -32,6 +32,11 @@ function kernelsInUse(): string {
   if (wasm.length) return `fused wasm SIMD (${wasm.join(', ')})`;
   const gpu = KERNEL_FAMILIES.filter((f) => webgpuKernelsAvailable(f));
   return gpu.length ? `fused WGSL (${gpu.join(', ')}, AdamW)` : `tfjs ${tf.getBackend()} ops`;
+}
+
+/** The report with the threads the wasm backend runs, when wasm is the backend chosen. */
+async function withThreads(report: BackendReport): Promise<BackendReport> {
+  return report.backend === 'wasm' ? { ...report, threads: await wasmThreadsRunning() } : report;
 }
 
 /**
@@ -47,7 +52,7 @@ function backendSwitcher(report: BackendReport): BackendSwitcher<BackendReport> 
     async fallBack() {
       const wasm = await selectBackend(tf, 'wasm', browserPlatform);
       if (!wasm.backend) throw new Error(`wasm refused: ${wasm.attempts.map((a) => a.reason).join('; ')}`);
-      return wasm;
+      return withThreads(wasm);
     },
   };
 }
@@ -64,17 +69,22 @@ class RunHost {
     post({ type: 'state', runId: this.id, state, step: this.driver?.step ?? 0, ...(message ? { message } : {}) });
   }
 
-  /** Selects the backend; `auto` times `preset` on each candidate unless `measurements` has these devices. */
-  private async init(runId: RunId, backend: BackendName, preset: ModelPreset, measurements: Measurements = {}): Promise<void> {
+  /**
+   * Selects the backend, wasm on `threads` threads (set before tfjs starts it: once per worker);
+   * `auto` times `preset` on each candidate unless `measurements` has these devices at these threads.
+   */
+  private async init(runId: RunId, backend: BackendName, preset: ModelPreset, measurements: Measurements = {}, threads = 1): Promise<void> {
     this.id = runId;
-    this.report = await selectBackend(tf, backend, browserPlatform, { preset, timeAlone: true, cached: (key) => measurements[key] });
+    setWasmThreads(threads);
+    const report = await selectBackend(tf, backend, browserPlatform, { preset, timeAlone: true, wasmThreads: threads, cached: (key) => measurements[key] });
+    this.report = await withThreads(report);
     post({ type: 'backend', runId, report: this.report });
   }
 
   /** One message starts a run: select the backend and report it, then load the run. */
   private async start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     const { config, seed, uploads = [] } = msg;
-    await this.init(msg.runId, msg.backend, timedPreset(config), msg.measurements);
+    await this.init(msg.runId, msg.backend, timedPreset(config), msg.measurements, msg.threads);
     const report = this.report!;
     if (!report.backend) throw new Error(`backend ${report.requested} refused: ${report.attempts.map((a) => a.reason).join('; ')}`);
     const id = this.id;
@@ -156,7 +166,7 @@ class RunHost {
   async handle(msg: ToWorker): Promise<void> {
     switch (msg.type) {
       case 'init':
-        return this.init(msg.runId, msg.backend, msg.preset, msg.measurements);
+        return this.init(msg.runId, msg.backend, msg.preset, msg.measurements, msg.threads);
       case 'start':
         return this.start(msg);
       case 'play':

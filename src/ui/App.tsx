@@ -7,6 +7,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { timedPreset } from '../runtime/auto-choice';
 import { probeBackend } from '../runtime/client';
 import { keepMeasurement, loadMeasurements } from './backend-cache';
+import { threadChoice } from './thread-setting';
 import { downloadCsv, downloadJson } from './export';
 import { chooseCheckpoints, snapshot } from './lab';
 import { BackendPanel } from './panels/BackendPanel';
@@ -24,17 +25,19 @@ import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
 
 /**
- * One backend probe per requested backend and timed model size (and per "Measure again"); its
- * worker exits once it has answered. A measurement it took is kept for the runs and the next visit.
+ * One backend probe per requested backend, timed model size and wasm thread count (and per
+ * "Measure again"); its worker exits once it has answered. A measurement it took is kept for the runs and the next visit.
  */
 function useBackendProbe() {
   const requested = useLab((s) => s.config.backend);
   const config = useLab((s) => s.config);
   const preset = useMemo(() => timedPreset(config), [config]);
   const nonce = useLab((s) => s.probeNonce);
+  const setting = useLab((s) => s.threads);
+  const threads = useMemo(() => threadChoice(config, setting).threads, [config, setting]);
   useEffect(() => {
     setBackend({ state: 'probing' });
-    const probe = probeBackend(requested, preset, loadMeasurements());
+    const probe = probeBackend(requested, preset, loadMeasurements(), threads);
     let live = true;
     probe.report.then(
       (report) => {
@@ -47,7 +50,7 @@ function useBackendProbe() {
       live = false;
       probe.cancel();
     };
-  }, [requested, preset, nonce]);
+  }, [requested, preset, nonce, threads]);
 }
 
 function UrlAlert() {

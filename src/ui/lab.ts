@@ -14,6 +14,7 @@ import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { FromWorker, RunId } from '../runtime/protocol';
 import { keepMeasurement, loadMeasurements } from './backend-cache';
+import { threadChoice } from './thread-setting';
 import { downloadBlob, fileName } from './export';
 import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
 import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
@@ -118,7 +119,8 @@ function fail(id: RunId, message: string): void {
 /** A LabSession at the store's pace; commands queue until all of its runs are ready. */
 function spawn(config: Experiment, options: SessionOptions): LabSession {
   whenReady = [];
-  const s = new LabSession(config, receive, { measurements: loadMeasurements, ...options });
+  const threads = () => threadChoice(config, useLab.getState().threads).threads;
+  const s = new LabSession(config, receive, { measurements: loadMeasurements, threads, ...options });
   const { paceMs } = useLab.getState();
   if (paceMs > 0) s.pace(paceMs);
   return s;

@@ -10,6 +10,8 @@ import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 import type { BackendReport } from '../runtime/backend-types';
 import { forgetMeasurements } from './backend-cache';
+import { keepThreadSetting, loadThreadSetting } from './thread-setting';
+import type { ThreadSetting } from '../runtime/threads';
 import type { LiveParam } from '../core/config';
 import type { RunId, RunStatus } from '../runtime/protocol';
 
@@ -115,6 +117,8 @@ export interface LabState {
   backend: BackendStatus;
   /** Bumped to run the backend probe again (the panel's "Measure again"). */
   probeNonce: number;
+  /** Threads per run for the wasm backend (a machine setting, kept in localStorage; thread-setting.ts). */
+  threads: ThreadSetting;
   session: SessionStatus;
   /** Paused by the Page Visibility API, to resume when the tab shows again. */
   autoPaused: boolean;
@@ -141,6 +145,7 @@ export const useLab = create<LabState>(() => ({
   urlErrors: [],
   backend: { state: 'probing' },
   probeNonce: 0,
+  threads: loadThreadSetting(),
   session: 'none',
   autoPaused: false,
   paceMs: 0,
@@ -160,6 +165,11 @@ export const setConfig = (config: Experiment) => useLab.setState({ config });
 export const chooseConfig = (config: Experiment) => useLab.setState({ config, urlErrors: [] });
 export const setUrlErrors = (urlErrors: FieldError[]) => useLab.setState({ urlErrors });
 export const setBackend = (backend: BackendStatus) => useLab.setState({ backend });
+/** The wasm thread setting, kept for the next visit; runs started from now on get it. */
+export function setThreads(threads: ThreadSetting): void {
+  keepThreadSetting(threads);
+  useLab.setState({ threads });
+}
 /** Forgets `auto`'s kept measurements and probes again, so that the backends are timed afresh. */
 export function remeasureBackends(): void {
   forgetMeasurements();

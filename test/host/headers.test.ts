@@ -4,16 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { contentSecurityPolicy, ISOLATION_HEADERS, pageHeaders } from '../../src/host/headers';
 
 describe('page headers', () => {
-  it('allow only the own origin, plus wasm compilation, in production', () => {
+  it("allow only the own origin, plus wasm compilation and tfjs's blob: pthread workers, in production", () => {
     const csp = contentSecurityPolicy();
     expect(csp).toMatch(/(^|; )default-src 'self'(;|$)/);
-    expect(csp).toMatch(/(^|; )script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+    expect(csp).toMatch(/(^|; )script-src 'self' 'wasm-unsafe-eval' blob:(;|$)/);
+    expect(csp).toMatch(/(^|; )worker-src 'self' blob:(;|$)/);
     expect(csp).not.toMatch(/'unsafe-inline'|'unsafe-eval'|https?:|ws:|\*/);
   });
 
   it("add inline script and style and the hot-reload socket for the dev server only", () => {
     const dev = contentSecurityPolicy(true);
-    expect(dev).toMatch(/script-src 'self' 'wasm-unsafe-eval' 'unsafe-inline'/);
+    expect(dev).toMatch(/script-src 'self' 'wasm-unsafe-eval' blob: 'unsafe-inline'/);
     expect(dev).toMatch(/connect-src 'self' ws:/);
     expect(pageHeaders(true)['Content-Security-Policy']).toBe(dev);
     expect(pageHeaders()['Cross-Origin-Embedder-Policy']).toBe('require-corp');

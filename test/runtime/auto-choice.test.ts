@@ -79,6 +79,15 @@ describe("auto's choice", () => {
     );
   });
 
+  it('keys wasm by its thread count past 1, so a 1-thread step is never reused for 2', () => {
+    const one = measurementKey('small', [{ backend: 'wasm' }]);
+    expect(measurementKey('small', [{ backend: 'wasm' }], 1)).toBe(one);
+    expect(one).toBe('v1|small|wasm'); // as kept before threads existed
+    const two = measurementKey('small', [{ backend: 'wasm' }, { backend: 'webgl', renderer: 'ANGLE' }], 2);
+    expect(two).toBe('v1|small|wasm(2 threads)|webgl(ANGLE)');
+    expect(measurementKey('small', [{ backend: 'wasm' }], 4)).not.toBe(measurementKey('small', [{ backend: 'wasm' }], 2));
+  });
+
   it("times the experiment's largest model size", () => {
     expect(timedPreset(DEFAULT_EXPERIMENT)).toBe(DEFAULT_EXPERIMENT.models.preset);
     const mixed = ExperimentSchema.parse({

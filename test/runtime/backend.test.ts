@@ -78,6 +78,9 @@ describe('selectBackend in Node', () => {
     // Another model size is another key: measured afresh; a spent budget times nothing and keeps wasm.
     const spent = await selectBackend(tf, 'auto', nodePlatform, { preset: 'small', timeAlone: true, budgetMs: 0, cached: () => kept });
     expect(spent.measurement).toMatchObject({ preset: 'small', cached: false, choice: 'wasm', timings: [{ backend: 'wasm', note: 'not timed: the 0 ms budget was spent' }] });
+    // So is another wasm thread count: the 1-thread figure is not reused for 2 threads.
+    const twoThreads = await selectBackend(tf, 'auto', nodePlatform, { preset: 'nano', timeAlone: true, budgetMs: 0, wasmThreads: 2, cached: () => kept });
+    expect(twoThreads.measurement).toMatchObject({ key: 'v1|nano|wasm(2 threads)', cached: false });
     expect(tf.getBackend()).toBe('wasm');
   });
 

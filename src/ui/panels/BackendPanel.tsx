@@ -1,12 +1,15 @@
 /**
  * Which compute backend the run worker chose, on what adapter, and why the others were passed
- * over; for `auto`, each candidate's timed train step, when it was measured, and "Measure again".
+ * over; for `auto`, each candidate's timed train step, when it was measured, and "Measure again";
+ * the wasm thread setting (a machine setting: auto or a count) and the threads it gives each run.
  */
 import { BACKEND_NAMES } from '../../core/config';
 import type { BackendName } from '../../core/config';
 import { figureOf, measuredWhen } from '../../runtime/auto-choice';
 import type { Measurement } from '../../runtime/backend-types';
-import { chooseConfig, remeasureBackends, useLab } from '../store';
+import { MAX_THREADS, type ThreadSetting } from '../../runtime/threads';
+import { chooseConfig, remeasureBackends, setThreads, useLab } from '../store';
+import { thisMachine, threadChoice, threadsText } from '../thread-setting';
 
 /** `auto`'s figures: ms per train step of each candidate that passed the sanity check. */
 function Timings({ m }: { m: Measurement }) {
@@ -39,6 +42,35 @@ function Timings({ m }: { m: Measurement }) {
   );
 }
 
+/** The wasm thread setting: `auto` or 1 … the cores (2 at least); what it gives each run, and why. */
+function Threads() {
+  const setting = useLab((s) => s.threads);
+  const config = useLab((s) => s.config);
+  const { threads, why } = threadChoice(config, setting);
+  const counts = Array.from({ length: Math.min(MAX_THREADS, Math.max(2, thisMachine().cores)) }, (_, i) => i + 1);
+  return (
+    <p className="threads">
+      <label>
+        wasm threads per run{' '}
+        <select
+          value={String(setting)}
+          onChange={(e) => setThreads((e.target.value === 'auto' ? 'auto' : Number(e.target.value)) as ThreadSetting)}
+        >
+          <option value="auto">auto</option>
+          {counts.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <span className="muted" data-testid="threads-choice">
+        {threads} ({why}); same results at any count
+      </span>
+    </p>
+  );
+}
+
 export function BackendPanel() {
   const backend = useLab((s) => s.backend);
   const requested = useLab((s) => s.config.backend);
@@ -57,6 +89,7 @@ export function BackendPanel() {
           ))}
         </select>
       </label>
+      <Threads />
       {backend.state === 'probing' && <p data-testid="backend-status">Checking backends…</p>}
       {backend.state === 'error' && (
         <p role="alert" data-testid="backend-status">
@@ -68,6 +101,7 @@ export function BackendPanel() {
           {backend.state === 'ready' ? (
             <p data-testid="backend-status">
               Using <strong data-testid="backend-name">{backend.report.backend}</strong>
+              {backend.report.threads !== undefined && ` on ${threadsText(backend.report.threads)}`}
             </p>
           ) : (
             <p role="alert" data-testid="backend-status">

@@ -1,12 +1,13 @@
 /**
  * Session controls (Train, Pause, Step, Reset, Speed) and the status bar: per run its state, a
- * labelled step counter and tokens/s; the backend the workers chose. Buttons and the select are
+ * labelled step counter and tokens/s; the backend the workers chose (wasm: on how many threads). Buttons and the select are
  * native, so they are keyboard operable and named by their text or label.
  */
 import { figureOf } from '../../runtime/auto-choice';
 import type { Measurement } from '../../runtime/backend-types';
 import { pause, play, reset, setPace, stepOnce } from '../lab';
 import { useLab } from '../store';
+import { threadsText } from '../thread-setting';
 import type { RunView } from '../store';
 
 /** Speed choices: how long every run waits between two steps while playing. */
@@ -172,6 +173,7 @@ export function StatusBar() {
         {backend.state === 'probing' && 'checking backends…'}
         {report &&
           `${report.backend ?? 'no backend'}${report.adapter ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
+        {report?.threads !== undefined && <span data-testid="backend-threads"> · {threadsText(report.threads)}</span>}
         {report?.measurement && <span data-testid="backend-speed"> · {speedOf(report.measurement)}</span>}
         {kernels && <span data-testid="kernels"> · {kernels}</span>}
       </span>
