@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { paramSpecs, type GPTConfig, type ParamSpec } from './gpt-config';
-import { embed, layerNorm, linear, matmul, mlp } from './layers';
+import { embed, layerNorm, linear, matmul, mlp, takeRows } from './layers';
 import { cachedAttention, selfAttention } from './kernels/attention';
 import { Prng } from '../core/prng';
 
@@ -28,6 +28,8 @@ export interface ForwardOptions {
   kv?: (layer: number, k: tf.Tensor3D, v: tf.Tensor3D) => [tf.Tensor3D, tf.Tensor3D];
   /** Logits of the last position only: (B, V) instead of (B*T, V). */
   lastOnly?: boolean;
+  /** Logits of these flat positions (indices into B*T, distinct) only: (N, V). */
+  at?: tf.Tensor1D;
 }
 
 export class GPT {
@@ -110,7 +112,7 @@ export class GPT {
     });
   }
 
-  /** The forward pass: ids (B, T) int32 → logits (B*T, V), or (B, V) with lastOnly. Caller disposes. */
+  /** The forward pass: ids (B, T) int32 → logits (B*T, V), or (B, V) with lastOnly, (N, V) with `at`. Caller disposes. */
   forward(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
     const [B, T] = ids.shape;
     const { dModel: C, contextLength } = this.config;
@@ -132,6 +134,7 @@ export class GPT {
         x = tf.add(x, mlp(xn, this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1'), this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2'))); // (B*T, C) through (B*T, M)
       }
       if (opts.lastOnly) x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]); // (B, C)
+      if (opts.at) x = takeRows(x, opts.at); // (N, C)
       x = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'));
       return matmul(x, tf.transpose(this.p<tf.Rank.R2>('wte'))); // (N, V): tied output head
     });

@@ -112,3 +112,16 @@ export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
 export function pick(values: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor1D {
   return tf.sum(tf.mul(values, oneHot(idx, values.shape[1])), -1); // (N)
 }
+
+/**
+ * Rows idx of x, (N, C) and (R) int32 → (R, C), with distinct idx. Its gradient puts dy back in
+ * those rows (ScatterNd): gather's own gradient needs UnsortedSegmentSum, which wasm lacks (§2).
+ */
+export function takeRows(x: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor2D {
+  const [N, C] = x.shape;
+  const take = tf.customGrad(((xs: tf.Tensor) => ({
+    value: tf.gather(xs, idx),
+    gradFunc: (dy: tf.Tensor) => tf.scatterND(tf.reshape(idx, [-1, 1]), dy, [N, C]),
+  })) as unknown as CustomGradientFunc) as (xs: tf.Tensor2D) => tf.Tensor2D;
+  return take(x); // (R, C)
+}

@@ -142,8 +142,18 @@ export function toTensors(p: Packed): TokenBatch {
   };
 }
 
-export function disposeBatch(b: TokenBatch): void {
-  tf.dispose([b.inputs, b.targets, b.mask]);
+export function disposeBatch(b: TokenBatch | ResponseBatch): void {
+  tf.dispose(Object.values(b));
+}
+
+/** log π(target) and the entropy of π, (N) each, from logits (N, V) divided by `temperature`. */
+function score(logits: tf.Tensor2D, targets: tf.Tensor1D, temperature: number): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+  const scaled = temperature === 1 ? logits : tf.div(logits, temperature);
+  const logpAll = tf.logSoftmax(scaled) as tf.Tensor2D; // (N, V)
+  return {
+    logp: pick(logpAll, targets), // (N)
+    entropy: tf.neg(tf.sum(tf.mul(tf.exp(logpAll), logpAll), -1)), // (N)
+  };
 }
 
 /**
@@ -155,14 +165,47 @@ export function disposeBatch(b: TokenBatch): void {
 export function tokenLogprobs(model: GPT, batch: TokenBatch, temperature = 1): { logp: tf.Tensor2D; entropy: tf.Tensor2D } {
   const [B, T] = batch.inputs.shape;
   return tf.tidy(() => {
-    let logits = model.forward(batch.inputs); // (B*T, V)
-    if (temperature !== 1) logits = tf.div(logits, temperature);
-    const logpAll = tf.logSoftmax(logits); // (B*T, V)
-    const logp = pick(logpAll, tf.reshape(batch.targets, [-1])); // (B*T)
-    const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logpAll), logpAll), -1)); // (B*T)
+    const { logp, entropy } = score(model.forward(batch.inputs), tf.reshape(batch.targets, [-1]), temperature); // (B*T) each
     return {
       logp: tf.mul(tf.reshape(logp, [B, T]), batch.mask) as tf.Tensor2D, // (B, T)
       entropy: tf.mul(tf.reshape(entropy, [B, T]), batch.mask) as tf.Tensor2D, // (B, T)
     };
   });
+}
+
+/** Flat (B*T) index of every response target, row after row (the order of each row's response tokens). */
+export function responsePositions(p: Packed): Int32Array {
+  const at = new Int32Array(p.lengths.reduce((a, n) => a + n, 0));
+  let k = 0;
+  p.starts.forEach((s, r) => {
+    for (let i = 0; i < p.lengths[r]; i++) at[k++] = s + i;
+  });
+  return at;
+}
+
+/** Device copies of a packed batch for responseLogprobs. Caller disposes (disposeBatch). */
+export interface ResponseBatch {
+  inputs: tf.Tensor2D; // (B, T) int32
+  /** responsePositions: (R) int32. */
+  at: tf.Tensor1D;
+  /** The response tokens, (R) int32. */
+  targets: tf.Tensor1D;
+}
+
+export function toResponseTensors(p: Packed): ResponseBatch {
+  const at = responsePositions(p);
+  return {
+    inputs: tf.tensor2d(p.inputs, [p.B, p.T], 'int32'),
+    at: tf.tensor1d(at, 'int32'),
+    targets: tf.tensor1d(Int32Array.from(at, (j) => p.targets[j]), 'int32'),
+  };
+}
+
+/**
+ * tokenLogprobs of the response tokens alone, (R) each in responsePositions order: only those
+ * positions go through the final LayerNorm, the head and the softmax (in the default experiment
+ * about one position in eight is a response token). Differentiable; caller disposes both.
+ */
+export function responseLogprobs(model: GPT, batch: ResponseBatch, temperature = 1): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+  return tf.tidy(() => score(model.forward(batch.inputs, { at: batch.at }), batch.targets, temperature));
 }

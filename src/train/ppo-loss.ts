@@ -10,7 +10,7 @@ import type { Optim } from '../core/config';
 import { getKl, getPolicyLoss, type Ops } from '../core/losses';
 import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type TokenTerms } from '../core/metrics';
 
-/** All (B, T); zero outside response tokens. `weights` are also zero outside this term's rows. */
+/** All (B, T) and zero outside response tokens, or (1, R) of the response tokens alone. `weights` are also zero outside this term's rows. */
 export interface PpoInputs {
   logp: tf.Tensor2D;
   entropy: tf.Tensor2D;

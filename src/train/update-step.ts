@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Optim } from '../core/config';
-import { disposeBatch, lengthGroups, packRows, scatterResponses, toTensors, tokenLogprobs } from '../model/logprobs';
+import { disposeBatch, lengthGroups, packRows, responseLogprobs, toResponseTensors } from '../model/logprobs';
 import { tokenizer } from '../model/tokenizer';
 import { termGradNorms, update, type LossTerm } from '../model/update';
 import { rowAggregationWeights } from '../core/losses';
@@ -93,18 +93,23 @@ export function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], a
   const batchRows = chunk.map((i) => rows[i]);
   const rowWeight = rowAggregationWeights(optim.lossAgg, batchRows.map((r) => r.responseIds.length), o.lMax);
   const packOptions = { contextLength: cfg.contextLength, vocabSize: cfg.vocabSize, pad: tokenizer.pad };
-  /** The rows `own` (indices into chunk) packed as one (B, T) batch, with every per-token input of the loss. */
+  /**
+   * The rows `own` (indices into chunk) packed as one (B, T) batch, and every per-token input of
+   * the loss as (1, R): the R response tokens, row after row (responseLogprobs' order).
+   */
   const part = (own: readonly number[]) => {
     const packed = packRows(own.map((b) => ({ prompt: batchRows[b].promptIds, response: batchRows[b].responseIds })), packOptions);
-    const { B, T } = packed;
-    const perToken = (value: (b: number) => number) => own.map((b) => batchRows[b].responseIds.map(() => value(b)));
-    const batch = toTensors(packed);
+    const batch = toResponseTensors(packed);
+    const R = batch.at.size;
+    const perToken = (values: (b: number) => readonly number[]) => tf.tensor2d(own.flatMap(values), [1, R]);
+    const perRow = (value: (b: number) => number) => perToken((b) => batchRows[b].responseIds.map(() => value(b)));
     return {
       batch,
-      oldLogp: tf.tensor2d(scatterResponses(packed, own.map((b) => batchRows[b].oldLogp)), [B, T]),
-      adv: tf.tensor2d(scatterResponses(packed, perToken((b) => advantages[chunk[b]])), [B, T]),
-      weights: tf.tensor2d(scatterResponses(packed, perToken((b) => rowWeight[b])), [B, T]),
-      refLogp: m.ref ? tf.tidy(() => tokenLogprobs(m.ref!, batch, o.temperature).logp) : undefined,
+      oldLogp: perToken((b) => batchRows[b].oldLogp),
+      adv: perRow((b) => advantages[chunk[b]]),
+      weights: perRow((b) => rowWeight[b]),
+      mask: tf.ones([1, R]) as tf.Tensor2D,
+      refLogp: m.ref ? tf.tidy(() => tf.reshape(responseLogprobs(m.ref!, batch, o.temperature).logp, [1, R]) as tf.Tensor2D) : undefined,
     };
   };
   const agentsHere = [...new Set(batchRows.map((r) => r.agent))];
@@ -124,16 +129,17 @@ export function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], a
   const terms: LossTerm[] = termInputs.map((t) => () => {
     // Loss and stats are sums over tokens: the groups' add up to the term's.
     const each = t.parts.map((p) => {
-      const { logp, entropy } = tokenLogprobs(m.model, p.batch, o.temperature);
-      const { adv, oldLogp, weights, refLogp } = p;
-      return ppoLoss({ logp, entropy, oldLogp, adv, mask: p.batch.mask, weights, ...(refLogp ? { refLogp } : {}) }, optim);
+      const { logp, entropy } = responseLogprobs(m.model, p.batch, o.temperature);
+      const row = (x: tf.Tensor1D) => tf.reshape(x, [1, -1]) as tf.Tensor2D; // (1, R)
+      const { adv, oldLogp, weights, mask, refLogp } = p;
+      return ppoLoss({ logp: row(logp), entropy: row(entropy), oldLogp, adv, mask, weights, ...(refLogp ? { refLogp } : {}) }, optim);
     });
     return { loss: tf.addN(each.map((e) => e.loss)), stats: tf.addN(each.map((e) => e.stats)) };
   });
   const dispose = () => {
     for (const p of termInputs.flatMap((t) => t.parts)) {
       disposeBatch(p.batch);
-      tf.dispose([p.oldLogp, p.adv, p.weights, ...(p.refLogp ? [p.refLogp] : [])]);
+      tf.dispose([p.oldLogp, p.adv, p.weights, p.mask, ...(p.refLogp ? [p.refLogp] : [])]);
     }
   };
   return { batchRows, termInputs, terms, shared: termAgents.length > 1, dispose };

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disposeBatch, gatherResponses, packRows, scatterResponses, tokenLogprobs, toTensors } from '../../src/model/logprobs';
-import { tinyModel, useBackend } from './helpers';
+import { disposeBatch, gatherResponses, packRows, responseLogprobs, responsePositions, scatterResponses, tokenLogprobs, toResponseTensors, toTensors } from '../../src/model/logprobs';
+import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 const opts = { contextLength: 32, vocabSize: 73, pad: 0 };
 const rows = [
@@ -58,6 +58,49 @@ describe('tokenLogprobs', () => {
     }
     tf.dispose([logp, entropy, logits]);
     disposeBatch(batch);
+    m.dispose();
+  });
+
+  it('responseLogprobs: the same log-probs, entropies and gradients at the response positions alone', async () => {
+    const m = tinyModel(3);
+    const p = packRows([...rows, { prompt: [1, 5, 6, 7, 8, 9], response: [10, 11, 2] }], opts);
+    expect(Array.from(responsePositions(p))).toEqual([2, 3, 4, 17, 37, 38, 39]); // T = 16: rows at 0, 16, 32
+    const full = toTensors(p);
+    const only = toResponseTensors(p);
+    const at = tf.tensor1d(responsePositions(p), 'int32');
+    const weights = [0.3, -1.2, 0.8, 2, -0.4, 1.1, 0.6]; // one per response token
+    const w = tf.tensor1d(weights);
+    const wFull = tf.tensor2d(scatterResponses(p, [weights.slice(0, 3), weights.slice(3, 4), weights.slice(4)]), [p.B, p.T]);
+    const read = async (f: () => tf.Scalar) => {
+      const { value, grads } = tf.variableGrads(f, m.variables);
+      const g = tf.concat(m.variables.map((v) => tf.reshape(grads[v.name], [-1])));
+      const out = { value: (await value.data())[0], grad: await g.data() };
+      tf.dispose([value, g, ...Object.values(grads)]);
+      return out;
+    };
+    for (const temperature of [1, 0.7]) {
+      const a = tokenLogprobs(m, full, temperature);
+      const b = responseLogprobs(m, only, temperature);
+      const [lpFull, entFull] = await Promise.all([tf.gather(tf.reshape(a.logp, [-1]), at).data(), tf.gather(tf.reshape(a.entropy, [-1]), at).data()]);
+      expect(maxAbsDiff(await b.logp.data(), lpFull)).toBeLessThan(1e-6);
+      expect(maxAbsDiff(await b.entropy.data(), entFull)).toBeLessThan(1e-6);
+      tf.dispose([a.logp, a.entropy, b.logp, b.entropy]);
+      // Σ w·(logp + 0.1·H) through both: the head's gradient flows back to the picked positions only.
+      const viaFull = await read(() => {
+        const x = tokenLogprobs(m, full, temperature);
+        return tf.sum(tf.mul(tf.add(x.logp, tf.mul(0.1, x.entropy)), wFull)) as tf.Scalar;
+      });
+      const viaOnly = await read(() => {
+        const x = responseLogprobs(m, only, temperature);
+        return tf.sum(tf.mul(tf.add(x.logp, tf.mul(0.1, x.entropy)), w)) as tf.Scalar;
+      });
+      expect(Math.abs(viaOnly.value - viaFull.value)).toBeLessThan(1e-5);
+      expect(maxAbsDiff(viaOnly.grad, viaFull.grad)).toBeLessThan(1e-5);
+      expect(Math.max(...Array.from(viaFull.grad, Math.abs))).toBeGreaterThan(1e-3);
+    }
+    tf.dispose([at, w, wFull]);
+    disposeBatch(full);
+    disposeBatch(only);
     m.dispose();
   });
 });
