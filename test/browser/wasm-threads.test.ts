@@ -4,7 +4,7 @@
  * starts it), the fused kernels bind its shared heap and run their GEMMs on as many threads, and a
  * real forward + backward of the `nano` GPT, one AdamW step and a KV-cached decode give the same
  * loss, gradients, weights and tokens at 2 threads as at 1, with the fused kernels and with tfjs's
- * plain ops, within 1e-5. Disposing the threaded backend ends the fused kernels' helper threads
+ * plain ops, within 1e-5 (fused: bitwise, with every split op split). Disposing the threaded backend ends the fused kernels' helper threads
  * (they no longer answer on their control block), and a backend started again in the same worker
  * (a new heap) gets new helpers and computes bitwise what the first did.
  */
@@ -43,6 +43,10 @@ it('on an isolated page the wasm backend runs 2 threads and computes what 1 thre
   console.log(JSON.stringify({ runs, plainVsFused, restart }));
   expect(plainVsFused).toBeGreaterThan(0); // two formulations round differently: the comparison sees differences
   for (const [k, r] of Object.entries(runs)) expect(r.maxDiff, k).toBeLessThan(1e-5);
+  // At 2 threads every split op ran on both (GEMMs, attention forward and backward, GELU both ways), and bitwise.
+  expect(runs['fused/2'].splits.every((n) => n > 0), String(runs['fused/2'].splits)).toBe(true);
+  expect(runs['fused/1'].splits.every((n) => n === 0)).toBe(true);
+  expect(runs['fused/2'].maxDiff).toBe(0);
   // The helper answered a ping while its backend lived and not once the backend was disposed.
   expect(restart).toEqual({ answeredBefore: 1, answeredAfter: 0, kernelThreads: 2, newPool: true, maxDiff: 0 });
   expect(errors).toEqual([]);

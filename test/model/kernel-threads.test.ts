@@ -1,12 +1,13 @@
 /**
- * The threaded GEMM's row split (src/model/kernels/kernel-threads.ts) on the shared-memory build of
+ * The threaded kernels' split (src/model/kernels/kernel-threads.ts) on the shared-memory build of
  * kernels.wat: every row block starts at a multiple of the kernel's 4-row tile, the blocks cover
  * the rows once, and running the blocks one by one (as the helper threads run them, here on one
- * thread) gives bitwise the single call's product, bias included. The threads themselves need a
+ * thread) gives bitwise the single call's result: both GEMMs (bias included), attention forward and
+ * backward split by batch elements, and GELU forward and backward split by blocks of elements. The threads themselves need a
  * cross-origin isolated page: test/browser/wasm-threads.test.ts.
  */
 import { expect, it } from 'vitest';
-import { CONTROL_INTS, GEMM, GEMM_TN, rowBlock, runPart } from '../../src/model/kernels/kernel-threads';
+import { ATTN_BWD, ATTN_FWD, CONTROL_INTS, GELU_BWD, GELU_FWD, GEMM, GEMM_TN, f32Bits, rowBlock, runPart, setDispatch } from '../../src/model/kernels/kernel-threads';
 import { KERNELS_WASM_SHARED_BASE64 } from '../../src/model/kernels/kernels-wasm';
 import type { KernelExports } from '../../src/model/kernels/wasm';
 import { Prng } from '../../src/core/prng';
@@ -23,7 +24,7 @@ it('row blocks start at multiples of 4 and cover every row once', () => {
   }
 });
 
-it('the shared-memory kernels module computes both GEMMs split by rows bitwise as one call does', () => {
+it('the shared-memory kernels module computes the GEMMs, attention and GELU split in parts bitwise as one call does', () => {
   const memory = new WebAssembly.Memory({ initial: 64, maximum: 1024, shared: true });
   const bytes = Uint8Array.from(atob(KERNELS_WASM_SHARED_BASE64), (c) => c.charCodeAt(0));
   const k = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as KernelExports;
@@ -33,14 +34,14 @@ it('the shared-memory kernels module computes both GEMMs split by rows bitwise a
     for (let i = 0; i < n; i++) f32[at / 4 + i] = rng.next() * 2 - 1;
   };
   /** Runs the op whole, then part by part as the threads would (here one after another), and compares. */
-  const check = (op: number, args: number[], out: number, n: number, whole: () => void) => {
+  const check = (op: number, args: number[], out: number, n: number, whole: () => void, reset = () => f32.fill(NaN, out / 4, out / 4 + n)) => {
     whole();
     const want = Array.from(f32.subarray(out / 4, out / 4 + n));
-    expect(want.filter((x) => x !== 0).length).toBe(n); // a real product to compare
+    expect(want.filter((x) => x !== 0 && Number.isFinite(x)).length).toBe(n); // a real result to compare
     for (const parts of [2, 3]) {
-      f32.fill(NaN, out / 4, out / 4 + n);
+      reset();
       const ctrl = new Int32Array(CONTROL_INTS);
-      ctrl.set([op, ...args, parts], 2);
+      setDispatch(ctrl, op, args, parts);
       for (let p = 0; p < parts; p++) runPart(k, ctrl, p);
       expect(Array.from(f32.subarray(out / 4, out / 4 + n))).toEqual(want);
     }
@@ -56,4 +57,28 @@ it('the shared-memory kernels module computes both GEMMs split by rows bitwise a
     const out = c + 4 * M * N;
     check(GEMM_TN, [a, c, out, M, K, N, 0], out, K * N, () => k.gemm_tn(a, c, out, M, K, N));
   }
+
+  // Attention over B batch elements of T = S rows, H heads of 32 (q, k, v side by side in qkv, a
+  // random bias shared by the batch), forward (y and the probabilities p, adjacent) then backward;
+  // B = 10 leaves a short last block.
+  const [B, T, H, hd] = [10, 12, 2, 32];
+  const C = H * hd, C3 = 3 * C, S = T, scale = 1 / Math.sqrt(hd);
+  const qkv = 1024, bias = qkv + 4 * B * T * C3, y = bias + 4 * T * S, p = y + 4 * B * T * C, dy = p + 4 * B * H * T * S;
+  const grad = dy + 4 * B * T * C, tmp = grad + 4 * B * T * C3;
+  fill(qkv, B * T * C3);
+  fill(bias, T * S);
+  fill(dy, B * T * C);
+  const fwd = [qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, bias, 0, y, p, B, T, S, H, hd];
+  check(ATTN_FWD, [...fwd, f32Bits(scale)], y, B * T * C + B * H * T * S, () => k.attn_fwd(...fwd, scale));
+  const bwd = [qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, p, dy, grad, grad + 4 * C, grad + 8 * C, C3, tmp, B, T, S, H, hd];
+  const zero = () => f32.fill(0, grad / 4, grad / 4 + B * T * C3); // attn_bwd adds into dq, dk, dv
+  check(ATTN_BWD, [...bwd, f32Bits(scale)], grad, B * T * C3, () => (zero(), k.attn_bwd(...bwd, scale)), zero);
+
+  // GELU over n elements, n not a multiple of 4 (the scalar tail in the last block only).
+  const n = 4099, x = tmp + 4 * 3 * S, gy = x + 4 * n, gdy = gy + 4 * n, gdx = gdy + 4 * n;
+  fill(x, n);
+  fill(gdy, n);
+  const A = 2 * Math.sqrt(2 / Math.PI);
+  check(GELU_FWD, [x, gy, n, f32Bits(A)], gy, n, () => k.gelu_fwd(x, gy, n, A));
+  check(GELU_BWD, [x, gdy, gdx, n, f32Bits(A)], gdx, n, () => k.gelu_bwd(x, gdy, gdx, n, A));
 });

@@ -8,6 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernelsAvailable, registerWasmKernel } from './wasm';
+import { attnBwdRows, attnFwdRows, kernelParts } from './kernel-threads';
 import { bmm } from '../layers';
 import { cachedAttentionGpu, selfAttentionGpu } from './attention-webgpu';
 import { webgpuKernelsAvailable } from './webgpu';
@@ -42,7 +43,7 @@ registerWasmKernel(FWD, ({ k, at, out }, { q, k: keys, v, bias }, a) => {
   const d = a as unknown as Dims;
   const y = out([d.B * d.T, d.H * d.hd]);
   const p = out([d.B * d.H * d.T * d.S]);
-  k.attn_fwd(at(q, d.qo), d.qs, at(keys, d.ko), d.ks, at(v, d.vo), d.vs, at(bias), d.bbs, at(y), at(p), d.B, d.T, d.S, d.H, d.hd, d.scale);
+  attnFwdRows(k, at(q, d.qo), d.qs, at(keys, d.ko), d.ks, at(v, d.vo), d.vs, at(bias), d.bbs, at(y), at(p), d.B, d.T, d.S, d.H, d.hd, d.scale);
   return [y, p];
 });
 
@@ -52,7 +53,7 @@ registerWasmKernel(BWD, ({ k, at, out, scratch }, { qkv, p, dy }, a) => {
   const C3 = 3 * d.H * d.hd;
   const grad = out([d.B * d.T, C3]);
   k.zero(at(grad), 4 * d.B * d.T * C3);
-  k.attn_bwd(at(qkv, d.qo), d.qs, at(qkv, d.ko), d.ks, at(qkv, d.vo), d.vs, at(p), at(dy), at(grad, d.qo), at(grad, d.ko), at(grad, d.vo), C3, scratch(d.S), d.B, d.T, d.S, d.H, d.hd, d.scale);
+  attnBwdRows(k, at(qkv, d.qo), d.qs, at(qkv, d.ko), d.ks, at(qkv, d.vo), d.vs, at(p), at(dy), at(grad, d.qo), at(grad, d.ko), at(grad, d.vo), C3, scratch(d.S * kernelParts()), d.B, d.T, d.S, d.H, d.hd, d.scale);
   return grad;
 });
 

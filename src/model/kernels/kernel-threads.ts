@@ -4,26 +4,34 @@
  * its workers run only functions of tfjs's own wasm module (Emscripten's pthread entry points and
  * XNNPACK's pthreadpool, neither exported), so the kernels module brings its own threads. Each
  * helper is a worker holding an instance of the kernels module on the same shared heap; a GEMM
- * (a·b + bias, and the weight gradient xᵀ·dy) is split by output rows, the calling thread taking the
+ * (a·b + bias, and the weight gradient xᵀ·dy) is split by output rows, attention (forward and
+ * backward) by batch elements and GELU by blocks of elements, the calling thread taking the
  * first block and each helper one more, in lock step
  * through Atomics on a small shared control block (the caller is itself a worker, where
  * Atomics.wait is allowed). Each output row is computed by the same code in the same order whatever
  * thread runs it, and blocks start at multiples of the kernel's 4-row tile, so the result is
- * bitwise the single-threaded one.
+ * bitwise the single-threaded one. LayerNorm stays on one thread: its backward sums dg and db over
+ * all rows (a split would change the order of that sum), and its forward takes about 1 ms a call.
  */
 import type { KernelExports } from './wasm';
 
-/** Control block slots (Int32): dispatch generation, helpers done, the op, its 7 arguments, the part count. */
+/** Control block slots (Int32): dispatch generation, helpers done, the op, its arguments, the part count. */
 export const GEN = 0;
 export const DONE = 1;
 export const OP = 2;
 /** The op that tells the helpers to end (stopKernelThreads). */
 export const STOP = -1;
 const ARGS = 3;
-const PARTS = 10;
-export const CONTROL_INTS = 11;
-/** Below this many multiply-adds a GEMM stays on one thread: waking a helper costs tens of µs. */
-const MIN_SPLIT_MACS = 1 << 20;
+/** The most arguments an op takes (attn_bwd's 19). */
+const NARGS = 19;
+const PARTS = ARGS + NARGS;
+export const CONTROL_INTS = PARTS + 1;
+/**
+ * Below this much work (multiply-adds, or their equivalent: see each op's `work`) an op stays on one
+ * thread: waking a helper and waiting for it costs tens of µs, and 2^20 multiply-adds take about 70 µs
+ * in the GEMM on this machine's core.
+ */
+const MIN_SPLIT_WORK = 1 << 20;
 /** A helper that has not finished in this long is gone (its worker failed): fail rather than hang. */
 const WAIT_MS = 30_000;
 
@@ -33,23 +41,60 @@ export function rowBlock(M: number, parts: number, p: number): [number, number] 
   return [Math.min(M, p * per), Math.min(M, (p + 1) * per)];
 }
 
+/** A float argument (attention's scale) travels in an Int32 slot as its bits. */
+const bits = new DataView(new ArrayBuffer(4));
+export const f32Bits = (x: number): number => (bits.setFloat32(0, x), bits.getInt32(0));
+const bitsF32 = (i: number): number => (bits.setInt32(0, i), bits.getFloat32(0));
+
 type Args = Int32Array | readonly number[];
-/** The split ops: how many output rows, and how to compute rows [r0, r1) of the output. */
-const OPS = [
+/**
+ * The split ops: how many rows they split (blocks of rowBlock), and how to compute rows [r0, r1) as
+ * part `part`. Each row is computed by the same code in the same order as in the whole call.
+ */
+const OPS: readonly { rows: (x: Args) => number; run: (k: KernelExports, x: Args, r0: number, r1: number, part: number) => void }[] = [
   // c (M, N) = a (M, K) · b (K, N) + bias: rows of a and c.
-  { rows: (x: Args) => x[3], run: (k: KernelExports, [a, b, c, , K, N, bias]: Args, r0: number, r1: number) => k.gemm(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias) },
+  { rows: (x) => x[3], run: (k, [a, b, c, , K, N, bias], r0, r1) => k.gemm(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias) },
   // out (A, J) = xᵀ·dy for x (N, A), dy (N, J): rows of out, columns of x (x's rows stay A apart).
-  { rows: (x: Args) => x[4], run: (k: KernelExports, [x, dy, out, N, A, J]: Args, r0: number, r1: number) => k.gemm_tn_rows(x + 4 * r0, dy, out + 4 * r0 * J, N, r1 - r0, J, A) },
-] as const;
+  { rows: (x) => x[4], run: (k, [x, dy, out, N, A, J], r0, r1) => k.gemm_tn_rows(x + 4 * r0, dy, out + 4 * r0 * J, N, r1 - r0, J, A) },
+  // Attention forward over batch elements [r0, r1): each reads its own rows of q, k, v and bias and
+  // writes its own rows of y and of the probabilities p (B·H·T·S).
+  {
+    rows: (x) => x[10],
+    run: (k, [q, qs, kk, ks, v, vs, bias, bbs, y, p, , T, S, H, hd, scale], r0, r1) =>
+      k.attn_fwd(q + 4 * r0 * T * qs, qs, kk + 4 * r0 * S * ks, ks, v + 4 * r0 * S * vs, vs, bias + 4 * r0 * bbs, bbs, y + 4 * r0 * T * H * hd, p + 4 * r0 * H * T * S, r1 - r0, T, S, H, hd, bitsF32(scale)),
+  },
+  // Attention backward over batch elements [r0, r1): dq, dk, dv of a batch element are sums over its
+  // own rows only; each part has its own S-float scratch row (tmp holds one per part).
+  {
+    rows: (x) => x[13],
+    run: (k, [q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, , T, S, H, hd, scale], r0, r1, part) =>
+      k.attn_bwd(q + 4 * r0 * T * qs, qs, kk + 4 * r0 * S * ks, ks, v + 4 * r0 * S * vs, vs, p + 4 * r0 * H * T * S, dy + 4 * r0 * T * H * hd, dq + 4 * r0 * T * gs, dk + 4 * r0 * S * gs, dv + 4 * r0 * S * gs, gs, tmp + 4 * part * S, r1 - r0, T, S, H, hd, bitsF32(scale)),
+  },
+  // GELU forward and backward, element-wise: blocks of elements (multiples of 4, the SIMD width).
+  { rows: (x) => x[2], run: (k, [x, y, , A], r0, r1) => k.gelu_fwd(x + 4 * r0, y + 4 * r0, r1 - r0, bitsF32(A)) },
+  { rows: (x) => x[3], run: (k, [x, dy, dx, , A], r0, r1) => k.gelu_bwd(x + 4 * r0, dy + 4 * r0, dx + 4 * r0, r1 - r0, bitsF32(A)) },
+];
 export const GEMM = 0;
 export const GEMM_TN = 1;
+export const ATTN_FWD = 2;
+export const ATTN_BWD = 3;
+export const GELU_FWD = 4;
+export const GELU_BWD = 5;
+
+/** Writes a dispatch of `op` with `args` in `parts` parts into the control block (before GEN is bumped). */
+export function setDispatch(ctrl: Int32Array, op: number, args: readonly number[], parts: number): void {
+  if (args.length > NARGS) throw new Error(`kernel threads: op ${op} has ${args.length} arguments, the control block holds ${NARGS}`);
+  ctrl[OP] = op;
+  ctrl.set(args, ARGS);
+  ctrl[PARTS] = parts;
+}
 
 /** Part p of the dispatched op (the control block says which, with what). The helpers run exactly this too. */
 export function runPart(k: KernelExports, ctrl: Int32Array, p: number): void {
   const op = OPS[ctrl[OP]];
-  const args = ctrl.subarray(ARGS, ARGS + 7);
+  const args = ctrl.subarray(ARGS, ARGS + NARGS);
   const [r0, r1] = rowBlock(op.rows(args), ctrl[PARTS], p);
-  if (r1 > r0) op.run(k, args, r0, r1);
+  if (r1 > r0) op.run(k, args, r0, r1, p);
 }
 
 /** The helpers of one kernels instance: their workers, the control block, and whether they all started. */
@@ -140,8 +185,7 @@ export const kernelThreadsControl = (): Int32Array | null => pool?.ctrl ?? null;
  * answered within `ms`: all of them while they live, 0 once they were terminated.
  */
 export async function pingKernelThreads(ctrl: Int32Array, helpers: number, ms: number): Promise<number> {
-  ctrl.fill(0, OP);
-  ctrl[PARTS] = helpers + 1;
+  setDispatch(ctrl, GEMM, [0, 0, 0, 0, 0, 0, 0], helpers + 1);
   Atomics.store(ctrl, DONE, 0);
   Atomics.add(ctrl, GEN, 1);
   Atomics.notify(ctrl, GEN);
@@ -150,12 +194,19 @@ export async function pingKernelThreads(ctrl: Int32Array, helpers: number, ms: n
   return Atomics.load(ctrl, DONE);
 }
 
+/** How many times each op (GEMM, GEMM_TN, …) was split over the helpers in this worker: tests read it. */
+export const splitCounts: number[] = OPS.map(() => 0);
+
+/** Threads an op may be split over now: the helpers and the calling thread (1 where there are no helpers). */
+export const kernelParts = (): number => (pool?.running ? pool.workers.length + 1 : 1);
+
 /** Runs op over all helpers and this thread; false (nothing done) where there are none or it would not pay. */
-function split(k: KernelExports, op: number, args: number[], macs: number): boolean {
-  if (!pool?.running || pool.k !== k || macs < MIN_SPLIT_MACS || OPS[op].rows(args) < 8) return false;
+function split(k: KernelExports, op: number, args: number[], work: number): boolean {
+  if (!pool?.running || pool.k !== k || work < MIN_SPLIT_WORK || OPS[op].rows(args) < 8) return false;
   const { ctrl } = pool;
   const helpers = pool.workers.length;
-  ctrl.set([op, ...args, helpers + 1], OP);
+  setDispatch(ctrl, op, args, helpers + 1);
+  splitCounts[op]++;
   Atomics.store(ctrl, DONE, 0);
   Atomics.add(ctrl, GEN, 1);
   Atomics.notify(ctrl, GEN);
@@ -174,4 +225,35 @@ export function gemmRows(k: KernelExports, a: number, b: number, c: number, M: n
 /** out (A, J) = xᵀ·dy for x (N, A), dy (N, J), split by rows of out likewise. */
 export function gemmTnRows(k: KernelExports, x: number, dy: number, out: number, N: number, A: number, J: number): void {
   if (!split(k, GEMM_TN, [x, dy, out, N, A, J, 0], N * A * J)) k.gemm_tn(x, dy, out, N, A, J);
+}
+
+/**
+ * Attention forward (kernels.wat attn_fwd's arguments), split by batch elements. Its work is the
+ * scores' and Σp·v's multiply-adds, 2·B·H·T·S·hd: a `small` train batch (64 × 64 tokens) has 67 M,
+ * one decoded token of 64 rows 0.8 M, so decoding stays on one thread.
+ */
+export function attnFwdRows(k: KernelExports, q: number, qs: number, kk: number, ks: number, v: number, vs: number, bias: number, bbs: number, y: number, p: number, B: number, T: number, S: number, H: number, hd: number, scale: number): void {
+  if (!split(k, ATTN_FWD, [q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, f32Bits(scale)], 2 * B * H * T * S * hd))
+    k.attn_fwd(q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, scale);
+}
+
+/**
+ * Attention backward (attn_bwd's arguments), split by batch elements likewise (4·B·H·T·S·hd
+ * multiply-adds). `tmp` holds S floats per part: kernelParts() × S.
+ */
+export function attnBwdRows(k: KernelExports, q: number, qs: number, kk: number, ks: number, v: number, vs: number, p: number, dy: number, dq: number, dk: number, dv: number, gs: number, tmp: number, B: number, T: number, S: number, H: number, hd: number, scale: number): void {
+  if (!split(k, ATTN_BWD, [q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, B, T, S, H, hd, f32Bits(scale)], 4 * B * H * T * S * hd))
+    k.attn_bwd(q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, B, T, S, H, hd, scale);
+}
+
+/**
+ * GELU over n elements, forward and backward, split in blocks of elements. An element costs about
+ * as much as 50 of the GEMM's multiply-adds here (its exp and divide: 3.6 ns against 0.07 ns), so
+ * its work counts 50 per element: from about 21 k elements it is split (a `small` batch's MLP has 2 M).
+ */
+export function geluFwdRows(k: KernelExports, x: number, y: number, n: number, A: number): void {
+  if (!split(k, GELU_FWD, [x, y, n, f32Bits(A)], 50 * n)) k.gelu_fwd(x, y, n, A);
+}
+export function geluBwdRows(k: KernelExports, x: number, dy: number, dx: number, n: number, A: number): void {
+  if (!split(k, GELU_BWD, [x, dy, dx, n, f32Bits(A)], 50 * n)) k.gelu_bwd(x, dy, dx, n, A);
 }

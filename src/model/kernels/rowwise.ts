@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernelsAvailable, registerWasmKernel } from './wasm';
-import { gemmRows, gemmTnRows } from './kernel-threads';
+import { geluBwdRows, geluFwdRows, gemmRows, gemmTnRows } from './kernel-threads';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -61,14 +61,14 @@ registerWasmKernel('AgwLayerNormGrad', ({ k, at, out, scratch }, { x, g, mean, r
 // x (any shape) → gelu(x)
 registerWasmKernel('AgwGelu', ({ k, at, out }, { x }) => {
   const y = out(x.shape);
-  k.gelu_fwd(at(x), at(y), y.shape.reduce((a, d) => a * d, 1), GELU_A);
+  geluFwdRows(k, at(x), at(y), y.shape.reduce((a, d) => a * d, 1), GELU_A);
   return y;
 });
 
 // x, dy → dx
 registerWasmKernel('AgwGeluGrad', ({ k, at, out }, { x, dy }) => {
   const dx = out(x.shape);
-  k.gelu_bwd(at(x), at(dy), at(dx), dx.shape.reduce((a, d) => a * d, 1), GELU_A);
+  geluBwdRows(k, at(x), at(dy), at(dx), dx.shape.reduce((a, d) => a * d, 1), GELU_A);
   return dx;
 });
 

@@ -18,7 +18,7 @@ function run(r: ThreadsRun): Promise<ThreadsReply> {
 export interface ThreadsCheck {
   isolated: boolean;
   /** Per run (`fused/2`: fused kernels, 2 threads asked): tfjs's threads, the fused kernels' threads, max |Δ| / (1 + |ref|) against the same kernels on 1 thread. */
-  runs: Record<string, { threads: number; kernelThreads: number; maxDiff: number }>;
+  runs: Record<string, { threads: number; kernelThreads: number; maxDiff: number; splits: number[] }>;
   /** plain/1 against fused/1: two formulations, so not 0; shows the comparison sees a difference. */
   plainVsFused: number;
   /** fused/2's backend disposed and started again (worker.ts restart). */
@@ -36,7 +36,7 @@ async function checkThreads(): Promise<ThreadsCheck> {
       if (got.restart) restart = got.restart;
       isolated &&= got.isolated;
       one[kernels] ??= got;
-      runs[`${kernels}/${threads}`] = { threads: got.threads, kernelThreads: got.kernelThreads, maxDiff: maxDiff(got.values, one[kernels].values) };
+      runs[`${kernels}/${threads}`] = { threads: got.threads, kernelThreads: got.kernelThreads, maxDiff: maxDiff(got.values, one[kernels].values), splits: got.splits };
     }
   }
   return { isolated, runs, plainVsFused: maxDiff(one.plain!.values, one.fused!.values), restart: restart! };

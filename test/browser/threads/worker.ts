@@ -11,7 +11,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../../src/runtime/platform-browser';
 import { setFusedKernels, wasmKernelThreads } from '../../../src/model/kernels/wasm';
-import { kernelThreadsControl, pingKernelThreads } from '../../../src/model/kernels/kernel-threads';
+import { kernelThreadsControl, pingKernelThreads, splitCounts } from '../../../src/model/kernels/kernel-threads';
 import { GPT } from '../../../src/model/gpt';
 import { gptConfig } from '../../../src/model/gpt-config';
 import { disposeBatch, packRows, toTensors } from '../../../src/model/logprobs';
@@ -45,6 +45,8 @@ export interface ThreadsReply {
   kernelThreads: number;
   /** The loss, every parameter's gradient, the weights after one AdamW step, then 4 decoded tokens per row and their log-probs (KV cache). */
   values: Float32Array;
+  /** How many times each kernel-threads op (GEMM, GEMM_TN, ATTN_FWD, ATTN_BWD, GELU_FWD, GELU_BWD) was split. */
+  splits: number[];
   restart?: RestartCheck;
 }
 
@@ -98,9 +100,10 @@ onmessage = async (e: MessageEvent<ThreadsRun>) => {
     setFusedKernels(e.data.kernels === 'fused');
     const kernelThreads = e.data.kernels === 'fused' ? await wasmKernelThreads() : 0;
     const values = await compute();
+    const splits = [...splitCounts];
     const threads = await wasmThreadsRunning();
     const again = e.data.restart ? await restart(e.data.threads, values) : undefined;
-    const reply: ThreadsReply = { isolated: crossOriginIsolated, threads, kernelThreads, values, ...(again ? { restart: again } : {}) };
+    const reply: ThreadsReply = { isolated: crossOriginIsolated, threads, kernelThreads, values, splits, ...(again ? { restart: again } : {}) };
     postMessage(reply, [values.buffer]);
   } catch (err) {
     postMessage({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
