@@ -1,7 +1,8 @@
 /**
  * The browser benchmarks' smoke modes: `bench:ui --smoke` (the built app, Train, first steps, 2 s
- * of long-task observation), `bench:experiment --smoke` (the built app, Train, both runs to step 2)
- * and `bench:browser --smoke` (the model workload in a Chromium worker). They assert that each script ran to its end and measured,
+ * of long-task observation), `bench:experiment --smoke` (the built app, Train, both runs to step 2),
+ * `bench:browser --smoke` (the model workload in a Chromium worker) and `bench:split --smoke` (each
+ * thread-split kernel once on 1 thread and split over 2). They assert that each script ran to its end and measured,
  * so a script that breaks, or a wait that can no longer end (the hang of issue 17), fails CI.
  */
 import { execFileSync } from 'node:child_process';
@@ -37,4 +38,12 @@ it('bench:browser --smoke measures the workload on wasm in Chromium', () => {
   expect(Number(wasm![5])).toBeGreaterThan(0); // train ms
   expect(Number(wasm![12])).toBeGreaterThan(100); // kernels per train step
   expect(Number(wasm![15])).toBe(0.5); // one logits readback per decode step of 2 rows
+}, 300_000);
+
+it('bench:split --smoke times every split op on 1 thread and split over 2', () => {
+  const stdout = run('scripts/bench-split.ts');
+  // columns: op (two words) shape … work 1-thread-min 1-thread-median split-min split-median ratio
+  const rows = stdout.split('\n').filter((l) => /^(gemm|attention|gelu) /.test(l));
+  expect(rows.map((l) => l.slice(0, 14).trim()), stdout).toEqual(['gemm a·b', 'attention fwd', 'attention bwd', 'gelu fwd', 'gelu bwd']);
+  for (const l of rows) for (const x of l.trim().split(/\s+/).slice(-5)) expect(Number(x), l).toBeGreaterThan(0);
 }, 300_000);

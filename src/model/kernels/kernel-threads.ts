@@ -31,7 +31,11 @@ export const CONTROL_INTS = PARTS + 1;
  * thread: waking a helper and waiting for it costs tens of µs, and 2^20 multiply-adds take about 70 µs
  * in the GEMM on this machine's core.
  */
-const MIN_SPLIT_WORK = 1 << 20;
+let minSplitWork = 1 << 20;
+/** Sets the split threshold (work units as above): for the benchmark that tunes it, scripts/bench-split.ts. */
+export function setSplitThreshold(work: number): void {
+  minSplitWork = work;
+}
 /** A helper that has not finished in this long is gone (its worker failed): fail rather than hang. */
 const WAIT_MS = 30_000;
 
@@ -202,7 +206,7 @@ export const kernelParts = (): number => (pool?.running ? pool.workers.length + 
 
 /** Runs op over all helpers and this thread; false (nothing done) where there are none or it would not pay. */
 function split(k: KernelExports, op: number, args: number[], work: number): boolean {
-  if (!pool?.running || pool.k !== k || work < MIN_SPLIT_WORK || OPS[op].rows(args) < 8) return false;
+  if (!pool?.running || pool.k !== k || work < minSplitWork || OPS[op].rows(args) < 8) return false;
   const { ctrl } = pool;
   const helpers = pool.workers.length;
   setDispatch(ctrl, op, args, helpers + 1);
