@@ -107,8 +107,8 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
           config: model.config,
           params: model.params,
           wteT: tf.transpose(model.params.get('wte') as tf.Tensor2D),
-          keys: Array.from({ length: model.config.nLayers }, () => tf.zeros([B, S, dModel])),
-          values: Array.from({ length: model.config.nLayers }, () => tf.zeros([B, S, dModel])),
+          keys: [],
+          values: [],
         }
       : null;
   try {

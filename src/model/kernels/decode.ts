@@ -24,13 +24,18 @@ const NAME = 'AgwCachedForward';
 /**
  * inputs: ids, pos (B, T) int32; bias (B or 1, 1, T, S); wteT (C, V); the model's parameters by name;
  * k0, v0, k1, v1, … the caches (B, S, C), written at slots [slot, slot + T) in place.
- * attrs: nLayers, nHeads, slot. → logits (B, V) of each row's last position.
+ * attrs: nLayers, nHeads, slot. → logits (B, V) of each row's last position; without caches in the
+ * inputs (the prompt's step) also the new caches, zeroed and then written: [logits, k0, v0, k1, v1, …].
  */
 registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, slot }) => {
   const [B, T] = t.ids.shape;
   const [V, C] = t.wte.shape;
-  const S = t.k0.shape[1];
+  const S = t.bias.shape[3];
   const M = t['h0.mlp.w1'].shape[1];
+  // Made here rather than by tf.zeros: no JS-side array of the caches' size to fill and copy in.
+  const caches = t.k0 ? [] : Array.from({ length: 2 * L }, () => out([B, S, C])); // k0, v0, k1, v1, …
+  for (const c of caches) k.zero(at(c), 4 * B * S * C);
+  const cache = (l: number, v: 0 | 1) => at(caches[2 * l + v] ?? t[`${v ? 'v' : 'k'}${l}`]);
   const hd = C / H;
   const N = B * T;
   const bbs = t.bias.shape[0] > 1 ? T * S : 0;
@@ -40,7 +45,7 @@ registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, s
   let rows = N; // rows of x carried on: B·T, then B in the last block
   for (let l = 0; l < L; l++) {
     const w = (name: string) => at(t[`h${l}.${name}`]);
-    const kc = at(t[`k${l}`]), vc = at(t[`v${l}`]);
+    const kc = cache(l, 0), vc = cache(l, 1);
     k.ln_fwd(x, w('ln1.g'), w('ln1.b'), tmp, mean, rstd, rows, C, LN_EPS);
     gemmRows(k, tmp, w('attn.wqkv'), qkv, rows, C, 3 * C, w('attn.bqkv')); // (rows, 3C): q, k, v side by side
     // Each row's T keys and values to its cache slots (one token per row: all rows in one call).
@@ -68,7 +73,7 @@ registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, s
   k.ln_fwd(x, at(t['lnf.g']), at(t['lnf.b']), tmp, mean, rstd, B, C, LN_EPS);
   const logits = out([B, V]);
   gemmRows(k, tmp, at(t.wteT), at(logits), B, C, V, 0);
-  return logits;
+  return caches.length ? [logits, ...caches] : logits;
 });
 
 /** Whether the fused decode runs: wasm with the kernel families it is made of switched on. */
@@ -82,15 +87,16 @@ export interface DecodeState {
   params: ReadonlyMap<string, tf.Tensor>;
   /** wteᵀ (C, V), made once per sampling call. */
   wteT: tf.Tensor2D;
-  /** Per layer (B, S, C), heads side by side; zero where nothing is written yet. */
+  /** Per layer (B, S, C), heads side by side, zero where nothing is written yet: made by the first call. */
   keys: tf.Tensor3D[];
   values: tf.Tensor3D[];
 }
 
 /**
  * Logits (B, V) of the last of T new tokens per row: ids and pos (B, T) int32 go to cache slots
- * [slot, slot + T), bias (B or 1, 1, T, S) says which cached slots each may see. Writes the tokens'
- * keys and values into the state's caches in place. wasm only (fusedDecodeAvailable). Caller disposes.
+ * [slot, slot + T), bias (B or 1, 1, T, S) says which of the S cached slots each may see. The first
+ * call (the prompt) makes the state's caches; every call writes its tokens' keys and values into them
+ * in place. wasm only (fusedDecodeAvailable). The caller disposes the logits, and the caches when done.
  */
 export function cachedForward(state: DecodeState, ids: tf.Tensor2D, pos: tf.Tensor2D, bias: tf.Tensor4D, slot: number): tf.Tensor2D {
   const { config, params, wteT, keys, values } = state;
@@ -100,5 +106,9 @@ export function cachedForward(state: DecodeState, ids: tf.Tensor2D, pos: tf.Tens
     inputs[`k${l}`] = kc;
     inputs[`v${l}`] = values[l];
   });
-  return tf.engine().runKernel(NAME, inputs, { nLayers: config.nLayers, nHeads: config.nHeads, slot }) as tf.Tensor2D;
+  const out = tf.engine().runKernel(NAME, inputs, { nLayers: config.nLayers, nHeads: config.nHeads, slot });
+  if (!Array.isArray(out)) return out as tf.Tensor2D;
+  const [logits, ...caches] = out as tf.Tensor3D[];
+  caches.forEach((c, i) => (i % 2 ? values : keys).push(c));
+  return logits as unknown as tf.Tensor2D;
 }
