@@ -107,6 +107,7 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
           config: model.config,
           params: model.params,
           wteT: tf.transpose(model.params.get('wte') as tf.Tensor2D),
+          slots: S,
           keys: [],
           values: [],
         }
@@ -117,7 +118,7 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
       let logits: tf.Tensor2D;
       if (fused) {
         const [from, len] = step === 0 ? [0, P] : [slot, 1];
-        const ids = columns(tokens, from, len), pos = columns(positions, from, len), b = bias(from, len, S);
+        const ids = columns(tokens, from, len), pos = columns(positions, from, len), b = bias(from, len, step === 0 ? P : S);
         logits = cachedForward(fused, ids, pos, b, from); // (B, V)
         tf.dispose([ids, pos, b]);
       } else if (step === 0 || opts.useCache === false) {
