@@ -16,6 +16,8 @@ export const M = {
   zeroAdvFrac: 'groups/zero_adv_frac',
   rolloutMs: 'perf/rollout_ms',
   updateMs: 'perf/update_ms',
+  /** Time this step spent on its evaluation (eval.every): 0 on steps without one. */
+  evalMs: 'perf/eval_ms',
   tokensPerS: 'perf/tokens_per_s',
   memTensors: 'mem/tensors',
   memGpuBytes: 'mem/gpu_bytes',

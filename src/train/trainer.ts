@@ -165,10 +165,12 @@ export class RunTrainer {
     const updateMs = performance.now() - tUpdate;
 
     // 5. evaluation every N steps: avg@k / pass@k on the held-out questions
-    const evaluation =
-      exp.eval.every > 0 && (step + 1) % exp.eval.every === 0
-        ? await evaluateModels(exp, this.models, { instances: this.valSet, env: this.env, seed: mixSeed(this.seed, `eval/${step}`) })
-        : {};
+    const evalDue = exp.eval.every > 0 && (step + 1) % exp.eval.every === 0;
+    const tEval = performance.now();
+    const evaluation = evalDue
+      ? await evaluateModels(exp, this.models, { instances: this.valSet, env: this.env, seed: mixSeed(this.seed, `eval/${step}`) })
+      : {};
+    const evalMs = evalDue ? performance.now() - tEval : 0;
 
     // 6. the step's metrics, in one block (core/metrics.ts names them)
     const trajRewards = judged.map((t) => t.reward);
@@ -193,6 +195,7 @@ export class RunTrainer {
       ...evaluation,
       [M.rolloutMs]: rolloutMs,
       [M.updateMs]: updateMs,
+      [M.evalMs]: evalMs,
       [M.tokensPerS]: counters.tokens / (rolloutMs / 1000),
       [M.decodeForwards]: counters.forwards,
       ...(credit?.metrics ?? NO_CREDIT_METRICS),

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
-import { agentKey, M, modelKey } from '../../src/core/metrics';
+import { agentKey, evalAvgKey, M, modelKey } from '../../src/core/metrics';
 import { RunTrainer } from '../../src/train/trainer';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { InProcessEnvRunner, type EnvStepInput } from '../../src/tasks/env';
@@ -75,6 +75,21 @@ describe('RunTrainer', () => {
       t.dispose();
     }
     expect(tf.memory().numTensors).toBe(before); // models, optimizer slots and caches all freed
+  });
+
+  it('times the evaluation in perf/eval_ms on the steps that evaluate, and reads 0 on the others', async () => {
+    const exp = tiny({ eval: { every: 2, questions: 2, k: 2 } });
+    const t = new RunTrainer({ exp, run: exp.runs[0], seed: 3 });
+    try {
+      const first = (await t.trainStep()).metrics;
+      const second = (await t.trainStep()).metrics;
+      expect(first[M.evalMs]).toBe(0);
+      expect(first).not.toHaveProperty(evalAvgKey(2));
+      expect(second).toHaveProperty(evalAvgKey(2));
+      expect(second[M.evalMs]).toBeGreaterThan(0);
+    } finally {
+      t.dispose();
+    }
   });
 
   it('gives every run the same task instances and, with equal weights, the same rollouts', async () => {
