@@ -39,6 +39,16 @@ export interface PackOptions {
   lengthMultiple?: number;
 }
 
+/**
+ * How finely packed shapes are bucketed on the current backend. The GPU backends compile a
+ * program per shape, so B and T come in coarse buckets there (the packRows defaults, §3–4); the
+ * CPU backends compile nothing and pay for every padded position, so there B is exact and T a
+ * multiple of 4 (the SIMD width).
+ */
+export function packGranularity(): Pick<PackOptions, 'batchMultiple' | 'lengthMultiple'> {
+  return ['wasm', 'cpu'].includes(tf.getBackend()) ? { batchMultiple: 1, lengthMultiple: 4 } : {};
+}
+
 /** Rounds n up to a multiple of `step`. */
 export function bucket(n: number, step: number): number {
   return Math.max(step, Math.ceil(n / step) * step);

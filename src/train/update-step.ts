@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Optim } from '../core/config';
-import { disposeBatch, lengthGroups, packRows, responseLogprobs, toResponseTensors } from '../model/logprobs';
+import { disposeBatch, lengthGroups, packGranularity, packRows, responseLogprobs, toResponseTensors } from '../model/logprobs';
 import { tokenizer } from '../model/tokenizer';
 import { termGradNorms, update, type LossTerm } from '../model/update';
 import { rowAggregationWeights } from '../core/losses';
@@ -92,7 +92,7 @@ export function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], a
   const cfg = m.model.config;
   const batchRows = chunk.map((i) => rows[i]);
   const rowWeight = rowAggregationWeights(optim.lossAgg, batchRows.map((r) => r.responseIds.length), o.lMax);
-  const packOptions = { contextLength: cfg.contextLength, vocabSize: cfg.vocabSize, pad: tokenizer.pad };
+  const packOptions = { contextLength: cfg.contextLength, vocabSize: cfg.vocabSize, pad: tokenizer.pad, ...packGranularity() };
   /**
    * The rows `own` (indices into chunk) packed as one (B, T) batch, and every per-token input of
    * the loss as (1, R): the R response tokens, row after row (responseLogprobs' order).
