@@ -17,6 +17,11 @@ import { webgpuKernelsAvailable } from './kernels/webgpu';
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 type Grad2 = (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[];
 
+/** aᵀ @ dy, the gradient of b in a @ b: one xᵀ·dy kernel on wasm, a transposed-operand flag on webgpu. */
+function weightGrad(a: tf.Tensor, dy: tf.Tensor): tf.Tensor2D {
+  return webgpuKernelsAvailable('gemm') ? tf.matMul(a as tf.Tensor2D, dy as tf.Tensor2D, true, false) : matMulTN(a as tf.Tensor2D, dy as tf.Tensor2D);
+}
+
 /**
  * a @ b for 2-D operands with a gradient made of flag-free matmuls on explicitly transposed
  * operands: dA = dy @ bᵀ, dB = aᵀ @ dy (one xᵀ·dy kernel on wasm). Same math as autograd, about 4×
@@ -27,8 +32,8 @@ export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradS
   save([a, b]);
   const gradFunc: Grad2 = (dy, [sa, sb]) =>
     webgpuKernelsAvailable('gemm')
-      ? [tf.matMul(dy, sb, false, true), tf.matMul(sa, dy, true, false)]
-      : [matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)), matMulTN(sa as tf.Tensor2D, dy as tf.Tensor2D)];
+      ? [tf.matMul(dy, sb, false, true), weightGrad(sa, dy)]
+      : [matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)), weightGrad(sa, dy)];
   return { value: matMulNN(a as tf.Tensor2D, b as tf.Tensor2D), gradFunc };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
@@ -100,12 +105,17 @@ export function oneHot(ids: tf.Tensor1D, depth: number): tf.Tensor2D {
 }
 
 /**
- * Embedding lookup as oneHot(ids) @ table: wasm lacks UnsortedSegmentSum, which gather's gradient
- * needs (§2). ids (N) int32, table (K, C) → (N, C).
+ * Embedding lookup: a gather, with the gradient of oneHot(ids) @ table, oneHot(ids)ᵀ @ dy (wasm
+ * lacks UnsortedSegmentSum, which gather's own gradient needs, §2). The same values as the
+ * one-hot product, without its two (N, K) × (K, C) products, the forward's and the unused
+ * gradient of the one-hot. ids (N) int32, table (K, C) → (N, C).
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
-  const rows = table.shape[0];
-  return matmul(oneHot(ids, rows), table); // (N, C)
+  const lookup = tf.customGrad(((t: tf.Tensor) => ({
+    value: tf.gather(t, ids),
+    gradFunc: (dy: tf.Tensor) => weightGrad(oneHot(ids, t.shape[0]), dy), // (K, C)
+  })) as unknown as CustomGradientFunc) as (t: tf.Tensor2D) => tf.Tensor2D;
+  return lookup(table); // (N, C)
 }
 
 /** Picks row-wise values[i, idx[i]] as a one-hot dot product (wasm-safe, differentiable). (N, V), (N) → (N) */
