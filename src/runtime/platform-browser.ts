@@ -66,6 +66,33 @@ export function setWasmThreads(n: number): void {
   setKernelThreads(n);
 }
 
+/**
+ * Whether this worker may start tfjs's pthreads: tfjs's threaded build starts each from a blob: URL
+ * of its worker script, which imports another blob: URL (its factory's source). Where the
+ * Content-Security-Policy refuses either (a host whose policy lacks blob: in worker-src or
+ * script-src), tfjs would wait for its pthreads forever, so the backend starts on one thread instead.
+ */
+function blobWorkersAllowed(): Promise<boolean> {
+  const url = (text: string) => URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+  return new Promise<boolean>((resolve) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(url(`importScripts(${JSON.stringify(url(''))}); postMessage(0);`));
+    } catch {
+      return resolve(false);
+    }
+    worker.onmessage = () => {
+      worker.terminate();
+      resolve(true);
+    };
+    worker.onerror = (e) => {
+      e.preventDefault();
+      worker.terminate();
+      resolve(false);
+    };
+  });
+}
+
 /** Threads the started wasm backend runs (tfjs's getThreadsCount); 1 before it starts or where threads are off. */
 export async function wasmThreadsRunning(): Promise<number> {
   const wasm = await import('@tensorflow/tfjs-backend-wasm');
@@ -95,12 +122,14 @@ export const browserPlatform: Platform = {
     if (backend === 'webgpu') await import('@tensorflow/tfjs-backend-webgpu');
     if (backend === 'wasm') {
       const wasm = await import('@tensorflow/tfjs-backend-wasm');
-      if (wasmThreads > 1) {
-        wasm.setThreadsCount(wasmThreads);
+      const threads = wasmThreads > 1 && (await blobWorkersAllowed()) ? wasmThreads : 1;
+      if (threads < wasmThreads) console.warn(`wasm runs 1 thread, not ${wasmThreads}: this page's Content-Security-Policy refuses blob: workers or scripts, which tfjs's threaded build needs`);
+      if (threads > 1) {
+        wasm.setThreadsCount(threads);
         // tfjs 4.22 caps its pool at navigator.hardwareConcurrency / 2 (it assumes two hardware
         // threads per core, backend.cc's num_cores, read once when its module starts): 1 on a 2-core
         // machine whatever was asked. This worker's navigator shows it enough cores for the count asked.
-        Object.defineProperty(globalThis.navigator, 'hardwareConcurrency', { value: 2 * wasmThreads, configurable: true });
+        Object.defineProperty(globalThis.navigator, 'hardwareConcurrency', { value: 2 * threads, configurable: true });
       } else tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
       wasm.setWasmPaths({
         'tfjs-backend-wasm.wasm': wasmPlainUrl,

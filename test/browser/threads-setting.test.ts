@@ -2,10 +2,14 @@
  * The wasm thread setting in the app: a run started with 2 threads per run (the backend panel's
  * setting) reports 2 in the status line and records bitwise the metrics of the same experiment run
  * on 1 thread; only wall-clock figures differ. The setting is kept for the next visit, not in the link.
+ * A host whose Content-Security-Policy refuses blob: workers (tfjs starts its pthreads from blob:
+ * URLs) gets 1 thread, said in the status, instead of a backend that never starts.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
+import { contentSecurityPolicy, ISOLATION_HEADERS } from '../../src/host/headers';
 import { openLab, TINY, trainEnabled, waitSteps } from './harness';
+import { DIST, serveStatic } from './static-server';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -51,3 +55,20 @@ it('a run on 2 wasm threads says so and records bitwise what 1 thread records', 
   expect(one.rows.map((r) => Number(r[loss])).every(Number.isFinite)).toBe(true); // real values to compare
   expect(two.rows).toEqual(one.rows);
 }, 600_000);
+
+it('under a CSP without blob: workers, 2 threads asked start wasm on 1 thread instead of never', async () => {
+  const strict = contentSecurityPolicy().replace("'wasm-unsafe-eval' blob:", "'wasm-unsafe-eval'").replace("worker-src 'self' blob:", "worker-src 'self'");
+  expect(strict).not.toMatch(/(script|worker)-src[^;]*blob:/);
+  const server = await serveStatic(DIST, 0, { ...ISOLATION_HEADERS, 'Content-Security-Policy': strict });
+  try {
+    lab = await openLab(TINY, server.origin);
+    const { page } = lab;
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    await trainEnabled(page);
+    await page.getByLabel('wasm threads per run').selectOption('2');
+    await page.getByTestId('backend-status').getByText('wasm on 1 thread').waitFor({ timeout: 120_000 });
+    await expect.poll(() => page.getByTestId('threads-choice').textContent()).toMatch(/^2 \(2 asked/);
+  } finally {
+    await server.close();
+  }
+}, 300_000);
