@@ -10,11 +10,12 @@
 export type ThreadSetting = 'auto' | number;
 
 /**
- * `auto`'s ceiling per run. Only the GEMMs (and tfjs's XNNPACK ops) are split; attention, LayerNorm,
- * GELU, AdamW and tfjs's element-wise ops stay on one thread. The idle 2-core figures (small train
- * step 440 → 284–295 ms at 2 threads) put the split part near 2/3 of the step, so by Amdahl's law
- * 4 threads give about 2×, 8 about 2.4×: past 4 a thread buys little and takes a core from the
- * page, the env workers and the other runs.
+ * `auto`'s ceiling per run. Only some ops are split over threads (the GEMMs, attention, GELU and
+ * tfjs's XNNPACK ops); LayerNorm, AdamW, tfjs's element-wise ops and the rollout's per-token work stay
+ * on one. On the idle 2-core machine the GEMM split alone took the `small` train step from 440 to
+ * 284–295 ms at 2 threads (about 2/3 of the step split); more than 2 threads has never been measured
+ * here, and each run also has env workers and the page a main thread to feed. So `auto` stops at 4,
+ * where even an 85 % split part gives only 2.8× by Amdahl's law; an explicit count goes beyond it.
  */
 export const MAX_AUTO_THREADS = 4;
 /** The most an explicit setting may ask (a stored value beyond is ignored as corrupt). */

@@ -234,7 +234,7 @@ export function gemmTnRows(k: KernelExports, x: number, dy: number, out: number,
 /**
  * Attention forward (kernels.wat attn_fwd's arguments), split by batch elements. Its work is the
  * scores' and Σp·v's multiply-adds, 2·B·H·T·S·hd: a `small` train batch (64 × 64 tokens) has 67 M,
- * one decoded token of 64 rows 0.8 M, so decoding stays on one thread.
+ * one token of 64 rows over 48 positions 0.8 M (one thread), over 64 positions 2^20 (split).
  */
 export function attnFwdRows(k: KernelExports, q: number, qs: number, kk: number, ks: number, v: number, vs: number, bias: number, bbs: number, y: number, p: number, B: number, T: number, S: number, H: number, hd: number, scale: number): void {
   if (!split(k, ATTN_FWD, [q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, f32Bits(scale)], 2 * B * H * T * S * hd))
