@@ -105,14 +105,14 @@ export function oneHot(ids: tf.Tensor1D, depth: number): tf.Tensor2D {
 }
 
 /**
- * Embedding lookup: a gather, with the gradient of oneHot(ids) @ table, oneHot(ids)ᵀ @ dy (wasm
- * lacks UnsortedSegmentSum, which gather's own gradient needs, §2). The same values as the
- * one-hot product, without its two (N, K) × (K, C) products, the forward's and the unused
- * gradient of the one-hot. ids (N) int32, table (K, C) → (N, C).
+ * Embedding lookup as oneHot(ids) @ table: wasm lacks UnsortedSegmentSum, which gather's gradient
+ * needs (§2), and its Gather is slower than this product at the lab's sizes. Only the table's
+ * gradient, oneHot(ids)ᵀ @ dy, is computed: the one-hot's would go nowhere. ids (N) int32,
+ * table (K, C) → (N, C).
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const lookup = tf.customGrad(((t: tf.Tensor) => ({
-    value: tf.gather(t, ids),
+    value: matMulNN(oneHot(ids, t.shape[0]), t as tf.Tensor2D),
     gradFunc: (dy: tf.Tensor) => weightGrad(oneHot(ids, t.shape[0]), dy), // (K, C)
   })) as unknown as CustomGradientFunc) as (t: tf.Tensor2D) => tf.Tensor2D;
   return lookup(table); // (N, C)
