@@ -109,7 +109,7 @@
     (local $sumv v128) (local $maxv v128) (local $e v128)
     ;; hd = 32 (every preset's head size): q, then y, held in r0..r7 instead of a call per key
     (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128) (local $r4 v128) (local $r5 v128) (local $r6 v128) (local $r7 v128) (local $acc v128) (local $acc2 v128) (local $pvv v128) (local $kp i32) (local $h32 i32)
-    (local $d0 v128) (local $d1 v128) (local $d2 v128) (local $d3 v128) (local $bv4 v128) (local $m4 v128) (local $kq i32) (local $ks4 i32)
+    (local $d0 v128) (local $d1 v128) (local $d2 v128) (local $d3 v128) (local $bv4 v128) (local $m4 v128) (local $kq i32) (local $ks4 i32) (local $lo i32) (local $hi i32)
     (local.set $h32 (i32.eq (local.get $hd) (i32.const 32)))
     (local.set $C (i32.mul (local.get $H) (local.get $hd)))
     (local.set $S4 (i32.and (local.get $S) (i32.const -4)))
@@ -143,6 +143,9 @@
               (local.set $r7 (v128.load offset=112 (local.get $qrow)))))
           (local.set $max (f32.const -inf))
           (local.set $s (i32.const 0))
+          ;; [lo, hi): the keys from the first visible one to the last; exp and Σ p·v skip the rest
+          (local.set $lo (local.get $S))
+          (local.set $hi (i32.const 0))
           ;; hd = 32: four keys at a time, their four dot products reduced together by two rounds of
           ;; shuffles, in the one-key order ((l0 + l1) + (l2 + l3)); a group with no visible key is skipped
           (if (local.get $h32)
@@ -155,6 +158,8 @@
                 (local.set $e (local.get $bv4))
                 (if (v128.any_true (local.get $m4))
                   (then
+                    (if (i32.gt_u (local.get $lo) (local.get $s)) (then (local.set $lo (local.get $s))))
+                    (local.set $hi (i32.add (local.get $s) (i32.const 4)))
                     (local.set $kp (i32.add (local.get $k) (i32.shl (i32.add
                       (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $ks))
                       (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
@@ -217,6 +222,8 @@
             (local.set $bv (f32.load (i32.add (local.get $brow) (i32.shl (local.get $s) (i32.const 2)))))
             (if (f32.gt (local.get $bv) (f32.const -5e8))
               (then
+                (if (i32.gt_u (local.get $lo) (local.get $s)) (then (local.set $lo (local.get $s))))
+                (local.set $hi (i32.add (local.get $s) (i32.const 1)))
                 (local.set $kp (i32.add (local.get $k) (i32.shl (i32.add
                   (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $ks))
                   (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
@@ -240,13 +247,23 @@
             (f32.store (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))) (local.get $sc))
             (local.set $max (f32.max (local.get $max) (local.get $sc)))
             (br_if $ls (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))))
-          ;; exp(score - max) and the sum
+          ;; exp(score - max) and the sum, over [lo, hi) in groups of 4 from a multiple of 4 (each key keeps
+          ;; its lane); masked keys outside get their exact exp, 0, without computing it. A row with no
+          ;; visible key (never in the model) keeps the plain formulation's uniform weights.
+          (if (i32.ge_u (local.get $lo) (local.get $hi)) (then (local.set $lo (i32.const 0)) (local.set $hi (local.get $S))))
+          (local.set $lo (i32.and (local.get $lo) (i32.const -4)))
+          (memory.fill (local.get $prow) (i32.const 0) (i32.shl (local.get $lo) (i32.const 2)))
           (local.set $maxv (f32x4.splat (local.get $max)))
           (local.set $sumv (v128.const i32x4 0 0 0 0))
-          (local.set $s (i32.const 0))
+          (local.set $s (local.get $lo))
           (block $dv
             (loop $lv
               (br_if $dv (i32.ge_u (local.get $s) (local.get $S4)))
+              (if (i32.ge_u (local.get $s) (local.get $hi))
+                (then
+                  (memory.fill (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))) (i32.const 0) (i32.shl (i32.sub (local.get $S4) (local.get $s)) (i32.const 2)))
+                  (local.set $s (local.get $S4))
+                  (br $dv)))
               (local.set $addr (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))))
               (local.set $e (call $exp4 (f32x4.sub (v128.load (local.get $addr)) (local.get $maxv))))
               (v128.store (local.get $addr) (local.get $e))
@@ -276,7 +293,7 @@
           (local.set $r5 (v128.const i32x4 0 0 0 0))
           (local.set $r6 (v128.const i32x4 0 0 0 0))
           (local.set $r7 (v128.const i32x4 0 0 0 0))
-          (local.set $s (i32.const 0))
+          (local.set $s (local.get $lo))
           (loop $ly
             (local.set $addr (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2))))
             (local.set $pv (f32.mul (f32.load (local.get $addr)) (local.get $inv)))
@@ -298,7 +315,7 @@
                     (local.set $r6 (f32x4.relaxed_madd (local.get $pvv) (v128.load offset=96 (local.get $kp)) (local.get $r6)))
                     (local.set $r7 (f32x4.relaxed_madd (local.get $pvv) (v128.load offset=112 (local.get $kp)) (local.get $r7))))
                   (else (call $axpy (local.get $yrow) (local.get $kp) (local.get $pv) (local.get $hd))))))
-            (br_if $ly (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+            (br_if $ly (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $hi))))
           (if (local.get $h32)
             (then
               (v128.store offset=0 (local.get $yrow) (local.get $r0))
