@@ -4,7 +4,8 @@
  * residual → LayerNorm → MLP → residual), the final LayerNorm and the tied head, for T new tokens on
  * each of B rows. A decode step is 64 rows × 1 token: its matmuls take about 2 ms, while as ~75 tfjs
  * ops each paid tens of µs of dispatch (allocation, shape checks, the profiler's hooks) around them.
- * One kernel calls the module's own functions (kernels.wat) in a row instead, on scratch space.
+ * One kernel calls the module's own functions (kernels.wat) in a row instead, on scratch space; its
+ * GEMMs, attention and GELU split over the kernel threads where a page runs more than one (kernel-threads.ts).
  *
  * Same arithmetic as the ops of gpt.ts's forward on wasm with the fused kernels (the same GEMM, attention,
  * LayerNorm and GELU code, in the same order per element), so the logits are bitwise theirs; two
@@ -16,7 +17,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { GPTConfig } from '../gpt-config';
 import { familyEnabled, fusedKernelsAvailable, registerWasmKernel } from './wasm';
-import { gemmRows } from './kernel-threads';
+import { attnFwdRows, geluFwdRows, gemmRows } from './kernel-threads';
 import { GELU_A, LN_EPS } from './rowwise';
 
 const NAME = 'AgwCachedForward';
@@ -74,20 +75,20 @@ registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, s
     if (!prompt) {
       // q (B, C) = (B·H, hd): every (row, head) one query over its S cached keys
       k.copy_rows(qkv, 3 * C, tmp, C, B, C);
-      k.attn_fwd(tmp, hd, kc, hd, vc, hd, bias, bbs, y, p, B * H, 1, S, 1, hd, scale);
+      attnFwdRows(k, tmp, hd, kc, hd, vc, hd, bias, bbs, y, p, B * H, 1, S, 1, hd, scale);
     } else if (l < L - 1) {
-      k.attn_fwd(qkv, 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias, bbs, y, p, B, T, T, H, hd, scale);
+      attnFwdRows(k, qkv, 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias, bbs, y, p, B, T, T, H, hd, scale);
     } else {
       // The prompt's last block: only each row's last query and residual row are needed from here on.
       k.copy_rows(x + 4 * (T - 1) * C, T * C, x, C, B, C); // row b·T + T − 1 → row b (never overwrites a later source)
       rows = B;
-      k.attn_fwd(qkv + 4 * (T - 1) * 3 * C, T * 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias + 4 * (T - 1) * T, bbs, y, p, B, 1, T, H, hd, scale);
+      attnFwdRows(k, qkv + 4 * (T - 1) * 3 * C, T * 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias + 4 * (T - 1) * T, bbs, y, p, B, 1, T, H, hd, scale);
     }
     gemmRows(k, y, w('attn.wo'), tmp, rows, C, C, w('attn.bo'));
     k.add(x, x, tmp, rows * C);
     k.ln_fwd(x, w('ln2.g'), w('ln2.b'), tmp, mean, rstd, rows, C, LN_EPS);
     gemmRows(k, tmp, w('mlp.w1'), h, rows, C, M, w('mlp.b1'));
-    k.gelu_fwd(h, h, rows * M, GELU_A);
+    geluFwdRows(k, h, h, rows * M, GELU_A);
     gemmRows(k, h, w('mlp.w2'), tmp, rows, M, C, w('mlp.b2'));
     k.add(x, x, tmp, rows * C);
   }
