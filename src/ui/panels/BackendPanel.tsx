@@ -47,7 +47,9 @@ function Threads() {
   const setting = useLab((s) => s.threads);
   const config = useLab((s) => s.config);
   const { threads, why } = threadChoice(config, setting);
-  const counts = Array.from({ length: Math.min(MAX_THREADS, Math.max(2, thisMachine().cores)) }, (_, i) => i + 1);
+  // 1 … the cores (2 at least), and a kept count beyond them (set on a machine with more cores).
+  const top = Math.max(Math.min(MAX_THREADS, Math.max(2, thisMachine().cores)), setting === 'auto' ? 0 : setting);
+  const counts = Array.from({ length: top }, (_, i) => i + 1);
   return (
     <p className="threads">
       <label>
