@@ -6,7 +6,7 @@
  *
  *   npm run bench:browser -- [--presets small,nano] [--backends webgpu,wasm] [--reps 3] [--rows 64]
  *                            [--kernels fused,plain] [--chrome PATH] [--chrome-args "--use-angle=vulkan ..."]
- *                            [--threads 1,2] [--timeout 1800] [--no-build]
+ *                            [--threads 1,2] [--split all|gemm] [--timeout 1800] [--no-build]
  *                            [--vs-torch [--torch-threads 1,2] [--python PATH]]
  *
  * `--kernels`: the fused kernels (wasm's SIMD module, webgpu's WGSL programs; the default) and/or
@@ -15,6 +15,8 @@
  * `--threads`: wasm threads, one fresh worker per count (tfjs starts its backend once per worker).
  * The page is served cross-origin isolated (src/host/headers.ts), so tfjs loads its threaded SIMD
  * binary for counts above 1; the table's `thr` column is the count the backend reports running.
+ * `--split gemm` splits only the fused GEMMs over those threads (as before attention and GELU were
+ * split too; the default `all` is the lab's): an A/B of the attention and GELU split, run back to back.
  *
  * `--vs-torch`: also runs bench/torch_ref.py (PyTorch on the CPU, the same model and workload) once
  * per preset and `--torch-threads` count just before the page, and prints the page's wasm rows (every
@@ -49,7 +51,9 @@ const request: Omit<BenchRequest, 'threads'> = {
   reps: Number(arg('reps', smoke ? '1' : '3')),
   rows: Number(arg('rows', smoke ? '2' : '64')),
   kernels: arg('kernels', 'fused').split(',') as BenchRequest['kernels'],
+  split: arg('split', 'all') as BenchRequest['split'],
 };
+if (request.split !== 'all' && request.split !== 'gemm') throw new Error(`--split: all (the lab's) or gemm (the GEMMs only), not ${String(request.split)}`);
 if (request.kernels.some((k) => k !== 'fused' && k !== 'plain')) throw new Error(`--kernels: fused, plain or both (fused,plain), not ${request.kernels.join(',')}`);
 const timeoutS = Number(arg('timeout', smoke ? '300' : '1800'));
 watchdog(timeoutS, 'bench:browser');
@@ -110,7 +114,7 @@ const reply: BenchReply = {
 };
 const adapter = reply.adapter ? `, WebGPU adapter: ${reply.adapter}` : '';
 const machine = `${cpus().length} cores (${cpus()[0]?.model}), ${version}, page ${reply.isolated ? '' : 'not '}cross-origin isolated${adapter}`;
-console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1 min, before → after: ${loads.join('; ')}), ${request.rows} rows\n`);
+console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1 min, before → after: ${loads.join('; ')}), ${request.rows} rows${request.split === 'gemm' ? ', only the GEMMs split over threads' : ''}\n`);
 for (const [b, why] of Object.entries(reply.skipped)) console.log(`${b}: skipped, ${why}`);
 console.log(formatTable(reply.results));
 for (const t of torch) console.log(`\n${formatVsTorch(t.preset, reply.results.filter((r) => r.preset === t.preset && r.backend === 'wasm'), t.result)}`);

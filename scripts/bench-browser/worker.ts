@@ -7,6 +7,7 @@ import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../src/r
 import type { ConcreteBackend } from '../../src/runtime/backend-types';
 import type { ModelPreset } from '../../src/core/model-sizes';
 import { wasmKernelThreads } from '../../src/model/kernels/wasm';
+import { ATTN_BWD, ATTN_FWD, GELU_BWD, GELU_FWD, setSplitThreshold } from '../../src/model/kernels/kernel-threads';
 import * as tf from '@tensorflow/tfjs';
 import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
 
@@ -19,6 +20,8 @@ export interface BenchRequest {
   kernels: ('fused' | 'plain')[];
   /** wasm threads to ask tfjs for (platform-browser.ts's setWasmThreads); the page must be cross-origin isolated for more than 1. */
   threads: number;
+  /** Which fused kernels split over the threads: all (the lab's) or only the GEMMs (as before attention and GELU were split). */
+  split: 'all' | 'gemm';
 }
 
 export interface BenchReply {
@@ -35,7 +38,8 @@ const clock = { wall: () => performance.now(), cpu: () => NaN };
 
 onmessage = async (e: MessageEvent<BenchRequest>) => {
   try {
-    const { presets, backends, reps, rows, kernels, threads } = e.data;
+    const { presets, backends, reps, rows, kernels, threads, split } = e.data;
+    if (split === 'gemm') setSplitThreshold(Infinity, [ATTN_FWD, ATTN_BWD, GELU_FWD, GELU_BWD]);
     const reply: BenchReply = { results: [], skipped: {}, adapter: '', isolated: globalThis.crossOriginIsolated === true };
     setWasmThreads(threads);
     for (const backend of backends) {

@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs';
 import { browserPlatform, setWasmThreads } from '../../src/runtime/platform-browser';
 import { kernelsFor, wasmKernelThreads, type WasmBackendLike } from '../../src/model/kernels/wasm';
 import { median } from '../cli-args';
-import { attnBwdRows, attnFwdRows, geluBwdRows, geluFwdRows, gemmRows, kernelParts, setSplitThreshold } from '../../src/model/kernels/kernel-threads';
+import { MIN_SPLIT_WORK, attnBwdRows, attnFwdRows, geluBwdRows, geluFwdRows, gemmRows, kernelParts, setSplitThreshold } from '../../src/model/kernels/kernel-threads';
 
 export interface SplitRequest {
   threads: number;
@@ -61,7 +61,7 @@ onmessage = async (e: MessageEvent<SplitRequest>) => {
           into.push((1000 * (performance.now() - t0)) / n);
         }
       }
-      setSplitThreshold(1 << 20);
+      setSplitThreshold(MIN_SPLIT_WORK);
       return { oneMin: Math.min(...one), oneMedian: median(one), splitMin: Math.min(...split), splitMedian: median(split) };
     };
     const rows: SplitRow[] = [];

@@ -31,11 +31,7 @@ export const CONTROL_INTS = PARTS + 1;
  * thread: waking a helper and waiting for it costs tens of µs, and 2^20 multiply-adds take about 70 µs
  * in the GEMM on this machine's core.
  */
-let minSplitWork = 1 << 20;
-/** Sets the split threshold (work units as above): for the benchmark that tunes it, scripts/bench-split.ts. */
-export function setSplitThreshold(work: number): void {
-  minSplitWork = work;
-}
+export const MIN_SPLIT_WORK = 1 << 20;
 /** A helper that has not finished in this long is gone (its worker failed): fail rather than hang. */
 const WAIT_MS = 30_000;
 
@@ -84,6 +80,16 @@ export const ATTN_FWD = 2;
 export const ATTN_BWD = 3;
 export const GELU_FWD = 4;
 export const GELU_BWD = 5;
+
+/** Each op's split threshold: MIN_SPLIT_WORK unless a benchmark sets another. */
+const minSplitWork: number[] = OPS.map(() => MIN_SPLIT_WORK);
+/**
+ * Sets the split threshold of `ops` (all by default), in the work units above; Infinity keeps them
+ * on one thread. For the benchmarks: bench:split's sweep, bench:browser's `--split gemm`.
+ */
+export function setSplitThreshold(work: number, ops: readonly number[] = OPS.map((_, i) => i)): void {
+  for (const op of ops) minSplitWork[op] = work;
+}
 
 /** Writes a dispatch of `op` with `args` in `parts` parts into the control block (before GEN is bumped). */
 export function setDispatch(ctrl: Int32Array, op: number, args: readonly number[], parts: number): void {
@@ -206,7 +212,7 @@ export const kernelParts = (): number => (pool?.running ? pool.workers.length + 
 
 /** Runs op over all helpers and this thread; false (nothing done) where there are none or it would not pay. */
 function split(k: KernelExports, op: number, args: number[], work: number): boolean {
-  if (!pool?.running || pool.k !== k || work < minSplitWork || OPS[op].rows(args) < 8) return false;
+  if (!pool?.running || pool.k !== k || work < minSplitWork[op] || OPS[op].rows(args) < 8) return false;
   const { ctrl } = pool;
   const helpers = pool.workers.length;
   setDispatch(ctrl, op, args, helpers + 1);
