@@ -79,18 +79,30 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
     if (b < n) tokens.set(prompts[b], b * S + pads[b]);
     for (let j = 0; j < S; j++) positions[b * S + j] = Math.max(0, j - pads[b]); // positions restart at each row's first token
   }
-  const columns = (a: Int32Array, from: number, len: number): tf.Tensor2D => {
-    const out = new Int32Array(B * len);
-    for (let b = 0; b < B; b++) out.set(a.subarray(b * S + from, b * S + from + len), b * len);
-    return tf.tensor2d(out, [B, len], 'int32'); // (B, len)
+  const all = Array.from({ length: B }, (_, b) => b);
+  const columns = (a: Int32Array, from: number, len: number, rows = all): tf.Tensor2D => {
+    const out = new Int32Array(rows.length * len);
+    rows.forEach((b, r) => out.set(a.subarray(b * S + from, b * S + from + len), r * len));
+    return tf.tensor2d(out, [rows.length, len], 'int32'); // (rows, len)
   };
   // Query slots [q0, q0+Tq) may see keys j with pads[b] ≤ j ≤ query slot, among keys [0, Sk).
-  const bias = (q0: number, Tq: number, Sk: number): tf.Tensor4D => {
-    const m = new Float32Array(B * Tq * Sk).fill(MASK);
-    for (let b = 0; b < B; b++)
-      for (let i = 0; i < Tq; i++) m.fill(0, (b * Tq + i) * Sk + pads[b], (b * Tq + i) * Sk + q0 + i + 1);
-    return tf.tensor4d(m, [B, 1, Tq, Sk]); // (B, 1, Tq, Sk)
+  const bias = (q0: number, Tq: number, Sk: number, rows = all): tf.Tensor4D => {
+    const m = new Float32Array(rows.length * Tq * Sk).fill(MASK);
+    rows.forEach((b, r) => {
+      for (let i = 0; i < Tq; i++) m.fill(0, (r * Tq + i) * Sk + pads[b], (r * Tq + i) * Sk + q0 + i + 1);
+    });
+    return tf.tensor4d(m, [rows.length, 1, Tq, Sk]); // (rows, 1, Tq, Sk)
   };
+  // Rows with the same prompt (a group's G rollouts) have the same prefix: the fused decode's prompt
+  // step computes each distinct prompt once (`distinct`, one row each) and copies it to its rows (rowOf).
+  const distinct: number[] = [];
+  const rowOf = new Int32Array(B);
+  const firstRow = new Map<string, number>();
+  for (let b = 0; b < B; b++) {
+    const key = b < n ? prompts[b].join(',') : 'padding row';
+    if (!firstRow.has(key)) firstRow.set(key, distinct.push(b) - 1);
+    rowOf[b] = firstRow.get(key)!;
+  }
 
   // ---- decode loop: step 0 is the prompt (prefill), then one token per step
   const rngs: Prng[] = opts.seeds.map((s) => new Prng(s));
@@ -117,10 +129,11 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
       const slot = P + step - 1; // the last filled slot; its logits give the next token
       let logits: tf.Tensor2D;
       if (fused) {
-        const [from, len] = step === 0 ? [0, P] : [slot, 1];
-        const ids = columns(tokens, from, len), pos = columns(positions, from, len), b = bias(from, len, step === 0 ? P : S);
-        logits = cachedForward(fused, ids, pos, b, from); // (B, V)
-        tf.dispose([ids, pos, b]);
+        const [from, len, rows] = step === 0 ? [0, P, distinct] : [slot, 1, all];
+        const ids = columns(tokens, from, len, rows), pos = columns(positions, from, len, rows), b = bias(from, len, step === 0 ? P : S, rows);
+        const map = step === 0 && distinct.length < B ? tf.tensor1d(rowOf, 'int32') : undefined;
+        logits = cachedForward(fused, ids, pos, b, from, map); // (B, V)
+        tf.dispose([ids, pos, b, ...(map ? [map] : [])]);
       } else if (step === 0 || opts.useCache === false) {
         const L = slot + 1;
         const ids = columns(tokens, 0, L), pos = columns(positions, 0, L), b = bias(0, L, L);

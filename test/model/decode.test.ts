@@ -24,19 +24,19 @@ interface Run {
   logits: Float32Array[];
 }
 
-async function run(backend: string, config: Partial<GPTConfig>, opts: Partial<SampleOptions>, fusedDecode = true): Promise<Run> {
+async function run(backend: string, config: Partial<GPTConfig>, opts: Partial<SampleOptions>, fusedDecode = true, rows = prompts): Promise<Run> {
   await useBackend(backend);
   setFusedKernels(fusedDecode, ['decode']);
   const m = tinyModel(7, { contextLength: 64, ...config });
   const V = m.config.vocabSize;
   const logits: Float32Array[] = [];
   const before = tf.memory().numTensors;
-  const res = await sample(m, prompts, {
+  const res = await sample(m, rows, {
     maxNewTokens: 12,
-    seeds: prompts.map((_, i) => 40 + i),
+    seeds: rows.map((_, i) => 40 + i),
     eos: -1,
     pad: tokenizer.pad,
-    onLogits: (_, d) => logits.push(d.slice(0, prompts.length * V)),
+    onLogits: (_, d) => logits.push(d.slice(0, rows.length * V)),
     ...opts,
   });
   expect(tf.memory().numTensors).toBe(before);
@@ -78,6 +78,22 @@ describe.each(['relaxed', 'plain'])('fused decode (%s SIMD)', (flavour) => {
       g.logits.forEach((l, s) => expect(relDiff(l, other.logits[s]), `step ${s}`).toBeLessThan(1e-5));
     }
   });
+});
+
+it('a prompt repeated over rows (a GRPO group) is computed once in the prompt step, with the same results', async () => {
+  const group = [0, 1, 0, 0, 2, 1, 0, 2].map((i) => prompts[i]); // 3 distinct prompts on 8 rows
+  const fused = await run('wasm', {}, {}, true, group);
+  const ops = await run('wasm', {}, {}, false, group);
+  expect(fused.tokens).toEqual(ops.tokens);
+  expect(fused.logp).toEqual(ops.logp);
+  fused.logits.forEach((l, s) => expect(maxAbsDiff(l, ops.logits[s]), `step ${s}`).toBe(0));
+  // The rollouts of one prompt still differ (their seeds do), and the prompt step ran 3 rows.
+  expect(new Set([0, 2, 3, 6].map((r) => fused.tokens[r].join(','))).size).toBe(4);
+  const m = tinyModel(7, { contextLength: 64 });
+  const profile = await tf.profile(async () => void (await sample(m, group, { maxNewTokens: 2, seeds: group.map((_, i) => i), eos: -1, pad: tokenizer.pad })));
+  const steps = profile.kernels.filter((k) => k.name === 'AgwCachedForward').map((k) => k.inputShapes[0]); // ids' shapes
+  expect(steps.map((ids) => ids[0])).toEqual([3, 8]); // the prompt's distinct rows, then every row
+  m.dispose();
 });
 
 it('switched off, or on another backend, the sampler runs the ops of model.forward', async () => {

@@ -27,27 +27,31 @@ const NAME = 'AgwCachedForward';
  * (row, head) as one 6 KB run the prefetcher follows, instead of 128-byte pieces 512 bytes apart (a
  * quarter less time with the caches out of cache, where they are at every step).
  *
- * The prompt's call: ids, pos (B, T) int32, bias (B or 1, 1, T, T), wteT (C, V), the model's parameters
- * by name; attrs nLayers, nHeads, S (cache slots) → [logits (B, V), k0, v0, k1, v1, …]: the caches, made
- * here (zeroed on the heap: no JS array of their size), hold the T positions' keys and values at slots
- * [0, T), and attention runs over those T keys as the prompt's forward does.
+ * The prompt's call: ids, pos (U, T) int32 and bias (U or 1, 1, T, T) of the U distinct prompts, rowOf
+ * (B) int32, the distinct prompt of each of the B rows (absent: U = B, row b is prompt b), wteT (C, V),
+ * the model's parameters by name; attrs nLayers, nHeads, S (cache slots) → [logits (B, V), k0, v0, k1,
+ * v1, …]: the caches, made here (zeroed on the heap: no JS array of their size), hold each row's prompt
+ * keys and values at slots [0, T), and attention runs over those T keys as the prompt's forward does.
+ * A prompt repeated G times (a GRPO group's first turn) is computed once and copied to its G rows.
  * Each later call: one token per row, ids, pos (B, 1), bias (B or 1, 1, 1, S), the caches k0, v0, … as
  * inputs, written at `slot` in place, attr slot → logits (B, V).
  */
-registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, slot, S: slots }) => {
-  const [B, T] = t.ids.shape;
+registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads: H, slot, S: slots }) => {
+  const [U, T] = t.ids.shape; // distinct prompts (the prompt's call) or rows
+  const rowOf = t.rowOf ? Int32Array.from(new Int32Array(heap().buffer, at(t.rowOf), t.rowOf.shape[0])) : Int32Array.from({ length: U }, (_, b) => b);
+  const B = rowOf.length;
   const [V, C] = t.wte.shape;
   const prompt = !t.k0;
   const S = prompt ? slots : t.k0.shape[1];
   if (!prompt && T !== 1) throw new Error(`${NAME}: a call after the prompt takes one token per row, not ${T}`);
   const M = t['h0.mlp.w1'].shape[1];
   const hd = C / H;
-  const N = B * T;
+  const N = U * T;
   const caches = prompt ? Array.from({ length: 2 * L }, () => out([B * H, S, hd])) : []; // k0, v0, k1, v1, …
   for (const c of caches) k.zero(at(c), 4 * B * S * C);
   const cache = (l: number, v: 0 | 1) => at(caches[2 * l + v] ?? t[`${v ? 'v' : 'k'}${l}`]);
   const x = scratch(N * C), tmp = scratch(N * C), qkv = scratch(N * 3 * C), y = scratch(N * C), h = scratch(N * M);
-  const mean = scratch(N), rstd = scratch(N), p = scratch(B * H * T * (prompt ? T : S));
+  const mean = scratch(N), rstd = scratch(N), p = scratch(U * H * T * (prompt ? T : S));
   // One bias row per (row, head) for the step's attention over the (B·H, S, hd) caches.
   let bias = at(t.bias), bbs = t.bias.shape[0] > 1 ? T * t.bias.shape[3] : 0;
   if (!prompt && bbs) {
@@ -62,10 +66,11 @@ registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, s
     const kc = cache(l, 0), vc = cache(l, 1);
     k.ln_fwd(x, w('ln1.g'), w('ln1.b'), tmp, mean, rstd, rows, C, LN_EPS);
     gemmRows(k, tmp, w('attn.wqkv'), qkv, rows, C, 3 * C, w('attn.bqkv')); // (rows, 3C): q, k, v side by side
-    // Each (row, head)'s T keys and values to its cache slots [slot, slot + T).
+    // Each (row, head)'s T keys and values, those of the row's prompt, to its cache slots [slot, slot + T).
     for (let b = 0; b < B; b++) {
       for (let i = 0; i < (prompt ? H : 1); i++) {
-        const [src, dst, n] = prompt ? [b * T * 3 * C + i * hd, ((b * H + i) * S + slot) * hd, T] : [b * 3 * C, (b * H * S + slot) * hd, H];
+        const u = rowOf[b];
+        const [src, dst, n] = prompt ? [u * T * 3 * C + i * hd, ((b * H + i) * S + slot) * hd, T] : [b * 3 * C, (b * H * S + slot) * hd, H];
         const [ss, ds] = prompt ? [3 * C, hd] : [hd, S * hd];
         k.copy_rows(qkv + 4 * (src + C), ss, kc + 4 * dst, ds, n, hd);
         k.copy_rows(qkv + 4 * (src + 2 * C), ss, vc + 4 * dst, ds, n, hd);
@@ -77,12 +82,12 @@ registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, s
       k.copy_rows(qkv, 3 * C, tmp, C, B, C);
       attnFwdRows(k, tmp, hd, kc, hd, vc, hd, bias, bbs, y, p, B * H, 1, S, 1, hd, scale);
     } else if (l < L - 1) {
-      attnFwdRows(k, qkv, 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias, bbs, y, p, B, T, T, H, hd, scale);
+      attnFwdRows(k, qkv, 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias, bbs, y, p, U, T, T, H, hd, scale);
     } else {
       // The prompt's last block: only each row's last query and residual row are needed from here on.
-      k.copy_rows(x + 4 * (T - 1) * C, T * C, x, C, B, C); // row b·T + T − 1 → row b (never overwrites a later source)
-      rows = B;
-      attnFwdRows(k, qkv + 4 * (T - 1) * 3 * C, T * 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias + 4 * (T - 1) * T, bbs, y, p, B, 1, T, H, hd, scale);
+      k.copy_rows(x + 4 * (T - 1) * C, T * C, x, C, U, C); // row u·T + T − 1 → row u (never overwrites a later source)
+      rows = U;
+      attnFwdRows(k, qkv + 4 * (T - 1) * 3 * C, T * 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias + 4 * (T - 1) * T, bbs, y, p, U, 1, T, H, hd, scale);
     }
     gemmRows(k, y, w('attn.wo'), tmp, rows, C, C, w('attn.bo'));
     k.add(x, x, tmp, rows * C);
@@ -92,9 +97,14 @@ registerWasmKernel(NAME, ({ k, at, out, scratch }, t, { nLayers: L, nHeads: H, s
     gemmRows(k, h, w('mlp.w2'), tmp, rows, M, C, w('mlp.b2'));
     k.add(x, x, tmp, rows * C);
   }
-  k.ln_fwd(x, at(t['lnf.g']), at(t['lnf.b']), tmp, mean, rstd, B, C, LN_EPS);
+  k.ln_fwd(x, at(t['lnf.g']), at(t['lnf.b']), tmp, mean, rstd, U, C, LN_EPS);
   const logits = out([B, V]);
-  gemmRows(k, tmp, at(t.wteT), at(logits), B, C, V, 0);
+  if (U === B && !t.rowOf) gemmRows(k, tmp, at(t.wteT), at(logits), B, C, V, 0);
+  else {
+    const distinct = scratch(U * V);
+    gemmRows(k, tmp, at(t.wteT), distinct, U, C, V, 0);
+    for (let b = 0; b < B; b++) k.copy_rows(distinct + 4 * rowOf[b] * V, 0, at(logits) + 4 * b * V, 0, 1, V);
+  }
   return prompt ? [logits, ...caches] : logits;
 });
 
@@ -117,14 +127,15 @@ export interface DecodeState {
 }
 
 /**
- * Logits (B, V) of each row's last new token. The first call is the prompt: ids and pos (B, T) int32,
- * bias (B or 1, 1, T, T); it makes the state's caches and fills their slots [0, T). Each later call is
+ * Logits (B, V) of each row's last new token. The first call is the prompt: ids and pos (U, T) int32,
+ * bias (U or 1, 1, T, T) of U distinct prompts and rowOf (B) int32, each row's prompt (absent: U = B); it
+ * makes the state's caches and fills their slots [0, T). Each later call is
  * one token per row, ids and pos (B, 1), bias (B or 1, 1, 1, S) over all S slots, written at `slot` in
  * place. wasm only (fusedDecodeAvailable). The caller disposes the logits, and the caches when done.
  */
-export function cachedForward(state: DecodeState, ids: tf.Tensor2D, pos: tf.Tensor2D, bias: tf.Tensor4D, slot: number): tf.Tensor2D {
+export function cachedForward(state: DecodeState, ids: tf.Tensor2D, pos: tf.Tensor2D, bias: tf.Tensor4D, slot: number, rowOf?: tf.Tensor1D): tf.Tensor2D {
   const { config, params, wteT, keys, values, slots } = state;
-  const inputs: tf.NamedTensorMap = { ids, pos, bias, wteT };
+  const inputs: tf.NamedTensorMap = { ids, pos, bias, wteT, ...(rowOf ? { rowOf } : {}) };
   for (const [name, v] of params) inputs[name] = v;
   keys.forEach((kc, l) => {
     inputs[`k${l}`] = kc;
