@@ -28,8 +28,9 @@ const PARTS = ARGS + NARGS;
 export const CONTROL_INTS = PARTS + 1;
 /**
  * Below this much work (multiply-adds, or their equivalent: see each op's `work`) an op stays on one
- * thread: waking a helper and waiting for it costs tens of µs, and 2^20 multiply-adds take about 70 µs
- * in the GEMM on this machine's core.
+ * thread. A split costs about 15 µs over half the work (npm run bench:split), so it can pay only from
+ * about 30 µs of work, 2^19 of the GEMM's multiply-adds; 2^20 (about 53 µs) keeps a factor 2 over
+ * that for a helper that wakes late.
  */
 export const MIN_SPLIT_WORK = 1 << 20;
 /** A helper that has not finished in this long is gone (its worker failed): fail rather than hang. */
