@@ -28,7 +28,7 @@ export interface ForwardOptions {
   kv?: (layer: number, k: tf.Tensor3D, v: tf.Tensor3D) => [tf.Tensor3D, tf.Tensor3D];
   /** Logits of the last position only: (B, V) instead of (B*T, V). */
   lastOnly?: boolean;
-  /** Logits of these flat positions (indices into B*T, distinct) only: (N, V). */
+  /** Logits of these flat positions (indices into B*T, distinct) only: (N, V); the last block after its attention runs on them alone. */
   at?: tf.Tensor1D;
 }
 
@@ -129,19 +129,22 @@ export class GPT {
       const bias = opts.bias ?? this.causalBias(T);
       for (let l = 0; l < this.config.nLayers; l++) {
         const h = `h${l}.`;
-        x = tf.add(x, this.attention(l, layerNorm(x, this.p(h + 'ln1.g'), this.p(h + 'ln1.b')), B, T, bias, opts.kv));
-        const xn = layerNorm(x, this.p(h + 'ln2.g'), this.p(h + 'ln2.b')); // (B*T, C)
-        x = tf.add(x, mlp(xn, this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1'), this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2'))); // (B*T, C) through (B*T, M)
+        // With `at`, the last block's keys and values still come from every position, but all that
+        // follows its attention is position-wise: it runs on the `at` rows alone.
+        const at = l === this.config.nLayers - 1 ? opts.at : undefined;
+        const a = this.attention(l, layerNorm(x, this.p(h + 'ln1.g'), this.p(h + 'ln1.b')), B, T, bias, opts.kv, at); // (N, C)
+        x = tf.add(at ? takeRows(x, at) : x, a); // (N, C): N = B*T, or the `at` rows
+        const xn = layerNorm(x, this.p(h + 'ln2.g'), this.p(h + 'ln2.b')); // (N, C)
+        x = tf.add(x, mlp(xn, this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1'), this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2'))); // (N, C) through (N, M)
       }
       if (opts.lastOnly) x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]); // (B, C)
-      if (opts.at) x = takeRows(x, opts.at); // (N, C)
       x = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'));
       return matmul(x, tf.transpose(this.p<tf.Rank.R2>('wte'))); // (N, V): tied output head
     });
   }
 
-  /** Causal self-attention of layer l over x (B*T, C) → (B*T, C). */
-  private attention(l: number, x: tf.Tensor2D, B: number, T: number, bias: tf.Tensor4D, kv: ForwardOptions['kv']): tf.Tensor2D {
+  /** Causal self-attention of layer l over x (B*T, C) → (B*T, C), or the `at` rows of it. */
+  private attention(l: number, x: tf.Tensor2D, B: number, T: number, bias: tf.Tensor4D, kv: ForwardOptions['kv'], at?: tf.Tensor1D): tf.Tensor2D {
     const { dModel: C, nHeads: H } = this.config;
     const h = `h${l}.attn.`;
     const qkv = linear(x, this.p(h + 'wqkv'), this.p(h + 'bqkv')); // (B*T, 3C): q, k, v side by side
@@ -153,7 +156,8 @@ export class GPT {
       const [keys, values] = kv(l, tf.reshape(k, [B, T, C]), tf.reshape(v, [B, T, C])); // 2 × (B, S, C)
       y = cachedAttention(q as tf.Tensor2D, keys, values, bias, H); // (B*T, C)
     }
-    return linear(y, this.p(h + 'wo'), this.p(h + 'bo')); // (B*T, C)
+    if (at) y = takeRows(y, at); // (N, C)
+    return linear(y, this.p(h + 'wo'), this.p(h + 'bo')); // (B*T or N, C)
   }
 
   /** Copies every weight from a model of the same config (e.g. to freeze a reference policy). */
