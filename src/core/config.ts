@@ -21,9 +21,9 @@ export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-rol
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** How a step's G rollouts per instance are sampled (src/tasks/sampling.ts holds each one's doc). */
-export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random'] as const;
+export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random', 'tree-outcome'] as const;
 /** The samplings whose G rollouts are one tree's branches, not trajectories (nothing to replay for credit). */
-export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random'];
+export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random', 'tree-outcome'];
 
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
@@ -142,7 +142,7 @@ export const RolloutSchema = z.strictObject({
     .enum(SAMPLING_NAMES)
     .default('parallel')
     .describe(
-      'parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation)',
+      'parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation); tree-outcome: the best copied forward, every candidate scored by a greedy completion\'s outcome (ablation)',
     ),
 });
 

@@ -24,6 +24,9 @@
  * is a sibling drawn uniformly (same seeded draw), whatever the scores. The sibling sets stay exact
  * while the path follows the policy's own distribution, as a parallel trajectory's does: it
  * separates what exact sibling sets do from what training only on best-of-K paths does.
+ * `tree-outcome` (an ablation too): the best sibling is copied forward, but every candidate is
+ * scored by a greedy completion's outcome even where the task has a `turnReward`, so its rows carry
+ * what a parallel row carries, the outcome, instead of a per-turn reward.
  *
  * Where this matches PettingLLMs' `generate_env_idx_rollout` with `if_greedy=True`
  * (pettingllms/trainer/multi_agents_execution_engine.py at a054fb1) and where it differs:
@@ -95,18 +98,19 @@ interface Sampled<X extends object> {
 }
 
 /**
- * Each candidate's score for its agent, its row reward: `turnReward` where the task has one, else
- * the outcome of a greedy completion less the invalid penalty (module doc). NaN for a candidate
- * whose environment or completion failed.
+ * Each candidate's score for its agent, its row reward: `turnReward` where the task has one (and
+ * `score` is 'turn'), else the outcome of a greedy completion less the invalid penalty (module
+ * doc). NaN for a candidate whose environment or completion failed.
  */
 async function scoreCandidates<X extends object>(
   task: AnyTask,
   level: Sampled<X>[],
   trees: Tree<X>[],
   ctx: Omit<AdvanceContext<X>, 'groupOf' | 'seedOf' | 'options'> & { seed: number },
+  score: TreeVariant['score'],
 ): Promise<{ scores: number[]; completionCalls: number }> {
   const after = level.map((c) => (c.result?.ok ? c.result.state : null));
-  if (task.turnReward) {
+  if (task.turnReward && score === 'turn') {
     const turnReward = task.turnReward.bind(task);
     return { scores: level.map((c, i) => (after[i] ? turnReward(c.call.state, c.call.agent, after[i]) : NaN)), completionCalls: 0 };
   }
@@ -139,11 +143,18 @@ export function argmaxSeeded(rewards: readonly number[], rng: Prng): number {
   return rng.pick(rewards.flatMap((r, k) => (r === best ? [k] : [])));
 }
 
-/** Which sibling's state a level copies forward: the best-scored one (AT-GRPO) or a uniform draw. */
-export type TreeSelect = 'best' | 'random';
+/**
+ * A tree's two choices: which sibling's state a level copies forward (the best-scored one, as
+ * AT-GRPO; or a uniform draw) and how a candidate is scored ('turn': the task's turnReward where
+ * it has one, else a greedy completion's outcome, as AT-GRPO; 'outcome': always the completion's).
+ */
+export interface TreeVariant {
+  keep: 'best' | 'random';
+  score: 'turn' | 'outcome';
+}
 
 /** Runs B trees of K = groupSize branches to completion (module doc). */
-export async function treeRollout<X extends object = object>(opts: RolloutOptions<X>, select: TreeSelect = 'best'): Promise<RolloutResult<X>> {
+export async function treeRollout<X extends object = object>(opts: RolloutOptions<X>, variant: TreeVariant = { keep: 'best', score: 'turn' }): Promise<RolloutResult<X>> {
   const task = getTask(opts.task);
   const K = opts.groupSize;
   const env = opts.env ?? new InProcessEnvRunner();
@@ -193,7 +204,7 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
       pending.map((c, i) => ({ traj: c.traj, state: c.state, agent: c.agent, response: outputs[i].text })),
     );
     const level = pending.map((call, i): Sampled<X> => ({ call, output: outputs[i], result: results[i] }));
-    const scored = await scoreCandidates(task, level, trees, ctx);
+    const scored = await scoreCandidates(task, level, trees, ctx, variant.score);
     completionCalls += scored.completionCalls;
 
     // ---- per tree: K sibling rows, the chosen candidate's state copied forward ----
@@ -205,7 +216,7 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
       const valid = siblings.map((c) => c.result?.ok === true && c.result.valid);
       const failed = siblings.findIndex((c, k) => !c.result?.ok || !Number.isFinite(rewards[k]));
       const draw = new Prng(mixSeed(opts.seed, `tree/${siblings[0].call.group}/${tree.depth}`));
-      const kept = failed >= 0 ? -1 : select === 'best' ? argmaxSeeded(rewards, draw) : draw.pick(siblings.map((_, k) => k));
+      const kept = failed >= 0 ? -1 : variant.keep === 'best' ? argmaxSeeded(rewards, draw) : draw.pick(siblings.map((_, k) => k));
       siblings.forEach((c, k) =>
         tree.branches[k].push({
           agent,

@@ -3,9 +3,9 @@ import { validateExperiment } from '../../src/core/config';
 import { Prng } from '../../src/core/prng';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';
-import { rollout, type Policy, type PolicyCall, type PolicyOptions, type RolloutResult } from '../../src/tasks/orchestrator';
+import { agentRewardsOf, rollout, type Policy, type PolicyCall, type PolicyOptions, type RolloutResult } from '../../src/tasks/orchestrator';
 import { getTask, sampleInstances, TASKS, type TaskName } from '../../src/tasks/registry';
-import { argmaxSeeded, treeRollout, type TreeSelect } from '../../src/tasks/tree';
+import { argmaxSeeded, treeRollout, type TreeVariant } from '../../src/tasks/tree';
 import type { BaseState } from '../../src/tasks/types';
 import { SAMPLINGS } from '../../src/tasks/sampling';
 import { allAgents } from './helpers';
@@ -23,7 +23,7 @@ function recording(inner: Policy) {
   return { policy, batches };
 }
 
-function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = demonstratorPolicy(task, errorRate), n = B, select: TreeSelect = 'best') {
+function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = demonstratorPolicy(task, errorRate), n = B, variant: TreeVariant = { keep: 'best', score: 'turn' }) {
   return treeRollout(
     {
       task,
@@ -32,7 +32,7 @@ function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = 
       policies: allAgents(task, policy),
       seed,
     },
-    select,
+    variant,
   );
 }
 
@@ -121,8 +121,8 @@ describe('tree sampling', () => {
   it('tree-random keeps exact sibling sets but copies a seeded uniform draw forward, often not the best', async () => {
     const rates = { solver: 0.5, verifier: 0.2 };
     const n = 16;
-    const r = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, 'random');
-    const again = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, 'random');
+    const r = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, { keep: 'random', score: 'turn' });
+    const again = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, { keep: 'random', score: 'turn' });
     expect(r.rows.map((row) => [row.traj, row.step, row.response, row.chosen])).toEqual(again.rows.map((row) => [row.traj, row.step, row.response, row.chosen]));
     const sets = [...siblingSets(r).values()];
     let belowBest = 0;
@@ -147,6 +147,38 @@ describe('tree sampling', () => {
       seed: 1,
     });
     expect(viaRegistry.rows.map((row) => row.chosen)).toEqual(r.rows.map((row) => row.chosen));
+  });
+
+  it("tree-outcome scores plan's candidates by a greedy completion's outcome, not its turn reward", async () => {
+    const task = getTask('plan');
+    expect(task.turnReward).toBeDefined();
+    // Sampled candidates err at 0.5; the greedy completions are the error-free demonstrator, so a
+    // candidate's completion can be replayed here exactly.
+    const noisy = demonstratorPolicy('plan', 0.5);
+    const exact = demonstratorPolicy('plan', 0);
+    const policy: Policy = (calls, options) => (options.temperature === 0 ? exact : noisy)(calls, options);
+    const turn = await tree('plan', 0.5, 2, policy);
+    const outcome = await tree('plan', 0.5, 2, policy, B, { keep: 'best', score: 'outcome' });
+    expect(turn.completionCalls).toBe(0);
+    expect(outcome.completionCalls).toBeGreaterThan(0);
+    const instances = sampleInstances(TASKS.plan, new Prng(2), 'train', B);
+    const first = (r: RolloutResult) => r.rows.filter((row) => row.step === 0);
+    // The first level samples the same candidates either way; only their scores differ.
+    expect(first(outcome).map((row) => row.response)).toEqual(first(turn).map((row) => row.response));
+    let differs = 0;
+    first(outcome).forEach((row, i) => {
+      let state: BaseState = task.init(instances[row.group]);
+      state = task.step(state, row.agent, row.response).state;
+      while (!state.done) {
+        const call = task.next(state)!;
+        state = task.step(state, call.agent, task.demonstrate(state, call.agent, new Prng(0), 0)).state;
+      }
+      const expected = (agentRewardsOf(task, state.outcome)[row.agent] ?? 0) - (row.valid ? 0 : task.invalidPenalty);
+      expect(row.reward).toBeCloseTo(expected, 12);
+      if (Math.abs(row.reward - first(turn)[i].reward) > 1e-9) differs++;
+    });
+    expect(differs).toBeGreaterThan(0);
+    for (const rows of siblingSets(outcome).values()) expect(rows.filter((row) => row.chosen)).toHaveLength(1);
   });
 
   it('samples the first level exactly as parallel sampling samples the first calls', async () => {
