@@ -40,7 +40,7 @@ describe('training from the page', () => {
     await waitSteps(lab, (s) => s.every((n) => n >= 2));
     // auto picked wasm here, and the lab's fused SIMD kernels run the model in the workers.
     expect(await page.getByTestId('kernels').textContent()).toBe(
-      ' · fused wasm SIMD (attention, rowwise, gemm, matmul, adamw)',
+      ' · fused wasm SIMD (attention, rowwise, gemm, matmul, adamw, decode)',
     );
 
     // Charts: a line per agent for each run, in the run's colour.
