@@ -1,8 +1,10 @@
 /**
  * Per-token log-probs and entropies of given responses under the current model, for the policy
  * update and supervised warm-start. Rows (prompt, response) are packed on the CPU into right-padded
- * (B, T) arrays whose sizes are rounded up to fixed buckets, so shaders compile once (§3–4).
- * Layout follows nanoGPT's (x, y): inputs = seq[:-1], targets = seq[1:], mask = 1 on response targets.
+ * (B, T) arrays whose sizes are rounded up to fixed buckets, so shaders compile once (§3–4); the
+ * update packs rows of similar length together (lengthGroups), with finer buckets on the CPU
+ * backends (packGranularity). Layout follows nanoGPT's (x, y): inputs = seq[:-1],
+ * targets = seq[1:], mask = 1 on response targets.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
