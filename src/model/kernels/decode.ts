@@ -8,10 +8,11 @@
  * GEMMs, attention and GELU split over the kernel threads where a page runs more than one (kernel-threads.ts).
  *
  * Same arithmetic as the ops of gpt.ts's forward on wasm with the fused kernels (the same GEMM, attention,
- * LayerNorm and GELU code, in the same order per element), so the logits are bitwise theirs; two
- * shortcuts only skip work whose result is dropped: the prompt's last block runs its attention output,
- * MLP and residuals on each row's last position only (the cache needs the keys and values of every
- * position, the sampler the logits of the last), and the head runs on those B rows.
+ * LayerNorm and GELU code, in the same order per element), so the logits are bitwise theirs; the
+ * shortcuts only skip work whose result is dropped: the prompt's last block computes queries, attention
+ * output, MLP and residuals for each row's last position only (the cache needs the keys and values of
+ * every position, the sampler the logits of the last), the head runs on those rows, and a prompt
+ * shared by several rows is computed once.
  * GPT.forward with a `kv` hook stays the formulation on every other backend, and the reference.
  */
 import * as tf from '@tensorflow/tfjs';
@@ -65,15 +66,29 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
     const w = (name: string) => at(t[`h${l}.${name}`]);
     const kc = cache(l, 0), vc = cache(l, 1);
     k.ln_fwd(x, w('ln1.g'), w('ln1.b'), tmp, mean, rstd, rows, C, LN_EPS);
-    gemmRows(k, tmp, w('attn.wqkv'), qkv, rows, C, 3 * C, w('attn.bqkv')); // (rows, 3C): q, k, v side by side
+    // The prompt's last block needs the keys and values of every position but the queries of the last
+    // only: wqkv's k and v columns over all rows, its q columns over the last rows, each as its own GEMM
+    // on a copy of those columns (a column's sum is the same whichever GEMM tiles it, when C is a
+    // multiple of the GEMM's 8-column tile; otherwise the one full GEMM).
+    const lastPrompt = prompt && l === L - 1 && T > 1 && C % 8 === 0;
+    const [kv, kvs] = lastPrompt ? [qkv, 2 * C] : [qkv + 4 * C, 3 * C]; // where row 0's k starts, and the row stride
+    const qLast = lastPrompt ? scratch(U * C) : 0; // (U, C): the last positions' q
+    if (lastPrompt) {
+      const wkv = scratch(2 * C * C), wq = scratch(C * C), last = scratch(U * C);
+      k.copy_rows(w('attn.wqkv') + 4 * C, 3 * C, wkv, 2 * C, C, 2 * C);
+      k.copy_rows(w('attn.wqkv'), 3 * C, wq, C, C, C);
+      gemmRows(k, tmp, wkv, kv, rows, C, 2 * C, w('attn.bqkv') + 4 * C); // (rows, 2C): k, v
+      k.copy_rows(tmp + 4 * (T - 1) * C, T * C, last, C, U, C);
+      gemmRows(k, last, wq, qLast, U, C, C, w('attn.bqkv'));
+    } else gemmRows(k, tmp, w('attn.wqkv'), qkv, rows, C, 3 * C, w('attn.bqkv')); // (rows, 3C): q, k, v side by side
     // Each (row, head)'s T keys and values, those of the row's prompt, to its cache slots [slot, slot + T).
     for (let b = 0; b < B; b++) {
       for (let i = 0; i < (prompt ? H : 1); i++) {
         const u = rowOf[b];
-        const [src, dst, n] = prompt ? [u * T * 3 * C + i * hd, ((b * H + i) * S + slot) * hd, T] : [b * 3 * C, (b * H * S + slot) * hd, H];
-        const [ss, ds] = prompt ? [3 * C, hd] : [hd, S * hd];
-        k.copy_rows(qkv + 4 * (src + C), ss, kc + 4 * dst, ds, n, hd);
-        k.copy_rows(qkv + 4 * (src + 2 * C), ss, vc + 4 * dst, ds, n, hd);
+        const [src, dst, n] = prompt ? [u * T * kvs + i * hd, ((b * H + i) * S + slot) * hd, T] : [b * kvs, (b * H * S + slot) * hd, H];
+        const [ss, ds] = prompt ? [kvs, hd] : [hd, S * hd];
+        k.copy_rows(kv + 4 * src, ss, kc + 4 * dst, ds, n, hd);
+        k.copy_rows(kv + 4 * (src + C), ss, vc + 4 * dst, ds, n, hd);
       }
     }
     const scale = 1 / Math.sqrt(hd);
@@ -87,7 +102,8 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
       // The prompt's last block: only each row's last query and residual row are needed from here on.
       k.copy_rows(x + 4 * (T - 1) * C, T * C, x, C, U, C); // row u·T + T − 1 → row u (never overwrites a later source)
       rows = U;
-      attnFwdRows(k, qkv + 4 * (T - 1) * 3 * C, T * 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias + 4 * (T - 1) * T, bbs, y, p, U, 1, T, H, hd, scale);
+      const [q, qs] = lastPrompt ? [qLast, C] : [qkv + 4 * (T - 1) * 3 * C, T * 3 * C];
+      attnFwdRows(k, q, qs, kv, kvs, kv + 4 * C, kvs, bias + 4 * (T - 1) * T, bbs, y, p, U, 1, T, H, hd, scale);
     }
     gemmRows(k, y, w('attn.wo'), tmp, rows, C, C, w('attn.bo'));
     k.add(x, x, tmp, rows * C);
