@@ -124,14 +124,15 @@ export function pick(values: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor1D {
 }
 
 /**
- * Rows idx of x, (N, C) and (R) int32 → (R, C), with distinct idx. Its gradient puts dy back in
- * those rows (ScatterNd): gather's own gradient needs UnsortedSegmentSum, which wasm lacks (§2).
+ * Rows idx of x along its first axis, (N, …) and (R) int32 → (R, …). Its gradient puts dy back in
+ * those rows, summed where idx repeats (ScatterNd adds duplicate indices): gather's own gradient
+ * needs UnsortedSegmentSum, which wasm lacks (§2).
  */
-export function takeRows(x: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor2D {
-  const [N, C] = x.shape;
+export function takeRows<T extends tf.Tensor>(x: T, idx: tf.Tensor1D): T {
+  const shape = x.shape;
   const take = tf.customGrad(((xs: tf.Tensor) => ({
     value: tf.gather(xs, idx),
-    gradFunc: (dy: tf.Tensor) => tf.scatterND(tf.reshape(idx, [-1, 1]), dy, [N, C]),
-  })) as unknown as CustomGradientFunc) as (xs: tf.Tensor2D) => tf.Tensor2D;
-  return take(x); // (R, C)
+    gradFunc: (dy: tf.Tensor) => tf.scatterND(tf.reshape(idx, [-1, 1]), dy, shape),
+  })) as unknown as CustomGradientFunc);
+  return take(x) as T; // (R, …)
 }

@@ -9,6 +9,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { Optim } from '../core/config';
 import { disposeBatch, lengthGroups, packGranularity, packRows, responseLogprobs, toResponseTensors } from '../model/logprobs';
+import { takeRows } from '../model/layers';
 import { tokenizer } from '../model/tokenizer';
 import { termGradNorms, update, type LossTerm } from '../model/update';
 import { rowAggregationWeights } from '../core/losses';
@@ -83,9 +84,13 @@ export async function updateModel(
 
 /**
  * One loss term per agent of `m` on the rows `chunk` (one term for a model of one agent), and the
- * tensors they hold. Each term sees only its own rows, packed in length groups (lengthGroups): the
- * term's loss is the sum of its groups' weighted sums, the same loss as one padded batch, with
- * the aggregation weights of the whole mini-batch (rowAggregationWeights over all of its rows).
+ * tensors they hold. Each term sees only its own rows. Rows with the same prompt and response (in
+ * the default experiment most of a batch: a group's rollouts often make the same call and get the
+ * same short answer) have the same log-probs, so each distinct row goes through the model once,
+ * packed in length groups (lengthGroups), and its values are copied to every row that has it; the
+ * copy's gradient sums theirs. The loss is then one weighted sum over all of the term's tokens,
+ * the same loss as one padded batch of every row, with the aggregation weights of the whole
+ * mini-batch (rowAggregationWeights over all of its rows).
  */
 export function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], advantages: Float64Array, chunk: readonly number[], o: UpdateOptions) {
   const { optim } = o;
@@ -93,53 +98,61 @@ export function lossTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], a
   const batchRows = chunk.map((i) => rows[i]);
   const rowWeight = rowAggregationWeights(optim.lossAgg, batchRows.map((r) => r.responseIds.length), o.lMax);
   const packOptions = { contextLength: cfg.contextLength, vocabSize: cfg.vocabSize, pad: tokenizer.pad, ...packGranularity() };
-  /**
-   * The rows `own` (indices into chunk) packed as one (B, T) batch, and every per-token input of
-   * the loss as (1, R): the R response tokens, row after row (responseLogprobs' order).
-   */
-  const part = (own: readonly number[]) => {
-    const packed = packRows(own.map((b) => ({ prompt: batchRows[b].promptIds, response: batchRows[b].responseIds })), packOptions);
-    const batch = toResponseTensors(packed);
-    const R = batch.at.size;
-    const perToken = (values: (b: number) => readonly number[]) => tf.tensor2d(own.flatMap(values), [1, R]);
-    const perRow = (value: (b: number) => number) => perToken((b) => batchRows[b].responseIds.map(() => value(b)));
-    return {
-      batch,
-      oldLogp: perToken((b) => batchRows[b].oldLogp),
-      adv: perRow((b) => advantages[chunk[b]]),
-      weights: perRow((b) => rowWeight[b]),
-      mask: tf.ones([1, R]) as tf.Tensor2D,
-      refLogp: m.ref ? tf.tidy(() => tf.reshape(responseLogprobs(m.ref!, batch, o.temperature).logp, [1, R]) as tf.Tensor2D) : undefined,
-    };
-  };
   const agentsHere = [...new Set(batchRows.map((r) => r.agent))];
   // One term per agent on a shared model; a model of one agent has one term.
   const termAgents = m.agents.length > 1 ? agentsHere : [null];
   const termInputs = termAgents.map((agent) => {
     const own = batchRows.flatMap((r, b) => (agent === null || r.agent === agent ? [b] : []));
-    const lengths = own.map((b) => batchRows[b].promptIds.length + batchRows[b].responseIds.length);
+    // The distinct rows, and which one each row of `own` is.
+    const distinctOf = new Map<string, number>();
+    const distinct: number[] = [];
+    const which = own.map((b) => {
+      const key = `${batchRows[b].promptIds.join(',')}|${batchRows[b].responseIds.join(',')}`;
+      if (!distinctOf.has(key)) distinctOf.set(key, distinct.push(b) - 1);
+      return distinctOf.get(key)!;
+    });
+    const lengths = distinct.map((b) => batchRows[b].promptIds.length + batchRows[b].responseIds.length);
+    const groups = lengthGroups(lengths, packOptions);
+    // Where each distinct row's response tokens sit in the groups' log-probs, concatenated.
+    const offset = new Int32Array(distinct.length);
+    let R = 0;
+    for (const u of groups.flat()) {
+      offset[u] = R;
+      R += batchRows[distinct[u]].responseIds.length;
+    }
+    const copy = Int32Array.from(own.flatMap((b, k) => batchRows[b].responseIds.map((_, i) => offset[which[k]] + i)));
+    const batches = groups.map((g) => toResponseTensors(packRows(g.map((u) => ({ prompt: batchRows[distinct[u]].promptIds, response: batchRows[distinct[u]].responseIds })), packOptions)));
+    // Every per-token input as (1, N): the N response tokens of `own`, row after row.
+    const perToken = (values: (b: number) => readonly number[]) => tf.tensor2d(own.flatMap(values), [1, copy.length]);
+    const perRow = (value: (b: number) => number) => perToken((b) => batchRows[b].responseIds.map(() => value(b)));
+    const copyT = tf.tensor1d(copy, 'int32');
     return {
       /** The term's agent: a single-agent model's one term is that agent's. */
       agent: agent ?? m.agents[0],
       /** Σ w over the term's tokens: turns its weighted sums into the agent's own means. */
       wSum: own.reduce((a, b) => a + rowWeight[b] * batchRows[b].responseIds.length, 0),
-      parts: lengthGroups(lengths, packOptions).map((g) => part(g.map((k) => own[k]))),
+      batches,
+      copy: copyT,
+      oldLogp: perToken((b) => batchRows[b].oldLogp),
+      adv: perRow((b) => advantages[chunk[b]]),
+      weights: perRow((b) => rowWeight[b]),
+      mask: tf.ones([1, copy.length]) as tf.Tensor2D,
+      refLogp: m.ref ? tf.tidy(() => tf.reshape(tf.gather(tf.concat(batches.map((b) => responseLogprobs(m.ref!, b, o.temperature).logp)), copyT), [1, -1]) as tf.Tensor2D) : undefined,
     };
   });
   const terms: LossTerm[] = termInputs.map((t) => () => {
-    // Loss and stats are sums over tokens: the groups' add up to the term's.
-    const each = t.parts.map((p) => {
-      const { logp, entropy } = responseLogprobs(m.model, p.batch, o.temperature);
-      const row = (x: tf.Tensor1D) => tf.reshape(x, [1, -1]) as tf.Tensor2D; // (1, R)
-      const { adv, oldLogp, weights, mask, refLogp } = p;
-      return ppoLoss({ logp: row(logp), entropy: row(entropy), oldLogp, adv, mask, weights, ...(refLogp ? { refLogp } : {}) }, optim);
-    });
-    return { loss: tf.addN(each.map((e) => e.loss)), stats: tf.addN(each.map((e) => e.stats)) };
+    const scored = t.batches.map((b) => responseLogprobs(m.model, b, o.temperature));
+    // (1, N): each row's values copied from its distinct row's.
+    const perRow = (x: tf.Tensor1D[]) => tf.reshape(takeRows(tf.concat(x), t.copy), [1, -1]) as tf.Tensor2D;
+    const { adv, oldLogp, weights, mask, refLogp } = t;
+    const logp = perRow(scored.map((s) => s.logp));
+    const entropy = perRow(scored.map((s) => s.entropy));
+    return ppoLoss({ logp, entropy, oldLogp, adv, mask, weights, ...(refLogp ? { refLogp } : {}) }, optim);
   });
   const dispose = () => {
-    for (const p of termInputs.flatMap((t) => t.parts)) {
-      disposeBatch(p.batch);
-      tf.dispose([p.oldLogp, p.adv, p.weights, p.mask, ...(p.refLogp ? [p.refLogp] : [])]);
+    for (const t of termInputs) {
+      t.batches.forEach(disposeBatch);
+      tf.dispose([t.copy, t.oldLogp, t.adv, t.weights, t.mask, ...(t.refLogp ? [t.refLogp] : [])]);
     }
   };
   return { batchRows, termInputs, terms, shared: termAgents.length > 1, dispose };

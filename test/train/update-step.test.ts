@@ -1,7 +1,8 @@
 /**
- * The update's loss terms pack each term's rows in length groups (lengthGroups): the loss, its
- * diagnostics and its gradient must be those of the rows packed as one padded batch, with the
- * aggregation weights of the whole mini-batch (B = its rows), within float32 rounding.
+ * The update's loss terms run each distinct row of a term once, packed in length groups
+ * (lengthGroups), and copy its log-probs to the rows that repeat it: the loss, its diagnostics and
+ * its gradient must be those of every row packed as one padded batch, with the aggregation weights
+ * of the whole mini-batch (B = its rows), within float32 rounding.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
@@ -79,7 +80,7 @@ async function evaluate(term: () => { loss: tf.Scalar; stats: tf.Tensor }, vars:
   return out;
 }
 
-describe('length-grouped loss terms', () => {
+describe('loss terms on distinct rows in length groups', () => {
   beforeAll(() => useBackend('wasm'));
   afterAll(() => tf.disposeVariables());
 
@@ -89,7 +90,9 @@ describe('length-grouped loss terms', () => {
   ] as const;
   it.each(cases)('$lossAgg (KL $klCoef, entropy $entropyCoef): loss, stats and gradient of one padded batch within 1e-5', async (c) => {
     const optim = OptimSchema.parse(c);
-    const rows = makeRows(40, ['verifier', 'search'], 3);
+    // 40 rows and 16 copies of some of them (the same prompt and response, as a group's rollouts often have).
+    const made = makeRows(40, ['verifier', 'search'], 3);
+    const rows = [...made, ...made.slice(0, 16).map((r, i) => ({ ...r, traj: 40 + i }))];
     const adv = Float64Array.from(rows, (_, i) => Math.sin(i * 1.7) * 1.4);
     const idx = rows.map((_, i) => i);
     // The grouping under test is not trivial: rows of 4 to 60 positions fall in several groups.
@@ -102,6 +105,8 @@ describe('length-grouped loss terms', () => {
       const grouped = lossTerms(m, rows, adv, own, { optim, temperature: 1, lMax: 13, seed: 0 });
       const reference = oneBatchTerms(m, own.map((i) => rows[i]), Float64Array.from(own, (i) => adv[i]), optim, agents.length === 1 ? [null] : agents);
       expect(grouped.terms.length).toBe(reference.terms.length);
+      // Each term's 20 distinct rows go through the model once (exact B on wasm), not its 28 rows.
+      for (const t of grouped.termInputs) expect(t.batches.reduce((n, b) => n + b.inputs.shape[0], 0)).toBe(20);
       for (let k = 0; k < grouped.terms.length; k++) {
         const got = await evaluate(grouped.terms[k] as () => { loss: tf.Scalar; stats: tf.Tensor }, model.variables);
         const want = await evaluate(reference.terms[k], model.variables);
