@@ -153,7 +153,8 @@ export const PRESETS: readonly Preset[] = [
       'siblings from one shared state, scored by plan’s turn reward, the best copied forward, so every set holds ' +
       'G siblings of one state. Training success under tree is that of the chosen path (a search); compare eval:' +
       ' over 200 steps × 3 seeds the tree’s held-out avg@8 stayed below parallel’s on every seed (0.35 vs 0.57 at step 200; README),' +
-      ' and a tree that copies a random sibling forward (tree-random) does as badly, so the best-of-G path is not why.',
+      ' and a tree that copies a random sibling forward (tree-random) does as badly; without the std normalization' +
+      ' (advantage.normalizeStd=false) the tree is level with parallel: dividing near-tie sibling sets by their small σ is why.',
     config: make({
       task: 'plan',
       runs: [
