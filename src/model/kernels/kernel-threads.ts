@@ -100,6 +100,13 @@ export function setDispatch(ctrl: Int32Array, op: number, args: readonly number[
   ctrl[PARTS] = parts;
 }
 
+/** Wakes the helpers for what the control block now says: a dispatch (counted in DONE as each finishes) or STOP. */
+function wake(ctrl: Int32Array): void {
+  Atomics.store(ctrl, DONE, 0);
+  Atomics.add(ctrl, GEN, 1);
+  Atomics.notify(ctrl, GEN);
+}
+
 /** Part p of the dispatched op (the control block says which, with what). The helpers run exactly this too. */
 export function runPart(k: KernelExports, ctrl: Int32Array, p: number): void {
   const op = OPS[ctrl[OP]];
@@ -176,8 +183,7 @@ export function stopKernelThreads(): void {
   if (!pool) return;
   const { ctrl, workers } = pool;
   Atomics.store(ctrl, OP, STOP);
-  Atomics.add(ctrl, GEN, 1);
-  Atomics.notify(ctrl, GEN);
+  wake(ctrl);
   for (const w of workers) w.terminate();
   pool = null;
 }
@@ -197,9 +203,7 @@ export const kernelThreadsControl = (): Int32Array | null => pool?.ctrl ?? null;
  */
 export async function pingKernelThreads(ctrl: Int32Array, helpers: number, ms: number): Promise<number> {
   setDispatch(ctrl, GEMM, [0, 0, 0, 0, 0, 0, 0], helpers + 1);
-  Atomics.store(ctrl, DONE, 0);
-  Atomics.add(ctrl, GEN, 1);
-  Atomics.notify(ctrl, GEN);
+  wake(ctrl);
   const t0 = performance.now();
   while (Atomics.load(ctrl, DONE) < helpers && performance.now() - t0 < ms) await new Promise((r) => setTimeout(r, 5));
   return Atomics.load(ctrl, DONE);
@@ -218,9 +222,7 @@ function split(k: KernelExports, op: number, args: number[], work: number): bool
   const helpers = pool.workers.length;
   setDispatch(ctrl, op, args, helpers + 1);
   splitCounts[op]++;
-  Atomics.store(ctrl, DONE, 0);
-  Atomics.add(ctrl, GEN, 1);
-  Atomics.notify(ctrl, GEN);
+  wake(ctrl);
   runPart(k, ctrl, 0);
   for (let done = Atomics.load(ctrl, DONE); done < helpers; done = Atomics.load(ctrl, DONE)) {
     if (Atomics.wait(ctrl, DONE, done, WAIT_MS) === 'timed-out') throw new Error(`a kernel thread did not finish its rows in ${WAIT_MS / 1000} s`);
