@@ -30,10 +30,10 @@ function weightGrad(a: tf.Tensor, dy: tf.Tensor): tf.Tensor2D {
  */
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
-  const gradFunc: Grad2 = (dy, [sa, sb]) =>
-    webgpuKernelsAvailable('gemm')
-      ? [tf.matMul(dy, sb, false, true), weightGrad(sa, dy)]
-      : [matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)), weightGrad(sa, dy)];
+  const gradFunc: Grad2 = (dy, [sa, sb]) => [
+    webgpuKernelsAvailable('gemm') ? tf.matMul(dy, sb, false, true) : matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)),
+    weightGrad(sa, dy),
+  ];
   return { value: matMulNN(a as tf.Tensor2D, b as tf.Tensor2D), gradFunc };
 }) as unknown as CustomGradientFunc) as (a: tf.Tensor2D, b: tf.Tensor2D) => tf.Tensor2D;
 
