@@ -56,12 +56,19 @@ export function bucket(n: number, step: number): number {
   return Math.max(step, Math.ceil(n / step) * step);
 }
 
+/** Positions a row of `length` tokens (prompt + response) takes as inputs: all but the last, at least 1. */
+const positionsOf = (length: number) => Math.max(1, length - 1);
+
+/** The padded (B, T) of a pack of `rows` rows whose longest takes `positions` positions (the buckets of PackOptions). */
+function packShape(rows: number, positions: number, opts: Pick<PackOptions, 'contextLength' | 'batchMultiple' | 'lengthMultiple'>): { B: number; T: number } {
+  return { B: bucket(rows, opts.batchMultiple ?? 8), T: Math.min(opts.contextLength, bucket(positions, opts.lengthMultiple ?? 16)) };
+}
+
 /** Packs rows into fixed-bucket arrays; token ids are validated here, on the CPU (webgpu doesn't check, §2). */
 export function packRows(rows: readonly TokenRow[], opts: PackOptions): Packed {
-  const longest = Math.max(1, ...rows.map((r) => r.prompt.length + r.response.length - 1));
+  const longest = Math.max(...rows.map((r) => positionsOf(r.prompt.length + r.response.length)), 1);
   if (longest > opts.contextLength) throw new Error(`a row needs ${longest} positions; the model's context is ${opts.contextLength}`);
-  const B = bucket(rows.length, opts.batchMultiple ?? 8);
-  const T = Math.min(opts.contextLength, bucket(longest, opts.lengthMultiple ?? 16));
+  const { B, T } = packShape(rows.length, longest, opts);
   const inputs = new Int32Array(B * T).fill(opts.pad);
   const targets = new Int32Array(B * T).fill(opts.pad);
   const mask = new Float32Array(B * T);
@@ -102,7 +109,7 @@ const packCost = (B: number, T: number) => B * T * (1 + T / ATTENTION_SPAN) + PA
  * Returns the row indices of each group, shortest rows first.
  */
 export function lengthGroups(lengths: readonly number[], opts: Omit<PackOptions, 'vocabSize' | 'pad'>): number[][] {
-  const Tof = (n: number) => Math.min(opts.contextLength, bucket(Math.max(1, n - 1), opts.lengthMultiple ?? 16));
+  const Tof = (n: number) => packShape(1, positionsOf(n), opts).T;
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
   // Runs of rows sharing one T; a group is a range of runs, found by dynamic programming.
   const ends: number[] = []; // exclusive end of each run in `order`
@@ -115,7 +122,8 @@ export function lengthGroups(lengths: readonly number[], opts: Omit<PackOptions,
     best[j] = Infinity;
     for (let i = 0; i < j; i++) {
       const from = i === 0 ? 0 : ends[i - 1];
-      const c = best[i] + packCost(bucket(ends[j - 1] - from, opts.batchMultiple ?? 8), Tof(lengths[order[ends[j - 1] - 1]]));
+      const { B, T } = packShape(ends[j - 1] - from, positionsOf(lengths[order[ends[j - 1] - 1]]), opts);
+      const c = best[i] + packCost(B, T);
       if (c < best[j]) [best[j], cut[j]] = [c, i];
     }
   }
