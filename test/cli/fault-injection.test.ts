@@ -11,7 +11,7 @@ import { Prng } from '../../src/core/prng';
 
 const ARGS = ['--import', 'tsx', 'src/cli/main.ts', 'train'];
 const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=4&eval.questions=2&eval.k=2';
-const STEPS = 8; // 2 runs → 16 lines
+const STEPS = 24; // 2 runs → 48 lines: enough that the fifth kill still finds the run going
 const lines = (dir: string) =>
   existsSync(join(dir, 'metrics.jsonl')) ? readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
 const science = (line: string) =>
@@ -45,28 +45,33 @@ async function killAt(args: string[], dir: string, target: number, extraMs: numb
 
 describe('lab train under SIGKILL and SIGINT', () => {
   let expected: string[] = [];
+  let lineMs = 0; // the uninterrupted run's time between two lines: kills are timed in these
   beforeAll(() => {
     const straight = mkdtempSync(join(tmpdir(), 'agentwise-straight-'));
     const a = spawnSync(process.execPath, [...ARGS, '--config', hash, '--steps', String(STEPS), '--out', straight, '--quiet'], { encoding: 'utf8' });
     expect(a.status, a.stderr).toBe(0);
     expected = lines(straight);
     expect(expected).toHaveLength(2 * STEPS);
+    const times = expected.map((l) => JSON.parse(l).time_s as number);
+    lineMs = (1000 * (Math.max(...times) - Math.min(...times))) / (expected.length - 1);
   }, 300_000);
 
   it('killed five times at seeded random moments and resumed, records what an uninterrupted run records', async () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-killed-'));
     const rng = new Prng(13);
-    // Five kills, the i-th once the file holds a random count of lines in [3i + 1, 3i + 3], then
-    // a random 0–600 ms later: mid-step, mid-line, mid-state, between two runs' saves.
-    const targets = Array.from({ length: 5 }, (_, i) => 3 * i + 1 + Math.floor(rng.next() * 3));
-    const delays = targets.map(() => Math.floor(rng.next() * 600));
+    // Five kills, the i-th once the file holds a random count of lines in [8i + 1, 8i + 8], then a
+    // random 0–3 lines' time later: mid-step, mid-line, mid-state, between two runs' saves. The
+    // delay is in the run's own pace (a fixed 0–600 ms outlasted the whole run once steps took
+    // 60 ms), so the kills land inside the run on a fast machine and a loaded one alike.
+    const targets = Array.from({ length: 5 }, (_, i) => 8 * i + 1 + Math.floor(rng.next() * 8));
+    const delays = targets.map(() => Math.floor(rng.next() * 3 * lineMs));
     const kills: (number | null)[] = [];
     for (const [i, target] of targets.entries()) {
       const args = i === 0 ? ['--config', hash, '--steps', String(STEPS), '--checkpoint-every', '2', '--out', dir, '--quiet'] : ['--resume', dir, '--checkpoint-every', '2', '--quiet'];
       kills.push(await killAt(args, dir, target, delays[i]));
     }
-    console.info(`killed with ${kills.join(', ')} lines recorded (targets ${targets.join(', ')}; delays ${delays.join(', ')} ms)`);
+    console.info(`killed with ${kills.join(', ')} lines recorded (targets ${targets.join(', ')}; delays ${delays.join(', ')} ms; ${lineMs.toFixed(0)} ms per line)`);
     expect(kills.filter((k) => k !== null).length).toBeGreaterThanOrEqual(4); // the run was still going
 
     const last = spawnSync(process.execPath, [...ARGS, '--resume', dir, '--quiet'], { encoding: 'utf8' });
