@@ -12,6 +12,12 @@
  * --timeout (default 600 × reps; smoke 240); each fails with a message.
  * `--config` is an experiment link's hash (default: the default experiment); `--hover` moves the
  * pointer across the Reward chart all along (the synced hover redraws every chart's cursor).
+ * Each repetition also traces the page (devtools.timeline) and reports, for every main-thread task
+ * over 50 ms, its wall time and the main thread's CPU time within it (`cpuMs`): a task whose CPU
+ * time is short was descheduled (the runs' workers hold the cores), not busy.
+ * `--profile FILE`: the main thread's CPU profile over the measured window of the first
+ * repetition, written as FILE (open it in Chrome DevTools' Performance panel), and its 25
+ * functions of most self time printed: where a long task's time goes.
  * Prints one JSON line per repetition and writes bench/ui-results.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +34,7 @@ const firstStepMs = Number(arg('first-step', '180')) * 1000;
 watchdog(Number(arg('timeout', String(smoke ? 240 : 600 * reps))), 'bench:ui');
 const side = arg('layout', 'overlaid') === 'side';
 const hover = flag('hover');
+const profile = arg('profile', '');
 
 const quantile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -41,7 +48,7 @@ interface Observed {
   frames: { ms: number; scripts: string[] }[];
 }
 
-async function once(url: string) {
+async function once(url: string, profileTo = '') {
   const { page, errors, steps, close } = await openLab(url);
   try {
     await page.evaluate(() => {
@@ -79,6 +86,17 @@ async function once(url: string) {
       w.observed.since = performance.now();
       performance.clearMeasures('chart');
     });
+    const tracer = await page.context().newCDPSession(page);
+    const events: TraceEvent[] = [];
+    tracer.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])));
+    const traced = new Promise((resolve) => tracer.once('Tracing.tracingComplete', resolve));
+    await tracer.send('Tracing.start', { categories: 'devtools.timeline', transferMode: 'ReportEvents' });
+    const cdp = profileTo ? await page.context().newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); // µs
+      await cdp.send('Profiler.start');
+    }
     const before = await steps();
     const t0 = Date.now();
     if (hover) {
@@ -89,6 +107,15 @@ async function once(url: string) {
       }
     } else await page.waitForTimeout(seconds * 1000);
     const after = await steps();
+    if (cdp) {
+      const { profile: p } = await cdp.send('Profiler.stop');
+      writeFileSync(profileTo, JSON.stringify(p));
+      console.log(`[bench:ui] CPU profile of the main thread: ${profileTo}; most self time:`);
+      for (const line of topSelfTime(p, 25)) console.log(`  ${line}`);
+    }
+    await tracer.send('Tracing.end');
+    await Promise.race([traced, page.waitForTimeout(30_000)]);
+    const tasks = longMainTasks(events);
     const { observed, charts } = await page.evaluate(() => ({
       observed: (window as unknown as { observed: Observed }).observed,
       charts: performance.getEntriesByName('chart').map((e) => e.duration),
@@ -103,6 +130,13 @@ async function once(url: string) {
         median: quantile(observed.longTasks, 0.5),
         max: quantile(observed.longTasks, 1),
       },
+      traced: {
+        longTasks: tasks.length,
+        wallMs: { median: quantile(tasks.map((t) => t.wall), 0.5), max: quantile(tasks.map((t) => t.wall), 1) },
+        cpuMs: { median: quantile(tasks.map((t) => t.cpu), 0.5), max: quantile(tasks.map((t) => t.cpu), 1) },
+        /** Tasks whose main-thread CPU time alone is over 50 ms: the page's own work, whatever the load. */
+        overCpu50: tasks.filter((t) => t.cpu > 50).length,
+      },
       chartRefreshes: charts.length,
       chartRefreshMs: { median: quantile(charts, 0.5), p90: quantile(charts, 0.9) },
       longFrames: long.slice(0, 8),
@@ -113,6 +147,54 @@ async function once(url: string) {
   }
 }
 
+interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur?: number;
+  tdur?: number;
+  args?: { name?: string };
+}
+
+/**
+ * The renderer main thread's tasks over 50 ms in a devtools.timeline trace: wall time and the
+ * thread's CPU time (tdur), ms. The main thread is the CrRendererMain that ran the page's script.
+ */
+function longMainTasks(events: TraceEvent[]): { wall: number; cpu: number }[] {
+  const runsScript = new Set(events.filter((e) => e.name === 'FunctionCall').map((e) => `${e.pid}:${e.tid}`));
+  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && runsScript.has(`${e.pid}:${e.tid}`));
+  if (!main) return [];
+  return events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.name === 'RunTask' && (e.dur ?? 0) > 50_000)
+    .map((e) => ({ wall: (e.dur ?? 0) / 1000, cpu: (e.tdur ?? 0) / 1000 }));
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+}
+
+/** The `n` functions of a CPU profile with the most self time (samples × their intervals), in ms. */
+function topSelfTime(p: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }, n: number): string[] {
+  const byId = new Map(p.nodes.map((node) => [node.id, node]));
+  const ms = new Map<string, number>();
+  const samples = p.samples ?? [];
+  const deltas = p.timeDeltas ?? [];
+  let total = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const f = byId.get(samples[i])?.callFrame;
+    const dt = (deltas[i + 1] ?? 0) / 1000;
+    if (!f || f.functionName === '(idle)') continue;
+    const file = f.url.split('/').pop() ?? '';
+    const name = `${f.functionName || '(anonymous)'} ${file}${file ? `:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`;
+    ms.set(name, (ms.get(name) ?? 0) + dt);
+    total += dt;
+  }
+  return [`busy ${Math.round(total)} ms in all`, ...[...ms].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, t]) => `${t.toFixed(0).padStart(6)} ms  ${name}`)];
+}
+
 const server = await serveLab(config);
 const url = server.url;
 console.log(
@@ -121,7 +203,7 @@ console.log(
 console.log(`[bench:ui] ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`);
 const results = [];
 for (let r = 0; r < reps; r++) {
-  const res = await once(url);
+  const res = await once(url, r === 0 ? profile : '');
   console.log(JSON.stringify(res));
   results.push(res);
 }
