@@ -90,7 +90,7 @@ async function once(url: string, profileTo = '') {
     const events: TraceEvent[] = [];
     tracer.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])));
     const traced = new Promise((resolve) => tracer.once('Tracing.tracingComplete', resolve));
-    await tracer.send('Tracing.start', { categories: 'devtools.timeline', transferMode: 'ReportEvents' });
+    await tracer.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
     const cdp = profileTo ? await page.context().newCDPSession(page) : null;
     if (cdp) {
       await cdp.send('Profiler.enable');
@@ -115,7 +115,8 @@ async function once(url: string, profileTo = '') {
     }
     await tracer.send('Tracing.end');
     await Promise.race([traced, page.waitForTimeout(30_000)]);
-    const tasks = longMainTasks(events);
+    const all = mainTasks(events);
+    const tasks = all.filter((t) => t.wall > 50);
     const { observed, charts } = await page.evaluate(() => ({
       observed: (window as unknown as { observed: Observed }).observed,
       charts: performance.getEntriesByName('chart').map((e) => e.duration),
@@ -131,6 +132,7 @@ async function once(url: string, profileTo = '') {
         max: quantile(observed.longTasks, 1),
       },
       traced: {
+        tasks: all.length,
         longTasks: tasks.length,
         wallMs: { median: quantile(tasks.map((t) => t.wall), 0.5), max: quantile(tasks.map((t) => t.wall), 1) },
         cpuMs: { median: quantile(tasks.map((t) => t.cpu), 0.5), max: quantile(tasks.map((t) => t.cpu), 1) },
@@ -159,15 +161,15 @@ interface TraceEvent {
 }
 
 /**
- * The renderer main thread's tasks over 50 ms in a devtools.timeline trace: wall time and the
- * thread's CPU time (tdur), ms. The main thread is the CrRendererMain that ran the page's script.
+ * The renderer main thread's tasks in a devtools.timeline trace: wall time and the thread's CPU
+ * time (tdur), ms. The main thread is the CrRendererMain that ran the page's script.
  */
-function longMainTasks(events: TraceEvent[]): { wall: number; cpu: number }[] {
+function mainTasks(events: TraceEvent[]): { wall: number; cpu: number }[] {
   const runsScript = new Set(events.filter((e) => e.name === 'FunctionCall').map((e) => `${e.pid}:${e.tid}`));
   const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && runsScript.has(`${e.pid}:${e.tid}`));
   if (!main) return [];
   return events
-    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.name === 'RunTask' && (e.dur ?? 0) > 50_000)
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.name === 'RunTask')
     .map((e) => ({ wall: (e.dur ?? 0) / 1000, cpu: (e.tdur ?? 0) / 1000 }));
 }
 

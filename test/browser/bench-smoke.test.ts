@@ -13,10 +13,18 @@ const run = (script: string) =>
 
 it('bench:ui --smoke sees both runs step and reports long tasks', () => {
   const stdout = run('scripts/bench-ui.ts');
-  const report = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{'))!) as { steps: number[]; longTasks: number; errors: string[] };
+  const report = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{'))!) as {
+    steps: number[];
+    longTasks: number;
+    traced: { tasks: number; longTasks: number; overCpu50: number };
+    errors: string[];
+  };
   expect(report.steps).toHaveLength(2);
   expect(report.errors).toEqual([]);
   expect(report.longTasks).toBeGreaterThanOrEqual(0);
+  // The trace was read: the page's main thread ran tasks in the 2 s, and a task's CPU is within its wall time.
+  expect(report.traced.tasks).toBeGreaterThan(10);
+  expect(report.traced.overCpu50).toBeLessThanOrEqual(report.traced.longTasks);
 }, 300_000);
 
 it('bench:experiment --smoke times both runs to step 2', () => {
