@@ -1,9 +1,9 @@
 import { defineConfig } from 'vite';
 import type { Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
-import { buildId, serviceWorker } from './scripts/service-worker';
-import { tfjsThreadedFactory } from './scripts/tfjs-threaded-factory';
-import { contentSecurityPolicy, pageHeaders } from './src/host/headers';
+import { buildId, serviceWorker } from './scripts/service-worker.ts';
+import { tfjsThreadedFactory } from './scripts/tfjs-threaded-factory.ts';
+import { contentSecurityPolicy, pageHeaders } from './src/host/headers.ts';
 
 /** The built index.html carries the CSP as its first tag, so a static host with no headers still enforces it. */
 const cspMeta = (): Plugin => ({
