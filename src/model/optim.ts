@@ -6,7 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
-import { adamWStep, countNonFinite, fusedAdamWAvailable } from './kernels/adamw-webgpu';
+import { FlatAdamW, fusedAdamWAvailable } from './kernels/adamw-webgpu';
 import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
 import { sumOver, webgpuKernelsAvailable } from './kernels/webgpu';
 
@@ -40,8 +40,12 @@ export interface StagedUpdate {
 interface Slot {
   variable: tf.Variable;
   decay: boolean;
-  m: tf.Variable; // first moment, same shape as the variable
-  v: tf.Variable; // second moment
+}
+
+/** The moments per parameter, shaped as its variable: for the plain ops and the wasm kernel. */
+interface PerSlot {
+  m: tf.Variable[];
+  v: tf.Variable[];
 }
 
 export class AdamW {
@@ -54,6 +58,12 @@ export class AdamW {
   /** Updates applied so far (skipped steps don't count); drives the bias correction. */
   step = 0;
   private readonly slots: Slot[];
+  /**
+   * The moments, in one of two layouts: per parameter, or flat over all of them for the one WGSL
+   * dispatch (adamw-webgpu.ts). The update that runs picks it; a switch of kernels moves them.
+   */
+  private perSlot: PerSlot | null = null;
+  private flat: FlatAdamW | null = null;
 
   constructor(model: GPT, opts: AdamWOptions) {
     this.lr = opts.lr;
@@ -62,13 +72,14 @@ export class AdamW {
     this.eps = opts.eps ?? 1e-8;
     this.weightDecay = opts.weightDecay ?? 0.01;
     this.clipNorm = opts.clipNorm ?? 1;
-    // Slots exist from the start, so tf.memory().numTensors is the same before and after step 1.
-    this.slots = model.specs.map((spec) => {
-      const variable = model.params.get(spec.name)!;
+    this.slots = model.specs.map((spec) => ({ variable: model.params.get(spec.name)!, decay: spec.decay }));
+    // The moments exist from the start, so tf.memory().numTensors is the same before and after step 1.
+    if (fusedAdamWAvailable()) this.flat = new FlatAdamW(this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })));
+    else {
       // tidy frees the zerosLike tensors; the variables keep their own reference to the data.
-      const zeros = () => tf.tidy(() => tf.variable(tf.zerosLike(variable), false));
-      return { variable, decay: spec.decay, m: zeros(), v: zeros() };
-    });
+      const zeros = () => this.slots.map((s) => tf.tidy(() => tf.variable(tf.zerosLike(s.variable), false)));
+      this.perSlot = { m: zeros(), v: zeros() };
+    }
   }
 
   /** The variables this optimizer updates, in model order. */
@@ -97,40 +108,53 @@ export class AdamW {
    * moment is finite (a non-finite first moment always makes its weight non-finite): a finite
    * gradient can still overflow v = β₂v + (1−β₂)g² or a weight. The caller reads `bad` back — in
    * the same readback as the loss (update.ts) — and commits only when it is 0: otherwise nothing
-   * is assigned and the step count stays, so the update is rolled back. On webgpu the θ kernel
-   * writes NaN where θ or v is not finite and `bad` counts those (countNonFinite); on wasm the one
-   * AdamW kernel per parameter returns Σ 0·x over its new θ, m, v; elsewhere it is Σ 0·x over the
-   * new θ and v. Either is NaN or non-zero exactly when a value is not finite.
+   * is assigned and the step count stays, so the update is rolled back. On webgpu the one dispatch
+   * sets `bad` to 1 where θ or v is not finite; on wasm the one AdamW kernel per parameter returns
+   * Σ 0·x over its new θ, m, v; elsewhere it is Σ 0·x over the new θ and v. Either is NaN or
+   * non-zero exactly when a value is not finite.
    */
   stage(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): StagedUpdate {
     const step = this.step + 1;
     const { beta1: b1, beta2: b2, lr } = this;
     const bc1 = 1 - b1 ** step;
     const bc2 = 1 - b2 ** step;
+    const keep = (decay: boolean) => (decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1);
     const fused = fusedAdamWAvailable();
+    const moments = this.layout(fused);
+    if (moments instanceof FlatAdamW) {
+      const c = typeof scale === 'number' ? tf.scalar(scale) : scale;
+      const constants = { beta1: b1, beta2: b2, lr, keep: keep(true), bc1, bc2, eps: this.eps };
+      const staged = moments.stage(this.variables, this.slots.map((s) => grads[s.variable.name]), c, constants);
+      if (c !== scale) c.dispose(); // its buffer stays until the commands that read it are submitted
+      const commit = () => {
+        staged.thetas.forEach((w, i) => w && this.slots[i].variable.assign(w));
+        staged.commit();
+        this.step = step;
+      };
+      return { bad: staged.bad, commit, dispose: staged.dispose };
+    }
     // The wasm kernel takes the clip coefficient as a number (update.ts reads the norm back first there).
-    const wasmKernel = !fused && typeof scale === 'number' && wasmAdamWAvailable();
-    const next: { slot: Slot; w: tf.Tensor; m: tf.Tensor; v: tf.Tensor }[] = [];
+    const wasmKernel = typeof scale === 'number' && wasmAdamWAvailable();
+    const next: { i: number; w: tf.Tensor; m: tf.Tensor; v: tf.Tensor }[] = [];
     const bad = tf.tidy(() => {
-      const c = typeof scale === 'number' ? (wasmKernel || (scale === 1 && !fused) ? null : tf.scalar(scale)) : scale;
+      const c = typeof scale === 'number' ? (wasmKernel || scale === 1 ? null : tf.scalar(scale)) : scale;
       const checked: tf.Tensor[] = [];
-      for (const slot of this.slots) {
+      this.slots.forEach((slot, i) => {
         const g = grads[slot.variable.name];
-        if (!g) continue;
-        const constants = { beta1: b1, beta2: b2, scale: typeof scale === 'number' ? scale : NaN, lr, keep: slot.decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1, bc1, bc2, eps: this.eps };
+        if (!g) return;
+        const [m0, v0] = [moments.m[i], moments.v[i]];
         if (wasmKernel) {
           // One kernel: the new values and their finiteness check (Σ 0·x over θ, m, v) together.
-          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, slot.m, slot.v, constants);
-          next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
+          const constants = { beta1: b1, beta2: b2, scale: scale as number, lr, keep: keep(slot.decay), bc1, bc2, eps: this.eps };
+          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, m0, v0, constants);
+          next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
           checked.push(tf.reshape(zero, []));
-          continue;
+          return;
         }
-        const [m, v, w] = fused ? adamWStep(slot.variable, g, slot.m, slot.v, c!, constants) : this.plainStep(slot, g, c, bc1, bc2);
-        next.push({ slot, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
-        if (fused) checked.push(w);
-        else checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
-      }
-      if (fused) return countNonFinite(checked);
+        const [m, v, w] = this.plainStep(slot, g, m0, v0, c, bc1, bc2);
+        next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
+        checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
+      });
       return checked.length ? (sumAll(checked) as tf.Scalar) : tf.scalar(0);
     });
     const dispose = () => {
@@ -139,30 +163,53 @@ export class AdamW {
       next.length = 0;
     };
     const commit = () => {
-      for (const { slot, w, m, v } of next) {
-        slot.variable.assign(w);
-        slot.m.assign(m);
-        slot.v.assign(v);
+      for (const { i, w, m, v } of next) {
+        this.slots[i].variable.assign(w);
+        moments.m[i].assign(m);
+        moments.v[i].assign(v);
       }
       this.step = step;
     };
     return { bad, commit, dispose };
   }
 
+  /** The moments in the layout the update that runs needs, moved there if they are in the other. */
+  private layout(flat: boolean): PerSlot | FlatAdamW {
+    if (flat && !this.flat) {
+      const { m, v } = this.perSlot!;
+      const join = (xs: tf.Variable[]) => tf.tidy(() => tf.concat(xs.map((x) => tf.reshape(x, [-1]))) as tf.Tensor1D);
+      this.flat = new FlatAdamW(
+        this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })),
+        join(m),
+        join(v),
+      );
+      tf.dispose([...m, ...v]);
+      this.perSlot = null;
+    } else if (!flat && !this.perSlot) {
+      const { m, v } = this.flat!;
+      // tidy frees the parts; the variables keep their own reference to the data.
+      const split = (x: tf.Tensor1D) => tf.tidy(() => tf.split(x, this.slots.map((s) => s.variable.size)).map((part, i) => tf.variable(tf.reshape(part, this.slots[i].variable.shape), false)));
+      this.perSlot = { m: split(m), v: split(v) };
+      this.flat!.dispose();
+      this.flat = null;
+    }
+    return this.flat ?? this.perSlot!;
+  }
+
   /** The update in plain tfjs ops (every backend but webgpu): new [m, v, θ]. */
-  private plainStep(slot: Slot, g: tf.Tensor, scale: tf.Scalar | null, bc1: number, bc2: number): [tf.Tensor, tf.Tensor, tf.Tensor] {
+  private plainStep(slot: Slot, g: tf.Tensor, m0: tf.Tensor, v0: tf.Tensor, scale: tf.Scalar | null, bc1: number, bc2: number): [tf.Tensor, tf.Tensor, tf.Tensor] {
     const { beta1: b1, beta2: b2, lr } = this;
     const gs = scale === null ? g : tf.mul(g, scale);
-    const m = tf.add(tf.mul(slot.m, b1), tf.mul(gs, 1 - b1));
-    const v = tf.add(tf.mul(slot.v, b2), tf.mul(tf.square(gs), 1 - b2));
+    const m = tf.add(tf.mul(m0, b1), tf.mul(gs, 1 - b1));
+    const v = tf.add(tf.mul(v0, b2), tf.mul(tf.square(gs), 1 - b2));
     const update = tf.div(tf.div(m, bc1), tf.add(tf.sqrt(tf.div(v, bc2)), this.eps));
     const decayed = slot.decay && this.weightDecay > 0 ? tf.mul(slot.variable, 1 - lr * this.weightDecay) : slot.variable;
     return [m, v, tf.sub(decayed, tf.mul(update, lr))];
   }
 
   /** The first and second moments, in model order: with `step`, what loadState restores. */
-  get moments(): { m: tf.Variable[]; v: tf.Variable[] } {
-    return { m: this.slots.map((s) => s.m), v: this.slots.map((s) => s.v) };
+  get moments(): { m: tf.Tensor[]; v: tf.Tensor[] } {
+    return this.flat ? { m: [this.flat.m], v: [this.flat.v] } : this.perSlot!;
   }
 
   /**
@@ -175,20 +222,25 @@ export class AdamW {
       throw new Error(`optimizer state holds ${state.m.length}/${state.v.length} moments; this model has ${n} parameters`);
     }
     if (!Number.isInteger(state.step) || state.step < 0) throw new Error(`optimizer step must be an integer ≥ 0, got ${state.step}`);
-    let offset = 0;
-    tf.tidy(() => {
-      for (const s of this.slots) {
-        const size = s.variable.size;
-        s.m.assign(tf.tensor(state.m.subarray(offset, offset + size), s.variable.shape, 'float32'));
-        s.v.assign(tf.tensor(state.v.subarray(offset, offset + size), s.variable.shape, 'float32'));
-        offset += size;
-      }
-    });
+    if (this.flat) this.flat.load(state.m, state.v);
+    else {
+      const { m, v } = this.perSlot!;
+      let offset = 0;
+      tf.tidy(() => {
+        this.slots.forEach((s, i) => {
+          const size = s.variable.size;
+          m[i].assign(tf.tensor(state.m.subarray(offset, offset + size), s.variable.shape, 'float32'));
+          v[i].assign(tf.tensor(state.v.subarray(offset, offset + size), s.variable.shape, 'float32'));
+          offset += size;
+        });
+      });
+    }
     this.step = state.step;
   }
 
   dispose(): void {
-    for (const s of this.slots) tf.dispose([s.m, s.v]);
+    this.flat?.dispose();
+    if (this.perSlot) tf.dispose([...this.perSlot.m, ...this.perSlot.v]);
   }
 }
 

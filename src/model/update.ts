@@ -8,7 +8,6 @@
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
 import { clipCoef, clipCoefOnDevice, globalNorm, type AdamW, type StagedUpdate } from './optim';
-import { fusedAdamWAvailable } from './kernels/adamw-webgpu';
 
 /** A loss term: a scalar loss and optional diagnostics (1-D) to read back with it. */
 export type LossTerm = () => { loss: tf.Scalar; stats?: tf.Tensor };
@@ -92,7 +91,7 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
     // back, clipped by a coefficient computed on the device, and assigned only if the one readback
     // says the loss, the norms and it are finite. On the CPU backends a readback costs nothing: the
     // norm comes back first and the update (wasm's one kernel per parameter) takes the number.
-    if (fusedAdamWAvailable()) {
+    if (tf.getBackend() === 'webgpu') {
       const coef = clipCoefOnDevice(total, opt.clipNorm);
       staged = opt.stage(grads, coef);
       coef.dispose();

@@ -31,7 +31,7 @@ function kernelsInUse(): string {
   const wasm = KERNEL_FAMILIES.filter((f) => fusedKernelsAvailable(f));
   if (wasm.length) return `fused wasm SIMD (${wasm.join(', ')})`;
   const gpu = KERNEL_FAMILIES.filter((f) => webgpuKernelsAvailable(f));
-  return gpu.length ? `fused WGSL (${gpu.join(', ')}, AdamW)` : `tfjs ${tf.getBackend()} ops`;
+  return gpu.length ? `fused WGSL (${gpu.join(', ')})` : `tfjs ${tf.getBackend()} ops`;
 }
 
 /** The report with the threads the wasm backend runs, when wasm is the backend chosen. */

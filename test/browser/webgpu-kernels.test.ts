@@ -3,7 +3,7 @@
  * backend, in Chromium on software WebGPU (SwiftShader): LayerNorm, linear (bias fused), the MLP
  * (matmul, bias and GELU in one program; GELU's gradient folded into w2's), matmul with transposed
  * gradients, causal self-attention, each forward and every input's gradient, and decoding's cached attention forward,
- * at the nano preset's sizes (test/browser/kernels/check.ts).
+ * at the nano preset's sizes (test/browser/kernels/check.ts); and AdamW's one-dispatch staged update.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -11,7 +11,7 @@ import { inject } from 'vitest';
 import { buildPage } from './build-page';
 import { CHROME_ARGS } from './chrome';
 import { serveStatic, type StaticServer } from './static-server';
-import type { KernelCheck } from './kernels/check';
+import type { AdamWRun, KernelCheck } from './kernels/check';
 
 /** Issue 17: 1e-4 against the CPU backend on WebGPU/SwiftShader. Measured: at most 1.7e-5 (the matmuls' 64–256-term sums). */
 const TOLERANCE = 1e-4;
@@ -37,11 +37,33 @@ it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', 
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => 'checkKernels' in globalThis, null, { timeout: 30_000 });
   const { diffs, fused } = await page.evaluate(() => (globalThis as unknown as { checkKernels(): Promise<KernelCheck> }).checkKernels());
-  expect(fused).toEqual(['attention', 'rowwise', 'gemm']); // the WGSL programs ran, not webgpu's plain ops
+  expect(fused).toEqual(['attention', 'rowwise', 'gemm', 'adamw']); // the WGSL programs ran, not webgpu's plain ops
   const ops = ['layerNorm', 'linear', 'mlp', 'matmul', 'selfAttention', 'cachedAttention'];
   for (const op of ops) expect(Object.keys(diffs).some((k) => k.startsWith(`${op}/`)), op).toBe(true);
   expect(Object.keys(diffs)).toHaveLength(20); // y and every input's gradient; cached attention forward only
   for (const [k, d] of Object.entries(diffs)) expect(d, k).toBeLessThan(TOLERANCE);
   expect(errors).toEqual([]);
   expect(server.log.filter((r) => r.status !== 200 && r.path !== '/favicon.ico')).toEqual([]);
+});
+
+it('AdamW in one dispatch for all parameters matches the cpu backend over clipped, partial, rolled-back and plain steps', async () => {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
+  await page.goto(`${server.origin}/index.html`);
+  await page.waitForFunction(() => 'checkAdamW' in globalThis, null, { timeout: 30_000 });
+  type Check = { diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun };
+  const { diffs, cpu, got } = await page.evaluate(() => (globalThis as unknown as { checkAdamW(): Promise<Check> }).checkAdamW());
+  // Steps: plain, clipped (0.3), one parameter without a gradient, v overflowing (rolled back), tfjs's ops, the kernel again.
+  for (const run of [cpu, got]) {
+    expect(run.bad.map((b) => b !== 0)).toEqual([false, false, false, true, false, false]);
+    expect(run.intact).toBe(true);
+  }
+  // Every parameter's update in one compute dispatch; a switch of kernels moves the moments (a few more).
+  expect(got.dispatches.slice(0, 4)).toEqual([1, 1, 1, 1]);
+  expect(got.dispatches[4]).toBeGreaterThan(28); // tfjs's ops: several per parameter
+  expect(Object.keys(diffs)).toEqual(['adamw/theta', 'adamw/m', 'adamw/v']);
+  for (const [k, d] of Object.entries(diffs)) expect(d, k).toBeLessThan(TOLERANCE);
+  expect(errors).toEqual([]);
 });

@@ -1,22 +1,28 @@
 /**
- * AdamW's update as three WGSL programs per parameter on the webgpu backend, in place of the ~15
- * elementwise tfjs ops (each a dispatch) of optim.ts's plain formulation: about half of a train
- * step's dispatches were the optimizer's (issue 17). Same arithmetic, same order, f32 throughout:
+ * AdamW's update for every parameter in one WGSL dispatch on the webgpu backend (issue 17), in place
+ * of 3 programs per parameter. Same arithmetic, same order, f32 throughout:
  *   m ← β₁·m + (1−β₁)·c·g,   v ← β₂·v + (1−β₂)·(c·g)²,
  *   θ ← θ·(1 − lr·wd) − lr·(m/bc₁)/(√(v/bc₂) + ε).
- * The constants (1−β₁, 1 − lr·wd, …) are computed in JS as the plain path computes them, so both
- * paths see the same f32 values; the clip coefficient c is a device scalar (update.ts computes it
- * from the gradient norm without a readback). The θ program writes NaN wherever the new θ or v is
- * not finite (a non-finite m always makes θ non-finite), so one count of non-finite θ values — a
- * few dispatches for all parameters (countNonFinite) — is the whole rollback check.
+ * A tfjs program has one output and read-only inputs, and a dispatch may bind 8 storage buffers
+ * (the default limit, which tfjs keeps), so this is a raw compute pipeline recorded in the backend's
+ * own command encoder, in order with its programs, over flat buffers:
+ *   - m and v are the optimizer's alone, so they live flat (all parameters, model order), twice: the
+ *     dispatch reads the current pair and writes the spare one, and commit() swaps them. Nothing is
+ *     written in place, so an update that is not committed leaves θ, m and v as they were.
+ *   - θ and g (and the clip coefficient c, a device scalar) are copied into one flat buffer first,
+ *     the dispatch writes the new θ over the old there, and it is copied out into a fresh tensor per
+ *     parameter after: buffer copies, no dispatches. Those tensors are what commit() assigns.
+ *   - the dispatch sets a flag to 1.0 wherever a new θ or v is not finite (a non-finite m always
+ *     makes θ non-finite): `bad`, read back with the loss.
+ * Every buffer is a tfjs tensor (pooled, counted in tf.memory()); the pipeline compiles once per device.
  */
 import * as tf from '@tensorflow/tfjs';
-import { runProgram, sumOver } from './webgpu';
+import { bufferOf, emptyTensor, rawWebGpuBackend, webgpuKernelsAvailable } from './webgpu';
 
 export interface AdamWConstants {
   beta1: number;
   beta2: number;
-  /** The clip coefficient, for the wasm kernel (adamw-wasm.ts); the WGSL programs read it from a device scalar. */
+  /** The clip coefficient, for the wasm kernel (adamw-wasm.ts); the WGSL kernel reads it from a device scalar. */
   scale: number;
   lr: number;
   /** 1 − lr·wd for decayed parameters, 1 for the others. */
@@ -26,45 +32,214 @@ export interface AdamWConstants {
   eps: number;
 }
 
-/** Whether the fused update can run: the webgpu backend is active. */
+/** Whether the one-dispatch update runs: the webgpu backend, with the `adamw` family on. */
 export function fusedAdamWAvailable(): boolean {
-  return tf.getBackend() === 'webgpu';
+  return webgpuKernelsAvailable('adamw');
 }
+
+const WG = 128;
 
 /**
- * New (m, v, θ) for one parameter, θ NaN wherever it or v is not finite; `scale` is the clip
- * coefficient c as a scalar tensor. The caller assigns them and disposes.
+ * X = θ (n) | g (n) | c, the new θ written over θ; T = each parameter's first index (p + 1 entries, the last n), then its
+ * flags (p: bit 0 decay, bit 1 has a gradient). A parameter without a gradient keeps θ, m and v.
  */
-export function adamWStep(theta: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, scale: tf.Scalar, k: AdamWConstants): [tf.Tensor, tf.Tensor, tf.Tensor] {
-  const n = [theta.size];
-  const flat = (t: tf.Tensor) => tf.reshape(t, n);
-  const c = tf.reshape(scale, [1]);
-  const m2 = runProgram(
-    { key: 'adamw_m', inputs: ['M', 'G', 'C'], outShape: n, body: 'let r = uniforms.b1 * M[index] + uniforms.omb1 * (C[0] * G[index]);' },
-    [flat(m), flat(g), c],
-    [['b1', 'f32', k.beta1], ['omb1', 'f32', 1 - k.beta1]],
-  );
-  const v2 = runProgram(
-    { key: 'adamw_v', inputs: ['V', 'G', 'C'], outShape: n, body: 'let gs = C[0] * G[index];\n          let r = uniforms.b2 * V[index] + uniforms.omb2 * (gs * gs);' },
-    [flat(v), flat(g), c],
-    [['b2', 'f32', k.beta2], ['omb2', 'f32', 1 - k.beta2]],
-  );
-  const w2 = runProgram(
-    {
-      key: 'adamw_w',
-      inputs: ['W', 'M', 'V'],
-      outShape: n,
-      body: `let u = (M[index] / uniforms.bc1) / (sqrt(V[index] / uniforms.bc2) + uniforms.eps);
-          let w = W[index] * uniforms.keep - u * uniforms.lr;
-          let r = select(uniforms.NAN, w, isFiniteF32(w) && isFiniteF32(V[index]));`,
-    },
-    [flat(theta), m2, v2],
-    [['keep', 'f32', k.keep], ['lr', 'f32', k.lr], ['bc1', 'f32', k.bc1], ['bc2', 'f32', k.bc2], ['eps', 'f32', k.eps]],
-  );
-  return [m2, v2, w2].map((t) => tf.reshape(t, theta.shape)) as [tf.Tensor, tf.Tensor, tf.Tensor];
+const SHADER = /* wgsl */ `
+struct U { n : u32, p : u32, b1 : f32, omb1 : f32, b2 : f32, omb2 : f32, bc1 : f32, bc2 : f32, eps : f32, lr : f32, keep : f32 };
+@group(0) @binding(0) var<uniform> u : U;
+@group(0) @binding(1) var<storage, read_write> X : array<f32>;
+@group(0) @binding(2) var<storage, read> T : array<u32>;
+@group(0) @binding(3) var<storage, read> M : array<f32>;
+@group(0) @binding(4) var<storage, read> V : array<f32>;
+@group(0) @binding(5) var<storage, read_write> M2 : array<f32>;
+@group(0) @binding(6) var<storage, read_write> V2 : array<f32>;
+@group(0) @binding(7) var<storage, read_write> bad : array<atomic<u32>>;
+
+// By the bits (exponent all ones ⇔ ±Inf or NaN): WGSL may assume no NaN or Inf in float arithmetic (tfjs #7162).
+fn isFiniteF32(x : f32) -> bool {
+  return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
 }
 
-/** How many values of `xs` are NaN or ±Inf, as a float32 scalar. */
-export function countNonFinite(xs: readonly tf.Tensor[]): tf.Scalar {
-  return sumOver('nonfinite', xs, (x) => `select(0.0, 1.0, !isFiniteF32(${x}))`);
+// The parameter that element i belongs to: the last p with T[p] <= i.
+fn param(i : u32) -> u32 {
+  var lo = 0u;
+  var hi = u.p;
+  while (hi - lo > 1u) {
+    let mid = (lo + hi) / 2u;
+    if (T[mid] <= i) { lo = mid; } else { hi = mid; }
+  }
+  return lo;
+}
+
+@compute @workgroup_size(${WG})
+fn main(@builtin(global_invocation_id) id : vec3<u32>, @builtin(num_workgroups) groups : vec3<u32>) {
+  let c = X[2u * u.n];
+  for (var i = id.x; i < u.n; i = i + groups.x * ${WG}u) {
+    let flags = T[u.p + 1u + param(i)];
+    if ((flags & 2u) == 0u) {
+      M2[i] = M[i];
+      V2[i] = V[i];
+      continue;
+    }
+    let gs = c * X[u.n + i];
+    let m = u.b1 * M[i] + u.omb1 * gs;
+    let v = u.b2 * V[i] + u.omb2 * (gs * gs);
+    let step = (m / u.bc1) / (sqrt(v / u.bc2) + u.eps);
+    let w = X[i] * select(1.0, u.keep, (flags & 1u) != 0u) - step * u.lr;
+    M2[i] = m;
+    V2[i] = v;
+    X[i] = w; // over θ, which only this thread reads
+    if (!(isFiniteF32(w) && isFiniteF32(v))) { atomicOr(&bad[0], 0x3f800000u); } // the bits of 1.0
+  }
+}`;
+
+const pipelines = new WeakMap<GPUDevice, GPUComputePipeline>();
+function pipelineFor(device: GPUDevice): GPUComputePipeline {
+  let p = pipelines.get(device);
+  if (!p) {
+    p = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code: SHADER }), entryPoint: 'main' } });
+    pipelines.set(device, p);
+  }
+  return p;
+}
+
+/** One parameter's place in the flat layout. */
+export interface Segment {
+  size: number;
+  decay: boolean;
+}
+
+/** An update recorded by FlatAdamW.stage. */
+export interface FlatStaged {
+  /** 1 where a new θ or v is not finite, else 0: float32 scalar. */
+  bad: tf.Scalar;
+  /** The new θ per parameter, null for one without a gradient. */
+  thetas: (tf.Tensor | null)[];
+  /** Makes the new moments current (the caller assigns `thetas`). */
+  commit(): void;
+  /** Frees `bad` and `thetas` (after commit too). */
+  dispose(): void;
+}
+
+/** AdamW's moments over all parameters, flat in model order, and the one-dispatch update on them. */
+export class FlatAdamW {
+  /** The current first and second moments: n values each. */
+  m: tf.Tensor1D;
+  v: tf.Tensor1D;
+  /** The pair the next update writes. */
+  private spare: { m: tf.Tensor1D; v: tf.Tensor1D };
+  /** θ | g | c, gathered for the dispatch, which writes the new θ over θ. */
+  private readonly gathered: tf.Tensor1D;
+  private readonly offsets: number[];
+  private table: { key: string; t: tf.Tensor1D } | null = null;
+  private open = false;
+  readonly n: number;
+
+  /** Moments start at `m`, `v` (n values each, consumed) or zeros. */
+  constructor(
+    private readonly segments: readonly Segment[],
+    m?: tf.Tensor1D,
+    v?: tf.Tensor1D,
+  ) {
+    this.offsets = [0];
+    for (const s of segments) this.offsets.push(this.offsets[this.offsets.length - 1] + s.size);
+    this.n = this.offsets[segments.length];
+    const be = rawWebGpuBackend();
+    this.m = m ?? tf.zeros([this.n]);
+    this.v = v ?? tf.zeros([this.n]);
+    const empty = (size: number) => emptyTensor(be, [size]) as tf.Tensor1D;
+    this.spare = { m: empty(this.n), v: empty(this.n) };
+    this.gathered = empty(2 * this.n + 1);
+  }
+
+  /** The segments' offsets and flags, uploaded again only when which parameters have gradients changes. */
+  private tableFor(active: boolean[]): tf.Tensor1D {
+    const key = active.map(Number).join('');
+    if (this.table?.key !== key) {
+      this.table?.t.dispose();
+      const flags = this.segments.map((s, i) => (s.decay ? 1 : 0) | (active[i] ? 2 : 0));
+      this.table = { key, t: tf.tensor1d([...this.offsets, ...flags], 'int32') };
+    }
+    return this.table.t;
+  }
+
+  /**
+   * Records the update of `thetas` by `grads` (parallel to the segments; undefined: no gradient)
+   * and the clip coefficient `c`; `k.keep` is the decayed parameters' factor. One staged update at a time.
+   */
+  stage(thetas: readonly tf.Tensor[], grads: readonly (tf.Tensor | undefined)[], c: tf.Scalar, k: Omit<AdamWConstants, 'scale'>): FlatStaged {
+    if (this.open) throw new Error('AdamW: an update is already staged; commit or dispose it first');
+    const be = rawWebGpuBackend();
+    const { n, segments, offsets } = this;
+    const active = grads.map((g) => g !== undefined);
+    const table = this.tableFor(active);
+    const bad = emptyTensor(be, []) as tf.Scalar;
+    const next = segments.map((_, i) => (active[i] ? emptyTensor(be, thetas[i].shape) : null));
+    const used: tf.Tensor[] = [...thetas, ...(grads.filter(Boolean) as tf.Tensor[]), c, table, bad, ...(next.filter(Boolean) as tf.Tensor[])];
+    used.push(this.gathered, this.m, this.v, this.spare.m, this.spare.v);
+    // Buffers first: an upload of values still on the CPU records a copy of its own.
+    const buf = new Map(used.map((t) => [t, bufferOf(be, t)]));
+    const at = (t: tf.Tensor) => buf.get(t)!;
+
+    const uniforms = new ArrayBuffer(48);
+    new Uint32Array(uniforms, 0, 2).set([n, segments.length]);
+    new Float32Array(uniforms, 8, 9).set([k.beta1, 1 - k.beta1, k.beta2, 1 - k.beta2, k.bc1, k.bc2, k.eps, k.lr, k.keep]);
+    const ubo = be.bufferManager.acquireBuffer(uniforms.byteLength, GPUBufferUsage.COPY_DST | GPUBufferUsage.UNIFORM);
+    be.queue.writeBuffer(ubo, 0, uniforms);
+    be.uniformPendingDisposal.push(ubo); // released when the command buffer is submitted, as tfjs's own
+    const pipeline = pipelineFor(be.device);
+    const group = be.device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [{ buffer: ubo }, ...[this.gathered, table, this.m, this.v, this.spare.m, this.spare.v, bad].map((t) => ({ buffer: at(t) }))].map((resource, binding) => ({ binding, resource })),
+    });
+
+    be.ensureCommandEncoderReady();
+    be.endComputePassEncoder();
+    const enc = be.commandEncoder!;
+    const X = at(this.gathered);
+    segments.forEach((s, i) => {
+      if (!active[i]) return;
+      enc.copyBufferToBuffer(at(thetas[i]), 0, X, 4 * offsets[i], 4 * s.size);
+      enc.copyBufferToBuffer(at(grads[i]!), 0, X, 4 * (n + offsets[i]), 4 * s.size);
+    });
+    enc.copyBufferToBuffer(at(c), 0, X, 8 * n, 4);
+    enc.clearBuffer(at(bad));
+    const pass = enc.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, group);
+    pass.dispatchWorkgroups(Math.min(Math.ceil(n / WG), be.device.limits.maxComputeWorkgroupsPerDimension));
+    pass.end();
+    segments.forEach((s, i) => next[i] && enc.copyBufferToBuffer(X, 4 * offsets[i], at(next[i]!), 0, 4 * s.size));
+    // As for tfjs's programs: a buffer this command buffer uses returns to the pool only once it is submitted.
+    for (const t of used) be.commandQueueOwnedIds.add(t.dataId);
+
+    this.open = true;
+    let done = false;
+    return {
+      bad,
+      thetas: next,
+      commit: () => {
+        if (done) return;
+        done = true;
+        [this.m, this.spare.m] = [this.spare.m, this.m];
+        [this.v, this.spare.v] = [this.spare.v, this.v];
+      },
+      dispose: () => {
+        tf.dispose([bad, ...(next.filter(Boolean) as tf.Tensor[])]);
+        done = true;
+        this.open = false;
+      },
+    };
+  }
+
+  /** Replaces the moments (n values each). */
+  load(m: Float32Array, v: Float32Array): void {
+    tf.dispose([this.m, this.v]);
+    this.m = tf.tensor1d(m.slice());
+    this.v = tf.tensor1d(v.slice());
+  }
+
+  dispose(): void {
+    tf.dispose([this.m, this.v, this.spare.m, this.spare.v, this.gathered, this.table?.t ?? []].flat());
+    this.table = null;
+  }
 }

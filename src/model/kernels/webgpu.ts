@@ -15,7 +15,7 @@ interface WebGpuBackendLike {
 }
 
 /** The families of wasm.ts's KERNEL_FAMILIES that have WGSL programs (the others run tfjs's webgpu ops). */
-export const WEBGPU_FAMILIES: readonly KernelFamily[] = ['attention', 'rowwise', 'gemm'];
+export const WEBGPU_FAMILIES: readonly KernelFamily[] = ['attention', 'rowwise', 'gemm', 'adamw'];
 
 /**
  * Whether a family of fused ops (switched by setFusedKernels) runs as WGSL programs: it has them,
@@ -24,6 +24,44 @@ export const WEBGPU_FAMILIES: readonly KernelFamily[] = ['attention', 'rowwise',
  */
 export function webgpuKernelsAvailable(family: KernelFamily): boolean {
   return WEBGPU_FAMILIES.includes(family) && familyEnabled(family) && tf.getBackend() === 'webgpu';
+}
+
+/**
+ * The part of 4.22's WebGPUBackend that a raw compute pipeline needs to record its work in the
+ * backend's own command encoder, in order with tfjs's programs (adamw-webgpu.ts), as
+ * runWebGPUProgram does: each tensor's GPUBuffer, the pool, and the deferred release of buffers a
+ * command buffer not yet submitted still uses.
+ */
+export interface RawWebGpuBackend {
+  device: GPUDevice;
+  queue: GPUQueue;
+  tensorMap: { get(dataId: object): { resource: GPUBuffer | null } };
+  makeTensorInfo(shape: number[], dtype: 'float32'): tf.TensorInfo;
+  /** Gives the tensor a buffer from the pool, uploading its values if it has them on the CPU. */
+  uploadToGPU(dataId: object): void;
+  ensureCommandEncoderReady(): void;
+  endComputePassEncoder(): void;
+  commandEncoder: GPUCommandEncoder | null;
+  /** Tensors whose buffers the unsubmitted commands use: disposing one defers its release until submit. */
+  commandQueueOwnedIds: WeakSet<object>;
+  bufferManager: { acquireBuffer(size: number, usage: number): GPUBuffer };
+  /** Uniform buffers returned to the pool on submit. */
+  uniformPendingDisposal: GPUBuffer[];
+}
+
+export const rawWebGpuBackend = (): RawWebGpuBackend => tf.backend() as unknown as RawWebGpuBackend;
+
+/** The GPUBuffer holding `t`'s values (uploaded first if they are on the CPU). */
+export function bufferOf(be: RawWebGpuBackend, t: tf.Tensor): GPUBuffer {
+  be.uploadToGPU(t.dataId);
+  return be.tensorMap.get(t.dataId).resource!;
+}
+
+/** A new float32 tensor on a pooled buffer whose contents are undefined: for a raw pipeline to write. */
+export function emptyTensor(be: RawWebGpuBackend, shape: number[]): tf.Tensor {
+  const info = be.makeTensorInfo(shape, 'float32');
+  be.uploadToGPU(info.dataId);
+  return tf.engine().makeTensorFromTensorInfo(info);
 }
 
 /** Threads per workgroup of the per-workgroup programs (row, column and whole-tensor reductions). */

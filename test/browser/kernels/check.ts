@@ -2,14 +2,18 @@
  * The fused WebGPU ops against the plain tfjs formulation on the cpu backend: each op's forward and
  * its gradient in every input, at the `nano` preset's real sizes (64 rows × 2 sequences, d 64,
  * MLP 256, 2 heads). Runs wherever tfjs has both backends: the browser test's page (SwiftShader)
- * and, for development, Node with Dawn. Returns max |Δ| per op and output.
+ * and, for development, Node with Dawn. Returns max |Δ| per op and output. Then AdamW's staged
+ * update over a nano model's parameters, step by step (checkAdamW).
  */
 import * as tf from '@tensorflow/tfjs';
 import { Prng } from '../../../src/core/prng';
 import { layerNorm, linear, matmul, mlp } from '../../../src/model/layers';
 import { cachedAttention, selfAttention } from '../../../src/model/kernels/attention';
-import { MASK } from '../../../src/model/gpt';
 import { WEBGPU_FAMILIES, webgpuKernelsAvailable } from '../../../src/model/kernels/webgpu';
+import { GPT, MASK } from '../../../src/model/gpt';
+import { gptConfig } from '../../../src/model/gpt-config';
+import { AdamW } from '../../../src/model/optim';
+import { setFusedKernels } from '../../../src/model/kernels/wasm';
 
 /** An op on inputs of fixed values; `grad: false` checks the forward only (decoding's cached attention). */
 type Case = { name: string; inputs: number[][]; run: (...xs: tf.Tensor[]) => tf.Tensor; grad?: boolean };
@@ -90,4 +94,95 @@ export async function checkKernels(backend: string): Promise<KernelCheck> {
     got.forEach((g, i) => (diffs[`${c.name}/${i === 0 ? 'y' : `d${i - 1}`}`] = maxAbsDiff(g, want[i])));
   }
   return { diffs, fused: WEBGPU_FAMILIES.filter((f) => webgpuKernelsAvailable(f)) };
+}
+
+/** AdamW's steps: the clip coefficient, a parameter left without a gradient, a gradient that overflows v, the kernels switched off. */
+const ADAMW_STEPS = [
+  { scale: 1 },
+  { scale: 0.3 },
+  { scale: 1, without: 'wpe' },
+  { scale: 1, overflow: 'h0.mlp.w1' }, // (1e30)² is Inf in f32: v is not finite, θ still is; rolled back
+  { scale: 0.5, plain: true }, // webgpu: tfjs's ops, the moments moved to one pair per parameter
+  { scale: 0.8 }, // and back to the one dispatch
+];
+
+export interface AdamWRun {
+  /** Each step's `bad` (0: committed). */
+  bad: number[];
+  /** θ, m and v after the last step, each flat in model order. */
+  state: Float32Array[];
+  /** Whether the rolled-back step left θ, m, v and the step count exactly as they were. */
+  intact: boolean;
+  /** Compute dispatches of each step's stage(), where the page counts them (webgpu), else -1. */
+  dispatches: number[];
+}
+
+/** Counts compute dispatches at the WebGPU API while `f` runs: -1 without WebGPU. */
+function countDispatches(f: () => void): number {
+  const proto = (globalThis as { GPUComputePassEncoder?: { prototype: { dispatchWorkgroups(...a: unknown[]): void } } }).GPUComputePassEncoder?.prototype;
+  if (!proto) return (f(), -1);
+  const original = proto.dispatchWorkgroups;
+  let n = 0;
+  proto.dispatchWorkgroups = function (this: unknown, ...a: unknown[]) {
+    n++;
+    original.apply(this, a);
+  };
+  try {
+    f();
+  } finally {
+    proto.dispatchWorkgroups = original;
+  }
+  return n;
+}
+
+/** Runs ADAMW_STEPS on `backend` with a nano model: staged updates, committed only when `bad` is 0. */
+export async function runAdamW(backend: string): Promise<AdamWRun> {
+  if (!(await tf.setBackend(backend))) throw new Error(`backend ${backend} did not start`);
+  const model = GPT.create(gptConfig('nano'), 3);
+  const opt = new AdamW(model, { lr: 0.05, weightDecay: 0.5 }); // decay large enough to show: θ·0.975 a step
+  const flat = async (xs: tf.Tensor[]) => {
+    const parts = await Promise.all(xs.map((x) => x.data() as Promise<Float32Array>));
+    const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+    parts.reduce((o, p) => (out.set(p, o), o + p.length), 0);
+    return out;
+  };
+  const snapshot = async () => [await flat(model.variables), await flat(opt.moments.m), await flat(opt.moments.v)];
+  const rng = new Prng(5);
+  const run: AdamWRun = { bad: [], state: [], intact: false, dispatches: [] };
+  for (const step of ADAMW_STEPS) {
+    setFusedKernels(!step.plain, ['adamw']);
+    const grads: tf.NamedTensorMap = {};
+    for (const spec of model.specs) {
+      const v = model.params.get(spec.name)!;
+      const g = Float32Array.from({ length: v.size }, () => rng.next() * 2 - 1);
+      if (spec.name === step.overflow) g[5] = 1e30;
+      if (spec.name !== step.without) grads[v.name] = tf.tensor(g, v.shape);
+    }
+    const before = step.overflow ? { state: await snapshot(), step: opt.step } : null;
+    const c = tf.scalar(step.scale);
+    let staged!: ReturnType<AdamW['stage']>;
+    run.dispatches.push(countDispatches(() => (staged = opt.stage(grads, c))));
+    const bad = (await staged.bad.data())[0];
+    if (bad === 0) staged.commit();
+    staged.dispose();
+    tf.dispose([c, ...Object.values(grads)]);
+    run.bad.push(bad);
+    if (before) {
+      const after = await snapshot();
+      run.intact = opt.step === before.step && after.every((a, i) => maxAbsDiff(a, before.state[i]) === 0);
+    }
+  }
+  setFusedKernels(true, ['adamw']);
+  run.state = await snapshot();
+  opt.dispose();
+  model.dispose();
+  return run;
+}
+
+/** AdamW on `backend` against cpu: max |Δ| of θ, m, v after ADAMW_STEPS, and each run. Leaves `backend` active. */
+export async function checkAdamW(backend: string): Promise<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }> {
+  const cpu = await runAdamW('cpu');
+  const got = await runAdamW(backend);
+  const diffs = Object.fromEntries(['theta', 'm', 'v'].map((k, i) => [`adamw/${k}`, maxAbsDiff(got.state[i], cpu.state[i])]));
+  return { diffs, cpu, got };
 }
