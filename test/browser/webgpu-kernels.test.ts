@@ -28,15 +28,22 @@ afterAll(async () => {
   await server?.close();
 });
 
-it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', async () => {
+/** Opens the check page and runs its function `name`; `errors` collects the page's errors meanwhile. */
+async function runCheck<T>(name: 'checkKernels' | 'checkAdamW'): Promise<{ result: T; errors: string[] }> {
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   // Chromium asks for /favicon.ico, which this page has not: its 404 is the one failed load allowed.
   page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
   await page.goto(`${server.origin}/index.html`);
-  await page.waitForFunction(() => 'checkKernels' in globalThis, null, { timeout: 30_000 });
-  const { diffs, fused } = await page.evaluate(() => (globalThis as unknown as { checkKernels(): Promise<KernelCheck> }).checkKernels());
+  await page.waitForFunction((f) => f in globalThis, name, { timeout: 30_000 });
+  const result = (await page.evaluate((f) => (globalThis as unknown as Record<string, () => Promise<unknown>>)[f](), name)) as T;
+  return { result, errors };
+}
+
+it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', async () => {
+  const { result, errors } = await runCheck<KernelCheck>('checkKernels');
+  const { diffs, fused } = result;
   expect(fused).toEqual(['attention', 'rowwise', 'gemm', 'adamw']); // the WGSL programs ran, not webgpu's plain ops
   const ops = ['layerNorm', 'linear', 'mlp', 'matmul', 'selfAttention', 'cachedAttention'];
   for (const op of ops) expect(Object.keys(diffs).some((k) => k.startsWith(`${op}/`)), op).toBe(true);
@@ -47,14 +54,8 @@ it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', 
 });
 
 it('AdamW in one dispatch for all parameters matches the cpu backend over clipped, partial, rolled-back and plain steps', async () => {
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
-  await page.goto(`${server.origin}/index.html`);
-  await page.waitForFunction(() => 'checkAdamW' in globalThis, null, { timeout: 30_000 });
-  type Check = { diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun };
-  const { diffs, cpu, got } = await page.evaluate(() => (globalThis as unknown as { checkAdamW(): Promise<Check> }).checkAdamW());
+  const { result, errors } = await runCheck<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }>('checkAdamW');
+  const { diffs, cpu, got } = result;
   // Steps: plain, clipped (0.3), one parameter without a gradient, v overflowing (rolled back), tfjs's ops, the kernel again.
   for (const run of [cpu, got]) {
     expect(run.bad.map((b) => b !== 0)).toEqual([false, false, false, true, false, false]);
