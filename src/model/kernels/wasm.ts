@@ -7,6 +7,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { KERNELS_WASM_BASE64, KERNELS_WASM_RELAXED_BASE64, KERNELS_WASM_RELAXED_SHARED_BASE64, KERNELS_WASM_SHARED_BASE64 } from './kernels-wasm';
 import { kernelThreadsReady, startKernelThreads } from './kernel-threads';
+import { shareIdentityOnWasm } from './identity-wasm';
 
 /** The parts of tfjs-backend-wasm 4.22's BackendWasm used here (pin tfjs exactly, §10). */
 export interface WasmBackendLike {
@@ -83,6 +84,7 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
   const flavour = simdFlavour();
   let inst = instances[flavour].get(memory);
   if (inst === undefined) {
+    shareIdentityOnWasm(); // the backend is registered by now (it has a heap): replace its copying Identity
     const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
     try {
       const bytes = flavour === 'relaxed' && !shared ? RELAXED : decode(BYTES[flavour][shared ? 'shared' : 'plain']);
