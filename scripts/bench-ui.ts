@@ -5,7 +5,7 @@
  * what), the chart refreshes and the steps taken. The runs train in their workers on the same
  * cores, as they do for a user.
  *
- *   npm run bench:ui -- [--config HASH] [--seconds 30] [--reps 3] [--layout side] [--hover] [--timeout 600]
+ *   npm run bench:ui -- [--config HASH] [--seconds 30] [--reps 3] [--layout side] [--hover] [--threads N] [--profile FILE] [--timeout 600]
  *
  * `--smoke`: the tiny sync experiment for 2 s, once, nothing written (npm test runs it). Every wait
  * is bounded: the first steps within --first-step seconds (default 180), the whole run within
@@ -15,6 +15,7 @@
  * Each repetition also traces the page (devtools.timeline) and reports, for every main-thread task
  * over 50 ms, its wall time and the main thread's CPU time within it (`cpuMs`): a task whose CPU
  * time is short was descheduled (the runs' workers hold the cores), not busy.
+ * `--threads N` picks N wasm threads per run in the backend panel before Train (default: auto).
  * `--profile FILE`: the main thread's CPU profile over the measured window of the first
  * repetition, written as FILE (open it in Chrome DevTools' Performance panel), and its 25
  * functions of most self time printed: where a long task's time goes.
@@ -35,6 +36,7 @@ watchdog(Number(arg('timeout', String(smoke ? 240 : 600 * reps))), 'bench:ui');
 const side = arg('layout', 'overlaid') === 'side';
 const hover = flag('hover');
 const profile = arg('profile', '');
+const threads = arg('threads', 'auto');
 
 const quantile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -71,6 +73,7 @@ async function once(url: string, profileTo = '') {
             });
       }).observe({ type: 'long-animation-frame' });
     });
+    if (threads !== 'auto') await page.getByLabel('wasm threads per run').selectOption(threads);
     await train(page);
     if (side) await page.getByRole('radio', { name: 'Side by side' }).check();
     const t1 = Date.now();
@@ -200,7 +203,7 @@ function topSelfTime(p: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?:
 const server = await serveLab(config);
 const url = server.url;
 console.log(
-  `[bench:ui] ${url} · ${seconds} s × ${reps}${side ? ' · side by side' : ''}${hover ? ' · hovering' : ''}`,
+  `[bench:ui] ${url} · ${seconds} s × ${reps}${side ? ' · side by side' : ''}${hover ? ' · hovering' : ''} · ${threads} wasm threads per run`,
 );
 console.log(`[bench:ui] ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`);
 const results = [];
