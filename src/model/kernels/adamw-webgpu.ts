@@ -9,9 +9,10 @@
  *   - m and v are the optimizer's alone, so they live flat (all parameters, model order), twice: the
  *     dispatch reads the current pair and writes the spare one, and commit() swaps them. Nothing is
  *     written in place, so an update that is not committed leaves θ, m and v as they were.
- *   - θ and g (and the clip coefficient c, a device scalar) are copied into one flat buffer first,
- *     the dispatch writes the new θ over the old there, and it is copied out into a fresh tensor per
- *     parameter after: buffer copies, no dispatches. Those tensors are what commit() assigns.
+ *   - g and the clip coefficient c (a device scalar) are copied into one flat buffer, after θ; the
+ *     dispatch writes the new θ over the old there, and it is copied out into a fresh tensor per
+ *     parameter: buffer copies, no dispatches. Those tensors are what commit() assigns, so the next
+ *     update finds θ already in place and copies it only for a variable assigned since (a loaded checkpoint).
  *   - the dispatch sets a flag to 1.0 wherever a new θ or v is not finite (a non-finite m always
  *     makes θ non-finite): `bad`, read back with the loss.
  * Every buffer is a tfjs tensor (pooled, counted in tf.memory()); the pipeline compiles once per device.
@@ -131,6 +132,11 @@ export class FlatAdamW {
   private readonly gathered: tf.Tensor1D;
   private readonly offsets: number[];
   private table: { key: string; t: tf.Tensor1D } | null = null;
+  /**
+   * Per parameter, the tensor data whose values X's θ part holds: the new θ of the last committed
+   * update, which the commit gave the variable. While the variable still holds it, θ is not copied again.
+   */
+  private held: (object | null)[];
   private open = false;
   readonly n: number;
 
@@ -144,9 +150,11 @@ export class FlatAdamW {
     for (const s of segments) this.offsets.push(this.offsets[this.offsets.length - 1] + s.size);
     this.n = this.offsets[segments.length];
     const be = rawWebGpuBackend();
-    this.m = m ?? tf.zeros([this.n]);
-    this.v = v ?? tf.zeros([this.n]);
-    const empty = (size: number) => emptyTensor(be, [size]) as tf.Tensor1D;
+    // Kept: these live as long as the optimizer, whatever tidy scope creates it.
+    this.m = tf.keep(m ?? tf.zeros([this.n]));
+    this.v = tf.keep(v ?? tf.zeros([this.n]));
+    this.held = segments.map(() => null);
+    const empty = (size: number) => tf.keep(emptyTensor(be, [size]) as tf.Tensor1D);
     this.spare = { m: empty(this.n), v: empty(this.n) };
     this.gathered = empty(2 * this.n + 1);
   }
@@ -157,7 +165,7 @@ export class FlatAdamW {
     if (this.table?.key !== key) {
       this.table?.t.dispose();
       const flags = this.segments.map((s, i) => (s.decay ? 1 : 0) | (active[i] ? 2 : 0));
-      this.table = { key, t: tf.tensor1d([...this.offsets, ...flags], 'int32') };
+      this.table = { key, t: tf.keep(tf.tensor1d([...this.offsets, ...flags], 'int32')) };
     }
     return this.table.t;
   }
@@ -172,8 +180,8 @@ export class FlatAdamW {
     const { n, segments, offsets } = this;
     const active = grads.map((g) => g !== undefined);
     const table = this.tableFor(active);
-    const bad = emptyTensor(be, []) as tf.Scalar;
-    const next = segments.map((_, i) => (active[i] ? emptyTensor(be, thetas[i].shape) : null));
+    const bad = tf.keep(emptyTensor(be, []) as tf.Scalar);
+    const next = segments.map((_, i) => (active[i] ? tf.keep(emptyTensor(be, thetas[i].shape)) : null));
     const used: tf.Tensor[] = [...thetas, ...(grads.filter(Boolean) as tf.Tensor[]), c, table, bad, ...(next.filter(Boolean) as tf.Tensor[])];
     used.push(this.gathered, this.m, this.v, this.spare.m, this.spare.v);
     // Buffers first: an upload of values still on the CPU records a copy of its own.
@@ -196,9 +204,11 @@ export class FlatAdamW {
     be.endComputePassEncoder();
     const enc = be.commandEncoder!;
     const X = at(this.gathered);
+    const held = this.held;
+    this.held = segments.map(() => null); // the dispatch writes over X's θ: valid again only if committed
     segments.forEach((s, i) => {
       if (!active[i]) return;
-      enc.copyBufferToBuffer(at(thetas[i]), 0, X, 4 * offsets[i], 4 * s.size);
+      if (thetas[i].dataId !== held[i]) enc.copyBufferToBuffer(at(thetas[i]), 0, X, 4 * offsets[i], 4 * s.size);
       enc.copyBufferToBuffer(at(grads[i]!), 0, X, 4 * (n + offsets[i]), 4 * s.size);
     });
     enc.copyBufferToBuffer(at(c), 0, X, 8 * n, 4);
@@ -220,6 +230,7 @@ export class FlatAdamW {
       commit: () => {
         if (done) return;
         done = true;
+        this.held = next.map((t) => t?.dataId ?? null);
         [this.m, this.spare.m] = [this.spare.m, this.m];
         [this.v, this.spare.v] = [this.spare.v, this.v];
       },
@@ -234,8 +245,8 @@ export class FlatAdamW {
   /** Replaces the moments (n values each). */
   load(m: Float32Array, v: Float32Array): void {
     tf.dispose([this.m, this.v]);
-    this.m = tf.tensor1d(m.slice());
-    this.v = tf.tensor1d(v.slice());
+    this.m = tf.keep(tf.tensor1d(m.slice()));
+    this.v = tf.keep(tf.tensor1d(v.slice()));
   }
 
   dispose(): void {

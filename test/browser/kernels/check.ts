@@ -96,12 +96,17 @@ export async function checkKernels(backend: string): Promise<KernelCheck> {
   return { diffs, fused: WEBGPU_FAMILIES.filter((f) => webgpuKernelsAvailable(f)) };
 }
 
-/** AdamW's steps: the clip coefficient, a parameter left without a gradient, a gradient that overflows v, the kernels switched off. */
+/**
+ * AdamW's steps: the clip coefficient, a parameter left without a gradient, a gradient that
+ * overflows v, a weight assigned from outside (as a loaded checkpoint), the kernels switched off.
+ */
 const ADAMW_STEPS = [
   { scale: 1 },
   { scale: 0.3 },
   { scale: 1, without: 'wpe' },
+  { scale: 0.9, halve: 'h1.attn.wo' },
   { scale: 1, overflow: 'h0.mlp.w1' }, // (1e30)² is Inf in f32: v is not finite, θ still is; rolled back
+  { scale: 0.7 },
   { scale: 0.5, plain: true }, // webgpu: tfjs's ops, the moments moved to one pair per parameter
   { scale: 0.8 }, // and back to the one dispatch
 ];
@@ -151,6 +156,10 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
   const run: AdamWRun = { bad: [], state: [], intact: false, dispatches: [] };
   for (const step of ADAMW_STEPS) {
     setFusedKernels(!step.plain, ['adamw']);
+    if (step.halve) {
+      const w = model.params.get(step.halve)!;
+      tf.tidy(() => w.assign(tf.mul(w, 0.5)));
+    }
     const grads: tf.NamedTensorMap = {};
     for (const spec of model.specs) {
       const v = model.params.get(spec.name)!;
