@@ -5,7 +5,7 @@
  * what), the chart refreshes and the steps taken. The runs train in their workers on the same
  * cores, as they do for a user.
  *
- *   npm run bench:ui -- [--config HASH] [--seconds 30] [--reps 3] [--layout side] [--hover] [--threads N] [--profile FILE] [--timeout 600]
+ *   npm run bench:ui -- [--config HASH] [--seconds 30] [--reps 3] [--layout side] [--hover] [--threads N] [--profile] [--timeout 600]
  *
  * `--smoke`: the tiny sync experiment for 2 s, once, nothing written (npm test runs it). Every wait
  * is bounded: the first steps within --first-step seconds (default 180), the whole run within
@@ -16,9 +16,9 @@
  * over 50 ms, its wall time and the main thread's CPU time within it (`cpuMs`): a task whose CPU
  * time is short was descheduled (the runs' workers hold the cores), not busy.
  * `--threads N` picks N wasm threads per run in the backend panel before Train (default: auto).
- * `--profile FILE`: the main thread's CPU profile over the measured window of the first
- * repetition, written as FILE (open it in Chrome DevTools' Performance panel), and its 25
- * functions of most self time printed: where a long task's time goes.
+ * `--profile`: V8's sampling profiler runs too in the first repetition, and each long task is
+ * printed with what ran in it (trace events and the app's functions by self and inclusive time;
+ * build with `--minify false` and serve it with LAB_DIST to read the names).
  * Prints one JSON line per repetition and writes bench/ui-results.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -26,6 +26,7 @@ import { cpus, loadavg } from 'node:os';
 import { TINY } from '../test/browser/experiments';
 import { arg, flag, watchdog } from './cli-args';
 import { openLab, serveLab, train } from './lab-page';
+import { traceMainThread } from '../test/browser/trace';
 
 const smoke = flag('smoke');
 const config = arg('config', smoke ? TINY : '');
@@ -35,7 +36,7 @@ const firstStepMs = Number(arg('first-step', '180')) * 1000;
 watchdog(Number(arg('timeout', String(smoke ? 240 : 600 * reps))), 'bench:ui');
 const side = arg('layout', 'overlaid') === 'side';
 const hover = flag('hover');
-const profile = arg('profile', '');
+const profile = flag('profile');
 const threads = arg('threads', 'auto');
 
 const quantile = (xs: number[], p: number) => {
@@ -50,7 +51,7 @@ interface Observed {
   frames: { ms: number; scripts: string[] }[];
 }
 
-async function once(url: string, profileTo = '') {
+async function once(url: string, profiled = false) {
   const { page, errors, steps, close } = await openLab(url);
   try {
     await page.evaluate(() => {
@@ -89,17 +90,7 @@ async function once(url: string, profileTo = '') {
       w.observed.since = performance.now();
       performance.clearMeasures('chart');
     });
-    const tracer = await page.context().newCDPSession(page);
-    const events: TraceEvent[] = [];
-    tracer.on('Tracing.dataCollected', (e) => events.push(...(e.value as unknown as TraceEvent[])));
-    const traced = new Promise((resolve) => tracer.once('Tracing.tracingComplete', resolve));
-    await tracer.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
-    const cdp = profileTo ? await page.context().newCDPSession(page) : null;
-    if (cdp) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); // µs
-      await cdp.send('Profiler.start');
-    }
+    const tracer = await traceMainThread({ context: page.context(), page }, profiled);
     const before = await steps();
     const t0 = Date.now();
     if (hover) {
@@ -110,16 +101,8 @@ async function once(url: string, profileTo = '') {
       }
     } else await page.waitForTimeout(seconds * 1000);
     const after = await steps();
-    if (cdp) {
-      const { profile: p } = await cdp.send('Profiler.stop');
-      writeFileSync(profileTo, JSON.stringify(p));
-      console.log(`[bench:ui] CPU profile of the main thread: ${profileTo}; most self time:`);
-      for (const line of topSelfTime(p, 25)) console.log(`  ${line}`);
-    }
-    await tracer.send('Tracing.end');
-    await Promise.race([traced, page.waitForTimeout(30_000)]);
-    const all = mainTasks(events);
-    const tasks = all.filter((t) => t.wall > 50);
+    const { tasks, all } = await tracer.stop(50);
+    if (profiled) for (const t of tasks) console.log(`[bench:ui] task of ${t.wall} ms (${t.cpu} ms CPU): ${t.top.join(' | ')}`);
     const { observed, charts } = await page.evaluate(() => ({
       observed: (window as unknown as { observed: Observed }).observed,
       charts: performance.getEntriesByName('chart').map((e) => e.duration),
@@ -135,7 +118,7 @@ async function once(url: string, profileTo = '') {
         max: quantile(observed.longTasks, 1),
       },
       traced: {
-        tasks: all.length,
+        tasks: all,
         longTasks: tasks.length,
         wallMs: { median: quantile(tasks.map((t) => t.wall), 0.5), max: quantile(tasks.map((t) => t.wall), 1) },
         cpuMs: { median: quantile(tasks.map((t) => t.cpu), 0.5), max: quantile(tasks.map((t) => t.cpu), 1) },
@@ -152,54 +135,6 @@ async function once(url: string, profileTo = '') {
   }
 }
 
-interface TraceEvent {
-  name: string;
-  ph: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  args?: { name?: string };
-}
-
-/**
- * The renderer main thread's tasks in a devtools.timeline trace: wall time and the thread's CPU
- * time (tdur), ms. The main thread is the CrRendererMain that ran the page's script.
- */
-function mainTasks(events: TraceEvent[]): { wall: number; cpu: number }[] {
-  const runsScript = new Set(events.filter((e) => e.name === 'FunctionCall').map((e) => `${e.pid}:${e.tid}`));
-  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && runsScript.has(`${e.pid}:${e.tid}`));
-  if (!main) return [];
-  return events
-    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.name === 'RunTask')
-    .map((e) => ({ wall: (e.dur ?? 0) / 1000, cpu: (e.tdur ?? 0) / 1000 }));
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-}
-
-/** The `n` functions of a CPU profile with the most self time (samples × their intervals), in ms. */
-function topSelfTime(p: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }, n: number): string[] {
-  const byId = new Map(p.nodes.map((node) => [node.id, node]));
-  const ms = new Map<string, number>();
-  const samples = p.samples ?? [];
-  const deltas = p.timeDeltas ?? [];
-  let total = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const f = byId.get(samples[i])?.callFrame;
-    const dt = (deltas[i + 1] ?? 0) / 1000;
-    if (!f || f.functionName === '(idle)') continue;
-    const file = f.url.split('/').pop() ?? '';
-    const name = `${f.functionName || '(anonymous)'} ${file}${file ? `:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`;
-    ms.set(name, (ms.get(name) ?? 0) + dt);
-    total += dt;
-  }
-  return [`busy ${Math.round(total)} ms in all`, ...[...ms].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, t]) => `${t.toFixed(0).padStart(6)} ms  ${name}`)];
-}
-
 const server = await serveLab(config);
 const url = server.url;
 console.log(
@@ -208,7 +143,7 @@ console.log(
 console.log(`[bench:ui] ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}`);
 const results = [];
 for (let r = 0; r < reps; r++) {
-  const res = await once(url, r === 0 ? profile : '');
+  const res = await once(url, profile && r === 0);
   console.log(JSON.stringify(res));
   results.push(res);
 }

@@ -190,7 +190,7 @@ describe('importing cluster runs on the page', () => {
     await page.waitForTimeout(1000);
     const longTaskMs = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks.map(Math.round));
     const longFrames = await page.evaluate(() => (window as unknown as { longFrames: string[] }).longFrames);
-    const tasks = await trace.stop(20);
+    const { tasks } = await trace.stop(20);
     // 8,334 steps of each of the three agents' grad norms, each line drawn from at most 400 of
     // them (first, min and max per bucket), and the chart says so.
     const note = /^drawn: ([\d,]+) of 25,002 points$/.exec((await grad.locator('.chart-drawn').textContent()) ?? '');

@@ -4,8 +4,7 @@
  * only, and on a shared 2-core machine a 20 ms task the OS preempts can read 80 ms: thread time
  * is what the page's own work costs, and the gap between the two is time the page did not run.
  */
-import type { CDPSession } from 'playwright-core';
-import type { Lab } from './harness';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 
 interface TraceEvent {
   name: string;
@@ -70,11 +69,12 @@ function hot(p: CpuProfile, from: number, to: number): string[] {
 const CATEGORIES = ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing'];
 
 /**
- * Starts tracing the page; `stop()` returns its main thread's tasks longer than `minMs` (wall).
+ * Starts tracing the page; `stop()` returns its main thread's tasks longer than `minMs` (wall),
+ * and how many tasks it ran in all (none: the trace did not find the page's thread).
  * With `profile`, V8's sampling profiler runs too and each task lists the app's functions by
  * inclusive and self time (build with `--minify false` to read them).
  */
-export async function traceMainThread(lab: Lab, profile = false): Promise<{ stop(minMs?: number): Promise<MainTask[]> }> {
+export async function traceMainThread(lab: { context: BrowserContext; page: Page }, profile = false): Promise<{ stop(minMs?: number): Promise<{ tasks: MainTask[]; all: number }> }> {
   const cdp: CDPSession = await lab.context.newCDPSession(lab.page);
   const events: TraceEvent[] = [];
   cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])));
@@ -91,9 +91,9 @@ export async function traceMainThread(lab: Lab, profile = false): Promise<{ stop
       await cdp.send('Tracing.end');
       await done;
       await cdp.detach();
-      const tasks = mainTasks(events, minMs);
+      const { tasks, all } = mainTasks(events, minMs);
       if (prof) for (const t of tasks) t.top.push(...hot(prof, t.startUs, t.startUs + t.wall * 1000));
-      return tasks;
+      return { tasks, all };
     },
   };
 }
@@ -109,13 +109,13 @@ function pageThread(events: TraceEvent[]): { pid: number; tid: number } | null {
   return { pid, tid };
 }
 
-function mainTasks(events: TraceEvent[], minMs: number): MainTask[] {
+function mainTasks(events: TraceEvent[], minMs: number): { tasks: MainTask[]; all: number } {
   const thread = pageThread(events);
-  if (!thread) return [];
+  if (!thread) return { tasks: [], all: 0 };
   const mine = events.filter((e) => e.pid === thread.pid && e.tid === thread.tid && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
   const t0 = Math.min(...events.filter((e) => e.ts > 0).map((e) => e.ts));
-  const tasks = mine.filter((e) => e.name === 'ThreadControllerImpl::RunTask' && e.dur! / 1000 > minMs);
-  return tasks.map((task) => {
+  const all = mine.filter((e) => e.name === 'ThreadControllerImpl::RunTask');
+  const tasks = all.filter((e) => e.dur! / 1000 > minMs).map((task) => {
     const end = task.ts + task.dur!;
     const inside = mine.filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= end && e.cat !== 'toplevel');
     // Self time: each event's time less its children's (events nest; sorted by start, longest first).
@@ -133,4 +133,5 @@ function mainTasks(events: TraceEvent[], minMs: number): MainTask[] {
     const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([l, us]) => `${Math.round(us / 1000)} ${l}`);
     return { startUs: task.ts, at: Math.round((task.ts - t0) / 1000), wall: Math.round(task.dur! / 1000), cpu: Math.round((task.tdur ?? NaN) / 1000), top };
   });
+  return { tasks, all: all.length };
 }
