@@ -113,7 +113,7 @@ function mainTasks(events: TraceEvent[], minMs: number): { tasks: MainTask[]; al
   const thread = pageThread(events);
   if (!thread) return { tasks: [], all: 0 };
   const mine = events.filter((e) => e.pid === thread.pid && e.tid === thread.tid && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-  const t0 = Math.min(...events.filter((e) => e.ts > 0).map((e) => e.ts));
+  const t0 = events.reduce((m, e) => (e.ts > 0 && e.ts < m ? e.ts : m), Infinity); // not Math.min(...): a 30 s trace has too many events for a spread
   const all = mine.filter((e) => e.name === 'ThreadControllerImpl::RunTask');
   const tasks = all.filter((e) => e.dur! / 1000 > minMs).map((task) => {
     const end = task.ts + task.dur!;
