@@ -114,6 +114,25 @@ export class AdamW {
    * non-zero exactly when a value is not finite.
    */
   stage(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): StagedUpdate {
+    return this.staged(grads, scale);
+  }
+
+  /**
+   * stage, clipped to global norm `clipNorm` on the device, and that norm (‖g‖ over `grads`, before
+   * clipping): nothing is read back. With webgpu's one-dispatch update, one workgroup sums g² and
+   * computes the clip coefficient, then the update runs: 2 dispatches. Elsewhere globalNorm,
+   * clipCoefOnDevice and stage.
+   */
+  stageClipped(grads: tf.NamedTensorMap): StagedUpdate & { norm: tf.Scalar } {
+    if (fusedAdamWAvailable()) return this.staged(grads, 'clip') as StagedUpdate & { norm: tf.Scalar };
+    const norm = globalNorm(Object.values(grads));
+    const coef = clipCoefOnDevice(norm, this.clipNorm);
+    const staged = this.stage(grads, coef);
+    coef.dispose();
+    return { ...staged, norm, dispose: () => (staged.dispose(), norm.dispose()) };
+  }
+
+  private staged(grads: tf.NamedTensorMap, scale: number | tf.Scalar | 'clip'): StagedUpdate & { norm?: tf.Scalar | null } {
     const step = this.step + 1;
     const { beta1: b1, beta2: b2, lr } = this;
     const bc1 = 1 - b1 ** step;
@@ -122,17 +141,18 @@ export class AdamW {
     const fused = fusedAdamWAvailable();
     const moments = this.layout(fused);
     if (moments instanceof FlatAdamW) {
-      const c = typeof scale === 'number' ? tf.scalar(scale) : scale;
+      const c = scale === 'clip' ? { clipNorm: this.clipNorm } : typeof scale === 'number' ? tf.scalar(scale) : scale;
       const constants = { beta1: b1, beta2: b2, lr, keep: keep(true), bc1, bc2, eps: this.eps };
       const staged = moments.stage(this.variables, this.slots.map((s) => grads[s.variable.name]), c, constants);
-      if (c !== scale) c.dispose(); // its buffer stays until the commands that read it are submitted
+      if (typeof scale === 'number') (c as tf.Scalar).dispose(); // its buffer stays until the commands that read it are submitted
       const commit = () => {
         staged.thetas.forEach((w, i) => w && this.slots[i].variable.assign(w));
         staged.commit();
         this.step = step;
       };
-      return { bad: staged.bad, commit, dispose: staged.dispose };
+      return { bad: staged.bad, norm: staged.norm, commit, dispose: staged.dispose };
     }
+    if (scale === 'clip') throw new Error('AdamW: only the one-dispatch update clips by itself'); // stageClipped routes the others
     // The wasm kernel takes the clip coefficient as a number (update.ts reads the norm back first there).
     const wasmKernel = typeof scale === 'number' && wasmAdamWAvailable();
     const next: { i: number; w: tf.Tensor; m: tf.Tensor; v: tf.Tensor }[] = [];

@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
-import { clipCoef, clipCoefOnDevice, globalNorm, type AdamW, type StagedUpdate } from './optim';
+import { clipCoef, globalNorm, type AdamW, type StagedUpdate } from './optim';
 
 /** A loss term: a scalar loss and optional diagnostics (1-D) to read back with it. */
 export type LossTerm = () => { loss: tf.Scalar; stats?: tf.Tensor };
@@ -85,17 +85,14 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
       }
     }
     const grads = sum!;
-    const total = globalNorm(Object.values(grads));
-    if (terms.length === 1) norms.push(tf.clone(total));
     // On webgpu, where each readback is a GPU sync, the update is computed before anything is read
-    // back, clipped by a coefficient computed on the device, and assigned only if the one readback
+    // back, clipped by the norm on the device (stageClipped), and assigned only if the one readback
     // says the loss, the norms and it are finite. On the CPU backends a readback costs nothing: the
     // norm comes back first and the update (wasm's one kernel per parameter) takes the number.
-    if (tf.getBackend() === 'webgpu') {
-      const coef = clipCoefOnDevice(total, opt.clipNorm);
-      staged = opt.stage(grads, coef);
-      coef.dispose();
-    }
+    const clipped = tf.getBackend() === 'webgpu' ? opt.stageClipped(grads) : undefined;
+    staged = clipped;
+    const total = clipped ? tf.clone(clipped.norm) : globalNorm(Object.values(grads));
+    if (terms.length === 1) norms.push(tf.clone(total));
     // The readback: [losses (K), term norms (K), total norm, non-finite count of the staged update, stats...]
     const packed = tf.tidy(() => tf.concat([tf.stack(losses), tf.stack(norms), tf.reshape(total, [1]), staged ? tf.reshape(staged.bad, [1]) : tf.zeros([1]), ...stats]));
     const data = (await packed.data()) as Float32Array;

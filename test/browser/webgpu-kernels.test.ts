@@ -53,19 +53,22 @@ it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', 
   expect(server.log.filter((r) => r.status !== 200 && r.path !== '/favicon.ico')).toEqual([]);
 });
 
-it('AdamW in one dispatch for all parameters matches the cpu backend over clipped, partial, reassigned, rolled-back and plain steps', async () => {
+it('AdamW in one dispatch for all parameters (two with the norm and clip) matches the cpu backend over clipped, partial, reassigned, rolled-back and plain steps', async () => {
   const { result, errors } = await runCheck<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }>('checkAdamW');
   const { diffs, cpu, got } = result;
-  // Steps: plain, clipped (0.3), one parameter without a gradient, a weight assigned from outside,
-  // v overflowing (rolled back), the next, tfjs's ops, the kernel again.
+  // Steps: plain, clipped by the norm on the device, the same with one parameter without a gradient,
+  // scaled after a weight was assigned from outside, v overflowing (rolled back), the next, tfjs's
+  // ops clipped on the device, the kernel again.
   for (const run of [cpu, got]) {
     expect(run.bad.map((b) => b !== 0)).toEqual([false, false, false, false, true, false, false, false]);
     expect(run.intact).toBe(true);
   }
-  // Every parameter's update in one compute dispatch; a switch of kernels moves the moments (a few more).
-  expect(got.dispatches.slice(0, 6)).toEqual([1, 1, 1, 1, 1, 1]);
+  // Every parameter's update in one compute dispatch, with the norm and clip two; a switch of kernels
+  // moves the moments (a few more).
+  expect(got.dispatches.slice(0, 6)).toEqual([1, 2, 2, 1, 1, 1]);
+  expect(got.norms.map((x) => x > 100)).toEqual([false, true, true, false, false, false, true, false]);
   expect(got.dispatches[6]).toBeGreaterThan(28); // tfjs's ops: several per parameter
-  expect(Object.keys(diffs)).toEqual(['adamw/theta', 'adamw/m', 'adamw/v']);
+  expect(Object.keys(diffs)).toEqual(['adamw/theta', 'adamw/m', 'adamw/v', 'adamw/norm']);
   for (const [k, d] of Object.entries(diffs)) expect(d, k).toBeLessThan(TOLERANCE);
   expect(errors).toEqual([]);
 });

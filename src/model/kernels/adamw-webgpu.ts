@@ -15,10 +15,13 @@
  *     update finds θ already in place and copies it only for a variable assigned since (a loaded checkpoint).
  *   - the dispatch sets a flag to 1.0 wherever a new θ or v is not finite (a non-finite m always
  *     makes θ non-finite): `bad`, read back with the loss.
+ *   - clipped by global norm (stage with `{ clipNorm }`), one workgroup first sums g² over the
+ *     gathered gradients and writes ‖g‖ and c = min(1, clipNorm/(‖g‖ + 1e-6)) beside them, as
+ *     optim.ts's globalNorm and clipCoefOnDevice compute them: 2 dispatches for norm, clip and update.
  * Every buffer is a tfjs tensor (pooled, counted in tf.memory()); the pipeline compiles once per device.
  */
 import * as tf from '@tensorflow/tfjs';
-import { bufferOf, emptyTensor, rawWebGpuBackend, webgpuKernelsAvailable } from './webgpu';
+import { bufferOf, emptyTensor, rawWebGpuBackend, webgpuKernelsAvailable, type RawWebGpuBackend } from './webgpu';
 
 export interface AdamWConstants {
   beta1: number;
@@ -41,7 +44,7 @@ export function fusedAdamWAvailable(): boolean {
 const WG = 128;
 
 /**
- * X = θ (n) | g (n) | c, the new θ written over θ; T = each parameter's first index (p + 1 entries, the last n), then its
+ * X = θ (n) | g (n) | c | ‖g‖, the new θ written over θ; T = each parameter's first index (p + 1 entries, the last n), then its
  * flags (p: bit 0 decay, bit 1 has a gradient). A parameter without a gradient keeps θ, m and v.
  */
 const SHADER = /* wgsl */ `
@@ -93,15 +96,57 @@ fn main(@builtin(global_invocation_id) id : vec3<u32>, @builtin(num_workgroups) 
   }
 }`;
 
-const pipelines = new WeakMap<GPUDevice, GPUComputePipeline>();
-function pipelineFor(device: GPUDevice): GPUComputePipeline {
-  let p = pipelines.get(device);
+/** Threads of the one workgroup that sums g². */
+const NORM_WG = 256;
+
+/** X[2n] = c, X[2n + 1] = ‖g‖ over X's g part (zero where a parameter has no gradient). */
+const NORM_SHADER = /* wgsl */ `
+struct U { n : u32, clip : u32, maxNorm : f32 };
+@group(0) @binding(0) var<uniform> u : U;
+@group(0) @binding(1) var<storage, read_write> X : array<f32>;
+var<workgroup> partial : array<f32, ${NORM_WG}>;
+
+@compute @workgroup_size(${NORM_WG})
+fn main(@builtin(local_invocation_index) t : u32) {
+  var s = 0.0;
+  for (var i = t; i < u.n; i = i + ${NORM_WG}u) {
+    let g = X[u.n + i];
+    s = s + g * g;
+  }
+  partial[t] = s;
+  workgroupBarrier();
+  for (var k = ${NORM_WG / 2}u; k > 0u; k = k / 2u) {
+    if (t < k) { partial[t] = partial[t] + partial[t + k]; }
+    workgroupBarrier();
+  }
+  if (t == 0u) {
+    let norm = sqrt(partial[0]);
+    X[2u * u.n] = select(1.0, min(1.0, u.maxNorm / (norm + 1e-6)), u.clip != 0u);
+    X[2u * u.n + 1u] = norm;
+  }
+}`;
+
+const pipelines = { adamw: new WeakMap<GPUDevice, GPUComputePipeline>(), norm: new WeakMap<GPUDevice, GPUComputePipeline>() };
+function pipelineFor(device: GPUDevice, which: keyof typeof pipelines): GPUComputePipeline {
+  let p = pipelines[which].get(device);
   if (!p) {
-    p = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code: SHADER }), entryPoint: 'main' } });
-    pipelines.set(device, p);
+    const code = which === 'adamw' ? SHADER : NORM_SHADER;
+    p = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code }), entryPoint: 'main' } });
+    pipelines[which].set(device, p);
   }
   return p;
 }
+
+/** A uniform buffer holding `data`, from tfjs's pool and back to it when the command buffer is submitted, as tfjs's own. */
+function uniformBuffer(be: RawWebGpuBackend, data: ArrayBuffer): GPUBuffer {
+  const ubo = be.bufferManager.acquireBuffer(data.byteLength, GPUBufferUsage.COPY_DST | GPUBufferUsage.UNIFORM);
+  be.queue.writeBuffer(ubo, 0, data);
+  be.uniformPendingDisposal.push(ubo);
+  return ubo;
+}
+
+const bindGroup = (device: GPUDevice, pipeline: GPUComputePipeline, buffers: GPUBuffer[]) =>
+  device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })) });
 
 /** One parameter's place in the flat layout. */
 export interface Segment {
@@ -113,6 +158,8 @@ export interface Segment {
 export interface FlatStaged {
   /** 1 where a new θ or v is not finite, else 0: float32 scalar. */
   bad: tf.Scalar;
+  /** ‖g‖ over the gradients given, when the update was clipped by it (stage with `{ clipNorm }`). */
+  norm: tf.Scalar | null;
   /** The new θ per parameter, null for one without a gradient. */
   thetas: (tf.Tensor | null)[];
   /** Makes the new moments current (the caller assigns `thetas`). */
@@ -128,7 +175,7 @@ export class FlatAdamW {
   v: tf.Tensor1D;
   /** The pair the next update writes. */
   private spare: { m: tf.Tensor1D; v: tf.Tensor1D };
-  /** θ | g | c, gathered for the dispatch, which writes the new θ over θ. */
+  /** θ | g | c | ‖g‖, gathered for the dispatch, which writes the new θ over θ. */
   private readonly gathered: tf.Tensor1D;
   private readonly offsets: number[];
   private table: { key: string; t: tf.Tensor1D } | null = null;
@@ -156,7 +203,7 @@ export class FlatAdamW {
     this.held = segments.map(() => null);
     const empty = (size: number) => tf.keep(emptyTensor(be, [size]) as tf.Tensor1D);
     this.spare = { m: empty(this.n), v: empty(this.n) };
-    this.gathered = empty(2 * this.n + 1);
+    this.gathered = empty(2 * this.n + 2);
   }
 
   /** The segments' offsets and flags, uploaded again only when which parameters have gradients changes. */
@@ -171,19 +218,23 @@ export class FlatAdamW {
   }
 
   /**
-   * Records the update of `thetas` by `grads` (parallel to the segments; undefined: no gradient)
-   * and the clip coefficient `c`; `k.keep` is the decayed parameters' factor. One staged update at a time.
+   * Records the update of `thetas` by `grads` (parallel to the segments; undefined: no gradient),
+   * scaled by the clip coefficient `c` or clipped to global norm `clipNorm` (Infinity: not clipped);
+   * `k.keep` is the decayed parameters' factor. One staged update at a time.
    */
-  stage(thetas: readonly tf.Tensor[], grads: readonly (tf.Tensor | undefined)[], c: tf.Scalar, k: Omit<AdamWConstants, 'scale'>): FlatStaged {
+  stage(thetas: readonly tf.Tensor[], grads: readonly (tf.Tensor | undefined)[], c: tf.Scalar | { clipNorm: number }, k: Omit<AdamWConstants, 'scale'>): FlatStaged {
     if (this.open) throw new Error('AdamW: an update is already staged; commit or dispose it first');
     const be = rawWebGpuBackend();
     const { n, segments, offsets } = this;
     const active = grads.map((g) => g !== undefined);
     const table = this.tableFor(active);
-    const bad = tf.keep(emptyTensor(be, []) as tf.Scalar);
+    const scalar = () => tf.keep(emptyTensor(be, []) as tf.Scalar);
+    const bad = scalar();
+    const clip = c instanceof tf.Tensor ? null : c.clipNorm;
+    const norm = clip === null ? null : scalar();
     const next = segments.map((_, i) => (active[i] ? tf.keep(emptyTensor(be, thetas[i].shape)) : null));
-    const used: tf.Tensor[] = [...thetas, ...(grads.filter(Boolean) as tf.Tensor[]), c, table, bad, ...(next.filter(Boolean) as tf.Tensor[])];
-    used.push(this.gathered, this.m, this.v, this.spare.m, this.spare.v);
+    const used: tf.Tensor[] = [...thetas, ...(grads.filter(Boolean) as tf.Tensor[]), table, bad, ...(next.filter(Boolean) as tf.Tensor[])];
+    used.push(...(c instanceof tf.Tensor ? [c] : [norm!]), this.gathered, this.m, this.v, this.spare.m, this.spare.v);
     // Buffers first: an upload of values still on the CPU records a copy of its own.
     const buf = new Map(used.map((t) => [t, bufferOf(be, t)]));
     const at = (t: tf.Tensor) => buf.get(t)!;
@@ -191,14 +242,17 @@ export class FlatAdamW {
     const uniforms = new ArrayBuffer(48);
     new Uint32Array(uniforms, 0, 2).set([n, segments.length]);
     new Float32Array(uniforms, 8, 9).set([k.beta1, 1 - k.beta1, k.beta2, 1 - k.beta2, k.bc1, k.bc2, k.eps, k.lr, k.keep]);
-    const ubo = be.bufferManager.acquireBuffer(uniforms.byteLength, GPUBufferUsage.COPY_DST | GPUBufferUsage.UNIFORM);
-    be.queue.writeBuffer(ubo, 0, uniforms);
-    be.uniformPendingDisposal.push(ubo); // released when the command buffer is submitted, as tfjs's own
-    const pipeline = pipelineFor(be.device);
-    const group = be.device.createBindGroup({
-      layout: pipeline.getBindGroupLayout(0),
-      entries: [{ buffer: ubo }, ...[this.gathered, table, this.m, this.v, this.spare.m, this.spare.v, bad].map((t) => ({ buffer: at(t) }))].map((resource, binding) => ({ binding, resource })),
-    });
+    const pipeline = pipelineFor(be.device, 'adamw');
+    const buffers = [this.gathered, table, this.m, this.v, this.spare.m, this.spare.v, bad].map(at);
+    const group = bindGroup(be.device, pipeline, [uniformBuffer(be, uniforms), ...buffers]);
+    let normPass: { pipeline: GPUComputePipeline; group: GPUBindGroup } | null = null;
+    if (clip !== null) {
+      const u = new ArrayBuffer(16);
+      new Uint32Array(u, 0, 2).set([n, clip === Infinity ? 0 : 1]);
+      new Float32Array(u, 8, 1).set([clip === Infinity ? 0 : clip]);
+      const pipeline = pipelineFor(be.device, 'norm');
+      normPass = { pipeline, group: bindGroup(be.device, pipeline, [uniformBuffer(be, u), at(this.gathered)]) };
+    }
 
     be.ensureCommandEncoderReady();
     be.endComputePassEncoder();
@@ -207,18 +261,25 @@ export class FlatAdamW {
     const held = this.held;
     this.held = segments.map(() => null); // the dispatch writes over X's θ: valid again only if committed
     segments.forEach((s, i) => {
-      if (!active[i]) return;
+      // Zeros where a parameter has no gradient, for the norm.
+      if (!active[i]) return void (normPass && enc.clearBuffer(X, 4 * (n + offsets[i]), 4 * s.size));
       if (thetas[i].dataId !== held[i]) enc.copyBufferToBuffer(at(thetas[i]), 0, X, 4 * offsets[i], 4 * s.size);
       enc.copyBufferToBuffer(at(grads[i]!), 0, X, 4 * (n + offsets[i]), 4 * s.size);
     });
-    enc.copyBufferToBuffer(at(c), 0, X, 8 * n, 4);
+    if (c instanceof tf.Tensor) enc.copyBufferToBuffer(at(c), 0, X, 8 * n, 4);
     enc.clearBuffer(at(bad));
     const pass = enc.beginComputePass();
+    if (normPass) {
+      pass.setPipeline(normPass.pipeline);
+      pass.setBindGroup(0, normPass.group);
+      pass.dispatchWorkgroups(1);
+    }
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, group);
     pass.dispatchWorkgroups(Math.min(Math.ceil(n / WG), be.device.limits.maxComputeWorkgroupsPerDimension));
     pass.end();
     segments.forEach((s, i) => next[i] && enc.copyBufferToBuffer(X, 4 * offsets[i], at(next[i]!), 0, 4 * s.size));
+    if (norm) enc.copyBufferToBuffer(X, 4 * (2 * n + 1), at(norm), 0, 4);
     // As for tfjs's programs: a buffer this command buffer uses returns to the pool only once it is submitted.
     for (const t of used) be.commandQueueOwnedIds.add(t.dataId);
 
@@ -226,6 +287,7 @@ export class FlatAdamW {
     let done = false;
     return {
       bad,
+      norm,
       thetas: next,
       commit: () => {
         if (done) return;
@@ -235,7 +297,7 @@ export class FlatAdamW {
         [this.v, this.spare.v] = [this.spare.v, this.v];
       },
       dispose: () => {
-        tf.dispose([bad, ...(next.filter(Boolean) as tf.Tensor[])]);
+        tf.dispose([bad, ...(norm ? [norm] : []), ...(next.filter(Boolean) as tf.Tensor[])]);
         done = true;
         this.open = false;
       },

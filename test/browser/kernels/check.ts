@@ -100,14 +100,14 @@ export async function checkKernels(backend: string): Promise<KernelCheck> {
  * AdamW's steps: the clip coefficient, a parameter left without a gradient, a gradient that
  * overflows v, a weight assigned from outside (as a loaded checkpoint), the kernels switched off.
  */
-const ADAMW_STEPS = [
+const ADAMW_STEPS: { scale: number | 'clip'; without?: string; halve?: string; overflow?: string; plain?: boolean }[] = [
   { scale: 1 },
-  { scale: 0.3 },
-  { scale: 1, without: 'wpe' },
+  { scale: 'clip' }, // stageClipped: clipped by the global norm on the device (clipNorm 1, ‖g‖ ≈ 190)
+  { scale: 'clip', without: 'wpe' },
   { scale: 0.9, halve: 'h1.attn.wo' },
   { scale: 1, overflow: 'h0.mlp.w1' }, // (1e30)² is Inf in f32: v is not finite, θ still is; rolled back
   { scale: 0.7 },
-  { scale: 0.5, plain: true }, // webgpu: tfjs's ops, the moments moved to one pair per parameter
+  { scale: 'clip', plain: true }, // webgpu: tfjs's ops, the moments moved to one pair per parameter
   { scale: 0.8 }, // and back to the one dispatch
 ];
 
@@ -120,6 +120,8 @@ export interface AdamWRun {
   intact: boolean;
   /** Compute dispatches of each step's stage(), where the page counts them (webgpu), else -1. */
   dispatches: number[];
+  /** The global norm stageClipped gave, per step (NaN for the others). */
+  norms: number[];
 }
 
 /** Counts compute dispatches at the WebGPU API while `f` runs: -1 without WebGPU. */
@@ -153,7 +155,7 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
   };
   const snapshot = async () => [await flat(model.variables), await flat(opt.moments.m), await flat(opt.moments.v)];
   const rng = new Prng(5);
-  const run: AdamWRun = { bad: [], state: [], intact: false, dispatches: [] };
+  const run: AdamWRun = { bad: [], state: [], intact: false, dispatches: [], norms: [] };
   for (const step of ADAMW_STEPS) {
     setFusedKernels(!step.plain, ['adamw']);
     if (step.halve) {
@@ -168,13 +170,14 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
       if (spec.name !== step.without) grads[v.name] = tf.tensor(g, v.shape);
     }
     const before = step.overflow ? { state: await snapshot(), step: opt.step } : null;
-    const c = tf.scalar(step.scale);
-    let staged!: ReturnType<AdamW['stage']>;
-    run.dispatches.push(countDispatches(() => (staged = opt.stage(grads, c))));
+    const c = step.scale === 'clip' ? null : tf.scalar(step.scale);
+    let staged!: ReturnType<AdamW['stage']> & { norm?: tf.Scalar };
+    run.dispatches.push(countDispatches(() => (staged = c ? opt.stage(grads, c) : opt.stageClipped(grads))));
     const bad = (await staged.bad.data())[0];
+    run.norms.push(staged.norm ? (await staged.norm.data())[0] : NaN);
     if (bad === 0) staged.commit();
     staged.dispose();
-    tf.dispose([c, ...Object.values(grads)]);
+    tf.dispose([...(c ? [c] : []), ...Object.values(grads)]);
     run.bad.push(bad);
     if (before) {
       const after = await snapshot();
@@ -193,5 +196,7 @@ export async function checkAdamW(backend: string): Promise<{ diffs: Record<strin
   const cpu = await runAdamW('cpu');
   const got = await runAdamW(backend);
   const diffs = Object.fromEntries(['theta', 'm', 'v'].map((k, i) => [`adamw/${k}`, maxAbsDiff(got.state[i], cpu.state[i])]));
+  // Relative: the norm is about 190.
+  diffs['adamw/norm'] = Math.max(...got.norms.map((x, i) => (Number.isNaN(x) && Number.isNaN(cpu.norms[i]) ? 0 : Math.abs(x - cpu.norms[i]) / cpu.norms[i])));
   return { diffs, cpu, got };
 }
