@@ -6,7 +6,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
-import { FlatAdamW, fusedAdamWAvailable } from './kernels/adamw-webgpu';
+import { FlatAdamW, fusedAdamWAvailable, type AdamWConstants } from './kernels/adamw-webgpu';
 import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
 import { sumOver, webgpuKernelsAvailable } from './kernels/webgpu';
 
@@ -114,7 +114,14 @@ export class AdamW {
    * non-zero exactly when a value is not finite.
    */
   stage(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): StagedUpdate {
-    return this.staged(grads, scale);
+    const moments = this.layout(fusedAdamWAvailable());
+    if (moments instanceof FlatAdamW) {
+      const c = typeof scale === 'number' ? tf.scalar(scale) : scale;
+      const staged = this.stageFlat(moments, grads, c);
+      if (c !== scale) c.dispose(); // its buffer stays until the commands that read it are submitted
+      return staged;
+    }
+    return this.stagePerSlot(moments, grads, scale);
   }
 
   /**
@@ -124,35 +131,38 @@ export class AdamW {
    * clipCoefOnDevice and stage.
    */
   stageClipped(grads: tf.NamedTensorMap): StagedUpdate & { norm: tf.Scalar } {
-    if (fusedAdamWAvailable()) return this.staged(grads, 'clip') as StagedUpdate & { norm: tf.Scalar };
+    const moments = this.layout(fusedAdamWAvailable());
+    if (moments instanceof FlatAdamW) return this.stageFlat(moments, grads, { clipNorm: this.clipNorm }) as StagedUpdate & { norm: tf.Scalar };
     const norm = globalNorm(Object.values(grads));
     const coef = clipCoefOnDevice(norm, this.clipNorm);
-    const staged = this.stage(grads, coef);
+    const staged = this.stagePerSlot(moments, grads, coef);
     coef.dispose();
     return { ...staged, norm, dispose: () => (staged.dispose(), norm.dispose()) };
   }
 
-  private staged(grads: tf.NamedTensorMap, scale: number | tf.Scalar | 'clip'): StagedUpdate & { norm?: tf.Scalar | null } {
+  /** The next step's constants as the kernels take them; `keep` is a decayed parameter's. */
+  private constants(): Omit<AdamWConstants, 'scale'> & { step: number } {
+    const { beta1, beta2, lr, eps } = this;
     const step = this.step + 1;
-    const { beta1: b1, beta2: b2, lr } = this;
-    const bc1 = 1 - b1 ** step;
-    const bc2 = 1 - b2 ** step;
-    const keep = (decay: boolean) => (decay && this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1);
-    const fused = fusedAdamWAvailable();
-    const moments = this.layout(fused);
-    if (moments instanceof FlatAdamW) {
-      const c = scale === 'clip' ? { clipNorm: this.clipNorm } : typeof scale === 'number' ? tf.scalar(scale) : scale;
-      const constants = { beta1: b1, beta2: b2, lr, keep: keep(true), bc1, bc2, eps: this.eps };
-      const staged = moments.stage(this.variables, this.slots.map((s) => grads[s.variable.name]), c, constants);
-      if (typeof scale === 'number') (c as tf.Scalar).dispose(); // its buffer stays until the commands that read it are submitted
-      const commit = () => {
-        staged.thetas.forEach((w, i) => w && this.slots[i].variable.assign(w));
-        staged.commit();
-        this.step = step;
-      };
-      return { bad: staged.bad, norm: staged.norm, commit, dispose: staged.dispose };
-    }
-    if (scale === 'clip') throw new Error('AdamW: only the one-dispatch update clips by itself'); // stageClipped routes the others
+    const keep = this.weightDecay > 0 ? 1 - lr * this.weightDecay : 1;
+    return { step, beta1, beta2, lr, eps, keep, bc1: 1 - beta1 ** step, bc2: 1 - beta2 ** step };
+  }
+
+  /** The one-dispatch update (adamw-webgpu.ts): commit assigns its new θ and makes its moments current. */
+  private stageFlat(flat: FlatAdamW, grads: tf.NamedTensorMap, c: tf.Scalar | { clipNorm: number }): StagedUpdate & { norm: tf.Scalar | null } {
+    const k = this.constants();
+    const staged = flat.stage(this.variables, this.slots.map((s) => grads[s.variable.name]), c, k);
+    const commit = () => {
+      staged.thetas.forEach((w, i) => w && this.slots[i].variable.assign(w));
+      staged.commit();
+      this.step = k.step;
+    };
+    return { bad: staged.bad, norm: staged.norm, commit, dispose: staged.dispose };
+  }
+
+  /** The update per parameter: wasm's one kernel each, or tfjs's ops. */
+  private stagePerSlot(moments: PerSlot, grads: tf.NamedTensorMap, scale: number | tf.Scalar): StagedUpdate {
+    const k = this.constants();
     // The wasm kernel takes the clip coefficient as a number (update.ts reads the norm back first there).
     const wasmKernel = typeof scale === 'number' && wasmAdamWAvailable();
     const next: { i: number; w: tf.Tensor; m: tf.Tensor; v: tf.Tensor }[] = [];
@@ -165,13 +175,12 @@ export class AdamW {
         const [m0, v0] = [moments.m[i], moments.v[i]];
         if (wasmKernel) {
           // One kernel: the new values and their finiteness check (Σ 0·x over θ, m, v) together.
-          const constants = { beta1: b1, beta2: b2, scale: scale as number, lr, keep: keep(slot.decay), bc1, bc2, eps: this.eps };
-          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, m0, v0, constants);
+          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, m0, v0, { ...k, scale: scale as number, keep: slot.decay ? k.keep : 1 });
           next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
           checked.push(tf.reshape(zero, []));
           return;
         }
-        const [m, v, w] = this.plainStep(slot, g, m0, v0, c, bc1, bc2);
+        const [m, v, w] = this.plainStep(slot, g, m0, v0, c, k.bc1, k.bc2);
         next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
         checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
       });
@@ -188,7 +197,7 @@ export class AdamW {
         moments.m[i].assign(m);
         moments.v[i].assign(v);
       }
-      this.step = step;
+      this.step = k.step;
     };
     return { bad, commit, dispose };
   }
