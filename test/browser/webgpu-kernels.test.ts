@@ -69,6 +69,12 @@ it('AdamW in one dispatch for all parameters (two with the norm and clip) matche
   expect(got.norms.map((x) => x > 100)).toEqual([false, true, true, false, false, false, true, false]);
   expect(got.dispatches[6]).toBeGreaterThan(28); // tfjs's ops: several per parameter
   expect(Object.keys(diffs)).toEqual(['adamw/theta', 'adamw/m', 'adamw/v', 'adamw/norm']);
+  // Bounded: the same tensors after every step of the one dispatch (θ, m, v, the spare pair, the
+  // gathered buffer, the table), and no new GPU buffer from one such step to the next (around the
+  // others the check reads a snapshot back or runs tfjs's ops, which take buffers of their own).
+  expect(new Set([0, 1, 2, 3, 4, 5, 7].map((i) => got.tensors[i]))).toEqual(new Set([got.tensors[0]]));
+  expect(got.poolBytes[2]).toBe(got.poolBytes[1]);
+  expect(got.poolBytes[5]).toBe(got.poolBytes[4]);
   for (const [k, d] of Object.entries(diffs)) expect(d, k).toBeLessThan(TOLERANCE);
   expect(errors).toEqual([]);
 });

@@ -122,6 +122,9 @@ export interface AdamWRun {
   dispatches: number[];
   /** The global norm stageClipped gave, per step (NaN for the others). */
   norms: number[];
+  /** tf.memory() after each step: tensors, and on webgpu the bytes its buffer pool holds. */
+  tensors: number[];
+  poolBytes: number[];
 }
 
 /** Counts compute dispatches at the WebGPU API while `f` runs: -1 without WebGPU. */
@@ -155,7 +158,7 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
   };
   const snapshot = async () => [await flat(model.variables), await flat(opt.moments.m), await flat(opt.moments.v)];
   const rng = new Prng(5);
-  const run: AdamWRun = { bad: [], state: [], intact: false, dispatches: [], norms: [] };
+  const run: AdamWRun = { bad: [], state: [], intact: false, dispatches: [], norms: [], tensors: [], poolBytes: [] };
   for (const step of ADAMW_STEPS) {
     setFusedKernels(!step.plain, ['adamw']);
     if (step.halve) {
@@ -179,6 +182,9 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
     staged.dispose();
     tf.dispose([...(c ? [c] : []), ...Object.values(grads)]);
     run.bad.push(bad);
+    const memory = tf.memory() as tf.MemoryInfo & { numBytesAllocatedInGPU?: number };
+    run.tensors.push(memory.numTensors);
+    run.poolBytes.push(memory.numBytesAllocatedInGPU ?? 0);
     if (before) {
       const after = await snapshot();
       run.intact = opt.step === before.step && after.every((a, i) => maxAbsDiff(a, before.state[i]) === 0);
