@@ -74,12 +74,17 @@ export class AdamW {
     this.clipNorm = opts.clipNorm ?? 1;
     this.slots = model.specs.map((spec) => ({ variable: model.params.get(spec.name)!, decay: spec.decay }));
     // The moments exist from the start, so tf.memory().numTensors is the same before and after step 1.
-    if (fusedAdamWAvailable()) this.flat = new FlatAdamW(this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })));
+    if (this.fused) this.flat = new FlatAdamW(this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })));
     else {
       // tidy frees the zerosLike tensors; the variables keep their own reference to the data.
       const zeros = () => this.slots.map((s) => tf.tidy(() => tf.variable(tf.zerosLike(s.variable), false)));
       this.perSlot = { m: zeros(), v: zeros() };
     }
+  }
+
+  /** Whether the one-dispatch update runs (adamw-webgpu.ts). */
+  private get fused(): boolean {
+    return fusedAdamWAvailable(this.slots.reduce((a, s) => a + s.variable.size, 0));
   }
 
   /** The variables this optimizer updates, in model order. */
@@ -114,7 +119,7 @@ export class AdamW {
    * non-zero exactly when a value is not finite.
    */
   stage(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): StagedUpdate {
-    const moments = this.layout(fusedAdamWAvailable());
+    const moments = this.layout(this.fused);
     if (moments instanceof FlatAdamW) {
       const c = typeof scale === 'number' ? tf.scalar(scale) : scale;
       const staged = this.stageFlat(moments, grads, c);
@@ -131,7 +136,7 @@ export class AdamW {
    * clipCoefOnDevice and stage.
    */
   stageClipped(grads: tf.NamedTensorMap): StagedUpdate & { norm: tf.Scalar } {
-    const moments = this.layout(fusedAdamWAvailable());
+    const moments = this.layout(this.fused);
     if (moments instanceof FlatAdamW) return this.stageFlat(moments, grads, { clipNorm: this.clipNorm }) as StagedUpdate & { norm: tf.Scalar };
     const norm = globalNorm(Object.values(grads));
     const coef = clipCoefOnDevice(norm, this.clipNorm);

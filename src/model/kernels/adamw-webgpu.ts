@@ -36,9 +36,12 @@ export interface AdamWConstants {
   eps: number;
 }
 
-/** Whether the one-dispatch update runs: the webgpu backend, with the `adamw` family on. */
-export function fusedAdamWAvailable(): boolean {
-  return webgpuKernelsAvailable('adamw');
+/**
+ * Whether the one-dispatch update runs for n parameters: the webgpu backend, with the `adamw`
+ * family on, where θ and g together fit one storage binding (128 MiB by default: 16M parameters).
+ */
+export function fusedAdamWAvailable(n: number): boolean {
+  return webgpuKernelsAvailable('adamw') && 4 * (2 * n + 2) <= rawWebGpuBackend().device.limits.maxStorageBufferBindingSize;
 }
 
 const WG = 128;
