@@ -53,26 +53,28 @@ it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', 
   expect(server.log.filter((r) => r.status !== 200 && r.path !== '/favicon.ico')).toEqual([]);
 });
 
-it('AdamW in one dispatch for all parameters (two with the norm and clip) matches the cpu backend over clipped, partial, reassigned, rolled-back and plain steps', async () => {
+it('AdamW in one dispatch for all parameters (two with the norm and clip) matches the cpu backend over clipped, partial, reassigned, rolled-back, plain and resumed steps', async () => {
   const { result, errors } = await runCheck<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }>('checkAdamW');
   const { diffs, cpu, got } = result;
   // Steps: plain, clipped by the norm on the device, the same with one parameter without a gradient,
   // scaled after a weight was assigned from outside, v overflowing (rolled back), the next, tfjs's
-  // ops clipped on the device, the kernel again.
+  // ops clipped on the device, the kernel again, a new optimizer from the saved state.
   for (const run of [cpu, got]) {
-    expect(run.bad.map((b) => b !== 0)).toEqual([false, false, false, false, true, false, false, false]);
+    expect(run.bad.map((b) => b !== 0)).toEqual([false, false, false, false, true, false, false, false, false]);
     expect(run.intact).toBe(true);
+    expect(run.resumed).toBe(true);
   }
   // Every parameter's update in one compute dispatch, with the norm and clip two; a switch of kernels
   // moves the moments (a few more).
   expect(got.dispatches.slice(0, 6)).toEqual([1, 2, 2, 1, 1, 1]);
-  expect(got.norms.map((x) => x > 100)).toEqual([false, true, true, false, false, false, true, false]);
+  expect(got.dispatches[8]).toBe(1);
+  expect(got.norms.map((x) => x > 100)).toEqual([false, true, true, false, false, false, true, false, false]);
   expect(got.dispatches[6]).toBeGreaterThan(28); // tfjs's ops: several per parameter
   expect(Object.keys(diffs)).toEqual(['adamw/theta', 'adamw/m', 'adamw/v', 'adamw/norm']);
   // Bounded: the same tensors after every step of the one dispatch (θ, m, v, the spare pair, the
   // gathered buffer, the table), and no new GPU buffer from one such step to the next (around the
   // others the check reads a snapshot back or runs tfjs's ops, which take buffers of their own).
-  expect(new Set([0, 1, 2, 3, 4, 5, 7].map((i) => got.tensors[i]))).toEqual(new Set([got.tensors[0]]));
+  expect(new Set([0, 1, 2, 3, 4, 5, 7, 8].map((i) => got.tensors[i]))).toEqual(new Set([got.tensors[0]]));
   expect(got.poolBytes[2]).toBe(got.poolBytes[1]);
   expect(got.poolBytes[5]).toBe(got.poolBytes[4]);
   for (const [k, d] of Object.entries(diffs)) expect(d, k).toBeLessThan(TOLERANCE);

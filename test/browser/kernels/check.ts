@@ -100,7 +100,7 @@ export async function checkKernels(backend: string): Promise<KernelCheck> {
  * AdamW's steps: the clip coefficient, a parameter left without a gradient, a gradient that
  * overflows v, a weight assigned from outside (as a loaded checkpoint), the kernels switched off.
  */
-const ADAMW_STEPS: { scale: number | 'clip'; without?: string; halve?: string; overflow?: string; plain?: boolean }[] = [
+const ADAMW_STEPS: { scale: number | 'clip'; without?: string; halve?: string; overflow?: string; plain?: boolean; resume?: boolean }[] = [
   { scale: 1 },
   { scale: 'clip' }, // stageClipped: clipped by the global norm on the device (clipNorm 1, ‖g‖ ≈ 190)
   { scale: 'clip', without: 'wpe' },
@@ -109,6 +109,7 @@ const ADAMW_STEPS: { scale: number | 'clip'; without?: string; halve?: string; o
   { scale: 0.7 },
   { scale: 'clip', plain: true }, // webgpu: tfjs's ops, the moments moved to one pair per parameter
   { scale: 0.8 }, // and back to the one dispatch
+  { scale: 1, resume: true }, // by a new optimizer from the saved moments and step (a checkpoint)
 ];
 
 export interface AdamWRun {
@@ -118,6 +119,8 @@ export interface AdamWRun {
   state: Float32Array[];
   /** Whether the rolled-back step left θ, m, v and the step count exactly as they were. */
   intact: boolean;
+  /** Whether the new optimizer held the saved moments and step exactly. */
+  resumed: boolean;
   /** Compute dispatches of each step's stage(), where the page counts them (webgpu), else -1. */
   dispatches: number[];
   /** The global norm stageClipped gave, per step (NaN for the others). */
@@ -149,7 +152,8 @@ function countDispatches(f: () => void): number {
 export async function runAdamW(backend: string): Promise<AdamWRun> {
   if (!(await tf.setBackend(backend))) throw new Error(`backend ${backend} did not start`);
   const model = GPT.create(gptConfig('nano'), 3);
-  const opt = new AdamW(model, { lr: 0.05, weightDecay: 0.5 }); // decay large enough to show: θ·0.975 a step
+  const options = { lr: 0.05, weightDecay: 0.5 }; // decay large enough to show: θ·0.975 a step
+  let opt = new AdamW(model, options);
   const flat = async (xs: tf.Tensor[]) => {
     const parts = await Promise.all(xs.map((x) => x.data() as Promise<Float32Array>));
     const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
@@ -158,9 +162,17 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
   };
   const snapshot = async () => [await flat(model.variables), await flat(opt.moments.m), await flat(opt.moments.v)];
   const rng = new Prng(5);
-  const run: AdamWRun = { bad: [], state: [], intact: false, dispatches: [], norms: [], tensors: [], poolBytes: [] };
+  const run: AdamWRun = { bad: [], state: [], intact: false, resumed: false, dispatches: [], norms: [], tensors: [], poolBytes: [] };
   for (const step of ADAMW_STEPS) {
     setFusedKernels(!step.plain, ['adamw']);
+    if (step.resume) {
+      const saved = { step: opt.step, m: await flat(opt.moments.m), v: await flat(opt.moments.v) };
+      opt.dispose();
+      opt = new AdamW(model, options);
+      opt.loadState(saved);
+      const [m, v] = [await flat(opt.moments.m), await flat(opt.moments.v)];
+      run.resumed = opt.step === saved.step && maxAbsDiff(m, saved.m) === 0 && maxAbsDiff(v, saved.v) === 0;
+    }
     if (step.halve) {
       const w = model.params.get(step.halve)!;
       tf.tidy(() => w.assign(tf.mul(w, 0.5)));
