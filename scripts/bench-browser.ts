@@ -1,7 +1,7 @@
 /**
  * The model benchmark (bench-workload.ts) in headless Chromium, per backend: train ms/step, KV
- * decode tok/s, dispatches and readbacks per step and per token (WebGPU's counted at the API), and
- * the WebGPU buffer pool after the runs. Runs on SwiftShader here; on a machine with a GPU, pass
+ * decode tok/s, dispatches and readbacks per step and per token (WebGPU's counted at the API), the
+ * WebGPU buffer pool after the runs and its buffer copies per train step. Runs on SwiftShader here; on a machine with a GPU, pass
  * Chromium's GPU flags with `--chrome-args`.
  *
  *   npm run bench:browser -- [--presets small,nano] [--backends webgpu,wasm] [--reps 3] [--rows 64]

@@ -23,18 +23,21 @@ export const NEW = 16;
 export interface GpuCounts {
   /** Compute dispatches (`dispatchWorkgroups`). */
   dispatches: number;
+  /** Buffer-to-buffer copies recorded (`copyBufferToBuffer`): uploads, readbacks' staging, AdamW's gather and scatter. */
+  copies: number;
   /** Command buffers handed to the queue. */
   submits: number;
   /** Buffers mapped for reading back to the CPU (`mapAsync`): each is a GPU→CPU sync. */
   readbacks: number;
 }
 
-export const gpuCounts: GpuCounts = { dispatches: 0, submits: 0, readbacks: 0 };
+export const gpuCounts: GpuCounts = { dispatches: 0, copies: 0, submits: 0, readbacks: 0 };
 
 type Proto = Record<string, unknown>;
 /** The WebGPU interfaces whose calls are counted: `globalThis` in a browser, Dawn's `globals` in Node. */
 export interface WebGpuGlobals {
   GPUComputePassEncoder: { prototype: Proto };
+  GPUCommandEncoder: { prototype: Proto };
   GPUQueue: { prototype: Proto };
   GPUBuffer: { prototype: Proto };
 }
@@ -49,6 +52,7 @@ export function countGpuCalls(g: WebGpuGlobals): void {
     };
   };
   wrap(g.GPUComputePassEncoder.prototype, 'dispatchWorkgroups', 'dispatches');
+  wrap(g.GPUCommandEncoder.prototype, 'copyBufferToBuffer', 'copies');
   wrap(g.GPUQueue.prototype, 'submit', 'submits');
   wrap(g.GPUBuffer.prototype, 'mapAsync', 'readbacks');
 }
@@ -82,6 +86,8 @@ export interface Result {
   dispatchesPerTrainStep: number;
   dispatchesPerToken: number;
   readbacksPerTrainStep?: number;
+  /** webgpu: buffer copies per train step (GpuCounts.copies). */
+  copiesPerTrainStep?: number;
   readbacksPerToken: number;
   /** webgpu: bytes the buffer pool holds after the runs (it never shrinks, tfjs-webgpu.md §3). */
   gpuBytesAllocated?: number;
@@ -138,7 +144,7 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
     const c0 = { ...gpuCounts };
     const profile = gpu ? null : await tf.profile(async () => void (await f()));
     if (gpu) await f();
-    return { kernels: profile ? profile.kernels.length : gpuCounts.dispatches - c0.dispatches, readbacks: gpuCounts.readbacks - c0.readbacks };
+    return { kernels: profile ? profile.kernels.length : gpuCounts.dispatches - c0.dispatches, readbacks: gpuCounts.readbacks - c0.readbacks, copies: gpuCounts.copies - c0.copies };
   };
 
   const train = await time(clock, n, () => supervisedStep(model, opt, batch));
@@ -174,7 +180,7 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
     decodeTokPerSNoCache: tokens / (uncached.wall / 1000),
     dispatchesPerTrainStep: trainCount.kernels,
     dispatchesPerToken: decodeCount.kernels / tokens,
-    ...(gpu ? { readbacksPerTrainStep: trainCount.readbacks, gpuBytesAllocated } : {}),
+    ...(gpu ? { readbacksPerTrainStep: trainCount.readbacks, copiesPerTrainStep: trainCount.copies, gpuBytesAllocated } : {}),
     readbacksPerToken: (gpu ? decodeCount.readbacks : readbacks) / tokens,
   };
 }
@@ -204,9 +210,9 @@ export function summarize(runs: Result[]): Result[] {
 /** The results as a fixed-width table, one line per configuration. */
 export function formatTable(results: Result[]): string {
   const col = (x: number, digits = 0) => x.toFixed(digits).padStart(11);
-  const head = 'preset  backend kernels thr     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok reads/step  reads/tok   GPU MB';
+  const head = 'preset  backend kernels thr     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok reads/step  reads/tok   GPU MB copies/step';
   const lines = results.map((r) => {
-    const cells = [col(r.params), col(r.trainMs), col(r.trainMsBest ?? r.trainMs), col(r.trainCpuMs), col(r.decodeTokPerS), col(r.decodeTokPerSBest ?? r.decodeTokPerS), col(r.decodeTokPerSCpu), col(r.decodeTokPerSNoCache), col(r.dispatchesPerTrainStep), col(r.dispatchesPerToken, 2), col(r.readbacksPerTrainStep ?? NaN), col(r.readbacksPerToken, 4), col((r.gpuBytesAllocated ?? NaN) / 2 ** 20, 1)];
+    const cells = [col(r.params), col(r.trainMs), col(r.trainMsBest ?? r.trainMs), col(r.trainCpuMs), col(r.decodeTokPerS), col(r.decodeTokPerSBest ?? r.decodeTokPerS), col(r.decodeTokPerSCpu), col(r.decodeTokPerSNoCache), col(r.dispatchesPerTrainStep), col(r.dispatchesPerToken, 2), col(r.readbacksPerTrainStep ?? NaN), col(r.readbacksPerToken, 4), col((r.gpuBytesAllocated ?? NaN) / 2 ** 20, 1), col(r.copiesPerTrainStep ?? NaN)];
     return `${r.preset.padEnd(7)} ${r.backend.padEnd(7)} ${r.kernels.padEnd(7)} ${String(r.threads ?? 1).padStart(3)}${cells.join('')}`;
   });
   return [head, ...lines].join('\n');

@@ -38,7 +38,7 @@ it('bench:experiment --smoke times both runs to step 2', () => {
 
 it('bench:browser --smoke measures the workload on wasm in Chromium', () => {
   const stdout = run('scripts/bench-browser.ts');
-  // columns: preset backend kernels threads params train-ms … disp/step disp/tok reads/step reads/tok GPU-MB
+  // columns: preset backend kernels threads params train-ms … disp/step disp/tok reads/step reads/tok GPU-MB copies/step
   const wasm = stdout.split('\n').find((l) => /^nano\s+wasm\s/.test(l))?.trim().split(/\s+/);
   expect(wasm, stdout).toBeDefined();
   expect(Number(wasm![3])).toBe(1); // wasm threads (the default)
