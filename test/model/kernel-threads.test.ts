@@ -2,14 +2,14 @@
  * The threaded kernels' split (src/model/kernels/kernel-threads.ts) on the shared-memory build of
  * kernels.wat: every row block starts at a multiple of the kernel's 4-row tile, the blocks cover
  * the rows once, and running the blocks one by one (as the helper threads run them, here on one
- * thread) gives bitwise the single call's result: both GEMMs (bias included), attention forward and
+ * thread) gives bitwise the single call's result: both GEMMs (bias included; a·b + bias with GELU in its epilogue too), attention forward and
  * backward split by batch elements, and GELU forward and backward split by blocks of elements. The threads themselves need a
  * cross-origin isolated page: test/browser/wasm-threads.test.ts.
  */
 import { expect, it } from 'vitest';
-import { ATTN_BWD, ATTN_FWD, CONTROL_INTS, GELU_BWD, GELU_FWD, GEMM, GEMM_TN, f32Bits, rowBlock, runPart, setDispatch } from '../../src/model/kernels/kernel-threads';
+import { ATTN_BWD, ATTN_FWD, CONTROL_INTS, GELU_BWD, GELU_FWD, GEMM, GEMM_EP, GEMM_TN, f32Bits, rowBlock, runPart, setDispatch } from '../../src/model/kernels/kernel-threads';
 import { KERNELS_WASM_SHARED_BASE64 } from '../../src/model/kernels/kernels-wasm';
-import type { KernelExports } from '../../src/model/kernels/wasm';
+import { EPILOGUE, type KernelExports } from '../../src/model/kernels/wasm';
 import { Prng } from '../../src/core/prng';
 
 it('row blocks start at multiples of 4 and cover every row once', () => {
@@ -56,6 +56,11 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     // xᵀ·dy with x = a (M, K) and dy = the c just made (M, N): out (K, N).
     const out = c + 4 * M * N;
     check(GEMM_TN, [a, c, out, M, K, N, 0], out, K * N, () => k.gemm_tn(a, c, out, M, K, N));
+    // The same a·b + bias with GELU in the epilogue: gelu(h) alone, then gelu(h) in c and gelu'(h) in d right after it.
+    const A = 2 * Math.sqrt(2 / Math.PI);
+    const g = out + 4 * K * N, dg = g + 4 * M * N;
+    check(GEMM_EP, [a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, f32Bits(A)], g, M * N, () => k.gemm_ep(a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, A));
+    check(GEMM_EP, [a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, f32Bits(A)], g, 2 * M * N, () => k.gemm_ep(a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, A));
   }
 
   // Attention over B batch elements of T = S rows, H heads of 32 (q, k, v side by side in qkv, a

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedAttention, selfAttention, writeCacheSlot } from '../../src/model/kernels/attention';
 import { fusedKernelsAvailable, relaxedSimdSupported, setFusedKernels, setRelaxedSimd, simdFlavour } from '../../src/model/kernels/wasm';
 import { enableRelaxedSimd } from '../../src/runtime/relaxed-simd-node';
-import { gelu, layerNorm, linear, matmul } from '../../src/model/layers';
+import { gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
 import { matMulNN, matMulTN } from '../../src/model/kernels/rowwise';
 import { MASK } from '../../src/model/gpt';
 import { Prng } from '../../src/core/prng';
@@ -170,6 +170,43 @@ describe.each(['relaxed', 'plain'])('fused wasm kernels (%s SIMD) match the plai
       });
     });
   }
+
+  // (N, C, M): the model's shape (small: C 128, MLP 512), then column tails past a multiple of 8 and
+  // rows past a multiple of 4; x scaled so that some pre-activations reach GELU's flat tails.
+  const mlpCase = (N: number, C: number, M: number, scale: number): Case => ({
+    inputs: [
+      { data: rand(N * C, 24, scale), shape: [N, C] },
+      { data: rand(C * M, 25), shape: [C, M] },
+      { data: rand(M, 26), shape: [M] },
+      { data: rand(M * C, 27), shape: [M, C] },
+      { data: rand(C, 28), shape: [C] },
+    ],
+    f: (x, w1, b1, w2, b2) => mlp(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D, w2 as tf.Tensor2D, b2 as tf.Tensor1D),
+    grads: 5,
+  });
+  for (const [N, C, M, scale] of [[64, 128, 512, 1], [70, 16, 44, 4], [5, 3, 7, 8]]) {
+    it(`mlp (${N}, ${C}) → ${M} → ${C}, GELU in the GEMM's epilogue: value and d/dx, d/dw1, d/db1, d/dw2, d/db2`, async () => {
+      await agree(mlpCase(N, C, M, scale));
+    });
+  }
+
+  it('mlp runs GELU in its GEMM only with the matmul and rowwise families on; with either off, the unfused ops give the same values and gradients', async () => {
+    const c = mlpCase(70, 16, 44, 4);
+    await useBackend('cpu');
+    const ref = await evaluate(c);
+    await useBackend('wasm');
+    for (const off of [[], ['matmul'], ['rowwise']] as const) {
+      setFusedKernels(false, off);
+      try {
+        const { kernelNames } = await tf.profile(() => evaluate(c));
+        expect(kernelNames.includes('AgwMatMulGelu'), `off: ${off}`).toBe(off.length === 0);
+        const got = await evaluate(c);
+        ref.forEach((r, i) => expect(maxAbsDiff(r, got[i]) / r.reduce((m, x) => Math.max(m, Math.abs(x)), 1), `off: ${off}, output ${i}`).toBeLessThan(1e-5));
+      } finally {
+        setFusedKernels(true);
+      }
+    }
+  });
 
   // (N, A, J): blocks of 64 rows, 4×8 tiles and both tails (the head's 73 and the embedding's 73)
   for (const [N, A, J] of [[130, 12, 16], [70, 9, 13], [200, 73, 20], [65, 16, 73], [3, 2, 5]]) {

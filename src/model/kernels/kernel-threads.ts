@@ -4,7 +4,8 @@
  * its workers run only functions of tfjs's own wasm module (Emscripten's pthread entry points and
  * XNNPACK's pthreadpool, neither exported), so the kernels module brings its own threads. Each
  * helper is a worker holding an instance of the kernels module on the same shared heap; a GEMM
- * (a·b + bias, and the weight gradient xᵀ·dy) is split by output rows, attention (forward and
+ * (a·b + bias, with or without GELU in its epilogue, and the weight gradient xᵀ·dy) is split by
+ * output rows, attention (forward and
  * backward) by batch elements and GELU by blocks of elements, the calling thread taking the
  * first block and each helper one more, in lock step
  * through Atomics on a small shared control block (the caller is itself a worker, where
@@ -74,6 +75,11 @@ const OPS: readonly { rows: (x: Args) => number; run: (k: KernelExports, x: Args
   // GELU forward and backward, element-wise: blocks of elements (multiples of 4, the SIMD width).
   { rows: (x) => x[2], run: (k, [x, y, , A], r0, r1) => k.gelu_fwd(x + 4 * r0, y + 4 * r0, r1 - r0, bitsF32(A)) },
   { rows: (x) => x[3], run: (k, [x, dy, dx, , A], r0, r1) => k.gelu_bwd(x + 4 * r0, dy + 4 * r0, dx + 4 * r0, r1 - r0, bitsF32(A)) },
+  // c (M, N) = a·b + bias, then gemm_ep's epilogue on c and d (M, N) (GELU, and gelu' into d): rows of a, c and d.
+  {
+    rows: (x) => x[3],
+    run: (k, [a, b, c, , K, N, bias, d, mode, A], r0, r1) => k.gemm_ep(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias, d && d + 4 * r0 * N, mode, bitsF32(A)),
+  },
 ];
 export const GEMM = 0;
 export const GEMM_TN = 1;
@@ -81,6 +87,7 @@ export const ATTN_FWD = 2;
 export const ATTN_BWD = 3;
 export const GELU_FWD = 4;
 export const GELU_BWD = 5;
+export const GEMM_EP = 6;
 
 /** Each op's split threshold: MIN_SPLIT_WORK unless a benchmark sets another. */
 const minSplitWork: number[] = OPS.map(() => MIN_SPLIT_WORK);
@@ -235,6 +242,14 @@ export function gemmRows(k: KernelExports, a: number, b: number, c: number, M: n
   if (!split(k, GEMM, [a, b, c, M, K, N, bias], M * K * N)) k.gemm(a, b, c, M, K, N, bias);
 }
 
+/**
+ * c (M, N) = a·b + bias, then the epilogue `mode` (EPILOGUE) on c and d (M, N), split by rows likewise.
+ * Its work: the multiply-adds and 50 per output for GELU (geluFwdRows).
+ */
+export function gemmEpRows(k: KernelExports, a: number, b: number, c: number, M: number, K: number, N: number, bias: number, d: number, mode: number, A: number): void {
+  if (!split(k, GEMM_EP, [a, b, c, M, K, N, bias, d, mode, f32Bits(A)], M * N * (K + 50))) k.gemm_ep(a, b, c, M, K, N, bias, d, mode, A);
+}
+
 /** out (A, J) = xᵀ·dy for x (N, A), dy (N, J), split by rows of out likewise. */
 export function gemmTnRows(k: KernelExports, x: number, dy: number, out: number, N: number, A: number, J: number): void {
   if (!split(k, GEMM_TN, [x, dy, out, N, A, J, 0], N * A * J)) k.gemm_tn(x, dy, out, N, A, J);
@@ -263,6 +278,7 @@ export function attnBwdRows(k: KernelExports, q: number, qs: number, kk: number,
  * GELU over n elements, forward and backward, split in blocks of elements. An element costs about
  * as much as 50 of the GEMM's multiply-adds here (its exp and divide: 3.6 ns against 0.07 ns), so
  * its work counts 50 per element: from about 21 k elements it is split (a `small` batch's MLP has 2 M).
+ * With the matmul family on, the MLP's GELU runs in its GEMM's epilogue instead (gemmEpRows).
  */
 export function geluFwdRows(k: KernelExports, x: number, y: number, n: number, A: number): void {
   if (!split(k, GELU_FWD, [x, y, n, f32Bits(A)], 50 * n)) k.gelu_fwd(x, y, n, A);

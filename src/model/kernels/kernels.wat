@@ -628,7 +628,7 @@
     (f32x4.mul (local.get $x) (f32x4.relaxed_madd (f32x4.mul (local.get $x) (local.get $x)) (local.get $a3) (local.get $a))))
 
   ;; y = gelu(x) over n floats (n may be any size: the tail goes through one lane)
-  (func (export "gelu_fwd") (param $x i32) (param $y i32) (param $n i32) (param $A f32)
+  (func $gelu_fwd (export "gelu_fwd") (param $x i32) (param $y i32) (param $n i32) (param $A f32)
     (local $i i32) (local $n4 i32) (local $xv v128) (local $av v128) (local $a3v v128)
     (local.set $av (f32x4.splat (local.get $A)))
     (local.set $a3v (f32x4.splat (f32.mul (local.get $A) (f32.const 0.044715))))
@@ -651,15 +651,45 @@
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $lt))))
 
-  ;; dx = dy·(s + x·s·(1 − s)·(A + 3·A·0.044715·x²)), s = σ(u)
+  ;; gelu'(x) = s + x·s·(1 − s)·(A + 3·A·0.044715·x²), given s = σ(u(x))
+  (func $gelu_d4 (param $xv v128) (param $s v128) (param $av v128) (param $a3v v128) (result v128)
+    (f32x4.add (local.get $s) (f32x4.mul
+        (f32x4.mul (f32x4.mul (local.get $xv) (local.get $s)) (f32x4.sub (v128.const f32x4 1 1 1 1) (local.get $s)))
+        (f32x4.relaxed_madd (f32x4.mul (local.get $xv) (local.get $xv)) (f32x4.mul (local.get $a3v) (v128.const f32x4 3 3 3 3)) (local.get $av)))))
+
+  ;; dx = dy·gelu'(x)
   (func $gelu_grad4 (param $xv v128) (param $dyv v128) (param $av v128) (param $a3v v128) (result v128)
-    (local $s v128) (local $x2 v128)
-    (local.set $x2 (f32x4.mul (local.get $xv) (local.get $xv)))
-    (local.set $s (call $sig4 (f32x4.mul (local.get $xv) (f32x4.relaxed_madd (local.get $x2) (local.get $a3v) (local.get $av)))))
     (f32x4.mul (local.get $dyv)
-      (f32x4.add (local.get $s) (f32x4.mul
-          (f32x4.mul (f32x4.mul (local.get $xv) (local.get $s)) (f32x4.sub (v128.const f32x4 1 1 1 1) (local.get $s)))
-          (f32x4.relaxed_madd (local.get $x2) (f32x4.mul (local.get $a3v) (v128.const f32x4 3 3 3 3)) (local.get $av))))))
+      (call $gelu_d4 (local.get $xv) (call $sig4 (call $gelu_u (local.get $xv) (local.get $av) (local.get $a3v))) (local.get $av) (local.get $a3v))))
+
+  ;; y = gelu(x), d = gelu'(x) over n floats (y may be x): the MLP's forward keeps gelu' for its backward
+  (func $gelu_fwd_d (param $x i32) (param $y i32) (param $d i32) (param $n i32) (param $A f32)
+    (local $i i32) (local $n4 i32) (local $xv v128) (local $s v128) (local $av v128) (local $a3v v128)
+    (local.set $av (f32x4.splat (local.get $A)))
+    (local.set $a3v (f32x4.splat (f32.mul (local.get $A) (f32.const 0.044715))))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $d4 (loop $l
+      (br_if $d4 (i32.ge_u (local.get $i) (local.get $n4)))
+      (local.set $xv (v128.load (local.get $x)))
+      (local.set $s (call $sig4 (call $gelu_u (local.get $xv) (local.get $av) (local.get $a3v))))
+      (v128.store (local.get $d) (call $gelu_d4 (local.get $xv) (local.get $s) (local.get $av) (local.get $a3v)))
+      (v128.store (local.get $y) (f32x4.mul (local.get $xv) (local.get $s)))
+      (local.set $x (i32.add (local.get $x) (i32.const 16)))
+      (local.set $y (i32.add (local.get $y) (i32.const 16)))
+      (local.set $d (i32.add (local.get $d) (i32.const 16)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $l)))
+    (block $dt (loop $lt
+      (br_if $dt (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $xv (f32x4.splat (f32.load (local.get $x))))
+      (local.set $s (call $sig4 (call $gelu_u (local.get $xv) (local.get $av) (local.get $a3v))))
+      (f32.store (local.get $d) (f32x4.extract_lane 0 (call $gelu_d4 (local.get $xv) (local.get $s) (local.get $av) (local.get $a3v))))
+      (f32.store (local.get $y) (f32x4.extract_lane 0 (f32x4.mul (local.get $xv) (local.get $s))))
+      (local.set $x (i32.add (local.get $x) (i32.const 4)))
+      (local.set $y (i32.add (local.get $y) (i32.const 4)))
+      (local.set $d (i32.add (local.get $d) (i32.const 4)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $lt))))
 
   (func (export "gelu_bwd") (param $x i32) (param $dy i32) (param $dx i32) (param $n i32) (param $A f32)
     (local $i i32) (local $n4 i32) (local $av v128) (local $a3v v128)
@@ -786,7 +816,15 @@
   ;; accumulators (measured on a Zen 3 core: 6 × 8 spills, unrolling k by 2 is slower).
   ;; A row group running past M repeats row M−1 (its stores write the same values again), so rows
   ;; need no tail; the columns past the last multiple of 8 go one at a time.
+  ;; gemm_ep: the same, then an epilogue on each group's (up to) 4 rows of c while they are in L1
+  ;; (4·N floats), d (M, N) laid out as c, A GELU's constant (gelu_fwd's):
+  ;;   mode 0: none      mode 1: c = gelu(c)      mode 2: c = gelu(c), d = gelu'(c)
+  ;; Per group rather than per register tile: a call per output vector inside the tile spilled its 8
+  ;; accumulators and made every GEMM (mode 0 too) 8–15% slower at K = 128.
   (func (export "gemm") (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32) (param $bias i32)
+    (call $gemm (local.get $a) (local.get $b) (local.get $c) (local.get $M) (local.get $K) (local.get $N) (local.get $bias) (i32.const 0) (i32.const 0) (f32.const 0)))
+  (func $gemm (export "gemm_ep") (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32) (param $bias i32)
+    (param $d i32) (param $mode i32) (param $A f32)
     (local $i i32) (local $j i32) (local $N8 i32) (local $ks i32) (local $ns i32) (local $last i32)
     (local $pa0 i32) (local $pa1 i32) (local $pa2 i32) (local $pa3 i32) (local $pb i32) (local $end i32) (local $pc i32)
     (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $r i32) (local $s f32)
@@ -870,9 +908,20 @@
           (br $lt)))
         (local.set $r (i32.add (local.get $r) (i32.const 1)))
         (br $lr)))
+      (if (local.get $mode)
+        (then (call $epilogue
+          (i32.add (local.get $c) (i32.mul (local.get $i) (local.get $ns)))
+          (i32.add (local.get $d) (i32.mul (local.get $i) (local.get $ns)))
+          (i32.mul (i32.sub (i32.add (local.get $r3) (i32.const 1)) (local.get $i)) (local.get $N)) ;; rows i..r3, each once
+          (local.get $mode) (local.get $A))))
       (local.set $i (i32.add (local.get $i) (i32.const 4)))
       (br $li)))
   )
+
+  ;; gemm_ep's epilogue on n floats of c (and d) in place
+  (func $epilogue (param $c i32) (param $d i32) (param $n i32) (param $mode i32) (param $A f32)
+    (if (i32.eq (local.get $mode) (i32.const 1)) (then (call $gelu_fwd (local.get $c) (local.get $c) (local.get $n) (local.get $A))))
+    (if (i32.eq (local.get $mode) (i32.const 2)) (then (call $gelu_fwd_d (local.get $c) (local.get $c) (local.get $d) (local.get $n) (local.get $A)))))
 
 
   ;; ---- the sampler's cached forward as one kernel (decode.ts): token + position embeddings, row copies

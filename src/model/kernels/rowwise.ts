@@ -1,14 +1,15 @@
 /**
  * Row-wise pieces of the GPT as fused wasm kernels (kernels.wat): LayerNorm and GELU forward and
- * backward, the column sums that are the bias gradients of a linear layer, and xᵀ·dy, the weight
- * gradient, without the transpose (tfjs-wasm transposes x, then packs dy for XNNPACK). Each op here is
+ * backward, the column sums that are the bias gradients of a linear layer, xᵀ·dy, the weight
+ * gradient, without the transpose (tfjs-wasm transposes x, then packs dy for XNNPACK), and the MLP
+ * with its first layer's bias and GELU in the GEMM's epilogue. Each op here is
  * only called when fusedKernelsAvailable(); layers.ts keeps the plain tfjs formulation for every
  * other backend. On wasm the plain forms cost 9 (LayerNorm) and 4 (GELU) kernels forward and
  * about twice that backward, and Sum over axis 0 transposes first. Imports tfjs only.
  */
 import * as tf from '@tensorflow/tfjs';
-import { fusedKernelsAvailable, registerWasmKernel } from './wasm';
-import { geluBwdRows, geluFwdRows, gemmRows, gemmTnRows } from './kernel-threads';
+import { EPILOGUE, fusedKernelsAvailable, registerWasmKernel } from './wasm';
+import { geluBwdRows, geluFwdRows, gemmEpRows, gemmRows, gemmTnRows } from './kernel-threads';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -40,6 +41,15 @@ registerWasmKernel('AgwMatMul', ({ k, at, out }, { a, b, bias }) => {
   const c = out([M, N]);
   gemmRows(k, at(a), at(b), at(c), M, K, N, bias ? at(bias) : 0);
   return c;
+});
+
+// x (N, C), w (C, M), b (M) → [gelu(h), gelu'(h)] (N, M), h = x·w + b: the MLP's first layer (mlpFused)
+registerWasmKernel('AgwMatMulGelu', ({ k, at, out }, { a, b, bias }) => {
+  const [M, K] = a.shape;
+  const N = b.shape[1];
+  const c = out([M, N]), d = out([M, N]);
+  gemmEpRows(k, at(a), at(b), at(c), M, K, N, at(bias), at(d), EPILOGUE.geluAndGrad, GELU_A);
+  return [c, d];
 });
 
 // x (N, C), g, b (C) → [y (N, C), mean (N), rstd (N)]
@@ -112,3 +122,31 @@ export const geluFused = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) =>
   const gradFunc = (dy: tf.Tensor, [sx]: tf.Tensor[]) => run('AgwGeluGrad', { x: sx, dy });
   return { value: run('AgwGelu', { x })[0], gradFunc };
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor2D) => tf.Tensor2D;
+
+/**
+ * The MLP, gelu(x·w1 + b1)·w2 + b2, differentiable; wasm only (the matmul and rowwise families).
+ * Its first layer is one GEMM whose epilogue adds b1 and applies GELU to each group of rows while
+ * they are in L1 (kernels.wat gemm_ep, mode 2). What the forward keeps, measured on the MLP alone at
+ * `small`'s shape (4096 × 128 → 512, forward + backward, process CPU time, 2-core machine under load,
+ * /tmp script not kept): g = gelu(h), for w2's gradient, and gelu'(h), not h. The backward then only
+ * multiplies dg by gelu'(h); gelu'(h) costs the forward about 2 ms (a few multiply-adds on the σ it
+ * already has) and saves the backward GELU's second exp (unfused 141 ms; h kept, gelu' recomputed
+ * in the backward 142 ms; gelu'(h) kept 132 ms). Folding that product into the epilogue of the GEMM
+ * that makes dg (dy·w2ᵀ) measured no faster (129.7 against 127.5 ms for tfjs's Multiply after it:
+ * the exp, not memory traffic, is what costs here), so the backward keeps them apart.
+ */
+export const mlpFused = tf.customGrad(((x: tf.Tensor, w1: tf.Tensor, b1: tf.Tensor, w2: tf.Tensor, b2: tf.Tensor, save: tf.GradSaveFunc) => {
+  const [g, dg] = run('AgwMatMulGelu', { a: x, b: w1, bias: b1 }) as tf.Tensor2D[]; // (N, M): gelu(h), gelu'(h)
+  save([x, w1, w2, g, dg]);
+  const gradFunc = (dy: tf.Tensor, [sx, sw1, sw2, sg, sdg]: tf.Tensor[]) => {
+    const dh = tf.mul(matMulNN(dy as tf.Tensor2D, tf.transpose(sw2 as tf.Tensor2D)), sdg) as tf.Tensor2D; // (N, M): (dy·w2ᵀ) ⊙ gelu'(h)
+    return [
+      matMulNN(dh, tf.transpose(sw1 as tf.Tensor2D)), // (N, C)
+      matMulTN(sx as tf.Tensor2D, dh), // (C, M)
+      colSum(dh), // (M)
+      matMulTN(sg as tf.Tensor2D, dy as tf.Tensor2D), // (M, C)
+      colSum(dy as tf.Tensor2D), // (C)
+    ];
+  };
+  return { value: matMulNN(g, w2 as tf.Tensor2D, b2 as tf.Tensor1D), gradFunc };
+}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D) => tf.Tensor2D;

@@ -35,6 +35,8 @@ export interface KernelExports {
   /** gemm_tn's rows [0, A) where x's rows are xrow floats apart: a block of the output's rows. */
   gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
   gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
+  /** gemm, then an epilogue on c (and d, laid out as c) by `mode`, an EPILOGUE value; A is GELU's constant. */
+  gemm_ep(a: number, b: number, c: number, M: number, K: number, N: number, bias: number, d: number, mode: number, A: number): void;
   adamw(w: number, g: number, m: number, v: number, wo: number, mo: number, vo: number, n: number, k: number): number;
   /** out = a + b over n floats (out may be a). */
   add(out: number, a: number, b: number, n: number): void;
@@ -43,6 +45,9 @@ export interface KernelExports {
   /** rows × n floats from src to dst, rows ss and ds floats apart. */
   copy_rows(src: number, ss: number, dst: number, ds: number, rows: number, n: number): void;
 }
+
+/** gemm_ep's epilogues (kernels.wat): c = gelu(c); or c = gelu(c) and d = gelu'(c) (what the MLP's backward needs). */
+export const EPILOGUE = { gelu: 1, geluAndGrad: 2 } as const;
 
 const decode = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 /** The module built with relaxed SIMD's fused multiply-add, where the engine validates it. */

@@ -45,7 +45,7 @@ export interface ThreadsReply {
   kernelThreads: number;
   /** The loss, every parameter's gradient, the weights after one AdamW step, then 4 decoded tokens per row and their log-probs (KV cache). */
   values: Float32Array;
-  /** How many times each kernel-threads op (GEMM, GEMM_TN, ATTN_FWD, ATTN_BWD, GELU_FWD, GELU_BWD) was split. */
+  /** How many times each kernel-threads op (GEMM, GEMM_TN, ATTN_FWD, ATTN_BWD, GELU_FWD, GELU_BWD, GEMM_EP) was split. */
   splits: number[];
   restart?: RestartCheck;
 }
