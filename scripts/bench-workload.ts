@@ -128,7 +128,8 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
   if (kernels === 'fused') setFusedKernels(true);
   else if (kernels === 'xnnpack') setFusedKernels(true, KERNEL_FAMILIES.filter((f) => f !== 'matmul'));
   else if ((KERNEL_FAMILIES as readonly string[]).includes(kernels)) setFusedKernels(true, [kernels as KernelFamily]);
-  else if (kernels !== 'plain') throw new Error(`--kernels: fused, plain, xnnpack or one of ${KERNEL_FAMILIES.join(', ')}, not ${kernels}`);
+  else if ((KERNEL_FAMILIES as readonly string[]).includes(kernels.replace(/^no-/, ''))) setFusedKernels(true, KERNEL_FAMILIES.filter((f) => `no-${f}` !== kernels));
+  else if (kernels !== 'plain') throw new Error(`--kernels: fused, plain, xnnpack, one of ${KERNEL_FAMILIES.join(', ')} or all but one (no-mlp, …), not ${kernels}`);
   const rng = new Prng(1);
   const cfg = gptConfig(preset, { contextLength: 64 });
   const V = cfg.vocabSize;

@@ -3,7 +3,8 @@
  * bench-workload.ts (train-step ms, decode tokens/s with and without the KV cache, kernel
  * dispatches and readbacks). `npm run bench -- [--presets small,nano] [--backends wasm,cpu] [--reps 5]`.
  * A/B on a busy machine: `--kernels fused,plain --rounds 3` interleaves the fused wasm kernels with the
- * plain tfjs formulation (or only one family: attention, rowwise, gemm) and reports medians over rounds.
+ * plain tfjs formulation (or only one family: attention, rowwise, gemm; or all but one: no-mlp, no-matmul, …)
+ * and reports medians over rounds.
  * Besides wall time it reports process CPU time, which other jobs on a busy machine inflate far less.
  * Writes bench/results.json (or `--out FILE`). Compare with tfjs-webgpu.md §14 (PyTorch, same workload, 2-core CPU).
  * WebGPU in Node: `--dawn PATH/dawn.node --backends webgpu,wasm` (scripts/dawn.ts); its dispatches and

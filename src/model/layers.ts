@@ -89,11 +89,12 @@ export function gelu(x: tf.Tensor2D): tf.Tensor2D {
 /**
  * The transformer block's MLP, gelu(x @ w1 + b1) @ w2 + b2: (N, C) → (N, C) through (N, M). On
  * webgpu its first layer is one WGSL program (matmul, bias and GELU) and GELU's gradient is folded
- * into the program that back-propagates through w2 (kernels/rowwise-webgpu.ts).
+ * into the program that back-propagates through w2 (kernels/rowwise-webgpu.ts); on wasm it is one
+ * GEMM with bias and GELU in its epilogue, which also keeps gelu' for the backward (kernels/rowwise.ts mlpFused).
  */
 export function mlp(x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D): tf.Tensor2D {
   if (webgpuKernelsAvailable('rowwise')) return mlpGpu(x, w1, b1, w2, b2); // (N, C)
-  if (fusedKernelsAvailable('rowwise') && fusedKernelsAvailable('matmul') && x.shape[0] > 0) return mlpFused(x, w1, b1, w2, b2); // (N, C)
+  if (fusedKernelsAvailable('mlp') && fusedKernelsAvailable('rowwise') && fusedKernelsAvailable('matmul') && x.shape[0] > 0) return mlpFused(x, w1, b1, w2, b2); // (N, C)
   return linear(gelu(linear(x, w1, b1)), w2, b2); // (N, C)
 }
 

@@ -80,6 +80,21 @@ describe.each(['relaxed', 'plain'])('fused decode (%s SIMD)', (flavour) => {
       g.logits.forEach((l, s) => expect(relDiff(l, other.logits[s]), `step ${s}`).toBeLessThan(1e-5));
     }
   });
+
+  it('with the mlp family off (the MLP GEMM, then GELU apart) still bitwise the op-by-op path', async () => {
+    setRelaxedSimd(flavour === 'relaxed');
+    const apart = async (fusedDecode: boolean) => {
+      await useBackend('wasm');
+      setFusedKernels(false, ['mlp']);
+      return run('wasm', {}, {}, fusedDecode); // switches every family back on when done
+    };
+    const fused = await apart(true);
+    const ops = await apart(false);
+    expect(fused.logp).toEqual(ops.logp);
+    fused.logits.forEach((l, s) => expect(maxAbsDiff(l, ops.logits[s]), `step ${s}`).toBe(0));
+    const epilogue = await run('wasm', {}, {});
+    fused.logits.forEach((l, s) => expect(relDiff(l, epilogue.logits[s]), `step ${s}`).toBeLessThan(1e-5));
+  });
 });
 
 it('a prompt repeated over rows (a GRPO group) is computed once in the prompt step, with the same results', async () => {

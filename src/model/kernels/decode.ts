@@ -18,7 +18,7 @@
 import * as tf from '@tensorflow/tfjs';
 import type { GPTConfig } from '../gpt-config';
 import { EPILOGUE, familyEnabled, fusedKernelsAvailable, registerWasmKernel } from './wasm';
-import { attnFwdRows, gemmEpRows, gemmRows } from './kernel-threads';
+import { attnFwdRows, geluFwdRows, gemmEpRows, gemmRows } from './kernel-threads';
 import { GELU_A, LN_EPS } from './rowwise';
 
 const NAME = 'AgwCachedForward';
@@ -108,7 +108,11 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
     gemmRows(k, y, w('attn.wo'), tmp, rows, C, C, w('attn.bo'));
     k.add(x, x, tmp, rows * C);
     k.ln_fwd(x, w('ln2.g'), w('ln2.b'), tmp, mean, rstd, rows, C, LN_EPS);
-    gemmEpRows(k, tmp, w('mlp.w1'), h, rows, C, M, w('mlp.b1'), 0, EPILOGUE.gelu, GELU_A); // GELU in the GEMM's epilogue
+    if (familyEnabled('mlp')) gemmEpRows(k, tmp, w('mlp.w1'), h, rows, C, M, w('mlp.b1'), 0, EPILOGUE.gelu, GELU_A); // GELU in the GEMM's epilogue
+    else {
+      gemmRows(k, tmp, w('mlp.w1'), h, rows, C, M, w('mlp.b1'));
+      geluFwdRows(k, h, h, rows * M, GELU_A);
+    }
     gemmRows(k, h, w('mlp.w2'), tmp, rows, M, C, w('mlp.b2'));
     k.add(x, x, tmp, rows * C);
   }

@@ -109,11 +109,12 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
 /**
  * Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy
  * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul); AdamW's update (adamw-wasm.ts);
- * the sampler's whole KV-cached forward as one kernel (decode.ts).
+ * the sampler's whole KV-cached forward as one kernel (decode.ts); the MLP's first layer as one GEMM
+ * with bias and GELU in its epilogue (mlp: rowwise.ts's mlpFused and decode.ts's MLP; needs rowwise and matmul on).
  */
-export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul', 'adamw', 'decode'] as const;
+export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul', 'adamw', 'decode', 'mlp'] as const;
 export type KernelFamily = (typeof KERNEL_FAMILIES)[number];
-const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true, adamw: true, decode: true };
+const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true, adamw: true, decode: true, mlp: true };
 
 /** Turns fused kernels off (all on by default): for A/B benchmarks and tests against the plain path. */
 export function setFusedKernels(on: boolean, families: readonly KernelFamily[] = KERNEL_FAMILIES): void {
