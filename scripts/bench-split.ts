@@ -1,6 +1,6 @@
 /**
  * How the wasm kernels' thread split pays at each size (src/model/kernels/kernel-threads.ts): in
- * headless Chromium on a cross-origin isolated page, each split op (a·b, attention forward and
+ * headless Chromium on a cross-origin isolated page, each split op (a·b, a·b + bias with GELU, attention forward and
  * backward, GELU forward and backward) at sizes around the split threshold, timed on one thread and
  * split over `--threads`, alternating, with the µs per call and the ratio. Where the ratio is below 1,
  * splitting is slower than not: the threshold should sit above that size. Wall time (a page has no
