@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { openLab, RUNS, stepCounts, trainEnabled } from './harness';
+import { ALL_WASM_KERNELS, openLab, RUNS, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -34,7 +34,7 @@ it('goes on on wasm from the last completed step when the GPU device is lost', a
   const alerts = await page.getByRole('alert').allTextContents();
   for (const run of RUNS) expect(alerts.join('\n')).toContain(`${run}: GPU device lost (destroyed`);
   expect(alerts.join('\n')).toMatch(/after step 1; the run goes on from there on wasm/);
-  expect(await page.getByTestId('kernels').textContent()).toBe(' · fused wasm SIMD (attention, rowwise, gemm, matmul, adamw, decode)');
+  expect(await page.getByTestId('kernels').textContent()).toBe(ALL_WASM_KERNELS);
 
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await page.waitForFunction(

@@ -7,6 +7,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { CHROME_ARGS } from './chrome';
 import { RUNS } from './experiments';
+import { KERNEL_FAMILIES } from '../../src/model/kernels/wasm';
+
+/** The status line's kernels part where every wasm kernel family runs (run.worker.ts's words). */
+export const ALL_WASM_KERNELS = ` · fused wasm SIMD (${KERNEL_FAMILIES.join(', ')})`;
 
 export interface Lab {
   page: Page;

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { observeLongTasks, openLab, RUNS, stepCounts, trainEnabled, waitSteps } from './harness';
+import { ALL_WASM_KERNELS, observeLongTasks, openLab, RUNS, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 const TINY = '#v=1&task=sync&rollout.batchSize=2&rollout.groupSize=4&eval.every=0';
@@ -40,7 +40,7 @@ describe('training from the page', () => {
     await waitSteps(lab, (s) => s.every((n) => n >= 2));
     // auto picked wasm here, and the lab's fused SIMD kernels run the model in the workers.
     expect(await page.getByTestId('kernels').textContent()).toBe(
-      ' · fused wasm SIMD (attention, rowwise, gemm, matmul, adamw, decode)',
+      ALL_WASM_KERNELS,
     );
 
     // Charts: a line per agent for each run, in the run's colour.
