@@ -9,7 +9,7 @@
  * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
-import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulNN, matMulTN, mlpFused } from './kernels/rowwise';
+import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulNN, matMulTN, mlpFused, mlpFusedAvailable } from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
 import { layerNormGpu, linearGpu, mlpGpu } from './kernels/rowwise-webgpu';
 import { webgpuKernelsAvailable } from './kernels/webgpu';
@@ -94,7 +94,7 @@ export function gelu(x: tf.Tensor2D): tf.Tensor2D {
  */
 export function mlp(x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D): tf.Tensor2D {
   if (webgpuKernelsAvailable('rowwise')) return mlpGpu(x, w1, b1, w2, b2); // (N, C)
-  if (fusedKernelsAvailable('mlp') && fusedKernelsAvailable('rowwise') && fusedKernelsAvailable('matmul') && x.shape[0] > 0) return mlpFused(x, w1, b1, w2, b2); // (N, C)
+  if (mlpFusedAvailable() && x.shape[0] > 0) return mlpFused(x, w1, b1, w2, b2); // (N, C)
   return linear(gelu(linear(x, w1, b1)), w2, b2); // (N, C)
 }
 

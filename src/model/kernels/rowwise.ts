@@ -123,8 +123,11 @@ export const geluFused = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) =>
   return { value: run('AgwGelu', { x })[0], gradFunc };
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor2D) => tf.Tensor2D;
 
+/** Whether mlpFused runs: its own family, and the rowwise and matmul kernels its backward and w2 use. */
+export const mlpFusedAvailable = (): boolean => fusedKernelsAvailable('mlp') && fusedKernelsAvailable('rowwise') && fusedKernelsAvailable('matmul');
+
 /**
- * The MLP, gelu(x·w1 + b1)·w2 + b2, differentiable; wasm only (the matmul and rowwise families).
+ * The MLP, gelu(x·w1 + b1)·w2 + b2, differentiable; wasm only (mlpFusedAvailable).
  * Its first layer is one GEMM whose epilogue adds b1 and applies GELU to each group of rows while
  * they are in L1 (kernels.wat gemm_ep, mode 2). What the forward keeps, measured on the MLP alone at
  * `small`'s shape (4096 × 128 → 512, forward + backward, process CPU time, 2-core machine under load,
