@@ -48,16 +48,13 @@ describe('training from the page', () => {
       bs.map((b) => b.getAttribute('data-run-color')),
     );
     expect(colors).toHaveLength(2);
-    const reward = page.locator('figure[aria-label="μk · reward mean"]');
-    await reward.locator('.series').first().waitFor({ timeout: 30_000 });
-    const strokes = await reward
-      .locator('.series')
-      .evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
-    for (const c of colors) expect(strokes.filter((s) => s === c).length).toBeGreaterThanOrEqual(2); // 2 agents, smoothed
-    const runReward = page.locator('figure[aria-label="Reward"] .series');
-    await runReward.first().waitFor({ timeout: 30_000 });
-    const runStrokes = await runReward.evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
-    for (const c of colors) expect(runStrokes).toContain(c);
+    // Polled: a chart refreshes at its turn (chart-pump.ts), and its first drawing may predate the
+    // other run's first frame, so a single read right after the first line appears can see one run.
+    const strokesOf = (figure: string) => () =>
+      page.locator(`figure[aria-label="${figure}"] .series`).evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
+    for (const c of colors)
+      await expect.poll(async () => (await strokesOf('μk · reward mean')()).filter((s) => s === c).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2); // 2 agents, smoothed
+    for (const c of colors) await expect.poll(strokesOf('Reward'), { timeout: 30_000 }).toContain(c);
 
     // Pause stops the counters.
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
