@@ -3,7 +3,8 @@
  * train shapes (small: 4096 rows, C 128, 4 heads, MLP 512): forward + backward ms, interleaved
  * A/B, medians. `npx tsx scripts/bench-kernels.ts [--reps 15]`. Node only.
  * Then the matmuls alone at the model's shapes, by process CPU time (steadier on a shared machine): XNNPACK
- * (tf.matMul; transpose + tf.matMul for xᵀ·dy) against the own GEMM kernels in plain and relaxed SIMD, in GFLOP/s.
+ * (tf.matMul; transpose + tf.matMul for xᵀ·dy) against the own GEMM kernels in plain and relaxed SIMD, in GFLOP/s,
+ * and last the ceiling those rates are a share of: register-only f32x4 multiply-adds.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -94,3 +95,28 @@ for (const [name, family, [M, K, N], f] of products) {
 }
 setFusedKernels(true);
 setRelaxedSimd(true);
+
+// ---- the ceiling: f32x4 multiply-adds with no memory traffic at all (12 independent accumulators,
+// enough to cover the FMA latency on two pipes), so the GEMM rates above can be read as a share of
+// what 128-bit SIMD can do on this core in this engine.
+const wabt = await (await import('wabt')).default();
+const accs = Array.from({ length: 12 }, (_, i) => `$c${i}`);
+const peakWat = `(module (func (export "run") (param $n i32) (result f32)
+  (local $x v128) (local $y v128) ${accs.map((c) => `(local ${c} v128)`).join(' ')}
+  (local.set $x (f32x4.splat (f32.const 0.999))) (local.set $y (f32x4.splat (f32.const 1e-3)))
+  (loop $l
+    ${accs.map((c) => `(local.set ${c} (f32x4.relaxed_madd (local.get $x) (local.get ${c}) (local.get $y)))`).join('\n    ')}
+    (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+  (f32x4.extract_lane 0 ${accs.slice(1).reduce((sum, c) => `(f32x4.add ${sum} (local.get ${c}))`, '(local.get $c0)')})))`;
+const peakMod = wabt.parseWat('peak.wat', peakWat, { simd: true, relaxed_simd: true });
+const peak = new WebAssembly.Instance(new WebAssembly.Module(peakMod.toBinary({}).buffer as Uint8Array<ArrayBuffer>));
+const runPeak = peak.exports.run as (n: number) => number;
+const iters = 5e7;
+runPeak(1e6);
+let peakMs = Infinity;
+for (let k = 0; k < 5; k++) {
+  const c0 = cpuMs();
+  runPeak(iters);
+  peakMs = Math.min(peakMs, cpuMs() - c0);
+}
+console.log(`\nf32x4 relaxed_madd, registers only (12 accumulators): ${((iters * 12 * 8) / peakMs / 1e6).toFixed(1)} GFLOP/s`);
