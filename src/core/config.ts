@@ -16,6 +16,8 @@ z.config({ jitless: true });
 
 /** Bump when a field changes meaning; add a migration in url.ts for the old version. */
 export const CONFIG_VERSION = 1;
+/** The most optimizer steps a run may take: the page keeps every one of them in memory (ui/run-data.ts). */
+export const MAX_STEPS = 100_000;
 
 export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-roles', 'plan', 'search-routing'] as const;
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
@@ -266,7 +268,7 @@ export const ExperimentSchema = z.strictObject({
         .describe("Per agent, the gradient norm under every estimator on the run's own batch (one extra backward per agent and estimator)"),
     })
     .prefault({}),
-  steps: z.number().int().min(1).max(100_000).default(200).describe('Optimizer iterations per run'),
+  steps: z.number().int().min(1).max(MAX_STEPS).default(200).describe('Optimizer iterations per run'),
   seed: z.number().int().min(0).max(2 ** 31 - 1).default(0).describe('Seeds task stream, init and sampling'),
   seeds: z.number().int().min(1).max(8).default(1).describe('Repeat every run over this many seeds'),
   backend: z.enum(BACKEND_NAMES).default('auto').describe('Compute backend (auto = fastest that passes a check)'),

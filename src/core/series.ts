@@ -5,40 +5,66 @@
  * Pure: no tfjs, no DOM.
  */
 
-/** The last `capacity` frames of one run, each a Float64Array over the same key table. */
+/**
+ * The last `capacity` frames of one run, each a Float64Array over the same key table. Storage
+ * grows by doubling as frames arrive (a 200-step run holds 256 frames' worth, not `capacity`);
+ * only past `capacity` frames is the oldest dropped.
+ */
 export class FrameRing {
-  private readonly data: Float64Array;
+  private data: Float64Array;
+  private slots: number;
   private start = 0;
   private count = 0;
 
   constructor(
     readonly width: number,
     readonly capacity: number,
+    initial = 256,
   ) {
-    this.data = new Float64Array(width * capacity);
+    this.slots = Math.max(1, Math.min(capacity, initial));
+    this.data = new Float64Array(width * this.slots);
   }
 
   get length(): number {
     return this.count;
   }
 
+  /** Frames' worth of storage allocated now (≤ capacity). */
+  get allocated(): number {
+    return this.slots;
+  }
+
   push(frame: Float64Array): void {
     if (frame.length !== this.width) throw new Error(`frame width ${frame.length} ≠ ${this.width}`);
-    const slot = (this.start + this.count) % this.capacity;
+    if (this.count === this.slots && this.slots < this.capacity) {
+      // Not yet wrapped (start stays 0 until the ring is full at capacity): copy and double.
+      this.slots = Math.min(this.capacity, 2 * this.slots);
+      const grown = new Float64Array(this.width * this.slots);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    const slot = (this.start + this.count) % this.slots;
     this.data.set(frame, slot * this.width);
-    if (this.count < this.capacity) this.count++;
-    else this.start = (this.start + 1) % this.capacity; // oldest frame dropped
+    if (this.count < this.slots) this.count++;
+    else this.start = (this.start + 1) % this.slots; // full at capacity: the oldest frame dropped
   }
 
   /** Value of column `col` in the i-th oldest frame still held. */
   at(i: number, col: number): number {
-    return this.data[((this.start + i) % this.capacity) * this.width + col];
+    return this.data[((this.start + i) % this.slots) * this.width + col];
   }
 
   /** One column, oldest first. */
   column(col: number): Float64Array {
     const out = new Float64Array(this.count);
-    for (let i = 0; i < this.count; i++) out[i] = this.at(i, col);
+    // Oldest to the end of storage, then from its start: no modulo per frame (charts read every column each refresh).
+    const w = this.width;
+    let p = this.start * w + col;
+    const wrap = this.slots * w;
+    for (let i = 0; i < this.count; i++, p += w) {
+      if (p >= wrap) p -= wrap;
+      out[i] = this.data[p];
+    }
     return out;
   }
 }
@@ -49,16 +75,20 @@ export class FrameRing {
  * point's index in the input (so values computed over every point, an EMA, are picked without a lookup).
  */
 export function downsampleMinMax(x: Float64Array, y: Float64Array, maxPoints: number): { x: number[]; y: number[]; at: number[] } {
-  const idx: number[] = [];
-  for (let i = 0; i < y.length; i++) if (!Number.isNaN(y[i])) idx.push(i);
-  if (idx.length <= maxPoints) return { x: idx.map((i) => x[i]), y: idx.map((i) => y[i]), at: idx };
+  let n = 0;
+  const idx = new Int32Array(y.length);
+  for (let i = 0; i < y.length; i++) if (!Number.isNaN(y[i])) idx[n++] = i;
+  if (n <= maxPoints) {
+    const kept = Array.from(idx.subarray(0, n));
+    return { x: kept.map((i) => x[i]), y: kept.map((i) => y[i]), at: kept };
+  }
   const at: number[] = [];
   const buckets = Math.max(1, Math.floor(maxPoints / 3));
   const outX: number[] = [];
   const outY: number[] = [];
   for (let b = 0; b < buckets; b++) {
-    const lo = Math.floor((b * idx.length) / buckets);
-    const hi = Math.floor(((b + 1) * idx.length) / buckets);
+    const lo = Math.floor((b * n) / buckets);
+    const hi = Math.floor(((b + 1) * n) / buckets);
     let iMin = idx[lo];
     let iMax = idx[lo];
     for (let j = lo; j < hi; j++) {
@@ -81,7 +111,7 @@ export function downsampleMinMax(x: Float64Array, y: Float64Array, maxPoints: nu
 export function debiasedEma(y: ArrayLike<number>, weight: number): Float64Array {
   const out = new Float64Array(y.length);
   let last = 0;
-  let n = 0;
+  let wn = 1; // weight^n, n the finite points so far: a running product, not a pow per point
   for (let i = 0; i < y.length; i++) {
     const v = y[i];
     if (!Number.isFinite(v)) {
@@ -89,8 +119,8 @@ export function debiasedEma(y: ArrayLike<number>, weight: number): Float64Array 
       continue;
     }
     last = last * weight + (1 - weight) * v;
-    n++;
-    out[i] = weight === 0 ? v : last / (1 - weight ** n);
+    wn *= weight;
+    out[i] = weight === 0 ? v : last / (1 - wn);
   }
   return out;
 }

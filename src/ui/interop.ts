@@ -16,7 +16,7 @@ import { runId } from '../runtime/protocol';
 import type { RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
 import { loadSession, setImportShown, storeImport } from './persist';
-import { allRows, forgetRunData, restoreRunData } from './run-data';
+import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
 import { addError, runColor, useLab } from './store';
 import type { RunView, StoredRun } from './store';
 
@@ -27,7 +27,8 @@ const IMPORTED_INDEX = 1000;
 export function describeImport(run: PackedRun, steps: number): string {
   const damage = run.skipped || run.truncatedBytes ? `; ${run.skipped} damaged records skipped, ${run.truncatedBytes} bytes of a cut-off tail` : '';
   const inferred = run.inferred.length ? `; agents inferred: ${run.inferred.map((wg) => `${wg} → ${run.wgAgents[wg].join('+')}`).join(', ')}` : '';
-  return `${run.label}: ${steps} steps, ${run.records} records${damage}${inferred}`;
+  const held = steps > RING_CAPACITY ? `; the charts hold its last ${RING_CAPACITY} steps (all are stored)` : '';
+  return `${run.label}: ${steps} steps, ${run.records} records${damage}${inferred}${held}`;
 }
 
 /** A file to import and its path under what was dropped or picked (folder names name runs). */

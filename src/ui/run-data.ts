@@ -4,14 +4,20 @@
  * pushed as they arrive; React hears about them through one store commit per animation frame
  * (frameVersion and the runs' step counters), never one per message.
  */
+import { MAX_STEPS } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { FrameRing, debiasedEma, downsampleMinMax } from '../core/series';
 import type { InspectedTrajectory, RunId } from '../runtime/protocol';
 import { useLab } from './store';
 import type { RunView } from './store';
 
-/** Frames kept per run: 20k steps × ~60 keys × 8 bytes ≈ 10 MB per run at most. */
-export const RING_CAPACITY = 20_000;
+/**
+ * Frames kept per run: every step a run can take (the config's MAX_STEPS), so the charts and the
+ * CSV / JSON / TensorBoard exports hold a whole run, however long. Memory grows with the run:
+ * ~60 keys × 8 bytes a step, 0.5 MB per 1,000 steps, 48 MB at most. An import longer than this
+ * keeps its last MAX_STEPS steps here (its stored copy keeps all of them).
+ */
+export const RING_CAPACITY = MAX_STEPS;
 /** Points per drawn series (recharts is SVG; it slows past ~1k points, tfjs-webgpu.md §11). */
 export const MAX_POINTS = 400;
 

@@ -41,6 +41,22 @@ describe('series', () => {
     expect(Array.from(ring.column(1))).toEqual([20, 30, 40]);
   });
 
+  it('grows its storage with the frames it holds, keeping every one until capacity', () => {
+    const ring = new FrameRing(3, 1000, 4);
+    expect(ring.allocated).toBe(4);
+    for (let s = 0; s < 600; s++) ring.push(new Float64Array([s, -s, s / 2]));
+    expect(ring.length).toBe(600);
+    expect(ring.allocated).toBe(1000); // 4 → 8 → … → 512 → 1000 (capped), never more
+    expect(Array.from(ring.column(0))).toEqual(Array.from({ length: 600 }, (_, s) => s));
+    expect(ring.at(599, 1)).toBe(-599);
+    for (let s = 600; s < 1500; s++) ring.push(new Float64Array([s, -s, s / 2]));
+    expect(ring.length).toBe(1000);
+    expect(ring.allocated).toBe(1000);
+    expect(ring.at(0, 0)).toBe(500); // the oldest 500 dropped only past capacity
+    expect(ring.at(999, 2)).toBe(1499 / 2);
+    expect(Array.from(ring.column(0))).toEqual(Array.from({ length: 1000 }, (_, i) => 500 + i));
+  });
+
   it('downsamples to the budget while keeping the spike', () => {
     const n = 10_000;
     const x = Float64Array.from({ length: n }, (_, i) => i);
