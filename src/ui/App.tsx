@@ -3,7 +3,7 @@
  * a sidebar with the experiment, live hyper-parameters, export, past runs and the backend
  * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { timedPreset } from '../runtime/auto-choice';
 import { probeBackend } from '../runtime/client';
 import { keepMeasurement, loadMeasurements } from './backend-cache';
@@ -146,8 +146,28 @@ function StartFrom() {
   );
 }
 
+/**
+ * The header and the status bar stick to the top as one block whose height varies (the header
+ * wraps in a narrow window, the status bar has a line per run); the chart legend sticks below it,
+ * so the block's height is kept in the CSS variable --top-bars for the legend's `top`.
+ */
+function useTopBarsHeight() {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const keep = () => document.documentElement.style.setProperty('--top-bars', `${el.offsetHeight}px`);
+    const watch = new ResizeObserver(keep);
+    watch.observe(el);
+    keep();
+    return () => watch.disconnect();
+  }, []);
+  return ref;
+}
+
 export function App() {
   useBackendProbe();
+  const topBars = useTopBarsHeight();
   const [copied, setCopied] = useState(false);
 
   const copy = async () => {
@@ -158,16 +178,18 @@ export function App() {
 
   return (
     <>
-      <header className="top">
-        <h1>
-          Agentwise Lab <small>GRPO vs Dr. MAS, per agent, live</small>
-        </h1>
-        <Controls />
-        <button type="button" onClick={copy} aria-label="Copy link">
-          {copied ? 'Copied' : 'Copy link'}
-        </button>
-      </header>
-      <StatusBar />
+      <div className="top-bars" ref={topBars}>
+        <header className="top">
+          <h1>
+            Agentwise Lab <small>GRPO vs Dr. MAS, per agent, live</small>
+          </h1>
+          <Controls />
+          <button type="button" onClick={copy} aria-label="Copy link">
+            {copied ? 'Copied' : 'Copy link'}
+          </button>
+        </header>
+        <StatusBar />
+      </div>
       <div className="layout">
         <aside className="sidebar">
           <ExperimentPanel />

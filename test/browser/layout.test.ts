@@ -1,0 +1,70 @@
+/**
+ * The page's layout in real headless Chromium at a wide (1440 px) and a narrow (800 px) window,
+ * with two runs trained a few steps so the status bar holds its longest line (backend, threads,
+ * speed, kernels): nothing widens the page past the window, every chart's CSV / PNG buttons stay
+ * inside its card whatever the title's length, and the sticky header, status bar and chart legend
+ * never cover one another when the page is scrolled (the header wraps at 800 px; the status bar
+ * has a line per run).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { TINY, openLab, trainEnabled, waitSteps } from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+/** Every chart whose tools (CSV, PNG, …) reach past its card's right edge, with by how many px. */
+const toolsOutside = (l: Lab) =>
+  l.page.$$eval('figure.chart', (figs) =>
+    figs.flatMap((f) => {
+      const tools = f.querySelector('.chart-tools')!.getBoundingClientRect();
+      const card = f.getBoundingClientRect();
+      return tools.right > card.right - 1 ? [`${f.getAttribute('aria-label')}: ${Math.round(tools.right - card.right)} px`] : [];
+    }),
+  );
+
+/** The sticky bars' boxes (top, bottom) after scrolling the charts under them. */
+const stuck = (l: Lab) =>
+  l.page.evaluate(() => {
+    const box = (sel: string) => {
+      const r = document.querySelector(sel)!.getBoundingClientRect();
+      return { top: Math.round(r.top), bottom: Math.round(r.bottom) };
+    };
+    const copy = document.querySelector('header.top button[aria-label="Copy link"]')!.getBoundingClientRect();
+    const atCopy = document.elementFromPoint(copy.x + copy.width / 2, copy.y + copy.height / 2);
+    return { header: box('header.top'), status: box('[aria-label="Run status"]'), legend: box('.legend'), copyOnTop: atCopy?.getAttribute('aria-label') === 'Copy link' };
+  });
+
+describe('layout', () => {
+  for (const width of [1440, 800]) {
+    it(`at ${width} px: no sideways scroll, chart tools inside their cards, sticky bars apart`, async () => {
+      lab = await openLab(TINY);
+      const { page } = lab;
+      await page.setViewportSize({ width, height: 900 });
+      await trainEnabled(page);
+      await page.getByRole('button', { name: 'Train', exact: true }).click();
+      await waitSteps(lab, (s) => s.every((n) => n >= 2));
+      await page.getByTestId('kernels').waitFor(); // the status bar's longest form
+      await page.getByRole('button', { name: 'Pause', exact: true }).click();
+      await page.waitForFunction(() => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'paused'));
+
+      const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      expect(widths[0], 'page width vs window').toBeLessThanOrEqual(widths[1]);
+      expect(await toolsOutside(lab)).toEqual([]);
+
+      await page.locator('figure.chart').last().scrollIntoViewIfNeeded();
+      const s = await stuck(lab);
+      expect(s.copyOnTop, 'Copy link is not covered').toBe(true);
+      expect(s.status.top).toBeGreaterThanOrEqual(s.header.bottom - 1);
+      expect(s.legend.top).toBeGreaterThanOrEqual(s.status.bottom - 1);
+      // The legend's toggles can be clicked where they stick.
+      const grpo = page.locator('.legend button', { hasText: 'GRPO' }).first();
+      const b = (await grpo.boundingBox())!;
+      expect(await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest('.legend') !== null, [b.x + b.width / 2, b.y + b.height / 2])).toBe(true);
+      expect(lab.errors).toEqual([]);
+    });
+  }
+});
