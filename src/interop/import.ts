@@ -5,7 +5,7 @@
  * <metric>` prefix). A run whose name ends in a seed (seedOf) is that seed of its group, so the
  * Findings and `lab report` compare groups over seeds. Series names are mapped to the
  * lab's keys (metric-map.ts). Damaged files give what could be read and say what was lost; a file
- * that is neither kind is refused by name. Never throws. Pure: no Node, no DOM.
+ * that is neither kind, or a run of which no value could be read, is refused by name. Never throws. Pure: no Node, no DOM.
  */
 import { M, parseAgentKey } from '../core/metrics';
 import { mapNames } from './metric-map';
@@ -129,7 +129,15 @@ export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): Import
       refused.push({ path: file.path, reason: 'neither a TensorBoard event file (name with "tfevents") nor a CSV' });
     }
   }
-  return { runs: [...raw.values()].map((r) => mapRun(r, wgMap)), refused };
+  // A run with no step read (an empty or wholly damaged event file) is refused, not charted or
+  // stored as an empty run.
+  for (const r of raw.values()) {
+    if (r.byStep.size > 0) continue;
+    const cut = r.truncatedBytes ? `, ${r.truncatedBytes} bytes of a cut-off tail` : '';
+    refused.push({ path: r.sources.join(', '), reason: `no scalar values read (${r.records} records, ${r.skipped} damaged records skipped${cut})` });
+  }
+  const read = [...raw.values()].filter((r) => r.byStep.size > 0);
+  return { runs: read.map((r) => mapRun(r, wgMap)), refused };
 }
 
 function mapRun(run: RawRun, wgMap?: WgMap): ImportedRun {

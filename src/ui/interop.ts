@@ -43,6 +43,16 @@ export const pickedFiles = (files: Iterable<File>): DroppedFile[] =>
     .map((file) => ({ path: file.webkitRelativePath || `${file.name}/${file.name}`, file }))
     .filter(({ path, file }) => !file.webkitRelativePath || fileKind(path) !== null); // a folder's other files are not runs
 
+/** Paths (`, `-joined) as the user picked them: a lone file's `<file>/<file>` is its name. */
+const shownPath = (paths: string): string =>
+  paths
+    .split(', ')
+    .map((p) => {
+      const [dir, name, ...rest] = p.split('/');
+      return rest.length === 0 && dir === name ? name : p;
+    })
+    .join(', ');
+
 /**
  * What was dropped, folders walked (a folder of event files is one run, as in TensorBoard and
  * `lab import`). Each top-level item is named as the picker names it: `<folder>/<…>/<file>`, or
@@ -107,7 +117,7 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
 export async function importDropped(files: readonly DroppedFile[]): Promise<string[]> {
   const inputs = await Promise.all(files.map(async ({ path, file }) => ({ path, bytes: new Uint8Array(await file.arrayBuffer()) })));
   const { runs, refused } = await parseInWorker(inputs);
-  for (const r of refused) addError(`${r.path}: not imported: ${r.reason}`);
+  for (const r of refused) addError(`${shownPath(r.path)}: not imported: ${r.reason}`);
   if (runs.length === 0) return [];
   const id = `i${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const frames = new Map<RunId, Float64Array[]>();

@@ -163,6 +163,29 @@ describe('importing cluster runs on the page', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('refuses picked files that hold nothing readable by their own names, and charts and stores only what was read', async () => {
+    lab = await openLab();
+    const { page } = lab;
+    const good = writeEventFile([{ step: 0, 'critic/score/mean': 0.5 }, { step: 1, 'critic/score/mean': 0.75 }], 1.7e9);
+    await page.getByLabel('or pick files').setInputFiles([
+      { name: 'events.out.tfevents.1700000000.node1', mimeType: 'application/octet-stream', buffer: Buffer.from(good) },
+      { name: 'junk.tfevents', mimeType: 'application/octet-stream', buffer: Buffer.from('not a record') },
+      { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b\n1,2\n') },
+    ]);
+    await expect.poll(() => page.getByTestId('import-notes').textContent(), { timeout: 30_000 }).toContain('stored in this browser');
+    const alert = await page.getByTestId('session-alert').textContent();
+    expect(alert).toContain('junk.tfevents: not imported: no scalar values read (0 records, 1 damaged records skipped)');
+    expect(alert).toContain('bad.csv: not imported: no step column');
+    expect(alert).not.toContain('junk.tfevents/junk.tfevents');
+    expect(alert).not.toContain('bad.csv/bad.csv');
+    expect(await page.getByTestId('import-notes').textContent()).not.toContain('junk');
+    const legend = await page.locator('.legend').textContent();
+    expect(legend).toContain('events.out.tfevents.1700000000.node1 (imported)');
+    expect(legend).not.toContain('junk');
+    expect(await page.getByRole('button', { name: /^Delete import / }).count()).toBe(1);
+    expect(await page.locator('.past-runs').textContent()).not.toContain('junk');
+  });
+
   it('imports a 100k-record event file with no main-thread task over 50 ms while it is read, stored and charted', async () => {
     lab = await openLab();
     const { page } = lab;

@@ -127,6 +127,24 @@ describe('importFiles', () => {
     ]);
   });
 
+  it('refuses a run of which nothing could be read (an empty or wholly damaged event file) instead of keeping an empty run', () => {
+    const ok = writeEventFile([{ step: 0, 'reward/mean': 0.5 }], 1e9);
+    const damaged = record(event(1, 1001, [simple('critic/score/mean', 0.7)]));
+    damaged[20] ^= 0x55;
+    const { runs, refused } = importFiles([
+      { path: 'logs/good/events.out.tfevents.1.h', bytes: ok },
+      { path: 'junk.tfevents/junk.tfevents', bytes: te('not a record') },
+      { path: 'logs/bad/events.out.tfevents.1.h', bytes: bytesOf(damaged) },
+      { path: 'logs/empty/events.out.tfevents.1.h', bytes: new Uint8Array(0) },
+    ]);
+    expect(runs.map((r) => r.label)).toEqual(['good']);
+    expect(refused).toEqual([
+      { path: 'junk.tfevents/junk.tfevents', reason: 'no scalar values read (0 records, 1 damaged records skipped)' },
+      { path: 'logs/bad/events.out.tfevents.1.h', reason: 'no scalar values read (0 records, 1 damaged records skipped)' },
+      { path: 'logs/empty/events.out.tfevents.1.h', reason: 'no scalar values read (0 records, 0 damaged records skipped)' },
+    ]);
+  });
+
   it('merges the event files of one folder by step and reads a W&B CSV as its own run', () => {
     const a = writeEventFile([{ step: 0, 'reward/mean': 0.5 }], 1e9);
     const b = writeEventFile([{ step: 1, 'reward/mean': 0.75 }], 1e9 + 60);
