@@ -39,7 +39,7 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
     { timeout: 240_000 },
   );
   const findings = page.getByTestId('findings');
-  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 4–4 steps/);
+  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 4 steps recorded per run/);
   // sync is the control: GRPO and Dr. MAS are the same run in every seed.
   const reward = findings.locator('tr[data-figure="reward (last 10)"]');
   expect(await reward.locator('td').last().textContent()).toBe('identical on all 2 seeds');
@@ -92,7 +92,7 @@ it('a reload while runs wait in the queue: the finished runs resume as saved, th
     null,
     { timeout: 240_000 },
   );
-  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 5–5 steps/);
+  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 5 steps recorded per run/);
   expect(await page.getByTestId('session-alert').count()).toBe(0);
   const [metrics] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV', exact: true }).click()]);
   const [header, ...lines] = readFileSync((await metrics.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));

@@ -44,6 +44,8 @@ describe('persistence', () => {
     await page.reload();
     await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
     expect(await steps(lab)).toEqual(before);
+    // Each run says it was restored (Train goes on from it), not that it is done: it is at step 2 of 200.
+    expect(await page.locator('.run-status .state').allTextContents()).toEqual(['restored', 'restored']);
     const lines = page.locator('figure[aria-label="Reward"] .series');
     await lines.first().waitFor({ timeout: 15_000 });
     expect(await lines.count()).toBeGreaterThanOrEqual(2);

@@ -106,6 +106,8 @@ function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
     ? 'failed'
     : run.state === 'loading' || run.state === 'compiling' || run.state === 'queued'
       ? (run.message ?? STATE_TEXT[run.state])
+      : run.state === 'done' && run.message === 'restored' // a stored session's run: not finished, Train goes on
+        ? 'restored'
       : pausing && run.state === 'running'
         ? 'pausing after this step…'
         : STATE_TEXT[run.state];

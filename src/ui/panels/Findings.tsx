@@ -120,13 +120,14 @@ export function Findings() {
   const showSession = seeds >= 2 && total > 0;
   if (!showSession && !imported) return null;
   const steps = session.list.map((s) => s.steps);
+  const [fewest, most] = [Math.min(...steps), Math.max(...steps)];
   return (
     <section className="panel findings" aria-labelledby="findings-title" data-testid="findings">
       <h2 id="findings-title">Findings</h2>
       <TailField tail={tail} onChange={setTail} />
       {showSession && (
         <FindingsTable c={session.c} list={session.list}>
-          {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} · {Math.min(...steps)}–{Math.max(...steps)}{' '}
+          {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} · {fewest === most ? fewest : `${fewest}–${most}`}{' '}
           steps recorded per run · mean ± 95 % CI over {session.c.seeds} seeds; differences paired by seed (same task stream); verdicts
           from the paired CI. The same numbers as <code>lab report</code>.
         </FindingsTable>
