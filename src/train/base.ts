@@ -36,6 +36,7 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
   const notes: Record<string, string> = {};
   const slots = modelSlots(exp);
   const baseTask = getTask(exp.task).variantOf ?? exp.task; // a variant starts from its task's models
+  const fileOf: Record<string, string> = {}; // model id → the user file it starts from
   for (const file of user) {
     let ckpt: Checkpoint;
     try {
@@ -50,13 +51,17 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
         : file.name.replace(/\.ckpt$/, '').split(/[-_ ]/).at(-1) === s.id,
     );
     if (!slot) throw new Error(`${file.name} fits no model of this experiment (models: ${slots.map((s) => s.id).join(', ')})`);
-    if (checkpoints[slot.id]) throw new Error(`${file.name}: a second checkpoint for model ${slot.id}`);
+    // The page's "Download checkpoints" gives every run's files; each run starts from one per model.
+    if (checkpoints[slot.id]) {
+      throw new Error(`${fileOf[slot.id]} and ${file.name} are both checkpoints for model ${slot.id}: every run starts from one checkpoint per model, so give one run's files`);
+    }
     try {
       verifyCheckpoint(ckpt, { config: gptConfig(slot.preset, { contextLength: MAX_CONTEXT }) });
     } catch (e) {
       throw new Error(`${file.name} does not fit model ${slot.id} (${slot.preset}): ${(e as Error).message}`, { cause: e });
     }
     checkpoints[slot.id] = ckpt;
+    fileOf[slot.id] = file.name;
     notes[slot.id] = `checkpoint file ${file.name}`;
   }
   for (const slot of slots) {

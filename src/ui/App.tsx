@@ -125,7 +125,7 @@ function StartFrom() {
   const uploads = useLab((s) => s.uploads);
   return (
     <div className="start-from">
-      <label>
+      <label title="Every run starts from these weights: one file per model, e.g. one run's files from Download checkpoints">
         Start from checkpoints{' '}
         <input
           type="file"

@@ -30,9 +30,20 @@ it('downloads checkpoints, starts runs from them, and names a corrupt upload', a
   const grpo = downloads.filter((d) => d.name.startsWith('agentwise-grpo-'));
   expect(grpo.map((d) => d.name).sort()).toEqual(['agentwise-grpo-step-1-alice.ckpt', 'agentwise-grpo-step-1-bob.ckpt']);
 
-  // Start from GRPO's weights: every run reports its models as uploaded.
+  // All four back (every run's files): refused naming both files for a model and what to give.
   const input = page.getByLabel('Start from checkpoints');
-  await input.setInputFiles(grpo.map((d) => ({ name: d.name, mimeType: 'application/octet-stream', buffer: readFileSync(d.path) })));
+  const files = (ds: typeof downloads) => ds.map((d) => ({ name: d.name, mimeType: 'application/octet-stream', buffer: readFileSync(d.path) }));
+  await input.setInputFiles(files(downloads));
+  await page.getByTestId('uploads').waitFor();
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /agentwise-(grpo|dr-mas)-step-1-alice\.ckpt and agentwise-(grpo|dr-mas)-step-1-alice\.ckpt are both checkpoints for model alice: every run starts from one checkpoint per model, so give one run's files/ })
+    .first()
+    .waitFor({ timeout: 120_000 });
+
+  // Start from GRPO's weights: every run reports its models as uploaded.
+  await input.setInputFiles(files(grpo));
   await page.getByTestId('uploads').waitFor();
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await page.waitForFunction(

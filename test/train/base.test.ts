@@ -100,7 +100,9 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
       /verifier\.ckpt fits no model of this experiment \(models: alice, bob\)/,
     );
     const twice = [{ name: 'a.ckpt', bytes: bob }, { name: 'b.ckpt', bytes: bob }];
-    await expect(loadBase(exp, shipped, twice)).rejects.toThrow(/b\.ckpt: a second checkpoint for model bob/);
+    await expect(loadBase(exp, shipped, twice)).rejects.toThrow(
+      "a.ckpt and b.ckpt are both checkpoints for model bob: every run starts from one checkpoint per model, so give one run's files",
+    );
     await expect(loadBase(exp, shipped, [{ name: 'bad.ckpt', bytes: bob.subarray(0, 100) }])).rejects.toThrow(/^bad\.ckpt: /);
     // The right agents but another size: refused with the mismatch named.
     const base = small('sync');
