@@ -165,17 +165,58 @@ function useTopBarsHeight() {
   return ref;
 }
 
-export function App() {
-  useBackendProbe();
-  const topBars = useTopBarsHeight();
+/**
+ * "Copy link": the experiment's URL to the clipboard. Where the page has no clipboard (served over
+ * http:// from another machine, which is not a secure context) or it is refused, the link is shown
+ * selected in a field to copy by hand; "Copied" only when it was.
+ */
+function CopyLink() {
   const [copied, setCopied] = useState(false);
+  // The link to copy by hand, and the try it came from (each failed try selects it again).
+  const [manual, setManual] = useState<{ link: string; tries: number } | null>(null);
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    field.current?.focus();
+    field.current?.select();
+  }, [manual]);
 
   const copy = async () => {
-    await navigator.clipboard?.writeText(shareLink()).catch(() => undefined);
+    const link = shareLink();
+    try {
+      if (!navigator.clipboard) throw new Error('no clipboard in this context');
+      await navigator.clipboard.writeText(link);
+    } catch {
+      setManual((m) => ({ link, tries: (m?.tries ?? 0) + 1 }));
+      return;
+    }
+    setManual(null);
     setCopied(true);
     setTimeout(() => setCopied(false), 1500);
   };
 
+  return (
+    // The field goes when focus leaves it and the button (not between the two: a click on the
+    // button must not move it away by removing the field first).
+    <span className="copy-link" onBlur={(e) => !e.currentTarget.contains(e.relatedTarget) && setManual(null)}>
+      {manual && (
+        <input
+          ref={field}
+          readOnly
+          value={manual.link}
+          aria-label="Link to this experiment"
+          title="The clipboard is not available to this page: copy the link from here"
+        />
+      )}
+      <button type="button" onClick={copy} aria-label="Copy link">
+        {copied ? 'Copied' : manual ? 'Copy it from the field' : 'Copy link'}
+      </button>
+    </span>
+  );
+}
+
+export function App() {
+  useBackendProbe();
+  const topBars = useTopBarsHeight();
   return (
     <>
       <div className="top-bars" ref={topBars}>
@@ -184,9 +225,7 @@ export function App() {
             Agentwise Lab <small>GRPO vs Dr. MAS, per agent, live</small>
           </h1>
           <Controls />
-          <button type="button" onClick={copy} aria-label="Copy link">
-            {copied ? 'Copied' : 'Copy link'}
-          </button>
+          <CopyLink />
         </header>
         <StatusBar />
       </div>
