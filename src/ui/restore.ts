@@ -8,7 +8,7 @@
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
 import { reset } from './lab';
-import { loadSession, refreshSessions } from './persist';
+import { deleteSession, loadSession, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';
 import type { StoredSession } from './store';
 import { restoreRunData } from './run-data';
@@ -69,4 +69,13 @@ export async function openSession(id: string): Promise<void> {
   const r = decodeExperiment(got.session.experiment);
   if (r.ok) chooseConfig(r.config);
   show(got.session, got.frames);
+}
+
+/**
+ * Past runs → Delete: the session and its saved states. The one on screen goes from the screen
+ * too: with its states gone, Train could not go on from them as its note says.
+ */
+export async function deleteStored(id: string): Promise<void> {
+  if (useLab.getState().restored?.id === id) reset();
+  await deleteSession(id);
 }

@@ -61,6 +61,9 @@ describe('persistence', () => {
 
     await page.getByRole('button', { name: /^Delete session / }).click();
     await expect.poll(() => page.getByRole('button', { name: /^Delete session / }).count()).toBe(0);
+    // The deleted session leaves the screen too: its states are gone, Train starts over.
+    expect(await page.getByTestId('restored-note').count()).toBe(0);
+    expect(await page.locator('.run-status').count()).toBe(0);
     await page.reload();
     await page.locator('section[data-loaded="true"]').waitFor({ timeout: 15_000 });
     expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(0);

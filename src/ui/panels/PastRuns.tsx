@@ -6,9 +6,8 @@
 import { memo } from 'react';
 import { decodeExperiment } from '../../core/url';
 import { hideImport, showImport } from '../interop';
-import { deleteSession } from '../persist';
 import type { StoredSession } from '../store';
-import { openSession } from '../restore';
+import { deleteStored, openSession } from '../restore';
 import { useLab } from '../store';
 
 function summary(s: StoredSession): string {
@@ -43,7 +42,7 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
       )}
       <button
         type="button"
-        onClick={() => void (s.kind === 'import' ? hideImport(s.id) : Promise.resolve()).then(() => deleteSession(s.id))}
+        onClick={() => void (s.kind === 'import' ? hideImport(s.id) : Promise.resolve()).then(() => deleteStored(s.id))}
         aria-label={`Delete ${s.kind === 'import' ? 'import' : 'session'} ${name}`}
       >
         Delete
