@@ -112,6 +112,14 @@ describe('rollout inspector', () => {
     expect(lab!.errors).toEqual([]);
   });
 
+  it('says which part of a larger batch it shows: the first 2 of 3 groups', async () => {
+    const inspector = await trainOnce(tiny('sync', { batchSize: 3, groupSize: 2, runs: ['GRPO'] }));
+    await showRun(inspector, 'GRPO', 'step 0 · 4 trajectories (the first 2 of 3 groups)');
+    const groups = await inspector.getByRole('table', { name: 'Trajectories' }).locator('tbody tr td:first-child').allTextContents();
+    expect(groups).toEqual(['0', '0', '1', '1']);
+    expect(lab!.errors).toEqual([]);
+  });
+
   it('counterfactual credit: each row shows its credit and the outcome without its agent', async () => {
     const exp = tiny('credit', { batchSize: 2, groupSize: 2, runs: ['GRPO', 'GRPO + credit'] });
     expect(exp.runs.map((r) => r.reward.credit)).toEqual([undefined, 'counterfactual']);

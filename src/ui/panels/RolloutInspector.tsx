@@ -142,11 +142,18 @@ const Trajectory = memo(function Trajectory({ t }: { t: InspectedTrajectory }) {
   );
 });
 
+/** The worker sends the first groups of a batch (runtime/inspect.ts): say so where there are more. */
+function shownOf(trajs: readonly InspectedTrajectory[], batchSize: number): string {
+  const groups = new Set(trajs.map((x) => x.group)).size;
+  return groups > 0 && groups < batchSize ? ` (the first ${groups} of ${batchSize} groups)` : '';
+}
+
 export function RolloutInspector() {
   // Subscribed to the run ids only, so the inspector does not re-render with every step counter;
   // a run's label and colour never change, so they are read as they are.
   const ids = useLab(useShallow((s) => s.runs.map((r) => r.id)));
   const runs = useLab.getState().runs.filter((r) => ids.includes(r.id));
+  const batchSize = useLab((s) => s.config.rollout.batchSize); // groups per step (no run overrides it)
   const [runIdx, setRunIdx] = useState(0);
   const [sel, setSel] = useState(0);
   const run = runs[Math.min(runIdx, runs.length - 1)] as (typeof runs)[number] | undefined;
@@ -177,7 +184,9 @@ export function RolloutInspector() {
           ))}
         </div>
         <span className="muted">
-          {latest ? `step ${latest.step} · ${trajs[0]?.tree ? count(trajs.length, 'tree', 'trees') : count(trajs.length, 'trajectory', 'trajectories')}` : 'none yet'}
+          {latest
+            ? `step ${latest.step} · ${trajs[0]?.tree ? count(trajs.length, 'tree', 'trees') : count(trajs.length, 'trajectory', 'trajectories')}${shownOf(trajs, batchSize)}`
+            : 'none yet'}
         </span>
       </div>
       {trajs.length > 0 && (
