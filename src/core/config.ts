@@ -336,7 +336,9 @@ export function validateExperiment(
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((k) => ({ path: [...at, k].join('.'), message: 'unknown field' }));
     }
-    return [{ path: at.join('.') || '(root)', message: issue.message }];
+    // zod says "expected int, received number" for 2.5: a reader sees two numbers.
+    const notWhole = issue.code === 'invalid_type' && issue.expected === 'int';
+    return [{ path: at.join('.') || '(root)', message: notWhole ? 'expected a whole number' : issue.message }];
   });
   return { ok: false, errors };
 }

@@ -151,6 +151,8 @@ describe('experiment URL codec', () => {
     expect(r.config).toEqual(DEFAULT_EXPERIMENT);
     const paths = r.ok ? [] : r.errors.map((e) => e.path).sort();
     expect(paths).toEqual(['color', 'optim.lr', 'rollout.groupSize', 'runs.0.estimator', 'runs.2', 'runs.3.estimator', 'task']);
+    // A fraction where a count belongs says so in words (zod's own: "expected int, received number").
+    expect(r.ok ? [] : r.errors.filter((e) => e.path === 'rollout.groupSize')).toEqual([{ path: 'rollout.groupSize', message: 'expected a whole number' }]);
   });
 
   it('reads list indices as patches of the default list; key=[] starts the list over', () => {
