@@ -18,7 +18,7 @@ Usage:
   npm run lab -- report DIR [--tail N]
   npm run lab -- export tensorboard DIR --out TBDIR
   npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR
-  npm run lab -- import <files or folders…> --out DIR [--wg-map wg_ids.json]
+  npm run lab -- import <files or folders…> --out DIR [--force] [--wg-map wg_ids.json]
   npm run lab -- help
 
 Commands:
@@ -72,7 +72,8 @@ Commands:
           other/<name>. A record with a bad CRC or length is skipped and counted, a file cut off
           mid-record is read up to the cut; neither stops the import. --wg-map gives the agents
           of each Dr. MAS worker group (lab export drmas writes it); without it they are
-          inferred from the wg_id and printed.
+          inferred from the wg_id and printed. As for train, an --out folder that holds a run
+          (trained or imported) is refused; --force moves it aside to <DIR>.old-<time>.
   help    Prints this text.
 
 Options:

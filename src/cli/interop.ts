@@ -15,7 +15,7 @@ import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
 import { UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
-import { readMetrics, RunDirError } from './run-dir';
+import { prepareNewRunDir, readMetrics, RunDirError, writeAtomic } from './run-dir';
 import { evalKsOf } from '../core/metrics';
 import { REWARD_TAIL, summarize } from '../rl/summary';
 import type { RunSummary } from '../rl/summary';
@@ -23,12 +23,16 @@ import type { RunSummary } from '../rl/summary';
 /** A run label as a folder name (TensorBoard shows the folder as the run's name; `#` kept: `GRPO #2` reads back as seed 2). */
 export const runFolder = (label: string): string => label.replace(/[^\w .()+#-]+/g, '_');
 
-/** `--name value` options (all strings) and positionals; an unknown option is a usage error. */
-function options<K extends string>(argv: readonly string[], names: readonly K[]): { values: Partial<Record<K, string>>; positionals: string[] } {
-  const spec = Object.fromEntries(names.map((n) => [n, { type: 'string' as const }]));
+/** `--name value` options (strings), `--flag` switches and positionals; an unknown option is a usage error. */
+function options<K extends string, F extends string = never>(
+  argv: readonly string[],
+  names: readonly K[],
+  flags: readonly F[] = [],
+): { values: Partial<Record<K, string>> & Partial<Record<F, boolean>>; positionals: string[] } {
+  const spec = Object.fromEntries([...names.map((n) => [n, { type: 'string' as const }]), ...flags.map((n) => [n, { type: 'boolean' as const }])]);
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options: spec, strict: true, allowPositionals: true });
-    return { values: values as Partial<Record<K, string>>, positionals };
+    return { values: values as Partial<Record<K, string>> & Partial<Record<F, boolean>>, positionals };
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -121,8 +125,8 @@ const jsonLine = (value: object) => JSON.stringify(value, (_k, v) => (typeof v =
 
 /** Cluster runs (event files, W&B CSVs) as a run folder: metrics.jsonl and import.json. */
 function importRuns(argv: readonly string[]): number {
-  const { values, positionals } = options(argv, ['out', 'wg-map']);
-  if (positionals.length === 0 || !values.out) throw new UsageError('usage: npm run lab -- import <files or folders…> --out DIR [--wg-map wg_ids.json]');
+  const { values, positionals } = options(argv, ['out', 'wg-map'], ['force']);
+  if (positionals.length === 0 || !values.out) throw new UsageError('usage: npm run lab -- import <files or folders…> --out DIR [--force] [--wg-map wg_ids.json]');
   const files = collect(positionals);
   const result = importFiles(files, values['wg-map'] ? readWgMap(values['wg-map']) : undefined);
   for (const r of result.refused) console.error(`${r.path}: refused: ${r.reason}`);
@@ -130,11 +134,13 @@ function importRuns(argv: readonly string[]): number {
     console.error(`error: nothing to import from ${positionals.join(', ')} (no event files or CSVs read)`);
     return 2;
   }
-  mkdirSync(values.out, { recursive: true });
+  // As train --out: a folder holding a run (trained or imported) is never written over.
+  const moved = prepareNewRunDir(values.out, values.force ?? false);
+  if (moved) console.error(`--force: the run that was in ${values.out} is now in ${moved}`);
   const lines = result.runs.flatMap((run) => run.rows.map((row) => jsonLine({ run: run.label, ...row }) + '\n'));
-  writeFileSync(join(values.out, 'metrics.jsonl'), lines.join(''));
+  writeAtomic(join(values.out, 'metrics.jsonl'), lines.join(''));
   const summary = result.runs.map(({ rows, ...run }) => ({ ...run, steps: rows.length }));
-  writeFileSync(join(values.out, 'import.json'), JSON.stringify({ runs: summary, refused: result.refused }, null, 2) + '\n');
+  writeAtomic(join(values.out, 'import.json'), JSON.stringify({ runs: summary, refused: result.refused }, null, 2) + '\n');
   for (const run of result.runs) {
     const other = Object.values(run.keys).filter((k) => k.startsWith('other/')).length;
     const damage = run.skipped || run.truncatedBytes ? `; damaged: ${run.skipped} records skipped, ${run.truncatedBytes} bytes of a cut-off tail` : '';

@@ -21,7 +21,7 @@ import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from 
 export class RunDirError extends Error {}
 
 /** What makes a folder a run folder (any one of them). */
-const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints'];
+const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints', 'import.json'];
 
 export function statePath(out: string, index: number, label: string): string {
   return join(out, 'checkpoints', `${index}-${label.replace(/[^A-Za-z0-9_-]+/g, '_')}.run`);
@@ -43,14 +43,15 @@ export function fsError(what: string, e: unknown): RunDirError {
 }
 
 /**
- * Makes `out` ready for a new run. A folder already holding a run is refused, or with `force`
- * moved aside (never deleted); returns where it went.
+ * Makes `out` ready for a new run (of `lab train`, or runs read in by `lab import`). A folder
+ * already holding a run is refused, or with `force` moved aside (never deleted); returns where it went.
  */
 export function prepareNewRunDir(out: string, force: boolean): string | null {
   let moved: string | null = null;
   if (existsSync(out) && RUN_FILES.some((f) => existsSync(join(out, f)))) {
     if (!force) {
-      throw new RunDirError(`${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): --resume ${out} goes on with it, --force moves it aside, or choose another --out`);
+      const resumable = existsSync(join(out, 'config.json')) ? `--resume ${out} goes on with it, ` : '';
+      throw new RunDirError(`${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): ${resumable}--force moves it aside, or choose another --out`);
     }
     moved = `${out}.old-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readEventFile, writeEventFile } from '../../src/interop/tensorboard';
@@ -84,6 +84,34 @@ describe('npm run lab -- import', () => {
       ['GRPO', 2],
       ['drmas', 1],
     ]);
+  });
+
+  it('never writes over a run: --out onto a train or import folder is refused, --force moves it aside', () => {
+    const dir = runFolder();
+    const tb = join(dir, 'tb');
+    expect(lab(['export', 'tensorboard', dir, '--out', tb]).status).toBe(0);
+    const recorded = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
+
+    const onto = lab(['import', tb, '--out', dir]);
+    expect(onto.status).toBe(1);
+    expect(onto.stderr.trim()).toBe(`error: ${dir} already holds a run (config.json, metrics.jsonl): --resume ${dir} goes on with it, --force moves it aside, or choose another --out`);
+    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
+    expect(existsSync(join(dir, 'import.json'))).toBe(false);
+
+    const out = join(dir, 'imported');
+    expect(lab(['import', tb, '--out', out]).status).toBe(0);
+    const imported = readFileSync(join(out, 'metrics.jsonl'), 'utf8');
+    const again = lab(['import', join(tb, 'GRPO'), '--out', out]);
+    expect(again.status).toBe(1);
+    expect(again.stderr.trim()).toBe(`error: ${out} already holds a run (metrics.jsonl, import.json): --force moves it aside, or choose another --out`);
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toBe(imported);
+
+    const forced = lab(['import', join(tb, 'GRPO'), '--out', out, '--force']);
+    expect(forced.status, forced.stderr).toBe(0);
+    const aside = readdirSync(dir).find((f) => f.startsWith('imported.old-'))!;
+    expect(forced.stderr).toContain(`--force: the run that was in ${out} is now in ${join(dir, aside)}`);
+    expect(readFileSync(join(dir, aside, 'metrics.jsonl'), 'utf8')).toBe(imported);
+    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).run)).toEqual(['GRPO', 'GRPO']);
   });
 });
 
