@@ -91,6 +91,9 @@ let timer: ReturnType<typeof setTimeout> | null = null;
 /** The session record changed without a new frame (a marker while paused): write it anyway. */
 let recordDirty = false;
 
+/** The id of the session being recorded (the live runs'), or null. */
+export const recordingId = (): string | null => current?.id ?? null;
+
 /** Starts recording a new session; returns its id (also the key of its runs' saved states). */
 export function beginSession(experiment: string, runs: RunView[]): string {
   void flush();

@@ -8,7 +8,7 @@
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
 import { reset } from './lab';
-import { deleteSession, loadSession, refreshSessions } from './persist';
+import { deleteSession, loadSession, recordingId, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';
 import type { StoredSession } from './store';
 import { restoreRunData } from './run-data';
@@ -73,9 +73,10 @@ export async function openSession(id: string): Promise<void> {
 
 /**
  * Past runs → Delete: the session and its saved states. The one on screen goes from the screen
- * too: with its states gone, Train could not go on from them as its note says.
+ * too, restored or live: with its states gone, Train could not go on from them as a restored
+ * one's note says, and a live one's later steps would be recorded nowhere while it said "saved".
  */
 export async function deleteStored(id: string): Promise<void> {
-  if (useLab.getState().restored?.id === id) reset();
+  if (useLab.getState().restored?.id === id || recordingId() === id) reset();
   await deleteSession(id);
 }

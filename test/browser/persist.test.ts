@@ -17,6 +17,24 @@ afterEach(async () => {
 const steps = stepCounts;
 
 describe('persistence', () => {
+  it('deleting the live session stops its runs: nothing goes on training unrecorded under "saved"', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    await trainEnabled(page, 60_000);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await waitSteps(lab, (s) => s.every((n) => n >= 2), 60_000);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await page.waitForTimeout(1500); // the writer flushes at most every second
+    await page.getByRole('button', { name: /^Delete session / }).click();
+    await expect.poll(() => page.getByRole('button', { name: /^Delete session / }).count()).toBe(0);
+    expect(await page.locator('.run-status').count()).toBe(0);
+    expect(await page.getByText('No runs yet: press Train.').count()).toBe(1);
+    await page.reload();
+    await page.locator('section[data-loaded="true"]').waitFor({ timeout: 15_000 });
+    expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('restores the runs after a reload, and deletes them from Past runs', async () => {
     lab = await openLab(TINY);
     const { page } = lab;
