@@ -16,14 +16,23 @@ afterEach(async () => {
 
 const steps = stepCounts;
 
+/** Opens the tiny experiment (as `lab`, closed after the test), trains both runs to step 2 or more, pauses and waits until both are paused. */
+async function trainTwoStepsAndPause(): Promise<Lab> {
+  const l = (lab = await openLab(TINY));
+  await trainEnabled(l.page, 60_000);
+  await l.page.getByRole('button', { name: 'Train', exact: true }).click();
+  await waitSteps(l, (s) => s.every((n) => n >= 2), 60_000);
+  await l.page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await l.page.waitForFunction(() => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'paused'), null, {
+    timeout: 30_000,
+  });
+  return l;
+}
+
 describe('persistence', () => {
   it('deleting the live session stops its runs: nothing goes on training unrecorded under "saved"', async () => {
-    lab = await openLab(TINY);
+    lab = await trainTwoStepsAndPause();
     const { page } = lab;
-    await trainEnabled(page, 60_000);
-    await page.getByRole('button', { name: 'Train', exact: true }).click();
-    await waitSteps(lab, (s) => s.every((n) => n >= 2), 60_000);
-    await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await page.waitForTimeout(1500); // the writer flushes at most every second
     await page.getByRole('button', { name: /^Delete session / }).click();
     await expect.poll(() => page.getByRole('button', { name: /^Delete session / }).count()).toBe(0);
@@ -36,20 +45,8 @@ describe('persistence', () => {
   });
 
   it('restores the runs after a reload, and deletes them from Past runs', async () => {
-    lab = await openLab(TINY);
+    lab = await trainTwoStepsAndPause();
     const { page } = lab;
-    await trainEnabled(page, 60_000);
-    await page.getByRole('button', { name: 'Train', exact: true }).click();
-    await waitSteps(lab, (s) => s.every((n) => n >= 2), 60_000);
-    await page.getByRole('button', { name: 'Pause', exact: true }).click();
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll('.run-status')].every(
-          (li) => li.getAttribute('data-state') === 'paused',
-        ),
-      null,
-      { timeout: 30_000 },
-    );
     const before = await steps(lab);
     // A live change while paused: its chart marker is stored with the session.
     const lr = page.getByLabel('learning rate');
