@@ -1,20 +1,22 @@
 /** The starting weights from disk for the CLI: `--init` files, then the shipped base models (src/train/base.ts). */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Experiment } from '../core/config';
-import { loadBase, type BaseModels } from '../train/base';
+import { CheckpointRefused, loadBase, type BaseModels } from '../train/base';
+import { UsageError } from './args';
 
+/** A bad `--init` file is a bad command line: a UsageError naming it (a missing one at once). */
 export function loadShippedBase(exp: Experiment, root = 'models', init: readonly string[] = []): Promise<BaseModels> {
   const user = init.map((file) => {
-    if (!existsSync(file)) throw new Error(`--init: no such file ${file}`);
+    if (!existsSync(file)) throw new UsageError(`--init: no such file ${file}`);
+    if (statSync(file).isDirectory()) throw new UsageError(`--init: ${file} is a folder; give checkpoint files (.ckpt), comma-separated`);
     return { name: basename(file), bytes: new Uint8Array(readFileSync(file)) };
   });
-  return loadBase(
-    exp,
-    async (path) => {
-      const file = join(root, path);
-      return existsSync(file) ? new Uint8Array(readFileSync(file)) : null;
-    },
-    user,
-  );
+  const read = async (path: string) => {
+    const file = join(root, path);
+    return existsSync(file) ? new Uint8Array(readFileSync(file)) : null;
+  };
+  return loadBase(exp, read, user).catch((e: unknown) => {
+    throw e instanceof CheckpointRefused ? new UsageError(`--init: ${e.message}`, { cause: e }) : e;
+  });
 }

@@ -3,7 +3,7 @@
  * the CLI side of src/interop. Reads and writes files; the formats themselves live in src/interop
  * (pure, shared with the page).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { encodeExperiment } from '../core/url';
@@ -15,7 +15,7 @@ import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
 import { UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
-import { prepareNewRunDir, readMetrics, RunDirError, writeAtomic } from './run-dir';
+import { fsError, prepareNewRunDir, readMetrics, RunDirError, writeAtomic } from './run-dir';
 import { evalKsOf } from '../core/metrics';
 import { REWARD_TAIL, summarize } from '../rl/summary';
 import type { RunSummary } from '../rl/summary';
@@ -55,8 +55,7 @@ function exportTensorboard(argv: readonly string[]): void {
   const wallStart = (existsSync(configPath) ? statSync(configPath).mtimeMs : Date.now()) / 1000;
   for (const [label, rows] of byRun) {
     const folder = join(values.out, runFolder(label));
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, eventFileName(wallStart)), writeEventFile(rows, wallStart));
+    writeAtomic(join(folder, eventFileName(wallStart)), writeEventFile(rows, wallStart));
     console.log(`${label}: ${rows.length} steps → ${folder}`);
   }
   console.log(`view with: tensorboard --logdir ${values.out}`);
@@ -78,10 +77,15 @@ function exportDrmasDir(argv: readonly string[]): void {
     if (e instanceof ExportRefused) throw new ConfigError('Dr. MAS cannot run this experiment', [{ path: e.field, message: e.reason }]);
     throw e;
   }
-  mkdirSync(values.out, { recursive: true });
-  for (const [name, text] of Object.entries(out.files)) writeFileSync(join(values.out, name), text);
-  for (const name of out.scripts) chmodSync(join(values.out, name), 0o755);
-  writeFileSync(join(values.out, 'README.md'), drmasReadme(exp, out, models, encodeExperiment(exp) || 'the default experiment'));
+  for (const [name, text] of Object.entries(out.files)) writeAtomic(join(values.out, name), text);
+  for (const name of out.scripts) {
+    try {
+      chmodSync(join(values.out, name), 0o755);
+    } catch (e) {
+      throw fsError(`make ${join(values.out, name)} executable`, e);
+    }
+  }
+  writeAtomic(join(values.out, 'README.md'), drmasReadme(exp, out, models, encodeExperiment(exp) || 'the default experiment'));
   for (const d of out.dropped) console.error(`not carried over: ${d}`);
   console.log(`wrote ${values.out}/: ${[...out.scripts, 'wg_ids.json', 'README.md'].join(', ')}`);
 }

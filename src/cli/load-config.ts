@@ -3,7 +3,7 @@
  * filled in), a lab URL, or a bare hash (`v=1&task=math…`). The same validation as the page:
  * every bad field is named, nothing is evaluated.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { validateExperiment } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 import { decodeExperiment } from '../core/url';
@@ -19,6 +19,7 @@ export class ConfigError extends Error {
 
 export function loadConfig(arg: string): Experiment {
   if (existsSync(arg)) {
+    if (statSync(arg).isDirectory()) throw new ConfigError(arg, [{ path: '--config', message: 'a folder, not a JSON file (a run folder holds its experiment in config.json)' }]);
     let json: unknown;
     try {
       json = JSON.parse(readFileSync(arg, 'utf8'));

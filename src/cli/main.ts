@@ -77,7 +77,7 @@ async function train(args: TrainArgs): Promise<number> {
 
   // auto times candidates only when there is a choice (wasm alone unless a Dawn shim adds webgpu); no cache in Node.
   const report = await selectBackend(tf, args.backend, nodePlatform, { preset: timedPreset(exp) });
-  if (!report.backend) throw new Error(`backend ${describeReport(report)}`);
+  if (!report.backend) throw new UsageError(`--backend ${args.backend}: ${describeReport(report)}`);
   console.error(`backend: ${describeReport(report)}`);
   const { checkpoints, notes } = await loadShippedBase(exp, 'models', args.init);
   for (const [id, note] of Object.entries(notes)) console.error(`model ${id}: ${note}`);

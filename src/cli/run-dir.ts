@@ -36,7 +36,7 @@ export function fsError(what: string, e: unknown): RunDirError {
     EROFS: 'read-only file system',
     ENOSPC: 'no space left on the device',
     ENOTDIR: 'a part of the path is a file, not a folder',
-    EEXIST: 'it already exists',
+    EEXIST: 'a file of that name is in the way', // mkdir's only EEXIST: the folder is a file
     ENOENT: 'no such file or folder, and it cannot be created there',
   };
   return new RunDirError(`cannot ${what}: ${why[err.code ?? ''] ?? err.message} (${err.code ?? 'error'})`, { cause: e });
@@ -109,6 +109,10 @@ function alive(pid: number): boolean {
 export function writeAtomic(path: string, bytes: Uint8Array | string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
+  } catch (e) {
+    throw fsError(`create the folder ${dirname(path)}`, e);
+  }
+  try {
     const fd = openSync(`${path}.tmp`, 'w');
     try {
       writeSync(fd, typeof bytes === 'string' ? Buffer.from(bytes) : bytes);

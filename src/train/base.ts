@@ -20,6 +20,9 @@ export interface BaseModels {
   notes: Record<string, string>;
 }
 
+/** A user's checkpoint file refused (unreadable, or fitting no model): a message for the user, naming the file. */
+export class CheckpointRefused extends Error {}
+
 /** A checkpoint file a user supplied (uploaded, or named on a command line). */
 export interface UserCheckpoint {
   name: string;
@@ -42,7 +45,7 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
     try {
       ckpt = decodeCheckpoint(file.bytes);
     } catch (e) {
-      throw new Error(`${file.name}: ${(e as Error).message}`, { cause: e });
+      throw new CheckpointRefused(`${file.name}: ${(e as Error).message}`, { cause: e });
     }
     const agents = (ckpt.manifest.notes as { agents?: unknown }).agents;
     const slot = slots.find((s) =>
@@ -50,15 +53,15 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
         ? agents.length === s.agents.length && s.agents.every((a) => agents.includes(a))
         : file.name.replace(/\.ckpt$/, '').split(/[-_ ]/).at(-1) === s.id,
     );
-    if (!slot) throw new Error(`${file.name} fits no model of this experiment (models: ${slots.map((s) => s.id).join(', ')})`);
+    if (!slot) throw new CheckpointRefused(`${file.name} fits no model of this experiment (models: ${slots.map((s) => s.id).join(', ')})`);
     // The page's "Download checkpoints" gives every run's files; each run starts from one per model.
     if (checkpoints[slot.id]) {
-      throw new Error(`${fileOf[slot.id]} and ${file.name} are both checkpoints for model ${slot.id}: every run starts from one checkpoint per model, so give one run's files`);
+      throw new CheckpointRefused(`${fileOf[slot.id]} and ${file.name} are both checkpoints for model ${slot.id}: every run starts from one checkpoint per model, so give one run's files`);
     }
     try {
       verifyCheckpoint(ckpt, { config: gptConfig(slot.preset, { contextLength: MAX_CONTEXT }) });
     } catch (e) {
-      throw new Error(`${file.name} does not fit model ${slot.id} (${slot.preset}): ${(e as Error).message}`, { cause: e });
+      throw new CheckpointRefused(`${file.name} does not fit model ${slot.id} (${slot.preset}): ${(e as Error).message}`, { cause: e });
     }
     checkpoints[slot.id] = ckpt;
     fileOf[slot.id] = file.name;

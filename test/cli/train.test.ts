@@ -132,7 +132,7 @@ describe('npm run lab -- train', () => {
     expect(ok.stderr).toMatch(/model alice: shipped base/);
     const other = mkdtempSync(join(tmpdir(), 'agentwise-init-'));
     const bad = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/search/per-agent/answer.ckpt', '--out', other, '--quiet']);
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2); // a bad --init is a bad command line
     expect(bad.stderr).toMatch(/answer\.ckpt fits no model of this experiment \(models: alice, bob\)/);
   });
 
