@@ -4,7 +4,7 @@
  * speed, kernels): nothing widens the page past the window, every chart's CSV / PNG buttons stay
  * inside its card whatever the title's length, and the sticky header, status bar and chart legend
  * never cover one another when the page is scrolled (the header wraps at 800 px; the status bar
- * has a line per run).
+ * has a line per run), and with many runs × seeds the sticky bar stays a strip.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TINY, openLab, trainEnabled, waitSteps } from './harness';
@@ -39,6 +39,23 @@ const stuck = (l: Lab) =>
   });
 
 describe('layout', () => {
+  it('many runs × seeds: the sticky status bar stays a strip whose run list scrolls, not a wall over the page', async () => {
+    lab = await openLab(`${TINY}&seeds=8`);
+    const { page } = lab;
+    await page.setViewportSize({ width: 800, height: 900 });
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await expect.poll(() => page.locator('.run-status').count(), { timeout: 30_000 }).toBe(16);
+    const [bars, list] = await page.evaluate(() => {
+      const l = document.querySelector('.runs-status')!;
+      return [document.querySelector('.top-bars')!.getBoundingClientRect().height, [l.scrollHeight, l.clientHeight]];
+    });
+    expect(bars, 'sticky block height').toBeLessThan(900 / 2);
+    expect(list[0], 'the run list scrolls').toBeGreaterThan(list[1]);
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    expect(lab.errors).toEqual([]);
+  });
+
   for (const width of [1440, 800]) {
     it(`at ${width} px: no sideways scroll, chart tools inside their cards, sticky bars apart`, async () => {
       lab = await openLab(TINY);
