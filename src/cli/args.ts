@@ -45,7 +45,8 @@ Commands:
           folder from DIR/import.json and DIR/metrics.jsonl: each run with its own agents and
           eval K, groups compared over the seeds their run names end in. --tail N: the
           training reward is averaged over the last N steps (default ${REWARD_TAIL}, as the page's
-          Findings view).
+          Findings view). A line of metrics.jsonl that is not a record (cut off by a crash) is
+          skipped with a warning naming its line number; --resume drops it, saying so.
   export tensorboard
           Writes each run of DIR/metrics.jsonl as a TensorBoard event file,
           TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under

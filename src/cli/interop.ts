@@ -15,7 +15,7 @@ import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
 import { UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
-import { fsError, prepareNewRunDir, readMetrics, RunDirError, writeAtomic } from './run-dir';
+import { fsError, prepareNewRunDir, readMetrics, RunDirError, warn, writeAtomic } from './run-dir';
 import { evalKsOf } from '../core/metrics';
 import { REWARD_TAIL, summarize } from '../rl/summary';
 import type { RunSummary } from '../rl/summary';
@@ -46,7 +46,7 @@ function exportTensorboard(argv: readonly string[]): void {
   const metricsPath = join(dir, 'metrics.jsonl');
   if (!existsSync(metricsPath)) throw new UsageError(`${dir} has no metrics.jsonl (expected a train --out folder)`);
   const byRun = new Map<string, Row[]>();
-  for (const { run, metrics } of readMetrics(metricsPath)) {
+  for (const { run, metrics } of readMetrics(metricsPath, warn)) {
     if (!byRun.has(run)) byRun.set(run, []);
     byRun.get(run)!.push(metrics);
   }
@@ -171,7 +171,7 @@ export function readImportSummaries(dir: string, rewardTail = REWARD_TAIL): { su
   } catch (e) {
     throw new RunDirError(`${path} is not an import summary as lab import writes it: ${(e as Error).message}`);
   }
-  const rows = readMetrics(join(dir, 'metrics.jsonl'));
+  const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
   const summaries = runs.map((run) => {
     const history = rows.filter((r) => r.run === run.label).map((r) => r.metrics);
     const k = evalKsOf(Object.values(run.keys ?? {})).at(-1) ?? NaN;

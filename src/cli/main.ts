@@ -23,7 +23,7 @@ import type { TrainArgs } from './args';
 import { loadShippedBase } from './base-models';
 import { readImportSummaries, runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
-import { checkRunDir, loadResume, lockRunDir, MetricsLog, prepareNewRunDir, readMetrics, RunDirError, statePath, writeAtomic, writeRunState } from './run-dir';
+import { checkRunDir, loadResume, lockRunDir, MetricsLog, prepareNewRunDir, readMetrics, RunDirError, statePath, warn, writeAtomic, writeRunState } from './run-dir';
 import { compareSeeds, comparisonTable } from '../rl/findings';
 import { sharedEvalK, summarize, trainedNothing } from '../rl/summary';
 import { modelSlots } from '../train/slots';
@@ -189,7 +189,7 @@ function report(dir: string, tail: number): void {
   }
   checkRunDir(dir);
   const exp = loadConfig(join(dir, 'config.json'));
-  const rows = readMetrics(join(dir, 'metrics.jsonl'));
+  const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
   const agents = getTask(exp.task).agents.map((a) => a.role);
   const summaries = runLabels(exp).map(({ label, seed }) =>
     summarize(label, seed, rows.filter((r) => r.run === label).map((r) => r.metrics), agents, exp.eval.k, tail),

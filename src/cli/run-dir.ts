@@ -17,6 +17,9 @@ import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
 
+/** A warning for the user: one line on stderr. */
+export const warn = (message: string): void => console.error(`warning: ${message}`);
+
 /** A problem with the output folder or what it holds: reported as its message alone, exit 1. */
 export class RunDirError extends Error {}
 
@@ -200,7 +203,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   const resume: Resumed['resume'] = new Map();
   const notes: string[] = [];
   const metricsPath = join(out, 'metrics.jsonl');
-  const rows = readMetrics(metricsPath);
+  const rows = readMetrics(metricsPath, (m) => notes.push(`${m}, and dropped from the file`));
   runInstances(exp).forEach(({ label, seed, runIndex }, i) => {
     const path = statePath(out, i, label);
     if (!existsSync(path)) {
@@ -267,21 +270,34 @@ export function checkRunDir(dir: string): void {
 
 /**
  * metrics.jsonl's lines in order, parsed: null (JSON's stand-in for a non-finite value) back to
- * NaN. A torn line (the process killed mid-write) is skipped.
+ * NaN. A torn line (the process killed mid-write) or any other line that is not a record is
+ * skipped; `warn`, when given, hears which lines were skipped, or that there is no file.
  */
-export function readMetrics(path: string): { line: string; run: string; metrics: Record<string, number> }[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
+export function readMetrics(path: string, warn?: (message: string) => void): { line: string; run: string; metrics: Record<string, number> }[] {
+  if (!existsSync(path)) {
+    warn?.(`${path}: no such file; no step recorded`);
+    return [];
+  }
+  const skipped: number[] = [];
+  const rows = readFileSync(path, 'utf8')
     .split('\n')
-    .flatMap((line) => {
-      let row: Record<string, unknown>;
+    .flatMap((line, i) => {
+      let row: Record<string, unknown> | null = null;
       try {
         row = JSON.parse(line);
       } catch {
+        // not JSON: counted below
+      }
+      if (typeof row?.run !== 'string' || typeof row.step !== 'number') {
+        if (line.trim()) skipped.push(i + 1);
         return [];
       }
-      if (typeof row?.run !== 'string' || typeof row.step !== 'number') return [];
       const { run, ...rest } = row;
       return [{ line, run, metrics: Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? v : NaN])) }];
     });
+  if (skipped.length) {
+    const which = skipped.length === 1 ? `line ${skipped[0]} is not a metrics record` : `lines ${ranges(skipped)} are not metrics records`;
+    warn?.(`${path}: ${which} (cut off by a crash, or edited); skipped`);
+  }
+  return rows;
 }

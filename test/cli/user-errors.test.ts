@@ -2,7 +2,7 @@
 // trace, and creates nothing: real CLI processes on real files.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -48,5 +48,21 @@ describe('user errors on the command line', () => {
     const drmas = lab(['export', 'drmas', '--config', 'v=1&task=math', '--out', file]);
     expect(drmas.status).toBe(1);
     expect(drmas.stderr).toBe(`error: cannot create the folder ${file}: a file of that name is in the way (EEXIST)\n`);
+  });
+
+  it('report says which lines of metrics.jsonl it skipped (a line cut off by a crash), and which file is missing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-usage-'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ task: 'sync' }));
+    const line = (run: string, step: number) => JSON.stringify({ run, step, 'reward/mean': 0.5 });
+    const missing = lab(['report', dir]);
+    expect(missing.status, missing.stderr).toBe(0);
+    expect(missing.stderr).toBe(`warning: ${join(dir, 'metrics.jsonl')}: no such file; no step recorded\n`);
+    const recorded = [line('GRPO', 0), line('Dr. MAS', 0), 'not json', line('GRPO', 1), line('Dr. MAS', 1), line('GRPO', 2).slice(0, 20)].join('\n');
+    writeFileSync(join(dir, 'metrics.jsonl'), recorded);
+    const r = lab(['report', dir]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`warning: ${join(dir, 'metrics.jsonl')}: lines 3, 6 are not metrics records (cut off by a crash, or edited); skipped\n`);
+    expect(r.stdout.split('\n')[0]).toBe(`${dir}: 2–2 steps recorded per run`);
+    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
   });
 });
