@@ -57,14 +57,7 @@ export class FrameRing {
   /** One column, oldest first. */
   column(col: number): Float64Array {
     const out = new Float64Array(this.count);
-    // Oldest to the end of storage, then from its start: no modulo per frame (charts read every column each refresh).
-    const w = this.width;
-    let p = this.start * w + col;
-    const wrap = this.slots * w;
-    for (let i = 0; i < this.count; i++, p += w) {
-      if (p >= wrap) p -= wrap;
-      out[i] = this.data[p];
-    }
+    for (let i = 0; i < this.count; i++) out[i] = this.at(i, col);
     return out;
   }
 }
