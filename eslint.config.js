@@ -1,5 +1,5 @@
 // Lint = style + architecture. The layer rules keep tfjs out of the pure layers and the UI bundle
-// (DESIGN.md "Layers"); the sync-read ban keeps WebGPU from stalling or dying (tfjs-webgpu.md §2).
+// (docs/architecture.md#layers); the sync-read ban keeps WebGPU from stalling or dying (docs/backends.md#ops-to-avoid).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -17,11 +17,26 @@ const pure = (layer, forbidden = []) => ({
       'error',
       {
         patterns: [
-          { group: ['@tensorflow/*'], message: `src/${layer} is pure TypeScript: no tfjs (DESIGN.md "Layers").` },
-          { group: ['react', 'react-dom', 'zustand', 'recharts'], message: `src/${layer} is pure: no UI libraries.` },
-          { group: ['node:*', 'fs', 'path', 'os', 'child_process'], message: `src/${layer} runs in browsers too: no Node APIs.` },
-          { group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/interop/**'], message: `src/${layer} may import only lower pure layers.` },
-          ...forbidden.map((s) => ({ group: [`**/${s}/**`], message: `src/${layer} does not import src/${s}: imports point down, and src/train composes rl and tasks.` })),
+          {
+            group: ['@tensorflow/*'],
+            message: `src/${layer} is pure TypeScript: no tfjs (docs/architecture.md#layers).`,
+          },
+          {
+            group: ['react', 'react-dom', 'zustand', 'recharts'],
+            message: `src/${layer} is pure: no UI libraries.`,
+          },
+          {
+            group: ['node:*', 'fs', 'path', 'os', 'child_process'],
+            message: `src/${layer} runs in browsers too: no Node APIs.`,
+          },
+          {
+            group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/interop/**'],
+            message: `src/${layer} may import only lower pure layers.`,
+          },
+          ...forbidden.map((s) => ({
+            group: [`**/${s}/**`],
+            message: `src/${layer} does not import src/${s}: imports point down, and src/train composes rl and tasks.`,
+          })),
         ],
       },
     ],
@@ -50,7 +65,8 @@ export default tseslint.config(
         ...syncReads,
         {
           selector: "CallExpression[callee.object.name='useLab'][callee.property.name='subscribe']",
-          message: 'Store subscriptions live in src/ui/subscriptions.ts: export the reaction and call it there.',
+          message:
+            'Store subscriptions live in src/ui/subscriptions.ts: export the reaction and call it there.',
         },
       ],
     },
@@ -70,11 +86,24 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@tensorflow/*'], message: 'The UI never imports tfjs: it talks to runs through src/runtime/protocol (DESIGN.md).' },
-            { group: ['**/model/**', '**/train/**', '**/cli/**'], message: 'The UI reaches models and trainers only through the runtime protocol.' },
             {
-              group: ['**/runtime/backend', '**/runtime/sanity', '**/runtime/platform-*', '**/runtime/*.worker*'],
-              message: 'These modules load tfjs: the UI imports their types from runtime/backend-types or runtime/protocol.',
+              group: ['@tensorflow/*'],
+              message:
+                'The UI never imports tfjs: it talks to runs through src/runtime/protocol (docs/architecture.md#layers).',
+            },
+            {
+              group: ['**/model/**', '**/train/**', '**/cli/**'],
+              message: 'The UI reaches models and trainers only through the runtime protocol.',
+            },
+            {
+              group: [
+                '**/runtime/backend',
+                '**/runtime/sanity',
+                '**/runtime/platform-*',
+                '**/runtime/*.worker*',
+              ],
+              message:
+                'These modules load tfjs: the UI imports their types from runtime/backend-types or runtime/protocol.',
             },
           ],
         },

@@ -10,7 +10,11 @@ const cspMeta = (): Plugin => ({
   name: 'agentwise-csp-meta',
   apply: 'build',
   transformIndexHtml: () => [
-    { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: contentSecurityPolicy() }, injectTo: 'head-prepend' },
+    {
+      tag: 'meta',
+      attrs: { 'http-equiv': 'Content-Security-Policy', content: contentSecurityPolicy() },
+      injectTo: 'head-prepend',
+    },
   ],
 });
 
@@ -25,7 +29,9 @@ const compileHint = (): Plugin => ({
   name: 'agentwise-compile-hint',
   apply: 'build',
   generateBundle(_options, bundle) {
-    for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk' && chunk.isEntry && chunk.name === 'index') chunk.code = `//# allFunctionsCalledOnLoad\n${chunk.code}`;
+    for (const chunk of Object.values(bundle))
+      if (chunk.type === 'chunk' && chunk.isEntry && chunk.name === 'index')
+        chunk.code = `//# allFunctionsCalledOnLoad\n${chunk.code}`;
   },
 });
 

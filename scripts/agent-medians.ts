@@ -20,7 +20,9 @@ const over = (xs: number[]) => (byMean ? mean(xs.filter(Number.isFinite)) : medi
 const asked = args.filter((a) => a !== '--mean');
 const stats = asked.length ? asked : ['amplification', 'reward/mean', 'credit/mean'];
 const records = readMetrics(join(dir, 'metrics.jsonl'));
-const agents = [...new Set(records.flatMap((r) => Object.keys(r.metrics).flatMap((k) => parseAgentKey(k)?.agent ?? [])))];
+const agents = [
+  ...new Set(records.flatMap((r) => Object.keys(r.metrics).flatMap((k) => parseAgentKey(k)?.agent ?? []))),
+];
 const byRun = new Map<string, Map<string, Record<string, number>[]>>();
 for (const r of records) {
   const seeds = byRun.get(baseLabel(r.run)) ?? new Map<string, Record<string, number>[]>();
@@ -37,7 +39,9 @@ for (const stat of stats) {
   console.log('run'.padEnd(22) + columns.map((a) => a.padStart(16)).join(''));
   for (const [run, seeds] of byRun) {
     const steps = Math.min(...[...seeds.values()].map((h) => h.length));
-    const cells = columns.map((a) => pm(estimate([...seeds.values()].map((h) => over(h.map((m) => m[keyOf(a)] ?? NaN)))), byMean ? 3 : 2));
+    const cells = columns.map((a) =>
+      pm(estimate([...seeds.values()].map((h) => over(h.map((m) => m[keyOf(a)] ?? NaN)))), byMean ? 3 : 2),
+    );
     console.log(`${run} (${seeds.size}×${steps})`.padEnd(22) + cells.map((c) => c.padStart(16)).join(''));
   }
 }

@@ -49,10 +49,12 @@ const { values } = parseArgs({
   },
 });
 const credit = values.credit as CreditName;
-if (!CREDIT_NAMES.includes(credit)) throw new Error(`--credit: '${values.credit}' is not one of ${CREDIT_NAMES.join(', ')}`);
+if (!CREDIT_NAMES.includes(credit))
+  throw new Error(`--credit: '${values.credit}' is not one of ${CREDIT_NAMES.join(', ')}`);
 const creditWeight = Number(values['credit-weight']);
 const creditReplay = values['credit-replay'] as 'prompt' | 'turn';
-if (!['prompt', 'turn'].includes(creditReplay)) throw new Error(`--credit-replay: '${creditReplay}' is not prompt or turn`);
+if (!['prompt', 'turn'].includes(creditReplay))
+  throw new Error(`--credit-replay: '${creditReplay}' is not prompt or turn`);
 tf.enableProdMode();
 await tf.setBackend('wasm');
 
@@ -63,24 +65,48 @@ function fail(message: string): never {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** Math: of the trajectories whose first answer was right (wrong), the share the verifier rejected. */
-function rejections(rows: Row[], instances: readonly unknown[], G: number): { all: number; right: number; wrong: number } {
+function rejections(
+  rows: Row[],
+  instances: readonly unknown[],
+  G: number,
+): { all: number; right: number; wrong: number } {
   const byTraj = new Map<number, Row[]>();
   for (const r of rows) byTraj.set(r.traj, [...(byTraj.get(r.traj) ?? []), r]);
   const seen = { right: [0, 0], wrong: [0, 0] };
   for (const [traj, own] of byTraj) {
     const first = own.find((r) => r.agent === 'solver');
     if (!first) continue;
-    const right = Number(first.response) === solution(instances[Math.floor(traj / G)] as MathInstance) ? 'right' : 'wrong';
+    const right =
+      Number(first.response) === solution(instances[Math.floor(traj / G)] as MathInstance)
+        ? 'right'
+        : 'wrong';
     seen[right][0]++;
     if (own.filter((r) => r.agent === 'solver').length > 1) seen[right][1]++;
   }
   const share = ([n, k]: number[]) => k / n;
-  return { all: (seen.right[1] + seen.wrong[1]) / (seen.right[0] + seen.wrong[0]), right: share(seen.right), wrong: share(seen.wrong) };
+  return {
+    all: (seen.right[1] + seen.wrong[1]) / (seen.right[0] + seen.wrong[0]),
+    right: share(seen.right),
+    wrong: share(seen.wrong),
+  };
 }
 
 /** Search family: per trajectory, how its router erred (src/tasks/search.ts, routeErrors). */
-function routing(task: Task<SearchInstance, SearchState>, rows: Row[], instances: readonly unknown[], trajectories: readonly { traj: number; success: boolean }[], G: number) {
-  const errs = trajectories.map((t) => ({ ...routeErrors(task, instances[Math.floor(t.traj / G)] as SearchInstance, rows.filter((r) => r.traj === t.traj)), success: t.success }));
+function routing(
+  task: Task<SearchInstance, SearchState>,
+  rows: Row[],
+  instances: readonly unknown[],
+  trajectories: readonly { traj: number; success: boolean }[],
+  G: number,
+) {
+  const errs = trajectories.map((t) => ({
+    ...routeErrors(
+      task,
+      instances[Math.floor(t.traj / G)] as SearchInstance,
+      rows.filter((r) => r.traj === t.traj),
+    ),
+    success: t.success,
+  }));
   const eager = errs.filter((e) => e.eager > 0);
   return {
     timeout: mean(errs.map((e) => (e.timeout ? 1 : 0))),
@@ -90,8 +116,12 @@ function routing(task: Task<SearchInstance, SearchState>, rows: Row[], instances
   };
 }
 
-console.log(`credit: ${credit}${credit === 'shared' ? '' : `, λ = ${creditWeight}, replays match by ${creditReplay}`}`);
-console.log('preset         success      μ  agent     rows/traj     μk     σk  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)');
+console.log(
+  `credit: ${credit}${credit === 'shared' ? '' : `, λ = ${creditWeight}, replays match by ${creditReplay}`}`,
+);
+console.log(
+  'preset         success      μ  agent     rows/traj     μk     σk  amplif (med)  amplif_rows (med)  rows in failures  corr(grpo, drmas)',
+);
 const experiments = values.config
   ? [{ id: 'config', exp: loadConfig(values.config) }]
   : values.presets.split(',').map((id) => ({ id, exp: presetById(id)?.config ?? fail(`no preset ${id}`) }));
@@ -102,17 +132,41 @@ for (const { id, exp } of experiments) {
   const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
   const agentModels = Object.fromEntries(models.flatMap((m) => m.agents.map((a) => [a, m.id])));
   const { batchSize: B, groupSize: G, temperature } = exp.rollout;
-  const per: Record<string, { rows: number; amp: number[]; ampRows: number[]; inFail: number; grpo: number[]; drmas: number[]; rewards: number[] }> = {};
+  const per: Record<
+    string,
+    {
+      rows: number;
+      amp: number[];
+      ampRows: number[];
+      inFail: number;
+      grpo: number[];
+      drmas: number[];
+      rewards: number[];
+    }
+  > = {};
   const env = new InProcessEnvRunner();
   let trajs = 0;
   const success: number[] = [];
   const mu: number[] = [];
   const searchFamily = (getTask(exp.task).variantOf ?? exp.task) === 'search';
-  const route = { timeout: [] as number[], cautious: [] as number[], eager: [] as number[], eagerSuccess: [] as number[] };
+  const route = {
+    timeout: [] as number[],
+    cautious: [] as number[],
+    eager: [] as number[],
+    eagerSuccess: [] as number[],
+  };
   const rej = { all: [] as number[], right: [] as number[], wrong: [] as number[] };
   for (let b = 0; b < Number(values.batches); b++) {
     const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `amp/${b}`)), 'train', B);
-    const r = await rollout<SampledTokens>({ task: exp.task, instances, groupSize: G, policies, agentModels, seed: mixSeed(7, `amp-roll/${b}`), temperature });
+    const r = await rollout<SampledTokens>({
+      task: exp.task,
+      instances,
+      groupSize: G,
+      policies,
+      agentModels,
+      seed: mixSeed(7, `amp-roll/${b}`),
+      temperature,
+    });
     const c = await batchCredit({
       task: getTask(exp.task),
       step: (inputs) => env.step(exp.task, inputs),
@@ -122,15 +176,29 @@ for (const { id, exp } of experiments) {
       options: { credit, creditReplay, creditWeight, creditSamples: exp.reward.creditSamples },
       seed: mixSeed(7, `amp-credit/${b}`),
     });
-    const rows = c ? r.rows.map((row, i) => ({ ...row, reward: row.reward + c.weight * c.rowCredit[i] })) : r.rows;
+    const rows = c
+      ? r.rows.map((row, i) => ({ ...row, reward: row.reward + c.weight * c.rowCredit[i] }))
+      : r.rows;
     const failed = new Set(r.trajectories.filter((t) => !t.success).map((t) => t.traj));
     success.push(mean(r.trajectories.map((t) => (t.success ? 1 : 0))));
-    mu.push(mean(r.trajectories.map((t) => mean(rows.filter((row) => row.traj === t.traj).map((row) => row.reward)))));
+    mu.push(
+      mean(
+        r.trajectories.map((t) => mean(rows.filter((row) => row.traj === t.traj).map((row) => row.reward))),
+      ),
+    );
     trajs += r.trajectories.length;
     const grpo = computeAdvantages(rows, { estimator: 'grpo' });
     const drmas = computeAdvantages(rows, { estimator: 'drmas' });
     for (const [agent, s] of Object.entries(grpo.stats.agents)) {
-      const p = (per[agent] ??= { rows: 0, amp: [], ampRows: [], inFail: 0, grpo: [], drmas: [], rewards: [] });
+      const p = (per[agent] ??= {
+        rows: 0,
+        amp: [],
+        ampRows: [],
+        inFail: 0,
+        grpo: [],
+        drmas: [],
+        rewards: [],
+      });
       if (Number.isFinite(s.amplification)) p.amp.push(s.amplification);
       if (Number.isFinite(s.amplificationRows)) p.ampRows.push(s.amplificationRows);
       rows.forEach((row, i) => {
@@ -147,8 +215,15 @@ for (const { id, exp } of experiments) {
       for (const k of ['all', 'right', 'wrong'] as const) if (Number.isFinite(x[k])) rej[k].push(x[k]);
     }
     if (searchFamily) {
-      const x = routing(getTask(exp.task) as unknown as Task<SearchInstance, SearchState>, r.rows, instances, r.trajectories, G);
-      for (const k of ['timeout', 'cautious', 'eager', 'eagerSuccess'] as const) if (Number.isFinite(x[k])) route[k].push(x[k]);
+      const x = routing(
+        getTask(exp.task) as unknown as Task<SearchInstance, SearchState>,
+        r.rows,
+        instances,
+        r.trajectories,
+        G,
+      );
+      for (const k of ['timeout', 'cautious', 'eager', 'eagerSuccess'] as const)
+        if (Number.isFinite(x[k])) route[k].push(x[k]);
     }
   }
   for (const [agent, p] of Object.entries(per)) {
@@ -157,7 +232,9 @@ for (const { id, exp } of experiments) {
     );
   }
   if (exp.task === 'math') {
-    console.log(`${id.padEnd(14)} first answers rejected: ${fmt(mean(rej.all))} (right ones ${fmt(mean(rej.right))}, wrong ones ${fmt(mean(rej.wrong))})`);
+    console.log(
+      `${id.padEnd(14)} first answers rejected: ${fmt(mean(rej.all))} (right ones ${fmt(mean(rej.right))}, wrong ones ${fmt(mean(rej.wrong))})`,
+    );
   }
   if (searchFamily) {
     console.log(

@@ -43,7 +43,8 @@ import { findTorchPython, formatVsTorch, runTorch, type TorchResult } from './to
 
 const smoke = flag('smoke');
 const threadCounts = arg('threads', '1').split(',').map(Number);
-if (threadCounts.some((n) => !(Number.isInteger(n) && n >= 1))) throw new Error(`--threads: whole numbers ≥ 1, comma-separated (1,2), not ${arg('threads', '')}`);
+if (threadCounts.some((n) => !(Number.isInteger(n) && n >= 1)))
+  throw new Error(`--threads: whole numbers ≥ 1, comma-separated (1,2), not ${arg('threads', '')}`);
 const request: Omit<BenchRequest, 'threads'> = {
   presets: arg('presets', smoke ? 'nano' : 'small,nano').split(',') as BenchRequest['presets'],
   // Smoke: wasm only; a WebGPU train step on SwiftShader takes ~20 s here (test/browser/webgpu-run covers that path).
@@ -53,14 +54,19 @@ const request: Omit<BenchRequest, 'threads'> = {
   kernels: arg('kernels', 'fused').split(',') as BenchRequest['kernels'],
   split: arg('split', 'all') as BenchRequest['split'],
 };
-if (request.split !== 'all' && request.split !== 'gemm') throw new Error(`--split: all (the lab's) or gemm (the GEMMs only), not ${String(request.split)}`);
-if (request.kernels.some((k) => k !== 'fused' && k !== 'plain')) throw new Error(`--kernels: fused, plain or both (fused,plain), not ${request.kernels.join(',')}`);
+if (request.split !== 'all' && request.split !== 'gemm')
+  throw new Error(`--split: all (the lab's) or gemm (the GEMMs only), not ${String(request.split)}`);
+if (request.kernels.some((k) => k !== 'fused' && k !== 'plain'))
+  throw new Error(`--kernels: fused, plain or both (fused,plain), not ${request.kernels.join(',')}`);
 const timeoutS = Number(arg('timeout', smoke ? '300' : '1800'));
 watchdog(timeoutS, 'bench:browser');
 const outDir = resolve('out/bench-browser');
 
 const torchThreads = arg('torch-threads', '1').split(',').map(Number);
-if (torchThreads.some((n) => !(Number.isInteger(n) && n >= 1))) throw new Error(`--torch-threads: whole numbers ≥ 1, comma-separated (1,2), not ${arg('torch-threads', '')}`);
+if (torchThreads.some((n) => !(Number.isInteger(n) && n >= 1)))
+  throw new Error(
+    `--torch-threads: whole numbers ≥ 1, comma-separated (1,2), not ${arg('torch-threads', '')}`,
+  );
 const torchPython = flag('vs-torch') ? findTorchPython(arg('python', '')) : null;
 if (torchPython && 'skip' in torchPython) console.log(torchPython.skip);
 /** PyTorch's figures per preset, one per --torch-threads count, measured just before the page. */
@@ -68,9 +74,15 @@ const torch: { preset: string; result: TorchResult }[] = [];
 if (torchPython && 'python' in torchPython) {
   for (const preset of request.presets) {
     for (const threads of torchThreads) {
-      const result = runTorch(torchPython.python, gptConfig(preset, { contextLength: 64 }), { reps: request.reps, rows: request.rows, threads });
+      const result = runTorch(torchPython.python, gptConfig(preset, { contextLength: 64 }), {
+        reps: request.reps,
+        rows: request.rows,
+        threads,
+      });
       torch.push({ preset, result });
-      console.log(`${preset}/${result.implementation} (${threads} thread(s), ${result.blas ?? 'BLAS unknown'}): ${result.trainMs.toFixed(0)} ms/step, ${result.decodeTokPerS.toFixed(0)} tok/s KV`);
+      console.log(
+        `${preset}/${result.implementation} (${threads} thread(s), ${result.blas ?? 'BLAS unknown'}): ${result.trainMs.toFixed(0)} ms/step, ${result.decodeTokPerS.toFixed(0)} tok/s KV`,
+      );
     }
   }
 }
@@ -94,11 +106,19 @@ try {
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => 'benchmark' in globalThis, null, { timeout: 30_000 });
   page.setDefaultTimeout(timeoutS * 1000);
-  version = (await page.evaluate(() => navigator.userAgent)).match(/(?:Headless)?Chrome\/[\d.]+/)?.[0] ?? version;
+  version =
+    (await page.evaluate(() => navigator.userAgent)).match(/(?:Headless)?Chrome\/[\d.]+/)?.[0] ?? version;
   for (const threads of threadCounts) {
     const before = loadavg()[0];
-    replies.push(await page.evaluate((r) => (globalThis as unknown as { benchmark(r: unknown): Promise<BenchReply> }).benchmark(r), { ...request, threads }));
-    loads.push(`${threads} thread${threads > 1 ? 's' : ''}: ${before.toFixed(1)} → ${loadavg()[0].toFixed(1)}`);
+    replies.push(
+      await page.evaluate(
+        (r) => (globalThis as unknown as { benchmark(r: unknown): Promise<BenchReply> }).benchmark(r),
+        { ...request, threads },
+      ),
+    );
+    loads.push(
+      `${threads} thread${threads > 1 ? 's' : ''}: ${before.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
+    );
   }
   if (errors.length) throw new Error(`bench:browser page errors: ${errors.join(' | ')}`);
 } finally {
@@ -114,15 +134,37 @@ const reply: BenchReply = {
 };
 const adapter = reply.adapter ? `, WebGPU adapter: ${reply.adapter}` : '';
 const machine = `${cpus().length} cores (${cpus()[0]?.model}), ${version}, page ${reply.isolated ? '' : 'not '}cross-origin isolated${adapter}`;
-console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} (1 min, before → after: ${loads.join('; ')}), ${request.rows} rows${request.split === 'gemm' ? ', only the GEMMs split over threads' : ''}\n`);
+console.log(
+  `\n${machine}, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(
+      ' ',
+    )} (1 min, before → after: ${loads.join('; ')}), ${request.rows} rows${request.split === 'gemm' ? ', only the GEMMs split over threads' : ''}\n`,
+);
 for (const [b, why] of Object.entries(reply.skipped)) console.log(`${b}: skipped, ${why}`);
 console.log(formatTable(reply.results));
-for (const t of torch) console.log(`\n${formatVsTorch(t.preset, reply.results.filter((r) => r.preset === t.preset && r.backend === 'wasm'), t.result)}`);
+for (const t of torch)
+  console.log(
+    `\n${formatVsTorch(
+      t.preset,
+      reply.results.filter((r) => r.preset === t.preset && r.backend === 'wasm'),
+      t.result,
+    )}`,
+  );
 const bad = reply.results.filter((r) => !(r.trainMs > 0 && r.decodeTokPerS > 0));
-if (bad.length) throw new Error(`bench:browser: no figures for ${bad.map((r) => `${r.preset}/${r.backend}`).join(', ')}`);
+if (bad.length)
+  throw new Error(`bench:browser: no figures for ${bad.map((r) => `${r.preset}/${r.backend}`).join(', ')}`);
 if (!smoke) {
   mkdirSync('bench', { recursive: true });
-  const out = { machine, date: new Date().toISOString(), request: { ...request, threads: threadCounts }, loads, skipped: reply.skipped, results: reply.results, ...(torch.length ? { torch } : {}) };
+  const out = {
+    machine,
+    date: new Date().toISOString(),
+    request: { ...request, threads: threadCounts },
+    loads,
+    skipped: reply.skipped,
+    results: reply.results,
+    ...(torch.length ? { torch } : {}),
+  };
   writeFileSync('bench/browser-results.json', JSON.stringify(out, null, 2) + '\n');
 }
 process.exit(0);

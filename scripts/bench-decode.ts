@@ -20,9 +20,18 @@ await tf.setBackend('wasm');
 const cfg = gptConfig(arg('preset', 'small') as ModelPreset, { contextLength: 64 });
 const model = GPT.create(cfg, 1);
 const rng = new Prng(1);
-const prompts = Array.from({ length: 64 }, () => Array.from({ length: 32 }, () => 5 + Math.floor(rng.next() * (cfg.vocabSize - 5))));
-const decode = () => sample(model, prompts, { maxNewTokens: 16, seeds: prompts.map((_, i) => i), eos: -1, pad: 0 });
-const variants: Record<string, KernelFamily[]> = { fused: [...KERNEL_FAMILIES], ops: KERNEL_FAMILIES.filter((f) => f !== 'decode'), attention: ['attention'], rowwise: ['rowwise'], plain: [] };
+const prompts = Array.from({ length: 64 }, () =>
+  Array.from({ length: 32 }, () => 5 + Math.floor(rng.next() * (cfg.vocabSize - 5))),
+);
+const decode = () =>
+  sample(model, prompts, { maxNewTokens: 16, seeds: prompts.map((_, i) => i), eos: -1, pad: 0 });
+const variants: Record<string, KernelFamily[]> = {
+  fused: [...KERNEL_FAMILIES],
+  ops: KERNEL_FAMILIES.filter((f) => f !== 'decode'),
+  attention: ['attention'],
+  rowwise: ['rowwise'],
+  plain: [],
+};
 const times: Record<string, number[]> = {};
 for (let r = -1; r < Number(arg('reps', '8')); r++) {
   for (const [name, fams] of Object.entries(variants)) {
@@ -34,5 +43,8 @@ for (let r = -1; r < Number(arg('reps', '8')); r++) {
     if (r >= 0) (times[name] ??= []).push((c.user + c.system) / 1000);
   }
 }
-for (const [name, ts] of Object.entries(times)) console.log(`${name.padEnd(10)} ${median(ts).toFixed(0).padStart(6)} cpu ms/decode  ${((64 * 16) / (median(ts) / 1000)).toFixed(0).padStart(6)} tok/s`);
+for (const [name, ts] of Object.entries(times))
+  console.log(
+    `${name.padEnd(10)} ${median(ts).toFixed(0).padStart(6)} cpu ms/decode  ${((64 * 16) / (median(ts) / 1000)).toFixed(0).padStart(6)} tok/s`,
+  );
 model.dispose();

@@ -1,5 +1,5 @@
 /**
- * The default experiment's wall time in the browser (issue 17 §5): the production build in headless
+ * The default experiment's wall time in the browser (docs/figures.md#default-experiment-in-the-browser-time-to-200-steps): the production build in headless
  * Chromium, the page as a user opens it (default config, `auto` backend), Train clicked, and the time
  * from the click until each run's step counter reaches each of 50, 100, … `--steps` (default 200).
  * Both runs train in their own workers on the machine's cores, as they do for a user. Prints the
@@ -25,11 +25,16 @@ watchdog(Number(arg('timeout', smoke ? '240' : '1800')), 'bench:experiment');
 if (!(target >= 1)) throw new Error(`--steps must be a step count ≥ 1, got ${target}`);
 const milestones = [...Array.from({ length: Math.floor((target - 1) / 50) }, (_, i) => 50 * (i + 1)), target];
 
-const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 const server = await serveLab(config);
 const lab = await openLab(server.url);
 const loadBefore = load();
-console.log(`[bench:experiment] ${server.url} · to step ${target} · ${cpus().length} cores, load average ${loadBefore}`);
+console.log(
+  `[bench:experiment] ${server.url} · to step ${target} · ${cpus().length} cores, load average ${loadBefore}`,
+);
 /**
  * Clicks Train and waits until every run is at `target`: at[r][m] is the seconds from the click until
  * run r reached milestones[m]; backend is what `auto` resolved to (BackendPanel.tsx).
@@ -49,10 +54,14 @@ async function measure(): Promise<{ at: number[][]; backend: string }> {
       for (const [m, s] of milestones.entries())
         if (n >= s && (at[r] ??= [])[m] === undefined) {
           at[r][m] = (Date.now() - t0) / 1000;
-          console.log(`[bench:experiment] run ${r + 1} at step ${s} after ${at[r][m].toFixed(0)} s, load average ${load()}`);
+          console.log(
+            `[bench:experiment] run ${r + 1} at step ${s} after ${at[r][m].toFixed(0)} s, load average ${load()}`,
+          );
         }
     if (Date.now() - moved > stallMs) {
-      throw new Error(`no run stepped for ${stallMs / 1000} s: step counters ${steps.length ? steps.join(', ') : 'not found'}${lab.errors.length ? `; page errors: ${lab.errors.join(' | ')}` : ''}`);
+      throw new Error(
+        `no run stepped for ${stallMs / 1000} s: step counters ${steps.length ? steps.join(', ') : 'not found'}${lab.errors.length ? `; page errors: ${lab.errors.join(' | ')}` : ''}`,
+      );
     }
   }
   return { at, backend: (await lab.page.getByTestId('backend-name').textContent({ timeout: 5_000 })) ?? '' };
@@ -67,10 +76,20 @@ try {
 }
 const { at, backend } = measured;
 if (lab.errors.length) throw new Error(`bench:experiment page errors: ${lab.errors.join(' | ')}`);
-const result = { date: new Date().toISOString(), url: server.url, cores: cpus().length, backend, loadBefore, loadAfter: load(), milestones, secondsToStep: at };
+const result = {
+  date: new Date().toISOString(),
+  url: server.url,
+  cores: cpus().length,
+  backend,
+  loadBefore,
+  loadAfter: load(),
+  milestones,
+  secondsToStep: at,
+};
 console.log(JSON.stringify(result));
 console.log(`backend: ${backend}`);
-for (const [m, s] of milestones.entries()) console.log(`step ${s}: ${at.map((r) => `${r[m].toFixed(0)} s`).join(' / ')}`);
+for (const [m, s] of milestones.entries())
+  console.log(`step ${s}: ${at.map((r) => `${r[m].toFixed(0)} s`).join(' / ')}`);
 if (!smoke) {
   mkdirSync('bench', { recursive: true });
   writeFileSync('bench/experiment-results.json', JSON.stringify(result, null, 2) + '\n');

@@ -11,13 +11,17 @@ import { importFiles } from '../src/interop/import';
 import { encodeFileVersion, encodeScalars } from '../src/interop/tb-event';
 import { frameRecords } from '../src/interop/tfrecord';
 
-const { values } = parseArgs({ options: { records: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { records: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' } },
+});
 const n = Number(values.records ?? 100_000);
 const reps = Number(values.reps ?? 5);
 const out = values.out ?? 'bench/events-100k/drmas_math';
 
 const tags = [
-  ...['SolverAgent', 'VerifierAgent'].flatMap((a) => ['grad_norm', 'pg_loss', 'pg_clipfrac', 'ppo_kl'].map((s) => `actor/Qwen3-4B_${a}/${s}`)),
+  ...['SolverAgent', 'VerifierAgent'].flatMap((a) =>
+    ['grad_norm', 'pg_loss', 'pg_clipfrac', 'ppo_kl'].map((s) => `actor/Qwen3-4B_${a}/${s}`),
+  ),
   'critic/score/mean',
   'response_length/mean',
 ];
@@ -40,4 +44,6 @@ for (let r = 0; r < reps; r++) {
   steps = runs[0].rows.length;
 }
 const median = times.sort((a, b) => a - b)[Math.floor(reps / 2)];
-console.log(`${n} records (${(bytes.length / 1e6).toFixed(1)} MB, ${steps} steps) → median ${median.toFixed(0)} ms, ${Math.round(n / (median / 1000)).toLocaleString('en')} records/s (${reps} reps; file at ${path})`);
+console.log(
+  `${n} records (${(bytes.length / 1e6).toFixed(1)} MB, ${steps} steps) → median ${median.toFixed(0)} ms, ${Math.round(n / (median / 1000)).toLocaleString('en')} records/s (${reps} reps; file at ${path})`,
+);

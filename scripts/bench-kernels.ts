@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of each fused wasm kernel against the plain tfjs ops it replaces, at the §14
+ * Micro-benchmark of each fused wasm kernel against the plain tfjs ops it replaces, at the docs/figures.md#the-benchmark-workload
  * train shapes (small: 4096 rows, C 128, 4 heads, MLP 512): forward + backward ms, interleaved
  * A/B, medians. `npx tsx scripts/bench-kernels.ts [--reps 15]`. Node only.
  * Then the matmuls alone at the model's shapes, by process CPU time (steadier on a shared machine): XNNPACK
@@ -22,16 +22,35 @@ const reps = Number(arg('reps', '15'));
 await tf.setBackend('wasm');
 const [B, T, C, H, M] = [64, 64, 128, 4, 512];
 const N = B * T;
-const bias = tf.tensor4d(Float32Array.from({ length: T * T }, (_, k) => (k % T > Math.floor(k / T) ? MASK : 0)), [1, 1, T, T]);
+const bias = tf.tensor4d(
+  Float32Array.from({ length: T * T }, (_, k) => (k % T > Math.floor(k / T) ? MASK : 0)),
+  [1, 1, T, T],
+);
 const r = (shape: number[]) => tf.randomUniform(shape, -1, 1, 'float32', 1);
-const qkv = r([N, 3 * C]), x = r([N, C]), g = r([C]), b = r([C]), h = r([N, M]), w1 = r([C, M]), b1 = r([M]);
+const qkv = r([N, 3 * C]),
+  x = r([N, C]),
+  g = r([C]),
+  b = r([C]),
+  h = r([N, M]),
+  w1 = r([C, M]),
+  b1 = r([M]);
 
 const cases: [string, KernelFamily, () => tf.Tensor, tf.Tensor[]][] = [
   ['attention (B·T, 3C) → (B·T, C)', 'attention', () => selfAttention(qkv as tf.Tensor2D, bias, B, H), [qkv]],
-  ['layerNorm (4096, 128)', 'rowwise', () => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D), [x, g, b]],
+  [
+    'layerNorm (4096, 128)',
+    'rowwise',
+    () => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D),
+    [x, g, b],
+  ],
   ['gelu (4096, 512)', 'rowwise', () => gelu(h as tf.Tensor2D), [h]],
   ['xᵀ·dy (4096, 128)ᵀ (4096, 512)', 'gemm', () => matMulTN(x as tf.Tensor2D, h as tf.Tensor2D), []],
-  ['linear (4096, 128) → 512', 'rowwise', () => linear(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D), [x, w1, b1]],
+  [
+    'linear (4096, 128) → 512',
+    'rowwise',
+    () => linear(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D),
+    [x, w1, b1],
+  ],
 ];
 for (const [name, family, f, xs] of cases) {
   const step = (fused: boolean) => {
@@ -55,7 +74,9 @@ for (const [name, family, f, xs] of cases) {
     times.fused.push(step(true));
     times.plain.push(step(false));
   }
-  console.log(`${name.padEnd(34)} fused ${median(times.fused).toFixed(1).padStart(7)} ms   plain ${median(times.plain).toFixed(1).padStart(7)} ms`);
+  console.log(
+    `${name.padEnd(34)} fused ${median(times.fused).toFixed(1).padStart(7)} ms   plain ${median(times.plain).toFixed(1).padStart(7)} ms`,
+  );
 }
 setFusedKernels(true);
 
@@ -76,7 +97,8 @@ const products: [string, KernelFamily, number[], (a: tf.Tensor2D, b: tf.Tensor2D
 console.log('\nmatmul (M, K, N)            GFLOP/s: XNNPACK     plain SIMD  relaxed SIMD');
 for (const [name, family, [M, K, N], f] of products) {
   // xᵀ·dy: x (M rows, K) and dy (M, N) → (K, N); a·b: a (M, K), b (K, N)
-  const a = r([M, K]) as tf.Tensor2D, b = r(name === 'a·b' ? [K, N] : [M, N]) as tf.Tensor2D;
+  const a = r([M, K]) as tf.Tensor2D,
+    b = r(name === 'a·b' ? [K, N] : [M, N]) as tf.Tensor2D;
   const best: Record<string, number> = {};
   for (let round = 0; round < 3; round++) {
     for (const mode of ['XNNPACK', 'plain', 'relaxed']) {
@@ -90,7 +112,9 @@ for (const [name, family, [M, K, N], f] of products) {
     }
   }
   const gf = (ms: number) => ((2 * M * K * N) / ms / 1e6).toFixed(1).padStart(12);
-  console.log(`${name.padEnd(6)} (${M}, ${K}, ${N})`.padEnd(36) + gf(best.XNNPACK) + gf(best.plain) + gf(best.relaxed));
+  console.log(
+    `${name.padEnd(6)} (${M}, ${K}, ${N})`.padEnd(36) + gf(best.XNNPACK) + gf(best.plain) + gf(best.relaxed),
+  );
   tf.dispose([a, b]);
 }
 setFusedKernels(true);
@@ -109,7 +133,9 @@ const peakWat = `(module (func (export "run") (param $n i32) (result f32)
     (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
   (f32x4.extract_lane 0 ${accs.slice(1).reduce((sum, c) => `(f32x4.add ${sum} (local.get ${c}))`, '(local.get $c0)')})))`;
 const peakMod = wabt.parseWat('peak.wat', peakWat, { simd: true, relaxed_simd: true });
-const peak = new WebAssembly.Instance(new WebAssembly.Module(peakMod.toBinary({}).buffer as Uint8Array<ArrayBuffer>));
+const peak = new WebAssembly.Instance(
+  new WebAssembly.Module(peakMod.toBinary({}).buffer as Uint8Array<ArrayBuffer>),
+);
 const runPeak = peak.exports.run as (n: number) => number;
 const iters = 5e7;
 runPeak(1e6);
@@ -119,4 +145,6 @@ for (let k = 0; k < 5; k++) {
   runPeak(iters);
   peakMs = Math.min(peakMs, cpuMs() - c0);
 }
-console.log(`\nf32x4 relaxed_madd, registers only (12 accumulators): ${((iters * 12 * 8) / peakMs / 1e6).toFixed(1)} GFLOP/s`);
+console.log(
+  `\nf32x4 relaxed_madd, registers only (12 accumulators): ${((iters * 12 * 8) / peakMs / 1e6).toFixed(1)} GFLOP/s`,
+);

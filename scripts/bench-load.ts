@@ -38,18 +38,34 @@ function sizes(files: string[]): Sizes {
     s.gzip += gzipSync(readFileSync(f), { level: 9 }).length;
   }
   const all = Object.values(out);
-  out.total = { files: all.reduce((a, s) => a + s.files, 0), bytes: all.reduce((a, s) => a + s.bytes, 0), gzip: all.reduce((a, s) => a + s.gzip, 0) };
+  out.total = {
+    files: all.reduce((a, s) => a + s.files, 0),
+    bytes: all.reduce((a, s) => a + s.bytes, 0),
+    gzip: all.reduce((a, s) => a + s.gzip, 0),
+  };
   return out;
 }
 
 const trainReady = async (page: Page): Promise<number> => {
-  await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
+    null,
+    { timeout: 120_000 },
+  );
   return Math.round(await page.evaluate(() => performance.now()));
 };
 
-async function withProfile<T>(serviceWorkers: 'allow' | 'block', f: (c: BrowserContext, page: Page) => Promise<T>): Promise<T> {
+async function withProfile<T>(
+  serviceWorkers: 'allow' | 'block',
+  f: (c: BrowserContext, page: Page) => Promise<T>,
+): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwise-load-'));
-  const context = await chromium.launchPersistentContext(dir, { executablePath: chrome, headless: true, args: CHROME_ARGS, serviceWorkers });
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: chrome,
+    headless: true,
+    args: CHROME_ARGS,
+    serviceWorkers,
+  });
   try {
     return await f(context, context.pages()[0] ?? (await context.newPage()));
   } finally {
@@ -74,9 +90,19 @@ try {
     const beforeTrain = host.log.map((r) => r.path);
     await page.getByRole('button', { name: 'Train', exact: true }).click();
     // Running: the base models are loaded (the first step itself fetches nothing more).
-    await page.waitForFunction(() => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'running'), null, { timeout: 300_000 });
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('.run-status')].every(
+          (li) => li.getAttribute('data-state') === 'running',
+        ),
+      null,
+      { timeout: 300_000 },
+    );
     const toFile = (p: string) => fileOf(p.endsWith('/') ? `${p}index.html` : p);
-    return { toTrainButton: sizes(beforeTrain.map(toFile)), toTraining: sizes(host.log.map((r) => toFile(r.path))) };
+    return {
+      toTrainButton: sizes(beforeTrain.map(toFile)),
+      toTraining: sizes(host.log.map((r) => toFile(r.path))),
+    };
   });
   const precached = sizes(precacheManifest(DIST).map((e) => join(DIST, e.url)));
   console.log(JSON.stringify({ bytes: { ...needed, precachedBySw: precached } }));
@@ -97,7 +123,13 @@ try {
       warm.push(await trainReady(page));
     });
   }
-  console.log(JSON.stringify({ trainButtonMs: { cold, warm, coldMedian: median(cold), warmMedian: median(warm) }, cpus: cpus().length, loadavg: loadavg().map((x) => +x.toFixed(2)) }));
+  console.log(
+    JSON.stringify({
+      trainButtonMs: { cold, warm, coldMedian: median(cold), warmMedian: median(warm) },
+      cpus: cpus().length,
+      loadavg: loadavg().map((x) => +x.toFixed(2)),
+    }),
+  );
 } finally {
   await host.close();
   rmSync(root, { recursive: true, force: true });

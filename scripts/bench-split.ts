@@ -21,30 +21,50 @@ import { arg, flag, watchdog } from './cli-args';
 import type { SplitReply, SplitRequest } from './bench-split/worker';
 
 const smoke = flag('smoke');
-const request: SplitRequest = { threads: Number(arg('threads', '2')), reps: Number(arg('reps', smoke ? '2' : '7')), smoke };
-if (!(Number.isInteger(request.threads) && request.threads >= 2)) throw new Error(`--threads: a whole number ≥ 2 (the split needs a second thread), not ${arg('threads', '')}`);
+const request: SplitRequest = {
+  threads: Number(arg('threads', '2')),
+  reps: Number(arg('reps', smoke ? '2' : '7')),
+  smoke,
+};
+if (!(Number.isInteger(request.threads) && request.threads >= 2))
+  throw new Error(
+    `--threads: a whole number ≥ 2 (the split needs a second thread), not ${arg('threads', '')}`,
+  );
 watchdog(Number(arg('timeout', smoke ? '240' : '600')), 'bench:split');
 
 const outDir = resolve('out/bench-split');
 if (!flag('no-build')) await buildPage('scripts/bench-split', outDir);
 const server = await serveStatic(outDir, 0, ISOLATION_HEADERS);
-const browser = await chromium.launch({ executablePath: arg('chrome', '') || ensureChrome(), headless: true, args: CHROME_ARGS });
+const browser = await chromium.launch({
+  executablePath: arg('chrome', '') || ensureChrome(),
+  headless: true,
+  args: CHROME_ARGS,
+});
 const before = loadavg()[0];
 let reply: SplitReply;
 try {
   const page = await browser.newPage();
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => 'sweep' in globalThis, null, { timeout: 30_000 });
-  reply = await page.evaluate((r) => (globalThis as unknown as { sweep(r: SplitRequest): Promise<SplitReply> }).sweep(r), request);
+  reply = await page.evaluate(
+    (r) => (globalThis as unknown as { sweep(r: SplitRequest): Promise<SplitReply> }).sweep(r),
+    request,
+  );
 } finally {
   await browser.close();
   await server.close();
 }
 
 const us = (x: number) => x.toFixed(x < 100 ? 1 : 0).padStart(8);
-console.log(`\n${cpus().length} cores (${cpus()[0]?.model}), ${reply.threads} threads split vs 1, ${request.reps} batches each, load average ${before.toFixed(1)} → ${loadavg()[0].toFixed(1)}\n`);
-console.log(`${'op'.padEnd(14)} ${'shape'.padEnd(20)} ${'work'.padStart(10)}   1 thr µs (min/med)   split µs (min/med)   1 ÷ split (min)`);
+console.log(
+  `\n${cpus().length} cores (${cpus()[0]?.model}), ${reply.threads} threads split vs 1, ${request.reps} batches each, load average ${before.toFixed(1)} → ${loadavg()[0].toFixed(1)}\n`,
+);
+console.log(
+  `${'op'.padEnd(14)} ${'shape'.padEnd(20)} ${'work'.padStart(10)}   1 thr µs (min/med)   split µs (min/med)   1 ÷ split (min)`,
+);
 for (const r of reply.rows) {
-  console.log(`${r.op.padEnd(14)} ${r.shape.padEnd(20)} ${String(r.work).padStart(10)}   ${us(r.oneMin)} ${us(r.oneMedian)}    ${us(r.splitMin)} ${us(r.splitMedian)}    ${(r.oneMin / r.splitMin).toFixed(2).padStart(6)}`);
+  console.log(
+    `${r.op.padEnd(14)} ${r.shape.padEnd(20)} ${String(r.work).padStart(10)}   ${us(r.oneMin)} ${us(r.oneMedian)}    ${us(r.splitMin)} ${us(r.splitMedian)}    ${(r.oneMin / r.splitMin).toFixed(2).padStart(6)}`,
+  );
 }
 process.exit(0);

@@ -1,5 +1,5 @@
 /**
- * UI responsiveness benchmark (issue 7 §8): the built app in headless Chromium, Train clicked, and
+ * UI responsiveness benchmark (docs/figures.md#the-page-while-two-runs-train): the built app in headless Chromium, Train clicked, and
  * for `--seconds` (after both runs took their first steps) every long task (> 50 ms) of the page's
  * main thread, with the Long Animation Frames API's attribution of each (which script, invoked by
  * what), the chart refreshes and the steps taken. The runs train in their workers on the same
@@ -80,7 +80,9 @@ async function once(url: string, profiled = false) {
     const t1 = Date.now();
     for (let s = await steps(); !(s.length > 0 && s.every((n) => n >= 1)); s = await steps()) {
       if (Date.now() - t1 > firstStepMs) {
-        throw new Error(`no first step of every run within ${firstStepMs / 1000} s: step counters ${s.length ? s.join(', ') : 'not found'}${errors.length ? `; page errors: ${errors.join(' | ')}` : ''}`);
+        throw new Error(
+          `no first step of every run within ${firstStepMs / 1000} s: step counters ${s.length ? s.join(', ') : 'not found'}${errors.length ? `; page errors: ${errors.join(' | ')}` : ''}`,
+        );
       }
       await page.waitForTimeout(250);
     }
@@ -102,7 +104,9 @@ async function once(url: string, profiled = false) {
     } else await page.waitForTimeout(seconds * 1000);
     const after = await steps();
     const { tasks, all } = await tracer.stop(50);
-    if (profiled) for (const t of tasks) console.log(`[bench:ui] task of ${t.wall} ms (${t.cpu} ms CPU): ${t.top.join(' | ')}`);
+    if (profiled)
+      for (const t of tasks)
+        console.log(`[bench:ui] task of ${t.wall} ms (${t.cpu} ms CPU): ${t.top.join(' | ')}`);
     const { observed, charts } = await page.evaluate(() => ({
       observed: (window as unknown as { observed: Observed }).observed,
       charts: performance.getEntriesByName('chart').map((e) => e.duration),
@@ -120,8 +124,26 @@ async function once(url: string, profiled = false) {
       traced: {
         tasks: all,
         longTasks: tasks.length,
-        wallMs: { median: quantile(tasks.map((t) => t.wall), 0.5), max: quantile(tasks.map((t) => t.wall), 1) },
-        cpuMs: { median: quantile(tasks.map((t) => t.cpu), 0.5), max: quantile(tasks.map((t) => t.cpu), 1) },
+        wallMs: {
+          median: quantile(
+            tasks.map((t) => t.wall),
+            0.5,
+          ),
+          max: quantile(
+            tasks.map((t) => t.wall),
+            1,
+          ),
+        },
+        cpuMs: {
+          median: quantile(
+            tasks.map((t) => t.cpu),
+            0.5,
+          ),
+          max: quantile(
+            tasks.map((t) => t.cpu),
+            1,
+          ),
+        },
         /** Tasks whose main-thread CPU time alone is over 50 ms: the page's own work, whatever the load. */
         overCpu50: tasks.filter((t) => t.cpu > 50).length,
       },

@@ -1,5 +1,5 @@
 /**
- * The benchmark workload of tfjs-webgpu.md §14, measured on the active tfjs backend, shared by
+ * The benchmark workload of docs/figures.md#the-benchmark-workload, measured on the active tfjs backend, shared by
  * `npm run bench` (Node) and `npm run bench:browser` (a page in Chromium): a train step is `rows`
  * rows × 64 tokens, the last 32 in the loss, forward + backward + clipped AdamW; decode is `rows`
  * prompts × 32 tokens + 16 new, with and without the KV cache. Medians after one warm-up. No Node
@@ -89,7 +89,7 @@ export interface Result {
   /** webgpu: buffer copies per train step (GpuCounts.copies). */
   copiesPerTrainStep?: number;
   readbacksPerToken: number;
-  /** webgpu: bytes the buffer pool holds after the runs (it never shrinks, tfjs-webgpu.md §3). */
+  /** webgpu: bytes the buffer pool holds after the runs (it never shrinks, docs/backends.md#memory). */
   gpuBytesAllocated?: number;
 }
 
@@ -107,7 +107,11 @@ export interface WorkloadOptions {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 /** Median wall ms and median CPU ms of n runs after one warm-up. */
-async function time(clock: Clock, n: number, f: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+async function time(
+  clock: Clock,
+  n: number,
+  f: () => Promise<unknown>,
+): Promise<{ wall: number; cpu: number }> {
   await f(); // warm-up: shaders, kernels, Adam's first step, caches
   const walls: number[] = [];
   const cpus: number[] = [];
@@ -126,18 +130,35 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
   if (!(await tf.setBackend(backend))) throw new Error(`backend ${backend} failed to start`);
   setFusedKernels(false);
   if (kernels === 'fused') setFusedKernels(true);
-  else if (kernels === 'xnnpack') setFusedKernels(true, KERNEL_FAMILIES.filter((f) => f !== 'matmul'));
-  else if ((KERNEL_FAMILIES as readonly string[]).includes(kernels)) setFusedKernels(true, [kernels as KernelFamily]);
-  else if ((KERNEL_FAMILIES as readonly string[]).includes(kernels.replace(/^no-/, ''))) setFusedKernels(true, KERNEL_FAMILIES.filter((f) => `no-${f}` !== kernels));
-  else if (kernels !== 'plain') throw new Error(`--kernels: fused, plain, xnnpack, one of ${KERNEL_FAMILIES.join(', ')} or all but one (no-mlp, …), not ${kernels}`);
+  else if (kernels === 'xnnpack')
+    setFusedKernels(
+      true,
+      KERNEL_FAMILIES.filter((f) => f !== 'matmul'),
+    );
+  else if ((KERNEL_FAMILIES as readonly string[]).includes(kernels))
+    setFusedKernels(true, [kernels as KernelFamily]);
+  else if ((KERNEL_FAMILIES as readonly string[]).includes(kernels.replace(/^no-/, '')))
+    setFusedKernels(
+      true,
+      KERNEL_FAMILIES.filter((f) => `no-${f}` !== kernels),
+    );
+  else if (kernels !== 'plain')
+    throw new Error(
+      `--kernels: fused, plain, xnnpack, one of ${KERNEL_FAMILIES.join(', ')} or all but one (no-mlp, …), not ${kernels}`,
+    );
   const rng = new Prng(1);
   const cfg = gptConfig(preset, { contextLength: 64 });
   const V = cfg.vocabSize;
   const randomTokens = (n: number) => Array.from({ length: n }, () => 5 + Math.floor(rng.next() * (V - 5)));
   const model = GPT.create(cfg, 1);
   const n = backend === 'cpu' ? Math.min(o.reps, 2) : o.reps; // cpu steps take seconds
-  const trainRows = Array.from({ length: ROWS }, () => ({ prompt: randomTokens(33), response: randomTokens(32) }));
-  const batch = toTensors(packRows(trainRows, { contextLength: 64, vocabSize: V, pad: 0, lengthMultiple: 64 }));
+  const trainRows = Array.from({ length: ROWS }, () => ({
+    prompt: randomTokens(33),
+    response: randomTokens(32),
+  }));
+  const batch = toTensors(
+    packRows(trainRows, { contextLength: 64, vocabSize: V, pad: 0, lengthMultiple: 64 }),
+  );
   const opt = new AdamW(model, { lr: 1e-4 });
   const gpu = backend === 'webgpu';
   // tf.profile times each kernel, which webgpu cannot do without timestamp queries: count at the API there.
@@ -145,7 +166,11 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
     const c0 = { ...gpuCounts };
     const profile = gpu ? null : await tf.profile(async () => void (await f()));
     if (gpu) await f();
-    return { kernels: profile ? profile.kernels.length : gpuCounts.dispatches - c0.dispatches, readbacks: gpuCounts.readbacks - c0.readbacks, copies: gpuCounts.copies - c0.copies };
+    return {
+      kernels: profile ? profile.kernels.length : gpuCounts.dispatches - c0.dispatches,
+      readbacks: gpuCounts.readbacks - c0.readbacks,
+      copies: gpuCounts.copies - c0.copies,
+    };
   };
 
   const train = await time(clock, n, () => supervisedStep(model, opt, batch));
@@ -154,14 +179,17 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
   // Decode; eos −1: every row makes all NEW tokens.
   const prompts = Array.from({ length: ROWS }, () => randomTokens(PROMPT));
   const seeds = prompts.map((_, i) => i);
-  const decode = (useCache: boolean) => sample(model, prompts, { maxNewTokens: NEW, seeds, eos: -1, pad: 0, useCache });
+  const decode = (useCache: boolean) =>
+    sample(model, prompts, { maxNewTokens: NEW, seeds, eos: -1, pad: 0, useCache });
   const cached = await time(clock, n, () => decode(true));
   const uncached = await time(clock, Math.max(1, n - 1), () => decode(false));
   let readbacks = 0;
   const decodeCount = await counted(async () => {
     readbacks = (await decode(true)).readbacks;
   });
-  const gpuBytesAllocated = gpu ? (tf.memory() as { numBytesAllocatedInGPU?: number }).numBytesAllocatedInGPU : undefined;
+  const gpuBytesAllocated = gpu
+    ? (tf.memory() as { numBytesAllocatedInGPU?: number }).numBytesAllocatedInGPU
+    : undefined;
 
   const params = model.numParams();
   disposeBatch(batch);
@@ -181,7 +209,13 @@ export async function measureWorkload(o: WorkloadOptions): Promise<Result> {
     decodeTokPerSNoCache: tokens / (uncached.wall / 1000),
     dispatchesPerTrainStep: trainCount.kernels,
     dispatchesPerToken: decodeCount.kernels / tokens,
-    ...(gpu ? { readbacksPerTrainStep: trainCount.readbacks, copiesPerTrainStep: trainCount.copies, gpuBytesAllocated } : {}),
+    ...(gpu
+      ? {
+          readbacksPerTrainStep: trainCount.readbacks,
+          copiesPerTrainStep: trainCount.copies,
+          gpuBytesAllocated,
+        }
+      : {}),
     readbacksPerToken: (gpu ? decodeCount.readbacks : readbacks) / tokens,
   };
 }
@@ -211,9 +245,25 @@ export function summarize(runs: Result[]): Result[] {
 /** The results as a fixed-width table, one line per configuration. */
 export function formatTable(results: Result[]): string {
   const col = (x: number, digits = 0) => x.toFixed(digits).padStart(11);
-  const head = 'preset  backend kernels thr     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok reads/step  reads/tok   GPU MB copies/step';
+  const head =
+    'preset  backend kernels thr     params   train ms  best train  train cpu   tok/s KV    best KV KV cpu tok/s tok/s noKV  disp/step   disp/tok reads/step  reads/tok   GPU MB copies/step';
   const lines = results.map((r) => {
-    const cells = [col(r.params), col(r.trainMs), col(r.trainMsBest ?? r.trainMs), col(r.trainCpuMs), col(r.decodeTokPerS), col(r.decodeTokPerSBest ?? r.decodeTokPerS), col(r.decodeTokPerSCpu), col(r.decodeTokPerSNoCache), col(r.dispatchesPerTrainStep), col(r.dispatchesPerToken, 2), col(r.readbacksPerTrainStep ?? NaN), col(r.readbacksPerToken, 4), col((r.gpuBytesAllocated ?? NaN) / 2 ** 20, 1), col(r.copiesPerTrainStep ?? NaN)];
+    const cells = [
+      col(r.params),
+      col(r.trainMs),
+      col(r.trainMsBest ?? r.trainMs),
+      col(r.trainCpuMs),
+      col(r.decodeTokPerS),
+      col(r.decodeTokPerSBest ?? r.decodeTokPerS),
+      col(r.decodeTokPerSCpu),
+      col(r.decodeTokPerSNoCache),
+      col(r.dispatchesPerTrainStep),
+      col(r.dispatchesPerToken, 2),
+      col(r.readbacksPerTrainStep ?? NaN),
+      col(r.readbacksPerToken, 4),
+      col((r.gpuBytesAllocated ?? NaN) / 2 ** 20, 1),
+      col(r.copiesPerTrainStep ?? NaN),
+    ];
     return `${r.preset.padEnd(7)} ${r.backend.padEnd(7)} ${r.kernels.padEnd(7)} ${String(r.threads ?? 1).padStart(3)}${cells.join('')}`;
   });
   return [head, ...lines].join('\n');

@@ -1,12 +1,12 @@
 /**
- * Policy-model benchmark (issue 4 §9, issue 17) in Node: per preset and backend, the workload of
+ * Policy-model benchmark (docs/figures.md#model-speed) in Node: per preset and backend, the workload of
  * bench-workload.ts (train-step ms, decode tokens/s with and without the KV cache, kernel
  * dispatches and readbacks). `npm run bench -- [--presets small,nano] [--backends wasm,cpu] [--reps 5]`.
  * A/B on a busy machine: `--kernels fused,plain --rounds 3` interleaves the fused wasm kernels with the
  * plain tfjs formulation (or only one family: attention, rowwise, gemm; or all but one: no-mlp, no-matmul, …)
  * and reports medians over rounds.
  * Besides wall time it reports process CPU time, which other jobs on a busy machine inflate far less.
- * Writes bench/results.json (or `--out FILE`). Compare with tfjs-webgpu.md §14 (PyTorch, same workload, 2-core CPU).
+ * Writes bench/results.json (or `--out FILE`). Compare with docs/figures.md#against-pytorch-same-workload-same-run (PyTorch, same workload, 2-core CPU).
  * WebGPU in Node: `--dawn PATH/dawn.node --backends webgpu,wasm` (scripts/dawn.ts); its dispatches and
  * readbacks are counted at the WebGPU API, the other backends' kernels by tf.profile.
  * `--vs-torch`: also runs bench/torch_ref.py (PyTorch on the CPU, the same model and workload, `--torch-threads 1`)
@@ -28,7 +28,15 @@ import type { ModelPreset } from '../src/core/model-sizes';
 import { gptConfig } from '../src/model/gpt-config';
 import { arg, flag, watchdog } from './cli-args';
 import { installDawn } from './dawn';
-import { NEW, PROMPT, formatTable, measureWorkload, summarize, type Clock, type Result } from './bench-workload';
+import {
+  NEW,
+  PROMPT,
+  formatTable,
+  measureWorkload,
+  summarize,
+  type Clock,
+  type Result,
+} from './bench-workload';
 import { findTorchPython, formatVsTorch, runTorch, summarizeTorch, type TorchResult } from './torch-ref';
 
 enableRelaxedSimd(); // Node 20: the kernels' fused multiply-add (src/model/kernels/wasm.ts)
@@ -48,10 +56,16 @@ if (torchPython && 'skip' in torchPython) console.log(torchPython.skip);
 const outFile = arg('out', smoke ? 'out/bench-smoke.json' : 'bench/results.json');
 watchdog(Number(arg('timeout', smoke ? '120' : '1800')), 'bench');
 const wasmDir = arg('wasm-dir', ''); // where tfjs-backend-wasm's .wasm files are, for a bundled copy of this script
-if (wasmDir) (await import('@tensorflow/tfjs-backend-wasm')).setWasmPaths(wasmDir.endsWith('/') ? wasmDir : `${wasmDir}/`);
+if (wasmDir)
+  (await import('@tensorflow/tfjs-backend-wasm')).setWasmPaths(
+    wasmDir.endsWith('/') ? wasmDir : `${wasmDir}/`,
+  );
 let adapter = '';
 if (backends.includes('webgpu')) {
-  if (!dawn) throw new Error("--backends webgpu needs --dawn PATH/dawn.node in Node (the webgpu npm package's Dawn build)");
+  if (!dawn)
+    throw new Error(
+      "--backends webgpu needs --dawn PATH/dawn.node in Node (the webgpu npm package's Dawn build)",
+    );
   adapter = await installDawn(dawn);
   await import('@tensorflow/tfjs-backend-webgpu'); // registers only now that navigator.gpu exists
 }
@@ -69,26 +83,54 @@ const torchRuns = new Map<string, TorchResult[]>();
 for (let round = 0; round < rounds; round++) {
   for (const preset of presets) {
     if (torchPython && 'python' in torchPython) {
-      const t = runTorch(torchPython.python, gptConfig(preset, { contextLength: 64 }), { reps, rows, threads: torchThreads });
+      const t = runTorch(torchPython.python, gptConfig(preset, { contextLength: 64 }), {
+        reps,
+        rows,
+        threads: torchThreads,
+      });
       torchRuns.set(preset, [...(torchRuns.get(preset) ?? []), t]);
-      console.log(`round ${round} ${preset}/${t.implementation} (${t.threads} thread(s), ${t.blas ?? 'BLAS unknown'}): ${t.trainMs.toFixed(0)} ms/step (cpu ${t.trainCpuMs.toFixed(0)}), ${t.decodeTokPerS.toFixed(0)} tok/s KV (cpu ${t.decodeTokPerSCpu.toFixed(0)})`);
+      console.log(
+        `round ${round} ${preset}/${t.implementation} (${t.threads} thread(s), ${t.blas ?? 'BLAS unknown'}): ${t.trainMs.toFixed(0)} ms/step (cpu ${t.trainCpuMs.toFixed(0)}), ${t.decodeTokPerS.toFixed(0)} tok/s KV (cpu ${t.decodeTokPerSCpu.toFixed(0)})`,
+      );
     }
     for (const backend of backends) {
       for (const kernels of backend === 'wasm' ? kernelModes : ['plain']) {
         const r = await measureWorkload({ preset, backend, kernels, rows, reps, clock });
         runs.push(r);
-        console.log(`round ${round} ${preset}/${backend}/${kernels}: ${r.trainMs.toFixed(0)} ms/step (cpu ${r.trainCpuMs.toFixed(0)}), ${r.decodeTokPerS.toFixed(0)} tok/s KV (cpu ${r.decodeTokPerSCpu.toFixed(0)})`);
+        console.log(
+          `round ${round} ${preset}/${backend}/${kernels}: ${r.trainMs.toFixed(0)} ms/step (cpu ${r.trainCpuMs.toFixed(0)}), ${r.decodeTokPerS.toFixed(0)} tok/s KV (cpu ${r.decodeTokPerSCpu.toFixed(0)})`,
+        );
       }
     }
   }
 }
 const results = summarize(runs);
 const machine = `${cpus().length} cores (${cpus()[0]?.model}), Node ${process.version}, tfjs ${tf.version.tfjs}, wasm single thread${adapter ? `, WebGPU via Dawn: ${adapter}` : ''}`;
-console.log(`\n${machine}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}, ${rounds} round(s), ${rows} rows\n`);
+console.log(
+  `\n${machine}, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}, ${rounds} round(s), ${rows} rows\n`,
+);
 console.log(formatTable(results));
 const torch = [...torchRuns].map(([preset, ts]) => ({ preset, ...summarizeTorch(ts) }));
-for (const t of torch) console.log(`\n${formatVsTorch(t.preset, results.filter((r) => r.preset === t.preset && r.backend === 'wasm'), t)}`);
+for (const t of torch)
+  console.log(
+    `\n${formatVsTorch(
+      t.preset,
+      results.filter((r) => r.preset === t.preset && r.backend === 'wasm'),
+      t,
+    )}`,
+  );
 mkdirSync(dirname(outFile), { recursive: true });
-const out = { machine, cores: cpus().length, loadavg: loadavg(), rounds, date: new Date().toISOString(), workload: { rows, tokens: 64, lossTokens: 32, prompt: PROMPT, newTokens: NEW }, results, ...(torch.length ? { torch } : {}) };
+const out = {
+  machine,
+  cores: cpus().length,
+  loadavg: loadavg(),
+  rounds,
+  date: new Date().toISOString(),
+  workload: { rows, tokens: 64, lossTokens: 32, prompt: PROMPT, newTokens: NEW },
+  results,
+  ...(torch.length ? { torch } : {}),
+};
 writeFileSync(outFile, JSON.stringify(out, null, 2) + '\n');
 process.exit(0); // the watchdog's timer is unref'd, but Dawn's device keeps Node alive

@@ -29,13 +29,17 @@ const assemble = (text: string): Uint8Array => {
   return buffer;
 };
 const base64 = (name: string, bytes: Uint8Array) => {
-  const lines = Buffer.from(bytes).toString('base64').match(/.{1,100}/g) ?? [];
+  const lines =
+    Buffer.from(bytes)
+      .toString('base64')
+      .match(/.{1,100}/g) ?? [];
   return `export const ${name} =\n${lines.map((l) => `  '${l}'`).join(' +\n')};\n`;
 };
 const PLAIN_MEMORY = '(import "env" "memory" (memory 1))';
 /** The same module importing a shared memory of any size up to 4 GiB (tfjs's threaded heap). */
 const sharedMemory = (text: string): string => {
-  if (!text.includes(PLAIN_MEMORY)) throw new Error(`kernels.wat: expected the memory import ${PLAIN_MEMORY}`);
+  if (!text.includes(PLAIN_MEMORY))
+    throw new Error(`kernels.wat: expected the memory import ${PLAIN_MEMORY}`);
   return text.replace(PLAIN_MEMORY, '(import "env" "memory" (memory 1 65536 shared))');
 };
 const relaxed = assemble(source);

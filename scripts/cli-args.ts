@@ -20,7 +20,9 @@ export const median = (xs: number[]): number =>
 export function watchdog(seconds: number, what: string): void {
   if (!(seconds > 0)) throw new Error(`--timeout must be a positive number of seconds, got ${seconds}`);
   setTimeout(() => {
-    console.error(`[${what}] still running after ${seconds} s: gave up (raise --timeout if the machine is just slow)`);
+    console.error(
+      `[${what}] still running after ${seconds} s: gave up (raise --timeout if the machine is just slow)`,
+    );
     process.exit(1);
   }, seconds * 1000).unref();
 }

@@ -26,7 +26,15 @@ export async function installDawn(path: string): Promise<string> {
   if (nav) Object.defineProperty(nav, 'gpu', { value: gpu, configurable: true });
   else Object.defineProperty(globalThis, 'navigator', { value: { gpu }, configurable: true });
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
-  if (!adapter) throw new Error(`--dawn ${path}: Dawn found no WebGPU adapter (no Vulkan driver or loader on this machine?)`);
+  if (!adapter)
+    throw new Error(
+      `--dawn ${path}: Dawn found no WebGPU adapter (no Vulkan driver or loader on this machine?)`,
+    );
   const info = adapter.info ?? {};
-  return ['vendor', 'architecture', 'device', 'description'].map((k) => info[k]).filter(Boolean).join(' ') || 'unnamed adapter';
+  return (
+    ['vendor', 'architecture', 'device', 'description']
+      .map((k) => info[k])
+      .filter(Boolean)
+      .join(' ') || 'unnamed adapter'
+  );
 }

@@ -13,10 +13,17 @@ import { DIST } from '../test/browser/static-server';
 
 /** Serves the build (`vite build` first) and returns the URL of `hash` on it, and how to stop serving. */
 export async function serveLab(hash: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = await preview({ preview: { port: 0, host: '127.0.0.1' }, build: { outDir: DIST }, logLevel: 'warn' });
+  const server = await preview({
+    preview: { port: 0, host: '127.0.0.1' },
+    build: { outDir: DIST },
+    logLevel: 'warn',
+  });
   const base = server.resolvedUrls?.local[0]?.replace(/\/$/, '');
   if (!base) throw new Error('preview server has no URL');
-  return { url: `${base}/${hash ? (hash.startsWith('#') ? hash : `#${hash}`) : ''}`, close: () => server.close() };
+  return {
+    url: `${base}/${hash ? (hash.startsWith('#') ? hash : `#${hash}`) : ''}`,
+    close: () => server.close(),
+  };
 }
 
 export interface LabPage {
@@ -46,9 +53,14 @@ export async function openLab(url: string, viewport = { width: 1440, height: 220
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(url);
-    await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
+      null,
+      { timeout: 120_000 },
+    );
     // Not an aria-label suffix, which chart layers share ("… step by step").
-    const steps = () => page.$$eval('[data-testid="step-counter"]', (els) => els.map((e) => Number(e.textContent)));
+    const steps = () =>
+      page.$$eval('[data-testid="step-counter"]', (els) => els.map((e) => Number(e.textContent)));
     return { page, errors, steps, close };
   } catch (e) {
     await close();

@@ -38,18 +38,21 @@ const { values } = parseArgs({
   },
 });
 const tasks = values.task ? [values.task] : [...TASK_NAMES];
-for (const t of tasks) if (!TASK_NAMES.includes(t as TaskName)) throw new Error(`--task must be one of ${TASK_NAMES.join(', ')}`);
+for (const t of tasks)
+  if (!TASK_NAMES.includes(t as TaskName)) throw new Error(`--task must be one of ${TASK_NAMES.join(', ')}`);
 
 const demoErrors: Partial<Record<Role, number>> = {};
 for (const pair of values['demo-errors'].split(',').filter(Boolean)) {
   const [agent, rate] = pair.split('=');
-  if (!(Number(rate) >= 0 && Number(rate) <= 1)) throw new Error(`--demo-errors: ${pair} is not agent=rate with rate in [0, 1]`);
+  if (!(Number(rate) >= 0 && Number(rate) <= 1))
+    throw new Error(`--demo-errors: ${pair} is not agent=rate with rate in [0, 1]`);
   demoErrors[agent as Role] = Number(rate);
 }
 const perAgent: Record<string, 'nano' | 'small' | 'base'> = {};
 for (const pair of values.sizes.split(',').filter(Boolean)) {
   const [agent, size] = pair.split('=');
-  if (!['nano', 'small', 'base'].includes(size)) throw new Error(`--sizes: ${pair} is not agent=nano|small|base`);
+  if (!['nano', 'small', 'base'].includes(size))
+    throw new Error(`--sizes: ${pair} is not agent=nano|small|base`);
   perAgent[agent] = size as 'nano';
 }
 const learn = values.learn ? (values.learn.split(',') as Role[]) : undefined;
@@ -57,8 +60,15 @@ const learn = values.learn ? (values.learn.split(',') as Role[]) : undefined;
 await tf.setBackend('wasm');
 for (const task of tasks as TaskName[]) {
   const manifestPath = join(values.out, task, 'manifest.json');
-  const old = existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as { sets?: object }) : {};
-  const manifest: Record<string, unknown> = { task, backend: 'wasm', generated: new Date().toISOString().slice(0, 10), sets: { ...old.sets } };
+  const old = existsSync(manifestPath)
+    ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as { sets?: object })
+    : {};
+  const manifest: Record<string, unknown> = {
+    task,
+    backend: 'wasm',
+    generated: new Date().toISOString().slice(0, 10),
+    sets: { ...old.sets },
+  };
   for (const assignment of values.assignments.split(',') as ('per-agent' | 'shared')[]) {
     const t0 = performance.now();
     const exp = ExperimentSchema.parse({ task, models: { assignment, preset: values.preset, perAgent } });
@@ -78,12 +88,20 @@ for (const task of tasks as TaskName[]) {
       batchSize: 32,
       lr: 3e-3,
       onProgress: (p) => {
-        if (p.success !== undefined) console.log(`${task}/${assignment} step ${p.step} loss ${p.loss.toFixed(3)} val avg@4 ${p.success.toFixed(3)}`);
+        if (p.success !== undefined)
+          console.log(
+            `${task}/${assignment} step ${p.step} loss ${p.loss.toFixed(3)} val avg@4 ${p.success.toFixed(3)}`,
+          );
       },
     });
     const dir = join(values.out, task, assignment);
     mkdirSync(dir, { recursive: true });
-    const previous = (manifest.sets as Record<string, Record<string, unknown> & { files?: Record<string, string>; retrained?: unknown[] }>)[assignment];
+    const previous = (
+      manifest.sets as Record<
+        string,
+        Record<string, unknown> & { files?: Record<string, string>; retrained?: unknown[] }
+      >
+    )[assignment];
     const files: Record<string, string> = { ...previous?.files };
     for (const [id, ckpt] of Object.entries(r.checkpoints)) {
       // A size other than the set's is shipped beside it as <id>-<size>.ckpt (src/train/base.ts).

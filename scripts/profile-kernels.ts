@@ -1,5 +1,5 @@
 /**
- * Per-kernel time of the §14 train step and one KV decode step (tf.profile), summed by kernel name.
+ * Per-kernel time of the docs/figures.md#the-benchmark-workload train step and one KV decode step (tf.profile), summed by kernel name.
  * `npx tsx scripts/profile-kernels.ts [--preset small] [--backend wasm] [--shapes]`. Node only; relative figures.
  *
  * The matmul kernels also get their arithmetic (2·M·K·N per product, from the input and output
@@ -41,7 +41,8 @@ await step();
 const size = (s: number[]) => s.reduce((p, d) => p * d, 1);
 function matmulFlops(k: { name: string; inputShapes: number[][]; outputShapes: number[][] }): number {
   if (!k.name.includes('MatMul')) return 0;
-  const [a, b] = k.inputShapes, out = k.outputShapes[0];
+  const [a, b] = k.inputShapes,
+    out = k.outputShapes[0];
   const batch = size(out) / (out[out.length - 2] * out[out.length - 1]);
   return 2 * size(out) * Math.sqrt((size(a) * size(b)) / (size(out) * batch));
 }
@@ -68,11 +69,16 @@ const sum = sorted.reduce((a, [, t]) => a + t.ms, 0);
 const rate = (t: { ms: number; flops: number }) => t.flops / t.ms / 1e6; // GFLOP/s
 console.log(`train step ${preset}: kernel total ${sum.toFixed(0)} ms`);
 for (const [name, t] of sorted.slice(0, Number(arg('top', '25')))) {
-  const gf = t.flops ? `  ${(t.flops / 1e9).toFixed(2).padStart(6)} GFLOP ${rate(t).toFixed(1).padStart(5)} GFLOP/s` : '';
-  console.log(`${name.padEnd(48)} ${t.ms.toFixed(1).padStart(8)} ms ${t.n.toFixed(0).padStart(6)} calls${gf}`);
+  const gf = t.flops
+    ? `  ${(t.flops / 1e9).toFixed(2).padStart(6)} GFLOP ${rate(t).toFixed(1).padStart(5)} GFLOP/s`
+    : '';
+  console.log(
+    `${name.padEnd(48)} ${t.ms.toFixed(1).padStart(8)} ms ${t.n.toFixed(0).padStart(6)} calls${gf}`,
+  );
 }
 const mm = sorted.filter(([, t]) => t.flops > 0);
-const mmMs = mm.reduce((a, [, t]) => a + t.ms, 0), mmFlops = mm.reduce((a, [, t]) => a + t.flops, 0);
+const mmMs = mm.reduce((a, [, t]) => a + t.ms, 0),
+  mmFlops = mm.reduce((a, [, t]) => a + t.flops, 0);
 const best = Math.max(...mm.map(([, t]) => rate(t)));
 console.log(
   `matmuls: ${(mmFlops / 1e9).toFixed(2)} GFLOP in ${mmMs.toFixed(0)} ms (${(mmFlops / mmMs / 1e6).toFixed(1)} GFLOP/s); ` +
@@ -83,7 +89,8 @@ console.log(
 // ---- one KV-cache decode (64 prompts × 32 tokens, 16 new), kernels summed
 const { sample } = await import('../src/model/sampler');
 const prompts = Array.from({ length: 64 }, () => randomTokens(32));
-const decode = () => sample(model, prompts, { maxNewTokens: 16, seeds: prompts.map((_, i) => i), eos: -1, pad: 0 });
+const decode = () =>
+  sample(model, prompts, { maxNewTokens: 16, seeds: prompts.map((_, i) => i), eos: -1, pad: 0 });
 await decode();
 const dec = new Map<string, { ms: number; n: number }>();
 const t0 = performance.now();
@@ -99,5 +106,8 @@ for (const k of prof.kernels) {
   dec.set(key, t);
 }
 const dsorted = [...dec.entries()].sort((a, b) => b[1].ms - a[1].ms);
-console.log(`\ndecode ${preset}: kernel total ${dsorted.reduce((a, [, t]) => a + t.ms, 0).toFixed(0)} ms, wall ${wall.toFixed(0)} ms (profiled)`);
-for (const [name, t] of dsorted.slice(0, Number(arg('top', '25')))) console.log(`${name.padEnd(48)} ${t.ms.toFixed(1).padStart(8)} ms ${t.n.toFixed(0).padStart(6)} calls`);
+console.log(
+  `\ndecode ${preset}: kernel total ${dsorted.reduce((a, [, t]) => a + t.ms, 0).toFixed(0)} ms, wall ${wall.toFixed(0)} ms (profiled)`,
+);
+for (const [name, t] of dsorted.slice(0, Number(arg('top', '25'))))
+  console.log(`${name.padEnd(48)} ${t.ms.toFixed(1).padStart(8)} ms ${t.n.toFixed(0).padStart(6)} calls`);

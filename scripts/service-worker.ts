@@ -28,7 +28,12 @@ export function precacheManifest(outDir: string): { url: string; revision: strin
     .map((url) => ({
       url,
       // Vite names everything under assets/ by its content hash already.
-      revision: url.startsWith('assets/') ? null : createHash('sha256').update(readFileSync(join(outDir, url))).digest('hex').slice(0, 16),
+      revision: url.startsWith('assets/')
+        ? null
+        : createHash('sha256')
+            .update(readFileSync(join(outDir, url)))
+            .digest('hex')
+            .slice(0, 16),
     }));
 }
 
@@ -46,14 +51,22 @@ export function serviceWorker(): Plugin {
         configFile: false,
         logLevel: 'warn',
         // Workbox keeps its dev-only checks and logs behind process.env.NODE_ENV.
-        define: { __PRECACHE__: JSON.stringify(precacheManifest(outDir)), 'process.env.NODE_ENV': '"production"' },
+        define: {
+          __PRECACHE__: JSON.stringify(precacheManifest(outDir)),
+          'process.env.NODE_ENV': '"production"',
+        },
         build: {
           outDir,
           emptyOutDir: false,
           copyPublicDir: false,
           target: 'es2022',
           minify: true,
-          lib: { entry: resolve(config.root, 'src/host/sw.ts'), formats: ['iife'], name: 'agentwiseServiceWorker', fileName: () => SW_FILE },
+          lib: {
+            entry: resolve(config.root, 'src/host/sw.ts'),
+            formats: ['iife'],
+            name: 'agentwiseServiceWorker',
+            fileName: () => SW_FILE,
+          },
         },
       });
     },
@@ -68,7 +81,9 @@ export function buildId(): string {
   if (process.env.LAB_BUILD_ID) return process.env.LAB_BUILD_ID;
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+    }).trim();
     return dirty ? `${commit}+dirty` : commit;
   } catch {
     return 'unversioned';

@@ -4,7 +4,7 @@
  * factory.toString()])`, so the factory must not refer to anything outside itself. Emscripten's
  * factory does refer to one outer variable, `_scriptDir`, guarded by `typeof _scriptDir !==
  * "undefined"`; a minifier renames it (to `e`) and, seeing it declared, drops the guard, and every
- * pthread worker dies with "ReferenceError: e is not defined" (tfjs-webgpu.md §5). In a browser
+ * pthread worker dies with "ReferenceError: e is not defined" (docs/backends.md#workers-and-wasm-threads). In a browser
  * `_scriptDir` is always undefined (it is `document.currentScript.src`, null for ES modules and
  * absent in workers), so its two uses inside the factory are replaced by that value here.
  */
@@ -24,7 +24,8 @@ export const tfjsThreadedFactory = (): Plugin => ({
     let out = code;
     for (const [use, value] of USES) {
       // tfjs is pinned exactly; a new version that words these differently must be looked at again.
-      if (!out.includes(use)) throw new Error(`tfjs-threaded-factory: ${id} no longer contains ${JSON.stringify(use)}`);
+      if (!out.includes(use))
+        throw new Error(`tfjs-threaded-factory: ${id} no longer contains ${JSON.stringify(use)}`);
       out = out.replace(use, value);
     }
     return { code: out, map: null };

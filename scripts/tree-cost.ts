@@ -16,14 +16,23 @@ import type { Policy } from '../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../src/tasks/registry';
 import { SAMPLINGS } from '../src/tasks/sampling';
 
-const { values } = parseArgs({ options: { batches: { type: 'string', default: '20' }, error: { type: 'string', default: '0.3' } } });
+const { values } = parseArgs({
+  options: { batches: { type: 'string', default: '20' }, error: { type: 'string', default: '0.3' } },
+});
 const batches = Number(values.batches);
 const errorRate = Number(values.error);
 const B = 4;
 const G = 8;
 
-console.log(`per step, B = ${B}, G = ${G}, demonstrators with error rate ${errorRate}, mean over ${batches} batches`);
-console.log('task'.padEnd(16) + 'turnReward'.padEnd(12) + 'parallel rows / rounds'.padStart(24) + 'tree rows / completion calls / rounds'.padStart(40));
+console.log(
+  `per step, B = ${B}, G = ${G}, demonstrators with error rate ${errorRate}, mean over ${batches} batches`,
+);
+console.log(
+  'task'.padEnd(16) +
+    'turnReward'.padEnd(12) +
+    'parallel rows / rounds'.padStart(24) +
+    'tree rows / completion calls / rounds'.padStart(40),
+);
 for (const name of TASK_NAMES) {
   const task = getTask(name);
   const cells = (['parallel', 'tree'] as const).map((sampling) => {

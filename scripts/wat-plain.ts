@@ -28,9 +28,13 @@ export function plainSimd(text: string): string {
         const e = expressionEnd(text, k);
         args.push(plainSimd(text.slice(k, e)));
         k = e;
-      } else throw new Error(`f32x4.relaxed_madd at offset ${i}: operands must be folded expressions, found ${JSON.stringify(text.slice(k, k + 20))}`);
+      } else
+        throw new Error(
+          `f32x4.relaxed_madd at offset ${i}: operands must be folded expressions, found ${JSON.stringify(text.slice(k, k + 20))}`,
+        );
     }
-    if (args.length !== 3) throw new Error(`f32x4.relaxed_madd at offset ${i} has ${args.length} operands, not 3`);
+    if (args.length !== 3)
+      throw new Error(`f32x4.relaxed_madd at offset ${i} has ${args.length} operands, not 3`);
     out += `${text.slice(at, i)}(f32x4.add (f32x4.mul ${args[0]} ${args[1]}) ${args[2]})`;
     at = end;
   }

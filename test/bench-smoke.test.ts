@@ -13,7 +13,10 @@ it('bench --smoke measures a train step and decoding on wasm and writes them', (
   const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
   try {
     const out = join(dir, 'r.json');
-    const stdout = execFileSync('npx', ['tsx', 'scripts/bench.ts', '--smoke', '--out', out], { encoding: 'utf8', timeout: 150_000 });
+    const stdout = execFileSync('npx', ['tsx', 'scripts/bench.ts', '--smoke', '--out', out], {
+      encoding: 'utf8',
+      timeout: 150_000,
+    });
     expect(stdout).toMatch(/nano\s+wasm\s+fused/);
     const { results } = JSON.parse(readFileSync(out, 'utf8')) as { results: Record<string, number>[] };
     expect(results).toHaveLength(1);

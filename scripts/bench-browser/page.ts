@@ -8,7 +8,8 @@ import type { BenchRequest, BenchReply } from './worker';
 function benchmark(request: BenchRequest): Promise<BenchReply> {
   const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
   return new Promise<BenchReply>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<BenchReply | { error: string }>) => ('error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data));
+    worker.onmessage = (e: MessageEvent<BenchReply | { error: string }>) =>
+      'error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data);
     worker.onerror = (e) => reject(new Error(`bench worker: ${e.message}`));
     worker.postMessage(request);
   }).finally(() => worker.terminate());

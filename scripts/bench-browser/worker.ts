@@ -7,7 +7,13 @@ import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../src/r
 import type { ConcreteBackend } from '../../src/runtime/backend-types';
 import type { ModelPreset } from '../../src/core/model-sizes';
 import { wasmKernelThreads } from '../../src/model/kernels/wasm';
-import { ATTN_BWD, ATTN_FWD, GELU_BWD, GELU_FWD, setSplitThreshold } from '../../src/model/kernels/kernel-threads';
+import {
+  ATTN_BWD,
+  ATTN_FWD,
+  GELU_BWD,
+  GELU_FWD,
+  setSplitThreshold,
+} from '../../src/model/kernels/kernel-threads';
 import * as tf from '@tensorflow/tfjs';
 import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
 
@@ -40,7 +46,12 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
   try {
     const { presets, backends, reps, rows, kernels, threads, split } = e.data;
     if (split === 'gemm') setSplitThreshold(Infinity, [ATTN_FWD, ATTN_BWD, GELU_FWD, GELU_BWD]);
-    const reply: BenchReply = { results: [], skipped: {}, adapter: '', isolated: globalThis.crossOriginIsolated === true };
+    const reply: BenchReply = {
+      results: [],
+      skipped: {},
+      adapter: '',
+      isolated: globalThis.crossOriginIsolated === true,
+    };
     setWasmThreads(threads);
     for (const backend of backends) {
       const probe = await browserPlatform.probe(backend);
@@ -50,7 +61,11 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
       }
       if (backend === 'webgpu') {
         const a = probe.adapter;
-        reply.adapter = a ? [a.vendor, a.architecture, a.description, a.isFallbackAdapter ? '(fallback adapter)' : ''].filter(Boolean).join(' ') : '';
+        reply.adapter = a
+          ? [a.vendor, a.architecture, a.description, a.isFallbackAdapter ? '(fallback adapter)' : '']
+              .filter(Boolean)
+              .join(' ')
+          : '';
         countGpuCalls(globalThis as unknown as WebGpuGlobals);
       }
       await browserPlatform.load(backend);
@@ -58,12 +73,19 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
         // Only wasm and webgpu have fused kernels; elsewhere 'fused' would measure the plain ops again.
         for (const k of backend === 'wasm' || backend === 'webgpu' ? kernels : ['plain']) {
           // Bind the kernels module first: on the threaded build its helper threads start in the background.
-          if (backend === 'wasm' && k === 'fused' && (await tf.setBackend('wasm')) && !(await wasmKernelThreads())) {
+          if (
+            backend === 'wasm' &&
+            k === 'fused' &&
+            (await tf.setBackend('wasm')) &&
+            !(await wasmKernelThreads())
+          ) {
             reply.skipped[`wasm fused, ${threads} threads`] = 'the fused kernels did not bind the wasm heap';
             continue;
           }
           const result = await measureWorkload({ preset, backend, kernels: k, rows, reps, clock });
-          reply.results.push(backend === 'wasm' ? { ...result, threads: await wasmThreadsRunning() } : result);
+          reply.results.push(
+            backend === 'wasm' ? { ...result, threads: await wasmThreadsRunning() } : result,
+          );
         }
       }
     }

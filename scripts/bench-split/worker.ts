@@ -6,10 +6,21 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { browserPlatform, setWasmThreads } from '../../src/runtime/platform-browser';
-import { EPILOGUE, kernelsFor, wasmKernelThreads, type WasmBackendLike } from '../../src/model/kernels/wasm';
+import { EPILOGUE, kernelsFor, wasmKernelThreads } from '../../src/model/kernels/wasm';
+import type { WasmBackendLike } from '../../src/model/kernels/kernel-types';
 import { GELU_A } from '../../src/model/kernels/rowwise';
 import { median } from '../cli-args';
-import { MIN_SPLIT_WORK, attnBwdRows, attnFwdRows, geluBwdRows, geluFwdRows, gemmEpRows, gemmRows, kernelParts, setSplitThreshold } from '../../src/model/kernels/kernel-threads';
+import {
+  MIN_SPLIT_WORK,
+  attnBwdRows,
+  attnFwdRows,
+  geluBwdRows,
+  geluFwdRows,
+  gemmEpRows,
+  gemmRows,
+  kernelParts,
+  setSplitThreshold,
+} from '../../src/model/kernels/kernel-threads';
 
 export interface SplitRequest {
   threads: number;
@@ -41,7 +52,8 @@ onmessage = async (e: MessageEvent<SplitRequest>) => {
     const be = tf.backend() as unknown as WasmBackendLike;
     const k = kernelsFor(be);
     if (!k) throw new Error('the fused kernels did not bind the wasm heap');
-    if ((await wasmKernelThreads()) !== threads) throw new Error(`the kernels run ${await wasmKernelThreads()} threads, not ${threads}`);
+    if ((await wasmKernelThreads()) !== threads)
+      throw new Error(`the kernels run ${await wasmKernelThreads()} threads, not ${threads}`);
     const keep: tf.Tensor[] = [];
     const buf = (n: number) => {
       const t = tf.randomUniform([n], -1, 1, 'float32', 1);
@@ -53,9 +65,13 @@ onmessage = async (e: MessageEvent<SplitRequest>) => {
       setSplitThreshold(Infinity);
       let n = 1;
       for (let t0 = performance.now(); performance.now() - t0 < 2; n++) f();
-      const one: number[] = [], split: number[] = [];
+      const one: number[] = [],
+        split: number[] = [];
       for (let r = 0; r < reps; r++) {
-        for (const [threshold, into] of [[Infinity, one], [0, split]] as const) {
+        for (const [threshold, into] of [
+          [Infinity, one],
+          [0, split],
+        ] as const) {
           setSplitThreshold(threshold);
           const t0 = performance.now();
           for (let i = 0; i < n; i++) f();
@@ -63,38 +79,116 @@ onmessage = async (e: MessageEvent<SplitRequest>) => {
         }
       }
       setSplitThreshold(MIN_SPLIT_WORK);
-      return { oneMin: Math.min(...one), oneMedian: median(one), splitMin: Math.min(...split), splitMedian: median(split) };
+      return {
+        oneMin: Math.min(...one),
+        oneMedian: median(one),
+        splitMin: Math.min(...split),
+        splitMedian: median(split),
+      };
     };
     const rows: SplitRow[] = [];
     const A = GELU_A;
     // a·b for the `small` preset's d = 128 (K = N = 128) over M token rows: 2^14 multiply-adds per row.
     for (const M of smoke ? [64] : [8, 16, 32, 64, 128, 256, 1024]) {
       const [K, N] = [128, 128];
-      const a = buf(M * K), b = buf(K * N), c = buf(M * N);
-      rows.push({ op: 'gemm a·b', shape: `${M}×${K}·${K}×${N}`, work: M * K * N, ...time(() => gemmRows(k, a, b, c, M, K, N, 0)) });
+      const a = buf(M * K),
+        b = buf(K * N),
+        c = buf(M * N);
+      rows.push({
+        op: 'gemm a·b',
+        shape: `${M}×${K}·${K}×${N}`,
+        work: M * K * N,
+        ...time(() => gemmRows(k, a, b, c, M, K, N, 0)),
+      });
     }
     // The MLP's first layer, a·b + bias with GELU and gelu' in the epilogue, for `small` (C 128 → 512) over M token rows.
     for (const M of smoke ? [16] : [4, 8, 16, 32, 64, 256]) {
       const [K, N] = [128, 512];
-      const a = buf(M * K), b = buf(K * N), bias = buf(N), c = buf(M * N), d = buf(M * N);
-      rows.push({ op: 'gemm+gelu', shape: `${M}×${K}·${K}×${N}`, work: M * N * (K + 50), ...time(() => gemmEpRows(k, a, b, c, M, K, N, bias, d, EPILOGUE.geluAndGrad, A)) });
+      const a = buf(M * K),
+        b = buf(K * N),
+        bias = buf(N),
+        c = buf(M * N),
+        d = buf(M * N);
+      rows.push({
+        op: 'gemm+gelu',
+        shape: `${M}×${K}·${K}×${N}`,
+        work: M * N * (K + 50),
+        ...time(() => gemmEpRows(k, a, b, c, M, K, N, bias, d, EPILOGUE.geluAndGrad, A)),
+      });
     }
     // Attention, H = 4 heads of 32: a decoded token (T = 1 over S = 64 cached positions) and a training batch (T = S = 64).
-    const [H, hd] = [4, 32], C = H * hd, C3 = 3 * C;
-    for (const [B, T, S] of smoke ? [[8, 64, 64]] : [[8, 1, 64], [16, 1, 64], [64, 1, 64], [8, 64, 64], [64, 64, 64]]) {
-      const qkv = buf(B * Math.max(T, S) * C3), bias = buf(T * S), y = buf(B * T * C), p = buf(B * H * T * S);
+    const [H, hd] = [4, 32],
+      C = H * hd,
+      C3 = 3 * C;
+    for (const [B, T, S] of smoke
+      ? [[8, 64, 64]]
+      : [
+          [8, 1, 64],
+          [16, 1, 64],
+          [64, 1, 64],
+          [8, 64, 64],
+          [64, 64, 64],
+        ]) {
+      const qkv = buf(B * Math.max(T, S) * C3),
+        bias = buf(T * S),
+        y = buf(B * T * C),
+        p = buf(B * H * T * S);
       const scale = 1 / Math.sqrt(hd);
-      rows.push({ op: 'attention fwd', shape: `B ${B}, T ${T}, S ${S}`, work: 2 * B * H * T * S * hd, ...time(() => attnFwdRows(k, qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, bias, 0, y, p, B, T, S, H, hd, scale)) });
+      rows.push({
+        op: 'attention fwd',
+        shape: `B ${B}, T ${T}, S ${S}`,
+        work: 2 * B * H * T * S * hd,
+        ...time(() =>
+          attnFwdRows(k, qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, bias, 0, y, p, B, T, S, H, hd, scale),
+        ),
+      });
       if (T === S) {
-        const dy = buf(B * T * C), grad = buf(B * T * C3), tmp = buf(S * kernelParts());
-        rows.push({ op: 'attention bwd', shape: `B ${B}, T ${T}, S ${S}`, work: 4 * B * H * T * S * hd, ...time(() => attnBwdRows(k, qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, p, dy, grad, grad + 4 * C, grad + 8 * C, C3, tmp, B, T, S, H, hd, scale)) });
+        const dy = buf(B * T * C),
+          grad = buf(B * T * C3),
+          tmp = buf(S * kernelParts());
+        rows.push({
+          op: 'attention bwd',
+          shape: `B ${B}, T ${T}, S ${S}`,
+          work: 4 * B * H * T * S * hd,
+          ...time(() =>
+            attnBwdRows(
+              k,
+              qkv,
+              C3,
+              qkv + 4 * C,
+              C3,
+              qkv + 8 * C,
+              C3,
+              p,
+              dy,
+              grad,
+              grad + 4 * C,
+              grad + 8 * C,
+              C3,
+              tmp,
+              B,
+              T,
+              S,
+              H,
+              hd,
+              scale,
+            ),
+          ),
+        });
       }
     }
     // GELU over n elements (a `small` batch's MLP: 64 × 64 rows × 512 = 2 M; there it runs in the GEMM above, these where the mlp family is off).
     for (const n of smoke ? [16384] : [4096, 16384, 65536, 262144, 2097152]) {
-      const x = buf(n), y = buf(n), dx = buf(n);
+      const x = buf(n),
+        y = buf(n),
+        dx = buf(n);
       rows.push({ op: 'gelu fwd', shape: `${n}`, work: 50 * n, ...time(() => geluFwdRows(k, x, y, n, A)) });
-      rows.push({ op: 'gelu bwd', shape: `${n}`, work: 50 * n, ...time(() => geluBwdRows(k, x, y, dx, n, A)) });
+      rows.push({
+        op: 'gelu bwd',
+        shape: `${n}`,
+        work: 50 * n,
+        ...time(() => geluBwdRows(k, x, y, dx, n, A)),
+      });
     }
     for (const t of keep) t.dispose();
     postMessage({ threads, rows } satisfies SplitReply);

@@ -1,6 +1,6 @@
 /**
  * The CLI's command line: `lab train --config <file | URL | hash> [--steps N] [--backend B]
- * [--out DIR]` (DESIGN.md "CLI"). Parsing only; main.ts runs the command.
+ * [--out DIR]` (docs/cli.md#the-lab-command-line). Parsing only; main.ts runs the command.
  */
 import { parseArgs } from 'node:util';
 import { BACKEND_NAMES } from '../core/config';
@@ -14,6 +14,9 @@ Usage:
                        [--force] [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
   npm run lab -- train --preset ID [--steps N] [--backend B] [--out DIR] …
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
+  npm run lab -- sweep --config <file | URL | hash> --grid KEY=v1,v2,… [--grid …] --steps N --out DIR
+                       [--shard i/n] [--workers K] [--backend B] [--checkpoint-every N] [--quiet]
+  npm run lab -- merge SHARD_DIR… --out DIR
   npm run lab -- presets [--json]
   npm run lab -- report DIR [--tail N]
   npm run lab -- export tensorboard DIR --out TBDIR
@@ -38,6 +41,13 @@ Commands:
           With several seeds it also prints each run's mean ± 95 % CI over seeds, the paired
           difference from the first run (same seed, same task stream) and a verdict computed
           from its CI: the same numbers as the page's Findings view.
+  sweep   Runs the experiment once per cell of a grid of link fields (the cartesian product
+          of the --grid dials), each cell an ordinary train folder under DIR/cells/, listed in
+          DIR/sweep.json; --shard i/n runs one of n disjoint slices (a Slurm array task, a
+          Kubernetes Indexed Job pod), --workers K trains K cells at once. Rerunning the same
+          command goes on where it stopped. npm run lab -- sweep --help says more.
+  merge   Joins the folders of sweep --shard runs into one sweep folder, the same cell for
+          cell as the unsharded sweep; refuses shards of different sweeps or overlapping cells.
   presets Lists the named experiments the page offers (one list for both): id, title, task and
           the experiment hash (--json: also the blurb and the whole config).
   report  Prints the summary and seed comparison tables again from DIR/config.json and
@@ -45,7 +55,9 @@ Commands:
           folder from DIR/import.json and DIR/metrics.jsonl: each run with its own agents and
           eval K, groups compared over the seeds their run names end in. --tail N: the
           training reward is averaged over the last N steps (default ${REWARD_TAIL}, as the page's
-          Findings view). A line of metrics.jsonl that is not a record (cut off by a crash) is
+          Findings view). On a sweep folder: the map, one row per cell, with each later run's
+          paired difference from the first run in eval avg@k and reward, its 95 % CI and
+          verdict. A line of metrics.jsonl that is not a record (cut off by a crash) is
           skipped with a warning naming its line number; --resume drops it, saying so.
   export tensorboard
           Writes each run of DIR/metrics.jsonl as a TensorBoard event file,
@@ -126,24 +138,38 @@ export interface TrainArgs {
   force: boolean;
   quiet: boolean;
 }
-export type CliArgs = TrainArgs | { command: 'report'; dir: string; tail: number } | { command: 'presets'; json: boolean } | { command: 'interop'; argv: string[] } | { command: 'help' };
+export type CliArgs =
+  | TrainArgs
+  | { command: 'report'; dir: string; tail: number }
+  | { command: 'presets'; json: boolean }
+  | { command: 'interop'; argv: string[] }
+  | { command: 'sweep'; argv: string[] }
+  | { command: 'merge'; argv: string[] }
+  | { command: 'help' };
 
 export class UsageError extends Error {}
 
 export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') return { command: 'help' };
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h')
+    return { command: 'help' };
   if (command === 'report') {
     const usage = 'usage: npm run lab -- report DIR [--tail N] (a train --out or import --out folder)';
     let parsed;
     try {
-      parsed = parseArgs({ args: [...rest], options: { tail: { type: 'string' } }, strict: true, allowPositionals: true });
+      parsed = parseArgs({
+        args: [...rest],
+        options: { tail: { type: 'string' } },
+        strict: true,
+        allowPositionals: true,
+      });
     } catch (e) {
       throw new UsageError(`${(e as Error).message}; ${usage}`);
     }
     if (parsed.positionals.length !== 1) throw new UsageError(usage);
     const tail = parsed.values.tail === undefined ? REWARD_TAIL : Number(parsed.values.tail);
-    if (!Number.isInteger(tail) || tail < 1) throw new UsageError(`--tail must be a positive integer, got "${parsed.values.tail}"`);
+    if (!Number.isInteger(tail) || tail < 1)
+      throw new UsageError(`--tail must be a positive integer, got "${parsed.values.tail}"`);
     return { command: 'report', dir: parsed.positionals[0], tail };
   }
   if (command === 'presets') {
@@ -151,6 +177,9 @@ export function parseCli(argv: readonly string[]): CliArgs {
     return { command: 'presets', json: rest.includes('--json') };
   }
   if (command === 'export' || command === 'import') return { command: 'interop', argv: [...argv] }; // parsed in interop.ts
+  // parsed in sweep-args.ts
+  if (command === 'sweep') return { command, argv: rest };
+  if (command === 'merge') return { command, argv: rest };
   if (command !== 'train') throw new UsageError(`unknown command "${command}"; try: npm run lab -- help`);
   let values;
   try {
@@ -179,7 +208,8 @@ export function parseCli(argv: readonly string[]): CliArgs {
   let steps: number | null = null;
   if (values.steps !== undefined) {
     steps = Number(values.steps);
-    if (!Number.isInteger(steps) || steps < 1) throw new UsageError(`--steps must be a positive integer, got "${values.steps}"`);
+    if (!Number.isInteger(steps) || steps < 1)
+      throw new UsageError(`--steps must be a positive integer, got "${values.steps}"`);
   }
   const backend = (values.backend ?? 'wasm') as BackendName;
   if (!BACKEND_NAMES.includes(backend)) {
@@ -195,10 +225,17 @@ export function parseCli(argv: readonly string[]): CliArgs {
   }
   const resume = values.resume ?? null;
   if (resume !== null) {
-    const clash = [...(['config', 'preset', 'out', 'init'] as const).filter((k) => values[k] !== undefined), ...(values.force ? ['force'] : [])];
-    if (clash.length) throw new UsageError(`--resume takes the config and folder of the run it resumes; drop --${clash.join(', --')}`);
+    const clash = [
+      ...(['config', 'preset', 'out', 'init'] as const).filter((k) => values[k] !== undefined),
+      ...(values.force ? ['force'] : []),
+    ];
+    if (clash.length)
+      throw new UsageError(
+        `--resume takes the config and folder of the run it resumes; drop --${clash.join(', --')}`,
+      );
   }
-  if (values.preset !== undefined && values.config !== undefined) throw new UsageError('--preset and --config both name the experiment; give one');
+  if (values.preset !== undefined && values.config !== undefined)
+    throw new UsageError('--preset and --config both name the experiment; give one');
   return {
     command: 'train',
     config: values.config ?? null,

@@ -6,10 +6,15 @@ import { CheckpointRefused, loadBase, type BaseModels } from '../train/base';
 import { UsageError } from './args';
 
 /** A bad `--init` file is a bad command line: a UsageError naming it (a missing one at once). */
-export function loadShippedBase(exp: Experiment, root = 'models', init: readonly string[] = []): Promise<BaseModels> {
+export function loadShippedBase(
+  exp: Experiment,
+  root = 'models',
+  init: readonly string[] = [],
+): Promise<BaseModels> {
   const user = init.map((file) => {
     if (!existsSync(file)) throw new UsageError(`--init: no such file ${file}`);
-    if (statSync(file).isDirectory()) throw new UsageError(`--init: ${file} is a folder; give checkpoint files (.ckpt), comma-separated`);
+    if (statSync(file).isDirectory())
+      throw new UsageError(`--init: ${file} is a folder; give checkpoint files (.ckpt), comma-separated`);
     return { name: basename(file), bytes: new Uint8Array(readFileSync(file)) };
   });
   const read = async (path: string) => {

@@ -29,9 +29,17 @@ function options<K extends string, F extends string = never>(
   names: readonly K[],
   flags: readonly F[] = [],
 ): { values: Partial<Record<K, string>> & Partial<Record<F, boolean>>; positionals: string[] } {
-  const spec = Object.fromEntries([...names.map((n) => [n, { type: 'string' as const }]), ...flags.map((n) => [n, { type: 'boolean' as const }])]);
+  const spec = Object.fromEntries([
+    ...names.map((n) => [n, { type: 'string' as const }]),
+    ...flags.map((n) => [n, { type: 'boolean' as const }]),
+  ]);
   try {
-    const { values, positionals } = parseArgs({ args: [...argv], options: spec, strict: true, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      options: spec,
+      strict: true,
+      allowPositionals: true,
+    });
     return { values: values as Partial<Record<K, string>> & Partial<Record<F, boolean>>, positionals };
   } catch (e) {
     throw new UsageError((e as Error).message);
@@ -41,10 +49,12 @@ function options<K extends string, F extends string = never>(
 /** Every run of a train --out folder as one event file under TBDIR/<run>/. */
 function exportTensorboard(argv: readonly string[]): void {
   const { values, positionals } = options(argv, ['out']);
-  if (positionals.length !== 1 || !values.out) throw new UsageError('usage: npm run lab -- export tensorboard <run DIR> --out TBDIR');
+  if (positionals.length !== 1 || !values.out)
+    throw new UsageError('usage: npm run lab -- export tensorboard <run DIR> --out TBDIR');
   const [dir] = positionals;
   const metricsPath = join(dir, 'metrics.jsonl');
-  if (!existsSync(metricsPath)) throw new UsageError(`${dir} has no metrics.jsonl (expected a train --out folder)`);
+  if (!existsSync(metricsPath))
+    throw new UsageError(`${dir} has no metrics.jsonl (expected a train --out folder)`);
   const byRun = new Map<string, Row[]>();
   for (const { run, metrics } of readMetrics(metricsPath, warn)) {
     if (!byRun.has(run)) byRun.set(run, []);
@@ -65,7 +75,9 @@ function exportTensorboard(argv: readonly string[]): void {
 function exportDrmasDir(argv: readonly string[]): void {
   const { values, positionals } = options(argv, ['config', 'models', 'out']);
   if (positionals.length > 0 || !values.config || !values.out) {
-    throw new UsageError('usage: npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR');
+    throw new UsageError(
+      'usage: npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR',
+    );
   }
   const exp = loadConfig(values.config);
   const models = values.models ? values.models.split(',').filter(Boolean) : [DEFAULT_DRMAS_MODEL];
@@ -74,7 +86,8 @@ function exportDrmasDir(argv: readonly string[]): void {
     out = exportDrmas(exp, models);
   } catch (e) {
     // A refusal names the field, as a bad config does: the same exit status.
-    if (e instanceof ExportRefused) throw new ConfigError('Dr. MAS cannot run this experiment', [{ path: e.field, message: e.reason }]);
+    if (e instanceof ExportRefused)
+      throw new ConfigError('Dr. MAS cannot run this experiment', [{ path: e.field, message: e.reason }]);
     throw e;
   }
   for (const [name, text] of Object.entries(out.files)) writeAtomic(join(values.out, name), text);
@@ -85,7 +98,10 @@ function exportDrmasDir(argv: readonly string[]): void {
       throw fsError(`make ${join(values.out, name)} executable`, e);
     }
   }
-  writeAtomic(join(values.out, 'README.md'), drmasReadme(exp, out, models, encodeExperiment(exp) || 'the default experiment'));
+  writeAtomic(
+    join(values.out, 'README.md'),
+    drmasReadme(exp, out, models, encodeExperiment(exp) || 'the default experiment'),
+  );
   for (const d of out.dropped) console.error(`not carried over: ${d}`);
   console.log(`wrote ${values.out}/: ${[...out.scripts, 'wg_ids.json', 'README.md'].join(', ')}`);
 }
@@ -93,7 +109,8 @@ function exportDrmasDir(argv: readonly string[]): void {
 /** Every event file and CSV under the given files and folders, named from the folder picked. */
 function collect(inputs: readonly string[]): ImportFile[] {
   const files: ImportFile[] = [];
-  const add = (path: string, name: string) => files.push({ path: name.split(sep).join('/'), bytes: readFileSync(path) });
+  const add = (path: string, name: string) =>
+    files.push({ path: name.split(sep).join('/'), bytes: readFileSync(path) });
   for (const input of inputs) {
     if (!existsSync(input)) throw new UsageError(`${input}: no such file or folder`);
     if (statSync(input).isFile()) {
@@ -101,7 +118,9 @@ function collect(inputs: readonly string[]): ImportFile[] {
       continue;
     }
     const walk = (dir: string) => {
-      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+        a.name < b.name ? -1 : 1,
+      )) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
         else if (fileKind(entry.name)) add(path, join(basename(resolve(input)), relative(input, path)));
@@ -119,18 +138,28 @@ function readWgMap(path: string): WgMap {
   } catch (e) {
     throw new UsageError(`--wg-map ${path}: ${(e as Error).message}`);
   }
-  const ok = typeof map === 'object' && map !== null && Object.values(map).every((v) => Array.isArray(v) && v.every((a) => typeof a === 'string'));
-  if (!ok) throw new UsageError(`--wg-map ${path}: expected {"<wg_id>": ["<agent>", …], …} as lab export drmas writes it`);
+  const ok =
+    typeof map === 'object' &&
+    map !== null &&
+    Object.values(map).every((v) => Array.isArray(v) && v.every((a) => typeof a === 'string'));
+  if (!ok)
+    throw new UsageError(
+      `--wg-map ${path}: expected {"<wg_id>": ["<agent>", …], …} as lab export drmas writes it`,
+    );
   return map as WgMap;
 }
 
 /** JSON has no NaN: a gap becomes null, as in metrics.jsonl. */
-const jsonLine = (value: object) => JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+const jsonLine = (value: object) =>
+  JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
 
 /** Cluster runs (event files, W&B CSVs) as a run folder: metrics.jsonl and import.json. */
 function importRuns(argv: readonly string[]): number {
   const { values, positionals } = options(argv, ['out', 'wg-map'], ['force']);
-  if (positionals.length === 0 || !values.out) throw new UsageError('usage: npm run lab -- import <files or folders…> --out DIR [--force] [--wg-map wg_ids.json]');
+  if (positionals.length === 0 || !values.out)
+    throw new UsageError(
+      'usage: npm run lab -- import <files or folders…> --out DIR [--force] [--wg-map wg_ids.json]',
+    );
   const files = collect(positionals);
   const result = importFiles(files, values['wg-map'] ? readWgMap(values['wg-map']) : undefined);
   for (const r of result.refused) console.error(`${r.path}: refused: ${r.reason}`);
@@ -141,15 +170,27 @@ function importRuns(argv: readonly string[]): number {
   // As train --out: a folder holding a run (trained or imported) is never written over.
   const moved = prepareNewRunDir(values.out, values.force ?? false);
   if (moved) console.error(`--force: the run that was in ${values.out} is now in ${moved}`);
-  const lines = result.runs.flatMap((run) => run.rows.map((row) => jsonLine({ run: run.label, ...row }) + '\n'));
+  const lines = result.runs.flatMap((run) =>
+    run.rows.map((row) => jsonLine({ run: run.label, ...row }) + '\n'),
+  );
   writeAtomic(join(values.out, 'metrics.jsonl'), lines.join(''));
   const summary = result.runs.map(({ rows, ...run }) => ({ ...run, steps: rows.length }));
-  writeAtomic(join(values.out, 'import.json'), JSON.stringify({ runs: summary, refused: result.refused }, null, 2) + '\n');
+  writeAtomic(
+    join(values.out, 'import.json'),
+    JSON.stringify({ runs: summary, refused: result.refused }, null, 2) + '\n',
+  );
   for (const run of result.runs) {
     const other = Object.values(run.keys).filter((k) => k.startsWith('other/')).length;
-    const damage = run.skipped || run.truncatedBytes ? `; damaged: ${run.skipped} records skipped, ${run.truncatedBytes} bytes of a cut-off tail` : '';
-    console.log(`${run.label}: ${run.rows.length} steps from ${run.sources.length} file(s), ${run.records} records${damage}`);
-    console.log(`  agents: ${run.agents.join(', ') || '—'}; ${Object.keys(run.keys).length - other} series mapped, ${other} kept under other/`);
+    const damage =
+      run.skipped || run.truncatedBytes
+        ? `; damaged: ${run.skipped} records skipped, ${run.truncatedBytes} bytes of a cut-off tail`
+        : '';
+    console.log(
+      `${run.label}: ${run.rows.length} steps from ${run.sources.length} file(s), ${run.records} records${damage}`,
+    );
+    console.log(
+      `  agents: ${run.agents.join(', ') || '—'}; ${Object.keys(run.keys).length - other} series mapped, ${other} kept under other/`,
+    );
     for (const wg of run.inferred) console.log(`  inferred: ${wg} → ${run.wgAgents[wg].join(', ')}`);
   }
   console.log(`wrote ${values.out}/metrics.jsonl, import.json`);
@@ -161,15 +202,21 @@ function importRuns(argv: readonly string[]): number {
  * import.json): each run's agents and seed from import.json, its eval K from its own keys (the
  * largest avg@K it has; the cluster's, not the lab's default). `seeded`: some group has ≥ 2 seeds.
  */
-export function readImportSummaries(dir: string, rewardTail = REWARD_TAIL): { summaries: RunSummary[]; seeded: boolean } | null {
+export function readImportSummaries(
+  dir: string,
+  rewardTail = REWARD_TAIL,
+): { summaries: RunSummary[]; seeded: boolean } | null {
   const path = join(dir, 'import.json');
   if (!existsSync(path)) return null;
   let runs: ImportSummary[];
   try {
     runs = (JSON.parse(readFileSync(path, 'utf8')) as { runs: ImportSummary[] }).runs;
-    if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents))) throw new Error('no runs list');
+    if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents)))
+      throw new Error('no runs list');
   } catch (e) {
-    throw new RunDirError(`${path} is not an import summary as lab import writes it: ${(e as Error).message}`);
+    throw new RunDirError(
+      `${path} is not an import summary as lab import writes it: ${(e as Error).message}`,
+    );
   }
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
   const summaries = runs.map((run) => {
@@ -183,7 +230,8 @@ export function readImportSummaries(dir: string, rewardTail = REWARD_TAIL): { su
 }
 
 /** What import.json says of one run (as importRuns writes it). */
-type ImportSummary = Pick<ImportedRun, 'label' | 'agents'> & Partial<Pick<ImportedRun, 'group' | 'seed' | 'keys'>>;
+type ImportSummary = Pick<ImportedRun, 'label' | 'agents'> &
+  Partial<Pick<ImportedRun, 'group' | 'seed' | 'keys'>>;
 
 /** `lab export …` and `lab import …`; returns the exit status. */
 export function runInterop(argv: readonly string[]): number {

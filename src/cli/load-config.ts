@@ -19,7 +19,13 @@ export class ConfigError extends Error {
 
 export function loadConfig(arg: string): Experiment {
   if (existsSync(arg)) {
-    if (statSync(arg).isDirectory()) throw new ConfigError(arg, [{ path: '--config', message: 'a folder, not a JSON file (a run folder holds its experiment in config.json)' }]);
+    if (statSync(arg).isDirectory())
+      throw new ConfigError(arg, [
+        {
+          path: '--config',
+          message: 'a folder, not a JSON file (a run folder holds its experiment in config.json)',
+        },
+      ]);
     let json: unknown;
     try {
       json = JSON.parse(readFileSync(arg, 'utf8'));
@@ -33,7 +39,9 @@ export function loadConfig(arg: string): Experiment {
   const hashAt = arg.indexOf('#');
   const looksLikeHash = hashAt >= 0 || /^v=/.test(arg);
   if (!looksLikeHash) {
-    throw new ConfigError(arg, [{ path: '--config', message: 'no such file, and not a lab URL or hash (v=1&…)' }]);
+    throw new ConfigError(arg, [
+      { path: '--config', message: 'no such file, and not a lab URL or hash (v=1&…)' },
+    ]);
   }
   const r = decodeExperiment(hashAt >= 0 ? arg.slice(hashAt) : arg);
   if (!r.ok) throw new ConfigError(arg, r.errors);

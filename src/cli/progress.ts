@@ -21,7 +21,9 @@ export class Progress {
     const decile = Math.floor((10 * step) / this.total);
     if (decile !== this.lastDecile.get(label) || step === this.total) {
       this.lastDecile.set(label, decile);
-      this.out.write(`${label.padEnd(this.width)}  ${String(step).padStart(String(this.total).length)}/${this.total}  ${info}\n`);
+      this.out.write(
+        `${label.padEnd(this.width)}  ${String(step).padStart(String(this.total).length)}/${this.total}  ${info}\n`,
+      );
     }
   }
 

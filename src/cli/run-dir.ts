@@ -11,7 +11,19 @@
  *   identically on the same backend); a run whose earlier lines are missing starts over from
  *   step 0 and recomputes them all, and says so.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
@@ -42,7 +54,9 @@ export function fsError(what: string, e: unknown): RunDirError {
     EEXIST: 'a file of that name is in the way', // mkdir's only EEXIST: the folder is a file
     ENOENT: 'no such file or folder, and it cannot be created there',
   };
-  return new RunDirError(`cannot ${what}: ${why[err.code ?? ''] ?? err.message} (${err.code ?? 'error'})`, { cause: e });
+  return new RunDirError(`cannot ${what}: ${why[err.code ?? ''] ?? err.message} (${err.code ?? 'error'})`, {
+    cause: e,
+  });
 }
 
 /**
@@ -54,7 +68,9 @@ export function prepareNewRunDir(out: string, force: boolean): string | null {
   if (existsSync(out) && RUN_FILES.some((f) => existsSync(join(out, f)))) {
     if (!force) {
       const resumable = existsSync(join(out, 'config.json')) ? `--resume ${out} goes on with it, ` : '';
-      throw new RunDirError(`${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): ${resumable}--force moves it aside, or choose another --out`);
+      throw new RunDirError(
+        `${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): ${resumable}--force moves it aside, or choose another --out`,
+      );
     }
     moved = `${out}.old-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     try {
@@ -90,10 +106,16 @@ export function lockRunDir(dir: string): () => void {
         rmSync(path, { force: true }); // left by a process that was killed
         continue;
       }
-      throw new RunDirError(`${dir} is in use by another lab process (pid ${pid}, ${path}); wait for it to end or stop it`);
+      throw new RunDirError(
+        `${dir} is in use by another lab process (pid ${pid}, ${path}); wait for it to end or stop it`,
+      );
     }
   }
-  const release = () => rmSync(path, { force: true });
+  // The exit hook goes with the release: a sweep takes and releases a lock per cell.
+  const release = () => {
+    process.off('exit', release);
+    rmSync(path, { force: true });
+  };
   process.once('exit', release);
   return release;
 }
@@ -171,7 +193,8 @@ export class MetricsLog {
     }
   }
   append(line: string, place: LinePlace): void {
-    while (this.held.length && before(this.held[0], place)) writeSync(this.fd, this.held.shift()!.line + '\n');
+    while (this.held.length && before(this.held[0], place))
+      writeSync(this.fd, this.held.shift()!.line + '\n');
     writeSync(this.fd, line + '\n');
   }
   sync(): void {
@@ -230,7 +253,9 @@ export function loadResume(out: string, exp: Experiment): Resumed {
       return;
     }
     resume.set(label, { state, history: mine.map((r) => r.metrics) });
-    notes.push(`${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')})`);
+    notes.push(
+      `${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')})`,
+    );
   });
   // Lines of runs that start over, and lines at or after a saved step, are recomputed. Runs saved
   // at different steps (killed between two runs' saves): the lines past the step all runs have
@@ -239,7 +264,13 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   const savedAt = (run: string) => resume.get(run)?.state.manifest.step ?? 0;
   const level = Math.min(...instances.map((r) => savedAt(r.label)));
   const kept = rows.filter((r) => r.metrics.step < savedAt(r.run));
-  writeAtomic(metricsPath, kept.filter((r) => r.metrics.step < level).map((r) => r.line + '\n').join(''));
+  writeAtomic(
+    metricsPath,
+    kept
+      .filter((r) => r.metrics.step < level)
+      .map((r) => r.line + '\n')
+      .join(''),
+  );
   const held = kept
     .filter((r) => r.metrics.step >= level)
     .map((r) => ({ line: r.line, step: r.metrics.step, run: instances.findIndex((i) => i.label === r.run) }));
@@ -264,7 +295,9 @@ export function checkRunDir(dir: string): void {
   if (!statSync(dir).isDirectory()) throw new RunDirError(`${dir} is a file, not a run folder`);
   if (!existsSync(join(dir, 'config.json'))) {
     const has = readdirSync(dir);
-    throw new RunDirError(`${dir} has no config.json: not a folder written by lab train${has.length ? ` (it holds ${has.slice(0, 5).join(', ')}${has.length > 5 ? ', …' : ''})` : ' (it is empty)'}`);
+    throw new RunDirError(
+      `${dir} has no config.json: not a folder written by lab train${has.length ? ` (it holds ${has.slice(0, 5).join(', ')}${has.length > 5 ? ', …' : ''})` : ' (it is empty)'}`,
+    );
   }
 }
 
@@ -273,30 +306,51 @@ export function checkRunDir(dir: string): void {
  * NaN. A torn line (the process killed mid-write) or any other line that is not a record is
  * skipped; `warn`, when given, hears which lines were skipped, or that there is no file.
  */
-export function readMetrics(path: string, warn?: (message: string) => void): { line: string; run: string; metrics: Record<string, number> }[] {
+export function readMetrics(
+  path: string,
+  warn?: (message: string) => void,
+): { line: string; run: string; metrics: Record<string, number> }[] {
   if (!existsSync(path)) {
     warn?.(`${path}: no such file; no step recorded`);
     return [];
   }
+  return parseMetrics(readFileSync(path, 'utf8'), path, warn);
+}
+
+/** readMetrics of a file's text; `path` names it in the warning. Never throws. */
+export function parseMetrics(
+  text: string,
+  path: string,
+  warn?: (message: string) => void,
+): { line: string; run: string; metrics: Record<string, number> }[] {
   const skipped: number[] = [];
-  const rows = readFileSync(path, 'utf8')
-    .split('\n')
-    .flatMap((line, i) => {
-      let row: Record<string, unknown> | null = null;
-      try {
-        row = JSON.parse(line);
-      } catch {
-        // not JSON: counted below
-      }
-      if (typeof row?.run !== 'string' || typeof row.step !== 'number') {
-        if (line.trim()) skipped.push(i + 1);
-        return [];
-      }
-      const { run, ...rest } = row;
-      return [{ line, run, metrics: Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? v : NaN])) }];
-    });
+  const rows = text.split('\n').flatMap((line, i) => {
+    let row: Record<string, unknown> | null = null;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      // not JSON: counted below
+    }
+    if (typeof row?.run !== 'string' || typeof row.step !== 'number') {
+      if (line.trim()) skipped.push(i + 1);
+      return [];
+    }
+    const { run, ...rest } = row;
+    return [
+      {
+        line,
+        run,
+        metrics: Object.fromEntries(
+          Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? v : NaN]),
+        ),
+      },
+    ];
+  });
   if (skipped.length) {
-    const which = skipped.length === 1 ? `line ${skipped[0]} is not a metrics record` : `lines ${ranges(skipped)} are not metrics records`;
+    const which =
+      skipped.length === 1
+        ? `line ${skipped[0]} is not a metrics record`
+        : `lines ${ranges(skipped)} are not metrics records`;
     warn?.(`${path}: ${which} (cut off by a crash, or edited); skipped`);
   }
   return rows;

@@ -7,6 +7,7 @@
  * types, aggregation modes) are the keys of core/losses.ts's registries, the model sizes core/model-sizes.ts's. Pure: no tfjs, no DOM.
  */
 import { z } from 'zod';
+import { ALGEBRA_FIELDS, defOf, defProblems } from './advantage-sets';
 import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
 import { MODEL_PRESETS } from './model-sizes';
 
@@ -19,8 +20,20 @@ export const CONFIG_VERSION = 1;
 /** The most optimizer steps a run may take: the page keeps every one of them in memory (ui/run-data.ts). */
 export const MAX_STEPS = 100_000;
 
-export const TASK_NAMES = ['search', 'math', 'sync', 'coder-tester', 'search-roles', 'plan', 'search-routing'] as const;
+export const TASK_NAMES = [
+  'search',
+  'math',
+  'sync',
+  'coder-tester',
+  'search-roles',
+  'plan',
+  'search-routing',
+  'sync-own',
+] as const;
+/** The named estimators: instances of the estimator algebra (src/core/advantage-sets.ts). */
 export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
+/** What a run may choose: a named estimator, or `custom`, defined by its advantage.unit, .meanOver and .stdOver. */
+export const ESTIMATOR_CHOICES = [...ESTIMATOR_NAMES, 'custom'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** How a step's G rollouts per instance are sampled (src/tasks/sampling.ts holds each one's doc). */
 export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random', 'tree-outcome'] as const;
@@ -29,15 +42,18 @@ export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random', '
 
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
+export type EstimatorChoice = (typeof ESTIMATOR_CHOICES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];
 
 /**
- * How a normalization set of one value is treated (algorithms.md §2; rl/stats.ts setStats). The
+ * How a normalization set of one value is treated (docs/estimators.md#group-statistics; rl/stats.ts setStats). The
  * docs label the dropdown's options.
  */
 export const SINGLETON_MODES = {
   raw: { doc: 'The raw score: μ = 0, σ = 1, so A = s/(1 + ε), not centred (verl, Dr. MAS).' },
-  zero: { doc: 'A = 0, no signal from a set of one (PettingLLMs), when some set of the batch has ≥ 2 members; else raw.' },
+  zero: {
+    doc: 'A = 0, no signal from a set of one (PettingLLMs), when some set of the batch has ≥ 2 members; else raw.',
+  },
 } as const;
 export type SingletonMode = keyof typeof SINGLETON_MODES;
 export type SamplingName = (typeof SAMPLING_NAMES)[number];
@@ -47,7 +63,9 @@ export type SamplingName = (typeof SAMPLING_NAMES)[number];
  * the dropdown's options.
  */
 export const CREDIT_MODES = {
-  shared: { doc: 'No per-agent credit: every row keeps its shared (or role) reward, as in Dr. MAS and GRPO.' },
+  shared: {
+    doc: 'No per-agent credit: every row keeps its shared (or role) reward, as in Dr. MAS and GRPO.',
+  },
   counterfactual: {
     doc: "c_k = v(all) − v(all without k): the outcome minus the outcome of a replay with agent k's outputs replaced by its neutral default (K replays per trajectory).",
   },
@@ -65,14 +83,18 @@ const label = z
   .regex(/^[\w .+()-]+$/, 'letters, digits, spaces and _ . + ( ) - only');
 const agentName = z.string().regex(/^[a-z][a-z0-9-]{0,15}$/, 'an agent name (lower-case, ≤ 16 chars)');
 
-/** Advantage-estimator options shared by every estimator (algorithms.md §2). */
+/** Advantage-estimator options shared by every estimator (docs/estimators.md#group-statistics). */
 export const AdvantageSchema = z.strictObject({
-  normalizeStd: z.boolean().default(true).describe('Divide by the group std (false = Dr. GRPO centering only)'),
+  normalizeStd: z
+    .boolean()
+    .default(true)
+    .describe('Divide by the group std (false = Dr. GRPO centering only)'),
   eps: z.number().positive().max(1).default(1e-6).describe('Added to the std, not the variance (verl)'),
   singleton: z
     .enum(Object.keys(SINGLETON_MODES) as [SingletonMode, ...SingletonMode[]])
     .default('raw')
     .describe('Size-1 sets: raw score (verl, Dr. MAS) or 0 (PettingLLMs)'),
+  ...ALGEBRA_FIELDS,
 });
 
 /**
@@ -83,32 +105,61 @@ export const RewardSchema = z.strictObject({
   credit: z
     .enum(CREDIT_NAMES)
     .default('shared')
-    .describe("Per-agent credit added to each row's reward: none (shared), outcome minus outcome with the agent's outputs replaced by its neutral default (counterfactual), or its Shapley value (shapley)"),
+    .describe(
+      "Per-agent credit added to each row's reward: none (shared), outcome minus outcome with the agent's outputs replaced by its neutral default (counterfactual), or its Shapley value (shapley)",
+    ),
   creditReplay: z
     .enum(['turn', 'prompt'])
     .default('turn')
-    .describe("Replays: a kept agent's n-th recorded output answers its n-th call whatever the prompt (turn: the others' actions held fixed, as difference rewards and COMA), or only where it sees the same prompt again (prompt)"),
-  creditWeight: z.number().min(0).max(10).default(1).describe('λ: row reward = shared reward + λ × the agent’s credit'),
+    .describe(
+      "Replays: a kept agent's n-th recorded output answers its n-th call whatever the prompt (turn: the others' actions held fixed, as difference rewards and COMA), or only where it sees the same prompt again (prompt)",
+    ),
+  creditWeight: z
+    .number()
+    .min(0)
+    .max(10)
+    .default(1)
+    .describe('λ: row reward = shared reward + λ × the agent’s credit'),
   creditSamples: z
     .number()
     .int()
     .min(2)
     .max(256)
     .default(32)
-    .describe('Shapley with more than 3 agents: seeded Monte-Carlo permutations per trajectory (≤ 3 agents is exact)'),
+    .describe(
+      'Shapley with more than 3 agents: seeded Monte-Carlo permutations per trajectory (≤ 3 agents is exact)',
+    ),
+  scale: z
+    .record(agentName, z.number().gt(0).max(1000))
+    .optional()
+    .describe("Per agent, ρ > 0 multiplying its rows' rewards before advantages (after credit); absent = 1"),
+  offset: z
+    .record(agentName, z.number().min(-1000).max(1000))
+    .optional()
+    .describe("Per agent, b added to its rows' rewards before advantages (after the scale); absent = 0"),
 });
 
 /** Optimizer and loss settings shared by the agents (OptimSchema adds their own). */
 const OptimFields = z.strictObject({
   lr: z.number().positive().max(1).default(3e-4).describe('AdamW learning rate, constant, no warm-up'),
   weightDecay: z.number().min(0).max(1).default(0.01).describe('Decoupled AdamW weight decay'),
-  maxGradNorm: z.number().positive().max(1000).default(1).describe('Global-norm clip; the pre-clip norm is logged'),
+  maxGradNorm: z
+    .number()
+    .positive()
+    .max(1000)
+    .default(1)
+    .describe('Global-norm clip; the pre-clip norm is logged'),
   clipLow: z.number().min(0).max(1).default(0.2).describe('PPO ratio clip below 1 (ε_low)'),
   clipHigh: z.number().min(0).max(10).default(0.2).describe('PPO ratio clip above 1 (ε_high)'),
   dualClip: z.number().gt(1).max(100).default(3).describe('Dual-clip bound c for negative advantages (> 1)'),
   policyLoss: z.enum(POLICY_LOSS_NAMES).default('vanilla').describe('Per-token policy loss (core/losses.ts)'),
   lossAgg: z.enum(LOSS_AGG_MODES).default('token-mean').describe('How token losses become one scalar'),
-  klCoef: z.number().min(0).max(10).default(0).describe('KL-to-reference coefficient (0 = no reference model)'),
+  klCoef: z
+    .number()
+    .min(0)
+    .max(10)
+    .default(0)
+    .describe('KL-to-reference coefficient (0 = no reference model)'),
   klType: z.enum(KL_TYPES).default('k3').describe('KL estimator (k3 = low-variance, clamped)'),
   entropyCoef: z.number().min(0).max(1).default(0).describe('Entropy bonus coefficient'),
   epochs: z.number().int().min(1).max(8).default(1).describe('PPO epochs over each batch'),
@@ -121,7 +172,13 @@ const OptimFields = z.strictObject({
  * An agent's value wins over the experiment's, live changes included. Agents sharing a model
  * (models.ids) must agree, and with models.assignment = shared there are none (src/train/models.ts).
  */
-export const PER_AGENT = { lr: true, maxGradNorm: true, clipLow: true, clipHigh: true, entropyCoef: true } as const;
+export const PER_AGENT = {
+  lr: true,
+  maxGradNorm: true,
+  clipLow: true,
+  clipHigh: true,
+  entropyCoef: true,
+} as const;
 export type PerAgentField = keyof typeof PER_AGENT;
 export const PER_AGENT_FIELDS = Object.keys(PER_AGENT) as PerAgentField[];
 
@@ -130,13 +187,21 @@ export const OptimSchema = OptimFields.extend({
   perAgent: z
     .record(agentName, overridesOf(OptimFields.pick(PER_AGENT)))
     .default({})
-    .describe(`Per-agent overrides of ${PER_AGENT_FIELDS.join(', ')} (agents with their own models; DrMAS agent_specific_parameters)`),
+    .describe(
+      `Per-agent overrides of ${PER_AGENT_FIELDS.join(', ')} (agents with their own models; DrMAS agent_specific_parameters)`,
+    ),
 });
 
 /** How training rollouts are sampled. */
 export const RolloutSchema = z.strictObject({
   groupSize: z.number().int().min(2).max(32).default(8).describe('G: rollouts per task instance'),
-  batchSize: z.number().int().min(1).max(64).default(4).describe('B: task instances per step (4 keeps a wasm step near 3 s)'),
+  batchSize: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(4)
+    .describe('B: task instances per step (4 keeps a wasm step near 3 s)'),
   temperature: z.number().positive().max(4).default(1).describe('Sampling temperature'),
   topP: z.number().gt(0).max(1).default(1).describe('Nucleus sampling mass'),
   envTimeoutMs: z.number().int().min(10).max(60_000).default(2000).describe('Environment step time limit'),
@@ -144,7 +209,7 @@ export const RolloutSchema = z.strictObject({
     .enum(SAMPLING_NAMES)
     .default('parallel')
     .describe(
-      'parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation); tree-outcome: the best copied forward, every candidate scored by a greedy completion\'s outcome (ablation)',
+      "parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation); tree-outcome: the best copied forward, every candidate scored by a greedy completion's outcome (ablation)",
     ),
 });
 
@@ -175,9 +240,11 @@ export interface LiveHolder {
 }
 
 /** The schema field of a live parameter: its doc (`.description`) and its range. */
-export const liveField = (p: LiveParam): z.ZodType => (SECTIONS[LIVE[p].section].shape as Record<string, z.ZodType>)[p];
+export const liveField = (p: LiveParam): z.ZodType =>
+  (SECTIONS[LIVE[p].section].shape as Record<string, z.ZodType>)[p];
 
-export const liveValue = (c: LiveHolder, p: LiveParam): number => (c[LIVE[p].section] as Record<string, unknown>)[p] as number;
+export const liveValue = (c: LiveHolder, p: LiveParam): number =>
+  (c[LIVE[p].section] as Record<string, unknown>)[p] as number;
 
 /** `c` with live parameter `p` set to `v` (a copy; `c` is left alone). */
 export function withLive<C extends LiveHolder>(c: C, p: LiveParam, v: number): C {
@@ -198,95 +265,220 @@ function overridesOf<T extends z.ZodRawShape>(schema: z.ZodObject<T>) {
   return z.strictObject(shape) as unknown as z.ZodType<Partial<z.output<z.ZodObject<T>>>>;
 }
 
+/** The live parameters of one section, as a mask for zod's `pick`. */
+const liveMask = (section: 'optim' | 'rollout') =>
+  Object.fromEntries(LIVE_PARAMS.filter((p) => LIVE[p].section === section).map((p) => [p, true])) as Record<
+    string,
+    true
+  >;
+
+/**
+ * What a run took at one step: live values by section, as in the experiment (`optim.lr`). An
+ * entry, and each section in it, names at least one value: an empty one would not survive a link.
+ */
+export const LiveChangeSchema = z
+  .strictObject({
+    optim: overridesOf(OptimFields.pick(liveMask('optim') as never)).optional(),
+    rollout: overridesOf(RolloutSchema.pick(liveMask('rollout') as never)).optional(),
+  })
+  .superRefine((change, ctx) => {
+    const sections = Object.entries(change).filter(([, v]) => v !== undefined);
+    if (sections.length === 0) ctx.addIssue({ code: 'custom', message: 'names no live parameter' });
+    for (const [section, values] of sections)
+      if (Object.keys(values as object).length === 0)
+        ctx.addIssue({ code: 'custom', path: [section], message: 'names no live parameter' });
+  });
+export type LiveChange = { [S in 'optim' | 'rollout']?: Partial<Record<LiveParam, number>> };
+/** A run's live changes by the step it took them at (docs/links.md#live-change-schedule). */
+export type LiveSchedule = Record<string, LiveChange>;
+
+/** A schedule's key: a step index, written without sign, point or leading zeros. */
+const stepKey = z
+  .string()
+  .regex(/^(0|[1-9]\d*)$/, 'a step is a whole number ≥ 0')
+  .refine((k) => Number(k) < MAX_STEPS, `a step is below ${MAX_STEPS}`);
+
 /** The rollout settings a run may override: how it samples, over the same task stream as the others. */
 export const RunRolloutSchema = RolloutSchema.pick({ sampling: true });
 
 /** Fields one run may change relative to the experiment (e.g. the estimator's options). */
 export const RunSchema = z.strictObject({
   label: label.describe('Legend name of the run'),
-  estimator: z.enum(ESTIMATOR_NAMES).describe('Advantage estimator'),
+  estimator: z
+    .enum(ESTIMATOR_CHOICES)
+    .describe('Advantage estimator: a named one, or custom (advantage.unit, .meanOver, .stdOver)'),
   advantage: overridesOf(AdvantageSchema).default({}).describe('Overrides of the advantage options'),
   optim: overridesOf(OptimSchema).default({}).describe('Overrides of the optimizer settings'),
-  reward: overridesOf(RewardSchema).default({}).describe('Overrides of the per-agent credit settings'),
-  rollout: overridesOf(RunRolloutSchema).default({}).describe('Override of rollout.sampling (tree vs parallel on one task stream)'),
+  reward: overridesOf(RewardSchema)
+    .default({})
+    .describe('Overrides of the per-agent credit settings and reward dials'),
+  rollout: overridesOf(RunRolloutSchema)
+    .default({})
+    .describe('Override of rollout.sampling (tree vs parallel on one task stream)'),
+  live: (z.record(stepKey, LiveChangeSchema) as unknown as z.ZodType<LiveSchedule>)
+    .default({})
+    .describe('Live changes this run took, by step: replayed at that step (runs.0.live.179.optim.lr=0.003)'),
 });
 
-export const ExperimentSchema = z.strictObject({
-  task: z.enum(TASK_NAMES).default('search').describe('Multi-agent task'),
-  models: z
-    .strictObject({
-      assignment: z
-        .enum(['per-agent', 'shared'])
-        .default('per-agent')
-        .describe('One model per agent, or one shared model with role tokens'),
-      preset: z.enum(MODEL_PRESETS).default('nano').describe('Model size for every agent (shipped base models are nano)'),
-      perAgent: z
-        .record(agentName, z.enum(MODEL_PRESETS))
-        .default({})
-        .describe('Per-agent model size (heterogeneous; per-agent assignment only)'),
-      ids: z
-        .record(agentName, agentName)
-        .default({})
-        .describe('Per-agent model id (DrMAS model_ids): agents given the same id share one model (per-agent assignment only)'),
-      base: z.enum(['shipped', 'scratch']).default('shipped').describe('Start from the shipped base checkpoints'),
-    })
-    .prefault({}),
-  runs: z
-    .array(RunSchema)
-    .min(1)
-    .max(6)
-    .superRefine((runs, ctx) => {
-      // A label names a run's lines, its state file and its stored state: two alike would mix them.
-      runs.forEach((r, i) => {
-        const first = runs.findIndex((o) => o.label === r.label);
-        if (first < i) ctx.addIssue({ code: 'custom', path: [i, 'label'], message: `"${r.label}" is run ${first}'s label too; labels must differ` });
+export const ExperimentSchema = z
+  .strictObject({
+    task: z.enum(TASK_NAMES).default('search').describe('Multi-agent task'),
+    models: z
+      .strictObject({
+        assignment: z
+          .enum(['per-agent', 'shared'])
+          .default('per-agent')
+          .describe('One model per agent, or one shared model with role tokens'),
+        preset: z
+          .enum(MODEL_PRESETS)
+          .default('nano')
+          .describe('Model size for every agent (shipped base models are nano)'),
+        perAgent: z
+          .record(agentName, z.enum(MODEL_PRESETS))
+          .default({})
+          .describe('Per-agent model size (heterogeneous; per-agent assignment only)'),
+        ids: z
+          .record(agentName, agentName)
+          .default({})
+          .describe(
+            'Per-agent model id (DrMAS model_ids): agents given the same id share one model (per-agent assignment only)',
+          ),
+        base: z
+          .enum(['shipped', 'scratch'])
+          .default('shipped')
+          .describe('Start from the shipped base checkpoints'),
+      })
+      .prefault({}),
+    runs: z
+      .array(RunSchema)
+      .min(1)
+      .max(6)
+      .superRefine((runs, ctx) => {
+        // A label names a run's lines, its state file and its stored state: two alike would mix them.
+        runs.forEach((r, i) => {
+          const first = runs.findIndex((o) => o.label === r.label);
+          if (first < i)
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'label'],
+              message: `"${r.label}" is run ${first}'s label too; labels must differ`,
+            });
+        });
+      })
+      .prefault([
+        { label: 'GRPO', estimator: 'grpo' },
+        { label: 'Dr. MAS', estimator: 'drmas' },
+      ])
+      .describe('The runs compared side by side; they share seed, base models and task stream'),
+    rollout: RolloutSchema.prefault({}),
+    optim: OptimSchema.prefault({}),
+    advantage: AdvantageSchema.prefault({}),
+    reward: RewardSchema.prefault({}),
+    eval: z
+      .strictObject({
+        every: z.number().int().min(0).default(10).describe('Evaluate every N steps (0 = never)'),
+        k: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .default(8)
+          .describe('Samples per validation question (avg@k, pass@k)'),
+        questions: z
+          .number()
+          .int()
+          .min(1)
+          .max(512)
+          .default(32)
+          .describe('Validation questions per evaluation'),
+        temperature: z.number().positive().max(4).default(0.6).describe('Validation sampling temperature'),
+        topP: z.number().gt(0).max(1).default(0.95).describe('Validation nucleus mass'),
+      })
+      .prefault({}),
+    diagnostics: z
+      .strictObject({
+        shadowGradNorm: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Per agent, the gradient norm under every estimator on the run's own batch (one extra backward per agent and estimator)",
+          ),
+      })
+      .prefault({}),
+    steps: z.number().int().min(1).max(MAX_STEPS).default(200).describe('Optimizer iterations per run'),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(0)
+      .describe('Seeds task stream, init and sampling'),
+    seeds: z.number().int().min(1).max(8).default(1).describe('Repeat every run over this many seeds'),
+    backend: z
+      .enum(BACKEND_NAMES)
+      .default('auto')
+      .describe('Compute backend (auto = fastest that passes a check)'),
+  })
+  .superRefine((exp, ctx) => {
+    // Credit replays a trajectory with an agent's outputs masked; a tree's branch k is no trajectory
+    // (each level continues from the chosen sibling, src/tasks/tree.ts), so there is nothing to replay.
+    const bad = new Map<string, { path: (string | number)[]; credit: string }>();
+    exp.runs.forEach((r, i) => {
+      if (!TREE_SAMPLINGS.includes(r.rollout.sampling ?? exp.rollout.sampling)) return;
+      const own = r.reward.credit !== undefined;
+      const credit = r.reward.credit ?? exp.reward.credit;
+      const path = own ? ['runs', i, 'reward', 'credit'] : ['reward', 'credit'];
+      if (credit !== 'shared') bad.set(path.join('.'), { path, credit });
+    });
+    for (const { path, credit } of bad.values()) {
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: `'${credit}' credit replays trajectories, and tree sampling's branches are not trajectories: use rollout.sampling=parallel or credit shared`,
       });
-    })
-    .prefault([
-      { label: 'GRPO', estimator: 'grpo' },
-      { label: 'Dr. MAS', estimator: 'drmas' },
-    ])
-    .describe('The runs compared side by side; they share seed, base models and task stream'),
-  rollout: RolloutSchema.prefault({}),
-  optim: OptimSchema.prefault({}),
-  advantage: AdvantageSchema.prefault({}),
-  reward: RewardSchema.prefault({}),
-  eval: z
-    .strictObject({
-      every: z.number().int().min(0).default(10).describe('Evaluate every N steps (0 = never)'),
-      k: z.number().int().min(1).max(64).default(8).describe('Samples per validation question (avg@k, pass@k)'),
-      questions: z.number().int().min(1).max(512).default(32).describe('Validation questions per evaluation'),
-      temperature: z.number().positive().max(4).default(0.6).describe('Validation sampling temperature'),
-      topP: z.number().gt(0).max(1).default(0.95).describe('Validation nucleus mass'),
-    })
-    .prefault({}),
-  diagnostics: z
-    .strictObject({
-      shadowGradNorm: z
-        .boolean()
-        .default(false)
-        .describe("Per agent, the gradient norm under every estimator on the run's own batch (one extra backward per agent and estimator)"),
-    })
-    .prefault({}),
-  steps: z.number().int().min(1).max(MAX_STEPS).default(200).describe('Optimizer iterations per run'),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).default(0).describe('Seeds task stream, init and sampling'),
-  seeds: z.number().int().min(1).max(8).default(1).describe('Repeat every run over this many seeds'),
-  backend: z.enum(BACKEND_NAMES).default('auto').describe('Compute backend (auto = fastest that passes a check)'),
-}).superRefine((exp, ctx) => {
-  // Credit replays a trajectory with an agent's outputs masked; a tree's branch k is no trajectory
-  // (each level continues from the chosen sibling, src/tasks/tree.ts), so there is nothing to replay.
-  const bad = new Map<string, { path: (string | number)[]; credit: string }>();
-  exp.runs.forEach((r, i) => {
-    if (!TREE_SAMPLINGS.includes(r.rollout.sampling ?? exp.rollout.sampling)) return;
-    const own = r.reward.credit !== undefined;
-    const credit = r.reward.credit ?? exp.reward.credit;
-    const path = own ? ['runs', i, 'reward', 'credit'] : ['reward', 'credit'];
-    if (credit !== 'shared') bad.set(path.join('.'), { path, credit });
+    }
+    algebraIssues(exp).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
   });
-  for (const { path, credit } of bad.values()) {
-    ctx.addIssue({ code: 'custom', path, message: `'${credit}' credit replays trajectories, and tree sampling's branches are not trajectories: use rollout.sampling=parallel or credit shared` });
-  }
-});
+
+/**
+ * A run's own advantage.unit/.meanOver/.stdOver define its estimator only under `custom`: under a
+ * named one they would be ignored, so they are refused. A custom definition must make sense.
+ */
+function algebraIssues(exp: {
+  runs: Run[];
+  advantage: AdvantageOptions;
+}): { path: (string | number)[]; message: string }[] {
+  const unread = exp.runs.some((r) => r.estimator === 'custom')
+    ? []
+    : (['unit', 'meanOver', 'stdOver'] as const)
+        .filter((f) => exp.advantage[f] !== undefined)
+        .map((f) => ({
+          path: ['advantage', f],
+          message: 'only estimator custom reads it, and no run is custom',
+        }));
+  return [
+    ...unread,
+    ...exp.runs.flatMap((r, i) => {
+      if (r.estimator !== 'custom') {
+        const own = (['unit', 'meanOver', 'stdOver'] as const).filter((f) => r.advantage[f] !== undefined);
+        return own.map((f) => ({
+          path: ['runs', i, 'advantage', f],
+          message: `only estimator custom reads it (this run's estimator is ${r.estimator})`,
+        }));
+      }
+      let def;
+      try {
+        def = defOf({ ...exp.advantage, ...r.advantage });
+      } catch {
+        return []; // a set list the field's own check already refused
+      }
+      return defProblems(def).map(({ field, message }) => ({
+        path: r.advantage[field] !== undefined ? ['runs', i, 'advantage', field] : ['advantage', field],
+        message,
+      }));
+    }),
+  ];
+}
 
 export type Experiment = z.infer<typeof ExperimentSchema>;
 export type Run = z.infer<typeof RunSchema>;
@@ -301,9 +493,12 @@ export const DEFAULT_EXPERIMENT: Experiment = Object.freeze(ExperimentSchema.par
 export interface FieldError {
   path: string;
   message: string;
+  /** The link's own text for this key, where a link gave one (what the alert quotes back). */
+  got?: string;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Field names of earlier builds, read as today's: `optim.lrPerAgent.<agent>` (of the experiment or
@@ -315,13 +510,17 @@ function renameLegacy(input: unknown): unknown {
     if (!isRecord(optim) || !isRecord(optim.lrPerAgent)) return optim;
     const { lrPerAgent, ...rest } = optim;
     const perAgent: Record<string, unknown> = isRecord(rest.perAgent) ? { ...rest.perAgent } : {};
-    for (const [agent, lr] of Object.entries(lrPerAgent)) perAgent[agent] = { lr, ...(isRecord(perAgent[agent]) ? perAgent[agent] : {}) };
+    for (const [agent, lr] of Object.entries(lrPerAgent))
+      perAgent[agent] = { lr, ...(isRecord(perAgent[agent]) ? perAgent[agent] : {}) };
     return { ...rest, perAgent };
   };
   if (!isRecord(input)) return input;
   const out = { ...input };
   if ('optim' in out) out.optim = optimOf(out.optim);
-  if (Array.isArray(out.runs)) out.runs = out.runs.map((r: unknown) => (isRecord(r) && 'optim' in r ? { ...r, optim: optimOf(r.optim) } : r));
+  if (Array.isArray(out.runs))
+    out.runs = out.runs.map((r: unknown) =>
+      isRecord(r) && 'optim' in r ? { ...r, optim: optimOf(r.optim) } : r,
+    );
   return out;
 }
 
@@ -334,18 +533,36 @@ export function validateExperiment(
   const errors = r.error.issues.flatMap((issue): FieldError[] => {
     const at = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((k) => ({ path: [...at, k].join('.'), message: 'unknown field' }));
+      return issue.keys.map((k) => ({
+        path: [...at, k].join('.'),
+        message: scheduleMessage([...at, k], issue.code, 'unknown field'),
+      }));
     }
     // zod says "expected int, received number" for 2.5: a reader sees two numbers.
     const notWhole = issue.code === 'invalid_type' && issue.expected === 'int';
-    return [{ path: at.join('.') || '(root)', message: notWhole ? 'expected a whole number' : issue.message }];
+    const message = notWhole ? 'expected a whole number' : issue.message;
+    return [{ path: at.join('.') || '(root)', message: scheduleMessage(at, issue.code, message) }];
   });
   return { ok: false, errors };
 }
 
-/** The config with every live field blanked: two configs with equal keys need no reset. */
+/**
+ * A schedule entry's problem in a reader's words: the live field by its label and the step
+ * (`learning rate at step 179: …`); a key that is no step says so. Other paths keep `message`.
+ */
+function scheduleMessage(at: string[], code: string, message: string): string {
+  const [runs, , live, step, section, param] = at;
+  if (runs !== 'runs' || live !== 'live' || step === undefined) return message;
+  if (code === 'invalid_key')
+    return `live change at step ${JSON.stringify(step)}: a step is a whole number from 0 to ${MAX_STEPS - 1}`;
+  const p = param as LiveParam | undefined;
+  const named = p !== undefined && p in LIVE && LIVE[p].section === section;
+  return `${named ? LIVE[p].label : 'live change'} at step ${step}: ${message}`;
+}
+
+/** The config with every live field and schedule blanked: two configs with equal keys need no reset. */
 export function structuralKey(c: Experiment): string {
-  let blank = c;
+  let blank: Experiment = { ...c, runs: c.runs.map((r) => ({ ...r, live: {} })) };
   for (const p of LIVE_PARAMS) blank = withLive(blank, p, 0);
   return JSON.stringify(blank);
 }
@@ -357,7 +574,11 @@ export function structuralKey(c: Experiment): string {
  */
 export function runInstances(exp: Experiment): { label: string; seed: number; runIndex: number }[] {
   return exp.runs.flatMap((run, runIndex) =>
-    Array.from({ length: exp.seeds }, (_, s) => ({ label: exp.seeds > 1 ? `${run.label} #${s}` : run.label, seed: exp.seed + s, runIndex })),
+    Array.from({ length: exp.seeds }, (_, s) => ({
+      label: exp.seeds > 1 ? `${run.label} #${s}` : run.label,
+      seed: exp.seed + s,
+      runIndex,
+    })),
   );
 }
 
@@ -369,7 +590,13 @@ export function resolveRun(
   return {
     optim: { ...exp.optim, ...run.optim },
     advantage: { ...exp.advantage, ...run.advantage },
-    reward: { ...exp.reward, ...run.reward },
+    // The dials merge per agent: a run's reward.scale.answer leaves the experiment's other agents' scales.
+    reward: {
+      ...exp.reward,
+      ...run.reward,
+      scale: { ...exp.reward.scale, ...run.reward.scale },
+      offset: { ...exp.reward.offset, ...run.reward.offset },
+    },
     rollout: { ...exp.rollout, ...run.rollout },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Metric frames: how one optimizer step of one run travels from a worker to the page and the CLI.
  * The key table is sent once per run; each step is then a flat Float64Array in key order, whose
- * buffer is transferred, never copied (DESIGN.md "Data flow"). NaN marks a key without a value at
+ * buffer is transferred, never copied (docs/architecture.md#metric-to-chart). NaN marks a key without a value at
  * this step (no eval this step, an agent that did not act). Pure: no tfjs, no DOM.
  */
 

@@ -1,12 +1,12 @@
 /**
  * The loss registries: policy losses (with their clipping), KL estimators and aggregation modes
- * (algorithms.md §5; verl `core_algos.py`). Each entry is data holding every form of its concept:
+ * (docs/estimators.md#policy-loss; verl `core_algos.py`). Each entry is data holding every form of its concept:
  * the doc line (dropdowns, README), the float64 reference (`ref`, what the tests hold the device to)
  * and the device form (`device`, written once against `Ops` so this file needs no tfjs; training
  * passes tfjs ops). The config's name lists are these registries' keys, so adding a KL type or a
  * mode is one entry here. Lookups of unknown names throw with the valid list. Pure: no tfjs.
  *
- * Why core and not rl (DESIGN.md puts loss math in rl): the config's enums need these names, and
+ * Why core and not rl (rl holds the rest of the math, docs/architecture.md#layers): the config's enums need these names, and
  * core sits below rl. Splitting the names and docs (core) from the forms (rl) would write each
  * concept in two places again; an entry here is plain data and functions over numbers or over an
  * `Ops` the caller supplies, so core stays free of tfjs and of every layer above it.
@@ -33,8 +33,13 @@ export interface Ops<T, B> {
 const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
 
 /** Looks `name` up in `registry`; unknown names throw with the valid list (verl's registries do too). */
-export function lookup<R extends Record<string, unknown>>(registry: R, what: string, name: string): R[keyof R] {
-  if (!Object.hasOwn(registry, name)) throw new Error(`Unknown ${what} '${name}'. Valid: ${Object.keys(registry).join(', ')}.`);
+export function lookup<R extends Record<string, unknown>>(
+  registry: R,
+  what: string,
+  name: string,
+): R[keyof R] {
+  if (!Object.hasOwn(registry, name))
+    throw new Error(`Unknown ${what} '${name}'. Valid: ${Object.keys(registry).join(', ')}.`);
   return registry[name as keyof R];
 }
 
@@ -67,7 +72,7 @@ export interface PolicyLossSpec {
 export const POLICY_LOSSES = {
   vanilla: {
     doc:
-      'PPO clip with dual clip (verl compute_policy_loss_vanilla, algorithms.md §5.1): r = eᵈ, ' +
+      'PPO clip with dual clip (verl compute_policy_loss_vanilla, docs/estimators.md#ppo-clip-with-dual-clip): r = eᵈ, ' +
       'Lc = max(−A·r, −A·clip(r, 1 − ε_low, 1 + ε_high)), L = A < 0 ? min(−A·c, Lc) : Lc.',
     ref: (d, A, clip) => {
       const r = Math.exp(clamp(d, -20, 20));
@@ -85,7 +90,11 @@ export const POLICY_LOSSES = {
       const Lc = o.max(L1, L2);
       const L3 = o.neg(o.mul(A, clip.c));
       const negative = o.lt(A, 0);
-      return { L: o.where(negative, o.min(L3, Lc), Lc), clipped: o.gt(L2, L1), dualClipped: o.and(negative, o.gt(Lc, L3)) };
+      return {
+        L: o.where(negative, o.min(L3, Lc), Lc),
+        clipped: o.gt(L2, L1),
+        dualClipped: o.and(negative, o.gt(Lc, L3)),
+      };
     },
   },
 } as const satisfies Record<string, PolicyLossSpec>;
@@ -96,7 +105,7 @@ export const getPolicyLoss = (name: string): PolicyLossSpec => lookup(POLICY_LOS
 
 // ---- KL estimators ------------------------------------------------------------------------------
 
-/** A KL estimator between the policy and the reference, per token (§5.2; verl `kl_penalty`). */
+/** A KL estimator between the policy and the reference, per token (docs/estimators.md#kl-estimators; verl `kl_penalty`). */
 export interface KlSpec {
   doc: string;
   ref: (logp: number, refLogp: number) => number;
@@ -148,6 +157,8 @@ export interface MaskedValues {
   T: number;
   /** L_max of the sum-norm modes: the padded length T, or verl's `loss_scale_factor`. */
   lMax: number;
+  /** Each sequence's agent, for the modes that balance agents (absent: one agent). */
+  agents?: readonly string[];
 }
 
 /** What a mode's weight may depend on: token counts of the whole batch and of each row. */
@@ -156,6 +167,20 @@ export interface MaskCounts {
   lMax: number;
   tokens: number;
   rowTokens: Float64Array;
+  /** Each row's agent (absent: one agent). */
+  rowAgents?: readonly string[];
+  /** Per agent, its rows' tokens (its size is the number of agents): counted once per batch. */
+  agentTokens: Map<string, number>;
+}
+
+/** Per agent, its rows' response tokens; rows with no agent given are one agent. */
+function agentTokens(rowTokens: ArrayLike<number>, agents?: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (let i = 0; i < rowTokens.length; i++) {
+    const a = agents?.[i] ?? '';
+    out.set(a, (out.get(a) ?? 0) + rowTokens[i]);
+  }
+  return out;
 }
 
 export interface AggregationSpec {
@@ -234,11 +259,26 @@ export const AGGREGATIONS = {
     ref: (b) => (b.B === 0 ? 0 : total(sequenceSums(b).sums) / (b.B * b.lMax)),
     rowWeight: (c) => 1 / (c.B * c.lMax),
   },
+  'agent-token-mean': {
+    doc:
+      "(1/K) Σ_k Σ_{i∈k,t} L·m / Σ_{i∈k,t} m — each agent's token mean, averaged over the K agents of the batch: " +
+      'loss balancing by 1/n_k, so an agent that is invoked more often weighs no more (the Dr. MAS reviewers’ ' +
+      'loss-balance ablation). With one agent per model it is token-mean.',
+    ref: (b) => {
+      const { sums, counts } = sequenceSums(b);
+      const tokens = agentTokens(counts, b.agents);
+      let acc = 0;
+      for (let i = 0; i < b.B; i++) acc += sums[i] / Math.max(tokens.get(b.agents?.[i] ?? '')!, 1);
+      return tokens.size === 0 ? 0 : acc / tokens.size;
+    },
+    rowWeight: (c, i) => 1 / (c.agentTokens.size * Math.max(c.agentTokens.get(c.rowAgents?.[i] ?? '')!, 1)),
+  },
 } as const satisfies Record<string, AggregationSpec>;
 
 export type LossAggMode = keyof typeof AGGREGATIONS;
 export const LOSS_AGG_MODES = namesOf(AGGREGATIONS);
-export const getAggregation = (mode: string): AggregationSpec => lookup(AGGREGATIONS, 'loss aggregation mode', mode);
+export const getAggregation = (mode: string): AggregationSpec =>
+  lookup(AGGREGATIONS, 'loss aggregation mode', mode);
 
 /** Aggregates with the named mode (the float64 reference). */
 export const aggregate = (mode: string, b: MaskedValues): number => getAggregation(mode).ref(b);
@@ -248,9 +288,21 @@ export const aggregate = (mode: string, b: MaskedValues): number => getAggregati
  * sequences): a row's tokens weigh w_i each, so the aggregate is Σ_i w_i·Σ_t m·L however the rows
  * are then packed.
  */
-export function rowAggregationWeights(mode: string, rowTokens: ArrayLike<number>, lMax: number): Float64Array {
+export function rowAggregationWeights(
+  mode: string,
+  rowTokens: ArrayLike<number>,
+  lMax: number,
+  rowAgents?: readonly string[],
+): Float64Array {
   const counts = Float64Array.from(rowTokens);
-  const c: MaskCounts = { B: counts.length, lMax, tokens: counts.reduce((a, n) => a + n, 0), rowTokens: counts };
+  const c: MaskCounts = {
+    B: counts.length,
+    lMax,
+    tokens: counts.reduce((a, n) => a + n, 0),
+    rowTokens: counts,
+    rowAgents,
+    agentTokens: agentTokens(counts, rowAgents),
+  };
   const spec = getAggregation(mode);
   return counts.map((_, i) => spec.rowWeight(c, i));
 }
@@ -260,6 +312,6 @@ export function aggregationWeights(mode: string, b: Omit<MaskedValues, 'values'>
   const { mask, B, T, lMax } = b;
   const rowTokens = new Float64Array(B);
   for (let j = 0; j < B * T; j++) rowTokens[Math.floor(j / T)] += mask[j];
-  const c = rowAggregationWeights(mode, rowTokens, lMax);
+  const c = rowAggregationWeights(mode, rowTokens, lMax, b.agents);
   return Float64Array.from({ length: B * T }, (_, j) => mask[j] * c[Math.floor(j / T)]);
 }

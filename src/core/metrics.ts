@@ -1,9 +1,9 @@
 /**
  * Metric names: the one dictionary used by the trainer, the CLI's JSONL, CSV export and charts
- * (DESIGN.md "Metric names"). Keys are flat paths; a chart is a prefix filter. Build every
+ * (docs/metrics.md#metrics). Keys are flat paths; a chart is a prefix filter. Build every
  * per-agent or per-model key with the helpers below, never by hand. Pure: no tfjs, no DOM.
  */
-import { ESTIMATOR_NAMES, type EstimatorName } from './config';
+import { ESTIMATOR_NAMES, type EstimatorChoice } from './config';
 
 /** Run-level keys, one value per optimizer step. */
 export const M = {
@@ -75,21 +75,29 @@ export interface UpdateDiagnostic {
  * adding one here adds its metric everywhere (charts, JSONL, CSV).
  */
 export const UPDATE_DIAGNOSTICS = {
-  pg_loss: { doc: "the agent's own aggregated policy loss, Σ w·L / Σ w over its tokens", of: (t) => t.pgLoss, over: 'weights' },
+  pg_loss: {
+    doc: "the agent's own aggregated policy loss, Σ w·L / Σ w over its tokens",
+    of: (t) => t.pgLoss,
+    over: 'weights',
+  },
   clipfrac: { doc: 'share of its tokens where the ratio clip binds', of: (t) => t.clipped, over: 'tokens' },
   kl: {
     doc: "verl's ppo_kl: mean of log π_old − log π over its tokens (the policy's drift within the update)",
     of: (t) => t.negD,
     over: 'tokens',
   },
-  entropy: { doc: 'its aggregated entropy, Σ w·H / Σ w over its tokens', of: (t) => t.entropy, over: 'weights' },
+  entropy: {
+    doc: 'its aggregated entropy, Σ w·H / Σ w over its tokens',
+    of: (t) => t.entropy,
+    over: 'weights',
+  },
   resp_len: { doc: 'mean response tokens per call (EOS included)', of: (t) => t.mask, over: 'rows' },
 } as const satisfies Record<string, UpdateDiagnostic>;
 export type UpdateStat = keyof typeof UPDATE_DIAGNOSTICS;
 export const UPDATE_STATS = Object.keys(UPDATE_DIAGNOSTICS) as UpdateStat[];
 
 /**
- * The advantage diagnostics of one batch (src/rl/diagnostics.ts computes them; algorithms.md §8):
+ * The advantage diagnostics of one batch (src/rl/diagnostics.ts computes them; docs/estimators.md#per-agent-diagnostics):
  * each field of rl's `AgentStats` and the stat it is emitted under, `agent/<name>/<stat>`. NaN
  * where undefined (no rows, no group with σ > 0). Adding one is one entry here and its formula.
  */
@@ -111,7 +119,7 @@ export const ADVANTAGE_DIAGNOSTICS = {
    * μ_q and σ_q (unbiased) over q's trajectory scores: GRPO's baseline (Dr. MAS Lemma 4.2).
    */
   amplification: 'amplification',
-  /** The same with global-step's baseline: μ_q and σ_q (unbiased) over all of q's rows pooled (issue 81). */
+  /** The same with global-step's baseline: μ_q and σ_q (unbiased) over all of q's rows pooled (docs/estimators.md#the-amplification-factor). */
   amplificationRows: 'amplification_rows',
 } as const;
 export type AdvantageDiagnostic = keyof typeof ADVANTAGE_DIAGNOSTICS;
@@ -124,9 +132,24 @@ type AdvantageStat = (typeof ADVANTAGE_DIAGNOSTICS)[AdvantageDiagnostic];
  */
 export const CREDIT_STATS = ['credit/mean', 'credit/std', 'credit/se'] as const;
 
-/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, then the update's, then credit. */
+/**
+ * The reward dials in force (reward.scale / reward.offset; 1 and 0 where none is set): the
+ * agent's `reward/mean` is of its rewards after them (docs/estimator-algebra.md#reward-dials).
+ */
+export const DIAL_STATS = ['reward/scale', 'reward/offset'] as const;
+
+/**
+ * Per-agent outcomes, only on tasks that tell each agent's own part (a task's `ownSuccess`):
+ * `own_success` is the share of the judged trajectories it acted in where it did its part ("this
+ * agent's own accuracy"), so whose learning slowed is read per agent, not from the team's success.
+ */
+export const OUTCOME_STATS = ['own_success'] as const;
+
+/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the update's, then credit. */
 export const AGENT_STATS = [
   ...(Object.values(ADVANTAGE_DIAGNOSTICS) as AdvantageStat[]),
+  ...DIAL_STATS,
+  ...OUTCOME_STATS,
   'grad_norm',
   ...UPDATE_STATS,
   ...CREDIT_STATS,
@@ -141,6 +164,12 @@ export type AgentStat = (typeof AGENT_STATS)[number];
  * term at the step's starting weights with that estimator's advantages.
  */
 export const SHADOW_STATS = ['mean', 'sq_mean', 'corr', 'grad_norm'] as const;
+/**
+ * The estimators a run's same-batch statistics weigh its batch by: every named one, and the run's
+ * own when it is `custom` (its definition is the run's, so `shadow/custom/` means that run's).
+ */
+export const shadowEstimators = (own: EstimatorChoice): EstimatorChoice[] =>
+  own === 'custom' ? [...ESTIMATOR_NAMES, 'custom'] : [...ESTIMATOR_NAMES];
 export type ShadowStat = (typeof SHADOW_STATS)[number];
 
 /** Per-model statistics, each under `model/<id>/`. */
@@ -163,7 +192,7 @@ export const OTHER_PREFIX = 'other/';
 export const otherKey = (name: string): string => `${OTHER_PREFIX}${name}`;
 
 export const agentKey = (agent: string, stat: AgentStat): string => `agent/${agent}/${stat}`;
-export const agentShadowKey = (agent: string, estimator: EstimatorName, stat: ShadowStat): string =>
+export const agentShadowKey = (agent: string, estimator: EstimatorChoice, stat: ShadowStat): string =>
   `agent/${agent}/shadow/${estimator}/${stat}`;
 export const modelKey = (model: string, stat: ModelStat): string => `model/${model}/${stat}`;
 export const evalAvgKey = (k: number): string => `eval/avg@${k}`;
@@ -191,16 +220,22 @@ export function metricKeys(
   agents: readonly string[],
   models: readonly string[],
   evalK: number,
-  o: { shadowGradNorm?: boolean; credit?: boolean } = {},
+  o: { shadowGradNorm?: boolean; credit?: boolean; estimator?: EstimatorChoice; ownSuccess?: boolean } = {},
 ): string[] {
   const shadow = SHADOW_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
-  const stats = AGENT_STATS.filter((s) => o.credit || !(CREDIT_STATS as readonly string[]).includes(s));
+  const stats = AGENT_STATS.filter(
+    (s) =>
+      (o.credit || !(CREDIT_STATS as readonly string[]).includes(s)) &&
+      (o.ownSuccess || !(OUTCOME_STATS as readonly string[]).includes(s)),
+  );
   return [
     ...Object.values(M),
     evalAvgKey(evalK),
     evalPassKey(evalK),
     ...agents.flatMap((a) => stats.map((s) => agentKey(a, s))),
-    ...agents.flatMap((a) => ESTIMATOR_NAMES.flatMap((e) => shadow.map((s) => agentShadowKey(a, e, s)))),
+    ...agents.flatMap((a) =>
+      shadowEstimators(o.estimator ?? 'grpo').flatMap((e) => shadow.map((s) => agentShadowKey(a, e, s))),
+    ),
     ...models.flatMap((m) => MODEL_STATS.map((s) => modelKey(m, s))),
   ];
 }

@@ -9,13 +9,13 @@ export interface ModelSize {
   contextLength: number;
   dModel: number;
   nLayers: number;
-  /** dModel / nHeads is the head size; keep it a multiple of 4 (WebGPU vec4 matmuls, §4). */
+  /** dModel / nHeads is the head size; keep it a multiple of 4 (WebGPU vec4 matmuls, docs/backends.md#readbacks-and-shape-buckets). */
   nHeads: number;
   /** Hidden width of the MLP, 4 × dModel as in GPT-2. */
   dMlp: number;
 }
 
-/** `small` is the benchmark workload of tfjs-webgpu.md §14 (context 64). */
+/** `small` is the benchmark workload of docs/figures.md#the-benchmark-workload (context 64). */
 export const MODEL_SIZES = {
   /** ~0.11M parameters: tests and quick demos. */
   nano: { contextLength: 64, dModel: 64, nLayers: 2, nHeads: 2, dMlp: 256 },

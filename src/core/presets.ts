@@ -8,15 +8,17 @@ import type { Experiment } from './config';
 export interface Preset {
   id: string;
   title: string;
-  /** What the preset shows, in one or two sentences. */
+  /** What the preset shows, in one or two sentences (its button's tooltip). */
   blurb: string;
+  /** One line on screen under its button: what it tests, then what to look for. */
+  lookFor: string;
   config: Experiment;
 }
 
 const make = (patch: Record<string, unknown>): Experiment =>
   ExperimentSchema.parse({ ...structuredClone(DEFAULT_EXPERIMENT), ...patch });
 
-/** The issue-81 ablation's three runs: one baseline per trajectory, per row, per agent. */
+/** The step-level ablation's three runs: one baseline per trajectory, per row, per agent. */
 const THREE_WAY = [
   { label: 'GRPO', estimator: 'grpo' },
   { label: 'Step-level', estimator: 'global-step' },
@@ -31,10 +33,47 @@ const CREDIT_X_NORM = [
   { label: 'Dr. MAS + credit', estimator: 'drmas', reward: { credit: 'counterfactual' } },
 ];
 
+/** Dr. MAS, and Dr. MAS without σ_k: the mean-only per-agent baseline (custom: rows; group,agent; none). */
+const MEAN_ONLY = [
+  { label: 'Dr. MAS', estimator: 'drmas' },
+  {
+    label: 'Dr. MAS mean-only',
+    estimator: 'custom',
+    advantage: { meanOver: 'group,agent', stdOver: 'none' },
+  },
+];
+
+/** Agent-wise grouping × loss balancing by 1/n_k (optim.lossAgg agent-token-mean), 2 × 2. */
+const LOSS_BALANCE = [
+  { label: 'GRPO', estimator: 'grpo' },
+  { label: 'GRPO + balance', estimator: 'grpo', optim: { lossAgg: 'agent-token-mean' } },
+  { label: 'Dr. MAS', estimator: 'drmas' },
+  { label: 'Dr. MAS + balance', estimator: 'drmas', optim: { lossAgg: 'agent-token-mean' } },
+];
+
+/** A tighter gradient clip as the other stabilizer: GRPO at 0.1, 0.2, 0.5 against Dr. MAS at the default 1. */
+const GRAD_CLIP = [
+  { label: 'Dr. MAS', estimator: 'drmas' },
+  ...[0.1, 0.2, 0.5].map((c) => ({ label: `GRPO clip ${c}`, estimator: 'grpo', optim: { maxGradNorm: c } })),
+];
+
+/** LitePPO's group mean with a batch std, on GRPO's trajectory scores (custom: trajectories; group; batch). */
+const LITE_PPO = [
+  { label: 'GRPO', estimator: 'grpo' },
+  { label: 'Dr. MAS', estimator: 'drmas' },
+  {
+    label: 'LitePPO',
+    estimator: 'custom',
+    advantage: { unit: 'trajectories', meanOver: 'group', stdOver: 'batch' },
+  },
+];
+
 export const PRESETS: readonly Preset[] = [
   {
     id: 'drmas-vs-grpo',
     title: 'Dr. MAS vs GRPO (search)',
+    lookFor:
+      'The plain comparison on the search workflow, not tuned toward a winner. Look for: how little the two part; every agent’s amplification is about 0.88 and their advantages correlate 0.98–1.00.',
     blurb:
       'Verifier routes to Search or Answer. Where Search rows gather in failures and Answer rows in ' +
       'successes, one global baseline mis-scales both; on the shipped base models they barely do: 61 % of ' +
@@ -44,7 +83,9 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     id: 'issue81',
-    title: 'Step-level vs agent-wise (the issue-81 ablation)',
+    title: 'Step-level vs agent-wise (which half of Dr. MAS matters)',
+    lookFor:
+      'Which of Dr. MAS’s two changes matters: counting rows instead of trajectories, or splitting by agent. Look for: where the Step-level run sits between GRPO and Dr. MAS.',
     blurb:
       'Separates the two changes Dr. MAS makes: counting steps instead of trajectories (global-step) ' +
       'and splitting statistics per agent (drmas).' +
@@ -54,6 +95,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'sync',
     title: 'Synchronous control (identical by theory)',
+    lookFor:
+      'The control: each agent acts once on one shared reward, so GRPO and Dr. MAS compute the same advantages. Look for: the two runs’ curves on top of each other, step for step.',
     blurb:
       'Every agent acts once on one shared reward: the per-agent sets equal the trajectory sets, so ' +
       'Dr. MAS and GRPO must produce the same advantages, step for step.' +
@@ -63,6 +106,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'math-loop',
     title: 'Solver ⇄ verifier loop (math, retries)',
+    lookFor:
+      'Solver retries pile solver rows into failing trajectories. Look for: the solver’s amplification well above 1 (about 2.5 at the start) and a correlation near 0.83.',
     blurb:
       'Dr. MAS’s math workflow: the solver answers, the verifier approves or rejects (back to the solver, at ' +
       'most 2 attempts; −0.1 per invalid row). The shipped verifier rejects some first answers, right ones ' +
@@ -73,6 +118,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'search-roles',
     title: 'Per-agent rewards on different scales (search)',
+    lookFor:
+      'Each agent is rewarded on its own scale. Look for: amplification near 2 for the answer and search agents and below 1 for the verifier.',
     blurb:
       'The search workflow with AT-GRPO’s role rewards, on different scales: answer 2·EM; search +1 if it ' +
       'retrieved every needed fact, −1 if a query was malformed, plus EM; verifier EM. GRPO normalizes each ' +
@@ -83,6 +130,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'search-routing',
     title: 'Search routing: cautious and eager routers (search, 3-step cap)',
+    lookFor:
+      'A router that errs gathers search rows in failures and answer rows in successes. Look for: the answer agent’s amplification above 1, the others’ below.',
     blurb:
       'The search workflow capped at 3 env steps (−0.01 per invalid row; "no" at the last step fails), with a ' +
       'router that errs: a cautious "no" when every fact is in times out on a 2-hop question, an eager "yes" ' +
@@ -97,6 +146,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'heterogeneous',
     title: 'Heterogeneous model sizes',
+    lookFor:
+      'Agents of different model sizes, each with its own optimizer. Look for: per-agent gradient norms that part while amplification stays near 0.88.',
     blurb:
       'A nano verifier, a small searcher and a small answerer, each with its own optimizer, all from shipped ' +
       'checkpoints (the small ones warm-started to base success 0.30). A base-size (1.6M) checkpoint would not ' +
@@ -107,6 +158,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'coder-tester',
     title: 'Rewards on different scales (coder/tester)',
+    lookFor:
+      'Coder and tester rewards on different scales. Look for: the coder’s amplification about 1.6 and the tester’s about 0.66: GRPO weighs the coder more.',
     blurb:
       'The coder earns up to 2, the tester up to 2 on another support: a global baseline sits between ' +
       'them and biases both agents’ advantages.' +
@@ -116,6 +169,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'credit',
     title: 'Credit × normalization (search)',
+    lookFor:
+      'Shared reward against counterfactual credit, under each estimator. Look for: with credit, the answer agent’s amplification jumps (about 2.65) while the others drop to about 0.62.',
     blurb:
       'Shared outcome vs SHARP-style counterfactual credit (each row + λ × (outcome − outcome with its agent ' +
       'replaced by a no-op), λ = 1), each under GRPO and Dr. MAS. Credit gives each agent its own reward ' +
@@ -128,6 +183,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'plan',
     title: 'Long-horizon planning (plan): GRPO, Dr. MAS, AT-GRPO',
+    lookFor:
+      'Long-horizon planning over up to 5 turns. Look for: GRPO and Dr. MAS close (correlation about 0.99), and AT-GRPO’s per-turn sets holding single rows.',
     blurb:
       'PettingLLMs’ Plan-Path on 5×5/6×6 grids with walls: the planner proposes up to 3 moves, the executor ' +
       'issues them, at most 5 turns, shaped reward. Trajectories end at different turns, so under parallel ' +
@@ -147,6 +204,8 @@ export const PRESETS: readonly Preset[] = [
   {
     id: 'atgrpo-tree',
     title: 'AT-GRPO: tree vs parallel (plan)',
+    lookFor:
+      'AT-GRPO under tree against parallel sampling. Look for: the held-out eval (avg@8), not training success; the tree’s stays below parallel’s.',
     blurb:
       'The same AT-GRPO estimator on plan, sampled two ways: G parallel rollouts, whose (instance, agent, turn) ' +
       'sets mix states from turn 1 on and leave singletons, or a tree (rollout.sampling=tree): at every turn G ' +
@@ -162,6 +221,61 @@ export const PRESETS: readonly Preset[] = [
         { label: 'AT-GRPO tree', estimator: 'atgrpo', rollout: { sampling: 'tree' } },
       ],
     }),
+  },
+  {
+    id: 'sync-own',
+    title: 'Own rewards, fast (sync-own): the dials’ setting',
+    blurb:
+      'sync with each agent rewarded for its own part (Alice: echo the word; Bob: mirror what she said), so ' +
+      'the agents’ rows carry their own rewards and agent/<a>/own_success says whose learning slowed. Scale one ' +
+      'agent’s rewards (reward.scale.alice=4) or shift them (reward.offset.alice=0.5) and watch GRPO, Dr. MAS ' +
+      'and global-step part (docs/estimator-algebra.md#reward-dials).',
+    lookFor:
+      'Tests: agents rewarded for their own parts. Look for: scale one agent (reward.scale.alice=4) and see whose own_success slows under GRPO, Dr. MAS and global-step.',
+    config: make({ task: 'sync-own', runs: THREE_WAY }),
+  },
+  {
+    id: 'mean-only',
+    title: 'Dr. MAS without σ_k: mean-only per agent (math)',
+    blurb:
+      'The reviewers’ no-std ablation on the solver ⇄ verifier loop: each agent’s rows centred by its own group ' +
+      'mean and never divided by σ_k, which can go to 0 when an agent’s rows agree (custom estimator: rows; ' +
+      'group,agent; none). Does Dr. MAS’s gain, or its spikes, come from the division?',
+    lookFor:
+      "Tests: is it the division by σ_k? Look for: mean-only per agent against Dr. MAS in success and in the verifier's gradient spikes.",
+    config: make({ task: 'math', runs: MEAN_ONLY }),
+  },
+  {
+    id: 'loss-balance',
+    title: 'Agent-wise grouping × loss balancing by 1/n_k (math, shared model)',
+    blurb:
+      'The reviewers’ 2 × 2: GRPO and Dr. MAS, each with token-mean aggregation and with agent-token-mean ' +
+      '(each agent’s token mean, averaged over agents, so the solver’s extra calls weigh no more). On one shared ' +
+      'model, where the agents’ terms meet in one loss. Is Dr. MAS’s gain just implicit rebalancing?',
+    lookFor:
+      'Tests: is Dr. MAS just rebalancing the loss? Look for: whether 1/n_k balancing alone moves GRPO towards Dr. MAS.',
+    config: make({ task: 'math', models: { assignment: 'shared' }, runs: LOSS_BALANCE }),
+  },
+  {
+    id: 'grad-clip',
+    title: 'Gradient clipping 0.1 / 0.2 / 0.5 vs Dr. MAS (math)',
+    blurb:
+      'The reviewers’ alternative stabilizer: GRPO with the global-norm clip at 0.1, 0.2 and 0.5 against ' +
+      'Dr. MAS at the default 1. Does a tighter clip remove what agent-wise normalization removes?',
+    lookFor:
+      'Tests: a tighter clip as the alternative stabilizer. Look for: gradient-norm spikes and success at clip 0.1, 0.2, 0.5 against Dr. MAS.',
+    config: make({ task: 'math', runs: GRAD_CLIP }),
+  },
+  {
+    id: 'liteppo',
+    title: 'LitePPO: group mean, batch std (math)',
+    blurb:
+      'LitePPO’s (arXiv 2508.08221) most robust combination as a custom estimator: GRPO’s trajectory scores ' +
+      'centred by their group mean and divided by the std of the whole batch (trajectories; group; batch), ' +
+      'against GRPO and Dr. MAS.',
+    lookFor:
+      "Tests: LitePPO's group mean with batch std. Look for: its E[A²] and success against GRPO and Dr. MAS.",
+    config: make({ task: 'math', runs: LITE_PPO }),
   },
 ];
 

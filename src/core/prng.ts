@@ -2,7 +2,7 @@
  * The lab's one seeded PRNG: a mulberry32 stream with labelled splitting (`split`, `mixSeed`) and
  * a string hash for train/validation splits. Every consumer — task generators, weight init, the
  * sampler's per-trajectory streams, mini-batch shuffles — gets an explicit object passed as an
- * argument, never a patched global (style.md §7). Pure: no tfjs, no DOM, no Node APIs.
+ * argument, never a patched global (docs/architecture.md#seeded-randomness). Pure: no tfjs, no DOM, no Node APIs.
  */
 
 /** murmur3's 32-bit finalizer: spreads every input bit over the output. */

@@ -67,7 +67,11 @@ export class FrameRing {
  * first, the minimum and the maximum in x order. NaN y values are skipped. `at`: each kept
  * point's index in the input (so values computed over every point, an EMA, are picked without a lookup).
  */
-export function downsampleMinMax(x: Float64Array, y: Float64Array, maxPoints: number): { x: number[]; y: number[]; at: number[] } {
+export function downsampleMinMax(
+  x: Float64Array,
+  y: Float64Array,
+  maxPoints: number,
+): { x: number[]; y: number[]; at: number[] } {
   let n = 0;
   const idx = new Int32Array(y.length);
   for (let i = 0; i < y.length; i++) if (!Number.isNaN(y[i])) idx[n++] = i;

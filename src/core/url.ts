@@ -5,7 +5,8 @@
  * A list's indices patch the default list element by element, so `runs.1.estimator=global-step`
  * alone is the default runs with run 1's estimator changed. `runs=[]` first empties the list, so a
  * list shorter than the default is written `runs=[]&runs.0.label=…` (whole, after the reset); a
- * longer one is its diffs from the default elements plus the new elements whole. Values are typed by their text: numbers, `true`/`false`,
+ * longer one is its diffs from the default elements plus the new elements whole. A run's live
+ * changes are keyed by step, `runs.0.live.179.optim.lr=0.003` (docs/links.md#live-change-schedule). Values are typed by their text: numbers, `true`/`false`,
  * `[]`, `{}`, otherwise a string; a string that would read as one of those is JSON-quoted.
  * Nothing is evaluated: parsing is `Number`, `JSON.parse` of a quoted string, and the zod schema.
  * Pure functions; only src/ui touches window.location.
@@ -58,7 +59,8 @@ const NUMBER_RE = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 function encodeValue(v: string | number | boolean | null): string {
   if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
-  const ambiguous = NUMBER_RE.test(v) || ['true', 'false', 'null', '[]', '{}'].includes(v) || v.startsWith('"');
+  const ambiguous =
+    NUMBER_RE.test(v) || ['true', 'false', 'null', '[]', '{}'].includes(v) || v.startsWith('"');
   return ambiguous ? JSON.stringify(v) : v;
 }
 
@@ -123,7 +125,10 @@ export function decodeExperiment(hash: string): DecodeResult {
       continue;
     }
     try {
-      pairs.push([decodeURIComponent(part.slice(0, eq)), decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '))]);
+      pairs.push([
+        decodeURIComponent(part.slice(0, eq)),
+        decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' ')),
+      ]);
     } catch {
       errors.push({ path: part.slice(0, eq).slice(0, 40), message: 'bad percent-encoding' });
     }
@@ -133,12 +138,23 @@ export function decodeExperiment(hash: string): DecodeResult {
   // 2. version and migrations
   const versions = pairs.filter(([k]) => k === 'v').map(([, value]) => value);
   if (versions.length === 0) return fail([{ path: 'v', message: `missing; expected v=${CONFIG_VERSION}` }]);
-  if (versions.length > 1) return fail([{ path: 'v', message: `given ${versions.length} times (${versions.join(', ')}); a link has one version` }]);
+  if (versions.length > 1)
+    return fail([
+      {
+        path: 'v',
+        message: `given ${versions.length} times (${versions.join(', ')}); a link has one version`,
+      },
+    ]);
   const version = versions[0];
   // Only the canonical spelling: `1.0`, `0x1` and `+1` are not versions.
   let v = /^[1-9][0-9]{0,8}$/.test(version) ? Number(version) : NaN;
   if (!Number.isInteger(v) || v < 1 || v > CONFIG_VERSION) {
-    return fail([{ path: 'v', message: `unknown version ${JSON.stringify(version)}; this lab reads 1–${CONFIG_VERSION}` }]);
+    return fail([
+      {
+        path: 'v',
+        message: `unknown version ${JSON.stringify(version)}; this lab reads 1–${CONFIG_VERSION}`,
+      },
+    ]);
   }
   pairs = pairs.filter(([k]) => k !== 'v');
   for (; v < CONFIG_VERSION; v++) pairs = MIGRATIONS[v](pairs);
@@ -155,13 +171,16 @@ export function decodeExperiment(hash: string): DecodeResult {
     try {
       setPath(patch, key.split('.'), decodeValue(raw));
     } catch (e) {
-      errors.push({ path: key, message: (e as Error).message });
+      errors.push({ path: key, message: (e as Error).message, got: raw });
     }
   }
   if (errors.length) return fail(errors);
   const merged = merge(DEFAULT_EXPERIMENT as unknown as Json, patch);
   const checked = validateExperiment(merged);
-  return checked.ok ? { ok: true, config: checked.config } : fail(checked.errors);
+  if (checked.ok) return { ok: true, config: checked.config };
+  // Each refusal of a key the link gave quotes the link's text back: "got 'banana'".
+  const raw = new Map(pairs);
+  return fail(checked.errors.map((e) => (raw.has(e.path) ? { ...e, got: raw.get(e.path) } : e)));
 }
 
 /** Builds nested objects/arrays from a dotted path; numeric segments index arrays. */
@@ -170,23 +189,28 @@ function setPath(root: { [k: string]: Json }, path: string[], value: Json): void
     throw new Error('not a field name');
   }
   let node: Json = root;
+  // Numeric segments index lists, except a run's live-change schedule, whose keys are steps.
+  const isIndex = (i: number) => /^\d+$/.test(path[i]) && !isStepKey(path, i);
   for (let i = 0; i < path.length; i++) {
     const key = path[i];
     const last = i === path.length - 1;
     const container = node as { [k: string]: Json } | Json[];
-    if (Array.isArray(container) !== /^\d+$/.test(key)) throw new Error('conflicts with another field');
-    if (/^\d+$/.test(key) && Number(key) > 64) throw new Error('index too large');
+    if (Array.isArray(container) !== isIndex(i)) throw new Error('conflicts with another field');
+    if (isIndex(i) && Number(key) > 64) throw new Error('index too large');
     const slot = (container as Record<string, Json>)[key];
     if (last) {
       if (slot !== undefined) throw new Error('conflicts with another field');
       (container as Record<string, Json>)[key] = value;
     } else {
-      if (slot === undefined) (container as Record<string, Json>)[key] = /^\d+$/.test(path[i + 1]) ? [] : {};
+      if (slot === undefined) (container as Record<string, Json>)[key] = isIndex(i + 1) ? [] : {};
       else if (typeof slot !== 'object' || slot === null) throw new Error('conflicts with another field');
       node = (container as Record<string, Json>)[key];
     }
   }
 }
+
+/** `runs.N.live.STEP`: the step keys of a run's live-change schedule (docs/links.md#live-change-schedule). */
+const isStepKey = (path: string[], i: number) => i === 3 && path[0] === 'runs' && path[2] === 'live';
 
 /**
  * Objects merge key-wise; lists merge index-wise over the base list (over none after `key=[]`);

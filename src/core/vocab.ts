@@ -27,16 +27,7 @@ export const SPECIAL = {
  * in VOCAB, so any new role (even one appended here) shifts every character id and invalidates
  * every shipped checkpoint: new tasks reuse these roles (plan: solver plans, coder executes).
  */
-export const ROLES = [
-  'verifier',
-  'search',
-  'answer',
-  'solver',
-  'coder',
-  'tester',
-  'alice',
-  'bob',
-] as const;
+export const ROLES = ['verifier', 'search', 'answer', 'solver', 'coder', 'tester', 'alice', 'bob'] as const;
 export type Role = (typeof ROLES)[number];
 
 const ROLE_BASE = 0xe010;

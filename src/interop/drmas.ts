@@ -68,7 +68,10 @@ const TASKS: Partial<Record<TaskName, DrmasTask>> = {
 /** Settings of both Dr. MAS scripts with no lab counterpart. */
 const CLUSTER_COMMON: [string, string | number][] = [
   ['actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu', 'null'],
-  ['+agent.agent_specific_parameters.actor.ppo_micro_batch_size_per_gpu', '$actor_ppo_micro_batch_size_per_gpu'],
+  [
+    '+agent.agent_specific_parameters.actor.ppo_micro_batch_size_per_gpu',
+    '$actor_ppo_micro_batch_size_per_gpu',
+  ],
   ['actor_rollout_ref.model.use_remove_padding', 'True'],
   ['actor_rollout_ref.model.enable_gradient_checkpointing', 'True'],
   ['actor_rollout_ref.actor.fsdp_config.param_offload', 'False'],
@@ -115,8 +118,13 @@ export interface DrmasExport {
 }
 
 const py = (x: boolean) => (x ? 'True' : 'False');
-const list = (xs: readonly (string | number)[]) => `[${xs.map((x) => (typeof x === 'string' ? `"${x}"` : String(x))).join(',')}]`;
-const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'run';
+const list = (xs: readonly (string | number)[]) =>
+  `[${xs.map((x) => (typeof x === 'string' ? `"${x}"` : String(x))).join(',')}]`;
+const slug = (label: string) =>
+  label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '') || 'run';
 /** Dr. MAS's wg_id parts (agent_system/agent/utils.py): the model's last path part, the agent id without spaces. */
 const normModel = (id: string) => id.split('/').pop() ?? id;
 const normAgent = (id: string) => id.trim().replace(/ /g, '');
@@ -128,7 +136,9 @@ function wgIds(agents: string[], drmasIds: string[], models: string[], sharing: 
   else
     for (const model of [...new Set(models)]) {
       const idx = models.flatMap((m, i) => (m === model ? [i] : []));
-      map[[normModel(model), ...idx.map((i) => normAgent(drmasIds[i]))].join('_')] = idx.map((i) => agents[i]);
+      map[[normModel(model), ...idx.map((i) => normAgent(drmasIds[i]))].join('_')] = idx.map(
+        (i) => agents[i],
+      );
     }
   return map;
 }
@@ -148,10 +158,17 @@ const ACTOR_KEYS: Record<PerAgentField, string> = {
 const shellVar = (key: string) => `actor_${key.replace(/\./g, '_')}`;
 
 /** The override of one PER_AGENT field: the shared value, or null there and the per-agent list. */
-function perAgentOverride(own: readonly PerAgentField[], field: PerAgentField, shared: number): [string, string | number][] {
+function perAgentOverride(
+  own: readonly PerAgentField[],
+  field: PerAgentField,
+  shared: number,
+): [string, string | number][] {
   const key = ACTOR_KEYS[field];
   return own.includes(field)
-    ? [[`actor_rollout_ref.actor.${key}`, 'null'], [`+agent.agent_specific_parameters.actor.${key}`, `$${shellVar(key)}`]]
+    ? [
+        [`actor_rollout_ref.actor.${key}`, 'null'],
+        [`+agent.agent_specific_parameters.actor.${key}`, `$${shellVar(key)}`],
+      ]
     : [[`actor_rollout_ref.actor.${key}`, shared]];
 }
 
@@ -161,28 +178,42 @@ function perAgentOverride(own: readonly PerAgentField[], field: PerAgentField, s
  */
 export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAULT_DRMAS_MODEL]): DrmasExport {
   const task = TASKS[exp.task];
-  if (!task) throw new ExportRefused('task', `'${exp.task}' has no Dr. MAS counterpart (Dr. MAS trains ${Object.keys(TASKS).join(' and ')})`);
+  if (!task)
+    throw new ExportRefused(
+      'task',
+      `'${exp.task}' has no Dr. MAS counterpart (Dr. MAS trains ${Object.keys(TASKS).join(' and ')})`,
+    );
   const agents = getTask(exp.task).agents.map((a) => a.role);
   const drmasIds = agents.map((a) => task.agents[a]);
   if (models.length !== 1 && models.length !== agents.length) {
-    throw new ExportRefused('--models', `give one model for all agents or one per agent (${agents.join(', ')}), got ${models.length}`);
+    throw new ExportRefused(
+      '--models',
+      `give one model for all agents or one per agent (${agents.join(', ')}), got ${models.length}`,
+    );
   }
   const modelIds = agents.map((_, i) => models[models.length === 1 ? 0 : i]);
   const sharing = exp.models.assignment === 'shared';
   const ids = Object.values(exp.models.ids ?? {});
   if (!sharing && new Set(ids).size < ids.length) {
     // Dr. MAS shares models all or nothing (model_sharing groups agents by equal model_ids).
-    throw new ExportRefused('models.ids', 'a model shared by some agents only has no Dr. MAS counterpart: use models.assignment=shared, or one model per agent');
+    throw new ExportRefused(
+      'models.ids',
+      'a model shared by some agents only has no Dr. MAS counterpart: use models.assignment=shared, or one model per agent',
+    );
   }
   // vanilla_multi_turn_loop samples env.rollout.n independent trajectories per prompt.
   exp.runs.forEach((run, i) => {
     const sampling = run.rollout.sampling ?? exp.rollout.sampling;
     if (sampling === 'parallel') return;
     const field = run.rollout.sampling ? `runs.${i}.rollout.sampling` : 'rollout.sampling';
-    throw new ExportRefused(field, `'${sampling}' has no Dr. MAS counterpart: its rollout loop samples G independent trajectories per prompt (parallel)`);
+    throw new ExportRefused(
+      field,
+      `'${sampling}' has no Dr. MAS counterpart: its rollout loop samples G independent trajectories per prompt (parallel)`,
+    );
   });
   const dropped: string[] = [];
-  if (exp.models.preset !== 'nano' || Object.keys(exp.models.perAgent).length) dropped.push('models.preset / models.perAgent (the --models checkpoints stand in for every size)');
+  if (exp.models.preset !== 'nano' || Object.keys(exp.models.perAgent).length)
+    dropped.push('models.preset / models.perAgent (the --models checkpoints stand in for every size)');
 
   const scripts: string[] = [];
   const files: Record<string, string> = {};
@@ -195,15 +226,41 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
       );
     }
     const { optim, advantage, reward } = resolveRun(exp, run);
-    if (reward.credit !== 'shared') throw new ExportRefused(`runs.${i}.reward.credit`, `Dr. MAS broadcasts the episode reward to every agent's rows; it has no per-agent credit ('${reward.credit}')`);
-    if (optim.policyLoss !== 'vanilla') throw new ExportRefused(`runs.${i}.optim.policyLoss`, `Dr. MAS's actor computes verl's vanilla PPO loss only`);
+    if (reward.credit !== 'shared')
+      throw new ExportRefused(
+        `runs.${i}.reward.credit`,
+        `Dr. MAS broadcasts the episode reward to every agent's rows; it has no per-agent credit ('${reward.credit}')`,
+      );
+    for (const dial of ['scale', 'offset'] as const) {
+      const agents = Object.keys(reward[dial] ?? {});
+      if (agents.length)
+        throw new ExportRefused(
+          `${run.reward[dial] ? `runs.${i}.` : ''}reward.${dial}.${agents[0]}`,
+          `Dr. MAS has no per-agent reward ${dial}: its rows carry the episode reward as it is`,
+        );
+    }
+    if (optim.policyLoss !== 'vanilla')
+      throw new ExportRefused(
+        `runs.${i}.optim.policyLoss`,
+        `Dr. MAS's actor computes verl's vanilla PPO loss only`,
+      );
     const lossAgg = LOSS_AGG[optim.lossAgg];
-    if (!lossAgg) throw new ExportRefused(`runs.${i}.optim.lossAgg`, `verl has no '${optim.lossAgg}' aggregation (it has ${Object.keys(LOSS_AGG).join(', ')})`);
-    if (advantage.singleton === 'zero') dropped.push(`runs.${i}.advantage.singleton=zero (verl scores a size-1 set by its raw reward)`);
+    if (!lossAgg)
+      throw new ExportRefused(
+        `runs.${i}.optim.lossAgg`,
+        `verl has no '${optim.lossAgg}' aggregation (it has ${Object.keys(LOSS_AGG).join(', ')})`,
+      );
+    if (advantage.singleton === 'zero')
+      dropped.push(`runs.${i}.advantage.singleton=zero (verl scores a size-1 set by its raw reward)`);
     if (advantage.eps !== 1e-6) dropped.push(`runs.${i}.advantage.eps=${advantage.eps} (verl adds 1e-6)`);
     // Per-agent settings: the learning rate always (as Dr. MAS's scripts), the others where an agent sets its own.
-    const own = PER_AGENT_FIELDS.filter((f) => f === 'lr' || agents.some((a) => optim.perAgent[a]?.[f] !== undefined));
-    const perAgent = own.map((f) => ({ key: ACTOR_KEYS[f], values: agents.map((a) => optim.perAgent[a]?.[f] ?? optim[f]) }));
+    const own = PER_AGENT_FIELDS.filter(
+      (f) => f === 'lr' || agents.some((a) => optim.perAgent[a]?.[f] !== undefined),
+    );
+    const perAgent = own.map((f) => ({
+      key: ACTOR_KEYS[f],
+      values: agents.map((a) => optim.perAgent[a]?.[f] ?? optim[f]),
+    }));
     const invalidPenalty = getTask(exp.task).invalidPenalty;
     const overrides: [string, string | number][] = [
       ['algorithm.adv_estimator', '$algorithm'],
@@ -318,12 +375,23 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
 
 /** Dr. MAS's README "Compute Requirements" (non-sharing rows; sharing needs the same GPUs). */
 const COMPUTE: Record<string, string[]> = {
-  math: ['2 × Qwen3-4B: 4 × H100, about 38 h (one shared: about 35 h)', '2 × Qwen3-8B: 8 × H100, about 42 h (one shared: about 37 h)'],
-  search: ['3 × Qwen2.5-3B: 4 × H100, about 13 h (one shared: about 12 h)', '3 × Qwen2.5-7B: 8 × H100, about 26 h (one shared: about 25 h)'],
+  math: [
+    '2 × Qwen3-4B: 4 × H100, about 38 h (one shared: about 35 h)',
+    '2 × Qwen3-8B: 8 × H100, about 42 h (one shared: about 37 h)',
+  ],
+  search: [
+    '3 × Qwen2.5-3B: 4 × H100, about 13 h (one shared: about 12 h)',
+    '3 × Qwen2.5-7B: 8 × H100, about 26 h (one shared: about 25 h)',
+  ],
 };
 
 /** DIR/README.md: what maps, what does not, and how to prepare, run and read back the runs. */
-export function drmasReadme(exp: Experiment, out: DrmasExport, models: readonly string[], link: string): string {
+export function drmasReadme(
+  exp: Experiment,
+  out: DrmasExport,
+  models: readonly string[],
+  link: string,
+): string {
   const task = TASKS[exp.task]!;
   const agents = getTask(exp.task).agents.map((a) => a.role);
   const script = out.scripts[0];
@@ -379,7 +447,7 @@ ${out.dropped.map((d) => `- Not carried over: ${d}.`).join('\n')}
 \`\`\`sh
 python examples/data_preprocess/drmas_${task.env}.py    # writes ~/data/${task.data}/{train,test,test_sampled}.parquet
 \`\`\`
-${task.env === 'search' ? '\nThe search task also needs Dr. MAS\'s local retrieval server (`examples/search/retriever/retrieval_launch.sh`, about 6 GB of GPU memory per GPU; see its README).\n' : ''}
+${task.env === 'search' ? "\nThe search task also needs Dr. MAS's local retrieval server (`examples/search/retriever/retrieval_launch.sh`, about 6 GB of GPU memory per GPU; see its README).\n" : ''}
 ## Run
 
 On a Ray cluster, from this folder:

@@ -88,7 +88,11 @@ export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): Import
   const refused: ImportResult['refused'] = [];
   const runOf = (label: string): RawRun => {
     let r = raw.get(label);
-    if (!r) raw.set(label, (r = { label, sources: [], byStep: new Map(), records: 0, skipped: 0, truncatedBytes: 0 }));
+    if (!r)
+      raw.set(
+        label,
+        (r = { label, sources: [], byStep: new Map(), records: 0, skipped: 0, truncatedBytes: 0 }),
+      );
     return r;
   };
   const merge = (run: RawRun, rows: Row[]) => {
@@ -126,7 +130,10 @@ export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): Import
       }
       if (csv.runs.size === 0) refused.push({ path: file.path, reason: 'no numeric values' });
     } else {
-      refused.push({ path: file.path, reason: 'neither a TensorBoard event file (name with "tfevents") nor a CSV' });
+      refused.push({
+        path: file.path,
+        reason: 'neither a TensorBoard event file (name with "tfevents") nor a CSV',
+      });
     }
   }
   // A run with no step read (an empty or wholly damaged event file) is refused, not charted or
@@ -134,7 +141,10 @@ export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): Import
   for (const r of raw.values()) {
     if (r.byStep.size > 0) continue;
     const cut = r.truncatedBytes ? `, ${r.truncatedBytes} bytes of a cut-off tail` : '';
-    refused.push({ path: r.sources.join(', '), reason: `no scalar values read (${r.records} records, ${r.skipped} damaged records skipped${cut})` });
+    refused.push({
+      path: r.sources.join(', '),
+      reason: `no scalar values read (${r.records} records, ${r.skipped} damaged records skipped${cut})`,
+    });
   }
   const read = [...raw.values()].filter((r) => r.byStep.size > 0);
   return { runs: read.map((r) => mapRun(r, wgMap)), refused };
@@ -142,7 +152,8 @@ export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): Import
 
 function mapRun(run: RawRun, wgMap?: WgMap): ImportedRun {
   const names = new Set<string>();
-  for (const row of run.byStep.values()) for (const k of Object.keys(row)) if (k !== M.step && k !== M.timeS) names.add(k);
+  for (const row of run.byStep.values())
+    for (const k of Object.keys(row)) if (k !== M.step && k !== M.timeS) names.add(k);
   const mapping = mapNames(names, wgMap);
   const rows = [...run.byStep.values()]
     .sort((a, b) => a[M.step] - b[M.step])

@@ -7,7 +7,18 @@
  * unchanged); names no rule maps are kept under `other/<name>`. When two names map to one key, the
  * earlier rule wins and the other is kept under `other/`. Pure: no Node, no DOM.
  */
-import { AGENT_STATS, CLUSTER, M, MODEL_STATS, SHADOW_STATS, agentKey, evalAvgKey, evalPassKey, modelKey, otherKey } from '../core/metrics';
+import {
+  AGENT_STATS,
+  CLUSTER,
+  M,
+  MODEL_STATS,
+  SHADOW_STATS,
+  agentKey,
+  evalAvgKey,
+  evalPassKey,
+  modelKey,
+  otherKey,
+} from '../core/metrics';
 import type { AgentStat } from '../core/metrics';
 
 /** wg_id → the lab names of the agents it trains. */
@@ -16,14 +27,18 @@ export type WgMap = Record<string, string[]>;
 /** A Dr. MAS agent id ("Verifier Agent", "VerifierAgent") as a lab agent name ("verifier"). */
 export function labAgentName(drmasAgent: string): string {
   const bare = drmasAgent.replace(/\s+/g, '').replace(/_?agent$/i, '');
-  return (bare || drmasAgent).replace(/[^A-Za-z0-9-]/g, '').toLowerCase().slice(0, 16);
+  return (bare || drmasAgent)
+    .replace(/[^A-Za-z0-9-]/g, '')
+    .toLowerCase()
+    .slice(0, 16);
 }
 
 /** The agents a wg_id names: its trailing `…Agent` parts (the model name comes first). */
 export function inferAgents(wgId: string): string[] {
   const parts = wgId.split('_');
   const agents: string[] = [];
-  for (let i = parts.length - 1; i > 0 && /agent$/i.test(parts[i]); i--) agents.unshift(labAgentName(parts[i]));
+  for (let i = parts.length - 1; i > 0 && /agent$/i.test(parts[i]); i--)
+    agents.unshift(labAgentName(parts[i]));
   return agents;
 }
 
@@ -49,8 +64,14 @@ const RULES: Rule[] = [
   [/^critic\/rewards\/mean$/, () => M.rewardMean],
   [/^critic\/([^/]+)\/score\/mean$/, (m, ctx) => ofAgent(ctx, m[1], 'reward/mean')],
   [/^critic\/([^/]+)\/rewards\/mean$/, (m, ctx) => ofAgent(ctx, m[1], 'reward/mean')],
-  [/^critic\/advantages\/(mean|min|max)$/, (m) => ({ mean: CLUSTER.advMean, min: CLUSTER.advMin, max: CLUSTER.advMax })[m[1] as 'mean']],
-  [/^critic\/([^/]+)\/advantages\/(mean|min|max)$/, (m, ctx) => ofAgent(ctx, m[1], `adv/${m[2]}` as AgentStat)],
+  [
+    /^critic\/advantages\/(mean|min|max)$/,
+    (m) => ({ mean: CLUSTER.advMean, min: CLUSTER.advMin, max: CLUSTER.advMax })[m[1] as 'mean'],
+  ],
+  [
+    /^critic\/([^/]+)\/advantages\/(mean|min|max)$/,
+    (m, ctx) => ofAgent(ctx, m[1], `adv/${m[2]}` as AgentStat),
+  ],
   [/^response_length\/mean$/, () => CLUSTER.respLen],
   [/^val\/avg@(\d+)$/, (m) => evalAvgKey(Number(m[1]))],
   [/^val\/pass@(\d+)$/, (m) => evalPassKey(Number(m[1]))],
@@ -68,7 +89,11 @@ const RUN_KEYS = new Set<string>([...Object.values(M), ...Object.values(CLUSTER)
 export function isLabKey(name: string): boolean {
   if (RUN_KEYS.has(name) || /^eval\/(avg|pass)@\d+$/.test(name)) return true;
   const a = /^agent\/[a-z][a-z0-9-]{0,15}\/(.+)$/.exec(name);
-  if (a) return (AGENT_STATS as readonly string[]).includes(a[1]) || SHADOW_STATS.some((s) => new RegExp(`^shadow/[a-z-]+/${s}$`).test(a[1]));
+  if (a)
+    return (
+      (AGENT_STATS as readonly string[]).includes(a[1]) ||
+      SHADOW_STATS.some((s) => new RegExp(`^shadow/[a-z-]+/${s}$`).test(a[1]))
+    );
   const m = /^model\/[^/]+\/(.+)$/.exec(name);
   return m !== null && (MODEL_STATS as readonly string[]).includes(m[1]);
 }

@@ -37,7 +37,8 @@ export interface ScalarEvent {
 
 const key = (field: number, wire: number) => ((field << 3) | wire) >>> 0;
 /** An int64 as read: a number, or a Long when the long package is there (it is, for protobufjs). */
-const toNumber = (x: number | protobuf.Long): number => (typeof x === 'number' ? x : protobuf.util.LongBits.from(x).toNumber());
+const toNumber = (x: number | protobuf.Long): number =>
+  typeof x === 'number' ? x : protobuf.util.LongBits.from(x).toNumber();
 
 /** The values of a repeated numeric field, packed (one length-delimited run) or not. */
 function repeated(r: ProtoReader, wire: number, elementWire: number, read: () => number): number[] {
@@ -148,7 +149,11 @@ export function encodeFileVersion(wallTime: number): Uint8Array {
 }
 
 /** One step's scalars as one Event of simple_values (float32, as TensorBoard stores them). */
-export function encodeScalars(step: number, wallTime: number, scalars: readonly (readonly [string, number])[]): Uint8Array {
+export function encodeScalars(
+  step: number,
+  wallTime: number,
+  scalars: readonly (readonly [string, number])[],
+): Uint8Array {
   const w = Writer.create();
   w.uint32(key(EVENT.wallTime, FIXED64)).double(wallTime);
   w.uint32(key(EVENT.step, VARINT)).int64(step);

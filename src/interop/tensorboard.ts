@@ -25,7 +25,9 @@ export function eventFileName(wallStart: number): string {
 export function writeEventFile(rows: readonly Row[], wallStart: number): Uint8Array {
   const records = [encodeFileVersion(wallStart)];
   for (const row of rows) {
-    const scalars = Object.entries(row).filter(([k, v]) => k !== M.step && k !== M.timeS && Number.isFinite(v));
+    const scalars = Object.entries(row).filter(
+      ([k, v]) => k !== M.step && k !== M.timeS && Number.isFinite(v),
+    );
     const time = Number.isFinite(row[M.timeS]) ? row[M.timeS] : 0;
     records.push(encodeScalars(row[M.step], wallStart + time, scalars));
   }

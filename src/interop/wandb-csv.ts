@@ -81,11 +81,14 @@ export function readWandbCsv(text: string): CsvRuns {
       let row = byStep.get(step);
       if (!row) byStep.set(step, (row = { [M.step]: step }));
       row[name] = value;
-      if (runtimeCol >= 0 && fields[runtimeCol] !== '' && Number.isFinite(Number(fields[runtimeCol]))) row[M.timeS] = Number(fields[runtimeCol]);
+      if (runtimeCol >= 0 && fields[runtimeCol] !== '' && Number.isFinite(Number(fields[runtimeCol])))
+        row[M.timeS] = Number(fields[runtimeCol]);
     }
   }
   return {
-    runs: new Map([...runs].map(([run, byStep]) => [run, [...byStep.values()].sort((a, b) => a[M.step] - b[M.step])])),
+    runs: new Map(
+      [...runs].map(([run, byStep]) => [run, [...byStep.values()].sort((a, b) => a[M.step] - b[M.step])]),
+    ),
     skipped,
   };
 }

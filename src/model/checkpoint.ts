@@ -8,9 +8,11 @@ import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
 import { GPT } from './gpt';
 import { checkGptConfig, paramSpecs, type GPTConfig } from './gpt-config';
+import { contentHash, decodeFramed, encodeFramed, hashBytes, headerHash, shown } from './signed-file';
 
 export const FORMAT = 'agentwise-gpt';
-export const VERSION = 1;
+/** 2: the hash covers the whole manifest, notes included (version 1's covered the weights only). */
+export const VERSION = 2;
 const MAGIC = 'AGWGPT01'; // 8 ASCII bytes opening a checkpoint file
 
 export interface CheckpointManifest {
@@ -24,8 +26,13 @@ export interface CheckpointManifest {
   params: { name: string; shape: number[] }[];
   /** Bytes of weights (4 × parameter count). */
   byteLength: number;
-  /** Hash of the weight bytes (hashBytes): detects corruption, not tampering. */
+  /**
+   * contentHash of every other field and of the weights (version 1: of the weights only). Detects
+   * corruption and edits, not a forger who recomputes it.
+   */
   hash: string;
+  /** Per part (each field, each note, the weights) its own hash, so a refusal names what was edited. */
+  fieldHashes?: Record<string, string>;
   /** Free-form recipe notes: data, steps, seed, commit... */
   notes: Record<string, unknown>;
 }
@@ -36,7 +43,10 @@ export interface Checkpoint {
 }
 
 /** Reads the model's weights (one batched readback) into a checkpoint. */
-export async function saveCheckpoint(model: GPT, meta: { preset?: string; notes?: Record<string, unknown> } = {}): Promise<Checkpoint> {
+export async function saveCheckpoint(
+  model: GPT,
+  meta: { preset?: string; notes?: Record<string, unknown> } = {},
+): Promise<Checkpoint> {
   const flat = tf.tidy(() => tf.concat(model.variables.map((v) => tf.reshape(v, [-1])))); // (numParams)
   const data = (await flat.data()) as Float32Array;
   flat.dispose();
@@ -44,58 +54,158 @@ export async function saveCheckpoint(model: GPT, meta: { preset?: string; notes?
 }
 
 /** A checkpoint of `model` from weights already read back, flattened in paramSpecs order. */
-export function checkpointOf(model: GPT, values: Float32Array, meta: { preset?: string; notes?: Record<string, unknown> } = {}): Checkpoint {
+export function checkpointOf(
+  model: GPT,
+  values: Float32Array,
+  meta: { preset?: string; notes?: Record<string, unknown> } = {},
+): Checkpoint {
   const whole = values.byteOffset === 0 && values.byteLength === values.buffer.byteLength;
   const weights = (whole ? values : values.slice()).buffer as ArrayBuffer;
-  const manifest: CheckpointManifest = {
-    format: FORMAT,
-    version: VERSION,
-    ...(meta.preset ? { preset: meta.preset } : {}),
-    config: { ...model.config },
-    vocab: [...VOCAB],
-    params: model.specs.map((s) => ({ name: s.name, shape: [...s.shape] })),
-    byteLength: weights.byteLength,
-    hash: hashBytes(new Uint8Array(weights)),
-    notes: meta.notes ?? {},
+  return signCheckpoint(
+    {
+      format: FORMAT,
+      ...(meta.preset ? { preset: meta.preset } : {}),
+      config: { ...model.config },
+      vocab: [...VOCAB],
+      params: model.specs.map((s) => ({ name: s.name, shape: [...s.shape] })),
+      byteLength: weights.byteLength,
+      notes: meta.notes ?? {},
+    },
+    weights,
+  );
+}
+
+/** A checkpoint of the current version over `header` and `weights`: its hash and field hashes set. */
+export function signCheckpoint(
+  header: Omit<CheckpointManifest, 'version' | 'hash' | 'fieldHashes'>,
+  weights: ArrayBuffer,
+): Checkpoint {
+  const { format, preset, config, vocab, params, byteLength, notes } = header;
+  const unsigned = {
+    ...{ format, version: VERSION, ...(preset ? { preset } : {}) },
+    ...{ config, vocab, params, byteLength, notes },
   };
-  return { manifest, weights };
+  const fieldHashes = Object.fromEntries(partHashes(unsigned, weights));
+  const signed = { ...unsigned, fieldHashes };
+  // The weights were just hashed for their field: fold that hash in rather than hash them again.
+  return { manifest: { ...signed, hash: headerHash(signed, fieldHashes.weights) }, weights };
 }
 
 /** Throws, saying what does not match, unless the checkpoint is whole and fits this lab (and `config`, if given). */
-export function verifyCheckpoint(ckpt: Checkpoint, expect: { vocab?: readonly string[]; config?: GPTConfig } = {}): void {
+export function verifyCheckpoint(
+  ckpt: Checkpoint,
+  expect: { vocab?: readonly string[]; config?: GPTConfig } = {},
+): void {
   const m = ckpt.manifest;
-  if (m?.format !== FORMAT) throw new Error(`not an ${FORMAT} checkpoint (format is ${JSON.stringify(m?.format)})`);
-  if (m.version !== VERSION) throw new Error(`checkpoint version ${m.version} is not supported (this lab reads version ${VERSION})`);
+  if (m?.format !== FORMAT)
+    throw new Error(`not an ${FORMAT} checkpoint (format is ${JSON.stringify(m?.format)})`);
+  if (m.version !== 1 && m.version !== VERSION)
+    throw new Error(
+      `checkpoint version ${shown(m.version)} is not supported (this lab reads versions 1–${VERSION})`,
+    );
   const vocab = expect.vocab ?? VOCAB;
-  if (!Array.isArray(m.vocab) || m.vocab.length !== vocab.length) throw new Error(`vocabulary size differs: checkpoint has ${m.vocab?.length}, this lab ${vocab.length}`);
+  if (!Array.isArray(m.vocab) || m.vocab.length !== vocab.length)
+    throw new Error(
+      `vocabulary size differs: checkpoint has ${shown(m.vocab?.length)}, this lab ${vocab.length}`,
+    );
   const at = m.vocab.findIndex((ch, i) => ch !== vocab[i]);
-  if (at >= 0) throw new Error(`vocabulary differs at id ${at}: checkpoint has ${JSON.stringify(m.vocab[at])}, this lab ${JSON.stringify(vocab[at])}`);
-  if (m.config?.vocabSize !== vocab.length) throw new Error(`config.vocabSize ${m.config?.vocabSize} does not match the vocabulary's ${vocab.length}`);
+  if (at >= 0)
+    throw new Error(
+      `vocabulary differs at id ${at}: checkpoint has ${JSON.stringify(m.vocab[at])}, this lab ${JSON.stringify(vocab[at])}`,
+    );
+  if (m.config?.vocabSize !== vocab.length)
+    throw new Error(
+      `config.vocabSize ${shown(m.config?.vocabSize)} does not match the vocabulary's ${vocab.length}`,
+    );
   if (expect.config) {
     for (const key of Object.keys(expect.config) as (keyof GPTConfig)[]) {
-      if (m.config[key] !== expect.config[key]) throw new Error(`config differs: ${key} is ${m.config[key]} in the checkpoint, ${expect.config[key]} in the model`);
+      if (m.config[key] !== expect.config[key])
+        throw new Error(
+          `config differs: ${key} is ${shown(m.config[key])} in the checkpoint, ${expect.config[key]} in the model`,
+        );
     }
   }
   // Sizes from the header are bounded before anything is built from them.
   checkGptConfig(m.config);
   const specs = paramSpecs(m.config);
   if (!Array.isArray(m.params)) throw new Error('checkpoint has no parameter list');
-  if (m.params.length !== specs.length) throw new Error(`checkpoint lists ${m.params?.length} parameters; its config needs ${specs.length}`);
+  if (m.params.length !== specs.length)
+    throw new Error(
+      `checkpoint lists ${shown(m.params.length)} parameters; its config needs ${specs.length}`,
+    );
   specs.forEach((s, i) => {
     const p = m.params[i];
-    if (p?.name !== s.name || !Array.isArray(p.shape) || p.shape.join() !== s.shape.join()) {
-      throw new Error(`parameter ${i} is ${p.name} [${p.shape}] in the checkpoint, but its config needs ${s.name} [${s.shape}]`);
+    if (p?.name !== s.name || JSON.stringify(p.shape) !== JSON.stringify(s.shape)) {
+      throw new Error(
+        `parameter ${i} is ${shown(p?.name)} ${shown(p?.shape)} in the checkpoint, but its config needs ${s.name} [${s.shape}]`,
+      );
     }
   });
+  if (!m.notes || typeof m.notes !== 'object' || Array.isArray(m.notes))
+    throw new Error(`checkpoint notes must be an object, got ${JSON.stringify(m.notes)}`);
   const need = 4 * specs.reduce((a, s) => a + s.shape.reduce((x, d) => x * d, 1), 0);
-  if (m.byteLength !== need) throw new Error(`manifest says ${m.byteLength} weight bytes; its parameters need ${need}`);
-  if (ckpt.weights.byteLength !== need) throw new Error(`weights truncated or padded: ${ckpt.weights.byteLength} bytes, expected ${need}`);
-  const hash = hashBytes(new Uint8Array(ckpt.weights));
-  if (hash !== m.hash) throw new Error(`content hash mismatch: manifest says ${m.hash}, weights hash to ${hash} (corrupt file?)`);
+  if (m.byteLength !== need)
+    throw new Error(`manifest says ${shown(m.byteLength)} weight bytes; its parameters need ${need}`);
+  if (ckpt.weights.byteLength !== need)
+    throw new Error(`weights truncated or padded: ${ckpt.weights.byteLength} bytes, expected ${need}`);
+  if (m.version === 1) {
+    const hash = hashBytes(new Uint8Array(ckpt.weights));
+    if (hash !== m.hash)
+      throw new Error(
+        `content hash mismatch: manifest says ${shown(m.hash)}, weights hash to ${hash} (corrupt file?)`,
+      );
+  } else if (contentHash(m, ckpt.weights) !== m.hash) {
+    throw new Error(`content hash mismatch: ${whatWasEdited(m, ckpt.weights)} (corrupt or edited file?)`);
+  }
+}
+
+/** What a loader should say beside a checkpoint it accepted whose manifest no hash covers, or null. */
+export function unverifiedNote(m: CheckpointManifest): string | null {
+  return m.version === 1
+    ? 'its notes and settings are unverified: a version 1 file, whose hash covers only its weights'
+    : null;
+}
+
+/** Each top-level field but the hashes, each note on its own, and the weights, with its hash. */
+function partHashes(m: object, weights: ArrayBuffer): Map<string, string> {
+  const parts = new Map<string, string>();
+  const hashJson = (v: unknown) => hashBytes(new TextEncoder().encode(JSON.stringify(v) ?? 'undefined'));
+  for (const [key, value] of Object.entries(m)) {
+    if (key === 'hash' || key === 'fieldHashes') continue;
+    if (key === 'notes' && value && typeof value === 'object' && !Array.isArray(value))
+      for (const [note, v] of Object.entries(value)) parts.set(`notes.${note}`, hashJson(v));
+    else parts.set(key, hashJson(value));
+  }
+  parts.set('weights', hashBytes(new Uint8Array(weights)));
+  return parts;
+}
+
+/** Names the parts whose hash differs from the manifest's field hashes: why contentHash failed. */
+function whatWasEdited(m: CheckpointManifest, weights: ArrayBuffer): string {
+  const fh = m.fieldHashes;
+  const said = new Map(fh && typeof fh === 'object' ? Object.entries(fh) : []);
+  const now = partHashes(m, weights);
+  const found: string[] = [];
+  for (const [part, hash] of now) {
+    if (!said.has(part)) found.push(`${part} was added`);
+    else if (said.get(part) !== hash)
+      found.push(
+        part === 'weights'
+          ? `weights hash to ${hash}, manifest says ${shown(said.get(part))}`
+          : `${part} was edited`,
+      );
+  }
+  for (const part of said.keys()) if (!now.has(part)) found.push(`${part} was removed`);
+  return found.length > 0
+    ? found.slice(0, 3).join('; ') + (found.length > 3 ? ` (and ${found.length - 3} more)` : '')
+    : `manifest says ${shown(m.hash)}, header and weights hash to ${contentHash(m, weights)}`;
 }
 
 /** A new model from a verified checkpoint. Caller disposes the model. */
-export function loadCheckpoint(ckpt: Checkpoint, expect: { vocab?: readonly string[]; config?: GPTConfig } = {}): GPT {
+export function loadCheckpoint(
+  ckpt: Checkpoint,
+  expect: { vocab?: readonly string[]; config?: GPTConfig } = {},
+): GPT {
   verifyCheckpoint(ckpt, expect);
   return GPT.fromValues(ckpt.manifest.config, splitWeights(ckpt));
 }
@@ -123,62 +233,12 @@ export function encodeCheckpoint(ckpt: Checkpoint): Uint8Array {
 }
 
 /** Parses encodeCheckpoint's framing and verifies the result (verifyCheckpoint). */
-export function decodeCheckpoint(bytes: Uint8Array | ArrayBuffer, expect: { vocab?: readonly string[]; config?: GPTConfig } = {}): Checkpoint {
+export function decodeCheckpoint(
+  bytes: Uint8Array | ArrayBuffer,
+  expect: { vocab?: readonly string[]; config?: GPTConfig } = {},
+): Checkpoint {
   const { manifest, payload } = decodeFramed<CheckpointManifest>(MAGIC, 'Agentwise checkpoint', bytes);
   const ckpt = { manifest, weights: payload };
   verifyCheckpoint(ckpt, expect);
   return ckpt;
-}
-
-/**
- * The framing shared by every binary file of the lab: an 8-byte ASCII magic | JSON length (u32 LE)
- * | JSON | zero pad to 4 | payload. The pad keeps the payload float32-aligned for zero-copy views.
- */
-export function encodeFramed(magic: string, manifest: unknown, payload: ArrayBuffer): Uint8Array {
-  const json = new TextEncoder().encode(JSON.stringify(manifest));
-  const start = Math.ceil((12 + json.length) / 4) * 4;
-  const out = new Uint8Array(start + payload.byteLength);
-  out.set(new TextEncoder().encode(magic), 0);
-  new DataView(out.buffer).setUint32(8, json.length, true);
-  out.set(json, 12);
-  out.set(new Uint8Array(payload), start);
-  return out;
-}
-
-/** Splits encodeFramed's bytes; `what` names the kind of file in errors. Checks only the framing. */
-export function decodeFramed<T>(magic: string, what: string, bytes: Uint8Array | ArrayBuffer): { manifest: T; payload: ArrayBuffer } {
-  const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  if (b.length < 12 || new TextDecoder().decode(b.subarray(0, 8)) !== magic) throw new Error(`not an ${what} file (bad magic bytes)`);
-  const jsonLength = new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(8, true);
-  if (12 + jsonLength > b.length) throw new Error(`${what} truncated: manifest of ${jsonLength} bytes, only ${b.length - 12} present`);
-  let manifest: T;
-  try {
-    manifest = JSON.parse(new TextDecoder().decode(b.subarray(12, 12 + jsonLength)));
-  } catch (e) {
-    throw new Error(`${what} manifest is not valid JSON: ${(e as Error).message}`, { cause: e });
-  }
-  const start = Math.ceil((12 + jsonLength) / 4) * 4;
-  // A fresh, exact-length copy: aligned, and independent of the input (a Node Buffer may be a view
-  // into a shared pool, where .slice() would not copy).
-  return { manifest, payload: new Uint8Array(b.subarray(start)).buffer as ArrayBuffer };
-}
-
-/**
- * 64-bit hex hash of bytes: two 32-bit multiply-xorshift lanes (murmur3-style mixing) over the
- * bytes, with the length folded in. Fast in plain JS; not cryptographic.
- */
-export function hashBytes(bytes: Uint8Array): string {
-  let h1 = 0x811c9dc5 ^ bytes.length;
-  let h2 = 0x01000193 ^ Math.imul(bytes.length, 0x9e3779b1);
-  for (let i = 0; i < bytes.length; i++) {
-    h1 = Math.imul(h1 ^ bytes[i], 0x01000193);
-    h2 = Math.imul(h2 ^ bytes[i], 0x5bd1e995);
-    h2 ^= h2 >>> 15;
-  }
-  const fin = (h: number): number => {
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    return (h ^ (h >>> 16)) >>> 0;
-  };
-  return fin(h1).toString(16).padStart(8, '0') + fin(h2 ^ h1).toString(16).padStart(8, '0');
 }

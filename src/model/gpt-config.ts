@@ -5,6 +5,7 @@
  */
 import { MODEL_SIZES, type ModelPreset, type ModelSize } from '../core/model-sizes';
 import { VOCAB } from '../core/vocab';
+import { shown } from './signed-file';
 
 /** Architecture hyper-parameters: a named size (core/model-sizes.ts) over the lab vocabulary. */
 export interface GPTConfig extends ModelSize {
@@ -15,7 +16,10 @@ export interface GPTConfig extends ModelSize {
 /** A preset's config over the lab vocabulary, with optional overrides (e.g. contextLength: 128). */
 export function gptConfig(preset: ModelPreset, overrides: Partial<GPTConfig> = {}): GPTConfig {
   const base = MODEL_SIZES[preset];
-  if (!base) throw new Error(`unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(MODEL_SIZES).join(', ')}`);
+  if (!base)
+    throw new Error(
+      `unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(MODEL_SIZES).join(', ')}`,
+    );
   const cfg: GPTConfig = { vocabSize: VOCAB.length, ...base, ...overrides };
   checkGptConfig(cfg);
   return cfg;
@@ -26,18 +30,27 @@ export function gptConfig(preset: ModelPreset, overrides: Partial<GPTConfig> = {
  * would exhaust memory. A file's header is checked against these before anything is sized from it
  * (a 2 KB checkpoint claiming nLayers 3e7 would otherwise build 3e8 parameter specs).
  */
-export const GPT_LIMITS: Readonly<ModelSize> = { contextLength: 1024, dModel: 1024, nLayers: 48, nHeads: 32, dMlp: 4096 };
+export const GPT_LIMITS: Readonly<ModelSize> = {
+  contextLength: 1024,
+  dModel: 1024,
+  nLayers: 48,
+  nHeads: 32,
+  dMlp: 4096,
+};
 
 /** Throws, naming the field, unless every size is a positive integer within GPT_LIMITS and heads divide dModel. */
 export function checkGptConfig(cfg: GPTConfig): void {
   if (typeof cfg !== 'object' || cfg === null) throw new Error('model config is missing');
   for (const k of ['vocabSize', ...Object.keys(GPT_LIMITS)] as (keyof GPTConfig)[]) {
     const v = cfg[k];
-    if (!Number.isInteger(v) || v <= 0) throw new Error(`model config ${k} must be a positive integer, got ${v}`);
+    if (!Number.isInteger(v) || v <= 0)
+      throw new Error(`model config ${k} must be a positive integer, got ${shown(v)}`);
     const max = (GPT_LIMITS as Partial<GPTConfig>)[k];
-    if (max !== undefined && v > max) throw new Error(`model config ${k} is ${v}; this lab builds at most ${max}`);
+    if (max !== undefined && v > max)
+      throw new Error(`model config ${k} is ${v}; this lab builds at most ${max}`);
   }
-  if (cfg.dModel % cfg.nHeads !== 0) throw new Error(`dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
+  if (cfg.dModel % cfg.nHeads !== 0)
+    throw new Error(`dModel ${cfg.dModel} is not divisible by nHeads ${cfg.nHeads}`);
 }
 
 /** One named parameter: shape, how it is initialised, whether AdamW decays it. */
@@ -52,8 +65,18 @@ export interface ParamSpec {
 /** Every parameter in a fixed order (init order, checkpoint order). */
 export function paramSpecs(cfg: GPTConfig): ParamSpec[] {
   const { vocabSize: V, contextLength: P, dModel: C, dMlp: M } = cfg;
-  const w = (name: string, shape: number[], init: ParamSpec['init'] = 'normal'): ParamSpec => ({ name, shape, init, decay: true });
-  const b = (name: string, n: number, init: ParamSpec['init'] = 'zeros'): ParamSpec => ({ name, shape: [n], init, decay: false });
+  const w = (name: string, shape: number[], init: ParamSpec['init'] = 'normal'): ParamSpec => ({
+    name,
+    shape,
+    init,
+    decay: true,
+  });
+  const b = (name: string, n: number, init: ParamSpec['init'] = 'zeros'): ParamSpec => ({
+    name,
+    shape: [n],
+    init,
+    decay: false,
+  });
   const specs = [w('wte', [V, C]), w('wpe', [P, C])];
   for (let l = 0; l < cfg.nLayers; l++) {
     const h = `h${l}.`;

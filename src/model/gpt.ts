@@ -45,7 +45,8 @@ export class GPT {
     const params = new Map<string, tf.Variable>();
     this.specs.forEach((s, i) => {
       const n = s.shape.reduce((a, d) => a * d, 1);
-      if (values[i]?.length !== n) throw new Error(`parameter ${s.name} needs ${n} values, got ${values[i]?.length}`);
+      if (values[i]?.length !== n)
+        throw new Error(`parameter ${s.name} needs ${n} values, got ${values[i]?.length}`);
       const init = tf.tensor(values[i], s.shape, 'float32');
       params.set(s.name, tf.variable(init, true)); // the variable holds its own copy
       init.dispose();
@@ -71,7 +72,8 @@ export class GPT {
 
   /** A model holding the given values (one Float32Array per paramSpecs entry, in order). */
   static fromValues(config: GPTConfig, values: Float32Array[]): GPT {
-    if (values.length !== paramSpecs(config).length) throw new Error(`expected ${paramSpecs(config).length} parameter arrays, got ${values.length}`);
+    if (values.length !== paramSpecs(config).length)
+      throw new Error(`expected ${paramSpecs(config).length} parameter arrays, got ${values.length}`);
     return new GPT(config, values);
   }
 
@@ -116,7 +118,8 @@ export class GPT {
   forward(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
     const [B, T] = ids.shape;
     const { dModel: C, contextLength } = this.config;
-    if (T > contextLength) throw new Error(`sequence length ${T} exceeds the model's context ${contextLength}`);
+    if (T > contextLength)
+      throw new Error(`sequence length ${T} exceeds the model's context ${contextLength}`);
     return tf.tidy(() => {
       const tok = embed(tf.reshape(ids, [-1]), this.p('wte')); // (B*T, C)
       let x: tf.Tensor2D;
@@ -132,10 +135,21 @@ export class GPT {
         // With `at`, the last block's keys and values still come from every position, but all that
         // follows its attention is position-wise: it runs on the `at` rows alone.
         const at = l === this.config.nLayers - 1 ? opts.at : undefined;
-        const a = this.attention(l, layerNorm(x, this.p(h + 'ln1.g'), this.p(h + 'ln1.b')), B, T, bias, opts.kv, at); // (N, C)
+        const a = this.attention(
+          l,
+          layerNorm(x, this.p(h + 'ln1.g'), this.p(h + 'ln1.b')),
+          B,
+          T,
+          bias,
+          opts.kv,
+          at,
+        ); // (N, C)
         x = tf.add(at ? takeRows(x, at) : x, a); // (N, C): N = B*T, or the `at` rows
         const xn = layerNorm(x, this.p(h + 'ln2.g'), this.p(h + 'ln2.b')); // (N, C)
-        x = tf.add(x, mlp(xn, this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1'), this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2'))); // (N, C) through (N, M)
+        x = tf.add(
+          x,
+          mlp(xn, this.p(h + 'mlp.w1'), this.p(h + 'mlp.b1'), this.p(h + 'mlp.w2'), this.p(h + 'mlp.b2')),
+        ); // (N, C) through (N, M)
       }
       if (opts.lastOnly) x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]); // (B, C)
       x = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'));
@@ -144,7 +158,15 @@ export class GPT {
   }
 
   /** Causal self-attention of layer l over x (B*T, C) → (B*T, C), or the `at` rows of it. */
-  private attention(l: number, x: tf.Tensor2D, B: number, T: number, bias: tf.Tensor4D, kv: ForwardOptions['kv'], at?: tf.Tensor1D): tf.Tensor2D {
+  private attention(
+    l: number,
+    x: tf.Tensor2D,
+    B: number,
+    T: number,
+    bias: tf.Tensor4D,
+    kv: ForwardOptions['kv'],
+    at?: tf.Tensor1D,
+  ): tf.Tensor2D {
     const { dModel: C, nHeads: H } = this.config;
     const h = `h${l}.attn.`;
     const qkv = linear(x, this.p(h + 'wqkv'), this.p(h + 'bqkv')); // (B*T, 3C): q, k, v side by side
@@ -162,7 +184,8 @@ export class GPT {
 
   /** Copies every weight from a model of the same config (e.g. to freeze a reference policy). */
   assignFrom(other: GPT): void {
-    if (JSON.stringify(other.config) !== JSON.stringify(this.config)) throw new Error('assignFrom: model configs differ');
+    if (JSON.stringify(other.config) !== JSON.stringify(this.config))
+      throw new Error('assignFrom: model configs differ');
     for (const [name, v] of this.params) v.assign(other.params.get(name)!);
   }
 

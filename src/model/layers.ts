@@ -1,7 +1,7 @@
 /**
  * Differentiable building blocks of the GPT that run on every tfjs backend (webgpu, webgl, wasm,
  * cpu): flag-free matmuls with a custom gradient, layer norm, GELU, one-hot embedding lookup.
- * Why flag-free: on wasm a matMul with transposeA/B takes a slow path (tfjs-webgpu.md §14) and
+ * Why flag-free: on wasm a matMul with transposeA/B takes a slow path (docs/backends.md#slow-paths-on-wasm) and
  * autograd's matMul gradient uses those flags. On wasm, weight gradients (xᵀ·dy), linear's bias
  * gradient, layer norm and GELU run as fused SIMD kernels (kernels/rowwise.ts), on webgpu as WGSL
  * programs (kernels/rowwise-webgpu.ts: there GELU only inside mlp); elsewhere they are the
@@ -9,7 +9,17 @@
  * Every function returns a new tensor the caller owns.
  */
 import * as tf from '@tensorflow/tfjs';
-import { colSum, GELU_A, geluFused, layerNormFused, LN_EPS, matMulNN, matMulTN, mlpFused, mlpFusedAvailable } from './kernels/rowwise';
+import {
+  colSum,
+  GELU_A,
+  geluFused,
+  layerNormFused,
+  LN_EPS,
+  matMulNN,
+  matMulTN,
+  mlpFused,
+  mlpFusedAvailable,
+} from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
 import { layerNormGpu, linearGpu, mlpGpu } from './kernels/rowwise-webgpu';
 import { webgpuKernelsAvailable } from './kernels/webgpu';
@@ -19,7 +29,9 @@ type Grad2 = (dy: tf.Tensor, saved: tf.Tensor[]) => tf.Tensor[];
 
 /** aᵀ @ dy, the gradient of b in a @ b: one xᵀ·dy kernel on wasm, a transposed-operand flag on webgpu. */
 function weightGrad(a: tf.Tensor, dy: tf.Tensor): tf.Tensor2D {
-  return webgpuKernelsAvailable('gemm') ? tf.matMul(a as tf.Tensor2D, dy as tf.Tensor2D, true, false) : matMulTN(a as tf.Tensor2D, dy as tf.Tensor2D);
+  return webgpuKernelsAvailable('gemm')
+    ? tf.matMul(a as tf.Tensor2D, dy as tf.Tensor2D, true, false)
+    : matMulTN(a as tf.Tensor2D, dy as tf.Tensor2D);
 }
 
 /**
@@ -31,7 +43,9 @@ function weightGrad(a: tf.Tensor, dy: tf.Tensor): tf.Tensor2D {
 export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([a, b]);
   const gradFunc: Grad2 = (dy, [sa, sb]) => [
-    webgpuKernelsAvailable('gemm') ? tf.matMul(dy, sb, false, true) : matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)),
+    webgpuKernelsAvailable('gemm')
+      ? tf.matMul(dy, sb, false, true)
+      : matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)),
     weightGrad(sa, dy),
   ];
   return { value: matMulNN(a as tf.Tensor2D, b as tf.Tensor2D), gradFunc };
@@ -58,7 +72,7 @@ const linearFused = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, sa
   return { value: matMulNN(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D), gradFunc };
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D) => tf.Tensor2D;
 
-/** x @ w + b on rows: (N, Cin) → (N, Cout). Kept 2-D: BatchMatMul grads don't reduce broadcast dims (§2). */
+/** x @ w + b on rows: (N, Cin) → (N, Cout). Kept 2-D: BatchMatMul grads don't reduce broadcast dims (docs/backends.md#ops-to-avoid). */
 export function linear(x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D): tf.Tensor2D {
   if (webgpuKernelsAvailable('rowwise')) return linearGpu(x, w, b); // (N, Cout)
   if (fusedKernelsAvailable('rowwise')) return linearFused(x, w, b); // (N, Cout)
@@ -92,7 +106,13 @@ export function gelu(x: tf.Tensor2D): tf.Tensor2D {
  * into the program that back-propagates through w2 (kernels/rowwise-webgpu.ts); on wasm it is one
  * GEMM with bias and GELU in its epilogue, which also keeps gelu' for the backward (kernels/rowwise.ts mlpFused).
  */
-export function mlp(x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D): tf.Tensor2D {
+export function mlp(
+  x: tf.Tensor2D,
+  w1: tf.Tensor2D,
+  b1: tf.Tensor1D,
+  w2: tf.Tensor2D,
+  b2: tf.Tensor1D,
+): tf.Tensor2D {
   if (webgpuKernelsAvailable('rowwise')) return mlpGpu(x, w1, b1, w2, b2); // (N, C)
   if (mlpFusedAvailable() && x.shape[0] > 0) return mlpFused(x, w1, b1, w2, b2); // (N, C)
   return linear(gelu(linear(x, w1, b1)), w2, b2); // (N, C)
@@ -108,7 +128,7 @@ export function oneHot(ids: tf.Tensor1D, depth: number): tf.Tensor2D {
 
 /**
  * Embedding lookup as oneHot(ids) @ table: wasm lacks UnsortedSegmentSum, which gather's gradient
- * needs (§2), and its Gather is slower than this product at the lab's sizes. Only the table's
+ * needs (docs/backends.md#ops-to-avoid), and its Gather is slower than this product at the lab's sizes. Only the table's
  * gradient, oneHot(ids)ᵀ @ dy, is computed: the one-hot's would go nowhere. ids (N) int32,
  * table (K, C) → (N, C).
  */
@@ -128,7 +148,7 @@ export function pick(values: tf.Tensor2D, idx: tf.Tensor1D): tf.Tensor1D {
 /**
  * Rows idx of x along its first axis, (N, …) and (R) int32 → (R, …). Its gradient puts dy back in
  * those rows, summed where idx repeats (ScatterNd adds duplicate indices): gather's own gradient
- * needs UnsortedSegmentSum, which wasm lacks (§2).
+ * needs UnsortedSegmentSum, which wasm lacks (docs/backends.md#ops-to-avoid).
  */
 export function takeRows<T extends tf.Tensor>(x: T, idx: tf.Tensor1D): T {
   const shape = x.shape;

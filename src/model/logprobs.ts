@@ -1,7 +1,7 @@
 /**
  * Per-token log-probs and entropies of given responses under the current model, for the policy
  * update and supervised warm-start. Rows (prompt, response) are packed on the CPU into right-padded
- * (B, T) arrays whose sizes are rounded up to fixed buckets, so shaders compile once (§3–4); the
+ * (B, T) arrays whose sizes are rounded up to fixed buckets, so shaders compile once (docs/backends.md#readbacks-and-shape-buckets); the
  * update packs rows of similar length together (lengthGroups), with finer buckets on the CPU
  * backends (packGranularity). Layout follows nanoGPT's (x, y): inputs = seq[:-1],
  * targets = seq[1:], mask = 1 on response targets.
@@ -43,7 +43,7 @@ export interface PackOptions {
 
 /**
  * How finely packed shapes are bucketed on the current backend. The GPU backends compile a
- * program per shape, so B and T come in coarse buckets there (the packRows defaults, §3–4); the
+ * program per shape, so B and T come in coarse buckets there (the packRows defaults, docs/backends.md#readbacks-and-shape-buckets); the
  * CPU backends compile nothing and pay for every padded position, so there B is exact and T a
  * multiple of 4 (the SIMD width).
  */
@@ -60,14 +60,22 @@ export function bucket(n: number, step: number): number {
 const positionsOf = (length: number) => Math.max(1, length - 1);
 
 /** The padded (B, T) of a pack of `rows` rows whose longest takes `positions` positions (the buckets of PackOptions). */
-function packShape(rows: number, positions: number, opts: Pick<PackOptions, 'contextLength' | 'batchMultiple' | 'lengthMultiple'>): { B: number; T: number } {
-  return { B: bucket(rows, opts.batchMultiple ?? 8), T: Math.min(opts.contextLength, bucket(positions, opts.lengthMultiple ?? 16)) };
+function packShape(
+  rows: number,
+  positions: number,
+  opts: Pick<PackOptions, 'contextLength' | 'batchMultiple' | 'lengthMultiple'>,
+): { B: number; T: number } {
+  return {
+    B: bucket(rows, opts.batchMultiple ?? 8),
+    T: Math.min(opts.contextLength, bucket(positions, opts.lengthMultiple ?? 16)),
+  };
 }
 
-/** Packs rows into fixed-bucket arrays; token ids are validated here, on the CPU (webgpu doesn't check, §2). */
+/** Packs rows into fixed-bucket arrays; token ids are validated here, on the CPU (webgpu doesn't check, docs/backends.md#ops-to-avoid). */
 export function packRows(rows: readonly TokenRow[], opts: PackOptions): Packed {
   const longest = Math.max(...rows.map((r) => positionsOf(r.prompt.length + r.response.length)), 1);
-  if (longest > opts.contextLength) throw new Error(`a row needs ${longest} positions; the model's context is ${opts.contextLength}`);
+  if (longest > opts.contextLength)
+    throw new Error(`a row needs ${longest} positions; the model's context is ${opts.contextLength}`);
   const { B, T } = packShape(rows.length, longest, opts);
   const inputs = new Int32Array(B * T).fill(opts.pad);
   const targets = new Int32Array(B * T).fill(opts.pad);
@@ -75,10 +83,12 @@ export function packRows(rows: readonly TokenRow[], opts: PackOptions): Packed {
   const starts: number[] = [];
   const lengths: number[] = [];
   rows.forEach((row, b) => {
-    if (row.prompt.length === 0) throw new Error(`row ${b} has an empty prompt: the first response token needs a context`);
+    if (row.prompt.length === 0)
+      throw new Error(`row ${b} has an empty prompt: the first response token needs a context`);
     const seq = [...row.prompt, ...row.response];
     seq.forEach((id, i) => {
-      if (!Number.isInteger(id) || id < 0 || id >= opts.vocabSize) throw new Error(`row ${b} token ${i} is ${id}, outside the vocabulary 0..${opts.vocabSize - 1}`);
+      if (!Number.isInteger(id) || id < 0 || id >= opts.vocabSize)
+        throw new Error(`row ${b} token ${i} is ${id}, outside the vocabulary 0..${opts.vocabSize - 1}`);
     });
     for (let j = 0; j + 1 < seq.length; j++) {
       inputs[b * T + j] = seq[j];
@@ -108,7 +118,10 @@ const packCost = (B: number, T: number) => B * T * (1 + T / ATTENTION_SPAN) + PA
  * Cuts fall only where the length bucket T changes: between two, one pack is always cheaper.
  * Returns the row indices of each group, shortest rows first.
  */
-export function lengthGroups(lengths: readonly number[], opts: Omit<PackOptions, 'vocabSize' | 'pad'>): number[][] {
+export function lengthGroups(
+  lengths: readonly number[],
+  opts: Omit<PackOptions, 'vocabSize' | 'pad'>,
+): number[][] {
   const Tof = (n: number) => packShape(1, positionsOf(n), opts).T;
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
   // Runs of rows sharing one T; a group is a range of runs, found by dynamic programming.
@@ -128,7 +141,8 @@ export function lengthGroups(lengths: readonly number[], opts: Omit<PackOptions,
     }
   }
   const groups: number[][] = [];
-  for (let j = ends.length; j > 0; j = cut[j]) groups.unshift(order.slice(cut[j] === 0 ? 0 : ends[cut[j] - 1], ends[j - 1]));
+  for (let j = ends.length; j > 0; j = cut[j])
+    groups.unshift(order.slice(cut[j] === 0 ? 0 : ends[cut[j] - 1], ends[j - 1]));
   return groups;
 }
 
@@ -136,7 +150,8 @@ export function lengthGroups(lengths: readonly number[], opts: Omit<PackOptions,
 export function scatterResponses(packed: Packed, values: readonly ArrayLike<number>[]): Float32Array {
   const out = new Float32Array(packed.B * packed.T);
   values.forEach((vals, r) => {
-    if (vals.length !== packed.lengths[r]) throw new Error(`row ${r}: ${vals.length} values for ${packed.lengths[r]} response tokens`);
+    if (vals.length !== packed.lengths[r])
+      throw new Error(`row ${r}: ${vals.length} values for ${packed.lengths[r]} response tokens`);
     for (let i = 0; i < vals.length; i++) out[packed.starts[r] + i] = vals[i];
   });
   return out;
@@ -167,7 +182,11 @@ export function disposeBatch(b: TokenBatch | ResponseBatch): void {
 }
 
 /** log π(target) and the entropy of π, (N) each, from logits (N, V) divided by `temperature`. */
-function score(logits: tf.Tensor2D, targets: tf.Tensor1D, temperature: number): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+function score(
+  logits: tf.Tensor2D,
+  targets: tf.Tensor1D,
+  temperature: number,
+): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
   const scaled = temperature === 1 ? logits : tf.div(logits, temperature);
   const logpAll = tf.logSoftmax(scaled) as tf.Tensor2D; // (N, V)
   return {
@@ -182,10 +201,18 @@ function score(logits: tf.Tensor2D, targets: tf.Tensor1D, temperature: number): 
  * scores tokens under the same distribution the sampler reported (sampler.ts). Differentiable;
  * call inside a loss function for gradients. Caller disposes both.
  */
-export function tokenLogprobs(model: GPT, batch: TokenBatch, temperature = 1): { logp: tf.Tensor2D; entropy: tf.Tensor2D } {
+export function tokenLogprobs(
+  model: GPT,
+  batch: TokenBatch,
+  temperature = 1,
+): { logp: tf.Tensor2D; entropy: tf.Tensor2D } {
   const [B, T] = batch.inputs.shape;
   return tf.tidy(() => {
-    const { logp, entropy } = score(model.forward(batch.inputs), tf.reshape(batch.targets, [-1]), temperature); // (B*T) each
+    const { logp, entropy } = score(
+      model.forward(batch.inputs),
+      tf.reshape(batch.targets, [-1]),
+      temperature,
+    ); // (B*T) each
     return {
       logp: tf.mul(tf.reshape(logp, [B, T]), batch.mask) as tf.Tensor2D, // (B, T)
       entropy: tf.mul(tf.reshape(entropy, [B, T]), batch.mask) as tf.Tensor2D, // (B, T)
@@ -217,7 +244,10 @@ export function toResponseTensors(p: Packed): ResponseBatch {
   return {
     inputs: tf.tensor2d(p.inputs, [p.B, p.T], 'int32'),
     at: tf.tensor1d(at, 'int32'),
-    targets: tf.tensor1d(Int32Array.from(at, (j) => p.targets[j]), 'int32'),
+    targets: tf.tensor1d(
+      Int32Array.from(at, (j) => p.targets[j]),
+      'int32',
+    ),
   };
 }
 
@@ -226,6 +256,10 @@ export function toResponseTensors(p: Packed): ResponseBatch {
  * positions go through the final LayerNorm, the head and the softmax (in the default experiment
  * about one position in eight is a response token). Differentiable; caller disposes both.
  */
-export function responseLogprobs(model: GPT, batch: ResponseBatch, temperature = 1): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+export function responseLogprobs(
+  model: GPT,
+  batch: ResponseBatch,
+  temperature = 1,
+): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
   return tf.tidy(() => score(model.forward(batch.inputs, { at: batch.at }), batch.targets, temperature));
 }

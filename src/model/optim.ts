@@ -1,6 +1,6 @@
 /**
  * AdamW (decoupled weight decay, Loshchilov & Hutter 2019) and global-norm clipping, hand-rolled:
- * tfjs 4.22 has neither (tfjs-webgpu.md §6). θ ← θ·(1 − lr·wd) − lr·m̂/(√v̂ + ε), decay only on
+ * tfjs 4.22 has neither (docs/estimators.md#clipping-and-adamw). θ ← θ·(1 − lr·wd) − lr·m̂/(√v̂ + ε), decay only on
  * matrices and embeddings (ParamSpec.decay). One optimizer per model; lr and clipNorm are plain
  * fields, so a live hyper-parameter change is an assignment. Owns its moment slots until dispose().
  */
@@ -74,7 +74,8 @@ export class AdamW {
     this.clipNorm = opts.clipNorm ?? 1;
     this.slots = model.specs.map((spec) => ({ variable: model.params.get(spec.name)!, decay: spec.decay }));
     // The moments exist from the start, so tf.memory().numTensors is the same before and after step 1.
-    if (this.fused) this.flat = new FlatAdamW(this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })));
+    if (this.fused)
+      this.flat = new FlatAdamW(this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })));
     else {
       // tidy frees the zerosLike tensors; the variables keep their own reference to the data.
       const zeros = () => this.slots.map((s) => tf.tidy(() => tf.variable(tf.zerosLike(s.variable), false)));
@@ -137,7 +138,10 @@ export class AdamW {
    */
   stageClipped(grads: tf.NamedTensorMap): StagedUpdate & { norm: tf.Scalar } {
     const moments = this.layout(this.fused);
-    if (moments instanceof FlatAdamW) return this.stageFlat(moments, grads, { clipNorm: this.clipNorm }) as StagedUpdate & { norm: tf.Scalar };
+    if (moments instanceof FlatAdamW)
+      return this.stageFlat(moments, grads, { clipNorm: this.clipNorm }) as StagedUpdate & {
+        norm: tf.Scalar;
+      };
     const norm = globalNorm(Object.values(grads));
     const coef = clipCoefOnDevice(norm, this.clipNorm);
     const staged = this.stagePerSlot(moments, grads, coef);
@@ -154,9 +158,18 @@ export class AdamW {
   }
 
   /** The one-dispatch update (adamw-webgpu.ts): commit assigns its new θ and makes its moments current. */
-  private stageFlat(flat: FlatAdamW, grads: tf.NamedTensorMap, c: tf.Scalar | { clipNorm: number }): StagedUpdate & { norm: tf.Scalar | null } {
+  private stageFlat(
+    flat: FlatAdamW,
+    grads: tf.NamedTensorMap,
+    c: tf.Scalar | { clipNorm: number },
+  ): StagedUpdate & { norm: tf.Scalar | null } {
     const k = this.constants();
-    const staged = flat.stage(this.variables, this.slots.map((s) => grads[s.variable.name]), c, k);
+    const staged = flat.stage(
+      this.variables,
+      this.slots.map((s) => grads[s.variable.name]),
+      c,
+      k,
+    );
     const commit = () => {
       staged.thetas.forEach((w, i) => w && this.slots[i].variable.assign(w));
       staged.commit();
@@ -180,7 +193,11 @@ export class AdamW {
         const [m0, v0] = [moments.m[i], moments.v[i]];
         if (wasmKernel) {
           // One kernel: the new values and their finiteness check (Σ 0·x over θ, m, v) together.
-          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, m0, v0, { ...k, scale: scale as number, keep: slot.decay ? k.keep : 1 });
+          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, m0, v0, {
+            ...k,
+            scale: scale as number,
+            keep: slot.decay ? k.keep : 1,
+          });
           next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
           checked.push(tf.reshape(zero, []));
           return;
@@ -211,7 +228,8 @@ export class AdamW {
   private layout(flat: boolean): PerSlot | FlatAdamW {
     if (flat && !this.flat) {
       const { m, v } = this.perSlot!;
-      const join = (xs: tf.Variable[]) => tf.tidy(() => tf.concat(xs.map((x) => tf.reshape(x, [-1]))) as tf.Tensor1D);
+      const join = (xs: tf.Variable[]) =>
+        tf.tidy(() => tf.concat(xs.map((x) => tf.reshape(x, [-1]))) as tf.Tensor1D);
       this.flat = new FlatAdamW(
         this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })),
         join(m),
@@ -222,7 +240,15 @@ export class AdamW {
     } else if (!flat && !this.perSlot) {
       const { m, v } = this.flat!;
       // tidy frees the parts; the variables keep their own reference to the data.
-      const split = (x: tf.Tensor1D) => tf.tidy(() => tf.split(x, this.slots.map((s) => s.variable.size)).map((part, i) => tf.variable(tf.reshape(part, this.slots[i].variable.shape), false)));
+      const split = (x: tf.Tensor1D) =>
+        tf.tidy(() =>
+          tf
+            .split(
+              x,
+              this.slots.map((s) => s.variable.size),
+            )
+            .map((part, i) => tf.variable(tf.reshape(part, this.slots[i].variable.shape), false)),
+        );
       this.perSlot = { m: split(m), v: split(v) };
       this.flat!.dispose();
       this.flat = null;
@@ -231,13 +257,22 @@ export class AdamW {
   }
 
   /** The update in plain tfjs ops (every backend but webgpu): new [m, v, θ]. */
-  private plainStep(slot: Slot, g: tf.Tensor, m0: tf.Tensor, v0: tf.Tensor, scale: tf.Scalar | null, bc1: number, bc2: number): [tf.Tensor, tf.Tensor, tf.Tensor] {
+  private plainStep(
+    slot: Slot,
+    g: tf.Tensor,
+    m0: tf.Tensor,
+    v0: tf.Tensor,
+    scale: tf.Scalar | null,
+    bc1: number,
+    bc2: number,
+  ): [tf.Tensor, tf.Tensor, tf.Tensor] {
     const { beta1: b1, beta2: b2, lr } = this;
     const gs = scale === null ? g : tf.mul(g, scale);
     const m = tf.add(tf.mul(m0, b1), tf.mul(gs, 1 - b1));
     const v = tf.add(tf.mul(v0, b2), tf.mul(tf.square(gs), 1 - b2));
     const update = tf.div(tf.div(m, bc1), tf.add(tf.sqrt(tf.div(v, bc2)), this.eps));
-    const decayed = slot.decay && this.weightDecay > 0 ? tf.mul(slot.variable, 1 - lr * this.weightDecay) : slot.variable;
+    const decayed =
+      slot.decay && this.weightDecay > 0 ? tf.mul(slot.variable, 1 - lr * this.weightDecay) : slot.variable;
     return [m, v, tf.sub(decayed, tf.mul(update, lr))];
   }
 
@@ -253,9 +288,12 @@ export class AdamW {
   loadState(state: AdamWState): void {
     const n = this.slots.reduce((a, s) => a + s.variable.size, 0);
     if (state.m.length !== n || state.v.length !== n) {
-      throw new Error(`optimizer state holds ${state.m.length}/${state.v.length} moments; this model has ${n} parameters`);
+      throw new Error(
+        `optimizer state holds ${state.m.length}/${state.v.length} moments; this model has ${n} parameters`,
+      );
     }
-    if (!Number.isInteger(state.step) || state.step < 0) throw new Error(`optimizer step must be an integer ≥ 0, got ${state.step}`);
+    if (!Number.isInteger(state.step) || state.step < 0)
+      throw new Error(`optimizer step must be an integer ≥ 0, got ${state.step}`);
     if (this.flat) this.flat.load(state.m, state.v);
     else {
       const { m, v } = this.perSlot!;
@@ -289,7 +327,8 @@ const ADDN_MAX = 7;
 function sumAll(xs: tf.Tensor[]): tf.Tensor {
   while (xs.length > 1) {
     const next: tf.Tensor[] = [];
-    for (let i = 0; i < xs.length; i += ADDN_MAX) next.push(xs.length - i === 1 ? xs[i] : tf.addN(xs.slice(i, i + ADDN_MAX)));
+    for (let i = 0; i < xs.length; i += ADDN_MAX)
+      next.push(xs.length - i === 1 ? xs[i] : tf.addN(xs.slice(i, i + ADDN_MAX)));
     xs = next;
   }
   return xs[0];
@@ -297,7 +336,8 @@ function sumAll(xs: tf.Tensor[]): tf.Tensor {
 
 /** √Σ‖g‖² over a set of gradients, on the device: (). On webgpu a few WGSL reductions instead of Square + Sum per tensor. Caller disposes. */
 export function globalNorm(grads: readonly tf.Tensor[]): tf.Scalar {
-  if (webgpuKernelsAvailable('rowwise')) return tf.tidy(() => tf.sqrt(sumOver('squares', grads, (x) => `${x} * ${x}`)));
+  if (webgpuKernelsAvailable('rowwise'))
+    return tf.tidy(() => tf.sqrt(sumOver('squares', grads, (x) => `${x} * ${x}`)));
   return tf.tidy(() => tf.sqrt(sumAll(grads.map((g) => tf.sum(tf.square(g))))) as tf.Scalar);
 }
 
@@ -308,5 +348,8 @@ export function clipCoef(norm: number, maxNorm: number): number {
 
 /** clipCoef on the device, in f32, so the update needs no readback of the norm first: (). Caller disposes. */
 export function clipCoefOnDevice(norm: tf.Scalar, maxNorm: number): tf.Scalar {
-  return tf.tidy(() => (maxNorm === Infinity ? tf.scalar(1) : tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)))) as tf.Scalar);
+  return tf.tidy(
+    () =>
+      (maxNorm === Infinity ? tf.scalar(1) : tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)))) as tf.Scalar,
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * Batched autoregressive sampling with a KV cache: one forward per new token over the whole
  * batch, ONE logits readback per decode step, sampling on the CPU with a seeded generator per
- * trajectory (never tf.multinomial: broken on webgpu and cpu, tfjs-webgpu.md §2).
+ * trajectory (never tf.multinomial: broken on webgpu and cpu, docs/backends.md#ops-to-avoid).
  * Prompts are left-padded to a bucketed length P and the cache has a bucketed number of slots S,
  * so every decode step has the same shapes (shaders compile once, the WebGPU pool stays bounded).
  */
@@ -51,7 +51,11 @@ export interface SampleResult {
 }
 
 /** Samples one response per prompt. The model's weights are only read. */
-export async function sample(model: GPT, prompts: readonly (readonly number[])[], opts: SampleOptions): Promise<SampleResult> {
+export async function sample(
+  model: GPT,
+  prompts: readonly (readonly number[])[],
+  opts: SampleOptions,
+): Promise<SampleResult> {
   const { vocabSize: V, contextLength: ctx, dModel } = model.config;
   const n = prompts.length;
   const maxNew = opts.maxNewTokens;
@@ -61,11 +65,13 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
   prompts.forEach((p, r) => {
     if (p.length === 0) throw new Error(`sample: prompt ${r} is empty`);
     p.forEach((id, i) => {
-      if (!Number.isInteger(id) || id < 0 || id >= V) throw new Error(`sample: prompt ${r} token ${i} is ${id}, outside 0..${V - 1}`);
+      if (!Number.isInteger(id) || id < 0 || id >= V)
+        throw new Error(`sample: prompt ${r} token ${i} is ${id}, outside 0..${V - 1}`);
     });
   });
   const longest = Math.max(...prompts.map((p) => p.length));
-  if (longest + maxNew > ctx) throw new Error(`sample: prompt of ${longest} tokens + ${maxNew} new exceeds the context ${ctx}`);
+  if (longest + maxNew > ctx)
+    throw new Error(`sample: prompt of ${longest} tokens + ${maxNew} new exceeds the context ${ctx}`);
 
   // ---- layout: row b's prompt right-aligned in slots [pads[b], P); new tokens from slot P on
   const lm = opts.lengthMultiple ?? 16;
@@ -130,13 +136,17 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
       let logits: tf.Tensor2D;
       if (fused) {
         const [from, len, rows] = step === 0 ? [0, P, distinct] : [slot, 1, all];
-        const ids = columns(tokens, from, len, rows), pos = columns(positions, from, len, rows), b = bias(from, len, step === 0 ? P : S, rows);
+        const ids = columns(tokens, from, len, rows),
+          pos = columns(positions, from, len, rows),
+          b = bias(from, len, step === 0 ? P : S, rows);
         const map = step === 0 && distinct.length < B ? tf.tensor1d(rowOf, 'int32') : undefined;
         logits = cachedForward(fused, ids, pos, b, from, map); // (B, V)
         tf.dispose([ids, pos, b, ...(map ? [map] : [])]);
       } else if (step === 0 || opts.useCache === false) {
         const L = slot + 1;
-        const ids = columns(tokens, 0, L), pos = columns(positions, 0, L), b = bias(0, L, L);
+        const ids = columns(tokens, 0, L),
+          pos = columns(positions, 0, L),
+          b = bias(0, L, L);
         const keep = step === 0 && opts.useCache !== false;
         const kv = (l: number, k: tf.Tensor3D, v: tf.Tensor3D): [tf.Tensor3D, tf.Tensor3D] => {
           cacheK[l] = tf.keep(tf.concat([k, tf.zeros([B, S - L, dModel])], 1)); // (B, S, C)
@@ -146,8 +156,11 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
         logits = model.forward(ids, { pos, bias: b, lastOnly: true, kv: keep ? kv : undefined }); // (B, V)
         tf.dispose([ids, pos, b]);
       } else {
-        const ids = columns(tokens, slot, 1), pos = columns(positions, slot, 1), b = bias(slot, 1, S);
-        const nextK: tf.Tensor3D[] = [], nextV: tf.Tensor3D[] = [];
+        const ids = columns(tokens, slot, 1),
+          pos = columns(positions, slot, 1),
+          b = bias(slot, 1, S);
+        const nextK: tf.Tensor3D[] = [],
+          nextV: tf.Tensor3D[] = [];
         // The old caches are disposed right after and never read again: the write may reuse their buffers.
         const kv = (l: number, k: tf.Tensor3D, v: tf.Tensor3D): [tf.Tensor3D, tf.Tensor3D] => {
           nextK[l] = tf.keep(writeCacheSlot(cacheK[l], k, slot)); // (B, S, C)
@@ -166,7 +179,12 @@ export async function sample(model: GPT, prompts: readonly (readonly number[])[]
       opts.onLogits?.(step, data);
       for (let r = 0; r < n; r++) {
         if (done[r]) continue;
-        const { token, logp } = choose(data.subarray(r * V, (r + 1) * V), temperature, opts.topP ?? 1, rngs[r]);
+        const { token, logp } = choose(
+          data.subarray(r * V, (r + 1) * V),
+          temperature,
+          opts.topP ?? 1,
+          rngs[r],
+        );
         samples[r].tokens.push(token);
         samples[r].logp.push(logp);
         tokens[r * S + slot + 1] = token;
@@ -189,7 +207,12 @@ let probs = new Float64Array(0);
 const order: number[] = []; // a plain array: its sort is stable, so ties keep index order
 
 /** Draws one token from a row of logits; returns it with its log-prob (see Sample.logp). */
-export function choose(logits: Float32Array, temperature: number, topP: number, rng: Prng): { token: number; logp: number } {
+export function choose(
+  logits: Float32Array,
+  temperature: number,
+  topP: number,
+  rng: Prng,
+): { token: number; logp: number } {
   const V = logits.length;
   const t = temperature > 0 ? temperature : 1;
   if (probs.length < V) probs = new Float64Array(V);
@@ -219,7 +242,8 @@ export function choose(logits: Float32Array, temperature: number, topP: number, 
     o.length = V;
     for (let i = 0; i < V; i++) o[i] = i;
     o.sort((a, b) => p[b] - p[a]);
-    let kept = 0, mass = 0;
+    let kept = 0,
+      mass = 0;
     while (kept < V && (kept === 0 || mass < topP * sum)) mass += p[o[kept++]];
     let u = rng.next() * mass;
     token = o[kept - 1];

@@ -1,7 +1,7 @@
 /**
  * Character tokenizer over the lab's one vocabulary (src/core/vocab.ts): every special token is a
  * single private-use character, so encoding is a char → id lookup. Unknown characters are an
- * error naming the character and its position (issue 4 §1). Pure: no tfjs.
+ * error naming the character and its position. Pure: no tfjs.
  */
 import { SPECIAL, VOCAB } from '../core/vocab';
 
@@ -18,8 +18,10 @@ export class Tokenizer {
     this.size = vocab.length;
     this.ids = new Map();
     vocab.forEach((ch, i) => {
-      if ([...ch].length !== 1) throw new Error(`vocabulary entry ${i} is not one character: ${JSON.stringify(ch)}`);
-      if (this.ids.has(ch)) throw new Error(`vocabulary has ${JSON.stringify(ch)} twice (ids ${this.ids.get(ch)} and ${i})`);
+      if ([...ch].length !== 1)
+        throw new Error(`vocabulary entry ${i} is not one character: ${JSON.stringify(ch)}`);
+      if (this.ids.has(ch))
+        throw new Error(`vocabulary has ${JSON.stringify(ch)} twice (ids ${this.ids.get(ch)} and ${i})`);
       this.ids.set(ch, i);
     });
     this.pad = this.idOf(SPECIAL.PAD);
@@ -41,7 +43,9 @@ export class Tokenizer {
     for (const ch of text) {
       const id = this.ids.get(ch);
       if (id === undefined) {
-        throw new Error(`cannot encode character ${describe(ch)} at position ${pos} of ${JSON.stringify(text)}: not in the vocabulary`);
+        throw new Error(
+          `cannot encode character ${describe(ch)} at position ${pos} of ${JSON.stringify(text)}: not in the vocabulary`,
+        );
       }
       out.push(id);
       pos++;
@@ -54,7 +58,8 @@ export class Tokenizer {
     let s = '';
     for (let i = 0; i < ids.length; i++) {
       const ch = this.vocab[ids[i]];
-      if (ch === undefined) throw new Error(`cannot decode id ${ids[i]} at position ${i}: vocabulary has ${this.size} ids`);
+      if (ch === undefined)
+        throw new Error(`cannot decode id ${ids[i]} at position ${i}: vocabulary has ${this.size} ids`);
       s += ch;
     }
     return s;

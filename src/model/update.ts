@@ -1,8 +1,8 @@
 /**
  * One optimizer update of one model from one or more loss terms, with one readback on webgpu (two,
  * free ones, on the CPU backends): each term (e.g. each agent's loss on a shared model) gets its own backward pass so its pre-clip gradient
- * norm can be reported; the update applies their sum, clipped by global norm (tfjs-webgpu.md §6).
- * A non-finite loss or gradient skips the update and says why (DESIGN.md "Reliability"), and so
+ * norm can be reported; the update applies their sum, clipped by global norm (docs/estimators.md#clipping-and-adamw).
+ * A non-finite loss or gradient skips the update and says why (docs/architecture.md#reliability), and so
  * does a finite one that would make a weight or a moment non-finite (the staged update is dropped).
  */
 import * as tf from '@tensorflow/tfjs';
@@ -49,28 +49,34 @@ export async function termGradNorms(opt: AdamW, terms: readonly LossTerm[]): Pro
   }
 }
 
+/** The summed gradient of some loss terms and what each term reads back; clipAndStep consumes it. */
+export interface Backward {
+  grads: tf.NamedTensorMap;
+  losses: tf.Scalar[];
+  /** Each term's pre-clip gradient norm; only with more than one term (one term's is the total). */
+  norms: tf.Scalar[];
+  stats: tf.Tensor[];
+}
+
 /**
- * Computes each term's gradient (one backward each), sums them, computes the clipped AdamW update,
- * reads back every loss, norm and stat and the update's finiteness in one `await data()`, then
- * assigns the update unless something is not finite.
+ * One backward pass per term, their gradients summed: a term's own gradient exists only here, so
+ * its pre-clip norm is taken on the way. Nothing is read back yet.
  */
-export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[]): Promise<UpdateReport> {
+export function backward(opt: AdamW, terms: readonly LossTerm[]): Backward {
   if (terms.length === 0) throw new Error('update: no loss terms');
-  const vars = opt.variables;
   let sum: tf.NamedTensorMap | null = null;
   const losses: tf.Scalar[] = [];
   const norms: tf.Scalar[] = [];
   const stats: tf.Tensor[] = [];
-  let staged: StagedUpdate | undefined;
   try {
     for (const term of terms) {
       let kept: tf.Tensor | undefined;
-      // variableGrads runs f inside a tidy: stats survive only if kept (§3).
+      // variableGrads runs f inside a tidy: stats survive only if kept (docs/backends.md#memory).
       const { value, grads } = tf.variableGrads(() => {
         const out = term();
         if (out.stats) kept = tf.keep(tf.reshape(out.stats, [-1]));
         return out.loss;
-      }, vars);
+      }, opt.variables);
       losses.push(value);
       stats.push(kept ?? tf.zeros([0]));
       if (terms.length > 1) norms.push(globalNorm(Object.values(grads)));
@@ -84,7 +90,23 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
         }
       }
     }
-    const grads = sum!;
+    return { grads: sum!, losses, norms, stats };
+  } catch (e) {
+    if (sum) tf.dispose(Object.values(sum));
+    tf.dispose([...losses, ...norms, ...stats]);
+    throw e;
+  }
+}
+
+/**
+ * Clips the summed gradient by its global norm and takes the AdamW step, reading back every loss,
+ * norm and stat and the update's finiteness in one `await data()`; the step is assigned only if
+ * all of it is finite. Frees `b`.
+ */
+export async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
+  const { grads, losses, norms, stats } = b;
+  let staged: StagedUpdate | undefined;
+  try {
     // On webgpu, where each readback is a GPU sync, the update is computed before anything is read
     // back, clipped by the norm on the device (stageClipped), and assigned only if the one readback
     // says the loss, the norms and it are finite. On the CPU backends a readback costs nothing: the
@@ -92,24 +114,40 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
     const clipped = tf.getBackend() === 'webgpu' ? opt.stageClipped(grads) : undefined;
     staged = clipped;
     const total = clipped ? tf.clone(clipped.norm) : globalNorm(Object.values(grads));
-    if (terms.length === 1) norms.push(tf.clone(total));
+    if (losses.length === 1) norms.push(tf.clone(total));
     // The readback: [losses (K), term norms (K), total norm, non-finite count of the staged update, stats...]
-    const packed = tf.tidy(() => tf.concat([tf.stack(losses), tf.stack(norms), tf.reshape(total, [1]), staged ? tf.reshape(staged.bad, [1]) : tf.zeros([1]), ...stats]));
+    const packed = tf.tidy(() =>
+      tf.concat([
+        tf.stack(losses),
+        tf.stack(norms),
+        tf.reshape(total, [1]),
+        staged ? tf.reshape(staged.bad, [1]) : tf.zeros([1]),
+        ...stats,
+      ]),
+    );
     const data = (await packed.data()) as Float32Array;
     packed.dispose();
     total.dispose();
-    const K = terms.length;
+    const K = losses.length;
     const termLosses = Array.from(data.subarray(0, K));
     const termGradNorms = Array.from(data.subarray(K, 2 * K));
     const gradNorm = data[2 * K];
     const updateBad = data[2 * K + 1];
     let offset = 2 * K + 2;
     const statArrays = stats.map((s) => data.slice(offset, (offset += s.size)));
-    const report: UpdateReport = { loss: termLosses.reduce((a, b) => a + b, 0), gradNorm, termLosses, termGradNorms, stats: statArrays, skipped: false };
+    const report: UpdateReport = {
+      loss: termLosses.reduce((a, b) => a + b, 0),
+      gradNorm,
+      termLosses,
+      termGradNorms,
+      stats: statArrays,
+      skipped: false,
+    };
     const bad = termLosses.findIndex((x) => !Number.isFinite(x));
     const badNorm = termGradNorms.findIndex((x) => !Number.isFinite(x));
     if (bad >= 0) report.reason = `loss of term ${bad} is ${termLosses[bad]}`;
-    else if (badNorm >= 0 || !Number.isFinite(gradNorm)) report.reason = `gradient norm is ${badNorm >= 0 ? termGradNorms[badNorm] : gradNorm}${badNorm >= 0 ? ` (term ${badNorm})` : ''}`;
+    else if (badNorm >= 0 || !Number.isFinite(gradNorm))
+      report.reason = `gradient norm is ${badNorm >= 0 ? termGradNorms[badNorm] : gradNorm}${badNorm >= 0 ? ` (term ${badNorm})` : ''}`;
     else {
       // On webgpu the staged update's check came back above; elsewhere the update is staged now.
       const checked = staged !== undefined;
@@ -121,7 +159,12 @@ export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[])
     return report;
   } finally {
     staged?.dispose();
-    if (sum) tf.dispose(Object.values(sum));
+    tf.dispose(Object.values(grads));
     tf.dispose([...losses, ...norms, ...stats]);
   }
+}
+
+/** backward then clipAndStep: one optimizer update of `model` from these loss terms. */
+export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[]): Promise<UpdateReport> {
+  return clipAndStep(opt, backward(opt, terms));
 }

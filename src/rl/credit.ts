@@ -111,7 +111,11 @@ export function shapleyPermutationPlan(K: number, samples: number, rng: Prng): C
 }
 
 /** The plan of a credit mode for a K-agent task; null for `shared` (no replays, no credit). */
-export function creditPlan(mode: CreditName, K: number, o: { samples: number; rng: Prng }): CreditPlan | null {
+export function creditPlan(
+  mode: CreditName,
+  K: number,
+  o: { samples: number; rng: Prng },
+): CreditPlan | null {
   if (mode === 'shared') return null;
   if (mode === 'counterfactual') return counterfactualPlan(K);
   return K <= SHAPLEY_EXACT_MAX_AGENTS ? shapleyExactPlan(K) : shapleyPermutationPlan(K, o.samples, o.rng);

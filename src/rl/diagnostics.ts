@@ -1,5 +1,5 @@
 /**
- * Per-agent diagnostics of one advantage batch (algorithms.md §8; DESIGN.md metric table) and their
+ * Per-agent diagnostics of one advantage batch (docs/estimators.md#per-agent-diagnostics; docs/metrics.md#metrics) and their
  * flattening into metric keys built by `src/core/metrics.ts`. The amplification factor is the
  * Dr. MAS Lemma 4.2 quantity (σ_k² + (μ_k − μ)²)/σ²: agent k's E[A²] under a shared baseline.
  * Pure: no tfjs, no DOM, no Node APIs.
@@ -30,7 +30,10 @@ export interface AdvantageStats {
 export type SetCounts = Pick<AdvantageStats, 'sets' | 'singletonFrac' | 'zeroAdvFrac'>;
 
 /** An agent with no rows in the batch: 0 calls, NaN elsewhere. */
-const NO_ROWS = { ...Object.fromEntries(Object.keys(ADVANTAGE_DIAGNOSTICS).map((f) => [f, NaN])), calls: 0 } as AgentStats;
+const NO_ROWS = {
+  ...Object.fromEntries(Object.keys(ADVANTAGE_DIAGNOSTICS).map((f) => [f, NaN])),
+  calls: 0,
+} as AgentStats;
 
 type Baseline = 'traj' | 'rows';
 
@@ -105,7 +108,7 @@ export function computeStats(
 }
 
 /**
- * Stats as metric key → number, named by DESIGN.md's table. Pass `agents` (the run's configured
+ * Stats as metric key → number, named by docs/metrics.md#metrics. Pass `agents` (the run's configured
  * agent names) to get a fixed key set every step: an agent with no rows this batch emits calls 0
  * and NaN elsewhere (a gap in its charts, not a fake zero).
  */
@@ -113,7 +116,8 @@ export function statsToMetrics(stats: AdvantageStats, agents?: readonly string[]
   const out: Record<string, number> = {};
   for (const name of agents ?? Object.keys(stats.agents)) {
     const s = Object.hasOwn(stats.agents, name) ? stats.agents[name] : NO_ROWS;
-    for (const [field, stat] of Object.entries(ADVANTAGE_DIAGNOSTICS)) out[agentKey(name, stat)] = s[field as AdvantageDiagnostic];
+    for (const [field, stat] of Object.entries(ADVANTAGE_DIAGNOSTICS))
+      out[agentKey(name, stat)] = s[field as AdvantageDiagnostic];
   }
   out[M.singletonFrac] = stats.singletonFrac;
   out[M.zeroAdvFrac] = stats.zeroAdvFrac;

@@ -1,5 +1,5 @@
 /**
- * Evaluation metrics over k samples per question (algorithms.md §9): avg@k and pass@k as the
+ * Evaluation metrics over k samples per question (docs/estimators.md#evaluation-metrics): avg@k and pass@k as the
  * Dr. MAS code computes them (empirical), and optionally the unbiased pass@k estimator of
  * Chen et al. 2021 (arXiv 2107.03374). Pure: no tfjs, no DOM, no Node APIs.
  */

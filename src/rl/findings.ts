@@ -14,8 +14,8 @@ import type { RunSummary } from './summary';
  * NIST/SEMATECH e-Handbook 1.3.6.7.2); beyond 30 the normal 1.96 (seeds are at most 8 anyway).
  */
 const T975 = [
-  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,
-  2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
+  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 export const t975 = (df: number): number => (df < 1 ? NaN : (T975[df - 1] ?? 1.96));
 
@@ -48,16 +48,27 @@ export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.to
 
 /** The verdict on `run` − baseline over paired seeds `d` (the differences themselves in `values`). */
 export function verdict(run: string, d: Estimate, values: readonly number[]): Verdict {
-  if (d.n < 2) return { kind: 'undetermined', text: d.n === 0 ? 'no paired values yet' : 'one seed: no spread to judge by' };
-  if (values.filter(Number.isFinite).every((x) => x === 0)) return { kind: 'identical', text: `identical on all ${d.n} seeds` };
+  if (d.n < 2)
+    return {
+      kind: 'undetermined',
+      text: d.n === 0 ? 'no paired values yet' : 'one seed: no spread to judge by',
+    };
+  if (values.filter(Number.isFinite).every((x) => x === 0))
+    return { kind: 'identical', text: `identical on all ${d.n} seeds` };
   if (d.lo <= 0 && d.hi >= 0) return { kind: 'same', text: 'no difference beyond seed spread' };
   const higher = d.mean > 0;
   const [lo, hi] = higher ? [d.lo, d.hi] : [-d.hi, -d.lo];
-  return { kind: higher ? 'higher' : 'lower', text: `${run} ${higher ? 'higher' : 'lower'} by ${fmt(Math.abs(d.mean))} [${fmt(lo)}, ${fmt(hi)}]` };
+  return {
+    kind: higher ? 'higher' : 'lower',
+    text: `${run} ${higher ? 'higher' : 'lower'} by ${fmt(Math.abs(d.mean))} [${fmt(lo)}, ${fmt(hi)}]`,
+  };
 }
 
 export interface Figure {
+  /** Short name: the CSV's and `lab report`'s row. */
   name: string;
+  /** The same in words, for the page. */
+  words: string;
   /** Per compared run (config order): its estimate over seeds. */
   runs: Estimate[];
   /** Per later run: the paired difference (that run − the first run) and its verdict. */
@@ -75,34 +86,50 @@ export interface Comparison {
 /** The run label without its seed suffix: `Dr. MAS #3` → `Dr. MAS`. */
 export const baseLabel = (label: string) => label.replace(/ #\d+$/, '');
 
-/** The figures compared, in table order: name and how to read it from one run's summary. */
-function figurePicks(summaries: readonly RunSummary[]): [string, (s: RunSummary) => number][] {
+/** A figure's pick: its short name (CSV, `lab report`), its name in words (the page), how to read it. */
+type Pick = [name: string, words: string, pick: (s: RunSummary) => number];
+
+/** The figures compared, in table order. */
+function figurePicks(summaries: readonly RunSummary[]): Pick[] {
   const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
   const k = sharedEvalK(summaries);
   const tail = summaries[0]?.rewardTail ?? NaN;
   return [
-    [`eval avg@${k}`, (s) => s.evalAvg],
-    [`eval pass@${k}`, (s) => s.evalPass],
-    [`reward (last ${tail})`, (s) => s.finalReward],
-    ...agents.flatMap((a): [string, (s: RunSummary) => number][] => [
-      [`${a} |g| median`, (s) => s.agents[a]?.gradNormMedian ?? NaN],
-      [`${a} |g| max`, (s) => s.agents[a]?.gradNormMax ?? NaN],
-      [`${a} spike frac`, (s) => s.agents[a]?.spikeFrac ?? NaN],
+    [`eval avg@${k}`, `held-out success, mean over ${k} samples per question`, (s) => s.evalAvg],
+    [`eval pass@${k}`, `held-out success, any of ${k} samples per question`, (s) => s.evalPass],
+    [`reward (last ${tail})`, `training reward, mean over the last ${tail} steps`, (s) => s.finalReward],
+    ...agents.flatMap((a): Pick[] => [
+      [
+        `${a} |g| median`,
+        `${a}: gradient norm, median over steps`,
+        (s) => s.agents[a]?.gradNormMedian ?? NaN,
+      ],
+      [`${a} |g| max`, `${a}: gradient norm, largest over steps`, (s) => s.agents[a]?.gradNormMax ?? NaN],
+      [
+        `${a} spike frac`,
+        `${a}: spike fraction: steps above 3× the running median`,
+        (s) => s.agents[a]?.spikeFrac ?? NaN,
+      ],
     ]),
-    ['skipped updates', (s) => s.skippedUpdates],
+    ['skipped updates', 'skipped updates (a non-finite loss or gradient)', (s) => s.skippedUpdates],
   ];
 }
 
 /** `summaries` hold every run × seed; runs are told apart by label, seeds paired by `seed`. */
 export function compareSeeds(summaries: readonly RunSummary[]): Comparison {
   const runs = [...new Set(summaries.map((s) => baseLabel(s.run)))];
-  const bySeed = runs.map((r) => new Map(summaries.filter((s) => baseLabel(s.run) === r).map((s) => [s.seed, s])));
+  const bySeed = runs.map(
+    (r) => new Map(summaries.filter((s) => baseLabel(s.run) === r).map((s) => [s.seed, s])),
+  );
   const seeds = [...(bySeed[0]?.keys() ?? [])];
-  const figures = figurePicks(summaries).map(([name, pick]): Figure => ({
+  const figures = figurePicks(summaries).map(([name, words, pick]): Figure => ({
     name,
+    words,
     runs: bySeed.map((m) => estimate([...m.values()].map(pick))),
     diffs: bySeed.slice(1).map((m, i) => {
-      const values = seeds.map((seed) => (m.has(seed) ? pick(m.get(seed)!) - pick(bySeed[0].get(seed)!) : NaN));
+      const values = seeds.map((seed) =>
+        m.has(seed) ? pick(m.get(seed)!) - pick(bySeed[0].get(seed)!) : NaN,
+      );
       const d = estimate(values);
       return { ...d, verdict: verdict(runs[i + 1], d, values) };
     }),
@@ -112,7 +139,11 @@ export function compareSeeds(summaries: readonly RunSummary[]): Comparison {
 
 /** `mean ± half-width of the 95 % CI` (just the mean for one seed). */
 export const pm = (x: Estimate, digits = 3): string =>
-  !Number.isFinite(x.mean) ? '—' : Number.isFinite(x.hi) ? `${fmt(x.mean, digits)} ± ${fmt(x.hi - x.mean, digits)}` : fmt(x.mean, digits);
+  !Number.isFinite(x.mean)
+    ? '—'
+    : Number.isFinite(x.hi)
+      ? `${fmt(x.mean, digits)} ± ${fmt(x.hi - x.mean, digits)}`
+      : fmt(x.mean, digits);
 
 /** The comparison as header + rows of cells: the CLI's text table and the CSV export share it. */
 export function comparisonCells(c: Comparison): string[][] {
@@ -122,20 +153,33 @@ export function comparisonCells(c: Comparison): string[][] {
     ...c.runs,
     ...later.flatMap((r) => [`${r} − ${c.runs[0]} (paired)`, 'verdict']),
   ];
-  const rows = c.figures.map((f) => [f.name, ...f.runs.map((x) => pm(x)), ...f.diffs.flatMap((d) => [pm(d), d.verdict.text])]);
+  const rows = c.figures.map((f) => [
+    f.name,
+    ...f.runs.map((x) => pm(x)),
+    ...f.diffs.flatMap((d) => [pm(d), d.verdict.text]),
+  ]);
   return [head, ...rows];
 }
 
 /** A plain-text table, one row per figure. */
-export function comparisonTable(c: Comparison): string {
-  const [head, ...rows] = comparisonCells(c);
+export const comparisonTable = (c: Comparison): string => textTable(comparisonCells(c));
+
+/** The same cells as CSV (RFC 4180 quoting). */
+export const comparisonCsv = (c: Comparison): string => csvText(comparisonCells(c));
+
+/** Header + rows of cells as aligned plain text, the header underlined. */
+export function textTable([head, ...rows]: readonly string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((x, i) => x.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-/** The same cells as CSV (RFC 4180 quoting). */
-export function comparisonCsv(c: Comparison): string {
+/** Header + rows of cells as CSV (RFC 4180 quoting). */
+export function csvText(cells: readonly string[][]): string {
   const q = (x: string) => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);
-  return comparisonCells(c).map((r) => r.map(q).join(',')).join('\n') + '\n';
+  return cells.map((r) => r.map(q).join(',')).join('\n') + '\n';
 }

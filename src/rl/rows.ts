@@ -1,5 +1,5 @@
 /**
- * The row as the estimators and diagnostics see it (DESIGN.md "The row"; algorithms.md §1), and
+ * The row as the estimators and diagnostics see it (docs/estimators.md#the-row), and
  * the one way rows are grouped by id. Pure: no tfjs, no DOM, no Node APIs.
  */
 
@@ -33,4 +33,30 @@ export function groupIndices<R>(rows: readonly R[], key: (row: R) => string): Ma
     else groups.set(k, [i]);
   });
   return groups;
+}
+
+/** Per-agent reward dials by agent name: ρ_k (absent = 1) and b_k (absent = 0). */
+export interface RewardDials {
+  scale?: Readonly<Record<string, number>>;
+  offset?: Readonly<Record<string, number>>;
+}
+
+/**
+ * An agent's row reward as its estimator sees it, ρ_k·r + b_k (docs/estimator-algebra.md#reward-dials).
+ * An agent with no dial keeps r itself, bit for bit.
+ */
+export function dialReward(dials: RewardDials, agent: string, r: number): number {
+  const scale = dials.scale?.[agent];
+  const offset = dials.offset?.[agent];
+  const scaled = scale === undefined ? r : scale * r;
+  return offset === undefined ? scaled : scaled + offset;
+}
+
+/** The dials that name no agent of `agents`, as `reward.scale.<name>` paths (a typo would do nothing). */
+export function unknownDials(dials: RewardDials, agents: readonly string[]): string[] {
+  return (['scale', 'offset'] as const).flatMap((d) =>
+    Object.keys(dials[d] ?? {})
+      .filter((a) => !agents.includes(a))
+      .map((a) => `reward.${d}.${a}`),
+  );
 }

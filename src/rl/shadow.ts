@@ -4,12 +4,12 @@
  * same data differently, or because their policies drifted apart and sample different data; on one
  * batch only the first can happen. Per agent k and estimator e, over agent k's rows:
  *   mean    = mean of A_e
- *   sq_mean = E[A_e²] (what scales agent k's gradient, algorithms.md §8)
+ *   sq_mean = E[A_e²] (what scales agent k's gradient, docs/estimators.md#the-amplification-factor)
  *   corr    = Pearson correlation of A_e with the run's own advantages (NaN if either is constant)
  * Pure: no tfjs, no DOM, no Node APIs.
  */
-import { ESTIMATOR_NAMES, type AdvantageOptions, type EstimatorName } from '../core/config';
-import { agentShadowKey } from '../core/metrics';
+import type { AdvantageOptions, EstimatorChoice, EstimatorName } from '../core/config';
+import { agentShadowKey, shadowEstimators } from '../core/metrics';
 import { computeAdvantages, estimateAdvantages, type AdvantageResult } from './advantage';
 import { statsToMetrics } from './diagnostics';
 import { groupIndices, type AdvantageRow } from './rows';
@@ -22,7 +22,11 @@ export interface ShadowStats {
 }
 
 /** Per estimator, per agent (keyed by `String(agent)`): that estimator's view of the batch. */
-export type Shadow = Record<EstimatorName, Record<string, ShadowStats>>;
+export type Shadow = Record<EstimatorName, Record<string, ShadowStats>> & {
+  custom?: Record<string, ShadowStats>;
+};
+/** Advantages in row order, per estimator weighed: every named one, and a custom run's own. */
+export type EveryEstimator = Record<EstimatorName, Float64Array> & { custom?: Float64Array };
 
 /**
  * Pearson correlation, cov / sqrt(var_x · var_y). Written so that identical inputs give exactly 1:
@@ -55,17 +59,22 @@ export function pearson(x: ArrayLike<number>, y: ArrayLike<number>): number {
 
 /**
  * Every estimator's advantages on `rows`, in row order, with the run's options (std, eps,
- * singleton). `known` holds advantages already computed on these rows with these options (the
- * run's own, for its update): they are taken as they are, not computed again.
+ * singleton, and a custom estimator's sets): the named ones, and `custom` when `own` is. `known`
+ * holds advantages already computed on these rows with these options (the run's own, for its
+ * update): they are taken as they are, not computed again.
  */
 export function everyEstimator(
   rows: readonly AdvantageRow[],
   options: Partial<AdvantageOptions>,
-  known: Partial<Record<EstimatorName, Float64Array>> = {},
-): Record<EstimatorName, Float64Array> {
+  known: Partial<EveryEstimator> = {},
+  own: EstimatorChoice = 'grpo',
+): EveryEstimator {
   return Object.fromEntries(
-    ESTIMATOR_NAMES.map((estimator) => [estimator, known[estimator] ?? estimateAdvantages(rows, { ...options, estimator }).advantages]),
-  ) as Record<EstimatorName, Float64Array>;
+    shadowEstimators(own).map((estimator) => [
+      estimator,
+      known[estimator] ?? estimateAdvantages(rows, { ...options, estimator }).advantages,
+    ]),
+  ) as EveryEstimator;
 }
 
 /**
@@ -76,13 +85,16 @@ export function everyEstimator(
  */
 export function batchAdvantages(
   rows: readonly AdvantageRow[],
-  estimator: EstimatorName,
+  estimator: EstimatorChoice,
   options: Partial<AdvantageOptions>,
   agents: readonly string[],
-): { own: AdvantageResult; all: Record<EstimatorName, Float64Array>; metrics: Record<string, number> } {
+): { own: AdvantageResult; all: EveryEstimator; metrics: Record<string, number> } {
   const own = computeAdvantages(rows, { ...options, estimator });
-  const all = everyEstimator(rows, options, { [estimator]: own.advantages });
-  const metrics = { ...statsToMetrics(own.stats, agents), ...shadowToMetrics(shadowAdvantages(rows, own.advantages, all), agents) };
+  const all = everyEstimator(rows, options, { [estimator]: own.advantages }, estimator);
+  const metrics = {
+    ...statsToMetrics(own.stats, agents),
+    ...shadowToMetrics(shadowAdvantages(rows, own.advantages, all), agents),
+  };
   return { own, all, metrics };
 }
 
@@ -93,20 +105,23 @@ export function batchAdvantages(
 export function shadowAdvantages(
   rows: readonly AdvantageRow[],
   own: ArrayLike<number>,
-  all: Record<EstimatorName, Float64Array>,
+  all: EveryEstimator,
 ): Shadow {
-  if (own.length !== rows.length) throw new Error(`shadowAdvantages: ${own.length} own advantages for ${rows.length} rows`);
+  if (own.length !== rows.length)
+    throw new Error(`shadowAdvantages: ${own.length} own advantages for ${rows.length} rows`);
   const byAgent = [...groupIndices(rows, (r) => String(r.agent))];
   const out = {} as Shadow;
-  for (const estimator of ESTIMATOR_NAMES) {
-    const advantages = all[estimator];
-    out[estimator] = {};
+  for (const [estimator, advantages] of Object.entries(all) as [EstimatorChoice, Float64Array][]) {
+    const perAgent: Record<string, ShadowStats> = (out[estimator] = {});
     for (const [agent, idx] of byAgent) {
       const a = idx.map((i) => advantages[i]);
-      out[estimator][agent] = {
+      perAgent[agent] = {
         mean: mean(a),
         sqMean: mean(a.map((x) => x * x)), // the same reduction as adv/sq_mean: equal for the run's own estimator
-        corr: pearson(a, idx.map((i) => own[i])),
+        corr: pearson(
+          a,
+          idx.map((i) => own[i]),
+        ),
       };
     }
   }
@@ -119,9 +134,12 @@ export function shadowAdvantages(
  */
 export function shadowToMetrics(shadow: Shadow, agents: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const estimator of ESTIMATOR_NAMES) {
+  for (const [estimator, perAgent] of Object.entries(shadow) as [
+    EstimatorChoice,
+    Record<string, ShadowStats>,
+  ][]) {
     for (const agent of agents) {
-      const s = shadow[estimator][agent];
+      const s = perAgent[agent];
       out[agentShadowKey(agent, estimator, 'mean')] = s?.mean ?? NaN;
       out[agentShadowKey(agent, estimator, 'sq_mean')] = s?.sqMean ?? NaN;
       out[agentShadowKey(agent, estimator, 'corr')] = s?.corr ?? NaN;

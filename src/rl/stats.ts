@@ -1,5 +1,5 @@
 /**
- * Group statistics for the GRPO family (algorithms.md §2) and small order-free reductions, in
+ * Group statistics for the GRPO family (docs/estimators.md#group-statistics) and small order-free reductions, in
  * float64. Every reduction sorts its values first, so a batch's row order can never change a
  * result, not even in the last bit. Also the gradient-spike counter used by the CLI summary.
  * Pure: no tfjs, no DOM, no Node APIs.
@@ -14,7 +14,7 @@ export function sorted(values: ArrayLike<number>): Float64Array {
 /**
  * Mean computed as m + Σ(x − m)/n with m the smallest value. Shifting by a member makes the mean
  * of n equal values exactly that value (a plain Σx/n of 0.1, 0.1, 0.1 is 0.10000000000000002),
- * which the synchronous-degeneration identity "drmas == grpo exactly" depends on (§4).
+ * which the synchronous-degeneration identity "drmas == grpo exactly" depends on (docs/estimators.md#synchronous-degeneration).
  */
 export function mean(values: ArrayLike<number>): number {
   const s = sorted(values);
@@ -33,7 +33,7 @@ function sumSquares(s: Float64Array, mu: number): number {
   return ss;
 }
 
-/** Population variance Σ(x − mu)²/n (÷n), the sigma_k² of the amplification factor (§8). */
+/** Population variance Σ(x − mu)²/n (÷n), the sigma_k² of the amplification factor (docs/estimators.md#the-amplification-factor). */
 export function populationVariance(values: ArrayLike<number>): number {
   const s = sorted(values);
   return s.length === 0 ? NaN : sumSquares(s, mean(s)) / s.length;
@@ -49,7 +49,7 @@ export function unbiasedStd(values: ArrayLike<number>): number {
  * Relative spread below which a set's values count as equal. Values that are mathematically equal
  * can differ in the last bits: GRPO's trajectory means of [0.7, 1, 1] and [0.85, 0.95] come out
  * as 0.9 and 0.8999999999999999, a set with a std of ~1e-16 that ε = 0 would blow up to
- * advantages of ±0.7 (the near-zero-std pitfall, algorithms.md §11). A
+ * advantages of ±0.7 (the near-zero-std pitfall, docs/estimators.md#pitfalls-guarded-against). A
  * deliberate guard beyond verl, whose float32 means have the same problem; 1e-12 is ~4500 ulps,
  * far below any reward difference a task can mean.
  */
@@ -76,7 +76,7 @@ export interface SetStats {
 }
 
 /**
- * mu and sigma of one normalization set by §2:
+ * mu and sigma of one normalization set by docs/estimators.md#group-statistics:
  * - n ≥ 2: mu = mean, sigma = unbiased std; all-equal values (see TIE_RTOL) are flagged `zero`:
  *   advantage exactly 0, no rounding left in the numerator.
  * - n = 1, 'raw' (verl, Dr. MAS): mu = 0, sigma = 1, so the advantage is s/(1 + eps), NOT centred.
@@ -100,7 +100,7 @@ export function setStats(
 }
 
 /**
- * One advantage from its set's statistics. eps is added to the std, not the variance (§2).
+ * One advantage from its set's statistics. eps is added to the std, not the variance (docs/estimators.md#group-statistics).
  * A denominator of exactly 0 (eps = 0 and a std that underflowed) is treated like a
  * zero-variance set rather than producing ±Infinity.
  */

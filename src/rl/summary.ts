@@ -57,7 +57,10 @@ export function summarize(
   const col = (key: string) => history.map((m) => m[key] ?? NaN);
   const last = (key: string) => col(key).filter(Number.isFinite).at(-1) ?? NaN;
   const tail = col(M.rewardMean).slice(-rewardTail).filter(Number.isFinite);
-  const sum = (key: string) => col(key).filter(Number.isFinite).reduce((a, x) => a + x, 0);
+  const sum = (key: string) =>
+    col(key)
+      .filter(Number.isFinite)
+      .reduce((a, x) => a + x, 0);
   return {
     run,
     seed,

@@ -9,7 +9,7 @@ import { MODEL_PRESETS, type ModelPreset } from '../core/model-sizes';
 import { modelSlots } from '../train/slots';
 import type { AdapterInfo, ConcreteBackend, Measurement, Timing } from './backend-types';
 
-/** All of `auto`'s timed steps together stay under this (issue 17: ≤ 3 s in all). */
+/** All of `auto`'s timed steps together stay under this (≤ 3 s in all, docs/backends.md#compute-backends). */
 export const AUTO_BUDGET_MS = 3000;
 
 /** Bumped when what is timed changes, so that older cached figures are measured again. */
@@ -48,7 +48,11 @@ export interface Candidate {
  * (threads.ts) past 1, since a step timed on 1 thread says nothing of 2 (1 thread keeps the plain
  * `wasm`, so measurements kept before threads existed stay valid).
  */
-export function measurementKey(preset: ModelPreset, candidates: readonly Candidate[], wasmThreads = 1): string {
+export function measurementKey(
+  preset: ModelPreset,
+  candidates: readonly Candidate[],
+  wasmThreads = 1,
+): string {
   const device = (c: Candidate) =>
     c.adapter
       ? `${c.backend}(${[c.adapter.vendor, c.adapter.architecture, c.adapter.device, c.adapter.description].join('/')})`

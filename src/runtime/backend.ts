@@ -4,8 +4,8 @@
  * model size (measure.ts, all within AUTO_BUDGET_MS; the rules of the choice are auto-choice.ts).
  * A measurement is reused when the caller has one for the same devices and size (the page keeps
  * them per adapter). CPU is the last resort, used only when nothing else passes. Software adapters
- * (WebGPU `isFallbackAdapter`, SwiftShader, llvmpipe) are 15–30× slower than WASM (tfjs-webgpu.md
- * §7; one step takes seconds, which would spend the budget), so `auto` skips them untimed; asking
+ * (WebGPU `isFallbackAdapter`, SwiftShader, llvmpipe) are 15–30× slower than WASM (docs/backends.md#software-adapters;
+ * one step takes seconds, which would spend the budget), so `auto` skips them untimed; asking
  * for a backend by name uses it anyway.
  * An explicit choice that cannot run is refused with the reason, never silently replaced.
  * Environment specifics (how to probe a GPU, how to load a backend module) come in a `Platform`,
@@ -14,9 +14,25 @@
 import type * as TF from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
-import { AUTO_BUDGET_MS, MEASURE_ORDER, MEASUREMENT_VERSION, chooseFastest, describeTiming, figureOf, measuredWhen, measurementKey } from './auto-choice';
+import {
+  AUTO_BUDGET_MS,
+  MEASURE_ORDER,
+  MEASUREMENT_VERSION,
+  chooseFastest,
+  describeTiming,
+  figureOf,
+  measuredWhen,
+  measurementKey,
+} from './auto-choice';
 import type { Candidate } from './auto-choice';
-import type { BackendAttempt, BackendReport, ConcreteBackend, DeviceProbe, Measurement, Timing } from './backend-types';
+import type {
+  BackendAttempt,
+  BackendReport,
+  ConcreteBackend,
+  DeviceProbe,
+  Measurement,
+  Timing,
+} from './backend-types';
 import { timeTrainStep } from './measure';
 import { SANITY_TOLERANCE, maxRelativeDiff, sanityStep } from './sanity';
 
@@ -58,7 +74,12 @@ export function isSoftware(text: string): boolean {
 const check = (maxDiff: number) => `max |Δ| vs cpu ${maxDiff.toExponential(2)}`;
 
 /** Picks and activates a backend for `requested`; see the file comment for the rules. */
-export async function selectBackend(tf: typeof TF, requested: BackendName, platform: Platform, opts: AutoOptions = {}): Promise<BackendReport> {
+export async function selectBackend(
+  tf: typeof TF,
+  requested: BackendName,
+  platform: Platform,
+  opts: AutoOptions = {},
+): Promise<BackendReport> {
   const report: BackendReport = { requested, backend: null, attempts: [] };
   const auto = requested === 'auto';
 
@@ -89,7 +110,10 @@ export async function selectBackend(tf: typeof TF, requested: BackendName, platf
     }
     if (probe.software && auto && !opts.timeSoftware) {
       report.attempts.push(
-        attempt(false, `${probe.reason ?? 'software device'}: slower than WASM, so auto skips it untimed (one step takes seconds; ask for ${backend} to use it)`),
+        attempt(
+          false,
+          `${probe.reason ?? 'software device'}: slower than WASM, so auto skips it untimed (one step takes seconds; ask for ${backend} to use it)`,
+        ),
       );
       continue;
     }
@@ -107,14 +131,22 @@ export async function selectBackend(tf: typeof TF, requested: BackendName, platf
     }
     const tol = SANITY_TOLERANCE[backend];
     if (!(maxDiff <= tol)) {
-      report.attempts.push(attempt(false, `sanity check failed: max |Δ| ${maxDiff.toExponential(2)} > ${tol} vs cpu`, maxDiff));
+      report.attempts.push(
+        attempt(false, `sanity check failed: max |Δ| ${maxDiff.toExponential(2)} > ${tol} vs cpu`, maxDiff),
+      );
       await tf.setBackend('cpu');
       continue;
     }
     const soft = probe.software ? ` (${probe.reason ?? 'software device'})` : '';
     const a = attempt(true, `passed the sanity check${soft}; ${check(maxDiff)}`, maxDiff);
     report.attempts.push(a);
-    passed.push({ backend, attempt: a, soft, ...(backend === 'webgpu' && probe.adapter ? { adapter: probe.adapter } : {}), ...(probe.renderer ? { renderer: probe.renderer } : {}) });
+    passed.push({
+      backend,
+      attempt: a,
+      soft,
+      ...(backend === 'webgpu' && probe.adapter ? { adapter: probe.adapter } : {}),
+      ...(probe.renderer ? { renderer: probe.renderer } : {}),
+    });
   }
   if (passed.length === 0) {
     // Nothing passed: an explicit request is refused rather than silently replaced.
@@ -135,8 +167,13 @@ export async function selectBackend(tf: typeof TF, requested: BackendName, platf
 }
 
 /** `auto` among the candidates that passed: the cached measurement, a fresh one, or the sole candidate untimed. */
-async function chooseAmong(tf: typeof TF, passed: readonly Candidate[], opts: AutoOptions): Promise<{ backend: ConcreteBackend; measurement?: Measurement }> {
-  if (passed.length === 1 && (passed[0].backend === 'cpu' || !opts.timeAlone)) return { backend: passed[0].backend };
+async function chooseAmong(
+  tf: typeof TF,
+  passed: readonly Candidate[],
+  opts: AutoOptions,
+): Promise<{ backend: ConcreteBackend; measurement?: Measurement }> {
+  if (passed.length === 1 && (passed[0].backend === 'cpu' || !opts.timeAlone))
+    return { backend: passed[0].backend };
   const preset = opts.preset ?? 'nano';
   const key = measurementKey(preset, passed, opts.wasmThreads);
   const kept = opts.cached?.(key);
@@ -156,21 +193,41 @@ async function chooseAmong(tf: typeof TF, passed: readonly Candidate[], opts: Au
     timings.push(await timeTrainStep(backend, preset, left));
   }
   const choice = chooseFastest(timings);
-  return { backend: choice, measurement: { version: MEASUREMENT_VERSION, key, preset, at: Date.now(), timings, choice, cached: false } };
+  return {
+    backend: choice,
+    measurement: {
+      version: MEASUREMENT_VERSION,
+      key,
+      preset,
+      at: Date.now(),
+      timings,
+      choice,
+      cached: false,
+    },
+  };
 }
 
 /** Why a candidate that passed was chosen or not, with its figure and the winner's (the sanity figures follow). */
-function reasonFor(p: Candidate, chosen: { backend: ConcreteBackend; measurement?: Measurement }, requested: BackendName): string {
+function reasonFor(
+  p: Candidate,
+  chosen: { backend: ConcreteBackend; measurement?: Measurement },
+  requested: BackendName,
+): string {
   const m = chosen.measurement;
   const won = p.backend === chosen.backend;
   if (requested !== 'auto') return 'requested explicitly';
-  if (!m) return p.backend === 'cpu' ? 'the last resort: no other backend passed the sanity check' : 'the only backend that passed the sanity check (untimed: nothing to choose between)';
+  if (!m)
+    return p.backend === 'cpu'
+      ? 'the last resort: no other backend passed the sanity check'
+      : 'the only backend that passed the sanity check (untimed: nothing to choose between)';
   const timing = m.timings.find((t) => t.backend === p.backend);
   const figure = timing ? describeTiming(timing, m.preset) : 'not timed';
   if (!won) {
     const best = m.timings.find((t) => t.backend === chosen.backend);
     const vs = best ? `, vs ${chosen.backend}'s ${describeTiming(best, m.preset)}` : '';
-    return timing && figureOf(timing) !== undefined ? `passed the sanity check but is slower: ${figure}${vs}` : `passed the sanity check but has no figure: ${figure}${vs}`;
+    return timing && figureOf(timing) !== undefined
+      ? `passed the sanity check but is slower: ${figure}${vs}`
+      : `passed the sanity check but has no figure: ${figure}${vs}`;
   }
   const why = m.timings.length > 1 ? 'fastest measured' : 'the only backend that passed the sanity check';
   return `${why}: ${figure} (${measuredWhen(m)})`;
@@ -180,6 +237,10 @@ function reasonFor(p: Candidate, chosen: { backend: ConcreteBackend; measurement
 export function describeReport(r: BackendReport): string {
   const passed = r.attempts.filter((a) => !a.ok).map((a) => `${a.backend}: ${a.reason}`);
   const chosen = r.attempts.find((a) => a.ok);
-  const head = r.backend ? (r.measurement && chosen ? `${r.backend}, ${chosen.reason}` : r.backend) : `refused ${r.requested}`;
+  const head = r.backend
+    ? r.measurement && chosen
+      ? `${r.backend}, ${chosen.reason}`
+      : r.backend
+    : `refused ${r.requested}`;
   return passed.length ? `${head} (${passed.join('; ')})` : head;
 }

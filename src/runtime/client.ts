@@ -12,7 +12,8 @@ import { runId } from './protocol';
 import { stateKey } from './state-store';
 import type { FromWorker, Measurements, RunId, ToWorker } from './protocol';
 
-const newWorker = (name: string) => new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
+const newWorker = (name: string) =>
+  new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
 
 let counter = 0;
 const nextId = (): RunId => runId(`run-${++counter}`);
@@ -30,7 +31,12 @@ export interface BackendProbe {
  * `preset` on each candidate (wasm on `threads`, as the runs will run it) unless `measurements`
  * holds a measurement of these devices.
  */
-export function probeBackend(backend: BackendName, preset: ModelPreset, measurements: Measurements = {}, threads = 1): BackendProbe {
+export function probeBackend(
+  backend: BackendName,
+  preset: ModelPreset,
+  measurements: Measurements = {},
+  threads = 1,
+): BackendProbe {
   const id = nextId();
   const worker = newWorker(id);
   const report = new Promise<BackendReport>((resolve, reject) => {
@@ -62,7 +68,10 @@ export function workerSlots(cores: number = globalThis.navigator?.hardwareConcur
 }
 
 /** How many of the experiment's runs train at once: one per worker slot (the rest wait in the queue). */
-export function runsAtOnce(config: Experiment, cores: number = globalThis.navigator?.hardwareConcurrency ?? 2): number {
+export function runsAtOnce(
+  config: Experiment,
+  cores: number = globalThis.navigator?.hardwareConcurrency ?? 2,
+): number {
   return Math.min(runInstances(config).length, workerSlots(cores));
 }
 
@@ -107,7 +116,11 @@ export class LabSession {
     private readonly onMessage: (msg: FromWorker) => void,
     private options: SessionOptions = {},
   ) {
-    this.runs = runInstances(config).map((r, i) => ({ id: options.ids?.[i] ?? nextId(), ...r, queued: true }));
+    this.runs = runInstances(config).map((r, i) => ({
+      id: options.ids?.[i] ?? nextId(),
+      ...r,
+      queued: true,
+    }));
     const order = [...this.runs].sort((a, b) => a.seed - b.seed || a.runIndex - b.runIndex);
     const slots = options.slots ?? workerSlots();
     this.queue = order.slice(slots);
@@ -138,7 +151,12 @@ export class LabSession {
     const worker = newWorker(`${info.label} (${info.id})`);
     this.workers.set(info.id, worker);
     worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data);
-    worker.onerror = (e) => this.onMessage({ type: 'error', runId: info.id, message: `run worker crashed: ${e.message || 'script error'}` });
+    worker.onerror = (e) =>
+      this.onMessage({
+        type: 'error',
+        runId: info.id,
+        message: `run worker crashed: ${e.message || 'script error'}`,
+      });
     return worker;
   }
 
@@ -157,7 +175,8 @@ export class LabSession {
       uploads: this.options.uploads ?? [],
       ...(this.options.persist ? { persist: persistOf(this.options.persist, info) } : {}),
     } satisfies ToWorker);
-    if (this.paceMs > 0) worker.postMessage({ type: 'pace', runId: info.id, delayMs: this.paceMs } satisfies ToWorker);
+    if (this.paceMs > 0)
+      worker.postMessage({ type: 'pace', runId: info.id, delayMs: this.paceMs } satisfies ToWorker);
   }
 
   /** A run is done or failed: its worker goes, and the next queued run takes the slot. */
@@ -169,7 +188,15 @@ export class LabSession {
     if (!next) return;
     this.onMessage({ type: 'state', runId: next.id, state: 'loading', step: 0, message: 'starting worker…' });
     this.begin(next, this.spawn(next));
-    this.queue.forEach((q, i) => this.onMessage({ type: 'state', runId: q.id, state: 'queued', step: 0, message: queuedText(i, this.queue.length) }));
+    this.queue.forEach((q, i) =>
+      this.onMessage({
+        type: 'state',
+        runId: q.id,
+        state: 'queued',
+        step: 0,
+        message: queuedText(i, this.queue.length),
+      }),
+    );
   }
 
   /** The session's part of a worker message (play once ready, free the slot) around the page's reducer. */
@@ -230,7 +257,11 @@ export class LabSession {
 
 /** A run's persistence: resumed only if it has a saved state (a run that waited in the queue may have none). */
 function persistOf(p: NonNullable<SessionOptions['persist']>, run: RunInfo) {
-  return { session: p.session, every: p.every, resume: p.resume && (p.saved?.includes(stateKey(run.runIndex, run.label)) ?? true) };
+  return {
+    session: p.session,
+    every: p.every,
+    resume: p.resume && (p.saved?.includes(stateKey(run.runIndex, run.label)) ?? true),
+  };
 }
 
 /** What a queued run's status says: its place in the line. */

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 
 export function threadWorker(worker: Worker): WorkerLike {
@@ -28,16 +28,21 @@ export function threadWorker(worker: Worker): WorkerLike {
   return like;
 }
 
-/**
- * The environment worker of src/runtime/env.worker.node.ts in a thread of its own. Threads do not
- * inherit tsx's loader, so a two-line bootstrap registers it before importing the TypeScript.
- */
+/** The environment worker of src/runtime/env.worker.node.ts in a thread of its own. */
 export function nodeEnvWorker(): WorkerLike {
+  return threadWorker(tsxThread(new URL('./env.worker.node.ts', import.meta.url)));
+}
+
+/**
+ * A thread running the TypeScript module `entry`. Threads do not inherit tsx's loader, so a
+ * two-line bootstrap registers it before importing the module.
+ */
+export function tsxThread(entry: URL, options: WorkerOptions = {}): Worker {
   const tsxDir = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
   const tsxApi = pathToFileURL(join(tsxDir, 'dist/esm/api/index.mjs')).href; // the ESM entry of tsx/esm/api
-  const entry = pathToFileURL(fileURLToPath(new URL('./env.worker.node.ts', import.meta.url))).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return threadWorker(new Worker(boot, { eval: true }));
+  const href = pathToFileURL(fileURLToPath(entry)).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(href)}); });`;
+  return new Worker(boot, { ...options, eval: true });
 }
 
 /**

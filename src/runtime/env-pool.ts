@@ -76,7 +76,11 @@ export class WorkerEnvRunner implements EnvRunner {
     const results: EnvStepResult[] = new Array(inputs.length);
     // Contiguous slices, one per worker: order within a slice is the order of answers.
     const per = Math.ceil(inputs.length / this.workers.length);
-    const slices = this.workers.map((_, w) => ({ w, from: w * per, to: Math.min(inputs.length, (w + 1) * per) }));
+    const slices = this.workers.map((_, w) => ({
+      w,
+      from: w * per,
+      to: Math.min(inputs.length, (w + 1) * per),
+    }));
     await Promise.all(
       slices.filter((s) => s.from < s.to).map((s) => this.runSlice(s.w, task, inputs, s.from, s.to, results)),
     );
@@ -94,7 +98,15 @@ export class WorkerEnvRunner implements EnvRunner {
   ): Promise<void> {
     let next = from;
     while (next < to) {
-      const failure = await this.runOnce(this.workers[w], task, inputs, next, to, results, (i) => (next = i + 1));
+      const failure = await this.runOnce(
+        this.workers[w],
+        task,
+        inputs,
+        next,
+        to,
+        results,
+        (i) => (next = i + 1),
+      );
       if (failure === null) return;
       // The worker is gone or stuck: the item it was on fails, a fresh worker takes the rest.
       results[next] = { ok: false, error: `traj ${inputs[next].traj}: ${failure}` };

@@ -8,7 +8,8 @@ import type { EnvReply, EnvRequest } from './env-pool';
  * environment of `lab train`, every transition of trajectory n never returns, as a hung
  * environment's would. Unset (always, outside tests), it changes nothing.
  */
-const hangTraj = process.env.LAB_FAULT_HANG_TRAJ === undefined ? null : Number(process.env.LAB_FAULT_HANG_TRAJ);
+const hangTraj =
+  process.env.LAB_FAULT_HANG_TRAJ === undefined ? null : Number(process.env.LAB_FAULT_HANG_TRAJ);
 
 parentPort?.on('message', ({ id, task, inputs }: EnvRequest) => {
   inputs.forEach((input, index) => {

@@ -7,5 +7,7 @@ import type { EnvReply, EnvRequest } from './env-pool';
 
 onmessage = (e: MessageEvent<EnvRequest>) => {
   const { id, task, inputs } = e.data;
-  inputs.forEach((input, index) => postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply));
+  inputs.forEach((input, index) =>
+    postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply),
+  );
 };

@@ -34,11 +34,18 @@ export type ImportReply = { ok: true; result: PackedImport } | { ok: false; mess
 
 /** Parses the files in a fresh worker, which exits when it has answered. */
 export function parseInWorker(files: ImportFile[]): Promise<PackedImport> {
-  const worker = new Worker(new URL('./import.worker.ts', import.meta.url), { type: 'module', name: 'import' });
+  const worker = new Worker(new URL('./import.worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'import',
+  });
   return new Promise<PackedImport>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<ImportReply>) => (e.data.ok ? resolve(e.data.result) : reject(new Error(e.data.message)));
+    worker.onmessage = (e: MessageEvent<ImportReply>) =>
+      e.data.ok ? resolve(e.data.result) : reject(new Error(e.data.message));
     worker.onerror = (e) => reject(new Error(e.message || 'the import worker failed'));
     const request: ImportRequest = { files };
-    worker.postMessage(request, files.map((f) => f.bytes.buffer as ArrayBuffer));
+    worker.postMessage(
+      request,
+      files.map((f) => f.bytes.buffer as ArrayBuffer),
+    );
   }).finally(() => worker.terminate());
 }

@@ -12,5 +12,8 @@ self.onmessage = (e: MessageEvent<ImportRequest>) => {
   } catch (err) {
     reply = { ok: false, message: (err as Error).message };
   }
-  (self as unknown as Worker).postMessage(reply, reply.ok ? reply.result.runs.map((r) => r.frames.buffer) : []);
+  (self as unknown as Worker).postMessage(
+    reply,
+    reply.ok ? reply.result.runs.map((r) => r.frames.buffer) : [],
+  );
 };

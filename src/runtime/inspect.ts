@@ -26,23 +26,36 @@ function turnOf(b: InspectedBatch, i: number): InspectedTurn {
     reward: row.reward,
     advantage: b.advantages[i],
     logp: row.oldLogp,
-    ...(b.credit ? { credit: { credit: b.credit.rowCredit[i], without: b.credit.rowWithout[i], weight: b.credit.weight } } : {}),
+    ...(b.credit
+      ? {
+          credit: { credit: b.credit.rowCredit[i], without: b.credit.rowWithout[i], weight: b.credit.weight },
+        }
+      : {}),
   };
 }
 
 /** The batch's first `groups` groups, for the rollout inspector. */
 export function inspectBatch(b: InspectedBatch, groups = 2): InspectedTrajectory[] {
   const tree = b.rows.some((r) => r.chosen !== undefined);
-  const shown = b.trajectories.filter((t) => t.group < groups && (!tree || b.trajectories.find((o) => o.group === t.group) === t));
+  const shown = b.trajectories.filter(
+    (t) => t.group < groups && (!tree || b.trajectories.find((o) => o.group === t.group) === t),
+  );
   return shown.map((t) => {
     const head = { group: t.group, traj: t.traj, success: t.success, reward: t.reward, status: t.status };
-    if (!tree) return { ...head, turns: b.rows.flatMap((row, i) => (row.traj === t.traj ? [turnOf(b, i)] : [])) };
+    if (!tree)
+      return { ...head, turns: b.rows.flatMap((row, i) => (row.traj === t.traj ? [turnOf(b, i)] : [])) };
     // A tree: one level per step of the chosen path (or, where the tree failed, the first branch).
     const mine = b.rows.flatMap((row, i) => (row.group === t.group ? [i] : []));
     const steps = [...new Set(mine.map((i) => b.rows[i].step))].sort((x, y) => x - y);
     const turns = steps.map((step): InspectedTurn => {
-      const level = mine.filter((i) => b.rows[i].step === step).sort((x, y) => b.rows[x].traj - b.rows[y].traj);
-      const siblings = level.map((i): InspectedSibling => ({ ...turnOf(b, i), branch: b.rows[i].traj - t.traj, chosen: b.rows[i].chosen === true }));
+      const level = mine
+        .filter((i) => b.rows[i].step === step)
+        .sort((x, y) => b.rows[x].traj - b.rows[y].traj);
+      const siblings = level.map((i): InspectedSibling => ({
+        ...turnOf(b, i),
+        branch: b.rows[i].traj - t.traj,
+        chosen: b.rows[i].chosen === true,
+      }));
       const shownRow = level.find((i) => b.rows[i].chosen) ?? level[0];
       return { ...turnOf(b, shownRow), siblings };
     });

@@ -57,7 +57,11 @@ export const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(bytes < 1e
 const WASM_BOUND: readonly BackendName[] = ['wasm', 'cpu', 'auto'];
 
 /** Why `backend` cannot run `exp` (its memory estimate is over the backend's limit), or null if it can. */
-export function memoryRefusal(exp: Experiment, backend: BackendName, estimate: MemoryEstimate = estimateMemory(exp)): string | null {
+export function memoryRefusal(
+  exp: Experiment,
+  backend: BackendName,
+  estimate: MemoryEstimate = estimateMemory(exp),
+): string | null {
   if (estimate.bytes <= WASM_LIMIT_BYTES || !WASM_BOUND.includes(backend)) return null;
   return (
     `this experiment needs about ${gb(estimate.bytes)} (estimate: the update's activations of its largest model over B·G rows), ` +

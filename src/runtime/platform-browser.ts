@@ -22,9 +22,15 @@ interface NavigatorGpu {
 
 async function probeWebGPU(): Promise<DeviceProbe> {
   const gpu = (globalThis.navigator as NavigatorGpu | undefined)?.gpu;
-  if (!gpu) return { available: false, software: false, reason: 'this browser exposes no WebGPU (navigator.gpu is missing)' };
+  if (!gpu)
+    return {
+      available: false,
+      software: false,
+      reason: 'this browser exposes no WebGPU (navigator.gpu is missing)',
+    };
   const adapter = await gpu.requestAdapter();
-  if (!adapter) return { available: false, software: false, reason: 'no WebGPU adapter (requestAdapter returned null)' };
+  if (!adapter)
+    return { available: false, software: false, reason: 'no WebGPU adapter (requestAdapter returned null)' };
   const info = adapter.info ?? {};
   const a: AdapterInfo = {
     vendor: info.vendor ?? '',
@@ -42,14 +48,20 @@ async function probeWebGPU(): Promise<DeviceProbe> {
 }
 
 function probeWebGL(): DeviceProbe {
-  if (typeof OffscreenCanvas === 'undefined') return { available: false, software: false, reason: 'no OffscreenCanvas here' };
+  if (typeof OffscreenCanvas === 'undefined')
+    return { available: false, software: false, reason: 'no OffscreenCanvas here' };
   const gl = new OffscreenCanvas(1, 1).getContext('webgl2');
   if (!gl) return { available: false, software: false, reason: 'no WebGL2 context' };
   const ext = gl.getExtension('WEBGL_debug_renderer_info');
   const renderer = String(gl.getParameter(ext ? ext.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
   gl.getExtension('WEBGL_lose_context')?.loseContext(); // free it: tfjs makes its own context
   const software = isSoftware(renderer);
-  return { available: true, software, renderer, ...(software ? { reason: `software renderer ${renderer}` } : {}) };
+  return {
+    available: true,
+    software,
+    renderer,
+    ...(software ? { reason: `software renderer ${renderer}` } : {}),
+  };
 }
 
 /**
@@ -123,13 +135,19 @@ export const browserPlatform: Platform = {
     if (backend === 'wasm') {
       const wasm = await import('@tensorflow/tfjs-backend-wasm');
       const threads = wasmThreads > 1 && (await blobWorkersAllowed()) ? wasmThreads : 1;
-      if (threads < wasmThreads) console.warn(`wasm runs 1 thread, not ${wasmThreads}: this page's Content-Security-Policy refuses blob: workers or scripts, which tfjs's threaded build needs`);
+      if (threads < wasmThreads)
+        console.warn(
+          `wasm runs 1 thread, not ${wasmThreads}: this page's Content-Security-Policy refuses blob: workers or scripts, which tfjs's threaded build needs`,
+        );
       if (threads > 1) {
         wasm.setThreadsCount(threads);
         // tfjs 4.22 caps its pool at navigator.hardwareConcurrency / 2 (it assumes two hardware
         // threads per core, backend.cc's num_cores, read once when its module starts): 1 on a 2-core
         // machine whatever was asked. This worker's navigator shows it enough cores for the count asked.
-        Object.defineProperty(globalThis.navigator, 'hardwareConcurrency', { value: 2 * threads, configurable: true });
+        Object.defineProperty(globalThis.navigator, 'hardwareConcurrency', {
+          value: 2 * threads,
+          configurable: true,
+        });
       } else tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
       wasm.setWasmPaths({
         'tfjs-backend-wasm.wasm': wasmPlainUrl,

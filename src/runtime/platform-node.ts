@@ -15,7 +15,8 @@ export const nodePlatform: Platform = {
     switch (backend) {
       case 'webgpu': {
         const gpu = (globalThis.navigator as NavigatorGpu | undefined)?.gpu;
-        if (!gpu) return { available: false, software: false, reason: 'no WebGPU in Node (no navigator.gpu shim)' };
+        if (!gpu)
+          return { available: false, software: false, reason: 'no WebGPU in Node (no navigator.gpu shim)' };
         const adapter = await gpu.requestAdapter();
         if (!adapter) return { available: false, software: false, reason: 'no WebGPU adapter' };
         const named = `${adapter.info?.vendor ?? ''} ${adapter.info?.architecture ?? ''}`.trim();

@@ -52,7 +52,14 @@ export interface InspectedTrajectory {
 /** Page → worker. */
 export type ToWorker =
   /** Only selects the backend and reports it (the shell's backend indicator); `auto` times `preset`. */
-  | { type: 'init'; runId: RunId; backend: BackendName; preset: ModelPreset; measurements?: Measurements; threads?: number }
+  | {
+      type: 'init';
+      runId: RunId;
+      backend: BackendName;
+      preset: ModelPreset;
+      measurements?: Measurements;
+      threads?: number;
+    }
   /** One message starts a run: the worker selects `backend`, reports it (`backend`), then loads the run (`ready`). */
   | {
       type: 'start';
@@ -89,7 +96,8 @@ export type ToWorker =
   | { type: 'lose-device'; runId: RunId };
 
 /** A run's state; 'queued' is the page's own (the run waits for a free worker, it has none yet). */
-export type RunStatus = 'queued' | 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
+export type RunStatus =
+  'queued' | 'idle' | 'loading' | 'compiling' | 'running' | 'paused' | 'done' | 'failed';
 
 /** Worker → page. */
 export type FromWorker =

@@ -45,10 +45,16 @@ async function withThreads(report: BackendReport): Promise<BackendReport> {
  */
 function backendSwitcher(report: BackendReport): BackendSwitcher<BackendReport> {
   type Lost = { reason?: string; message?: string };
-  const device = report.backend === 'webgpu' ? (tf.backend() as unknown as { device?: { lost?: Promise<Lost> } }).device : undefined;
+  const device =
+    report.backend === 'webgpu'
+      ? (tf.backend() as unknown as { device?: { lost?: Promise<Lost> } }).device
+      : undefined;
   return {
     guarded: () => ['webgpu', 'webgl'].includes(tf.getBackend()),
-    lost: device?.lost?.then((info) => `GPU device lost (${info.reason ?? 'unknown'}: ${info.message || 'no message'})`) ?? new Promise(() => {}),
+    lost:
+      device?.lost?.then(
+        (info) => `GPU device lost (${info.reason ?? 'unknown'}: ${info.message || 'no message'})`,
+      ) ?? new Promise(() => {}),
     async fallBack() {
       const wasm = await selectBackend(tf, 'wasm', browserPlatform);
       if (!wasm.backend) throw new Error(`wasm refused: ${wasm.attempts.map((a) => a.reason).join('; ')}`);
@@ -66,17 +72,34 @@ class RunHost {
   private delayMs = 0;
 
   private setState(state: RunStatus, message?: string): void {
-    post({ type: 'state', runId: this.id, state, step: this.driver?.step ?? 0, ...(message ? { message } : {}) });
+    post({
+      type: 'state',
+      runId: this.id,
+      state,
+      step: this.driver?.step ?? 0,
+      ...(message ? { message } : {}),
+    });
   }
 
   /**
    * Selects the backend, wasm on `threads` threads (set before tfjs starts it: once per worker);
    * `auto` times `preset` on each candidate unless `measurements` has these devices at these threads.
    */
-  private async init(runId: RunId, backend: BackendName, preset: ModelPreset, measurements: Measurements = {}, threads = 1): Promise<void> {
+  private async init(
+    runId: RunId,
+    backend: BackendName,
+    preset: ModelPreset,
+    measurements: Measurements = {},
+    threads = 1,
+  ): Promise<void> {
     this.id = runId;
     setWasmThreads(threads);
-    const report = await selectBackend(tf, backend, browserPlatform, { preset, timeAlone: true, wasmThreads: threads, cached: (key) => measurements[key] });
+    const report = await selectBackend(tf, backend, browserPlatform, {
+      preset,
+      timeAlone: true,
+      wasmThreads: threads,
+      cached: (key) => measurements[key],
+    });
     this.report = await withThreads(report);
     post({ type: 'backend', runId, report: this.report });
   }
@@ -86,11 +109,15 @@ class RunHost {
     const { config, seed, uploads = [] } = msg;
     await this.init(msg.runId, msg.backend, timedPreset(config), msg.measurements, msg.threads);
     const report = this.report!;
-    if (!report.backend) throw new Error(`backend ${report.requested} refused: ${report.attempts.map((a) => a.reason).join('; ')}`);
+    if (!report.backend)
+      throw new Error(
+        `backend ${report.requested} refused: ${report.attempts.map((a) => a.reason).join('; ')}`,
+      );
     const id = this.id;
     const persist = msg.persist ? { session: msg.persist.session, key: stateKey(msg.run, msg.label) } : null;
     const env = new WorkerEnvRunner({
-      spawn: () => new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
+      spawn: () =>
+        new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
       size: 1,
       timeoutMs: config.rollout.envTimeoutMs,
     });
@@ -101,10 +128,18 @@ class RunHost {
         post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
       },
       rollouts: (r) => post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspectBatch(r) }),
-      status: (state, step, message) => post({ type: 'state', runId: id, state, step, ...(message ? { message } : {}) }),
+      status: (state, step, message) =>
+        post({ type: 'state', runId: id, state, step, ...(message ? { message } : {}) }),
       saved: (step, error) => post({ type: 'saved', runId: id, step, ...(error ? { error } : {}) }),
       fallback: (report, step, why) =>
-        post({ type: 'fallback', runId: id, report, step, message: `${why} after step ${step}; the run goes on from there on wasm`, kernels: kernelsInUse() }),
+        post({
+          type: 'fallback',
+          runId: id,
+          report,
+          step,
+          message: `${why} after step ${step}; the run goes on from there on wasm`,
+          kernels: kernelsInUse(),
+        }),
       error: (message) => post({ type: 'error', runId: id, message }),
     };
     const options = {
@@ -113,7 +148,16 @@ class RunHost {
       sink,
       saveEvery: msg.persist?.every ?? 0,
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
-      store: persist && { save: (s: RunState) => putState({ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now(), bytes: encodeRunState(s).buffer as ArrayBuffer }) },
+      store: persist && {
+        save: (s: RunState) =>
+          putState({
+            session: persist.session,
+            run: persist.key,
+            step: s.manifest.step,
+            savedAt: Date.now(),
+            bytes: encodeRunState(s).buffer as ArrayBuffer,
+          }),
+      },
       backend: backendSwitcher(report),
     };
     let notes: Record<string, string>;
@@ -128,14 +172,30 @@ class RunHost {
         } catch (e) {
           throw new Error(`the saved state of ${msg.label} ${(e as Error).message}`, { cause: e });
         }
-        this.driver = await RunDriver.open({ state }, options);
+        // The page's schedule holds the changes recorded after this save too.
+        const schedule = config.runs[msg.run].live;
+        this.driver = await RunDriver.open({ state, schedule }, options);
         const m = state.manifest;
-        notes = Object.fromEntries(this.driver.run.models.map((pm) => [pm.id, `resumed at step ${m.step} (saved on ${String(m.notes.backend)})`]));
+        notes = Object.fromEntries(
+          this.driver.run.models.map((pm) => [
+            pm.id,
+            `resumed at step ${m.step} (saved on ${String(m.notes.backend)})`,
+          ]),
+        );
       } else {
-        this.setState('loading', config.models.base === 'shipped' || uploads.length ? 'loading base models…' : undefined);
-        const base = await loadBaseModels(config, uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })));
+        this.setState(
+          'loading',
+          config.models.base === 'shipped' || uploads.length ? 'loading base models…' : undefined,
+        );
+        const base = await loadBaseModels(
+          config,
+          uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
+        );
         notes = base.notes;
-        this.driver = await RunDriver.open({ fresh: { exp: config, run: config.runs[msg.run], seed, base: base.checkpoints } }, options);
+        this.driver = await RunDriver.open(
+          { fresh: { exp: config, run: config.runs[msg.run], seed, base: base.checkpoints } },
+          options,
+        );
       }
     } catch (e) {
       env.dispose();
@@ -150,7 +210,12 @@ class RunHost {
       runId: id,
       keys,
       agents: t.agents,
-      models: t.models.map((m) => ({ id: m.id, preset: m.preset, agents: m.agents, params: m.model.numParams() })),
+      models: t.models.map((m) => ({
+        id: m.id,
+        preset: m.preset,
+        agents: m.agents,
+        params: m.model.numParams(),
+      })),
       base: notes,
       startStep: t.step,
       kernels: kernelsInUse(),
@@ -177,7 +242,8 @@ class RunHost {
       case 'step':
         return this.loaded('step').stepOnce();
       case 'pace':
-        if (!Number.isFinite(msg.delayMs) || msg.delayMs < 0) throw new Error(`pace must be a delay ≥ 0 ms, got ${msg.delayMs}`);
+        if (!Number.isFinite(msg.delayMs) || msg.delayMs < 0)
+          throw new Error(`pace must be a delay ≥ 0 ms, got ${msg.delayMs}`);
         this.delayMs = msg.delayMs;
         this.driver?.pace(msg.delayMs);
         return;
@@ -189,7 +255,9 @@ class RunHost {
       case 'snapshot': {
         const driver = this.loaded('snapshot');
         const step = driver.step;
-        const files = Object.fromEntries(Object.entries(await driver.snapshot()).map(([m, bytes]) => [m, bytes.buffer as ArrayBuffer]));
+        const files = Object.fromEntries(
+          Object.entries(await driver.snapshot()).map(([m, bytes]) => [m, bytes.buffer as ArrayBuffer]),
+        );
         post({ type: 'checkpoint', runId: this.id, step, files }, Object.values(files));
         return;
       }

@@ -18,7 +18,7 @@ import { nextTokenLoss } from '../model/warmstart';
 import { cachedAttention } from '../model/kernels/attention';
 import { Prng } from '../core/prng';
 
-/** |Δ| allowed per value, relative to 1 + |reference| (tfjs-webgpu.md §8: webgl drifts ±1.8e-3). */
+/** |Δ| allowed per value, relative to 1 + |reference| (docs/backends.md#numerical-agreement: webgl drifts ±1.8e-3). */
 export const SANITY_TOLERANCE: Record<string, number> = { webgl: 5e-3, webgpu: 1e-5, wasm: 1e-5, cpu: 1e-5 };
 
 const CONFIG = gptConfig('nano', { contextLength: 16, dModel: 16, nLayers: 1, nHeads: 2, dMlp: 32 });
@@ -34,11 +34,16 @@ export async function sanityStep(): Promise<Float32Array> {
     { prompt: [1, 20, 31, 42], response: [50, 51, 2] },
     { prompt: [1, 9, 13], response: [44, 60, 61, 62, 2] },
   ];
-  const batch = toTensors(packRows(rows, { contextLength: CONFIG.contextLength, vocabSize: CONFIG.vocabSize, pad: 0 }));
+  const batch = toTensors(
+    packRows(rows, { contextLength: CONFIG.contextLength, vocabSize: CONFIG.vocabSize, pad: 0 }),
+  );
   try {
     const out = tf.tidy(() => {
       const { value, grads } = tf.variableGrads(() => nextTokenLoss(model, batch), model.variables);
-      const summary = model.variables.flatMap((v) => [tf.sum(grads[v.name]), tf.sum(tf.square(grads[v.name]))]);
+      const summary = model.variables.flatMap((v) => [
+        tf.sum(grads[v.name]),
+        tf.sum(tf.square(grads[v.name])),
+      ]);
       return tf.stack([value, ...summary]);
     });
     const grads = (await out.data()) as Float32Array;
@@ -51,7 +56,12 @@ export async function sanityStep(): Promise<Float32Array> {
     try {
       const report = await update(model, opt, [() => ({ loss: nextTokenLoss(model, batch) })]);
       const change = tf.tidy(() =>
-        tf.stack(model.variables.flatMap((v, i) => [tf.sum(tf.sub(v, before[i])), tf.sum(tf.square(tf.sub(v, before[i])))])),
+        tf.stack(
+          model.variables.flatMap((v, i) => [
+            tf.sum(tf.sub(v, before[i])),
+            tf.sum(tf.square(tf.sub(v, before[i]))),
+          ]),
+        ),
       );
       const changes = (await change.data()) as Float32Array;
       change.dispose();

@@ -39,7 +39,8 @@ function openAt(version: number): Promise<IDBDatabase> {
     if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
     const r = indexedDB.open(DB, version);
     r.onupgradeneeded = () => {
-      if (!r.result.objectStoreNames.contains(STORE)) r.result.createObjectStore(STORE, { keyPath: ['session', 'run'] });
+      if (!r.result.objectStoreNames.contains(STORE))
+        r.result.createObjectStore(STORE, { keyPath: ['session', 'run'] });
     };
     r.onsuccess = () => {
       const db = r.result;

@@ -46,11 +46,18 @@ export function isThreadSetting(x: unknown): x is ThreadSetting {
  * On 2 cores the default two runs get 1 thread each, a single run 2.
  */
 export function wasmThreadsFor(setting: ThreadSetting, runsAtOnce: number, machine: Machine): ThreadChoice {
-  if (!machine.isolated) return { threads: 1, why: 'the page is not cross-origin isolated (no SharedArrayBuffer), so wasm runs 1 thread' };
+  if (!machine.isolated)
+    return {
+      threads: 1,
+      why: 'the page is not cross-origin isolated (no SharedArrayBuffer), so wasm runs 1 thread',
+    };
   if (setting !== 'auto') return { threads: setting, why: `${setting} asked in the backend panel` };
   const cores = Math.max(1, Math.floor(machine.cores) || 1);
   const runs = Math.max(1, runsAtOnce);
   const threads = Math.max(1, Math.min(MAX_AUTO_THREADS, Math.floor(cores / runs)));
   const capped = Math.floor(cores / runs) > MAX_AUTO_THREADS ? ` (at most ${MAX_AUTO_THREADS})` : '';
-  return { threads, why: `auto: ${cores} cores among ${runs} run${runs > 1 ? 's' : ''} training at once${capped}` };
+  return {
+    threads,
+    why: `auto: ${cores} cores among ${runs} run${runs > 1 ? 's' : ''} training at once${capped}`,
+  };
 }

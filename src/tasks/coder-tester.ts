@@ -1,7 +1,7 @@
 /**
  * `coder-tester`: from a visible example `0312>3645`, the tester writes test cases and the coder
  * writes a list-DSL program (src/tasks/listdsl.ts). Per-agent rewards on different scales, the
- * global-baseline mismatch case (algorithms.md §7 toy 3; PettingLLMs coder/tester): coder =
+ * global-baseline mismatch case (docs/tasks.md#coder-tester; PettingLLMs coder/tester): coder =
  * 2 × share of hidden tests passed; tester = consistency of its tests with the reference
  * program + the coder's pass share. Lists are 4 digits 0–4, outputs digits 0–9. Pure.
  */
@@ -176,8 +176,14 @@ function step(state: CoderTesterState, agent: Role, response: string): StepResul
     return { state: { ...state, log, context, tests: response }, valid };
   }
   const pass = passShare(state.instance, response);
-  const agentRewards = { coder: 2 * pass, tester: consistency(state.instance, state.tests ?? '') + pass };
-  return { state: finish({ ...state, log }, { success: pass === 1, reward: pass, agentRewards }), valid };
+  const consistent = consistency(state.instance, state.tests ?? '');
+  const agentRewards = { coder: 2 * pass, tester: consistent + pass };
+  // Each agent's own part: the coder's program passes the hidden tests, the tester's tests are all right.
+  const agentSuccess = { coder: pass === 1, tester: consistent === 1 };
+  return {
+    state: finish({ ...state, log }, { success: pass === 1, reward: pass, agentRewards, agentSuccess }),
+    valid,
+  };
 }
 
 /** A program that differs from the reference on some hidden test, or a malformed one. */
@@ -227,10 +233,11 @@ function neutral(): string {
 export const coderTesterTask: Task<CoderTesterInstance, CoderTesterState> = {
   name: 'coder-tester',
   doc: 'Tester writes test cases, coder writes a list-DSL program; rewards on different scales',
-  reference: 'algorithms.md §7 toy 3; PettingLLMs code env (arXiv 2510.11062, multi_agent_env/code)',
+  // Follows docs/tasks.md#coder-tester; PettingLLMs code env (arXiv 2510.11062, multi_agent_env/code).
   agents: AGENTS,
   // Malformed output already earns 0 (no passes, no consistency); no extra per-row penalty.
   invalidPenalty: 0,
+  ownSuccess: true,
   maxCalls: 2,
   generate,
   key: (i) => `${i.program}|${formatPair(i.example)}`,

@@ -1,5 +1,5 @@
 /**
- * A tiny list language for `coder-tester` (algorithms.md §7 toy 3) and its interpreter, written
+ * A tiny list language for `coder-tester` (docs/tasks.md#coder-tester) and its interpreter, written
  * here so no agent output ever reaches `eval` or `Function`. Programs are pipes of stages,
  * e.g. `map +3|filter >2`, `rev`, `sort`, `rep 2(map *2)`. Hostile input is refused with a clear
  * message: limits on source length, nesting, constants, list size and values, and a step limit.

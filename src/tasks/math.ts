@@ -1,6 +1,6 @@
 /**
  * `math`: Solver → Verifier loop on 2-digit addition/subtraction, after the Dr. MAS math
- * orchestra (algorithms.md §6, `orchestra/math/math_orchestra.py`) and toy task 2 (§7): at most
+ * orchestra (docs/tasks.md#math, `orchestra/math/math_orchestra.py`) and the solver / verifier toy (docs/tasks.md#math): at most
  * 2 loops; the verifier answers yes (approve) or no (reject, back to the solver); an invalid
  * verdict counts as approve; reward 1 if the last answer is right, −0.1 per invalid row. Pure.
  */
@@ -138,7 +138,7 @@ function neutral(): string {
 export const mathTask: Task<MathInstance, MathState> = {
   name: 'math',
   doc: 'Solver → Verifier loop (≤ 2 attempts) on 2-digit addition and subtraction',
-  reference: 'Dr. MAS math orchestra (arXiv 2602.08847; orchestra/math/math_orchestra.py)',
+  // Follows Dr. MAS math orchestra (arXiv 2602.08847; orchestra/math/math_orchestra.py).
   agents: AGENTS,
   invalidPenalty: 0.1,
   maxCalls: 2 * MATH_MAX_LOOPS - 1,

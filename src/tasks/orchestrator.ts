@@ -2,7 +2,7 @@
  * The rollout orchestrator: B instances × G rollouts advanced together. Each tick it asks every
  * live trajectory's workflow who acts next, batches the calls per model into one policy call,
  * sends the answers through an EnvRunner, and at the end emits one row per agent invocation
- * (DESIGN.md "The row") and one result per trajectory. Pure: no tfjs, no DOM.
+ * (docs/estimators.md#the-row) and one result per trajectory. Pure: no tfjs, no DOM.
  */
 import type { Role } from '../core/vocab';
 import { InProcessEnvRunner, type EnvRunner } from './env';
@@ -73,6 +73,8 @@ export interface TrajectoryResult {
   /** Calls per agent; agents that never acted are 0. */
   calls: Partial<Record<Role, number>>;
   invalidRows: number;
+  /** Whether each agent did its own part, where the task tells (Outcome.agentSuccess). */
+  agentSuccess?: Partial<Record<Role, boolean>>;
 }
 
 export interface RolloutOptions<X extends object = object> {
@@ -132,14 +134,19 @@ export async function answerCalls<X extends object>(
   c: Pick<AdvanceContext<X>, 'policies' | 'modelOf' | 'options'>,
 ): Promise<PolicyOutput<X>[]> {
   const byModel = new Map<string, number[]>();
-  pending.forEach((call, i) => byModel.set(c.modelOf(call.agent), [...(byModel.get(c.modelOf(call.agent)) ?? []), i]));
+  pending.forEach((call, i) =>
+    byModel.set(c.modelOf(call.agent), [...(byModel.get(c.modelOf(call.agent)) ?? []), i]),
+  );
   const answers: PolicyOutput<X>[] = new Array(pending.length);
   await Promise.all(
     [...byModel].map(async ([model, idx]) => {
       const policy = c.policies[model];
       if (!policy)
         throw new Error(`no policy for model '${model}'; have ${Object.keys(c.policies).join(', ')}.`);
-      const outputs = await policy(idx.map((i) => pending[i]), c.options);
+      const outputs = await policy(
+        idx.map((i) => pending[i]),
+        c.options,
+      );
       if (outputs.length !== idx.length)
         throw new Error(`policy '${model}' answered ${outputs.length} of ${idx.length} calls.`);
       idx.forEach((i, j) => (answers[i] = outputs[j]));
@@ -168,7 +175,14 @@ export async function advance<X extends object>(trajs: Live<X>[], c: AdvanceCont
       const call = task.next(t.state);
       if (!call) return;
       const { maxResponse } = agentSpec(task.agents, call.agent);
-      pending.push({ group: c.groupOf(traj), traj, ...call, maxResponse, seed: c.seedOf(traj, t.calls.length), state: t.state });
+      pending.push({
+        group: c.groupOf(traj),
+        traj,
+        ...call,
+        maxResponse,
+        seed: c.seedOf(traj, t.calls.length),
+        state: t.state,
+      });
     });
     if (pending.length === 0) return ticks;
     ticks++;
@@ -182,7 +196,12 @@ export async function advance<X extends object>(trajs: Live<X>[], c: AdvanceCont
     pending.forEach((p, i) => {
       const t = trajs[p.traj];
       const r = results[i];
-      t.calls.push({ agent: p.agent, prompt: p.prompt, output: answers[i], valid: r?.ok === true && r.valid });
+      t.calls.push({
+        agent: p.agent,
+        prompt: p.prompt,
+        output: answers[i],
+        valid: r?.ok === true && r.valid,
+      });
       if (!r || !r.ok) t.error = r ? r.error : 'environment returned no result';
       else t.state = r.state;
     });
@@ -220,9 +239,28 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
       const turn = calls[c.agent] ?? 0;
       calls[c.agent] = turn + 1;
       const reward = (agentRewards[c.agent] ?? 0) - penalty;
-      rows.push(rowOf(c.output, { group, traj, agent: c.agent, turn, step, reward, prompt: c.prompt, valid: c.valid }));
+      rows.push(
+        rowOf(c.output, {
+          group,
+          traj,
+          agent: c.agent,
+          turn,
+          step,
+          reward,
+          prompt: c.prompt,
+          valid: c.valid,
+        }),
+      );
     });
-    return resultOf({ group, traj, outcome, error: t.error, agentRewards, calls, invalidRows: t.calls.filter((c) => !c.valid).length });
+    return resultOf({
+      group,
+      traj,
+      outcome,
+      error: t.error,
+      agentRewards,
+      calls,
+      invalidRows: t.calls.filter((c) => !c.valid).length,
+    });
   });
   return { rows, trajectories, ticks, completionCalls: 0 };
 }
@@ -235,7 +273,9 @@ export function rowOf<X extends object>(output: PolicyOutput<X>, fields: Omit<Ta
 
 /** Each agent's reward under an outcome (its own where the task scores agents apart); 0 without one. */
 export function agentRewardsOf(task: AnyTask, outcome: Outcome | null): Partial<Record<Role, number>> {
-  return Object.fromEntries(task.agents.map((a) => [a.role, outcome ? (outcome.agentRewards?.[a.role] ?? outcome.reward) : 0]));
+  return Object.fromEntries(
+    task.agents.map((a) => [a.role, outcome ? (outcome.agentRewards?.[a.role] ?? outcome.reward) : 0]),
+  );
 }
 
 /** One trajectory's result; without an outcome it is an env error (success false, reward 0). */
@@ -258,6 +298,7 @@ export function resultOf(o: {
     calls: o.calls,
     invalidRows: o.invalidRows,
   };
+  if (o.outcome?.agentSuccess) result.agentSuccess = o.outcome.agentSuccess;
   if (!o.outcome) result.error = o.error ?? 'trajectory did not finish';
   return result;
 }

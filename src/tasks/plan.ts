@@ -55,7 +55,12 @@ export const PLAN_REWARD = { step: -0.01, invalid: -0.1, goal: 1, shortest: 0.5,
 export const PLAN_SHAPING = 0.1;
 
 /** Move letters in the reference's action order, with their (row, column) steps. */
-const MOVES: Readonly<Record<string, readonly [number, number]>> = { u: [-1, 0], d: [1, 0], l: [0, -1], r: [0, 1] };
+const MOVES: Readonly<Record<string, readonly [number, number]>> = {
+  u: [-1, 0],
+  d: [1, 0],
+  l: [0, -1],
+  r: [0, 1],
+};
 const MOVE_ORDER = Object.keys(MOVES);
 
 export interface PlanInstance {
@@ -124,7 +129,7 @@ export function distancesTo(i: Pick<PlanInstance, 'n' | 'cells'>, goal: number):
 export function shortestMoves(i: PlanInstance, from: number): string {
   const dist = distancesTo(i, i.goal);
   let path = '';
-  for (let cell = from; cell !== i.goal; ) {
+  for (let cell = from; cell !== i.goal;) {
     const m = MOVE_ORDER.find((mv) => {
       const next = neighbour(i, cell, mv);
       return next !== null && dist[next] === dist[cell] - 1;
@@ -172,7 +177,17 @@ function generate(rng: Prng): PlanInstance {
 }
 
 function init(instance: PlanInstance): PlanState {
-  return { instance, pos: instance.start, turn: 0, plan: null, moves: 0, earned: 0, log: [], done: false, outcome: null };
+  return {
+    instance,
+    pos: instance.start,
+    turn: 0,
+    plan: null,
+    moves: 0,
+    earned: 0,
+    log: [],
+    done: false,
+    outcome: null,
+  };
 }
 
 function next(state: PlanState): NextCall | null {
@@ -189,7 +204,10 @@ function validate(agent: Role, response: string): string | null {
 }
 
 /** What issuing `moves` from `state` earns: the walk, its shaped reward, and whether it ends the trajectory. */
-export function walk(state: PlanState, moves: string): { pos: number; moves: number; reward: number; reached: boolean; failed: boolean } {
+export function walk(
+  state: PlanState,
+  moves: string,
+): { pos: number; moves: number; reward: number; reached: boolean; failed: boolean } {
   const i = state.instance;
   const dist = distancesTo(i, i.goal);
   let { pos, moves: count } = state;
@@ -219,7 +237,8 @@ function step(state: PlanState, agent: Role, response: string): StepResult<PlanS
   // Executor: a malformed response issues no move (the turn passes).
   const w = walk(state, parseMoves(response) ?? '');
   const walked: PlanState = { ...state, log, pos: w.pos, moves: w.moves, earned: state.earned + w.reward };
-  if (w.reached || w.failed) return { state: finish(walked, { success: w.reached, reward: walked.earned }), valid };
+  if (w.reached || w.failed)
+    return { state: finish(walked, { success: w.reached, reward: walked.earned }), valid };
   return { state: { ...walked, turn: state.turn + 1, plan: null }, valid };
 }
 
@@ -231,7 +250,10 @@ function step(state: PlanState, agent: Role, response: string): StepResult<PlanS
  */
 function turnReward(before: PlanState, agent: Role, after: PlanState): number {
   const penalty = after.log[after.log.length - 1]?.valid === false ? planTask.invalidPenalty : 0;
-  const earned = agent === 'coder' ? after.earned - before.earned : walk(before, parseMoves(after.plan ?? '') ?? '').reward;
+  const earned =
+    agent === 'coder'
+      ? after.earned - before.earned
+      : walk(before, parseMoves(after.plan ?? '') ?? '').reward;
   return earned - penalty;
 }
 
@@ -279,7 +301,7 @@ function neutral(): string {
 export const planTask: Task<PlanInstance, PlanState> = {
   name: 'plan',
   doc: 'Planner proposes ≤ 3 moves, executor issues them on a 5×5/6×6 grid with walls (≤ 5 turns, shaped reward)',
-  reference: 'PettingLLMs Plan-Path (AT-GRPO, arXiv 2510.11062; multi_agent_env/stateful/env_state.py PlanPathGridEnvState)',
+  // Follows PettingLLMs Plan-Path (AT-GRPO, arXiv 2510.11062; multi_agent_env/stateful/env_state.py PlanPathGridEnvState).
   agents: AGENTS,
   invalidPenalty: 0.1,
   maxCalls: 2 * PLAN_TURNS,

@@ -9,7 +9,7 @@ import { mathTask } from './math';
 import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
 import { searchRolesTask, searchRoutingTask, searchTask } from './search';
-import { syncTask } from './sync';
+import { syncOwnTask, syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 
 export type { TaskName };
@@ -23,6 +23,7 @@ export const TASKS = {
   'search-roles': searchRolesTask,
   plan: planTask,
   'search-routing': searchRoutingTask,
+  'sync-own': syncOwnTask,
 } as const satisfies Record<TaskName, AnyTask>;
 
 /** The task called `name`, or an error listing the valid names. */

@@ -64,12 +64,20 @@ export type EnvStepper = (inputs: EnvStepInput[]) => Promise<EnvStepResult[]>;
 
 /** The neutral default of `agent` in `state`, or an error naming the task that has none. */
 export function neutralOf(task: AnyTask, state: BaseState, agent: Role): string {
-  if (!task.neutral) throw new Error(`task '${task.name}' defines no neutral default output (Task.neutral), which per-agent credit needs`);
+  if (!task.neutral)
+    throw new Error(
+      `task '${task.name}' defines no neutral default output (Task.neutral), which per-agent credit needs`,
+    );
   return task.neutral(state, agent);
 }
 
 /** Runs every replay to its end, all advancing together, one env batch per tick. */
-export async function replay(task: AnyTask, step: EnvStepper, requests: readonly ReplayRequest[], match: ReplayMatch = 'turn'): Promise<ReplayResult[]> {
+export async function replay(
+  task: AnyTask,
+  step: EnvStepper,
+  requests: readonly ReplayRequest[],
+  match: ReplayMatch = 'turn',
+): Promise<ReplayResult[]> {
   const live = requests.map((r) => ({
     state: task.init(r.instance),
     turns: {} as Partial<Record<Role, number>>,
@@ -92,7 +100,12 @@ export async function replay(task: AnyTask, step: EnvStepper, requests: readonly
       const rec = kept ? requests[i].recorded[call.agent]?.[n] : undefined;
       const reached = rec !== undefined && (match === 'turn' || rec.prompt === call.prompt);
       if (kept && !reached) l.result.unrecorded++;
-      inputs.push({ traj: i, state: l.state, agent: call.agent, response: reached ? rec.response : neutralOf(task, l.state, call.agent) });
+      inputs.push({
+        traj: i,
+        state: l.state,
+        agent: call.agent,
+        response: reached ? rec.response : neutralOf(task, l.state, call.agent),
+      });
       owners.push(i);
     });
     if (inputs.length === 0) break;

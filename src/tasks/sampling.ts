@@ -29,13 +29,13 @@ export const SAMPLINGS = {
     doc:
       'Ablation of tree: the same G siblings per turn from one shared state, each scored the same way, but a ' +
       'uniformly drawn sibling (not the best) is copied forward, so the path follows the policy as a parallel ' +
-      "trajectory does. Separates exact sibling sets from training only on best-of-G paths.",
+      'trajectory does. Separates exact sibling sets from training only on best-of-G paths.',
     rollout: (opts) => treeRollout(opts, { keep: 'random', score: 'turn' }),
   },
   'tree-outcome': {
     doc:
       'Ablation of tree: the best sibling is copied forward as in tree, but every candidate is scored by the outcome ' +
-      "of a greedy completion from it, even where the task has a per-turn reward, so rows carry outcomes as parallel rows do.",
+      'of a greedy completion from it, even where the task has a per-turn reward, so rows carry outcomes as parallel rows do.',
     rollout: (opts) => treeRollout(opts, { keep: 'best', score: 'outcome' }),
   },
 } as const satisfies Record<SamplingName, SamplingSpec>;

@@ -1,6 +1,6 @@
 /**
  * `search`: Verifier → Search / Answer over a seeded synthetic knowledge base, after the Dr. MAS
- * search orchestra (algorithms.md §6, `orchestra/search/search_orchestra.py`) and toy task 1 (§7).
+ * search orchestra (docs/tasks.md#search, `orchestra/search/search_orchestra.py`) and the key-value toy (docs/tasks.md#search).
  * Each step the verifier routes `yes` (answer) or `no` (search); the search agent writes
  * `q:<words>`, the environment appends the top BM25 facts; the answer agent writes `a:<value>`.
  * Pure: no tfjs, no DOM.
@@ -160,7 +160,12 @@ function validate(agent: Role, response: string): string | null {
 }
 
 /** The environment transition, with at most `maxSteps` env steps (a route and its action each). */
-function cappedStep(maxSteps: number, state: SearchState, agent: Role, response: string): StepResult<SearchState> {
+function cappedStep(
+  maxSteps: number,
+  state: SearchState,
+  agent: Role,
+  response: string,
+): StepResult<SearchState> {
   expectTurn(next(state), agent);
   const valid = validate(agent, response) === null;
   const log = logged(state, agent, valid);
@@ -196,7 +201,8 @@ function cappedStep(maxSteps: number, state: SearchState, agent: Role, response:
   return { state: finish({ ...state, log }, { success, reward: success ? 1 : 0 }), valid };
 }
 
-const step = (state: SearchState, agent: Role, response: string) => cappedStep(SEARCH_MAX_STEPS, state, agent, response);
+const step = (state: SearchState, agent: Role, response: string) =>
+  cappedStep(SEARCH_MAX_STEPS, state, agent, response);
 
 /** Every fact the answer needs has been retrieved. */
 export function answerable(state: SearchState): boolean {
@@ -274,7 +280,7 @@ function neutral(): string {
 export const searchTask: Task<SearchInstance, SearchState> = {
   name: 'search',
   doc: 'Verifier routes to Search or Answer (≤ 4 steps) over a synthetic KB with BM25 retrieval',
-  reference: 'Dr. MAS search orchestra (arXiv 2602.08847; orchestra/search/search_orchestra.py)',
+  // Follows Dr. MAS search orchestra (arXiv 2602.08847; orchestra/search/search_orchestra.py).
   agents: AGENTS,
   invalidPenalty: 0.01,
   maxCalls: 2 * SEARCH_MAX_STEPS,
@@ -290,7 +296,7 @@ export const searchTask: Task<SearchInstance, SearchState> = {
 
 /**
  * Per-agent rewards on different scales, after AT-GRPO's role rewards (PettingLLMs
- * `calculate_reward`, algorithms.md §3.4: reasoner 2·1[correct]; tool agent (−1 error, +1
+ * `calculate_reward`, docs/tasks.md#search-roles: reasoner 2·1[correct]; tool agent (−1 error, +1
  * correct, else 0) + 1[reasoning correct]), with the verifier on the shared outcome:
  *   answer   2 · 1[answer right]                                   ∈ {0, 2}
  *   search   (−1 if any query was malformed, else +1 if every fact the answer needs was
@@ -311,7 +317,10 @@ function stepWithRoles(state: SearchState, agent: Role, response: string): StepR
   const r = step(state, agent, response);
   const outcome = r.state.outcome;
   if (!outcome) return r;
-  return { ...r, state: { ...r.state, outcome: { ...outcome, agentRewards: roleRewards(r.state, outcome.success) } } };
+  return {
+    ...r,
+    state: { ...r.state, outcome: { ...outcome, agentRewards: roleRewards(r.state, outcome.success) } },
+  };
 }
 
 export const searchRolesTask: Task<SearchInstance, SearchState> = {
@@ -319,7 +328,7 @@ export const searchRolesTask: Task<SearchInstance, SearchState> = {
   name: 'search-roles',
   variantOf: 'search',
   doc: 'search with per-agent rewards on different scales (AT-GRPO role rewards): answer 2·EM, search retrieval ±1 + EM, verifier EM',
-  reference: 'Dr. MAS search orchestra + PettingLLMs role rewards (arXiv 2510.11062; multi_agent_env/**/calculate_reward)',
+  // Follows Dr. MAS search orchestra + PettingLLMs role rewards (arXiv 2510.11062; multi_agent_env/**/calculate_reward).
   step: stepWithRoles,
 };
 
@@ -336,7 +345,7 @@ function demonstrateCautious(state: SearchState, agent: Role, rng: Prng, errorRa
 }
 
 /**
- * The search workflow with its turn cap at 3 env steps instead of 4 (toy task 1, algorithms.md §7),
+ * The search workflow with its turn cap at 3 env steps instead of 4 (the key-value toy, docs/tasks.md#search-routing),
  * same questions, rewards and −0.01 invalid-row penalty. A 2-hop question now needs both searches
  * and a "yes" at the last step: a cautious router that says "no" once too often times out (reward
  * 0), an eager one that says "yes" before the facts are in sends the answer agent to guess (wrong).
@@ -348,8 +357,7 @@ export const searchRoutingTask: Task<SearchInstance, SearchState> = {
   name: 'search-routing',
   variantOf: 'search',
   doc: `search with a ${SEARCH_ROUTING_MAX_STEPS}-step cap: a cautious router times out, an eager one answers before the facts are in`,
-  reference:
-    'Dr. MAS search orchestra (env.max_steps) + toy task 1 (algorithms.md §7: max_steps 3–4, "no" at the last step fails)',
+  // Follows Dr. MAS search orchestra (env.max_steps) + the key-value toy (docs/tasks.md#search-routing: max_steps 3–4, "no" at the last step fails).
   maxCalls: 2 * SEARCH_ROUTING_MAX_STEPS,
   step: (state, agent, response) => cappedStep(SEARCH_ROUTING_MAX_STEPS, state, agent, response),
   demonstrate: demonstrateCautious,

@@ -1,7 +1,7 @@
 /**
  * `sync`: the control task. Two agents act exactly once each on one shared reward with no per-row
  * penalties (an invalid output just fails the trajectory), so every agent has one row per
- * trajectory and Dr. MAS must equal GRPO exactly (algorithms.md §4, §10). Alice echoes a word,
+ * trajectory and Dr. MAS must equal GRPO exactly (docs/estimators.md#synchronous-degeneration). Alice echoes a word,
  * Bob mirrors Alice: success iff together they spell the word and its reverse. Pure.
  */
 import type { Role } from '../core/vocab';
@@ -106,10 +106,30 @@ function neutral(): string {
   return '';
 }
 
+/**
+ * `sync-own`: sync with each agent rewarded for its own part, so the agents' rows carry their own,
+ * independent rewards (the setting where normalizing per agent can differ from per trajectory,
+ * docs/estimator-algebra.md#reward-dials). Alice earns 1 for echoing the word, Bob 1 for mirroring
+ * what Alice actually said (as shown to him), whatever she said; the team succeeds when both do.
+ */
+function stepOwn(state: SyncState, agent: Role, response: string): StepResult<SyncState> {
+  const r = step(state, agent, response);
+  if (!r.state.done || !r.state.outcome) return r;
+  const shown = state.context.split(' ')[1] ?? '';
+  const alice = state.alice === state.instance.word;
+  const bob = isWord(response) && response === reverse(shown);
+  const outcome = {
+    ...r.state.outcome,
+    agentRewards: { alice: alice ? 1 : 0, bob: bob ? 1 : 0 },
+    agentSuccess: { alice, bob },
+  };
+  return { ...r, state: { ...r.state, outcome } };
+}
+
 export const syncTask: Task<SyncInstance, SyncState> = {
   name: 'sync',
   doc: 'Control: Alice and Bob act once each on one shared reward (Dr. MAS = GRPO here)',
-  reference: 'algorithms.md §4 synchronous degeneration; MAGRPO two-writer toy (arXiv 2508.04652)',
+  // Follows docs/estimators.md#synchronous-degeneration; MAGRPO two-writer toy (arXiv 2508.04652).
   agents: AGENTS,
   invalidPenalty: 0,
   maxCalls: 2,
@@ -121,4 +141,14 @@ export const syncTask: Task<SyncInstance, SyncState> = {
   step,
   demonstrate,
   neutral,
+};
+
+export const syncOwnTask: Task<SyncInstance, SyncState> = {
+  ...syncTask,
+  name: 'sync-own',
+  doc: "Alice and Bob act once each, each rewarded for its own part: echo the word, mirror Alice's output",
+  // Follows sync with per-agent rewards (AT-GRPO role rewards on the control task).
+  variantOf: 'sync',
+  ownSuccess: true,
+  step: stepOwn,
 };

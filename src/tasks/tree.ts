@@ -1,6 +1,6 @@
 /**
  * Tree sampling (`rollout.sampling: 'tree'`), AT-GRPO's rollout (PettingLLMs, arXiv 2510.11062;
- * algorithms.md §3.4). Each of the B instances advances K = G branches in lockstep from ONE
+ * docs/tree-sampling.md#tree-sampling-at-grpo). Each of the B instances advances K = G branches in lockstep from ONE
  * shared state: at every turn the acting agent samples one candidate per branch from that state,
  * every candidate is scored for that agent, and the best candidate's state is copied into all K
  * branches. So the K rows of one (instance, turn, agent) are true siblings (same prompt, same
@@ -112,10 +112,18 @@ async function scoreCandidates<X extends object>(
   const after = level.map((c) => (c.result?.ok ? c.result.state : null));
   if (task.turnReward && score === 'turn') {
     const turnReward = task.turnReward.bind(task);
-    return { scores: level.map((c, i) => (after[i] ? turnReward(c.call.state, c.call.agent, after[i]) : NaN)), completionCalls: 0 };
+    return {
+      scores: level.map((c, i) => (after[i] ? turnReward(c.call.state, c.call.agent, after[i]) : NaN)),
+      completionCalls: 0,
+    };
   }
   const open = level.flatMap((c, i) => (after[i] && !after[i].done ? [i] : []));
-  const lives: Live<X>[] = open.map((i) => ({ state: after[i]!, calls: [], error: null, prior: trees[level[i].call.group].depth + 1 }));
+  const lives: Live<X>[] = open.map((i) => ({
+    state: after[i]!,
+    calls: [],
+    error: null,
+    prior: trees[level[i].call.group].depth + 1,
+  }));
   await advance(lives, {
     ...ctx,
     options: { temperature: 0, topP: 1 },
@@ -154,7 +162,10 @@ export interface TreeVariant {
 }
 
 /** Runs B trees of K = groupSize branches to completion (module doc). */
-export async function treeRollout<X extends object = object>(opts: RolloutOptions<X>, variant: TreeVariant = { keep: 'best', score: 'turn' }): Promise<RolloutResult<X>> {
+export async function treeRollout<X extends object = object>(
+  opts: RolloutOptions<X>,
+  variant: TreeVariant = { keep: 'best', score: 'turn' },
+): Promise<RolloutResult<X>> {
   const task = getTask(opts.task);
   const K = opts.groupSize;
   const env = opts.env ?? new InProcessEnvRunner();
@@ -216,7 +227,12 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
       const valid = siblings.map((c) => c.result?.ok === true && c.result.valid);
       const failed = siblings.findIndex((c, k) => !c.result?.ok || !Number.isFinite(rewards[k]));
       const draw = new Prng(mixSeed(opts.seed, `tree/${siblings[0].call.group}/${tree.depth}`));
-      const kept = failed >= 0 ? -1 : variant.keep === 'best' ? argmaxSeeded(rewards, draw) : draw.pick(siblings.map((_, k) => k));
+      const kept =
+        failed >= 0
+          ? -1
+          : variant.keep === 'best'
+            ? argmaxSeeded(rewards, draw)
+            : draw.pick(siblings.map((_, k) => k));
       siblings.forEach((c, k) =>
         tree.branches[k].push({
           agent,
@@ -231,7 +247,12 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
       );
       if (failed >= 0) {
         const r = siblings[failed].result;
-        tree.error = r && !r.ok ? r.error : r ? `greedy completion of candidate ${failed} did not finish` : 'environment returned no result';
+        tree.error =
+          r && !r.ok
+            ? r.error
+            : r
+              ? `greedy completion of candidate ${failed} did not finish`
+              : 'environment returned no result';
         continue;
       }
       tree.state = (siblings[kept].result as Extract<EnvStepResult, { ok: true }>).state;
@@ -244,7 +265,10 @@ export async function treeRollout<X extends object = object>(opts: RolloutOption
 }
 
 /** Rows (branch-major, depth order) and one result per branch; all K share the tree's outcome. */
-function treeResults<X extends object>(task: AnyTask, trees: Tree<X>[]): Pick<RolloutResult<X>, 'rows' | 'trajectories'> {
+function treeResults<X extends object>(
+  task: AnyTask,
+  trees: Tree<X>[],
+): Pick<RolloutResult<X>, 'rows' | 'trajectories'> {
   const K = trees[0]?.branches.length ?? 0;
   const rows: Row<X>[] = [];
   const trajectories: TrajectoryResult[] = [];
@@ -254,9 +278,12 @@ function treeResults<X extends object>(task: AnyTask, trees: Tree<X>[]): Pick<Ro
     const calls = Object.fromEntries(task.agents.map((a) => [a.role, t.turns[a.role] ?? 0]));
     t.branches.forEach((branch, k) => {
       const traj = group * K + k;
-      for (const { output, reward, ...c } of branch) rows.push(rowOf(output, { group, traj, ...c, reward: outcome ? reward : 0 }));
+      for (const { output, reward, ...c } of branch)
+        rows.push(rowOf(output, { group, traj, ...c, reward: outcome ? reward : 0 }));
       const invalidRows = branch.filter((c) => !c.valid).length;
-      trajectories.push(resultOf({ group, traj, outcome, error: t.error, agentRewards, calls: { ...calls }, invalidRows }));
+      trajectories.push(
+        resultOf({ group, traj, outcome, error: t.error, agentRewards, calls: { ...calls }, invalidRows }),
+      );
     });
   });
   return { rows, trajectories };

@@ -2,7 +2,7 @@
  * The Task contract every multi-agent task implements, plus helpers shared by the tasks.
  * A task's trajectory state is plain data (JSON-safe) so environments can run in Web Workers.
  * Prompts and responses use only the lab vocabulary (src/core/vocab.ts). Follows the Dr. MAS
- * orchestras (algorithms.md §6) shrunk for character-level policies. Pure: no tfjs, no DOM.
+ * orchestras (docs/tasks.md#tasks-and-settings) shrunk for character-level policies. Pure: no tfjs, no DOM.
  */
 import { CHARSET, roleToken, type Role } from '../core/vocab';
 import type { Prng } from '../core/prng';
@@ -31,6 +31,8 @@ export interface Outcome {
   reward: number;
   /** Per-agent rewards where agents are scored differently (coder-tester); else `reward` for all. */
   agentRewards?: Partial<Record<Role, number>>;
+  /** Per-agent outcomes where a task can tell whether each agent did its own part (its `ownSuccess`). */
+  agentSuccess?: Partial<Record<Role, boolean>>;
 }
 
 /** Fields every trajectory state carries; tasks extend it with their own plain data. */
@@ -63,8 +65,6 @@ export interface Task<I, S extends BaseState> {
   readonly name: string;
   /** One line for the UI and docs. */
   readonly doc: string;
-  /** The setup this follows (paper or repository path). */
-  readonly reference: string;
   /**
    * The task this one varies (its rewards, say): it shares that task's instances, train/val split
    * and shipped base models (except a model it ships under models/<variant>/), so the two run on
@@ -74,6 +74,11 @@ export interface Task<I, S extends BaseState> {
   readonly agents: readonly AgentSpec[];
   /** Subtracted from the reward of each row whose output was invalid. */
   readonly invalidPenalty: number;
+  /**
+   * Its outcomes carry `agentSuccess` for every agent that acted, so each agent's own accuracy
+   * (`agent/<name>/own_success`) is measured beside the team's success.
+   */
+  readonly ownSuccess?: boolean;
   /** Upper bound on agent calls per trajectory (the orchestrator treats more as an env error). */
   readonly maxCalls: number;
 
@@ -96,7 +101,7 @@ export interface Task<I, S extends BaseState> {
   demonstrate(state: S, agent: Role, rng: Prng, errorRate: number): string;
   /**
    * The acting agent's reward for its last transition `before` → `after` (AT-GRPO's per-turn
-   * reward r_t, algorithms.md §3.4). Tree sampling (`rollout.sampling: 'tree'`) picks the best of
+   * reward r_t, docs/tree-sampling.md#tree-sampling-at-grpo). Tree sampling (`rollout.sampling: 'tree'`) picks the best of
    * the sibling candidates at each turn by it, and each sibling row carries it as its reward. It is
    * the row's whole reward: include `invalidPenalty` where the output was invalid (the rollout adds
    * nothing). A task without it is scored by the outcome of a seeded greedy completion from each

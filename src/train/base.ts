@@ -5,7 +5,7 @@
  * starts from a seeded fresh init instead, and the note says so. I/O comes in as `read`, so Node (files) and the browser (fetch) share this.
  */
 import type { Experiment } from '../core/config';
-import { decodeCheckpoint, verifyCheckpoint, type Checkpoint } from '../model/checkpoint';
+import { decodeCheckpoint, unverifiedNote, verifyCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { gptConfig } from '../model/gpt-config';
 import { MAX_CONTEXT } from '../tasks/types';
 import { modelSlots } from './slots';
@@ -34,7 +34,11 @@ export interface UserCheckpoint {
  * its manifest's agents, or a file name ending in `<model id>.ckpt`, and the model's exact
  * architecture), then the shipped base models, then a seeded fresh init.
  */
-export async function loadBase(exp: Experiment, read: ReadModelFile, user: readonly UserCheckpoint[] = []): Promise<BaseModels> {
+export async function loadBase(
+  exp: Experiment,
+  read: ReadModelFile,
+  user: readonly UserCheckpoint[] = [],
+): Promise<BaseModels> {
   const checkpoints: Record<string, Checkpoint> = {};
   const notes: Record<string, string> = {};
   const slots = modelSlots(exp);
@@ -51,21 +55,33 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
     const slot = slots.find((s) =>
       Array.isArray(agents)
         ? agents.length === s.agents.length && s.agents.every((a) => agents.includes(a))
-        : file.name.replace(/\.ckpt$/, '').split(/[-_ ]/).at(-1) === s.id,
+        : file.name
+            .replace(/\.ckpt$/, '')
+            .split(/[-_ ]/)
+            .at(-1) === s.id,
     );
-    if (!slot) throw new CheckpointRefused(`${file.name} fits no model of this experiment (models: ${slots.map((s) => s.id).join(', ')})`);
+    if (!slot)
+      throw new CheckpointRefused(
+        `${file.name} fits no model of this experiment (models: ${slots.map((s) => s.id).join(', ')})`,
+      );
     // The page's "Download checkpoints" gives every run's files; each run starts from one per model.
     if (checkpoints[slot.id]) {
-      throw new CheckpointRefused(`${fileOf[slot.id]} and ${file.name} are both checkpoints for model ${slot.id}: every run starts from one checkpoint per model, so give one run's files`);
+      throw new CheckpointRefused(
+        `${fileOf[slot.id]} and ${file.name} are both checkpoints for model ${slot.id}: every run starts from one checkpoint per model, so give one run's files`,
+      );
     }
     try {
       verifyCheckpoint(ckpt, { config: gptConfig(slot.preset, { contextLength: MAX_CONTEXT }) });
     } catch (e) {
-      throw new CheckpointRefused(`${file.name} does not fit model ${slot.id} (${slot.preset}): ${(e as Error).message}`, { cause: e });
+      throw new CheckpointRefused(
+        `${file.name} does not fit model ${slot.id} (${slot.preset}): ${(e as Error).message}`,
+        { cause: e },
+      );
     }
     checkpoints[slot.id] = ckpt;
     fileOf[slot.id] = file.name;
-    notes[slot.id] = `checkpoint file ${file.name}`;
+    const unverified = unverifiedNote(ckpt.manifest);
+    notes[slot.id] = `checkpoint file ${file.name}${unverified ? ` (${unverified})` : ''}`;
   }
   for (const slot of slots) {
     if (checkpoints[slot.id]) continue;
@@ -82,12 +98,18 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
     const sizedBytes = !subset && slot.preset !== exp.models.preset ? await read(sized) : null;
     // A variant may ship its own model of a slot, under models/<variant>/ (search-routing's
     // router, retrained to err cautiously); its task's models serve every other slot.
-    const own = baseTask !== exp.task && !subset && !sizedBytes ? `${exp.task}/${exp.models.assignment}/${slot.id}.ckpt` : null;
+    const own =
+      baseTask !== exp.task && !subset && !sizedBytes
+        ? `${exp.task}/${exp.models.assignment}/${slot.id}.ckpt`
+        : null;
     const ownBytes = own ? await read(own) : null;
-    const path = own && ownBytes ? own : sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${slot.id}.ckpt`;
+    const path =
+      own && ownBytes ? own : sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${slot.id}.ckpt`;
     const bytes = ownBytes ?? sizedBytes ?? (await read(path));
     if (!bytes) {
-      throw new Error(`no shipped base model models/${path}: run \`npm run pretrain -- --task ${baseTask}\`, or set models.base=scratch`);
+      throw new Error(
+        `no shipped base model models/${path}: run \`npm run pretrain -- --task ${baseTask}\`, or set models.base=scratch`,
+      );
     }
     let ckpt: Checkpoint;
     try {
@@ -101,7 +123,12 @@ export async function loadBase(exp: Experiment, read: ReadModelFile, user: reado
     }
     checkpoints[slot.id] = ckpt;
     const v = (ckpt.manifest.notes as { validation?: { avg?: number } }).validation;
-    notes[slot.id] = `shipped base${v?.avg !== undefined ? ` (val success ${v.avg.toFixed(2)})` : ''}`;
+    const unverified = unverifiedNote(ckpt.manifest);
+    const said = [
+      ...(typeof v?.avg === 'number' ? [`val success ${v.avg.toFixed(2)}`] : []),
+      ...(unverified ? [unverified] : []),
+    ];
+    notes[slot.id] = `shipped base${said.length ? ` (${said.join('; ')})` : ''}`;
   }
   return { checkpoints, notes };
 }

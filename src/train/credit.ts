@@ -50,7 +50,13 @@ export async function batchCredit(o: CreditInput): Promise<BatchCredit | null> {
   const t0 = performance.now();
   const judged = o.trajectories.filter((t) => t.status === 'ok');
   const plans = new Map(
-    judged.map((t) => [t.traj, creditPlan(o.options.credit, K, { samples: o.options.creditSamples, rng: new Prng(mixSeed(o.seed, t.traj)) })!]),
+    judged.map((t) => [
+      t.traj,
+      creditPlan(o.options.credit, K, {
+        samples: o.options.creditSamples,
+        rng: new Prng(mixSeed(o.seed, t.traj)),
+      })!,
+    ]),
   );
 
   // every coalition of every trajectory but the full one (its outcome is the recorded reward)
@@ -65,14 +71,20 @@ export async function batchCredit(o: CreditInput): Promise<BatchCredit | null> {
   for (const t of judged) {
     for (const s of plans.get(t.traj)!.coalitions) {
       if (s === fullCoalition(K)) continue;
-      requests.push({ instance: o.instances[t.group], recorded: recorded.get(t.traj) ?? {}, keep: new Set(roles.filter((_, k) => s & (1 << k))) });
+      requests.push({
+        instance: o.instances[t.group],
+        recorded: recorded.get(t.traj) ?? {},
+        keep: new Set(roles.filter((_, k) => s & (1 << k))),
+      });
       index.push({ traj: t.traj, s });
     }
   }
   const results = await replay(o.task, o.step, requests, o.options.creditReplay);
 
   // coalition outcomes → credit per (trajectory, agent)
-  const values = new Map<number, Map<Coalition, number>>(judged.map((t) => [t.traj, new Map([[fullCoalition(K), t.reward]])]));
+  const values = new Map<number, Map<Coalition, number>>(
+    judged.map((t) => [t.traj, new Map([[fullCoalition(K), t.reward]])]),
+  );
   const failed = new Set<number>();
   results.forEach((r, i) => {
     if (!r.outcome) failed.add(index[i].traj);
@@ -81,7 +93,12 @@ export async function batchCredit(o: CreditInput): Promise<BatchCredit | null> {
   const credit = new Map<number, { credit: number[]; se: number[] }>();
   for (const t of judged) {
     const v = values.get(t.traj)!;
-    credit.set(t.traj, failed.has(t.traj) ? { credit: new Array<number>(K).fill(0), se: new Array<number>(K).fill(0) } : plans.get(t.traj)!.credit((s) => v.get(s)!));
+    credit.set(
+      t.traj,
+      failed.has(t.traj)
+        ? { credit: new Array<number>(K).fill(0), se: new Array<number>(K).fill(0) }
+        : plans.get(t.traj)!.credit((s) => v.get(s)!),
+    );
   }
 
   const rowCredit = new Float64Array(o.rows.length);

@@ -15,7 +15,7 @@
  * on, on the fallback backend, from the guard: a resumed run repeats what the lost one would have
  * computed, so no step is lost or recorded twice.
  */
-import type { LiveParam } from '../core/config';
+import type { LiveParam, LiveSchedule } from '../core/config';
 import { M } from '../core/metrics';
 import { encodeCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
@@ -84,8 +84,12 @@ export interface DriverOptions<R> {
   rolloutsMs?: number;
 }
 
-/** A fresh run (TrainerOptions without env) or a saved state to go on from. */
-export type DriverStart = { fresh: Omit<TrainerOptions, 'env'> } | { state: RunState };
+/**
+ * A fresh run (TrainerOptions without env) or a saved state to go on from, with the live changes
+ * of the experiment it resumes under (`schedule`: those due after the save apply at their steps).
+ */
+export type DriverStart =
+  { fresh: Omit<TrainerOptions, 'env'> } | { state: RunState; schedule?: LiveSchedule };
 
 /** How long a failed step waits for the loss of its device to be reported before it counts as an error. */
 const LOSS_GRACE_MS = 2000;
@@ -119,7 +123,10 @@ export class RunDriver<R = unknown> {
 
   /** Builds the run (fresh, or from a saved state) and, on a guarded backend, keeps its first state. */
   static async open<R>(start: DriverStart, o: DriverOptions<R>): Promise<RunDriver<R>> {
-    const trainer = 'state' in start ? resumeRunTrainer(start.state, { env: o.env }) : new RunTrainer({ ...start.fresh, env: o.env });
+    const trainer =
+      'state' in start
+        ? resumeRunTrainer(start.state, { env: o.env, schedule: start.schedule })
+        : new RunTrainer({ ...start.fresh, env: o.env });
     const d = new RunDriver(trainer, o);
     if (o.backend?.guarded()) d.guard = await saveRunState(trainer, { reason: 'device-loss guard' });
     void o.backend?.lost.then((why) => d.fallBack(why));
@@ -128,7 +135,8 @@ export class RunDriver<R = unknown> {
 
   /** The run's trainer (its models, agents and metric keys); throws once the run is gone. */
   get run(): RunTrainer {
-    if (!this.trainer) throw new Error('the run is gone (stopped, or its device was lost and it could not go on)');
+    if (!this.trainer)
+      throw new Error('the run is gone (stopped, or its device was lost and it could not go on)');
     return this.trainer;
   }
   get step(): number {
@@ -165,14 +173,17 @@ export class RunDriver<R = unknown> {
 
   /** Speed control: wait this long between steps while playing. */
   pace(delayMs: number): void {
-    if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error(`pace must be a delay ≥ 0 ms, got ${delayMs}`);
+    if (!Number.isFinite(delayMs) || delayMs < 0)
+      throw new Error(`pace must be a delay ≥ 0 ms, got ${delayMs}`);
     this.delayMs = delayMs;
   }
 
-  /** Changes a live hyper-parameter from the next step on; returns that step. */
+  /**
+   * Changes a live hyper-parameter from the next step on, through the run's schedule (the path a
+   * replayed link takes); returns that step.
+   */
   setLive(param: LiveParam, value: number): number {
-    this.run.setLive(param, value);
-    return this.run.step;
+    return this.run.scheduleLive(param, value);
   }
 
   /** Each model's weights now, as checkpoint files. */
@@ -180,7 +191,10 @@ export class RunDriver<R = unknown> {
     const t = this.run;
     const files: Record<string, Uint8Array> = {};
     for (const m of t.models) {
-      const ckpt = await saveCheckpoint(m.model, { preset: m.preset, notes: { step: t.step, agents: m.agents } });
+      const ckpt = await saveCheckpoint(m.model, {
+        preset: m.preset,
+        notes: { step: t.step, agents: m.agents },
+      });
       files[m.id] = encodeCheckpoint(ckpt);
     }
     return files;
@@ -219,7 +233,8 @@ export class RunDriver<R = unknown> {
     } catch (e) {
       // A step that failed because its device went away is the fallback's to redo, not an error;
       // the loss may be reported a little after the failure it caused.
-      if (this.o.backend?.guarded()) await Promise.race([this.o.backend.lost, this.clock.sleep(LOSS_GRACE_MS)]);
+      if (this.o.backend?.guarded())
+        await Promise.race([this.o.backend.lost, this.clock.sleep(LOSS_GRACE_MS)]);
       if (gen !== this.generation) return;
       this.playing = false;
       throw e;
@@ -234,7 +249,12 @@ export class RunDriver<R = unknown> {
     if (this.done) {
       this.playing = false;
       await this.save();
-      this.status('done', this.trainedNothing() ? `every model update (${this.updates}) was skipped: non-finite loss, gradient or weights; this run never trained` : undefined);
+      this.status(
+        'done',
+        this.trainedNothing()
+          ? `every model update (${this.updates}) was skipped: non-finite loss, gradient or weights; this run never trained`
+          : undefined,
+      );
     } else {
       if (this.o.saveEvery && t.step % this.o.saveEvery === 0) await this.save();
       if (gen === this.generation) this.status(this.playing ? 'running' : 'paused');
@@ -264,7 +284,8 @@ export class RunDriver<R = unknown> {
     if (!store || !t || t.step === this.savedStep) return;
     const step = t.step;
     try {
-      const state = this.guard?.manifest.step === step ? this.guard : await saveRunState(t, { reason: 'periodic' });
+      const state =
+        this.guard?.manifest.step === step ? this.guard : await saveRunState(t, { reason: 'periodic' });
       await store.save(state);
       this.savedStep = step;
       this.o.sink.saved?.(step);
@@ -276,7 +297,8 @@ export class RunDriver<R = unknown> {
 
   private sendRollouts(r: TrainStepResult, now: boolean): void {
     this.unsentRollouts = r;
-    if (!this.o.sink.rollouts || !(now || this.clock.now() - this.rolloutsAt >= (this.o.rolloutsMs ?? 1000))) return;
+    if (!this.o.sink.rollouts || !(now || this.clock.now() - this.rolloutsAt >= (this.o.rolloutsMs ?? 1000)))
+      return;
     this.o.sink.rollouts(r);
     this.rolloutsAt = this.clock.now();
     this.unsentRollouts = null;
@@ -314,7 +336,9 @@ export class RunDriver<R = unknown> {
       this.status('paused');
       if (wasPlaying) await this.play();
     } catch (e) {
-      this.o.sink.error?.(`${why}; the run could not go on (${(e as Error).message}). Its recorded metrics are kept; reload or choose wasm to train again.`);
+      this.o.sink.error?.(
+        `${why}; the run could not go on (${(e as Error).message}). Its recorded metrics are kept; reload or choose wasm to train again.`,
+      );
       this.status('failed', why);
     }
   }

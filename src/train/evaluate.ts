@@ -1,5 +1,5 @@
 /**
- * Evaluation: k rollouts per held-out question, scored as avg@k and pass@k (algorithms.md §9,
+ * Evaluation: k rollouts per held-out question, scored as avg@k and pass@k (docs/estimators.md#evaluation-metrics,
  * src/rl/eval.ts). It lives in train, which composes tasks and rl; tasks never import rl.
  */
 import type { Experiment } from '../core/config';

@@ -45,7 +45,9 @@ export interface ExperimentOptions {
   stop?: AbortSignal;
 }
 
-export function runLabels(exp: Experiment): { label: string; seed: number; run: Experiment['runs'][number] }[] {
+export function runLabels(
+  exp: Experiment,
+): { label: string; seed: number; run: Experiment['runs'][number] }[] {
   return runInstances(exp).map(({ label, seed, runIndex }) => ({ label, seed, run: exp.runs[runIndex] }));
 }
 
@@ -60,18 +62,23 @@ export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}):
       const onCheckpoint = o.onCheckpoint;
       const env = o.env?.() ?? new InProcessEnvRunner();
       try {
-        handle.driver = await RunDriver.open(saved ? { state: saved.state } : { fresh: { exp, run, seed, base: o.base ?? null } }, {
-          env,
-          steps,
-          saveEvery: every,
-          store: onCheckpoint && every > 0 ? { save: (state) => onCheckpoint(handle, state) } : null,
-          sink: {
-            frame: async (r) => {
-              handle.history.push(r.metrics);
-              await o.onStep?.(handle, r);
+        handle.driver = await RunDriver.open(
+          saved
+            ? { state: saved.state, schedule: run.live }
+            : { fresh: { exp, run, seed, base: o.base ?? null } },
+          {
+            env,
+            steps,
+            saveEvery: every,
+            store: onCheckpoint && every > 0 ? { save: (state) => onCheckpoint(handle, state) } : null,
+            sink: {
+              frame: async (r) => {
+                handle.history.push(r.metrics);
+                await o.onStep?.(handle, r);
+              },
             },
           },
-        });
+        );
       } catch (e) {
         env.dispose();
         throw e;

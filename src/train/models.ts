@@ -45,7 +45,8 @@ export function buildModels(
   return modelSlots(exp).map((slot) => {
     const config = gptConfig(slot.preset, { contextLength: MAX_CONTEXT });
     const ckpt = base?.[slot.id];
-    const fresh = () => (ckpt ? loadCheckpoint(ckpt, { config }) : GPT.create(config, mixSeed(seed, `init/${slot.id}`)));
+    const fresh = () =>
+      ckpt ? loadCheckpoint(ckpt, { config }) : GPT.create(config, mixSeed(seed, `init/${slot.id}`));
     const model = fresh();
     const own = modelOptim(slot, optim);
     const opt = new AdamW(model, { lr: own.lr, weightDecay: own.weightDecay, clipNorm: own.maxGradNorm });

@@ -51,7 +51,13 @@ export function modelPolicy(model: GPT, counters: PolicyCounters): Policy<Sample
       const stop = ids[ids.length - 1] === tokenizer.eos ? 'eos' : 'length';
       counters.tokens += ids.length;
       const textIds = stop === 'eos' ? ids.slice(0, -1) : ids;
-      return { text: tokenizer.decode(textIds), promptIds: prompts[i], responseIds: ids, oldLogp: logp, stop };
+      return {
+        text: tokenizer.decode(textIds),
+        promptIds: prompts[i],
+        responseIds: ids,
+        oldLogp: logp,
+        stop,
+      };
     });
   };
 }

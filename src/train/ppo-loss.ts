@@ -23,7 +23,10 @@ export interface PpoInputs {
   weights: tf.Tensor2D;
 }
 
-export type PpoOptions = Pick<Optim, 'policyLoss' | 'clipLow' | 'clipHigh' | 'dualClip' | 'klType' | 'klCoef' | 'entropyCoef'>;
+export type PpoOptions = Pick<
+  Optim,
+  'policyLoss' | 'clipLow' | 'clipHigh' | 'dualClip' | 'klType' | 'klCoef' | 'entropyCoef'
+>;
 
 /** core/losses.ts's Ops on tfjs tensors. */
 export const tensorOps: Ops<tf.Tensor, tf.Tensor> = {
@@ -60,7 +63,10 @@ export function ppoLoss(x: PpoInputs, o: PpoOptions): { loss: tf.Scalar; stats: 
     if (o.entropyCoef !== 0) loss = tf.sub(loss, tf.mul(o.entropyCoef, wsum(x.entropy)));
     if (o.klCoef !== 0) {
       if (!x.refLogp) throw new Error('ppoLoss: klCoef ≠ 0 needs refLogp');
-      loss = tf.add(loss, tf.mul(o.klCoef, wsum(tf.mul(getKl(o.klType).device(tensorOps, x.logp, x.refLogp), mask))));
+      loss = tf.add(
+        loss,
+        tf.mul(o.klCoef, wsum(tf.mul(getKl(o.klType).device(tensorOps, x.logp, x.refLogp), mask))),
+      );
     }
 
     const terms: TokenTerms<tf.Tensor> = {

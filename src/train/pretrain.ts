@@ -81,9 +81,21 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
   try {
     for (; step < o.maxSteps; step++) {
       // ---- data: one demonstrated trajectory per fresh training instance
-      const instances = sampleInstances(task, new Prng(mixSeed(o.seed, `pretrain/${step}`)), 'train', o.batchSize);
+      const instances = sampleInstances(
+        task,
+        new Prng(mixSeed(o.seed, `pretrain/${step}`)),
+        'train',
+        o.batchSize,
+      );
       const policies = Object.fromEntries(models.map((m) => [m.id, demo]));
-      const { rows } = await rollout({ task: o.task, instances, groupSize: 1, policies, agentModels: agentModelsOf(models), seed: mixSeed(o.seed, `demo/${step}`) });
+      const { rows } = await rollout({
+        task: o.task,
+        instances,
+        groupSize: 1,
+        policies,
+        agentModels: agentModelsOf(models),
+        seed: mixSeed(o.seed, `demo/${step}`),
+      });
 
       // ---- one supervised step per model on its agents' turns
       let loss = 0;
@@ -95,7 +107,11 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
             prompt: tokenizer.encode(SPECIAL.BOS + r.prompt),
             response: tokenizer.encode(r.response + SPECIAL.EOS),
           })),
-          { contextLength: m.model.config.contextLength, vocabSize: m.model.config.vocabSize, pad: tokenizer.pad },
+          {
+            contextLength: m.model.config.contextLength,
+            vocabSize: m.model.config.vocabSize,
+            pad: tokenizer.pad,
+          },
         );
         const batch = toTensors(packed);
         try {
@@ -135,7 +151,10 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
     };
     const checkpoints: Record<string, Checkpoint> = {};
     for (const m of models.filter(learns)) {
-      checkpoints[m.id] = await saveCheckpoint(m.model, { preset: m.preset, notes: { ...recipe, agents: m.agents } });
+      checkpoints[m.id] = await saveCheckpoint(m.model, {
+        preset: m.preset,
+        notes: { ...recipe, agents: m.agents },
+      });
     }
     return { checkpoints, steps: step, success, passAtK: pass, k: exp.eval.k, recipe };
   } finally {

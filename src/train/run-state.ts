@@ -18,10 +18,11 @@
  * that goes on from one: the trainer itself only trains.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Experiment, LiveParam } from '../core/config';
+import type { Experiment, LiveParam, LiveSchedule } from '../core/config';
 import { LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
-import { checkpointOf, decodeFramed, encodeFramed, hashBytes, loadCheckpointInto, verifyCheckpoint } from '../model/checkpoint';
+import { checkpointOf, loadCheckpointInto, verifyCheckpoint } from '../model/checkpoint';
+import { contentHash, decodeFramed, encodeFramed, shown } from '../model/signed-file';
 import type { AdamWState } from '../model/optim';
 import type { EnvRunner } from '../tasks/env';
 import { RunTrainer } from './trainer';
@@ -82,13 +83,27 @@ export interface ModelParts {
 /** Packs the parts into a run state; `meta` is everything in the manifest but models and sizes. */
 export function packRunState(
   meta: Omit<RunStateManifest, 'format' | 'version' | 'models' | 'byteLength' | 'hash'>,
-  parts: readonly { id: string; preset: string; agents: string[]; checkpoint: Checkpoint; moments: AdamWState; ref: Checkpoint | null }[],
+  parts: readonly {
+    id: string;
+    preset: string;
+    agents: string[];
+    checkpoint: Checkpoint;
+    moments: AdamWState;
+    ref: Checkpoint | null;
+  }[],
 ): RunState {
   const chunks: Uint8Array[] = [];
   const models: ModelState[] = parts.map((p) => {
     chunks.push(new Uint8Array(p.checkpoint.weights), bytesOf(p.moments.m), bytesOf(p.moments.v));
     if (p.ref) chunks.push(new Uint8Array(p.ref.weights));
-    return { id: p.id, preset: p.preset, agents: p.agents, weights: p.checkpoint.manifest, optStep: p.moments.step, ref: p.ref?.manifest ?? null };
+    return {
+      id: p.id,
+      preset: p.preset,
+      agents: p.agents,
+      weights: p.checkpoint.manifest,
+      optStep: p.moments.step,
+      ref: p.ref?.manifest ?? null,
+    };
   });
   const payload = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
   let offset = 0;
@@ -96,49 +111,76 @@ export function packRunState(
     payload.set(c, offset);
     offset += c.length;
   }
-  const header = { format: RUN_STATE_FORMAT, version: RUN_STATE_VERSION, ...meta, models, byteLength: payload.byteLength } as const;
+  const header = {
+    format: RUN_STATE_FORMAT,
+    version: RUN_STATE_VERSION,
+    ...meta,
+    models,
+    byteLength: payload.byteLength,
+  } as const;
   return { manifest: { ...header, hash: runStateHash(header, payload) }, payload: payload.buffer };
 }
 
-/**
- * The hash of a state: the payload's hash folded into the header's JSON (every manifest field but
- * `hash`, in the order written), so a changed step, live value or label is caught like a changed
- * weight. Detects edits and corruption, not a forger who recomputes it.
- */
-export function runStateHash(manifest: Omit<RunStateManifest, 'hash'> & { hash?: string }, payload: ArrayBuffer | Uint8Array): string {
-  const { hash: _ignored, ...header } = manifest;
-  const bytes = payload instanceof Uint8Array ? payload : new Uint8Array(payload);
-  return hashBytes(new TextEncoder().encode(JSON.stringify(header) + hashBytes(bytes)));
+/** The hash of a state (contentHash): a changed step, live value or label is caught like a changed weight. */
+export function runStateHash(
+  manifest: Omit<RunStateManifest, 'hash'> & { hash?: string },
+  payload: ArrayBuffer | Uint8Array,
+): string {
+  return contentHash(manifest, payload);
 }
 
 /** Throws, saying what is wrong, unless the state is whole and its parts fit each other. */
 export function verifyRunState(state: RunState): void {
   const m = state.manifest;
-  if (m?.format !== RUN_STATE_FORMAT) throw new Error(`not an ${RUN_STATE_FORMAT} state (format is ${JSON.stringify(m?.format)})`);
-  if (m.version !== RUN_STATE_VERSION) throw new Error(`run state version ${m.version} is not supported (this lab reads version ${RUN_STATE_VERSION})`);
-  const valid = validateExperiment(m.experiment);
-  if (!valid.ok) throw new Error(`run state's experiment is invalid: ${valid.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-  if (!valid.config.runs[m.runIndex]) throw new Error(`run state names run ${m.runIndex}; its experiment has ${valid.config.runs.length}`);
-  if (!Number.isInteger(m.step) || m.step < 0) throw new Error(`run state step must be an integer ≥ 0, got ${m.step}`);
+  if (m?.format !== RUN_STATE_FORMAT)
+    throw new Error(`not an ${RUN_STATE_FORMAT} state (format is ${JSON.stringify(m?.format)})`);
+  if (m.version !== RUN_STATE_VERSION)
+    throw new Error(
+      `run state version ${shown(m.version)} is not supported (this lab reads version ${RUN_STATE_VERSION})`,
+    );
+  if (!Number.isInteger(m.step) || m.step < 0)
+    throw new Error(`run state step must be an integer ≥ 0, got ${shown(m.step)}`);
   for (const p of LIVE_PARAMS) {
-    if (!Number.isFinite(m.live?.[p])) throw new Error(`run state's live parameter ${p} is missing or not finite`);
+    if (!Number.isFinite(m.live?.[p]))
+      throw new Error(`run state's live parameter ${p} is missing or not finite`);
   }
   if (state.payload.byteLength !== m.byteLength) {
-    throw new Error(`run state truncated or padded: ${state.payload.byteLength} payload bytes, manifest says ${m.byteLength}`);
+    throw new Error(
+      `run state truncated or padded: ${state.payload.byteLength} payload bytes, manifest says ${shown(m.byteLength)}`,
+    );
   }
   if (!Array.isArray(m.models)) throw new Error('run state lists no models');
-  const need = m.models.reduce((a, ms) => a + 3 * (ms?.weights?.byteLength ?? NaN) + (ms.ref?.byteLength ?? 0), 0);
-  if (need !== m.byteLength) throw new Error(`run state's models need ${need} bytes; the manifest says ${m.byteLength}`);
+  const bad = m.models.findIndex((ms) => typeof ms?.weights !== 'object' || ms.weights === null);
+  if (bad >= 0) throw new Error(`run state's model ${bad} has no weights manifest`);
+  const size = (x: unknown) => (typeof x === 'number' ? x : NaN);
+  const need = m.models.reduce(
+    (a, ms) => a + 3 * size(ms.weights.byteLength) + (ms.ref ? size(ms.ref.byteLength) : 0),
+    0,
+  );
+  if (need !== m.byteLength)
+    throw new Error(`run state's models need ${need} bytes; the manifest says ${shown(m.byteLength)}`);
   const hash = runStateHash(m, state.payload);
   if (hash !== m.hash) {
-    throw new Error(`run state content hash mismatch: manifest says ${m.hash}, header and payload hash to ${hash} (corrupt or edited file?)`);
+    throw new Error(
+      `run state content hash mismatch: manifest says ${shown(m.hash)}, header and payload hash to ${hash} (corrupt or edited file?)`,
+    );
   }
+  // The experiment is validated after the hash: the costliest check, and moot for a corrupt file.
+  const valid = validateExperiment(m.experiment);
+  if (!valid.ok)
+    throw new Error(
+      `run state's experiment is invalid: ${valid.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    );
+  if (!Number.isInteger(m.runIndex) || !valid.config.runs[m.runIndex])
+    throw new Error(
+      `run state names run ${shown(m.runIndex)}; its experiment has ${valid.config.runs.length}`,
+    );
   for (const part of unpackRunState(state)) {
     try {
       verifyCheckpoint(part.checkpoint);
       if (part.ref) verifyCheckpoint(part.ref);
     } catch (e) {
-      throw new Error(`model ${part.state.id}: ${(e as Error).message}`, { cause: e });
+      throw new Error(`model ${shown(part.state.id)}: ${(e as Error).message}`, { cause: e });
     }
   }
 }
@@ -159,12 +201,16 @@ export interface RunIdentity {
 export function checkRunIdentity(m: RunStateManifest, want: RunIdentity): void {
   const label = want.experiment.runs[want.runIndex]?.label;
   if (m.runIndex !== want.runIndex || m.label !== label || m.seed !== want.seed) {
-    throw new Error(`holds run ${m.runIndex} (${m.label}, seed ${m.seed}); expected run ${want.runIndex} (${label}, seed ${want.seed})`);
+    throw new Error(
+      `holds run ${shown(m.runIndex)} (${shown(m.label)}, seed ${shown(m.seed)}); expected run ${want.runIndex} (${label}, seed ${want.seed})`,
+    );
   }
   const key = (e: Experiment) => structuralKey({ ...e, steps: 0 });
   if (key(m.experiment) !== key(want.experiment)) {
     const differ = Object.keys(want.experiment).filter(
-      (k) => JSON.stringify((m.experiment as Record<string, unknown>)[k]) !== JSON.stringify((want.experiment as Record<string, unknown>)[k]),
+      (k) =>
+        JSON.stringify((m.experiment as Record<string, unknown>)[k]) !==
+        JSON.stringify((want.experiment as Record<string, unknown>)[k]),
     );
     throw new Error(`saved for another experiment (differs in ${differ.join(', ')})`);
   }
@@ -215,7 +261,12 @@ function bytesOf(a: Float32Array): Uint8Array {
  */
 export async function saveRunState(t: RunTrainer, notes: Record<string, unknown> = {}): Promise<RunState> {
   // Per model: weights, m, v and the reference, flattened in that order.
-  const tensors = t.models.flatMap((m) => [...m.model.variables, ...m.opt.moments.m, ...m.opt.moments.v, ...(m.ref?.variables ?? [])]);
+  const tensors = t.models.flatMap((m) => [
+    ...m.model.variables,
+    ...m.opt.moments.m,
+    ...m.opt.moments.v,
+    ...(m.ref?.variables ?? []),
+  ]);
   const flat = tf.tidy(() => tf.concat(tensors.map((v) => tf.reshape(v, [-1]))));
   const data = (await flat.data()) as Float32Array;
   flat.dispose();
@@ -227,16 +278,22 @@ export async function saveRunState(t: RunTrainer, notes: Record<string, unknown>
       id: m.id,
       preset: m.preset,
       agents: [...m.agents],
-      checkpoint: checkpointOf(m.model, take(n), { preset: m.preset, notes: { step: t.step, agents: m.agents } }),
+      checkpoint: checkpointOf(m.model, take(n), {
+        preset: m.preset,
+        notes: { step: t.step, agents: m.agents },
+      }),
       moments: { step: m.opt.step, m: take(n), v: take(n) },
       ref: m.ref ? checkpointOf(m.ref, take(n), { preset: m.preset, notes: { reference: true } }) : null,
     };
   });
-  const runIndex = t.exp.runs.indexOf(t.run);
+  const found = t.exp.runs.indexOf(t.run);
+  const runIndex = found >= 0 ? found : t.exp.runs.findIndex((r) => r.label === t.run.label);
+  // The run's schedule as it stands (changes set while it trained too), so a resume takes the due ones.
+  const runs = t.exp.runs.map((r, i) => (i === runIndex ? { ...r, live: t.liveSchedule } : r));
   return packRunState(
     {
-      experiment: t.exp,
-      runIndex: runIndex >= 0 ? runIndex : t.exp.runs.findIndex((r) => r.label === t.run.label),
+      experiment: { ...t.exp, runs },
+      runIndex,
       label: t.run.label,
       seed: t.seed,
       step: t.step,
@@ -251,9 +308,14 @@ export async function saveRunState(t: RunTrainer, notes: Record<string, unknown>
 /**
  * A trainer that goes on from a saved state: same experiment, run, seed and models, the optimizer
  * moments and step restored, live parameters re-applied. Its next step is the saved run's next
- * step, and on the same backend it computes what the saved run would have.
+ * step, and on the same backend it computes what the saved run would have. Its live changes due
+ * at or after that step (the state's schedule, plus `schedule`'s) apply at their steps; those
+ * before it are already in the restored live values.
  */
-export function resumeRunTrainer(state: RunState, o: { env?: EnvRunner } = {}): RunTrainer {
+export function resumeRunTrainer(
+  state: RunState,
+  o: { env?: EnvRunner; schedule?: LiveSchedule } = {},
+): RunTrainer {
   verifyRunState(state);
   const m = state.manifest;
   const valid = validateExperiment(m.experiment);
@@ -261,16 +323,26 @@ export function resumeRunTrainer(state: RunState, o: { env?: EnvRunner } = {}): 
   const exp = valid.config;
   const parts = unpackRunState(state);
   const base = Object.fromEntries(parts.map((p) => [p.state.id, p.checkpoint]));
-  const t = new RunTrainer({ exp, run: exp.runs[m.runIndex], seed: m.seed, base, ...(o.env ? { env: o.env } : {}) });
+  const t = new RunTrainer({
+    exp,
+    run: exp.runs[m.runIndex],
+    seed: m.seed,
+    base,
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.schedule ? { schedule: o.schedule } : {}),
+  });
   try {
     const ids = t.models.map((pm) => pm.id).join(', ');
     if (parts.map((p) => p.state.id).join(', ') !== ids) {
-      throw new Error(`run state holds models ${parts.map((p) => p.state.id).join(', ')}; its experiment needs ${ids}`);
+      throw new Error(
+        `run state holds models ${parts.map((p) => p.state.id).join(', ')}; its experiment needs ${ids}`,
+      );
     }
     t.models.forEach((pm, i) => {
       pm.opt.loadState(parts[i].moments);
       const ref = parts[i].ref;
-      if (pm.ref && !ref) throw new Error(`run state has no KL reference for model ${pm.id}, but its experiment's klCoef > 0`);
+      if (pm.ref && !ref)
+        throw new Error(`run state has no KL reference for model ${pm.id}, but its experiment's klCoef > 0`);
       if (pm.ref && ref) loadCheckpointInto(pm.ref, ref);
     });
     t.step = m.step;

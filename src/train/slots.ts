@@ -22,20 +22,29 @@ export interface ModelSlot {
  * experiment's optim or in a run's overrides. Unknown setting names the schema refuses already.
  */
 function checkPerAgent(exp: Experiment, agents: readonly Role[], slots: readonly ModelSlot[]): void {
-  const sources = [{ at: 'optim', optim: exp.optim }, ...exp.runs.map((r, i) => ({ at: `runs.${i}.optim`, optim: r.optim }))];
+  const sources = [
+    { at: 'optim', optim: exp.optim },
+    ...exp.runs.map((r, i) => ({ at: `runs.${i}.optim`, optim: r.optim })),
+  ];
   for (const { at, optim } of sources) {
     const own = optim.perAgent ?? {};
     for (const [name, settings] of Object.entries(own)) {
       if (!agents.includes(name as Role)) {
-        throw new Error(`${at}.perAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+        throw new Error(
+          `${at}.perAgent.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`,
+        );
       }
       for (const field of Object.keys(settings) as PerAgentField[]) {
         if (exp.models.assignment === 'shared') {
-          throw new Error(`${at}.perAgent.${name}.${field}: all agents share one model (models.assignment = shared), so it has one ${field}; use optim.${field} or models.assignment = per-agent`);
+          throw new Error(
+            `${at}.perAgent.${name}.${field}: all agents share one model (models.assignment = shared), so it has one ${field}; use optim.${field} or models.assignment = per-agent`,
+          );
         }
         const slot = slots.find((s) => s.agents.includes(name as Role))!;
         if (new Set(slot.agents.map((a) => own[a]?.[field])).size > 1) {
-          throw new Error(`${at}.perAgent.${name}.${field}: agents ${slot.agents.join(', ')} share model ${slot.id} (models.ids), so they need one ${field}`);
+          throw new Error(
+            `${at}.perAgent.${name}.${field}: agents ${slot.agents.join(', ')} share model ${slot.id} (models.ids), so they need one ${field}`,
+          );
         }
       }
     }
@@ -51,7 +60,8 @@ export function modelSlots(exp: Experiment): ModelSlot[] {
   if (exp.models.assignment === 'shared') {
     for (const field of ['perAgent', 'ids'] as const) {
       const extra = Object.keys(exp.models[field]);
-      if (extra.length) throw new Error(`models.${field} (${extra.join(', ')}) needs models.assignment = per-agent`);
+      if (extra.length)
+        throw new Error(`models.${field} (${extra.join(', ')}) needs models.assignment = per-agent`);
     }
     const slots = [{ id: 'shared', preset: exp.models.preset, agents }];
     checkPerAgent(exp, agents, slots);
@@ -60,7 +70,9 @@ export function modelSlots(exp: Experiment): ModelSlot[] {
   for (const field of ['perAgent', 'ids'] as const) {
     for (const name of Object.keys(exp.models[field])) {
       if (!agents.includes(name as Role)) {
-        throw new Error(`models.${field}.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`);
+        throw new Error(
+          `models.${field}.${name}: task ${exp.task} has no agent "${name}" (agents: ${agents.join(', ')})`,
+        );
       }
     }
   }
@@ -71,7 +83,9 @@ export function modelSlots(exp: Experiment): ModelSlot[] {
     const slot = slots.find((s) => s.id === id);
     if (!slot) slots.push({ id, preset, agents: [role] });
     else if (slot.preset !== preset) {
-      throw new Error(`models.perAgent.${role}: agents ${[...slot.agents, role].join(', ')} share model ${id} (models.ids), so they need one size`);
+      throw new Error(
+        `models.perAgent.${role}: agents ${[...slot.agents, role].join(', ')} share model ${id} (models.ids), so they need one size`,
+      );
     } else slot.agents.push(role);
   }
   checkPerAgent(exp, agents, slots);

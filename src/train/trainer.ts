@@ -1,14 +1,16 @@
 /**
- * One run's training loop, one optimizer iteration per `step()`, in CleanRL order:
- *   rollout → rewards → advantages → loss → update → metric values.
+ * One run's training loop, one optimizer iteration per `trainStep()`, in CleanRL order, six phases:
+ *   1 rollout → 2 rewards → 3 advantages → 4 PPO update (ppo-update.ts) → 5 evaluation → 6 metric values.
  * Backend-agnostic: the browser worker and the CLI call the same code. Every run of an experiment
  * sees the same task instances and sampling seeds at every step (they differ only in what the
  * config declares, by default the estimator), so at step 0 two runs roll out identically.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Experiment, LiveParam, Run } from '../core/config';
-import { ESTIMATOR_NAMES, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
-import { agentKey, agentShadowKey, M, metricKeys, modelKey } from '../core/metrics';
+import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
+import { LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
+import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
+import { agentKey, agentShadowKey, M, metricKeys, modelKey, shadowEstimators } from '../core/metrics';
+import { dialReward, unknownDials } from '../rl/rows';
 import type { Checkpoint } from '../model/checkpoint';
 import { batchAdvantages } from '../rl/shadow';
 import { mean, populationVariance } from '../rl/stats';
@@ -21,8 +23,21 @@ import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
 import { agentModelsOf, buildModels, disposeModels, modelOptim, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
-import { probeGradNorms, updateModel, type ModelUpdate } from './update-step';
+import { ppoUpdate, probeGradNorms, type ModelUpdate } from './ppo-update';
 import { batchCredit, NO_CREDIT_METRICS, type BatchCredit } from './credit';
+
+/** Per agent, the share of the judged trajectories it acted in where it did its own part (NaN: none). */
+function ownSuccess(judged: readonly TrajectoryResult[], agents: readonly string[]): Record<string, number> {
+  return Object.fromEntries(
+    agents.map((a) => {
+      const told = judged.flatMap((t) => {
+        const own = (t.agentSuccess as Record<string, boolean> | undefined)?.[a];
+        return own === undefined ? [] : [own ? 1 : 0];
+      });
+      return [agentKey(a, 'own_success'), mean(told)];
+    }),
+  );
+}
 
 export interface TrainStepResult {
   step: number;
@@ -48,6 +63,8 @@ export interface TrainerOptions {
   env?: EnvRunner;
   /** Models to train instead of building them; the caller keeps ownership. */
   models?: PolicyModel[];
+  /** Live changes laid over the run's own `live` (a resumed page session's, recorded after its save). */
+  schedule?: LiveSchedule;
 }
 
 export class RunTrainer {
@@ -66,27 +83,77 @@ export class RunTrainer {
   /** L_max of the sum-norm loss modes: the longest response any agent may give, plus EOS. */
   private readonly lMax: number;
   step = 0;
+  /** The run's live changes by step (its `live`, plus those set while it trains). */
+  private schedule: LiveSchedule;
+  /** True while a step computes: a change set then waits for the next step. */
+  private inStep = false;
 
   constructor(o: TrainerOptions) {
     this.exp = o.exp;
     this.run = o.run;
     this.seed = o.seed;
     this.settings = resolveRun(o.exp, o.run);
+    this.schedule = mergeSchedules(o.run.live ?? {}, o.schedule ?? {});
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
     this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
     this.agents = this.models.flatMap((m) => m.agents);
     const task = getTask(o.exp.task);
+    const unknown = unknownDials(this.settings.reward, this.agents);
+    if (unknown.length)
+      throw new Error(
+        `${unknown.join(', ')}: no such agent in task ${o.exp.task} (its agents: ${this.agents.join(', ')})`,
+      );
     this.lMax = Math.max(...task.agents.map((a) => a.maxResponse)) + 1;
-    this.valSet = o.exp.eval.every > 0 ? validationSet(task, new Prng(mixSeed(o.seed, 'validation')), o.exp.eval.questions) : [];
+    this.valSet =
+      o.exp.eval.every > 0
+        ? validationSet(task, new Prng(mixSeed(o.seed, 'validation')), o.exp.eval.questions)
+        : [];
   }
 
   /** The B training instances of step `s`: a pure function of (seed, s), shared by all runs. */
   instancesAt(s: number): unknown[] {
-    return sampleInstances(getTask(this.exp.task), new Prng(mixSeed(this.seed, `train/${s}`)), 'train', this.exp.rollout.batchSize);
+    return sampleInstances(
+      getTask(this.exp.task),
+      new Prng(mixSeed(this.seed, `train/${s}`)),
+      'train',
+      this.exp.rollout.batchSize,
+    );
   }
 
+  /**
+   * One step: first the live changes scheduled for it (the run's `live` and those set while it
+   * trains), then rollout to update.
+   */
   async trainStep(): Promise<TrainStepResult> {
+    this.inStep = true;
+    try {
+      for (const [p, v] of changesAt(this.schedule, this.step)) this.setLive(p, v);
+      return await this.computeStep();
+    } finally {
+      this.inStep = false;
+    }
+  }
+
+  /**
+   * Changes a live parameter from the next step on, through the schedule (as a replay would):
+   * the step in flight keeps its values. Returns the step it takes effect at.
+   */
+  scheduleLive(param: LiveParam, value: number): number {
+    const checked = liveField(param).safeParse(value);
+    if (!checked.success)
+      throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
+    const at = this.inStep ? this.step + 1 : this.step;
+    this.schedule = withChange(this.schedule, at, param, value);
+    return at;
+  }
+
+  /** Every live change of this run, taken or due (what its saved state carries). */
+  get liveSchedule(): LiveSchedule {
+    return this.schedule;
+  }
+
+  private async computeStep(): Promise<TrainStepResult> {
     const { exp, step } = this;
     const { optim, advantage } = this.settings;
     const { temperature } = this.settings.rollout;
@@ -125,7 +192,13 @@ export class RunTrainer {
       options: this.settings.reward,
       seed: mixSeed(this.seed, `credit/${step}`),
     });
-    const rewardOf = (i: number) => batch.rows[i].reward + (credit ? credit.weight * credit.rowCredit[i] : 0);
+    // The reward dials, ρ_k·r + b_k, last: the estimator and every per-agent statistic see this reward.
+    const rewardOf = (i: number) =>
+      dialReward(
+        this.settings.reward,
+        batch.rows[i].agent,
+        batch.rows[i].reward + (credit ? credit.weight * credit.rowCredit[i] : 0),
+      );
 
     // 3. advantages: the run's estimator, one scalar per judged row (0 for errored rows); and the
     // same rows under every estimator, to tell how differently they weigh these very rows (each
@@ -139,7 +212,8 @@ export class RunTrainer {
     kept.forEach((i, j) => (advantages[i] = judgedAdv.own.advantages[j]));
     const shadow = judgedAdv.all;
 
-    // 4. loss and update: every model, PPO-clip, per-agent terms on shared models
+    // 4. PPO update of every model (per-agent loss terms on shared models); with
+    // diagnostics.shadowGradNorm, first each estimator's gradient norm on this very batch
     const tUpdate = performance.now();
     const updates: [string, [string, number][], ModelUpdate][] = [];
     for (const m of this.models) {
@@ -153,23 +227,23 @@ export class RunTrainer {
       // Before the update moves the weights: each estimator's gradient on this very batch.
       const probes: [string, number][] = [];
       if (exp.diagnostics.shadowGradNorm) {
-        for (const e of ESTIMATOR_NAMES) {
+        for (const e of shadowEstimators(this.run.estimator)) {
           const adv = new Float64Array(batch.rows.length);
-          kept.forEach((i, j) => (adv[i] = shadow[e][j]));
+          const weighed = shadow[e]!;
+          kept.forEach((i, j) => (adv[i] = weighed[j]));
           const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
-          for (const [agent, g] of Object.entries(norms)) probes.push([agentShadowKey(agent, e, 'grad_norm'), g]);
+          for (const [agent, g] of Object.entries(norms))
+            probes.push([agentShadowKey(agent, e, 'grad_norm'), g]);
         }
       }
-      updates.push([m.id, probes, await updateModel(m, batch.rows, advantages, idx, updateOptions)]);
+      updates.push([m.id, probes, await ppoUpdate(m, batch.rows, advantages, idx, updateOptions)]);
     }
     const updateMs = performance.now() - tUpdate;
 
     // 5. evaluation every N steps: avg@k / pass@k on the held-out questions
     const evalDue = exp.eval.every > 0 && (step + 1) % exp.eval.every === 0;
     const tEval = performance.now();
-    const evaluation = evalDue
-      ? await evaluateModels(exp, this.models, { instances: this.valSet, env: this.env, seed: mixSeed(this.seed, `eval/${step}`) })
-      : {};
+    const evaluation = evalDue ? await this.evaluate() : {};
     const evalMs = evalDue ? performance.now() - tEval : 0;
 
     // 6. the step's metrics, in one block (core/metrics.ts names them)
@@ -187,7 +261,10 @@ export class RunTrainer {
           ...probes,
           [modelKey(id, 'grad_norm'), u.gradNorm],
           ...Object.entries(u.agents).flatMap(([agent, a]) =>
-            Object.entries(a).map(([stat, v]): [string, number] => [agentKey(agent, stat as keyof typeof a), v]),
+            Object.entries(a).map(([stat, v]): [string, number] => [
+              agentKey(agent, stat as keyof typeof a),
+              v,
+            ]),
           ),
         ]),
       ),
@@ -199,6 +276,13 @@ export class RunTrainer {
       [M.tokensPerS]: counters.tokens / (rolloutMs / 1000),
       [M.decodeForwards]: counters.forwards,
       ...(credit?.metrics ?? NO_CREDIT_METRICS),
+      ...Object.fromEntries(
+        this.agents.flatMap((a): [string, number][] => [
+          [agentKey(a, 'reward/scale'), this.settings.reward.scale?.[a] ?? 1],
+          [agentKey(a, 'reward/offset'), this.settings.reward.offset?.[a] ?? 0],
+        ]),
+      ),
+      ...(getTask(exp.task).ownSuccess ? ownSuccess(judged, this.agents) : {}),
       [M.completionCalls]: batch.completionCalls,
       [M.timeS]: (performance.now() - this.t0) / 1000,
       [M.memTensors]: mem.numTensors,
@@ -211,16 +295,24 @@ export class RunTrainer {
 
   /** The frame key table of this run: every metric a step can emit, in a fixed order. */
   metricKeys(): string[] {
-    return metricKeys(this.agents, this.models.map((m) => m.id), this.exp.eval.k, {
-      ...this.exp.diagnostics,
-      credit: this.settings.reward.credit !== 'shared',
-    });
+    return metricKeys(
+      this.agents,
+      this.models.map((m) => m.id),
+      this.exp.eval.k,
+      {
+        ...this.exp.diagnostics,
+        credit: this.settings.reward.credit !== 'shared',
+        estimator: this.run.estimator,
+        ownSuccess: getTask(this.exp.task).ownSuccess,
+      },
+    );
   }
 
   /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */
   setLive(param: LiveParam, value: number): void {
     const checked = liveField(param).safeParse(value);
-    if (!checked.success) throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
+    if (!checked.success)
+      throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
     this.settings = withLive(this.settings, param, value);
     // What the optimizers hold is derived from the settings: re-derive it whatever changed.
     for (const m of this.models) {
@@ -232,7 +324,10 @@ export class RunTrainer {
 
   /** The live hyper-parameters as they stand now. */
   liveValues(): Record<LiveParam, number> {
-    return Object.fromEntries(LIVE_PARAMS.map((p) => [p, liveValue(this.settings, p)])) as Record<LiveParam, number>;
+    return Object.fromEntries(LIVE_PARAMS.map((p) => [p, liveValue(this.settings, p)])) as Record<
+      LiveParam,
+      number
+    >;
   }
 
   /** Wall time trained so far, in seconds (a resumed run's includes the time before its save). */
@@ -243,9 +338,16 @@ export class RunTrainer {
     this.t0 = performance.now() - s * 1000;
   }
 
-  /** avg@k and pass@k over the validation set at the eval temperature (train/evaluate.ts). */
+  /**
+   * avg@k and pass@k over the validation set at the eval temperature (train/evaluate.ts), seeded by
+   * the step about to be trained (trainStep's phase 5 runs it before counting its step).
+   */
   evaluate(): Promise<Record<string, number>> {
-    return evaluateModels(this.exp, this.models, { instances: this.valSet, env: this.env, seed: mixSeed(this.seed, `eval/${this.step}`) });
+    return evaluateModels(this.exp, this.models, {
+      instances: this.valSet,
+      env: this.env,
+      seed: mixSeed(this.seed, `eval/${this.step}`),
+    });
   }
 
   dispose(): void {

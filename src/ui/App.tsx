@@ -15,12 +15,16 @@ import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
 import { FieldErrors } from './panels/FieldErrors';
+import { Intro } from './panels/Intro';
 import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
 import { OtherTools } from './panels/OtherTools';
 import { PastRuns } from './panels/PastRuns';
 import { RolloutInspector } from './panels/RolloutInspector';
+import { Labelled } from './panels/Labelled';
+import { PastRunsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
+import { WhatDiffers } from './panels/WhatDiffers';
 import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
 
@@ -55,11 +59,17 @@ function useBackendProbe() {
 
 function UrlAlert() {
   const errors = useLab((s) => s.urlErrors);
+  const badLink = useLab((s) => s.badLink);
+  const shownInstead = useLab((s) => s.shownInstead);
   if (errors.length === 0) return null;
   return (
     <div role="alert" className="alert" data-testid="url-alert">
-      <strong>This link could not be opened; showing the default experiment instead.</strong>
+      <strong>This link could not be opened; showing {shownInstead} instead.</strong>
       <FieldErrors errors={errors} />
+      <p className="bad-link">
+        The link asked for <code data-testid="bad-link">{badLink}</code>; the address bar now holds the
+        experiment shown.
+      </p>
     </div>
   );
 }
@@ -81,7 +91,7 @@ function SessionErrors() {
     <div role="alert" className="alert" data-testid="session-alert">
       {errors.map((e, i) => (
         <p key={i}>
-          {e}{' '}
+          <Labelled text={e} />{' '}
           <button type="button" className="link" onClick={() => dismissError(i)} aria-label={`Dismiss: ${e}`}>
             dismiss
           </button>
@@ -131,7 +141,12 @@ function StartFrom() {
           type="file"
           accept=".ckpt"
           multiple
-          onChange={(e) => void chooseCheckpoints([...(e.target.files ?? [])])}
+          onChange={(e) => {
+            void chooseCheckpoints([...(e.target.files ?? [])]);
+            // The uploads line says what the next runs start from (kept runs drop the files); and
+            // picking the same files again is a change too.
+            e.target.value = '';
+          }}
         />
       </label>
       {uploads.length > 0 && (
@@ -217,6 +232,8 @@ function CopyLink() {
 export function App() {
   useBackendProbe();
   const topBars = useTopBarsHeight();
+  // Once runs exist, a narrow window shows the charts before the settings (styles.css).
+  const hasRuns = useLab((s) => s.runs.length + s.imported.length > 0);
   return (
     <>
       <div className="top-bars" ref={topBars}>
@@ -226,10 +243,13 @@ export function App() {
           </h1>
           <Controls />
           <CopyLink />
+          <PastRunsButton />
         </header>
+        <PendingChange />
         <StatusBar />
       </div>
-      <div className="layout">
+      <Intro />
+      <div className={hasRuns ? 'layout has-runs' : 'layout'}>
         <aside className="sidebar">
           <ExperimentPanel />
           <LiveParams />
@@ -243,6 +263,7 @@ export function App() {
           <UrlAlert />
           <SessionErrors />
           <PersistAlert />
+          <WhatDiffers />
           <Findings />
           <Charts />
           <RolloutInspector />

@@ -104,7 +104,15 @@ export interface ChartHandle {
 
 /** Registers a chart's refresh callback; it runs (in a transition) when the chart's turn comes. */
 export function registerChart(name: string, refresh: () => void): ChartHandle {
-  const entry: Entry = { name, refresh, visible: true, dirty: false, urgent: false, reseries: false, last: -Infinity };
+  const entry: Entry = {
+    name,
+    refresh,
+    visible: true,
+    dirty: false,
+    urgent: false,
+    reseries: false,
+    last: -Infinity,
+  };
   charts.add(entry);
   return {
     setVisible(visible) {

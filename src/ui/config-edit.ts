@@ -4,14 +4,22 @@
  * way to apply an edited config, so the inline fields and the JSON editor behave alike. No tfjs.
  */
 import { z } from 'zod';
-import { CREDIT_MODES, ExperimentSchema, LIVE_PARAMS, liveValue, SINGLETON_MODES, structuralKey } from '../core/config';
+import {
+  CREDIT_MODES,
+  ExperimentSchema,
+  LIVE_PARAMS,
+  liveValue,
+  SINGLETON_MODES,
+  structuralKey,
+} from '../core/config';
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
-import { ESTIMATORS } from '../rl/advantage';
+import { ESTIMATOR_OPTIONS } from '../rl/advantage';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
-import { setLive } from './lab';
-import { chooseConfig, useLab } from './store';
+import { reset, setLive } from './lab';
+import { FIELDS, labelOf } from './field-labels';
+import { ask, chooseConfig, useLab } from './store';
 
 /** The schema of the field at a dotted path ('rollout.groupSize', 'runs.0.estimator'), unwrapped. */
 function fieldAt(path: string): { type: z.ZodType; doc?: string } {
@@ -60,7 +68,7 @@ interface OptionEntry {
 /** The registries whose entries are a choice field's options: they label the options and give their docs. */
 const OPTION_REGISTRIES: Record<string, Record<string, OptionEntry>> = {
   task: TASKS,
-  estimator: ESTIMATORS,
+  estimator: ESTIMATOR_OPTIONS,
   policyLoss: POLICY_LOSSES,
   klType: KL_ESTIMATORS,
   lossAgg: AGGREGATIONS,
@@ -84,7 +92,8 @@ export const optionDoc = (path: string, option: string): string | undefined => o
  * What a choice field shows for an option: its registry's label ('Dr. MAS' for drmas), else the
  * option's name. The option's value stays the name: that is what the config and the link hold.
  */
-export const optionLabel = (path: string, option: string): string => optionEntry(path, option)?.label ?? option;
+export const optionLabel = (path: string, option: string): string =>
+  optionEntry(path, option)?.label ?? option;
 
 /** The field's one-line doc from the schema (shown as a tooltip). */
 export const fieldDoc = (path: string): string | undefined => fieldAt(path).doc;
@@ -108,16 +117,49 @@ export function setAt(config: Experiment, path: string, value: unknown): unknown
 
 /**
  * Applies a validated config. A change of live fields only goes to the running workers as a live
- * change (a chart marker, no reset); anything structural replaces the experiment through
- * chooseConfig, so the link follows and lab.ts resets the session.
+ * change (a chart marker, no reset); anything structural needs new runs, so it goes through
+ * proposeConfig.
  */
 export function applyExperiment(next: Experiment): void {
-  const { config } = useLab.getState();
-  if (structuralKey(next) === structuralKey(config)) {
-    for (const p of LIVE_PARAMS) {
-      const v = liveValue(next, p);
-      if (v !== liveValue(config, p)) setLive(p, v);
-    }
+  const { config, session } = useLab.getState();
+  if (structuralKey(next) !== structuralKey(config)) return proposeConfig(next);
+  for (const p of LIVE_PARAMS) {
+    const v = liveValue(next, p);
+    if (v !== liveValue(config, p)) setLive(p, v);
   }
+  // With runs on screen, the schedule records each change at the step a run takes it (lab.ts).
+  if (session !== 'idle') return;
   chooseConfig(next);
+}
+
+/** The labelled fields a change touches, "Group size G 8 → 16"; the rest is "other settings". */
+function changeWords(from: Experiment, to: Experiment): string {
+  const fields = [
+    ...FIELDS,
+    ...to.runs.map((_, i) => ({ path: `runs.${i}.estimator`, label: labelOf(`runs.${i}.estimator`, to)! })),
+  ];
+  const named = fields
+    .filter((f) => getAt(from, f.path) !== getAt(to, f.path))
+    .map((f) => `${f.label} ${String(getAt(from, f.path) ?? '–')} → ${String(getAt(to, f.path))}`);
+  return named.length > 0 ? named.join(', ') : 'other settings (a preset, the JSON or a link)';
+}
+
+/**
+ * A reset-field change (one that needs new runs), from a field, a preset, the JSON or a link
+ * (`drop` puts the address bar back if the runs are kept). It goes through ask: with runs on
+ * screen it waits until the user keeps the runs (the change is dropped) or starts a new session
+ * (the old one stays in Past runs). Asking, rather than starting the new session beside the old
+ * one, because the charts compare the runs of one experiment: two sessions would mix them.
+ */
+export function proposeConfig(next: Experiment, drop?: () => void): void {
+  const detail = changeWords(useLab.getState().config, next);
+  ask({ title: 'This change needs new runs', detail, apply: () => chooseConfig(next), drop });
+}
+
+/** The user's answer to a pending action: a new session with it (reset applies it), or keep the runs. */
+export function answerPending(startNew: boolean): void {
+  const { pending } = useLab.getState();
+  if (startNew) return reset(); // the runs stay in Past runs
+  useLab.setState({ pending: null });
+  pending?.drop?.();
 }

@@ -74,38 +74,6 @@ export function chartCsv(series: { runIds: readonly string[]; key: string }[]): 
   return lines.join('\n') + '\n';
 }
 
-/** A chart's SVG drawn onto a white canvas at twice its size, as a PNG. */
-export async function svgPng(svg: SVGSVGElement, name: string): Promise<void> {
-  const { width, height } = svg.getBoundingClientRect();
-  const copy = svg.cloneNode(true) as SVGSVGElement;
-  copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-  copy.setAttribute('width', String(width));
-  copy.setAttribute('height', String(height));
-  copy.style.fontFamily = getComputedStyle(svg).fontFamily;
-  const url = URL.createObjectURL(
-    new Blob([new XMLSerializer().serializeToString(copy)], { type: 'image/svg+xml' }),
-  );
-  try {
-    const img = new Image();
-    img.src = url;
-    await img.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.ceil(width * 2);
-    canvas.height = Math.ceil(height * 2);
-    const ctx = canvas.getContext('2d');
-    if (!ctx) throw new Error('no 2D canvas');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, canvas.width, canvas.height);
-    ctx.scale(2, 2);
-    ctx.drawImage(img, 0, 0, width, height);
-    const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, 'image/png'));
-    if (!blob) throw new Error('the canvas gave no PNG');
-    downloadBlob(`${name}.png`, blob);
-  } finally {
-    URL.revokeObjectURL(url);
-  }
-}
-
 export function download(name: string, text: string, type: string): void {
   downloadBlob(name, new Blob([text], { type }));
 }

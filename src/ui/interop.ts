@@ -15,7 +15,8 @@ import type { PackedRun } from '../runtime/import-client';
 import { runId } from '../runtime/protocol';
 import type { RunId } from '../runtime/protocol';
 import { downloadBlob, fileName } from './export';
-import { loadSession, setImportShown, storeImport } from './persist';
+import { loadSession } from './persist';
+import { setImportShown, storeImport } from './persist-import';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
 import { addError, runColor, useLab } from './store';
 import type { RunView, StoredRun } from './store';
@@ -25,9 +26,15 @@ const IMPORTED_INDEX = 1000;
 
 /** One line per imported run: what was read and what was lost. */
 export function describeImport(run: PackedRun, steps: number): string {
-  const damage = run.skipped || run.truncatedBytes ? `; ${run.skipped} damaged records skipped, ${run.truncatedBytes} bytes of a cut-off tail` : '';
-  const inferred = run.inferred.length ? `; agents inferred: ${run.inferred.map((wg) => `${wg} → ${run.wgAgents[wg].join('+')}`).join(', ')}` : '';
-  const held = steps > RING_CAPACITY ? `; the charts hold its last ${RING_CAPACITY} steps (all are stored)` : '';
+  const damage =
+    run.skipped || run.truncatedBytes
+      ? `; ${run.skipped} damaged records skipped, ${run.truncatedBytes} bytes of a cut-off tail`
+      : '';
+  const inferred = run.inferred.length
+    ? `; agents inferred: ${run.inferred.map((wg) => `${wg} → ${run.wgAgents[wg].join('+')}`).join(', ')}`
+    : '';
+  const held =
+    steps > RING_CAPACITY ? `; the charts hold its last ${RING_CAPACITY} steps (all are stored)` : '';
   return `${run.label}: ${steps} steps, ${run.records} records${damage}${inferred}${held}`;
 }
 
@@ -80,7 +87,8 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
       for (const child of batch) await walk(child, `${path}/${child.name}`, false);
     }
   };
-  for (const entry of entries) await walk(entry, entry.isFile ? `${entry.name}/${entry.name}` : entry.name, true);
+  for (const entry of entries)
+    await walk(entry, entry.isFile ? `${entry.name}/${entry.name}` : entry.name, true);
   return out;
 }
 
@@ -97,7 +105,13 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
     if (!groups.has(group)) groups.set(group, Math.max(IMPORTED_INDEX - 1, ...groups.values()) + 1);
     const runIndex = groups.get(group)!;
     return {
-      ...{ id: run.id, label: run.label, seed: run.seed, runIndex, color: runColor(2 + runIndex - IMPORTED_INDEX) },
+      ...{
+        id: run.id,
+        label: run.label,
+        seed: run.seed,
+        runIndex,
+        color: runColor(2 + runIndex - IMPORTED_INDEX),
+      },
       ...{ agents: run.agents, evalKs: run.evalKs, models: [], base: {}, markers: [] },
       state: 'done',
       message: run.note,
@@ -106,7 +120,10 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
       rolloutStep: -1,
     };
   });
-  useLab.setState((s) => ({ imported: [...s.imported.filter((r) => !runs.some((x) => x.id === r.id)), ...added], frameVersion: s.frameVersion + 1 }));
+  useLab.setState((s) => ({
+    imported: [...s.imported.filter((r) => !runs.some((x) => x.id === r.id)), ...added],
+    frameVersion: s.frameVersion + 1,
+  }));
 }
 
 /**
@@ -115,7 +132,9 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
  * per run, and one saying whether the import was stored.
  */
 export async function importDropped(files: readonly DroppedFile[]): Promise<string[]> {
-  const inputs = await Promise.all(files.map(async ({ path, file }) => ({ path, bytes: new Uint8Array(await file.arrayBuffer()) })));
+  const inputs = await Promise.all(
+    files.map(async ({ path, file }) => ({ path, bytes: new Uint8Array(await file.arrayBuffer()) })),
+  );
   const { runs, refused } = await parseInWorker(inputs);
   for (const r of refused) addError(`${shownPath(r.path)}: not imported: ${r.reason}`);
   if (runs.length === 0) return [];
@@ -125,9 +144,12 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
     const rid = runId(`${id}-${i}`);
     const width = run.columns.length;
     // Views of the transferred buffer (the ring copies them; persist.ts copies them as it stores).
-    const mine = Array.from({ length: run.frames.length / width }, (_, j) => run.frames.subarray(j * width, (j + 1) * width));
+    const mine = Array.from({ length: run.frames.length / width }, (_, j) =>
+      run.frames.subarray(j * width, (j + 1) * width),
+    );
     frames.set(rid, mine);
-    const label = run.label !== run.group ? `${run.group} (imported) #${run.seed}` : `${run.label} (imported)`;
+    const label =
+      run.label !== run.group ? `${run.group} (imported) #${run.seed}` : `${run.label} (imported)`;
     return {
       ...{ id: rid, label, seed: run.seed, runIndex: IMPORTED_INDEX, color: '', keys: run.columns },
       ...{ agents: run.agents, models: [], base: {}, markers: [], evalKs: evalKsOf(run.columns) },
@@ -137,7 +159,10 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
   });
   showRuns(stored, frames);
   const kept = await storeImport(id, stored, frames);
-  return [...stored.map((r) => r.note!), kept ? 'stored in this browser (Past runs)' : 'not stored: this browser keeps no runs (see the alert)'];
+  return [
+    ...stored.map((r) => r.note!),
+    kept ? 'stored in this browser (Past runs)' : 'not stored: this browser keeps no runs (see the alert)',
+  ];
 }
 
 /** Past runs → Show: a stored import back on the charts. */
@@ -156,7 +181,10 @@ export async function hideImport(id: string): Promise<void> {
   const mine = (r: RunView) => r.id.startsWith(`${id}-`);
   const { imported } = useLab.getState();
   forgetRunData(imported.filter(mine).map((r) => r.id));
-  useLab.setState((s) => ({ imported: s.imported.filter((r) => !mine(r)), frameVersion: s.frameVersion + 1 }));
+  useLab.setState((s) => ({
+    imported: s.imported.filter((r) => !mine(r)),
+    frameVersion: s.frameVersion + 1,
+  }));
   await setImportShown(id, false);
 }
 
@@ -165,7 +193,10 @@ export function downloadTensorboard(): void {
   const wallStart = Date.now() / 1000;
   for (const run of useLab.getState().runs) {
     const bytes = writeEventFile(allRows(run.id), wallStart);
-    downloadBlob(`${eventFileName(wallStart)}.${fileName(run.label).replace(/^agentwise-/, '')}`, new Blob([bytes as BlobPart]));
+    downloadBlob(
+      `${eventFileName(wallStart)}.${fileName(run.label).replace(/^agentwise-/, '')}`,
+      new Blob([bytes as BlobPart]),
+    );
   }
 }
 
@@ -182,14 +213,25 @@ export function downloadDrmas(): void {
     if (e instanceof ExportRefused) return addError(`Dr. MAS cannot run this experiment: ${e.message}`);
     throw e;
   }
-  const files = { ...out.files, 'README.md': drmasReadme(config, out, [DEFAULT_DRMAS_MODEL], encodeExperiment(config) || 'the default experiment') };
+  const files = {
+    ...out.files,
+    'README.md': drmasReadme(
+      config,
+      out,
+      [DEFAULT_DRMAS_MODEL],
+      encodeExperiment(config) || 'the default experiment',
+    ),
+  };
   const dir = `drmas-${config.task}`;
   const archive = [
     '#!/usr/bin/env bash',
     `# Dr. MAS launch scripts of a lab experiment: bash this file to write them to ./${dir}/ (README.md says what next).`,
     'set -e',
     `mkdir -p ${dir}`,
-    ...Object.entries(files).map(([name, text]) => `cat > ${dir}/${name} <<'AGENTWISE_EOF'\n${text.endsWith('\n') ? text : text + '\n'}AGENTWISE_EOF`),
+    ...Object.entries(files).map(
+      ([name, text]) =>
+        `cat > ${dir}/${name} <<'AGENTWISE_EOF'\n${text.endsWith('\n') ? text : text + '\n'}AGENTWISE_EOF`,
+    ),
     `chmod +x ${out.scripts.map((s) => `${dir}/${s}`).join(' ')}`,
     `echo "wrote ${dir}/: ${Object.keys(files).join(', ')}"`,
     '',

@@ -1,24 +1,28 @@
 /**
  * Session actions: plain functions (testable without React) that create and drive one
  * LabSession — one worker per run × seed — with the store's config, and route its events into
- * the store (slow state), run-data.ts (metric frames, rollouts) and persist.ts (IndexedDB). A
- * structural config change resets the session; a live hyper-parameter applies in place and
- * leaves a chart marker.
+ * the store (slow state), run-data.ts (metric frames, rollouts) and persist.ts (IndexedDB). Each
+ * action does something only where the session state machine (session-state.ts) enables it. A
+ * structural config change resets the session (the user is asked first: ask in store.ts); a live
+ * hyper-parameter applies in place and leaves a chart marker.
  */
 import type { Experiment } from '../core/config';
-import { liveValue, runInstances, structuralKey, withLive, type LiveParam } from '../core/config';
+import { runInstances, structuralKey, type LiveParam } from '../core/config';
+import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
 import { LabSession, queuedText } from '../runtime/client';
 import { memoryRefusal } from '../runtime/memory';
-import { statesOf } from '../runtime/state-store';
 import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
-import type { FromWorker, RunId } from '../runtime/protocol';
-import { keepMeasurement, loadMeasurements } from './backend-cache';
+import type { RunId } from '../runtime/protocol';
+import { loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
-import { downloadBlob, fileName } from './export';
-import { beginSession, continueSession, dropFrames, endSession, flush, recordFrame, recordReady } from './persist';
-import { clearRunData, initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
-import { addError, patchRun, runColor, useLab } from './store';
+import { beginSession, continueSession, endSession, flush, recordingId } from './persist';
+import { statesToResume } from './resume-point';
+import { clearRunData } from './run-data';
+import { canDo, nextState } from './session-state';
+import type { SessionAction, SessionState } from './session-state';
+import { addError, ask, runColor, setConfig, useLab } from './store';
+import { receive } from './worker-messages';
 import type { LabState, RunView } from './store';
 
 /** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
@@ -36,91 +40,28 @@ function onceReady(f: () => void): void {
   else whenReady.push(f);
 }
 
-/** A run's legend label, for messages (its worker id if the run is gone). */
-const labelOf = (id: RunId) => useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
-
-/**
- * The page's one reducer of worker messages: every message of every run arrives here (LabSession
- * adds its own: a crashed worker, a refused backend, a queued run's status) and is switched on by
- * type, into the store (slow state), run-data.ts (frames, rollouts) and persist.ts (IndexedDB).
- */
-function receive(msg: FromWorker): void {
-  const id = msg.runId;
-  switch (msg.type) {
-    case 'backend':
-      keepMeasurement(msg.report.measurement);
-      patchRun(id, { backend: msg.report });
-      if (!msg.report.backend) fail(id, `no usable backend for ${msg.report.requested}`);
-      return;
-    case 'fallback':
-      // Not a failure: the run goes on. Said in the alert area so the switch is never silent.
-      patchRun(id, { backend: msg.report, kernels: msg.kernels, message: `on ${msg.report.backend} since step ${msg.step}` });
-      addError(`${labelOf(id)}: ${msg.message}`);
-      return;
-    case 'ready': {
-      // A resumed run keeps its restored curve up to the step it goes on from; the steps after its
-      // last save are recomputed, so their recorded frames go (in the page and in IndexedDB).
-      const restored = runData(id);
-      if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
-      else initRunData(id, msg.keys);
-      void dropFrames(id, msg.startStep);
-      patchRun(id, { step: msg.startStep, kernels: msg.kernels });
-      recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
-      patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
-      if (session?.allReady()) {
-        const queued = whenReady;
-        whenReady = [];
-        for (const f of queued) f();
-      }
-      return;
-    }
-    case 'frame':
-      pushFrame(id, msg.step, msg.values);
-      recordFrame(id, msg.step, msg.values);
-      return;
-    case 'rollouts':
-      return setRollouts(id, msg.step, msg.trajectories);
-    case 'state':
-      patchRun(id, (r) => ({ state: msg.state, message: msg.message, step: Math.max(r.step, msg.step) }));
-      return;
-    case 'param':
-      patchRun(id, (r) => ({ markers: [...r.markers, { step: msg.step, param: msg.param, value: msg.value }] }));
-      return;
-    case 'checkpoint': {
-      // One file per model of the run.
-      const base = fileName(`${labelOf(id)}-step-${msg.step}`);
-      for (const [model, bytes] of Object.entries(msg.files)) {
-        downloadBlob(`${base}-${model}.ckpt`, new Blob([bytes], { type: 'application/octet-stream' }));
-      }
-      return;
-    }
-    case 'saved':
-      if (msg.error) fail(id, `could not save the run state at step ${msg.step} (training goes on): ${msg.error}`);
-      else patchRun(id, { savedStep: msg.step });
-      // The frames up to the saved step go to IndexedDB now, so a reload never finds a saved state
-      // ahead of the recorded curve (which would leave a gap the resumed run cannot fill).
-      void flush();
-      return;
-    case 'error':
-      return fail(id, msg.message);
-    default: {
-      const never: never = msg;
-      addError(`unknown worker message ${JSON.stringify(never)}`);
-    }
-  }
+/** A run sent `ready`: once every run with a worker has, the commands waiting for that go. */
+function onRunReady(): void {
+  if (!session?.allReady()) return;
+  const queued = whenReady;
+  whenReady = [];
+  for (const f of queued) f();
 }
 
-function fail(id: RunId, message: string): void {
-  patchRun(id, { error: message });
-  const label = labelOf(id);
-  addError(`${label}: ${message}`);
+/** Where `action` leads from the state the session is in now, or null where it does nothing. */
+function target(action: SessionAction): SessionState | null {
+  const now = useLab.getState().session;
+  return canDo(now, action) ? nextState(now, action) : null;
 }
 
 /** A LabSession at the store's pace; commands queue until all of its runs are ready. */
 function spawn(config: Experiment, options: SessionOptions): LabSession {
   whenReady = [];
   const threads = () => threadChoice(config, useLab.getState().threads).threads;
-  const s = new LabSession(config, receive, { measurements: loadMeasurements, threads, ...options });
+  const s = new LabSession(config, (msg) => receive(msg, onRunReady), {
+    ...{ measurements: loadMeasurements, threads },
+    ...options,
+  });
   const { paceMs } = useLab.getState();
   if (paceMs > 0) s.pace(paceMs);
   return s;
@@ -129,7 +70,9 @@ function spawn(config: Experiment, options: SessionOptions): LabSession {
 /** A new run's first status: starting its worker, or its place in the queue for one. */
 function waitingState(r: RunInfo, starting = 'starting worker…'): Pick<RunView, 'state' | 'message'> {
   const queue = session?.queued() ?? [];
-  return r.queued ? { state: 'queued', message: queuedText(queue.indexOf(r.id), queue.length) } : { state: 'loading', message: starting };
+  return r.queued
+    ? { state: 'queued', message: queuedText(queue.indexOf(r.id), queue.length) }
+    : { state: 'loading', message: starting };
 }
 
 /** What the status bar and charts know of a run before its worker has said anything. */
@@ -137,11 +80,13 @@ function newRunView(r: RunInfo): RunView {
   return {
     ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: runColor(r.runIndex) },
     ...waitingState(r),
-    ...{ step: 0, agents: [], models: [], base: {}, tokensPerS: NaN, markers: [], rolloutStep: -1 },
+    ...{ step: 0, agents: [], models: [], base: {}, tokensPerS: NaN, rolloutStep: -1 },
+    // A link's scheduled changes are replayed by the worker; their markers are known now.
+    markers: scheduleEntries(useLab.getState().config.runs[r.runIndex]?.live ?? {}),
   };
 }
 
-/** Spawns the workers for the current config (disposing any previous session). */
+/** Spawns the workers for the current config (disposing any previous session); the caller moves the state. */
 export function startSession(): LabSession {
   reset();
   const { config } = useLab.getState();
@@ -154,11 +99,7 @@ export function startSession(): LabSession {
     addError(`Could not start the runs: ${(e as Error).message}`);
     throw e;
   }
-  useLab.setState({
-    session: 'paused',
-    autoPaused: false,
-    runs: session.runs.map((r) => newRunView(r)),
-  });
+  useLab.setState({ autoPaused: false, runs: session.runs.map((r) => newRunView(r)) });
   const id = beginSession(encodeExperiment(config), useLab.getState().runs);
   session.keepStates({ session: id, every: SAVE_EVERY, resume: false });
   return session;
@@ -173,19 +114,23 @@ function resumable(): string | null {
 }
 
 /**
- * Brings the restored session back to life: one worker per recorded run, each going on from its
- * state saved in IndexedDB (or from step 0 if none was saved), recording into the same session.
+ * Brings a stored session back to life: one worker per recorded run, each going on from its
+ * state saved in IndexedDB (or from step 0 if none was saved), recording into the same session
+ * (under `experiment` when given: Continue's longer one). The caller moves the state.
  */
-async function resumeSession(id: string, saved: readonly string[]): Promise<LabSession> {
+async function resumeSession(id: string, saved: readonly string[], experiment?: string): Promise<LabSession> {
   const { config, runs: shown, pastSessions } = useLab.getState();
-  if (!(await continueSession(id))) throw new Error('the stored session is gone');
+  if (!(await continueSession(id, experiment))) throw new Error('the stored session is gone');
   // The stored record holds every run, also those that never started (they waited in the queue).
   const recorded = pastSessions?.find((p) => p.id === id)?.runs ?? shown;
   const ids = runInstances(config).map((r) => recorded.find((x) => x.label === r.label)?.id);
-  if (ids.some((x) => x === undefined)) throw new Error('the stored session does not hold every run of this experiment');
-  session = spawn(config, { ids: ids as RunId[], persist: { session: id, every: SAVE_EVERY, resume: true, saved } });
+  if (ids.some((x) => x === undefined))
+    throw new Error('the stored session does not hold every run of this experiment');
+  session = spawn(config, {
+    ids: ids as RunId[],
+    persist: { session: id, every: SAVE_EVERY, resume: true, saved },
+  });
   useLab.setState({
-    session: 'paused',
     restored: null,
     runs: session.runs.map((info) => {
       const r = shown.find((x) => x.id === info.id);
@@ -214,30 +159,93 @@ function withSession(f: (s: LabSession) => void): void {
     }
   }
   opening ??= openRestored(id).finally(() => (opening = null));
-  opening.then(f, (e: Error) => addError(`Could not resume the stored runs (${e.message}); Reset starts them over.`));
+  opening.then(f, (e: Error) =>
+    addError(`Could not resume the stored runs (${e.message}); Reset starts them over.`),
+  );
 }
 
 async function openRestored(id: string): Promise<LabSession> {
-  // Runs that waited in the queue (or had not reached their first save) start from step 0.
-  const saved = (await statesOf(id).catch(() => [])).map((s) => s.run);
+  // Runs that waited in the queue (or had not reached their first save, or whose state is ahead
+  // of their recorded steps) start from step 0.
+  const { saved } = await statesToResume(id);
   return saved.length > 0 ? resumeSession(id, saved) : startSession();
 }
 
+/** Train: every run trains (creating the workers, or resuming a restored session, first). */
 export function play(): void {
+  const to = target('train');
+  if (!to) return;
   withSession((s) => {
     s.play();
-    useLab.setState({ session: 'playing', autoPaused: false });
+    useLab.setState({ session: to, autoPaused: false });
   });
 }
 
+/** Pause: every run stops after its current step (a finished session has nothing to pause). */
 export function pause(): void {
-  session?.pause();
-  if (session) useLab.setState({ session: 'paused' });
+  const to = target('pause');
+  if (!to || !session) return;
+  session.pause();
+  useLab.setState({ session: to });
 }
 
+/** Step: exactly one more step per run, from a paused (or not yet started) session. */
 export function stepOnce(): void {
-  if (useLab.getState().session === 'playing') pause();
-  withSession((s) => onceReady(() => s.step()));
+  const to = target('step');
+  if (!to) return;
+  withSession((s) => {
+    onceReady(() => s.step());
+    useLab.setState({ session: to });
+  });
+}
+
+/** Run again: the finished experiment from step 0 in a new session (the finished one stays in Past runs). */
+export function runAgain(): void {
+  const to = target('runAgain');
+  if (!to || opening) return; // a Continue being opened owns the session until it settles
+  try {
+    startSession().play();
+  } catch {
+    return; // startSession said why in the alert area
+  }
+  useLab.setState({ session: to });
+}
+
+/**
+ * Continue for `n` more steps: the finished session's runs go on from their states saved at the
+ * last step (the workers save when a run is done), recording into the same session; the
+ * experiment's steps grow by `n`, so the link says what ran. The 'ready' handler cuts each run's
+ * curve at its saved step, so no step is recorded twice.
+ */
+export function continueFor(n: number): void {
+  const to = target('continue');
+  const id = recordingId() ?? useLab.getState().restored?.id;
+  if (!to || !id || !Number.isInteger(n) || n < 1 || opening) return;
+  // The done workers go first, so the longer experiment below is no structural change to a live session.
+  session?.dispose();
+  session = null;
+  const { config: before, session: from } = useLab.getState();
+  const longer = { ...before, steps: before.steps + n };
+  setConfig(longer);
+  opening = (async () => {
+    await flush();
+    const { count, saved } = await statesToResume(id);
+    if (count === 0) throw new Error('no run of this session has a saved state');
+    return resumeSession(id, saved, encodeExperiment(longer));
+  })().finally(() => (opening = null));
+  opening.then(
+    (s) => {
+      // Reset while it opened: the user left this session, so its resumed runs must not start.
+      if (useLab.getState().session !== from) return s.dispose();
+      s.play();
+      useLab.setState({ session: to, autoPaused: false });
+    },
+    (e: Error) => {
+      // Nothing ran: the link goes back to the steps that did.
+      if (useLab.getState().config === longer) setConfig(before);
+      addError(`Could not continue the runs (${e.message}); Run again starts them over.`);
+    },
+  );
 }
 
 /** Speed control: a pause between steps, so a user can follow each one (0 = full speed). */
@@ -247,14 +255,18 @@ export function setPace(delayMs: number): void {
 }
 
 /**
- * Start the runs from these checkpoint files (e.g. ones downloaded earlier) instead of the shipped
- * base models. The workers check that each fits a model of the experiment; a misfit is an error
- * naming the file. Takes effect at the next Train (the current session is reset).
+ * Start the runs from these checkpoint files (e.g. ones downloaded earlier; none: the shipped base
+ * models). The workers check that each fits a model of the experiment; a misfit is an error naming
+ * the file. The runs start over from them: with runs on screen the page asks first (ask).
  */
 export async function chooseCheckpoints(files: readonly File[]): Promise<void> {
-  uploads = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
-  useLab.setState({ uploads: uploads.map((u) => u.name) });
-  reset();
+  const next = await Promise.all(files.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() })));
+  const title = next.length > 0 ? 'Start from these checkpoints' : 'Start from the shipped base models';
+  const apply = () => {
+    uploads = next;
+    useLab.setState({ uploads: next.map((u) => u.name) });
+  };
+  ask({ title, detail: 'the runs start over from them', apply });
 }
 
 /** Asks every run for its weights; each answers with a checkpoint, downloaded as it arrives. */
@@ -270,16 +282,21 @@ export function simulateDeviceLoss(): void {
 
 /** Terminates the workers and forgets every run's history (what is stored in IndexedDB stays). */
 export function reset(): void {
+  const { pending } = useLab.getState();
   if (session) endSession();
   session?.dispose();
   session = null;
   whenReady = [];
   clearRunData(useLab.getState().imported.map((r) => r.id)); // imported runs stay on the charts
-  useLab.setState({ session: 'none', autoPaused: false, runs: [], errors: [], restored: null });
+  useLab.setState((s) => ({
+    session: nextState(s.session, 'reset'),
+    ...{ autoPaused: false, runs: [], errors: [], restored: null, pending: null },
+  }));
+  // An action that waited on "keep the runs or start anew" has no runs left to protect: it applies.
+  pending?.apply();
 }
 
 // ─── live hyper-parameters ───────────────────────────────────────────────────
-
 
 /**
  * Applies a hyper-parameter to every run without a reset. The config (and so the link) follows;
@@ -287,15 +304,16 @@ export function reset(): void {
  */
 export function setLive(param: LiveParam, value: number): void {
   const { config } = useLab.getState();
-  if (liveValue(config, param) === value) return;
-  useLab.setState({ config: withLive(config, param, value) });
+  if (latestLive(config, param) === value) return;
   const s = session;
+  // Before any run trains, the value holds from step 0; once they do, each run's step is recorded.
   if (s) onceReady(() => s.set(param, value));
+  else useLab.setState({ config: withBaseLive(config, param, value) });
 }
 
 // ─── reactions: structural changes reset, a hidden tab pauses ────────────────────
 
-/** A store reaction: a structural config change resets the session (a live one does not). */
+/** A store reaction: a structural config change resets the session (each way to one asks first: ask). */
 export function resetOnStructuralChange(s: LabState, prev: LabState): void {
   const structural = s.config !== prev.config && structuralKey(s.config) !== structuralKey(prev.config);
   if (session && structural) reset();
@@ -305,7 +323,7 @@ export function resetOnStructuralChange(s: LabState, prev: LabState): void {
 export function startLabSync(): () => void {
   const onVisibility = () => {
     const s = useLab.getState();
-    if (document.visibilityState === 'hidden' && s.session === 'playing') {
+    if (document.visibilityState === 'hidden' && s.session === 'training') {
       pause();
       useLab.setState({ autoPaused: true });
     } else if (document.visibilityState === 'visible' && s.autoPaused && s.session === 'paused') {

@@ -2,10 +2,11 @@
  * Runs kept in IndexedDB (db `agentwise-lab`): one `sessions` record per Train session (its
  * experiment hash, runs with their key tables and live-parameter markers) and its metric frames in
  * `frames`, keyed [session, seq]. Frames are queued as they arrive and written in one transaction
- * at most every second (or every 20 frames); a new marker is written the same way. An import (runs
- * read from other trainers' files) is stored the same way as a session of kind 'import', under an
- * id of its own, so it never replaces a trained session. Any IndexedDB failure turns recording off
- * with one alert; training goes on.
+ * at most every second (or every 20 frames), and at once when a run loads or its state is saved;
+ * a new marker is written the same way. Writes land in call order. An import (runs read from
+ * other trainers' files) is stored the same way as a session of kind 'import', under an id of its
+ * own (persist-import.ts), so it never replaces a trained session. Any IndexedDB failure turns
+ * recording off with one alert; training goes on.
  */
 import type { RunId } from '../runtime/protocol';
 import { deleteStates } from '../runtime/state-store';
@@ -29,7 +30,7 @@ const FLUSH_FRAMES = 20;
 let dbp: Promise<IDBDatabase> | null = null;
 let disabled = false;
 
-const req = <T>(r: IDBRequest<T>) =>
+export const req = <T>(r: IDBRequest<T>) =>
   new Promise<T>((ok, ko) => {
     r.onsuccess = () => ok(r.result);
     r.onerror = () => ko(r.error ?? new Error('IndexedDB request failed'));
@@ -57,7 +58,7 @@ function open(): Promise<IDBDatabase> {
 }
 
 /** Runs `f` in one transaction; on failure, recording stops with one alert and `fallback` is returned. */
-async function withTx<T>(
+export async function withTx<T>(
   mode: IDBTransactionMode,
   f: (s: IDBObjectStore, fr: IDBObjectStore) => Promise<T> | T,
   fallback: T,
@@ -72,6 +73,9 @@ async function withTx<T>(
     return fallback;
   }
 }
+
+/** Recording stopped after an IndexedDB failure (said once in the page). */
+export const recordingOff = (): boolean => disabled;
 
 function disable(e: unknown): void {
   if (disabled) return;
@@ -90,6 +94,9 @@ let queue: StoredFrame[] = [];
 let timer: ReturnType<typeof setTimeout> | null = null;
 /** The session record changed without a new frame (a marker while paused): write it anyway. */
 let recordDirty = false;
+/** The last write started: each goes after the one before, so writes land in call order. */
+let writing: Promise<void> = Promise.resolve();
+const inOrder = (write: () => Promise<void>): Promise<void> => (writing = writing.then(write));
 
 /** The id of the session being recorded (the live runs'), or null. */
 export const recordingId = (): string | null => current?.id ?? null;
@@ -115,8 +122,12 @@ export function beginSession(experiment: string, runs: RunView[]): string {
   return rec.id;
 }
 
-/** Records into a stored session again (its runs resume): new frames follow its stored ones. */
-export async function continueSession(id: string): Promise<boolean> {
+/**
+ * Records into a stored session again (its runs resume): new frames follow its stored ones. With
+ * `experiment`, the record takes it (Continue for N more steps: the same runs, more steps), so a
+ * reload restores the session under the experiment that ran.
+ */
+export async function continueSession(id: string, experiment?: string): Promise<boolean> {
   await flush();
   // The record, and the key of its last frame (a reverse key cursor: no frame is read).
   const got = await withTx(
@@ -134,7 +145,9 @@ export async function continueSession(id: string): Promise<boolean> {
   current = got.session;
   current.runs.forEach((r) => (r.markers ??= []));
   seq = got.nextSeq;
-  recordDirty = false;
+  recordDirty = experiment !== undefined && experiment !== current.experiment;
+  if (experiment !== undefined) current.experiment = experiment;
+  if (recordDirty) await flush();
   return true;
 }
 
@@ -149,20 +162,24 @@ export async function dropFrames(id: RunId, fromStep: number): Promise<void> {
   const run = rec.runs.find((r) => r.id === id);
   if (run) run.lastStep = Math.min(run.lastStep, fromStep);
   rec.lastStep = Math.max(0, ...rec.runs.map((r) => r.lastStep));
-  await withTx(
-    'readwrite',
-    (s, fr) => {
-      s.put({ ...rec, runs: rec.runs.map((r) => ({ ...r })) });
-      const cursor = fr.openCursor(frameRange(rec.id));
-      cursor.onsuccess = () => {
-        const c = cursor.result;
-        if (!c) return;
-        const f = c.value as StoredFrame;
-        if (f.run === id && f.step >= fromStep) c.delete();
-        c.continue();
-      };
-    },
-    undefined,
+  const snapshot = { ...rec, runs: rec.runs.map((r) => ({ ...r })) };
+  // In order: a write queued before would put dropped frames back, one after must not be dropped.
+  await inOrder(() =>
+    withTx(
+      'readwrite',
+      (s, fr) => {
+        s.put(snapshot);
+        const cursor = fr.openCursor(frameRange(rec.id));
+        cursor.onsuccess = () => {
+          const c = cursor.result;
+          if (!c) return;
+          const f = c.value as StoredFrame;
+          if (f.run === id && f.step >= fromStep) c.delete();
+          c.continue();
+        };
+      },
+      undefined,
+    ),
   );
 }
 
@@ -172,9 +189,13 @@ export function endSession(): void {
   current = null;
 }
 
+/** A run loaded: its keys are stored now, so a reload at any later moment shows it (restore.ts skips runs without). */
 export function recordReady(id: RunId, info: Pick<StoredRun, 'keys' | 'agents' | 'models' | 'base'>): void {
   const run = current?.runs.find((r) => r.id === id);
-  if (run) Object.assign(run, info);
+  if (!run) return;
+  Object.assign(run, info);
+  recordDirty = true;
+  void flush();
 }
 
 export function recordFrame(id: RunId, step: number, values: Float64Array): void {
@@ -200,14 +221,17 @@ export function mirrorMarkers(s: LabState, prev: LabState): void {
   if (recordDirty) timer ??= setTimeout(() => void flush(), FLUSH_MS);
 }
 
-/** Writes the queued frames and the session record in one transaction. */
-export async function flush(): Promise<void> {
+/**
+ * Writes the queued frames and the session record in one transaction, after the write in progress:
+ * once it resolves, every frame queued before the call is stored ("saved @N" waits for that).
+ */
+export function flush(): Promise<void> {
   if (timer) clearTimeout(timer);
   timer = null;
   const frames = queue;
   queue = [];
   const rec = current;
-  if (!rec || (frames.length === 0 && !recordDirty)) return;
+  if (!rec || (frames.length === 0 && !recordDirty)) return writing;
   recordDirty = false;
   for (const f of frames) {
     const run = rec.runs.find((r) => r.id === f.run);
@@ -215,17 +239,19 @@ export async function flush(): Promise<void> {
     rec.lastStep = Math.max(rec.lastStep, f.step + 1);
   }
   const snapshot = { ...rec, runs: rec.runs.map((r) => ({ ...r })) };
-  await withTx(
-    'readwrite',
-    (s, fr) => {
-      s.put(snapshot);
-      for (const f of frames) fr.put(f);
-    },
-    undefined,
-  );
-  useLab.setState((s) => ({
-    pastSessions: s.pastSessions?.map((p) => (p.id === rec.id ? snapshot : p)) ?? null,
-  }));
+  return inOrder(async () => {
+    await withTx(
+      'readwrite',
+      (s, fr) => {
+        s.put(snapshot);
+        for (const f of frames) fr.put(f);
+      },
+      undefined,
+    );
+    useLab.setState((s) => ({
+      pastSessions: s.pastSessions?.map((p) => (p.id === rec.id ? snapshot : p)) ?? null,
+    }));
+  });
 }
 
 // ─── reading, listing, deleting ───────────────────────────────────────────────
@@ -260,49 +286,19 @@ export async function deleteSession(id: string): Promise<void> {
     current = null;
     queue = [];
   }
-  await withTx(
-    'readwrite',
-    (s, fr) => {
-      s.delete(id);
-      fr.delete(frameRange(id));
-    },
-    undefined,
+  // After the writes queued before it, which would put the session back.
+  await inOrder(() =>
+    withTx(
+      'readwrite',
+      (s, fr) => {
+        s.delete(id);
+        fr.delete(frameRange(id));
+      },
+      undefined,
+    ),
   );
   useLab.setState((s) => ({ pastSessions: s.pastSessions?.filter((p) => p.id !== id) ?? null }));
   await deleteStates(id).catch(() => undefined); // no saved states (or no IndexedDB): nothing to delete
-}
-
-// ─── imported runs ──────────────────────────────────────────────────────────────
-
-/** Frames per transaction when an import is stored: each a short task (8,300 steps: 83 of them). */
-const IMPORT_CHUNK = 100;
-
-/**
- * Stores an import as a session of kind 'import': its frames in chunks, then its record, so a
- * reload in the middle never lists half an import. Returns whether it was stored.
- */
-export async function storeImport(id: string, runs: StoredRun[], frames: ReadonlyMap<RunId, readonly Float64Array[]>): Promise<boolean> {
-  const all: StoredFrame[] = [];
-  for (const r of runs) for (const values of frames.get(r.id) ?? []) all.push({ session: id, seq: all.length, run: r.id, step: values[0], values });
-  for (let i = 0; i < all.length && !disabled; i += IMPORT_CHUNK) {
-    // Copies, not views, made chunk by chunk: IndexedDB would store a view's whole buffer.
-    const chunk = all.slice(i, i + IMPORT_CHUNK).map((f) => ({ ...f, values: f.values.slice() }));
-    await withTx('readwrite', (_s, fr) => chunk.forEach((f) => fr.put(f)), undefined);
-  }
-  const rec: StoredSession = { id, kind: 'import', shown: true, createdAt: Date.now(), experiment: '', runs, lastStep: Math.max(0, ...runs.map((r) => r.lastStep)) };
-  if (!disabled) await withTx('readwrite', (s) => void s.put(rec), undefined);
-  if (disabled) return false;
-  useLab.setState((s) => ({ pastSessions: [rec, ...(s.pastSessions ?? [])] }));
-  return true;
-}
-
-/** Marks a stored import as on the charts or not (it comes back after a reload if it is). */
-export async function setImportShown(id: string, shown: boolean): Promise<void> {
-  const rec = await withTx('readonly', (s) => req(s.get(id) as IDBRequest<StoredSession | undefined>), undefined);
-  if (rec?.kind !== 'import') return;
-  const next = { ...rec, shown };
-  await withTx('readwrite', (s) => void s.put(next), undefined);
-  useLab.setState((s) => ({ pastSessions: s.pastSessions?.map((p) => (p.id === id ? next : p)) ?? null }));
 }
 
 /** Best effort: write what is queued when the page goes away. */

@@ -11,11 +11,15 @@ import { reset } from './lab';
 import { deleteSession, loadSession, recordingId, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';
 import type { StoredSession } from './store';
+import { statesOf } from '../runtime/state-store';
+import type { StateInfo } from '../runtime/state-store';
+import { recordedSteps, usableStates } from './resume-point';
 import { restoreRunData } from './run-data';
+import { nextState } from './session-state';
 import { chooseConfig, useLab } from './store';
 import type { RunView } from './store';
 
-function show(session: StoredSession, frames: StoredFrame[]): void {
+function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]): void {
   const runs = session.runs
     .filter((r) => r.keys.length > 0)
     .map((r): RunView => {
@@ -30,16 +34,21 @@ function show(session: StoredSession, frames: StoredFrame[]): void {
         ...{ agents: r.agents, models: r.models, base: r.base },
         state: 'done',
         message: 'restored',
-        step: mine.reduce((m, f) => Math.max(m, f.step + 1), 0), // frames carry 0-based steps
+        step: recordedSteps(mine.map((f) => f.step)), // the steps Train may go on from
         tokensPerS: NaN,
         markers: r.markers ?? [],
         rolloutStep: -1,
       };
     });
   if (runs.length === 0) return; // a session stopped before any run loaded: nothing to draw
+  const { ahead } = usableStates(states, runs);
+  // Finished: every run of it reached the experiment's last step (Train would have nothing to do).
+  const decoded = decodeExperiment(session.experiment);
+  const finished = decoded.ok && session.runs.every((r) => r.lastStep >= decoded.config.steps);
   useLab.setState((s) => ({
+    session: nextState(s.session, finished ? 'restoreFinished' : 'restore'),
     runs,
-    restored: { id: session.id, createdAt: session.createdAt },
+    restored: { id: session.id, createdAt: session.createdAt, startsOver: ahead },
     frameVersion: s.frameVersion + 1,
   }));
 }
@@ -55,20 +64,20 @@ export async function restoreLatest(): Promise<void> {
   for (const i of sessions.filter((x) => x.kind === 'import' && x.shown)) await showImport(i.id);
   const latest = sessions.find((x) => x.kind !== 'import');
   if (!latest || !sameStructure(latest.experiment, useLab.getState().config)) return;
-  const got = await loadSession(latest.id);
+  const [got, states] = await Promise.all([loadSession(latest.id), statesOf(latest.id).catch(() => [])]);
   const s = useLab.getState();
-  if (got && s.session === 'none' && s.runs.length === 0) show(got.session, got.frames);
+  if (got && s.session === 'idle' && s.runs.length === 0) show(got.session, got.frames, states);
 }
 
 /** Past runs → Open: stops any live runs, sets the experiment to the session's, shows its curves. */
 export async function openSession(id: string): Promise<void> {
-  const got = await loadSession(id);
+  const [got, states] = await Promise.all([loadSession(id), statesOf(id).catch(() => [])]);
   if (!got) return;
   if (got.session.kind === 'import') return showImport(id); // read-only runs: beside the session's
   reset();
   const r = decodeExperiment(got.session.experiment);
   if (r.ok) chooseConfig(r.config);
-  show(got.session, got.frames);
+  show(got.session, got.frames, states);
 }
 
 /**

@@ -18,7 +18,7 @@ import type { RunView } from './store';
  * keeps its last MAX_STEPS steps here (its stored copy keeps all of them).
  */
 export const RING_CAPACITY = MAX_STEPS;
-/** Points per drawn series (recharts is SVG; it slows past ~1k points, tfjs-webgpu.md §11). */
+/** Points per drawn series (recharts is SVG; it slows past ~1k points, docs/architecture.md#metric-to-chart). */
 export const MAX_POINTS = 400;
 
 export interface RunData {
@@ -237,14 +237,25 @@ export function allRows(id: RunId): Record<string, number>[] {
 
 /**
  * A run's history of just these keys as {key: value} rows, oldest first (the Findings view reads a
- * few columns of every run; decoding whole frames would cost ~50× more).
+ * few columns of every run; decoding whole frames would cost ~50× more); with `last`, only its last
+ * `last` steps (the What differs card reads 20 of up to 100,000).
  */
-export function historyOf(id: RunId, keys: readonly string[]): Record<string, number>[] {
+export function historyOf(id: RunId, keys: readonly string[], last = Infinity): Record<string, number>[] {
   const d = data.get(id);
   if (!d) return [];
   const cols = keys.flatMap((k) => {
     const c = d.codec.indexOf(k);
-    return c >= 0 ? [{ k, values: d.ring.column(c) }] : [];
+    return c >= 0 ? [{ k, c }] : [];
   });
-  return Array.from({ length: d.ring.length }, (_, i) => Object.fromEntries(cols.map(({ k, values }) => [k, values[i]])));
+  const from = Math.max(0, d.ring.length - last);
+  return Array.from({ length: d.ring.length - from }, (_, i) =>
+    Object.fromEntries(cols.map(({ k, c }) => [k, d.ring.at(from + i, c)])),
+  );
+}
+
+/** One metric of a run at every step recorded (NaN where a step lacks it), or null if it has none. */
+export function columnOf(id: RunId, key: string): Float64Array | null {
+  const d = data.get(id);
+  const col = d?.codec.indexOf(key) ?? -1;
+  return d && col >= 0 && d.ring.length > 0 ? d.ring.column(col) : null;
 }

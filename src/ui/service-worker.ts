@@ -27,7 +27,8 @@ export function startServiceWorker(): void {
   // Relative, so the worker's scope is the folder the lab is served from.
   const wb = new Workbox('./sw.js');
   wb.addEventListener('waiting', () => {
-    if (useLab.getState().session !== 'none') {
+    // Live runs wait for the user (a stored session on screen comes back after the reload).
+    if (useLab.getState().session !== 'idle' && useLab.getState().restored === null) {
       useUpdateNotice.setState({ notice: { kind: 'waiting' } });
       return;
     }

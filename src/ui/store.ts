@@ -14,6 +14,8 @@ import { keepThreadSetting, loadThreadSetting } from './thread-setting';
 import type { ThreadSetting } from '../runtime/threads';
 import type { LiveParam } from '../core/config';
 import type { RunId, RunStatus } from '../runtime/protocol';
+import { nextState } from './session-state';
+import type { SessionEvent, SessionState } from './session-state';
 
 export type BackendStatus =
   | { state: 'probing' }
@@ -59,9 +61,6 @@ export interface RunView {
   error?: string;
 }
 
-/** 'none': no workers; 'paused': workers exist and wait; 'playing': they train freely. */
-export type SessionStatus = 'none' | 'paused' | 'playing';
-
 /** 'overlaid': every run in each chart; 'side-by-side': one column of charts per run. */
 export type ChartLayout = 'overlaid' | 'side-by-side';
 
@@ -69,7 +68,8 @@ export interface ViewPrefs {
   layout: ChartLayout;
   /** TensorBoard-style debiased EMA weight in [0, 0.99]. */
   smoothing: number;
-  logGradNorm: boolean;
+  /** Charts drawn on a log y scale, by chart registry id (src/core/charts.ts). */
+  logCharts: string[];
   /** Series hidden through the legend, by run index and agent name. */
   hiddenRuns: number[];
   hiddenAgents: string[];
@@ -108,18 +108,41 @@ export interface StoredSession {
   lastStep: number;
 }
 
+/**
+ * Something that needs new runs (a reset-field change, a link, checkpoint files), waiting for the
+ * user's answer while runs are on screen: nothing is discarded without asking (ask below).
+ */
+export interface PendingAction {
+  /** The question's headline and detail: "This change needs new runs" and "Group size G 2 → 4". */
+  title: string;
+  detail: string;
+  /** What the action does once the runs on screen are gone (to Past runs). */
+  apply: () => void;
+  /** Undoes what the action already moved if the runs are kept (a link puts the address bar back). */
+  drop?: () => void;
+}
+
 export interface LabState {
   /** Runs read from other trainers' files (read-only: no worker); shown beside the session's. */
   imported: RunView[];
   config: Experiment;
-  /** Problems with the link the page was opened with; the defaults were opened instead. */
+  /** Problems with the link the page was opened with; `shownInstead` was shown instead. */
   urlErrors: FieldError[];
+  /** The link that could not be opened, as given (the address bar holds the experiment shown instead). */
+  badLink: string;
+  /** What a bad link left on screen: the default experiment, or the runs that were on screen. */
+  shownInstead: string;
   backend: BackendStatus;
   /** Bumped to run the backend probe again (the panel's "Measure again"). */
   probeNonce: number;
   /** Threads per run for the wasm backend (a machine setting, kept in localStorage; thread-setting.ts). */
   threads: ThreadSetting;
-  session: SessionStatus;
+  /** Where the session's buttons stand (session-state.ts: its events move it). */
+  session: SessionState;
+  /** Inline fields holding a value the page refused, by path: Train stays off until they are fixed. */
+  fieldErrors: Record<string, FieldError[]>;
+  /** An action that needs new runs, waiting for the user's answer while runs are on screen (ask). */
+  pending: PendingAction | null;
   /** Paused by the Page Visibility API, to resume when the tab shows again. */
   autoPaused: boolean;
   /** Speed control: milliseconds every run waits between steps while playing (0 = full speed). */
@@ -135,25 +158,32 @@ export interface LabState {
   /** Sessions kept in IndexedDB, newest first (null while they load). */
   pastSessions: StoredSession[] | null;
   /** The stored session whose curves are shown (no workers), or null. */
-  restored: { id: string; createdAt: number } | null;
+  /** `startsOver`: labels of its runs whose saved state is ahead of their recorded steps (resume-point.ts). */
+  restored: { id: string; createdAt: number; startsOver?: string[] } | null;
   /** Why runs are not being stored (IndexedDB unavailable, quota…), shown once in role="alert". */
   persistError: string | null;
 }
 
+const DEFAULT_SHOWN = 'the default experiment';
+
 export const useLab = create<LabState>(() => ({
   config: DEFAULT_EXPERIMENT,
   urlErrors: [],
+  badLink: '',
+  shownInstead: DEFAULT_SHOWN,
   backend: { state: 'probing' },
   probeNonce: 0,
   threads: loadThreadSetting(),
-  session: 'none',
+  session: 'idle',
+  fieldErrors: {},
+  pending: null,
   autoPaused: false,
   paceMs: 0,
   runs: [],
   imported: [],
   frameVersion: 0,
   errors: [],
-  view: { layout: 'overlaid', smoothing: 0.6, logGradNorm: false, hiddenRuns: [], hiddenAgents: [] },
+  view: { layout: 'overlaid', smoothing: 0.6, logCharts: [], hiddenRuns: [], hiddenAgents: [] },
   uploads: [],
   pastSessions: null,
   restored: null,
@@ -163,7 +193,32 @@ export const useLab = create<LabState>(() => ({
 export const setConfig = (config: Experiment) => useLab.setState({ config });
 /** A user's choice of experiment: it replaces a bad link, so the link's errors go. */
 export const chooseConfig = (config: Experiment) => useLab.setState({ config, urlErrors: [] });
-export const setUrlErrors = (urlErrors: FieldError[]) => useLab.setState({ urlErrors });
+/** An inline field's refusals (none: it holds an applied value); Train reads them all. */
+export function setFieldErrors(path: string, errors: FieldError[]): void {
+  useLab.setState((s) => {
+    if (errors.length === 0 && !(path in s.fieldErrors)) return s;
+    const { [path]: _gone, ...rest } = s.fieldErrors;
+    return { fieldErrors: errors.length > 0 ? { ...rest, [path]: errors } : rest };
+  });
+}
+/** Moves the session's state machine (session-state.ts) by an event. */
+export const moveSession = (event: SessionEvent) =>
+  useLab.setState((s) => ({ session: nextState(s.session, event) }));
+export const setUrlErrors = (urlErrors: FieldError[], badLink = '', shownInstead = DEFAULT_SHOWN) =>
+  useLab.setState({ urlErrors, badLink, shownInstead });
+
+/**
+ * An action that needs new runs: with none on screen it applies at once; with runs on screen it
+ * waits in `pending` for the user's answer (answerPending in config-edit.ts), so nothing is
+ * discarded without asking. A newer question replaces an unanswered one, which is answered "keep".
+ */
+export function ask(action: PendingAction): void {
+  const { session, pending } = useLab.getState();
+  if (session === 'idle') return action.apply();
+  pending?.drop?.();
+  useLab.setState({ pending: action });
+}
+
 export const setBackend = (backend: BackendStatus) => useLab.setState({ backend });
 /** The wasm thread setting, kept for the next visit; runs started from now on get it. */
 export function setThreads(threads: ThreadSetting): void {

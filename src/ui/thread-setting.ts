@@ -5,7 +5,13 @@
  */
 import type { Experiment } from '../core/config';
 import { runsAtOnce } from '../runtime/client';
-import { isThreadSetting, wasmThreadsFor, type Machine, type ThreadChoice, type ThreadSetting } from '../runtime/threads';
+import {
+  isThreadSetting,
+  wasmThreadsFor,
+  type Machine,
+  type ThreadChoice,
+  type ThreadSetting,
+} from '../runtime/threads';
 
 const STORAGE_KEY = 'agentwise.wasm-threads';
 

@@ -3,13 +3,17 @@
  * of long-task observation), `bench:experiment --smoke` (the built app, Train, both runs to step 2),
  * `bench:browser --smoke` (the model workload in a Chromium worker) and `bench:split --smoke` (each
  * thread-split kernel once on 1 thread and split over 2). They assert that each script ran to its end and measured,
- * so a script that breaks, or a wait that can no longer end (the hang of issue 17), fails CI.
+ * so a script that breaks, or a wait that can no longer end (a benchmark waiting forever for a step), fails CI.
  */
 import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 
 const run = (script: string) =>
-  execFileSync('npx', ['tsx', script, '--smoke'], { encoding: 'utf8', timeout: 290_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('npx', ['tsx', script, '--smoke'], {
+    encoding: 'utf8',
+    timeout: 290_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 it('bench:ui --smoke sees both runs step and reports long tasks', () => {
   const stdout = run('scripts/bench-ui.ts');
@@ -29,7 +33,11 @@ it('bench:ui --smoke sees both runs step and reports long tasks', () => {
 
 it('bench:experiment --smoke times both runs to step 2', () => {
   const stdout = run('scripts/bench-experiment.ts');
-  const report = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{'))!) as { backend: string; milestones: number[]; secondsToStep: number[][] };
+  const report = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{'))!) as {
+    backend: string;
+    milestones: number[];
+    secondsToStep: number[][];
+  };
   expect(report.backend).toBe('wasm'); // auto passes over SwiftShader's software WebGPU
   expect(report.milestones).toEqual([2]);
   expect(report.secondsToStep).toHaveLength(2); // both runs
@@ -39,7 +47,11 @@ it('bench:experiment --smoke times both runs to step 2', () => {
 it('bench:browser --smoke measures the workload on wasm in Chromium', () => {
   const stdout = run('scripts/bench-browser.ts');
   // columns: preset backend kernels threads params train-ms … disp/step disp/tok reads/step reads/tok GPU-MB copies/step
-  const wasm = stdout.split('\n').find((l) => /^nano\s+wasm\s/.test(l))?.trim().split(/\s+/);
+  const wasm = stdout
+    .split('\n')
+    .find((l) => /^nano\s+wasm\s/.test(l))
+    ?.trim()
+    .split(/\s+/);
   expect(wasm, stdout).toBeDefined();
   expect(Number(wasm![3])).toBe(1); // wasm threads (the default)
   expect(Number(wasm![4])).toBe(108864); // parameters
@@ -52,6 +64,10 @@ it('bench:split --smoke times every split op on 1 thread and split over 2', () =
   const stdout = run('scripts/bench-split.ts');
   // columns: op (two words) shape … work 1-thread-min 1-thread-median split-min split-median ratio
   const rows = stdout.split('\n').filter((l) => /^(gemm|attention|gelu) /.test(l));
-  expect(rows.map((l) => l.slice(0, 14).trim()), stdout).toEqual(['gemm a·b', 'attention fwd', 'attention bwd', 'gelu fwd', 'gelu bwd']);
-  for (const l of rows) for (const x of l.trim().split(/\s+/).slice(-5)) expect(Number(x), l).toBeGreaterThan(0);
+  expect(
+    rows.map((l) => l.slice(0, 14).trim()),
+    stdout,
+  ).toEqual(['gemm a·b', 'attention fwd', 'attention bwd', 'gelu fwd', 'gelu bwd']);
+  for (const l of rows)
+    for (const x of l.trim().split(/\s+/).slice(-5)) expect(Number(x), l).toBeGreaterThan(0);
 }, 300_000);

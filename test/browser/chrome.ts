@@ -43,7 +43,10 @@ export function ensureChrome(): string {
     console.log('[browser tests] no Chromium found: installing Debian chromium with apt-get …');
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
+      stdio: 'inherit',
+      env,
+    });
     const installed = findChrome();
     if (installed) return installed;
   }

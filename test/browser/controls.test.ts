@@ -3,13 +3,13 @@
  * the Speed select really slows the workers down (and full speed brings them back); side by side
  * gives each run its own column of charts on a shared y scale; the experiment's inline fields and
  * its JSON editor refuse a bad field with a message naming it, and apply good edits (the link
- * follows; a structural edit resets the runs, a live one leaves a marker).
+ * follows; a structural edit resets the runs once the user says so, a live one leaves a marker).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ESTIMATOR_NAMES } from '../../src/core/config';
-import { ESTIMATORS } from '../../src/rl/advantage';
+import { ESTIMATOR_CHOICES } from '../../src/core/config';
+import { ESTIMATOR_OPTIONS, ESTIMATORS } from '../../src/rl/advantage';
 import { TASKS } from '../../src/tasks/registry';
-import { TINY, openLab, stepCounts, trainEnabled, waitSteps } from './harness';
+import { TINY, openLab, runsIn, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -49,9 +49,7 @@ describe('lab controls', () => {
     await page.getByRole('button', { name: 'Train', exact: true }).click();
     await waitSteps(lab, (s) => s.every((n) => n >= 3));
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'paused'),
-    );
+    await runsIn(lab, 'paused');
     const colors = await page.$$eval('.legend [data-run-color]', (bs) =>
       bs.map((b) => b.getAttribute('data-run-color')!),
     );
@@ -106,7 +104,7 @@ describe('lab controls', () => {
     expect(await g.getAttribute('max')).toBe('32');
     await g.fill('1');
     await g.press('Enter');
-    const gError = page.getByRole('alert').filter({ hasText: '>=2' });
+    const gError = page.getByRole('alert').filter({ hasText: 'must be at least 2' });
     await gError.waitFor();
     expect(await g.getAttribute('aria-invalid')).toBe('true');
     expect(await g.getAttribute('aria-describedby')).toBe(await gError.getAttribute('id'));
@@ -120,11 +118,24 @@ describe('lab controls', () => {
     const estimator = page.getByLabel('Dr. MAS estimator');
     const options = await estimator
       .locator('option')
-      .evaluateAll((os) => os.map((o) => [o.textContent, (o as HTMLOptionElement).value, o.getAttribute('title')]));
-    expect(options).toEqual(ESTIMATOR_NAMES.map((e) => [ESTIMATORS[e].label, e, ESTIMATORS[e].doc]));
-    expect(options.map(([label]) => label)).toEqual(['GRPO', 'Dr. MAS', 'AT-GRPO', 'global step-level', 'MAGRPO']);
+      .evaluateAll((os) =>
+        os.map((o) => [o.textContent, (o as HTMLOptionElement).value, o.getAttribute('title')]),
+      );
+    expect(options).toEqual(
+      ESTIMATOR_CHOICES.map((e) => [ESTIMATOR_OPTIONS[e].label, e, ESTIMATOR_OPTIONS[e].doc]),
+    );
+    expect(options.map(([label]) => label)).toEqual([
+      'GRPO',
+      'Dr. MAS',
+      'AT-GRPO',
+      'global step-level',
+      'MAGRPO',
+      'custom',
+    ]);
     expect(await estimator.getAttribute('title')).toContain(ESTIMATORS.drmas.doc);
-    expect(await page.getByLabel('Task', { exact: true }).locator('option[value="plan"]').getAttribute('title')).toBe(TASKS.plan.doc);
+    expect(
+      await page.getByLabel('Task', { exact: true }).locator('option[value="plan"]').getAttribute('title'),
+    ).toBe(TASKS.plan.doc);
     await estimator.selectOption({ label: 'MAGRPO' });
     await expect.poll(hash).toContain('magrpo');
     expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator MAGRPO (magrpo)');
@@ -147,8 +158,10 @@ describe('lab controls', () => {
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     const jsonError = page.locator('#exp-json-errors[role="alert"]');
     await jsonError.waitFor();
-    expect(await jsonError.textContent()).toMatch(/rollout\.groupSize: .*>=2/);
-    expect(await jsonError.textContent()).toContain('foo: unknown field');
+    // A JSON edit has no link text to quote back: the sentence ends at what the field must be.
+    expect(await jsonError.textContent()).toContain('Group size G (rollout.groupSize) must be at least 2');
+    expect(await jsonError.textContent()).toContain('foo is not a field of an experiment');
+    expect(await jsonError.textContent()).not.toContain('got');
     expect(await json.getAttribute('aria-describedby')).toBe('exp-json-errors');
     expect(await hash()).toBe(before);
     expect((await stepCounts(lab)).every((n) => n >= 1)).toBe(true);
@@ -167,11 +180,15 @@ describe('lab controls', () => {
       .waitFor({ state: 'attached', timeout: 30_000 });
     expect((await stepCounts(lab)).every((n) => n >= 1)).toBe(true);
 
-    // A structural edit applies through the same path: the link follows and the runs reset.
+    // The runs took the live edit at their next step: the schedule says so; the starting value stays.
     const now = JSON.parse(await json.inputValue());
-    expect(now.optim.lr).toBe(0.002);
+    expect(now.optim.lr).toBe(config.optim.lr);
+    for (const run of now.runs) expect(Object.values(run.live)).toEqual([{ optim: { lr: 0.002 } }]);
+    // A structural edit applies through the same path, once the user chooses a new session: the
+    // link follows and the runs reset.
     await json.fill(JSON.stringify({ ...now, steps: 77 }, null, 2));
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await page.getByRole('button', { name: 'Start a new session' }).click();
     await expect.poll(hash).toContain('steps=77');
     await page.getByText('No runs yet').waitFor();
     expect(await page.locator('dd[data-field="Steps · seed"]').textContent()).toContain('77 steps');

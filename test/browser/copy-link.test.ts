@@ -19,29 +19,46 @@ it('shows the link to copy by hand when the clipboard is refused, and says Copie
   const { page } = lab;
   const origin = new URL(page.url()).origin;
   const cdp = await lab.context.newCDPSession(page);
-  await cdp.send('Browser.setPermission', { permission: { name: 'clipboard-write' }, setting: 'denied', origin });
+  await cdp.send('Browser.setPermission', {
+    permission: { name: 'clipboard-write' },
+    setting: 'denied',
+    origin,
+  });
   const button = page.getByRole('button', { name: 'Copy link' });
   await button.click();
   const field = page.getByRole('textbox', { name: 'Link to this experiment' });
   await field.waitFor({ timeout: 10_000 });
   expect(await field.inputValue()).toBe(`${origin}/#v=1&task=math&rollout.groupSize=6`);
-  expect(await field.evaluate((e: HTMLInputElement) => [document.activeElement === e, e.selectionStart, e.selectionEnd])).toEqual([true, 0, (await field.inputValue()).length]);
+  expect(
+    await field.evaluate((e: HTMLInputElement) => [
+      document.activeElement === e,
+      e.selectionStart,
+      e.selectionEnd,
+    ]),
+  ).toEqual([true, 0, (await field.inputValue()).length]);
   expect(await button.textContent()).not.toBe('Copied');
   // Clicked again, the field stays where it is and is selected again.
   await button.click();
   await page.waitForTimeout(300);
-  expect(await field.evaluate((e: HTMLInputElement) => [document.activeElement === e, e.selectionEnd])).toEqual([true, (await field.inputValue()).length]);
+  expect(
+    await field.evaluate((e: HTMLInputElement) => [document.activeElement === e, e.selectionEnd]),
+  ).toEqual([true, (await field.inputValue()).length]);
   await page.keyboard.press('Tab'); // to the button: the field stays
   expect(await field.count()).toBe(1);
   await page.keyboard.press('Tab'); // focus leaves both: it goes
   await expect.poll(() => field.count()).toBe(0);
 
-  await cdp.send('Browser.setPermission', { permission: { name: 'clipboard-write' }, setting: 'granted', origin });
+  await cdp.send('Browser.setPermission', {
+    permission: { name: 'clipboard-write' },
+    setting: 'granted',
+    origin,
+  });
   await lab.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   await button.click();
   await expect.poll(() => button.textContent()).toBe('Copied');
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${origin}/#v=1&task=math&rollout.groupSize=6`);
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+    `${origin}/#v=1&task=math&rollout.groupSize=6`,
+  );
   expect(await field.count()).toBe(0);
   expect(lab.errors).toEqual([]);
 });
-

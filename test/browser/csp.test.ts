@@ -26,13 +26,19 @@ it('loads, trains and exports under the CSP with no violation; inline scripts an
   const { page } = lab;
   await lab.context.addInitScript(() => {
     window.cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.cspViolations.push(
+        `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`,
+      ),
+    );
   });
   const res = await page.reload();
   const headers = res!.headers();
   expect(headers['content-security-policy']).toBe(contentSecurityPolicy());
   for (const [k, v] of Object.entries(ISOLATION_HEADERS)) expect(headers[k.toLowerCase()]).toBe(v);
-  expect(await page.locator('meta[http-equiv=Content-Security-Policy]').getAttribute('content')).toBe(contentSecurityPolicy());
+  expect(await page.locator('meta[http-equiv=Content-Security-Policy]').getAttribute('content')).toBe(
+    contentSecurityPolicy(),
+  );
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
 
   await trainEnabled(page);
@@ -47,7 +53,9 @@ it('loads, trains and exports under the CSP with no violation; inline scripts an
   // wait for it forever without scrolling).
   const reward = page.locator('[data-chart="Reward"]');
   await reward.scrollIntoViewIfNeeded();
-  await expect.poll(async () => Number(await reward.getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await reward.getAttribute('data-points')), { timeout: 60_000 })
+    .toBeGreaterThan(0);
   for (const name of ['Download CSV', 'Download JSON', 'Download Reward as PNG', 'Download checkpoints']) {
     await page.getByRole('button', { name }).click();
   }
@@ -70,7 +78,9 @@ it('loads, trains and exports under the CSP with no violation; inline scripts an
     return { inlineRan: 'inlineRan' in window, fetched };
   });
   expect(refused).toEqual({ inlineRan: false, fetched: 'TypeError' });
-  const violations = await page.evaluate(() => window.cspViolations.map((v) => v.split(' ').slice(0, 2).join(' ')));
+  const violations = await page.evaluate(() =>
+    window.cspViolations.map((v) => v.split(' ').slice(0, 2).join(' ')),
+  );
   // Each twice: the header's policy and the meta tag's each refuse it.
   expect(violations).toEqual([
     'script-src-elem inline',

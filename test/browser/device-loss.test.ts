@@ -3,9 +3,8 @@
  * after step 1, and each goes on on wasm from its state after the last completed step. The page
  * says so in an alert, and the recorded steps continue without a gap or a repeat.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { ALL_WASM_KERNELS, openLab, RUNS, stepCounts, trainEnabled } from './harness';
+import { ALL_WASM_KERNELS, downloadCsv, openLab, RUNS, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -24,10 +23,19 @@ it('goes on on wasm from the last completed step when the GPU device is lost', a
     RUNS,
     { timeout: 240_000, polling: 500 },
   );
-  await page.evaluate(() => (globalThis as unknown as { agentwiseLab: { simulateDeviceLoss(): void } }).agentwiseLab.simulateDeviceLoss());
+  await page.evaluate(() =>
+    (
+      globalThis as unknown as { agentwiseLab: { simulateDeviceLoss(): void } }
+    ).agentwiseLab.simulateDeviceLoss(),
+  );
   // Each run's worker reports its own loss, when its step in flight ends: wait for both alerts.
   await page.waitForFunction(
-    (runs) => runs.every((r) => [...document.querySelectorAll('[role="alert"]')].some((a) => a.textContent?.includes(`${r}: GPU device lost`))),
+    (runs) =>
+      runs.every((r) =>
+        [...document.querySelectorAll('[role="alert"]')].some((a) =>
+          a.textContent?.includes(`${r}: GPU device lost`),
+        ),
+      ),
     RUNS,
     { timeout: 60_000, polling: 250 },
   );
@@ -46,8 +54,7 @@ it('goes on on wasm from the last completed step when the GPU device is lost', a
   expect((await stepCounts(lab)).every((n) => n >= 3)).toBe(true);
 
   // Steps 0, 1 (webgpu) then 2, … (wasm): each exactly once, every value finite.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-  const [header, ...rows] = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const { header, rows } = await downloadCsv(page);
   const col = (k: string) => header.indexOf(k);
   for (const run of RUNS) {
     const steps = rows.filter((r) => r[0] === run).map((r) => Number(r[col('step')]));
@@ -56,7 +63,8 @@ it('goes on on wasm from the last completed step when the GPU device is lost', a
     const gpu = rows.filter((r) => r[0] === run).map((r) => Number(r[col('mem/gpu_bytes')]));
     expect(gpu[0]).toBeGreaterThan(0); // trained on the GPU…
     expect(gpu[2]).toBe(0); // …then on wasm
-    for (const r of rows.filter((x) => x[0] === run)) expect(Number.isFinite(Number(r[col('model/alice/grad_norm')]))).toBe(true);
+    for (const r of rows.filter((x) => x[0] === run))
+      expect(Number.isFinite(Number(r[col('model/alice/grad_norm')]))).toBe(true);
   }
   expect(lab.errors.filter((e) => !/device|GPU|WebGPU/i.test(e))).toEqual([]);
 }, 420_000); // two runs on software WebGPU on 2 cores: its waits alone add up to 7 minutes

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { compareSeeds, comparisonCsv } from '../../src/rl/findings';
 import { summarize } from '../../src/rl/summary';
 import { workerSlots } from '../../src/runtime/client';
-import { openLab, trainEnabled } from './harness';
+import { downloadCsv, openLab, runsIn, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -19,7 +19,9 @@ afterEach(async () => {
 });
 
 it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and verdicts, as lab report computes them', async () => {
-  lab = await openLab('#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&seeds=2&steps=4&eval.every=2&eval.k=2&eval.questions=2');
+  lab = await openLab(
+    '#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&seeds=2&steps=4&eval.every=2&eval.k=2&eval.questions=2',
+  );
   const { page } = lab;
   await trainEnabled(page);
   // Before Train there is nothing to compare.
@@ -33,30 +35,39 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   expect(states.filter((s) => s === 'queued')).toHaveLength(Math.max(0, 4 - workerSlots(cores)));
   if (cores <= 2) await page.getByText('queued for a free worker (1 of 2)').waitFor();
 
-  await page.waitForFunction(
-    () => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'done'),
-    null,
-    { timeout: 240_000 },
-  );
+  await runsIn(lab, 'done', 240_000);
   const findings = page.getByTestId('findings');
-  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 4 steps recorded per run/);
+  await expect
+    .poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 })
+    .toMatch(/^All 4 runs done · 4 steps recorded per run/);
   // sync is the control: GRPO and Dr. MAS are the same run in every seed.
   const reward = findings.locator('tr[data-figure="reward (last 10)"]');
-  expect(await reward.locator('td').last().textContent()).toBe('identical on all 2 seeds');
+  expect(await reward.locator('td[data-verdict]').textContent()).toBe('identical on all 2 seeds');
+  // The verdict leads its row, named in words (the short name, the CSV's, on hover).
+  expect(await reward.locator('th, td').nth(1).getAttribute('data-verdict')).toBe('identical');
+  expect(await reward.locator('th').textContent()).toBe('training reward, mean over the last 10 steps');
   // The same-batch charts are titled by the estimators' labels, their registry docs in the tooltip.
   const shadow = page.locator('figure[aria-label="E[A²] weighed by Dr. MAS"] figcaption');
-  expect(await shadow.getAttribute('title')).toContain('Dr. MAS (drmas): Dr. MAS agent-wise normalization (arXiv 2602.08847');
+  expect(await shadow.getAttribute('title')).toContain(
+    'Dr. MAS (drmas): Dr. MAS agent-wise normalization (arXiv 2602.08847',
+  );
   // N of the reward row is a control (lab report --tail N): 2 of the 4 steps.
   await findings.getByLabel('Training reward over the last').fill('2');
-  await expect.poll(() => findings.locator('tr[data-figure="reward (last 2)"] td').last().textContent()).toBe('identical on all 2 seeds');
-  expect(await findings.locator('tr[data-figure="eval avg@2"] td').first().textContent()).toMatch(/^\d\.\d{3} ± \d\.\d{3}$/);
+  await expect
+    .poll(() => findings.locator('tr[data-figure="reward (last 2)"] td[data-verdict]').textContent())
+    .toBe('identical on all 2 seeds');
+  expect(await findings.locator('tr[data-figure="eval avg@2"] td.num').first().textContent()).toMatch(
+    /^\d\.\d{3} ± \d\.\d{3}$/,
+  );
   expect(await findings.locator('tr[data-figure="skipped updates"]').count()).toBe(1);
   expect(await findings.locator('tr[data-figure="alice |g| max"]').count()).toBe(1);
 
   // The page's findings, exported, equal the CLI's code (lab report --tail 2) run on the page's exported metrics.
-  const [csv] = await Promise.all([page.waitForEvent('download'), findings.getByRole('button', { name: 'Download findings CSV' }).click()]);
-  const [metrics] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV', exact: true }).click()]);
-  const [header, ...lines] = readFileSync((await metrics.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const [csv] = await Promise.all([
+    page.waitForEvent('download'),
+    findings.getByRole('button', { name: 'Download findings CSV' }).click(),
+  ]);
+  const { header, rows: lines } = await downloadCsv(page);
   const runs = [...new Set(lines.map((l) => `${l[0]}|${l[1]}`))];
   const summaries = runs.map((r) => {
     const [label, seed] = r.split('|');
@@ -77,28 +88,28 @@ it('a reload while runs wait in the queue: the finished runs resume as saved, th
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   // The first two runs are done (and saved); the other two are queued or training, unsaved.
   await page.waitForFunction(
-    () => [...document.querySelectorAll('.run-status[data-state="done"]')].filter((li) => li.textContent?.includes('saved @5')).length >= 2,
+    () =>
+      [...document.querySelectorAll('.run-status[data-state="done"]')].filter((li) =>
+        li.textContent?.includes('saved @5'),
+      ).length >= 2,
     null,
     { timeout: 120_000 },
   );
-  // The page writes a run's frames to IndexedDB when its state is saved; let that write finish.
-  await page.waitForTimeout(1000);
   await page.reload();
   await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
-  await page.waitForFunction(
-    () => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'done'),
-    null,
-    { timeout: 240_000 },
-  );
-  await expect.poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 }).toMatch(/^All 4 runs done · 5 steps recorded per run/);
+  await runsIn(lab, 'done', 240_000);
+  await expect
+    .poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 })
+    .toMatch(/^All 4 runs done · 5 steps recorded per run/);
   expect(await page.getByTestId('session-alert').count()).toBe(0);
-  const [metrics] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV', exact: true }).click()]);
-  const [header, ...lines] = readFileSync((await metrics.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const { header, rows: lines } = await downloadCsv(page);
   for (const run of ['GRPO #0', 'GRPO #1', 'Dr. MAS #0', 'Dr. MAS #1']) {
     // Every step once: the resumed runs keep theirs, the restarted ones recomputed theirs from 0.
-    expect(lines.filter((l) => l[0] === run).map((l) => Number(l[header.indexOf('step')]))).toEqual([0, 1, 2, 3, 4]);
+    expect(lines.filter((l) => l[0] === run).map((l) => Number(l[header.indexOf('step')]))).toEqual([
+      0, 1, 2, 3, 4,
+    ]);
   }
   expect(lab.errors).toEqual([]);
 });

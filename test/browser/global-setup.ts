@@ -19,7 +19,8 @@ export default async function setup(project: TestProject) {
   // LAB_DIST serves another build folder, so two people testing at once on one machine do not
   // overwrite each other's build.
   const outDir = DIST;
-  if (!existsSync(`${outDir}/index.html`)) throw new Error(`${outDir}/ is missing: run \`npm run test:browser\` (it builds first).`);
+  if (!existsSync(`${outDir}/index.html`))
+    throw new Error(`${outDir}/ is missing: run \`npm run test:browser\` (it builds first).`);
   const chromePath = ensureChrome();
   const server = await preview({
     preview: { port: 0, strictPort: false, host: '127.0.0.1' },

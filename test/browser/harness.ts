@@ -1,5 +1,5 @@
 /** Opens the built app in a fresh headless Chromium profile and collects console errors. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -56,6 +56,29 @@ export { TINY, RUNS } from './experiments';
 export const stepCounts = (l: Lab): Promise<number[]> =>
   Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} step`).textContent())));
 
+/**
+ * Each run's "saved @N" in RUNS order (NaN while it has none). The page shows it once the run's
+ * state and its frames up to N are stored: where a reload resumes.
+ */
+export const savedSteps = (l: Lab): Promise<number[]> =>
+  Promise.all(
+    RUNS.map(async (r) => {
+      const saved = l.page.locator(`.run-status[data-run="${r}"] .saved`);
+      return (await saved.count()) ? Number((await saved.textContent())!.replace('saved @', '')) : NaN;
+    }),
+  );
+
+/** Waits until every run's "saved @N" is at its step counter: a reload now restores exactly these steps. */
+export async function savedAtSteps(l: Lab, timeout = 30_000): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    const [saved, steps] = await Promise.all([savedSteps(l), stepCounts(l)]);
+    if (saved.every((n, i) => n === steps[i])) return;
+    if (Date.now() - t0 > timeout) throw new Error(`saved @${saved.join(', ')} at steps ${steps.join(', ')}`);
+    await l.page.waitForTimeout(100);
+  }
+}
+
 /** Polls the step counters until `ok` holds; returns them (fails naming where they stuck). */
 export async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 120_000): Promise<number[]> {
   const t0 = Date.now();
@@ -67,9 +90,32 @@ export async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 
   }
 }
 
+/** Resolves once every run in the list is in `state` (its `.run-status[data-state]`). */
+export const runsIn = (l: Lab, state = 'done', timeout?: number) =>
+  l.page.waitForFunction(
+    (st) => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === st),
+    state,
+    { timeout },
+  );
+
+/** Clicks Download CSV; the exported metrics' header and rows, each split into its cells. */
+export async function downloadCsv(page: Page): Promise<{ header: string[]; rows: string[][] }> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download CSV', exact: true }).click(),
+  ]);
+  const [header, ...rows] = readFileSync((await download.path())!, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','));
+  return { header, rows };
+}
+
 /** Resolves once Train is enabled (the backend probe passed). */
 export const trainEnabled = (page: Page, timeout = 120_000) =>
-  page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, { timeout });
+  page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, {
+    timeout,
+  });
 
 /** Starts recording the page's long tasks (> 50 ms of main thread) into `window.longTasks`, in ms. */
 /**
@@ -82,9 +128,15 @@ export const observeLongFrames = (page: Page) =>
     w.longFrames = [];
     type Script = { duration: number; invoker: string; sourceFunctionName: string };
     new PerformanceObserver((list) => {
-      for (const e of list.getEntries() as (PerformanceEntry & { scripts: Script[]; renderStart: number; styleAndLayoutStart: number })[]) {
+      for (const e of list.getEntries() as (PerformanceEntry & {
+        scripts: Script[];
+        renderStart: number;
+        styleAndLayoutStart: number;
+      })[]) {
         if (e.duration <= 50) continue;
-        const scripts = e.scripts.filter((x) => x.duration >= 5).map((x) => `${Math.round(x.duration)} ${x.invoker} ${x.sourceFunctionName}`.trim());
+        const scripts = e.scripts
+          .filter((x) => x.duration >= 5)
+          .map((x) => `${Math.round(x.duration)} ${x.invoker} ${x.sourceFunctionName}`.trim());
         w.longFrames.push(`${Math.round(e.duration)} ms: ${scripts.join('; ')}`);
       }
     }).observe({ type: 'long-animation-frame' });

@@ -42,7 +42,11 @@ async function trainOnce(exp: Experiment): Promise<Locator> {
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   for (const r of exp.runs) {
-    await expect.poll(async () => Number(await page.getByLabel(`${r.label} step`, { exact: true }).textContent()), { timeout: 180_000 }).toBe(1);
+    await expect
+      .poll(async () => Number(await page.getByLabel(`${r.label} step`, { exact: true }).textContent()), {
+        timeout: 180_000,
+      })
+      .toBe(1);
   }
   const inspector = page.getByRole('region', { name: 'Rollouts' });
   await inspector.locator('.turn').first().waitFor({ timeout: 30_000 });
@@ -52,7 +56,9 @@ async function trainOnce(exp: Experiment): Promise<Locator> {
 /** Shows run `label` in the inspector and waits for its step-0 rollouts. */
 async function showRun(inspector: Locator, label: string, heading: string): Promise<void> {
   await inspector.getByRole('tab', { name: label, exact: true }).click();
-  await expect.poll(() => inspector.locator('.inspector-head .muted').textContent(), { timeout: 30_000 }).toBe(heading);
+  await expect
+    .poll(() => inspector.locator('.inspector-head .muted').textContent(), { timeout: 30_000 })
+    .toBe(heading);
 }
 
 const numberIn = (text: string | null) => Number(text?.replace('–', 'NaN'));
@@ -86,9 +92,9 @@ describe('rollout inspector', () => {
       const branches = (await rows.locator('td:nth-child(1)').allTextContents()).map(Number);
       expect(branches).toEqual([0, 1, 2]);
       // Rewards at full precision (the cell shows 2 decimals, its tooltip the value).
-      const rewards = (await rows.locator('td:nth-child(3)').evaluateAll((tds) => tds.map((td) => td.getAttribute('title')))).map((t) =>
-        Number(t?.replace(/^reward /, '')),
-      );
+      const rewards = (
+        await rows.locator('td:nth-child(3)').evaluateAll((tds) => tds.map((td) => td.getAttribute('title')))
+      ).map((t) => Number(t?.replace(/^reward /, '')));
       expect(rewards.every(Number.isFinite)).toBe(true);
       const shown = (await rows.locator('td:nth-child(3)').allTextContents()).map(Number);
       shown.forEach((s, k) => expect(s).toBeCloseTo(rewards[k], 2));
@@ -102,7 +108,9 @@ describe('rollout inspector', () => {
       // The documented tie-break: a draw seeded by (rollout seed, instance 0, depth d).
       expect(chosen[0]).toBe(argmaxSeeded(rewards, new Prng(mixSeed(rolloutSeed, `tree/0/${d}`))));
       // The turn itself is the chosen sibling: its reward in the head.
-      expect(await turn.locator('.turn-head > span').nth(1).textContent()).toBe(`reward ${rewards[chosen[0]].toFixed(2)}`);
+      expect(await turn.locator('.turn-head > span').nth(1).textContent()).toBe(
+        `reward ${rewards[chosen[0]].toFixed(2)}`,
+      );
     }
     console.log('[inspector tree]', JSON.stringify({ G, depth, tiedLevels }));
 
@@ -115,7 +123,10 @@ describe('rollout inspector', () => {
   it('says which part of a larger batch it shows: the first 2 of 3 groups', async () => {
     const inspector = await trainOnce(tiny('sync', { batchSize: 3, groupSize: 2, runs: ['GRPO'] }));
     await showRun(inspector, 'GRPO', 'step 0 · 4 trajectories (the first 2 of 3 groups)');
-    const groups = await inspector.getByRole('table', { name: 'Trajectories' }).locator('tbody tr td:first-child').allTextContents();
+    const groups = await inspector
+      .getByRole('table', { name: 'Trajectories' })
+      .locator('tbody tr td:first-child')
+      .allTextContents();
     expect(groups).toEqual(['0', '0', '1', '1']);
     expect(lab!.errors).toEqual([]);
   });
@@ -163,6 +174,30 @@ describe('rollout inspector', () => {
     await showRun(inspector, 'GRPO', 'step 0 · 4 trajectories');
     await inspector.locator('.turn').first().waitFor();
     expect(await inspector.locator('.credit').count()).toBe(0);
+    expect(lab!.errors).toEqual([]);
+  });
+
+  it('says what each advantage was computed from, in the run’s estimator’s words', async () => {
+    const exp = tiny('math-loop', { batchSize: 1, groupSize: 2 });
+    expect(exp.runs.map((r) => r.label)).toEqual(['GRPO', 'Step-level', 'Dr. MAS']);
+    const inspector = await trainOnce(exp);
+    const words: Record<string, (agent: string) => string> = {
+      GRPO: () =>
+        'A from: trajectory score = mean of its rows’ rewards, normalized by the mean and std of the G trajectory scores of its question (GRPO)',
+      'Step-level': () =>
+        'A from: this row’s reward, normalized by the mean and std of every row of the G rollouts of its question (global step-level)',
+      'Dr. MAS': (agent) =>
+        `A from: this row’s reward, normalized by the mean and std of agent ${agent}’s rows over the G rollouts of its question (Dr. MAS)`,
+    };
+    for (const [label, expected] of Object.entries(words)) {
+      await showRun(inspector, label, 'step 0 · 2 trajectories');
+      const turns = inspector.locator('.turn');
+      await turns.first().waitFor();
+      for (let i = 0; i < (await turns.count()); i++) {
+        const agent = (await turns.nth(i).locator('.agent-chip').textContent())!;
+        expect(await turns.nth(i).locator('.adv-basis').textContent()).toBe(expected(agent));
+      }
+    }
     expect(lab!.errors).toEqual([]);
   });
 });

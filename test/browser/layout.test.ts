@@ -7,7 +7,7 @@
  * has a line per run), and with many runs × seeds the sticky bar stays a strip.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TINY, openLab, trainEnabled, waitSteps } from './harness';
+import { TINY, openLab, runsIn, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -22,7 +22,9 @@ const toolsOutside = (l: Lab) =>
     figs.flatMap((f) => {
       const tools = f.querySelector('.chart-tools')!.getBoundingClientRect();
       const card = f.getBoundingClientRect();
-      return tools.right > card.right - 1 ? [`${f.getAttribute('aria-label')}: ${Math.round(tools.right - card.right)} px`] : [];
+      return tools.right > card.right - 1
+        ? [`${f.getAttribute('aria-label')}: ${Math.round(tools.right - card.right)} px`]
+        : [];
     }),
   );
 
@@ -35,7 +37,12 @@ const stuck = (l: Lab) =>
     };
     const copy = document.querySelector('header.top button[aria-label="Copy link"]')!.getBoundingClientRect();
     const atCopy = document.elementFromPoint(copy.x + copy.width / 2, copy.y + copy.height / 2);
-    return { header: box('header.top'), status: box('[aria-label="Run status"]'), legend: box('.legend'), copyOnTop: atCopy?.getAttribute('aria-label') === 'Copy link' };
+    return {
+      header: box('header.top'),
+      status: box('[aria-label="Run status"]'),
+      legend: box('.legend'),
+      copyOnTop: atCopy?.getAttribute('aria-label') === 'Copy link',
+    };
   });
 
 describe('layout', () => {
@@ -48,7 +55,10 @@ describe('layout', () => {
     await expect.poll(() => page.locator('.run-status').count(), { timeout: 30_000 }).toBe(16);
     const [bars, list] = await page.evaluate(() => {
       const l = document.querySelector('.runs-status')!;
-      return [document.querySelector('.top-bars')!.getBoundingClientRect().height, [l.scrollHeight, l.clientHeight]];
+      return [
+        document.querySelector('.top-bars')!.getBoundingClientRect().height,
+        [l.scrollHeight, l.clientHeight],
+      ];
     });
     expect(bars, 'sticky block height').toBeLessThan(900 / 2);
     expect(list[0], 'the run list scrolls').toBeGreaterThan(list[1]);
@@ -66,9 +76,12 @@ describe('layout', () => {
       await waitSteps(lab, (s) => s.every((n) => n >= 2));
       await page.getByTestId('kernels').waitFor(); // the status bar's longest form
       await page.getByRole('button', { name: 'Pause', exact: true }).click();
-      await page.waitForFunction(() => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'paused'));
+      await runsIn(lab, 'paused');
 
-      const widths = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      const widths = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        document.documentElement.clientWidth,
+      ]);
       expect(widths[0], 'page width vs window').toBeLessThanOrEqual(widths[1]);
       expect(await toolsOutside(lab)).toEqual([]);
 
@@ -80,7 +93,12 @@ describe('layout', () => {
       // The legend's toggles can be clicked where they stick.
       const grpo = page.locator('.legend button', { hasText: 'GRPO' }).first();
       const b = (await grpo.boundingBox())!;
-      expect(await page.evaluate(([x, y]) => document.elementFromPoint(x, y)?.closest('.legend') !== null, [b.x + b.width / 2, b.y + b.height / 2])).toBe(true);
+      expect(
+        await page.evaluate(
+          ([x, y]) => document.elementFromPoint(x, y)?.closest('.legend') !== null,
+          [b.x + b.width / 2, b.y + b.height / 2],
+        ),
+      ).toBe(true);
       expect(lab.errors).toEqual([]);
     });
   }

@@ -5,7 +5,7 @@
  * IndexedDB, one alert says so and training still works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TINY, openLab, stepCounts, trainEnabled, waitSteps } from './harness';
+import { TINY, openLab, runsIn, savedAtSteps, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -23,9 +23,7 @@ async function trainTwoStepsAndPause(): Promise<Lab> {
   await l.page.getByRole('button', { name: 'Train', exact: true }).click();
   await waitSteps(l, (s) => s.every((n) => n >= 2), 60_000);
   await l.page.getByRole('button', { name: 'Pause', exact: true }).click();
-  await l.page.waitForFunction(() => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'paused'), null, {
-    timeout: 30_000,
-  });
+  await runsIn(l, 'paused', 30_000);
   return l;
 }
 
@@ -33,7 +31,7 @@ describe('persistence', () => {
   it('deleting the live session stops its runs: nothing goes on training unrecorded under "saved"', async () => {
     lab = await trainTwoStepsAndPause();
     const { page } = lab;
-    await page.waitForTimeout(1500); // the writer flushes at most every second
+    await savedAtSteps(lab); // each run's state and frames up to it are stored
     await page.getByRole('button', { name: /^Delete session / }).click();
     await expect.poll(() => page.getByRole('button', { name: /^Delete session / }).count()).toBe(0);
     expect(await page.locator('.run-status').count()).toBe(0);

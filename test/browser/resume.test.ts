@@ -2,9 +2,8 @@
  * A run survives a reload: paused runs save their state to IndexedDB, the reloaded page shows the
  * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { openLab, RUNS, stepCounts, trainEnabled } from './harness';
+import { downloadCsv, openLab, RUNS, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -15,32 +14,34 @@ afterEach(async () => {
 
 const atLeast = (lab: Lab, n: number) =>
   lab.page.waitForFunction(
-    ([runs, n]) => runs.every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= n),
+    ([runs, n]) =>
+      runs.every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= n),
     [RUNS, n] as const,
     { timeout: 120_000, polling: 250 },
   );
 
 /** The steps at which each run's state is saved in IndexedDB (agentwise-states), by key (run index:label). */
 const savedSteps = (lab: Lab) =>
-  lab.page.evaluate(
-    async () => {
-      // Opening a db that does not exist yet would create it empty: look first.
-      if (!(await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) return {};
-      return new Promise<Record<string, number>>((ok, ko) => {
-        const r = indexedDB.open('agentwise-states');
-        r.onerror = () => ko(r.error);
-        r.onsuccess = () => {
-          if (!r.result.objectStoreNames.contains('states')) return ok({});
-          const all = r.result.transaction('states').objectStore('states').getAll();
-          all.onsuccess = () => ok(Object.fromEntries(all.result.map((s: { run: string; step: number }) => [s.run, s.step])));
-          all.onerror = () => ko(all.error);
-        };
-      });
-    },
-  );
+  lab.page.evaluate(async () => {
+    // Opening a db that does not exist yet would create it empty: look first.
+    if (!(await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) return {};
+    return new Promise<Record<string, number>>((ok, ko) => {
+      const r = indexedDB.open('agentwise-states');
+      r.onerror = () => ko(r.error);
+      r.onsuccess = () => {
+        if (!r.result.objectStoreNames.contains('states')) return ok({});
+        const all = r.result.transaction('states').objectStore('states').getAll();
+        all.onsuccess = () =>
+          ok(Object.fromEntries(all.result.map((s: { run: string; step: number }) => [s.run, s.step])));
+        all.onerror = () => ko(all.error);
+      };
+    });
+  });
 
 it('resumes both runs after a reload from their saved state', async () => {
-  lab = await openLab('#v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0');
+  lab = await openLab(
+    '#v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0',
+  );
   const { page } = lab;
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
@@ -69,8 +70,7 @@ it('resumes both runs after a reload from their saved state', async () => {
   await atLeast(lab, Math.max(...counts) + 2);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
 
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-  const [header, ...rows] = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const { header, rows } = await downloadCsv(page);
   const col = (k: string) => header.indexOf(k);
   RUNS.forEach((run, i) => {
     const mine = rows.filter((r) => r[0] === run);

@@ -47,7 +47,10 @@ function publish(dist: string): void {
 /** Resolves once the page's service worker has installed (precached the build) and activated. */
 const swActive = (l: Lab) =>
   expect
-    .poll(() => l.page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.active?.state), { timeout: 120_000 })
+    .poll(
+      () => l.page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.active?.state),
+      { timeout: 120_000 },
+    )
     .toBe('activated');
 
 it('trains from a sub-folder of a plain static host, with no request leaving the origin or missing', async () => {
@@ -63,12 +66,16 @@ it('trains from a sub-folder of a plain static host, with no request leaving the
   const paths = served.map((r) => r.path);
   // The workers, the wasm binaries and the base models all came from the sub-folder.
   for (const kind of [/run\.worker-.*\.js$/, /env\.worker-.*\.js$/, /\.wasm$/, /alice-.*\.ckpt$/]) {
-    expect(paths.filter((p) => kind.test(p)).every((p) => p.startsWith('/labs/agentwise/assets/'))).toBe(true);
+    expect(paths.filter((p) => kind.test(p)).every((p) => p.startsWith('/labs/agentwise/assets/'))).toBe(
+      true,
+    );
     expect(paths.some((p) => kind.test(p))).toBe(true);
   }
   const remote = lab.requests.filter((u) => /^https?:/.test(u) && !u.startsWith(`${host!.origin}/`));
   expect(remote).toEqual([]);
-  expect(lab.requests.filter((u) => u.startsWith(`${host!.origin}/`)).every((u) => u.startsWith(`${base}/`))).toBe(true);
+  expect(
+    lab.requests.filter((u) => u.startsWith(`${host!.origin}/`)).every((u) => u.startsWith(`${base}/`)),
+  ).toBe(true);
 
   await lab.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host!.origin });
   await page.getByRole('button', { name: 'Copy link' }).click();
@@ -90,7 +97,9 @@ it('opens and trains offline after the first visit, and takes a new build on the
   // cached index.html's meta tag (this host sends no header) with no violation.
   await context.addInitScript(() => {
     const seen: string[] = ((window as unknown as { cspViolations: string[] }).cspViolations = []);
-    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   await context.setOffline(true);
   await host!.close();
@@ -102,7 +111,9 @@ it('opens and trains offline after the first visit, and takes a new build on the
   // The service worker's COOP/COEP made the page isolated where the host sends no headers.
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   expect(await page.locator('meta[http-equiv=Content-Security-Policy]').count()).toBe(1);
-  expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
+  expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual(
+    [],
+  );
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
 
   // A new build replaces the old one on the host. The next load finds it, it takes over, the page
@@ -127,7 +138,13 @@ it('opens and trains offline after the first visit, and takes a new build on the
   expect(after.filter((r) => r.status === 404)).toEqual([]);
   expect(after.every((r) => r.path.startsWith('/labs/agentwise/'))).toBe(true);
   const cached = await page.evaluate(async () =>
-    (await Promise.all((await caches.keys()).map(async (name) => (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname)))).flat(),
+    (
+      await Promise.all(
+        (await caches.keys()).map(async (name) =>
+          (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname),
+        ),
+      )
+    ).flat(),
   );
   expect(cached.length).toBeGreaterThan(10);
   const stale = cached.filter((p) => !existsSync(join(next, p.replace('/labs/agentwise/', ''))));

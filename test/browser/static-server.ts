@@ -52,7 +52,11 @@ function fileFor(root: string, urlPath: string): string | 'slash' | null {
 }
 
 /** Serves `root` on `port` (a free one unless given: give the old one to bring a closed host back). */
-export async function serveStatic(root: string, port = 0, headers: Record<string, string> = {}): Promise<StaticServer> {
+export async function serveStatic(
+  root: string,
+  port = 0,
+  headers: Record<string, string> = {},
+): Promise<StaticServer> {
   const log: Served[] = [];
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;

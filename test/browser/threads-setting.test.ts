@@ -5,10 +5,9 @@
  * A host whose Content-Security-Policy refuses blob: workers (tfjs starts its pthreads from blob:
  * URLs) gets 1 thread, said in the status, instead of a backend that never starts.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { contentSecurityPolicy, ISOLATION_HEADERS } from '../../src/host/headers';
-import { openLab, TINY, trainEnabled, waitSteps } from './harness';
+import { downloadCsv, openLab, TINY, trainEnabled, waitSteps } from './harness';
 import { DIST, serveStatic } from './static-server';
 import type { Lab } from './harness';
 
@@ -23,19 +22,25 @@ const STEPS = 3;
 const WALL_CLOCK = /^(time_s|perf\/.*_(ms|per_s))$/;
 
 /** Trains TINY for STEPS steps at `threads` threads per run; the status line's threads and the non-wall-clock CSV. */
-async function train(threads: number): Promise<{ shown: string; link: string; kept: string | null; rows: Record<string, string>[] }> {
+async function train(
+  threads: number,
+): Promise<{ shown: string; link: string; kept: string | null; rows: Record<string, string>[] }> {
   lab = await openLab(`${TINY.replace('rollout.batchSize=1', 'rollout.batchSize=2')}&steps=${STEPS}`);
   const { page } = lab;
   await trainEnabled(page);
   await page.getByLabel('wasm threads per run').selectOption(String(threads));
-  await page.getByTestId('backend-status').getByText(`wasm on ${threads} thread`).waitFor({ timeout: 120_000 });
+  await page
+    .getByTestId('backend-status')
+    .getByText(`wasm on ${threads} thread`)
+    .waitFor({ timeout: 120_000 });
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await waitSteps(lab, (s) => s.every((n) => n >= STEPS));
   const shown = (await page.getByTestId('backend-threads').textContent()) ?? '';
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-  const [header, ...lines] = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
-  const rows = lines.map((cells) => Object.fromEntries(header.map((k, i) => [k, cells[i]]).filter(([k]) => !WALL_CLOCK.test(k))));
+  const { header, rows: lines } = await downloadCsv(page);
+  const rows = lines.map((cells) =>
+    Object.fromEntries(header.map((k, i) => [k, cells[i]]).filter(([k]) => !WALL_CLOCK.test(k))),
+  );
   const link = page.url();
   const kept = await page.evaluate(() => localStorage.getItem('agentwise.wasm-threads'));
   expect(lab.errors).toEqual([]);
@@ -57,7 +62,9 @@ it('a run on 2 wasm threads says so and records bitwise what 1 thread records', 
 }, 600_000);
 
 it('under a CSP without blob: workers, 2 threads asked start wasm on 1 thread instead of never', async () => {
-  const strict = contentSecurityPolicy().replace("'wasm-unsafe-eval' blob:", "'wasm-unsafe-eval'").replace("worker-src 'self' blob:", "worker-src 'self'");
+  const strict = contentSecurityPolicy()
+    .replace("'wasm-unsafe-eval' blob:", "'wasm-unsafe-eval'")
+    .replace("worker-src 'self' blob:", "worker-src 'self'");
   expect(strict).not.toMatch(/(script|worker)-src[^;]*blob:/);
   const server = await serveStatic(DIST, 0, { ...ISOLATION_HEADERS, 'Content-Security-Policy': strict });
   try {

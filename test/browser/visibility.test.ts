@@ -4,7 +4,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openLab, stepCounts, trainEnabled } from './harness';
+import { openLab, runsIn, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -25,18 +25,20 @@ it('pauses when the tab is hidden and resumes where it stopped when shown', asyn
   const { page } = lab;
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
-  await expect.poll(async () => Math.min(...(await stepCounts(lab!))), { timeout: 120_000 }).toBeGreaterThanOrEqual(1);
+  await expect
+    .poll(async () => Math.min(...(await stepCounts(lab!))), { timeout: 120_000 })
+    .toBeGreaterThanOrEqual(1);
 
   await setVisibility(page, 'hidden');
   // The step in flight finishes; after that the counters hold still.
-  await page.waitForFunction(() => [...document.querySelectorAll('.run-status')].every((li) => li.getAttribute('data-state') === 'paused'), null, {
-    timeout: 60_000,
-  });
+  await runsIn(lab, 'paused', 60_000);
   const held = await stepCounts(lab);
   await page.waitForTimeout(2000);
   expect(await stepCounts(lab)).toEqual(held);
 
   await setVisibility(page, 'visible');
-  await expect.poll(async () => Math.min(...(await stepCounts(lab!))), { timeout: 60_000 }).toBeGreaterThan(Math.max(...held));
+  await expect
+    .poll(async () => Math.min(...(await stepCounts(lab!))), { timeout: 60_000 })
+    .toBeGreaterThan(Math.max(...held));
   expect(lab.errors).toEqual([]);
 });

@@ -21,7 +21,9 @@ let context: BrowserContext;
 beforeAll(async () => {
   await buildPage('test/browser/kernels', 'out/kernel-check');
   server = await serveStatic('out/kernel-check');
-  context = await chromium.launch({ executablePath: inject('chromePath'), headless: true, args: CHROME_ARGS }).then((b) => b.newContext());
+  context = await chromium
+    .launch({ executablePath: inject('chromePath'), headless: true, args: CHROME_ARGS })
+    .then((b) => b.newContext());
 });
 afterAll(async () => {
   await context?.browser()?.close();
@@ -34,10 +36,16 @@ async function runCheck<T>(name: 'checkKernels' | 'checkAdamW'): Promise<{ resul
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   // Chromium asks for /favicon.ico, which this page has not: its 404 is the one failed load allowed.
-  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
+  page.on(
+    'console',
+    (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()),
+  );
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction((f) => f in globalThis, name, { timeout: 30_000 });
-  const result = (await page.evaluate((f) => (globalThis as unknown as Record<string, () => Promise<unknown>>)[f](), name)) as T;
+  const result = (await page.evaluate(
+    (f) => (globalThis as unknown as Record<string, () => Promise<unknown>>)[f](),
+    name,
+  )) as T;
   return { result, errors };
 }
 
@@ -46,7 +54,11 @@ it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', 
   const { diffs, fused } = result;
   expect(fused).toEqual(['attention', 'rowwise', 'gemm', 'adamw']); // the WGSL programs ran, not webgpu's plain ops
   const ops = ['layerNorm', 'linear', 'mlp', 'matmul', 'selfAttention', 'cachedAttention'];
-  for (const op of ops) expect(Object.keys(diffs).some((k) => k.startsWith(`${op}/`)), op).toBe(true);
+  for (const op of ops)
+    expect(
+      Object.keys(diffs).some((k) => k.startsWith(`${op}/`)),
+      op,
+    ).toBe(true);
   expect(Object.keys(diffs)).toHaveLength(20); // y and every input's gradient; cached attention forward only
   for (const [k, d] of Object.entries(diffs)) expect(d, k).toBeLessThan(TOLERANCE);
   expect(errors).toEqual([]);
@@ -54,13 +66,25 @@ it('every fused WebGPU op and its gradients match the cpu backend within 1e-4', 
 });
 
 it('AdamW in one dispatch for all parameters (two with the norm and clip) matches the cpu backend over clipped, partial, reassigned, rolled-back, plain and resumed steps', async () => {
-  const { result, errors } = await runCheck<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }>('checkAdamW');
+  const { result, errors } = await runCheck<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }>(
+    'checkAdamW',
+  );
   const { diffs, cpu, got } = result;
   // Steps: plain, clipped by the norm on the device, the same with one parameter without a gradient,
   // scaled after a weight was assigned from outside, v overflowing (rolled back), the next, tfjs's
   // ops clipped on the device, the kernel again, a new optimizer from the saved state.
   for (const run of [cpu, got]) {
-    expect(run.bad.map((b) => b !== 0)).toEqual([false, false, false, false, true, false, false, false, false]);
+    expect(run.bad.map((b) => b !== 0)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(run.intact).toBe(true);
     expect(run.resumed).toBe(true);
   }

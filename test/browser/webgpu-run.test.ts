@@ -2,9 +2,8 @@
  * Training on WebGPU in a run worker (software SwiftShader here, so the config is tiny): both runs
  * pass the model sanity check on webgpu, take two steps and send their metric frames to the page.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { openLab, trainEnabled } from './harness';
+import { downloadCsv, openLab, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -21,15 +20,17 @@ it('trains two steps of each run on WebGPU and receives their metric frames', as
   await trainEnabled(page, 120_000);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await page.waitForFunction(
-    () => ['GRPO', 'Dr. MAS'].every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= 2),
+    () =>
+      ['GRPO', 'Dr. MAS'].every(
+        (r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= 2,
+      ),
     null,
     { timeout: 240_000, polling: 500 },
   );
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
 
   // The frames reached the page: the CSV export holds their metrics, finite where they should be.
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-  const [header, ...rows] = readFileSync((await download.path())!, 'utf8').trim().split('\n').map((l) => l.split(','));
+  const { header, rows } = await downloadCsv(page);
   const col = (k: string) => header.indexOf(k);
   for (const run of ['GRPO', 'Dr. MAS']) {
     const mine = rows.filter((r) => r[0] === run);

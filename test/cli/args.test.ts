@@ -3,7 +3,23 @@ import { HELP, UsageError, parseCli } from '../../src/cli/args';
 
 describe('CLI arguments', () => {
   it('parses train with every option', () => {
-    expect(parseCli(['train', '--config', 'x.json', '--steps', '5', '--backend', 'cpu', '--out', 'o', '--init', 'a.ckpt,b.ckpt', '--force', '--quiet'])).toEqual({
+    expect(
+      parseCli([
+        'train',
+        '--config',
+        'x.json',
+        '--steps',
+        '5',
+        '--backend',
+        'cpu',
+        '--out',
+        'o',
+        '--init',
+        'a.ckpt,b.ckpt',
+        '--force',
+        '--quiet',
+      ]),
+    ).toEqual({
       command: 'train',
       config: 'x.json',
       preset: null,
@@ -16,7 +32,9 @@ describe('CLI arguments', () => {
       force: true,
       quiet: true,
     });
-    expect(parseCli(['train', '--resume', 'runs/x', '--steps', '400', '--checkpoint-every', '0'])).toMatchObject({ resume: 'runs/x', steps: 400, checkpointEvery: 0 });
+    expect(
+      parseCli(['train', '--resume', 'runs/x', '--steps', '400', '--checkpoint-every', '0']),
+    ).toMatchObject({ resume: 'runs/x', steps: 400, checkpointEvery: 0 });
   });
 
   it('defaults to wasm, the experiment, and a dated folder', () => {
@@ -39,22 +57,38 @@ describe('CLI arguments', () => {
     expect(parseCli(['presets'])).toEqual({ command: 'presets', json: false });
     expect(parseCli(['presets', '--json'])).toEqual({ command: 'presets', json: true });
     expect(() => parseCli(['presets', 'x'])).toThrow(/usage: npm run lab -- presets \[--json\]/);
-    expect(parseCli(['train', '--preset', 'sync', '--steps', '3', '--out', 'o'])).toMatchObject({ preset: 'sync', steps: 3, out: 'o', config: null });
-    expect(() => parseCli(['train', '--preset', 'sync', '--config', 'v=1'])).toThrow(/--preset and --config both name the experiment/);
+    expect(parseCli(['train', '--preset', 'sync', '--steps', '3', '--out', 'o'])).toMatchObject({
+      preset: 'sync',
+      steps: 3,
+      out: 'o',
+      config: null,
+    });
+    expect(() => parseCli(['train', '--preset', 'sync', '--config', 'v=1'])).toThrow(
+      /--preset and --config both name the experiment/,
+    );
     expect(() => parseCli(['train', '--resume', 'runs/x', '--preset', 'sync'])).toThrow(/drop --preset/);
   });
 
   it('parses report DIR', () => {
     expect(parseCli(['report', 'runs/x'])).toEqual({ command: 'report', dir: 'runs/x', tail: 10 });
-    expect(parseCli(['report', 'runs/x', '--tail', '25'])).toEqual({ command: 'report', dir: 'runs/x', tail: 25 });
+    expect(parseCli(['report', 'runs/x', '--tail', '25'])).toEqual({
+      command: 'report',
+      dir: 'runs/x',
+      tail: 25,
+    });
     expect(() => parseCli(['report'])).toThrow(/usage: npm run lab -- report DIR \[--tail N\]/);
-    expect(() => parseCli(['report', 'runs/x', '--tail', '0'])).toThrow('--tail must be a positive integer, got "0"');
-    expect(() => parseCli(['report', 'runs/x', '--tail', '2.5'])).toThrow('--tail must be a positive integer, got "2.5"');
+    expect(() => parseCli(['report', 'runs/x', '--tail', '0'])).toThrow(
+      '--tail must be a positive integer, got "0"',
+    );
+    expect(() => parseCli(['report', 'runs/x', '--tail', '2.5'])).toThrow(
+      '--tail must be a positive integer, got "2.5"',
+    );
     expect(() => parseCli(['report', 'runs/x', '--tali', '3'])).toThrow(/Unknown option '--tali'/);
   });
 
   it('shows help for no command, help, -h and train --help', () => {
-    for (const argv of [[], ['help'], ['-h'], ['--help'], ['train', '--help']]) expect(parseCli(argv)).toEqual({ command: 'help' });
+    for (const argv of [[], ['help'], ['-h'], ['--help'], ['train', '--help']])
+      expect(parseCli(argv)).toEqual({ command: 'help' });
     expect(HELP).toMatch(/--config <file \| URL \| hash>/);
     expect(HELP).toMatch(/metrics\.jsonl/);
   });
@@ -67,7 +101,10 @@ describe('CLI arguments', () => {
     [['train', '--colour', 'red'], /Unknown option '--colour'/],
     [['train', 'extra'], /Unexpected argument 'extra'/],
     [['train', '--checkpoint-every', '1.5'], /--checkpoint-every must be an integer ≥ 0/],
-    [['train', '--resume', 'd', '--config', 'x.json', '--out', 'o'], /--resume takes the config and folder of the run it resumes; drop --config, --out/],
+    [
+      ['train', '--resume', 'd', '--config', 'x.json', '--out', 'o'],
+      /--resume takes the config and folder of the run it resumes; drop --config, --out/,
+    ],
     [['train', '--resume', 'd', '--force'], /drop --force/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);

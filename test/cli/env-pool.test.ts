@@ -1,5 +1,5 @@
-// The CLI's environments run in worker threads under the experiment's per-transition time limit
-// (issue 13, probe 10): a hung transition is timed out, its trajectory scored 0, and the run goes
+// The CLI's environments run in worker threads under the experiment's per-transition time limit:
+// a hung transition is timed out, its trajectory scored 0, and the run goes
 // on. The run is the CLI's own path (runExperiment with nodeEnvPool); only the worker is a real
 // environment worker with a hang injected at trajectory 1.
 import { describe, expect, it } from 'vitest';

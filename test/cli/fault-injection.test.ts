@@ -1,4 +1,4 @@
-// Fault injection (issue 13): a CLI run killed with SIGKILL at seeded random moments, five times,
+// Fault injection: a CLI run killed with SIGKILL at seeded random moments, five times,
 // resumed after each, ends with the same metrics.jsonl as an uninterrupted run, line for line,
 // apart from wall-clock and memory readings; so does one stopped with Ctrl-C (SIGINT), which saves
 // every run's state where it stands. Real processes, real files.
@@ -8,15 +8,12 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '../../src/core/prng';
+import { lines, science, sleep } from './metrics-lines';
 
 const ARGS = ['--import', 'tsx', 'src/cli/main.ts', 'train'];
-const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=4&eval.questions=2&eval.k=2';
+const hash =
+  'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=4&eval.questions=2&eval.k=2';
 const STEPS = 24; // 2 runs → 48 lines: enough that the fifth kill still finds the run going
-const lines = (dir: string) =>
-  existsSync(join(dir, 'metrics.jsonl')) ? readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').filter(Boolean) : [];
-const science = (line: string) =>
-  Object.fromEntries(Object.entries(JSON.parse(line)).filter(([k]) => k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/')));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts `lab train args` and SIGKILLs it once metrics.jsonl has been written by it and holds at
@@ -48,7 +45,11 @@ describe('lab train under SIGKILL and SIGINT', () => {
   let lineMs = 0; // the uninterrupted run's time between two lines: kills are timed in these
   beforeAll(() => {
     const straight = mkdtempSync(join(tmpdir(), 'agentwise-straight-'));
-    const a = spawnSync(process.execPath, [...ARGS, '--config', hash, '--steps', String(STEPS), '--out', straight, '--quiet'], { encoding: 'utf8' });
+    const a = spawnSync(
+      process.execPath,
+      [...ARGS, '--config', hash, '--steps', String(STEPS), '--out', straight, '--quiet'],
+      { encoding: 'utf8' },
+    );
     expect(a.status, a.stderr).toBe(0);
     expected = lines(straight);
     expect(expected).toHaveLength(2 * STEPS);
@@ -57,7 +58,6 @@ describe('lab train under SIGKILL and SIGINT', () => {
   }, 300_000);
 
   it('killed five times at seeded random moments and resumed, records what an uninterrupted run records', async () => {
-
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-killed-'));
     const rng = new Prng(13);
     // Five kills, the i-th once the file holds a random count of lines in [8i + 1, 8i + 8], then a
@@ -68,16 +68,23 @@ describe('lab train under SIGKILL and SIGINT', () => {
     const delays = targets.map(() => Math.floor(rng.next() * 3 * lineMs));
     const kills: (number | null)[] = [];
     for (const [i, target] of targets.entries()) {
-      const args = i === 0 ? ['--config', hash, '--steps', String(STEPS), '--checkpoint-every', '2', '--out', dir, '--quiet'] : ['--resume', dir, '--checkpoint-every', '2', '--quiet'];
+      const args =
+        i === 0
+          ? ['--config', hash, '--steps', String(STEPS), '--checkpoint-every', '2', '--out', dir, '--quiet']
+          : ['--resume', dir, '--checkpoint-every', '2', '--quiet'];
       kills.push(await killAt(args, dir, target, delays[i]));
     }
-    console.info(`killed with ${kills.join(', ')} lines recorded (targets ${targets.join(', ')}; delays ${delays.join(', ')} ms; ${lineMs.toFixed(0)} ms per line)`);
+    console.info(
+      `killed with ${kills.join(', ')} lines recorded (targets ${targets.join(', ')}; delays ${delays.join(', ')} ms; ${lineMs.toFixed(0)} ms per line)`,
+    );
     expect(kills.filter((k) => k !== null).length).toBeGreaterThanOrEqual(4); // the run was still going
 
     const last = spawnSync(process.execPath, [...ARGS, '--resume', dir, '--quiet'], { encoding: 'utf8' });
     expect(last.status, last.stderr).toBe(0);
     const got = lines(dir);
-    expect(got.map((l) => JSON.parse(l).run + ' ' + JSON.parse(l).step)).toEqual(expected.map((l) => JSON.parse(l).run + ' ' + JSON.parse(l).step));
+    expect(got.map((l) => JSON.parse(l).run + ' ' + JSON.parse(l).step)).toEqual(
+      expected.map((l) => JSON.parse(l).run + ' ' + JSON.parse(l).step),
+    );
     expect(got.map(science)).toEqual(expected.map(science));
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     expect(summary.map((s: { steps: number }) => s.steps)).toEqual([STEPS, STEPS]);
@@ -86,7 +93,22 @@ describe('lab train under SIGKILL and SIGINT', () => {
   it('Ctrl-C stops after the step in flight, saves every run where it stands, and a resume records what an uninterrupted run records', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-sigint-'));
     // --checkpoint-every 100: no periodic state before the end, so only the stop can have saved one.
-    const child = spawn(process.execPath, [...ARGS, '--config', hash, '--steps', String(STEPS), '--checkpoint-every', '100', '--out', dir, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        ...ARGS,
+        '--config',
+        hash,
+        '--steps',
+        String(STEPS),
+        '--checkpoint-every',
+        '100',
+        '--out',
+        dir,
+        '--quiet',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -104,7 +126,9 @@ describe('lab train under SIGKILL and SIGINT', () => {
     const states = readdirSync(join(dir, 'checkpoints')).filter((f) => f.endsWith('.run'));
     expect(states).toHaveLength(2); // … and each run saved its own state
     expect(stderr).toMatch(/SIGINT: stopping after the step in flight/);
-    expect(stderr).toContain(`stopped at step${perRun('GRPO') === perRun('Dr. MAS') ? ` ${perRun('GRPO')}` : 's'}`);
+    expect(stderr).toContain(
+      `stopped at step${perRun('GRPO') === perRun('Dr. MAS') ? ` ${perRun('GRPO')}` : 's'}`,
+    );
     expect(stderr).toContain(`--resume ${dir} goes on from there`);
     expect(existsSync(join(dir, 'summary.json'))).toBe(false); // the experiment did not finish
 

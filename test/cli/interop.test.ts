@@ -7,17 +7,48 @@ import { readEventFile, writeEventFile } from '../../src/interop/tensorboard';
 import { bytesOf, event, record, simple } from '../interop/hand-assembled';
 
 const lab = (args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 120_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
 
 /** A train --out folder as the CLI writes it (two runs, two steps, eval only at step 1). */
 function runFolder(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentwise-interop-'));
   writeFileSync(join(dir, 'config.json'), '{}\n');
   const lines = [
-    { run: 'GRPO', step: 0, time_s: 1.5, 'reward/mean': 0.3, 'agent/verifier/grad_norm': 0.123456789, 'eval/avg@8': null },
-    { run: 'Dr. MAS', step: 0, time_s: 1.6, 'reward/mean': 0.4, 'agent/verifier/grad_norm': 2.5, 'eval/avg@8': null },
-    { run: 'GRPO', step: 1, time_s: 3.0, 'reward/mean': 0.35, 'agent/verifier/grad_norm': 1e-9, 'eval/avg@8': 0.625 },
-    { run: 'Dr. MAS', step: 1, time_s: 3.2, 'reward/mean': 0.45, 'agent/verifier/grad_norm': 3, 'eval/avg@8': 0.7 },
+    {
+      run: 'GRPO',
+      step: 0,
+      time_s: 1.5,
+      'reward/mean': 0.3,
+      'agent/verifier/grad_norm': 0.123456789,
+      'eval/avg@8': null,
+    },
+    {
+      run: 'Dr. MAS',
+      step: 0,
+      time_s: 1.6,
+      'reward/mean': 0.4,
+      'agent/verifier/grad_norm': 2.5,
+      'eval/avg@8': null,
+    },
+    {
+      run: 'GRPO',
+      step: 1,
+      time_s: 3.0,
+      'reward/mean': 0.35,
+      'agent/verifier/grad_norm': 1e-9,
+      'eval/avg@8': 0.625,
+    },
+    {
+      run: 'Dr. MAS',
+      step: 1,
+      time_s: 3.2,
+      'reward/mean': 0.45,
+      'agent/verifier/grad_norm': 3,
+      'eval/avg@8': 0.7,
+    },
   ];
   writeFileSync(join(dir, 'metrics.jsonl'), lines.map((l) => JSON.stringify(l) + '\n').join(''));
   return dir;
@@ -36,7 +67,12 @@ describe('npm run lab -- export tensorboard', () => {
     expect(scan).toMatchObject({ records: 3, skipped: 0, truncatedBytes: 0 });
     expect(scan.rows.map(({ time_s: _t, ...rest }) => rest)).toEqual([
       { step: 0, 'reward/mean': Math.fround(0.3), 'agent/verifier/grad_norm': Math.fround(0.123456789) },
-      { step: 1, 'reward/mean': Math.fround(0.35), 'agent/verifier/grad_norm': Math.fround(1e-9), 'eval/avg@8': 0.625 },
+      {
+        step: 1,
+        'reward/mean': Math.fround(0.35),
+        'agent/verifier/grad_norm': Math.fround(1e-9),
+        'eval/avg@8': 0.625,
+      },
     ]);
     expect(scan.rows[1].time_s).toBeCloseTo(3.0, 4);
   });
@@ -60,15 +96,27 @@ describe('npm run lab -- import', () => {
     bad[bad.length - 1] ^= 1;
     writeFileSync(
       join(damaged, 'events.out.tfevents.1.node0'),
-      bytesOf(record(event(1, 1001, [simple('critic/score/mean', 0.5)])), bad, record(event(3, 1003, [simple('critic/score/mean', 1)])).slice(0, 20)),
+      bytesOf(
+        record(event(1, 1001, [simple('critic/score/mean', 0.5)])),
+        bad,
+        record(event(3, 1003, [simple('critic/score/mean', 1)])).slice(0, 20),
+      ),
     );
     const out = join(dir, 'imported');
     const r = lab(['import', tb, join(damaged, 'events.out.tfevents.1.node0'), '--out', out]);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toContain('drmas: 1 steps from 1 file(s), 1 records; damaged: 1 records skipped, 20 bytes of a cut-off tail');
+    expect(r.stdout).toContain(
+      'drmas: 1 steps from 1 file(s), 1 records; damaged: 1 records skipped, 20 bytes of a cut-off tail',
+    );
 
-    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const original = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const original = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     for (const o of original) {
       const back = lines.find((l) => l.run === o.run && l.step === o.step);
       for (const [k, v] of Object.entries(o)) {
@@ -77,7 +125,12 @@ describe('npm run lab -- import', () => {
         else expect(back[k], `${o.run} ${k}`).toBe(Math.fround(v as number));
       }
     }
-    expect(lines.find((l) => l.run === 'drmas')).toEqual({ run: 'drmas', step: 1, time_s: 0, 'reward/mean': 0.5 });
+    expect(lines.find((l) => l.run === 'drmas')).toEqual({
+      run: 'drmas',
+      step: 1,
+      time_s: 0,
+      'reward/mean': 0.5,
+    });
     const summary = JSON.parse(readFileSync(join(out, 'import.json'), 'utf8'));
     expect(summary.runs.map((x: { label: string; steps: number }) => [x.label, x.steps])).toEqual([
       ['Dr. MAS', 2],
@@ -94,7 +147,9 @@ describe('npm run lab -- import', () => {
 
     const onto = lab(['import', tb, '--out', dir]);
     expect(onto.status).toBe(1);
-    expect(onto.stderr.trim()).toBe(`error: ${dir} already holds a run (config.json, metrics.jsonl): --resume ${dir} goes on with it, --force moves it aside, or choose another --out`);
+    expect(onto.stderr.trim()).toBe(
+      `error: ${dir} already holds a run (config.json, metrics.jsonl): --resume ${dir} goes on with it, --force moves it aside, or choose another --out`,
+    );
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
     expect(existsSync(join(dir, 'import.json'))).toBe(false);
 
@@ -103,7 +158,9 @@ describe('npm run lab -- import', () => {
     const imported = readFileSync(join(out, 'metrics.jsonl'), 'utf8');
     const again = lab(['import', join(tb, 'GRPO'), '--out', out]);
     expect(again.status).toBe(1);
-    expect(again.stderr.trim()).toBe(`error: ${out} already holds a run (metrics.jsonl, import.json): --force moves it aside, or choose another --out`);
+    expect(again.stderr.trim()).toBe(
+      `error: ${out} already holds a run (metrics.jsonl, import.json): --force moves it aside, or choose another --out`,
+    );
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8')).toBe(imported);
 
     const forced = lab(['import', join(tb, 'GRPO'), '--out', out, '--force']);
@@ -111,7 +168,12 @@ describe('npm run lab -- import', () => {
     const aside = readdirSync(dir).find((f) => f.startsWith('imported.old-'))!;
     expect(forced.stderr).toContain(`--force: the run that was in ${out} is now in ${join(dir, aside)}`);
     expect(readFileSync(join(dir, aside, 'metrics.jsonl'), 'utf8')).toBe(imported);
-    expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).run)).toEqual(['GRPO', 'GRPO']);
+    expect(
+      readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).run),
+    ).toEqual(['GRPO', 'GRPO']);
   });
 });
 
@@ -123,7 +185,12 @@ describe('npm run lab -- report on an import folder', () => {
       finals.forEach((final, i) => {
         const folder = join(dir, 'logs', group, `seed${i + 1}`);
         mkdirSync(folder, { recursive: true });
-        const rows = [0, 1].map((step) => ({ step, 'val/avg@16': step ? final : 0, 'actor/Qwen3-4B_SolverAgent/grad_norm': 2 + step, 'critic/score/mean': 0.5 }));
+        const rows = [0, 1].map((step) => ({
+          step,
+          'val/avg@16': step ? final : 0,
+          'actor/Qwen3-4B_SolverAgent/grad_norm': 2 + step,
+          'critic/score/mean': 0.5,
+        }));
         writeFileSync(join(folder, 'events.out.tfevents.1.node0'), writeEventFile(rows, 1e9));
       });
     }
@@ -133,15 +200,23 @@ describe('npm run lab -- report on an import folder', () => {
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe(`${out}: imported, 2–2 steps per run`);
-    expect(lines[1]).toMatch(/^run\s+avg@16\s+pass@16\s+reward\s+skipped\s+solver \|g\| med\/max\/spikes\s*$/);
-    expect(lines.find((l) => l.startsWith('grpo #2 '))).toMatch(/^grpo #2\s+0\.625\s+—\s+0\.500\s+0\s+2\.500\/3\.000\/0\s*$/);
+    expect(lines[1]).toMatch(
+      /^run\s+avg@16\s+pass@16\s+reward\s+skipped\s+solver \|g\| med\/max\/spikes\s*$/,
+    );
+    expect(lines.find((l) => l.startsWith('grpo #2 '))).toMatch(
+      /^grpo #2\s+0\.625\s+—\s+0\.500\s+0\s+2\.500\/3\.000\/0\s*$/,
+    );
     expect(r.stdout).toContain('over 3 seeds');
     // Runs in folder order (drmas first, the baseline); 0.875 ± t(2)·0.125/√3 = 0.311; grpo − drmas = −0.25 on every seed.
-    expect(lines.find((l) => l.startsWith('eval avg@16'))).toMatch(/^eval avg@16\s+0\.875 ± 0\.311\s+0\.625 ± 0\.311\s+-0\.250 ± 0\.000\s+grpo lower by 0\.250 \[0\.250, 0\.250\]$/);
+    expect(lines.find((l) => l.startsWith('eval avg@16'))).toMatch(
+      /^eval avg@16\s+0\.875 ± 0\.311\s+0\.625 ± 0\.311\s+-0\.250 ± 0\.000\s+grpo lower by 0\.250 \[0\.250, 0\.250\]$/,
+    );
     expect(lines.some((l) => l.startsWith('reward (last 10)'))).toBe(true);
     const tail = lab(['report', out, '--tail', '1']);
     expect(tail.status, tail.stderr).toBe(0);
-    expect(tail.stdout.split('\n').find((l) => l.startsWith('reward (last 1)'))).toMatch(/^reward \(last 1\)\s+0\.500 ± 0\.000\s+0\.500 ± 0\.000\s+0\.000 ± 0\.000\s+identical on all 3 seeds$/);
+    expect(tail.stdout.split('\n').find((l) => l.startsWith('reward (last 1)'))).toMatch(
+      /^reward \(last 1\)\s+0\.500 ± 0\.000\s+0\.500 ± 0\.000\s+0\.000 ± 0\.000\s+identical on all 3 seeds$/,
+    );
   });
 
   it('refuses a folder that is neither a train nor an import folder, naming what it holds', () => {
@@ -158,7 +233,12 @@ describe('npm run lab -- export drmas', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-drmas-'));
     const r = lab(['export', 'drmas', '--config', 'v=1&task=math', '--out', dir]);
     expect(r.status, r.stderr).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(['README.md', 'run_math_dr_mas.sh', 'run_math_grpo.sh', 'wg_ids.json']);
+    expect(readdirSync(dir).sort()).toEqual([
+      'README.md',
+      'run_math_dr_mas.sh',
+      'run_math_grpo.sh',
+      'wg_ids.json',
+    ]);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     for (const needle of [
       'python examples/data_preprocess/drmas_math.py',
@@ -170,12 +250,24 @@ describe('npm run lab -- export drmas', () => {
     ]) {
       expect(readme).toContain(needle);
     }
-    expect(JSON.parse(readFileSync(join(dir, 'wg_ids.json'), 'utf8'))).toEqual({ 'Qwen3-4B_SolverAgent': ['solver'], 'Qwen3-4B_VerifierAgent': ['verifier'] });
+    expect(JSON.parse(readFileSync(join(dir, 'wg_ids.json'), 'utf8'))).toEqual({
+      'Qwen3-4B_SolverAgent': ['solver'],
+      'Qwen3-4B_VerifierAgent': ['verifier'],
+    });
   });
 
   it('refuses an estimator Dr. MAS cannot run, naming the field', () => {
-    const r = lab(['export', 'drmas', '--config', 'v=1&task=math&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Step&runs.1.estimator=global-step', '--out', mkdtempSync(join(tmpdir(), 'agentwise-drmas-'))]);
+    const r = lab([
+      'export',
+      'drmas',
+      '--config',
+      'v=1&task=math&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Step&runs.1.estimator=global-step',
+      '--out',
+      mkdtempSync(join(tmpdir(), 'agentwise-drmas-')),
+    ]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/Dr\. MAS cannot run this experiment:\n\s+runs\.1\.estimator: 'global-step' has no Dr\. MAS counterpart/);
+    expect(r.stderr).toMatch(
+      /Dr\. MAS cannot run this experiment:\n\s+runs\.1\.estimator: 'global-step' has no Dr\. MAS counterpart/,
+    );
   });
 });

@@ -1,30 +1,53 @@
-// Run folders that never lose a line (issue 13, probes 1, 6, 7 and the small ones): real CLI
+// Run folders that never lose a line: real CLI
 // processes on real folders.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lines, science } from './metrics-lines';
 
 const lab = (args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 240_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
 const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
-const lines = (dir: string) => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
-const science = (l: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/')));
 
 describe('lab train run folders', () => {
   it('never overwrites a run: --out onto one is refused, --force moves it aside; --resume keeps its --steps', () => {
     const root = mkdtempSync(join(tmpdir(), 'agentwise-out-'));
     const dir = join(root, 'run');
-    const first = lab(['train', '--config', hash, '--steps', '2', '--checkpoint-every', '1', '--out', dir, '--quiet']);
+    const first = lab([
+      'train',
+      '--config',
+      hash,
+      '--steps',
+      '2',
+      '--checkpoint-every',
+      '1',
+      '--out',
+      dir,
+      '--quiet',
+    ]);
     expect(first.status, first.stderr).toBe(0);
     const recorded = readFileSync(join(dir, 'metrics.jsonl'), 'utf8');
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).steps).toBe(2); // the run's own count
 
     const again = lab(['train', '--config', hash, '--steps', '1', '--out', dir, '--quiet']);
     expect(again.status).toBe(1);
-    expect(again.stderr).toMatch(/run already holds a run \(config\.json, metrics\.jsonl, checkpoints\): --resume .* --force moves it aside/);
+    expect(again.stderr).toMatch(
+      /run already holds a run \(config\.json, metrics\.jsonl, checkpoints\): --resume .* --force moves it aside/,
+    );
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
 
     const forced = lab(['train', '--config', hash, '--steps', '1', '--out', dir, '--force', '--quiet']);
@@ -46,18 +69,34 @@ describe('lab train run folders', () => {
 
   it('recomputes the lines missing before a saved state, says so, and takes over a dead process lock (probe 6)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-gap-'));
-    const a = lab(['train', '--config', hash, '--steps', '3', '--checkpoint-every', '1', '--out', dir, '--quiet']);
+    const a = lab([
+      'train',
+      '--config',
+      hash,
+      '--steps',
+      '3',
+      '--checkpoint-every',
+      '1',
+      '--out',
+      dir,
+      '--quiet',
+    ]);
     expect(a.status, a.stderr).toBe(0);
     const straight = lines(dir).map(science);
     expect(straight).toHaveLength(6);
 
     // Step 0's lines only, while both states are at step 3; a lock left by a killed process.
-    writeFileSync(join(dir, 'metrics.jsonl'), readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'metrics.jsonl'),
+      readFileSync(join(dir, 'metrics.jsonl'), 'utf8').split('\n').slice(0, 2).join('\n') + '\n',
+    );
     const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
     writeFileSync(join(dir, '.lock'), `${dead}\n`);
     const r = lab(['train', '--resume', dir, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/resume GRPO: metrics\.jsonl lacks steps 1–2 before its state at step 3; starts over from step 0 to recompute them/);
+    expect(r.stderr).toMatch(
+      /resume GRPO: metrics\.jsonl lacks steps 1–2 before its state at step 3; starts over from step 0 to recompute them/,
+    );
     expect(lines(dir).map(science)).toEqual(straight);
     expect(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'))[1].steps).toBe(3);
     expect(existsSync(join(dir, '.lock'))).toBe(false); // released at the end
@@ -83,7 +122,9 @@ describe('lab train run folders', () => {
     expect(none.stderr.trim()).toBe('error: no such folder: /nonexistent');
     const empty = mkdtempSync(join(tmpdir(), 'agentwise-empty-'));
     writeFileSync(join(empty, 'notes.txt'), '');
-    expect(lab(['report', empty]).stderr).toMatch(/has no config\.json: not a folder written by lab train \(it holds notes\.txt\)/);
+    expect(lab(['report', empty]).stderr).toMatch(
+      /has no config\.json: not a folder written by lab train \(it holds notes\.txt\)/,
+    );
 
     const ro = mkdtempSync(join(tmpdir(), 'agentwise-ro-'));
     mkdirSync(join(ro, 'existing'));
@@ -95,9 +136,22 @@ describe('lab train run folders', () => {
     try {
       const r = lab(['train', '--config', hash, '--steps', '1', '--out', join(ro, 'run'), '--quiet']);
       expect(r.status).toBe(1);
-      expect(r.stderr).toMatch(/error: cannot create the output folder .*run: (permission denied \(EACCES\)|operation not permitted \(EPERM\))/);
-      const inside = lab(['train', '--config', hash, '--steps', '1', '--out', join(ro, 'existing'), '--quiet']);
-      expect(inside.stderr).toMatch(/error: cannot write the lock file .*existing\/\.lock: (permission denied|operation not permitted)/);
+      expect(r.stderr).toMatch(
+        /error: cannot create the output folder .*run: (permission denied \(EACCES\)|operation not permitted \(EPERM\))/,
+      );
+      const inside = lab([
+        'train',
+        '--config',
+        hash,
+        '--steps',
+        '1',
+        '--out',
+        join(ro, 'existing'),
+        '--quiet',
+      ]);
+      expect(inside.stderr).toMatch(
+        /error: cannot write the lock file .*existing\/\.lock: (permission denied|operation not permitted)/,
+      );
     } finally {
       if (root) spawnSync('chattr', ['-i', ro, join(ro, 'existing')]);
     }

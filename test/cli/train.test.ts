@@ -5,14 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRESETS, presetById } from '../../src/core/presets';
 import { decodeExperiment } from '../../src/core/url';
+import * as metrics from './metrics-lines';
 
 const lab = (args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 240_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
 
 describe('npm run lab -- train', () => {
   it('runs every run headless and writes config.json, metrics.jsonl and summary.json', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-train-'));
-    const hash = 'v=1&task=sync&models.base=scratch&models.preset=nano&rollout.batchSize=2&rollout.groupSize=4&eval.every=2&eval.questions=4&eval.k=2';
+    const hash =
+      'v=1&task=sync&models.base=scratch&models.preset=nano&rollout.batchSize=2&rollout.groupSize=4&eval.every=2&eval.questions=4&eval.k=2';
     const r = lab(['train', '--config', hash, '--steps', '2', '--backend', 'wasm', '--out', out]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^backend: wasm/m);
@@ -20,7 +25,10 @@ describe('npm run lab -- train', () => {
 
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
     expect(config.task).toBe('sync');
-    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.run, l.step])).toEqual([
       ['GRPO', 0],
       ['Dr. MAS', 0],
@@ -42,32 +50,45 @@ describe('npm run lab -- train', () => {
 
   it('trains task=plan from its shipped base models and writes eval avg@k and pass@k', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-plan-'));
-    const hash = 'v=1&task=plan&rollout.batchSize=2&rollout.groupSize=4&eval.every=2&eval.questions=4&eval.k=2';
+    const hash =
+      'v=1&task=plan&rollout.batchSize=2&rollout.groupSize=4&eval.every=2&eval.questions=4&eval.k=2';
     const r = lab(['train', '--config', hash, '--steps', '2', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/model solver: shipped base/);
     expect(r.stderr).toMatch(/model coder: shipped base/);
-    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.run, l.step])).toEqual([['GRPO', 0], ['Dr. MAS', 0], ['GRPO', 1], ['Dr. MAS', 1]]);
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.run, l.step])).toEqual([
+      ['GRPO', 0],
+      ['Dr. MAS', 0],
+      ['GRPO', 1],
+      ['Dr. MAS', 1],
+    ]);
     for (const l of lines.slice(2)) {
       for (const k of ['eval/avg@2', 'eval/pass@2']) {
         expect(l[k]).toBeGreaterThanOrEqual(0);
         expect(l[k]).toBeLessThanOrEqual(1);
       }
       expect(l['eval/pass@2']).toBeGreaterThanOrEqual(l['eval/avg@2']);
-      for (const agent of ['solver', 'coder']) expect(l[`agent/${agent}/grad_norm`]).toBeGreaterThanOrEqual(0);
+      for (const agent of ['solver', 'coder'])
+        expect(l[`agent/${agent}/grad_norm`]).toBeGreaterThanOrEqual(0);
     }
   });
 
   it('compares runs over seeds: mean ± CI per run, the paired difference and its verdict', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-seeds-'));
-    const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0&seeds=2';
+    const hash =
+      'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0&seeds=2';
     const r = lab(['train', '--config', hash, '--steps', '1', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^GRPO #1\s/m);
     expect(r.stdout).toMatch(/over 2 seeds/);
     // sync is the control: every agent acts once on the shared reward, so the runs are identical.
-    expect(r.stdout).toMatch(/reward \(last 10\)\s+\S+ ± \S+\s+\S+ ± \S+\s+0\.000 ± 0\.000\s+identical on all 2 seeds/);
+    expect(r.stdout).toMatch(
+      /reward \(last 10\)\s+\S+ ± \S+\s+\S+ ± \S+\s+0\.000 ± 0\.000\s+identical on all 2 seeds/,
+    );
   });
 
   it('emits every metric key for every agent, finite where defined, and is deterministic on cpu', () => {
@@ -78,8 +99,22 @@ describe('npm run lab -- train', () => {
       '&runs.0.label=A&runs.0.estimator=drmas&runs.1.label=B&runs.1.estimator=drmas';
     const r = lab(['train', '--config', hash, '--steps', '2', '--backend', 'cpu', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
-    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const perStat = ['calls', 'reward/mean', 'adv/mean', 'adv/sq_mean', 'grad_norm', 'pg_loss', 'clipfrac', 'kl', 'entropy', 'resp_len'];
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const perStat = [
+      'calls',
+      'reward/mean',
+      'adv/mean',
+      'adv/sq_mean',
+      'grad_norm',
+      'pg_loss',
+      'clipfrac',
+      'kl',
+      'entropy',
+      'resp_len',
+    ];
     for (const line of lines) {
       for (const agent of ['solver', 'verifier']) {
         expect(line).toHaveProperty(`model/${agent}/grad_norm`);
@@ -87,19 +122,33 @@ describe('npm run lab -- train', () => {
       }
       // The solver acts in every trajectory: its statistics are always defined and finite.
       for (const stat of perStat) expect(Number.isFinite(line[`agent/solver/${stat}`]), stat).toBe(true);
-      for (const k of ['reward/mean', 'success/rate', 'groups/singleton_frac', 'perf/tokens_per_s', 'mem/tensors']) {
+      for (const k of [
+        'reward/mean',
+        'success/rate',
+        'groups/singleton_frac',
+        'perf/tokens_per_s',
+        'mem/tensors',
+      ]) {
         expect(Number.isFinite(line[k]), k).toBe(true);
       }
     }
     const science = (l: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'run' && k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/')));
+      Object.fromEntries(
+        Object.entries(l).filter(
+          ([k]) => k !== 'run' && k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/'),
+        ),
+      );
     expect(lines.map((l) => l.run)).toEqual(['A', 'B', 'A', 'B']);
     expect(science(lines[0])).toEqual(science(lines[1]));
     expect(science(lines[2])).toEqual(science(lines[3]));
   });
 
   it('lists the presets (the page’s list) and trains one by id', () => {
-    const listed = JSON.parse(lab(['presets', '--json']).stdout) as { id: string; task: string; hash: string }[];
+    const listed = JSON.parse(lab(['presets', '--json']).stdout) as {
+      id: string;
+      task: string;
+      hash: string;
+    }[];
     expect(listed.map((p) => p.id)).toEqual(PRESETS.map((p) => p.id));
     expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining(['sync', 'issue81', 'heterogeneous']));
     for (const p of listed) {
@@ -109,9 +158,15 @@ describe('npm run lab -- train', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-preset-'));
     const r = lab(['train', '--preset', 'search-routing', '--steps', '1', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'))).toEqual({ ...presetById('search-routing')!.config, steps: 1 });
+    expect(JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'))).toEqual({
+      ...presetById('search-routing')!.config,
+      steps: 1,
+    });
     expect(r.stderr).toMatch(/model verifier: shipped base/);
-    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.run)).toEqual(['GRPO', 'Step-level', 'Dr. MAS']);
     for (const agent of ['verifier', 'search', 'answer']) {
       for (const key of ['grad_norm', 'amplification', 'amplification_rows', 'shadow/drmas/corr']) {
@@ -126,30 +181,72 @@ describe('npm run lab -- train', () => {
   it('starts from --init checkpoints and refuses one that fits no model', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-init-'));
     const hash = 'v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
-    const ok = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/sync/per-agent/bob.ckpt', '--out', out, '--quiet']);
+    const ok = lab([
+      'train',
+      '--config',
+      hash,
+      '--steps',
+      '1',
+      '--init',
+      'models/sync/per-agent/bob.ckpt',
+      '--out',
+      out,
+      '--quiet',
+    ]);
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stderr).toMatch(/model bob: checkpoint file bob\.ckpt/);
     expect(ok.stderr).toMatch(/model alice: shipped base/);
     const other = mkdtempSync(join(tmpdir(), 'agentwise-init-'));
-    const bad = lab(['train', '--config', hash, '--steps', '1', '--init', 'models/search/per-agent/answer.ckpt', '--out', other, '--quiet']);
+    const bad = lab([
+      'train',
+      '--config',
+      hash,
+      '--steps',
+      '1',
+      '--init',
+      'models/search/per-agent/answer.ckpt',
+      '--out',
+      other,
+      '--quiet',
+    ]);
     expect(bad.status).toBe(2); // a bad --init is a bad command line
     expect(bad.stderr).toMatch(/answer\.ckpt fits no model of this experiment \(models: alice, bob\)/);
   });
 
   it('resumes after a crash from the saved states and recomputes the lost steps identically', () => {
     const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=2&rollout.groupSize=4&eval.every=0';
-    const read = (dir: string) => readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const science = (l: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'time_s' && !k.startsWith('perf/') && !k.startsWith('mem/')));
+    const read = (dir: string) => metrics.lines(dir).map((l) => JSON.parse(l));
 
     const straight = mkdtempSync(join(tmpdir(), 'agentwise-straight-'));
-    const a = lab(['train', '--config', hash, '--steps', '4', '--checkpoint-every', '0', '--out', straight, '--quiet']);
+    const a = lab([
+      'train',
+      '--config',
+      hash,
+      '--steps',
+      '4',
+      '--checkpoint-every',
+      '0',
+      '--out',
+      straight,
+      '--quiet',
+    ]);
     expect(a.status, a.stderr).toBe(0);
     expect(existsSync(join(straight, 'checkpoints'))).toBe(false);
 
     // A run that saved its states at step 2, recorded step 2 too, then died mid-line.
     const crashed = mkdtempSync(join(tmpdir(), 'agentwise-crashed-'));
-    const b = lab(['train', '--config', hash, '--steps', '2', '--checkpoint-every', '2', '--out', crashed, '--quiet']);
+    const b = lab([
+      'train',
+      '--config',
+      hash,
+      '--steps',
+      '2',
+      '--checkpoint-every',
+      '2',
+      '--out',
+      crashed,
+      '--quiet',
+    ]);
     expect(b.status, b.stderr).toBe(0);
     expect(existsSync(join(crashed, 'checkpoints', '1-Dr_MAS.run'))).toBe(true);
     const upToStep2 = readFileSync(join(straight, 'metrics.jsonl'), 'utf8').trim().split('\n').slice(0, 6);
@@ -160,30 +257,34 @@ describe('npm run lab -- train', () => {
     expect(r.stderr).toMatch(/resume GRPO: resumes at step 2 \(saved on wasm\)/);
     const got = read(crashed);
     expect(got.map((l) => [l.run, l.step])).toEqual(read(straight).map((l) => [l.run, l.step]));
-    expect(got.map(science)).toEqual(read(straight).map(science));
+    expect(metrics.lines(crashed).map(metrics.science)).toEqual(metrics.lines(straight).map(metrics.science));
     const summary = JSON.parse(readFileSync(join(crashed, 'summary.json'), 'utf8'));
     expect(summary[1].steps).toBe(4); // the summary covers the steps before the crash too
 
-    // Two runs' states swapped: refused, naming the file and the run it holds (issue 13, probe 3).
+    // Two runs' states swapped: refused, naming the file and the run it holds.
     const [s0, s1] = ['0-GRPO.run', '1-Dr_MAS.run'].map((f) => readFileSync(join(crashed, 'checkpoints', f)));
     writeFileSync(join(crashed, 'checkpoints', '0-GRPO.run'), s1);
     writeFileSync(join(crashed, 'checkpoints', '1-Dr_MAS.run'), s0);
     const swapped = lab(['train', '--resume', crashed, '--quiet']);
     expect(swapped.status).toBe(1);
-    expect(swapped.stderr).toMatch(/0-GRPO\.run: holds run 1 \(Dr\. MAS, seed 0\); expected run 0 \(GRPO, seed 0\)/);
+    expect(swapped.stderr).toMatch(
+      /0-GRPO\.run: holds run 1 \(Dr\. MAS, seed 0\); expected run 0 \(GRPO, seed 0\)/,
+    );
 
     // A damaged state is refused, naming the file.
     writeFileSync(join(crashed, 'checkpoints', '0-GRPO.run'), 'AGWRUN01 nothing here');
     const bad = lab(['train', '--resume', crashed, '--quiet']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/0-GRPO\.run: Agentwise run state truncated/);
-   }, 180_000); // six CLI processes
+  }, 180_000); // six CLI processes
 
   it('exits 2 naming the bad field of a bad config, and prints help', () => {
     const bad = lab(['train', '--config', 'v=1&rollout.groupSize=1']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/rollout\.groupSize: Too small/);
-    const help = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], { encoding: 'utf8' });
+    const help = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], {
+      encoding: 'utf8',
+    });
     expect(help).toMatch(/npm run lab -- train --config <file \| URL \| hash>/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The 'atgrpo-tree' preset (AT-GRPO: tree vs parallel on plan, issue 14) run for real in the CLI:
+ * The 'atgrpo-tree' preset (AT-GRPO: tree vs parallel on plan) run for real in the CLI:
  * both runs record every agent's keys and the tree's cost keys; the tree's AT-GRPO sets are never
  * singletons, and its rows are G siblings per level.
  */
@@ -12,7 +12,10 @@ import { agentKey, M, metricKeys } from '../../src/core/metrics';
 import { presetById } from '../../src/core/presets';
 
 const lab = (args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 240_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
 
 describe('lab train --preset atgrpo-tree', () => {
   it('records every agent key and the sampling cost for both runs; the tree leaves no singleton', () => {
@@ -21,15 +24,21 @@ describe('lab train --preset atgrpo-tree', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-tree-'));
     const r = lab(['train', '--preset', 'atgrpo-tree', '--steps', '1', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
-    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.run)).toEqual(['AT-GRPO parallel', 'AT-GRPO tree']);
     const { batchSize: B, groupSize: G } = exp.rollout;
     // Every key of the run's key table (per agent, per model, perf/completion_calls), eval aside (every 10 steps).
-    const keys = metricKeys(['solver', 'coder'], ['solver', 'coder'], exp.eval.k).filter((k) => !k.startsWith('eval/'));
+    const keys = metricKeys(['solver', 'coder'], ['solver', 'coder'], exp.eval.k).filter(
+      (k) => !k.startsWith('eval/'),
+    );
     for (const line of lines) {
       for (const key of keys) expect(line, key).toHaveProperty(key);
       for (const agent of ['solver', 'coder']) expect(line[agentKey(agent, 'calls')]).toBeGreaterThan(0);
-      for (const key of [M.rolloutMs, M.updateMs, M.decodeForwards, M.completionCalls]) expect(Number.isFinite(line[key]), key).toBe(true);
+      for (const key of [M.rolloutMs, M.updateMs, M.decodeForwards, M.completionCalls])
+        expect(Number.isFinite(line[key]), key).toBe(true);
       expect(line[M.completionCalls]).toBe(0); // plan scores candidates by its turnReward
     }
     const tree = lines[1];

@@ -6,7 +6,7 @@ import { metricKeys, agentKey, parseAgentKey, M } from '../../src/core/metrics';
 describe('metric frames', () => {
   const keys = metricKeys(['verifier', 'search'], ['m0'], 8);
 
-  it('lists every DESIGN.md key once, per agent and model', () => {
+  it('lists every docs/metrics.md key once, per agent and model', () => {
     expect(new Set(keys).size).toBe(keys.length);
     expect(keys).toContain('agent/search/adv/sq_mean');
     expect(keys).toContain('model/m0/grad_norm');
@@ -80,7 +80,7 @@ describe('series', () => {
     expect(Array.from(debiasedEma([4, 4, 4], 0.9))).toEqual([4, 4, 4].map(() => expect.closeTo(4, 12)));
     const s = debiasedEma([0, 10, NaN, 10], 0.5);
     expect(s[0]).toBe(0);
-    expect(s[1]).toBeCloseTo(10 * 0.5 / 0.75, 12); // last = 5; 5 / (1 − 0.25)
+    expect(s[1]).toBeCloseTo((10 * 0.5) / 0.75, 12); // last = 5; 5 / (1 − 0.25)
     expect(s[2]).toBeNaN();
     expect(s[3]).toBeCloseTo(7.5 / 0.875, 12); // last = 2.5 + 5
   });

@@ -5,6 +5,7 @@ import {
   CREDIT_NAMES,
   DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
+  MAX_STEPS,
   SAMPLING_NAMES,
   TREE_SAMPLINGS,
   TASK_NAMES,
@@ -16,6 +17,22 @@ import { MAX_HASH_LENGTH, decodeExperiment, encodeExperiment, sameStructure } fr
 import { PRESETS } from '../../src/core/presets';
 
 const labelArb = fc.stringMatching(/^[\w .+()-]{1,32}$/);
+/** One step's live changes: every section present names at least one value. */
+const liveChangeArb = fc
+  .record(
+    {
+      optim: fc.record(
+        {
+          lr: fc.double({ min: 1e-9, max: 1, noNaN: true }),
+          clipLow: fc.double({ min: 0, max: 1, noNaN: true }),
+        },
+        { requiredKeys: ['lr'] },
+      ),
+      rollout: fc.record({ temperature: fc.double({ min: 0.01, max: 4, noNaN: true }) }),
+    },
+    { requiredKeys: [] },
+  )
+  .filter((c) => Object.keys(c).length > 0);
 const runArb = fc.record(
   {
     label: labelArb,
@@ -33,8 +50,11 @@ const runArb = fc.record(
       { requiredKeys: [] },
     ),
     rollout: fc.record({ sampling: fc.constantFrom(...SAMPLING_NAMES) }, { requiredKeys: [] }),
+    live: fc.dictionary(fc.integer({ min: 0, max: MAX_STEPS - 1 }).map(String), liveChangeArb, {
+      maxKeys: 3,
+    }),
   },
-  { requiredKeys: ['label', 'estimator', 'advantage', 'optim', 'reward', 'rollout'] },
+  { requiredKeys: ['label', 'estimator', 'advantage', 'optim', 'reward', 'rollout', 'live'] },
 );
 
 const experimentArb: fc.Arbitrary<Experiment> = fc
@@ -42,7 +62,10 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     task: fc.constantFrom(...TASK_NAMES),
     runs: fc.uniqueArray(runArb, { selector: (r) => r.label, minLength: 1, maxLength: 4 }),
     preset: fc.constantFrom(...MODEL_PRESETS),
-    perAgent: fc.dictionary(fc.constantFrom('verifier', 'search', 'answer'), fc.constantFrom(...MODEL_PRESETS)),
+    perAgent: fc.dictionary(
+      fc.constantFrom('verifier', 'search', 'answer'),
+      fc.constantFrom(...MODEL_PRESETS),
+    ),
     groupSize: fc.integer({ min: 2, max: 32 }),
     sampling: fc.constantFrom(...SAMPLING_NAMES),
     temperature: fc.double({ min: 0.01, max: 4, noNaN: true }),
@@ -61,7 +84,9 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     c.rollout.sampling = r.sampling;
     // Tree sampling refuses per-agent credit (no trajectory to replay): keep such configs valid.
     c.runs = c.runs.map((run) =>
-      TREE_SAMPLINGS.includes(run.rollout.sampling ?? r.sampling) && run.reward.credit ? { ...run, reward: { ...run.reward, credit: 'shared' } } : run,
+      TREE_SAMPLINGS.includes(run.rollout.sampling ?? r.sampling) && run.reward.credit
+        ? { ...run, reward: { ...run.reward, credit: 'shared' } }
+        : run,
     );
     c.rollout.temperature = r.temperature;
     c.optim.lr = r.lr;
@@ -85,8 +110,13 @@ describe('experiment URL codec', () => {
     c.rollout.groupSize = 4;
     expect(encodeExperiment(c)).toBe('v=1&task=math&rollout.groupSize=4&optim.lr=0.001');
     c.rollout.sampling = 'tree';
-    expect(encodeExperiment(c)).toBe('v=1&task=math&rollout.groupSize=4&rollout.sampling=tree&optim.lr=0.001');
-    expect(decodeExperiment('v=1&rollout.sampling=tree')).toMatchObject({ ok: true, config: { rollout: { sampling: 'tree' } } });
+    expect(encodeExperiment(c)).toBe(
+      'v=1&task=math&rollout.groupSize=4&rollout.sampling=tree&optim.lr=0.001',
+    );
+    expect(decodeExperiment('v=1&rollout.sampling=tree')).toMatchObject({
+      ok: true,
+      config: { rollout: { sampling: 'tree' } },
+    });
   });
 
   it('quotes strings that would read as numbers or booleans', () => {
@@ -103,6 +133,7 @@ describe('experiment URL codec', () => {
     fc.assert(
       fc.property(experimentArb, (c) => {
         const hash = encodeExperiment(c);
+        fc.pre(hash.length <= MAX_HASH_LENGTH); // longer links are refused (tested below)
         const back = decodeExperiment('#' + hash);
         expect(back.ok).toBe(true);
         expect(back.config).toEqual(c);
@@ -126,7 +157,7 @@ describe('experiment URL codec', () => {
     ['#v=1&optim=3&optim.lr=1', 'optim.lr', /conflicts/],
     ['#v=1&__proto__.polluted=1', '__proto__.polluted', /not a field/],
     ['#v=1&runs.99.label=x', 'runs.99', /index too large/],
-    // issue 13, probe 12: every repeated key, the version's canonical spelling, bounded coefficients
+    // every repeated key, the version's canonical spelling, bounded coefficients
     ['#v=1&v=999', 'v', /given 2 times \(1, 999\)/],
     ['#v=1.0', 'v', /unknown version "1\.0"/],
     ['#v=0x1', 'v', /unknown version "0x1"/],
@@ -134,25 +165,47 @@ describe('experiment URL codec', () => {
     ['#v=1&optim.entropyCoef=1e38', 'optim.entropyCoef', /Too big/],
     ['#v=1&optim.klCoef=1e9', 'optim.klCoef', /Too big/],
     ['#v=1&optim.maxGradNorm=1e30', 'optim.maxGradNorm', /Too big/],
-    // issue 13, probe 8: two runs with one label would share their lines and state
-    ['#v=1&runs.0.label=A&runs.0.estimator=grpo&runs.1.label=A&runs.1.estimator=drmas', 'runs.1.label', /"A" is run 0's label too; labels must differ/],
+    // two runs with one label would share their lines and state
+    [
+      '#v=1&runs.0.label=A&runs.0.estimator=grpo&runs.1.label=A&runs.1.estimator=drmas',
+      'runs.1.label',
+      /"A" is run 0's label too; labels must differ/,
+    ],
   ])('refuses %s naming %s', (hash, path, message) => {
     const r = decodeExperiment(hash);
     expect(r.ok).toBe(false);
     expect(r.config).toEqual(DEFAULT_EXPERIMENT);
-    if (!r.ok) expect(r.errors).toContainEqual({ path: expect.stringContaining(path), message: expect.stringMatching(message) });
+    if (!r.ok)
+      expect(r.errors).toContainEqual(
+        expect.objectContaining({
+          path: expect.stringContaining(path),
+          message: expect.stringMatching(message),
+        }),
+      );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('names every bad field of an invalid config and opens the defaults', () => {
     // runs.3 patches past the default list's end with no run 2: the hole is named.
-    const r = decodeExperiment('#v=1&task=chess&optim.lr=-1&rollout.groupSize=2.5&runs.0.estimator=ppo&runs.3.label=x&color=red');
+    const r = decodeExperiment(
+      '#v=1&task=chess&optim.lr=-1&rollout.groupSize=2.5&runs.0.estimator=ppo&runs.3.label=x&color=red',
+    );
     expect(r.ok).toBe(false);
     expect(r.config).toEqual(DEFAULT_EXPERIMENT);
     const paths = r.ok ? [] : r.errors.map((e) => e.path).sort();
-    expect(paths).toEqual(['color', 'optim.lr', 'rollout.groupSize', 'runs.0.estimator', 'runs.2', 'runs.3.estimator', 'task']);
+    expect(paths).toEqual([
+      'color',
+      'optim.lr',
+      'rollout.groupSize',
+      'runs.0.estimator',
+      'runs.2',
+      'runs.3.estimator',
+      'task',
+    ]);
     // A fraction where a count belongs says so in words (zod's own: "expected int, received number").
-    expect(r.ok ? [] : r.errors.filter((e) => e.path === 'rollout.groupSize')).toEqual([{ path: 'rollout.groupSize', message: 'expected a whole number' }]);
+    expect(r.ok ? [] : r.errors.filter((e) => e.path === 'rollout.groupSize')).toEqual([
+      { path: 'rollout.groupSize', message: 'expected a whole number', got: '2.5' },
+    ]);
   });
 
   it('reads list indices as patches of the default list; key=[] starts the list over', () => {
@@ -164,8 +217,18 @@ describe('experiment URL codec', () => {
     // The canonical form of that experiment is the same one pair.
     if (one.ok) expect(encodeExperiment(one.config)).toBe('v=1&runs.1.estimator=global-step');
     const longer = structuredClone(DEFAULT_EXPERIMENT);
-    longer.runs.push({ label: 'Step', estimator: 'global-step', advantage: {}, optim: { lr: 0.001 }, reward: {}, rollout: {} });
-    expect(encodeExperiment(longer)).toBe('v=1&runs.2.label=Step&runs.2.estimator=global-step&runs.2.optim.lr=0.001');
+    longer.runs.push({
+      label: 'Step',
+      estimator: 'global-step',
+      advantage: {},
+      optim: { lr: 0.001 },
+      reward: {},
+      rollout: {},
+      live: {},
+    });
+    expect(encodeExperiment(longer)).toBe(
+      'v=1&runs.2.label=Step&runs.2.estimator=global-step&runs.2.optim.lr=0.001',
+    );
     const shorter = structuredClone(DEFAULT_EXPERIMENT);
     shorter.runs = [shorter.runs[1]];
     expect(encodeExperiment(shorter)).toBe('v=1&runs=%5B%5D&runs.0.label=Dr.+MAS&runs.0.estimator=drmas');
@@ -176,7 +239,62 @@ describe('experiment URL codec', () => {
   it('refuses hashes over the length limit without parsing them', () => {
     const r = decodeExperiment('#v=1&' + 'x'.repeat(MAX_HASH_LENGTH));
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.errors[0]).toEqual({ path: '(hash)', message: expect.stringMatching(/limit is 2048/) });
+    if (!r.ok)
+      expect(r.errors[0]).toEqual({ path: '(hash)', message: expect.stringMatching(/limit is 2048/) });
+  });
+
+  it("carries each run's live changes as a schedule keyed by step, and reads it back exactly", () => {
+    const link =
+      'v=1&runs.0.live.179.optim.lr=0.003&runs.1.live.0.rollout.temperature=0.5&runs.1.live.200.optim.lr=0.003';
+    const r = decodeExperiment(link);
+    expect(r.ok).toBe(true);
+    expect(r.config.optim.lr).toBe(3e-4); // the base value holds from step 0
+    expect(r.config.runs.map((run) => run.live)).toEqual([
+      { 179: { optim: { lr: 0.003 } } },
+      { 0: { rollout: { temperature: 0.5 } }, 200: { optim: { lr: 0.003 } } },
+    ]);
+    expect(encodeExperiment(r.config)).toBe(link);
+    // A schedule is no structural change: a stored session of the base experiment resumes under it.
+    expect(sameStructure(link, DEFAULT_EXPERIMENT)).toBe(true);
+    // Links without a schedule read as before: no run has a change.
+    expect(decodeExperiment('v=1&optim.lr=0.003').config.runs.map((run) => run.live)).toEqual([{}, {}]);
+  });
+
+  it('refuses a malformed schedule entry, naming the live field by its label and the step', () => {
+    const errors = (hash: string) => {
+      const r = decodeExperiment(hash);
+      expect(r.ok).toBe(false);
+      expect(r.config).toBe(DEFAULT_EXPERIMENT);
+      return r.ok ? [] : r.errors;
+    };
+    expect(errors('v=1&runs.0.live.179.optim.lr=banana')).toEqual([
+      {
+        path: 'runs.0.live.179.optim.lr',
+        message: 'learning rate at step 179: Invalid input: expected number, received string',
+        got: 'banana',
+      },
+    ]);
+    expect(errors('v=1&runs.1.live.12.rollout.temperature=9')[0]).toEqual({
+      path: 'runs.1.live.12.rollout.temperature',
+      message: 'temperature at step 12: Too big: expected number to be <=4',
+      got: '9',
+    });
+    expect(errors('v=1&runs.0.live.1e3.optim.lr=0.1')[0]).toEqual({
+      path: 'runs.0.live.1e3',
+      message: `live change at step "1e3": a step is a whole number from 0 to ${MAX_STEPS - 1}`,
+    });
+    expect(errors(`v=1&runs.0.live.${MAX_STEPS}.optim.lr=0.1`)[0].path).toBe(`runs.0.live.${MAX_STEPS}`);
+    // weightDecay is a field of optim, but not a live one.
+    expect(errors('v=1&runs.0.live.5.optim.weightDecay=0.1')[0]).toEqual({
+      path: 'runs.0.live.5.optim.weightDecay',
+      message: 'live change at step 5: unknown field',
+      got: '0.1',
+    });
+    expect(errors('v=1&runs.0.live.5={}')[0]).toEqual({
+      path: 'runs.0.live.5',
+      message: 'live change at step 5: names no live parameter',
+      got: '{}',
+    });
   });
 
   it('sameStructure: a link is the same experiment up to its live hyper-parameters', () => {

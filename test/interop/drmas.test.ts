@@ -45,12 +45,19 @@ const KNOWN_KEYS = new Set(
 const experiment = (over: object) => ExperimentSchema.parse(over);
 /** The `key=value` overrides of the main_ppo call. */
 const overrides = (script: string) =>
-  new Map([...script.split('verl.trainer.main_ppo')[1].matchAll(/^ {4}(\+?[\w.]+)=(.*?)(?: \\)?$/gm)].map((m) => [m[1], m[2]]));
+  new Map(
+    [...script.split('verl.trainer.main_ppo')[1].matchAll(/^ {4}(\+?[\w.]+)=(.*?)(?: \\)?$/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]),
+  );
 
 describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.slice(0, 7)})`, () => {
   for (const task of ['math', 'search'] as const) {
     it(`${task}: scripts pass bash -n, use only known keys, and GRPO and Dr. MAS differ only in group_by_agent_id and the name`, () => {
-      const out = exportDrmas(experiment({ task, optim: { klCoef: 0.01, klType: 'k2' }, models: { assignment: 'shared' } }));
+      const out = exportDrmas(
+        experiment({ task, optim: { klCoef: 0.01, klType: 'k2' }, models: { assignment: 'shared' } }),
+      );
       expect(out.scripts).toEqual([`run_${task}_grpo.sh`, `run_${task}_dr_mas.sh`]);
       const dir = mkdtempSync(join(tmpdir(), 'agentwise-drmas-'));
       for (const name of out.scripts) {
@@ -87,7 +94,12 @@ describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.
         task: 'math',
         rollout: { groupSize: 5, batchSize: 16 },
         eval: { k: 16, every: 0 },
-        optim: { lr: 1e-6, maxGradNorm: 0.5, clipHigh: 0.2, perAgent: { verifier: { lr: 2e-6, clipHigh: 0.28 }, solver: { maxGradNorm: 0.2 } } },
+        optim: {
+          lr: 1e-6,
+          maxGradNorm: 0.5,
+          clipHigh: 0.2,
+          perAgent: { verifier: { lr: 2e-6, clipHigh: 0.28 }, solver: { maxGradNorm: 0.2 } },
+        },
       }),
       ['Qwen/Qwen3-8B', 'Qwen/Qwen3-4B'],
     );
@@ -119,9 +131,9 @@ describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.
       const { wgMap } = exportDrmas(experiment({ task: 'search', models: { assignment } }));
       for (const [wg, agents] of Object.entries(wgMap)) expect(inferAgents(wg)).toEqual(agents);
     }
-    expect(Object.keys(exportDrmas(experiment({ task: 'search', models: { assignment: 'shared' } })).wgMap)).toEqual([
-      'Qwen3-4B_VerifierAgent_SearchAgent_AnswerAgent',
-    ]);
+    expect(
+      Object.keys(exportDrmas(experiment({ task: 'search', models: { assignment: 'shared' } })).wgMap),
+    ).toEqual(['Qwen3-4B_VerifierAgent_SearchAgent_AnswerAgent']);
   });
 
   it('refuses what Dr. MAS cannot run, naming the field', () => {
@@ -135,18 +147,46 @@ describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.
       return null;
     };
     for (const estimator of ['global-step', 'atgrpo', 'magrpo']) {
-      const [field, message] = refusal({ task: 'math', runs: [{ label: 'GRPO', estimator: 'grpo' }, { label: 'X', estimator }] })!;
+      const [field, message] = refusal({
+        task: 'math',
+        runs: [
+          { label: 'GRPO', estimator: 'grpo' },
+          { label: 'X', estimator },
+        ],
+      })!;
       expect(field).toBe('runs.1.estimator');
       expect(message).toContain(`'${estimator}' has no Dr. MAS counterpart`);
     }
-    for (const task of ['sync', 'coder-tester']) expect(refusal({ task })).toEqual(['task', expect.stringContaining(`'${task}' has no Dr. MAS counterpart`)]);
-    expect(refusal({ task: 'math', optim: { lossAgg: 'seq-mean-token-sum-norm-oat' } })?.[0]).toBe('runs.0.optim.lossAgg');
-    expect(refusal({ task: 'search', models: { ids: { search: 'm1', answer: 'm1' } } })?.[0]).toBe('models.ids');
-    expect(refusal({ task: 'search', runs: [{ label: 'GRPO', estimator: 'grpo', reward: { credit: 'shapley' } }] })).toEqual([
-      'runs.0.reward.credit',
-      expect.stringContaining("no per-agent credit ('shapley')"),
+    for (const task of ['sync', 'coder-tester'])
+      expect(refusal({ task })).toEqual([
+        'task',
+        expect.stringContaining(`'${task}' has no Dr. MAS counterpart`),
+      ]);
+    expect(refusal({ task: 'math', optim: { lossAgg: 'seq-mean-token-sum-norm-oat' } })?.[0]).toBe(
+      'runs.0.optim.lossAgg',
+    );
+    expect(refusal({ task: 'search', models: { ids: { search: 'm1', answer: 'm1' } } })?.[0]).toBe(
+      'models.ids',
+    );
+    expect(
+      refusal({
+        task: 'search',
+        runs: [{ label: 'GRPO', estimator: 'grpo', reward: { credit: 'shapley' } }],
+      }),
+    ).toEqual(['runs.0.reward.credit', expect.stringContaining("no per-agent credit ('shapley')")]);
+    expect(refusal({ task: 'math', reward: { scale: { solver: 4 } } })).toEqual([
+      'reward.scale.solver',
+      expect.stringContaining('no per-agent reward scale'),
     ]);
-    expect(refusal({ task: 'math', rollout: { sampling: 'tree' } })).toEqual(['rollout.sampling', expect.stringContaining("'tree' has no Dr. MAS counterpart")]);
-    expect(() => exportDrmas(experiment({ task: 'math' }), ['a', 'b', 'c'])).toThrow(/--models: give one model for all agents or one per agent/);
+    expect(refusal({ task: 'math', runs: [{ label: 'X', estimator: 'custom' }] })?.[1]).toContain(
+      "'custom' has no Dr. MAS counterpart",
+    );
+    expect(refusal({ task: 'math', rollout: { sampling: 'tree' } })).toEqual([
+      'rollout.sampling',
+      expect.stringContaining("'tree' has no Dr. MAS counterpart"),
+    ]);
+    expect(() => exportDrmas(experiment({ task: 'math' }), ['a', 'b', 'c'])).toThrow(
+      /--models: give one model for all agents or one per agent/,
+    );
   });
 });

@@ -31,11 +31,25 @@ export const ld = (field: number, body: number[]) => [(field << 3) | 2, ...varin
 /** A TFRecord by the documented layout: u64 length, masked CRC of it, data, masked CRC of data. */
 export function record(data: number[]): number[] {
   const len = [...le32(data.length), 0, 0, 0, 0];
-  return [...len, ...le32(mask(crc32cBitwise(Uint8Array.from(len)))), ...data, ...le32(mask(crc32cBitwise(Uint8Array.from(data))))];
+  return [
+    ...len,
+    ...le32(mask(crc32cBitwise(Uint8Array.from(len)))),
+    ...data,
+    ...le32(mask(crc32cBitwise(Uint8Array.from(data)))),
+  ];
 }
 /** Event{wall_time=1, step=2 (varint), summary=5{value=1{tag=1, simple_value=2 | tensor=8}}}. */
 export function event(step: number, wall: number, values: number[][]): number[] {
-  return [0x09, ...f64(wall), 0x10, ...varint(step), ...ld(5, values.flatMap((v) => ld(1, v)))];
+  return [
+    0x09,
+    ...f64(wall),
+    0x10,
+    ...varint(step),
+    ...ld(
+      5,
+      values.flatMap((v) => ld(1, v)),
+    ),
+  ];
 }
 export const simple = (tag: string, x: number) => [...ld(1, str(tag)), 0x15, ...f32(x)];
 /** A rank-0 DT_FLOAT tensor with the scalars plugin's metadata, as tf.summary.scalar writes it. */
@@ -45,5 +59,7 @@ export const tensorFloat = (tag: string, x: number) => [
   ...ld(8, [0x08, 1, ...ld(2, []), ...ld(4, f32(x))]),
 ];
 /** A rank-0 DT_DOUBLE tensor in double_val (packed, field 6). */
-export const tensorDouble = (tag: string, x: number) => [...ld(1, str(tag)), ...ld(8, [0x08, 2, ...ld(6, f64(x))])];
-
+export const tensorDouble = (tag: string, x: number) => [
+  ...ld(1, str(tag)),
+  ...ld(8, [0x08, 2, ...ld(6, f64(x))]),
+];

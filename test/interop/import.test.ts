@@ -53,12 +53,21 @@ describe('metric names', () => {
   });
 
   it('gives a shared model’s grad norm to the model, and takes a given wg map over inference', () => {
-    expect(inferAgents('Qwen2.5-7B_VerifierAgent_SearchAgent_AnswerAgent')).toEqual(['verifier', 'search', 'answer']);
+    expect(inferAgents('Qwen2.5-7B_VerifierAgent_SearchAgent_AnswerAgent')).toEqual([
+      'verifier',
+      'search',
+      'answer',
+    ]);
     expect(labAgentName('Answer Agent')).toBe('answer');
-    const shared = mapNames(['actor/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm', 'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss']);
+    const shared = mapNames([
+      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm',
+      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss',
+    ]);
     expect(Object.fromEntries(shared.keys)).toEqual({
-      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm': 'model/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm',
-      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss': 'other/actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss',
+      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm':
+        'model/Qwen2.5-7B_VerifierAgent_SearchAgent/grad_norm',
+      'actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss':
+        'other/actor/Qwen2.5-7B_VerifierAgent_SearchAgent/pg_loss',
     });
     const given = mapNames(['actor/wg0/grad_norm'], { wg0: ['coder'] });
     expect(given.keys.get('actor/wg0/grad_norm')).toBe('agent/coder/grad_norm');
@@ -75,13 +84,17 @@ describe('W&B CSV', () => {
   });
 
   it('reads a run history (_step, _runtime) and a chart export (<run> - <metric>, bands skipped)', () => {
-    const history = readWandbCsv('_step,_runtime,_timestamp,critic/score/mean,val/avg@16\n0,1.5,1700000000,0.25,\n1,3,1700000001,0.5,0.125\nbroken\n');
+    const history = readWandbCsv(
+      '_step,_runtime,_timestamp,critic/score/mean,val/avg@16\n0,1.5,1700000000,0.25,\n1,3,1700000001,0.5,0.125\nbroken\n',
+    );
     expect(history.skipped).toBe(1);
     expect(history.runs.get('')).toEqual([
       { step: 0, time_s: 1.5, 'critic/score/mean': 0.25 },
       { step: 1, time_s: 3, 'critic/score/mean': 0.5, 'val/avg@16': 0.125 },
     ]);
-    const chart = readWandbCsv('Step,grpo - critic/score/mean,grpo - critic/score/mean__MIN,drmas - critic/score/mean\n5,0.1,0.05,0.2\n');
+    const chart = readWandbCsv(
+      'Step,grpo - critic/score/mean,grpo - critic/score/mean__MIN,drmas - critic/score/mean\n5,0.1,0.05,0.2\n',
+    );
     expect([...chart.runs.keys()]).toEqual(['grpo', 'drmas']);
     expect(chart.runs.get('drmas')).toEqual([{ step: 5, 'critic/score/mean': 0.2 }]);
     expect(() => readWandbCsv('a,b\n1,2\n')).toThrow(/no step column/);
@@ -91,15 +104,37 @@ describe('W&B CSV', () => {
 describe('importFiles', () => {
   it('reads the lab’s own event files back to the written values (float32) under the same keys', () => {
     const rows = [
-      { step: 0, time_s: 1, 'reward/mean': 0.1, 'agent/verifier/amplification': 1.337, 'model/verifier/grad_norm': 7.77 },
-      { step: 1, time_s: 2, 'reward/mean': 0.2, 'agent/verifier/amplification': 0.875, 'model/verifier/grad_norm': 1e-3 },
+      {
+        step: 0,
+        time_s: 1,
+        'reward/mean': 0.1,
+        'agent/verifier/amplification': 1.337,
+        'model/verifier/grad_norm': 7.77,
+      },
+      {
+        step: 1,
+        time_s: 2,
+        'reward/mean': 0.2,
+        'agent/verifier/amplification': 0.875,
+        'model/verifier/grad_norm': 1e-3,
+      },
     ];
-    const { runs, refused } = importFiles([{ path: 'tb/GRPO/events.out.tfevents.1.agentwise-lab', bytes: writeEventFile(rows, 1e9) }]);
+    const { runs, refused } = importFiles([
+      { path: 'tb/GRPO/events.out.tfevents.1.agentwise-lab', bytes: writeEventFile(rows, 1e9) },
+    ]);
     expect(refused).toEqual([]);
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ label: 'GRPO', agents: ['verifier'], records: 3, skipped: 0, truncatedBytes: 0 });
+    expect(runs[0]).toMatchObject({
+      label: 'GRPO',
+      agents: ['verifier'],
+      records: 3,
+      skipped: 0,
+      truncatedBytes: 0,
+    });
     expect(runs[0].rows.map(({ time_s: _t, ...r }) => r)).toEqual(
-      rows.map(({ time_s: _t, ...r }) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'step' ? v : Math.fround(v)]))),
+      rows.map(({ time_s: _t, ...r }) =>
+        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'step' ? v : Math.fround(v)])),
+      ),
     );
   });
 
@@ -120,7 +155,14 @@ describe('importFiles', () => {
     ]);
     expect(refused.map((r) => r.path)).toEqual(['cluster/notes.txt', 'cluster/bad.csv']);
     expect(refused[1].reason).toContain('no step column');
-    expect(runs[0]).toMatchObject({ label: 'drmas_math', agents: ['solver'], records: 2, skipped: 1, truncatedBytes: 30, inferred: [wg] });
+    expect(runs[0]).toMatchObject({
+      label: 'drmas_math',
+      agents: ['solver'],
+      records: 2,
+      skipped: 1,
+      truncatedBytes: 30,
+      inferred: [wg],
+    });
     expect(runs[0].rows).toEqual([
       { step: 1, time_s: 0, 'agent/solver/grad_norm': Math.fround(0.3), 'reward/mean': Math.fround(0.7) },
       { step: 3, time_s: 2, 'eval/avg@16': 0.1, 'other/timing_s/gen': 12.5 },
@@ -139,9 +181,18 @@ describe('importFiles', () => {
     ]);
     expect(runs.map((r) => r.label)).toEqual(['good']);
     expect(refused).toEqual([
-      { path: 'junk.tfevents/junk.tfevents', reason: 'no scalar values read (0 records, 1 damaged records skipped)' },
-      { path: 'logs/bad/events.out.tfevents.1.h', reason: 'no scalar values read (0 records, 1 damaged records skipped)' },
-      { path: 'logs/empty/events.out.tfevents.1.h', reason: 'no scalar values read (0 records, 0 damaged records skipped)' },
+      {
+        path: 'junk.tfevents/junk.tfevents',
+        reason: 'no scalar values read (0 records, 1 damaged records skipped)',
+      },
+      {
+        path: 'logs/bad/events.out.tfevents.1.h',
+        reason: 'no scalar values read (0 records, 1 damaged records skipped)',
+      },
+      {
+        path: 'logs/empty/events.out.tfevents.1.h',
+        reason: 'no scalar values read (0 records, 0 damaged records skipped)',
+      },
     ]);
   });
 

@@ -1,4 +1,4 @@
-// The same seeded model gives the same loss and gradients on cpu and wasm (tolerance 1e-5, §8).
+// The same seeded model gives the same loss and gradients on cpu and wasm (tolerance 1e-5, docs/backends.md#numerical-agreement).
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disposeBatch, packRows, toTensors } from '../../src/model/logprobs';
@@ -6,7 +6,10 @@ import { AdamW } from '../../src/model/optim';
 import { supervisedStep, nextTokenLoss } from '../../src/model/warmstart';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
-const rows = [0, 1, 2, 3, 4].map((r) => ({ prompt: [1, 20 + r, 21, 9 + r], response: [30 + r, 31, 32 + r, 33, 2] }));
+const rows = [0, 1, 2, 3, 4].map((r) => ({
+  prompt: [1, 20 + r, 21, 9 + r],
+  response: [30 + r, 31, 32 + r, 33, 2],
+}));
 
 async function lossAndGrads(backend: string) {
   await useBackend(backend);

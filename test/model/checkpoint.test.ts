@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
 import { VOCAB } from '../../src/core/vocab';
-import { decodeCheckpoint, encodeCheckpoint, encodeFramed, loadCheckpoint, loadCheckpointInto, saveCheckpoint, type Checkpoint } from '../../src/model/checkpoint';
+import {
+  decodeCheckpoint,
+  encodeCheckpoint,
+  loadCheckpoint,
+  loadCheckpointInto,
+  saveCheckpoint,
+  type Checkpoint,
+} from '../../src/model/checkpoint';
+import { encodeFramed } from '../../src/model/signed-file';
 import { maxAbsDiff, tinyConfig, tinyModel, useBackend } from './helpers';
 
 const weights = (m: { variables: tf.Variable[] }) => Promise.all(m.variables.map((v) => v.data()));
@@ -47,7 +55,9 @@ describe('checkpoints', () => {
     const flipped = bytes.slice();
     flipped[flipped.length - 5] ^= 0x40;
     expect(() => decodeCheckpoint(flipped)).toThrow(/content hash mismatch/);
-    expect(() => decodeCheckpoint(bytes.slice(0, bytes.length - 100))).toThrow(/weights truncated.*expected \d+/);
+    expect(() => decodeCheckpoint(bytes.slice(0, bytes.length - 100))).toThrow(
+      /weights truncated.*expected \d+/,
+    );
     expect(() => decodeCheckpoint(bytes.slice(0, 40))).toThrow(/truncated: manifest of \d+ bytes/);
     expect(() => decodeCheckpoint(new TextEncoder().encode('{"hello": 1}'))).toThrow(/bad magic/);
     const badJson = bytes.slice();
@@ -59,23 +69,35 @@ describe('checkpoints', () => {
     const shape = mutate(ckpt, (c) => (c.manifest.params[3].shape = [1, 2]));
     expect(() => loadCheckpoint(shape)).toThrow(/parameter 3 is h0.ln1.b \[1,2\] in the checkpoint/);
     const wrongModel = tinyModel(1, { dModel: 32 });
-    expect(() => loadCheckpointInto(wrongModel, ckpt)).toThrow(/config differs: dModel is 64 in the checkpoint, 32 in the model/);
-    expect(() => loadCheckpoint(ckpt, { config: tinyConfig({ contextLength: 16 }) })).toThrow(/contextLength is 32/);
+    expect(() => loadCheckpointInto(wrongModel, ckpt)).toThrow(
+      /config differs: dModel is 64 in the checkpoint, 32 in the model/,
+    );
+    expect(() => loadCheckpoint(ckpt, { config: tinyConfig({ contextLength: 16 }) })).toThrow(
+      /contextLength is 32/,
+    );
     const version = mutate(ckpt, (c) => (c.manifest.version = 9));
     expect(() => loadCheckpoint(version)).toThrow(/version 9 is not supported/);
-    expect(() => loadShippedBase(DEFAULT_EXPERIMENT, 'models', ['/nonexistent/x.agw'])).toThrow(/--init: no such file \/nonexistent\/x.agw/);
+    expect(() => loadShippedBase(DEFAULT_EXPERIMENT, 'models', ['/nonexistent/x.agw'])).toThrow(
+      /--init: no such file \/nonexistent\/x.agw/,
+    );
     wrongModel.dispose();
   });
 
-  it('refuses a header whose sizes exceed the limits before building anything from them (issue 13, probe 4)', () => {
+  it('refuses a header whose sizes exceed the limits before building anything from them', () => {
     // The probe: a 1.9 KB file whose header claims 3e7 layers made --init allocate for 125 s.
     const huge = { ...ckpt.manifest, config: { ...ckpt.manifest.config, nLayers: 3e7 } };
     const bytes = encodeFramed('AGWGPT01', huge, new ArrayBuffer(256));
     expect(bytes.length).toBeLessThan(4000);
-    expect(() => decodeCheckpoint(bytes)).toThrow(/model config nLayers is 30000000; this lab builds at most 48/);
+    expect(() => decodeCheckpoint(bytes)).toThrow(
+      /model config nLayers is 30000000; this lab builds at most 48/,
+    );
     const badHeads = { ...ckpt.manifest, config: { ...ckpt.manifest.config, nHeads: 0.5 } };
-    expect(() => decodeCheckpoint(encodeFramed('AGWGPT01', badHeads, ckpt.weights))).toThrow(/nHeads must be a positive integer, got 0.5/);
+    expect(() => decodeCheckpoint(encodeFramed('AGWGPT01', badHeads, ckpt.weights))).toThrow(
+      /nHeads must be a positive integer, got 0.5/,
+    );
     const noParams = { ...ckpt.manifest, params: 'all of them' };
-    expect(() => decodeCheckpoint(encodeFramed('AGWGPT01', noParams, ckpt.weights))).toThrow(/checkpoint has no parameter list/);
+    expect(() => decodeCheckpoint(encodeFramed('AGWGPT01', noParams, ckpt.weights))).toThrow(
+      /checkpoint has no parameter list/,
+    );
   });
 });

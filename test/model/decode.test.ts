@@ -13,9 +13,13 @@ import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 enableRelaxedSimd();
 
-const prompts = ['\uE001what is 2+3?\uE012', '\uE001hi\uE012', '\uE001a longer prompt, left-padded less\uE012', '\uE0017*8\uE012', '\uE001x\uE012'].map((s) =>
-  tokenizer.encode(s),
-);
+const prompts = [
+  '\uE001what is 2+3?\uE012',
+  '\uE001hi\uE012',
+  '\uE001a longer prompt, left-padded less\uE012',
+  '\uE0017*8\uE012',
+  '\uE001x\uE012',
+].map((s) => tokenizer.encode(s));
 
 interface Run {
   tokens: number[][];
@@ -24,7 +28,13 @@ interface Run {
   logits: Float32Array[];
 }
 
-async function run(backend: string, config: Partial<GPTConfig>, opts: Partial<SampleOptions>, fusedDecode = true, rows = prompts): Promise<Run> {
+async function run(
+  backend: string,
+  config: Partial<GPTConfig>,
+  opts: Partial<SampleOptions>,
+  fusedDecode = true,
+  rows = prompts,
+): Promise<Run> {
   await useBackend(backend);
   setFusedKernels(fusedDecode, ['decode']);
   const m = tinyModel(7, { contextLength: 64, ...config });
@@ -45,7 +55,8 @@ async function run(backend: string, config: Partial<GPTConfig>, opts: Partial<Sa
   return { tokens: res.samples.map((s) => s.tokens), logp: res.samples.map((s) => s.logp), logits };
 }
 
-const relDiff = (a: Float32Array, b: Float32Array) => maxAbsDiff(a, b) / a.reduce((m, x) => Math.max(m, Math.abs(x)), 1);
+const relDiff = (a: Float32Array, b: Float32Array) =>
+  maxAbsDiff(a, b) / a.reduce((m, x) => Math.max(m, Math.abs(x)), 1);
 
 // nano (hd 32: attention's register-held path), 4 heads of 16 (its general path), 3 layers and a
 // 12-token context bucket (P not a multiple of 16: lengthMultiple 4), and a width the prompt's split
@@ -60,26 +71,29 @@ describe.each(['relaxed', 'plain'])('fused decode (%s SIMD)', (flavour) => {
   afterEach(() => setRelaxedSimd(true));
   afterAll(() => tf.disposeVariables());
 
-  it.each(shapes)('%s: bitwise the op-by-op wasm path, within 1e-5 of cpu and of recomputing, same tokens', async (_, config, opts) => {
-    setRelaxedSimd(flavour === 'relaxed');
-    await useBackend('wasm');
-    expect(fusedDecodeAvailable()).toBe(true);
-    const fused = await run('wasm', config, opts);
-    const ops = await run('wasm', config, opts, false);
-    expect(fused.tokens).toEqual(ops.tokens);
-    expect(fused.logp).toEqual(ops.logp);
-    fused.logits.forEach((l, s) => expect(maxAbsDiff(l, ops.logits[s]), `step ${s}`).toBe(0));
+  it.each(shapes)(
+    '%s: bitwise the op-by-op wasm path, within 1e-5 of cpu and of recomputing, same tokens',
+    async (_, config, opts) => {
+      setRelaxedSimd(flavour === 'relaxed');
+      await useBackend('wasm');
+      expect(fusedDecodeAvailable()).toBe(true);
+      const fused = await run('wasm', config, opts);
+      const ops = await run('wasm', config, opts, false);
+      expect(fused.tokens).toEqual(ops.tokens);
+      expect(fused.logp).toEqual(ops.logp);
+      fused.logits.forEach((l, s) => expect(maxAbsDiff(l, ops.logits[s]), `step ${s}`).toBe(0));
 
-    // Greedy: the cpu backend's plain ops and recomputing without a cache pick the same tokens.
-    const greedy = { temperature: 0, ...opts };
-    const g = await run('wasm', config, greedy);
-    const cpu = await run('cpu', config, greedy);
-    const recomputed = await run('wasm', config, { ...greedy, useCache: false });
-    for (const other of [cpu, recomputed]) {
-      expect(g.tokens).toEqual(other.tokens);
-      g.logits.forEach((l, s) => expect(relDiff(l, other.logits[s]), `step ${s}`).toBeLessThan(1e-5));
-    }
-  });
+      // Greedy: the cpu backend's plain ops and recomputing without a cache pick the same tokens.
+      const greedy = { temperature: 0, ...opts };
+      const g = await run('wasm', config, greedy);
+      const cpu = await run('cpu', config, greedy);
+      const recomputed = await run('wasm', config, { ...greedy, useCache: false });
+      for (const other of [cpu, recomputed]) {
+        expect(g.tokens).toEqual(other.tokens);
+        g.logits.forEach((l, s) => expect(relDiff(l, other.logits[s]), `step ${s}`).toBeLessThan(1e-5));
+      }
+    },
+  );
 
   it('with the mlp family off (the MLP GEMM, then GELU apart) still bitwise the op-by-op path', async () => {
     setRelaxedSimd(flavour === 'relaxed');
@@ -107,7 +121,15 @@ it('a prompt repeated over rows (a GRPO group) is computed once in the prompt st
   // The rollouts of one prompt still differ (their seeds do), and the prompt step ran 3 rows.
   expect(new Set([0, 2, 3, 6].map((r) => fused.tokens[r].join(','))).size).toBe(4);
   const m = tinyModel(7, { contextLength: 64 });
-  const profile = await tf.profile(async () => void (await sample(m, group, { maxNewTokens: 2, seeds: group.map((_, i) => i), eos: -1, pad: tokenizer.pad })));
+  const profile = await tf.profile(
+    async () =>
+      void (await sample(m, group, {
+        maxNewTokens: 2,
+        seeds: group.map((_, i) => i),
+        eos: -1,
+        pad: tokenizer.pad,
+      })),
+  );
   const steps = profile.kernels.filter((k) => k.name === 'AgwCachedForward').map((k) => k.inputShapes[0]); // ids' shapes
   expect(steps.map((ids) => ids[0])).toEqual([3, 8]); // the prompt's distinct rows, then every row
   m.dispose();

@@ -1,6 +1,6 @@
 // The model's architecture as plain numbers (src/model/gpt-config.ts), split out of the tfjs model
 // so that the page can size a config (runtime/memory.ts) without pulling tfjs into its main
-// bundle (issue 13). Its parameter list is the model's, and nothing it or the estimate imports
+// bundle. Its parameter list is the model's, and nothing it or the estimate imports
 // reaches tfjs.
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -17,7 +17,9 @@ function importClosure(entry: string): { files: string[]; packages: Set<string> 
   const visit = (file: string) => {
     if (files.includes(file)) return;
     files.push(file);
-    for (const [, spec] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s(?!type\b)[^;]*?from\s+'([^']+)'/gms)) {
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(
+      /^(?:import|export)\s(?!type\b)[^;]*?from\s+'([^']+)'/gms,
+    )) {
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec) + '.ts');
       else packages.add(spec);
     }
@@ -37,7 +39,9 @@ describe('the architecture without tfjs', () => {
       const model = GPT.create(cfg, 1);
       built = [...built, model];
       const specs = paramSpecs(cfg);
-      expect(specs.map((s) => [s.name, s.shape])).toEqual([...model.params].map(([name, v]) => [name, v.shape]));
+      expect(specs.map((s) => [s.name, s.shape])).toEqual(
+        [...model.params].map(([name, v]) => [name, v.shape]),
+      );
       expect(specs.reduce((a, s) => a + s.shape.reduce((x, d) => x * d, 1), 0)).toBe(model.numParams());
     }
   });
@@ -49,6 +53,8 @@ describe('the architecture without tfjs', () => {
       expect([...packages].filter((p) => p.startsWith('@tensorflow'))).toEqual([]);
     }
     // The walk does see tfjs where it is.
-    expect([...importClosure(join(process.cwd(), 'src/model/gpt.ts')).packages]).toContain('@tensorflow/tfjs');
+    expect([...importClosure(join(process.cwd(), 'src/model/gpt.ts')).packages]).toContain(
+      '@tensorflow/tfjs',
+    );
   });
 });

@@ -20,7 +20,7 @@ describe('gpt', () => {
     };
     expect(count('nano')).toBeGreaterThan(90_000);
     expect(count('nano')).toBeLessThan(130_000);
-    // §14's 411,136 at V = 48; our V = 73 adds 25 × 128.
+    // docs/figures.md#the-benchmark-workload's 411,136 at V = 48; our V = 73 adds 25 × 128.
     expect(count('small')).toBe(411_136 + (VOCAB.length - 48) * 128);
     expect(count('base')).toBeGreaterThan(1_400_000);
     expect(count('base')).toBeLessThan(1_700_000);
@@ -63,25 +63,36 @@ describe('gpt', () => {
     expect(tf.memory().numTensors).toBe(before);
   });
 
-  it.each(['cpu', 'wasm'])('%s: embed is the one-hot product, value and gradient, with repeated ids', async (backend) => {
-    await useBackend(backend);
-    const table = tf.variable(tf.tensor2d(Float32Array.from({ length: 7 * 5 }, (_, j) => Math.sin(j * 0.37)), [7, 5]));
-    const ids = tf.tensor1d([3, 0, 3, 6, 3, 1], 'int32');
-    const dy = tf.tensor2d(Float32Array.from({ length: 6 * 5 }, (_, j) => Math.cos(j * 0.91)), [6, 5]);
-    const run = async (f: () => tf.Tensor) => {
-      const { value, grads } = tf.variableGrads(() => tf.sum(tf.mul(f(), dy)) as tf.Scalar, [table]);
-      const out = { y: await f().data(), g: await grads[table.name].data() };
-      tf.dispose([value, grads[table.name]]);
-      return out;
-    };
-    const got = await run(() => embed(ids, table));
-    const want = await run(() => tf.matMul(tf.cast(tf.oneHot(ids, 7), 'float32'), table));
-    expect(maxAbsDiff(got.y, want.y)).toBe(0);
-    expect(maxAbsDiff(got.g, want.g)).toBeLessThan(1e-6);
-    expect(Math.abs(got.g[3 * 5])).toBeGreaterThan(0.1); // row 3, picked three times, sums three rows of dy
-    tf.dispose([table, ids, dy]);
-    await useBackend('cpu');
-  });
+  it.each(['cpu', 'wasm'])(
+    '%s: embed is the one-hot product, value and gradient, with repeated ids',
+    async (backend) => {
+      await useBackend(backend);
+      const table = tf.variable(
+        tf.tensor2d(
+          Float32Array.from({ length: 7 * 5 }, (_, j) => Math.sin(j * 0.37)),
+          [7, 5],
+        ),
+      );
+      const ids = tf.tensor1d([3, 0, 3, 6, 3, 1], 'int32');
+      const dy = tf.tensor2d(
+        Float32Array.from({ length: 6 * 5 }, (_, j) => Math.cos(j * 0.91)),
+        [6, 5],
+      );
+      const run = async (f: () => tf.Tensor) => {
+        const { value, grads } = tf.variableGrads(() => tf.sum(tf.mul(f(), dy)) as tf.Scalar, [table]);
+        const out = { y: await f().data(), g: await grads[table.name].data() };
+        tf.dispose([value, grads[table.name]]);
+        return out;
+      };
+      const got = await run(() => embed(ids, table));
+      const want = await run(() => tf.matMul(tf.cast(tf.oneHot(ids, 7), 'float32'), table));
+      expect(maxAbsDiff(got.y, want.y)).toBe(0);
+      expect(maxAbsDiff(got.g, want.g)).toBeLessThan(1e-6);
+      expect(Math.abs(got.g[3 * 5])).toBeGreaterThan(0.1); // row 3, picked three times, sums three rows of dy
+      tf.dispose([table, ids, dy]);
+      await useBackend('cpu');
+    },
+  );
 
   it('rejects sequences longer than the context', () => {
     const m = tinyModel();

@@ -12,7 +12,8 @@ export async function useBackend(name: string): Promise<void> {
 }
 
 /** nano with a short context: fast on both backends. */
-export const tinyConfig = (over: Partial<GPTConfig> = {}): GPTConfig => gptConfig('nano', { contextLength: 32, ...over });
+export const tinyConfig = (over: Partial<GPTConfig> = {}): GPTConfig =>
+  gptConfig('nano', { contextLength: 32, ...over });
 
 export const tinyModel = (seed = 1, over: Partial<GPTConfig> = {}): GPT => GPT.create(tinyConfig(over), seed);
 

@@ -3,7 +3,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { fusedKernelsAvailable, type WasmBackendLike } from '../../src/model/kernels/wasm';
+import { fusedKernelsAvailable } from '../../src/model/kernels/wasm';
+import type { WasmBackendLike } from '../../src/model/kernels/kernel-types';
 
 describe('Identity on wasm', () => {
   beforeAll(async () => {
@@ -28,7 +29,10 @@ describe('Identity on wasm', () => {
     const a = [0.5, -1, 2, 0.25, 1.5, -0.75];
     const b = [1, 0.5, -2, 0.1, 0.3, -0.4];
     const grads = async () => {
-      const [ga, gb] = tf.grads((p: tf.Tensor, q: tf.Tensor) => f(p as tf.Tensor2D, q as tf.Tensor2D))([tf.tensor2d(a, [2, 3]), tf.tensor2d(b, [3, 2])]);
+      const [ga, gb] = tf.grads((p: tf.Tensor, q: tf.Tensor) => f(p as tf.Tensor2D, q as tf.Tensor2D))([
+        tf.tensor2d(a, [2, 3]),
+        tf.tensor2d(b, [3, 2]),
+      ]);
       return [...(await ga.data()), ...(await gb.data())];
     };
     const onWasm = await grads();

@@ -7,9 +7,23 @@
  * cross-origin isolated page: test/browser/wasm-threads.test.ts.
  */
 import { expect, it } from 'vitest';
-import { ATTN_BWD, ATTN_FWD, CONTROL_INTS, GELU_BWD, GELU_FWD, GEMM, GEMM_EP, GEMM_TN, f32Bits, rowBlock, runPart, setDispatch } from '../../src/model/kernels/kernel-threads';
+import {
+  ATTN_BWD,
+  ATTN_FWD,
+  CONTROL_INTS,
+  GELU_BWD,
+  GELU_FWD,
+  GEMM,
+  GEMM_EP,
+  GEMM_TN,
+  f32Bits,
+  rowBlock,
+  runPart,
+  setDispatch,
+} from '../../src/model/kernels/kernel-threads';
 import { KERNELS_WASM_SHARED_BASE64 } from '../../src/model/kernels/kernels-wasm';
-import { EPILOGUE, type KernelExports } from '../../src/model/kernels/wasm';
+import { EPILOGUE } from '../../src/model/kernels/wasm';
+import type { KernelExports } from '../../src/model/kernels/kernel-types';
 import { Prng } from '../../src/core/prng';
 
 it('row blocks start at multiples of 4 and cover every row once', () => {
@@ -27,14 +41,22 @@ it('row blocks start at multiples of 4 and cover every row once', () => {
 it('the shared-memory kernels module computes the GEMMs, attention and GELU split in parts bitwise as one call does', () => {
   const memory = new WebAssembly.Memory({ initial: 64, maximum: 1024, shared: true });
   const bytes = Uint8Array.from(atob(KERNELS_WASM_SHARED_BASE64), (c) => c.charCodeAt(0));
-  const k = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports as unknown as KernelExports;
+  const k = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } })
+    .exports as unknown as KernelExports;
   const rng = new Prng(5);
   const f32 = new Float32Array(memory.buffer);
   const fill = (at: number, n: number) => {
     for (let i = 0; i < n; i++) f32[at / 4 + i] = rng.next() * 2 - 1;
   };
   /** Runs the op whole, then part by part as the threads would (here one after another), and compares. */
-  const check = (op: number, args: number[], out: number, n: number, whole: () => void, reset = () => f32.fill(NaN, out / 4, out / 4 + n)) => {
+  const check = (
+    op: number,
+    args: number[],
+    out: number,
+    n: number,
+    whole: () => void,
+    reset = () => f32.fill(NaN, out / 4, out / 4 + n),
+  ) => {
     whole();
     const want = Array.from(f32.subarray(out / 4, out / 4 + n));
     expect(want.filter((x) => x !== 0 && Number.isFinite(x)).length).toBe(n); // a real result to compare
@@ -47,8 +69,16 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     }
   };
   // a·b + bias (M rows) and xᵀ·dy (A rows: x is (M, A), dy (M, J)), at sizes with and without tails.
-  for (const [M, K, N] of [[130, 64, 256], [64, 128, 48], [7, 32, 24], [256, 66, 20]]) {
-    const a = 1024, b = a + 4 * M * K, bias = b + 4 * K * N, c = bias + 4 * N;
+  for (const [M, K, N] of [
+    [130, 64, 256],
+    [64, 128, 48],
+    [7, 32, 24],
+    [256, 66, 20],
+  ]) {
+    const a = 1024,
+      b = a + 4 * M * K,
+      bias = b + 4 * K * N,
+      c = bias + 4 * N;
     fill(a, M * K);
     fill(b, K * N);
     fill(bias, N);
@@ -58,29 +88,72 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     check(GEMM_TN, [a, c, out, M, K, N, 0], out, K * N, () => k.gemm_tn(a, c, out, M, K, N));
     // The same a·b + bias with GELU in the epilogue: gelu(h) alone, then gelu(h) in c and gelu'(h) in d right after it.
     const A = 2 * Math.sqrt(2 / Math.PI);
-    const g = out + 4 * K * N, dg = g + 4 * M * N;
-    check(GEMM_EP, [a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, f32Bits(A)], g, M * N, () => k.gemm_ep(a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, A));
-    check(GEMM_EP, [a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, f32Bits(A)], g, 2 * M * N, () => k.gemm_ep(a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, A));
+    const g = out + 4 * K * N,
+      dg = g + 4 * M * N;
+    check(GEMM_EP, [a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, f32Bits(A)], g, M * N, () =>
+      k.gemm_ep(a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, A),
+    );
+    check(GEMM_EP, [a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, f32Bits(A)], g, 2 * M * N, () =>
+      k.gemm_ep(a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, A),
+    );
   }
 
   // Attention over B batch elements of T = S rows, H heads of 32 (q, k, v side by side in qkv, a
   // random bias shared by the batch), forward (y and the probabilities p, adjacent) then backward;
   // B = 10 leaves a short last block.
   const [B, T, H, hd] = [10, 12, 2, 32];
-  const C = H * hd, C3 = 3 * C, S = T, scale = 1 / Math.sqrt(hd);
-  const qkv = 1024, bias = qkv + 4 * B * T * C3, y = bias + 4 * T * S, p = y + 4 * B * T * C, dy = p + 4 * B * H * T * S;
-  const grad = dy + 4 * B * T * C, tmp = grad + 4 * B * T * C3;
+  const C = H * hd,
+    C3 = 3 * C,
+    S = T,
+    scale = 1 / Math.sqrt(hd);
+  const qkv = 1024,
+    bias = qkv + 4 * B * T * C3,
+    y = bias + 4 * T * S,
+    p = y + 4 * B * T * C,
+    dy = p + 4 * B * H * T * S;
+  const grad = dy + 4 * B * T * C,
+    tmp = grad + 4 * B * T * C3;
   fill(qkv, B * T * C3);
   fill(bias, T * S);
   fill(dy, B * T * C);
   const fwd = [qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, bias, 0, y, p, B, T, S, H, hd];
   check(ATTN_FWD, [...fwd, f32Bits(scale)], y, B * T * C + B * H * T * S, () => k.attn_fwd(...fwd, scale));
-  const bwd = [qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, p, dy, grad, grad + 4 * C, grad + 8 * C, C3, tmp, B, T, S, H, hd];
+  const bwd = [
+    qkv,
+    C3,
+    qkv + 4 * C,
+    C3,
+    qkv + 8 * C,
+    C3,
+    p,
+    dy,
+    grad,
+    grad + 4 * C,
+    grad + 8 * C,
+    C3,
+    tmp,
+    B,
+    T,
+    S,
+    H,
+    hd,
+  ];
   const zero = () => f32.fill(0, grad / 4, grad / 4 + B * T * C3); // attn_bwd adds into dq, dk, dv
-  check(ATTN_BWD, [...bwd, f32Bits(scale)], grad, B * T * C3, () => (zero(), k.attn_bwd(...bwd, scale)), zero);
+  check(
+    ATTN_BWD,
+    [...bwd, f32Bits(scale)],
+    grad,
+    B * T * C3,
+    () => (zero(), k.attn_bwd(...bwd, scale)),
+    zero,
+  );
 
   // GELU over n elements, n not a multiple of 4 (the scalar tail in the last block only).
-  const n = 4099, x = tmp + 4 * 3 * S, gy = x + 4 * n, gdy = gy + 4 * n, gdx = gdy + 4 * n;
+  const n = 4099,
+    x = tmp + 4 * 3 * S,
+    gy = x + 4 * n,
+    gdy = gy + 4 * n,
+    gdx = gdy + 4 * n;
   fill(x, n);
   fill(gdy, n);
   const A = 2 * Math.sqrt(2 / Math.PI);

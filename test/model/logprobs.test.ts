@@ -1,6 +1,16 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disposeBatch, gatherResponses, packRows, responseLogprobs, responsePositions, scatterResponses, tokenLogprobs, toResponseTensors, toTensors } from '../../src/model/logprobs';
+import {
+  disposeBatch,
+  gatherResponses,
+  packRows,
+  responseLogprobs,
+  responsePositions,
+  scatterResponses,
+  tokenLogprobs,
+  toResponseTensors,
+  toTensors,
+} from '../../src/model/logprobs';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 const opts = { contextLength: 32, vocabSize: 73, pad: 0 };
@@ -19,13 +29,18 @@ describe('packing', () => {
     expect(Array.from(p.mask.slice(8, 16))).toEqual([0, 1, 0, 0, 0, 0, 0, 0]);
     expect(p.mask.slice(16).every((m) => m === 0)).toBe(true);
     const flat = scatterResponses(p, [[0.1, 0.2, 0.3], [0.4]]);
-    expect(gatherResponses(p, flat).map((r) => r.map((x) => +x.toFixed(5)))).toEqual([[0.1, 0.2, 0.3], [0.4]]);
+    expect(gatherResponses(p, flat).map((r) => r.map((x) => +x.toFixed(5)))).toEqual([
+      [0.1, 0.2, 0.3],
+      [0.4],
+    ]);
   });
 
   it('refuses bad rows with a reason', () => {
     expect(() => packRows([{ prompt: [], response: [3] }], opts)).toThrow(/empty prompt/);
     expect(() => packRows([{ prompt: [1], response: [73] }], opts)).toThrow(/token 1 is 73/);
-    expect(() => packRows([{ prompt: new Array(30).fill(1), response: [1, 1, 1, 1] }], opts)).toThrow(/33 positions.*context is 32/);
+    expect(() => packRows([{ prompt: new Array(30).fill(1), response: [1, 1, 1, 1] }], opts)).toThrow(
+      /33 positions.*context is 32/,
+    );
     const p = packRows(rows, opts);
     expect(() => scatterResponses(p, [[1], [1]])).toThrow(/row 0: 1 values for 3/);
   });
@@ -70,7 +85,10 @@ describe('tokenLogprobs', () => {
     const at = tf.tensor1d(responsePositions(p), 'int32');
     const weights = [0.3, -1.2, 0.8, 2, -0.4, 1.1, 0.6]; // one per response token
     const w = tf.tensor1d(weights);
-    const wFull = tf.tensor2d(scatterResponses(p, [weights.slice(0, 3), weights.slice(3, 4), weights.slice(4)]), [p.B, p.T]);
+    const wFull = tf.tensor2d(
+      scatterResponses(p, [weights.slice(0, 3), weights.slice(3, 4), weights.slice(4)]),
+      [p.B, p.T],
+    );
     const read = async (f: () => tf.Scalar) => {
       const { value, grads } = tf.variableGrads(f, m.variables);
       const g = tf.concat(m.variables.map((v) => tf.reshape(grads[v.name], [-1])));
@@ -81,7 +99,10 @@ describe('tokenLogprobs', () => {
     for (const temperature of [1, 0.7]) {
       const a = tokenLogprobs(m, full, temperature);
       const b = responseLogprobs(m, only, temperature);
-      const [lpFull, entFull] = await Promise.all([tf.gather(tf.reshape(a.logp, [-1]), at).data(), tf.gather(tf.reshape(a.entropy, [-1]), at).data()]);
+      const [lpFull, entFull] = await Promise.all([
+        tf.gather(tf.reshape(a.logp, [-1]), at).data(),
+        tf.gather(tf.reshape(a.entropy, [-1]), at).data(),
+      ]);
       expect(maxAbsDiff(await b.logp.data(), lpFull)).toBeLessThan(1e-6);
       expect(maxAbsDiff(await b.entropy.data(), entFull)).toBeLessThan(1e-6);
       tf.dispose([a.logp, a.entropy, b.logp, b.entropy]);

@@ -6,7 +6,9 @@ import { choose, sample, type SampleOptions } from '../../src/model/sampler';
 import { tokenizer } from '../../src/model/tokenizer';
 import { BACKENDS, maxAbsDiff, tinyModel, useBackend } from './helpers';
 
-const prompts = ['\uE001what is 2+3?\uE012', '\uE001hi\uE012', '\uE001a longer prompt here\uE012'].map((s) => tokenizer.encode(s));
+const prompts = ['\uE001what is 2+3?\uE012', '\uE001hi\uE012', '\uE001a longer prompt here\uE012'].map((s) =>
+  tokenizer.encode(s),
+);
 const base = (over: Partial<SampleOptions> = {}): SampleOptions => ({
   maxNewTokens: 8,
   seeds: [11, 12, 13],
@@ -25,7 +27,11 @@ describe.each(BACKENDS)('sampler on %s', (backend) => {
     const cached: Float32Array[] = [];
     const recomputed: Float32Array[] = [];
     const a = await sample(m, prompts, base({ onLogits: (_, d) => cached.push(d.slice()) }));
-    const b = await sample(m, prompts, base({ useCache: false, onLogits: (_, d) => recomputed.push(d.slice()) }));
+    const b = await sample(
+      m,
+      prompts,
+      base({ useCache: false, onLogits: (_, d) => recomputed.push(d.slice()) }),
+    );
     expect(a.samples.map((x) => x.tokens)).toEqual(b.samples.map((x) => x.tokens));
     expect(cached.length).toBe(recomputed.length);
     cached.forEach((c, s) => expect(maxAbsDiff(c, recomputed[s])).toBeLessThan(1e-4));
@@ -38,7 +44,9 @@ describe.each(BACKENDS)('sampler on %s', (backend) => {
       tf.dispose([ids, logits]);
       a.samples[r].tokens.forEach((_, s) => {
         const at = prompts[r].length - 1 + s;
-        expect(maxAbsDiff(full.slice(at * V, (at + 1) * V), cached[s].slice(r * V, (r + 1) * V))).toBeLessThan(1e-4);
+        expect(
+          maxAbsDiff(full.slice(at * V, (at + 1) * V), cached[s].slice(r * V, (r + 1) * V)),
+        ).toBeLessThan(1e-4);
       });
     }
     m.dispose();
@@ -79,7 +87,11 @@ describe.each(BACKENDS)('sampler on %s', (backend) => {
     await useBackend(backend);
     const m = tinyModel(6);
     const before = tf.memory().numTensors;
-    const res = await sample(m, prompts.slice(0, 2), base({ seeds: [1, 2], maxNewTokens: 16, temperature: 3 }));
+    const res = await sample(
+      m,
+      prompts.slice(0, 2),
+      base({ seeds: [1, 2], maxNewTokens: 16, temperature: 3 }),
+    );
     expect(tf.memory().numTensors).toBe(before);
     for (const s of res.samples) {
       const eosAt = s.tokens.indexOf(tokenizer.eos);

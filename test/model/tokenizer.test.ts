@@ -10,7 +10,14 @@ describe('tokenizer', () => {
   });
 
   it('round-trips every charset character, special and role token', () => {
-    const text = SPECIAL.BOS + CHARSET + ROLES.map(roleToken).join('') + SPECIAL.ENV + 'x' + SPECIAL.ENV_END + SPECIAL.EOS;
+    const text =
+      SPECIAL.BOS +
+      CHARSET +
+      ROLES.map(roleToken).join('') +
+      SPECIAL.ENV +
+      'x' +
+      SPECIAL.ENV_END +
+      SPECIAL.EOS;
     const ids = tokenizer.encode(text);
     expect(ids.length).toBe([...text].length);
     expect(tokenizer.decode(ids)).toBe(text);

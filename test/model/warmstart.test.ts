@@ -21,7 +21,9 @@ describe('supervised warm-start', () => {
     const m = tinyModel(9);
     const opt = new AdamW(m, { lr: 1e-2 });
     const rows = pairs.map(([p, r]) => ({ prompt: tokenizer.encode(p), response: tokenizer.encode(r) }));
-    const batch = toTensors(packRows(rows, { contextLength: 32, vocabSize: tokenizer.size, pad: tokenizer.pad }));
+    const batch = toTensors(
+      packRows(rows, { contextLength: 32, vocabSize: tokenizer.size, pad: tokenizer.pad }),
+    );
     const losses: number[] = [];
     for (let i = 0; i < 60; i++) {
       const rep = await supervisedStep(m, opt, batch);
@@ -29,7 +31,11 @@ describe('supervised warm-start', () => {
       losses.push(rep.loss);
     }
     expect(losses.at(-1)!).toBeLessThan(0.1 * losses[0]);
-    const res = await sample(m, rows.map((r) => r.prompt), { maxNewTokens: 8, seeds: [1, 2], temperature: 0, eos: tokenizer.eos, pad: tokenizer.pad });
+    const res = await sample(
+      m,
+      rows.map((r) => r.prompt),
+      { maxNewTokens: 8, seeds: [1, 2], temperature: 0, eos: tokenizer.eos, pad: tokenizer.pad },
+    );
     expect(res.samples.map((s) => tokenizer.decode(s.tokens))).toEqual(pairs.map(([, r]) => r));
     expect(res.samples.every((s) => s.stop === 'eos')).toBe(true);
     disposeBatch(batch);

@@ -1,4 +1,4 @@
-// Properties of the estimators over random multi-agent batches (algorithms.md §4, §10): per-set
+// Properties of the estimators over random multi-agent batches (docs/estimators.md#synchronous-degeneration, docs/estimators.md#properties-the-tests-check): per-set
 // moments, shift/scale invariance, row order, synchronous degeneration.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -226,7 +226,7 @@ describe('invariances', () => {
   });
 });
 
-describe('synchronous degeneration (§4): K agents act once per trajectory on a shared reward', () => {
+describe('synchronous degeneration (docs/estimators.md#synchronous-degeneration): K agents act once per trajectory on a shared reward', () => {
   const syncArb = fc
     .record({
       K: fc.integer({ min: 1, max: 4 }),

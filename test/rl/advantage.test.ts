@@ -1,15 +1,21 @@
-// Hand-computed cases for every estimator and the §2 edge cases (algorithms.md §2–§4, §10).
+// Hand-computed cases for every estimator and the group-statistics edge cases (docs/estimators.md#group-statistics, docs/estimators.md#advantage-estimators).
 // Expected numbers were worked out independently from the rules (Python `statistics`), not by
 // running this code.
 import { describe, expect, it } from 'vitest';
 import { ESTIMATOR_NAMES } from '../../src/core/config';
-import { computeAdvantages, ESTIMATORS, getEstimator, type AdvantageRow } from '../../src/rl/advantage';
+import {
+  advantageBasis,
+  computeAdvantages,
+  ESTIMATORS,
+  getEstimator,
+  type AdvantageRow,
+} from '../../src/rl/advantage';
 import { SOLVER_VERIFIER } from './fixtures';
 
 const EPS = 1e-6;
 
 /**
- * One prompt group, Solver S and Verifier V, four rollouts (the math task's shape, §6):
+ * One prompt group, Solver S and Verifier V, four rollouts (the math task's shape, docs/tasks.md#math):
  *   t0: S=1, V=1                (success)
  *   t1: S=0, V=0, S(retry)=−0.1 (failure; the retry row was invalid: −0.1 penalty)
  *   t2: S=1, V=0.9              (success; V's verdict was invalid: −0.1 penalty)
@@ -220,6 +226,36 @@ describe('edge cases', () => {
 
   it('every registry entry documents its set and reference', () => {
     expect(ESTIMATOR_NAMES).toEqual(['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo']);
-    for (const name of ESTIMATOR_NAMES) expect(ESTIMATORS[name].doc).toMatch(/algorithms\.md §3/);
+    for (const name of ESTIMATOR_NAMES) expect(ESTIMATORS[name].doc).toMatch(/docs\/estimators\.md#/);
+  });
+});
+
+describe('what an advantage was computed from, in words', () => {
+  const row = { agent: 'S', turn: 1 }; // S's second call (the hand batch's retry in t1)
+  it('follows each estimator’s registry entry: its value, its set, and whether the std divides', () => {
+    expect(advantageBasis('grpo', row)).toBe(
+      'trajectory score = mean of its rows’ rewards, normalized by the mean and std of the G trajectory scores of its question (GRPO)',
+    );
+    expect(advantageBasis('drmas', row)).toBe(
+      'this row’s reward, normalized by the mean and std of agent S’s rows over the G rollouts of its question (Dr. MAS)',
+    );
+    expect(advantageBasis('atgrpo', row)).toBe(
+      'this row’s reward, normalized by the mean and std of agent S’s call-2 rows over the G rollouts of its question (AT-GRPO)',
+    );
+    // Without the std (advantage.normalizeStd=false), and MAGRPO, which never divides.
+    expect(advantageBasis('drmas', row, false)).toMatch(
+      /^this row’s reward, minus the mean of agent S’s rows/,
+    );
+    expect(advantageBasis('magrpo', row)).toMatch(
+      /^this row’s reward, minus the mean of agent S’s call-2 rows/,
+    );
+  });
+
+  it('the words match the numbers: GRPO gives the retry row its trajectory’s advantage, Dr. MAS its own', () => {
+    const g = computeAdvantages(SOLVER_VERIFIER, { estimator: 'grpo', eps: 0 }).advantages;
+    const d = computeAdvantages(SOLVER_VERIFIER, { estimator: 'drmas', eps: 0 }).advantages;
+    // t1's rows (2, 3, 4): one trajectory score for all under GRPO; per row under Dr. MAS.
+    expect(g[4]).toBe(g[2]);
+    expect(d[4]).not.toBe(d[2]);
   });
 });

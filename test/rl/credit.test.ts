@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../src/core/prng';
-import { counterfactualPlan, creditPlan, shapleyExactPlan, shapleyPermutationPlan, type Coalition } from '../../src/rl/credit';
+import {
+  counterfactualPlan,
+  creditPlan,
+  shapleyExactPlan,
+  shapleyPermutationPlan,
+  type Coalition,
+} from '../../src/rl/credit';
 
 /** A game as its value table over coalitions (bitmasks). */
 const table = (v: Record<number, number>) => (s: Coalition) => {

@@ -1,4 +1,4 @@
-// Per-agent diagnostics (algorithms.md §8) and their metric names (DESIGN.md metric table).
+// Per-agent diagnostics (docs/estimators.md#per-agent-diagnostics) and their metric names (docs/metrics.md#metrics).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { agentKey, M } from '../../src/core/metrics';
@@ -105,7 +105,7 @@ describe('per-agent stats, hand-computed', () => {
   });
 });
 
-describe('amplification identity (§8): = E[A²] of agent k under the shared GRPO baseline', () => {
+describe('amplification identity (docs/estimators.md#the-amplification-factor): = E[A²] of agent k under the shared GRPO baseline', () => {
   it('holds per group when every row carries its trajectory reward (eps = 0); amplification_rows likewise under global-step', () => {
     const oneGroup = fc
       .array(
@@ -141,7 +141,7 @@ describe('amplification identity (§8): = E[A²] of agent k under the shared GRP
 });
 
 describe('statsToMetrics', () => {
-  it("emits DESIGN.md's names, and a fixed key set when given the run's agents", () => {
+  it("emits docs/metrics.md's names, and a fixed key set when given the run's agents", () => {
     const { stats } = computeAdvantages(rows, { estimator: 'drmas' });
     const m = statsToMetrics(stats, ['S', 'V', 'Idle']);
     expect(m[agentKey('S', 'calls')]).toBe(5);
@@ -161,18 +161,24 @@ describe('amplification with the default eps, and its metric keys', () => {
   // One prompt group: G trajectories, each with a broadcast reward R_t, and three agents acting
   // 0–3 times each per trajectory (variable invocation counts, as with routing and retries).
   const group = fc
-    .array(fc.record({ reward: fc.constantFrom(0, 0.5, 1, 2), calls: fc.tuple(fc.nat(3), fc.nat(3), fc.nat(3)) }), { minLength: 2, maxLength: 8 })
+    .array(
+      fc.record({ reward: fc.constantFrom(0, 0.5, 1, 2), calls: fc.tuple(fc.nat(3), fc.nat(3), fc.nat(3)) }),
+      { minLength: 2, maxLength: 8 },
+    )
     .filter((ts) => ts.every((t) => t.calls.some((c) => c > 0)) && new Set(ts.map((t) => t.reward)).size > 1);
   const rowsOf = (ts: { reward: number; calls: [number, number, number] }[]): AdvantageRow[] =>
     ts.flatMap((t, traj) =>
-      t.calls.flatMap((n, a) => Array.from({ length: n }, (_, turn) => ({ group: 0, traj, agent: 'ABC'[a], turn, reward: t.reward }))),
+      t.calls.flatMap((n, a) =>
+        Array.from({ length: n }, (_, turn) => ({ group: 0, traj, agent: 'ABC'[a], turn, reward: t.reward })),
+      ),
     );
 
   it('with the default eps 1e-6 they agree up to the eps effect (σ/(σ + eps))²', () => {
     fc.assert(
       fc.property(group, (ts) => {
         const grpo = computeAdvantages(rowsOf(ts), { estimator: 'grpo' }).stats;
-        for (const s of Object.values(grpo.agents)) expect(Math.abs(s.advSqMean - s.amplification)).toBeLessThan(1e-5 * Math.max(1, s.amplification));
+        for (const s of Object.values(grpo.agents))
+          expect(Math.abs(s.advSqMean - s.amplification)).toBeLessThan(1e-5 * Math.max(1, s.amplification));
       }),
     );
   });

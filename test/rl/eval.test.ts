@@ -1,4 +1,4 @@
-// avg@k, empirical pass@k (Dr. MAS) and the unbiased pass@k of Chen et al. (algorithms.md §9).
+// avg@k, empirical pass@k (Dr. MAS) and the unbiased pass@k of Chen et al. (docs/estimators.md#evaluation-metrics).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evalAtK, passAtKUnbiased } from '../../src/rl/eval';

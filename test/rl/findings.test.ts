@@ -41,6 +41,16 @@ describe('findings over seeds', () => {
       'a spike frac',
       'skipped updates',
     ]);
+    // The page names them in words.
+    expect(c.figures.map((f) => f.words)).toEqual([
+      'held-out success, mean over 4 samples per question',
+      'held-out success, any of 4 samples per question',
+      'training reward, mean over the last 2 steps',
+      'a: gradient norm, median over steps',
+      'a: gradient norm, largest over steps',
+      'a: spike fraction: steps above 3× the running median',
+      'skipped updates (a non-finite loss or gradient)',
+    ]);
 
     // GRPO avg@4: 0.5, 0.7, 0.9 → mean 0.7, s = 0.2, half-width t(2) · 0.2/√3 = 4.303 · 0.11547 = 0.49687.
     const avg = fig('eval avg@4');
@@ -72,18 +82,30 @@ describe('findings over seeds', () => {
   it('says which run is higher or lower when the paired CI excludes 0', () => {
     // Differences 1.0, 1.2, 1.1: mean 1.1, s = 0.1, CI 1.1 ± 0.24843.
     const d = estimate([1, 1.2, 1.1]);
-    expect(verdict('Dr. MAS', d, [1, 1.2, 1.1])).toEqual({ kind: 'higher', text: 'Dr. MAS higher by 1.100 [0.852, 1.348]' });
+    expect(verdict('Dr. MAS', d, [1, 1.2, 1.1])).toEqual({
+      kind: 'higher',
+      text: 'Dr. MAS higher by 1.100 [0.852, 1.348]',
+    });
     const neg = estimate([-1, -1.2, -1.1]);
-    expect(verdict('Dr. MAS', neg, [-1, -1.2, -1.1])).toEqual({ kind: 'lower', text: 'Dr. MAS lower by 1.100 [0.852, 1.348]' });
+    expect(verdict('Dr. MAS', neg, [-1, -1.2, -1.1])).toEqual({
+      kind: 'lower',
+      text: 'Dr. MAS lower by 1.100 [0.852, 1.348]',
+    });
     expect(verdict('X', estimate([0.3]), [0.3]).kind).toBe('undetermined');
   });
 
   it('prints the same numbers as a table and as CSV', () => {
     const table = comparisonTable(c);
-    expect(table.split('\n')[0]).toMatch(/figure \(mean ± 95 % CI over 3 seeds\)\s+GRPO\s+Dr\. MAS\s+Dr\. MAS − GRPO \(paired\)\s+verdict/);
-    expect(table).toMatch(/eval avg@4\s+0\.700 ± 0\.497\s+0\.800 ± 0\.657\s+0\.100 ± 0\.248\s+no difference beyond seed spread/);
+    expect(table.split('\n')[0]).toMatch(
+      /figure \(mean ± 95 % CI over 3 seeds\)\s+GRPO\s+Dr\. MAS\s+Dr\. MAS − GRPO \(paired\)\s+verdict/,
+    );
+    expect(table).toMatch(
+      /eval avg@4\s+0\.700 ± 0\.497\s+0\.800 ± 0\.657\s+0\.100 ± 0\.248\s+no difference beyond seed spread/,
+    );
     const csv = comparisonCsv(c).split('\n');
-    expect(csv[1]).toBe('eval avg@4,0.700 ± 0.497,0.800 ± 0.657,0.100 ± 0.248,no difference beyond seed spread');
+    expect(csv[1]).toBe(
+      'eval avg@4,0.700 ± 0.497,0.800 ± 0.657,0.100 ± 0.248,no difference beyond seed spread',
+    );
   });
 
   it('ignores non-finite values; one seed has no interval', () => {

@@ -1,12 +1,25 @@
-// Reference policy loss (algorithms.md §5, §10): PPO clip with dual clip, aggregation modes,
+// Reference policy loss (docs/estimators.md#policy-loss, docs/estimators.md#properties-the-tests-check): PPO clip with dual clip, aggregation modes,
 // KL estimators, entropy bonus — hand-computed small tensors and identities.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { aggregate, AGGREGATIONS, KL_ESTIMATORS, KL_TYPES, LOSS_AGG_MODES as AGG_MODES, POLICY_LOSSES } from '../../src/core/losses';
+import {
+  aggregate,
+  AGGREGATIONS,
+  KL_ESTIMATORS,
+  KL_TYPES,
+  LOSS_AGG_MODES as AGG_MODES,
+  POLICY_LOSSES,
+} from '../../src/core/losses';
 import { policyLoss } from './reference-loss';
 
 /** The vanilla PPO dual-clip loss of one token as [L, clipped, dual-clipped]. */
-const ppoTokenLoss = (d: number, A: number, low: number, high: number, c: number): [number, boolean, boolean] => {
+const ppoTokenLoss = (
+  d: number,
+  A: number,
+  low: number,
+  high: number,
+  c: number,
+): [number, boolean, boolean] => {
   const r = POLICY_LOSSES.vanilla.ref(d, A, { low, high, c });
   return [r.L, r.clipped, r.dualClipped];
 };
@@ -172,7 +185,7 @@ describe('total loss', () => {
   });
 });
 
-describe('aggregation identities when every sequence has L_max tokens (§10)', () => {
+describe('aggregation identities when every sequence has L_max tokens (docs/estimators.md#loss-aggregation)', () => {
   it('token-mean = seq-mean-token-mean = oat; seq-mean-token-sum = L_max·token-mean; verl sum-norm = B·token-mean', () => {
     fc.assert(
       fc.property(

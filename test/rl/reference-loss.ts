@@ -1,10 +1,17 @@
 /**
  * The float64 reference policy loss, a test oracle (training runs src/train/ppo-loss.ts): the
- * `ref` forms of src/core/losses.ts's registries put together as verl does (algorithms.md §5;
+ * `ref` forms of src/core/losses.ts's registries put together as verl does (docs/estimators.md#policy-loss;
  * `compute_policy_loss_vanilla`, `kl_penalty`, `agg_loss`). The tfjs loss must match it within
  * 1e-6, so it takes exactly the tensors a tfjs version gets.
  */
-import { getAggregation, getKl, getPolicyLoss, type KlType, type LossAggMode, type PolicyLossName } from '../../src/core/losses';
+import {
+  getAggregation,
+  getKl,
+  getPolicyLoss,
+  type KlType,
+  type LossAggMode,
+  type PolicyLossName,
+} from '../../src/core/losses';
 
 const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
 

@@ -1,4 +1,4 @@
-// Group statistics (algorithms.md §2) and the gradient-spike counter.
+// Group statistics (docs/estimators.md#group-statistics) and the gradient-spike counter.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -56,7 +56,7 @@ describe('reductions', () => {
   });
 });
 
-describe('setStats and normalize (§2)', () => {
+describe('setStats and normalize (docs/estimators.md#group-statistics)', () => {
   it("singleton 'raw': mu 0, sigma 1 → s/(1+eps)", () => {
     const st = setStats([0.4], 'raw', true);
     expect(st).toEqual({ mu: 0, sigma: 1, zero: false });

@@ -3,9 +3,16 @@ import { summarize, trainedNothing } from '../../src/rl/summary';
 
 /** A run of `skips.length` steps whose step s skipped `skips[s]` of its model updates. */
 const run = (skips: number[]) =>
-  summarize('GRPO', 0, skips.map((k, step) => ({ step, 'reward/mean': 0, 'agent/a/grad_norm': 1, 'update/skipped': k })), ['a'], 4, 10);
+  summarize(
+    'GRPO',
+    0,
+    skips.map((k, step) => ({ step, 'reward/mean': 0, 'agent/a/grad_norm': 1, 'update/skipped': k })),
+    ['a'],
+    4,
+    10,
+  );
 
-describe('a run that never trained (issue 13, probe 9)', () => {
+describe('a run that never trained', () => {
   it('is one whose every model update was skipped', () => {
     expect(run([2, 2, 2]).skippedUpdates).toBe(6);
     expect(trainedNothing(run([2, 2, 2]), 2)).toBe(true);

@@ -85,7 +85,9 @@ describe("auto's choice", () => {
     expect(one).toBe('v1|small|wasm'); // as kept before threads existed
     const two = measurementKey('small', [{ backend: 'wasm' }, { backend: 'webgl', renderer: 'ANGLE' }], 2);
     expect(two).toBe('v1|small|wasm(2 threads)|webgl(ANGLE)');
-    expect(measurementKey('small', [{ backend: 'wasm' }], 4)).not.toBe(measurementKey('small', [{ backend: 'wasm' }], 2));
+    expect(measurementKey('small', [{ backend: 'wasm' }], 4)).not.toBe(
+      measurementKey('small', [{ backend: 'wasm' }], 2),
+    );
   });
 
   it("times the experiment's largest model size", () => {

@@ -8,7 +8,7 @@ import { MEASUREMENT_VERSION, measurementKey } from '../../src/runtime/auto-choi
 import { VOCAB } from '../../src/core/vocab';
 
 describe('sanity step', () => {
-  it('gives the real GPT\'s finite loss, gradients and AdamW step, agreeing on wasm and cpu within 1e-5', async () => {
+  it("gives the real GPT's finite loss, gradients and AdamW step, agreeing on wasm and cpu within 1e-5", async () => {
     await tf.setBackend('cpu');
     const before = tf.memory().numTensors;
     const cpu = await sanityStep();
@@ -49,14 +49,22 @@ describe('selectBackend in Node', () => {
     expect(r.attempts[2].maxDiff).toBeLessThan(1e-5);
     // Node times nothing when there is nothing to choose between (wasm alone, no Dawn shim).
     expect(r.measurement).toBeUndefined();
-    expect(r.attempts[2].reason).toMatch(/^the only backend that passed the sanity check \(untimed: nothing to choose between\); max \|Δ\| vs cpu/);
+    expect(r.attempts[2].reason).toMatch(
+      /^the only backend that passed the sanity check \(untimed: nothing to choose between\); max \|Δ\| vs cpu/,
+    );
     expect(describeReport(r)).toMatch(/^wasm \(webgpu: .*; webgl: no WebGL in Node\)$/);
   });
 
   it('auto with timeAlone times the sole candidate, and reuses a kept measurement of the same devices untimed', async () => {
     const r = await selectBackend(tf, 'auto', nodePlatform, { preset: 'nano', timeAlone: true });
     const m = r.measurement!;
-    expect(m).toMatchObject({ version: MEASUREMENT_VERSION, preset: 'nano', choice: 'wasm', cached: false, key: measurementKey('nano', [{ backend: 'wasm' }]) });
+    expect(m).toMatchObject({
+      version: MEASUREMENT_VERSION,
+      preset: 'nano',
+      choice: 'wasm',
+      cached: false,
+      key: measurementKey('nano', [{ backend: 'wasm' }]),
+    });
     expect(m.timings).toHaveLength(1);
     const [t] = m.timings;
     expect(t.backend).toBe('wasm');
@@ -69,17 +77,43 @@ describe('selectBackend in Node', () => {
     );
     expect(describeReport(r)).toMatch(/^wasm, the only backend that passed the sanity check: \d+ ms/);
 
-    const kept = { ...m, at: Date.UTC(2026, 0, 2, 3, 4), timings: [{ backend: 'wasm' as const, warmupMs: 900, stepMs: 123 }] };
-    const again = await selectBackend(tf, 'auto', nodePlatform, { preset: 'nano', timeAlone: true, cached: (key) => (key === m.key ? kept : undefined) });
+    const kept = {
+      ...m,
+      at: Date.UTC(2026, 0, 2, 3, 4),
+      timings: [{ backend: 'wasm' as const, warmupMs: 900, stepMs: 123 }],
+    };
+    const again = await selectBackend(tf, 'auto', nodePlatform, {
+      preset: 'nano',
+      timeAlone: true,
+      cached: (key) => (key === m.key ? kept : undefined),
+    });
     expect(again.backend).toBe('wasm');
     expect(again.measurement).toEqual({ ...kept, cached: true });
-    expect(again.attempts[2].reason).toMatch(/: 123 ms per nano train step \(after a 900 ms warm-up step\) \(cached, measured 2026-01-02 03:04 UTC\)/);
+    expect(again.attempts[2].reason).toMatch(
+      /: 123 ms per nano train step \(after a 900 ms warm-up step\) \(cached, measured 2026-01-02 03:04 UTC\)/,
+    );
 
     // Another model size is another key: measured afresh; a spent budget times nothing and keeps wasm.
-    const spent = await selectBackend(tf, 'auto', nodePlatform, { preset: 'small', timeAlone: true, budgetMs: 0, cached: () => kept });
-    expect(spent.measurement).toMatchObject({ preset: 'small', cached: false, choice: 'wasm', timings: [{ backend: 'wasm', note: 'not timed: the 0 ms budget was spent' }] });
+    const spent = await selectBackend(tf, 'auto', nodePlatform, {
+      preset: 'small',
+      timeAlone: true,
+      budgetMs: 0,
+      cached: () => kept,
+    });
+    expect(spent.measurement).toMatchObject({
+      preset: 'small',
+      cached: false,
+      choice: 'wasm',
+      timings: [{ backend: 'wasm', note: 'not timed: the 0 ms budget was spent' }],
+    });
     // So is another wasm thread count: the 1-thread figure is not reused for 2 threads.
-    const twoThreads = await selectBackend(tf, 'auto', nodePlatform, { preset: 'nano', timeAlone: true, budgetMs: 0, wasmThreads: 2, cached: () => kept });
+    const twoThreads = await selectBackend(tf, 'auto', nodePlatform, {
+      preset: 'nano',
+      timeAlone: true,
+      budgetMs: 0,
+      wasmThreads: 2,
+      cached: () => kept,
+    });
     expect(twoThreads.measurement).toMatchObject({ key: 'v1|nano|wasm(2 threads)', cached: false });
     expect(tf.getBackend()).toBe('wasm');
   });
@@ -87,7 +121,9 @@ describe('selectBackend in Node', () => {
   it('refuses an explicit backend that cannot run, naming why, and leaves cpu active', async () => {
     const r = await selectBackend(tf, 'webgl', nodePlatform);
     expect(r.backend).toBeNull();
-    expect(r.attempts).toEqual([expect.objectContaining({ backend: 'webgl', ok: false, reason: 'no WebGL in Node' })]);
+    expect(r.attempts).toEqual([
+      expect.objectContaining({ backend: 'webgl', ok: false, reason: 'no WebGL in Node' }),
+    ]);
     expect(tf.getBackend()).toBe('cpu');
     expect(describeReport(r)).toMatch(/^refused webgl/);
   });
@@ -103,7 +139,9 @@ describe('selectBackend in Node', () => {
     };
     const auto = await selectBackend(tf, 'auto', softWasm);
     expect(auto.backend).toBe('cpu');
-    expect(auto.attempts[2].reason).toMatch(/software adapter swiftshader: slower than WASM, so auto skips it untimed/);
+    expect(auto.attempts[2].reason).toMatch(
+      /software adapter swiftshader: slower than WASM, so auto skips it untimed/,
+    );
     expect(auto.attempts[3].reason).toMatch(/^the last resort: no other backend passed the sanity check/);
     const explicit = await selectBackend(tf, 'wasm', softWasm);
     expect(explicit.backend).toBe('wasm');
@@ -111,7 +149,9 @@ describe('selectBackend in Node', () => {
   });
 
   it('recognizes software renderers by name', () => {
-    expect(isSoftware('ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)')).toBe(true);
+    expect(
+      isSoftware('ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero)), SwiftShader driver)'),
+    ).toBe(true);
     expect(isSoftware('llvmpipe (LLVM 15.0.6, 256 bits)')).toBe(true);
     expect(isSoftware('ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0)')).toBe(false);
   });

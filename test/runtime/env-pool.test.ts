@@ -32,16 +32,32 @@ const input = (traj: number, response: string): EnvStepInput => ({
 
 describe('WorkerEnvRunner', () => {
   it('times out a hung transition, replaces the worker and finishes the rest of the batch', async () => {
-    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })), size: 2, timeoutMs: 2000 }); // generous: thread start-up counts against the first item
+    const pool = new WorkerEnvRunner({
+      spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })),
+      size: 2,
+      timeoutMs: 2000,
+    }); // generous: thread start-up counts against the first item
     try {
       const responses = ['a', 'b', 'hang', 'c', 'd', 'crash', 'e', 'f'];
-      const results = await pool.step('math', responses.map((r, i) => input(i, r)));
+      const results = await pool.step(
+        'math',
+        responses.map((r, i) => input(i, r)),
+      );
       expect(results.map((r) => r.ok)).toEqual([true, true, false, true, true, false, true, true]);
-      expect(results[2]).toEqual({ ok: false, error: expect.stringMatching(/^traj 2: environment timed out after 2000 ms/) });
-      expect(results[5]).toEqual({ ok: false, error: expect.stringMatching(/^traj 5: environment worker crashed \(.*boom/) });
+      expect(results[2]).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^traj 2: environment timed out after 2000 ms/),
+      });
+      expect(results[5]).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^traj 5: environment worker crashed \(.*boom/),
+      });
       expect(pool.stats).toEqual({ timeouts: 1, crashes: 1, replaced: 2 });
       // The replacements work: the next tick is clean.
-      const again = await pool.step('math', ['x', 'y', 'z'].map((r, i) => input(i, r)));
+      const again = await pool.step(
+        'math',
+        ['x', 'y', 'z'].map((r, i) => input(i, r)),
+      );
       expect(again.every((r) => r.ok)).toBe(true);
     } finally {
       pool.dispose();
@@ -51,13 +67,26 @@ describe('WorkerEnvRunner', () => {
   it('does not take a slow worker start for a hung transition, and still times out a hang once started', async () => {
     // Starting takes 1.5 s (as tsx compiling the task code can on a busy machine); the limit is 300 ms.
     const slowStart = `const t0 = Date.now(); while (Date.now() - t0 < 1500) {}\n${MISBEHAVING}`;
-    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(slowStart, { eval: true })), size: 1, timeoutMs: 300 });
+    const pool = new WorkerEnvRunner({
+      spawn: () => threadWorker(new Worker(slowStart, { eval: true })),
+      size: 1,
+      timeoutMs: 300,
+    });
     try {
-      const results = await pool.step('math', ['a', 'b'].map((r, i) => input(i, r)));
+      const results = await pool.step(
+        'math',
+        ['a', 'b'].map((r, i) => input(i, r)),
+      );
       expect(results.map((r) => r.ok)).toEqual([true, true]);
       expect(pool.stats).toEqual({ timeouts: 0, crashes: 0, replaced: 0 });
-      const hung = await pool.step('math', ['hang', 'c'].map((r, i) => input(i, r)));
-      expect(hung[0]).toEqual({ ok: false, error: expect.stringMatching(/^traj 0: environment timed out after 300 ms/) });
+      const hung = await pool.step(
+        'math',
+        ['hang', 'c'].map((r, i) => input(i, r)),
+      );
+      expect(hung[0]).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^traj 0: environment timed out after 300 ms/),
+      });
       expect(hung[1].ok).toBe(true); // answered by the replacement, once it had started
       expect(pool.stats).toEqual({ timeouts: 1, crashes: 0, replaced: 1 });
     } finally {
@@ -73,7 +102,14 @@ describe('WorkerEnvRunner', () => {
     const pool = new WorkerEnvRunner({ spawn: nodeEnvWorker, size: 2, timeoutMs: 20_000 });
     try {
       const threaded = await rollout({ task, instances, groupSize: 4, policies, seed: 9, env: pool });
-      const local = await rollout({ task, instances, groupSize: 4, policies, seed: 9, env: new InProcessEnvRunner() });
+      const local = await rollout({
+        task,
+        instances,
+        groupSize: 4,
+        policies,
+        seed: 9,
+        env: new InProcessEnvRunner(),
+      });
       expect(threaded.rows).toEqual(local.rows);
       expect(threaded.trajectories).toEqual(local.trajectories);
       expect(threaded.rows.length).toBeGreaterThan(16);
@@ -84,7 +120,11 @@ describe('WorkerEnvRunner', () => {
   });
 
   it('refuses work after dispose', async () => {
-    const pool = new WorkerEnvRunner({ spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })), size: 1, timeoutMs: 100 });
+    const pool = new WorkerEnvRunner({
+      spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })),
+      size: 1,
+      timeoutMs: 100,
+    });
     pool.dispose();
     await expect(pool.step('math', [input(0, 'a')])).rejects.toThrow(/after dispose/);
   });

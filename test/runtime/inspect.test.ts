@@ -33,7 +33,9 @@ describe('rollout inspector data', () => {
     expect(shown.map((t) => t.traj)).toEqual([...Array(2 * K).keys()]);
     for (const t of shown) {
       expect(t.tree).toBeUndefined();
-      const rows = b.rows.flatMap((row, i) => (row.traj === t.traj ? [{ response: row.response, advantage: b.advantages[i] }] : []));
+      const rows = b.rows.flatMap((row, i) =>
+        row.traj === t.traj ? [{ response: row.response, advantage: b.advantages[i] }] : [],
+      );
       expect(t.turns.map((turn) => ({ response: turn.response, advantage: turn.advantage }))).toEqual(rows);
       expect(t.turns.every((turn) => turn.siblings === undefined)).toBe(true);
     }
@@ -50,7 +52,9 @@ describe('rollout inspector data', () => {
       const levels = new Set(b.rows.filter((row) => row.group === t.group).map((row) => row.step));
       expect(t.turns).toHaveLength(levels.size);
       t.turns.forEach((turn, step) => {
-        const rows = b.rows.flatMap((row, i) => (row.group === t.group && row.step === step ? [{ row, i }] : []));
+        const rows = b.rows.flatMap((row, i) =>
+          row.group === t.group && row.step === step ? [{ row, i }] : [],
+        );
         expect(turn.siblings!.map((s) => [s.branch, s.response, s.reward, s.advantage, s.chosen])).toEqual(
           rows.map(({ row, i }) => [row.traj % K, row.response, row.reward, b.advantages[i], row.chosen]),
         );
@@ -61,6 +65,8 @@ describe('rollout inspector data', () => {
       });
     }
     // Real siblings differ: some level shows different candidates with different rewards.
-    expect(shown.some((t) => t.turns.some((turn) => new Set(turn.siblings!.map((s) => s.reward)).size > 1))).toBe(true);
+    expect(
+      shown.some((t) => t.turns.some((turn) => new Set(turn.siblings!.map((s) => s.reward)).size > 1)),
+    ).toBe(true);
   });
 });

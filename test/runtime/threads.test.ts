@@ -24,7 +24,9 @@ describe('wasm threads per run', () => {
     expect(auto(64, 8)).toBe(MAX_AUTO_THREADS);
     expect(auto(NaN, 1)).toBe(1); // a browser that hides its cores
     expect(wasmThreadsFor('auto', 2, isolated(2)).why).toBe('auto: 2 cores among 2 runs training at once');
-    expect(wasmThreadsFor('auto', 1, isolated(16)).why).toBe('auto: 16 cores among 1 run training at once (at most 4)');
+    expect(wasmThreadsFor('auto', 1, isolated(16)).why).toBe(
+      'auto: 16 cores among 1 run training at once (at most 4)',
+    );
   });
 
   it('an explicit count is used as asked; a page that is not isolated runs 1 thread whatever is asked', () => {
@@ -40,7 +42,8 @@ describe('wasm threads per run', () => {
 
   it('accepts only the settings the panel makes (a kept value that is not one is ignored)', () => {
     for (const ok of ['auto', 1, 2, 16]) expect(isThreadSetting(ok), String(ok)).toBe(true);
-    for (const bad of [0, 17, 1.5, -2, '2', null, undefined, NaN]) expect(isThreadSetting(bad), String(bad)).toBe(false);
+    for (const bad of [0, 17, 1.5, -2, '2', null, undefined, NaN])
+      expect(isThreadSetting(bad), String(bad)).toBe(false);
   });
 
   it('counts the runs that train at once: every run × seed, up to the worker slots', () => {

@@ -55,19 +55,33 @@ describe('coder-tester instances', () => {
 describe('coder-tester rewards', () => {
   it('coder = 2 × hidden pass share; tester = consistency + pass share', () => {
     const s = play('0000>1111', 'map +1');
-    expect(s.outcome).toEqual({ success: true, reward: 1, agentRewards: { coder: 2, tester: 2 } });
+    expect(s.outcome).toEqual({
+      success: true,
+      reward: 1,
+      agentRewards: { coder: 2, tester: 2 },
+      agentSuccess: { coder: true, tester: true },
+    });
     // 'map +1|filter <5' drops the 5s: it passes 2 of 4 hidden tests; the tester got 1 of 2 right.
     const partial = play('0000>1111;1111>1111', 'map +1|filter <5');
     expect(partial.outcome).toEqual({
       success: false,
       reward: 0.5,
       agentRewards: { coder: 1, tester: 0.5 + 0.5 },
+      // Each agent's own part: neither the program nor the tests are all right.
+      agentSuccess: { coder: false, tester: false },
     });
+    // Right tests, wrong program: the tester did its part, the coder did not.
+    expect(play('0000>1111', 'map +2').outcome?.agentSuccess).toEqual({ coder: false, tester: true });
   });
 
   it('scores malformed output 0 (no extra penalty) and never runs it', () => {
     const s = play('nonsense', 'rm -rf');
-    expect(s.outcome).toEqual({ success: false, reward: 0, agentRewards: { coder: 0, tester: 0 } });
+    expect(s.outcome).toEqual({
+      success: false,
+      reward: 0,
+      agentRewards: { coder: 0, tester: 0 },
+      agentSuccess: { coder: false, tester: false },
+    });
     expect(s.log.map((l) => l.valid)).toEqual([false, false]);
     expect(play('0000>1111', 'rep 9(rep 9(rep 9(map +1)))').outcome?.agentRewards).toEqual({
       coder: 0,

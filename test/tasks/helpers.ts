@@ -4,6 +4,8 @@ import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';
 import { rollout, type Policy, type RolloutResult } from '../../src/tasks/orchestrator';
 import { Prng } from '../../src/core/prng';
 import { sampleInstances, TASKS, type TaskName } from '../../src/tasks/registry';
+import type { SyncInstance, SyncState } from '../../src/tasks/sync';
+import type { Task } from '../../src/tasks/types';
 
 export const TASK_LIST = Object.keys(TASKS) as TaskName[];
 
@@ -28,6 +30,18 @@ export async function demoRollout(
     policies: allAgents(task, demonstratorPolicy(task, errorRate)),
     seed,
   });
+}
+
+/** One episode of a sync-family `task` on `word`: Alice says `alice`, then Bob says `bob`; the final state. */
+export function playSync(
+  task: Task<SyncInstance, SyncState>,
+  word: string,
+  alice: string,
+  bob: string,
+): SyncState {
+  let s = task.init({ word });
+  s = task.step(s, 'alice', alice).state;
+  return task.step(s, 'bob', bob).state;
 }
 
 /**

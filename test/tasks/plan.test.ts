@@ -74,8 +74,11 @@ describe('plan', () => {
     expect(end.outcome!.success).toBe(true);
     expect(end.outcome!.reward).toBeCloseTo(2.22, 12);
     // Per-turn rewards: each executor's moves; each planner's plan as if issued.
-    const turn = (k: number) => planTask.turnReward!(states[k], k % 2 === 0 ? 'solver' : 'coder', states[k + 1]);
-    expect([0, 1, 2, 3, 4, 5].map(turn).map((r) => +r.toFixed(12))).toEqual([0.27, 0.27, 0.27, 0.27, 1.68, 1.68]);
+    const turn = (k: number) =>
+      planTask.turnReward!(states[k], k % 2 === 0 ? 'solver' : 'coder', states[k + 1]);
+    expect([0, 1, 2, 3, 4, 5].map(turn).map((r) => +r.toFixed(12))).toEqual([
+      0.27, 0.27, 0.27, 0.27, 1.68, 1.68,
+    ]);
   });
 
   it('the demonstrator at error rate 0 walks the hand-built grid by its shortest path and scores exactly 2.22', () => {
@@ -101,7 +104,12 @@ describe('plan', () => {
     // Then the rest of a shortest path from (0,1): reached, 10 moves for a distance of 8, no bonus.
     const rest = shortestMoves(GRID, 1);
     expect(rest).toBe('ddrruur');
-    const states = play([['urr', 'urr'], [rest.slice(0, 3), rest.slice(0, 3)], [rest.slice(3, 6), rest.slice(3, 6)], [rest.slice(6), rest.slice(6)]]);
+    const states = play([
+      ['urr', 'urr'],
+      [rest.slice(0, 3), rest.slice(0, 3)],
+      [rest.slice(3, 6), rest.slice(3, 6)],
+      [rest.slice(6), rest.slice(6)],
+    ]);
     const end = states[states.length - 1].outcome!;
     expect(end.success).toBe(true);
     expect(end.reward).toBeCloseTo(-0.11 + 7 * 0.09 + 1, 12);
@@ -141,7 +149,11 @@ describe('plan', () => {
       let state = planTask.init(instance as PlanInstance);
       let sum = 0;
       for (let call = planTask.next(state); call; call = planTask.next(state)) {
-        const after = planTask.step(state, call.agent, planTask.demonstrate(state, call.agent, rng, 0.4)).state;
+        const after = planTask.step(
+          state,
+          call.agent,
+          planTask.demonstrate(state, call.agent, rng, 0.4),
+        ).state;
         const penalty = after.log.at(-1)!.valid ? 0 : planTask.invalidPenalty;
         if (call.agent === 'coder') sum += planTask.turnReward!(state, 'coder', after) + penalty;
         state = after;

@@ -155,7 +155,8 @@ describe('search-roles: AT-GRPO role rewards on the search workflow', () => {
   /** Plays responses through the variant; returns its outcome. */
   function outcomeOf(instance: SearchInstance, responses: string[]) {
     let state = searchRolesTask.init(instance);
-    for (const r of responses) state = searchRolesTask.step(state, searchRolesTask.next(state)!.agent, r).state;
+    for (const r of responses)
+      state = searchRolesTask.step(state, searchRolesTask.next(state)!.agent, r).state;
     return state.outcome!;
   }
   const hop = oneHop.hops[0];
@@ -163,21 +164,36 @@ describe('search-roles: AT-GRPO role rewards on the search workflow', () => {
 
   it('answer 2·EM; search (+1 retrieved, −1 malformed, else 0) + EM; verifier EM', () => {
     // search, retrieve, answer right: answer 2, search 1 + 1, verifier 1
-    expect(outcomeOf(oneHop, ['no', query, 'yes', `a:${oneHop.answer}`]).agentRewards).toEqual({ answer: 2, search: 2, verifier: 1 });
+    expect(outcomeOf(oneHop, ['no', query, 'yes', `a:${oneHop.answer}`]).agentRewards).toEqual({
+      answer: 2,
+      search: 2,
+      verifier: 1,
+    });
     // search, retrieve, answer wrong: answer 0, search 1 + 0, verifier 0
-    expect(outcomeOf(oneHop, ['no', query, 'yes', 'a:nobody']).agentRewards).toEqual({ answer: 0, search: 1, verifier: 0 });
+    expect(outcomeOf(oneHop, ['no', query, 'yes', 'a:nobody']).agentRewards).toEqual({
+      answer: 0,
+      search: 1,
+      verifier: 0,
+    });
     // a malformed query, then a good one, answer right: the error costs the search agent its +1 and more
-    expect(outcomeOf(oneHop, ['no', 'garbage', 'no', query, 'yes', `a:${oneHop.answer}`]).agentRewards).toEqual({
+    expect(
+      outcomeOf(oneHop, ['no', 'garbage', 'no', query, 'yes', `a:${oneHop.answer}`]).agentRewards,
+    ).toEqual({
       answer: 2,
       search: -1 + 1,
       verifier: 1,
     });
     // no search at all, answer wrong: 0 everywhere
-    expect(outcomeOf(oneHop, ['yes', 'a:nobody']).agentRewards).toEqual({ answer: 0, search: 0, verifier: 0 });
+    expect(outcomeOf(oneHop, ['yes', 'a:nobody']).agentRewards).toEqual({
+      answer: 0,
+      search: 0,
+      verifier: 0,
+    });
   });
 
   it('shares search’s instances, split and outcome (success, trajectory reward)', () => {
-    for (const i of instances.slice(0, 50)) expect(splitOf(searchRolesTask, searchRolesTask.key(i))).toBe(splitOf(searchTask, searchTask.key(i)));
+    for (const i of instances.slice(0, 50))
+      expect(splitOf(searchRolesTask, searchRolesTask.key(i))).toBe(splitOf(searchTask, searchTask.key(i)));
     const o = outcomeOf(oneHop, ['no', query, 'yes', `a:${oneHop.answer}`]);
     expect([o.success, o.reward]).toEqual([true, 1]);
   });
@@ -241,17 +257,37 @@ describe('search-routing: a 3-step cap, so routing errors decide the outcome', (
       const s = routing(responses, instance);
       return s.log.map((l, i) => ({ agent: l.agent, response: responses[i] }));
     };
-    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'no', q1, 'yes', `a:${twoHop.answer}`]))).toEqual({ cautious: 0, eager: 0, timeout: false });
-    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'no', q1, 'no']))).toEqual({ cautious: 1, eager: 0, timeout: true });
-    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'maybe', 'a:x']))).toEqual({ cautious: 0, eager: 1, timeout: false });
+    expect(
+      routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'no', q1, 'yes', `a:${twoHop.answer}`])),
+    ).toEqual({ cautious: 0, eager: 0, timeout: false });
+    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'no', q1, 'no']))).toEqual({
+      cautious: 1,
+      eager: 0,
+      timeout: true,
+    });
+    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', q0, 'maybe', 'a:x']))).toEqual({
+      cautious: 0,
+      eager: 1,
+      timeout: false,
+    });
     // A search that missed, and the router's "no" after it is right: no error, though it times out.
-    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', 'q:sky', 'no', q0, 'no']))).toEqual({ cautious: 0, eager: 0, timeout: true });
+    expect(routeErrors(searchRoutingTask, twoHop, calls(['no', 'q:sky', 'no', q0, 'no']))).toEqual({
+      cautious: 0,
+      eager: 0,
+      timeout: true,
+    });
   });
 
   it('demonstrates a cautious router: a "no" with every fact in at the error rate, never a "yes" before', async () => {
     const { rows, trajectories } = await demoRollout('search-routing', { verifier: 0.3 }, 60, 4, 7);
     const ins = sampleInstances(searchRoutingTask, new Prng(7), 'train', 60) as SearchInstance[];
-    const errs = trajectories.map((t) => routeErrors(searchRoutingTask, ins[t.group], rows.filter((r) => r.traj === t.traj)));
+    const errs = trajectories.map((t) =>
+      routeErrors(
+        searchRoutingTask,
+        ins[t.group],
+        rows.filter((r) => r.traj === t.traj),
+      ),
+    );
     const cautious = errs.reduce((n, e) => n + e.cautious, 0) / trajectories.length;
     expect(errs.every((e) => e.eager === 0)).toBe(true);
     expect(cautious).toBeGreaterThan(0.15);
@@ -260,6 +296,9 @@ describe('search-routing: a 3-step cap, so routing errors decide the outcome', (
   });
 
   it('shares search’s instances and split', () => {
-    for (const i of instances.slice(0, 50)) expect(splitOf(searchRoutingTask, searchRoutingTask.key(i))).toBe(splitOf(searchTask, searchTask.key(i)));
+    for (const i of instances.slice(0, 50))
+      expect(splitOf(searchRoutingTask, searchRoutingTask.key(i))).toBe(
+        splitOf(searchTask, searchTask.key(i)),
+      );
   });
 });

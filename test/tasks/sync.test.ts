@@ -2,24 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { rollout } from '../../src/tasks/orchestrator';
 import { Prng } from '../../src/core/prng';
 import { sampleInstances } from '../../src/tasks/registry';
-import { syncTask, type SyncState } from '../../src/tasks/sync';
-import { allAgents, demoRollout, fuzzPolicy } from './helpers';
-
-function play(word: string, alice: string, bob: string): SyncState {
-  let s = syncTask.init({ word });
-  s = syncTask.step(s, 'alice', alice).state;
-  return syncTask.step(s, 'bob', bob).state;
-}
+import { syncTask } from '../../src/tasks/sync';
+import { allAgents, demoRollout, fuzzPolicy, playSync } from './helpers';
 
 describe('sync', () => {
   it('succeeds iff Alice echoes the word and Bob mirrors her', () => {
-    expect(play('dako', 'dako', 'okad').outcome).toEqual({ success: true, reward: 1 });
-    expect(play('dako', 'dako', 'dako').outcome?.success).toBe(false);
-    expect(play('dako', 'daka', 'akad').outcome?.success).toBe(false);
+    expect(playSync(syncTask, 'dako', 'dako', 'okad').outcome).toEqual({ success: true, reward: 1 });
+    expect(playSync(syncTask, 'dako', 'dako', 'dako').outcome?.success).toBe(false);
+    expect(playSync(syncTask, 'dako', 'daka', 'akad').outcome?.success).toBe(false);
   });
 
   it('fails the trajectory on an invalid output, with no per-row penalty', () => {
-    const s = play('dako', 'dako!', 'okad');
+    const s = playSync(syncTask, 'dako', 'dako!', 'okad');
     expect(s.outcome).toEqual({ success: false, reward: 0 });
     expect(syncTask.invalidPenalty).toBe(0);
   });

@@ -3,7 +3,14 @@ import { validateExperiment } from '../../src/core/config';
 import { Prng } from '../../src/core/prng';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';
-import { agentRewardsOf, rollout, type Policy, type PolicyCall, type PolicyOptions, type RolloutResult } from '../../src/tasks/orchestrator';
+import {
+  agentRewardsOf,
+  rollout,
+  type Policy,
+  type PolicyCall,
+  type PolicyOptions,
+  type RolloutResult,
+} from '../../src/tasks/orchestrator';
 import { getTask, sampleInstances, TASKS, type TaskName } from '../../src/tasks/registry';
 import { argmaxSeeded, treeRollout, type TreeVariant } from '../../src/tasks/tree';
 import type { BaseState } from '../../src/tasks/types';
@@ -23,7 +30,14 @@ function recording(inner: Policy) {
   return { policy, batches };
 }
 
-function tree(task: TaskName, errorRate: ErrorRates, seed = 1, policy: Policy = demonstratorPolicy(task, errorRate), n = B, variant: TreeVariant = { keep: 'best', score: 'turn' }) {
+function tree(
+  task: TaskName,
+  errorRate: ErrorRates,
+  seed = 1,
+  policy: Policy = demonstratorPolicy(task, errorRate),
+  n = B,
+  variant: TreeVariant = { keep: 'best', score: 'turn' },
+) {
   return treeRollout(
     {
       task,
@@ -121,9 +135,17 @@ describe('tree sampling', () => {
   it('tree-random keeps exact sibling sets but copies a seeded uniform draw forward, often not the best', async () => {
     const rates = { solver: 0.5, verifier: 0.2 };
     const n = 16;
-    const r = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, { keep: 'random', score: 'turn' });
-    const again = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, { keep: 'random', score: 'turn' });
-    expect(r.rows.map((row) => [row.traj, row.step, row.response, row.chosen])).toEqual(again.rows.map((row) => [row.traj, row.step, row.response, row.chosen]));
+    const r = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, {
+      keep: 'random',
+      score: 'turn',
+    });
+    const again = await tree('math', rates, 1, demonstratorPolicy('math', rates), n, {
+      keep: 'random',
+      score: 'turn',
+    });
+    expect(r.rows.map((row) => [row.traj, row.step, row.response, row.chosen])).toEqual(
+      again.rows.map((row) => [row.traj, row.step, row.response, row.chosen]),
+    );
     const sets = [...siblingSets(r).values()];
     let belowBest = 0;
     for (const rows of sets) {
@@ -137,7 +159,8 @@ describe('tree sampling', () => {
     expect(belowBest).toBeGreaterThan(0);
     expect(computeAdvantages(r.rows, { estimator: 'atgrpo' }).stats.singletonFrac).toBe(0);
     // The path still continues from the chosen state: every tree ends, and its branches share its outcome.
-    for (let g = 0; g < n; g++) expect(new Set(r.trajectories.filter((t) => t.group === g).map((t) => t.reward)).size).toBe(1);
+    for (let g = 0; g < n; g++)
+      expect(new Set(r.trajectories.filter((t) => t.group === g).map((t) => t.reward)).size).toBe(1);
     // Through the registry, as a run reaches it.
     const viaRegistry = await SAMPLINGS['tree-random'].rollout({
       task: 'math',
@@ -173,19 +196,22 @@ describe('tree sampling', () => {
         const call = task.next(state)!;
         state = task.step(state, call.agent, task.demonstrate(state, call.agent, new Prng(0), 0)).state;
       }
-      const expected = (agentRewardsOf(task, state.outcome)[row.agent] ?? 0) - (row.valid ? 0 : task.invalidPenalty);
+      const expected =
+        (agentRewardsOf(task, state.outcome)[row.agent] ?? 0) - (row.valid ? 0 : task.invalidPenalty);
       expect(row.reward).toBeCloseTo(expected, 12);
       if (Math.abs(row.reward - first(turn)[i].reward) > 1e-9) differs++;
     });
     expect(differs).toBeGreaterThan(0);
-    for (const rows of siblingSets(outcome).values()) expect(rows.filter((row) => row.chosen)).toHaveLength(1);
+    for (const rows of siblingSets(outcome).values())
+      expect(rows.filter((row) => row.chosen)).toHaveLength(1);
   });
 
   it('samples the first level exactly as parallel sampling samples the first calls', async () => {
     const rates = { solver: 0.5, verifier: 0.2 };
     const t = await tree('math', rates);
     const p = await parallel(rates);
-    const first = (r: RolloutResult) => r.rows.filter((row) => row.step === 0).map((row) => [row.traj, row.response]);
+    const first = (r: RolloutResult) =>
+      r.rows.filter((row) => row.step === 0).map((row) => [row.traj, row.response]);
     expect(first(t)).toEqual(first(p));
   });
 
@@ -198,7 +224,9 @@ describe('tree sampling', () => {
     const greedy = batches.filter((b) => b.options.temperature === 0);
     expect(greedy.length).toBeGreaterThan(0);
     expect(r.completionCalls).toBe(greedy.reduce((n, b) => n + b.calls.length, 0));
-    expect(batches.filter((b) => b.options.temperature !== 0).reduce((n, b) => n + b.calls.length, 0)).toBe(r.rows.length);
+    expect(batches.filter((b) => b.options.temperature !== 0).reduce((n, b) => n + b.calls.length, 0)).toBe(
+      r.rows.length,
+    );
 
     const instances = sampleInstances(TASKS.math, new Prng(1), 'train', B);
     const truth = (g: number) => {
@@ -217,11 +245,14 @@ describe('tree sampling', () => {
         } else wrong++;
       }
       // Wrong valid answers all lead to the same retry: one score among them.
-      const wrongScores = new Set(valid.filter((row) => row.response !== truth(row.group)).map((row) => row.reward));
+      const wrongScores = new Set(
+        valid.filter((row) => row.response !== truth(row.group)).map((row) => row.reward),
+      );
       expect(wrongScores.size).toBeLessThanOrEqual(1);
       // An invalid answer is rejected and retried the same way, then loses the invalid penalty.
       const [x] = wrongScores;
-      if (x !== undefined) for (const row of rows.filter((y) => !y.valid)) expect(row.reward).toBeCloseTo(x - 0.1, 12);
+      if (x !== undefined)
+        for (const row of rows.filter((y) => !y.valid)) expect(row.reward).toBeCloseTo(x - 0.1, 12);
     }
     expect(right).toBeGreaterThan(0);
     expect(wrong).toBeGreaterThan(0);
@@ -235,7 +266,9 @@ describe('tree sampling', () => {
     let checked = 0;
     instances.forEach((instance, g) => {
       let state: BaseState = task.init(instance);
-      const levels = [...new Set(r.rows.filter((row) => row.group === g).map((row) => row.step))].sort((a, b) => a - b);
+      const levels = [...new Set(r.rows.filter((row) => row.group === g).map((row) => row.step))].sort(
+        (a, b) => a - b,
+      );
       for (const step of levels) {
         const siblings = r.rows.filter((row) => row.group === g && row.step === step);
         expect(siblings).toHaveLength(K);
@@ -261,8 +294,12 @@ describe('rollout.sampling in the config', () => {
       return r.ok ? [] : r.errors.map((e) => e.path);
     };
     expect(errors({ task: 'plan', rollout: { sampling: 'tree' } })).toEqual([]);
-    expect(errors({ rollout: { sampling: 'tree' }, reward: { credit: 'counterfactual' } })).toEqual(['reward.credit']);
-    expect(errors({ rollout: { sampling: 'tree-random' }, reward: { credit: 'counterfactual' } })).toEqual(['reward.credit']);
+    expect(errors({ rollout: { sampling: 'tree' }, reward: { credit: 'counterfactual' } })).toEqual([
+      'reward.credit',
+    ]);
+    expect(errors({ rollout: { sampling: 'tree-random' }, reward: { credit: 'counterfactual' } })).toEqual([
+      'reward.credit',
+    ]);
     const runs = [
       { label: 'a', estimator: 'atgrpo' },
       { label: 'b', estimator: 'atgrpo', reward: { credit: 'shapley' } },
@@ -270,6 +307,12 @@ describe('rollout.sampling in the config', () => {
     expect(errors({ rollout: { sampling: 'tree' }, runs })).toEqual(['runs.1.reward.credit']);
     expect(errors({ rollout: { sampling: 'parallel' }, runs })).toEqual([]);
     // Every run overrides the experiment's credit back to shared: nothing is replayed.
-    expect(errors({ rollout: { sampling: 'tree' }, reward: { credit: 'shapley' }, runs: [{ label: 'a', estimator: 'atgrpo', reward: { credit: 'shared' } }] })).toEqual([]);
+    expect(
+      errors({
+        rollout: { sampling: 'tree' },
+        reward: { credit: 'shapley' },
+        runs: [{ label: 'a', estimator: 'atgrpo', reward: { credit: 'shared' } }],
+      }),
+    ).toEqual([]);
   });
 });

@@ -27,7 +27,9 @@ const small = (task: string) =>
 
 /** Everything a step measured, without wall-clock figures. */
 const science = (m: Record<string, number>) =>
-  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== M.timeS && !k.startsWith('mem/')));
+  Object.fromEntries(
+    Object.entries(m).filter(([k]) => !k.startsWith('perf/') && k !== M.timeS && !k.startsWith('mem/')),
+  );
 
 describe('GRPO vs Dr. MAS from the shipped base models', () => {
   it('sync: identical advantages, updates and metrics, step after step', async () => {
@@ -47,7 +49,9 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
         // The same batch weighed by both estimators: exactly the same weights for every agent.
         for (const agent of grpo.agents) {
           expect(a.metrics[agentShadowKey(agent, 'drmas', 'corr')]).toBe(1);
-          expect(a.metrics[agentShadowKey(agent, 'drmas', 'sq_mean')]).toBe(a.metrics[agentShadowKey(agent, 'grpo', 'sq_mean')]);
+          expect(a.metrics[agentShadowKey(agent, 'drmas', 'sq_mean')]).toBe(
+            a.metrics[agentShadowKey(agent, 'grpo', 'sq_mean')],
+          );
           expect(a.metrics[agentShadowKey(agent, 'grpo', 'sq_mean')]).toBeGreaterThan(0.1);
         }
       }
@@ -78,12 +82,19 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
 
   it('refuses a corrupt base checkpoint naming the file', async () => {
     const exp = small('sync');
-    const corrupt = async (path: string) => (path.endsWith('bob.ckpt') ? new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) : null);
-    await expect(loadBase(exp, corrupt)).rejects.toThrow(/no shipped base model models\/sync\/per-agent\/alice\.ckpt/);
+    const corrupt = async (path: string) =>
+      path.endsWith('bob.ckpt') ? new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]) : null;
+    await expect(loadBase(exp, corrupt)).rejects.toThrow(
+      /no shipped base model models\/sync\/per-agent\/alice\.ckpt/,
+    );
     const real = await loadShippedBase(exp);
     const mixed = async (path: string) =>
-      path.endsWith('bob.ckpt') ? new Uint8Array([65, 71, 87, 71, 80, 84, 48, 49, 255, 255, 0, 0]) : (await import('node:fs')).readFileSync(`models/${path}`);
-    await expect(loadBase(exp, mixed)).rejects.toThrow(/models\/sync\/per-agent\/bob\.ckpt: Agentwise checkpoint truncated/);
+      path.endsWith('bob.ckpt')
+        ? new Uint8Array([65, 71, 87, 71, 80, 84, 48, 49, 255, 255, 0, 0])
+        : (await import('node:fs')).readFileSync(`models/${path}`);
+    await expect(loadBase(exp, mixed)).rejects.toThrow(
+      /models\/sync\/per-agent\/bob\.ckpt: Agentwise checkpoint truncated/,
+    );
     expect(Object.keys(real.checkpoints)).toEqual(['alice', 'bob']);
   });
 
@@ -93,21 +104,31 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
     const bob = new Uint8Array(readFileSync('models/sync/per-agent/bob.ckpt'));
     const shipped = async (path: string) => new Uint8Array(readFileSync(`models/${path}`));
     const r = await loadBase(exp, shipped, [{ name: 'my-bob.ckpt', bytes: bob }]);
-    expect(r.notes).toEqual({ bob: 'checkpoint file my-bob.ckpt', alice: expect.stringMatching(/^shipped base/) });
+    expect(r.notes).toEqual({
+      bob: 'checkpoint file my-bob.ckpt',
+      alice: expect.stringMatching(/^shipped base/),
+    });
     // A search-task checkpoint matches no sync model; a shared sync model matches no per-agent one.
     const verifier = new Uint8Array(readFileSync('models/search/per-agent/verifier.ckpt'));
     await expect(loadBase(exp, shipped, [{ name: 'verifier.ckpt', bytes: verifier }])).rejects.toThrow(
       /verifier\.ckpt fits no model of this experiment \(models: alice, bob\)/,
     );
-    const twice = [{ name: 'a.ckpt', bytes: bob }, { name: 'b.ckpt', bytes: bob }];
+    const twice = [
+      { name: 'a.ckpt', bytes: bob },
+      { name: 'b.ckpt', bytes: bob },
+    ];
     await expect(loadBase(exp, shipped, twice)).rejects.toThrow(
       "a.ckpt and b.ckpt are both checkpoints for model bob: every run starts from one checkpoint per model, so give one run's files",
     );
-    await expect(loadBase(exp, shipped, [{ name: 'bad.ckpt', bytes: bob.subarray(0, 100) }])).rejects.toThrow(/^bad\.ckpt: /);
+    await expect(loadBase(exp, shipped, [{ name: 'bad.ckpt', bytes: bob.subarray(0, 100) }])).rejects.toThrow(
+      /^bad\.ckpt: /,
+    );
     // The right agents but another size: refused with the mismatch named.
     const base = small('sync');
     base.models.perAgent = { bob: 'small' };
-    await expect(loadBase(base, shipped, [{ name: 'bob.ckpt', bytes: bob }])).rejects.toThrow(/bob\.ckpt does not fit model bob \(small\)/);
+    await expect(loadBase(base, shipped, [{ name: 'bob.ckpt', bytes: bob }])).rejects.toThrow(
+      /bob\.ckpt does not fit model bob \(small\)/,
+    );
   });
 });
 
@@ -120,7 +141,13 @@ describe('the mechanism presets on their shipped base models', () => {
       const counters = { forwards: 0, readbacks: 0, tokens: 0 };
       const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
       const instances = sampleInstances(getTask('math'), new Prng(21), 'train', exp.rollout.batchSize);
-      const r = await rollout<SampledTokens>({ task: 'math', instances, groupSize: exp.rollout.groupSize, policies, seed: 21 });
+      const r = await rollout<SampledTokens>({
+        task: 'math',
+        instances,
+        groupSize: exp.rollout.groupSize,
+        policies,
+        seed: 21,
+      });
       const solverCalls = r.rows.filter((row) => row.agent === 'solver').length;
       expect(solverCalls).toBeGreaterThanOrEqual(1.3 * r.trajectories.length); // ≥ 30 % of first answers rejected
       expect(solverCalls).toBeLessThanOrEqual(1.6 * r.trajectories.length); // … and not nearly all
@@ -136,19 +163,32 @@ describe('the search-routing preset on its base models', () => {
     const exp = presetById('search-routing')!.config;
     const { checkpoints } = await loadShippedBase(exp);
     const trainedOn = (id: string) => (checkpoints[id].manifest.notes as { task: string }).task;
-    expect([trainedOn('verifier'), trainedOn('search'), trainedOn('answer')]).toEqual(['search-routing', 'search', 'search']);
+    expect([trainedOn('verifier'), trainedOn('search'), trainedOn('answer')]).toEqual([
+      'search-routing',
+      'search',
+      'search',
+    ]);
     const models = buildModels(exp, exp.optim, 0, checkpoints);
     try {
       const counters = { forwards: 0, readbacks: 0, tokens: 0 };
       const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
       const G = exp.rollout.groupSize;
       const instances = sampleInstances(searchRoutingTask, new Prng(31), 'train', 16) as SearchInstance[];
-      const r = await rollout<SampledTokens>({ task: 'search-routing', instances, groupSize: G, policies, seed: 31 });
+      const r = await rollout<SampledTokens>({
+        task: 'search-routing',
+        instances,
+        groupSize: G,
+        policies,
+        seed: 31,
+      });
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
       const failed = new Set(r.trajectories.filter((t) => !t.success).map((t) => t.traj));
       const of = (agent: string) => r.rows.filter((row) => row.agent === agent);
-      const failShare = (agent: string) => of(agent).filter((row) => failed.has(row.traj)).length / of(agent).length;
-      const mu = mean(r.trajectories.map((t) => mean(r.rows.filter((row) => row.traj === t.traj).map((row) => row.reward))));
+      const failShare = (agent: string) =>
+        of(agent).filter((row) => failed.has(row.traj)).length / of(agent).length;
+      const mu = mean(
+        r.trajectories.map((t) => mean(r.rows.filter((row) => row.traj === t.traj).map((row) => row.reward))),
+      );
       const [muS, muA] = ['search', 'answer'].map((a) => mean(of(a).map((row) => row.reward)));
       const success = mean(r.trajectories.map((t) => (t.success ? 1 : 0)));
       expect(success).toBeGreaterThan(0.15);
@@ -157,7 +197,13 @@ describe('the search-routing preset on its base models', () => {
       expect(muS).toBeLessThan(mu);
       expect(mu).toBeLessThan(muA);
       // Both routing errors happen: timeouts after a cautious "no", and an eager "yes".
-      const errs = r.trajectories.map((t) => routeErrors(searchRoutingTask, instances[Math.floor(t.traj / G)], r.rows.filter((row) => row.traj === t.traj)));
+      const errs = r.trajectories.map((t) =>
+        routeErrors(
+          searchRoutingTask,
+          instances[Math.floor(t.traj / G)],
+          r.rows.filter((row) => row.traj === t.traj),
+        ),
+      );
       expect(errs.filter((e) => e.timeout).length).toBeGreaterThan(0.1 * errs.length);
       expect(errs.some((e) => e.eager > 0)).toBe(true);
       console.log(
@@ -172,13 +218,19 @@ describe('the search-routing preset on its base models', () => {
 
 describe('the heterogeneous preset', () => {
   it('starts every agent from a shipped checkpoint of its size and earns task reward from the first steps', async () => {
-    const exp = { ...presetById('heterogeneous')!.config, eval: { ...presetById('heterogeneous')!.config.eval, every: 0 } };
+    const exp = {
+      ...presetById('heterogeneous')!.config,
+      eval: { ...presetById('heterogeneous')!.config.eval, every: 0 },
+    };
     const { checkpoints, notes } = await loadShippedBase(exp);
     expect(Object.values(notes).every((n) => n.startsWith('shipped base'))).toBe(true);
     expect(checkpoints.search.manifest.preset).toBe('small');
     const t = new RunTrainer({ exp, run: exp.runs[0], seed: 0, base: checkpoints });
     try {
-      const rewards = [(await t.trainStep()).metrics[M.rewardMean], (await t.trainStep()).metrics[M.rewardMean]];
+      const rewards = [
+        (await t.trainStep()).metrics[M.rewardMean],
+        (await t.trainStep()).metrics[M.rewardMean],
+      ];
       expect(Math.max(...rewards)).toBeGreaterThan(0);
     } finally {
       t.dispose();
@@ -188,7 +240,12 @@ describe('the heterogeneous preset', () => {
 
 describe('a model shared by a subset of the agents (models.ids)', () => {
   it('starts from the task’s shared base model and trains with one optimizer for its agents', async () => {
-    const exp = ExperimentSchema.parse({ task: 'search', models: { ids: { search: 'tools', answer: 'tools' } }, rollout: { batchSize: 2, groupSize: 4 }, eval: { every: 0 } });
+    const exp = ExperimentSchema.parse({
+      task: 'search',
+      models: { ids: { search: 'tools', answer: 'tools' } },
+      rollout: { batchSize: 2, groupSize: 4 },
+      eval: { every: 0 },
+    });
     const { checkpoints, notes } = await loadShippedBase(exp);
     expect(Object.keys(checkpoints)).toEqual(['verifier', 'tools']);
     expect(notes.tools).toMatch(/^shipped base/);

@@ -27,7 +27,9 @@ describe('a train step with counterfactual credit', () => {
     const t = new RunTrainer({ exp, run: exp.runs[0], seed: 4, base: checkpoints });
     try {
       const keys = t.metricKeys();
-      for (const a of t.agents) for (const s of ['credit/mean', 'credit/std', 'credit/se'] as const) expect(keys).toContain(agentKey(a, s));
+      for (const a of t.agents)
+        for (const s of ['credit/mean', 'credit/std', 'credit/se'] as const)
+          expect(keys).toContain(agentKey(a, s));
       const r = await t.trainStep();
       const c = r.credit!;
       expect(c.weight).toBe(0.5);

@@ -22,7 +22,6 @@ const handWorkflow = (aliceSeesBob: boolean): Task<null, Hand> => {
   const hand: Task<null, Hand> = {
     name: 'hand',
     doc: 'bob talks, alice decides',
-    reference: 'test',
     agents: [
       { role: 'bob', rolePrompt: '', maxResponse: 4 },
       { role: 'alice', rolePrompt: '', maxResponse: 4 },
@@ -32,13 +31,21 @@ const handWorkflow = (aliceSeesBob: boolean): Task<null, Hand> => {
     generate: () => null,
     key: () => 'hand',
     init: () => ({ said: [], log: [], done: false, outcome: null }),
-    next: (s) => (s.done ? null : s.said.length === 0 ? { agent: 'bob', prompt: '' } : { agent: 'alice', prompt: aliceSeesBob ? s.said[0] : 'go' }),
+    next: (s) =>
+      s.done
+        ? null
+        : s.said.length === 0
+          ? { agent: 'bob', prompt: '' }
+          : { agent: 'alice', prompt: aliceSeesBob ? s.said[0] : 'go' },
     validate: () => null,
     step: (s, agent, response) => {
       expectTurn(hand.next(s), agent);
       const state = { ...s, said: [...s.said, response], log: logged(s, agent, true) };
       if (agent === 'bob') return { state, valid: true };
-      return { state: finish(state, { success: response === '1', reward: response === '1' ? 1 : 0 }), valid: true };
+      return {
+        state: finish(state, { success: response === '1', reward: response === '1' ? 1 : 0 }),
+        valid: true,
+      };
     },
     demonstrate: () => '1',
     neutral: () => '',
@@ -61,7 +68,10 @@ const traj = (t: number, reward: number): TrajectoryResult => ({
   calls: { bob: 1, alice: 1 },
   invalidRows: 0,
 });
-const options = (credit: RewardOptions['credit'], creditReplay: RewardOptions['creditReplay'] = 'turn'): RewardOptions => ({
+const options = (
+  credit: RewardOptions['credit'],
+  creditReplay: RewardOptions['creditReplay'] = 'turn',
+): RewardOptions => ({
   credit,
   creditReplay,
   creditWeight: 1,
@@ -76,9 +86,21 @@ describe('per-agent credit by coalition replay', () => {
     { traj: 1, agent: 'bob' as const, turn: 0, prompt: '', response: 'yo' },
     { traj: 1, agent: 'alice' as const, turn: 0, prompt: 'go', response: '0' },
   ];
-  const input = { task: handTask, step: handStep, instances: [null], rows, trajectories: [traj(0, 1), traj(1, 0)], seed: 3 };
+  const input = {
+    task: handTask,
+    step: handStep,
+    instances: [null],
+    rows,
+    trajectories: [traj(0, 1), traj(1, 0)],
+    seed: 3,
+  };
 
-  for (const [mode, match] of [['counterfactual', 'prompt'], ['counterfactual', 'turn'], ['shapley', 'prompt'], ['shapley', 'turn']] as const) {
+  for (const [mode, match] of [
+    ['counterfactual', 'prompt'],
+    ['counterfactual', 'turn'],
+    ['shapley', 'prompt'],
+    ['shapley', 'turn'],
+  ] as const) {
     it(`${mode} (${match}): the agent whose output alone decides the outcome gets all the credit, the other none`, async () => {
       const c = (await batchCredit({ ...input, options: options(mode, match) }))!;
       expect([...c.rowCredit]).toEqual([0, 1, 0, 0]); // bob 0, alice 1 | bob 0, alice 0
@@ -97,7 +119,13 @@ describe('per-agent credit by coalition replay', () => {
     const echo = handWorkflow(true);
     const seen = rows.map((r) => (r.agent === 'alice' ? { ...r, prompt: r.traj === 0 ? 'hi' : 'yo' } : r));
     const at = (match: 'prompt' | 'turn') =>
-      batchCredit({ ...input, task: echo as unknown as AnyTask, step: stepOf(echo), rows: seen, options: options('counterfactual', match) });
+      batchCredit({
+        ...input,
+        task: echo as unknown as AnyTask,
+        step: stepOf(echo),
+        rows: seen,
+        options: options('counterfactual', match),
+      });
     // prompt: without bob, alice sees '' instead of 'hi', her recorded answer no longer applies → neutral → 0.
     const byPrompt = (await at('prompt'))!;
     expect([...byPrompt.rowCredit]).toEqual([1, 1, 0, 0]);
@@ -115,7 +143,13 @@ describe('per-agent credit by coalition replay', () => {
 
   it('a call the recording lacks takes the neutral default and is counted', async () => {
     // Recorded: bob only (as if alice never acted); kept: both. Alice's call has no recorded output.
-    const [r] = await replay(handTask, handStep, [{ instance: null, recorded: { bob: [{ prompt: '', response: 'hi' }] }, keep: new Set(['bob', 'alice']) }]);
+    const [r] = await replay(handTask, handStep, [
+      {
+        instance: null,
+        recorded: { bob: [{ prompt: '', response: 'hi' }] },
+        keep: new Set(['bob', 'alice']),
+      },
+    ]);
     expect(r).toEqual({ outcome: { success: false, reward: 0 }, unrecorded: 1, steps: 2 });
   });
 
@@ -123,21 +157,53 @@ describe('per-agent credit by coalition replay', () => {
     const task = getTask('search');
     const env = new InProcessEnvRunner();
     const instances = sampleInstances(task, new Prng(11), 'train', 4);
-    const batch = await rollout({ task: 'search', instances, groupSize: 4, policies: Object.fromEntries(task.agents.map((a) => [a.role, demonstratorPolicy('search', 0.3)])), env, seed: 5 });
+    const batch = await rollout({
+      task: 'search',
+      instances,
+      groupSize: 4,
+      policies: Object.fromEntries(task.agents.map((a) => [a.role, demonstratorPolicy('search', 0.3)])),
+      env,
+      seed: 5,
+    });
     const step = (inputs: EnvStepInput[]) => env.step('search', inputs);
     const recorded = batch.trajectories.map((t) => {
       const out: Record<string, RecordedCall[]> = {};
-      for (const r of batch.rows) if (r.traj === t.traj) (out[r.agent] ??= [])[r.turn] = { prompt: r.prompt, response: r.response };
+      for (const r of batch.rows)
+        if (r.traj === t.traj) (out[r.agent] ??= [])[r.turn] = { prompt: r.prompt, response: r.response };
       return out;
     });
     const roles = task.agents.map((a) => a.role);
-    const full = await replay(task, step, batch.trajectories.map((t) => ({ instance: instances[t.group], recorded: recorded[t.traj], keep: new Set(roles) })));
+    const full = await replay(
+      task,
+      step,
+      batch.trajectories.map((t) => ({
+        instance: instances[t.group],
+        recorded: recorded[t.traj],
+        keep: new Set(roles),
+      })),
+    );
     expect(full.map((r) => r.outcome?.reward)).toEqual(batch.trajectories.map((t) => t.reward));
     expect(full.every((r) => r.unrecorded === 0)).toBe(true);
     expect(new Set(batch.trajectories.map((t) => t.reward)).size).toBe(2); // some succeed, some fail
 
-    const none = await replay(task, step, batch.trajectories.map((t) => ({ instance: instances[t.group], recorded: recorded[t.traj], keep: new Set() })));
-    const c = (await batchCredit({ task, step, instances, rows: batch.rows, trajectories: batch.trajectories, options: options('shapley'), seed: 1 }))!;
+    const none = await replay(
+      task,
+      step,
+      batch.trajectories.map((t) => ({
+        instance: instances[t.group],
+        recorded: recorded[t.traj],
+        keep: new Set(),
+      })),
+    );
+    const c = (await batchCredit({
+      task,
+      step,
+      instances,
+      rows: batch.rows,
+      trajectories: batch.trajectories,
+      options: options('shapley'),
+      seed: 1,
+    }))!;
     for (const t of batch.trajectories) {
       const sum = roles.reduce((s, role) => {
         const i = batch.rows.findIndex((r) => r.traj === t.traj && r.agent === role);
@@ -157,7 +223,15 @@ describe('per-agent credit by coalition replay', () => {
       const policies = Object.fromEntries(task.agents.map((a) => [a.role, demonstratorPolicy(name, 0.3)]));
       const batch = await rollout({ task: name, instances, groupSize: 2, policies, env, seed: 9 });
       const step = (inputs: EnvStepInput[]) => env.step(name, inputs);
-      const c = (await batchCredit({ task, step, instances, rows: batch.rows, trajectories: batch.trajectories, options: options('shapley'), seed: 1 }))!;
+      const c = (await batchCredit({
+        task,
+        step,
+        instances,
+        rows: batch.rows,
+        trajectories: batch.trajectories,
+        options: options('shapley'),
+        seed: 1,
+      }))!;
       expect(c.metrics[M.creditErrors], name).toBe(0);
       expect(c.metrics[M.creditReplays], name).toBe(4 * (2 ** task.agents.length - 1));
       expect([...c.rowCredit].every(Number.isFinite), name).toBe(true);
@@ -174,9 +248,23 @@ describe('per-agent credit and tree sampling', () => {
       return r.ok ? [] : r.errors.map((e) => e.path);
     };
     expect(at({ ...tree, reward: { credit: 'counterfactual' } })).toEqual(['reward.credit']);
-    expect(at({ ...tree, runs: [{ label: 'A', estimator: 'grpo', reward: { credit: 'shapley' } }, { label: 'B', estimator: 'drmas' }] })).toEqual(['runs.0.reward.credit']);
+    expect(
+      at({
+        ...tree,
+        runs: [
+          { label: 'A', estimator: 'grpo', reward: { credit: 'shapley' } },
+          { label: 'B', estimator: 'drmas' },
+        ],
+      }),
+    ).toEqual(['runs.0.reward.credit']);
     // A run that turns credit off is fine; so is credit on parallel rollouts.
-    expect(at({ ...tree, reward: { credit: 'counterfactual' }, runs: [{ label: 'A', estimator: 'grpo', reward: { credit: 'shared' } }] })).toEqual([]);
+    expect(
+      at({
+        ...tree,
+        reward: { credit: 'counterfactual' },
+        runs: [{ label: 'A', estimator: 'grpo', reward: { credit: 'shared' } }],
+      }),
+    ).toEqual([]);
     expect(at({ reward: { credit: 'counterfactual' } })).toEqual([]);
   });
 });

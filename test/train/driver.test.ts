@@ -24,7 +24,9 @@ const fresh = { exp, run: exp.runs[1], seed: 7 };
 
 /** Everything a step computes, without the wall-clock and memory readings. */
 const science = (m: Record<string, number>) =>
-  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('mem/') && k !== M.timeS));
+  Object.fromEntries(
+    Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('mem/') && k !== M.timeS),
+  );
 
 /** The in-process environments, except that once armed the next transition loses the device and fails. */
 class LosingEnv implements EnvRunner {
@@ -59,7 +61,13 @@ async function play(mode: 'straight' | 'mid-step' | 'between-steps', at: number)
   const lost = new Promise<string>((resolve) => (lose = () => resolve('GPU device lost (destroyed: test)')));
   let fellBack = false;
   let finish: (s: DriverStatus) => void = () => {};
-  const seen: Seen = { frames: [], saved: [], fallbacks: [], states: [], finished: new Promise((r) => (finish = r)) };
+  const seen: Seen = {
+    frames: [],
+    saved: [],
+    fallbacks: [],
+    states: [],
+    finished: new Promise((r) => (finish = r)),
+  };
   const driver = await RunDriver.open(
     { fresh },
     {
@@ -80,7 +88,10 @@ async function play(mode: 'straight' | 'mid-step' | 'between-steps', at: number)
           throw new Error(message);
         },
       },
-      backend: mode === 'straight' ? undefined : { guarded: () => !fellBack, lost, fallBack: async () => ((fellBack = true), 'wasm') },
+      backend:
+        mode === 'straight'
+          ? undefined
+          : { guarded: () => !fellBack, lost, fallBack: async () => ((fellBack = true), 'wasm') },
     },
   );
   try {
@@ -110,7 +121,11 @@ describe('the run driver on a lost device', () => {
     expect(lost.frames.map((m) => m[M.step])).toEqual([0, 1, 2, 3, 4]);
     expect(lost.frames.map(science)).toEqual(straight.frames.map(science));
     expect(lost.saved).toEqual([2, 4, 5]);
-    expect(lost.states.map((s) => s.manifest.notes.reason)).toEqual(['device-loss guard', 'periodic', 'periodic']);
+    expect(lost.states.map((s) => s.manifest.notes.reason)).toEqual([
+      'device-loss guard',
+      'periodic',
+      'periodic',
+    ]);
     expect(tf.memory().numTensors).toBe(before); // the lost run's models were freed
   }, 120_000);
 

@@ -18,7 +18,11 @@ beforeAll(async () => {
 });
 
 it('raises the training reward on sync by ≥ 0.08 within 40 steps', async () => {
-  const exp = ExperimentSchema.parse({ task: 'sync', rollout: { batchSize: 8, groupSize: 8 }, eval: { every: 0 } });
+  const exp = ExperimentSchema.parse({
+    task: 'sync',
+    rollout: { batchSize: 8, groupSize: 8 },
+    eval: { every: 0 },
+  });
   const { checkpoints } = await loadShippedBase(exp);
   const t = new RunTrainer({ exp, run: exp.runs[1], seed: 0, base: checkpoints });
   try {

@@ -9,7 +9,13 @@ describe('modelSlots', () => {
   it('gives each agent its own model and its own optimizer settings under per-agent assignment', () => {
     const exp = ExperimentSchema.parse({
       task: 'math',
-      optim: { lr: 1e-3, clipHigh: 0.2, perAgent: { verifier: { lr: 5e-4, maxGradNorm: 0.5, clipLow: 0.1, clipHigh: 0.28, entropyCoef: 0.01 } } },
+      optim: {
+        lr: 1e-3,
+        clipHigh: 0.2,
+        perAgent: {
+          verifier: { lr: 5e-4, maxGradNorm: 0.5, clipLow: 0.1, clipHigh: 0.28, entropyCoef: 0.01 },
+        },
+      },
     });
     const own = modelSlots(exp).map((s) => {
       const o = modelOptim(s, exp.optim);
@@ -22,7 +28,11 @@ describe('modelSlots', () => {
   });
 
   it('reads the former optim.lrPerAgent as optim.perAgent.<agent>.lr (old links and run folders)', () => {
-    const r = validateExperiment({ task: 'math', optim: { lrPerAgent: { verifier: 5e-4 }, perAgent: { verifier: { clipHigh: 0.3 } } }, runs: [{ label: 'A', estimator: 'grpo', optim: { lrPerAgent: { solver: 2e-4 } } }] });
+    const r = validateExperiment({
+      task: 'math',
+      optim: { lrPerAgent: { verifier: 5e-4 }, perAgent: { verifier: { clipHigh: 0.3 } } },
+      runs: [{ label: 'A', estimator: 'grpo', optim: { lrPerAgent: { solver: 2e-4 } } }],
+    });
     if (!r.ok) throw new Error(JSON.stringify(r.errors));
     expect(r.config.optim.perAgent).toEqual({ verifier: { lr: 5e-4, clipHigh: 0.3 } });
     expect(r.config.runs[0].optim.perAgent).toEqual({ solver: { lr: 2e-4 } });
@@ -33,13 +43,23 @@ describe('modelSlots', () => {
 
   it('refuses a perAgent key that names no agent (a typo), in the experiment or a run, and a setting no agent may own', () => {
     const typo = ExperimentSchema.parse({ task: 'math', optim: { perAgent: { verfier: { lr: 5e-4 } } } });
-    expect(() => modelSlots(typo)).toThrow('optim.perAgent.verfier: task math has no agent "verfier" (agents: solver, verifier)');
+    expect(() => modelSlots(typo)).toThrow(
+      'optim.perAgent.verfier: task math has no agent "verfier" (agents: solver, verifier)',
+    );
     const inRun = ExperimentSchema.parse({
       task: 'math',
-      runs: [{ label: 'A', estimator: 'grpo' }, { label: 'B', estimator: 'drmas', optim: { perAgent: { solvr: { clipLow: 0.1 } } } }],
+      runs: [
+        { label: 'A', estimator: 'grpo' },
+        { label: 'B', estimator: 'drmas', optim: { perAgent: { solvr: { clipLow: 0.1 } } } },
+      ],
     });
-    expect(() => modelSlots(inRun)).toThrow(/^runs\.1\.optim\.perAgent\.solvr: task math has no agent "solvr"/);
-    const field = validateExperiment({ task: 'math', optim: { perAgent: { solver: { clipHihg: 0.3, epochs: 2 } } } });
+    expect(() => modelSlots(inRun)).toThrow(
+      /^runs\.1\.optim\.perAgent\.solvr: task math has no agent "solvr"/,
+    );
+    const field = validateExperiment({
+      task: 'math',
+      optim: { perAgent: { solver: { clipHihg: 0.3, epochs: 2 } } },
+    });
     expect(field.ok ? [] : field.errors).toEqual([
       { path: 'optim.perAgent.solver.clipHihg', message: 'unknown field' },
       { path: 'optim.perAgent.solver.epochs', message: 'unknown field' },
@@ -48,15 +68,27 @@ describe('modelSlots', () => {
 
   it('refuses per-agent settings with one shared model (one optimizer, one loss), naming the field', () => {
     for (const field of ['lr', 'maxGradNorm', 'clipLow', 'clipHigh', 'entropyCoef']) {
-      const shared = ExperimentSchema.parse({ task: 'math', models: { assignment: 'shared' }, optim: { perAgent: { solver: { [field]: 0.1 } } } });
-      expect(() => modelSlots(shared)).toThrow(new RegExp(`^optim\\.perAgent\\.solver\\.${field}: all agents share one model .* so it has one ${field}; use optim\\.${field}`));
+      const shared = ExperimentSchema.parse({
+        task: 'math',
+        models: { assignment: 'shared' },
+        optim: { perAgent: { solver: { [field]: 0.1 } } },
+      });
+      expect(() => modelSlots(shared)).toThrow(
+        new RegExp(
+          `^optim\\.perAgent\\.solver\\.${field}: all agents share one model .* so it has one ${field}; use optim\\.${field}`,
+        ),
+      );
     }
   });
 });
 
 describe('models.ids: a model shared by a chosen subset of agents (DrMAS model_ids)', () => {
   const tools = (patch: Record<string, unknown> = {}) =>
-    ExperimentSchema.parse({ task: 'search', models: { ids: { search: 'tools', answer: 'tools' } }, ...patch });
+    ExperimentSchema.parse({
+      task: 'search',
+      models: { ids: { search: 'tools', answer: 'tools' } },
+      ...patch,
+    });
 
   it('gives agents with the same id one model, the others their own', () => {
     expect(modelSlots(tools()).map((s) => [s.id, s.agents])).toEqual([
@@ -68,15 +100,30 @@ describe('models.ids: a model shared by a chosen subset of agents (DrMAS model_i
   });
 
   it('refuses sizes or learning rates that differ within a shared model, ids of unknown agents, and ids with one shared model', () => {
-    expect(() => modelSlots(tools({ models: { ids: { search: 'tools', answer: 'tools' }, perAgent: { answer: 'small' } } }))).toThrow(
+    expect(() =>
+      modelSlots(
+        tools({ models: { ids: { search: 'tools', answer: 'tools' }, perAgent: { answer: 'small' } } }),
+      ),
+    ).toThrow(
       'models.perAgent.answer: agents search, answer share model tools (models.ids), so they need one size',
     );
-    expect(() => modelSlots(tools({ optim: { perAgent: { search: { lr: 1e-4 }, answer: { lr: 1e-4, clipHigh: 0.3 } } } }))).toThrow(
+    expect(() =>
+      modelSlots(
+        tools({ optim: { perAgent: { search: { lr: 1e-4 }, answer: { lr: 1e-4, clipHigh: 0.3 } } } }),
+      ),
+    ).toThrow(
       /^optim\.perAgent\.answer\.clipHigh: agents search, answer share model tools \(models\.ids\), so they need one clipHigh/,
     );
-    expect(() => modelSlots(ExperimentSchema.parse({ task: 'search', models: { ids: { serch: 'tools' } } }))).toThrow(/^models\.ids\.serch: task search has no agent/);
-    expect(() => modelSlots(ExperimentSchema.parse({ task: 'search', models: { assignment: 'shared', ids: { search: 'tools' } } }))).toThrow(
-      'models.ids (search) needs models.assignment = per-agent',
-    );
+    expect(() =>
+      modelSlots(ExperimentSchema.parse({ task: 'search', models: { ids: { serch: 'tools' } } })),
+    ).toThrow(/^models\.ids\.serch: task search has no agent/);
+    expect(() =>
+      modelSlots(
+        ExperimentSchema.parse({
+          task: 'search',
+          models: { assignment: 'shared', ids: { search: 'tools' } },
+        }),
+      ),
+    ).toThrow('models.ids (search) needs models.assignment = per-agent');
   });
 });

@@ -29,7 +29,9 @@ async function oneStep(perAgent: Record<string, unknown>) {
   try {
     const { metrics } = await t.trainStep();
     const weights = Object.fromEntries(
-      await Promise.all(t.models.map(async (m) => [m.id, await Promise.all(m.model.variables.map((v) => v.data()))] as const)),
+      await Promise.all(
+        t.models.map(async (m) => [m.id, await Promise.all(m.model.variables.map((v) => v.data()))] as const),
+      ),
     );
     return { metrics, weights };
   } finally {
@@ -54,7 +56,10 @@ describe('optim.perAgent on a real update', () => {
       }
       own.weights[other].forEach((w, i) => expect(w).toEqual(shared.weights[other][i]));
     }
-    const moved = own.weights.answer.reduce((n, w, i) => n + Array.from(w).filter((x, j) => x !== shared.weights.answer[i][j]).length, 0);
+    const moved = own.weights.answer.reduce(
+      (n, w, i) => n + Array.from(w).filter((x, j) => x !== shared.weights.answer[i][j]).length,
+      0,
+    );
     expect(moved).toBeGreaterThan(100);
   });
 
@@ -63,10 +68,14 @@ describe('optim.perAgent on a real update', () => {
     const t = new RunTrainer({ exp: e, run: e.runs[0], seed: 5 });
     try {
       const opt = (id: string) => t.models.find((m) => m.id === id)!.opt;
-      expect([opt('search').lr, opt('search').clipNorm, opt('answer').lr, opt('answer').clipNorm]).toEqual([3e-4, 1, 1e-5, 0.25]);
+      expect([opt('search').lr, opt('search').clipNorm, opt('answer').lr, opt('answer').clipNorm]).toEqual([
+        3e-4, 1, 1e-5, 0.25,
+      ]);
       t.setLive('maxGradNorm', 2);
       t.setLive('lr', 1e-3);
-      expect([opt('search').lr, opt('search').clipNorm, opt('answer').lr, opt('answer').clipNorm]).toEqual([1e-3, 2, 1e-5, 0.25]);
+      expect([opt('search').lr, opt('search').clipNorm, opt('answer').lr, opt('answer').clipNorm]).toEqual([
+        1e-3, 2, 1e-5, 0.25,
+      ]);
     } finally {
       t.dispose();
     }

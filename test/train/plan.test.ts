@@ -34,7 +34,14 @@ describe('plan under parallel sampling', () => {
       let success = 0;
       for (let b = 0; b < 8; b++) {
         const instances = sampleInstances(getTask('plan'), new Prng(mixSeed(7, `amp/${b}`)), 'train', 4);
-        const r = await rollout<SampledTokens>({ task: 'plan', instances, groupSize: 8, policies, agentModels: agentModelsOf(models), seed: mixSeed(7, `amp-roll/${b}`) });
+        const r = await rollout<SampledTokens>({
+          task: 'plan',
+          instances,
+          groupSize: 8,
+          policies,
+          agentModels: agentModelsOf(models),
+          seed: mixSeed(7, `amp-roll/${b}`),
+        });
         success += r.trajectories.filter((t) => t.success).length / 32 / 8;
         for (const e of ['atgrpo', 'grpo', 'drmas'] as const) {
           const { singletonFrac, sets: n } = computeAdvantages(r.rows, { estimator: e }).stats;
@@ -47,7 +54,9 @@ describe('plan under parallel sampling', () => {
       expect(frac('atgrpo')).toBeGreaterThan(0);
       expect(frac('grpo')).toBe(0);
       expect(frac('drmas')).toBe(0);
-      console.log(`plan, 8 batches of B = 4, G = 8, shipped base: atgrpo singleton_frac ${frac('atgrpo').toFixed(3)} of ${sets.atgrpo[1]} sets, success ${success.toFixed(3)}`);
+      console.log(
+        `plan, 8 batches of B = 4, G = 8, shipped base: atgrpo singleton_frac ${frac('atgrpo').toFixed(3)} of ${sets.atgrpo[1]} sets, success ${success.toFixed(3)}`,
+      );
     } finally {
       disposeModels(models);
     }

@@ -1,6 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { aggregationWeights, getKl, getPolicyLoss, KL_TYPES, LOSS_AGG_MODES as AGG_MODES } from '../../src/core/losses';
+import {
+  aggregationWeights,
+  getKl,
+  getPolicyLoss,
+  KL_TYPES,
+  LOSS_AGG_MODES as AGG_MODES,
+} from '../../src/core/losses';
 import { UPDATE_STATS } from '../../src/core/metrics';
 import { ppoLoss, tensorOps } from '../../src/train/ppo-loss';
 import { policyLoss } from '../rl/reference-loss';
@@ -8,7 +14,7 @@ import { policyLoss } from '../rl/reference-loss';
 /** A seeded batch whose ratios straddle both clip ranges and the dual-clip bound. */
 function batch(seed: number) {
   let s = seed;
-  const rand = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const rand = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   const B = 6;
   const T = 9;
   const lengths = [9, 4, 1, 7, 0, 5];
@@ -32,13 +38,31 @@ describe('tfjs PPO loss vs the pure reference (cpu backend)', () => {
   const cases = AGG_MODES.flatMap((aggMode) => KL_TYPES.map((klType) => ({ aggMode, klType })));
   it.each(cases)('$aggMode, $klType: loss and diagnostics agree within 1e-6', async ({ aggMode, klType }) => {
     const x = batch(7);
-    const opts = { policyLoss: 'vanilla' as const, clipLow: 0.2, clipHigh: 0.28, dualClip: 3, klType, klCoef: 0.05, entropyCoef: 0.01 };
+    const opts = {
+      policyLoss: 'vanilla' as const,
+      clipLow: 0.2,
+      clipHigh: 0.28,
+      dualClip: 3,
+      klType,
+      klCoef: 0.05,
+      entropyCoef: 0.01,
+    };
     const ref = policyLoss(
-      { logp: x.logp, oldLogp: x.oldLogp, refLogp: x.refLogp, entropy: x.entropy, mask: x.mask, advantages: x.advantages },
+      {
+        logp: x.logp,
+        oldLogp: x.oldLogp,
+        refLogp: x.refLogp,
+        entropy: x.entropy,
+        mask: x.mask,
+        advantages: x.advantages,
+      },
       { ...opts, clipC: opts.dualClip, aggMode, lMax: x.T },
     );
     const w = aggregationWeights(aggMode, { mask: x.mask, B: x.B, T: x.T, lMax: x.T });
-    const adv = Float32Array.from({ length: x.B * x.T }, (_, j) => x.advantages[Math.floor(j / x.T)] * x.mask[j]);
+    const adv = Float32Array.from(
+      { length: x.B * x.T },
+      (_, j) => x.advantages[Math.floor(j / x.T)] * x.mask[j],
+    );
     const t = (a: ArrayLike<number>) => tf.tensor2d(Float32Array.from(a), [x.B, x.T]);
     const inputs = {
       logp: t(x.logp),
@@ -55,7 +79,10 @@ describe('tfjs PPO loss vs the pure reference (cpu backend)', () => {
       const d = tf.clipByValue(tf.sub(inputs.logp, inputs.oldLogp), -20, 20);
       const token = getPolicyLoss('vanilla').device(tensorOps, d, inputs.adv, { low: 0.2, high: 0.28, c: 3 });
       const kl = getKl(klType).device(tensorOps, inputs.logp, inputs.refLogp);
-      return tf.stack([tf.sum(tf.mul(tf.mul(kl, inputs.mask), inputs.weights)), tf.sum(tf.mul(tf.cast(token.dualClipped, 'float32'), inputs.mask))]);
+      return tf.stack([
+        tf.sum(tf.mul(tf.mul(kl, inputs.mask), inputs.weights)),
+        tf.sum(tf.mul(tf.cast(token.dualClipped, 'float32'), inputs.mask)),
+      ]);
     });
     const [lossValue] = await loss.data();
     const statValues = await stats.data();

@@ -17,7 +17,9 @@ const exp = ExperimentSchema.parse({
 
 /** Everything a step computes, without the wall-clock and memory readings. */
 const science = (m: Record<string, number>) =>
-  Object.fromEntries(Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('mem/') && k !== M.timeS));
+  Object.fromEntries(
+    Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('mem/') && k !== M.timeS),
+  );
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -52,7 +54,10 @@ describe('resuming a run from its saved state', () => {
     try {
       expect(resumed.step).toBe(2);
       expect(resumed.liveValues().lr).toBe(2e-3);
-      const got = [science((await resumed.trainStep()).metrics), science((await resumed.trainStep()).metrics)];
+      const got = [
+        science((await resumed.trainStep()).metrics),
+        science((await resumed.trainStep()).metrics),
+      ];
       expect(got[0][M.step]).toBe(2);
       expect(got).toEqual(expected.slice(2));
       // The steps after the save still learn: the update is not a no-op.
@@ -76,7 +81,14 @@ describe('resuming a run from its saved state', () => {
     expect(() => decodeRunState(flipped)).toThrow(/content hash mismatch/);
     expect(() => decodeRunState(bytes.slice(0, bytes.length - 64))).toThrow(/truncated or padded/);
     expect(() => decodeRunState(bytes.slice(0, 30))).toThrow(/truncated: manifest/);
-    expect(() => decodeRunState(new TextEncoder().encode('AGWGPT01 a model checkpoint'))).toThrow(/not an Agentwise run state file/);
-    expect(() => resumeRunTrainer({ ...decodeRunState(bytes), manifest: { ...decodeRunState(bytes).manifest, step: -1 } })).toThrow(/step must be an integer/);
+    expect(() => decodeRunState(new TextEncoder().encode('AGWGPT01 a model checkpoint'))).toThrow(
+      /not an Agentwise run state file/,
+    );
+    expect(() =>
+      resumeRunTrainer({
+        ...decodeRunState(bytes),
+        manifest: { ...decodeRunState(bytes).manifest, step: -1 },
+      }),
+    ).toThrow(/step must be an integer/);
   });
 });

@@ -15,7 +15,12 @@ beforeAll(async () => {
 });
 
 const exp = (over: object) =>
-  ExperimentSchema.parse({ task: 'sync', rollout: { batchSize: 4, groupSize: 4 }, eval: { every: 0 }, ...over });
+  ExperimentSchema.parse({
+    task: 'sync',
+    rollout: { batchSize: 4, groupSize: 4 },
+    eval: { every: 0 },
+    ...over,
+  });
 
 async function firstStep(e: ReturnType<typeof exp>) {
   const { checkpoints } = await loadShippedBase(e);
@@ -36,16 +41,23 @@ describe('same-batch gradient norms', () => {
 
   for (const assignment of ['per-agent', 'shared'] as const) {
     it(`${assignment} models: the run's own estimator gives its own grad norm; on sync grpo and drmas give the same`, async () => {
-      const { agents, keys, metrics } = await firstStep(exp({ models: { assignment }, diagnostics: { shadowGradNorm: true } }));
+      const { agents, keys, metrics } = await firstStep(
+        exp({ models: { assignment }, diagnostics: { shadowGradNorm: true } }),
+      );
       for (const agent of agents) {
         for (const e of ESTIMATOR_NAMES) expect(keys).toContain(agentShadowKey(agent, e, 'grad_norm'));
         const own = metrics[agentKey(agent, 'grad_norm')];
         expect(own).toBeGreaterThan(0);
         // One epoch, one mini-batch: the probe and the update take the same gradient.
         expect(metrics[agentShadowKey(agent, 'grpo', 'grad_norm')]).toBeCloseTo(own, 5);
-        expect(metrics[agentShadowKey(agent, 'drmas', 'grad_norm')]).toBe(metrics[agentShadowKey(agent, 'grpo', 'grad_norm')]);
+        expect(metrics[agentShadowKey(agent, 'drmas', 'grad_norm')]).toBe(
+          metrics[agentShadowKey(agent, 'grpo', 'grad_norm')],
+        );
         // global-step scales every advantage by √((GK−1)/(K(G−1))) = √(7/6) here, and so the gradient.
-        expect(metrics[agentShadowKey(agent, 'global-step', 'grad_norm')] / own).toBeCloseTo(Math.sqrt(7 / 6), 3);
+        expect(metrics[agentShadowKey(agent, 'global-step', 'grad_norm')] / own).toBeCloseTo(
+          Math.sqrt(7 / 6),
+          3,
+        );
       }
     });
   }

@@ -145,7 +145,12 @@ describe('RunTrainer', () => {
       t.dispose();
     }
     // Candidates 1 (tree 0) and 6 (tree 1) fail: both trees, all 8 branches, are env errors.
-    const f = new RunTrainer({ exp: { ...exp, task: 'sync' }, run: exp.runs[0], seed: 2, env: new FailingEnv() });
+    const f = new RunTrainer({
+      exp: { ...exp, task: 'sync' },
+      run: exp.runs[0],
+      seed: 2,
+      env: new FailingEnv(),
+    });
     try {
       const { metrics, trajectories } = await f.trainStep();
       expect(metrics[M.envErrors]).toBe(8);

@@ -8,14 +8,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { aggregationWeights } from '../../src/core/losses';
 import { OptimSchema, type Optim } from '../../src/core/config';
-import { lengthGroups, packRows, scatterResponses, toTensors, tokenLogprobs, disposeBatch } from '../../src/model/logprobs';
+import {
+  lengthGroups,
+  packRows,
+  scatterResponses,
+  toTensors,
+  tokenLogprobs,
+  disposeBatch,
+} from '../../src/model/logprobs';
 import { AdamW } from '../../src/model/optim';
 import type { Role } from '../../src/core/vocab';
 import type { Row } from '../../src/tasks/orchestrator';
 import type { PolicyModel } from '../../src/train/models';
 import type { SampledTokens } from '../../src/train/policy';
 import { ppoLoss } from '../../src/train/ppo-loss';
-import { lossTerms } from '../../src/train/update-step';
+import { lossTerms } from '../../src/train/ppo-update';
 import { maxAbsDiff, tinyModel, useBackend } from '../model/helpers';
 
 const CONTEXT = 64;
@@ -44,7 +51,13 @@ function makeRows(n: number, agents: readonly Role[], seed: number): Row<Sampled
 }
 
 /** The reference: all rows in one padded batch (B = the rows), one masked term per agent. */
-function oneBatchTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], adv: Float64Array, optim: Optim, agents: readonly (Role | null)[]) {
+function oneBatchTerms(
+  m: PolicyModel,
+  rows: readonly Row<SampledTokens>[],
+  adv: Float64Array,
+  optim: Optim,
+  agents: readonly (Role | null)[],
+) {
   const cfg = m.model.config;
   const packed = packRows(
     rows.map((r) => ({ prompt: r.promptIds, response: r.responseIds })),
@@ -53,17 +66,40 @@ function oneBatchTerms(m: PolicyModel, rows: readonly Row<SampledTokens>[], adv:
   const { B, T } = packed;
   const w = aggregationWeights(optim.lossAgg, { mask: packed.mask, B, T, lMax: 13 });
   const batch = toTensors(packed);
-  const oldLogp = tf.tensor2d(scatterResponses(packed, rows.map((r) => r.oldLogp)), [B, T]);
-  const advT = tf.tensor2d(scatterResponses(packed, rows.map((r, b) => r.responseIds.map(() => adv[b]))), [B, T]);
+  const oldLogp = tf.tensor2d(
+    scatterResponses(
+      packed,
+      rows.map((r) => r.oldLogp),
+    ),
+    [B, T],
+  );
+  const advT = tf.tensor2d(
+    scatterResponses(
+      packed,
+      rows.map((r, b) => r.responseIds.map(() => adv[b])),
+    ),
+    [B, T],
+  );
   const refLogp = m.ref ? tf.tidy(() => tokenLogprobs(m.ref!, batch).logp) : undefined;
   const terms = agents.map((agent) => () => {
-    const sel = Float32Array.from({ length: B * T }, (_, j) => (agent === null || rows[Math.floor(j / T)].agent === agent ? 1 : 0));
+    const sel = Float32Array.from({ length: B * T }, (_, j) =>
+      agent === null || rows[Math.floor(j / T)].agent === agent ? 1 : 0,
+    );
     const { logp, entropy } = tokenLogprobs(m.model, batch);
     const mask = tf.mul(batch.mask, tf.tensor2d(sel, [B, T])) as tf.Tensor2D;
-    const weights = tf.tensor2d(Float32Array.from(w, (x, j) => x * sel[j]), [B, T]);
-    return ppoLoss({ logp, entropy, oldLogp, adv: advT, mask, weights, ...(refLogp ? { refLogp } : {}) }, optim);
+    const weights = tf.tensor2d(
+      Float32Array.from(w, (x, j) => x * sel[j]),
+      [B, T],
+    );
+    return ppoLoss(
+      { logp, entropy, oldLogp, adv: advT, mask, weights, ...(refLogp ? { refLogp } : {}) },
+      optim,
+    );
   });
-  return { terms, dispose: () => (disposeBatch(batch), tf.dispose([oldLogp, advT, ...(refLogp ? [refLogp] : [])])) };
+  return {
+    terms,
+    dispose: () => (disposeBatch(batch), tf.dispose([oldLogp, advT, ...(refLogp ? [refLogp] : [])])),
+  };
 }
 
 /** A term's loss, stats and gradient, read back. */
@@ -88,41 +124,63 @@ describe('loss terms on distinct rows in length groups', () => {
     { lossAgg: 'token-mean', klCoef: 0, entropyCoef: 0 },
     { lossAgg: 'seq-mean-token-mean', klCoef: 0.1, entropyCoef: 0.01 },
   ] as const;
-  it.each(cases)('$lossAgg (KL $klCoef, entropy $entropyCoef): loss, stats and gradient of one padded batch within 1e-5', async (c) => {
-    const optim = OptimSchema.parse(c);
-    // 40 rows and 16 copies of some of them (the same prompt and response, as a group's rollouts often have).
-    const made = makeRows(40, ['verifier', 'search'], 3);
-    const rows = [...made, ...made.slice(0, 16).map((r, i) => ({ ...r, traj: 40 + i }))];
-    const adv = Float64Array.from(rows, (_, i) => Math.sin(i * 1.7) * 1.4);
-    const idx = rows.map((_, i) => i);
-    // The grouping under test is not trivial: rows of 4 to 60 positions fall in several groups.
-    const lengths = rows.map((r) => r.promptIds.length + r.responseIds.length);
-    expect(lengthGroups(lengths, { contextLength: CONTEXT }).length).toBeGreaterThan(1);
-    for (const agents of [['verifier'], ['verifier', 'search']] as Role[][]) {
-      const model = tinyModel(4, { contextLength: CONTEXT });
-      const m: PolicyModel = { id: agents.join('+'), preset: 'nano', agents, model, opt: new AdamW(model, { lr: 1e-3, clipNorm: 1 }), ref: c.klCoef ? tinyModel(5, { contextLength: CONTEXT }) : null };
-      const own = agents.length === 1 ? idx.filter((i) => rows[i].agent === agents[0]) : idx;
-      const grouped = lossTerms(m, rows, adv, own, { optim, temperature: 1, lMax: 13, seed: 0 });
-      const reference = oneBatchTerms(m, own.map((i) => rows[i]), Float64Array.from(own, (i) => adv[i]), optim, agents.length === 1 ? [null] : agents);
-      expect(grouped.terms.length).toBe(reference.terms.length);
-      // Each term's 20 distinct rows go through the model once (exact B on wasm), not its 28 rows.
-      for (const t of grouped.termInputs) expect(t.batches.reduce((n, b) => n + b.inputs.shape[0], 0)).toBe(20);
-      for (let k = 0; k < grouped.terms.length; k++) {
-        const got = await evaluate(grouped.terms[k] as () => { loss: tf.Scalar; stats: tf.Tensor }, model.variables);
-        const want = await evaluate(reference.terms[k], model.variables);
-        expect(Math.abs(got.loss - want.loss)).toBeLessThan(1e-5);
-        expect(Math.abs(want.loss)).toBeGreaterThan(1e-3);
-        expect(maxAbsDiff(got.stats, want.stats)).toBeLessThan(1e-4 * Math.max(1, ...want.stats.map(Math.abs)));
-        expect(maxAbsDiff(got.grad, want.grad)).toBeLessThan(1e-5);
-        expect(Math.max(...Array.from(want.grad, Math.abs))).toBeGreaterThan(1e-3);
+  it.each(cases)(
+    '$lossAgg (KL $klCoef, entropy $entropyCoef): loss, stats and gradient of one padded batch within 1e-5',
+    async (c) => {
+      const optim = OptimSchema.parse(c);
+      // 40 rows and 16 copies of some of them (the same prompt and response, as a group's rollouts often have).
+      const made = makeRows(40, ['verifier', 'search'], 3);
+      const rows = [...made, ...made.slice(0, 16).map((r, i) => ({ ...r, traj: 40 + i }))];
+      const adv = Float64Array.from(rows, (_, i) => Math.sin(i * 1.7) * 1.4);
+      const idx = rows.map((_, i) => i);
+      // The grouping under test is not trivial: rows of 4 to 60 positions fall in several groups.
+      const lengths = rows.map((r) => r.promptIds.length + r.responseIds.length);
+      expect(lengthGroups(lengths, { contextLength: CONTEXT }).length).toBeGreaterThan(1);
+      for (const agents of [['verifier'], ['verifier', 'search']] as Role[][]) {
+        const model = tinyModel(4, { contextLength: CONTEXT });
+        const m: PolicyModel = {
+          id: agents.join('+'),
+          preset: 'nano',
+          agents,
+          model,
+          opt: new AdamW(model, { lr: 1e-3, clipNorm: 1 }),
+          ref: c.klCoef ? tinyModel(5, { contextLength: CONTEXT }) : null,
+        };
+        const own = agents.length === 1 ? idx.filter((i) => rows[i].agent === agents[0]) : idx;
+        const grouped = lossTerms(m, rows, adv, own, { optim, temperature: 1, lMax: 13, seed: 0 });
+        const reference = oneBatchTerms(
+          m,
+          own.map((i) => rows[i]),
+          Float64Array.from(own, (i) => adv[i]),
+          optim,
+          agents.length === 1 ? [null] : agents,
+        );
+        expect(grouped.terms.length).toBe(reference.terms.length);
+        // Each term's 20 distinct rows go through the model once (exact B on wasm), not its 28 rows.
+        for (const t of grouped.termInputs)
+          expect(t.batches.reduce((n, b) => n + b.inputs.shape[0], 0)).toBe(20);
+        for (let k = 0; k < grouped.terms.length; k++) {
+          const got = await evaluate(
+            grouped.terms[k] as () => { loss: tf.Scalar; stats: tf.Tensor },
+            model.variables,
+          );
+          const want = await evaluate(reference.terms[k], model.variables);
+          expect(Math.abs(got.loss - want.loss)).toBeLessThan(1e-5);
+          expect(Math.abs(want.loss)).toBeGreaterThan(1e-3);
+          expect(maxAbsDiff(got.stats, want.stats)).toBeLessThan(
+            1e-4 * Math.max(1, ...want.stats.map(Math.abs)),
+          );
+          expect(maxAbsDiff(got.grad, want.grad)).toBeLessThan(1e-5);
+          expect(Math.max(...Array.from(want.grad, Math.abs))).toBeGreaterThan(1e-3);
+        }
+        grouped.dispose();
+        reference.dispose();
+        m.opt.dispose();
+        model.dispose();
+        m.ref?.dispose();
       }
-      grouped.dispose();
-      reference.dispose();
-      m.opt.dispose();
-      model.dispose();
-      m.ref?.dispose();
-    }
-  });
+    },
+  );
 });
 
 describe('lengthGroups', () => {
@@ -133,7 +191,9 @@ describe('lengthGroups', () => {
     expect(groups.map((g) => g.length)).toEqual([40, 40]);
     expect(groups[0].every((i) => i >= 40)).toBe(true); // shortest first
     // One short row among long ones rides with them: a pass of its own costs more than its padding.
-    expect(lengthGroups([65, 65, 65, 65, 65, 65, 65, 18], { contextLength: 128 }).map((g) => g.length)).toEqual([8]);
+    expect(
+      lengthGroups([65, 65, 65, 65, 65, 65, 65, 18], { contextLength: 128 }).map((g) => g.length),
+    ).toEqual([8]);
     // Rows of one bucket are never split, and every row is in exactly one group.
     const mixed = Array.from({ length: 90 }, (_, i) => 5 + ((i * 37) % 100));
     const g = lengthGroups(mixed, { contextLength: 128 });

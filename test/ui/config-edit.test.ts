@@ -4,7 +4,15 @@ import { enumOptions, optionDoc, optionLabel } from '../../src/ui/config-edit';
 
 describe('option docs', () => {
   it('labels every option of a field backed by a registry, and no other field', () => {
-    for (const path of ['task', 'runs.0.estimator', 'optim.policyLoss', 'optim.klType', 'optim.lossAgg', 'reward.credit', 'runs.2.reward.credit']) {
+    for (const path of [
+      'task',
+      'runs.0.estimator',
+      'optim.policyLoss',
+      'optim.klType',
+      'optim.lossAgg',
+      'reward.credit',
+      'runs.2.reward.credit',
+    ]) {
       for (const o of enumOptions(path)) expect(optionDoc(path, o), `${path} ${o}`).toMatch(/\w{3}/);
     }
     expect(optionDoc('runs.1.estimator', 'drmas')).toMatch(/Dr\. MAS agent-wise normalization/);
@@ -18,7 +26,15 @@ describe('option docs', () => {
   });
 
   it('shows the registry label where the entry has one, else the name', () => {
-    expect(enumOptions('runs.0.estimator').map((o) => optionLabel('runs.0.estimator', o))).toEqual(['GRPO', 'Dr. MAS', 'AT-GRPO', 'global step-level', 'MAGRPO']);
+    expect(enumOptions('runs.0.estimator').map((o) => optionLabel('runs.0.estimator', o))).toEqual([
+      'GRPO',
+      'Dr. MAS',
+      'AT-GRPO',
+      'global step-level',
+      'MAGRPO',
+      'custom',
+    ]);
+    expect(optionDoc('runs.0.estimator', 'custom')).toMatch(/advantage\.meanOver/);
     expect(optionLabel('reward.credit', 'counterfactual')).toBe('counterfactual');
     expect(optionLabel('models.preset', 'nano')).toBe('nano');
   });

@@ -7,7 +7,10 @@ describe('run data in the page', () => {
   it('holds a run of the longest allowed length whole, for the charts and the exports', () => {
     const id = 'r-long' as RunId;
     const keys = ['step', 'reward/mean', 'agent/search/grad_norm'];
-    const frames = Array.from({ length: MAX_STEPS }, (_, s) => new Float64Array([s, Math.sin(s / 50), s === 1234 ? 99 : 1]));
+    const frames = Array.from(
+      { length: MAX_STEPS },
+      (_, s) => new Float64Array([s, Math.sin(s / 50), s === 1234 ? 99 : 1]),
+    );
     restoreRunData(id, keys, frames);
     const rows = allRows(id);
     expect(rows.length).toBe(MAX_STEPS); // the CSV / JSON / TensorBoard exports read these rows
@@ -24,7 +27,11 @@ describe('run data in the page', () => {
 
   it('allocates for the frames a run has, not for the longest run', () => {
     const id = 'r-short' as RunId;
-    restoreRunData(id, ['step', 'reward/mean'], Array.from({ length: 200 }, (_, s) => new Float64Array([s, 0.5])));
+    restoreRunData(
+      id,
+      ['step', 'reward/mean'],
+      Array.from({ length: 200 }, (_, s) => new Float64Array([s, 0.5])),
+    );
     expect(allRows(id).length).toBe(200);
     expect(runData(id)!.ring.allocated).toBe(256); // 4 KB, where a preallocated ring took 1.6 MB
     forgetRunData([id]);

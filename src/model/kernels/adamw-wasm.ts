@@ -13,10 +13,15 @@ const NAME = 'AgwAdamW';
 // w, g, m, v (n values each, any shape) → [m', v', w' (the shape of w), Σ 0·(w', m', v') (1)]
 registerWasmKernel(NAME, ({ k, at, out, scratch, heap: floats }, { w, g, m, v }, c) => {
   const n = w.shape.reduce((a, d) => a * d, 1);
-  const m2 = out(w.shape), v2 = out(w.shape), w2 = out(w.shape), check = out([1]);
+  const m2 = out(w.shape),
+    v2 = out(w.shape),
+    w2 = out(w.shape),
+    check = out([1]);
   const consts = scratch(40 + 12); // 10 constants × 4 lanes, then the tail's 3 × 4 outputs
   const heap = floats();
-  [c.beta1, c.scale, 1 - c.beta1, c.beta2, 1 - c.beta2, c.keep, c.lr, c.bc1, c.bc2, c.eps].forEach((x, i) => heap.fill(x, consts / 4 + 4 * i, consts / 4 + 4 * i + 4));
+  [c.beta1, c.scale, 1 - c.beta1, c.beta2, 1 - c.beta2, c.keep, c.lr, c.bc1, c.bc2, c.eps].forEach((x, i) =>
+    heap.fill(x, consts / 4 + 4 * i, consts / 4 + 4 * i + 4),
+  );
   heap[at(check) / 4] = k.adamw(at(w), at(g), at(m), at(v), at(w2), at(m2), at(v2), n, consts);
   return [m2, v2, w2, check];
 });
@@ -25,6 +30,17 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap: floats }, { w, g, m, v },
 export const wasmAdamWAvailable = (): boolean => fusedKernelsAvailable('adamw');
 
 /** New (m, v, θ) for one parameter and Σ 0·x over them (NaN iff one is not finite); the caller assigns and disposes. */
-export function adamWStepWasm(theta: tf.Tensor, g: tf.Tensor, m: tf.Tensor, v: tf.Tensor, c: AdamWConstants): [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor] {
-  return tf.engine().runKernel(NAME, { w: theta, g, m, v }, c as unknown as tf.NamedAttrMap) as unknown as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
+export function adamWStepWasm(
+  theta: tf.Tensor,
+  g: tf.Tensor,
+  m: tf.Tensor,
+  v: tf.Tensor,
+  c: AdamWConstants,
+): [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor] {
+  return tf.engine().runKernel(NAME, { w: theta, g, m, v }, c as unknown as tf.NamedAttrMap) as unknown as [
+    tf.Tensor,
+    tf.Tensor,
+    tf.Tensor,
+    tf.Tensor,
+  ];
 }

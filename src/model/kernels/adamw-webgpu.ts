@@ -1,5 +1,5 @@
 /**
- * AdamW's update for every parameter in one WGSL dispatch on the webgpu backend (issue 17), in place
+ * AdamW's update for every parameter in one WGSL dispatch on the webgpu backend (dispatches cost more than the math, docs/figures.md#webgpu-dispatches-and-readbacks), in place
  * of 3 programs per parameter. Same arithmetic, same order, f32 throughout:
  *   m ← β₁·m + (1−β₁)·c·g,   v ← β₂·v + (1−β₂)·(c·g)²,
  *   θ ← θ·(1 − lr·wd) − lr·(m/bc₁)/(√(v/bc₂) + ε).
@@ -21,7 +21,13 @@
  * Every buffer is a tfjs tensor (pooled, counted in tf.memory()); the pipeline compiles once per device.
  */
 import * as tf from '@tensorflow/tfjs';
-import { bufferOf, emptyTensor, rawWebGpuBackend, webgpuKernelsAvailable, type RawWebGpuBackend } from './webgpu';
+import {
+  bufferOf,
+  emptyTensor,
+  rawWebGpuBackend,
+  webgpuKernelsAvailable,
+  type RawWebGpuBackend,
+} from './webgpu';
 
 export interface AdamWConstants {
   beta1: number;
@@ -41,7 +47,10 @@ export interface AdamWConstants {
  * family on, where θ and g together fit one storage binding (128 MiB by default: 16M parameters).
  */
 export function fusedAdamWAvailable(n: number): boolean {
-  return webgpuKernelsAvailable('adamw') && 4 * (2 * n + 2) <= rawWebGpuBackend().device.limits.maxStorageBufferBindingSize;
+  return (
+    webgpuKernelsAvailable('adamw') &&
+    4 * (2 * n + 2) <= rawWebGpuBackend().device.limits.maxStorageBufferBindingSize
+  );
 }
 
 const WG = 128;
@@ -129,12 +138,18 @@ fn main(@builtin(local_invocation_index) t : u32) {
   }
 }`;
 
-const pipelines = { adamw: new WeakMap<GPUDevice, GPUComputePipeline>(), norm: new WeakMap<GPUDevice, GPUComputePipeline>() };
+const pipelines = {
+  adamw: new WeakMap<GPUDevice, GPUComputePipeline>(),
+  norm: new WeakMap<GPUDevice, GPUComputePipeline>(),
+};
 function pipelineFor(device: GPUDevice, which: keyof typeof pipelines): GPUComputePipeline {
   let p = pipelines[which].get(device);
   if (!p) {
     const code = which === 'adamw' ? SHADER : NORM_SHADER;
-    p = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code }), entryPoint: 'main' } });
+    p = device.createComputePipeline({
+      layout: 'auto',
+      compute: { module: device.createShaderModule({ code }), entryPoint: 'main' },
+    });
     pipelines[which].set(device, p);
   }
   return p;
@@ -142,14 +157,20 @@ function pipelineFor(device: GPUDevice, which: keyof typeof pipelines): GPUCompu
 
 /** A uniform buffer holding `data`, from tfjs's pool and back to it when the command buffer is submitted, as tfjs's own. */
 function uniformBuffer(be: RawWebGpuBackend, data: ArrayBuffer): GPUBuffer {
-  const ubo = be.bufferManager.acquireBuffer(data.byteLength, GPUBufferUsage.COPY_DST | GPUBufferUsage.UNIFORM);
+  const ubo = be.bufferManager.acquireBuffer(
+    data.byteLength,
+    GPUBufferUsage.COPY_DST | GPUBufferUsage.UNIFORM,
+  );
   be.queue.writeBuffer(ubo, 0, data);
   be.uniformPendingDisposal.push(ubo);
   return ubo;
 }
 
 const bindGroup = (device: GPUDevice, pipeline: GPUComputePipeline, buffers: GPUBuffer[]) =>
-  device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })) });
+  device.createBindGroup({
+    layout: pipeline.getBindGroupLayout(0),
+    entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+  });
 
 /** One parameter's place in the flat layout. */
 export interface Segment {
@@ -225,7 +246,12 @@ export class FlatAdamW {
    * scaled by the clip coefficient `c` or clipped to global norm `clipNorm` (Infinity: not clipped);
    * `k.keep` is the decayed parameters' factor. One staged update at a time.
    */
-  stage(thetas: readonly tf.Tensor[], grads: readonly (tf.Tensor | undefined)[], c: tf.Scalar | { clipNorm: number }, k: Omit<AdamWConstants, 'scale'>): FlatStaged {
+  stage(
+    thetas: readonly tf.Tensor[],
+    grads: readonly (tf.Tensor | undefined)[],
+    c: tf.Scalar | { clipNorm: number },
+    k: Omit<AdamWConstants, 'scale'>,
+  ): FlatStaged {
     if (this.open) throw new Error('AdamW: an update is already staged; commit or dispose it first');
     const be = rawWebGpuBackend();
     const { n, segments, offsets } = this;
@@ -236,15 +262,38 @@ export class FlatAdamW {
     const clip = c instanceof tf.Tensor ? null : c.clipNorm;
     const norm = clip === null ? null : scalar();
     const next = segments.map((_, i) => (active[i] ? tf.keep(emptyTensor(be, thetas[i].shape)) : null));
-    const used: tf.Tensor[] = [...thetas, ...(grads.filter(Boolean) as tf.Tensor[]), table, bad, ...(next.filter(Boolean) as tf.Tensor[])];
-    used.push(...(c instanceof tf.Tensor ? [c] : [norm!]), this.gathered, this.m, this.v, this.spare.m, this.spare.v);
+    const used: tf.Tensor[] = [
+      ...thetas,
+      ...(grads.filter(Boolean) as tf.Tensor[]),
+      table,
+      bad,
+      ...(next.filter(Boolean) as tf.Tensor[]),
+    ];
+    used.push(
+      ...(c instanceof tf.Tensor ? [c] : [norm!]),
+      this.gathered,
+      this.m,
+      this.v,
+      this.spare.m,
+      this.spare.v,
+    );
     // Buffers first: an upload of values still on the CPU records a copy of its own.
     const buf = new Map(used.map((t) => [t, bufferOf(be, t)]));
     const at = (t: tf.Tensor) => buf.get(t)!;
 
     const uniforms = new ArrayBuffer(48);
     new Uint32Array(uniforms, 0, 2).set([n, segments.length]);
-    new Float32Array(uniforms, 8, 9).set([k.beta1, 1 - k.beta1, k.beta2, 1 - k.beta2, k.bc1, k.bc2, k.eps, k.lr, k.keep]);
+    new Float32Array(uniforms, 8, 9).set([
+      k.beta1,
+      1 - k.beta1,
+      k.beta2,
+      1 - k.beta2,
+      k.bc1,
+      k.bc2,
+      k.eps,
+      k.lr,
+      k.keep,
+    ]);
     const pipeline = pipelineFor(be.device, 'adamw');
     const buffers = [this.gathered, table, this.m, this.v, this.spare.m, this.spare.v, bad].map(at);
     const group = bindGroup(be.device, pipeline, [uniformBuffer(be, uniforms), ...buffers]);
@@ -254,7 +303,10 @@ export class FlatAdamW {
       new Uint32Array(u, 0, 2).set([n, clip === Infinity ? 0 : 1]);
       new Float32Array(u, 8, 1).set([clip === Infinity ? 0 : clip]);
       const pipeline = pipelineFor(be.device, 'norm');
-      normPass = { pipeline, group: bindGroup(be.device, pipeline, [uniformBuffer(be, u), at(this.gathered)]) };
+      normPass = {
+        pipeline,
+        group: bindGroup(be.device, pipeline, [uniformBuffer(be, u), at(this.gathered)]),
+      };
     }
 
     be.ensureCommandEncoderReady();
@@ -266,7 +318,8 @@ export class FlatAdamW {
     segments.forEach((s, i) => {
       // Zeros where a parameter has no gradient, for the norm.
       if (!active[i]) return void (normPass && enc.clearBuffer(X, 4 * (n + offsets[i]), 4 * s.size));
-      if (thetas[i].dataId !== held[i]) enc.copyBufferToBuffer(at(thetas[i]), 0, X, 4 * offsets[i], 4 * s.size);
+      if (thetas[i].dataId !== held[i])
+        enc.copyBufferToBuffer(at(thetas[i]), 0, X, 4 * offsets[i], 4 * s.size);
       enc.copyBufferToBuffer(at(grads[i]!), 0, X, 4 * (n + offsets[i]), 4 * s.size);
     });
     if (c instanceof tf.Tensor) enc.copyBufferToBuffer(at(c), 0, X, 8 * n, 4);
@@ -281,7 +334,9 @@ export class FlatAdamW {
     pass.setBindGroup(0, group);
     pass.dispatchWorkgroups(Math.min(Math.ceil(n / WG), be.device.limits.maxComputeWorkgroupsPerDimension));
     pass.end();
-    segments.forEach((s, i) => next[i] && enc.copyBufferToBuffer(X, 4 * offsets[i], at(next[i]!), 0, 4 * s.size));
+    segments.forEach(
+      (s, i) => next[i] && enc.copyBufferToBuffer(X, 4 * offsets[i], at(next[i]!), 0, 4 * s.size),
+    );
     if (norm) enc.copyBufferToBuffer(X, 4 * (2 * n + 1), at(norm), 0, 4);
     // As for tfjs's programs: a buffer this command buffer uses returns to the pool only once it is submitted.
     for (const t of used) be.commandQueueOwnedIds.add(t.dataId);

@@ -7,7 +7,7 @@
  * q is scaled by 1/√hd before the scores, as the plain path does. Imports tfjs only.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Dims } from './attention';
+import type { Dims } from './kernel-types';
 import { runProgram, type Uniform, WG } from './webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
@@ -16,7 +16,11 @@ type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 type Layout = Omit<Dims, 'scale'>;
 
 const uniforms = (d: Layout): Uniform[] => [
-  ...(['T', 'S', 'H', 'hd', 'qs', 'qo', 'ks', 'ko', 'vs', 'vo', 'bbs'] as const).map((k): Uniform => [k, 'i32', d[k]]),
+  ...(['T', 'S', 'H', 'hd', 'qs', 'qo', 'ks', 'ko', 'vs', 'vo', 'bbs'] as const).map((k): Uniform => [
+    k,
+    'i32',
+    d[k],
+  ]),
   ['scale', 'f32', 1 / Math.sqrt(d.hd)],
 ];
 
@@ -50,7 +54,11 @@ function probabilities(q: tf.Tensor, k: tf.Tensor, bias: tf.Tensor, d: Layout): 
         let total = wgSum2(sum, 0.0).x;
         for (var s = t; live && s < S; s = s + ${WG}) { result[prow + s] = result[prow + s] / total; }`;
   const rows = d.B * d.H * d.T;
-  return runProgram({ key: 'attn_p', inputs: ['Q', 'K', 'Bias'], outShape: [d.B, d.H, d.T, d.S], body, groups: rows }, [q, k, bias], uniforms(d));
+  return runProgram(
+    { key: 'attn_p', inputs: ['Q', 'K', 'Bias'], outShape: [d.B, d.H, d.T, d.S], body, groups: rows },
+    [q, k, bias],
+    uniforms(d),
+  );
 }
 
 /** y (B·T, H·hd) = Σ_s p·v per head, heads side by side. */
@@ -65,7 +73,11 @@ function weightedValues(p: tf.Tensor, v: tf.Tensor, d: Layout): tf.Tensor {
           let vcol = uniforms.vo + j;
           var r = 0.0;
           for (var s = 0; s < S; s = s + 1) { r = r + P[prow + s] * V[(b * S + s) * uniforms.vs + vcol]; }`;
-  return runProgram({ key: 'attn_y', inputs: ['P', 'V'], outShape: [d.B * d.T, d.H * d.hd], body }, [p, v], uniforms(d));
+  return runProgram(
+    { key: 'attn_y', inputs: ['P', 'V'], outShape: [d.B * d.T, d.H * d.hd], body },
+    [p, v],
+    uniforms(d),
+  );
 }
 
 /** ds (B, H, T, S) = p ⊙ (dp − Σ_s p·dp), dp = dy·vᵀ per head: the gradient of the (scaled) scores. */
@@ -82,7 +94,17 @@ function scoreGrad(qkv: tf.Tensor, p: tf.Tensor, dy: tf.Tensor, d: Layout): tf.T
         }
         let rowdot = wgSum2(rd, 0.0).x;
         for (var s = t; live && s < S; s = s + ${WG}) { result[prow + s] = P[prow + s] * (result[prow + s] - rowdot); }`;
-  return runProgram({ key: 'attn_ds', inputs: ['X', 'P', 'Dy'], outShape: [d.B, d.H, d.T, d.S], body, groups: d.B * d.H * d.T }, [qkv, p, dy], uniforms(d));
+  return runProgram(
+    {
+      key: 'attn_ds',
+      inputs: ['X', 'P', 'Dy'],
+      outShape: [d.B, d.H, d.T, d.S],
+      body,
+      groups: d.B * d.H * d.T,
+    },
+    [qkv, p, dy],
+    uniforms(d),
+  );
 }
 
 /** dqkv (B·T, 3C): dq = scale·ds·k, dk = scale·dsᵀ·q, dv = pᵀ·dy, per head, in qkv's layout (T = S). */
@@ -107,7 +129,11 @@ function qkvGrad(qkv: tf.Tensor, p: tf.Tensor, ds: tf.Tensor, dy: tf.Tensor, d: 
           } else {
             for (var s = 0; s < T; s = s + 1) { r = r + P[(head + s) * T + tq] * Dy[(b * T + s) * C + jj]; }
           }`;
-  return runProgram({ key: 'attn_dqkv', inputs: ['X', 'P', 'Ds', 'Dy'], outShape: qkv.shape, body }, [qkv, p, ds, dy], uniforms(d));
+  return runProgram(
+    { key: 'attn_dqkv', inputs: ['X', 'P', 'Ds', 'Dy'], outShape: qkv.shape, body },
+    [qkv, p, ds, dy],
+    uniforms(d),
+  );
 }
 
 /** Causal (or any additive-bias) self-attention over qkv (B·T, 3C) with bias (B or 1, 1, T, T): (B·T, C). */
@@ -115,7 +141,20 @@ export function selfAttentionGpu(qkv: tf.Tensor2D, bias: tf.Tensor4D, B: number,
   const [N, C3] = qkv.shape;
   const C = C3 / 3;
   const T = N / B;
-  const d: Layout = { B, T, S: T, H, hd: C / H, qs: C3, qo: 0, ks: C3, ko: C, vs: C3, vo: 2 * C, bbs: bias.shape[0] > 1 ? T * T : 0 };
+  const d: Layout = {
+    B,
+    T,
+    S: T,
+    H,
+    hd: C / H,
+    qs: C3,
+    qo: 0,
+    ks: C3,
+    ko: C,
+    vs: C3,
+    vo: 2 * C,
+    bbs: bias.shape[0] > 1 ? T * T : 0,
+  };
   const f = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
     const p = probabilities(x, x, bias, d);
     save([x, p]);
@@ -131,9 +170,28 @@ export function selfAttentionGpu(qkv: tf.Tensor2D, bias: tf.Tensor4D, B: number,
 }
 
 /** Queries q (B·T, C) over cached keys and values k, v (B, S, C) with bias (B or 1, 1, T, S): (B·T, C). Forward only. */
-export function cachedAttentionGpu(q: tf.Tensor2D, k: tf.Tensor3D, v: tf.Tensor3D, bias: tf.Tensor4D, H: number): tf.Tensor2D {
+export function cachedAttentionGpu(
+  q: tf.Tensor2D,
+  k: tf.Tensor3D,
+  v: tf.Tensor3D,
+  bias: tf.Tensor4D,
+  H: number,
+): tf.Tensor2D {
   const [B, S, C] = k.shape;
   const T = q.shape[0] / B;
-  const d: Layout = { B, T, S, H, hd: C / H, qs: C, qo: 0, ks: C, ko: 0, vs: C, vo: 0, bbs: bias.shape[0] > 1 ? T * S : 0 };
+  const d: Layout = {
+    B,
+    T,
+    S,
+    H,
+    hd: C / H,
+    qs: C,
+    qo: 0,
+    ks: C,
+    ko: 0,
+    vs: C,
+    vo: 0,
+    bbs: bias.shape[0] > 1 ? T * S : 0,
+  };
   return tf.tidy(() => weightedValues(probabilities(q, k, bias, d), v, d) as tf.Tensor2D);
 }

@@ -39,22 +39,32 @@ const NAME = 'AgwCachedForward';
  */
 registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads: H, slot, S: slots }) => {
   const [U, T] = t.ids.shape; // distinct prompts (the prompt's call) or rows
-  const rowOf = t.rowOf ? Int32Array.from(new Int32Array(heap().buffer, at(t.rowOf), t.rowOf.shape[0])) : Int32Array.from({ length: U }, (_, b) => b);
+  const rowOf = t.rowOf
+    ? Int32Array.from(new Int32Array(heap().buffer, at(t.rowOf), t.rowOf.shape[0]))
+    : Int32Array.from({ length: U }, (_, b) => b);
   const B = rowOf.length;
   const [V, C] = t.wte.shape;
   const prompt = !t.k0;
   const S = prompt ? slots : t.k0.shape[1];
-  if (!prompt && T !== 1) throw new Error(`${NAME}: a call after the prompt takes one token per row, not ${T}`);
+  if (!prompt && T !== 1)
+    throw new Error(`${NAME}: a call after the prompt takes one token per row, not ${T}`);
   const M = t['h0.mlp.w1'].shape[1];
   const hd = C / H;
   const N = U * T;
   const caches = prompt ? Array.from({ length: 2 * L }, () => out([B * H, S, hd])) : []; // k0, v0, k1, v1, …
   for (const c of caches) k.zero(at(c), 4 * B * S * C);
   const cache = (l: number, v: 0 | 1) => at(caches[2 * l + v] ?? t[`${v ? 'v' : 'k'}${l}`]);
-  const x = scratch(N * C), tmp = scratch(N * C), qkv = scratch(N * 3 * C), y = scratch(N * C), h = scratch(N * M);
-  const mean = scratch(N), rstd = scratch(N), p = scratch(U * H * T * (prompt ? T : S));
+  const x = scratch(N * C),
+    tmp = scratch(N * C),
+    qkv = scratch(N * 3 * C),
+    y = scratch(N * C),
+    h = scratch(N * M);
+  const mean = scratch(N),
+    rstd = scratch(N),
+    p = scratch(U * H * T * (prompt ? T : S));
   // One bias row per (row, head) for the step's attention over the (B·H, S, hd) caches.
-  let bias = at(t.bias), bbs = t.bias.shape[0] > 1 ? T * t.bias.shape[3] : 0;
+  let bias = at(t.bias),
+    bbs = t.bias.shape[0] > 1 ? T * t.bias.shape[3] : 0;
   if (!prompt && bbs) {
     const rowHead = scratch(B * H * S);
     for (let i = 0; i < H; i++) k.copy_rows(bias, S, rowHead + 4 * i * S, H * S, B, S);
@@ -64,7 +74,8 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
   let rows = N; // rows of x carried on: B·T, then B in the prompt's last block
   for (let l = 0; l < L; l++) {
     const w = (name: string) => at(t[`h${l}.${name}`]);
-    const kc = cache(l, 0), vc = cache(l, 1);
+    const kc = cache(l, 0),
+      vc = cache(l, 1);
     k.ln_fwd(x, w('ln1.g'), w('ln1.b'), tmp, mean, rstd, rows, C, LN_EPS);
     // The prompt's last block needs the keys and values of every position but the queries of the last
     // only: wqkv's k and v columns over all rows, its q columns over the last rows, each as its own GEMM
@@ -74,7 +85,9 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
     const [kv, kvs] = lastPrompt ? [qkv, 2 * C] : [qkv + 4 * C, 3 * C]; // where row 0's k starts, and the row stride
     const qLast = lastPrompt ? scratch(U * C) : 0; // (U, C): the last positions' q
     if (lastPrompt) {
-      const wkv = scratch(2 * C * C), wq = scratch(C * C), last = scratch(U * C);
+      const wkv = scratch(2 * C * C),
+        wq = scratch(C * C),
+        last = scratch(U * C);
       k.copy_rows(w('attn.wqkv') + 4 * C, 3 * C, wkv, 2 * C, C, 2 * C);
       k.copy_rows(w('attn.wqkv'), 3 * C, wq, C, C, C);
       gemmRows(k, tmp, wkv, kv, rows, C, 2 * C, w('attn.bqkv') + 4 * C); // (rows, 2C): k, v
@@ -85,7 +98,9 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
     for (let b = 0; b < B; b++) {
       for (let i = 0; i < (prompt ? H : 1); i++) {
         const u = rowOf[b];
-        const [src, dst, n] = prompt ? [u * T * kvs + i * hd, ((b * H + i) * S + slot) * hd, T] : [b * kvs, (b * H * S + slot) * hd, H];
+        const [src, dst, n] = prompt
+          ? [u * T * kvs + i * hd, ((b * H + i) * S + slot) * hd, T]
+          : [b * kvs, (b * H * S + slot) * hd, H];
         const [ss, ds] = prompt ? [kvs, hd] : [hd, S * hd];
         k.copy_rows(kv + 4 * src, ss, kc + 4 * dst, ds, n, hd);
         k.copy_rows(kv + 4 * (src + C), ss, vc + 4 * dst, ds, n, hd);
@@ -97,18 +112,55 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
       k.copy_rows(qkv, 3 * C, tmp, C, B, C);
       attnFwdRows(k, tmp, hd, kc, hd, vc, hd, bias, bbs, y, p, B * H, 1, S, 1, hd, scale);
     } else if (l < L - 1) {
-      attnFwdRows(k, qkv, 3 * C, qkv + 4 * C, 3 * C, qkv + 8 * C, 3 * C, bias, bbs, y, p, U, T, T, H, hd, scale);
+      attnFwdRows(
+        k,
+        qkv,
+        3 * C,
+        qkv + 4 * C,
+        3 * C,
+        qkv + 8 * C,
+        3 * C,
+        bias,
+        bbs,
+        y,
+        p,
+        U,
+        T,
+        T,
+        H,
+        hd,
+        scale,
+      );
     } else {
       // The prompt's last block: only each row's last query and residual row are needed from here on.
       k.copy_rows(x + 4 * (T - 1) * C, T * C, x, C, U, C); // row u·T + T − 1 → row u (never overwrites a later source)
       rows = U;
       const [q, qs] = lastPrompt ? [qLast, C] : [qkv + 4 * (T - 1) * 3 * C, T * 3 * C];
-      attnFwdRows(k, q, qs, kv, kvs, kv + 4 * C, kvs, bias + 4 * (T - 1) * T, bbs, y, p, U, 1, T, H, hd, scale);
+      attnFwdRows(
+        k,
+        q,
+        qs,
+        kv,
+        kvs,
+        kv + 4 * C,
+        kvs,
+        bias + 4 * (T - 1) * T,
+        bbs,
+        y,
+        p,
+        U,
+        1,
+        T,
+        H,
+        hd,
+        scale,
+      );
     }
     gemmRows(k, y, w('attn.wo'), tmp, rows, C, C, w('attn.bo'));
     k.add(x, x, tmp, rows * C);
     k.ln_fwd(x, w('ln2.g'), w('ln2.b'), tmp, mean, rstd, rows, C, LN_EPS);
-    if (familyEnabled('mlp')) gemmEpRows(k, tmp, w('mlp.w1'), h, rows, C, M, w('mlp.b1'), 0, EPILOGUE.gelu, GELU_A); // GELU in the GEMM's epilogue
+    if (familyEnabled('mlp'))
+      gemmEpRows(k, tmp, w('mlp.w1'), h, rows, C, M, w('mlp.b1'), 0, EPILOGUE.gelu, GELU_A); // GELU in the GEMM's epilogue
     else {
       gemmRows(k, tmp, w('mlp.w1'), h, rows, C, M, w('mlp.b1'));
       geluFwdRows(k, h, h, rows * M, GELU_A);
@@ -129,7 +181,12 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
 
 /** Whether the fused decode runs: wasm with the kernel families it is made of switched on. */
 export function fusedDecodeAvailable(): boolean {
-  return fusedKernelsAvailable('decode') && familyEnabled('attention') && familyEnabled('rowwise') && familyEnabled('matmul');
+  return (
+    fusedKernelsAvailable('decode') &&
+    familyEnabled('attention') &&
+    familyEnabled('rowwise') &&
+    familyEnabled('matmul')
+  );
 }
 
 /** What the fused decode reads besides the step's tokens: the weights, the head's wteᵀ, the caches. */
@@ -152,7 +209,14 @@ export interface DecodeState {
  * one token per row, ids and pos (B, 1), bias (B or 1, 1, 1, S) over all S slots, written at `slot` in
  * place. wasm only (fusedDecodeAvailable). The caller disposes the logits, and the caches when done.
  */
-export function cachedForward(state: DecodeState, ids: tf.Tensor2D, pos: tf.Tensor2D, bias: tf.Tensor4D, slot: number, rowOf?: tf.Tensor1D): tf.Tensor2D {
+export function cachedForward(
+  state: DecodeState,
+  ids: tf.Tensor2D,
+  pos: tf.Tensor2D,
+  bias: tf.Tensor4D,
+  slot: number,
+  rowOf?: tf.Tensor1D,
+): tf.Tensor2D {
   const { config, params, wteT, keys, values, slots } = state;
   const inputs: tf.NamedTensorMap = { ids, pos, bias, wteT, ...(rowOf ? { rowOf } : {}) };
   for (const [name, v] of params) inputs[name] = v;
@@ -160,7 +224,9 @@ export function cachedForward(state: DecodeState, ids: tf.Tensor2D, pos: tf.Tens
     inputs[`k${l}`] = kc;
     inputs[`v${l}`] = values[l];
   });
-  const out = tf.engine().runKernel(NAME, inputs, { nLayers: config.nLayers, nHeads: config.nHeads, slot, S: slots });
+  const out = tf
+    .engine()
+    .runKernel(NAME, inputs, { nLayers: config.nLayers, nHeads: config.nHeads, slot, S: slots });
   if (!Array.isArray(out)) return out as tf.Tensor2D;
   const [logits, ...caches] = out as tf.Tensor3D[];
   caches.forEach((c, i) => (i % 2 ? values : keys).push(c));

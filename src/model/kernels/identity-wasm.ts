@@ -8,7 +8,7 @@
  * the old tensor up and never clone a cache.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { WasmBackendLike } from './wasm';
+import type { WasmBackendLike } from './kernel-types';
 
 const shareIdentity: tf.KernelFunc = ({ inputs, backend }) => {
   const x = inputs.x as tf.TensorInfo;

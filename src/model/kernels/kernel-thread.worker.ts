@@ -4,7 +4,7 @@
  * and runs its block of rows, until a STOP dispatch: then it closes (the pool's owner also terminates it).
  */
 import { DONE, GEN, OP, STOP, runPart } from './kernel-threads';
-import type { KernelExports } from './wasm';
+import type { KernelExports } from './kernel-types';
 
 interface Start {
   memory: WebAssembly.Memory;

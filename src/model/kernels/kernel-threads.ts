@@ -14,7 +14,7 @@
  * bitwise the single-threaded one. LayerNorm stays on one thread: its backward sums dg and db over
  * all rows (a split would change the order of that sum), and its forward takes about 1 ms a call.
  */
-import type { KernelExports } from './wasm';
+import type { KernelExports } from './kernel-types';
 
 /** Control block slots (Int32): dispatch generation, helpers done, the op, its arguments, the part count. */
 export const GEN = 0;
@@ -53,32 +53,99 @@ type Args = Int32Array | readonly number[];
  * The split ops: how many rows they split (blocks of rowBlock), and how to compute rows [r0, r1) as
  * part `part`. Each row is computed by the same code in the same order as in the whole call.
  */
-const OPS: readonly { rows: (x: Args) => number; run: (k: KernelExports, x: Args, r0: number, r1: number, part: number) => void }[] = [
+const OPS: readonly {
+  rows: (x: Args) => number;
+  run: (k: KernelExports, x: Args, r0: number, r1: number, part: number) => void;
+}[] = [
   // c (M, N) = a (M, K) · b (K, N) + bias: rows of a and c.
-  { rows: (x) => x[3], run: (k, [a, b, c, , K, N, bias], r0, r1) => k.gemm(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias) },
+  {
+    rows: (x) => x[3],
+    run: (k, [a, b, c, , K, N, bias], r0, r1) =>
+      k.gemm(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias),
+  },
   // out (A, J) = xᵀ·dy for x (N, A), dy (N, J): rows of out, columns of x (x's rows stay A apart).
-  { rows: (x) => x[4], run: (k, [x, dy, out, N, A, J], r0, r1) => k.gemm_tn_rows(x + 4 * r0, dy, out + 4 * r0 * J, N, r1 - r0, J, A) },
+  {
+    rows: (x) => x[4],
+    run: (k, [x, dy, out, N, A, J], r0, r1) =>
+      k.gemm_tn_rows(x + 4 * r0, dy, out + 4 * r0 * J, N, r1 - r0, J, A),
+  },
   // Attention forward over batch elements [r0, r1): each reads its own rows of q, k, v and bias and
   // writes its own rows of y and of the probabilities p (B·H·T·S).
   {
     rows: (x) => x[10],
     run: (k, [q, qs, kk, ks, v, vs, bias, bbs, y, p, , T, S, H, hd, scale], r0, r1) =>
-      k.attn_fwd(q + 4 * r0 * T * qs, qs, kk + 4 * r0 * S * ks, ks, v + 4 * r0 * S * vs, vs, bias + 4 * r0 * bbs, bbs, y + 4 * r0 * T * H * hd, p + 4 * r0 * H * T * S, r1 - r0, T, S, H, hd, bitsF32(scale)),
+      k.attn_fwd(
+        q + 4 * r0 * T * qs,
+        qs,
+        kk + 4 * r0 * S * ks,
+        ks,
+        v + 4 * r0 * S * vs,
+        vs,
+        bias + 4 * r0 * bbs,
+        bbs,
+        y + 4 * r0 * T * H * hd,
+        p + 4 * r0 * H * T * S,
+        r1 - r0,
+        T,
+        S,
+        H,
+        hd,
+        bitsF32(scale),
+      ),
   },
   // Attention backward over batch elements [r0, r1): dq, dk, dv of a batch element are sums over its
   // own rows only; each part has its own S-float scratch row (tmp holds one per part).
   {
     rows: (x) => x[13],
     run: (k, [q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, , T, S, H, hd, scale], r0, r1, part) =>
-      k.attn_bwd(q + 4 * r0 * T * qs, qs, kk + 4 * r0 * S * ks, ks, v + 4 * r0 * S * vs, vs, p + 4 * r0 * H * T * S, dy + 4 * r0 * T * H * hd, dq + 4 * r0 * T * gs, dk + 4 * r0 * S * gs, dv + 4 * r0 * S * gs, gs, tmp + 4 * part * S, r1 - r0, T, S, H, hd, bitsF32(scale)),
+      k.attn_bwd(
+        q + 4 * r0 * T * qs,
+        qs,
+        kk + 4 * r0 * S * ks,
+        ks,
+        v + 4 * r0 * S * vs,
+        vs,
+        p + 4 * r0 * H * T * S,
+        dy + 4 * r0 * T * H * hd,
+        dq + 4 * r0 * T * gs,
+        dk + 4 * r0 * S * gs,
+        dv + 4 * r0 * S * gs,
+        gs,
+        tmp + 4 * part * S,
+        r1 - r0,
+        T,
+        S,
+        H,
+        hd,
+        bitsF32(scale),
+      ),
   },
   // GELU forward and backward, element-wise: blocks of elements (multiples of 4, the SIMD width).
-  { rows: (x) => x[2], run: (k, [x, y, , A], r0, r1) => k.gelu_fwd(x + 4 * r0, y + 4 * r0, r1 - r0, bitsF32(A)) },
-  { rows: (x) => x[3], run: (k, [x, dy, dx, , A], r0, r1) => k.gelu_bwd(x + 4 * r0, dy + 4 * r0, dx + 4 * r0, r1 - r0, bitsF32(A)) },
+  {
+    rows: (x) => x[2],
+    run: (k, [x, y, , A], r0, r1) => k.gelu_fwd(x + 4 * r0, y + 4 * r0, r1 - r0, bitsF32(A)),
+  },
+  {
+    rows: (x) => x[3],
+    run: (k, [x, dy, dx, , A], r0, r1) =>
+      k.gelu_bwd(x + 4 * r0, dy + 4 * r0, dx + 4 * r0, r1 - r0, bitsF32(A)),
+  },
   // c (M, N) = a·b + bias, then gemm_ep's epilogue on c and d (M, N) (GELU, and gelu' into d): rows of a, c and d.
   {
     rows: (x) => x[3],
-    run: (k, [a, b, c, , K, N, bias, d, mode, A], r0, r1) => k.gemm_ep(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias, d && d + 4 * r0 * N, mode, bitsF32(A)),
+    run: (k, [a, b, c, , K, N, bias, d, mode, A], r0, r1) =>
+      k.gemm_ep(
+        a + 4 * r0 * K,
+        b,
+        c + 4 * r0 * N,
+        r1 - r0,
+        K,
+        N,
+        bias,
+        d && d + 4 * r0 * N,
+        mode,
+        bitsF32(A),
+      ),
   },
 ];
 export const GEMM = 0;
@@ -101,7 +168,10 @@ export function setSplitThreshold(work: number, ops: readonly number[] = OPS.map
 
 /** Writes a dispatch of `op` with `args` in `parts` parts into the control block (before GEN is bumped). */
 export function setDispatch(ctrl: Int32Array, op: number, args: readonly number[], parts: number): void {
-  if (args.length > NARGS) throw new Error(`kernel threads: op ${op} has ${args.length} arguments, the control block holds ${NARGS}`);
+  if (args.length > NARGS)
+    throw new Error(
+      `kernel threads: op ${op} has ${args.length} arguments, the control block holds ${NARGS}`,
+    );
   ctrl[OP] = op;
   ctrl.set(args, ARGS);
   ctrl[PARTS] = parts;
@@ -148,11 +218,23 @@ export function setKernelThreads(n: number): void {
  * to another instance (a wasm backend started again: a new heap) is ended first, and this one ends
  * when `backend` is disposed: its helpers would otherwise wait forever, each holding the old heap.
  */
-export function startKernelThreads(k: KernelExports, module: WebAssembly.Module, memory: WebAssembly.Memory, backend: { dispose(): void }): void {
+export function startKernelThreads(
+  k: KernelExports,
+  module: WebAssembly.Module,
+  memory: WebAssembly.Memory,
+  backend: { dispose(): void },
+): void {
   if (pool?.k === k || threads < 2) return;
   stopKernelThreads();
   const ctrl = new Int32Array(new SharedArrayBuffer(4 * CONTROL_INTS));
-  const workers = Array.from({ length: threads - 1 }, (_, i) => new Worker(new URL('./kernel-thread.worker.ts', import.meta.url), { type: 'module', name: `kernels ${i + 1}` }));
+  const workers = Array.from(
+    { length: threads - 1 },
+    (_, i) =>
+      new Worker(new URL('./kernel-thread.worker.ts', import.meta.url), {
+        type: 'module',
+        name: `kernels ${i + 1}`,
+      }),
+  );
   const started = workers.map(
     (worker, i) =>
       new Promise<void>((ready, fail) => {
@@ -212,7 +294,8 @@ export async function pingKernelThreads(ctrl: Int32Array, helpers: number, ms: n
   setDispatch(ctrl, GEMM, [0, 0, 0, 0, 0, 0, 0], helpers + 1);
   wake(ctrl);
   const t0 = performance.now();
-  while (Atomics.load(ctrl, DONE) < helpers && performance.now() - t0 < ms) await new Promise((r) => setTimeout(r, 5));
+  while (Atomics.load(ctrl, DONE) < helpers && performance.now() - t0 < ms)
+    await new Promise((r) => setTimeout(r, 5));
   return Atomics.load(ctrl, DONE);
 }
 
@@ -232,13 +315,23 @@ function split(k: KernelExports, op: number, args: number[], work: number): bool
   wake(ctrl);
   runPart(k, ctrl, 0);
   for (let done = Atomics.load(ctrl, DONE); done < helpers; done = Atomics.load(ctrl, DONE)) {
-    if (Atomics.wait(ctrl, DONE, done, WAIT_MS) === 'timed-out') throw new Error(`a kernel thread did not finish its rows in ${WAIT_MS / 1000} s`);
+    if (Atomics.wait(ctrl, DONE, done, WAIT_MS) === 'timed-out')
+      throw new Error(`a kernel thread did not finish its rows in ${WAIT_MS / 1000} s`);
   }
   return true;
 }
 
 /** c (M, N) = a (M, K) · b (K, N) + bias, split by rows over the helpers where they run and it pays. */
-export function gemmRows(k: KernelExports, a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void {
+export function gemmRows(
+  k: KernelExports,
+  a: number,
+  b: number,
+  c: number,
+  M: number,
+  K: number,
+  N: number,
+  bias: number,
+): void {
   if (!split(k, GEMM, [a, b, c, M, K, N, bias], M * K * N)) k.gemm(a, b, c, M, K, N, bias);
 }
 
@@ -246,12 +339,33 @@ export function gemmRows(k: KernelExports, a: number, b: number, c: number, M: n
  * c (M, N) = a·b + bias, then the epilogue `mode` (EPILOGUE) on c and d (M, N), split by rows likewise.
  * Its work: the multiply-adds and 50 per output for GELU (geluFwdRows).
  */
-export function gemmEpRows(k: KernelExports, a: number, b: number, c: number, M: number, K: number, N: number, bias: number, d: number, mode: number, A: number): void {
-  if (!split(k, GEMM_EP, [a, b, c, M, K, N, bias, d, mode, f32Bits(A)], M * N * (K + 50))) k.gemm_ep(a, b, c, M, K, N, bias, d, mode, A);
+export function gemmEpRows(
+  k: KernelExports,
+  a: number,
+  b: number,
+  c: number,
+  M: number,
+  K: number,
+  N: number,
+  bias: number,
+  d: number,
+  mode: number,
+  A: number,
+): void {
+  if (!split(k, GEMM_EP, [a, b, c, M, K, N, bias, d, mode, f32Bits(A)], M * N * (K + 50)))
+    k.gemm_ep(a, b, c, M, K, N, bias, d, mode, A);
 }
 
 /** out (A, J) = xᵀ·dy for x (N, A), dy (N, J), split by rows of out likewise. */
-export function gemmTnRows(k: KernelExports, x: number, dy: number, out: number, N: number, A: number, J: number): void {
+export function gemmTnRows(
+  k: KernelExports,
+  x: number,
+  dy: number,
+  out: number,
+  N: number,
+  A: number,
+  J: number,
+): void {
   if (!split(k, GEMM_TN, [x, dy, out, N, A, J, 0], N * A * J)) k.gemm_tn(x, dy, out, N, A, J);
 }
 
@@ -260,8 +374,33 @@ export function gemmTnRows(k: KernelExports, x: number, dy: number, out: number,
  * scores' and Σp·v's multiply-adds, 2·B·H·T·S·hd: a `small` train batch (64 × 64 tokens) has 67 M,
  * one token of 64 rows over 48 positions 0.8 M (one thread), over 64 positions 2^20 (split).
  */
-export function attnFwdRows(k: KernelExports, q: number, qs: number, kk: number, ks: number, v: number, vs: number, bias: number, bbs: number, y: number, p: number, B: number, T: number, S: number, H: number, hd: number, scale: number): void {
-  if (!split(k, ATTN_FWD, [q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, f32Bits(scale)], 2 * B * H * T * S * hd))
+export function attnFwdRows(
+  k: KernelExports,
+  q: number,
+  qs: number,
+  kk: number,
+  ks: number,
+  v: number,
+  vs: number,
+  bias: number,
+  bbs: number,
+  y: number,
+  p: number,
+  B: number,
+  T: number,
+  S: number,
+  H: number,
+  hd: number,
+  scale: number,
+): void {
+  if (
+    !split(
+      k,
+      ATTN_FWD,
+      [q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, f32Bits(scale)],
+      2 * B * H * T * S * hd,
+    )
+  )
     k.attn_fwd(q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, scale);
 }
 
@@ -269,8 +408,36 @@ export function attnFwdRows(k: KernelExports, q: number, qs: number, kk: number,
  * Attention backward (attn_bwd's arguments), split by batch elements likewise (4·B·H·T·S·hd
  * multiply-adds). `tmp` holds S floats per part: kernelParts() × S.
  */
-export function attnBwdRows(k: KernelExports, q: number, qs: number, kk: number, ks: number, v: number, vs: number, p: number, dy: number, dq: number, dk: number, dv: number, gs: number, tmp: number, B: number, T: number, S: number, H: number, hd: number, scale: number): void {
-  if (!split(k, ATTN_BWD, [q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, B, T, S, H, hd, f32Bits(scale)], 4 * B * H * T * S * hd))
+export function attnBwdRows(
+  k: KernelExports,
+  q: number,
+  qs: number,
+  kk: number,
+  ks: number,
+  v: number,
+  vs: number,
+  p: number,
+  dy: number,
+  dq: number,
+  dk: number,
+  dv: number,
+  gs: number,
+  tmp: number,
+  B: number,
+  T: number,
+  S: number,
+  H: number,
+  hd: number,
+  scale: number,
+): void {
+  if (
+    !split(
+      k,
+      ATTN_BWD,
+      [q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, B, T, S, H, hd, f32Bits(scale)],
+      4 * B * H * T * S * hd,
+    )
+  )
     k.attn_bwd(q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, B, T, S, H, hd, scale);
 }
 

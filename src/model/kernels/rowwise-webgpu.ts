@@ -1,6 +1,6 @@
 /**
  * The GPT's row-wise pieces as WGSL programs on the webgpu backend, each a differentiable op with
- * the fewest dispatches its math allows (issue 17: per-dispatch overhead, not the GPU, limits this
+ * the fewest dispatches its math allows (docs/figures.md#webgpu-dispatches-and-readbacks: per-dispatch overhead, not the GPU, limits this
  * path). Same formulas and constants as layers.ts's plain tfjs ops; only the summation order of the
  * reductions differs.
  *   LayerNorm: forward 2 dispatches (row stats, normalize), backward 3 (dx, dg, db) — 9 and ~20 plain;
@@ -31,7 +31,11 @@ function lnStats(x: tf.Tensor2D): tf.Tensor2D {
           setOutputAtIndex(2 * o, mean);
           setOutputAtIndex(2 * o + 1, inverseSqrt(variance + uniforms.eps));
         }`;
-  return runProgram({ key: 'ln_stats', inputs: ['X'], outShape: [N, 2], body, groups: N }, [x], [['eps', 'f32', LN_EPS]]) as tf.Tensor2D;
+  return runProgram(
+    { key: 'ln_stats', inputs: ['X'], outShape: [N, 2], body, groups: N },
+    [x],
+    [['eps', 'f32', LN_EPS]],
+  ) as tf.Tensor2D;
 }
 
 /** Σ over rows n of `term` for an (N, M) first input: (M), one workgroup per column; `term` reads `i` = n·M + column. */
@@ -45,7 +49,10 @@ function colReduce(key: string, inputs: tf.Tensor[], names: string[], term: stri
         let total = wgSum2(s, 0.0).x;
         if (live && t == 0) { setOutputAtIndex(o, total); }`;
   const M = inputs[0].shape[1]!;
-  return runProgram({ key: `colsum_${key}`, inputs: names, outShape: [M], body, groups: M }, inputs) as tf.Tensor1D;
+  return runProgram(
+    { key: `colsum_${key}`, inputs: names, outShape: [M], body, groups: M },
+    inputs,
+  ) as tf.Tensor1D;
 }
 
 /** Σ over rows of dy (N, M): the bias gradient of a linear layer. */
@@ -54,11 +61,22 @@ export function colSumGpu(dy: tf.Tensor2D): tf.Tensor1D {
 }
 
 /** LayerNorm over the last axis (eps 1e-5): forward 2 dispatches, backward 3. */
-export const layerNormGpu = tf.customGrad(((x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {
+export const layerNormGpu = tf.customGrad(((
+  x: tf.Tensor2D,
+  g: tf.Tensor1D,
+  b: tf.Tensor1D,
+  save: tf.GradSaveFunc,
+) => {
   const [N, C] = x.shape;
   const stats = lnStats(x);
-  const norm = 'let n = index / uniforms.xShape.y;\n          let c = index - n * uniforms.xShape.y;\n          let r = (X[index] - S[2 * n]) * S[2 * n + 1] * G[c] + B[c];';
-  const y = runProgram({ key: 'ln_y', inputs: ['X', 'S', 'G', 'B'], outShape: [N, C], body: norm }, [x, stats, g, b]);
+  const norm =
+    'let n = index / uniforms.xShape.y;\n          let c = index - n * uniforms.xShape.y;\n          let r = (X[index] - S[2 * n]) * S[2 * n + 1] * G[c] + B[c];';
+  const y = runProgram({ key: 'ln_y', inputs: ['X', 'S', 'G', 'B'], outShape: [N, C], body: norm }, [
+    x,
+    stats,
+    g,
+    b,
+  ]);
   save([x, g, stats]);
   const gradFunc = (dy: tf.Tensor, [sx, sg, ss]: tf.Tensor[]) => {
     // dx = rstd·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)), dx̂ = dy·g, x̂ = (x − mean)·rstd
@@ -78,7 +96,10 @@ export const layerNormGpu = tf.customGrad(((x: tf.Tensor2D, g: tf.Tensor1D, b: t
           let i = o * C + c;
           setOutputAtIndex(i, rstd * (Dy[i] * G[c] - sums.x - (X[i] - mean) * rstd * sums.y));
         }`;
-    const dx = runProgram({ key: 'ln_dx', inputs: ['X', 'S', 'G', 'Dy'], outShape: [N, C], body, groups: N }, [sx, ss, sg, dy]);
+    const dx = runProgram(
+      { key: 'ln_dx', inputs: ['X', 'S', 'G', 'Dy'], outShape: [N, C], body, groups: N },
+      [sx, ss, sg, dy],
+    );
     const dg = colReduce('ln_dg', [dy, sx, ss], ['Dy', 'X', 'S'], 'Dy[i] * (X[i] - S[2 * n]) * S[2 * n + 1]');
     return [dx, dg, colSumGpu(dy as tf.Tensor2D)];
   };
@@ -113,10 +134,21 @@ const preActivation = `let K = uniforms.wShape.x;
  * (saving h would cost the forward a second output, which a tfjs program has not), then dx, dw1 and
  * dw2 as matmuls with transpose flags and db1, db2 as column sums. Plain tfjs ops: ~9 and ~24.
  */
-export const mlpGpu = tf.customGrad(((x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D, save: tf.GradSaveFunc) => {
+export const mlpGpu = tf.customGrad(((
+  x: tf.Tensor2D,
+  w1: tf.Tensor2D,
+  b1: tf.Tensor1D,
+  w2: tf.Tensor2D,
+  b2: tf.Tensor1D,
+  save: tf.GradSaveFunc,
+) => {
   const hShape = [x.shape[0], w1.shape[1]];
   const forward = `${preActivation}\n          let r = h * s;`;
-  const a = runProgram({ key: 'linear_gelu', inputs: ['X', 'W', 'B'], outShape: hShape, body: forward }, [x, w1, b1], GELU_UNIFORMS) as tf.Tensor2D;
+  const a = runProgram(
+    { key: 'linear_gelu', inputs: ['X', 'W', 'B'], outShape: hShape, body: forward },
+    [x, w1, b1],
+    GELU_UNIFORMS,
+  ) as tf.Tensor2D;
   save([x, w1, b1, w2, a]);
   const gradFunc = (dy: tf.Tensor, [sx, sw1, sb1, sw2, sa]: tf.Tensor[]) => {
     // da = dy @ w2ᵀ at (n, c): row n of dy against row c of w2, both Cout long.
@@ -126,7 +158,11 @@ export const mlpGpu = tf.customGrad(((x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Te
           for (var j = 0; j < J; j = j + 1) { da = da + Dy[n * J + j] * W2[c * J + j]; }
           let du = uniforms.a + 3.0 * uniforms.k * h * h;
           let r = da * (s + h * s * (1.0 - s) * du);`;
-    const dh = runProgram({ key: 'mlp_dh', inputs: ['X', 'W', 'B', 'Dy', 'W2'], outShape: hShape, body }, [sx, sw1, sb1, dy, sw2], GELU_UNIFORMS) as tf.Tensor2D;
+    const dh = runProgram(
+      { key: 'mlp_dh', inputs: ['X', 'W', 'B', 'Dy', 'W2'], outShape: hShape, body },
+      [sx, sw1, sb1, dy, sw2],
+      GELU_UNIFORMS,
+    ) as tf.Tensor2D;
     return [
       tf.matMul(dh, sw1 as tf.Tensor2D, false, true), // (N, M) @ (C, M)ᵀ
       tf.matMul(sx as tf.Tensor2D, dh, true, false), // (N, C)ᵀ @ (N, M)
@@ -136,10 +172,21 @@ export const mlpGpu = tf.customGrad(((x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Te
     ];
   };
   return { value: tf.fused.matMul({ a, b: w2, bias: b2 }), gradFunc };
-}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D) => tf.Tensor2D;
+}) as unknown as CustomGradientFunc) as (
+  x: tf.Tensor2D,
+  w1: tf.Tensor2D,
+  b1: tf.Tensor1D,
+  w2: tf.Tensor2D,
+  b2: tf.Tensor1D,
+) => tf.Tensor2D;
 
 /** x @ w + b on rows, (N, Cin) → (N, Cout): forward one matmul with the bias fused, backward three dispatches. */
-export const linearGpu = tf.customGrad(((x: tf.Tensor2D, w: tf.Tensor2D, b: tf.Tensor1D, save: tf.GradSaveFunc) => {
+export const linearGpu = tf.customGrad(((
+  x: tf.Tensor2D,
+  w: tf.Tensor2D,
+  b: tf.Tensor1D,
+  save: tf.GradSaveFunc,
+) => {
   save([x, w]);
   const gradFunc = (dy: tf.Tensor, [sx, sw]: tf.Tensor[]) => [
     tf.matMul(dy as tf.Tensor2D, sw as tf.Tensor2D, false, true), // (N, Cout) @ (Cin, Cout)ᵀ

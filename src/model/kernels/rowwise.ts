@@ -47,7 +47,8 @@ registerWasmKernel('AgwMatMul', ({ k, at, out }, { a, b, bias }) => {
 registerWasmKernel('AgwMatMulGelu', ({ k, at, out }, { a, b, bias }) => {
   const [M, K] = a.shape;
   const N = b.shape[1];
-  const c = out([M, N]), d = out([M, N]);
+  const c = out([M, N]),
+    d = out([M, N]);
   gemmEpRows(k, at(a), at(b), at(c), M, K, N, at(bias), at(d), EPILOGUE.geluAndGrad, GELU_A);
   return [c, d];
 });
@@ -55,7 +56,9 @@ registerWasmKernel('AgwMatMulGelu', ({ k, at, out }, { a, b, bias }) => {
 // x (N, C), g, b (C) → [y (N, C), mean (N), rstd (N)]
 registerWasmKernel('AgwLayerNorm', ({ k, at, out }, { x, g, b }) => {
   const [N, C] = x.shape;
-  const y = out([N, C]), mean = out([N]), rstd = out([N]);
+  const y = out([N, C]),
+    mean = out([N]),
+    rstd = out([N]);
   k.ln_fwd(at(x), at(g), at(b), at(y), at(mean), at(rstd), N, C, LN_EPS);
   return [y, mean, rstd];
 });
@@ -63,7 +66,9 @@ registerWasmKernel('AgwLayerNorm', ({ k, at, out }, { x, g, b }) => {
 // x (N, C), g (C), mean, rstd (N), dy (N, C) → [dx (N, C), dg (C), db (C)]
 registerWasmKernel('AgwLayerNormGrad', ({ k, at, out, scratch }, { x, g, mean, rstd, dy }) => {
   const [N, C] = x.shape;
-  const dx = out([N, C]), dg = out([C]), db = out([C]);
+  const dx = out([N, C]),
+    dg = out([C]),
+    db = out([C]);
   k.ln_bwd(at(x), at(g), at(mean), at(rstd), at(dy), at(dx), at(dg), at(db), scratch(C), N, C);
   return [dx, dg, db];
 });
@@ -71,14 +76,27 @@ registerWasmKernel('AgwLayerNormGrad', ({ k, at, out, scratch }, { x, g, mean, r
 // x (any shape) → gelu(x)
 registerWasmKernel('AgwGelu', ({ k, at, out }, { x }) => {
   const y = out(x.shape);
-  geluFwdRows(k, at(x), at(y), y.shape.reduce((a, d) => a * d, 1), GELU_A);
+  geluFwdRows(
+    k,
+    at(x),
+    at(y),
+    y.shape.reduce((a, d) => a * d, 1),
+    GELU_A,
+  );
   return y;
 });
 
 // x, dy → dx
 registerWasmKernel('AgwGeluGrad', ({ k, at, out }, { x, dy }) => {
   const dx = out(x.shape);
-  geluBwdRows(k, at(x), at(dy), at(dx), dx.shape.reduce((a, d) => a * d, 1), GELU_A);
+  geluBwdRows(
+    k,
+    at(x),
+    at(dy),
+    at(dx),
+    dx.shape.reduce((a, d) => a * d, 1),
+    GELU_A,
+  );
   return dx;
 });
 
@@ -104,15 +122,22 @@ export function matMulTN(x: tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
  * gives its matmuls their gradients.
  */
 export function matMulNN(a: tf.Tensor2D, b: tf.Tensor2D, bias?: tf.Tensor1D): tf.Tensor2D {
-  if (!fusedKernelsAvailable('matmul') || a.shape[0] === 0 || a.shape[1] === 0) return bias ? tf.add(tf.matMul(a, b), bias) : tf.matMul(a, b);
+  if (!fusedKernelsAvailable('matmul') || a.shape[0] === 0 || a.shape[1] === 0)
+    return bias ? tf.add(tf.matMul(a, b), bias) : tf.matMul(a, b);
   return run('AgwMatMul', bias ? { a, b, bias } : { a, b })[0] as tf.Tensor2D;
 }
 
 /** LayerNorm over the last axis, eps 1e-5, differentiable in x, g and b. wasm only. */
-export const layerNormFused = tf.customGrad(((x: tf.Tensor, g: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
+export const layerNormFused = tf.customGrad(((
+  x: tf.Tensor,
+  g: tf.Tensor,
+  b: tf.Tensor,
+  save: tf.GradSaveFunc,
+) => {
   const [y, mean, rstd] = run('AgwLayerNorm', { x, g, b });
   save([x, g, mean, rstd]);
-  const gradFunc = (dy: tf.Tensor, [sx, sg, sm, sr]: tf.Tensor[]) => run('AgwLayerNormGrad', { x: sx, g: sg, mean: sm, rstd: sr, dy });
+  const gradFunc = (dy: tf.Tensor, [sx, sg, sm, sr]: tf.Tensor[]) =>
+    run('AgwLayerNormGrad', { x: sx, g: sg, mean: sm, rstd: sr, dy });
   return { value: y, gradFunc };
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, g: tf.Tensor1D, b: tf.Tensor1D) => tf.Tensor2D;
 
@@ -124,7 +149,8 @@ export const geluFused = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) =>
 }) as unknown as CustomGradientFunc) as (x: tf.Tensor2D) => tf.Tensor2D;
 
 /** Whether mlpFused runs: its own family, and the rowwise and matmul kernels its backward and w2 use. */
-export const mlpFusedAvailable = (): boolean => fusedKernelsAvailable('mlp') && fusedKernelsAvailable('rowwise') && fusedKernelsAvailable('matmul');
+export const mlpFusedAvailable = (): boolean =>
+  fusedKernelsAvailable('mlp') && fusedKernelsAvailable('rowwise') && fusedKernelsAvailable('matmul');
 
 /**
  * The MLP, gelu(x·w1 + b1)·w2 + b2, differentiable; wasm only (mlpFusedAvailable).
@@ -138,7 +164,14 @@ export const mlpFusedAvailable = (): boolean => fusedKernelsAvailable('mlp') && 
  * that makes dg (dy·w2ᵀ) measured no faster (129.7 against 127.5 ms for tfjs's Multiply after it:
  * the exp, not memory traffic, is what costs here), so the backward keeps them apart.
  */
-export const mlpFused = tf.customGrad(((x: tf.Tensor, w1: tf.Tensor, b1: tf.Tensor, w2: tf.Tensor, b2: tf.Tensor, save: tf.GradSaveFunc) => {
+export const mlpFused = tf.customGrad(((
+  x: tf.Tensor,
+  w1: tf.Tensor,
+  b1: tf.Tensor,
+  w2: tf.Tensor,
+  b2: tf.Tensor,
+  save: tf.GradSaveFunc,
+) => {
   const [g, dg] = run('AgwMatMulGelu', { a: x, b: w1, bias: b1 }) as tf.Tensor2D[]; // (N, M): gelu(h), gelu'(h)
   save([x, w1, w2, g, dg]);
   const gradFunc = (dy: tf.Tensor, [sx, sw1, sw2, sg, sdg]: tf.Tensor[]) => {
@@ -152,4 +185,10 @@ export const mlpFused = tf.customGrad(((x: tf.Tensor, w1: tf.Tensor, b1: tf.Tens
     ];
   };
   return { value: matMulNN(g, w2 as tf.Tensor2D, b2 as tf.Tensor1D), gradFunc };
-}) as unknown as CustomGradientFunc) as (x: tf.Tensor2D, w1: tf.Tensor2D, b1: tf.Tensor1D, w2: tf.Tensor2D, b2: tf.Tensor1D) => tf.Tensor2D;
+}) as unknown as CustomGradientFunc) as (
+  x: tf.Tensor2D,
+  w1: tf.Tensor2D,
+  b1: tf.Tensor1D,
+  w2: tf.Tensor2D,
+  b2: tf.Tensor1D,
+) => tf.Tensor2D;

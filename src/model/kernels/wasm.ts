@@ -5,46 +5,15 @@
  * the backend is reached structurally (no import of tfjs-backend-wasm's internals).
  */
 import * as tf from '@tensorflow/tfjs';
-import { KERNELS_WASM_BASE64, KERNELS_WASM_RELAXED_BASE64, KERNELS_WASM_RELAXED_SHARED_BASE64, KERNELS_WASM_SHARED_BASE64 } from './kernels-wasm';
+import {
+  KERNELS_WASM_BASE64,
+  KERNELS_WASM_RELAXED_BASE64,
+  KERNELS_WASM_RELAXED_SHARED_BASE64,
+  KERNELS_WASM_SHARED_BASE64,
+} from './kernels-wasm';
 import { kernelThreadsReady, startKernelThreads } from './kernel-threads';
 import { shareIdentityOnWasm } from './identity-wasm';
-
-/** The parts of tfjs-backend-wasm 4.22's BackendWasm used here (pin tfjs exactly, §10). */
-export interface WasmBackendLike {
-  getMemoryOffset(dataId: object): number;
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  disposeData(dataId: object, force?: boolean): boolean;
-  incRef(dataId: object): void;
-  /** Frees the heap (tfjs's engine reset or removeBackend): the kernels' helper threads end with it. */
-  dispose(): void;
-  /** The heap: exported by the single-threaded builds (asm.memory); imported, and kept as wasmMemory, by the threaded one. */
-  wasm: { asm?: { memory?: unknown }; wasmMemory?: unknown };
-}
-
-/** kernels.wat's exports; pointers are byte addresses on the backend heap. */
-export interface KernelExports {
-  zero(ptr: number, bytes: number): void;
-  attn_fwd(...args: number[]): void;
-  attn_bwd(...args: number[]): void;
-  colsum(x: number, out: number, N: number, M: number): void;
-  ln_fwd(x: number, g: number, b: number, y: number, mean: number, rstd: number, N: number, C: number, eps: number): void;
-  ln_bwd(x: number, g: number, mean: number, rstd: number, dy: number, dx: number, dg: number, db: number, tmp: number, N: number, C: number): void;
-  gelu_fwd(x: number, y: number, n: number, A: number): void;
-  gelu_bwd(x: number, dy: number, dx: number, n: number, A: number): void;
-  gemm_tn(x: number, dy: number, out: number, N: number, A: number, J: number): void;
-  /** gemm_tn's rows [0, A) where x's rows are xrow floats apart: a block of the output's rows. */
-  gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
-  gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
-  /** gemm, then an epilogue on c (and d, laid out as c) by `mode`, an EPILOGUE value; A is GELU's constant. */
-  gemm_ep(a: number, b: number, c: number, M: number, K: number, N: number, bias: number, d: number, mode: number, A: number): void;
-  adamw(w: number, g: number, m: number, v: number, wo: number, mo: number, vo: number, n: number, k: number): number;
-  /** out = a + b over n floats (out may be a). */
-  add(out: number, a: number, b: number, n: number): void;
-  /** x[n] = wte[ids[n]] + wpe[pos[n]], rows of C floats, n < N (ids, pos int32). */
-  embed(ids: number, pos: number, wte: number, wpe: number, x: number, N: number, C: number): void;
-  /** rows × n floats from src to dst, rows ss and ds floats apart. */
-  copy_rows(src: number, ss: number, dst: number, ds: number, rows: number, n: number): void;
-}
+import type { KernelExports, WasmBackendLike } from './kernel-types';
 
 /** gemm_ep's epilogues (kernels.wat): c = gelu(c); or c = gelu(c) and d = gelu'(c) (what the MLP's backward needs). */
 export const EPILOGUE = { gelu: 1, geluAndGrad: 2 } as const;
@@ -66,7 +35,8 @@ export function setRelaxedSimd(on: boolean): void {
 }
 
 /** Which module the kernels run: 'relaxed' (fused multiply-add) or 'plain'. */
-export const simdFlavour = (): 'relaxed' | 'plain' => (relaxedWanted && relaxedSimdSupported() ? 'relaxed' : 'plain');
+export const simdFlavour = (): 'relaxed' | 'plain' =>
+  relaxedWanted && relaxedSimdSupported() ? 'relaxed' : 'plain';
 
 /** The module's bytes per flavour, importing a plain memory or (tfjs's threaded build) a shared one. */
 const BYTES = {
@@ -75,7 +45,10 @@ const BYTES = {
 };
 
 /** Per flavour, one instance per backend heap; null where the heap can't be imported. */
-const instances = { relaxed: new WeakMap<object, KernelExports | null>(), plain: new WeakMap<object, KernelExports | null>() };
+const instances = {
+  relaxed: new WeakMap<object, KernelExports | null>(),
+  plain: new WeakMap<object, KernelExports | null>(),
+};
 
 /** The backend's heap, wherever its build keeps it; null if it has none we can see. */
 function heapMemory(backend: WasmBackendLike): WebAssembly.Memory | null {
@@ -92,7 +65,8 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
     shareIdentityOnWasm(); // the backend is registered by now (it has a heap): replace its copying Identity
     const shared = typeof SharedArrayBuffer !== 'undefined' && memory.buffer instanceof SharedArrayBuffer;
     try {
-      const bytes = flavour === 'relaxed' && !shared ? RELAXED : decode(BYTES[flavour][shared ? 'shared' : 'plain']);
+      const bytes =
+        flavour === 'relaxed' && !shared ? RELAXED : decode(BYTES[flavour][shared ? 'shared' : 'plain']);
       // Synchronous compile: fine in workers (where the lab runs models) and Node; Chrome refuses
       // modules over 4 KB on its main thread, and then the plain ops run.
       const module = new WebAssembly.Module(bytes);
@@ -114,7 +88,15 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
  */
 export const KERNEL_FAMILIES = ['attention', 'rowwise', 'gemm', 'matmul', 'adamw', 'decode', 'mlp'] as const;
 export type KernelFamily = (typeof KERNEL_FAMILIES)[number];
-const enabled: Record<KernelFamily, boolean> = { attention: true, rowwise: true, gemm: true, matmul: true, adamw: true, decode: true, mlp: true };
+const enabled: Record<KernelFamily, boolean> = {
+  attention: true,
+  rowwise: true,
+  gemm: true,
+  matmul: true,
+  adamw: true,
+  decode: true,
+  mlp: true,
+};
 
 /** Turns fused kernels off (all on by default): for A/B benchmarks and tests against the plain path. */
 export function setFusedKernels(on: boolean, families: readonly KernelFamily[] = KERNEL_FAMILIES): void {
@@ -128,7 +110,11 @@ export function familyEnabled(family: KernelFamily): boolean {
 
 /** Whether a family of fused kernels runs on the current backend. */
 export function fusedKernelsAvailable(family: KernelFamily = 'rowwise'): boolean {
-  return enabled[family] && tf.getBackend() === 'wasm' && kernelsFor(tf.backend() as unknown as WasmBackendLike) !== null;
+  return (
+    enabled[family] &&
+    tf.getBackend() === 'wasm' &&
+    kernelsFor(tf.backend() as unknown as WasmBackendLike) !== null
+  );
 }
 
 /**
@@ -154,7 +140,14 @@ export interface WasmCall {
 }
 
 /** Registers a kernel for the wasm backend (once, however often the module is evaluated). */
-export function registerWasmKernel(name: string, run: (c: WasmCall, inputs: Record<string, tf.TensorInfo>, attrs: Record<string, number>) => tf.TensorInfo | tf.TensorInfo[]): void {
+export function registerWasmKernel(
+  name: string,
+  run: (
+    c: WasmCall,
+    inputs: Record<string, tf.TensorInfo>,
+    attrs: Record<string, number>,
+  ) => tf.TensorInfo | tf.TensorInfo[],
+): void {
   if (tf.getKernel(name, 'wasm')) return;
   tf.registerKernel({
     kernelName: name,

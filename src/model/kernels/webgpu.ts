@@ -2,7 +2,7 @@
  * What the WGSL kernels share: the webgpu backend reached structurally (no import of
  * tfjs-backend-webgpu's internals, which load only where navigator.gpu exists), the two program
  * shapes they use, and WGSL helpers. Programs follow tfjs-backend-webgpu 4.22's WebGPUProgram
- * (pin tfjs exactly, §10): the backend declares the inputs, one output and the uniforms, and wraps
+ * (pin tfjs exactly, docs/backends.md#pinned-to-one-tfjs-version): the backend declares the inputs, one output and the uniforms, and wraps
  * `main`; pipelines are cached by shaderKey plus ranks and dtypes, so each program compiles once.
  */
 import * as tf from '@tensorflow/tfjs';
@@ -11,7 +11,12 @@ import { familyEnabled, type KernelFamily } from './wasm';
 /** The part of tfjs-backend-webgpu 4.22's WebGPUBackend used here. */
 interface WebGpuBackendLike {
   /** Each uniform entry is laid out by its length: one entry per scalar here. */
-  runWebGPUProgram(program: object, inputs: tf.TensorInfo[], dtype: 'float32', uniforms: { type: 'float32' | 'int32'; data: number[] }[]): tf.TensorInfo;
+  runWebGPUProgram(
+    program: object,
+    inputs: tf.TensorInfo[],
+    dtype: 'float32',
+    uniforms: { type: 'float32' | 'int32'; data: number[] }[],
+  ): tf.TensorInfo;
 }
 
 /** The families of wasm.ts's KERNEL_FAMILIES that have WGSL programs (the others run tfjs's webgpu ops). */
@@ -158,7 +163,10 @@ export function runProgram(p: Program, tensors: tf.Tensor[], uniforms: Uniform[]
         }
       }`,
   };
-  const data = all.map(([, type, value]) => ({ type: type === 'f32' ? ('float32' as const) : ('int32' as const), data: [value] }));
+  const data = all.map(([, type, value]) => ({
+    type: type === 'f32' ? ('float32' as const) : ('int32' as const),
+    data: [value],
+  }));
   const be = tf.backend() as unknown as WebGpuBackendLike;
   return tf.engine().makeTensorFromTensorInfo(be.runWebGPUProgram(program, tensors, 'float32', data));
 }
@@ -177,9 +185,16 @@ export function sumOver(key: string, xs: readonly tf.Tensor[], term: (x: string)
     for (let i = 0; i < xs.length; i += SUM_INPUTS) {
       const group = xs.slice(i, i + SUM_INPUTS).map((x) => tf.reshape(x, [-1]));
       const names = group.map((_, j) => `X${j}`);
-      const loops = names.map((x, j) => `for (var i = t; i < uniforms.x${j}Shape; i = i + ${WG}) { s = s + ${term(`${x}[i]`)}; }`);
+      const loops = names.map(
+        (x, j) => `for (var i = t; i < uniforms.x${j}Shape; i = i + ${WG}) { s = s + ${term(`${x}[i]`)}; }`,
+      );
       const body = `var s = 0.0;\n        ${loops.join('\n        ')}\n        let total = wgSum2(s, 0.0).x;\n        if (t == 0) { setOutputAtIndex(0, total); }`;
-      sums.push(runProgram({ key: `sum_${key}_${group.length}`, inputs: names, outShape: [1], body, groups: 1 }, group));
+      sums.push(
+        runProgram(
+          { key: `sum_${key}_${group.length}`, inputs: names, outShape: [1], body, groups: 1 },
+          group,
+        ),
+      );
     }
     while (sums.length > 1) sums.splice(0, SUM_INPUTS, tf.addN(sums.slice(0, SUM_INPUTS)));
     return tf.reshape(sums[0] ?? tf.zeros([1]), []) as tf.Scalar;

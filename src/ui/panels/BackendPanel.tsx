@@ -8,7 +8,9 @@ import type { BackendName } from '../../core/config';
 import { figureOf, measuredWhen } from '../../runtime/auto-choice';
 import type { Measurement } from '../../runtime/backend-types';
 import { MAX_THREADS, type ThreadSetting } from '../../runtime/threads';
-import { chooseConfig, remeasureBackends, setThreads, useLab } from '../store';
+import { applyExperiment } from '../config-edit';
+import { remeasureBackends, setThreads, useLab } from '../store';
+import { backendWords } from '../backend-words';
 import { thisMachine, threadChoice, threadsText } from '../thread-setting';
 
 /** `auto`'s figures: ms per train step of each candidate that passed the sanity check. */
@@ -48,7 +50,10 @@ function Threads() {
   const config = useLab((s) => s.config);
   const { threads, why } = threadChoice(config, setting);
   // 1 … the cores (2 at least), and a kept count beyond them (set on a machine with more cores).
-  const top = Math.max(Math.min(MAX_THREADS, Math.max(2, thisMachine().cores)), setting === 'auto' ? 0 : setting);
+  const top = Math.max(
+    Math.min(MAX_THREADS, Math.max(2, thisMachine().cores)),
+    setting === 'auto' ? 0 : setting,
+  );
   const counts = Array.from({ length: top }, (_, i) => i + 1);
   return (
     <p className="threads">
@@ -56,7 +61,9 @@ function Threads() {
         wasm threads per run{' '}
         <select
           value={String(setting)}
-          onChange={(e) => setThreads((e.target.value === 'auto' ? 'auto' : Number(e.target.value)) as ThreadSetting)}
+          onChange={(e) =>
+            setThreads((e.target.value === 'auto' ? 'auto' : Number(e.target.value)) as ThreadSetting)
+          }
         >
           <option value="auto">auto</option>
           {counts.map((n) => (
@@ -76,7 +83,8 @@ function Threads() {
 export function BackendPanel() {
   const backend = useLab((s) => s.backend);
   const requested = useLab((s) => s.config.backend);
-  const setRequested = (b: BackendName) => chooseConfig({ ...useLab.getState().config, backend: b });
+  // Through the one door for experiment edits: with runs on screen, a new backend asks first.
+  const setRequested = (b: BackendName) => applyExperiment({ ...useLab.getState().config, backend: b });
 
   return (
     <section className="panel" aria-labelledby="backend-title">
@@ -100,6 +108,9 @@ export function BackendPanel() {
       )}
       {(backend.state === 'ready' || backend.state === 'refused') && (
         <>
+          <p className="backend-words-line" data-testid="backend-words">
+            {backendWords(backend.report)}
+          </p>
           {backend.state === 'ready' ? (
             <p data-testid="backend-status">
               Using <strong data-testid="backend-name">{backend.report.backend}</strong>

@@ -1,14 +1,20 @@
 /**
- * Session controls (Train, Pause, Step, Reset, Speed) and the status bar: per run its state, a
- * labelled step counter and tokens/s; the backend the workers chose (wasm: on how many threads). Buttons and the select are
- * native, so they are keyboard operable and named by their text or label.
+ * Session controls (Train, Pause, Step, Reset; on a finished session Run again and Continue for N
+ * more steps; Speed) and the status bar: per run its state, a labelled step counter and tokens/s;
+ * the backend the workers chose (wasm: on how many threads). Which buttons are enabled is the
+ * session state machine's (session-state.ts); why Train cannot run is said next to it. Buttons
+ * and the select are native, so they are keyboard operable and named by their text or label.
  */
-import { figureOf } from '../../runtime/auto-choice';
+import { useMemo, useState } from 'react';
 import type { Measurement } from '../../runtime/backend-types';
-import { pause, play, reset, setPace, stepOnce } from '../lab';
+import { continueFor, pause, play, reset, runAgain, setPace, stepOnce } from '../lab';
+import { canDo } from '../session-state';
 import { useLab } from '../store';
+import { backendWords, msPerStep } from '../backend-words';
 import { threadsText } from '../thread-setting';
 import type { RunView } from '../store';
+import { trainBlockers } from '../train-blockers';
+import { Labelled } from './Labelled';
 
 /** Speed choices: how long every run waits between two steps while playing. */
 export const PACES: readonly { ms: number; text: string }[] = [
@@ -36,31 +42,78 @@ function SpeedControl() {
   );
 }
 
+/** A finished session's two ways on: the same experiment from step 0, or N more steps from where it stopped. */
+function FinishedActions({ blocked }: { blocked: boolean }) {
+  const steps = useLab((s) => s.config.steps);
+  const [text, setText] = useState<string | null>(null);
+  const n = Number(text ?? steps); // by default as many steps again
+  const valid = Number.isInteger(n) && n >= 1;
+  return (
+    <>
+      <button
+        type="button"
+        onClick={runAgain}
+        disabled={blocked}
+        title="Train the same experiment again from step 0, in a new session (this one stays in Past runs)"
+      >
+        Run again
+      </button>
+      <span className="continue">
+        <button
+          type="button"
+          onClick={() => continueFor(n)}
+          disabled={blocked || !valid}
+          title="Every run goes on from its state saved at its last step; Steps grows by N"
+        >
+          Continue for {valid ? n : 'N'} more steps
+        </button>{' '}
+        <label>
+          N{' '}
+          <input
+            type="number"
+            min={1}
+            step={1}
+            value={text ?? String(steps)}
+            onChange={(e) => setText(e.target.value)}
+            aria-label="More steps"
+          />
+        </label>
+      </span>
+    </>
+  );
+}
+
 export function Controls() {
   const backend = useLab((s) => s.backend);
-  const session = useLab((s) => s.session);
-  const restored = useLab((s) => s.restored !== null);
-  const ready = backend.state === 'ready';
-  const why = ready
-    ? undefined
-    : backend.state === 'probing'
-      ? 'Waiting for the backend check'
-      : 'No usable compute backend';
+  const config = useLab((s) => s.config);
+  const fieldErrors = useLab((s) => s.fieldErrors);
+  const state = useLab((s) => s.session);
+  const reasons = useMemo(
+    () => trainBlockers({ backend, config, fieldErrors }),
+    [backend, config, fieldErrors],
+  );
+  const blocked = reasons.length > 0;
   return (
-    <div className="controls" role="group" aria-label="Training controls">
+    <div className="controls" role="group" aria-label="Training controls" data-state={state}>
       <button
         type="button"
         className="primary"
         onClick={play}
-        disabled={!ready || session === 'playing'}
-        title={why ?? 'Train every run (creates the workers on first use)'}
+        disabled={blocked || !canDo(state, 'train')}
+        title={
+          state === 'done'
+            ? 'Every run reached its last step: Run again, or Continue for more steps'
+            : state === 'restored'
+              ? "Go on from each run's saved step"
+              : 'Train every run (creates the workers on first use)'
+        }
       >
         Train
       </button>
       <button
         type="button"
         onClick={pause}
-        disabled={session !== 'playing'}
+        disabled={!canDo(state, 'pause')}
         title="Pause every run after its current step"
       >
         Pause
@@ -68,21 +121,30 @@ export function Controls() {
       <button
         type="button"
         onClick={stepOnce}
-        disabled={!ready}
-        title="Run exactly one more optimizer step per run"
+        disabled={blocked || !canDo(state, 'step')}
+        title="Run exactly one more optimizer step per run (Pause first while training)"
       >
         Step
       </button>
       <button
         type="button"
         onClick={reset}
-        disabled={session === 'none' && !restored}
-        title="Stop the runs and forget their metrics"
+        disabled={!canDo(state, 'reset')}
+        title="Stop the runs and clear the charts (the session stays in Past runs)"
       >
         Reset
       </button>
+      {state === 'done' && <FinishedActions blocked={blocked} />}
+      {blocked && (
+        <ul className="train-reasons" data-testid="train-reasons" aria-label="Why Train is off">
+          {reasons.map((r) => (
+            <li key={r}>
+              <Labelled text={r} />
+            </li>
+          ))}
+        </ul>
+      )}
       <SpeedControl />
-      {why && <span className="muted">{why}</span>}
     </div>
   );
 }
@@ -108,9 +170,9 @@ function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
       ? (run.message ?? STATE_TEXT[run.state])
       : run.state === 'done' && run.message === 'restored' // a stored session's run: not finished, Train goes on
         ? 'restored'
-      : pausing && run.state === 'running'
-        ? 'pausing after this step…'
-        : STATE_TEXT[run.state];
+        : pausing && run.state === 'running'
+          ? 'pausing after this step…'
+          : STATE_TEXT[run.state];
   return (
     <li
       className="run-status"
@@ -141,9 +203,10 @@ function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
 
 /** `auto`'s figure for the chosen backend, for the status line: "37 ms per nano step (cached)". */
 function speedOf(m: Measurement): string {
-  const t = m.timings.find((x) => x.backend === m.choice);
-  const ms = t && figureOf(t);
-  return ms === undefined ? 'untimed' : `${Math.round(ms)} ms per ${m.preset} step${m.cached ? ' (cached)' : ''}`;
+  const ms = msPerStep(m);
+  return ms === undefined
+    ? 'untimed'
+    : `${Math.round(ms)} ms per ${m.preset} step${m.cached ? ' (cached)' : ''}`;
 }
 
 export function StatusBar() {
@@ -159,25 +222,41 @@ export function StatusBar() {
       <ul className="runs-status">
         {runs.length === 0 && <li className="muted">No runs yet: press Train.</li>}
         {runs.map((r) => (
-          <RunStatus key={r.id} run={r} pausing={session !== 'playing'} />
+          <RunStatus key={r.id} run={r} pausing={session !== 'training'} />
         ))}
       </ul>
       {restored && (
         <span className="restored-note" data-testid="restored-note">
-          restored from {new Date(restored.createdAt).toLocaleString()} — Train goes on from each run&apos;s
-          saved step, Reset starts over
+          restored from {new Date(restored.createdAt).toLocaleString()} —{' '}
+          {session === 'done'
+            ? 'finished: Run again starts over, Continue goes on from the last step'
+            : "Train goes on from each run's saved step, Reset starts over"}
+          {restored.startsOver?.length
+            ? ` · ${restored.startsOver.join(', ')} ${restored.startsOver.length > 1 ? 'start' : 'starts'} over from step 0: the page closed after saving a state but before recording the steps up to it`
+            : ''}
         </span>
       )}
+      {/* In plain words; the details (backend, adapter, threads, kernels) after it, cut to the
+          line and whole on hover. */}
       <span
         className="backend-chip"
-        title={report?.attempts.map((a) => `${a.backend}: ${a.reason}`).join('\n')}
+        title={[
+          ...(report ? [backendWords(report)] : []),
+          ...(report?.attempts.map((a) => `${a.backend}: ${a.reason}`) ?? []),
+          ...(kernels ? [`kernels: ${kernels}`] : []),
+        ].join('\n')}
       >
         {backend.state === 'probing' && 'checking backends…'}
-        {report &&
-          `${report.backend ?? 'no backend'}${report.adapter ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
-        {report?.threads !== undefined && <span data-testid="backend-threads"> · {threadsText(report.threads)}</span>}
-        {report?.measurement && <span data-testid="backend-speed"> · {speedOf(report.measurement)}</span>}
-        {kernels && <span data-testid="kernels"> · {kernels}</span>}
+        {report && <span className="backend-words">{backendWords(report)}</span>}
+        <span className="backend-details">
+          {report &&
+            ` · ${report.backend ?? 'no backend'}${report.adapter ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
+          {report?.threads !== undefined && (
+            <span data-testid="backend-threads"> · {threadsText(report.threads)}</span>
+          )}
+          {report?.measurement && <span data-testid="backend-speed"> · {speedOf(report.measurement)}</span>}
+          {kernels && <span data-testid="kernels"> · {kernels}</span>}
+        </span>
       </span>
     </div>
   );

@@ -4,31 +4,28 @@
  * edit is validated against the schema before anything changes; errors name the field, in
  * role="alert". A structural change resets the session (lab.ts), and the link follows.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
 import type { Experiment } from '../../core/config';
-import { PRESETS } from '../../core/presets';
+import { estimatorLabel } from '../../rl/advantage';
 import { estimateMemory, gb, memoryRefusal } from '../../runtime/memory';
-import { applyExperiment, enumOptions, fieldDoc, getAt, numberLimits, optionDoc, optionLabel, setAt } from '../config-edit';
-import { chooseConfig, useLab } from '../store';
+import {
+  applyExperiment,
+  enumOptions,
+  fieldDoc,
+  getAt,
+  numberLimits,
+  optionDoc,
+  optionLabel,
+  setAt,
+} from '../config-edit';
+import { FIELDS, fieldReason, labelOf, plainMessage } from '../field-labels';
+import { setFieldErrors, useLab } from '../store';
+import { Labelled } from './Labelled';
 import { FieldErrors } from './FieldErrors';
+import { Presets } from './Presets';
 import { useDraft } from './draft';
-
-/** The structural fields shown inline, by schema path; choices and limits come from the schema. */
-const FIELDS: { path: string; label: string }[] = [
-  { path: 'task', label: 'Task' },
-  { path: 'models.assignment', label: 'Model assignment' },
-  { path: 'models.preset', label: 'Model preset' },
-  { path: 'rollout.groupSize', label: 'Group size G' },
-  { path: 'rollout.batchSize', label: 'Batch size B' },
-  { path: 'reward.credit', label: 'Per-agent credit' },
-  { path: 'reward.creditWeight', label: 'Credit weight λ' },
-  { path: 'rollout.sampling', label: 'Sampling' },
-  { path: 'steps', label: 'Steps' },
-  { path: 'seed', label: 'Seed' },
-  { path: 'seeds', label: 'Seeds' },
-];
 
 /** Validates the config with one field changed; applies it, or returns the errors. */
 function tryField(path: string, value: unknown): FieldError[] {
@@ -40,10 +37,19 @@ function tryField(path: string, value: unknown): FieldError[] {
 
 const fieldId = (path: string) => `exp-${path.replace(/\./g, '-')}`;
 
-/** One inline field: a select for an enum, a number input (committed on Enter or blur) otherwise. */
+const NO_ERRORS: FieldError[] = [];
+
+/**
+ * One inline field: a select for an enum, a number input (committed on Enter or blur) otherwise.
+ * Its refusals live in the store, not here: while it holds a refused value Train stays off and
+ * says why (one source of truth for what the field holds).
+ */
 function Field({ path, label }: { path: string; label: string }) {
   const value = useLab((s) => getAt(s.config, path));
-  const [errors, setErrors] = useState<FieldError[]>([]);
+  const errors = useLab((s) => s.fieldErrors[path] ?? NO_ERRORS);
+  const setErrors = (found: FieldError[]) => setFieldErrors(path, found);
+  // A field that goes (a preset with other runs) takes its refusal with it.
+  useEffect(() => () => setFieldErrors(path, []), [path]);
   const id = fieldId(path);
   const errId = `${id}-error`;
   const isEnum = typeof value === 'string';
@@ -94,7 +100,7 @@ function Field({ path, label }: { path: string; label: string }) {
       )}
       {errors.length > 0 && (
         <span id={errId} className="field-error" role="alert">
-          {errors.map((e) => (e.path === path ? e.message : `${e.path}: ${e.message}`)).join('; ')}
+          {errors.map((e) => (e.path === path ? plainMessage(e.message) : fieldReason(e))).join('; ')}
         </span>
       )}
     </div>
@@ -166,7 +172,10 @@ function JsonEditor() {
 function memoryOf(c: Experiment): { text: string; refused: string | null } {
   try {
     const estimate = estimateMemory(c);
-    return { text: `about ${gb(estimate.bytes)} at most (estimate)`, refused: memoryRefusal(c, c.backend, estimate) };
+    return {
+      text: `about ${gb(estimate.bytes)} at most (estimate)`,
+      refused: memoryRefusal(c, c.backend, estimate),
+    };
   } catch (e) {
     return { text: `— (${(e as Error).message})`, refused: null };
   }
@@ -195,7 +204,19 @@ export function ExperimentPanel() {
       `AdamW lr ${c.optim.lr}, wd ${c.optim.weightDecay}, clip ${c.optim.clipLow}/${c.optim.clipHigh} (dual ${c.optim.dualClip}), ${c.optim.lossAgg}`,
     ],
     ...(Object.keys(c.optim.perAgent).length
-      ? [['Per agent', Object.entries(c.optim.perAgent).map(([agent, own]) => `${agent}: ${Object.entries(own).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; ')] as [string, string]]
+      ? [
+          [
+            'Per agent',
+            Object.entries(c.optim.perAgent)
+              .map(
+                ([agent, own]) =>
+                  `${agent}: ${Object.entries(own)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(', ')}`,
+              )
+              .join('; '),
+          ] as [string, string],
+        ]
       : []),
     [
       'Advantage',
@@ -220,23 +241,24 @@ export function ExperimentPanel() {
   return (
     <section className="panel" aria-labelledby="experiment-title">
       <h2 id="experiment-title">Experiment</h2>
-      <div className="presets" role="group" aria-label="Presets">
-        {PRESETS.map((p) => (
-          <button key={p.id} type="button" title={p.blurb} onClick={() => chooseConfig(p.config)}>
-            {p.title}
-          </button>
-        ))}
-      </div>
+      <Presets />
       <div className="exp-fields" role="group" aria-label="Experiment fields">
         {FIELDS.map((f) => (
           <Field key={f.path} {...f} />
         ))}
         {c.runs.map((r, i) => (
           // Keyed by index and label: a preset with other runs remounts the field (fresh state).
-          <Field key={`${i}:${r.label}`} path={`runs.${i}.estimator`} label={`${r.label} estimator`} />
+          <Field
+            key={`${i}:${r.label}`}
+            path={`runs.${i}.estimator`}
+            label={labelOf(`runs.${i}.estimator`, c)!}
+          />
         ))}
       </div>
-      <p className="muted">Changing these resets the runs; live hyper-parameters below do not.</p>
+      <p className="muted">
+        Changing these needs new runs (you are asked first while runs are on screen); live hyper-parameters
+        below do not.
+      </p>
       <dl className="summary" data-testid="experiment-summary">
         {rows.map(([k, v]) => (
           <div key={k}>
@@ -247,16 +269,20 @@ export function ExperimentPanel() {
       </dl>
       {memory.refused && (
         <p role="alert" className="field-error" data-testid="memory-refused">
-          Train is refused: {memory.refused}
+          Train is refused: <Labelled text={memory.refused} />
         </p>
       )}
       <h3>Runs</h3>
       <ul data-testid="runs">
         {c.runs.map((r, i) => (
           <li key={i}>
-            <strong>{r.label}</strong> — estimator {optionLabel(`runs.${i}.estimator`, r.estimator)} (<code>{r.estimator}</code>)
-            {Object.keys(r.advantage).length + Object.keys(r.optim).length + Object.keys(r.reward).length > 0 &&
-              ` (overrides: ${JSON.stringify({ ...r.advantage, ...r.optim, ...r.reward })})`}
+            <strong>{r.label}</strong> — estimator{' '}
+            {r.estimator === 'custom'
+              ? estimatorLabel('custom', { ...c.advantage, ...r.advantage })
+              : optionLabel(`runs.${i}.estimator`, r.estimator)}{' '}
+            (<code>{r.estimator}</code>)
+            {Object.keys(r.advantage).length + Object.keys(r.optim).length + Object.keys(r.reward).length >
+              0 && ` (overrides: ${JSON.stringify({ ...r.advantage, ...r.optim, ...r.reward })})`}
           </li>
         ))}
       </ul>

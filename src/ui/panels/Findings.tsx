@@ -1,7 +1,8 @@
 /**
  * Findings: with seeds ≥ 2, each run's mean ± 95 % CI over seeds and the paired difference from
  * the first run (same seed, same task stream) with a computed verdict, for the figures the CLI's
- * `lab report` prints. The numbers come from the same pure code (src/rl/summary.ts, findings.ts)
+ * `lab report` prints. The verdicts lead, each row names its figure in words (the short name, the
+ * CSV's, on hover), and the table wraps to fit the main column rather than scroll sideways. The numbers come from the same pure code (src/rl/summary.ts, findings.ts)
  * applied to the recorded metric history; they follow training every few seconds, and say how
  * many runs are done, so a provisional table is never mistaken for a final one. Imported runs get
  * their own table when a group of them has several seeds (read from their names, seedOf).
@@ -24,12 +25,21 @@ const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
 
 /** The keys a summary reads (the CLI summarizes its metrics.jsonl the same way). */
-const summaryKeys = (agents: readonly string[], k: number) => [M.rewardMean, M.updateSkipped, M.envErrors, evalAvgKey(k), evalPassKey(k), ...agents.map((a) => agentKey(a, 'grad_norm'))];
+const summaryKeys = (agents: readonly string[], k: number) => [
+  M.rewardMean,
+  M.updateSkipped,
+  M.envErrors,
+  evalAvgKey(k),
+  evalPassKey(k),
+  ...agents.map((a) => agentKey(a, 'grad_norm')),
+];
 
 /** Every session run's summary from its recorded history, the reward over the last `tail` steps. */
 function summaries(s: LabState, tail: number): RunSummary[] {
   const k = s.config.eval.k;
-  return s.runs.map((r) => summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail));
+  return s.runs.map((r) =>
+    summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail),
+  );
 }
 
 /** Every imported run's, with its own agents and eval K (the largest it carries), as `lab report` does. */
@@ -60,7 +70,11 @@ function exportFindings(c: Comparison, list: RunSummary[], format: 'csv' | 'json
   if (format === 'csv') download(`${name}.csv`, comparisonCsv(c), 'text/csv');
   else {
     const { config } = useLab.getState();
-    const json = JSON.stringify({ experiment: config, comparison: c, runs: list }, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
+    const json = JSON.stringify(
+      { experiment: config, comparison: c, runs: list },
+      (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v),
+      2,
+    );
     download(`${name}.json`, json, 'application/json');
   }
 }
@@ -127,16 +141,18 @@ export function Findings() {
       <TailField tail={tail} onChange={setTail} />
       {showSession && (
         <FindingsTable c={session.c} list={session.list}>
-          {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} · {fewest === most ? fewest : `${fewest}–${most}`}{' '}
-          steps recorded per run · mean ± 95 % CI over {session.c.seeds} seeds; differences paired by seed (same task stream); verdicts
-          from the paired CI. The same numbers as <code>lab report</code>.
+          {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} ·{' '}
+          {fewest === most ? fewest : `${fewest}–${most}`} steps recorded per run · mean ± 95 % CI over{' '}
+          {session.c.seeds} seeds; differences paired by seed (same task stream); verdicts from the paired CI.
+          The same numbers as <code>lab report</code>.
         </FindingsTable>
       )}
       {imported && (
         <FindingsTable c={imported.c} list={imported.list} testId="findings-imported" what="imported ">
-          <strong>Imported runs</strong> · seeds read from the run names (<code>grpo #2</code>, <code>grpo_seed2</code>,{' '}
-          <code>grpo/seed2</code>) · mean ± 95 % CI over {imported.c.seeds} seeds; differences paired by seed number; each run’s own
-          eval K. The same numbers as <code>lab report</code> on a <code>lab import</code> folder.
+          <strong>Imported runs</strong> · seeds read from the run names (<code>grpo #2</code>,{' '}
+          <code>grpo_seed2</code>, <code>grpo/seed2</code>) · mean ± 95 % CI over {imported.c.seeds} seeds;
+          differences paired by seed number; each run’s own eval K. The same numbers as{' '}
+          <code>lab report</code> on a <code>lab import</code> folder.
         </FindingsTable>
       )}
     </section>
@@ -144,7 +160,19 @@ export function Findings() {
 }
 
 /** One comparison: its status line (children), the table, and its CSV / JSON downloads. */
-function FindingsTable({ c, list, testId = 'findings-status', what = '', children }: { c: Comparison; list: RunSummary[]; testId?: string; what?: string; children: ReactNode }) {
+function FindingsTable({
+  c,
+  list,
+  testId = 'findings-status',
+  what = '',
+  children,
+}: {
+  c: Comparison;
+  list: RunSummary[];
+  testId?: string;
+  what?: string;
+  children: ReactNode;
+}) {
   const later = c.runs.slice(1);
   return (
     <div data-comparison={testId}>
@@ -156,6 +184,11 @@ function FindingsTable({ c, list, testId = 'findings-status', what = '', childre
           <thead>
             <tr>
               <th scope="col">figure</th>
+              {later.map((r) => (
+                <th scope="col" key={`v-${r}`}>
+                  verdict: {r} vs {c.runs[0]}
+                </th>
+              ))}
               {c.runs.map((r) => (
                 <th scope="col" key={r}>
                   {r}
@@ -166,17 +199,19 @@ function FindingsTable({ c, list, testId = 'findings-status', what = '', childre
                   {r} − {c.runs[0]} (paired)
                 </th>
               ))}
-              {later.map((r) => (
-                <th scope="col" key={`v-${r}`}>
-                  verdict{later.length > 1 ? ` (${r})` : ''}
-                </th>
-              ))}
             </tr>
           </thead>
           <tbody>
             {c.figures.map((f) => (
               <tr key={f.name} data-figure={f.name}>
-                <th scope="row">{f.name}</th>
+                <th scope="row" title={f.name}>
+                  {f.words}
+                </th>
+                {f.diffs.map((d, i) => (
+                  <td key={`v${i}`} className={VERDICT_CLASS[d.verdict.kind]} data-verdict={d.verdict.kind}>
+                    {d.verdict.text}
+                  </td>
+                ))}
                 {f.runs.map((x, i) => (
                   <td key={i} className="num">
                     {pm(x)}
@@ -185,11 +220,6 @@ function FindingsTable({ c, list, testId = 'findings-status', what = '', childre
                 {f.diffs.map((d, i) => (
                   <td key={`d${i}`} className="num">
                     {pm(d)}
-                  </td>
-                ))}
-                {f.diffs.map((d, i) => (
-                  <td key={`v${i}`} className={VERDICT_CLASS[d.verdict.kind]} data-verdict={d.verdict.kind}>
-                    {d.verdict.text}
                   </td>
                 ))}
               </tr>

@@ -1,20 +1,38 @@
 /**
  * Hyper-parameters that apply while the runs train, without a reset: each change is validated
  * against the experiment schema, sent to every run, and leaves a marker on the charts at the step
- * it took effect. Values commit on Enter or when the field loses focus, not on every keystroke.
+ * it took effect. Values commit on Enter or when the field loses focus, not on every keystroke;
+ * until then the field says the typed value is pending. Each run's changes are kept with their
+ * steps (the experiment's schedule), so the link replays them (docs/links.md#live-change-schedule).
  */
 import { useState } from 'react';
-import { LIVE, LIVE_PARAMS, liveField, liveValue, validateExperiment, withLive, type LiveParam } from '../../core/config';
+import {
+  LIVE,
+  LIVE_PARAMS,
+  liveField,
+  validateExperiment,
+  withLive,
+  type LiveParam,
+} from '../../core/config';
+import { latestLive, scheduleEntries } from '../../core/live-schedule';
 import { setLive } from '../lab';
 import { useLab } from '../store';
 import { useDraft } from './draft';
 
 function LiveField({ param }: { param: LiveParam }) {
-  const value = useLab((s) => liveValue(s.config, param));
+  const value = useLab((s) => latestLive(s.config, param));
+  // Runs with workers take a change at their next step (setLive); with none (no runs yet, or a
+  // stored session on screen) it holds from step 0.
+  const training = useLab((s) => s.session !== 'idle' && s.session !== 'restored');
   const [error, setError] = useState<string | null>(null);
+  // Committed while runs train: sent to them, shown until a run says at which step it took it
+  // (the recorded value moves on from `over`).
+  const [sending, setSending] = useState<{ value: number; over: number } | null>(null);
+  const sent = training && sending?.over === value ? sending.value : null;
   const id = `live-${param}`;
+  const shown = sent ?? value;
   const draft = useDraft(
-    String(value),
+    String(shown),
     (text) => {
       const v = Number(text);
       const checked =
@@ -24,14 +42,26 @@ function LiveField({ param }: { param: LiveParam }) {
         return false;
       }
       setError(null);
+      setSending(training && v !== value ? { value: v, over: value } : null);
       setLive(param, v);
       return true;
     },
     () => setError(null),
   );
+  const pending = draft.value !== String(shown);
+  const note = pending
+    ? `pending: press Enter to apply ${training ? 'at the next step' : 'from step 0'}`
+    : sent !== null
+      ? 'sent: applies at the next step'
+      : null;
 
   return (
-    <div className="live-field">
+    <div
+      className="live-field"
+      data-pending={pending || sent !== null ? true : undefined}
+      data-typed={pending ? true : undefined}
+    >
+      {/* The label stays the field's name (the pending dot is drawn by CSS from data-pending). */}
       <label htmlFor={id} title={liveField(param).description}>
         {LIVE[param].label}
       </label>
@@ -41,9 +71,14 @@ function LiveField({ param }: { param: LiveParam }) {
         inputMode="decimal"
         step={LIVE[param].step}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
+        aria-describedby={error ? `${id}-error` : note ? `${id}-note` : undefined}
         {...draft}
       />
+      {note && !error && (
+        <span id={`${id}-note`} className="live-pending" role="status">
+          {note}
+        </span>
+      )}
       {error && (
         <span id={`${id}-error`} className="field-error" role="alert">
           {error}
@@ -53,16 +88,39 @@ function LiveField({ param }: { param: LiveParam }) {
   );
 }
 
+/** Each run's recorded changes, as the link carries them: what a replay applies, and at which step. */
+function Schedule() {
+  const runs = useLab((s) => s.config.runs);
+  const lines = runs.flatMap((r) => {
+    const entries = scheduleEntries(r.live);
+    if (entries.length === 0) return [];
+    const text = entries.map((e) => `${LIVE[e.param].label} ${e.value} at step ${e.step}`).join(', ');
+    return [`${r.label}: ${text}`];
+  });
+  if (lines.length === 0) return null;
+  return (
+    <ul className="muted live-schedule" aria-label="Live changes in the link">
+      {lines.map((l) => (
+        <li key={l}>{l}</li>
+      ))}
+    </ul>
+  );
+}
+
 export function LiveParams() {
   return (
     <section className="panel" aria-labelledby="live-title">
       <h2 id="live-title">Live hyper-parameters</h2>
-      <p className="muted">Apply to every run without a reset; each change leaves a marker on the charts.</p>
+      <p className="muted">
+        Apply to every run without a reset; each change leaves a marker on the charts, and the link replays it
+        at the step each run took it.
+      </p>
       <div className="live-grid">
         {LIVE_PARAMS.map((p) => (
           <LiveField key={p} param={p} />
         ))}
       </div>
+      <Schedule />
     </section>
   );
 }

@@ -11,21 +11,26 @@ import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis
 import type { BaseTickContentProps } from 'recharts';
 import { registerChart } from '../chart-pump';
 import type { ChartHandle } from '../chart-pump';
-import { chartCsv, download, fileName, svgPng } from '../export';
+import { chartPng, chartSvg } from '../chart-image';
+import type { ChartImageParts } from '../chart-image';
+import { chartCsv, download, fileName } from '../export';
 import { lastStep, readSeries } from '../run-data';
 import { addError, useLab } from '../store';
 import type { Marker } from '../store';
 import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData, SeriesLayer } from './SeriesLayer';
+import { markerElements } from './Markers';
 import type { Drawn, SeriesSpec } from './SeriesLayer';
 
 export interface MetricChartProps {
   title: string;
-  /** The metric key(s) drawn, shown beside the title. */
+  /** The metric key(s) drawn: the title's tooltip, and the y axis's name in exports. */
   metric?: string;
   /** What the metric is, in a sentence (the caption's tooltip). */
   about?: string;
+  /** Beside the title: the chart's help popover (ChartHelp). */
+  help?: ReactNode;
   specs: SeriesSpec[];
   /**
    * Series whose values set the y axis as well as `specs`' own (side by side: every run's series
@@ -67,10 +72,21 @@ const NOT_YET: SeriesSpec[] = [];
  * chart mounts without its plot and draws it at its first turn too: a board of twenty charts
  * mounting at once (the first run, or the first import) was one task of 60 ms of main thread.
  */
-function useRefreshed(ref: React.RefObject<HTMLElement | null>, name: string, specs: SeriesSpec[], scaleSpecs: SeriesSpec[] | undefined): Refreshed {
+function useRefreshed(
+  ref: React.RefObject<HTMLElement | null>,
+  name: string,
+  specs: SeriesSpec[],
+  scaleSpecs: SeriesSpec[] | undefined,
+): Refreshed {
   const [seen, setSeen] = useState((): Refreshed => {
     const s = useLab.getState();
-    return { version: s.frameVersion, smoothing: s.view.smoothing, specs: NOT_YET, scaleSpecs: undefined, width: -1 };
+    return {
+      version: s.frameVersion,
+      smoothing: s.view.smoothing,
+      specs: NOT_YET,
+      scaleSpecs: undefined,
+      width: -1,
+    };
   });
   const wanted = useRef({ specs, scaleSpecs });
   const handleRef = useRef<ChartHandle | null>(null);
@@ -81,10 +97,17 @@ function useRefreshed(ref: React.RefObject<HTMLElement | null>, name: string, sp
       const w = wanted.current;
       // Measured until known (a layout read per refresh while frames stream would force a
       // layout each time); afterwards ResponsiveContainer follows resizes on its own.
-      if (!(plotWidth.current > 0)) plotWidth.current = Math.round(ref.current?.querySelector('.chart-plot')?.getBoundingClientRect().width ?? -1);
+      if (!(plotWidth.current > 0))
+        plotWidth.current = Math.round(
+          ref.current?.querySelector('.chart-plot')?.getBoundingClientRect().width ?? -1,
+        );
       const width = plotWidth.current;
       setSeen((prev) =>
-        prev.version === s.frameVersion && prev.smoothing === s.view.smoothing && prev.specs === w.specs && prev.scaleSpecs === w.scaleSpecs && prev.width === width
+        prev.version === s.frameVersion &&
+        prev.smoothing === s.view.smoothing &&
+        prev.specs === w.specs &&
+        prev.scaleSpecs === w.scaleSpecs &&
+        prev.width === width
           ? prev
           : { version: s.frameVersion, smoothing: s.view.smoothing, ...w, width },
       );
@@ -136,31 +159,6 @@ function TICK(p: BaseTickContentProps) {
 }
 const NO_POINTS = () => [];
 const GRID = <CartesianGrid stroke="#e6e9ee" vertical={false} verticalCoordinatesGenerator={NO_POINTS} />;
-
-/** Live-parameter markers, one vertical line each (duplicates across runs drawn once). */
-function markerElements(markers: Marker[], midStep: number): ReactNode[] {
-  const seen = new Set<string>();
-  return markers
-    .filter((m) => {
-      const k = `${m.step}:${m.param}:${m.value}`;
-      return seen.has(k) ? false : (seen.add(k), true);
-    })
-    .map((m, i) => (
-      <ReferenceLine
-        key={i}
-        x={m.step}
-        stroke="#6b7480"
-        strokeDasharray="3 3"
-        label={{
-          value: `${m.param}=${m.value}`,
-          // Left of the line in the chart's right half, so the label is never clipped.
-          position: m.step > midStep ? 'insideTopRight' : 'insideTopLeft',
-          fontSize: 9,
-          fill: '#4b5561',
-        }}
-      />
-    ));
-}
 
 /**
  * The recharts part of a chart: grid, axes, reference lines, and SeriesLayer inside. Memoized on
@@ -233,6 +231,7 @@ function MetricChartImpl({
   title,
   metric,
   about,
+  help,
   specs,
   scaleSpecs,
   markers,
@@ -243,7 +242,13 @@ function MetricChartImpl({
 }: MetricChartProps) {
   const ref = useRef<HTMLElement>(null);
   // The series drawn are the ones of the last refresh (`specs` prop: the ones to draw next).
-  const { version, smoothing, specs: drawnSpecs, scaleSpecs: drawnScale, width } = useRefreshed(ref, title, specs, scaleSpecs);
+  const {
+    version,
+    smoothing,
+    specs: drawnSpecs,
+    scaleSpecs: drawnScale,
+    width,
+  } = useRefreshed(ref, title, specs, scaleSpecs);
 
   const data = useMemo(() => {
     void version; // re-read the ring buffers whenever frames arrived
@@ -304,16 +309,21 @@ function MetricChartImpl({
   const layer = useMemo(() => ({ drawn, steps }), [drawn, steps]);
 
   // Labels go left of their line in the x axis's right half: a new list only when the axis moves.
-  const markerLines = useMemo(() => markerElements(markers, (x.domain[0] + x.domain[1]) / 2), [markers, x]);
+  const markerLines = useMemo(() => markerElements(markers, x.domain), [markers, x]);
 
   return (
     <figure className="chart" ref={ref} aria-label={title} data-chart={title} data-points={steps.length}>
       <figcaption title={about}>
-        <span className="chart-title">{title}</span>
-        {metric && <code className="chart-hint">{metric}</code>}
+        <span className="chart-title" title={metric}>
+          {title}
+          {help}
+        </span>
         <span className="chart-tools">
           {points < total && (
-            <span className="chart-drawn" title="Each line keeps the first, lowest and highest point of every bucket of steps; CSV, exports and Findings use every step">
+            <span
+              className="chart-drawn"
+              title="Each line keeps the first, lowest and highest point of every bucket of steps; CSV, exports and Findings use every step"
+            >
               drawn: {points.toLocaleString('en-US')} of {total.toLocaleString('en-US')} points
             </span>
           )}
@@ -327,27 +337,40 @@ function MetricChartImpl({
           >
             CSV
           </button>
-          <button
-            type="button"
-            className="mini"
-            aria-label={`Download ${title} as PNG`}
-            title="This chart as a PNG image"
-            disabled={steps.length === 0}
-            onClick={() => {
-              const svg = ref.current?.querySelector<SVGSVGElement>('svg.recharts-surface');
-              if (svg)
-                void svgPng(svg, fileName(title)).catch((e: Error) =>
-                  addError(`PNG export failed: ${e.message}`),
-                );
-            }}
-          >
-            PNG
-          </button>
+          {(['PNG', 'SVG'] as const).map((kind) => (
+            <button
+              key={kind}
+              type="button"
+              className="mini"
+              aria-label={`Download ${title} as ${kind}`}
+              title={`This chart as ${kind === 'PNG' ? 'a PNG image (2×)' : 'an SVG'}, with its title, legend and axis names`}
+              disabled={steps.length === 0}
+              onClick={() => {
+                const svg = ref.current?.querySelector<SVGSVGElement>('svg.recharts-surface');
+                const parts: ChartImageParts = {
+                  title,
+                  series: drawnSpecs,
+                  xName: 'step',
+                  yName: `${metric ?? title}${log ? ' (log scale)' : ''}`,
+                };
+                if (!svg) return;
+                if (kind === 'SVG') chartSvg(svg, parts, fileName(title));
+                else
+                  void chartPng(svg, parts, fileName(title)).catch((e: Error) =>
+                    addError(`PNG export failed: ${e.message}`),
+                  );
+              }}
+            >
+              {kind}
+            </button>
+          ))}
         </span>
       </figcaption>
       <div className="chart-plot" ref={setTipHost}>
         {steps.length === 0 ? (
-          <div className="chart-empty">{drawnSpecs === NOT_YET && specs.length > 0 ? 'drawing…' : 'no data yet'}</div>
+          <div className="chart-empty">
+            {drawnSpecs === NOT_YET && specs.length > 0 ? 'drawing…' : 'no data yet'}
+          </div>
         ) : (
           <ChartData.Provider value={layer}>
             <ChartFrame

@@ -46,15 +46,25 @@ export function OtherTools() {
         onDrop={onDrop}
       >
         <p>
-          Drop TensorBoard event files, folders of them (a folder is one run, as in TensorBoard) or W&amp;B history CSVs here to
-          chart cluster runs beside these.
+          Drop TensorBoard event files, folders of them (a folder is one run, as in TensorBoard) or W&amp;B
+          history CSVs here to chart cluster runs beside these.
         </p>
         <label>
-          or pick files <input type="file" multiple onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))} />
+          or pick files{' '}
+          <input
+            type="file"
+            multiple
+            onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))}
+          />
         </label>{' '}
         <label>
           or a folder (one run per folder of event files){' '}
-          <input type="file" data-testid="pick-folder" {...FOLDER} onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))} />
+          <input
+            type="file"
+            data-testid="pick-folder"
+            {...FOLDER}
+            onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))}
+          />
         </label>
         {busy && <p className="muted">reading…</p>}
       </div>
@@ -66,10 +76,19 @@ export function OtherTools() {
         </ul>
       )}
       <div className="row">
-        <button type="button" onClick={downloadTensorboard} disabled={!hasRuns} title="One event file per run">
+        <button
+          type="button"
+          onClick={downloadTensorboard}
+          disabled={!hasRuns}
+          title="One event file per run"
+        >
           Export TensorBoard
         </button>
-        <button type="button" onClick={downloadDrmas} title="Dr. MAS launch scripts for a Ray cluster, with a README">
+        <button
+          type="button"
+          onClick={downloadDrmas}
+          title="Dr. MAS launch scripts for a Ray cluster, with a README"
+        >
           Export for a cluster
         </button>
       </div>

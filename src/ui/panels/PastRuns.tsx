@@ -11,7 +11,8 @@ import { deleteStored, openSession } from '../restore';
 import { useLab } from '../store';
 
 function summary(s: StoredSession): string {
-  if (s.kind === 'import') return `imported · ${s.runs.map((x) => x.label.replace(' (imported)', '')).join(', ')} · to step ${s.lastStep}`;
+  if (s.kind === 'import')
+    return `imported · ${s.runs.map((x) => x.label.replace(' (imported)', '')).join(', ')} · to step ${s.lastStep}`;
   const r = decodeExperiment(s.experiment);
   const task = r.ok ? r.config.task : '?';
   return `${task} · ${s.runs.map((x) => x.label).join(' vs ')} · ${s.lastStep} steps`;
@@ -32,7 +33,11 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
         <small className="muted">{summary(s)}</small>
       </span>
       {s.kind === 'import' ? (
-        <button type="button" onClick={() => void (s.shown ? hideImport(s.id) : showImport(s.id))} aria-label={`${s.shown ? 'Hide' : 'Show'} import ${name}`}>
+        <button
+          type="button"
+          onClick={() => void (s.shown ? hideImport(s.id) : showImport(s.id))}
+          aria-label={`${s.shown ? 'Hide' : 'Show'} import ${name}`}
+        >
           {s.shown ? 'Hide' : 'Show'}
         </button>
       ) : (
@@ -42,7 +47,9 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
       )}
       <button
         type="button"
-        onClick={() => void (s.kind === 'import' ? hideImport(s.id) : Promise.resolve()).then(() => deleteStored(s.id))}
+        onClick={() =>
+          void (s.kind === 'import' ? hideImport(s.id) : Promise.resolve()).then(() => deleteStored(s.id))
+        }
         aria-label={`Delete ${s.kind === 'import' ? 'import' : 'session'} ${name}`}
       >
         Delete
@@ -56,7 +63,10 @@ export function PastRuns() {
   const shown = useLab((s) => s.restored?.id);
   return (
     <section className="panel" aria-labelledby="past-title" data-loaded={sessions !== null}>
-      <h2 id="past-title">Past runs</h2>
+      {/* Focusable: the header's Past runs button moves focus here. */}
+      <h2 id="past-title" tabIndex={-1}>
+        Past runs
+      </h2>
       {sessions === null && <p className="muted">Loading…</p>}
       {sessions?.length === 0 && <p className="muted">No stored runs yet.</p>}
       <ul className="past-runs">

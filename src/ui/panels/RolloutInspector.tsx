@@ -2,12 +2,16 @@
  * Rollout inspector: the latest trajectories of each run. Per trajectory, every agent turn with
  * its prompt (special tokens shown as ⟨bos⟩, ⟨env⟩…⟨/env⟩ feedback highlighted), the response
  * shaded by each token's probability under the sampling policy (log-prob on hover), the reward
- * and the row's advantage under the run's estimator (red negative, green positive); with per-agent
- * credit, the agent's credit and the counterfactual outcome (the replay without the agent).
+ * and the row's advantage under the run's estimator (red negative, green positive) with what it was
+ * computed from (the estimator's own words, rl/advantage.ts advantageBasis); with per-agent credit,
+ * the agent's credit and the counterfactual outcome (the replay without the agent).
  */
 import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { resolveRun } from '../../core/config';
+import type { AdvantageOptions, EstimatorChoice } from '../../core/config';
 import { showTokens } from '../../core/vocab';
+import { advantageBasis } from '../../rl/advantage';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../runtime/protocol';
 import { runData } from '../run-data';
 import { useLab } from '../store';
@@ -108,7 +112,31 @@ function Siblings({ siblings }: { siblings: InspectedSibling[] }) {
   );
 }
 
-const Trajectory = memo(function Trajectory({ t }: { t: InspectedTrajectory }) {
+/** The run's estimator and whether it divides by the std: what its advantages were computed from. */
+interface Basis {
+  estimator: EstimatorChoice;
+  normalizeStd: boolean;
+  /** A custom estimator's sets (advantage.unit, .meanOver, .stdOver); the named ones ignore them. */
+  algebra: AdvantageOptions;
+}
+
+/** Each turn's call index within its agent's turns of the trajectory (the estimators' `turn`). */
+const callIndices = (turns: readonly InspectedTurn[]) => {
+  const seen = new Map<string, number>();
+  return turns.map((t) => {
+    const n = seen.get(t.agent) ?? 0;
+    seen.set(t.agent, n + 1);
+    return n;
+  });
+};
+
+const Trajectory = memo(function Trajectory({
+  t,
+  estimator,
+  normalizeStd,
+  algebra,
+}: { t: InspectedTrajectory } & Basis) {
+  const calls = callIndices(t.turns);
   return (
     <ol className="turns">
       {t.turns.map((turn, i) => (
@@ -128,11 +156,15 @@ const Trajectory = memo(function Trajectory({ t }: { t: InspectedTrajectory }) {
                 className="credit"
                 title={`The estimator saw reward + ${turn.credit.weight} × credit. Credit = this trajectory's outcome minus the outcome of a replay with ${turn.agent}'s outputs replaced by its neutral default (counterfactual), or its Shapley value.`}
               >
-                credit {num(turn.credit.credit, 2)} · outcome without {turn.agent} {num(turn.credit.without, 2)}
+                credit {num(turn.credit.credit, 2)} · outcome without {turn.agent}{' '}
+                {num(turn.credit.without, 2)}
               </span>
             )}
             {!turn.valid && <span className="invalid">invalid (no gradient)</span>}
           </div>
+          <p className="adv-basis">
+            A from: {advantageBasis(estimator, { agent: turn.agent, turn: calls[i] }, normalizeStd, algebra)}
+          </p>
           <Prompt text={turn.prompt} />
           <Response turn={turn} />
           {turn.siblings && <Siblings siblings={turn.siblings} />}
@@ -154,6 +186,7 @@ export function RolloutInspector() {
   const ids = useLab(useShallow((s) => s.runs.map((r) => r.id)));
   const runs = useLab.getState().runs.filter((r) => ids.includes(r.id));
   const batchSize = useLab((s) => s.config.rollout.batchSize); // groups per step (no run overrides it)
+  const config = useLab((s) => s.config);
   const [runIdx, setRunIdx] = useState(0);
   const [sel, setSel] = useState(0);
   const run = runs[Math.min(runIdx, runs.length - 1)] as (typeof runs)[number] | undefined;
@@ -164,6 +197,13 @@ export function RolloutInspector() {
   const latest = runData(run.id)?.rollouts;
   const trajs = latest?.trajectories ?? [];
   const t = trajs[Math.min(sel, trajs.length - 1)];
+  const runConfig = config.runs[run.runIndex];
+  const basis: Basis | null = runConfig
+    ? (() => {
+        const { advantage } = resolveRun(config, runConfig);
+        return { estimator: runConfig.estimator, normalizeStd: advantage.normalizeStd, algebra: advantage };
+      })()
+    : null;
 
   return (
     <section className="panel inspector" aria-labelledby="inspector-title">
@@ -217,7 +257,7 @@ export function RolloutInspector() {
               ))}
             </tbody>
           </table>
-          {t && <Trajectory t={t} />}
+          {t && basis && <Trajectory t={t} {...basis} />}
         </div>
       )}
     </section>

@@ -32,7 +32,6 @@ export interface SeriesSpec {
   dash: string;
 }
 
-
 /** One spec's points, as the chart draws them. */
 export interface Drawn {
   spec: SeriesSpec;

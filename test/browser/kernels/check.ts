@@ -28,9 +28,17 @@ const H = 2;
 const S = 40;
 
 /** (1, 1, T, T) causal additive bias, as GPT.causalBias. */
-const causal = () => tf.tensor4d(Array.from({ length: T * T }, (_, i) => (i % T > Math.floor(i / T) ? MASK : 0)), [1, 1, T, T]);
+const causal = () =>
+  tf.tensor4d(
+    Array.from({ length: T * T }, (_, i) => (i % T > Math.floor(i / T) ? MASK : 0)),
+    [1, 1, T, T],
+  );
 /** (B, 1, 1, S): row b's first 3b positions masked. */
-const padded = () => tf.tensor4d(Array.from({ length: B * S }, (_, i) => (i % S < 3 * Math.floor(i / S) ? MASK : 0)), [B, 1, 1, S]);
+const padded = () =>
+  tf.tensor4d(
+    Array.from({ length: B * S }, (_, i) => (i % S < 3 * Math.floor(i / S) ? MASK : 0)),
+    [B, 1, 1, S],
+  );
 
 function randoms(rng: Prng, shape: number[], scale = 1): number[] {
   const n = shape.reduce((a, d) => a * d, 1);
@@ -39,22 +47,65 @@ function randoms(rng: Prng, shape: number[], scale = 1): number[] {
 
 function cases(): { c: Case; shapes: number[][] }[] {
   const rng = new Prng(7);
-  const make = (name: string, shapes: number[][], run: Case['run'], scale: number[] = shapes.map(() => 1)) => ({
+  const make = (
+    name: string,
+    shapes: number[][],
+    run: Case['run'],
+    scale: number[] = shapes.map(() => 1),
+  ) => ({
     c: { name, inputs: shapes.map((s, i) => randoms(rng, s, scale[i])), run },
     shapes,
   });
   return [
-    make('layerNorm', [[N, C], [C], [C]], (x, g, b) => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D), [3, 1, 1]),
-    make('linear', [[N, C], [C, M], [M]], (x, w, b) => linear(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D)),
+    make(
+      'layerNorm',
+      [[N, C], [C], [C]],
+      (x, g, b) => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D),
+      [3, 1, 1],
+    ),
+    make('linear', [[N, C], [C, M], [M]], (x, w, b) =>
+      linear(x as tf.Tensor2D, w as tf.Tensor2D, b as tf.Tensor1D),
+    ),
     // w1 scaled so that h = x·w1 + b1 spans GELU's bend and both tails (|h| up to about 6).
-    make('mlp', [[N, C], [C, M], [M], [M, C], [C]], (x, w1, b1, w2, b2) => mlp(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D, w2 as tf.Tensor2D, b2 as tf.Tensor1D), [1, 0.5, 1, 0.2, 1]),
-    make('matmul', [[N, C], [C, M]], (a, b) => matmul(a as tf.Tensor2D, b as tf.Tensor2D)),
-    make('selfAttention', [[N, 3 * C]], (qkv) => tf.tidy(() => selfAttention(qkv as tf.Tensor2D, causal(), B, H)), [2]),
+    make(
+      'mlp',
+      [[N, C], [C, M], [M], [M, C], [C]],
+      (x, w1, b1, w2, b2) =>
+        mlp(x as tf.Tensor2D, w1 as tf.Tensor2D, b1 as tf.Tensor1D, w2 as tf.Tensor2D, b2 as tf.Tensor1D),
+      [1, 0.5, 1, 0.2, 1],
+    ),
+    make(
+      'matmul',
+      [
+        [N, C],
+        [C, M],
+      ],
+      (a, b) => matmul(a as tf.Tensor2D, b as tf.Tensor2D),
+    ),
+    make(
+      'selfAttention',
+      [[N, 3 * C]],
+      (qkv) => tf.tidy(() => selfAttention(qkv as tf.Tensor2D, causal(), B, H)),
+      [2],
+    ),
     {
-      ...make('cachedAttention', [[B, C], [B, S, C], [B, S, C]], (q, k, v) => tf.tidy(() => cachedAttention(q as tf.Tensor2D, k as tf.Tensor3D, v as tf.Tensor3D, padded(), H)), [2, 2, 1]),
+      ...make(
+        'cachedAttention',
+        [
+          [B, C],
+          [B, S, C],
+          [B, S, C],
+        ],
+        (q, k, v) =>
+          tf.tidy(() => cachedAttention(q as tf.Tensor2D, k as tf.Tensor3D, v as tf.Tensor3D, padded(), H)),
+        [2, 2, 1],
+      ),
       grad: false,
     },
-  ].map(({ c, shapes, grad }: { c: Case; shapes: number[][]; grad?: boolean }) => ({ c: { ...c, grad }, shapes }));
+  ].map(({ c, shapes, grad }: { c: Case; shapes: number[][]; grad?: boolean }) => ({
+    c: { ...c, grad },
+    shapes,
+  }));
 }
 
 /** Forward and every input's gradient (dy a fixed random tensor) on the active backend. */
@@ -63,7 +114,8 @@ async function evaluate(c: Case, shapes: number[][]): Promise<Float32Array[]> {
     const xs = c.inputs.map((v, i) => tf.tensor(v, shapes[i]));
     const y = c.run(...xs);
     const dy = tf.tensor(randoms(new Prng(11), y.shape), y.shape);
-    const grads = c.grad === false ? [] : tf.grads((...a: tf.Tensor[]) => tf.sum(tf.mul(c.run(...a), dy)))(xs);
+    const grads =
+      c.grad === false ? [] : tf.grads((...a: tf.Tensor[]) => tf.sum(tf.mul(c.run(...a), dy)))(xs);
     return [y, ...grads];
   });
   const data = await Promise.all(out.map((t) => t.data() as Promise<Float32Array>));
@@ -71,7 +123,8 @@ async function evaluate(c: Case, shapes: number[][]): Promise<Float32Array[]> {
   return data;
 }
 
-const maxAbsDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), a.length === b.length ? 0 : Infinity);
+const maxAbsDiff = (a: Float32Array, b: Float32Array) =>
+  a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), a.length === b.length ? 0 : Infinity);
 
 export interface KernelCheck {
   /** Max |Δ| per `op/output` (y, then d<input index>) between the backend and cpu. */
@@ -100,7 +153,14 @@ export async function checkKernels(backend: string): Promise<KernelCheck> {
  * AdamW's steps: the clip coefficient, a parameter left without a gradient, a gradient that
  * overflows v, a weight assigned from outside (as a loaded checkpoint), the kernels switched off.
  */
-const ADAMW_STEPS: { scale: number | 'clip'; without?: string; halve?: string; overflow?: string; plain?: boolean; resume?: boolean }[] = [
+const ADAMW_STEPS: {
+  scale: number | 'clip';
+  without?: string;
+  halve?: string;
+  overflow?: string;
+  plain?: boolean;
+  resume?: boolean;
+}[] = [
   { scale: 1 },
   { scale: 'clip' }, // stageClipped: clipped by the global norm on the device (clipNorm 1, ‖g‖ ≈ 190)
   { scale: 'clip', without: 'wpe' },
@@ -132,7 +192,9 @@ export interface AdamWRun {
 
 /** Counts compute dispatches at the WebGPU API while `f` runs: -1 without WebGPU. */
 function countDispatches(f: () => void): number {
-  const proto = (globalThis as { GPUComputePassEncoder?: { prototype: { dispatchWorkgroups(...a: unknown[]): void } } }).GPUComputePassEncoder?.prototype;
+  const proto = (
+    globalThis as { GPUComputePassEncoder?: { prototype: { dispatchWorkgroups(...a: unknown[]): void } } }
+  ).GPUComputePassEncoder?.prototype;
   if (!proto) return (f(), -1);
   const original = proto.dispatchWorkgroups;
   let n = 0;
@@ -160,9 +222,22 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
     parts.reduce((o, p) => (out.set(p, o), o + p.length), 0);
     return out;
   };
-  const snapshot = async () => [await flat(model.variables), await flat(opt.moments.m), await flat(opt.moments.v)];
+  const snapshot = async () => [
+    await flat(model.variables),
+    await flat(opt.moments.m),
+    await flat(opt.moments.v),
+  ];
   const rng = new Prng(5);
-  const run: AdamWRun = { bad: [], state: [], intact: false, resumed: false, dispatches: [], norms: [], tensors: [], poolBytes: [] };
+  const run: AdamWRun = {
+    bad: [],
+    state: [],
+    intact: false,
+    resumed: false,
+    dispatches: [],
+    norms: [],
+    tensors: [],
+    poolBytes: [],
+  };
   for (const step of ADAMW_STEPS) {
     setFusedKernels(!step.plain, ['adamw']);
     if (step.resume) {
@@ -210,11 +285,19 @@ export async function runAdamW(backend: string): Promise<AdamWRun> {
 }
 
 /** AdamW on `backend` against cpu: max |Δ| of θ, m, v after ADAMW_STEPS, and each run. Leaves `backend` active. */
-export async function checkAdamW(backend: string): Promise<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }> {
+export async function checkAdamW(
+  backend: string,
+): Promise<{ diffs: Record<string, number>; cpu: AdamWRun; got: AdamWRun }> {
   const cpu = await runAdamW('cpu');
   const got = await runAdamW(backend);
-  const diffs = Object.fromEntries(['theta', 'm', 'v'].map((k, i) => [`adamw/${k}`, maxAbsDiff(got.state[i], cpu.state[i])]));
+  const diffs = Object.fromEntries(
+    ['theta', 'm', 'v'].map((k, i) => [`adamw/${k}`, maxAbsDiff(got.state[i], cpu.state[i])]),
+  );
   // Relative: the norm is about 190.
-  diffs['adamw/norm'] = Math.max(...got.norms.map((x, i) => (Number.isNaN(x) && Number.isNaN(cpu.norms[i]) ? 0 : Math.abs(x - cpu.norms[i]) / cpu.norms[i])));
+  diffs['adamw/norm'] = Math.max(
+    ...got.norms.map((x, i) =>
+      Number.isNaN(x) && Number.isNaN(cpu.norms[i]) ? 0 : Math.abs(x - cpu.norms[i]) / cpu.norms[i],
+    ),
+  );
   return { diffs, cpu, got };
 }

@@ -9,7 +9,8 @@ import type { RestartCheck, ThreadsReply, ThreadsRun } from './worker';
 function run(r: ThreadsRun): Promise<ThreadsReply> {
   const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
   return new Promise<ThreadsReply>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<ThreadsReply | { error: string }>) => ('error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data));
+    worker.onmessage = (e: MessageEvent<ThreadsReply | { error: string }>) =>
+      'error' in e.data ? reject(new Error(e.data.error)) : resolve(e.data);
     worker.onerror = (e) => reject(new Error(`threads worker: ${e.message}`));
     worker.postMessage(r);
   }).finally(() => worker.terminate());
@@ -36,7 +37,12 @@ async function checkThreads(): Promise<ThreadsCheck> {
       if (got.restart) restart = got.restart;
       isolated &&= got.isolated;
       one[kernels] ??= got;
-      runs[`${kernels}/${threads}`] = { threads: got.threads, kernelThreads: got.kernelThreads, maxDiff: maxDiff(got.values, one[kernels].values), splits: got.splits };
+      runs[`${kernels}/${threads}`] = {
+        threads: got.threads,
+        kernelThreads: got.kernelThreads,
+        maxDiff: maxDiff(got.values, one[kernels].values),
+        splits: got.splits,
+      };
     }
   }
   return { isolated, runs, plainVsFused: maxDiff(one.plain!.values, one.fused!.values), restart: restart! };

@@ -11,7 +11,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../../src/runtime/platform-browser';
 import { setFusedKernels, wasmKernelThreads } from '../../../src/model/kernels/wasm';
-import { kernelThreadsControl, pingKernelThreads, splitCounts } from '../../../src/model/kernels/kernel-threads';
+import {
+  kernelThreadsControl,
+  pingKernelThreads,
+  splitCounts,
+} from '../../../src/model/kernels/kernel-threads';
 import { GPT } from '../../../src/model/gpt';
 import { gptConfig } from '../../../src/model/gpt-config';
 import { disposeBatch, packRows, toTensors } from '../../../src/model/logprobs';
@@ -54,21 +58,33 @@ export interface ThreadsReply {
 async function compute(): Promise<Float32Array> {
   const cfg = gptConfig('nano', { contextLength: 64 });
   const rng = new Prng(3);
-  const tokens = (n: number) => Array.from({ length: n }, () => 5 + Math.floor(rng.next() * (cfg.vocabSize - 5)));
+  const tokens = (n: number) =>
+    Array.from({ length: n }, () => 5 + Math.floor(rng.next() * (cfg.vocabSize - 5)));
   const rows = Array.from({ length: 8 }, () => ({ prompt: tokens(33), response: tokens(31) }));
   const batch = toTensors(packRows(rows, { contextLength: 64, vocabSize: cfg.vocabSize, pad: 0 }));
   const model = GPT.create(cfg, 1);
   const out = tf.tidy(() => {
     const { value, grads } = tf.variableGrads(() => nextTokenLoss(model, batch), model.variables);
-    return tf.concat([tf.reshape(value, [1]), ...model.variables.map((v) => tf.reshape(grads[v.name], [-1]))]);
+    return tf.concat([
+      tf.reshape(value, [1]),
+      ...model.variables.map((v) => tf.reshape(grads[v.name], [-1])),
+    ]);
   });
   const grads = (await out.data()) as Float32Array;
   // Then one AdamW update (its own wasm kernel) and a KV-cached decode (the cache written in place).
   const opt = new AdamW(model, { lr: 1e-3 });
   await supervisedStep(model, opt, batch);
   const weights = tf.concat(model.variables.map((v) => tf.reshape(v, [-1])));
-  const decoded = await sample(model, rows.map((r) => r.prompt), { maxNewTokens: 4, seeds: rows.map((_, i) => i), eos: -1, pad: 0, useCache: true });
-  const values = Float32Array.from([...grads, ...(await weights.data()), ...decoded.samples.flatMap((d) => [...d.tokens, ...d.logp])]);
+  const decoded = await sample(
+    model,
+    rows.map((r) => r.prompt),
+    { maxNewTokens: 4, seeds: rows.map((_, i) => i), eos: -1, pad: 0, useCache: true },
+  );
+  const values = Float32Array.from([
+    ...grads,
+    ...(await weights.data()),
+    ...decoded.samples.flatMap((d) => [...d.tokens, ...d.logp]),
+  ]);
   weights.dispose();
   opt.dispose();
   out.dispose();
@@ -89,7 +105,13 @@ async function restart(threads: number, values: Float32Array): Promise<RestartCh
   if (!(await tf.setBackend('wasm'))) throw new Error('wasm failed to start again');
   const kernelThreads = await wasmKernelThreads();
   const again = await compute();
-  return { answeredBefore, answeredAfter, kernelThreads, newPool: ![null, ctrl].includes(kernelThreadsControl()), maxDiff: maxDiff(again, values) };
+  return {
+    answeredBefore,
+    answeredAfter,
+    kernelThreads,
+    newPool: ![null, ctrl].includes(kernelThreadsControl()),
+    maxDiff: maxDiff(again, values),
+  };
 }
 
 onmessage = async (e: MessageEvent<ThreadsRun>) => {
@@ -103,7 +125,14 @@ onmessage = async (e: MessageEvent<ThreadsRun>) => {
     const splits = [...splitCounts];
     const threads = await wasmThreadsRunning();
     const again = e.data.restart ? await restart(e.data.threads, values) : undefined;
-    const reply: ThreadsReply = { isolated: crossOriginIsolated, threads, kernelThreads, values, splits, ...(again ? { restart: again } : {}) };
+    const reply: ThreadsReply = {
+      isolated: crossOriginIsolated,
+      threads,
+      kernelThreads,
+      values,
+      splits,
+      ...(again ? { restart: again } : {}),
+    };
     postMessage(reply, [values.buffer]);
   } catch (err) {
     postMessage({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });

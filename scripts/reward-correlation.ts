@@ -1,0 +1,92 @@
+/**
+ * `npm run reward-correlation -- [--presets id,…] [--models DIR] [--batches 8]`
+ * How correlated are the agents' own rewards? For each preset (default every shipped one), over
+ * base-model rollouts at the preset's own B, G and temperature (no update): per trajectory each
+ * agent's mean row reward (its own reward, penalties included), and per pair of agents the Pearson
+ * correlation of those means over the trajectories both acted in, raw and centred by the group's
+ * mean (the part an estimator's group baseline leaves: GRPO's trajectory score mixes the agents'
+ * outcomes into every row's advantage exactly when this is below 1). A pair whose rewards are one
+ * (a shared reward) prints 1; n/a where either is constant. docs/estimator-algebra.md#reward-dials.
+ */
+import { parseArgs } from 'node:util';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { PRESETS, presetById } from '../src/core/presets';
+import { mixSeed, Prng } from '../src/core/prng';
+import { pearson } from '../src/rl/shadow';
+import { groupIndices } from '../src/rl/rows';
+import { mean } from '../src/rl/stats';
+import { rollout } from '../src/tasks/orchestrator';
+import { getTask, sampleInstances } from '../src/tasks/registry';
+import { loadShippedBase } from '../src/cli/base-models';
+import { agentModelsOf, buildModels, disposeModels } from '../src/train/models';
+import { modelPolicy, type SampledTokens } from '../src/train/policy';
+
+const { values } = parseArgs({
+  options: {
+    presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') },
+    models: { type: 'string', default: 'models' },
+    batches: { type: 'string', default: '8' },
+  },
+});
+tf.enableProdMode();
+await tf.setBackend('wasm');
+
+const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+
+console.log('preset\ttask\tagents\tcorr\tcorr (group-centred)\ttrajectories');
+for (const id of values.presets.split(',')) {
+  const exp = presetById(id)?.config;
+  if (!exp) throw new Error(`--presets: no preset '${id}'; presets: ${PRESETS.map((p) => p.id).join(', ')}`);
+  const { checkpoints } = await loadShippedBase(exp, values.models);
+  const models = buildModels(exp, exp.optim, 0, checkpoints);
+  const counters = { forwards: 0, readbacks: 0, tokens: 0 };
+  const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
+  const { batchSize: B, groupSize: G, temperature } = exp.rollout;
+  const agents = getTask(exp.task).agents.map((a) => a.role as string);
+  // Per trajectory (judged only): its group and each acting agent's mean row reward.
+  const trajs: { group: string; own: Record<string, number> }[] = [];
+  for (let b = 0; b < Number(values.batches); b++) {
+    const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `corr/${b}`)), 'train', B);
+    const r = await rollout<SampledTokens>({
+      task: exp.task,
+      instances,
+      groupSize: G,
+      policies,
+      agentModels: agentModelsOf(models),
+      seed: mixSeed(7, `corr-roll/${b}`),
+      temperature,
+    });
+    for (const t of r.trajectories) {
+      if (t.status !== 'ok') continue;
+      const rows = r.rows.filter((row) => row.traj === t.traj);
+      const own: Record<string, number> = {};
+      for (const [agent, idx] of groupIndices(rows, (row) => row.agent))
+        own[agent] = mean(idx.map((i) => rows[i].reward));
+      trajs.push({ group: `${b}/${t.group}`, own });
+    }
+  }
+  disposeModels(models);
+  for (let i = 0; i < agents.length; i++)
+    for (let j = i + 1; j < agents.length; j++) {
+      const [a, c] = [agents[i], agents[j]];
+      const both = trajs.filter((t) => a in t.own && c in t.own);
+      // Group-centred: each value minus its group's mean over the same trajectories.
+      const centred = (k: string) => {
+        const groups = groupIndices(both, (t) => t.group);
+        const out = new Float64Array(both.length);
+        for (const idx of groups.values()) {
+          const mu = mean(idx.map((n) => both[n].own[k]));
+          for (const n of idx) out[n] = both[n].own[k] - mu;
+        }
+        return out;
+      };
+      const raw = pearson(
+        both.map((t) => t.own[a]),
+        both.map((t) => t.own[c]),
+      );
+      console.log(
+        `${id}\t${exp.task}\t${a}~${c}\t${fmt(raw)}\t${fmt(pearson(centred(a), centred(c)))}\t${both.length}`,
+      );
+    }
+}

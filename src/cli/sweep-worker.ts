@@ -1,0 +1,63 @@
+/**
+ * A `lab sweep` worker thread: trains the cells the sweep hands it, one at a time, through the
+ * same trainFolder as `lab train`, and reports each cell's progress. The sweep's main thread owns
+ * the terminal and the signals: a `stop` message is its Ctrl-C.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import * as tf from '@tensorflow/tfjs';
+import type { BackendName, Experiment } from '../core/config';
+import { trainedNothing } from '../rl/summary';
+import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
+import { runLabels } from '../train/experiment';
+import { modelSlots } from '../train/slots';
+import { trainFolder } from './train';
+
+export type ToWorker =
+  | { type: 'cell'; index: number; dir: string; config: Experiment; resume: boolean }
+  | { type: 'stop'; signal: string };
+export type FromWorker =
+  | { type: 'progress'; index: number; step: number; info: string }
+  | { type: 'note'; index: number; line: string }
+  | { type: 'finished'; index: number; stopped: boolean; dead: string[] }
+  | { type: 'failed'; index: number; message: string };
+export interface WorkerSettings {
+  backend: BackendName;
+  checkpointEvery: number;
+}
+
+tf.enableProdMode();
+enableRelaxedSimd(); // before any model runs, as in main.ts
+const settings = workerData as WorkerSettings;
+const port = parentPort!;
+const stop = new AbortController();
+const post = (m: FromWorker) => port.postMessage(m);
+
+async function runCell({ index, dir, config, resume }: Extract<ToWorker, { type: 'cell' }>): Promise<void> {
+  // The cell's progress is the step every one of its runs (in lockstep) has finished.
+  const at = new Map(runLabels(config).map((r) => [r.label, 0]));
+  try {
+    const { summaries, stopped } = await trainFolder(config, dir, {
+      backend: settings.backend,
+      init: [],
+      checkpointEvery: settings.checkpointEvery,
+      resume,
+      givenSteps: config.steps,
+      force: false,
+      stop: stop.signal,
+      note: (line) => post({ type: 'note', index, line }),
+      progress: (label, step, info) => {
+        at.set(label, step);
+        post({ type: 'progress', index, step: Math.min(...at.values()), info });
+      },
+    });
+    const dead = summaries.filter((s) => trainedNothing(s, modelSlots(config).length)).map((s) => s.run);
+    post({ type: 'finished', index, stopped, dead });
+  } catch (e) {
+    post({ type: 'failed', index, message: (e as Error).message });
+  }
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'stop') stop.abort(m.signal);
+  else void runCell(m);
+});

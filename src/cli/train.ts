@@ -1,0 +1,166 @@
+/**
+ * One train folder trained: the code `lab train` and every cell of `lab sweep` run, so a sweep's
+ * cells are ordinary train folders (config.json, metrics.jsonl, checkpoints/, summary.json),
+ * resumable and locked the same way. No signal handling and no printing of tables here: the
+ * caller owns the terminal and turns Ctrl-C into `stop`.
+ */
+import os from 'node:os';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import type { BackendName, Experiment } from '../core/config';
+import { M } from '../core/metrics';
+import { timedPreset } from '../runtime/auto-choice';
+import { describeReport, selectBackend } from '../runtime/backend';
+import { nodeEnvPool } from '../runtime/env-pool-node';
+import { estimateMemory, gb, memoryRefusal } from '../runtime/memory';
+import { nodePlatform } from '../runtime/platform-node';
+import { fmt } from '../rl/findings';
+import type { RunSummary } from '../rl/summary';
+import { runExperiment, runLabels } from '../train/experiment';
+import { getTask } from '../tasks/registry';
+import { summarize } from '../rl/summary';
+import { loadConfig } from './load-config';
+import { UsageError } from './args';
+import { loadShippedBase } from './base-models';
+import {
+  checkRunDir,
+  loadResume,
+  readMetrics,
+  warn,
+  lockRunDir,
+  MetricsLog,
+  prepareNewRunDir,
+  statePath,
+  writeAtomic,
+  writeRunState,
+} from './run-dir';
+
+export interface FolderOptions {
+  backend: BackendName;
+  init: readonly string[];
+  checkpointEvery: number;
+  /** `out` holds a run of `exp` to go on with (its config.json is rewritten only when steps changed). */
+  resume: boolean;
+  /** The step count config.json held before (a resume that raises --steps rewrites it). */
+  givenSteps?: number;
+  force: boolean;
+  stop: AbortSignal;
+  /** One line for the user (stderr). */
+  note: (line: string) => void;
+  /** A run's progress: steps done and a short status. */
+  progress?: (label: string, step: number, info: string) => void;
+}
+
+/** Refused up front rather than a minute in with an opaque wasm error; the estimate otherwise. */
+export function checkMemory(exp: Experiment, backend: BackendName): string {
+  const memory = estimateMemory(exp);
+  const refused = memoryRefusal(exp, backend, memory);
+  if (refused) throw new UsageError(refused);
+  return `memory: about ${gb(memory.bytes)} at most (estimate)`;
+}
+
+/**
+ * Trains `exp` (its `steps`) into `out`: a new folder, or with `resume` the runs recorded there
+ * gone on with. Returns the summaries; `stopped` when `stop` was aborted before the end (then no
+ * summary.json is written and each run's state is saved where it stands).
+ */
+export async function trainFolder(
+  exp: Experiment,
+  out: string,
+  o: FolderOptions,
+): Promise<{ summaries: RunSummary[]; stopped: boolean }> {
+  const { steps } = exp;
+  // auto times candidates only when there is a choice (wasm alone unless a Dawn shim adds webgpu); no cache in Node.
+  const report = await selectBackend(tf, o.backend, nodePlatform, { preset: timedPreset(exp) });
+  if (!report.backend) throw new UsageError(`--backend ${o.backend}: ${describeReport(report)}`);
+  o.note(`backend: ${describeReport(report)}`);
+  const { checkpoints, notes } = await loadShippedBase(exp, 'models', o.init);
+  for (const [id, note] of Object.entries(notes)) o.note(`model ${id}: ${note}`);
+
+  if (!o.resume) {
+    const moved = prepareNewRunDir(out, o.force);
+    if (moved) o.note(`--force: the run that was in ${out} is now in ${moved}`);
+  }
+  const unlock = lockRunDir(out);
+  try {
+    const resumed = o.resume ? loadResume(out, exp) : null;
+    if (resumed) for (const note of resumed.notes) o.note(`resume ${note}`);
+    if (!resumed || steps !== o.givenSteps)
+      writeAtomic(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
+    const metrics = new MetricsLog(join(out, 'metrics.jsonl'), resumed?.held);
+    const labels = runLabels(exp).map((r) => r.label);
+    for (const [label, r] of resumed?.resume ?? []) o.progress?.(label, r.state.manifest.step, 'resumed');
+
+    const summaries = await runExperiment(exp, {
+      stop: o.stop,
+      steps,
+      base: checkpoints,
+      env: () => nodeEnvPool(exp.rollout.envTimeoutMs),
+      ...(resumed ? { resume: resumed.resume } : {}),
+      checkpointEvery: o.checkpointEvery,
+      onCheckpoint: (run, state) => {
+        metrics.sync(); // the lines up to a state are on disk before the state is
+        writeRunState(statePath(out, labels.indexOf(run.label), run.label), state);
+      },
+      onStep: (run, r) => {
+        // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
+        metrics.append(JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }), {
+          step: r.step,
+          run: labels.indexOf(run.label),
+        });
+        o.progress?.(
+          run.label,
+          r.step + 1,
+          `reward ${fmt(r.metrics[M.rewardMean])}  success ${fmt(r.metrics[M.successRate])}  ${fmt(r.metrics[M.rolloutMs] + r.metrics[M.updateMs], 0)} ms/step`,
+        );
+      },
+    });
+    metrics.close();
+    if (o.stop.aborted) return { summaries, stopped: true };
+    writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
+    return { summaries, stopped: false };
+  } finally {
+    unlock();
+  }
+}
+
+/** JSON has no NaN or Infinity: they become null (a gap, as in the charts). */
+export function finiteOrNull<T>(value: T): T {
+  return JSON.parse(
+    JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)),
+  );
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM aborts `stop`: every run finishes the step in flight and saves its
+ * state; a second signal quits at once, keeping what is on disk. Returns the unlisten.
+ */
+export function onStopSignals(stop: AbortController, saving: boolean): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stop.signal.aborted) process.exit(128 + os.constants.signals[signal]);
+    stop.abort(signal);
+    const how = saving ? "and saving each run's state" : '(no states: --checkpoint-every 0)';
+    console.error(`\n${signal}: stopping after the step in flight ${how}; ${signal} again quits at once`);
+  };
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
+  return () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+}
+
+/** Each run's summary from what a train folder recorded (finished, stopped or still running). */
+export function folderSummaries(dir: string, tail: number): { summaries: RunSummary[]; seeded: boolean } {
+  checkRunDir(dir);
+  const exp = loadConfig(join(dir, 'config.json'));
+  const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
+  const agents = getTask(exp.task).agents.map((a) => a.role);
+  const summaries = runLabels(exp).map(({ label, seed }) =>
+    summarize(
+      label,
+      seed,
+      rows.filter((r) => r.run === label).map((r) => r.metrics),
+      agents,
+      exp.eval.k,
+      tail,
+    ),
+  );
+  return { summaries, seeded: exp.seeds > 1 };
+}

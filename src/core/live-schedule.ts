@@ -1,0 +1,78 @@
+/**
+ * A run's live-change schedule (config.ts RunSchema `live`): the live values it took, keyed by the
+ * step they took effect at. The page records one entry per change (the step the run reports), a
+ * link carries them (`runs.0.live.179.optim.lr=0.003`), and the trainer applies each entry at the
+ * start of its step, so a replay of the link trains what the sender's runs trained
+ * (docs/links.md#live-change-schedule). Pure: no tfjs, no DOM.
+ */
+import { LIVE, LIVE_PARAMS, liveValue, withLive } from './config';
+import type { Experiment, LiveChange, LiveParam, LiveSchedule } from './config';
+
+/** The changes due at `step`, in LIVE's order. */
+export function changesAt(schedule: LiveSchedule, step: number): [LiveParam, number][] {
+  const entry = schedule[String(step)];
+  if (!entry) return [];
+  return LIVE_PARAMS.flatMap((p): [LiveParam, number][] => {
+    const v = entry[LIVE[p].section]?.[p];
+    return v === undefined ? [] : [[p, v]];
+  });
+}
+
+/** `schedule` with `p = v` at `step` (a copy; a value already there for `p` is replaced). */
+export function withChange(schedule: LiveSchedule, step: number, p: LiveParam, v: number): LiveSchedule {
+  const key = String(step);
+  const entry: LiveChange = schedule[key] ?? {};
+  const section = LIVE[p].section;
+  return { ...schedule, [key]: { ...entry, [section]: { ...entry[section], [p]: v } } };
+}
+
+/** Every entry of `extra` laid over `schedule` (a copy). */
+export function mergeSchedules(schedule: LiveSchedule, extra: LiveSchedule): LiveSchedule {
+  let out = schedule;
+  for (const step of Object.keys(extra))
+    for (const [p, v] of changesAt(extra, Number(step))) out = withChange(out, Number(step), p, v);
+  return out;
+}
+
+/** Every change of a schedule, in step order. */
+export function scheduleEntries(schedule: LiveSchedule): { step: number; param: LiveParam; value: number }[] {
+  return Object.keys(schedule)
+    .map(Number)
+    .sort((a, b) => a - b)
+    .flatMap((step) => changesAt(schedule, step).map(([param, value]) => ({ step, param, value })));
+}
+
+/** Run `runIndex` of `exp` with `p = v` from `step` on: what the page records when a run reports a change. */
+export function withScheduled(
+  exp: Experiment,
+  runIndex: number,
+  step: number,
+  p: LiveParam,
+  v: number,
+): Experiment {
+  const runs = exp.runs.map((r, i) => (i === runIndex ? { ...r, live: withChange(r.live, step, p, v) } : r));
+  return { ...exp, runs };
+}
+
+/**
+ * The value a live field shows: the latest change any run took (the runs take each change from
+ * the page together), else the experiment's own value.
+ */
+export function latestLive(exp: Experiment, p: LiveParam): number {
+  let latest = { step: -1, value: liveValue(exp, p) };
+  for (const r of exp.runs)
+    for (const e of scheduleEntries(r.live))
+      if (e.param === p && e.step > latest.step) latest = { step: e.step, value: e.value };
+  return latest.value;
+}
+
+/** `exp` with `p = v` from step 0: its value set, and every run's changes of `p` dropped. */
+export function withBaseLive(exp: Experiment, p: LiveParam, v: number): Experiment {
+  const runs = exp.runs.map((r) => {
+    let live: LiveSchedule = {};
+    for (const e of scheduleEntries(r.live))
+      if (e.param !== p) live = withChange(live, e.step, e.param, e.value);
+    return { ...r, live };
+  });
+  return withLive({ ...exp, runs }, p, v);
+}

@@ -1,0 +1,106 @@
+/**
+ * The types the kernel modules share: the wasm backend's surface we use, the kernels module's
+ * exports, and the attention kernels' attributes. They live here, below every kernel module, so
+ * that imports point one way (wasm.ts loads the thread pool and the identity kernel; neither may
+ * import back from it, nor attention-webgpu.ts from attention.ts).
+ */
+import type * as tf from '@tensorflow/tfjs';
+
+/** The parts of tfjs-backend-wasm 4.22's BackendWasm used here (pin tfjs exactly, docs/backends.md#pinned-to-one-tfjs-version). */
+export interface WasmBackendLike {
+  getMemoryOffset(dataId: object): number;
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  disposeData(dataId: object, force?: boolean): boolean;
+  incRef(dataId: object): void;
+  /** Frees the heap (tfjs's engine reset or removeBackend): the kernels' helper threads end with it. */
+  dispose(): void;
+  /** The heap: exported by the single-threaded builds (asm.memory); imported, and kept as wasmMemory, by the threaded one. */
+  wasm: { asm?: { memory?: unknown }; wasmMemory?: unknown };
+}
+
+/** kernels.wat's exports; pointers are byte addresses on the backend heap. */
+export interface KernelExports {
+  zero(ptr: number, bytes: number): void;
+  attn_fwd(...args: number[]): void;
+  attn_bwd(...args: number[]): void;
+  colsum(x: number, out: number, N: number, M: number): void;
+  ln_fwd(
+    x: number,
+    g: number,
+    b: number,
+    y: number,
+    mean: number,
+    rstd: number,
+    N: number,
+    C: number,
+    eps: number,
+  ): void;
+  ln_bwd(
+    x: number,
+    g: number,
+    mean: number,
+    rstd: number,
+    dy: number,
+    dx: number,
+    dg: number,
+    db: number,
+    tmp: number,
+    N: number,
+    C: number,
+  ): void;
+  gelu_fwd(x: number, y: number, n: number, A: number): void;
+  gelu_bwd(x: number, dy: number, dx: number, n: number, A: number): void;
+  gemm_tn(x: number, dy: number, out: number, N: number, A: number, J: number): void;
+  /** gemm_tn's rows [0, A) where x's rows are xrow floats apart: a block of the output's rows. */
+  gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
+  gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
+  /** gemm, then an epilogue on c (and d, laid out as c) by `mode`, an EPILOGUE value; A is GELU's constant. */
+  gemm_ep(
+    a: number,
+    b: number,
+    c: number,
+    M: number,
+    K: number,
+    N: number,
+    bias: number,
+    d: number,
+    mode: number,
+    A: number,
+  ): void;
+  adamw(
+    w: number,
+    g: number,
+    m: number,
+    v: number,
+    wo: number,
+    mo: number,
+    vo: number,
+    n: number,
+    k: number,
+  ): number;
+  /** out = a + b over n floats (out may be a). */
+  add(out: number, a: number, b: number, n: number): void;
+  /** x[n] = wte[ids[n]] + wpe[pos[n]], rows of C floats, n < N (ids, pos int32). */
+  embed(ids: number, pos: number, wte: number, wpe: number, x: number, N: number, C: number): void;
+  /** rows × n floats from src to dst, rows ss and ds floats apart. */
+  copy_rows(src: number, ss: number, dst: number, ds: number, rows: number, n: number): void;
+}
+
+/** Attributes shared by both kernels (and the WGSL programs, attention-webgpu.ts); strides and offsets in floats. */
+export interface Dims {
+  B: number;
+  T: number;
+  S: number;
+  H: number;
+  hd: number;
+  scale: number;
+  /** Row stride and column offset of q, k, v in their tensors. */
+  qs: number;
+  qo: number;
+  ks: number;
+  ko: number;
+  vs: number;
+  vo: number;
+  /** Bias batch stride: T·S, or 0 for one bias shared by every row. */
+  bbs: number;
+}

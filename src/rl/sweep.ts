@@ -1,0 +1,261 @@
+/**
+ * Sweeps: an experiment run once per cell of a grid of link fields, the grid cut into shards for
+ * a cluster, shards joined back, and the map of paired differences per cell. Pure (no Node, no
+ * DOM): the CLI's `lab sweep`, `lab merge` and `lab report` read and write the files; the page can
+ * plan and draw the same sweeps. Format and commands: docs/sweeps.md#sweepjson.
+ */
+import type { Experiment, FieldError } from '../core/config';
+import { validateExperiment } from '../core/config';
+import { decodeExperiment, encodeExperiment } from '../core/url';
+import { compareSeeds, pm } from './findings';
+import type { Estimate, Verdict } from './findings';
+import type { RunSummary } from './summary';
+
+/** A bad grid, shard or sweep folder: the message names the key, value or file. */
+export class SweepRefused extends Error {}
+
+/** One dial: a link field and the values it takes, as written in a link. */
+export interface Dial {
+  key: string;
+  values: string[];
+}
+
+export type Params = Record<string, unknown>;
+
+/** What `DIR/sweep.json` holds. */
+export interface SweepFile {
+  version: 1;
+  /** The experiment every cell starts from; its `steps` is the sweep's --steps. */
+  config: Experiment;
+  grid: Dial[];
+  /** This folder's slice of the grid (`--shard index/count`), or null for the whole grid. */
+  shard: { index: number; count: number } | null;
+  /** This folder's cells, in grid order: each cell's link fields and its train folder (relative). */
+  cells: { params: Params; dir: string }[];
+}
+
+/** A cell of the grid: its place in grid order, its fields, its folder and its experiment. */
+export interface Cell {
+  index: number;
+  params: Params;
+  dir: string;
+  config: Experiment;
+}
+
+/**
+ * `KEY=v1,v2,…` → a dial. Values holding a comma themselves are separated by `;` instead
+ * (`KEY=a,b;c`: the two values `a,b` and `c`).
+ */
+export function parseDial(spec: string): Dial {
+  const eq = spec.indexOf('=');
+  if (eq <= 0) throw new SweepRefused(`--grid ${spec}: expected KEY=v1,v2,… (a link field and its values)`);
+  const key = spec.slice(0, eq);
+  const list = spec.slice(eq + 1);
+  const values = list.split(list.includes(';') ? ';' : ',');
+  if (values.some((v) => v === ''))
+    throw new SweepRefused(`--grid ${spec}: an empty value; give ${key}=v1,v2,…`);
+  const twice = values.find((v, i) => values.indexOf(v) !== i);
+  if (twice !== undefined) throw new SweepRefused(`--grid ${spec}: ${key}=${twice} is given twice`);
+  return { key, values };
+}
+
+/** The link of `config` with `pairs` set: a grid key replaces the field wherever the link had it. */
+function withFields(config: Experiment, pairs: readonly [string, string][]): string {
+  const keys = new Set(pairs.map(([k]) => k));
+  const base = encodeExperiment(config)
+    .split('&')
+    .filter((part) => !keys.has(decodeURIComponent(part.slice(0, part.indexOf('=')))));
+  return [...base, ...pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)].join('&');
+}
+
+/** The value at a dotted link path, as the validated experiment holds it (typed as the link reads it). */
+function valueAt(config: Experiment, key: string): unknown {
+  return key.split('.').reduce<unknown>((node, k) => (node as Record<string, unknown>)?.[k], config);
+}
+
+const describe = (errors: readonly FieldError[]) => errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+
+/** Folder names: grid order first, then the fields in a readable, portable spelling. */
+function cellDir(index: number, count: number, pairs: readonly [string, string][]): string {
+  const slug = pairs
+    .map(([k, v]) => `${k}-${v}`)
+    .join('_')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .slice(0, 80);
+  return `cells/${String(index).padStart(String(count - 1).length, '0')}_${slug}`;
+}
+
+/**
+ * Every cell of the grid, the cartesian product in grid order: the first dial varies slowest,
+ * the last fastest (as nested loops in the order the dials are given). Each value is checked as
+ * the link field it is, against `config` with the other dials at their first values; a value the
+ * config refuses is named with its key. `config.steps` is every cell's step count.
+ */
+export function planCells(config: Experiment, grid: readonly Dial[]): Cell[] {
+  const keys = grid.map((d) => d.key);
+  const again = keys.find((k, i) => keys.indexOf(k) !== i);
+  if (again !== undefined) throw new SweepRefused(`--grid ${again} is given twice; give its values once`);
+  const own = keys.find((k) => k === 'v' || k === 'steps');
+  if (own !== undefined)
+    throw new SweepRefused(
+      `--grid ${own}: not a dial (${own === 'v' ? 'the link version' : 'give --steps'})`,
+    );
+  for (const dial of grid)
+    for (const value of dial.values) {
+      const pairs = grid.map((d): [string, string] => [d.key, d === dial ? value : d.values[0]]);
+      const r = decodeExperiment(withFields(config, pairs));
+      if (!r.ok) throw new SweepRefused(`--grid ${dial.key}=${value}: refused: ${describe(r.errors)}`);
+    }
+  let combos: [string, string][][] = [[]];
+  for (const dial of grid)
+    combos = combos.flatMap((c) => dial.values.map((v): [string, string][] => [...c, [dial.key, v]]));
+  return combos.map((pairs, index) => {
+    const r = decodeExperiment(withFields(config, pairs));
+    if (!r.ok)
+      throw new SweepRefused(
+        `--grid cell ${pairs.map((p) => p.join('=')).join(', ')}: ${describe(r.errors)}`,
+      );
+    const cellConfig = { ...r.config, steps: config.steps };
+    return {
+      index,
+      params: Object.fromEntries(pairs.map(([k, v]) => [k, valueAt(cellConfig, k) ?? v])),
+      dir: cellDir(index, combos.length, pairs),
+      config: cellConfig,
+    };
+  });
+}
+
+/** `i/n` → the i-th (from 0) of n shards; the slices are disjoint and together the whole grid. */
+export function parseShard(text: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(text);
+  const index = Number(m?.[1]);
+  const count = Number(m?.[2]);
+  if (!m || count < 1 || index >= count)
+    throw new SweepRefused(
+      `--shard ${text}: expected i/n with 0 ≤ i < n (e.g. --shard $SLURM_ARRAY_TASK_ID/4)`,
+    );
+  return { index, count };
+}
+
+/** Cells dealt round-robin: each shard gets every dial value, so shards take about as long. */
+export const shardCells = <C extends { index: number }>(
+  cells: readonly C[],
+  shard: SweepFile['shard'],
+): C[] => (shard ? cells.filter((c) => c.index % shard.count === shard.index) : [...cells]);
+
+export function sweepFile(
+  config: Experiment,
+  grid: Dial[],
+  shard: SweepFile['shard'],
+  planned: readonly Cell[] = shardCells(planCells(config, grid), shard),
+): SweepFile {
+  return { version: 1, config, grid, shard, cells: planned.map(({ params, dir }) => ({ params, dir })) };
+}
+
+/** Which of config, grid and steps two sweeps differ in (empty: the same sweep). */
+export function sweepDifference(a: SweepFile, b: SweepFile): string[] {
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
+  return [
+    ...(a.config.steps !== b.config.steps ? [`steps ${a.config.steps} vs ${b.config.steps}`] : []),
+    ...(!same({ ...a.config, steps: 0 }, { ...b.config, steps: 0 }) ? ['config'] : []),
+    ...(!same(a.grid, b.grid) ? ['grid'] : []),
+  ];
+}
+
+/** A parsed sweep.json checked for shape; `name` is how a refusal names the file. */
+export function readSweepFile(json: unknown, name: string): SweepFile {
+  const j = json as Partial<SweepFile> | null;
+  const bad = (what: string) => new SweepRefused(`${name}: ${what}; not a sweep.json written by lab sweep`);
+  if (typeof j !== 'object' || j === null || j.version !== 1) throw bad('no "version": 1');
+  const config = validateExperiment(j.config);
+  if (!config.ok) throw new SweepRefused(`${name}: its config: ${describe(config.errors)}`);
+  if (!Array.isArray(j.grid) || !j.grid.every((d) => typeof d?.key === 'string' && Array.isArray(d.values)))
+    throw bad('no "grid" of {key, values}');
+  if (
+    !Array.isArray(j.cells) ||
+    !j.cells.every((c) => typeof c?.dir === 'string' && typeof c.params === 'object')
+  )
+    throw bad('no "cells" of {params, dir}');
+  return { version: 1, config: config.config, grid: j.grid, shard: j.shard ?? null, cells: j.cells };
+}
+
+/**
+ * Shards joined: the whole grid's sweep.json (as an unsharded run writes it) and which shard
+ * holds each cell. Refuses shards of different sweeps and a cell held by two, naming them;
+ * `missing` lists the grid's cells no shard holds.
+ */
+export function mergeShards(shards: readonly { name: string; sweep: SweepFile }[]): {
+  sweep: SweepFile;
+  from: Map<string, string>;
+  missing: string[];
+} {
+  if (shards.length === 0) throw new SweepRefused('merge: no shard folders given');
+  const [first] = shards;
+  for (const s of shards.slice(1)) {
+    const diff = sweepDifference(first.sweep, s.sweep);
+    if (diff.length)
+      throw new SweepRefused(
+        `${first.name} and ${s.name} are shards of different sweeps (they differ in ${diff.join(', ')})`,
+      );
+  }
+  const from = new Map<string, string>();
+  for (const s of shards)
+    for (const c of s.sweep.cells) {
+      const other = from.get(c.dir);
+      if (other !== undefined)
+        throw new SweepRefused(`cell ${c.dir} is in both ${other} and ${s.name}: shards must not overlap`);
+      from.set(c.dir, s.name);
+    }
+  const sweep = sweepFile(first.sweep.config, first.sweep.grid, null);
+  const stray = [...from.keys()].filter((d) => !sweep.cells.some((c) => c.dir === d));
+  if (stray.length)
+    throw new SweepRefused(`${from.get(stray[0])}: cell ${stray[0]} is not a cell of its grid`);
+  return { sweep, from, missing: sweep.cells.map((c) => c.dir).filter((d) => !from.has(d)) };
+}
+
+/** One cell's runs as recorded: a summary per run × seed (empty when nothing is recorded yet). */
+export interface CellResult {
+  params: Params;
+  summaries: readonly RunSummary[];
+}
+
+const cellText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+const verdictWord = (d: Estimate & { verdict: Verdict }) => d.verdict.kind;
+
+/**
+ * The map: one row per cell (grid order), its dial values, the steps recorded, then for every
+ * later run its paired difference from the first run (same seed) in eval avg@k and in reward,
+ * each as mean ± 95 % CI half-width and the verdict computed from that interval.
+ */
+export function sweepMapCells(grid: readonly Dial[], cells: readonly CellResult[]): string[][] {
+  const comparisons = cells.map((c) => (c.summaries.length ? compareSeeds(c.summaries) : null));
+  const runs = comparisons.find((c) => c)?.runs ?? [];
+  const figures = (c: NonNullable<(typeof comparisons)[number]>) => [
+    c.figures.find((f) => f.name.startsWith('eval avg@'))!,
+    c.figures.find((f) => f.name.startsWith('reward'))!,
+  ];
+  const sample = comparisons.find((c) => c);
+  const names = sample ? figures(sample).map((f) => f.name) : ['eval', 'reward'];
+  const head = [
+    ...grid.map((d) => d.key),
+    'steps',
+    'seeds',
+    ...runs.slice(1).flatMap((r) => names.flatMap((n) => [`${r} − ${runs[0]}: ${n}`, 'verdict'])),
+  ];
+  const rows = cells.map((cell, i) => {
+    const c = comparisons[i];
+    const steps = cell.summaries.map((s) => s.steps);
+    return [
+      ...grid.map((d) => cellText(cell.params[d.key])),
+      steps.length ? `${Math.min(...steps)}` : '0',
+      c ? String(c.seeds) : '—',
+      ...runs.slice(1).flatMap((_, r) =>
+        names.flatMap((_n, k) => {
+          const d = c ? figures(c)[k]?.diffs[r] : undefined;
+          return d ? [pm(d), verdictWord(d)] : ['—', '—'];
+        }),
+      ),
+    ];
+  });
+  return [head, ...rows];
+}

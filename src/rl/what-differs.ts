@@ -1,0 +1,148 @@
+/**
+ * "What differs", per agent and in plain words, read from one run's own same-batch diagnostics
+ * (rl/shadow.ts, rl/diagnostics.ts): how far GRPO's one baseline mis-scales the agent's advantages,
+ * how closely GRPO's and Dr. MAS's advantages agree on the same rows, and what that does to the
+ * agent's share of the gradient. Works at seeds = 1: both estimators weigh the same batches, so no
+ * spread between seeds is needed to see how they differ. Pure: metric rows in, sentences out.
+ */
+import type { EstimatorChoice } from '../core/config';
+import { agentKey, agentShadowKey, M } from '../core/metrics';
+
+/** The two estimators the lab's question compares. */
+const PAIR = ['grpo', 'drmas'] as const;
+
+/** Batches the card summarizes by default: the run's last 20 steps. */
+export const DIFFERS_WINDOW = 20;
+
+export interface AgentDifference {
+  agent: string;
+  /** Mean over the batches of the agent's amplification (GRPO's E[A²] factor; NaN if never defined). */
+  amplification: number;
+  /** √(E[A²] under Dr. MAS / E[A²] under GRPO), pooled over the batches: Dr. MAS's advantage scale in GRPO's units. */
+  scale: number;
+  /** Mean over the batches of the correlation of the two estimators' advantages on its rows (NaN when not measured). */
+  corr: number;
+  /** Dr. MAS's pre-clip gradient norm over GRPO's at the same weights (NaN without diagnostics.shadowGradNorm). */
+  gradRatio: number;
+  sentence: string;
+}
+
+export interface WhatDiffers {
+  /** First and last step summarized. */
+  steps: [number, number];
+  /** Every agent got exactly the same advantages from both estimators on every batch. */
+  identical: boolean;
+  /** The card's lead: which batches, and the identical case with why. */
+  summary: string;
+  agents: AgentDifference[];
+}
+
+const finite = (xs: number[]) => xs.filter(Number.isFinite);
+const meanOf = (xs: number[]) => {
+  const f = finite(xs);
+  return f.length ? f.reduce((a, b) => a + b, 0) / f.length : NaN;
+};
+const f2 = (x: number) => x.toFixed(2);
+
+/** The direction the correlation leaves the agent's gradient in, in words. */
+function direction(corr: number): string {
+  if (!Number.isFinite(corr)) return '';
+  if (corr >= 0.99) return ', in the same direction';
+  if (corr >= 0.9) return ', in nearly the same direction';
+  if (corr >= 0.5) return ', in a partly different direction';
+  return ', in a different direction';
+}
+
+const AGREE = (corr: number) =>
+  corr >= 0.99 ? 'almost exactly' : corr >= 0.9 ? 'closely' : corr >= 0.5 ? 'partly' : 'little';
+
+/**
+ * Amplification in words: where the agent's rewards sit against its groups' trajectory scores.
+ * It predicts GRPO's E[A²] for the agent only where its rows carry their trajectory's reward, so
+ * the words describe the rewards and leave the advantages to the measured scale.
+ */
+function amplificationWords(amp: number): string {
+  if (!Number.isFinite(amp)) return 'Its amplification is undefined: none of its groups had spread rewards';
+  const where =
+    amp > 1.25
+      ? 'its rewards sit off-centre from, or spread wider than, its groups’ trajectory scores'
+      : amp < 0.8
+        ? 'its rewards spread narrower than its groups’ trajectory scores'
+        : 'its rewards sit about where its groups’ trajectory scores do';
+  return `Its amplification is ${f2(amp)}: ${where}`;
+}
+
+function describeAgent(
+  d: Omit<AgentDifference, 'sentence'> & { tied: boolean },
+  own: EstimatorChoice,
+): string {
+  const amp = amplificationWords(d.amplification);
+  if (!Number.isFinite(d.scale))
+    return d.tied
+      ? `Every advantage the ${d.agent} agent got on these batches is 0 under both estimators: its groups’ rollouts tied, so there is nothing to weigh.`
+      : `The ${d.agent} agent has no rows on these batches.`;
+  const agree = Number.isFinite(d.corr)
+    ? `the two agree ${AGREE(d.corr)} on its rows (correlation ${f2(d.corr)})`
+    : `their agreement is measured only against this run’s own estimator (${own})`;
+  const grad = Number.isFinite(d.gradRatio)
+    ? `Measured at the same weights, Dr. MAS’s gradient for it is ${f2(d.gradRatio)}× GRPO’s`
+    : `Its rows pull on the gradient about ${f2(d.scale)}× as hard under Dr. MAS${direction(d.corr)}`;
+  return `On these batches Dr. MAS gives the ${d.agent} agent ${f2(d.scale)}× GRPO’s advantage scale, and ${agree}. ${grad}. ${amp}.`;
+}
+
+/**
+ * The card for one run: `history` holds its frames (oldest first) with at least `step` and the
+ * agents' amplification and shadow keys; the last `window` batches are summarized. `trajectories`
+ * (B·G) lets the identical case say that every agent acted once per trajectory; `run` names the
+ * run in the lead. Null before the run's first batch.
+ */
+export function whatDiffers(
+  history: readonly Record<string, number>[],
+  agents: readonly string[],
+  own: EstimatorChoice,
+  o: { window?: number; trajectories?: number; run?: string } = {},
+): WhatDiffers | null {
+  const rows = history.filter((h) => Number.isFinite(h[M.step])).slice(-(o.window ?? DIFFERS_WINDOW));
+  if (rows.length === 0) return null;
+  const steps: [number, number] = [rows[0][M.step], rows[rows.length - 1][M.step]];
+  const col = (key: string) => rows.map((h) => h[key] ?? NaN);
+  // The other estimator's correlation with the run's own is the pair's correlation.
+  const other = own === 'grpo' ? 'drmas' : own === 'drmas' ? 'grpo' : null;
+
+  let identical = true;
+  const out = agents.map((agent): AgentDifference => {
+    const [g, d] = PAIR.map((e) => col(agentShadowKey(agent, e, 'sq_mean')));
+    const [gMean, dMean] = PAIR.map((e) => col(agentShadowKey(agent, e, 'mean')));
+    const corrs = other ? col(agentShadowKey(agent, other, 'corr')) : [];
+    // Identical on a batch: the same mean and E[A²], and exactly correlated (pearson gives 1 on
+    // equal inputs), or all zero (a group whose rollouts tied: no correlation is defined).
+    const same = g.every(
+      (x, i) => Number.isFinite(x) && x === d[i] && gMean[i] === dMean[i] && (x === 0 || corrs[i] === 1),
+    );
+    if (!same || !other) identical = false;
+    const [gm, dm] = [meanOf(g), meanOf(d)];
+    const [gg, dg] = PAIR.map((e) => meanOf(col(agentShadowKey(agent, e, 'grad_norm'))));
+    const diff = {
+      agent,
+      amplification: meanOf(col(agentKey(agent, 'amplification'))),
+      scale: gm > 0 ? Math.sqrt(dm / gm) : NaN,
+      corr: meanOf(corrs),
+      gradRatio: gg > 0 ? dg / gg : NaN,
+    };
+    return { ...diff, sentence: describeAgent({ ...diff, tied: gm === 0 && dm === 0 }, own) };
+  });
+
+  const batches = `${rows.length === 1 ? 'batch' : `${rows.length} batches`} (step${rows.length === 1 ? '' : 's'} ${steps[0] === steps[1] ? steps[0] : `${steps[0]}–${steps[1]}`})`;
+  const whose = o.run === undefined ? 'this run’s' : `the ${o.run} run’s`;
+  const once =
+    o.trajectories !== undefined &&
+    agents.every((a) => col(agentKey(a, 'calls')).every((n) => n === o.trajectories));
+  const summary = identical
+    ? `On ${whose} last ${batches}, GRPO and Dr. MAS give every row exactly the same advantage. ` +
+      (once
+        ? 'Every agent acted once in every trajectory, on the trajectory’s shared reward, so '
+        : 'Here ') +
+      'each agent’s rows carry exactly the trajectory scores: both estimators normalize the same numbers by the same mean and standard deviation.'
+    : `On ${whose} last ${batches}, both estimators weighed the same rows:`;
+  return { steps, identical, summary, agents: out };
+}

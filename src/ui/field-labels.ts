@@ -1,0 +1,143 @@
+/**
+ * What the page calls each config field: its label ("Group size G"), never its config key, in
+ * every message about it. The one home of the labels: the inline fields, Train's reasons and
+ * the refusals (memory, a bad edit) all read them here. No React.
+ */
+import { LIVE, LIVE_PARAMS } from '../core/config';
+import type { Experiment, FieldError } from '../core/config';
+
+/** The structural fields edited inline, by schema path, in the order the panel shows them. */
+export const FIELDS: readonly { path: string; label: string }[] = [
+  { path: 'task', label: 'Task' },
+  { path: 'models.assignment', label: 'Model assignment' },
+  { path: 'models.preset', label: 'Model preset' },
+  { path: 'rollout.groupSize', label: 'Group size G' },
+  { path: 'rollout.batchSize', label: 'Batch size B' },
+  { path: 'reward.credit', label: 'Per-agent credit' },
+  { path: 'reward.creditWeight', label: 'Credit weight λ' },
+  { path: 'rollout.sampling', label: 'Sampling' },
+  { path: 'steps', label: 'Steps' },
+  { path: 'seed', label: 'Seed' },
+  { path: 'seeds', label: 'Seeds' },
+];
+
+/** Fields a message may name that have no inline field of their own. */
+const OTHER_LABELS: Record<string, string> = {
+  'optim.miniBatches': 'Mini-batches',
+  ...Object.fromEntries(
+    LIVE_PARAMS.map((p) => [
+      `${LIVE[p].section}.${p}`,
+      LIVE[p].label[0].toUpperCase() + LIVE[p].label.slice(1),
+    ]),
+  ),
+};
+
+const LABELS: Record<string, string> = {
+  ...Object.fromEntries(FIELDS.map((f) => [f.path, f.label])),
+  ...OTHER_LABELS,
+};
+
+/** The label of a field by its path; a run's estimator is named by the run ("GRPO estimator"). */
+export function labelOf(path: string, config?: Experiment): string | undefined {
+  const run = /^runs\.(\d+)\.estimator$/.exec(path);
+  if (run) return `${config?.runs[Number(run[1])]?.label ?? `Run ${run[1]}`} estimator`;
+  return LABELS[path];
+}
+
+/** zod's type names as a reader says them ("must be a number"). */
+const KINDS: Record<string, string> = {
+  number: 'a number',
+  string: 'text',
+  boolean: 'true or false',
+  object: 'a group of fields',
+  array: 'a list',
+};
+
+const BOUNDS = { '<=': 'at most', '<': 'less than', '>=': 'at least', '>': 'more than' } as const;
+
+/**
+ * A refusal in plain words, as what the field must be: "Too big: expected number to be <=32" →
+ * "must be at most 32". The one home of this wording: the bad-link alert, the JSON editor, the
+ * inline fields and Train's reasons all read it. A prefix the schema puts before zod's words
+ * ("learning rate at step 179: ") is kept; a message it does not know is returned as it is.
+ */
+export function plainMessage(message: string): string {
+  const [, prefix, rest] = /^(.* at step \S+: )?(.*)$/s.exec(message)!;
+  const plain = plainPredicate(rest);
+  if (!prefix) return plain;
+  // After "live change at step 5: " only a bound or a type reads well; "unknown field" stays.
+  return prefix + (plain.startsWith('must ') ? plain : rest);
+}
+
+function plainPredicate(m: string): string {
+  let r: RegExpExecArray | null;
+  if ((r = /^Too (?:big|small): expected number to be ([<>]=?)(.+)$/.exec(m)))
+    return `must be ${BOUNDS[r[1] as keyof typeof BOUNDS]} ${r[2]}`;
+  if (m === 'Too small: expected string to have >=1 characters') return 'must not be empty';
+  if ((r = /^Too (?:big|small): expected string to have ([<>]=?)(\d+) characters$/.exec(m)))
+    return `must have ${BOUNDS[r[1] as keyof typeof BOUNDS]} ${r[2]} characters`;
+  if (/^Invalid input: expected \w+, received undefined$/.test(m)) return 'is missing';
+  if ((r = /^Invalid input: expected (\w+), received \w+$/.exec(m)) && r[1] in KINDS)
+    return `must be ${KINDS[r[1]]}`;
+  if ((r = /^Invalid option: expected one of (.+)$/.exec(m)))
+    return `must be one of: ${r[1]
+      .split('|')
+      .map((o) => o.replace(/^"(.*)"$/, '$1'))
+      .join(', ')}`;
+  if (m === 'expected a whole number') return 'must be a whole number';
+  if (m === 'unknown field') return 'is not a field of an experiment';
+  if (m === 'given twice') return 'is given twice';
+  return m;
+}
+
+/**
+ * A refusal's words after the field's name: the plain message, then the link's own text for it
+ * where there was one ("must be a number; got 'banana'"). Messages that read as a sentence
+ * ("must …", "is …") follow the name directly; any other keeps a colon.
+ */
+export function refusalText(e: FieldError): string {
+  const plain = plainMessage(e.message);
+  const got = e.got === undefined ? '' : `; got '${e.got}'`;
+  return `${/^(must|is) /.test(plain) ? ' ' : ': '}${plain}${got}`;
+}
+
+/** One refusal as the page says it: "Group size G must be at most 32" (the key where a field has no label). */
+export const fieldReason = (e: FieldError, config?: Experiment): string =>
+  `${labelOf(e.path, config) ?? e.path}${refusalText(e)}`;
+
+/**
+ * Dotted keys a message may name, longest first so no shorter key matches inside a longer one
+ * (one-word keys such as `steps` are left alone: they read as prose).
+ */
+const KNOWN = Object.keys(LABELS)
+  .filter((k) => k.includes('.'))
+  .sort((a, b) => b.length - a.length);
+
+/**
+ * A message cut into text and the config keys it names, so the page can show each key as its
+ * label with the key in small print ("Batch size B (rollout.batchSize)").
+ */
+export function splitKeys(message: string): ({ text: string } | { path: string; label: string })[] {
+  const out: ({ text: string } | { path: string; label: string })[] = [];
+  let rest = message;
+  for (;;) {
+    let at = -1;
+    let key = '';
+    for (const k of KNOWN) {
+      const i = rest.indexOf(k);
+      if (i >= 0 && (at < 0 || i < at)) [at, key] = [i, k];
+    }
+    if (at < 0) break;
+    if (at > 0) out.push({ text: rest.slice(0, at) });
+    out.push({ path: key, label: LABELS[key] });
+    rest = rest.slice(at + key.length);
+  }
+  if (rest) out.push({ text: rest });
+  return out;
+}
+
+/** The same message in words only: each key replaced by its label (for tooltips and plain text). */
+export const withLabels = (message: string): string =>
+  splitKeys(message)
+    .map((p) => ('text' in p ? p.text : p.label))
+    .join('');

@@ -1,0 +1,47 @@
+/**
+ * The header's two ways to the session's history: the question an action that needs new runs (a
+ * reset-field change, a link, checkpoint files) asks while runs are on screen (ask in store.ts:
+ * nothing is discarded without asking), and the Past runs button, which brings the stored
+ * sessions into view.
+ */
+import { answerPending } from '../config-edit';
+import { useLab } from '../store';
+
+export function PendingChange() {
+  const pending = useLab((s) => s.pending);
+  if (!pending) return null;
+  return (
+    <div className="alert pending-change" role="alertdialog" aria-labelledby="pending-title">
+      <p id="pending-title">
+        <strong>{pending.title}:</strong> {pending.detail}.
+      </p>
+      <p className="muted">
+        Starting a new session clears the charts; the current runs stay under Past runs. Keeping them drops
+        the change.
+      </p>
+      <div className="row">
+        <button type="button" onClick={() => answerPending(true)}>
+          Start a new session
+        </button>
+        <button type="button" onClick={() => answerPending(false)}>
+          Keep the current runs
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Scrolls Past runs into view and moves focus to its heading (the link's hash is the experiment's: no anchor). */
+export function PastRunsButton() {
+  const count = useLab((s) => s.pastSessions?.filter((p) => p.kind !== 'import').length ?? 0);
+  const show = () => {
+    const heading = document.getElementById('past-title');
+    heading?.scrollIntoView({ block: 'start' });
+    heading?.focus();
+  };
+  return (
+    <button type="button" onClick={show} title="Sessions kept in this browser: open or delete them">
+      Past runs ({count})
+    </button>
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * "What differs": per agent, in plain words, how GRPO and Dr. MAS weigh the same batches. The
+ * sentences come from rl/what-differs.ts, read from the recorded history of one run (the first whose
+ * own estimator is GRPO or Dr. MAS, so the two estimators' correlation was measured): its same-batch
+ * diagnostics weigh its rows by both estimators, which is why one seed is enough. It follows
+ * training every couple of seconds, like Findings.
+ */
+import { useMemo } from 'react';
+import { agentKey, agentShadowKey, M } from '../../core/metrics';
+import { resolveRun } from '../../core/config';
+import { DIFFERS_WINDOW, whatDiffers } from '../../rl/what-differs';
+import { historyOf } from '../run-data';
+import { useLab } from '../store';
+import type { LabState } from '../store';
+import { useThrottledLab } from '../throttled';
+
+const FOLLOW_MS = 2000;
+const versionOf = (s: LabState) => s.frameVersion;
+
+/** The keys the card reads for these agents. */
+const keysOf = (agents: readonly string[]) => [
+  M.step,
+  ...agents.flatMap((a) => [
+    agentKey(a, 'amplification'),
+    agentKey(a, 'calls'),
+    ...(['grpo', 'drmas'] as const).flatMap((e) =>
+      (['mean', 'sq_mean', 'corr', 'grad_norm'] as const).map((s) => agentShadowKey(a, e, s)),
+    ),
+  ]),
+];
+
+/** The run the card reads, its estimator and its trajectories per batch (B·G); null without runs. */
+function pickRun(s: LabState) {
+  const withRun = s.runs.map((r) => ({ r, run: s.config.runs[r.runIndex] })).filter((x) => x.run);
+  const chosen =
+    withRun.find((x) => x.run.estimator === 'grpo' || x.run.estimator === 'drmas') ?? withRun.at(0);
+  if (!chosen) return null;
+  const { rollout } = resolveRun(s.config, chosen.run);
+  return { ...chosen, trajectories: rollout.batchSize * rollout.groupSize };
+}
+
+export function WhatDiffers() {
+  const version = useThrottledLab(versionOf, null, FOLLOW_MS);
+  const runsKey = useLab((s) => s.runs.map((r) => `${r.id}:${r.agents.join('+')}`).join(','));
+  const card = useMemo(() => {
+    void version;
+    void runsKey;
+    const picked = pickRun(useLab.getState());
+    if (!picked) return null;
+    const { r, run, trajectories } = picked;
+    return whatDiffers(historyOf(r.id, keysOf(r.agents), DIFFERS_WINDOW), r.agents, run.estimator, {
+      trajectories,
+      run: r.label,
+    });
+  }, [version, runsKey]);
+  if (!card) return null;
+  return (
+    <section className="panel what-differs" aria-labelledby="what-differs-title" data-testid="what-differs">
+      <h2 id="what-differs-title">What differs: GRPO and Dr. MAS on the same batches</h2>
+      <p data-testid="what-differs-summary">{card.summary}</p>
+      <ul>
+        {card.agents.map((a) => (
+          <li key={a.agent} data-agent={a.agent}>
+            <strong>{a.agent}</strong>: {a.sentence}
+          </li>
+        ))}
+      </ul>
+      <details className="muted">
+        <summary>How these numbers are measured</summary>
+        Both estimators weigh this run’s own rows, so the differences are the estimators’ alone and one seed
+        is enough. Advantage scale: the root mean square of the agent’s advantages. Correlation: 1 when the
+        two order and space its rows alike. Amplification: how far the agent’s rewards sit from, and spread
+        around, its groups’ trajectory scores, relative to their spread; above 1, GRPO’s one baseline inflates
+        the advantages of an agent whose rows carry their trajectory’s reward, and the advantage scale says
+        what it came to on these batches. The charts under “Same batch, every estimator” show each number step
+        by step.
+      </details>
+    </section>
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * Where a stored run goes on from. Its state is written by its worker to one IndexedDB database
+ * (state-store.ts) and its frames by the page, batched, to another (persist.ts): no transaction
+ * spans the two, so a page killed between the writes leaves a state ahead of its recorded frames.
+ * Resumed from it, the run would leave a gap of steps that nothing can fill, and the session would
+ * look whole. So a state is used only where the run's frames cover every step before it; a run
+ * whose state is ahead starts over from step 0 (a run is deterministic: on the same backend it
+ * recomputes the same frames bit for bit), and the restored note says so. Checking here, where
+ * states are read, is the smallest sound design: one transaction cannot hold both writes, and
+ * holding each save until the page has written its frames would cost a round trip per save and
+ * still trust sessions stored before.
+ */
+import { statesOf, stateKey } from '../runtime/state-store';
+import type { StateInfo } from '../runtime/state-store';
+import { useLab } from './store';
+import type { RunView } from './store';
+
+/** n where steps 0…n-1 are all recorded (a run's frames carry 0-based steps): the run's whole part. */
+export function recordedSteps(steps: readonly number[]): number {
+  const have = new Set(steps);
+  let n = 0;
+  while (have.has(n)) n++;
+  return n;
+}
+
+/**
+ * The saved states a resume may use (their stateKeys) and the labels of the runs whose state is
+ * ahead of their recorded steps (`runs[i].step`: recordedSteps of a restored run's frames).
+ */
+export function usableStates(
+  states: readonly StateInfo[],
+  runs: readonly Pick<RunView, 'runIndex' | 'label' | 'step'>[],
+): { saved: string[]; ahead: string[] } {
+  const recorded = new Map(runs.map((r) => [stateKey(r.runIndex, r.label), r.step]));
+  const isAhead = (s: StateInfo) => s.step > (recorded.get(s.run) ?? 0);
+  return {
+    saved: states.filter((s) => !isAhead(s)).map((s) => s.run),
+    ahead: states.filter(isAhead).map((s) => s.run.slice(s.run.indexOf(':') + 1)), // stateKey's label
+  };
+}
+
+/** A stored session's saved states (how many) and those its runs on screen may resume from. */
+export async function statesToResume(session: string): Promise<{ count: number; saved: string[] }> {
+  const states = await statesOf(session).catch(() => []);
+  return { count: states.length, saved: usableStates(states, useLab.getState().runs).saved };
+}

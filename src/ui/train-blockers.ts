@@ -1,0 +1,32 @@
+/**
+ * Why the experiment cannot run now, as the page says it next to Train: a field holding a
+ * refused value (by its label), the backend check still running or finding no backend, and a
+ * config over the memory limit (the same check that refuses it at start, lab.ts). Any reason
+ * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
+ * one on screen. No React.
+ */
+import type { Experiment } from '../core/config';
+import { memoryRefusal } from '../runtime/memory';
+import { fieldReason } from './field-labels';
+import type { LabState } from './store';
+
+/** The memory refusal of a config (or null); an estimate that cannot be made is said by the panel. */
+function memoryOf(config: Experiment): string | null {
+  try {
+    return memoryRefusal(config, config.backend);
+  } catch {
+    return null;
+  }
+}
+
+export function trainBlockers(s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'>): string[] {
+  const reasons = Object.values(s.fieldErrors).flatMap((errors) =>
+    errors.map((e) => fieldReason(e, s.config)),
+  );
+  if (s.backend.state === 'probing') reasons.push('Checking which backend can run it…');
+  else if (s.backend.state === 'refused') reasons.push('No usable compute backend (see Backend below)');
+  else if (s.backend.state === 'error') reasons.push(`The backend check failed: ${s.backend.message}`);
+  const refused = memoryOf(s.config);
+  if (refused) reasons.push(`Memory: ${refused}`);
+  return reasons;
+}

@@ -1,0 +1,118 @@
+/**
+ * The page's one reducer of worker messages (lab.ts gives it every message of its session's
+ * runs): each is switched on by type, into the store (slow state), run-data.ts (frames,
+ * rollouts) and persist.ts (IndexedDB). When every run is done the session state machine hears
+ * `finish`.
+ */
+import type { LiveParam } from '../core/config';
+import { withScheduled } from '../core/live-schedule';
+import type { FromWorker, RunId } from '../runtime/protocol';
+import { keepMeasurement } from './backend-cache';
+import { downloadBlob, fileName } from './export';
+import { dropFrames, flush, recordFrame, recordReady } from './persist';
+import { initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
+import { addError, moveSession, patchRun, useLab } from './store';
+
+/** Every run reached its last step (or failed): the session is done, and offers Run again / Continue. */
+function finishIfAllDone(): void {
+  const { runs } = useLab.getState();
+  if (runs.length > 0 && runs.every((r) => r.state === 'done' || r.state === 'failed')) moveSession('finish');
+}
+
+/** A run's legend label, for messages (its worker id if the run is gone). */
+const labelOf = (id: RunId) => useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
+
+/**
+ * The page's one reducer of worker messages: every message of every run arrives here (LabSession
+ * adds its own: a crashed worker, a refused backend, a queued run's status) and is switched on by
+ * type, into the store (slow state), run-data.ts (frames, rollouts) and persist.ts (IndexedDB).
+ */
+export function receive(msg: FromWorker, onReady: () => void): void {
+  const id = msg.runId;
+  switch (msg.type) {
+    case 'backend':
+      keepMeasurement(msg.report.measurement);
+      patchRun(id, { backend: msg.report });
+      if (!msg.report.backend) fail(id, `no usable backend for ${msg.report.requested}`);
+      return;
+    case 'fallback':
+      // Not a failure: the run goes on. Said in the alert area so the switch is never silent.
+      patchRun(id, {
+        backend: msg.report,
+        kernels: msg.kernels,
+        message: `on ${msg.report.backend} since step ${msg.step}`,
+      });
+      addError(`${labelOf(id)}: ${msg.message}`);
+      return;
+    case 'ready': {
+      // A resumed run keeps its restored curve up to the step it goes on from; the steps after its
+      // last save are recomputed, so their recorded frames go (in the page and in IndexedDB).
+      const restored = runData(id);
+      if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
+      else initRunData(id, msg.keys);
+      void dropFrames(id, msg.startStep);
+      patchRun(id, { step: msg.startStep, kernels: msg.kernels });
+      recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
+      patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
+      onReady();
+      return;
+    }
+    case 'frame':
+      pushFrame(id, msg.step, msg.values);
+      recordFrame(id, msg.step, msg.values);
+      return;
+    case 'rollouts':
+      return setRollouts(id, msg.step, msg.trajectories);
+    case 'state':
+      patchRun(id, (r) => ({ state: msg.state, message: msg.message, step: Math.max(r.step, msg.step) }));
+      if (msg.state === 'done' || msg.state === 'failed') finishIfAllDone();
+      return;
+    case 'param':
+      patchRun(id, (r) => ({
+        markers: [...r.markers, { step: msg.step, param: msg.param, value: msg.value }],
+      }));
+      return recordChange(id, msg.step, msg.param, msg.value);
+    case 'checkpoint': {
+      // One file per model of the run.
+      const base = fileName(`${labelOf(id)}-step-${msg.step}`);
+      for (const [model, bytes] of Object.entries(msg.files)) {
+        downloadBlob(`${base}-${model}.ckpt`, new Blob([bytes], { type: 'application/octet-stream' }));
+      }
+      return;
+    }
+    case 'saved':
+      if (msg.error)
+        fail(id, `could not save the run state at step ${msg.step} (training goes on): ${msg.error}`);
+      // The frames up to the saved step go to IndexedDB now, and "saved @N" (where a reload resumes)
+      // shows once they are stored. A page closed before that leaves the state ahead of its frames:
+      // resume-point.ts does not resume from such a state.
+      void flush().then(() => {
+        if (!msg.error) patchRun(id, { savedStep: msg.step });
+      });
+      return;
+    case 'error':
+      return fail(id, msg.message);
+    default: {
+      const never: never = msg;
+      addError(`unknown worker message ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * A run took a live change at `step`: the experiment's schedule records it, so the link replays
+ * it there (docs/links.md#live-change-schedule). Repeats of a run over seeds share one schedule:
+ * the first seed's step is kept.
+ */
+function recordChange(id: RunId, step: number, param: LiveParam, value: number): void {
+  const { runs, config } = useLab.getState();
+  const run = runs.find((r) => r.id === id);
+  if (run && run.seed === config.seed)
+    useLab.setState({ config: withScheduled(config, run.runIndex, step, param, value) });
+}
+
+function fail(id: RunId, message: string): void {
+  patchRun(id, { error: message });
+  const label = labelOf(id);
+  addError(`${label}: ${message}`);
+}

@@ -1,0 +1,132 @@
+/**
+ * The "What differs" sentences from real batches: demonstrator rollouts of the search and sync
+ * tasks, weighed by the trainer's own code (batchAdvantages), the run's estimator GRPO. Every
+ * number the sentences carry is checked against the two estimators' advantages computed directly.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EstimatorName } from '../../src/core/config';
+import { computeAdvantages } from '../../src/rl/advantage';
+import { pearson, batchAdvantages } from '../../src/rl/shadow';
+import { whatDiffers } from '../../src/rl/what-differs';
+import { TASKS, type TaskName } from '../../src/tasks/registry';
+import { demoRollout } from '../tasks/helpers';
+
+const OPTIONS = { normalizeStd: true, eps: 1e-6, singleton: 'raw' as const };
+
+/** Three steps of B = 4 questions × G = 8 rollouts, 30 % demonstrator mistakes, as a run's history. */
+async function history(task: TaskName, own: EstimatorName, mistakes = 0.3) {
+  const agents = TASKS[task].agents.map((a) => a.role);
+  const steps = [];
+  for (const seed of [1, 2, 3]) {
+    const b = await demoRollout(task, mistakes, 4, 8, seed);
+    const rows = b.rows.map(({ group, traj, agent, turn, reward }) => ({ group, traj, agent, turn, reward }));
+    const { metrics } = batchAdvantages(rows, own, OPTIONS, agents);
+    steps.push({ rows, metrics: { step: seed, ...metrics } });
+  }
+  const metrics: Record<string, number>[] = steps.map((s) => s.metrics);
+  return { agents, steps, metrics, card: (o = {}) => whatDiffers(metrics, agents, own, o)! };
+}
+
+/** One agent's rows' advantages under an estimator, every batch in order. */
+function advantagesOf(steps: { rows: { agent: string }[] }[], agent: string, estimator: EstimatorName) {
+  return steps.map(({ rows }) => {
+    const a = computeAdvantages(rows as never, { ...OPTIONS, estimator }).advantages;
+    return rows.flatMap((r, i) => (r.agent === agent ? [a[i]] : []));
+  });
+}
+const sqMean = (a: number[]) => a.reduce((s, x) => s + x * x, 0) / a.length;
+const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+
+describe('What differs', () => {
+  it('on search: per agent, the scale ratio, the correlation and the amplification of the real batches', async () => {
+    const { steps, card: cardOf } = await history('search', 'grpo');
+    const card = cardOf();
+    expect(card.identical).toBe(false);
+    expect(card.steps).toEqual([1, 3]);
+    expect(card.summary).toBe(
+      'On this run’s last 3 batches (steps 1–3), both estimators weighed the same rows:',
+    );
+    expect(card.agents.map((a) => a.agent)).toEqual(TASKS.search.agents.map((a) => a.role));
+    for (const d of card.agents) {
+      const g = advantagesOf(steps, d.agent, 'grpo');
+      const m = advantagesOf(steps, d.agent, 'drmas');
+      const scale = Math.sqrt(avg(m.map(sqMean)) / avg(g.map(sqMean)));
+      const corr = avg(g.map((x, i) => pearson(x, m[i])));
+      expect(d.scale).toBeCloseTo(scale, 12);
+      expect(d.corr).toBeCloseTo(corr, 12);
+      expect(d.sentence).toContain(
+        `Dr. MAS gives the ${d.agent} agent ${scale.toFixed(2)}× GRPO’s advantage scale`,
+      );
+      expect(d.sentence).toContain(`(correlation ${corr.toFixed(2)})`);
+      expect(d.sentence).toContain(`about ${scale.toFixed(2)}× as hard under Dr. MAS`);
+      expect(d.sentence).toContain(`Its amplification is ${d.amplification.toFixed(2)}: `);
+    }
+    // The batches do part the estimators: some agent's scale is not 1.
+    expect(card.agents.some((d) => Math.abs(d.scale - 1) > 0.01)).toBe(true);
+  });
+
+  it('reads the pair’s correlation from the other estimator’s key when the run is Dr. MAS', async () => {
+    const fromDrmas = (await history('search', 'drmas')).card();
+    const fromGrpo = (await history('search', 'grpo')).card();
+    for (const [i, d] of fromDrmas.agents.entries()) {
+      expect(d.corr).toBeCloseTo(fromGrpo.agents[i].corr, 12);
+      expect(d.scale).toBeCloseTo(fromGrpo.agents[i].scale, 12);
+    }
+  });
+
+  it('on sync: says the two are identical, and why', async () => {
+    const card = (await history('sync', 'grpo')).card({ trajectories: 4 * 8 });
+    expect(card.identical).toBe(true);
+    expect(card.summary).toBe(
+      'On this run’s last 3 batches (steps 1–3), GRPO and Dr. MAS give every row exactly the same advantage. ' +
+        'Every agent acted once in every trajectory, on the trajectory’s shared reward, so each agent’s rows carry ' +
+        'exactly the trajectory scores: both estimators normalize the same numbers by the same mean and standard deviation.',
+    );
+    for (const d of card.agents) {
+      expect(d.scale).toBe(1);
+      expect(d.corr).toBe(1);
+    }
+  });
+
+  it('on sync without mistakes: every group ties, every advantage is 0, and the two are still identical', async () => {
+    const { agents, metrics, card: all } = await history('sync', 'grpo', 0);
+    // Ties leave no correlation defined: the card does not take that for a difference.
+    expect(metrics[0]['agent/alice/shadow/drmas/corr']).toBeNaN();
+    expect(metrics[0]['agent/alice/shadow/drmas/sq_mean']).toBe(0);
+    const card = whatDiffers(metrics.slice(0, 1), agents, 'grpo')!;
+    expect(card.identical).toBe(true);
+    expect(card.agents[0].sentence).toBe(
+      'Every advantage the alice agent got on these batches is 0 under both estimators: its groups’ rollouts tied, so there is nothing to weigh.',
+    );
+    expect(all().identical).toBe(true);
+  });
+
+  it('measures agreement only against the run’s own estimator, and says so', async () => {
+    const card = (await history('search', 'atgrpo')).card();
+    expect(card.identical).toBe(false);
+    expect(card.agents[0].corr).toBeNaN();
+    expect(card.agents[0].sentence).toContain('measured only against this run’s own estimator (atgrpo)');
+  });
+
+  it('quotes the measured gradient norms where the run records them (diagnostics.shadowGradNorm)', async () => {
+    const { agents, metrics } = await history('search', 'grpo');
+    // Each step's pre-clip norms at the same weights, GRPO's and Dr. MAS's advantages: 2.0 and 1.5 → 0.75×.
+    const withGrad = metrics.map((m) => ({
+      ...m,
+      ...Object.fromEntries(
+        agents.flatMap((a) => [
+          [`agent/${a}/shadow/grpo/grad_norm`, 2],
+          [`agent/${a}/shadow/drmas/grad_norm`, 1.5],
+        ]),
+      ),
+    }));
+    const d = whatDiffers(withGrad, agents, 'grpo')!.agents[0];
+    expect(d.gradRatio).toBe(0.75);
+    expect(d.sentence).toContain('Measured at the same weights, Dr. MAS’s gradient for it is 0.75× GRPO’s.');
+    expect(d.sentence).not.toContain('pull on the gradient');
+  });
+
+  it('is null before the first batch', () => {
+    expect(whatDiffers([], ['a'], 'grpo')).toBeNull();
+  });
+});

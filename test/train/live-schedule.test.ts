@@ -1,0 +1,105 @@
+/**
+ * A run's live-change schedule replays a live change: a run given `live: {S: …}` trains, bit for
+ * bit, what a run changed live at step S trains, and the schedule survives a save and a resume
+ * (changes due after the save apply at their steps; those before it are already in the state). On
+ * wasm, as the other trainer tests: bit for bit holds on any one backend.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { ExperimentSchema, type Experiment } from '../../src/core/config';
+import { M } from '../../src/core/metrics';
+import { InProcessEnvRunner } from '../../src/tasks/env';
+import { RunDriver, type DriverStart } from '../../src/train/driver';
+import { decodeRunState, encodeRunState, type RunState } from '../../src/train/run-state';
+
+const STEPS = 5;
+const AT = 2;
+const LR = 0.01;
+const base = ExperimentSchema.parse({
+  task: 'sync',
+  models: { preset: 'nano', base: 'scratch' },
+  rollout: { batchSize: 1, groupSize: 2 },
+  eval: { every: 0 },
+});
+const scheduled: Experiment = {
+  ...base,
+  runs: base.runs.map((r, i) => (i === 1 ? { ...r, live: { [AT]: { optim: { lr: LR } } } } : r)),
+};
+
+/** Everything a step computes, without the wall-clock and memory readings. */
+const science = (m: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(m).filter(([k]) => !k.startsWith('perf/') && !k.startsWith('mem/') && k !== M.timeS),
+  );
+
+/** Opens a run, lets `during(driver)` drive it, then steps it to the end; its frames and saved states. */
+async function train(start: DriverStart, during: (d: RunDriver) => Promise<void> = async () => {}) {
+  const frames: Record<string, number>[] = [];
+  const states: RunState[] = [];
+  const driver = await RunDriver.open(start, {
+    env: new InProcessEnvRunner(),
+    steps: STEPS,
+    saveEvery: 1,
+    store: { save: (s) => void states.push(decodeRunState(encodeRunState(s))) },
+    sink: { frame: (r) => void frames.push(science(r.metrics)) },
+  });
+  try {
+    await during(driver);
+    while (!driver.done) await driver.stepOnce();
+    return { frames, states, lr: driver.run.liveValues().lr };
+  } finally {
+    driver.stop();
+  }
+}
+const fresh = (exp: Experiment): DriverStart => ({ fresh: { exp, run: exp.runs[1], seed: 7 } });
+
+beforeAll(async () => {
+  await tf.setBackend('wasm');
+});
+
+describe('a live-change schedule', () => {
+  it('trains what a change made live at that step trains, bit for bit', async () => {
+    const replayed = await train(fresh(scheduled));
+    const live = await train(fresh(base), async (d) => {
+      while (d.step < AT) await d.stepOnce();
+      expect(d.setLive('lr', LR)).toBe(AT);
+    });
+    const untouched = await train(fresh(base));
+    expect(replayed.lr).toBe(LR);
+    expect(replayed.frames).toEqual(live.frames);
+    // The change made a difference after step AT, and none before it.
+    expect(replayed.frames.slice(0, AT + 1)).toEqual(untouched.frames.slice(0, AT + 1));
+    expect(replayed.frames[AT + 1]).not.toEqual(untouched.frames[AT + 1]);
+  }, 120_000);
+
+  it('a change set while a step computes waits for the next step', async () => {
+    const live = await train(fresh(base), async (d) => {
+      while (d.step < AT - 1) await d.stepOnce();
+      const inFlight = d.stepOnce(); // step AT - 1
+      expect(d.setLive('lr', LR)).toBe(AT);
+      await inFlight;
+    });
+    expect(live.frames).toEqual((await train(fresh(scheduled))).frames);
+  }, 120_000);
+
+  it('is part of the saved state: a resume before the change takes it at its step, one after has it', async () => {
+    // Set while step AT - 1 computes: the state saved after that step carries the change, not yet taken.
+    const whole = await train(fresh(base), async (d) => {
+      while (d.step < AT - 1) await d.stepOnce();
+      const inFlight = d.stepOnce();
+      d.setLive('lr', LR);
+      await inFlight;
+    });
+    const savedAt = (step: number) => whole.states.find((s) => s.manifest.step === step)!;
+    expect(savedAt(AT).manifest.live.lr).toBe(3e-4);
+    expect(savedAt(AT).manifest.experiment.runs[1].live).toEqual({ [AT]: { optim: { lr: LR } } });
+    expect((await train({ state: savedAt(AT) })).frames).toEqual(whole.frames.slice(AT));
+    expect(savedAt(AT + 1).manifest.live.lr).toBe(LR);
+    expect((await train({ state: savedAt(AT + 1) })).frames).toEqual(whole.frames.slice(AT + 1));
+    // A state saved before the change was set resumes under an experiment that has it (the page's link).
+    expect(savedAt(AT - 1).manifest.experiment.runs[1].live).toEqual({});
+    const resumed = await train({ state: savedAt(AT - 1), schedule: scheduled.runs[1].live });
+    expect(resumed.frames).toEqual(whole.frames.slice(AT - 1));
+  }, 240_000);
+});

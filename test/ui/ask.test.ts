@@ -1,0 +1,47 @@
+// An action that needs new runs asks first while runs are on screen, and applies at once with none.
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_EXPERIMENT } from '../../src/core/config';
+import { answerPending, proposeConfig } from '../../src/ui/config-edit';
+import { ask, useLab } from '../../src/ui/store';
+
+const G = (g: number) => ({
+  ...DEFAULT_EXPERIMENT,
+  rollout: { ...DEFAULT_EXPERIMENT.rollout, groupSize: g },
+});
+const g = () => useLab.getState().config.rollout.groupSize;
+
+afterEach(() => useLab.setState({ session: 'idle', pending: null, config: DEFAULT_EXPERIMENT }));
+
+describe('ask', () => {
+  it('applies at once with no runs on screen', () => {
+    proposeConfig(G(4));
+    expect(g()).toBe(4);
+    expect(useLab.getState().pending).toBeNull();
+  });
+
+  it('waits for the answer with runs on screen: keep drops it, start new applies it', () => {
+    useLab.setState({ session: 'paused', config: G(2) });
+    const dropped: string[] = [];
+    proposeConfig(G(4), () => dropped.push('G 4'));
+    expect(g()).toBe(2);
+    expect(useLab.getState().pending).toMatchObject({
+      title: 'This change needs new runs',
+      detail: 'Group size G 2 → 4',
+    });
+    answerPending(false);
+    expect([g(), useLab.getState().pending, dropped]).toEqual([2, null, ['G 4']]);
+
+    proposeConfig(G(8));
+    answerPending(true);
+    expect([g(), useLab.getState().pending, useLab.getState().session]).toEqual([8, null, 'idle']);
+  });
+
+  it('a newer question replaces an unanswered one, which is answered "keep"', () => {
+    useLab.setState({ session: 'done' });
+    const seen: string[] = [];
+    ask({ title: 'a', detail: '', apply: () => seen.push('apply a'), drop: () => seen.push('drop a') });
+    ask({ title: 'b', detail: '', apply: () => seen.push('apply b'), drop: () => seen.push('drop b') });
+    answerPending(true);
+    expect(seen).toEqual(['drop a', 'apply b']);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * A bad link's alert in the page's words: each field by its label, what it must be, and what the
+ * link gave ("Learning rate must be a number; got 'banana'"), from the real decoder on real links.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeExperiment } from '../../src/core/url';
+import { fieldReason } from '../../src/ui/field-labels';
+
+/** The alert's sentences for a link, in the decoder's order. */
+function sentences(hash: string): string[] {
+  const r = decodeExperiment(hash);
+  if (r.ok) throw new Error(`expected ${hash} to be refused`);
+  return r.errors.map((e) => fieldReason(e));
+}
+
+describe('bad-link wording', () => {
+  it('says what each field must be, and quotes what the link gave', () => {
+    expect(sentences('#v=1&task=chess&optim.lr=banana&colour=red')).toEqual([
+      "Task must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own; got 'chess'",
+      "Learning rate must be a number; got 'banana'",
+      "colour is not a field of an experiment; got 'red'",
+    ]);
+  });
+
+  it('puts bounds and whole numbers in words', () => {
+    expect(sentences('#v=1&rollout.groupSize=512&rollout.batchSize=2.5&seeds=0&optim.lr=0')).toEqual([
+      "Group size G must be at most 32; got '512'",
+      "Batch size B must be a whole number; got '2.5'",
+      "Learning rate must be more than 0; got '0'",
+      "Seeds must be at least 1; got '0'",
+    ]);
+    expect(sentences('#v=1&optim.lr=true&rollout.sampling=5')).toEqual([
+      "Sampling must be one of: parallel, tree, tree-random, tree-outcome; got '5'",
+      "Learning rate must be a number; got 'true'",
+    ]);
+  });
+
+  it("names a run's estimator by its index and a key without a label by the key", () => {
+    expect(sentences('#v=1&runs.1.estimator=ppo&optim.perAgent.solver.clipHihg=0.3')).toEqual([
+      "Run 1 estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, custom; got 'ppo'",
+      "optim.perAgent.solver.clipHihg is not a field of an experiment; got '0.3'",
+    ]);
+    // A key given twice is refused before any value is read: nothing single to quote back.
+    expect(sentences('#v=1&optim.lr=0.1&optim.lr=0.2')).toEqual(['Learning rate is given twice']);
+  });
+
+  it("keeps a schedule entry's step and puts zod's words plainly after it", () => {
+    expect(sentences('#v=1&runs.0.live.179.optim.lr=banana')).toEqual([
+      "runs.0.live.179.optim.lr: learning rate at step 179: must be a number; got 'banana'",
+    ]);
+    expect(sentences('#v=1&runs.0.live.5.optim.weightDecay=0.1')[0]).toBe(
+      "runs.0.live.5.optim.weightDecay: live change at step 5: unknown field; got '0.1'",
+    );
+  });
+
+  it('leaves a message it has no words for as the decoder wrote it, after a colon', () => {
+    expect(sentences('#v=1&optim.lr')).toEqual(['Learning rate: expected key=value']);
+    expect(sentences('#task=math')).toEqual(['v: missing; expected v=1']);
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { stateKey } from '../../src/runtime/state-store';
+import { recordedSteps, usableStates } from '../../src/ui/resume-point';
+
+const state = (runIndex: number, label: string, step: number) => ({
+  session: 's1',
+  run: stateKey(runIndex, label),
+  step,
+  savedAt: 0,
+});
+
+describe('where a stored run goes on from', () => {
+  it('counts the steps recorded without a gap from step 0', () => {
+    expect(recordedSteps([])).toBe(0);
+    expect(recordedSteps([0, 1, 2, 3, 4])).toBe(5);
+    expect(recordedSteps([2, 0, 1])).toBe(3); // in any order
+    expect(recordedSteps([0, 1, 2, 5, 6])).toBe(3); // 3 and 4 missing: only 0…2 are whole
+    expect(recordedSteps([1, 2, 3])).toBe(0);
+  });
+
+  it('uses a saved state only where the frames cover every step before it', () => {
+    const runs = [
+      { runIndex: 0, label: 'GRPO', step: 13 }, // state at 10, frames past it: resumes at 10
+      { runIndex: 1, label: 'Dr. MAS', step: 7 }, // state at 10, frames to 6: the torn write
+      { runIndex: 0, label: 'GRPO #1', step: 10 }, // state exactly at its frames
+    ];
+    const states = [
+      state(0, 'GRPO', 10),
+      state(1, 'Dr. MAS', 10),
+      state(0, 'GRPO #1', 10),
+      state(1, 'Dr. MAS #1', 5), // a run never shown (no frames): its state is ahead of nothing
+    ];
+    expect(usableStates(states, runs)).toEqual({
+      saved: ['0:GRPO', '0:GRPO #1'],
+      ahead: ['Dr. MAS', 'Dr. MAS #1'],
+    });
+    expect(usableStates([], runs)).toEqual({ saved: [], ahead: [] });
+  });
+});

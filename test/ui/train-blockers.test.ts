@@ -1,0 +1,70 @@
+/**
+ * Why Train is off, in the page's words: a refused field by its label and the schema's bound in
+ * plain words; the backend check; a config over the memory limit, whose message names the
+ * fields by label with the config key beside it.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_EXPERIMENT, validateExperiment } from '../../src/core/config';
+import type { Experiment } from '../../src/core/config';
+import { fieldReason, labelOf, plainMessage, splitKeys, withLabels } from '../../src/ui/field-labels';
+import { trainBlockers } from '../../src/ui/train-blockers';
+import type { BackendStatus } from '../../src/ui/store';
+
+const ready = { state: 'ready' } as unknown as BackendStatus; // only its state is read
+
+function refusal(patch: Partial<Experiment['rollout']>) {
+  const r = validateExperiment({
+    ...DEFAULT_EXPERIMENT,
+    rollout: { ...DEFAULT_EXPERIMENT.rollout, ...patch },
+  });
+  if (r.ok) throw new Error('expected a refusal');
+  return r.errors;
+}
+
+describe('Train blockers', () => {
+  it('names a refused field by its label, with the bound in words', () => {
+    const errors = refusal({ groupSize: 512 });
+    expect(fieldReason(errors[0])).toBe('Group size G must be at most 32');
+    expect(
+      trainBlockers({
+        fieldErrors: { 'rollout.groupSize': errors },
+        backend: ready,
+        config: DEFAULT_EXPERIMENT,
+      }),
+    ).toEqual(['Group size G must be at most 32']);
+    expect(plainMessage('Too small: expected number to be >=2')).toBe('must be at least 2');
+    expect(plainMessage('Too small: expected number to be >0')).toBe('must be more than 0');
+    expect(plainMessage('expected a whole number')).toBe('must be a whole number');
+    // Live fields and runs' estimators have labels too; a path without one is named as it is.
+    expect(labelOf('optim.lr')).toBe('Learning rate');
+    expect(labelOf('runs.1.estimator', DEFAULT_EXPERIMENT)).toBe('Dr. MAS estimator');
+    expect(fieldReason({ path: 'colour', message: 'unknown field' })).toBe(
+      'colour is not a field of an experiment',
+    );
+  });
+
+  it('has no reason for the default experiment once the backend is ready, and says the check while it runs', () => {
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: DEFAULT_EXPERIMENT })).toEqual([]);
+    expect(
+      trainBlockers({ fieldErrors: {}, backend: { state: 'probing' }, config: DEFAULT_EXPERIMENT }),
+    ).toEqual(['Checking which backend can run it…']);
+  });
+
+  it('refuses B = 64, G = 32 on base models for memory, naming Batch size B by its label', () => {
+    const config = {
+      ...DEFAULT_EXPERIMENT,
+      models: { ...DEFAULT_EXPERIMENT.models, preset: 'base' },
+      rollout: { ...DEFAULT_EXPERIMENT.rollout, batchSize: 64, groupSize: 32 },
+    } as Experiment;
+    const [reason] = trainBlockers({ fieldErrors: {}, backend: ready, config });
+    expect(reason).toMatch(/^Memory: this experiment needs about 179\.4 GB/);
+    expect(withLabels(reason)).toContain(
+      'lower Batch size B, Group size G or the model size, or raise Mini-batches',
+    );
+    expect(splitKeys(reason).filter((p) => 'path' in p)).toEqual([
+      { path: 'rollout.batchSize', label: 'Batch size B' },
+      { path: 'rollout.groupSize', label: 'Group size G' },
+      { path: 'optim.miniBatches', label: 'Mini-batches' },
+    ]);
+  });
+});
