@@ -10,6 +10,7 @@ import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
 import { stateKey } from './state-store';
+import type { StorageFault } from './storage-fault';
 import type { FromWorker, Measurements, RunId, ToWorker } from './protocol';
 
 const newWorker = (name: string) =>
@@ -85,6 +86,8 @@ export interface SessionOptions {
     resume: boolean;
     /** With `resume`: the stateKey()s of the runs that have a saved state; the others start from step 0. */
     saved?: readonly string[];
+    /** Tests only: the storage-fault.ts plan each worker's saves follow. */
+    fault?: StorageFault | null;
   };
   /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
   ids?: RunId[];
@@ -261,6 +264,7 @@ function persistOf(p: NonNullable<SessionOptions['persist']>, run: RunInfo) {
     session: p.session,
     every: p.every,
     resume: p.resume && (p.saved?.includes(stateKey(run.runIndex, run.label)) ?? true),
+    ...(p.fault ? { fault: p.fault } : {}),
   };
 }
 

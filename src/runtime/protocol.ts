@@ -7,6 +7,7 @@
 import type { BackendName, Experiment, LiveParam } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport, Measurement } from './backend-types';
+import type { StorageFault } from './storage-fault';
 
 /** `auto`'s kept measurements by key (auto-choice.ts measurementKey). */
 export type Measurements = Record<string, Measurement>;
@@ -83,7 +84,13 @@ export type ToWorker =
        * Where the run's state is kept in IndexedDB (state-store.ts): saved every `every` steps,
        * when paused and when done. With `resume`, the run goes on from the state saved there.
        */
-      persist?: { session: string; every: number; resume: boolean };
+      persist?: {
+        session: string;
+        every: number;
+        resume: boolean;
+        /** Tests only: states this worker saves at these steps are refused as a full disk's (storage-fault.ts). */
+        fault?: StorageFault;
+      };
     }
   | { type: 'play'; runId: RunId }
   | { type: 'pause'; runId: RunId }
@@ -121,8 +128,11 @@ export type FromWorker =
       /** Which kernels run the model: the lab's fused wasm SIMD ones, or tfjs's own ops. */
       kernels: string;
     }
-  /** The run's state was saved to IndexedDB after `step` steps (or could not be: `error`). */
-  | { type: 'saved'; runId: RunId; step: number; error?: string }
+  /**
+   * The run's state was saved to IndexedDB after `step` steps, or could not be (`error`; `full`:
+   * for want of room, a QuotaExceededError, and training goes on).
+   */
+  | { type: 'saved'; runId: RunId; step: number; error?: string; full?: boolean }
   | { type: 'frame'; runId: RunId; step: number; values: Float64Array }
   | { type: 'rollouts'; runId: RunId; step: number; trajectories: InspectedTrajectory[] }
   | { type: 'state'; runId: RunId; state: RunStatus; step: number; message?: string }

@@ -22,6 +22,7 @@ import { inspectBatch } from './inspect';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform, setWasmThreads, wasmThreadsRunning } from './platform-browser';
 import { getState, putState, stateKey } from './state-store';
+import { isFull } from './storage-fault';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
@@ -115,6 +116,8 @@ class RunHost {
       );
     const id = this.id;
     const persist = msg.persist ? { session: msg.persist.session, key: stateKey(msg.run, msg.label) } : null;
+    /** The last save was refused for want of room (the page says what is not being saved). */
+    let full = false;
     const env = new WorkerEnvRunner({
       spawn: () =>
         new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
@@ -130,7 +133,7 @@ class RunHost {
       rollouts: (r) => post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspectBatch(r) }),
       status: (state, step, message) =>
         post({ type: 'state', runId: id, state, step, ...(message ? { message } : {}) }),
-      saved: (step, error) => post({ type: 'saved', runId: id, step, ...(error ? { error } : {}) }),
+      saved: (step, error) => post({ type: 'saved', runId: id, step, ...(error ? { error, full } : {}) }),
       fallback: (report, step, why) =>
         post({
           type: 'fallback',
@@ -149,14 +152,17 @@ class RunHost {
       saveEvery: msg.persist?.every ?? 0,
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && {
-        save: (s: RunState) =>
-          putState({
-            session: persist.session,
-            run: persist.key,
-            step: s.manifest.step,
-            savedAt: Date.now(),
+        save: async (s: RunState) => {
+          full = false;
+          const stored = {
+            ...{ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now() },
             bytes: encodeRunState(s).buffer as ArrayBuffer,
-          }),
+          };
+          await putState(stored, msg.persist?.fault).catch((e: unknown) => {
+            full = isFull(e);
+            throw e;
+          });
+        },
       },
       backend: backendSwitcher(report),
     };

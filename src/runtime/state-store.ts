@@ -5,6 +5,8 @@
  * page only lists and deletes them, so this file imports no tfjs. Keyed [session, stateKey(run
  * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`).
  */
+import { refuseIfFull } from './storage-fault';
+import type { StorageFault } from './storage-fault';
 
 /** A run's key in the store: its index into experiment.runs and its label (with its seed's `#s`). */
 export const stateKey = (runIndex: number, label: string): string => `${runIndex}:${label}`;
@@ -64,8 +66,9 @@ async function run<T>(mode: IDBTransactionMode, f: (s: IDBObjectStore) => IDBReq
 
 const sessionRange = (session: string) => IDBKeyRange.bound([session, ''], [session, '\uffff']);
 
-/** Replaces the run's saved state. */
-export function putState(s: StoredState): Promise<unknown> {
+/** Replaces the run's saved state (`fault`: the test seam of storage-fault.ts). */
+export async function putState(s: StoredState, fault?: StorageFault | null): Promise<unknown> {
+  refuseIfFull(fault, s.step);
   return run('readwrite', (st) => st.put(s));
 }
 

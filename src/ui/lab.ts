@@ -18,6 +18,8 @@ import { loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
 import { beginSession, continueSession, endSession, flush, recordingId } from './persist';
 import { statesToResume } from './resume-point';
+import { clearUnsaved, storageFault } from './unsaved';
+import { claimOrWatch } from './writer-lock';
 import { clearRunData } from './run-data';
 import { canDo, nextState } from './session-state';
 import type { SessionAction, SessionState } from './session-state';
@@ -101,7 +103,7 @@ export function startSession(): LabSession {
   }
   useLab.setState({ autoPaused: false, runs: session.runs.map((r) => newRunView(r)) });
   const id = beginSession(encodeExperiment(config), useLab.getState().runs);
-  session.keepStates({ session: id, every: SAVE_EVERY, resume: false });
+  session.keepStates({ session: id, every: SAVE_EVERY, resume: false, fault: storageFault() });
   return session;
 }
 
@@ -120,6 +122,7 @@ function resumable(): string | null {
  */
 async function resumeSession(id: string, saved: readonly string[], experiment?: string): Promise<LabSession> {
   const { config, runs: shown, pastSessions } = useLab.getState();
+  await claimOrWatch(id); // one writer per session: another tab training it keeps it
   if (!(await continueSession(id, experiment))) throw new Error('the stored session is gone');
   // The stored record holds every run, also those that never started (they waited in the queue).
   const recorded = pastSessions?.find((p) => p.id === id)?.runs ?? shown;
@@ -128,7 +131,7 @@ async function resumeSession(id: string, saved: readonly string[], experiment?: 
     throw new Error('the stored session does not hold every run of this experiment');
   session = spawn(config, {
     ids: ids as RunId[],
-    persist: { session: id, every: SAVE_EVERY, resume: true, saved },
+    persist: { session: id, every: SAVE_EVERY, resume: true, saved, fault: storageFault() },
   });
   useLab.setState({
     restored: null,
@@ -288,9 +291,10 @@ export function reset(): void {
   session = null;
   whenReady = [];
   clearRunData(useLab.getState().imported.map((r) => r.id)); // imported runs stay on the charts
+  clearUnsaved();
   useLab.setState((s) => ({
     session: nextState(s.session, 'reset'),
-    ...{ autoPaused: false, runs: [], errors: [], restored: null, pending: null },
+    ...{ autoPaused: false, runs: [], errors: [], restored: null, pending: null, readOnly: null },
   }));
   // An action that waited on "keep the runs or start anew" has no runs left to protect: it applies.
   pending?.apply();

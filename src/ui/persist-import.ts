@@ -3,7 +3,7 @@
  * sessions of kind 'import' under ids of their own, through persist.ts's transactions.
  */
 import type { RunId } from '../runtime/protocol';
-import { recordingOff, req, withTx } from './persist';
+import { recordingOff, req, withTx } from './lab-db';
 import type { StoredFrame } from './persist';
 import { useLab } from './store';
 import type { StoredRun, StoredSession } from './store';

@@ -5,11 +5,18 @@
  * at most every second (or every 20 frames), and at once when a run loads or its state is saved;
  * a new marker is written the same way. Writes land in call order. An import (runs read from
  * other trainers' files) is stored the same way as a session of kind 'import', under an id of its
- * own (persist-import.ts), so it never replaces a trained session. Any IndexedDB failure turns
- * recording off with one alert; training goes on.
+ * own (persist-import.ts), so it never replaces a trained session. A write refused for want of
+ * room keeps its frames queued, to go with the next flush (unsaved.ts says what is not saved);
+ * any other IndexedDB failure, or the browser closing the database (its storage cleared), turns
+ * recording off with one alert. Training goes on either way. A tab records a session only while it
+ * holds the session's lock (writer-lock.ts).
  */
 import type { RunId } from '../runtime/protocol';
 import { deleteStates } from '../runtime/state-store';
+import { refuseIfFull } from '../runtime/storage-fault';
+import { frameRange, recordingOff, req, withTx } from './lab-db';
+import { framesSaved, framesUnsaved, storageFault } from './unsaved';
+import { claim, letGo } from './writer-lock';
 import { useLab } from './store';
 import type { LabState, RunView, StoredRun, StoredSession } from './store';
 
@@ -21,70 +28,8 @@ export interface StoredFrame {
   values: Float64Array;
 }
 
-const DB = 'agentwise-lab';
 const FLUSH_MS = 1000;
 const FLUSH_FRAMES = 20;
-
-// ─── a tiny promise wrapper over the raw API ──────────────────────────────────
-
-let dbp: Promise<IDBDatabase> | null = null;
-let disabled = false;
-
-export const req = <T>(r: IDBRequest<T>) =>
-  new Promise<T>((ok, ko) => {
-    r.onsuccess = () => ok(r.result);
-    r.onerror = () => ko(r.error ?? new Error('IndexedDB request failed'));
-  });
-
-const done = (tx: IDBTransaction) =>
-  new Promise<void>((ok, ko) => {
-    tx.oncomplete = () => ok();
-    tx.onerror = tx.onabort = () => ko(tx.error ?? new Error('IndexedDB transaction aborted'));
-  });
-
-function open(): Promise<IDBDatabase> {
-  dbp ??= new Promise<IDBDatabase>((ok, ko) => {
-    if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
-    const r = indexedDB.open(DB, 1);
-    r.onupgradeneeded = () => {
-      r.result.createObjectStore('sessions', { keyPath: 'id' });
-      r.result.createObjectStore('frames', { keyPath: ['session', 'seq'] });
-    };
-    r.onsuccess = () => ok(r.result);
-    r.onerror = () => ko(r.error ?? new Error('could not open IndexedDB'));
-    r.onblocked = () => ko(new Error('IndexedDB is blocked by another tab'));
-  });
-  return dbp;
-}
-
-/** Runs `f` in one transaction; on failure, recording stops with one alert and `fallback` is returned. */
-export async function withTx<T>(
-  mode: IDBTransactionMode,
-  f: (s: IDBObjectStore, fr: IDBObjectStore) => Promise<T> | T,
-  fallback: T,
-): Promise<T> {
-  if (disabled) return fallback;
-  try {
-    const tx = (await open()).transaction(['sessions', 'frames'], mode);
-    const [result] = await Promise.all([f(tx.objectStore('sessions'), tx.objectStore('frames')), done(tx)]);
-    return result;
-  } catch (e) {
-    disable(e);
-    return fallback;
-  }
-}
-
-/** Recording stopped after an IndexedDB failure (said once in the page). */
-export const recordingOff = (): boolean => disabled;
-
-function disable(e: unknown): void {
-  if (disabled) return;
-  disabled = true;
-  const reason = e instanceof Error ? e.message : String(e);
-  useLab.setState({ pastSessions: [], persistError: `runs will not survive a reload: ${reason}` });
-}
-
-const frameRange = (id: string) => IDBKeyRange.bound([id, -Infinity], [id, Infinity]);
 
 // ─── recording the live session ─────────────────────────────────────────────
 
@@ -117,6 +62,7 @@ export function beginSession(experiment: string, runs: RunView[]): string {
   seq = 0;
   recordDirty = false;
   const rec = current;
+  void claim(rec.id); // a new id: no other tab holds it
   useLab.setState((s) => ({ pastSessions: [rec, ...(s.pastSessions ?? [])] }));
   void withTx('readwrite', (s) => void s.put(rec), undefined);
   return rec.id;
@@ -183,10 +129,11 @@ export async function dropFrames(id: RunId, fromStep: number): Promise<void> {
   );
 }
 
-/** Writes what is queued and stops recording (the workers are gone). */
+/** Writes what is queued and stops recording (the workers are gone); another tab may take the session. */
 export function endSession(): void {
-  void flush();
+  const rec = current;
   current = null;
+  if (rec) void flushing(rec).then(() => letGo(rec.id));
 }
 
 /** A run loaded: its keys are stored now, so a reload at any later moment shows it (restore.ts skips runs without). */
@@ -199,7 +146,7 @@ export function recordReady(id: RunId, info: Pick<StoredRun, 'keys' | 'agents' |
 }
 
 export function recordFrame(id: RunId, step: number, values: Float64Array): void {
-  if (!current || disabled) return;
+  if (!current || recordingOff()) return;
   queue.push({ session: current.id, seq: seq++, run: id, step, values });
   if (queue.length >= FLUSH_FRAMES) void flush();
   else timer ??= setTimeout(() => void flush(), FLUSH_MS);
@@ -210,7 +157,7 @@ export function recordFrame(id: RunId, step: number, values: Float64Array): void
  * confirms the change), so nothing else has to remember to record them. (A store reaction.)
  */
 export function mirrorMarkers(s: LabState, prev: LabState): void {
-  if (!current || disabled || s.runs === prev.runs) return;
+  if (!current || recordingOff() || s.runs === prev.runs) return;
   for (const r of s.runs) {
     const run = current.runs.find((x) => x.id === r.id);
     if (!run || run.markers === r.markers || r.markers === prev.runs.find((p) => p.id === r.id)?.markers)
@@ -225,29 +172,43 @@ export function mirrorMarkers(s: LabState, prev: LabState): void {
  * Writes the queued frames and the session record in one transaction, after the write in progress:
  * once it resolves, every frame queued before the call is stored ("saved @N" waits for that).
  */
-export function flush(): Promise<void> {
+export const flush = (): Promise<void> => flushing(current);
+
+function flushing(rec: StoredSession | null): Promise<void> {
   if (timer) clearTimeout(timer);
   timer = null;
   const frames = queue;
   queue = [];
-  const rec = current;
   if (!rec || (frames.length === 0 && !recordDirty)) return writing;
   recordDirty = false;
+  let [first, furthest] = [Infinity, -1];
   for (const f of frames) {
     const run = rec.runs.find((r) => r.id === f.run);
     if (run) run.lastStep = Math.max(run.lastStep, f.step + 1);
     rec.lastStep = Math.max(rec.lastStep, f.step + 1);
+    [first, furthest] = [Math.min(first, f.step), Math.max(furthest, f.step)];
   }
   const snapshot = { ...rec, runs: rec.runs.map((r) => ({ ...r })) };
   return inOrder(async () => {
-    await withTx(
+    const stored = await withTx(
       'readwrite',
       (s, fr) => {
+        refuseIfFull(storageFault(), furthest); // the test seam (storage-fault.ts)
         s.put(snapshot);
         for (const f of frames) fr.put(f);
+        return true;
       },
-      undefined,
+      false,
     );
+    if (!stored) {
+      // Refused for want of room: the frames wait for the next flush, in front of newer ones.
+      if (recordingOff() || rec !== current) return;
+      queue = frames.concat(queue);
+      recordDirty = true;
+      timer ??= setTimeout(() => void flush(), FLUSH_MS);
+      return frames.length > 0 ? framesUnsaved(first) : undefined;
+    }
+    framesSaved();
     useLab.setState((s) => ({
       pastSessions: s.pastSessions?.map((p) => (p.id === rec.id ? snapshot : p)) ?? null,
     }));
@@ -285,6 +246,7 @@ export async function deleteSession(id: string): Promise<void> {
   if (current?.id === id) {
     current = null;
     queue = [];
+    letGo(id);
   }
   // After the writes queued before it, which would put the session back.
   await inOrder(() =>
@@ -300,6 +262,10 @@ export async function deleteSession(id: string): Promise<void> {
   useLab.setState((s) => ({ pastSessions: s.pastSessions?.filter((p) => p.id !== id) ?? null }));
   await deleteStates(id).catch(() => undefined); // no saved states (or no IndexedDB): nothing to delete
 }
+
+/** Whether frames of run `id` before `step` still wait to be stored (refused for want of room). */
+export const framesWaiting = (id: RunId, step: number): boolean =>
+  queue.some((f) => f.run === id && f.step < step);
 
 /** Best effort: write what is queued when the page goes away. */
 export function flushOnHide(): () => void {

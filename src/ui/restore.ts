@@ -7,7 +7,8 @@
  */
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
-import { reset } from './lab';
+import { play, reset } from './lab';
+import { heldElsewhere, watchWriter } from './writer-lock';
 import { deleteSession, loadSession, recordingId, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';
 import type { StoredSession } from './store';
@@ -16,7 +17,7 @@ import type { StateInfo } from '../runtime/state-store';
 import { recordedSteps, usableStates } from './resume-point';
 import { restoreRunData } from './run-data';
 import { nextState } from './session-state';
-import { chooseConfig, useLab } from './store';
+import { addError, chooseConfig, useLab } from './store';
 import type { RunView } from './store';
 
 function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]): void {
@@ -51,6 +52,7 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
     restored: { id: session.id, createdAt: session.createdAt, startsOver: ahead },
     frameVersion: s.frameVersion + 1,
   }));
+  watchWriter(session.id); // another tab training it: read-only here
 }
 
 /**
@@ -86,6 +88,19 @@ export async function openSession(id: string): Promise<void> {
  * one's note says, and a live one's later steps would be recorded nowhere while it said "saved".
  */
 export async function deleteStored(id: string): Promise<void> {
+  // Its writer would put back a session with a hole in it.
+  if (await heldElsewhere(id)) return addError('Another tab is training this session: stop it there first.');
   if (useLab.getState().restored?.id === id || recordingId() === id) reset();
   await deleteSession(id);
+}
+
+/**
+ * Take over: the tab that trained the session on screen let it go (or closed). Its curves come
+ * back as that tab last stored them, and training goes on here from each run's saved state.
+ */
+export async function takeOver(): Promise<void> {
+  const id = useLab.getState().readOnly?.id;
+  if (!id || !useLab.getState().readOnly?.free) return;
+  await openSession(id);
+  if (useLab.getState().session === 'restored') play();
 }

@@ -160,8 +160,20 @@ export interface LabState {
   /** The stored session whose curves are shown (no workers), or null. */
   /** `startsOver`: labels of its runs whose saved state is ahead of their recorded steps (resume-point.ts). */
   restored: { id: string; createdAt: number; startsOver?: string[] } | null;
-  /** Why runs are not being stored (IndexedDB unavailable, quota…), shown once in role="alert". */
+  /** Why runs are not being stored (IndexedDB unavailable or failing), shown once in role="alert". */
   persistError: string | null;
+  /**
+   * What storage refused for want of room (unsaved.ts): the first step of the frames not stored,
+   * and per run the step of the state it could not save. The status bar says it.
+   */
+  unsaved: { frames?: number; states: Partial<Record<RunId, number>> };
+  /** The browser's answer to `navigator.storage.persist()` (null: not asked yet); Past runs shows it. */
+  kept: boolean | null;
+  /**
+   * The stored session on screen is recorded by another tab (writer-lock.ts): shown read-only,
+   * Train off; `free` once that tab let it go or closed, when "Take over" trains it here.
+   */
+  readOnly: { id: string; free: boolean } | null;
 }
 
 const DEFAULT_SHOWN = 'the default experiment';
@@ -188,6 +200,9 @@ export const useLab = create<LabState>(() => ({
   pastSessions: null,
   restored: null,
   persistError: null,
+  unsaved: { states: {} },
+  kept: null,
+  readOnly: null,
 }));
 
 export const setConfig = (config: Experiment) => useLab.setState({ config });

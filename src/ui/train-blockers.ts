@@ -3,7 +3,7 @@
  * refused value (by its label), the backend check still running or finding no backend, and a
  * config over the memory limit (the same check that refuses it at start, lab.ts). Any reason
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
- * one on screen. No React.
+ * one on screen; so does a session another tab is training (read-only here). No React.
  */
 import type { Experiment } from '../core/config';
 import { memoryRefusal } from '../runtime/memory';
@@ -19,10 +19,19 @@ function memoryOf(config: Experiment): string | null {
   }
 }
 
-export function trainBlockers(s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'>): string[] {
+export function trainBlockers(
+  s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> & Partial<Pick<LabState, 'readOnly'>>,
+): string[] {
   const reasons = Object.values(s.fieldErrors).flatMap((errors) =>
     errors.map((e) => fieldReason(e, s.config)),
   );
+  // One writer per session (writer-lock.ts): this tab shows it read-only.
+  if (s.readOnly)
+    reasons.push(
+      s.readOnly.free
+        ? 'The tab that trained this session has stopped: Take over to train it here'
+        : 'Another tab is training this session: it is shown here read-only',
+    );
   if (s.backend.state === 'probing') reasons.push('Checking which backend can run it…');
   else if (s.backend.state === 'refused') reasons.push('No usable compute backend (see Backend below)');
   else if (s.backend.state === 'error') reasons.push(`The backend check failed: ${s.backend.message}`);

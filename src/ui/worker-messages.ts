@@ -9,9 +9,10 @@ import { withScheduled } from '../core/live-schedule';
 import type { FromWorker, RunId } from '../runtime/protocol';
 import { keepMeasurement } from './backend-cache';
 import { downloadBlob, fileName } from './export';
-import { dropFrames, flush, recordFrame, recordReady } from './persist';
+import { dropFrames, flush, framesWaiting, recordFrame, recordReady } from './persist';
 import { initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
 import { addError, moveSession, patchRun, useLab } from './store';
+import { askToKeep, stateUnsaved } from './unsaved';
 
 /** Every run reached its last step (or failed): the session is done, and offers Run again / Continue. */
 function finishIfAllDone(): void {
@@ -81,13 +82,19 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       return;
     }
     case 'saved':
-      if (msg.error)
+      // No room: the status bar says what is not being saved (unsaved.ts), and the run goes on.
+      if (msg.full) stateUnsaved(id, msg.step);
+      else if (msg.error)
         fail(id, `could not save the run state at step ${msg.step} (training goes on): ${msg.error}`);
+      else {
+        stateUnsaved(id, null);
+        askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
+      }
       // The frames up to the saved step go to IndexedDB now, and "saved @N" (where a reload resumes)
       // shows once they are stored. A page closed before that leaves the state ahead of its frames:
       // resume-point.ts does not resume from such a state.
       void flush().then(() => {
-        if (!msg.error) patchRun(id, { savedStep: msg.step });
+        if (!msg.error && !framesWaiting(id, msg.step)) patchRun(id, { savedStep: msg.step });
       });
       return;
     case 'error':

@@ -111,6 +111,16 @@ export async function downloadCsv(page: Page): Promise<{ header: string[]; rows:
   return { header, rows };
 }
 
+/** Each run's exported steps (Download CSV), in RUNS order. */
+export async function exportedSteps(page: Page): Promise<number[][]> {
+  const { header, rows } = await downloadCsv(page);
+  const step = header.indexOf('step');
+  return RUNS.map((run) => rows.filter((r) => r[0] === run).map((r) => Number(r[step])));
+}
+
+/** Steps 0…n-1, each once: what a whole run's exported steps are. */
+export const everyStep = (n: number) => Array.from({ length: n }, (_, i) => i);
+
 /** Resolves once Train is enabled (the backend probe passed). */
 export const trainEnabled = (page: Page, timeout = 120_000) =>
   page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, {

@@ -8,6 +8,8 @@
 import { useMemo, useState } from 'react';
 import type { Measurement } from '../../runtime/backend-types';
 import { continueFor, pause, play, reset, runAgain, setPace, stepOnce } from '../lab';
+import { takeOver } from '../restore';
+import { Unsaved } from './Unsaved';
 import { canDo } from '../session-state';
 import { useLab } from '../store';
 import { backendWords, msPerStep } from '../backend-words';
@@ -88,9 +90,10 @@ export function Controls() {
   const config = useLab((s) => s.config);
   const fieldErrors = useLab((s) => s.fieldErrors);
   const state = useLab((s) => s.session);
+  const readOnly = useLab((s) => s.readOnly);
   const reasons = useMemo(
-    () => trainBlockers({ backend, config, fieldErrors }),
-    [backend, config, fieldErrors],
+    () => trainBlockers({ backend, config, fieldErrors, readOnly }),
+    [backend, config, fieldErrors, readOnly],
   );
   const blocked = reasons.length > 0;
   return (
@@ -135,6 +138,16 @@ export function Controls() {
         Reset
       </button>
       {state === 'done' && <FinishedActions blocked={blocked} />}
+      {readOnly && (
+        <button
+          type="button"
+          onClick={() => void takeOver()}
+          disabled={!readOnly.free}
+          title="Train this session here, from what the other tab stored (once that tab has stopped or closed)"
+        >
+          Take over
+        </button>
+      )}
       {blocked && (
         <ul className="train-reasons" data-testid="train-reasons" aria-label="Why Train is off">
           {reasons.map((r) => (
@@ -236,6 +249,7 @@ export function StatusBar() {
             : ''}
         </span>
       )}
+      <Unsaved />
       {/* In plain words; the details (backend, adapter, threads, kernels) after it, cut to the
           line and whole on hover. */}
       <span

@@ -61,6 +61,7 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
 export function PastRuns() {
   const sessions = useLab((s) => s.pastSessions);
   const shown = useLab((s) => s.restored?.id);
+  const kept = useLab((s) => s.kept);
   return (
     <section className="panel" aria-labelledby="past-title" data-loaded={sessions !== null}>
       {/* Focusable: the header's Past runs button moves focus here. */}
@@ -69,6 +70,13 @@ export function PastRuns() {
       </h2>
       {sessions === null && <p className="muted">Loading…</p>}
       {sessions?.length === 0 && <p className="muted">No stored runs yet.</p>}
+      {kept !== null && (
+        <p className="muted" data-testid="kept">
+          {kept
+            ? 'The browser keeps these runs (persistent storage granted).'
+            : 'The browser may clear these runs when space runs short (it did not grant persistent storage): download what you want to keep.'}
+        </p>
+      )}
       <ul className="past-runs">
         {sessions?.map((s) => (
           <PastRun key={s.id} s={s} current={s.id === shown} />

@@ -32,15 +32,17 @@ export function PendingChange() {
 }
 
 /** Scrolls Past runs into view and moves focus to its heading (the link's hash is the experiment's: no anchor). */
+/** Scrolls to Past runs and moves focus there. */
+export function showPastRuns(): void {
+  const heading = document.getElementById('past-title');
+  heading?.scrollIntoView({ block: 'start' });
+  heading?.focus();
+}
+
 export function PastRunsButton() {
   const count = useLab((s) => s.pastSessions?.filter((p) => p.kind !== 'import').length ?? 0);
-  const show = () => {
-    const heading = document.getElementById('past-title');
-    heading?.scrollIntoView({ block: 'start' });
-    heading?.focus();
-  };
   return (
-    <button type="button" onClick={show} title="Sessions kept in this browser: open or delete them">
+    <button type="button" onClick={showPastRuns} title="Sessions kept in this browser: open or delete them">
       Past runs ({count})
     </button>
   );

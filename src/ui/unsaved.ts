@@ -1,0 +1,72 @@
+/**
+ * What the page's storage cannot hold now, said in the status bar. A write refused for want of
+ * room (a QuotaExceededError: the origin's quota, or a full disk) stops nothing: training goes on
+ * in memory, the page keeps the refused frames queued and tries them again at each flush
+ * (persist.ts), each run's worker tries its state again at its next save, and what was stored
+ * before stays. Once a write goes through, the queued frames land and the line goes. The page also
+ * asks the browser once, when a session is first worth keeping (a run's state is stored), to keep
+ * its storage (`navigator.storage.persist()`); Past runs shows the answer.
+ */
+import { parseStorageFault } from '../runtime/storage-fault';
+import type { StorageFault } from '../runtime/storage-fault';
+import type { RunId } from '../runtime/protocol';
+import { useLab } from './store';
+import type { LabState } from './store';
+
+let fault: StorageFault | null | undefined;
+/** The test seam's plan from the page's query string (storage-fault.ts), read once. */
+export const storageFault = (): StorageFault | null =>
+  (fault ??= typeof location === 'undefined' ? null : parseStorageFault(location.search));
+
+/** The recorder could not store frames from step `from` on (the first refused). */
+export function framesUnsaved(from: number): void {
+  useLab.setState((s) => {
+    const frames = Math.min(from, s.unsaved.frames ?? Infinity);
+    return frames === s.unsaved.frames ? s : { unsaved: { ...s.unsaved, frames } };
+  });
+}
+
+/** The recorder's queue is stored again. */
+export function framesSaved(): void {
+  if (useLab.getState().unsaved.frames !== undefined)
+    useLab.setState((s) => ({ unsaved: { states: s.unsaved.states } }));
+}
+
+/** A run's state could not be saved at `step` for want of room (`null`: it was saved). */
+export function stateUnsaved(run: RunId, step: number | null): void {
+  useLab.setState((s) => {
+    const { [run]: was, ...rest } = s.unsaved.states;
+    if (step === null) return was === undefined ? s : { unsaved: { ...s.unsaved, states: rest } };
+    return was !== undefined ? s : { unsaved: { ...s.unsaved, states: { ...rest, [run]: step } } };
+  });
+}
+
+/** Nothing is queued or refused (a new session starts over: what it writes says the rest). */
+export const clearUnsaved = () => useLab.setState({ unsaved: { states: {} } });
+
+/** The status bar's sentence, or null when everything is being saved. */
+export function unsavedText(s: Pick<LabState, 'unsaved' | 'runs'>): string | null {
+  const { frames, states } = s.unsaved;
+  const runs = s.runs.filter((r) => states[r.id] !== undefined);
+  if (frames === undefined && runs.length === 0) return null;
+  const what = [
+    ...(frames !== undefined ? [`the steps from ${frames} on`] : []),
+    ...(runs.length > 0
+      ? [
+          `the run states of ${runs.map((r) => r.label).join(', ')} (a reload would go back to step ${Math.min(...runs.map((r) => r.savedStep ?? 0))})`,
+        ]
+      : []),
+  ];
+  return `Storage is full: ${what.join(' and ')} are not being saved. Training goes on in this tab and what was saved before stays; saving picks up again once there is room.`;
+}
+
+let asked = false;
+/** Once per page, once a session is worth keeping: asks the browser to keep this site's data. */
+export function askToKeep(): void {
+  if (asked || typeof navigator === 'undefined' || !navigator.storage?.persist) return;
+  asked = true;
+  void (async () => {
+    const kept = (await navigator.storage.persisted()) || (await navigator.storage.persist());
+    useLab.setState({ kept });
+  })().catch(() => undefined);
+}

@@ -1,0 +1,103 @@
+/**
+ * Storage full. The page is opened with the test seam `?storage-fault=quota:5-15`
+ * (src/runtime/storage-fault.ts): from step 5 every write of the page's recorder and of each run's
+ * worker is refused with a QuotaExceededError, as a full disk's is, until the runs pass step 15.
+ * Training must go on, the status bar must say what is not being saved, what was stored before
+ * must stay, and once there is room again the refused steps must land: after a reload every step
+ * is there once.
+ */
+import { afterEach, expect, it } from 'vitest';
+import {
+  RUNS,
+  TINY,
+  everyStep,
+  exportedSteps,
+  openLab,
+  savedAtSteps,
+  stepCounts,
+  trainEnabled,
+  waitSteps,
+} from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+/** Per run label, the steps of its frames stored in IndexedDB (agentwise-lab), sorted. */
+const storedSteps = (l: Lab) =>
+  l.page.evaluate(
+    (runs) =>
+      new Promise<number[][]>((ok, ko) => {
+        const r = indexedDB.open('agentwise-lab');
+        r.onerror = () => ko(r.error);
+        r.onsuccess = () => {
+          const tx = r.result.transaction(['sessions', 'frames']);
+          const sessions = tx.objectStore('sessions').getAll();
+          const frames = tx.objectStore('frames').getAll();
+          tx.oncomplete = () => {
+            type Run = { id: string; label: string };
+            const ids = (sessions.result as { runs: Run[] }[]).flatMap((s) => s.runs);
+            const of = (label: string) => ids.filter((x) => x.label === label).map((x) => x.id);
+            const all = frames.result as { run: string; step: number }[];
+            ok(
+              runs.map((label) =>
+                all
+                  .filter((f) => of(label).includes(f.run))
+                  .map((f) => f.step)
+                  .sort((a, b) => a - b),
+              ),
+            );
+          };
+        };
+      }),
+    RUNS,
+  );
+
+it('storage full from step 5: training goes on, the status bar says what is not saved, nothing stored is lost', async () => {
+  const STEPS = 24;
+  lab = await openLab(`?storage-fault=quota:5-15${TINY}&steps=${STEPS}`);
+  const { page } = lab;
+  await trainEnabled(page);
+  const speed = page.getByRole('combobox', { name: 'Speed', exact: true });
+  await speed.selectOption({ label: '1 s between steps' });
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+
+  // The frames are refused from about step 5; the status bar names the first step not saved.
+  const unsaved = page.getByTestId('unsaved');
+  await unsaved.waitFor({ timeout: 120_000 });
+  const from = Number(/the steps from (\d+) on/.exec((await unsaved.textContent())!)?.[1]);
+  expect(from).toBeGreaterThanOrEqual(4); // a batch holds both runs' frames: one may be a step behind
+  expect(from).toBeLessThanOrEqual(5);
+  expect(await unsaved.textContent()).toContain('are not being saved. Training goes on in this tab');
+  // The states saved at step 10 are refused too, and the line names the runs whose states they are.
+  await waitSteps(lab, (s) => s.every((n) => n >= 11), 120_000);
+  await expect
+    .poll(() => unsaved.textContent(), { timeout: 30_000 })
+    .toContain(`the run states of ${RUNS.join(', ')}`);
+  // Training went on; nothing is said to have failed; what was stored before the fault is there.
+  expect(await page.locator('.run-status .state').allTextContents()).toEqual(['training', 'training']);
+  for (const steps of await storedSteps(lab)) {
+    expect(steps).toEqual(everyStep(steps.length)); // each run's steps before the fault, whole
+    expect(steps.length).toBeGreaterThanOrEqual(from);
+    expect(steps.length).toBeLessThanOrEqual(5);
+  }
+  expect(await page.getByRole('button', { name: 'Delete old sessions' }).count()).toBe(1);
+
+  // Past step 15 there is room again: the refused frames land, the next save goes through.
+  await speed.selectOption({ label: 'full speed' });
+  await page.locator('.controls[data-state="done"]').waitFor({ timeout: 240_000 });
+  await savedAtSteps(lab);
+  await expect.poll(() => unsaved.count(), { timeout: 15_000 }).toBe(0);
+  for (const steps of await storedSteps(lab)) expect(steps).toEqual(everyStep(STEPS));
+  // Asked once for persistent storage; Past runs says what the browser answered.
+  await page.getByTestId('kept').waitFor({ timeout: 15_000 });
+
+  await page.reload();
+  await page.getByTestId('restored-note').waitFor({ timeout: 30_000 });
+  expect(await stepCounts(lab)).toEqual([STEPS, STEPS]);
+  expect(await exportedSteps(page)).toEqual([everyStep(STEPS), everyStep(STEPS)]);
+  expect(lab.errors).toEqual([]);
+});

@@ -1,0 +1,57 @@
+/**
+ * Storage full, in words (src/ui/unsaved.ts) and in the test seam that fakes it
+ * (src/runtime/storage-fault.ts); a session another tab trains keeps Train off, saying why.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_EXPERIMENT } from '../../src/core/config';
+import { isFull, parseStorageFault, refuseIfFull } from '../../src/runtime/storage-fault';
+import type { RunId } from '../../src/runtime/protocol';
+import type { RunView, BackendStatus } from '../../src/ui/store';
+import { trainBlockers } from '../../src/ui/train-blockers';
+import { unsavedText } from '../../src/ui/unsaved';
+
+const run = (id: string, label: string, savedStep?: number) => ({ id, label, savedStep }) as RunView;
+const b = 'b' as RunId;
+
+describe('storage full', () => {
+  it('reads the seam from a query string, and refuses exactly its steps as a full disk does', () => {
+    expect(parseStorageFault('?storage-fault=quota:5-15')).toEqual({ from: 5, until: 15 });
+    expect(parseStorageFault('?a=1&storage-fault=quota:7')).toEqual({ from: 7, until: Infinity });
+    expect(parseStorageFault('?storage-fault=quota:x')).toBeNull();
+    expect(parseStorageFault('')).toBeNull();
+    const fault = { from: 5, until: 15 };
+    expect(() => refuseIfFull(fault, 4)).not.toThrow();
+    expect(() => refuseIfFull(fault, 15)).not.toThrow();
+    let thrown: unknown;
+    try {
+      refuseIfFull(fault, 5);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(isFull(thrown)).toBe(true);
+    expect(isFull(new Error('broken'))).toBe(false);
+    expect(() => refuseIfFull(null, 5)).not.toThrow();
+  });
+
+  it('says which steps and which runs’ states are not being saved', () => {
+    const runs = [run('a', 'GRPO', 0), run('b', 'Dr. MAS', 10)];
+    expect(unsavedText({ unsaved: { states: {} }, runs })).toBeNull();
+    expect(unsavedText({ unsaved: { frames: 5, states: {} }, runs })).toBe(
+      'Storage is full: the steps from 5 on are not being saved. Training goes on in this tab and what was saved before stays; saving picks up again once there is room.',
+    );
+    expect(unsavedText({ unsaved: { frames: 5, states: { [b]: 20 } }, runs })).toContain(
+      'the steps from 5 on and the run states of Dr. MAS (a reload would go back to step 10) are not being saved',
+    );
+  });
+
+  it('keeps Train off while another tab trains the session, and says when it can be taken over', () => {
+    const s = { fieldErrors: {}, backend: { state: 'ready' } as BackendStatus, config: DEFAULT_EXPERIMENT };
+    expect(trainBlockers(s)).toEqual([]);
+    expect(trainBlockers({ ...s, readOnly: { id: 's1', free: false } })).toEqual([
+      'Another tab is training this session: it is shown here read-only',
+    ]);
+    expect(trainBlockers({ ...s, readOnly: { id: 's1', free: true } })).toEqual([
+      'The tab that trained this session has stopped: Take over to train it here',
+    ]);
+  });
+});
