@@ -170,10 +170,12 @@ export function mirrorMarkers(s: LabState, prev: LabState): void {
 
 /**
  * Writes the queued frames and the session record in one transaction, after the write in progress:
- * once it resolves, every frame queued before the call is stored ("saved @N" waits for that).
+ * once it resolves, every frame queued before the call is stored ("saved @N" waits for that), or,
+ * refused for want of room, queued again (framesWaiting).
  */
 export const flush = (): Promise<void> => flushing(current);
 
+/** flush for `rec` (endSession's: the session it ends is no longer current). */
 function flushing(rec: StoredSession | null): Promise<void> {
   if (timer) clearTimeout(timer);
   timer = null;
