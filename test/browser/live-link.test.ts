@@ -1,12 +1,13 @@
 /**
  * A live change travels in the link as a schedule: train, pause, change the learning rate live,
  * go on to the end, copy the link and open it in a fresh profile; trained there, its exported
- * metrics equal the sender's, bit for bit. A typed live value is shown pending until Enter applies
- * it, and marker labels of changes at close steps never overlap.
+ * metrics equal the sender's, bit for bit; with two seeds too, where the repeats of a run take the
+ * change at one step (queued ones included). A typed live value is shown pending until Enter
+ * applies it, and marker labels of changes at close steps never overlap.
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { TINY, downloadCsv, openLab, trainEnabled, waitSteps } from './harness';
+import { TINY, downloadCsv, openLab, runsIn, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 const labs: Lab[] = [];
@@ -108,6 +109,48 @@ it('replays a live change from the copied link in a fresh profile: the same metr
   expect(control.metrics).not.toEqual(sent);
   expect([...sender.errors, ...recipient.lab.errors]).toEqual([]);
 }, 600_000);
+
+it('with two seeds, every repeat of a run takes a live change at one step, and the link replays them all', async () => {
+  // Two runs × two seeds: with fewer than four workers the second seed waits in the queue.
+  const hash = `${EXPERIMENT}&seeds=2`;
+  const sender = await open(hash);
+  const { page } = sender;
+  const first = ['GRPO #0', 'Dr. MAS #0'];
+  const steps = () =>
+    Promise.all(first.map(async (r) => Number(await page.getByLabel(`${r} step`).textContent())));
+  await trainEnabled(page);
+  await page.locator('#speed').selectOption('3000');
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await expect.poll(steps, { timeout: 120_000 }).toSatisfy((s: number[]) => s.every((n) => n >= 2));
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await page.locator('#speed').selectOption('0');
+  const lr = page.locator('#live-lr');
+  await lr.fill('0.2');
+  await lr.press('Enter');
+  // One step per run in the link, whatever the seeds.
+  const entries = (i: number) =>
+    page.url().match(new RegExp(`runs\\.${i}\\.live\\.\\d+\\.optim\\.lr=0\\.2`, 'g')) ?? [];
+  await expect.poll(() => entries(0).length + entries(1).length, { timeout: 60_000 }).toBe(2);
+  expect([entries(0).length, entries(1).length]).toEqual([1, 1]);
+
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await runsIn(sender, 'done', 480_000);
+  const sent = await science(page);
+  expect(sent.length).toBe(1 + 4 * STEPS);
+  await sender.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: new URL(page.url()).origin,
+  });
+  await page.getByRole('button', { name: 'Copy link' }).click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+
+  const recipient = await open(new URL(link).hash);
+  await trainEnabled(recipient.page);
+  await recipient.page.getByRole('button', { name: 'Train', exact: true }).click();
+  await runsIn(recipient, 'done', 480_000);
+  expect(await science(recipient.page)).toEqual(sent);
+  expect(await markerTexts(recipient.page)).toEqual(['lr=0.2']);
+  expect([...sender.errors, ...recipient.errors]).toEqual([]);
+}, 900_000);
 
 it('draws the labels of changes at close steps apart (179 and 200)', async () => {
   const lab = await open(
