@@ -195,11 +195,12 @@ export class RunDriver<R = unknown> {
   /**
    * The run's next step, where it then waits until the next setLive, so a change can still be
    * given that step: the page asks every repeat of a run and schedules the change at the latest
-   * answer (agreedStep). A run that ends before its next step (`done`) holds nothing.
+   * answer (agreedStep). A finished run (`done`) holds nothing; one in its last step answers the
+   * step it ends at, so a change agreed then comes after every repeat's end.
    */
   hold(): HoldAnswer {
     const next = this.run.nextStep;
-    if (next >= this.o.steps) return { step: next, done: true };
+    if (this.done) return { step: next, done: true };
     if (!this.held) {
       let release = () => {};
       const released = new Promise<void>((resolve) => (release = resolve));

@@ -148,6 +148,16 @@ describe('a live-change schedule', () => {
     expect(behind.frames[2]).not.toEqual(early.frames[2]);
   }, 240_000);
 
+  it('a repeat in its last step answers the step it ends at; a finished one holds nothing', async () => {
+    await train(fresh(base), async (d) => {
+      while (d.step < STEPS - 1) await d.stepOnce();
+      const last = d.stepOnce();
+      expect(d.hold()).toEqual({ step: STEPS, done: false });
+      await last;
+      expect(d.hold()).toEqual({ step: STEPS, done: true });
+    });
+  }, 120_000);
+
   it('agrees the latest next step of the repeats still training', () => {
     const at = (step: number, done = false) => ({ step, done });
     expect(agreedStep([at(3), at(1), at(5, true)], false)).toBe(3);
