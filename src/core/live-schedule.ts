@@ -54,6 +54,25 @@ export function withScheduled(
   return { ...exp, runs };
 }
 
+/** What one running repeat of a run says when asked to hold for a change: its next step, and whether it ends before it. */
+export interface HoldAnswer {
+  step: number;
+  done: boolean;
+}
+
+/**
+ * The one step a run's repeats take a live change at: the latest next step among the repeats
+ * still training (those behind take it when they reach it); with none training, step 0 if some
+ * repeat has not started yet (it starts with the change), else the latest (every repeat has
+ * finished: the step a Continue goes on from). Null when no repeat is there to take it.
+ */
+export function agreedStep(answers: readonly HoldAnswer[], queued: boolean): number | null {
+  const training = answers.filter((a) => !a.done).map((a) => a.step);
+  if (training.length) return Math.max(...training);
+  if (queued) return 0;
+  return answers.length ? Math.max(...answers.map((a) => a.step)) : null;
+}
+
 /**
  * The value a live field shows: the latest change any run took (the runs take each change from
  * the page together), else the experiment's own value.

@@ -5,7 +5,8 @@
  * its own chunk, so tfjs never reaches the main bundle.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
-import { runInstances, withLive } from '../core/config';
+import { runInstances } from '../core/config';
+import { agreedStep, withScheduled, type HoldAnswer } from '../core/live-schedule';
 import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport } from './backend-types';
 import { runId } from './protocol';
@@ -103,7 +104,8 @@ export interface SessionOptions {
  * Every run × seed of an experiment, one worker each, at most `slots` at once: the others wait in a
  * queue (seed by seed, so each seed's runs finish close together and pair up early) and take the
  * worker slot of a run that is done or failed. Workers start paused once ready; one that starts
- * while the session plays is told to play, at the session's pace and live parameters.
+ * while the session plays is told to play, at the session's pace and live changes (each in its
+ * run's schedule at the step the running repeats took it at: set).
  */
 export class LabSession {
   readonly runs: RunInfo[];
@@ -112,6 +114,16 @@ export class LabSession {
   private readonly queue: RunInfo[];
   private playing = false;
   private paceMs = 0;
+  /** Runs that failed: they take no live change. */
+  private readonly failed = new Set<RunId>();
+  /** Runs asked to hold (set) that have not answered: each one's resolver. */
+  private readonly holding = new Map<RunId, (a: HoldAnswer | null) => void>();
+  /** Live changes, one after the other: each agrees its steps before the next asks. */
+  private changes: Promise<void> = Promise.resolve();
+  private changing = 0;
+  /** Queued runs whose slot came free while a change was agreed: they start after it, with it. */
+  private deferred: RunInfo[] = [];
+  private disposed = false;
 
   constructor(
     private config: Experiment,
@@ -154,12 +166,15 @@ export class LabSession {
     const worker = newWorker(`${info.label} (${info.id})`);
     this.workers.set(info.id, worker);
     worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data);
-    worker.onerror = (e) =>
+    worker.onerror = (e) => {
+      this.failed.add(info.id);
+      this.answer(info.id, null);
       this.onMessage({
         type: 'error',
         runId: info.id,
         message: `run worker crashed: ${e.message || 'script error'}`,
       });
+    };
     return worker;
   }
 
@@ -190,7 +205,8 @@ export class LabSession {
     const next = this.queue.shift();
     if (!next) return;
     this.onMessage({ type: 'state', runId: next.id, state: 'loading', step: 0, message: 'starting worker…' });
-    this.begin(next, this.spawn(next));
+    if (this.changing > 0) this.deferred.push(next);
+    else this.begin(next, this.spawn(next));
     this.queue.forEach((q, i) =>
       this.onMessage({
         type: 'state',
@@ -207,6 +223,11 @@ export class LabSession {
     if (msg.type === 'ready') {
       this.ready.add(info.id); // before the reducer, which asks allReady()
       if (this.playing) worker.postMessage({ type: 'play', runId: info.id } satisfies ToWorker);
+    }
+    if (msg.type === 'holding') this.answer(info.id, { step: msg.step, done: msg.done });
+    if (msg.type === 'state' && msg.state === 'failed') {
+      this.failed.add(info.id);
+      this.answer(info.id, null);
     }
     this.onMessage(msg);
     // (A refused backend: the worker reports it, then fails the run naming the reasons.)
@@ -239,10 +260,54 @@ export class LabSession {
     this.paceMs = delayMs;
     this.broadcast((runId) => ({ type: 'pace', runId, delayMs }));
   }
-  /** Changes a live parameter in every running run; queued runs will start with it. */
+  /**
+   * Changes a live parameter in every run at one step per run, the same for all its repeats
+   * (docs/links.md#live-change-schedule): the running repeats say their next step and hold there;
+   * each takes the change at the latest of them (agreedStep), those behind when they reach it, and
+   * the queued ones start with it in their schedule.
+   */
   set(param: LiveParam, value: number): void {
-    this.config = withLive(this.config, param, value);
-    this.broadcast((runId) => ({ type: 'set', runId, param, value }));
+    this.changing++;
+    this.changes = this.changes.then(() => this.agree(param, value));
+  }
+
+  private async agree(param: LiveParam, value: number): Promise<void> {
+    const asked = this.live().filter((id) => this.ready.has(id) && !this.failed.has(id));
+    const answers = new Map(await Promise.all(asked.map(async (id) => [id, await this.hold(id)] as const)));
+    if (this.disposed) return;
+    this.config.runs.forEach((_, runIndex) => {
+      const repeats = this.runs.filter((r) => r.runIndex === runIndex);
+      const held = repeats.flatMap((r) => answers.get(r.id) ?? []);
+      const step = agreedStep(
+        held,
+        repeats.some((r) => r.queued),
+      );
+      if (step === null) return;
+      this.config = withScheduled(this.config, runIndex, step, param, value);
+      for (const r of repeats) {
+        const a = answers.get(r.id);
+        // A repeat that finished before `step` keeps what it trained (and holds nothing).
+        if (a && a.step <= step)
+          this.workers
+            .get(r.id)
+            ?.postMessage({ type: 'set', runId: r.id, param, value, step } satisfies ToWorker);
+        else if (r.queued) this.onMessage({ type: 'param', runId: r.id, param, value, step });
+      }
+    });
+    if (--this.changing > 0) return;
+    for (const r of this.deferred.splice(0)) this.begin(r, this.spawn(r));
+  }
+
+  /** The run's answer to `hold` (null: it failed or is gone). */
+  private hold(id: RunId): Promise<HoldAnswer | null> {
+    return new Promise((resolve) => {
+      this.holding.set(id, resolve);
+      this.workers.get(id)?.postMessage({ type: 'hold', runId: id } satisfies ToWorker);
+    });
+  }
+  private answer(id: RunId, a: HoldAnswer | null): void {
+    this.holding.get(id)?.(a);
+    this.holding.delete(id);
   }
   snapshot(): void {
     this.broadcast((runId) => ({ type: 'snapshot', runId }));
@@ -252,6 +317,8 @@ export class LabSession {
     this.broadcast((runId) => ({ type: 'lose-device', runId }));
   }
   dispose(): void {
+    this.disposed = true;
+    for (const id of [...this.holding.keys()]) this.answer(id, null);
     for (const w of this.workers.values()) w.terminate();
     this.workers.clear();
     this.queue.length = 0;

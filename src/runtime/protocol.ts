@@ -97,7 +97,13 @@ export type ToWorker =
   | { type: 'step'; runId: RunId }
   /** Speed control: wait this long between steps while playing (0 = as fast as it trains). */
   | { type: 'pace'; runId: RunId; delayMs: number }
-  | { type: 'set'; runId: RunId; param: LiveParam; value: number }
+  /**
+   * Say the run's next step (`holding`) and start no step from it on until the next `set`: the
+   * page asks every running repeat of a run, so that one step suits them all.
+   */
+  | { type: 'hold'; runId: RunId }
+  /** Take `param = value` from step `step` on (the next step, if that is later); releases a hold. */
+  | { type: 'set'; runId: RunId; param: LiveParam; value: number; step: number }
   | { type: 'snapshot'; runId: RunId }
   /** Fault injection: destroys the run's GPU device, as a driver reset would (tests, demos). */
   | { type: 'lose-device'; runId: RunId };
@@ -136,6 +142,8 @@ export type FromWorker =
   | { type: 'frame'; runId: RunId; step: number; values: Float64Array }
   | { type: 'rollouts'; runId: RunId; step: number; trajectories: InspectedTrajectory[] }
   | { type: 'state'; runId: RunId; state: RunStatus; step: number; message?: string }
+  /** The answer to `hold`: the step the run holds before, or (`done`) the step it ends at, holding nothing. */
+  | { type: 'holding'; runId: RunId; step: number; done: boolean }
   | { type: 'param'; runId: RunId; param: LiveParam; value: number; step: number }
   | { type: 'checkpoint'; runId: RunId; step: number; files: Record<string, ArrayBuffer> }
   | { type: 'error'; runId: RunId; message: string };

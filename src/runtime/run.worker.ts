@@ -253,8 +253,11 @@ class RunHost {
         this.delayMs = msg.delayMs;
         this.driver?.pace(msg.delayMs);
         return;
+      case 'hold':
+        post({ type: 'holding', runId: this.id, ...this.loaded('change').hold() });
+        return;
       case 'set': {
-        const step = this.loaded('change').setLive(msg.param, msg.value);
+        const step = this.loaded('change').setLive(msg.param, msg.value, msg.step);
         post({ type: 'param', runId: this.id, param: msg.param, value: msg.value, step });
         return;
       }

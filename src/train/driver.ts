@@ -16,6 +16,7 @@
  * computed, so no step is lost or recorded twice.
  */
 import type { LiveParam, LiveSchedule } from '../core/config';
+import type { HoldAnswer } from '../core/live-schedule';
 import { M } from '../core/metrics';
 import { encodeCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
@@ -108,6 +109,8 @@ export class RunDriver<R = unknown> {
   private delayMs = 0;
   private rolloutsAt = -Infinity;
   private unsentRollouts: TrainStepResult | null = null;
+  /** A hold (hold()): no step from `step` on starts until setLive releases it. */
+  private held: { step: number; released: Promise<void>; release: () => void } | null = null;
   /** Model updates skipped (non-finite loss, gradient or weights) and made, over this driver's steps. */
   skippedUpdates = 0;
   updates = 0;
@@ -179,11 +182,31 @@ export class RunDriver<R = unknown> {
   }
 
   /**
-   * Changes a live hyper-parameter from the next step on, through the run's schedule (the path a
-   * replayed link takes); returns that step.
+   * Changes a live hyper-parameter from step `at` on (the next step, if that is later), through
+   * the run's schedule (the path a replayed link takes), and releases a hold; returns that step.
    */
-  setLive(param: LiveParam, value: number): number {
-    return this.run.scheduleLive(param, value);
+  setLive(param: LiveParam, value: number, at?: number): number {
+    const due = this.run.scheduleLive(param, value, at);
+    this.held?.release();
+    this.held = null;
+    return due;
+  }
+
+  /**
+   * The run's next step, where it then waits until the next setLive, so a change can still be
+   * given that step: the page asks every repeat of a run and schedules the change at the latest
+   * answer (agreedStep). A finished run (`done`) holds nothing; one in its last step answers the
+   * step it ends at, so a change agreed then comes after every repeat's end.
+   */
+  hold(): HoldAnswer {
+    const next = this.run.nextStep;
+    if (this.done) return { step: next, done: true };
+    if (!this.held) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      this.held = { step: next, released, release };
+    }
+    return { step: this.held.step, done: false };
   }
 
   /** Each model's weights now, as checkpoint files. */
@@ -225,6 +248,7 @@ export class RunDriver<R = unknown> {
 
   /** One step: train, guard the state, report the result and rollouts, save when due. */
   private async trainAndReport(t: RunTrainer, gen: number): Promise<void> {
+    while (this.held && t.step >= this.held.step) await this.held.released;
     // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
     if (t.step === 0) this.status('compiling', 'compiling shaders…');
     let r: TrainStepResult;

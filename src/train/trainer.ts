@@ -135,17 +135,22 @@ export class RunTrainer {
     }
   }
 
+  /** The first step a change set now can take effect at: the step in flight keeps its values. */
+  get nextStep(): number {
+    return this.inStep ? this.step + 1 : this.step;
+  }
+
   /**
-   * Changes a live parameter from the next step on, through the schedule (as a replay would):
-   * the step in flight keeps its values. Returns the step it takes effect at.
+   * Changes a live parameter from step `at` on (the next step, if that is later), through the
+   * schedule (as a replay would). Returns the step it takes effect at.
    */
-  scheduleLive(param: LiveParam, value: number): number {
+  scheduleLive(param: LiveParam, value: number, at = 0): number {
     const checked = liveField(param).safeParse(value);
     if (!checked.success)
       throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
-    const at = this.inStep ? this.step + 1 : this.step;
-    this.schedule = withChange(this.schedule, at, param, value);
-    return at;
+    const due = Math.max(at, this.nextStep);
+    this.schedule = withChange(this.schedule, due, param, value);
+    return due;
   }
 
   /** Every live change of this run, taken or due (what its saved state carries). */

@@ -304,7 +304,8 @@ export function reset(): void {
 
 /**
  * Applies a hyper-parameter to every run without a reset. The config (and so the link) follows;
- * the worker answers with the step it took effect at, which becomes a chart marker.
+ * the workers answer with the step it takes effect at, one per run for all its seeds
+ * (LabSession.set), which becomes a chart marker.
  */
 export function setLive(param: LiveParam, value: number): void {
   const { config } = useLab.getState();

@@ -68,6 +68,8 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       patchRun(id, (r) => ({ state: msg.state, message: msg.message, step: Math.max(r.step, msg.step) }));
       if (msg.state === 'done' || msg.state === 'failed') finishIfAllDone();
       return;
+    case 'holding':
+      return; // LabSession's own: it agrees the step of a live change (client.ts)
     case 'param':
       patchRun(id, (r) => ({
         markers: [...r.markers, { step: msg.step, param: msg.param, value: msg.value }],
@@ -108,14 +110,13 @@ export function receive(msg: FromWorker, onReady: () => void): void {
 
 /**
  * A run took a live change at `step`: the experiment's schedule records it, so the link replays
- * it there (docs/links.md#live-change-schedule). Repeats of a run over seeds share one schedule:
- * the first seed's step is kept.
+ * it there (docs/links.md#live-change-schedule). The repeats of a run over seeds share one
+ * schedule: LabSession gives them all one step, so each records the same entry.
  */
 function recordChange(id: RunId, step: number, param: LiveParam, value: number): void {
   const { runs, config } = useLab.getState();
   const run = runs.find((r) => r.id === id);
-  if (run && run.seed === config.seed)
-    useLab.setState({ config: withScheduled(config, run.runIndex, step, param, value) });
+  if (run) useLab.setState({ config: withScheduled(config, run.runIndex, step, param, value) });
 }
 
 function fail(id: RunId, message: string): void {

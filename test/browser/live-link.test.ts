@@ -1,12 +1,13 @@
 /**
  * A live change travels in the link as a schedule: train, pause, change the learning rate live,
  * go on to the end, copy the link and open it in a fresh profile; trained there, its exported
- * metrics equal the sender's, bit for bit. A typed live value is shown pending until Enter applies
- * it, and marker labels of changes at close steps never overlap.
+ * metrics equal the sender's, bit for bit; with several seeds too, where the repeats of a run take
+ * the change at one step (queued ones included). A typed live value is shown pending until Enter
+ * applies it, and marker labels of changes at close steps never overlap.
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { TINY, downloadCsv, openLab, trainEnabled, waitSteps } from './harness';
+import { TINY, downloadCsv, openLab, runsIn, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 const labs: Lab[] = [];
@@ -108,6 +109,46 @@ it('replays a live change from the copied link in a fresh profile: the same metr
   expect(control.metrics).not.toEqual(sent);
   expect([...sender.errors, ...recipient.lab.errors]).toEqual([]);
 }, 600_000);
+
+it('with several seeds, every repeat of a run takes a live change at one step, and the link replays them all', async () => {
+  // One run over three seeds: with two workers, two repeats train (each at its own pace) and the
+  // third waits in the queue; the change is made while they train.
+  const hash = `${EXPERIMENT}&runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&seeds=3`;
+  const sender = await open(hash);
+  const { page } = sender;
+  const step = async () => Number(await page.getByLabel('GRPO #0 step').textContent());
+  await trainEnabled(page);
+  // Slowed down a little, so the change lands well before the end.
+  await page.locator('#speed').selectOption('1000');
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await expect.poll(step, { timeout: 120_000 }).toBeGreaterThanOrEqual(2);
+  const lr = page.locator('#live-lr');
+  await lr.fill('0.2');
+  await lr.press('Enter');
+  // One step in the link for the run, whatever the seeds.
+  const entries = () => page.url().match(/runs\.0\.live\.\d+\.optim\.lr=0\.2/g) ?? [];
+  await expect.poll(() => entries().length, { timeout: 60_000 }).toBe(1);
+  // Well before the end: the repeats train with it.
+  expect(Number(/runs\.0\.live\.(\d+)\./.exec(page.url())?.[1])).toBeLessThan(STEPS - 1);
+  await page.locator('#speed').selectOption('0');
+  await runsIn(sender, 'done', 480_000);
+  expect(entries()).toHaveLength(1);
+  const sent = await science(page);
+  expect(sent.length).toBe(1 + 3 * STEPS);
+  await sender.context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: new URL(page.url()).origin,
+  });
+  await page.getByRole('button', { name: 'Copy link' }).click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+
+  const recipient = await open(new URL(link).hash);
+  await trainEnabled(recipient.page);
+  await recipient.page.getByRole('button', { name: 'Train', exact: true }).click();
+  await runsIn(recipient, 'done', 480_000);
+  expect(await science(recipient.page)).toEqual(sent);
+  expect(await markerTexts(recipient.page)).toEqual(['lr=0.2']);
+  expect([...sender.errors, ...recipient.errors]).toEqual([]);
+}, 900_000);
 
 it('draws the labels of changes at close steps apart (179 and 200)', async () => {
   const lab = await open(

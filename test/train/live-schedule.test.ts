@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema, type Experiment } from '../../src/core/config';
+import { agreedStep, type HoldAnswer } from '../../src/core/live-schedule';
 import { M } from '../../src/core/metrics';
 import { InProcessEnvRunner } from '../../src/tasks/env';
 import { RunDriver, type DriverStart } from '../../src/train/driver';
@@ -52,7 +53,12 @@ async function train(start: DriverStart, during: (d: RunDriver) => Promise<void>
     driver.stop();
   }
 }
-const fresh = (exp: Experiment): DriverStart => ({ fresh: { exp, run: exp.runs[1], seed: 7 } });
+const fresh = (exp: Experiment, seed = 7): DriverStart => ({ fresh: { exp, run: exp.runs[1], seed } });
+/** `base` with run 1 changed to `LR` at `step`: the link the page records. */
+const scheduledAt = (step: number): Experiment => ({
+  ...base,
+  runs: base.runs.map((r, i) => (i === 1 ? { ...r, live: { [step]: { optim: { lr: LR } } } } : r)),
+});
 
 beforeAll(async () => {
   await tf.setBackend('wasm');
@@ -102,4 +108,63 @@ describe('a live-change schedule', () => {
     const resumed = await train({ state: savedAt(AT - 1), schedule: scheduled.runs[1].live });
     expect(resumed.frames).toEqual(whole.frames.slice(AT - 1));
   }, 240_000);
+
+  it('reaches two repeats of a run at different steps at one step, as their link replays it', async () => {
+    // The page asks each running repeat to hold; the change goes to both at the later answer.
+    const seeds = [7, 8];
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+    const held: HoldAnswer[] = [];
+    let agreed = -1;
+    const repeats = Promise.all([
+      train(fresh(base, seeds[0]), async (d) => {
+        while (d.step < AT + 1) await d.stepOnce();
+        while (held.length < 1) await tick();
+        held.push(d.hold());
+        expect(held[1]).toEqual({ step: AT + 1, done: false });
+        while (agreed < 0) await tick();
+        expect(d.setLive('lr', LR, agreed)).toBe(AT + 1);
+      }),
+      train(fresh(base, seeds[1]), async (d) => {
+        // Asked while its step 0 computes: it holds before step 1.
+        const inFlight = d.stepOnce();
+        held.push(d.hold());
+        expect(held[0]).toEqual({ step: 1, done: false });
+        await inFlight;
+        // Held: its next step waits for the change.
+        const next = d.stepOnce();
+        while (held.length < 2) await tick();
+        expect(d.step).toBe(1);
+        agreed = agreedStep(held, false)!;
+        expect(d.setLive('lr', LR, agreed)).toBe(AT + 1);
+        await next;
+      }),
+    ]);
+    const [ahead, behind] = await repeats;
+    const replayed = await Promise.all(seeds.map((s) => train(fresh(scheduledAt(AT + 1), s))));
+    expect(ahead.frames).toEqual(replayed[0].frames);
+    expect(behind.frames).toEqual(replayed[1].frames);
+    // The repeat behind took it at step AT + 1, not at its own next step (1).
+    const early = await train(fresh(scheduledAt(1), seeds[1]));
+    expect(behind.frames[2]).not.toEqual(early.frames[2]);
+  }, 240_000);
+
+  it('a repeat in its last step answers the step it ends at; a finished one holds nothing', async () => {
+    await train(fresh(base), async (d) => {
+      while (d.step < STEPS - 1) await d.stepOnce();
+      const last = d.stepOnce();
+      expect(d.hold()).toEqual({ step: STEPS, done: false });
+      await last;
+      expect(d.hold()).toEqual({ step: STEPS, done: true });
+    });
+  }, 120_000);
+
+  it('agrees the latest next step of the repeats still training', () => {
+    const at = (step: number, done = false) => ({ step, done });
+    expect(agreedStep([at(3), at(1), at(5, true)], false)).toBe(3);
+    // None training: queued repeats start with it; all finished: a Continue goes on from there.
+    expect(agreedStep([at(5, true)], true)).toBe(0);
+    expect(agreedStep([], true)).toBe(0);
+    expect(agreedStep([at(5, true), at(5, true)], false)).toBe(5);
+    expect(agreedStep([], false)).toBeNull();
+  });
 });
