@@ -172,6 +172,7 @@ export class RunTrainer {
       seed: mixSeed(this.seed, `rollout/${step}`),
       temperature,
       topP: exp.rollout.topP,
+      nodes: exp.rollout.nodes,
     });
     const rolloutMs = performance.now() - tRollout;
 
@@ -284,6 +285,7 @@ export class RunTrainer {
       ),
       ...(getTask(exp.task).ownSuccess ? ownSuccess(judged, this.agents) : {}),
       [M.completionCalls]: batch.completionCalls,
+      ...batch.metrics,
       [M.timeS]: (performance.now() - this.t0) / 1000,
       [M.memTensors]: mem.numTensors,
       [M.memGpuBytes]: mem.numBytesInGPU ?? 0,
@@ -304,6 +306,7 @@ export class RunTrainer {
         credit: this.settings.reward.credit !== 'shared',
         estimator: this.run.estimator,
         ownSuccess: getTask(this.exp.task).ownSuccess,
+        mcts: this.settings.rollout.sampling === 'mcts',
       },
     );
   }
