@@ -3,6 +3,7 @@
 // and Thompson sampling whose choices follow its posteriors on hand-computed cases.
 import { describe, expect, it } from 'vitest';
 import { validateExperiment } from '../../src/core/config';
+import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { agentKey, MCTS_KEYS } from '../../src/core/metrics';
 import { Prng } from '../../src/core/prng';
 import type { Role } from '../../src/core/vocab';
@@ -217,5 +218,10 @@ describe('config', () => {
     });
     expect(!run.ok && run.errors[0].path).toBe('runs.0.rollout.sampling');
     expect(validateExperiment({ task: 'math', rollout: { nodes: 1 } }).ok).toBe(false);
+    // In a link: read, and written back as the same two keys.
+    const link = 'v=1&task=math&rollout.sampling=mcts&rollout.nodes=4&runs.0.estimator=mars2';
+    const read = decodeExperiment(link);
+    expect(read).toMatchObject({ ok: true, config: { rollout: { sampling: 'mcts', nodes: 4 } } });
+    if (read.ok) expect(encodeExperiment(read.config)).toContain('rollout.sampling=mcts&rollout.nodes=4');
   });
 });
