@@ -1,17 +1,19 @@
 /**
  * rollout.sampling=mcts run for real in the CLI: a few training steps of MARS2 and Dr. MAS on
  * `math` trees of 6 nodes record the search's metrics, with each agent's node count summing to
- * the tree's nodes and every node one row (docs/tree-sampling.md#mcts-sampling-mars2).
+ * the tree's nodes and every node one row; stopped and resumed, it records the same lines
+ * (docs/tree-sampling.md#mcts-sampling-mars2).
  */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentKey, MCTS_KEYS, metricKeys } from '../../src/core/metrics';
+import { lines as linesOf, science } from './metrics-lines';
 import { runLab } from './run-lab';
 
 describe('lab train with rollout.sampling=mcts', () => {
-  it('records tree nodes, per-agent nodes summing to them, and each arm’s posterior mean', () => {
+  it('records tree nodes, per-agent nodes summing to them, and each arm’s posterior mean; resumes bit for bit', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-mcts-'));
     const B = 2;
     const N = 6;
@@ -47,6 +49,25 @@ describe('lab train with rollout.sampling=mcts', () => {
         expect(arm).toBeLessThan(1);
       }
     }
+    // Stopped after 2 steps and resumed to 3: the same lines as the uninterrupted run (the search
+    // is a function of the run's seed and step alone).
+    const part = mkdtempSync(join(tmpdir(), 'agentwise-mcts-resume-'));
+    const first = runLab([
+      'train',
+      '--config',
+      config,
+      '--steps',
+      '2',
+      '--out',
+      part,
+      '--quiet',
+      '--checkpoint-every',
+      '1',
+    ]);
+    expect(first.status, first.stderr).toBe(0);
+    const resumed = runLab(['train', '--resume', part, '--steps', '3', '--quiet']);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(linesOf(part).map(science)).toEqual(linesOf(out).map(science));
     // Step 0 starts both runs from the same weights: the same trees.
     for (const key of [MCTS_KEYS.treeNodes, agentKey('solver', 'nodes'), agentKey('solver', 'arm_mean')])
       expect(lines[1][key]).toBe(lines[0][key]);
