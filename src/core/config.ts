@@ -31,14 +31,14 @@ export const TASK_NAMES = [
   'sync-own',
 ] as const;
 /** The named estimators: instances of the estimator algebra (src/core/advantage-sets.ts). */
-export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo'] as const;
+export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo', 'mars2'] as const;
 /** What a run may choose: a named estimator, or `custom`, defined by its advantage.unit, .meanOver and .stdOver. */
 export const ESTIMATOR_CHOICES = [...ESTIMATOR_NAMES, 'custom'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** How a step's G rollouts per instance are sampled (src/tasks/sampling.ts holds each one's doc). */
-export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random', 'tree-outcome'] as const;
-/** The samplings whose G rollouts are one tree's branches, not trajectories (nothing to replay for credit). */
-export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random', 'tree-outcome'];
+export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random', 'tree-outcome', 'mcts'] as const;
+/** The samplings whose rows are one tree's branches or nodes, not trajectories (nothing to replay for credit). */
+export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random', 'tree-outcome', 'mcts'];
 
 export type TaskName = (typeof TASK_NAMES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
@@ -192,6 +192,38 @@ export const OptimSchema = OptimFields.extend({
     ),
 });
 
+// ---- MARS2 tree search (rollout.sampling=mcts; src/tasks/mcts.ts, docs/tree-sampling.md#mcts-sampling-mars2) ----
+
+/** The tasks whose answers can be scored and refined node by node (src/tasks/mcts-nodes.ts holds each one's nodes). */
+export const MCTS_TASKS = ['coder-tester', 'math'] as const;
+export type MctsTask = (typeof MCTS_TASKS)[number];
+
+/** The rollout fields of the MARS2 search, spread into RolloutSchema. */
+const MCTS_ROLLOUT_FIELDS = {
+  nodes: z
+    .number()
+    .int()
+    .min(2)
+    .max(32)
+    .default(8)
+    .describe(
+      'rollout.sampling=mcts: nodes per tree (one tree per instance is the group; MARS2 trains with 8)',
+    ),
+};
+
+/** Runs that sample by mcts on a task without nodes: refused with the tasks that have them. */
+function mctsIssues(exp: { task: TaskName; rollout: { sampling: SamplingName }; runs: Run[] }) {
+  if ((MCTS_TASKS as readonly string[]).includes(exp.task)) return [];
+  const message = `mcts needs a task whose answers are scored and refined node by node: ${MCTS_TASKS.join(', ')} (this one is ${exp.task})`;
+  const own = exp.runs.flatMap((r, i) =>
+    r.rollout.sampling === 'mcts' ? [{ path: ['runs', i, 'rollout', 'sampling'], message }] : [],
+  );
+  const shared = exp.rollout.sampling === 'mcts' && exp.runs.some((r) => r.rollout.sampling === undefined);
+  return [...own, ...(shared ? [{ path: ['rollout', 'sampling'], message }] : [])];
+}
+
+// ---- end of the MARS2 block ----
+
 /** How training rollouts are sampled. */
 export const RolloutSchema = z.strictObject({
   groupSize: z.number().int().min(2).max(32).default(8).describe('G: rollouts per task instance'),
@@ -209,8 +241,9 @@ export const RolloutSchema = z.strictObject({
     .enum(SAMPLING_NAMES)
     .default('parallel')
     .describe(
-      "parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation); tree-outcome: the best copied forward, every candidate scored by a greedy completion's outcome (ablation)",
+      "parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation); tree-outcome: the best copied forward, every candidate scored by a greedy completion's outcome (ablation); mcts (MARS2): one tree of rollout.nodes answers per instance, each a fresh answer or a refinement, the agents chosen as arms by Thompson sampling",
     ),
+  ...MCTS_ROLLOUT_FIELDS,
 });
 
 /**
@@ -438,6 +471,7 @@ export const ExperimentSchema = z
       });
     }
     algebraIssues(exp).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
+    mctsIssues(exp).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
   });
 
 /**

@@ -145,11 +145,21 @@ export const DIAL_STATS = ['reward/scale', 'reward/offset'] as const;
  */
 export const OUTCOME_STATS = ['own_success'] as const;
 
-/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the update's, then credit. */
+/**
+ * The MARS2 search (rollout.sampling=mcts; src/tasks/mcts.ts), per step, means over the step's
+ * trees: `rollout/tree_nodes`, the nodes of a tree; per agent, `nodes`, the nodes of a tree it
+ * generated (they sum to tree_nodes), and `arm_mean`, the mean of its arm's Beta posterior at the
+ * end of the search, (1 + Σ scores)/(2 + its nodes). Only runs that sample by mcts emit them.
+ */
+export const MCTS_KEYS = { treeNodes: 'rollout/tree_nodes' } as const;
+export const MCTS_STATS = ['nodes', 'arm_mean'] as const;
+
+/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the search's, the update's, then credit. */
 export const AGENT_STATS = [
   ...(Object.values(ADVANTAGE_DIAGNOSTICS) as AdvantageStat[]),
   ...DIAL_STATS,
   ...OUTCOME_STATS,
+  ...MCTS_STATS,
   'grad_norm',
   ...UPDATE_STATS,
   ...CREDIT_STATS,
@@ -220,16 +230,24 @@ export function metricKeys(
   agents: readonly string[],
   models: readonly string[],
   evalK: number,
-  o: { shadowGradNorm?: boolean; credit?: boolean; estimator?: EstimatorChoice; ownSuccess?: boolean } = {},
+  o: {
+    shadowGradNorm?: boolean;
+    credit?: boolean;
+    estimator?: EstimatorChoice;
+    ownSuccess?: boolean;
+    mcts?: boolean;
+  } = {},
 ): string[] {
   const shadow = SHADOW_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
   const stats = AGENT_STATS.filter(
     (s) =>
       (o.credit || !(CREDIT_STATS as readonly string[]).includes(s)) &&
-      (o.ownSuccess || !(OUTCOME_STATS as readonly string[]).includes(s)),
+      (o.ownSuccess || !(OUTCOME_STATS as readonly string[]).includes(s)) &&
+      (o.mcts || !(MCTS_STATS as readonly string[]).includes(s)),
   );
   return [
     ...Object.values(M),
+    ...(o.mcts ? Object.values(MCTS_KEYS) : []),
     evalAvgKey(evalK),
     evalPassKey(evalK),
     ...agents.flatMap((a) => stats.map((s) => agentKey(a, s))),

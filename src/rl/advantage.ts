@@ -96,6 +96,17 @@ export const ESTIMATORS = {
     stdOver: 'none',
     within: (agent, turn) => `agent ${agent}’s call-${turn + 1} rows over the G rollouts of its question`,
   },
+  mars2: {
+    label: 'MARS2',
+    doc:
+      'MARS2 (MARTI, arXiv 2602.07848; experience_maker.py group_norm): set = one search tree, every node of every agent, one group across agents; ' +
+      'A_y = (r_y − μ_tree)/(σ_tree + ε), then each agent trains on its own nodes. (docs/estimators.md#mars2) ' +
+      "The algebra's (rows; group; group), as global-step: the two differ in the setting they name, a tree of rollout.sampling=mcts, whose group is the tree's nodes.",
+    unit: 'rows',
+    meanOver: ['group'],
+    stdOver: ['group'],
+    within: () => 'every node of its tree, all agents together',
+  },
 } as const satisfies Record<EstimatorName, EstimatorSpec>; // every name the config accepts
 
 /** The `custom` choice: the option's label and doc where the named ones show theirs. */

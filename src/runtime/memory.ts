@@ -36,7 +36,10 @@ export function estimateMemory(exp: Experiment): MemoryEstimate {
   const task = getTask(exp.task);
   const slots = modelSlots(exp);
   const miniBatches = Math.max(exp.optim.miniBatches, ...exp.runs.map((r) => r.optim.miniBatches ?? 1));
-  const rows = Math.ceil((exp.rollout.batchSize * exp.rollout.groupSize * task.maxCalls) / miniBatches);
+  // Rows per instance: G rollouts of at most maxCalls calls, or a search tree's nodes under mcts.
+  const mcts = [exp.rollout.sampling, ...exp.runs.map((r) => r.rollout.sampling)].includes('mcts');
+  const perInstance = Math.max(exp.rollout.groupSize * task.maxCalls, mcts ? exp.rollout.nodes : 0);
+  const rows = Math.ceil((exp.rollout.batchSize * perInstance) / miniBatches);
   let activations = 0;
   let parameters = 0;
   for (const slot of slots) {

@@ -33,6 +33,8 @@ export interface InspectedTurn {
   credit?: { credit: number; without: number; weight: number };
   /** Tree sampling: the G candidates sampled from this turn's state, in branch order (this turn is the chosen one). */
   siblings?: InspectedSibling[];
+  /** MCTS sampling: this node's index in its tree (generation order) and its parent's (−1: the root). */
+  node?: { index: number; parent: number };
 }
 /** One candidate of a tree level: its branch, and whether its state was copied forward. */
 export interface InspectedSibling extends Omit<InspectedTurn, 'siblings'> {
@@ -45,7 +47,10 @@ export interface InspectedTrajectory {
   success: boolean;
   reward: number;
   status: 'ok' | 'error';
-  /** Tree sampling: the entry is a whole tree (`turns` = its chosen path, each with its siblings). */
+  /**
+   * Tree sampling: the entry is a whole tree (`turns` = its chosen path, each with its siblings);
+   * MCTS sampling: a whole search tree (`turns` = its nodes in generation order, each with `node`).
+   */
   tree?: true;
   turns: InspectedTurn[];
 }

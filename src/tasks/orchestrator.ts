@@ -56,6 +56,10 @@ export interface TaskRow {
   valid: boolean;
   /** Tree sampling only: this candidate's state was copied into all K branches (tasks/tree.ts). */
   chosen?: boolean;
+  /** MCTS sampling only (tasks/mcts.ts): the node's index in its tree, in generation order. */
+  node?: number;
+  /** MCTS sampling only: the parent node's index in the tree; −1 for a fresh answer at the root. */
+  parent?: number;
 }
 
 export type Row<X extends object = object> = Omit<X, keyof TaskRow | 'text'> & TaskRow;
@@ -91,6 +95,8 @@ export interface RolloutOptions<X extends object = object> {
   seed: number;
   temperature?: number;
   topP?: number;
+  /** MCTS sampling only (tasks/mcts.ts): nodes per tree (rollout.nodes); 8 if absent. */
+  nodes?: number;
 }
 
 export interface RolloutResult<X extends object = object> {
@@ -101,6 +107,8 @@ export interface RolloutResult<X extends object = object> {
   ticks: number;
   /** Policy calls spent scoring tree candidates by greedy completion (tasks/tree.ts); 0 otherwise. */
   completionCalls: number;
+  /** Metrics the sampling itself measured (MCTS: tree nodes, each agent's nodes and arm mean). */
+  metrics?: Record<string, number>;
 }
 
 /** One trajectory being advanced: its state, the calls made so far, and an env error if any. */

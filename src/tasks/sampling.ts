@@ -4,6 +4,7 @@
  */
 import type { SamplingName } from '../core/config';
 import { rollout, type RolloutOptions, type RolloutResult } from './orchestrator';
+import { mctsRollout } from './mcts';
 import { treeRollout } from './tree';
 
 export interface SamplingSpec {
@@ -37,5 +38,12 @@ export const SAMPLINGS = {
       'Ablation of tree: the best sibling is copied forward as in tree, but every candidate is scored by the outcome ' +
       'of a greedy completion from it, even where the task has a per-turn reward, so rows carry outcomes as parallel rows do.',
     rollout: (opts) => treeRollout(opts, { keep: 'best', score: 'outcome' }),
+  },
+  mcts: {
+    doc:
+      "MARS2's tree search (AB-MCTS-A): one tree of rollout.nodes answers per instance, the group. Each step Thompson " +
+      'sampling on Beta posteriors of node scores either widens (a new child by a chosen agent) or goes deeper; a root ' +
+      "child is a fresh answer, a deeper one refines its parent from the parent's feedback. coder-tester and math only.",
+    rollout: mctsRollout,
   },
 } as const satisfies Record<SamplingName, SamplingSpec>;

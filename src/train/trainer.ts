@@ -177,6 +177,7 @@ export class RunTrainer {
       seed: mixSeed(this.seed, `rollout/${step}`),
       temperature,
       topP: exp.rollout.topP,
+      nodes: exp.rollout.nodes,
     });
     const rolloutMs = performance.now() - tRollout;
 
@@ -289,6 +290,7 @@ export class RunTrainer {
       ),
       ...(getTask(exp.task).ownSuccess ? ownSuccess(judged, this.agents) : {}),
       [M.completionCalls]: batch.completionCalls,
+      ...batch.metrics,
       [M.timeS]: (performance.now() - this.t0) / 1000,
       [M.memTensors]: mem.numTensors,
       [M.memGpuBytes]: mem.numBytesInGPU ?? 0,
@@ -309,6 +311,7 @@ export class RunTrainer {
         credit: this.settings.reward.credit !== 'shared',
         estimator: this.run.estimator,
         ownSuccess: getTask(this.exp.task).ownSuccess,
+        mcts: this.settings.rollout.sampling === 'mcts',
       },
     );
   }

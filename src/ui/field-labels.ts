@@ -24,6 +24,7 @@ export const FIELDS: readonly { path: string; label: string }[] = [
 /** Fields a message may name that have no inline field of their own. */
 const OTHER_LABELS: Record<string, string> = {
   'optim.miniBatches': 'Mini-batches',
+  'rollout.nodes': 'Tree nodes N',
   ...Object.fromEntries(
     LIVE_PARAMS.map((p) => [
       `${LIVE[p].section}.${p}`,

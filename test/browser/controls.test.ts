@@ -130,6 +130,7 @@ describe('lab controls', () => {
       'AT-GRPO',
       'global step-level',
       'MAGRPO',
+      'MARS2',
       'custom',
     ]);
     expect(await estimator.getAttribute('title')).toContain(ESTIMATORS.drmas.doc);

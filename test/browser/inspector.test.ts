@@ -6,7 +6,9 @@
  *   (rollout seed, instance, depth)); the parallel run of the same preset shows no siblings;
  * - per-agent credit (the `credit` preset's counterfactual run): every row shows its agent's credit
  *   and the outcome of the replay without that agent, credit = outcome − outcome without; without
- *   the answer agent nobody answers, so that outcome is 0. The shared run shows no credit.
+ *   the answer agent nobody answers, so that outcome is 0. The shared run shows no credit;
+ * - mcts sampling (MARS2 on math): one entry per search tree, drawn as nested nodes, each with
+ *   its generating agent, score and parent, the same as the node list below it.
  */
 import type { Locator } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -197,6 +199,35 @@ describe('rollout inspector', () => {
         const agent = (await turns.nth(i).locator('.agent-chip').textContent())!;
         expect(await turns.nth(i).locator('.adv-basis').textContent()).toBe(expected(agent));
       }
+    }
+    expect(lab!.errors).toEqual([]);
+  });
+
+  it('mcts: draws each search tree, every node with its agent, score and parent', async () => {
+    const exp = structuredClone(presetById('math-loop')!.config);
+    exp.runs = [{ ...exp.runs[0], label: 'MARS2', estimator: 'mars2' }];
+    exp.rollout = { ...exp.rollout, sampling: 'mcts', nodes: 4, batchSize: 2 };
+    exp.steps = 1;
+    exp.eval.every = 0;
+    const inspector = await trainOnce(exp);
+    await showRun(inspector, 'MARS2', 'step 0 · 2 trees');
+    const drawn = inspector.getByRole('figure', { name: 'Search tree' }).locator('li');
+    expect(await drawn.count()).toBe(4);
+    const turns = inspector.locator('.turn');
+    expect(await turns.count()).toBe(4);
+    for (let i = 0; i < 4; i++) {
+      const li = inspector.locator(`figure.search-tree li[data-node="${i}"]`);
+      const parent = Number(await li.getAttribute('data-parent'));
+      expect(parent).toBeLessThan(i);
+      const agent = await li.getAttribute('data-agent');
+      expect(['solver', 'verifier']).toContain(agent);
+      // The node list below says the same: its agent and what it refines.
+      const head = (await turns.nth(i).locator('.turn-head').textContent())!;
+      expect(head).toContain(agent!);
+      expect(head).toContain(parent < 0 ? `node ${i} · fresh answer` : `node ${i} · refines node ${parent}`);
+      // A child is drawn inside its parent's item.
+      if (parent >= 0)
+        expect(await inspector.locator(`li[data-node="${parent}"] li[data-node="${i}"]`).count()).toBe(1);
     }
     expect(lab!.errors).toEqual([]);
   });

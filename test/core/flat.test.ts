@@ -46,7 +46,7 @@ describe('the chart registry', () => {
   });
 
   it('every chart has a one-sentence explanation and a formula; heavy-tailed ones offer a log scale', () => {
-    const all = boardCharts({ eval: true, credit: true, shadowGradNorm: true }, [
+    const all = boardCharts({ eval: true, credit: true, shadowGradNorm: true, mcts: true }, [
       { name: 'grpo', label: 'GRPO', doc: '' },
     ]);
     for (const c of all) {
@@ -61,5 +61,8 @@ describe('the chart registry', () => {
     expect(new Set(all.map((c) => c.id)).size).toBe(all.length);
     const plain = boardCharts({ eval: false, credit: false, shadowGradNorm: false }, []);
     expect(plain.map((c) => c.id)).not.toContain('eval-avg');
+    // The search's charts only where a run samples by mcts.
+    expect(all.map((c) => c.id)).toEqual(expect.arrayContaining(['mcts-nodes', 'mcts-arm']));
+    expect(plain.map((c) => c.id)).not.toContain('mcts-nodes');
   });
 });

@@ -7,6 +7,7 @@ import {
   ESTIMATOR_NAMES,
   MAX_STEPS,
   SAMPLING_NAMES,
+  MCTS_TASKS,
   TREE_SAMPLINGS,
   TASK_NAMES,
   type Experiment,
@@ -68,6 +69,7 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
     ),
     groupSize: fc.integer({ min: 2, max: 32 }),
     sampling: fc.constantFrom(...SAMPLING_NAMES),
+    nodes: fc.integer({ min: 2, max: 32 }),
     temperature: fc.double({ min: 0.01, max: 4, noNaN: true }),
     lr: fc.double({ min: 1e-9, max: 1, noNaN: true }),
     seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
@@ -88,6 +90,14 @@ const experimentArb: fc.Arbitrary<Experiment> = fc
         ? { ...run, reward: { ...run.reward, credit: 'shared' } }
         : run,
     );
+    // mcts runs only on the tasks with nodes: elsewhere keep such configs valid with parallel.
+    if (!(MCTS_TASKS as readonly string[]).includes(r.task)) {
+      if (c.rollout.sampling === 'mcts') c.rollout.sampling = 'parallel';
+      c.runs = c.runs.map((run) =>
+        run.rollout.sampling === 'mcts' ? { ...run, rollout: { sampling: 'parallel' } } : run,
+      );
+    }
+    c.rollout.nodes = r.nodes;
     c.rollout.temperature = r.temperature;
     c.optim.lr = r.lr;
     c.seed = r.seed;

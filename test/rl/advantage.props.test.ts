@@ -12,6 +12,7 @@ const SET_KEY: Record<EstimatorName, (r: AdvantageRow) => string> = {
   atgrpo: (r) => `${r.group}|${r.agent}|${r.turn}`,
   'global-step': (r) => `${r.group}`,
   magrpo: (r) => `${r.group}|${r.agent}|${r.turn}`,
+  mars2: (r) => `${r.group}`,
 };
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;

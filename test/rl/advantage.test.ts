@@ -208,7 +208,7 @@ describe('edge cases', () => {
 
   it('unknown estimator names throw with the valid list; bad options are refused', () => {
     expect(() => computeAdvantages(rows, { estimator: 'ppo' as never })).toThrow(
-      "Unknown advantage estimator 'ppo'. Valid: grpo, drmas, atgrpo, global-step, magrpo.",
+      "Unknown advantage estimator 'ppo'. Valid: grpo, drmas, atgrpo, global-step, magrpo, mars2.",
     );
     expect(() => getEstimator('toString')).toThrow(/Unknown advantage estimator/);
     expect(() => computeAdvantages(rows, { estimator: 'grpo', eps: -1 })).toThrow(/eps/);
@@ -225,7 +225,7 @@ describe('edge cases', () => {
   });
 
   it('every registry entry documents its set and reference', () => {
-    expect(ESTIMATOR_NAMES).toEqual(['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo']);
+    expect(ESTIMATOR_NAMES).toEqual(['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo', 'mars2']);
     for (const name of ESTIMATOR_NAMES) expect(ESTIMATORS[name].doc).toMatch(/docs\/estimators\.md#/);
   });
 });

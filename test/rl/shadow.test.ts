@@ -51,7 +51,7 @@ describe('same-batch (shadow) estimators', () => {
   it('writes one key per agent × estimator × stat, NaN for an agent without rows', () => {
     const own = computeAdvantages(rows, { estimator: 'drmas' }).advantages;
     const m = shadowToMetrics(shadowAdvantages(rows, own, everyEstimator(rows, {})), ['a', 'b', 'c']);
-    expect(Object.keys(m)).toHaveLength(3 * 5 * 3);
+    expect(Object.keys(m)).toHaveLength(3 * 6 * 3);
     expect(m[agentShadowKey('b', 'drmas', 'corr')]).toBe(1);
     expect(m[agentShadowKey('b', 'grpo', 'sq_mean')]).toBeCloseTo(0.5, 5);
     expect(m[agentShadowKey('c', 'grpo', 'mean')]).toBeNaN();
@@ -128,6 +128,13 @@ const RECORDED_DRMAS: [string, number][] = [
   ['agent/verifier/shadow/magrpo/mean', 0],
   ['agent/verifier/shadow/magrpo/sq_mean', 0.125],
   ['agent/verifier/shadow/magrpo/corr', 1],
+  // mars2 is global-step's (rows; group; group): the same numbers on a parallel batch.
+  ['agent/solver/shadow/mars2/mean', -0.06357081245884277],
+  ['agent/solver/shadow/mars2/sq_mean', 0.6253942763903187],
+  ['agent/solver/shadow/mars2/corr', 0.9976158541717876],
+  ['agent/verifier/shadow/mars2/mean', 0.09005865098336097],
+  ['agent/verifier/shadow/mars2/sq_mean', 0.5306856698363408],
+  ['agent/verifier/shadow/mars2/corr', 0.9953255722142642],
 ];
 
 describe("a step's advantages, each estimator once", () => {

@@ -70,3 +70,43 @@ describe('rollout inspector data', () => {
     ).toBe(true);
   });
 });
+
+describe('rollout inspector data, mcts', () => {
+  it('one entry per search tree: every node in generation order with its agent, score, advantage and parent', async () => {
+    const N = 6;
+    const demo = demonstratorPolicy('math', 0.6);
+    // Every arm answers as the solver (the answer role), so both agents' nodes carry answers.
+    const policy: Policy<{ oldLogp: number[] }> = async (calls, o) =>
+      (
+        await demo(
+          calls.map((c) => ({ ...c, agent: 'solver' })),
+          o,
+        )
+      ).map((out) => ({ ...out, oldLogp: [...out.text].map(() => -0.5) }));
+    const r = await SAMPLINGS.mcts.rollout({
+      task: 'math',
+      instances: sampleInstances(TASKS.math, new Prng(2), 'train', 3),
+      groupSize: 2,
+      nodes: N,
+      policies: allAgents('math', policy as Policy) as Record<string, Policy<{ oldLogp: number[] }>>,
+      seed: 2,
+    });
+    const advantages = computeAdvantages(r.rows, { estimator: 'mars2' }).advantages;
+    const shown = inspectBatch({ ...r, advantages });
+    expect(shown.map((t) => [t.group, t.tree])).toEqual([
+      [0, true],
+      [1, true],
+    ]);
+    for (const t of shown) {
+      const rows = r.rows.flatMap((row, i) => (row.group === t.group ? [{ row, i }] : []));
+      expect(t.turns.map((n) => [n.node!.index, n.node!.parent, n.agent, n.reward, n.advantage])).toEqual(
+        rows.map(({ row, i }) => [row.node, row.parent, row.agent, row.reward, advantages[i]]),
+      );
+      expect(t.turns.map((n) => n.node!.index)).toEqual([...Array(N).keys()]);
+      // The entry's reward is the tree's best node.
+      expect(t.reward).toBe(Math.max(...rows.map(({ row }) => row.reward)));
+    }
+    // Some node refines another: the drawing has depth.
+    expect(shown.some((t) => t.turns.some((n) => n.node!.parent >= 0))).toBe(true);
+  });
+});

@@ -19,6 +19,13 @@ describe('the memory estimate of a config', () => {
     );
   });
 
+  it('counts a search tree’s nodes under mcts: 32 nodes outgrow G = 8 rollouts of math’s 3 calls', () => {
+    const est = (c: object) => estimateMemory(ExperimentSchema.parse({ task: 'math', ...c })).bytes;
+    const parallel = est({ rollout: { nodes: 32 } });
+    expect(est({ rollout: { sampling: 'mcts', nodes: 32 } })).toBeGreaterThan(parallel);
+    expect(est({ rollout: { sampling: 'mcts', nodes: 8 } })).toBe(parallel); // 8 nodes ≤ 8 × 3 rows
+  });
+
   it('refuses the largest config up front with "needs about X GB", before building anything', () => {
     const r = spawnSync(
       process.execPath,

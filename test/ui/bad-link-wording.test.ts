@@ -30,14 +30,14 @@ describe('bad-link wording', () => {
       "Seeds must be at least 1; got '0'",
     ]);
     expect(sentences('#v=1&optim.lr=true&rollout.sampling=5')).toEqual([
-      "Sampling must be one of: parallel, tree, tree-random, tree-outcome; got '5'",
+      "Sampling must be one of: parallel, tree, tree-random, tree-outcome, mcts; got '5'",
       "Learning rate must be a number; got 'true'",
     ]);
   });
 
   it("names a run's estimator by its index and a key without a label by the key", () => {
     expect(sentences('#v=1&runs.1.estimator=ppo&optim.perAgent.solver.clipHihg=0.3')).toEqual([
-      "Run 1 estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, custom; got 'ppo'",
+      "Run 1 estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'ppo'",
       "optim.perAgent.solver.clipHihg is not a field of an experiment; got '0.3'",
     ]);
     // A key given twice is refused before any value is read: nothing single to quote back.

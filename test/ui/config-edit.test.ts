@@ -32,6 +32,7 @@ describe('option docs', () => {
       'AT-GRPO',
       'global step-level',
       'MAGRPO',
+      'MARS2',
       'custom',
     ]);
     expect(optionDoc('runs.0.estimator', 'custom')).toMatch(/advantage\.meanOver/);

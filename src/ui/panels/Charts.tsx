@@ -155,6 +155,9 @@ export function Charts() {
   const credit = useLab((s) =>
     s.config.runs.some((r) => (r.reward.credit ?? s.config.reward.credit) !== 'shared'),
   );
+  const mcts = useLab((s) =>
+    s.config.runs.some((r) => (r.rollout.sampling ?? s.config.rollout.sampling) === 'mcts'),
+  );
   const [moreOpen, setMoreOpen] = useState(false);
   const runs = useMemo(
     () => allRuns.filter((r) => !view.hiddenRuns.includes(r.runIndex)),
@@ -184,7 +187,7 @@ export function Charts() {
       ...ESTIMATOR_OPTIONS[e],
     }));
     const charts = boardCharts(
-      { eval: evalOn || runs.some((r) => r.evalKs), credit, shadowGradNorm: shadowGrad },
+      { eval: evalOn || runs.some((r) => r.evalKs), credit, shadowGradNorm: shadowGrad, mcts },
       estimators,
     );
     const rows = charts.map((chart): Row => {
@@ -213,7 +216,20 @@ export function Charts() {
       };
     });
     return { columns, markers, rows };
-  }, [runKey, markersKey, agents, evalK, evalOn, estimatorsKey, customs, shadowGrad, credit, sideBySide]); // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [
+    runKey,
+    markersKey,
+    agents,
+    evalK,
+    evalOn,
+    estimatorsKey,
+    customs,
+    shadowGrad,
+    credit,
+    mcts,
+    sideBySide,
+  ]);
   const flat = useFlatCharts(board.rows);
 
   if (allRuns.length === 0) {

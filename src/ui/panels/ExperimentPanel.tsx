@@ -197,7 +197,7 @@ export function ExperimentPanel() {
     ],
     [
       'Rollout',
-      `B = ${c.rollout.batchSize} tasks × G = ${c.rollout.groupSize} rollouts, temperature ${c.rollout.temperature}, top-p ${c.rollout.topP}`,
+      `B = ${c.rollout.batchSize} tasks × ${c.rollout.sampling === 'mcts' ? `one search tree of N = ${c.rollout.nodes} nodes` : `G = ${c.rollout.groupSize} rollouts`}, temperature ${c.rollout.temperature}, top-p ${c.rollout.topP}`,
     ],
     [
       'Optimizer',

@@ -17,6 +17,7 @@ import { runData } from '../run-data';
 import { useLab } from '../store';
 import type { LabState } from '../store';
 import { useThrottledLab } from '../throttled';
+import { SearchTree } from './SearchTree';
 
 /** How often the inspector follows new rollouts: it is read, not watched. */
 const FOLLOW_MS = 1000;
@@ -138,39 +139,49 @@ const Trajectory = memo(function Trajectory({
 }: { t: InspectedTrajectory } & Basis) {
   const calls = callIndices(t.turns);
   return (
-    <ol className="turns">
-      {t.turns.map((turn, i) => (
-        <li key={i} className="turn" data-valid={turn.valid}>
-          <div className="turn-head">
-            <span className="agent-chip">{turn.agent}</span>
-            <span>reward {num(turn.reward, 2)}</span>
-            <span
-              className="adv"
-              style={{ background: advColor(turn.advantage) }}
-              data-sign={Math.sign(turn.advantage)}
-            >
-              A = {num(turn.advantage, 2)}
-            </span>
-            {turn.credit && (
+    <>
+      <SearchTree turns={t.turns} />
+      <ol className="turns">
+        {t.turns.map((turn, i) => (
+          <li key={i} className="turn" data-valid={turn.valid}>
+            <div className="turn-head">
+              <span className="agent-chip">{turn.agent}</span>
+              {turn.node && (
+                <span>
+                  node {turn.node.index} ·{' '}
+                  {turn.node.parent < 0 ? 'fresh answer' : `refines node ${turn.node.parent}`}
+                </span>
+              )}
+              <span>reward {num(turn.reward, 2)}</span>
               <span
-                className="credit"
-                title={`The estimator saw reward + ${turn.credit.weight} × credit. Credit = this trajectory's outcome minus the outcome of a replay with ${turn.agent}'s outputs replaced by its neutral default (counterfactual), or its Shapley value.`}
+                className="adv"
+                style={{ background: advColor(turn.advantage) }}
+                data-sign={Math.sign(turn.advantage)}
               >
-                credit {num(turn.credit.credit, 2)} · outcome without {turn.agent}{' '}
-                {num(turn.credit.without, 2)}
+                A = {num(turn.advantage, 2)}
               </span>
-            )}
-            {!turn.valid && <span className="invalid">invalid (no gradient)</span>}
-          </div>
-          <p className="adv-basis">
-            A from: {advantageBasis(estimator, { agent: turn.agent, turn: calls[i] }, normalizeStd, algebra)}
-          </p>
-          <Prompt text={turn.prompt} />
-          <Response turn={turn} />
-          {turn.siblings && <Siblings siblings={turn.siblings} />}
-        </li>
-      ))}
-    </ol>
+              {turn.credit && (
+                <span
+                  className="credit"
+                  title={`The estimator saw reward + ${turn.credit.weight} × credit. Credit = this trajectory's outcome minus the outcome of a replay with ${turn.agent}'s outputs replaced by its neutral default (counterfactual), or its Shapley value.`}
+                >
+                  credit {num(turn.credit.credit, 2)} · outcome without {turn.agent}{' '}
+                  {num(turn.credit.without, 2)}
+                </span>
+              )}
+              {!turn.valid && <span className="invalid">invalid (no gradient)</span>}
+            </div>
+            <p className="adv-basis">
+              A from:{' '}
+              {advantageBasis(estimator, { agent: turn.agent, turn: calls[i] }, normalizeStd, algebra)}
+            </p>
+            <Prompt text={turn.prompt} />
+            <Response turn={turn} />
+            {turn.siblings && <Siblings siblings={turn.siblings} />}
+          </li>
+        ))}
+      </ol>
+    </>
   );
 });
 
