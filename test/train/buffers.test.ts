@@ -150,3 +150,41 @@ describe('group filter mixed on a real step', () => {
     }
   });
 });
+
+describe('joint reward', () => {
+  it("reward.joint: every row carries its trajectory's outcome, not its agent's own reward", async () => {
+    // coder-tester's own rewards: coder 2 × pass share, tester consistency + pass share; outcome = pass share.
+    const e = exp(
+      {},
+      { task: 'coder-tester', runs: [{ label: 'J', estimator: 'magrpo', reward: { joint: true } }] },
+    );
+    const own = exp({}, { task: 'coder-tester', runs: [{ label: 'O', estimator: 'magrpo' }] });
+    const checkpoints = await base(e);
+    const [tj, to] = [e, own].map(
+      (x) => new RunTrainer({ exp: x, run: x.runs[0], seed: 2, base: checkpoints }),
+    );
+    try {
+      const [rj, ro] = [await tj.trainStep(), await to.trainStep()];
+      // The same rollouts (same seed and weights); only the rewards the estimator sees differ.
+      expect(rj.rows.map((r) => r.response)).toEqual(ro.rows.map((r) => r.response));
+      const outcome = new Map(rj.trajectories.map((t) => [t.traj, t.reward]));
+      for (const a of ['coder', 'tester']) {
+        const rows = rj.rows.filter((r) => r.agent === a);
+        const mean = rows.reduce((acc, r) => acc + outcome.get(r.traj)!, 0) / rows.length;
+        expect(rj.metrics[agentKey(a, 'reward/mean')]).toBeCloseTo(mean, 12);
+      }
+      expect(rj.metrics[agentKey('coder', 'reward/mean')]).toBe(
+        rj.metrics[agentKey('tester', 'reward/mean')],
+      );
+      // Without it the coder's rows carry twice the pass share.
+      expect(ro.metrics[agentKey('coder', 'reward/mean')]).toBeCloseTo(
+        2 * rj.metrics[agentKey('coder', 'reward/mean')],
+        12,
+      );
+      expect(rj.metrics[M.rewardMean]).toBeGreaterThan(0); // not vacuous
+    } finally {
+      tj.dispose();
+      to.dispose();
+    }
+  });
+});
