@@ -151,6 +151,34 @@ describe('group filter mixed on a real step', () => {
   });
 });
 
+describe('group filter mixed on tree-sampled groups', () => {
+  it('a group is one instance’s tree: kept exactly when its rows’ rewards differ', async () => {
+    const e = exp(
+      {},
+      { task: 'sync', rollout: { batchSize: 6, groupSize: 4, sampling: 'tree', filter: 'mixed' } },
+    );
+    const t = new RunTrainer({ exp: e, run: e.runs[0], seed: 4, base: await base(e) });
+    try {
+      const r = await t.trainStep();
+      const byGroup = new Map<number, Set<number>>();
+      for (const row of r.rows) {
+        if (!byGroup.has(row.group)) byGroup.set(row.group, new Set());
+        byGroup.get(row.group)!.add(row.reward);
+      }
+      const mixed = [...byGroup].filter(([, rewards]) => rewards.size > 1).map(([g]) => g);
+      expect(r.metrics[FILTER_METRICS.keptFrac]).toBe(mixed.length / byGroup.size);
+      // Rows of dropped trees get no advantage; the kept ones are normalized among themselves.
+      for (const [i, row] of r.rows.entries())
+        if (!mixed.includes(row.group)) expect(r.advantages[i]).toBe(0);
+      // Not vacuous: this step has trees of both kinds.
+      expect(mixed.length).toBeGreaterThan(0);
+      expect(mixed.length).toBeLessThan(byGroup.size);
+    } finally {
+      t.dispose();
+    }
+  });
+});
+
 describe('joint reward', () => {
   it("reward.joint: every row carries its trajectory's outcome, not its agent's own reward", async () => {
     // coder-tester's own rewards: coder 2 × pass share, tester consistency + pass share; outcome = pass share.
