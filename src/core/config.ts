@@ -76,6 +76,70 @@ export const CREDIT_MODES = {
 export type CreditName = keyof typeof CREDIT_MODES;
 export const CREDIT_NAMES = Object.keys(CREDIT_MODES) as [CreditName, ...CreditName[]];
 
+// ---- MAGRPO and MARS2 as their authors run them (issue #28): group filter, joint reward, per-agent
+// buffers. Kept in one block; RolloutSchema, RewardSchema, RunSchema and the experiment take these
+// fields by name (docs/estimators.md#magrpo-as-comlrl-runs-it).
+
+/** Which groups a step trains on (src/rl/group-filter.ts applies them). The docs label the dropdown's options. */
+export const GROUP_FILTERS = {
+  none: { doc: 'Every group is trained on.' },
+  mixed: {
+    doc:
+      'Groups (a prompt’s G rollouts, or one tree) whose rewards are all equal are dropped before the ' +
+      'advantages and the update, as MARS2 and DAPO do: they carry no signal. groups/kept_frac is the share ' +
+      'kept; a step left with none updates nothing and says so in groups/empty_step.',
+  },
+} as const;
+export type GroupFilterName = keyof typeof GROUP_FILTERS;
+export const GROUP_FILTER_NAMES = Object.keys(GROUP_FILTERS) as [GroupFilterName, ...GroupFilterName[]];
+
+/** rollout.filter: which groups a step trains on. */
+const FILTER_FIELD = {
+  filter: z
+    .enum(GROUP_FILTER_NAMES)
+    .default('none')
+    .describe('Which groups are trained on: all (none), or only those whose rewards differ (mixed)'),
+};
+
+/** reward.joint: one reward for every agent (MAGRPO's joint reward). */
+const JOINT_FIELD = {
+  joint: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: every row carries its trajectory's outcome reward, one joint reward for all agents (MAGRPO), instead of its agent's own; absent = false",
+    ),
+};
+
+/** When an agent's rows train its model (src/train/buffers.ts). The docs label the dropdown's options. */
+export const BUFFER_MODES = {
+  step: { doc: 'Every agent updates on its rows of each step, every step (the lab’s default).' },
+  'per-agent': {
+    doc:
+      'Each agent keeps its own buffer of rows across steps and updates only once it holds train.bufferSize ' +
+      'rows, then on all of them; an agent not ready skips the step (MARS2, CoMLRL).',
+  },
+} as const;
+export type BufferMode = keyof typeof BUFFER_MODES;
+export const BUFFER_MODE_NAMES = Object.keys(BUFFER_MODES) as [BufferMode, ...BufferMode[]];
+
+/** train.*: when rows train. */
+export const TrainSchema = z.strictObject({
+  buffer: z
+    .enum(BUFFER_MODE_NAMES)
+    .default('step')
+    .describe("When an agent's rows train it: every step (step), or once its own buffer is full (per-agent)"),
+  bufferSize: z
+    .number()
+    .int()
+    .min(1)
+    .max(4096)
+    .default(64)
+    .describe('per-agent: rows an agent’s buffer holds before it updates on them'),
+});
+
+// ---- end of the issue #28 block -------------------------------------------------------------------
+
 const label = z
   .string()
   .min(1)
@@ -137,6 +201,7 @@ export const RewardSchema = z.strictObject({
     .record(agentName, z.number().min(-1000).max(1000))
     .optional()
     .describe("Per agent, b added to its rows' rewards before advantages (after the scale); absent = 0"),
+  ...JOINT_FIELD,
 });
 
 /** Optimizer and loss settings shared by the agents (OptimSchema adds their own). */
@@ -244,6 +309,7 @@ export const RolloutSchema = z.strictObject({
       "parallel: G independent rollouts per instance; tree (AT-GRPO): G sibling candidates per turn from one shared state, the best copied forward; tree-random: the same, a uniformly drawn sibling copied forward (ablation); tree-outcome: the best copied forward, every candidate scored by a greedy completion's outcome (ablation); mcts (MARS2): one tree of rollout.nodes answers per instance, each a fresh answer or a refinement, the agents chosen as arms by Thompson sampling",
     ),
   ...MCTS_ROLLOUT_FIELDS,
+  ...FILTER_FIELD,
 });
 
 /**
@@ -331,8 +397,8 @@ const stepKey = z
   .regex(/^(0|[1-9]\d*)$/, 'a step is a whole number ≥ 0')
   .refine((k) => Number(k) < MAX_STEPS, `a step is below ${MAX_STEPS}`);
 
-/** The rollout settings a run may override: how it samples, over the same task stream as the others. */
-export const RunRolloutSchema = RolloutSchema.pick({ sampling: true });
+/** The rollout settings a run may override: how it samples and which groups it keeps, over the same task stream as the others. */
+export const RunRolloutSchema = RolloutSchema.pick({ sampling: true, filter: true });
 
 /** Fields one run may change relative to the experiment (e.g. the estimator's options). */
 export const RunSchema = z.strictObject({
@@ -347,7 +413,8 @@ export const RunSchema = z.strictObject({
     .describe('Overrides of the per-agent credit settings and reward dials'),
   rollout: overridesOf(RunRolloutSchema)
     .default({})
-    .describe('Override of rollout.sampling (tree vs parallel on one task stream)'),
+    .describe('Overrides of rollout.sampling (tree vs parallel on one task stream) and rollout.filter'),
+  train: overridesOf(TrainSchema).optional().describe('Overrides of train.buffer and train.bufferSize'),
   live: (z.record(stepKey, LiveChangeSchema) as unknown as z.ZodType<LiveSchedule>)
     .default({})
     .describe('Live changes this run took, by step: replayed at that step (runs.0.live.179.optim.lr=0.003)'),
@@ -407,6 +474,7 @@ export const ExperimentSchema = z
     optim: OptimSchema.prefault({}),
     advantage: AdvantageSchema.prefault({}),
     reward: RewardSchema.prefault({}),
+    train: TrainSchema.prefault({}),
     eval: z
       .strictObject({
         every: z.number().int().min(0).default(10).describe('Evaluate every N steps (0 = never)'),
@@ -519,6 +587,7 @@ export type Run = z.infer<typeof RunSchema>;
 export type Optim = z.infer<typeof OptimSchema>;
 export type AdvantageOptions = z.infer<typeof AdvantageSchema>;
 export type RewardOptions = z.infer<typeof RewardSchema>;
+export type TrainOptions = z.infer<typeof TrainSchema>;
 
 /** The default experiment: GRPO vs Dr. MAS on `search`, one model per agent. */
 export const DEFAULT_EXPERIMENT: Experiment = Object.freeze(ExperimentSchema.parse({})) as Experiment;
@@ -616,11 +685,17 @@ export function runInstances(exp: Experiment): { label: string; seed: number; ru
   );
 }
 
-/** The effective optimizer, advantage, credit and rollout settings of one run (experiment values + run overrides). */
+/** The effective optimizer, advantage, credit, rollout and train settings of one run (experiment values + run overrides). */
 export function resolveRun(
   exp: Experiment,
   run: Run,
-): { optim: Optim; advantage: AdvantageOptions; reward: RewardOptions; rollout: Experiment['rollout'] } {
+): {
+  optim: Optim;
+  advantage: AdvantageOptions;
+  reward: RewardOptions;
+  rollout: Experiment['rollout'];
+  train: TrainOptions;
+} {
   return {
     optim: { ...exp.optim, ...run.optim },
     advantage: { ...exp.advantage, ...run.advantage },
@@ -632,5 +707,6 @@ export function resolveRun(
       offset: { ...exp.reward.offset, ...run.reward.offset },
     },
     rollout: { ...exp.rollout, ...run.rollout },
+    train: { ...exp.train, ...run.train },
   };
 }

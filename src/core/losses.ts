@@ -64,9 +64,12 @@ export interface TokenLoss<T, B> {
 
 export interface PolicyLossSpec {
   doc: string;
-  /** d = clamp(log π − log π_old, −20, 20), A the token's advantage. */
-  ref: (d: number, A: number, clip: Clip) => TokenLoss<number, boolean>;
-  device: <T, B>(o: Ops<T, B>, d: T, A: T, clip: Clip) => TokenLoss<T, B>;
+  /**
+   * d = clamp(log π − log π_old, −20, 20), A the token's advantage, logp = log π itself (a loss
+   * with no ratio, REINFORCE, reads it directly: its gradient must not pass through d's clamp).
+   */
+  ref: (d: number, A: number, clip: Clip, logp: number) => TokenLoss<number, boolean>;
+  device: <T, B>(o: Ops<T, B>, d: T, A: T, clip: Clip, logp: T) => TokenLoss<T, B>;
 }
 
 export const POLICY_LOSSES = {
@@ -95,6 +98,18 @@ export const POLICY_LOSSES = {
         clipped: o.gt(L2, L1),
         dualClipped: o.and(negative, o.gt(Lc, L3)),
       };
+    },
+  },
+  reinforce: {
+    doc:
+      'REINFORCE on the response, as CoMLRL runs MAGRPO (docs/estimators.md#reinforce): L = −A·log π per token, no ' +
+      'ratio and no clip, so its gradient is −A·∇log π whatever π_old was; summed over the response by ' +
+      'seq-mean-token-sum aggregation it is −A·Σ log π per sequence. Clip fraction 0.',
+    ref: (_d, A, _clip, logp) => ({ L: -A * logp, clipped: false, dualClipped: false }),
+    device: (o, _d, A, _clip, logp) => {
+      // Nothing is clipped: |A| < −1 is false on every token (a boolean tensor of A's shape).
+      const never = o.lt(o.abs(A), -1);
+      return { L: o.neg(o.mul(A, logp)), clipped: never, dualClipped: never };
     },
   },
 } as const satisfies Record<string, PolicyLossSpec>;

@@ -43,6 +43,12 @@ export const M = {
   completionCalls: 'perf/completion_calls',
 } as const;
 
+/**
+ * Only with rollout.filter ≠ none (src/rl/group-filter.ts): the share of the step's groups kept, and
+ * 1 on a step the filter left with nothing to train on (no model updated), else 0.
+ */
+export const FILTER_METRICS = { keptFrac: 'groups/kept_frac', emptyStep: 'groups/empty_step' } as const;
+
 /** Per-token quantities of one loss term, each (B, T) and 0 off the term's response tokens. */
 export interface TokenTerms<T> {
   /** L, the policy loss (core/losses.ts POLICY_LOSSES). */
@@ -154,7 +160,14 @@ export const OUTCOME_STATS = ['own_success'] as const;
 export const MCTS_KEYS = { treeNodes: 'rollout/tree_nodes' } as const;
 export const MCTS_STATS = ['nodes', 'arm_mean'] as const;
 
-/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the search's, the update's, then credit. */
+/**
+ * Only with train.buffer=per-agent (src/train/buffers.ts): `updated` is 1 on a step the agent's
+ * full buffer trained its model, else 0; `buffer` is the rows its buffer held at that decision
+ * (this step's included).
+ */
+export const BUFFER_STATS = ['updated', 'buffer'] as const;
+
+/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the search's, the update's, credit, then buffers. */
 export const AGENT_STATS = [
   ...(Object.values(ADVANTAGE_DIAGNOSTICS) as AdvantageStat[]),
   ...DIAL_STATS,
@@ -163,6 +176,7 @@ export const AGENT_STATS = [
   'grad_norm',
   ...UPDATE_STATS,
   ...CREDIT_STATS,
+  ...BUFFER_STATS,
 ] as const;
 export type AgentStat = (typeof AGENT_STATS)[number];
 
@@ -236,6 +250,10 @@ export function metricKeys(
     estimator?: EstimatorChoice;
     ownSuccess?: boolean;
     mcts?: boolean;
+    /** rollout.filter ≠ none. */
+    filter?: boolean;
+    /** train.buffer = per-agent. */
+    buffers?: boolean;
   } = {},
 ): string[] {
   const shadow = SHADOW_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
@@ -248,6 +266,15 @@ export function metricKeys(
   return [
     ...Object.values(M),
     ...(o.mcts ? Object.values(MCTS_KEYS) : []),
+
+    /**
+(o.buffers || !(BUFFER_STATS as readonly string[]).includes(s)),
+  );
+  return [
+    ...Object.values(M),
+    ...(o.filter ? Object.values(FILTER_METRICS) : []),
+
+/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the search's, the update's, credit, then buffers. */
     evalAvgKey(evalK),
     evalPassKey(evalK),
     ...agents.flatMap((a) => stats.map((s) => agentKey(a, s))),

@@ -68,6 +68,24 @@ const LITE_PPO = [
   },
 ];
 
+/**
+ * MAGRPO as CoMLRL runs it (docs/estimators.md#magrpo-as-comlrl-runs-it): its mean-baseline estimator,
+ * REINFORCE on the summed response log-probs, one joint reward, per-agent buffers; against GRPO and
+ * Dr. MAS as the lab runs them. A buffer of B·G = 32 rows is one step of an agent that acts once per
+ * trajectory, as coder-tester's two agents do.
+ */
+const MAGRPO_COMLRL = [
+  {
+    label: 'MAGRPO (CoMLRL)',
+    estimator: 'magrpo',
+    optim: { policyLoss: 'reinforce', lossAgg: 'seq-mean-token-sum' },
+    reward: { joint: true },
+    train: { buffer: 'per-agent', bufferSize: 32 },
+  },
+  { label: 'GRPO', estimator: 'grpo' },
+  { label: 'Dr. MAS', estimator: 'drmas' },
+];
+
 export const PRESETS: readonly Preset[] = [
   {
     id: 'drmas-vs-grpo',
@@ -276,6 +294,19 @@ export const PRESETS: readonly Preset[] = [
     lookFor:
       "Tests: LitePPO's group mean with batch std. Look for: its E[A²] and success against GRPO and Dr. MAS.",
     config: make({ task: 'math', runs: LITE_PPO }),
+  },
+  {
+    id: 'magrpo-comlrl',
+    title: 'MAGRPO as CoMLRL runs it (coder-tester)',
+    blurb:
+      'MAGRPO the way CoMLRL trains it: one joint reward for both agents (the coder’s pass share), the ' +
+      'advantage return minus the group mean with no std (magrpo), REINFORCE on the summed response ' +
+      'log-probs with no ratio and no clip (optim.policyLoss=reinforce, seq-mean-token-sum), and each agent ' +
+      'updating from its own buffer (train.buffer=per-agent, 32 rows: one step of coder-tester’s rows). ' +
+      'Against GRPO and Dr. MAS with the PPO loss and coder-tester’s own rewards.',
+    lookFor:
+      'Tests: MAGRPO as its authors run it against GRPO and Dr. MAS. Look for: success and eval pass@k per run, and clipfrac 0 on the MAGRPO run.',
+    config: make({ task: 'coder-tester', runs: MAGRPO_COMLRL }),
   },
 ];
 

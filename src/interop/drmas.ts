@@ -225,7 +225,7 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
         `'${run.estimator}' has no Dr. MAS counterpart: its grpo estimator normalizes per group (grpo) or per group and agent (algorithm.group_by_agent_id, drmas) only`,
       );
     }
-    const { optim, advantage, reward } = resolveRun(exp, run);
+    const { optim, advantage, reward, rollout, train } = resolveRun(exp, run);
     if (reward.credit !== 'shared')
       throw new ExportRefused(
         `runs.${i}.reward.credit`,
@@ -239,6 +239,16 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
           `Dr. MAS has no per-agent reward ${dial}: its rows carry the episode reward as it is`,
         );
     }
+    if (rollout.filter !== 'none')
+      throw new ExportRefused(
+        run.rollout.filter ? `runs.${i}.rollout.filter` : 'rollout.filter',
+        `Dr. MAS trains on every group of a step; it has no group filter ('${rollout.filter}')`,
+      );
+    if (train.buffer !== 'step')
+      throw new ExportRefused(
+        run.train?.buffer ? `runs.${i}.train.buffer` : 'train.buffer',
+        `Dr. MAS updates every agent on each step's batch; it has no per-agent buffers ('${train.buffer}')`,
+      );
     if (optim.policyLoss !== 'vanilla')
       throw new ExportRefused(
         `runs.${i}.optim.policyLoss`,

@@ -55,7 +55,7 @@ export function ppoLoss(x: PpoInputs, o: PpoOptions): { loss: tf.Scalar; stats: 
     const { mask, weights } = x;
     const d = tf.clipByValue(tf.sub(x.logp, x.oldLogp), -20, 20); // (B, T)
     const clip = { low: o.clipLow, high: o.clipHigh, c: o.dualClip };
-    const token = getPolicyLoss(o.policyLoss).device(tensorOps, d, x.adv, clip);
+    const token = getPolicyLoss(o.policyLoss).device(tensorOps, d, x.adv, clip, x.logp);
     const L = tf.mul(token.L, mask);
 
     const wsum = (t: tf.Tensor) => tf.sum(tf.mul(weights, t));

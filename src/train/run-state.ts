@@ -1,7 +1,8 @@
 /**
  * Resumable run state: everything a RunTrainer needs to go on exactly where it stopped — the
- * experiment and which run of it, the step, the live hyper-parameters as they stand, and per model
- * its weights, its AdamW moments and step, and (with a KL penalty) its frozen reference.
+ * experiment and which run of it, the step, the live hyper-parameters as they stand, per model
+ * its weights, its AdamW moments and step, and (with a KL penalty) its frozen reference, and
+ * (train.buffer=per-agent) the rows waiting in each agent's buffer.
  *
  * Every random draw of a step is seeded from (seed, step) — instances, rollouts, mini-batches —
  * so a run resumed from step s repeats the uninterrupted run's steps s, s+1, … bit for bit on the
@@ -25,6 +26,7 @@ import { checkpointOf, loadCheckpointInto, verifyCheckpoint } from '../model/che
 import { contentHash, decodeFramed, encodeFramed, shown } from '../model/signed-file';
 import type { AdamWState } from '../model/optim';
 import type { EnvRunner } from '../tasks/env';
+import type { BufferedRow } from './buffers';
 import { RunTrainer } from './trainer';
 
 export const RUN_STATE_FORMAT = 'agentwise-run';
@@ -60,6 +62,8 @@ export interface RunStateManifest {
   /** Wall time trained so far, so `time_s` continues instead of restarting. */
   elapsedS: number;
   models: ModelState[];
+  /** train.buffer=per-agent: each agent's waiting rows (absent otherwise, and in states saved before buffers). */
+  buffers?: Record<string, BufferedRow[]>;
   byteLength: number;
   /** runStateHash of everything else in the manifest and of the payload. */
   hash: string;
@@ -299,6 +303,7 @@ export async function saveRunState(t: RunTrainer, notes: Record<string, unknown>
       step: t.step,
       live: t.liveValues(),
       elapsedS: t.elapsedS,
+      ...(t.buffers ? { buffers: t.buffers.save() } : {}),
       notes: { backend: tf.getBackend(), ...notes },
     },
     parts,
@@ -345,6 +350,9 @@ export function resumeRunTrainer(
         throw new Error(`run state has no KL reference for model ${pm.id}, but its experiment's klCoef > 0`);
       if (pm.ref && ref) loadCheckpointInto(pm.ref, ref);
     });
+    if (m.buffers && !t.buffers)
+      throw new Error("run state holds per-agent buffers, but its run's train.buffer is not per-agent");
+    if (m.buffers) t.buffers?.load(m.buffers);
     t.step = m.step;
     const now = t.liveValues();
     for (const p of LIVE_PARAMS) if (now[p] !== m.live[p]) t.setLive(p, m.live[p]);

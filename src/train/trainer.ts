@@ -25,6 +25,8 @@ import { agentModelsOf, buildModels, disposeModels, modelOptim, type PolicyModel
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { ppoUpdate, probeGradNorms, type ModelUpdate } from './ppo-update';
 import { batchCredit, NO_CREDIT_METRICS, type BatchCredit } from './credit';
+import { filterGroups } from '../rl/group-filter';
+import { AgentBuffers, stepShapeMetrics, updateBatch } from './buffers';
 
 /** Per agent, the share of the judged trajectories it acted in where it did its own part (NaN: none). */
 function ownSuccess(judged: readonly TrajectoryResult[], agents: readonly string[]): Record<string, number> {
@@ -87,6 +89,8 @@ export class RunTrainer {
   private schedule: LiveSchedule;
   /** True while a step computes: a change set then waits for the next step. */
   private inStep = false;
+  /** Each agent's rows waiting to train it (train.buffer=per-agent), else null: part of the run state. */
+  readonly buffers: AgentBuffers | null;
 
   constructor(o: TrainerOptions) {
     this.exp = o.exp;
@@ -105,6 +109,8 @@ export class RunTrainer {
         `${unknown.join(', ')}: no such agent in task ${o.exp.task} (its agents: ${this.agents.join(', ')})`,
       );
     this.lMax = Math.max(...task.agents.map((a) => a.maxResponse)) + 1;
+    const { train } = this.settings;
+    this.buffers = train.buffer === 'per-agent' ? new AgentBuffers(this.agents, train.bufferSize) : null;
     this.valSet =
       o.exp.eval.every > 0
         ? validationSet(task, new Prng(mixSeed(o.seed, 'validation')), o.exp.eval.questions)
@@ -198,32 +204,43 @@ export class RunTrainer {
       options: this.settings.reward,
       seed: mixSeed(this.seed, `credit/${step}`),
     });
+    // reward.joint: every row starts from its trajectory's outcome reward (MAGRPO's joint reward).
+    const outcome = new Map(judged.map((t) => [t.traj, t.reward]));
+    const baseReward = (i: number) =>
+      this.settings.reward.joint ? outcome.get(batch.rows[i].traj)! : batch.rows[i].reward;
     // The reward dials, ρ_k·r + b_k, last: the estimator and every per-agent statistic see this reward.
     const rewardOf = (i: number) =>
       dialReward(
         this.settings.reward,
         batch.rows[i].agent,
-        batch.rows[i].reward + (credit ? credit.weight * credit.rowCredit[i] : 0),
+        baseReward(i) + (credit ? credit.weight * credit.rowCredit[i] : 0),
       );
 
     // 3. advantages: the run's estimator, one scalar per judged row (0 for errored rows); and the
     // same rows under every estimator, to tell how differently they weigh these very rows (each
     // estimator computed once: the run's own is one of them)
-    const advRows = kept.map((i) => {
+    const judgedRows = kept.map((i) => {
       const r = batch.rows[i];
       return { group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: rewardOf(i) };
     });
+    // rollout.filter: the groups the step trains on (groups/kept_frac); the others are left out of
+    // the advantages and the update as errored rows are, and a step left with none updates nothing.
+    const filtered = filterGroups(this.settings.rollout.filter, judgedRows);
+    const trained = filtered.rows.map((j) => kept[j]);
+    const advRows = filtered.rows.map((j) => judgedRows[j]);
     const judgedAdv = batchAdvantages(advRows, this.run.estimator, advantage, this.agents);
     const advantages = new Float64Array(batch.rows.length);
-    kept.forEach((i, j) => (advantages[i] = judgedAdv.own.advantages[j]));
+    trained.forEach((i, j) => (advantages[i] = judgedAdv.own.advantages[j]));
     const shadow = judgedAdv.all;
 
-    // 4. PPO update of every model (per-agent loss terms on shared models); with
-    // diagnostics.shadowGradNorm, first each estimator's gradient norm on this very batch
+    // 4. PPO update of every model (per-agent loss terms on shared models) on this step's rows, or on
+    // what the full per-agent buffers release; with diagnostics.shadowGradNorm, first each
+    // estimator's gradient norm on this very batch
     const tUpdate = performance.now();
     const updates: [string, [string, number][], ModelUpdate][] = [];
+    const toTrain = updateBatch(this.settings.train, this.buffers, batch.rows, advantages, trained);
     for (const m of this.models) {
-      const idx = kept.filter((i) => m.agents.includes(batch.rows[i].agent));
+      const idx = trained.filter((i) => m.agents.includes(batch.rows[i].agent));
       const updateOptions = {
         optim: modelOptim(m, optim), // its agents' own lr, clip ratios, …
         temperature,
@@ -236,13 +253,15 @@ export class RunTrainer {
         for (const e of shadowEstimators(this.run.estimator)) {
           const adv = new Float64Array(batch.rows.length);
           const weighed = shadow[e]!;
-          kept.forEach((i, j) => (adv[i] = weighed[j]));
+          trained.forEach((i, j) => (adv[i] = weighed[j]));
           const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
           for (const [agent, g] of Object.entries(norms))
             probes.push([agentShadowKey(agent, e, 'grad_norm'), g]);
         }
       }
-      updates.push([m.id, probes, await ppoUpdate(m, batch.rows, advantages, idx, updateOptions)]);
+      // Nothing to train on (every group filtered out, no agent's buffer full) takes no optimizer step.
+      const own = toTrain.idx.filter((i) => m.agents.includes(toTrain.rows[i].agent));
+      updates.push([m.id, probes, await ppoUpdate(m, toTrain.rows, toTrain.advantages, own, updateOptions)]);
     }
     const updateMs = performance.now() - tUpdate;
 
@@ -275,6 +294,7 @@ export class RunTrainer {
         ]),
       ),
       [M.updateSkipped]: updates.filter(([, , u]) => u.skipped).length,
+      ...stepShapeMetrics(this.settings.rollout.filter !== 'none' ? filtered : null, toTrain.agents),
       ...evaluation,
       [M.rolloutMs]: rolloutMs,
       [M.updateMs]: updateMs,
@@ -312,6 +332,8 @@ export class RunTrainer {
         estimator: this.run.estimator,
         ownSuccess: getTask(this.exp.task).ownSuccess,
         mcts: this.settings.rollout.sampling === 'mcts',
+        filter: this.settings.rollout.filter !== 'none',
+        buffers: this.buffers !== null,
       },
     );
   }

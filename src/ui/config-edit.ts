@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import {
+  BUFFER_MODES,
   CREDIT_MODES,
+  GROUP_FILTERS,
   ExperimentSchema,
   LIVE_PARAMS,
   liveValue,
@@ -75,6 +77,8 @@ const OPTION_REGISTRIES: Record<string, Record<string, OptionEntry>> = {
   singleton: SINGLETON_MODES,
   credit: CREDIT_MODES,
   sampling: SAMPLINGS,
+  filter: GROUP_FILTERS,
+  buffer: BUFFER_MODES,
 };
 
 function optionEntry(path: string, option: string): OptionEntry | undefined {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExperimentSchema } from '../../src/core/config';
 import { ExportRefused, exportDrmas } from '../../src/interop/drmas';
+import { presetById } from '../../src/core/presets';
 import { inferAgents } from '../../src/interop/metric-map';
 
 /**
@@ -185,6 +186,29 @@ describe(`lab export drmas (keys checked against langfengQ/DrMAS@${DRMAS_COMMIT.
       'rollout.sampling',
       expect.stringContaining("'tree' has no Dr. MAS counterpart"),
     ]);
+    // MAGRPO as CoMLRL runs it, and MARS2's filter: what Dr. MAS's trainer has no setting for.
+    expect(refusal({ task: 'math', rollout: { filter: 'mixed' } })).toEqual([
+      'rollout.filter',
+      expect.stringContaining("no group filter ('mixed')"),
+    ]);
+    expect(
+      refusal({
+        task: 'math',
+        runs: [{ label: 'GRPO', estimator: 'grpo', train: { buffer: 'per-agent', bufferSize: 8 } }],
+      }),
+    ).toEqual(['runs.0.train.buffer', expect.stringContaining("no per-agent buffers ('per-agent')")]);
+    expect(refusal({ task: 'math', optim: { policyLoss: 'reinforce' } })).toEqual([
+      'runs.0.optim.policyLoss',
+      expect.stringContaining('vanilla PPO loss only'),
+    ]);
+    const magrpo = presetById('magrpo-comlrl')!.config;
+    expect(refusal(magrpo)?.[0]).toBe('task');
+    expect(refusal({ ...magrpo, task: 'math' })).toEqual([
+      'runs.0.estimator',
+      expect.stringContaining("'magrpo' has no Dr. MAS counterpart"),
+    ]);
+    // reward.joint is what Dr. MAS does anyway (it broadcasts the episode reward): not refused.
+    expect(refusal({ task: 'math', reward: { joint: true } })).toBeNull();
     expect(() => exportDrmas(experiment({ task: 'math' }), ['a', 'b', 'c'])).toThrow(
       /--models: give one model for all agents or one per agent/,
     );

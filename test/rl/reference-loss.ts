@@ -118,7 +118,11 @@ export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}):
       const m = x.mask[j];
       if (m === 0) continue; // padding may hold garbage log-probs; it must not reach the sums
       const d = clamp(x.logp[j] - x.oldLogp[j], -20, 20);
-      const { L, clipped: c1, dualClipped: c2 } = tokenLoss(d, A, { low: clipLow, high: clipHigh, c: clipC });
+      const {
+        L,
+        clipped: c1,
+        dualClipped: c2,
+      } = tokenLoss(d, A, { low: clipLow, high: clipHigh, c: clipC }, x.logp[j]);
       tokenPgLoss[j] = L;
       tokens += m;
       if (c1) clipped += m;

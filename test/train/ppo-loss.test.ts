@@ -77,7 +77,13 @@ describe('tfjs PPO loss vs the pure reference (cpu backend)', () => {
     // The registries' device forms on their own: the KL estimator's weighted sum, dual-clipped tokens.
     const parts = tf.tidy(() => {
       const d = tf.clipByValue(tf.sub(inputs.logp, inputs.oldLogp), -20, 20);
-      const token = getPolicyLoss('vanilla').device(tensorOps, d, inputs.adv, { low: 0.2, high: 0.28, c: 3 });
+      const token = getPolicyLoss('vanilla').device(
+        tensorOps,
+        d,
+        inputs.adv,
+        { low: 0.2, high: 0.28, c: 3 },
+        inputs.logp,
+      );
       const kl = getKl(klType).device(tensorOps, inputs.logp, inputs.refLogp);
       return tf.stack([
         tf.sum(tf.mul(tf.mul(kl, inputs.mask), inputs.weights)),

@@ -12,6 +12,10 @@ describe('option docs', () => {
       'optim.lossAgg',
       'reward.credit',
       'runs.2.reward.credit',
+      'rollout.filter',
+      'runs.0.rollout.filter',
+      'train.buffer',
+      'runs.1.train.buffer',
     ]) {
       for (const o of enumOptions(path)) expect(optionDoc(path, o), `${path} ${o}`).toMatch(/\w{3}/);
     }
@@ -21,6 +25,8 @@ describe('option docs', () => {
     expect(optionDoc('reward.credit', 'counterfactual')).toMatch(/neutral default/);
     expect(optionDoc('reward.credit', 'shapley')).toMatch(/exact for ≤ 3 agents/);
     expect(optionDoc('task', 'plan')).toMatch(/grid/);
+    expect(optionDoc('rollout.filter', 'mixed')).toMatch(/rewards are all equal/);
+    expect(optionDoc('train.buffer', 'per-agent')).toMatch(/train\.bufferSize/);
     expect(optionDoc('models.preset', 'nano')).toBeUndefined();
     expect(optionDoc('runs.0.estimator', 'ppo')).toBeUndefined();
   });

@@ -35,6 +35,12 @@ function tryField(path: string, value: unknown): FieldError[] {
   return [];
 }
 
+/** A run's own settings, as the runs list shows them after its estimator (empty when it has none). */
+function overridesText(r: Experiment['runs'][number]): string {
+  const own = { ...r.advantage, ...r.optim, ...r.reward, ...r.rollout, ...r.train };
+  return Object.keys(own).length > 0 ? ` (overrides: ${JSON.stringify(own)})` : '';
+}
+
 const fieldId = (path: string) => `exp-${path.replace(/\./g, '-')}`;
 
 const NO_ERRORS: FieldError[] = [];
@@ -219,6 +225,10 @@ export function ExperimentPanel() {
         ]
       : []),
     [
+      'Updates',
+      `${c.optim.policyLoss} loss, ${c.train.buffer === 'per-agent' ? `per-agent buffers of ${c.train.bufferSize} rows` : 'every agent every step'}, groups: ${c.rollout.filter === 'mixed' ? 'mixed only' : 'all'}${c.reward.joint ? ', one joint reward' : ''}`,
+    ],
+    [
       'Advantage',
       `${c.advantage.normalizeStd ? 'std-normalized' : 'centered only'}, eps ${c.advantage.eps}, singletons ${c.advantage.singleton}`,
     ],
@@ -280,9 +290,7 @@ export function ExperimentPanel() {
             {r.estimator === 'custom'
               ? estimatorLabel('custom', { ...c.advantage, ...r.advantage })
               : optionLabel(`runs.${i}.estimator`, r.estimator)}{' '}
-            (<code>{r.estimator}</code>)
-            {Object.keys(r.advantage).length + Object.keys(r.optim).length + Object.keys(r.reward).length >
-              0 && ` (overrides: ${JSON.stringify({ ...r.advantage, ...r.optim, ...r.reward })})`}
+            (<code>{r.estimator}</code>){overridesText(r)}
           </li>
         ))}
       </ul>
