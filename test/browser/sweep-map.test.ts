@@ -67,6 +67,11 @@ describe('the Map', () => {
         .sort(),
     );
 
+    // Each point says its numbers on hover.
+    expect(await own.nth(0).locator('circle[data-verdict] title').first().textContent()).toMatch(
+      /^Dr\. MAS − GRPO at reward\.scale\.alice = 1: -?[\d.e-]+ ± [\d.e-]+ \((identical|same|higher|lower)\)$/,
+    );
+
     const [csv] = await Promise.all([
       page.waitForEvent('download'),
       map.getByRole('button', { name: 'Download map CSV' }).click(),
@@ -99,4 +104,19 @@ describe('the Map', () => {
       .poll(() => map.getByTestId('map-error').textContent())
       .toBe('no sweep.json among the picked files: pick the folder lab sweep or lab merge wrote (its --out)');
   }, 120_000);
+
+  // The figure in docs/sweeps.md: MAP_DIR=<a sweep folder> npx vitest run --project browser test/browser/sweep-map.test.ts
+  it.runIf(process.env.MAP_DIR)(
+    'screenshot of a sweep folder’s map (docs/img/map.png)',
+    async () => {
+      lab = await openLab();
+      await lab.page.setViewportSize({ width: 1280, height: 900 });
+      const map = lab.page.getByTestId('sweep-map');
+      await map.getByTestId('open-sweep').setInputFiles(process.env.MAP_DIR!);
+      await expect.poll(() => map.getByTestId('map-status').count(), { timeout: 120_000 }).toBe(1);
+      await map.getByTestId('map-figure').selectOption(process.env.MAP_FIGURE ?? 'bob own success (last 10)');
+      await map.screenshot({ path: 'docs/img/map.png' });
+    },
+    300_000,
+  );
 });
