@@ -55,9 +55,9 @@ Commands:
           folder from DIR/import.json and DIR/metrics.jsonl: each run with its own agents and
           eval K, groups compared over the seeds their run names end in. --tail N: the
           training reward is averaged over the last N steps (default ${REWARD_TAIL}, as the page's
-          Findings view). On a sweep folder: the map, one row per cell, with each later run's
-          paired difference from the first run in eval avg@k and reward, its 95 % CI and
-          verdict. A line of metrics.jsonl that is not a record (cut off by a crash) is
+          Findings view). On a sweep folder: the map, a row per figure and cell, with each
+          later run's paired difference from the first run (eval, reward, each agent's own
+          success, gradient norms, spikes), its 95 % CI and verdict. A line of metrics.jsonl that is not a record (cut off by a crash) is
           skipped with a warning naming its line number; --resume drops it, saying so.
   export tensorboard
           Writes each run of DIR/metrics.jsonl as a TensorBoard event file,

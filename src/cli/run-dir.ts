@@ -27,6 +27,7 @@ import {
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
+import { parseMetrics, ranges } from '../rl/metrics-lines';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
 
 /** A warning for the user: one line on stderr. */
@@ -278,17 +279,6 @@ export function loadResume(out: string, exp: Experiment): Resumed {
 }
 
 /** 3, 5, 6, 7 → "3, 5–7". */
-function ranges(xs: number[]): string {
-  const out: string[] = [];
-  for (let i = 0; i < xs.length; i++) {
-    let j = i;
-    while (j + 1 < xs.length && xs[j + 1] === xs[j] + 1) j++;
-    out.push(i === j ? `${xs[i]}` : `${xs[i]}–${xs[j]}`);
-    i = j;
-  }
-  return out.join(', ');
-}
-
 /** The folder `lab report` and `--resume` read, refused with a message that names what is missing. */
 export function checkRunDir(dir: string): void {
   if (!existsSync(dir)) throw new RunDirError(`no such folder: ${dir}`);
@@ -317,41 +307,4 @@ export function readMetrics(
   return parseMetrics(readFileSync(path, 'utf8'), path, warn);
 }
 
-/** readMetrics of a file's text; `path` names it in the warning. Never throws. */
-export function parseMetrics(
-  text: string,
-  path: string,
-  warn?: (message: string) => void,
-): { line: string; run: string; metrics: Record<string, number> }[] {
-  const skipped: number[] = [];
-  const rows = text.split('\n').flatMap((line, i) => {
-    let row: Record<string, unknown> | null = null;
-    try {
-      row = JSON.parse(line);
-    } catch {
-      // not JSON: counted below
-    }
-    if (typeof row?.run !== 'string' || typeof row.step !== 'number') {
-      if (line.trim()) skipped.push(i + 1);
-      return [];
-    }
-    const { run, ...rest } = row;
-    return [
-      {
-        line,
-        run,
-        metrics: Object.fromEntries(
-          Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? v : NaN]),
-        ),
-      },
-    ];
-  });
-  if (skipped.length) {
-    const which =
-      skipped.length === 1
-        ? `line ${skipped[0]} is not a metrics record`
-        : `lines ${ranges(skipped)} are not metrics records`;
-    warn?.(`${path}: ${which} (cut off by a crash, or edited); skipped`);
-  }
-  return rows;
-}
+export { parseMetrics };

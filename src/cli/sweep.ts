@@ -9,15 +9,9 @@ import { join } from 'node:path';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import { textTable } from '../rl/findings';
 import { REWARD_TAIL } from '../rl/summary';
-import {
-  mergeShards,
-  planCells,
-  readSweepFile,
-  shardCells,
-  sweepDifference,
-  sweepFile,
-  sweepMapCells,
-} from '../rl/sweep';
+import { mergeShards, planCells, readSweepFile, shardCells, sweepDifference, sweepFile } from '../rl/sweep';
+import { loadSweep, sweepMapCells } from '../rl/sweep-map';
+import { getTask } from '../tasks/registry';
 import { SweepRefused } from '../rl/sweep';
 import type { Cell, SweepFile } from '../rl/sweep';
 import { tsxThread } from '../runtime/env-pool-node';
@@ -27,7 +21,7 @@ import { Progress } from './progress';
 import { fsError, lockRunDir, RunDirError, warn, writeAtomic } from './run-dir';
 import type { MergeArgs, SweepArgs } from './sweep-args';
 import type { FromWorker, ToWorker, WorkerSettings } from './sweep-worker';
-import { checkMemory, folderSummaries, onStopSignals } from './train';
+import { checkMemory, onStopSignals } from './train';
 
 const refusedAsUsage = <T>(f: () => T): T => {
   try {
@@ -182,19 +176,27 @@ async function runCells(
   return { failed, dead };
 }
 
-/** `lab report DIR` on a sweep folder: the map, one row per cell. */
+/**
+ * `lab report DIR` on a sweep folder: the map, a row per figure and cell. The folder is read as
+ * the page's Map reads one (loadSweep), so the Map's CSV is this table.
+ */
 export function sweepReport(dir: string, tail = REWARD_TAIL): string {
-  const file = readSweepDir(dir);
-  const cells = file.cells.map((c) => {
-    const at = join(dir, c.dir);
-    return {
-      params: c.params,
-      summaries: existsSync(join(at, 'config.json')) ? folderSummaries(at, tail).summaries : [],
-    };
-  });
+  readSweepDir(dir); // its refusals, as merge and sweep give them
+  const read = (path: string) => {
+    const at = join(dir, path);
+    if (!existsSync(at)) return undefined;
+    try {
+      return readFileSync(at, 'utf8');
+    } catch (e) {
+      throw fsError(`read ${at}`, e);
+    }
+  };
+  const { file, cells } = refusedAsUsage(() =>
+    loadSweep(dir, read, (exp) => getTask(exp.task).agents.map((a) => a.role), tail, warn),
+  );
   return (
     `${dir}: sweep of ${file.cells.length} cells × ${file.config.runs.length} runs × ${file.config.seeds} seeds, ${file.config.steps} steps; ` +
-    `each later run's paired difference from ${file.config.runs[0]?.label} (same seed), mean ± 95 % CI over seeds, and its verdict\n` +
+    `each later run's paired difference from ${file.config.runs[0]?.label} (same seed), mean ± 95 % CI over seeds, and its verdict, per figure\n` +
     textTable(sweepMapCells(file.grid, cells))
   );
 }

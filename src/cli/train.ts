@@ -18,14 +18,14 @@ import { fmt } from '../rl/findings';
 import type { RunSummary } from '../rl/summary';
 import { runExperiment, runLabels } from '../train/experiment';
 import { getTask } from '../tasks/registry';
-import { summarize } from '../rl/summary';
+import { cellSummaries } from '../rl/sweep-map';
 import { loadConfig } from './load-config';
 import { UsageError } from './args';
 import { loadShippedBase } from './base-models';
 import {
   checkRunDir,
-  loadResume,
   readMetrics,
+  loadResume,
   warn,
   lockRunDir,
   MetricsLog,
@@ -151,16 +151,11 @@ export function folderSummaries(dir: string, tail: number): { summaries: RunSumm
   checkRunDir(dir);
   const exp = loadConfig(join(dir, 'config.json'));
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
-  const agents = getTask(exp.task).agents.map((a) => a.role);
-  const summaries = runLabels(exp).map(({ label, seed }) =>
-    summarize(
-      label,
-      seed,
-      rows.filter((r) => r.run === label).map((r) => r.metrics),
-      agents,
-      exp.eval.k,
-      tail,
-    ),
+  const summaries = cellSummaries(
+    exp,
+    getTask(exp.task).agents.map((a) => a.role),
+    rows,
+    tail,
   );
   return { summaries, seeded: exp.seeds > 1 };
 }

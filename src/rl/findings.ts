@@ -98,6 +98,14 @@ function figurePicks(summaries: readonly RunSummary[]): Pick[] {
     [`eval avg@${k}`, `held-out success, mean over ${k} samples per question`, (s) => s.evalAvg],
     [`eval pass@${k}`, `held-out success, any of ${k} samples per question`, (s) => s.evalPass],
     [`reward (last ${tail})`, `training reward, mean over the last ${tail} steps`, (s) => s.finalReward],
+    // Each agent's own part, where the task tells it (sync-own, coder-tester): whose learning moved.
+    ...agents
+      .filter((a) => summaries.some((s) => Number.isFinite(s.agents[a]?.ownSuccess)))
+      .map((a): Pick => [
+        `${a} own success (last ${tail})`,
+        `${a}: own success (did its own part), mean over the last ${tail} steps`,
+        (s) => s.agents[a]?.ownSuccess ?? NaN,
+      ]),
     ...agents.flatMap((a): Pick[] => [
       [
         `${a} |g| median`,

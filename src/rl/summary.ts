@@ -3,7 +3,8 @@
  * CLI (`lab train`, `lab report`) and the page's Findings view report the same numbers: the last
  * evaluation, the training reward over the last N steps, per agent the median and maximum
  * pre-clip gradient norm and the spike fraction (steps above 3× the running median,
- * src/rl/stats.ts), and the skipped updates. Pure: no tfjs, no DOM, no Node APIs.
+ * src/rl/stats.ts) and, where the task tells it, the agent's own success over the last N steps,
+ * and the skipped updates. Pure: no tfjs, no DOM, no Node APIs.
  */
 import { agentKey, evalAvgKey, evalPassKey, M } from '../core/metrics';
 import { gradSpikes } from './stats';
@@ -18,6 +19,12 @@ export interface AgentSummary {
   spikes: number;
   /** spikes / steps recorded. */
   spikeFrac: number;
+  /**
+   * Mean of agent/<a>/own_success over the last `rewardTail` steps that recorded it: "did this
+   * agent do its own part", so the sweep map can say whose learning slowed. NaN where the task
+   * does not tell an agent's part.
+   */
+  ownSuccess: number;
 }
 
 export interface RunSummary {
@@ -56,7 +63,10 @@ export function summarize(
 ): RunSummary {
   const col = (key: string) => history.map((m) => m[key] ?? NaN);
   const last = (key: string) => col(key).filter(Number.isFinite).at(-1) ?? NaN;
-  const tail = col(M.rewardMean).slice(-rewardTail).filter(Number.isFinite);
+  const tailMean = (key: string) => {
+    const xs = col(key).slice(-rewardTail).filter(Number.isFinite);
+    return xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : NaN;
+  };
   const sum = (key: string) =>
     col(key)
       .filter(Number.isFinite)
@@ -68,7 +78,7 @@ export function summarize(
     evalK,
     evalAvg: last(evalAvgKey(evalK)),
     evalPass: last(evalPassKey(evalK)),
-    finalReward: tail.length ? tail.reduce((a, x) => a + x, 0) / tail.length : NaN,
+    finalReward: tailMean(M.rewardMean),
     rewardTail,
     skippedUpdates: sum(M.updateSkipped),
     envErrors: sum(M.envErrors),
@@ -84,6 +94,7 @@ export function summarize(
             gradNormMax: finite.length ? finite.reduce((x, y) => Math.max(x, y)) : NaN,
             spikes,
             spikeFrac: history.length ? spikes / history.length : NaN,
+            ownSuccess: tailMean(agentKey(a, 'own_success')),
           },
         ];
       }),

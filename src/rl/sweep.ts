@@ -1,14 +1,12 @@
 /**
  * Sweeps: an experiment run once per cell of a grid of link fields, the grid cut into shards for
  * a cluster, shards joined back, and the map of paired differences per cell. Pure (no Node, no
- * DOM): the CLI's `lab sweep`, `lab merge` and `lab report` read and write the files; the page can
- * plan and draw the same sweeps. Format and commands: docs/sweeps.md#sweepjson.
+ * DOM): the CLI's `lab sweep`, `lab merge` and `lab report` read and write the files; the map's
+ * table and charts are sweep-map.ts. Format and commands: docs/sweeps.md#sweepjson.
  */
 import type { Experiment, FieldError } from '../core/config';
 import { validateExperiment } from '../core/config';
 import { decodeExperiment, encodeExperiment } from '../core/url';
-import { compareSeeds, pm } from './findings';
-import type { Estimate, Verdict } from './findings';
 import type { RunSummary } from './summary';
 
 /** A bad grid, shard or sweep folder: the message names the key, value or file. */
@@ -217,45 +215,4 @@ export function mergeShards(shards: readonly { name: string; sweep: SweepFile }[
 export interface CellResult {
   params: Params;
   summaries: readonly RunSummary[];
-}
-
-const cellText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-const verdictWord = (d: Estimate & { verdict: Verdict }) => d.verdict.kind;
-
-/**
- * The map: one row per cell (grid order), its dial values, the steps recorded, then for every
- * later run its paired difference from the first run (same seed) in eval avg@k and in reward,
- * each as mean ± 95 % CI half-width and the verdict computed from that interval.
- */
-export function sweepMapCells(grid: readonly Dial[], cells: readonly CellResult[]): string[][] {
-  const comparisons = cells.map((c) => (c.summaries.length ? compareSeeds(c.summaries) : null));
-  const runs = comparisons.find((c) => c)?.runs ?? [];
-  const figures = (c: NonNullable<(typeof comparisons)[number]>) => [
-    c.figures.find((f) => f.name.startsWith('eval avg@'))!,
-    c.figures.find((f) => f.name.startsWith('reward'))!,
-  ];
-  const sample = comparisons.find((c) => c);
-  const names = sample ? figures(sample).map((f) => f.name) : ['eval', 'reward'];
-  const head = [
-    ...grid.map((d) => d.key),
-    'steps',
-    'seeds',
-    ...runs.slice(1).flatMap((r) => names.flatMap((n) => [`${r} − ${runs[0]}: ${n}`, 'verdict'])),
-  ];
-  const rows = cells.map((cell, i) => {
-    const c = comparisons[i];
-    const steps = cell.summaries.map((s) => s.steps);
-    return [
-      ...grid.map((d) => cellText(cell.params[d.key])),
-      steps.length ? `${Math.min(...steps)}` : '0',
-      c ? String(c.seeds) : '—',
-      ...runs.slice(1).flatMap((_, r) =>
-        names.flatMap((_n, k) => {
-          const d = c ? figures(c)[k]?.diffs[r] : undefined;
-          return d ? [pm(d), verdictWord(d)] : ['—', '—'];
-        }),
-      ),
-    ];
-  });
-  return [head, ...rows];
 }

@@ -21,6 +21,7 @@ import { LiveParams } from './panels/LiveParams';
 import { OtherTools } from './panels/OtherTools';
 import { PastRuns } from './panels/PastRuns';
 import { RolloutInspector } from './panels/RolloutInspector';
+import { SweepMap } from './panels/SweepMap';
 import { Labelled } from './panels/Labelled';
 import { PastRunsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
@@ -267,6 +268,7 @@ export function App() {
           <Findings />
           <Charts />
           <RolloutInspector />
+          <SweepMap />
         </main>
       </div>
     </>

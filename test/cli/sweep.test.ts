@@ -166,30 +166,33 @@ describe('npm run lab -- sweep, merge, report', () => {
       expect(lines(join(out, dir)).map(science)).toEqual(lines(join(straight, dir)).map(science));
   }, 600_000);
 
-  it('report on a sweep folder prints the map: a row per cell, the paired difference with its CI and verdict', () => {
+  it('report on a sweep folder prints the map: a row per figure and cell, the paired difference with its CI and verdict', () => {
     const r = lab(['report', straight]);
     expect(r.status, r.stderr).toBe(0);
     const [title, head, rule, ...rows] = r.stdout.trim().split('\n');
     expect(title).toContain(`sweep of 4 cells × 2 runs × 2 seeds, ${STEPS} steps`);
     expect(head).toMatch(
-      /^runs\.1\.estimator\s+runs\.1\.rollout\.sampling\s+steps\s+seeds\s+Dr\. MAS − GRPO: eval avg@2\s+verdict\s+Dr\. MAS − GRPO: reward \(last 10\)\s+verdict$/,
+      /^figure\s+runs\.1\.estimator\s+runs\.1\.rollout\.sampling\s+steps\s+seeds\s+Dr\. MAS − GRPO\s+verdict$/,
     );
     expect(rule).toMatch(/^-+ +-+/);
-    expect(rows).toHaveLength(4);
+    const of = (figure: string) => rows.filter((row) => row.startsWith(`${figure} `));
+    expect(of('eval avg@2')).toHaveLength(4);
+    const reward = of('reward (last 10)');
+    expect(reward).toHaveLength(4);
     // Parallel sampling on sync: drmas and global-step record GRPO's numbers exactly (one
     // broadcast reward); tree sampling draws other rollouts, so the reward differs.
     for (const i of [0, 2])
-      expect(rows[i]).toMatch(
+      expect(reward[i]).toMatch(
         new RegExp(
-          `^${PARAMS[i][0]}\\s+parallel\\s+3\\s+2\\s+0\\.000 ± 0\\.000\\s+identical\\s+0\\.000 ± 0\\.000\\s+identical$`,
+          `^reward \\(last 10\\)\\s+${PARAMS[i][0]}\\s+parallel\\s+3\\s+2\\s+0\\.000 ± 0\\.000\\s+identical$`,
         ),
       );
     for (const i of [1, 3]) {
       const m =
-        /^[\w-]+\s+tree\s+3\s+2\s+\S+ ± \S+\s+\w+\s+(-?\d\.\d{3} ± \d\.\d{3})\s+(higher|lower|same)$/.exec(
-          rows[i],
+        /^reward \(last 10\)\s+[\w-]+\s+tree\s+3\s+2\s+(-?\d\.\d{3} ± \d\.\d{3})\s+(higher|lower|same)$/.exec(
+          reward[i],
         );
-      expect(m, rows[i]).not.toBeNull();
+      expect(m, reward[i]).not.toBeNull();
       expect(m![1]).not.toBe('0.000 ± 0.000');
       // The same numbers as the cell's own seed comparison (lab report on the cell folder).
       const cell = lab(['report', join(straight, CELLS[i])]).stdout;

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeExperiment } from '../../src/core/url';
-import { summarize } from '../../src/rl/summary';
-import {
-  mergeShards,
-  parseDial,
-  parseShard,
-  planCells,
-  shardCells,
-  sweepFile,
-  sweepMapCells,
-} from '../../src/rl/sweep';
+import { mergeShards, parseDial, parseShard, planCells, shardCells, sweepFile } from '../../src/rl/sweep';
 
 const base = (() => {
   const r = decodeExperiment('v=1&task=sync&optim.lr=0.002&seeds=2');
@@ -88,37 +79,5 @@ describe('sweep cells', () => {
     );
     const otherGrid = { name: 'g', sweep: sweepFile(base, [grid[0]], { index: 1, count: 2 }) };
     expect(() => mergeShards([shards[0], otherGrid])).toThrow('(they differ in grid)');
-  });
-});
-
-describe('the sweep map', () => {
-  it('a row per cell: the dial values, and each later run − the first, paired by seed, with CI and verdict', () => {
-    const run = (label: string, seed: number, reward: number) =>
-      summarize(label, seed, [{ step: 0, 'reward/mean': reward, 'eval/avg@2': reward / 2 }], ['alice'], 2, 1);
-    const cells = [
-      {
-        params: { 'optim.lr': 0.001 },
-        summaries: [
-          run('GRPO #0', 1, 0.5),
-          run('GRPO #1', 2, 0.4),
-          run('Dr. MAS #0', 1, 0.7),
-          run('Dr. MAS #1', 2, 0.8),
-        ],
-      },
-      { params: { 'optim.lr': 0.003 }, summaries: [] },
-    ];
-    const [head, first, second] = sweepMapCells([parseDial('optim.lr=0.001,0.003')], cells);
-    expect(head).toEqual([
-      'optim.lr',
-      'steps',
-      'seeds',
-      'Dr. MAS − GRPO: eval avg@2',
-      'verdict',
-      'Dr. MAS − GRPO: reward (last 1)',
-      'verdict',
-    ]);
-    // Differences 0.2 and 0.4: mean 0.3, std 0.1414, t(1) 12.706 → half-width 1.271.
-    expect(first).toEqual(['0.001', '1', '2', '0.150 ± 0.635', 'same', '0.300 ± 1.271', 'same']);
-    expect(second).toEqual(['0.003', '0', '—', '—', '—', '—', '—']);
   });
 });

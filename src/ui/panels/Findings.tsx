@@ -31,7 +31,7 @@ const summaryKeys = (agents: readonly string[], k: number) => [
   M.envErrors,
   evalAvgKey(k),
   evalPassKey(k),
-  ...agents.map((a) => agentKey(a, 'grad_norm')),
+  ...agents.flatMap((a) => [agentKey(a, 'grad_norm'), agentKey(a, 'own_success')]),
 ];
 
 /** Every session run's summary from its recorded history, the reward over the last `tail` steps. */

@@ -11,16 +11,15 @@ import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis
 import type { BaseTickContentProps } from 'recharts';
 import { registerChart } from '../chart-pump';
 import type { ChartHandle } from '../chart-pump';
-import { chartPng, chartSvg } from '../chart-image';
-import type { ChartImageParts } from '../chart-image';
 import { chartCsv, download, fileName } from '../export';
 import { lastStep, readSeries } from '../run-data';
-import { addError, useLab } from '../store';
+import { useLab } from '../store';
 import type { Marker } from '../store';
 import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData, SeriesLayer } from './SeriesLayer';
 import { markerElements } from './Markers';
+import { ImageButtons } from './ImageButtons';
 import type { Drawn, SeriesSpec } from './SeriesLayer';
 
 export interface MetricChartProps {
@@ -337,33 +336,18 @@ function MetricChartImpl({
           >
             CSV
           </button>
-          {(['PNG', 'SVG'] as const).map((kind) => (
-            <button
-              key={kind}
-              type="button"
-              className="mini"
-              aria-label={`Download ${title} as ${kind}`}
-              title={`This chart as ${kind === 'PNG' ? 'a PNG image (2×)' : 'an SVG'}, with its title, legend and axis names`}
-              disabled={steps.length === 0}
-              onClick={() => {
-                const svg = ref.current?.querySelector<SVGSVGElement>('svg.recharts-surface');
-                const parts: ChartImageParts = {
-                  title,
-                  series: drawnSpecs,
-                  xName: 'step',
-                  yName: `${metric ?? title}${log ? ' (log scale)' : ''}`,
-                };
-                if (!svg) return;
-                if (kind === 'SVG') chartSvg(svg, parts, fileName(title));
-                else
-                  void chartPng(svg, parts, fileName(title)).catch((e: Error) =>
-                    addError(`PNG export failed: ${e.message}`),
-                  );
-              }}
-            >
-              {kind}
-            </button>
-          ))}
+          <ImageButtons
+            figure={ref}
+            title={title}
+            name={fileName(title)}
+            disabled={steps.length === 0}
+            parts={() => ({
+              title,
+              series: drawnSpecs,
+              xName: 'step',
+              yName: `${metric ?? title}${log ? ' (log scale)' : ''}`,
+            })}
+          />
         </span>
       </figcaption>
       <div className="chart-plot" ref={setTipHost}>

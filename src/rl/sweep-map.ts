@@ -1,0 +1,203 @@
+/**
+ * The map of a sweep: for every cell of the grid, each later run's paired difference from the
+ * first run (same seed), with its 95 % CI and verdict, for every figure the seed comparison
+ * (findings.ts) has: held-out success, training reward, each agent's own success where the task
+ * tells it, each agent's gradient norms and spike fraction. One table for `lab report` on a sweep
+ * folder and for the page's Map view (its CSV), and the same numbers as lines against one dial
+ * for the Map's charts. Pure: the folder's files come in as text (docs/sweeps.md#the-map).
+ */
+import type { Experiment } from '../core/config';
+import { runInstances, validateExperiment } from '../core/config';
+import { compareSeeds, pm } from './findings';
+import type { Comparison, Verdict } from './findings';
+import { parseMetrics } from './metrics-lines';
+import { summarize } from './summary';
+import type { RunSummary } from './summary';
+import { readSweepFile, SweepRefused } from './sweep';
+import type { CellResult, Dial, SweepFile } from './sweep';
+
+/** Every run × seed of a train folder summarized from its metrics.jsonl records, as `lab report` does. */
+export function cellSummaries(
+  exp: Experiment,
+  agents: readonly string[],
+  rows: readonly { run: string; metrics: Record<string, number> }[],
+  tail: number,
+): RunSummary[] {
+  return runInstances(exp).map(({ label, seed }) =>
+    summarize(
+      label,
+      seed,
+      rows.filter((r) => r.run === label).map((r) => r.metrics),
+      agents,
+      exp.eval.k,
+      tail,
+    ),
+  );
+}
+
+/** A sweep folder read: its sweep.json and each cell's summaries (none for a cell not started). */
+export interface LoadedSweep {
+  file: SweepFile;
+  cells: CellResult[];
+}
+
+/**
+ * A sweep folder from its files: `read(path)` gives a file's text by its path relative to the
+ * folder, or undefined when there is none; `agentsOf` names an experiment's agents (its task's);
+ * `folder` is how messages name the folder.
+ * A cell without config.json has not started; one whose config.json is not an experiment is
+ * refused, naming it.
+ */
+export function loadSweep(
+  folder: string,
+  read: (path: string) => string | undefined,
+  agentsOf: (exp: Experiment) => readonly string[],
+  tail: number,
+  warn?: (message: string) => void,
+): LoadedSweep {
+  const at = (path: string) => `${folder}/${path}`;
+  const text = read('sweep.json');
+  if (text === undefined)
+    throw new SweepRefused(`${folder} has no sweep.json: not a folder written by lab sweep or lab merge`);
+  const file = readSweepFile(parseJson(text, at('sweep.json')), at('sweep.json'));
+  const cells = file.cells.map((c): CellResult => {
+    const config = read(`${c.dir}/config.json`);
+    if (config === undefined) return { params: c.params, summaries: [] };
+    const exp = validateExperiment(parseJson(config, at(`${c.dir}/config.json`)));
+    if (!exp.ok)
+      throw new SweepRefused(
+        `${at(`${c.dir}/config.json`)}: ${exp.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+      );
+    const metrics = read(`${c.dir}/metrics.jsonl`);
+    if (metrics === undefined) warn?.(`${at(`${c.dir}/metrics.jsonl`)}: no such file; no step recorded`);
+    const rows = parseMetrics(metrics ?? '', at(`${c.dir}/metrics.jsonl`), warn);
+    const summaries = cellSummaries(exp.config, agentsOf(exp.config), rows, tail);
+    return { params: c.params, summaries };
+  });
+  return { file, cells };
+}
+
+function parseJson(text: string, name: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new SweepRefused(`${name}: not valid JSON (${(e as Error).message})`);
+  }
+}
+
+const cellText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Each cell's seed comparison (null before anything is recorded), the runs and the figures' names. */
+function compared(cells: readonly CellResult[]) {
+  const comparisons = cells.map((c) => (c.summaries.length ? compareSeeds(c.summaries) : null));
+  const runs = comparisons.find((c) => c)?.runs ?? [];
+  const figures: { name: string; words: string }[] = [];
+  for (const c of comparisons)
+    for (const f of c?.figures ?? [])
+      if (!figures.some((g) => g.name === f.name)) figures.push({ name: f.name, words: f.words });
+  return { comparisons, runs, figures };
+}
+
+const diffOf = (c: Comparison | null, figure: string, r: number) =>
+  c?.figures.find((f) => f.name === figure)?.diffs[r];
+
+/**
+ * The map as one table: a row per figure and cell (figures in the seed comparison's order, cells
+ * in grid order within each), the figure, the dial values, the steps every run recorded and the
+ * seeds, then for every later run its paired difference from the first run as mean ± 95 % CI
+ * half-width and the verdict computed from that interval. `lab report` prints it; the Map's CSV
+ * is it.
+ */
+export function sweepMapCells(grid: readonly Dial[], cells: readonly CellResult[]): string[][] {
+  const { comparisons, runs, figures } = compared(cells);
+  const head = [
+    'figure',
+    ...grid.map((d) => d.key),
+    'steps',
+    'seeds',
+    ...runs.slice(1).flatMap((r) => [`${r} − ${runs[0]}`, 'verdict']),
+  ];
+  const rows = figures.flatMap(({ name }) =>
+    cells.map((cell, i) => {
+      const c = comparisons[i];
+      const steps = cell.summaries.map((s) => s.steps);
+      return [
+        name,
+        ...grid.map((d) => cellText(cell.params[d.key])),
+        steps.length ? `${Math.min(...steps)}` : '0',
+        c ? String(c.seeds) : '—',
+        ...runs.slice(1).flatMap((_, r) => {
+          const d = diffOf(c, name, r);
+          return d ? [pm(d), d.verdict.kind] : ['—', '—'];
+        }),
+      ];
+    }),
+  );
+  return [head, ...rows];
+}
+
+/** One point of a map line: the dial's value and the paired difference there. */
+export interface MapPoint {
+  x: string;
+  mean: number;
+  lo: number;
+  hi: number;
+  verdict: Verdict['kind'] | null;
+}
+
+/** One chart of the map: a figure in one facet (the other dials' values), a line per later run. */
+export interface MapChart {
+  figure: string;
+  words: string;
+  /** The other dials' values, `key = value` joined by ` · ` (empty with one dial). */
+  facet: string;
+  lines: { pair: string; points: MapPoint[] }[];
+}
+
+/** The dial drawn along x by default: the last whose values are all numbers, else the last. */
+export function defaultMapX(grid: readonly Dial[]): string {
+  const numeric = grid.filter((d) => d.values.every((v) => v.trim() !== '' && Number.isFinite(Number(v))));
+  return (numeric.at(-1) ?? grid.at(-1))?.key ?? '';
+}
+
+/**
+ * The map as charts: the `x` dial along x (its values in grid order, evenly spaced), one chart per
+ * figure and facet (every combination of the other dials' values, side by side), one line per
+ * later run: its paired difference from the first run with the 95 % CI.
+ */
+export function mapCharts(grid: readonly Dial[], cells: readonly CellResult[], x: string): MapChart[] {
+  const xDial = grid.find((d) => d.key === x);
+  if (!xDial)
+    throw new SweepRefused(
+      `${x} is not a dial of this sweep (its dials: ${grid.map((d) => d.key).join(', ')})`,
+    );
+  const { comparisons, runs, figures } = compared(cells);
+  const others = grid.filter((d) => d !== xDial);
+  const facetOf = (cell: CellResult) =>
+    others.map((d) => `${d.key} = ${cellText(cell.params[d.key])}`).join(' · ');
+  const facets = [...new Set(cells.map(facetOf))];
+  const xOf = (cell: CellResult) => cellText(cell.params[x]);
+  return figures.flatMap(({ name, words }) =>
+    facets.map((facet) => ({
+      figure: name,
+      words,
+      facet,
+      lines: runs.slice(1).map((r, k) => ({
+        pair: `${r} − ${runs[0]}`,
+        points: cells.flatMap((cell, i) => {
+          if (facetOf(cell) !== facet) return [];
+          const d = diffOf(comparisons[i], name, k);
+          return [
+            {
+              x: xOf(cell),
+              mean: d?.mean ?? NaN,
+              lo: d?.lo ?? NaN,
+              hi: d?.hi ?? NaN,
+              verdict: d?.verdict.kind ?? null,
+            },
+          ];
+        }),
+      })),
+    })),
+  );
+}

@@ -1,0 +1,122 @@
+/**
+ * The Map in the page: a sweep folder written by the real CLI (sync-own, alice's reward scaled
+ * ×1 and ×4, shared and per-agent models, GRPO vs Dr. MAS, 2 seeds, 3 steps) opened with the
+ * folder picker draws a chart per figure and facet, the facets side by side, a filled point
+ * exactly where the CI excludes 0; its CSV download is `lab report`'s table for the folder, cell
+ * for cell; a chart exports as a PNG; a folder without sweep.json is refused in words.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cli, csvCells, textCells, tinyScaleSweep } from '../cli/map-sweep';
+import { openLab } from './harness';
+import type { Lab } from './harness';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+describe('the Map', () => {
+  let out = '';
+  beforeAll(() => {
+    const r = tinyScaleSweep();
+    expect(r.status, r.stderr).toBe(0);
+    out = r.out;
+  }, 600_000);
+
+  it("opens a CLI sweep folder, draws the effect against the dial, and its CSV is lab report's table", async () => {
+    lab = await openLab();
+    const { page } = lab;
+    const map = page.getByTestId('sweep-map');
+    await map.getByTestId('open-sweep').setInputFiles(out);
+    await expect
+      .poll(() => map.getByTestId('map-status').textContent(), { timeout: 30_000 })
+      .toContain('scale: 4 cells (4 recorded) × 2 runs × 2 seeds, 3 steps');
+    expect(await map.getByTestId('map-x').inputValue()).toBe('reward.scale.alice');
+    expect(await map.getByTestId('map-legend').textContent()).toContain('Dr. MAS − GRPO');
+
+    const report = cli(['report', out]);
+    expect(report.status, report.stderr).toBe(0);
+    const table = textCells(report.stdout.trimEnd().split('\n').slice(1).join('\n'));
+    const figures = [...new Set(table.slice(1).map((r) => r[0]))];
+    expect(figures).toContain('alice own success (last 10)');
+    // A chart per figure and facet; the two facets of a figure side by side (same top, other left).
+    const charts = map.locator('figure[data-map-chart]');
+    await expect.poll(() => charts.count()).toBe(figures.length * 2);
+    const own = map.locator('figure[data-map-chart="alice own success (last 10)"]');
+    expect(await own.evaluateAll((fs) => fs.map((f) => f.getAttribute('data-facet')))).toEqual([
+      'models.assignment = shared',
+      'models.assignment = per-agent',
+    ]);
+    const [a, b] = [await own.nth(0).boundingBox(), await own.nth(1).boundingBox()];
+    expect(a!.y).toBe(b!.y);
+    expect(b!.x).toBeGreaterThan(a!.x + a!.width - 1);
+    // A point per cell and figure, filled exactly where the table's verdict is higher or lower.
+    const verdicts = await charts
+      .locator('circle[data-verdict]')
+      .evaluateAll((cs) =>
+        cs.map((c) => `${c.getAttribute('data-verdict')}:${c.getAttribute('fill') !== '#fff'}`),
+      );
+    expect(verdicts.sort()).toEqual(
+      table
+        .slice(1)
+        .map((r) => `${r[6]}:${r[6] === 'higher' || r[6] === 'lower'}`)
+        .sort(),
+    );
+
+    // Each point says its numbers on hover.
+    expect(await own.nth(0).locator('circle[data-verdict] title').first().textContent()).toMatch(
+      /^Dr\. MAS − GRPO at reward\.scale\.alice = 1: -?[\d.e-]+ ± [\d.e-]+ \((identical|same|higher|lower)\)$/,
+    );
+
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      map.getByRole('button', { name: 'Download map CSV' }).click(),
+    ]);
+    expect(csvCells(readFileSync((await csv.path())!, 'utf8'))).toEqual(table);
+
+    const [png] = await Promise.all([
+      page.waitForEvent('download'),
+      own
+        .nth(0)
+        .getByRole('button', { name: /as PNG$/ })
+        .click(),
+    ]);
+    const bytes = readFileSync((await png.path())!);
+    expect([...bytes.subarray(1, 4)].map((c) => String.fromCharCode(c)).join('')).toBe('PNG');
+    expect(png.suggestedFilename()).toBe(
+      'agentwise-map-alice-own-success-last-10-models-assignment-shared.png',
+    );
+    expect(lab.errors).toEqual([]);
+  }, 300_000);
+
+  it('refuses a folder that is not a sweep, saying what to pick', async () => {
+    const plain = join(mkdtempSync(join(tmpdir(), 'agentwise-map-bad-')), 'notes');
+    mkdirSync(plain);
+    writeFileSync(join(plain, 'config.json'), '{}');
+    lab = await openLab();
+    const map = lab.page.getByTestId('sweep-map');
+    await map.getByTestId('open-sweep').setInputFiles(plain);
+    await expect
+      .poll(() => map.getByTestId('map-error').textContent())
+      .toBe('no sweep.json among the picked files: pick the folder lab sweep or lab merge wrote (its --out)');
+  }, 120_000);
+
+  // The figure in docs/sweeps.md: MAP_DIR=<a sweep folder> npx vitest run --project browser test/browser/sweep-map.test.ts
+  it.runIf(process.env.MAP_DIR)(
+    'screenshot of a sweep folder’s map (docs/img/map.png)',
+    async () => {
+      lab = await openLab();
+      await lab.page.setViewportSize({ width: 1280, height: 900 });
+      const map = lab.page.getByTestId('sweep-map');
+      await map.getByTestId('open-sweep').setInputFiles(process.env.MAP_DIR!);
+      await expect.poll(() => map.getByTestId('map-status').count(), { timeout: 120_000 }).toBe(1);
+      await map.getByTestId('map-figure').selectOption(process.env.MAP_FIGURE ?? 'bob own success (last 10)');
+      await map.screenshot({ path: 'docs/img/map.png' });
+    },
+    300_000,
+  );
+});
