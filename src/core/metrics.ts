@@ -261,20 +261,13 @@ export function metricKeys(
     (s) =>
       (o.credit || !(CREDIT_STATS as readonly string[]).includes(s)) &&
       (o.ownSuccess || !(OUTCOME_STATS as readonly string[]).includes(s)) &&
-      (o.mcts || !(MCTS_STATS as readonly string[]).includes(s)),
+      (o.mcts || !(MCTS_STATS as readonly string[]).includes(s)) &&
+      (o.buffers || !(BUFFER_STATS as readonly string[]).includes(s)),
   );
   return [
     ...Object.values(M),
     ...(o.mcts ? Object.values(MCTS_KEYS) : []),
-
-    /**
-(o.buffers || !(BUFFER_STATS as readonly string[]).includes(s)),
-  );
-  return [
-    ...Object.values(M),
     ...(o.filter ? Object.values(FILTER_METRICS) : []),
-
-/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the search's, the update's, credit, then buffers. */
     evalAvgKey(evalK),
     evalPassKey(evalK),
     ...agents.flatMap((a) => stats.map((s) => agentKey(a, s))),
