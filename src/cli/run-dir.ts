@@ -27,6 +27,7 @@ import {
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
+import { renameMetricKey } from '../core/renamed-roles';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
 
 /** A warning for the user: one line on stderr. */
@@ -226,7 +227,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   const resume: Resumed['resume'] = new Map();
   const notes: string[] = [];
   const metricsPath = join(out, 'metrics.jsonl');
-  const rows = readMetrics(metricsPath, (m) => notes.push(`${m}, and dropped from the file`));
+  const rows = readMetrics(metricsPath, (m) => notes.push(`${m}, and dropped from the file`), exp.task);
   runInstances(exp).forEach(({ label, seed, runIndex }, i) => {
     const path = statePath(out, i, label);
     if (!existsSync(path)) {
@@ -309,19 +310,21 @@ export function checkRunDir(dir: string): void {
 export function readMetrics(
   path: string,
   warn?: (message: string) => void,
+  task?: string,
 ): { line: string; run: string; metrics: Record<string, number> }[] {
   if (!existsSync(path)) {
     warn?.(`${path}: no such file; no step recorded`);
     return [];
   }
-  return parseMetrics(readFileSync(path, 'utf8'), path, warn);
+  return parseMetrics(readFileSync(path, 'utf8'), path, warn, task);
 }
 
-/** readMetrics of a file's text; `path` names it in the warning. Never throws. */
+/** readMetrics of a file's text; `path` names it in the warning; with `task`, metric keys of its old role names read as today's (renamed-roles.ts). Never throws. */
 export function parseMetrics(
   text: string,
   path: string,
   warn?: (message: string) => void,
+  task?: string,
 ): { line: string; run: string; metrics: Record<string, number> }[] {
   const skipped: number[] = [];
   const rows = text.split('\n').flatMap((line, i) => {
@@ -341,7 +344,10 @@ export function parseMetrics(
         line,
         run,
         metrics: Object.fromEntries(
-          Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? v : NaN]),
+          Object.entries(rest).map(([k, v]) => [
+            task ? renameMetricKey(k, task) : k,
+            typeof v === 'number' ? v : NaN,
+          ]),
         ),
       },
     ];

@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
 import { GPT } from './gpt';
 import { checkGptConfig, paramSpecs, type GPTConfig } from './gpt-config';
+import { isEarlierVocab, migrateVocab } from './vocab-migration';
 import { contentHash, decodeFramed, encodeFramed, hashBytes, headerHash, shown } from './signed-file';
 
 export const FORMAT = 'agentwise-gpt';
@@ -40,6 +41,11 @@ export interface CheckpointManifest {
 export interface Checkpoint {
   manifest: CheckpointManifest;
   weights: ArrayBuffer;
+  /**
+   * Set by decodeCheckpoint when it migrated a file of an earlier vocabulary on load
+   * (vocab-migration.ts): what a loader says beside it. Not part of any file.
+   */
+  migrated?: string;
 }
 
 /** Reads the model's weights (one batched readback) into a checkpoint. */
@@ -232,13 +238,36 @@ export function encodeCheckpoint(ckpt: Checkpoint): Uint8Array {
   return encodeFramed(MAGIC, ckpt.manifest, ckpt.weights);
 }
 
-/** Parses encodeCheckpoint's framing and verifies the result (verifyCheckpoint). */
+/**
+ * Parses encodeCheckpoint's framing and verifies the result (verifyCheckpoint). A checkpoint of an
+ * earlier vocabulary (a prefix of today's) is verified as written, then migrated to today's
+ * (vocab-migration.ts), its notes saying so.
+ */
 export function decodeCheckpoint(
   bytes: Uint8Array | ArrayBuffer,
   expect: { vocab?: readonly string[]; config?: GPTConfig } = {},
 ): Checkpoint {
   const { manifest, payload } = decodeFramed<CheckpointManifest>(MAGIC, 'Agentwise checkpoint', bytes);
   const ckpt = { manifest, weights: payload };
-  verifyCheckpoint(ckpt, expect);
-  return ckpt;
+  if (!isEarlierVocab(manifest?.vocab, expect.vocab ?? VOCAB)) {
+    verifyCheckpoint(ckpt, expect);
+    return ckpt;
+  }
+  // Whole under its own vocabulary first, then grown to today's and signed anew in memory.
+  verifyCheckpoint(ckpt, { vocab: manifest.vocab });
+  const { version, hash: _h, fieldHashes: _f, ...header } = manifest;
+  const grown = migrateVocab(header, payload, expect.vocab ?? VOCAB);
+  // A version 1 file stays one (its hash of the weights alone): its notes are no more verified for migrating.
+  const migrated =
+    version === 1
+      ? {
+          manifest: { ...grown.header, version, hash: hashBytes(new Uint8Array(grown.weights)) },
+          weights: grown.weights,
+        }
+      : signCheckpoint(grown.header, grown.weights);
+  verifyCheckpoint(migrated, expect);
+  return {
+    ...migrated,
+    migrated: `vocabulary migrated on load, ${manifest.vocab.length} → ${grown.header.vocab.length} ids`,
+  };
 }
