@@ -29,6 +29,7 @@ import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
 import { renameMetricKey } from '../core/renamed-roles';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
+import { hasEarlierVocab } from '../train/run-state-migration';
 
 /** A warning for the user: one line on stderr. */
 export const warn = (message: string): void => console.error(`warning: ${message}`);
@@ -254,8 +255,11 @@ export function loadResume(out: string, exp: Experiment): Resumed {
       return;
     }
     resume.set(label, { state, history: mine.map((r) => r.metrics) });
+    const migrated = hasEarlierVocab(state.manifest.models)
+      ? "; its models migrated on load to today's vocabulary"
+      : '';
     notes.push(
-      `${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')})`,
+      `${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')}${migrated})`,
     );
   });
   // Lines of runs that start over, and lines at or after a saved step, are recomputed. Runs saved

@@ -240,34 +240,39 @@ export function encodeCheckpoint(ckpt: Checkpoint): Uint8Array {
 
 /**
  * Parses encodeCheckpoint's framing and verifies the result (verifyCheckpoint). A checkpoint of an
- * earlier vocabulary (a prefix of today's) is verified as written, then migrated to today's
- * (vocab-migration.ts), its notes saying so.
+ * earlier vocabulary (a prefix of today's) is migrated to today's (migrateCheckpoint).
  */
 export function decodeCheckpoint(
   bytes: Uint8Array | ArrayBuffer,
   expect: { vocab?: readonly string[]; config?: GPTConfig } = {},
 ): Checkpoint {
   const { manifest, payload } = decodeFramed<CheckpointManifest>(MAGIC, 'Agentwise checkpoint', bytes);
-  const ckpt = { manifest, weights: payload };
-  if (!isEarlierVocab(manifest?.vocab, expect.vocab ?? VOCAB)) {
-    verifyCheckpoint(ckpt, expect);
-    return ckpt;
-  }
-  // Whole under its own vocabulary first, then grown to today's and signed anew in memory.
+  const ckpt = migrateCheckpoint({ manifest, weights: payload }, expect.vocab);
+  verifyCheckpoint(ckpt, expect);
+  return ckpt;
+}
+
+/**
+ * `ckpt` as it is, or, where it was written with an earlier vocabulary (a prefix of `vocab`), first
+ * verified as written, then grown to `vocab` (vocab-migration.ts) and signed anew in memory, with
+ * `migrated` set. A version 1 file stays one (its hash covers the weights alone): migrating makes
+ * its notes no more verified than they were.
+ */
+export function migrateCheckpoint(ckpt: Checkpoint, vocab: readonly string[] = VOCAB): Checkpoint {
+  const { manifest, weights } = ckpt;
+  if (!isEarlierVocab(manifest?.vocab, vocab)) return ckpt;
   verifyCheckpoint(ckpt, { vocab: manifest.vocab });
   const { version, hash: _h, fieldHashes: _f, ...header } = manifest;
-  const grown = migrateVocab(header, payload, expect.vocab ?? VOCAB);
-  // A version 1 file stays one (its hash of the weights alone): its notes are no more verified for migrating.
-  const migrated =
+  const grown = migrateVocab(header, weights, vocab);
+  const signed =
     version === 1
       ? {
           manifest: { ...grown.header, version, hash: hashBytes(new Uint8Array(grown.weights)) },
           weights: grown.weights,
         }
       : signCheckpoint(grown.header, grown.weights);
-  verifyCheckpoint(migrated, expect);
   return {
-    ...migrated,
-    migrated: `vocabulary migrated on load, ${manifest.vocab.length} → ${grown.header.vocab.length} ids`,
+    ...signed,
+    migrated: `vocabulary migrated on load, ${manifest.vocab.length} → ${vocab.length} ids`,
   };
 }

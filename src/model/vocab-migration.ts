@@ -82,3 +82,14 @@ export function migrateVocab<H extends Header>(
     weights: out.buffer,
   };
 }
+
+/**
+ * AdamW moments (or any per-weight array in parameter order) of a model whose wte grows from
+ * `oldV` to `newV` rows of `C`: the new rows are zeros, as for a weight that has had no gradient.
+ */
+export function growMoments(values: Float32Array, oldV: number, newV: number, C: number): Float32Array {
+  const out = new Float32Array(values.length + (newV - oldV) * C);
+  out.set(values.subarray(0, oldV * C));
+  out.set(values.subarray(oldV * C), newV * C);
+  return out;
+}
