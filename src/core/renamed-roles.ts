@@ -11,7 +11,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The note an opened config or folder gets when it named a task's old roles. */
-export function renamedNote(task: string, used: ReadonlySet<string>): string {
+function renamedNote(task: string, used: ReadonlySet<string>): string {
   const renames = RENAMED_ROLES[task];
   const said = [...used].sort().map((old) => `${old} → ${renames[old]}`);
   return `${task}'s agents were renamed: read ${said.join(', ')}`;
