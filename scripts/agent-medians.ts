@@ -5,7 +5,9 @@
  * run-level key (`success/rate`, `perf/rollout_ms`, …) is read as it is, in one column
  * (src/rl/findings.ts estimate). Reads DIR/metrics.jsonl, so it works on a run still training.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadConfig } from '../src/cli/load-config';
 import { readMetrics } from '../src/cli/run-dir';
 import { parseAgentKey } from '../src/core/metrics';
 import { baseLabel, estimate, pm } from '../src/rl/findings';
@@ -19,7 +21,9 @@ const byMean = args.includes('--mean');
 const over = (xs: number[]) => (byMean ? mean(xs.filter(Number.isFinite)) : median(xs));
 const asked = args.filter((a) => a !== '--mean');
 const stats = asked.length ? asked : ['amplification', 'reward/mean', 'credit/mean'];
-const records = readMetrics(join(dir, 'metrics.jsonl'));
+// The folder's task, so a folder of an earlier build reads under today's role names (plan's solver is its planner).
+const task = existsSync(join(dir, 'config.json')) ? loadConfig(join(dir, 'config.json')).task : undefined;
+const records = readMetrics(join(dir, 'metrics.jsonl'), undefined, task);
 const agents = [
   ...new Set(records.flatMap((r) => Object.keys(r.metrics).flatMap((k) => parseAgentKey(k)?.agent ?? []))),
 ];

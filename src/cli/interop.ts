@@ -55,13 +55,15 @@ function exportTensorboard(argv: readonly string[]): void {
   const metricsPath = join(dir, 'metrics.jsonl');
   if (!existsSync(metricsPath))
     throw new UsageError(`${dir} has no metrics.jsonl (expected a train --out folder)`);
+  // Wall times count from when the run folder was made (its config.json); its task names the
+  // series in today's role names (plan's old solver/coder keys are its planner/executor).
+  const configPath = join(dir, 'config.json');
+  const task = existsSync(configPath) ? taskOf(configPath) : undefined;
   const byRun = new Map<string, Row[]>();
-  for (const { run, metrics } of readMetrics(metricsPath, warn)) {
+  for (const { run, metrics } of readMetrics(metricsPath, warn, task)) {
     if (!byRun.has(run)) byRun.set(run, []);
     byRun.get(run)!.push(metrics);
   }
-  // Wall times count from when the run folder was made (its config.json).
-  const configPath = join(dir, 'config.json');
   const wallStart = (existsSync(configPath) ? statSync(configPath).mtimeMs : Date.now()) / 1000;
   for (const [label, rows] of byRun) {
     const folder = join(values.out, runFolder(label));
@@ -69,6 +71,15 @@ function exportTensorboard(argv: readonly string[]): void {
     console.log(`${label}: ${rows.length} steps → ${folder}`);
   }
   console.log(`view with: tensorboard --logdir ${values.out}`);
+}
+
+/** The task of a run folder's config.json, or undefined where it cannot be read (the export needs only the metrics). */
+function taskOf(configPath: string): string | undefined {
+  try {
+    return loadConfig(configPath).task;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The experiment's runs as Dr. MAS launch scripts, wg_ids.json and README.md under --out. */

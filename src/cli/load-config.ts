@@ -1,7 +1,8 @@
 /**
  * Reads the experiment a CLI user names: a JSON file (a whole or partial experiment, defaults
  * filled in), a lab URL, or a bare hash (`v=1&task=math…`). The same validation as the page:
- * every bad field is named, nothing is evaluated.
+ * every bad field is named, nothing is evaluated. A config read with a rename (plan's old role
+ * names) says so on stderr, once per read.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { validateExperiment } from '../core/config';
@@ -34,6 +35,7 @@ export function loadConfig(arg: string): Experiment {
     }
     const r = validateExperiment(json);
     if (!r.ok) throw new ConfigError(arg, r.errors);
+    if (r.note) console.error(`${arg}: ${r.note}`);
     return r.config;
   }
   const hashAt = arg.indexOf('#');
@@ -45,5 +47,6 @@ export function loadConfig(arg: string): Experiment {
   }
   const r = decodeExperiment(hashAt >= 0 ? arg.slice(hashAt) : arg);
   if (!r.ok) throw new ConfigError(arg, r.errors);
+  if (r.note) console.error(`--config: ${r.note}`);
   return r.config;
 }

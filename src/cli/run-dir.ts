@@ -29,6 +29,7 @@ import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
 import { parseMetrics, ranges } from '../rl/metrics-lines';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
+import { hasEarlierVocab } from '../train/run-state-migration';
 
 /** A warning for the user: one line on stderr. */
 export const warn = (message: string): void => console.error(`warning: ${message}`);
@@ -227,7 +228,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   const resume: Resumed['resume'] = new Map();
   const notes: string[] = [];
   const metricsPath = join(out, 'metrics.jsonl');
-  const rows = readMetrics(metricsPath, (m) => notes.push(`${m}, and dropped from the file`));
+  const rows = readMetrics(metricsPath, (m) => notes.push(`${m}, and dropped from the file`), exp.task);
   runInstances(exp).forEach(({ label, seed, runIndex }, i) => {
     const path = statePath(out, i, label);
     if (!existsSync(path)) {
@@ -254,8 +255,11 @@ export function loadResume(out: string, exp: Experiment): Resumed {
       return;
     }
     resume.set(label, { state, history: mine.map((r) => r.metrics) });
+    const migrated = hasEarlierVocab(state.manifest.models)
+      ? "; its models migrated on load to today's vocabulary"
+      : '';
     notes.push(
-      `${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')})`,
+      `${label}: resumes at step ${step} (saved on ${String(state.manifest.notes.backend ?? 'an unknown backend')}${migrated})`,
     );
   });
   // Lines of runs that start over, and lines at or after a saved step, are recomputed. Runs saved
@@ -299,12 +303,13 @@ export function checkRunDir(dir: string): void {
 export function readMetrics(
   path: string,
   warn?: (message: string) => void,
+  task?: string,
 ): { line: string; run: string; metrics: Record<string, number> }[] {
   if (!existsSync(path)) {
     warn?.(`${path}: no such file; no step recorded`);
     return [];
   }
-  return parseMetrics(readFileSync(path, 'utf8'), path, warn);
+  return parseMetrics(readFileSync(path, 'utf8'), path, warn, task);
 }
 
 export { parseMetrics };

@@ -150,7 +150,7 @@ export function onStopSignals(stop: AbortController, saving: boolean): () => voi
 export function folderSummaries(dir: string, tail: number): { summaries: RunSummary[]; seeded: boolean } {
   checkRunDir(dir);
   const exp = loadConfig(join(dir, 'config.json'));
-  const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
+  const rows = readMetrics(join(dir, 'metrics.jsonl'), warn, exp.task);
   const summaries = cellSummaries(
     exp,
     getTask(exp.task).agents.map((a) => a.role),

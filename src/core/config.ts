@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { ALGEBRA_FIELDS, defOf, defProblems } from './advantage-sets';
 import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
 import { MODEL_PRESETS } from './model-sizes';
+import { renameRolesInConfig } from './renamed-roles';
 
 // No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
 // violation on every load (src/host/headers.ts).
@@ -627,12 +628,17 @@ function renameLegacy(input: unknown): unknown {
   return out;
 }
 
-/** Validates a plain object; unknown keys and type mismatches are errors, never ignored. */
+/**
+ * Validates a plain object; unknown keys and type mismatches are errors, never ignored. A task's
+ * old role names (renamed-roles.ts) are read as today's, and `note` says so.
+ */
 export function validateExperiment(
   input: unknown,
-): { ok: true; config: Experiment } | { ok: false; errors: FieldError[] } {
-  const r = ExperimentSchema.safeParse(renameLegacy(input));
-  if (r.success) return { ok: true, config: r.data };
+): { ok: true; config: Experiment; note?: string } | { ok: false; errors: FieldError[] } {
+  const roles = renameRolesInConfig(input); // plan's solver/coder are its planner/executor
+  if (roles.conflicts.length) return { ok: false, errors: roles.conflicts };
+  const r = ExperimentSchema.safeParse(renameLegacy(roles.input));
+  if (r.success) return { ok: true, config: r.data, ...(roles.note ? { note: roles.note } : {}) };
   const errors = r.error.issues.flatMap((issue): FieldError[] => {
     const at = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {

@@ -101,7 +101,8 @@ export function encodeExperiment(config: Experiment): string {
 }
 
 export type DecodeResult =
-  | { ok: true; config: Experiment }
+  /** `note`: the link was read with a rename (plan's old role names), said once to the reader. */
+  | { ok: true; config: Experiment; note?: string }
   /** `config` is the defaults; `errors` name every bad field. */
   | { ok: false; config: Experiment; errors: FieldError[] };
 
@@ -177,7 +178,7 @@ export function decodeExperiment(hash: string): DecodeResult {
   if (errors.length) return fail(errors);
   const merged = merge(DEFAULT_EXPERIMENT as unknown as Json, patch);
   const checked = validateExperiment(merged);
-  if (checked.ok) return { ok: true, config: checked.config };
+  if (checked.ok) return checked;
   // Each refusal of a key the link gave quotes the link's text back: "got 'banana'".
   const raw = new Map(pairs);
   return fail(checked.errors.map((e) => (raw.has(e.path) ? { ...e, got: raw.get(e.path) } : e)));

@@ -22,42 +22,90 @@ export const SPECIAL = {
 } as const;
 
 /**
- * Every agent role of every task. A role token ends a prompt and tells a shared model which
- * agent it is playing. Ids are part of shipped checkpoints, and role tokens come before CHARSET
- * in VOCAB, so any new role (even one appended here) shifts every character id and invalidates
- * every shipped checkpoint: new tasks reuse these roles (plan: solver plans, coder executes).
+ * The roles of the first vocabulary, ids 5–12, before CHARSET. They stay where they are: token ids
+ * are part of every checkpoint, and moving them would move every character id.
  */
-export const ROLES = ['verifier', 'search', 'answer', 'solver', 'coder', 'tester', 'alice', 'bob'] as const;
+const FIRST_ROLES = ['verifier', 'search', 'answer', 'solver', 'coder', 'tester', 'alice', 'bob'] as const;
+
+/**
+ * Roles added since, in the reserved block after CHARSET (ROLE_BLOCK slots). Append only: a new
+ * role takes the next free slot, so no token id moves and the vocabulary's size does not change.
+ */
+export const ADDED_ROLES = ['planner', 'executor'] as const;
+
+/**
+ * Role-token slots reserved after CHARSET. Every VOCAB holds all of them, used or not, so adding a
+ * role changes no id and no shape; a checkpoint of the first vocabulary (73 ids, without the
+ * block) is migrated on load (src/model/vocab-migration.ts).
+ */
+export const ROLE_BLOCK = 16;
+
+/** Every agent role of every task. A role token ends a prompt and tells a shared model which agent it is playing. */
+export const ROLES = [...FIRST_ROLES, ...ADDED_ROLES] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * Roles a task used to borrow, by task: `plan` ran its planner as `solver` and its executor as
+ * `coder` while a new role would have moved every token id. Old links, run folders and checkpoints
+ * that name the old roles are read with these (src/core/config.ts, src/model/vocab-migration.ts).
+ */
+export const RENAMED_ROLES: Readonly<Record<string, Readonly<Record<string, Role>>>> = {
+  plan: { solver: 'planner', coder: 'executor' },
+};
+
 const ROLE_BASE = 0xe010;
-/** The role token (one character) for `role`. */
-export function roleToken(role: Role): string {
-  return String.fromCharCode(ROLE_BASE + ROLES.indexOf(role));
+
+/**
+ * The role tokens of `roles` (first roles, then added ones in order): slot k of either list is
+ * the private-use character ROLE_BASE + k, first roles before CHARSET and added ones in the block.
+ * Exported so a test can add a role and check that no id moves.
+ */
+export function roleTokensOf(added: readonly string[]): Map<string, string> {
+  if (added.length > ROLE_BLOCK)
+    throw new Error(
+      `${added.length} added roles do not fit the ${ROLE_BLOCK} reserved role slots: widen ROLE_BLOCK (older checkpoints then migrate on load)`,
+    );
+  const tokens = new Map<string, string>();
+  [...FIRST_ROLES, ...added].forEach((r, k) => tokens.set(r, String.fromCharCode(ROLE_BASE + k)));
+  return tokens;
 }
 
-/** The vocabulary in id order: specials, role tokens, then CHARSET. Id 0 is PAD. */
+const TOKENS = roleTokensOf(ADDED_ROLES);
+const ROLE_OF = new Map([...TOKENS].map(([r, t]) => [t, r]));
+
+/** The role token (one character) for `role`. */
+export function roleToken(role: Role): string {
+  return TOKENS.get(role)!;
+}
+
+/** The reserved block's characters, used or not. */
+const BLOCK = Array.from({ length: ROLE_BLOCK }, (_, k) =>
+  String.fromCharCode(ROLE_BASE + FIRST_ROLES.length + k),
+);
+
+/** The vocabulary in id order: specials, the first roles, CHARSET, then the role block. Id 0 is PAD. */
 export const VOCAB: readonly string[] = [
   SPECIAL.PAD,
   SPECIAL.BOS,
   SPECIAL.EOS,
   SPECIAL.ENV,
   SPECIAL.ENV_END,
-  ...ROLES.map(roleToken),
+  ...FIRST_ROLES.map(roleToken),
   ...CHARSET,
+  ...BLOCK,
 ];
 
 /** Human-readable form of a string that may hold special tokens, for logs and the UI. */
 export function showTokens(s: string): string {
   let out = '';
   for (const ch of s) {
-    const code = ch.charCodeAt(0);
     if (ch === SPECIAL.PAD) out += '';
     else if (ch === SPECIAL.BOS) out += '⟨bos⟩';
     else if (ch === SPECIAL.EOS) out += '⟨eos⟩';
     else if (ch === SPECIAL.ENV) out += '⟨env⟩';
     else if (ch === SPECIAL.ENV_END) out += '⟨/env⟩';
-    else if (code >= ROLE_BASE && code < ROLE_BASE + ROLES.length) out += `⟨${ROLES[code - ROLE_BASE]}⟩`;
+    else if (ROLE_OF.has(ch)) out += `⟨${ROLE_OF.get(ch)}⟩`;
+    else if (BLOCK.includes(ch)) out += '⟨free role slot⟩';
     else out += ch;
   }
   return out;

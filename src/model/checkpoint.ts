@@ -8,6 +8,7 @@ import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
 import { GPT } from './gpt';
 import { checkGptConfig, paramSpecs, type GPTConfig } from './gpt-config';
+import { isEarlierVocab, migrateVocab } from './vocab-migration';
 import { contentHash, decodeFramed, encodeFramed, hashBytes, headerHash, shown } from './signed-file';
 
 export const FORMAT = 'agentwise-gpt';
@@ -40,6 +41,11 @@ export interface CheckpointManifest {
 export interface Checkpoint {
   manifest: CheckpointManifest;
   weights: ArrayBuffer;
+  /**
+   * Set by decodeCheckpoint when it migrated a file of an earlier vocabulary on load
+   * (vocab-migration.ts): what a loader says beside it. Not part of any file.
+   */
+  migrated?: string;
 }
 
 /** Reads the model's weights (one batched readback) into a checkpoint. */
@@ -232,13 +238,41 @@ export function encodeCheckpoint(ckpt: Checkpoint): Uint8Array {
   return encodeFramed(MAGIC, ckpt.manifest, ckpt.weights);
 }
 
-/** Parses encodeCheckpoint's framing and verifies the result (verifyCheckpoint). */
+/**
+ * Parses encodeCheckpoint's framing and verifies the result (verifyCheckpoint). A checkpoint of an
+ * earlier vocabulary (a prefix of today's) is migrated to today's (migrateCheckpoint).
+ */
 export function decodeCheckpoint(
   bytes: Uint8Array | ArrayBuffer,
   expect: { vocab?: readonly string[]; config?: GPTConfig } = {},
 ): Checkpoint {
   const { manifest, payload } = decodeFramed<CheckpointManifest>(MAGIC, 'Agentwise checkpoint', bytes);
-  const ckpt = { manifest, weights: payload };
+  const ckpt = migrateCheckpoint({ manifest, weights: payload }, expect.vocab);
   verifyCheckpoint(ckpt, expect);
   return ckpt;
+}
+
+/**
+ * `ckpt` as it is, or, where it was written with an earlier vocabulary (a prefix of `vocab`), first
+ * verified as written, then grown to `vocab` (vocab-migration.ts) and signed anew in memory, with
+ * `migrated` set. A version 1 file stays one (its hash covers the weights alone): migrating makes
+ * its notes no more verified than they were.
+ */
+export function migrateCheckpoint(ckpt: Checkpoint, vocab: readonly string[] = VOCAB): Checkpoint {
+  const { manifest, weights } = ckpt;
+  if (!isEarlierVocab(manifest?.vocab, vocab)) return ckpt;
+  verifyCheckpoint(ckpt, { vocab: manifest.vocab });
+  const { version, hash: _h, fieldHashes: _f, ...header } = manifest;
+  const grown = migrateVocab(header, weights, vocab);
+  const signed =
+    version === 1
+      ? {
+          manifest: { ...grown.header, version, hash: hashBytes(new Uint8Array(grown.weights)) },
+          weights: grown.weights,
+        }
+      : signCheckpoint(grown.header, grown.weights);
+  return {
+    ...signed,
+    migrated: `vocabulary migrated on load, ${manifest.vocab.length} → ${vocab.length} ids`,
+  };
 }

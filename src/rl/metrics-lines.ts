@@ -2,6 +2,7 @@
  * metrics.jsonl read from its text: the CLI reads it from disk (cli/run-dir.ts), the page from a
  * folder the user opens (the sweep map), so both read the same lines the same way. Pure.
  */
+import { renameMetricKey } from '../core/renamed-roles';
 
 /** `[1, 2, 3, 7]` → `1–3, 7`: line or step numbers, runs of them joined. */
 export function ranges(xs: number[]): string {
@@ -15,11 +16,16 @@ export function ranges(xs: number[]): string {
   return out.join(', ');
 }
 
-/** metrics.jsonl's records from its text (cli/run-dir.ts readMetrics); `path` names it in the warning. Never throws. */
+/**
+ * metrics.jsonl's records from its text (cli/run-dir.ts readMetrics); `path` names it in the
+ * warning; with `task`, metric keys under its agents' old role names read as today's
+ * (core/renamed-roles.ts). Never throws.
+ */
 export function parseMetrics(
   text: string,
   path: string,
   warn?: (message: string) => void,
+  task?: string,
 ): { line: string; run: string; metrics: Record<string, number> }[] {
   const skipped: number[] = [];
   const rows = text.split('\n').flatMap((line, i) => {
@@ -39,7 +45,10 @@ export function parseMetrics(
         line,
         run,
         metrics: Object.fromEntries(
-          Object.entries(rest).map(([k, v]) => [k, typeof v === 'number' ? v : NaN]),
+          Object.entries(rest).map(([k, v]) => [
+            task ? renameMetricKey(k, task) : k,
+            typeof v === 'number' ? v : NaN,
+          ]),
         ),
       },
     ];

@@ -3,18 +3,17 @@
  * `multi_agent_env/stateful/env_state.py` PlanPathGridEnvState, `agents/plan_agent.py`,
  * `agents/tool_agent.py`), shrunk from 10×10 to 5×5 and 6×6 so nano policies can learn it.
  *
- * Each turn the planner (role `solver`) proposes up to PLAN_MOVES moves `u d l r`; the executor
- * (role `coder`, the reference's tool agent) issues moves, and the environment walks them and
+ * Each turn the planner proposes up to PLAN_MOVES moves `u d l r`; the executor (the reference's
+ * tool agent) issues moves, and the environment walks them and
  * shows the new position. At most PLAN_TURNS turns. Reward, per issued move as in the reference's
  * `step_single`: −0.01 per move, −0.1 instead for an invalid one (off the grid or into a wall,
  * the position stays), +1 on reaching the goal, +0.5 more if the walk was a shortest path, −1 if
  * the last turn ends elsewhere; plus potential shaping on the BFS distance (PLAN_SHAPING). The
  * trajectory reward is the sum; success is reaching the goal. Pure: no tfjs, no DOM.
  *
- * The roles: the lab's vocabulary has one role token per role, and the token ids come before
- * CHARSET's, so a new role would shift every character id and invalidate every shipped checkpoint.
- * The planner reuses `solver` (it proposes the solution) and the executor `coder` (the reference's
- * tool agent writes the code whose output is the move list).
+ * The roles `planner` and `executor` sit in the vocabulary's reserved role block. Earlier builds
+ * ran them as `solver` and `coder` (then a new role moved every token id); links, run folders and
+ * checkpoints that say so are read with RENAMED_ROLES (src/core/vocab.ts).
  */
 import type { Role } from '../core/vocab';
 import type { Prng } from '../core/prng';
@@ -90,8 +89,8 @@ export interface PlanState extends BaseState {
 }
 
 const AGENTS: readonly AgentSpec[] = [
-  { role: 'solver', rolePrompt: '?', maxResponse: PLAN_MOVES },
-  { role: 'coder', rolePrompt: '!', maxResponse: PLAN_MOVES },
+  { role: 'planner', rolePrompt: '?', maxResponse: PLAN_MOVES },
+  { role: 'executor', rolePrompt: '!', maxResponse: PLAN_MOVES },
 ];
 
 /** 1–PLAN_MOVES move letters, or null. */
@@ -193,13 +192,13 @@ function init(instance: PlanInstance): PlanState {
 function next(state: PlanState): NextCall | null {
   if (state.done) return null;
   const view = renderView(state.instance, state.pos);
-  if (state.plan === null) return { agent: 'solver', prompt: promptFor(view, agentSpec(AGENTS, 'solver')) };
+  if (state.plan === null) return { agent: 'planner', prompt: promptFor(view, agentSpec(AGENTS, 'planner')) };
   const plan = sanitize(state.plan, PLAN_MOVES);
-  return { agent: 'coder', prompt: promptFor(`${view} ${plan}`, agentSpec(AGENTS, 'coder')) };
+  return { agent: 'executor', prompt: promptFor(`${view} ${plan}`, agentSpec(AGENTS, 'executor')) };
 }
 
 function validate(agent: Role, response: string): string | null {
-  if (agent !== 'solver' && agent !== 'coder') return `'${agent}' is not a plan agent`;
+  if (agent !== 'planner' && agent !== 'executor') return `'${agent}' is not a plan agent`;
   return parseMoves(response) !== null ? null : `must be 1–${PLAN_MOVES} moves of u, d, l, r`;
 }
 
@@ -233,7 +232,7 @@ function step(state: PlanState, agent: Role, response: string): StepResult<PlanS
   expectTurn(next(state), agent);
   const valid = validate(agent, response) === null;
   const log = logged(state, agent, valid);
-  if (agent === 'solver') return { state: { ...state, log, plan: response }, valid };
+  if (agent === 'planner') return { state: { ...state, log, plan: response }, valid };
   // Executor: a malformed response issues no move (the turn passes).
   const w = walk(state, parseMoves(response) ?? '');
   const walked: PlanState = { ...state, log, pos: w.pos, moves: w.moves, earned: state.earned + w.reward };
@@ -251,7 +250,7 @@ function step(state: PlanState, agent: Role, response: string): StepResult<PlanS
 function turnReward(before: PlanState, agent: Role, after: PlanState): number {
   const penalty = after.log[after.log.length - 1]?.valid === false ? planTask.invalidPenalty : 0;
   const earned =
-    agent === 'coder'
+    agent === 'executor'
       ? after.earned - before.earned
       : walk(before, parseMoves(after.plan ?? '') ?? '').reward;
   return earned - penalty;
@@ -273,7 +272,7 @@ function demonstrate(state: PlanState, agent: Role, rng: Prng, errorRate: number
   const malformed = mistake && rng.chance(MALFORMED_SHARE);
   const i = state.instance;
   let target: string;
-  if (agent === 'solver') target = shortestMoves(i, state.pos).slice(0, PLAN_MOVES);
+  if (agent === 'planner') target = shortestMoves(i, state.pos).slice(0, PLAN_MOVES);
   else {
     target = '';
     let pos = state.pos;

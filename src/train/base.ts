@@ -10,6 +10,7 @@ import { gptConfig } from '../model/gpt-config';
 import { MAX_CONTEXT } from '../tasks/types';
 import { modelSlots } from './slots';
 import { getTask } from '../tasks/registry';
+import { RENAMED_ROLES } from '../core/vocab';
 
 /** Reads a file under models/ (e.g. `search/per-agent/verifier.ckpt`), or null if it is not there. */
 export type ReadModelFile = (path: string) => Promise<Uint8Array | null>;
@@ -51,14 +52,20 @@ export async function loadBase(
     } catch (e) {
       throw new CheckpointRefused(`${file.name}: ${(e as Error).message}`, { cause: e });
     }
-    const agents = (ckpt.manifest.notes as { agents?: unknown }).agents;
+    const agents = renamedAgents((ckpt.manifest.notes as { agents?: unknown }).agents, exp.task);
+    const named = renamedAgents(
+      [
+        file.name
+          .replace(/\.ckpt$/, '')
+          .split(/[-_ ]/)
+          .at(-1),
+      ],
+      exp.task,
+    );
     const slot = slots.find((s) =>
       Array.isArray(agents)
         ? agents.length === s.agents.length && s.agents.every((a) => agents.includes(a))
-        : file.name
-            .replace(/\.ckpt$/, '')
-            .split(/[-_ ]/)
-            .at(-1) === s.id,
+        : (named as unknown[])[0] === s.id,
     );
     if (!slot)
       throw new CheckpointRefused(
@@ -80,8 +87,8 @@ export async function loadBase(
     }
     checkpoints[slot.id] = ckpt;
     fileOf[slot.id] = file.name;
-    const unverified = unverifiedNote(ckpt.manifest);
-    notes[slot.id] = `checkpoint file ${file.name}${unverified ? ` (${unverified})` : ''}`;
+    const said = [unverifiedNote(ckpt.manifest), ckpt.migrated ?? null].filter(Boolean);
+    notes[slot.id] = `checkpoint file ${file.name}${said.length ? ` (${said.join('; ')})` : ''}`;
   }
   for (const slot of slots) {
     if (checkpoints[slot.id]) continue;
@@ -124,11 +131,20 @@ export async function loadBase(
     checkpoints[slot.id] = ckpt;
     const v = (ckpt.manifest.notes as { validation?: { avg?: number } }).validation;
     const unverified = unverifiedNote(ckpt.manifest);
+    const migrated = ckpt.migrated ?? null;
     const said = [
       ...(typeof v?.avg === 'number' ? [`val success ${v.avg.toFixed(2)}`] : []),
       ...(unverified ? [unverified] : []),
+      ...(migrated ? [migrated] : []),
     ];
     notes[slot.id] = `shipped base${said.length ? ` (${said.join('; ')})` : ''}`;
   }
   return { checkpoints, notes };
+}
+
+/** A checkpoint's `agents` note in today's role names (plan's `solver` is `planner` now). */
+function renamedAgents(agents: unknown, task: string): unknown {
+  const renames = RENAMED_ROLES[getTask(task).variantOf ?? task];
+  if (!Array.isArray(agents) || !renames) return agents;
+  return agents.map((a) => (typeof a === 'string' && a in renames ? renames[a] : a));
 }

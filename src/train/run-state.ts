@@ -23,6 +23,7 @@ import type { Experiment, LiveParam, LiveSchedule } from '../core/config';
 import { LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto, verifyCheckpoint } from '../model/checkpoint';
+import { migrateParts } from './run-state-migration';
 import { contentHash, decodeFramed, encodeFramed, shown } from '../model/signed-file';
 import type { AdamWState } from '../model/optim';
 import type { EnvRunner } from '../tasks/env';
@@ -209,11 +210,14 @@ export function checkRunIdentity(m: RunStateManifest, want: RunIdentity): void {
       `holds run ${shown(m.runIndex)} (${shown(m.label)}, seed ${shown(m.seed)}); expected run ${want.runIndex} (${label}, seed ${want.seed})`,
     );
   }
+  // Read as the CLI reads a config (an earlier build's role names renamed); verifyRunState checked it is valid.
+  const valid = validateExperiment(m.experiment);
+  const saved = valid.ok ? valid.config : m.experiment;
   const key = (e: Experiment) => structuralKey({ ...e, steps: 0 });
-  if (key(m.experiment) !== key(want.experiment)) {
+  if (key(saved) !== key(want.experiment)) {
     const differ = Object.keys(want.experiment).filter(
       (k) =>
-        JSON.stringify((m.experiment as Record<string, unknown>)[k]) !==
+        JSON.stringify((saved as Record<string, unknown>)[k]) !==
         JSON.stringify((want.experiment as Record<string, unknown>)[k]),
     );
     throw new Error(`saved for another experiment (differs in ${differ.join(', ')})`);
@@ -229,7 +233,7 @@ export function unpackRunState(state: RunState): ModelParts[] {
     offset += bytes;
     return view;
   };
-  return state.manifest.models.map((ms) => {
+  const parts = state.manifest.models.map((ms) => {
     const n = ms.weights.byteLength;
     const weights = take(n);
     const m = new Float32Array(take(n));
@@ -241,6 +245,8 @@ export function unpackRunState(state: RunState): ModelParts[] {
       ref: ms.ref ? { manifest: ms.ref, weights: take(ms.ref.byteLength) } : null,
     };
   });
+  // A state of an earlier build: today's vocabulary and role names.
+  return migrateParts(parts, String(state.manifest.experiment?.task));
 }
 
 export function encodeRunState(state: RunState): Uint8Array {

@@ -75,6 +75,17 @@ function UrlAlert() {
   );
 }
 
+/** A link read with a rename (plan's old role names) says so once; the address bar has today's names. */
+function UrlNote() {
+  const note = useLab((s) => s.urlNote);
+  if (!note) return null;
+  return (
+    <p role="status" className="muted" data-testid="url-note">
+      This link was written by an earlier build: {note}.
+    </p>
+  );
+}
+
 function PersistAlert() {
   const error = useLab((s) => s.persistError);
   if (!error) return null;
@@ -262,6 +273,7 @@ export function App() {
         <main>
           <UpdateNotice />
           <UrlAlert />
+          <UrlNote />
           <SessionErrors />
           <PersistAlert />
           <WhatDiffers />

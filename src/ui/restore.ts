@@ -5,6 +5,7 @@
  * goes on from each run's saved state (lab.ts). Stored imports that were on the charts come back
  * beside them (interop.ts).
  */
+import { renameMetricKey, renameRole } from '../core/renamed-roles';
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
 import { play, reset } from './lab';
@@ -21,18 +22,24 @@ import { addError, chooseConfig, useLab } from './store';
 import type { RunView } from './store';
 
 function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]): void {
+  const decoded = decodeExperiment(session.experiment);
+  // A session stored before plan's roles were renamed draws under today's names (renamed-roles.ts).
+  const task = decoded.config.task;
+  const role = (name: string) => renameRole(name, task);
   const runs = session.runs
     .filter((r) => r.keys.length > 0)
     .map((r): RunView => {
       const mine = frames.filter((f) => f.run === r.id);
       restoreRunData(
         r.id,
-        r.keys,
+        r.keys.map((k) => renameMetricKey(k, task)),
         mine.map((f) => f.values),
       );
+      const models = r.models.map((m) => ({ ...m, id: role(m.id), agents: m.agents.map(role) }));
+      const base = Object.fromEntries(Object.entries(r.base).map(([id, note]) => [role(id), note]));
       return {
         ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: r.color },
-        ...{ agents: r.agents, models: r.models, base: r.base },
+        ...{ agents: r.agents.map(role), models, base },
         state: 'done',
         message: 'restored',
         step: recordedSteps(mine.map((f) => f.step)), // the steps Train may go on from
@@ -44,7 +51,6 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
   if (runs.length === 0) return; // a session stopped before any run loaded: nothing to draw
   const { ahead } = usableStates(states, runs);
   // Finished: every run of it reached the experiment's last step (Train would have nothing to do).
-  const decoded = decodeExperiment(session.experiment);
   const finished = decoded.ok && session.runs.every((r) => r.lastStep >= decoded.config.steps);
   useLab.setState((s) => ({
     session: nextState(s.session, finished ? 'restoreFinished' : 'restore'),

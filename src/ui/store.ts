@@ -132,6 +132,8 @@ export interface LabState {
   badLink: string;
   /** What a bad link left on screen: the default experiment, or the runs that were on screen. */
   shownInstead: string;
+  /** Said once about a link that opened with a rename (plan's old role names); '' for none. */
+  urlNote: string;
   backend: BackendStatus;
   /** Bumped to run the backend probe again (the panel's "Measure again"). */
   probeNonce: number;
@@ -181,6 +183,7 @@ const DEFAULT_SHOWN = 'the default experiment';
 export const useLab = create<LabState>(() => ({
   config: DEFAULT_EXPERIMENT,
   urlErrors: [],
+  urlNote: '',
   badLink: '',
   shownInstead: DEFAULT_SHOWN,
   backend: { state: 'probing' },

@@ -23,6 +23,7 @@ function readHash(): void {
     return shown();
   }
   setUrlErrors(r.ok ? [] : r.errors, r.ok ? '' : window.location.hash);
+  useLab.setState({ urlNote: r.ok ? (r.note ?? '') : '' });
   if (keepRuns && structuralKey(r.config) !== structuralKey(config)) return proposeConfig(r.config, shown);
   setConfig(r.config);
   // The address bar names the experiment on screen, a bad link's too (its text stays in the alert).

@@ -179,7 +179,7 @@ describe('session states', () => {
     await page.locator('.backend-chip', { hasNotText: 'checking backends' }).waitFor({ timeout: 120_000 });
     await expect.poll(() => reasons.textContent()).not.toContain('Checking');
     expect(await reasons.textContent()).toMatch(
-      /^Memory: this experiment needs about 179\.4 GB .*lower Batch size B \(rollout\.batchSize\), Group size G \(rollout\.groupSize\)/,
+      /^Memory: this experiment needs about 179\.8 GB .*lower Batch size B \(rollout\.batchSize\), Group size G \(rollout\.groupSize\)/,
     );
     expect(await page.getByRole('button', { name: 'Train', exact: true }).isDisabled()).toBe(true);
     expect(lab.errors).toEqual([]);

@@ -166,24 +166,40 @@ describe('experiment URL', () => {
     await page.getByTestId('experiment-summary').waitFor();
     // The README's figure for the defaults (runtime/memory.ts; `lab train` prints the same).
     expect(await page.locator('dd[data-field=Memory]').textContent()).toBe(
-      'about 0.79 GB at most (estimate)',
+      'about 0.80 GB at most (estimate)',
     );
     expect(await page.getByTestId('memory-refused').count()).toBe(0);
 
     await page.evaluate(
       () => (location.hash = '#v=1&models.preset=base&rollout.batchSize=64&rollout.groupSize=32'),
     );
-    await page.locator('dd[data-field=Memory]').filter({ hasText: '179.4 GB' }).waitFor();
+    await page.locator('dd[data-field=Memory]').filter({ hasText: '179.8 GB' }).waitFor();
     expect(await page.getByTestId('memory-refused').textContent()).toMatch(
-      /this experiment needs about 179\.4 GB \(estimate.*over the 4\.0 GB the wasm backend can address/,
+      /this experiment needs about 179\.8 GB \(estimate.*over the 4\.0 GB the wasm backend can address/,
     );
     // Train stays off, with the same reason beside it (session-states.test.ts checks it after the backend check).
     await page
       .getByTestId('train-reasons')
-      .filter({ hasText: 'this experiment needs about 179.4 GB' })
+      .filter({ hasText: 'this experiment needs about 179.8 GB' })
       .waitFor();
     expect(await page.locator('button.primary').isDisabled()).toBe(true);
     expect(await page.getByTestId('step-counter').count()).toBe(0); // no run was started
+  });
+
+  it("opens a link that names plan's old roles under the new names, saying so once", async () => {
+    lab = await openLab('#v=1&task=plan&reward.scale.coder=2&optim.perAgent.solver.lr=0.002');
+    const { page } = lab;
+    const note = page.getByTestId('url-note');
+    await note.waitFor();
+    expect(await note.textContent()).toBe(
+      "This link was written by an earlier build: plan's agents were renamed: read coder → executor, solver → planner.",
+    );
+    expect(await page.getByTestId('url-alert').count()).toBe(0);
+    await page.waitForFunction(() => location.hash.includes('reward.scale.executor=2'));
+    const hash = await page.evaluate(() => location.hash);
+    expect(hash).toContain('optim.perAgent.planner.lr=0.002');
+    expect(hash).not.toMatch(/solver|coder/);
+    expect(lab.errors).toEqual([]);
   });
 
   it('reports an unknown version', async () => {

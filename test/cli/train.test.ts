@@ -54,8 +54,9 @@ describe('npm run lab -- train', () => {
       'v=1&task=plan&rollout.batchSize=2&rollout.groupSize=4&eval.every=2&eval.questions=4&eval.k=2';
     const r = lab(['train', '--config', hash, '--steps', '2', '--out', out, '--quiet']);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/model solver: shipped base/);
-    expect(r.stderr).toMatch(/model coder: shipped base/);
+    // The shipped plan models under today's names, migrated on disk: nothing to migrate on load.
+    expect(r.stderr).toMatch(/model planner: shipped base \(val success 0\.45\)$/m);
+    expect(r.stderr).toMatch(/model executor: shipped base \(val success 0\.45\)$/m);
     const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
       .trim()
       .split('\n')
@@ -72,9 +73,26 @@ describe('npm run lab -- train', () => {
         expect(l[k]).toBeLessThanOrEqual(1);
       }
       expect(l['eval/pass@2']).toBeGreaterThanOrEqual(l['eval/avg@2']);
-      for (const agent of ['solver', 'coder'])
+      for (const agent of ['planner', 'executor'])
         expect(l[`agent/${agent}/grad_norm`]).toBeGreaterThanOrEqual(0);
+      expect(Object.keys(l).filter((k) => /\/(solver|coder)\//.test(k))).toEqual([]);
     }
+
+    // A folder written before the rename (solver/coder in config.json and metrics.jsonl) still
+    // reports, under today's names, and says so once.
+    const old = (text: string) => text.replaceAll('planner', 'solver').replaceAll('executor', 'coder');
+    const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+    config.reward.scale = { executor: 2 };
+    config.optim.perAgent = { planner: { lr: 0.002 } };
+    writeFileSync(join(out, 'config.json'), old(JSON.stringify(config)));
+    writeFileSync(join(out, 'metrics.jsonl'), old(readFileSync(join(out, 'metrics.jsonl'), 'utf8')));
+    const rep = lab(['report', out]);
+    expect(rep.status, rep.stderr).toBe(0);
+    expect(
+      rep.stderr.match(/plan's agents were renamed: read coder → executor, solver → planner/g),
+    ).toHaveLength(1);
+    expect(rep.stdout).toMatch(/planner \|g\| med\/max\/spikes/);
+    expect(rep.stdout).not.toMatch(/solver|coder/);
   });
 
   it('compares runs over seeds: mean ± CI per run, the paired difference and its verdict', () => {

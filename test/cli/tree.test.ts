@@ -31,12 +31,12 @@ describe('lab train --preset atgrpo-tree', () => {
     expect(lines.map((l) => l.run)).toEqual(['AT-GRPO parallel', 'AT-GRPO tree']);
     const { batchSize: B, groupSize: G } = exp.rollout;
     // Every key of the run's key table (per agent, per model, perf/completion_calls), eval aside (every 10 steps).
-    const keys = metricKeys(['solver', 'coder'], ['solver', 'coder'], exp.eval.k).filter(
+    const keys = metricKeys(['planner', 'executor'], ['planner', 'executor'], exp.eval.k).filter(
       (k) => !k.startsWith('eval/'),
     );
     for (const line of lines) {
       for (const key of keys) expect(line, key).toHaveProperty(key);
-      for (const agent of ['solver', 'coder']) expect(line[agentKey(agent, 'calls')]).toBeGreaterThan(0);
+      for (const agent of ['planner', 'executor']) expect(line[agentKey(agent, 'calls')]).toBeGreaterThan(0);
       for (const key of [M.rolloutMs, M.updateMs, M.decodeForwards, M.completionCalls])
         expect(Number.isFinite(line[key]), key).toBe(true);
       expect(line[M.completionCalls]).toBe(0); // plan scores candidates by its turnReward
@@ -45,6 +45,6 @@ describe('lab train --preset atgrpo-tree', () => {
     expect(tree[M.singletonFrac]).toBe(0);
     // The planner and executor alternate: every level is one agent's G siblings, so each agent's
     // rows are a multiple of B·G.
-    for (const agent of ['solver', 'coder']) expect(tree[agentKey(agent, 'calls')] % (B * G)).toBe(0);
+    for (const agent of ['planner', 'executor']) expect(tree[agentKey(agent, 'calls')] % (B * G)).toBe(0);
   });
 });

@@ -20,7 +20,7 @@ describe('gpt', () => {
     };
     expect(count('nano')).toBeGreaterThan(90_000);
     expect(count('nano')).toBeLessThan(130_000);
-    // docs/figures.md#the-benchmark-workload's 411,136 at V = 48; our V = 73 adds 25 × 128.
+    // docs/figures.md#the-benchmark-workload's 411,136 at V = 48; our V = 89 (with the role block) adds 41 × 128.
     expect(count('small')).toBe(411_136 + (VOCAB.length - 48) * 128);
     expect(count('base')).toBeGreaterThan(1_400_000);
     expect(count('base')).toBeLessThan(1_700_000);

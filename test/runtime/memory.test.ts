@@ -45,7 +45,7 @@ describe('the memory estimate of a config', () => {
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /this experiment needs about 179\.4 GB \(estimate.*over the 4\.0 GB the wasm backend can address/,
+      /this experiment needs about 179\.8 GB \(estimate.*over the 4\.0 GB the wasm backend can address/,
     );
   });
 });

@@ -32,8 +32,8 @@ const GRID: PlanInstance = { n: 5, cells: '..#....#........#........', start: 0,
 function play(turns: [string, string][]): PlanState[] {
   const states = [planTask.init(GRID)];
   for (const [plan, command] of turns) {
-    states.push(planTask.step(states[states.length - 1], 'solver', plan).state);
-    states.push(planTask.step(states[states.length - 1], 'coder', command).state);
+    states.push(planTask.step(states[states.length - 1], 'planner', plan).state);
+    states.push(planTask.step(states[states.length - 1], 'executor', command).state);
   }
   return states;
 }
@@ -75,7 +75,7 @@ describe('plan', () => {
     expect(end.outcome!.reward).toBeCloseTo(2.22, 12);
     // Per-turn rewards: each executor's moves; each planner's plan as if issued.
     const turn = (k: number) =>
-      planTask.turnReward!(states[k], k % 2 === 0 ? 'solver' : 'coder', states[k + 1]);
+      planTask.turnReward!(states[k], k % 2 === 0 ? 'planner' : 'executor', states[k + 1]);
     expect([0, 1, 2, 3, 4, 5].map(turn).map((r) => +r.toFixed(12))).toEqual([
       0.27, 0.27, 0.27, 0.27, 1.68, 1.68,
     ]);
@@ -100,7 +100,7 @@ describe('plan', () => {
     expect(walked.pos).toBe(1);
     expect(walked.moves).toBe(3);
     expect(walked.earned).toBeCloseTo(-0.1 + (-0.01 + 0.1) - 0.1, 12);
-    expect(planTask.turnReward!(planned, 'coder', walked)).toBeCloseTo(-0.11, 12);
+    expect(planTask.turnReward!(planned, 'executor', walked)).toBeCloseTo(-0.11, 12);
     // Then the rest of a shortest path from (0,1): reached, 10 moves for a distance of 8, no bonus.
     const rest = shortestMoves(GRID, 1);
     expect(rest).toBe('ddrruur');
@@ -127,8 +127,8 @@ describe('plan', () => {
     expect(walked.log.at(-1)!.valid).toBe(false);
     expect(walked.pos).toBe(0);
     expect(walked.earned).toBe(0);
-    expect(planTask.turnReward!(start, 'solver', planned)).toBeCloseTo(-0.1, 12);
-    expect(planTask.turnReward!(planned, 'coder', walked)).toBeCloseTo(-0.1, 12);
+    expect(planTask.turnReward!(start, 'planner', planned)).toBeCloseTo(-0.1, 12);
+    expect(planTask.turnReward!(planned, 'executor', walked)).toBeCloseTo(-0.1, 12);
   });
 
   it('the demonstrator at error rate 0 reaches every goal by a shortest path, scoring 1.5 + 0.09 · d', async () => {
@@ -138,7 +138,7 @@ describe('plan', () => {
       const d = instances[t.group].shortest;
       expect(t.success).toBe(true);
       expect(t.reward).toBeCloseTo(1.5 + 0.09 * d, 12);
-      expect(t.calls).toEqual({ solver: Math.ceil(d / PLAN_MOVES), coder: Math.ceil(d / PLAN_MOVES) });
+      expect(t.calls).toEqual({ planner: Math.ceil(d / PLAN_MOVES), executor: Math.ceil(d / PLAN_MOVES) });
     }
     expect(rows.every((r) => r.valid)).toBe(true);
   });
@@ -155,7 +155,7 @@ describe('plan', () => {
           planTask.demonstrate(state, call.agent, rng, 0.4),
         ).state;
         const penalty = after.log.at(-1)!.valid ? 0 : planTask.invalidPenalty;
-        if (call.agent === 'coder') sum += planTask.turnReward!(state, 'coder', after) + penalty;
+        if (call.agent === 'executor') sum += planTask.turnReward!(state, 'executor', after) + penalty;
         state = after;
       }
       expect(sum).toBeCloseTo(state.outcome!.reward, 12);
@@ -164,9 +164,11 @@ describe('plan', () => {
 
   it('fits the largest grid, a 6×6, with the longest plan into MAX_CONTEXT', () => {
     const big: PlanInstance = { n: 6, cells: '.'.repeat(36), start: 0, goal: 35, shortest: 10 };
-    const planned = planTask.step(planTask.init(big), 'solver', 'rrr').state;
+    const planned = planTask.step(planTask.init(big), 'planner', 'rrr').state;
     const call = planTask.next(planned)!;
-    expect(call.prompt).toBe(`s00 g55 s.....|......|......|......|......|.....g rrr!${roleToken('coder')}`);
+    expect(call.prompt).toBe(
+      `s00 g55 s.....|......|......|......|......|.....g rrr!${roleToken('executor')}`,
+    );
     // BOS + prompt + response + EOS.
     expect(1 + call.prompt.length + PLAN_MOVES + 1).toBeLessThanOrEqual(MAX_CONTEXT);
   });

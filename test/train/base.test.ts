@@ -9,6 +9,8 @@ import { ExperimentSchema } from '../../src/core/config';
 import { agentKey, agentShadowKey, M, modelKey } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { loadBase } from '../../src/train/base';
+import { encodeCheckpoint, signCheckpoint } from '../../src/model/checkpoint';
+import { earlier } from '../model/earlier-vocab';
 import { RunTrainer } from '../../src/train/trainer';
 import { presetById } from '../../src/core/presets';
 import { Prng } from '../../src/core/prng';
@@ -130,7 +132,32 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
       /bob\.ckpt does not fit model bob \(small\)/,
     );
   });
+
+  it("starts plan's planner from an earlier build's solver checkpoint (73 ids), migrated on load, and says so", async () => {
+    const exp = small('plan');
+    const { readFileSync } = await import('node:fs');
+    const read = async (path: string) => new Uint8Array(readFileSync(`models/${path}`));
+    // Named by its notes (agents: ["solver"]), and by its file name alone.
+    const old = earlier('plan/per-agent/planner.ckpt');
+    expect(old.manifest.notes.agents).toEqual(['solver']);
+    for (const name of ['agentwise-grpo-step-9-x.ckpt', 'my-solver.ckpt']) {
+      const bytes = name.includes('solver') ? earlierWithout(old, 'agents') : old.bytes;
+      const r = await loadBase(exp, read, [{ name, bytes }]);
+      expect(r.notes).toEqual({
+        planner: `checkpoint file ${name} (vocabulary migrated on load, 73 → 89 ids)`,
+        executor: 'shipped base (val success 0.45)',
+      });
+      expect(r.checkpoints.planner.manifest.config.vocabSize).toBe(89);
+    }
+  });
 });
+
+/** `ckpt` re-signed without one of its notes. */
+function earlierWithout(ckpt: ReturnType<typeof earlier>, note: string): Uint8Array {
+  const { version: _v, hash: _h, fieldHashes: _f, ...header } = ckpt.manifest;
+  const { [note]: _gone, ...notes } = header.notes;
+  return encodeCheckpoint(signCheckpoint({ ...header, notes }, ckpt.weights));
+}
 
 describe('the mechanism presets on their shipped base models', () => {
   it('math-loop: the base verifier rejects first answers, so seeded rollouts have more solver calls than trajectories', async () => {

@@ -57,7 +57,7 @@ describe('Train blockers', () => {
       rollout: { ...DEFAULT_EXPERIMENT.rollout, batchSize: 64, groupSize: 32 },
     } as Experiment;
     const [reason] = trainBlockers({ fieldErrors: {}, backend: ready, config });
-    expect(reason).toMatch(/^Memory: this experiment needs about 179\.4 GB/);
+    expect(reason).toMatch(/^Memory: this experiment needs about 179\.8 GB/);
     expect(withLabels(reason)).toContain(
       'lower Batch size B, Group size G or the model size, or raise Mini-batches',
     );
