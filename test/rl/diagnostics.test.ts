@@ -174,13 +174,20 @@ describe('amplification with the default eps, and its metric keys', () => {
     );
 
   it('with the default eps 1e-6 they agree up to the eps effect (σ/(σ + eps))²', () => {
-    fc.assert(
-      fc.property(group, (ts) => {
-        const grpo = computeAdvantages(rowsOf(ts), { estimator: 'grpo' }).stats;
-        for (const s of Object.values(grpo.agents))
-          expect(Math.abs(s.advSqMean - s.amplification)).toBeLessThan(1e-5 * Math.max(1, s.amplification));
-      }),
-    );
+    const agree = fc.property(group, (ts) => {
+      // σ: the unbiased std of the group's trajectory scores (each row carries its trajectory's
+      // reward, so a score is that reward).
+      const R = ts.map((t) => t.reward);
+      const mu = R.reduce((a, b) => a + b, 0) / R.length;
+      const sigma = Math.sqrt(R.reduce((a, r) => a + (r - mu) ** 2, 0) / (R.length - 1));
+      const grpo = computeAdvantages(rowsOf(ts), { estimator: 'grpo' }).stats;
+      for (const s of Object.values(grpo.agents))
+        expect(s.advSqMean).toBeCloseTo(s.amplification * (sigma / (sigma + 1e-6)) ** 2, 12);
+    });
+    // A flat bound of 1e-5 in place of the factor failed on 2–3 % of seeds: at σ ≈ 0.18 the
+    // eps effect is 1.1e-5. This seed drew such a group.
+    fc.assert(agree, { seed: 2083189068 });
+    fc.assert(agree);
   });
 
   it('is emitted as agent/<name>/amplification and agent/<name>/amplification_rows', () => {
