@@ -177,7 +177,7 @@ describe('amplification with the default eps, and its metric keys', () => {
     const agree = fc.property(group, (ts) => {
       // σ: the unbiased std of the group's trajectory scores (each row carries its trajectory's
       // reward, so a score is that reward).
-      const R = ts.map((t) => t.reward);
+      const R: number[] = ts.map((t) => t.reward);
       const mu = R.reduce((a, b) => a + b, 0) / R.length;
       const sigma = Math.sqrt(R.reduce((a, r) => a + (r - mu) ** 2, 0) / (R.length - 1));
       const grpo = computeAdvantages(rowsOf(ts), { estimator: 'grpo' }).stats;
