@@ -122,6 +122,23 @@ export const PRESETS: readonly Preset[] = [
     config: make({ task: 'sync' }),
   },
   {
+    id: 'sync-own-scaled',
+    title: 'Where they part: own rewards, one agent ×8 (sync-own)',
+    lookFor:
+      'Beside the sync control, the setting where the mechanism map found the estimators part: each agent rewarded for its own part, Alice’s rewards ×8, one model per agent. Look for: Bob’s own success (agent/bob/own_success), higher under Dr. MAS than GRPO, and lower under Step-level.',
+    blurb:
+      'sync-own with reward.scale.alice=8 and per-agent models. GRPO’s trajectory score becomes mostly ' +
+      'Alice’s outcome, so Bob’s rows inherit it; Dr. MAS normalizes each agent by its own statistics. ' +
+      'On the reduced scale map (100 steps, 5 seeds) Dr. MAS − GRPO in Bob’s own success was ' +
+      '+0.079 ± 0.042 at ×8, and +0.014 ± 0.018 at ×1 (docs/findings.md#the-dial-studies-where-does-agent-wise-normalization-start-to-matter).',
+    config: make({
+      task: 'sync-own',
+      models: { ...DEFAULT_EXPERIMENT.models, assignment: 'per-agent' },
+      reward: { ...DEFAULT_EXPERIMENT.reward, scale: { alice: 8 } },
+      runs: THREE_WAY,
+    }),
+  },
+  {
     id: 'math-loop',
     title: 'Solver ⇄ verifier loop (math, retries)',
     lookFor:

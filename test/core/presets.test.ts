@@ -1,0 +1,24 @@
+/**
+ * The preset offered beside the sync control is the setting where the mechanism map found the
+ * estimators part (docs/findings.md#the-dial-studies-where-does-agent-wise-normalization-start-to-matter):
+ * its config must be the map's cell, or the figures its line quotes are not about it.
+ */
+import { describe, expect, it } from 'vitest';
+import { PRESETS, presetById } from '../../src/core/presets';
+import { decodeExperiment, encodeExperiment } from '../../src/core/url';
+
+describe('presets', () => {
+  it('offers the map’s parting setting right after the sync control, as the map ran it', () => {
+    const ids = PRESETS.map((p) => p.id);
+    expect(ids.indexOf('sync-own-scaled')).toBe(ids.indexOf('sync') + 1);
+    const c = presetById('sync-own-scaled')!.config;
+    expect(c.task).toBe('sync-own');
+    expect(c.models.assignment).toBe('per-agent');
+    expect(c.reward.scale).toEqual({ alice: 8 });
+    expect(c.runs.map((r) => r.estimator)).toEqual(['grpo', 'global-step', 'drmas']);
+    // Its link carries the dial: a recipient trains the same cell.
+    const back = decodeExperiment(encodeExperiment(c));
+    expect(back.ok).toBe(true);
+    expect(back.config.reward.scale).toEqual({ alice: 8 });
+  });
+});
