@@ -1,6 +1,7 @@
 // The choice fields' options carry their registry docs (the dropdowns' tooltips) and labels.
 import { describe, expect, it } from 'vitest';
-import { enumOptions, optionDoc, optionLabel } from '../../src/ui/config-edit';
+import { enumOptions, optionDoc, optionLabel, runOverrides } from '../../src/ui/config-edit';
+import { presetById } from '../../src/core/presets';
 
 describe('option docs', () => {
   it('labels every option of a field backed by a registry, and no other field', () => {
@@ -44,5 +45,24 @@ describe('option docs', () => {
     expect(optionDoc('runs.0.estimator', 'custom')).toMatch(/advantage\.meanOver/);
     expect(optionLabel('reward.credit', 'counterfactual')).toBe('counterfactual');
     expect(optionLabel('models.preset', 'nano')).toBe('nano');
+  });
+});
+
+describe('a run’s overrides in the runs list', () => {
+  it('names each setting by its link key, section and all, nested dials included', () => {
+    const magrpo = presetById('magrpo-comlrl')!.config.runs[0];
+    // Once shown as JSON without sections: {"policyLoss":"reinforce",…,"joint":true,"buffer":"per-agent",…}
+    expect(runOverrides(magrpo)).toEqual([
+      'optim.policyLoss=reinforce',
+      'optim.lossAgg=seq-mean-token-sum',
+      'reward.joint=true',
+      'train.buffer=per-agent',
+      'train.bufferSize=32',
+    ]);
+    const custom = presetById('mean-only')!.config.runs.find((r) => r.estimator === 'custom')!;
+    expect(runOverrides(custom)).toEqual(['advantage.meanOver=group,agent', 'advantage.stdOver=none']);
+    const scaled = { ...magrpo, optim: {}, reward: { scale: { coder: 2 } }, train: undefined };
+    expect(runOverrides(scaled)).toEqual(['reward.scale.coder=2']);
+    expect(runOverrides(presetById('sync')!.config.runs[0])).toEqual([]);
   });
 });
