@@ -254,8 +254,8 @@ export function ExperimentPanel() {
       <h2 id="experiment-title">Experiment</h2>
       <Presets />
       <div className="exp-fields" role="group" aria-label="Experiment fields">
-        {FIELDS.map((f) => (
-          <Field key={f.path} {...f} />
+        {FIELDS.filter((f) => f.shown?.(c) ?? true).map((f) => (
+          <Field key={f.path} path={f.path} label={f.label} />
         ))}
         {c.runs.map((r, i) => (
           // Keyed by index and label: a preset with other runs remounts the field (fresh state).
