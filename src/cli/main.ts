@@ -15,7 +15,7 @@ import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
 import type { RunSummary } from '../rl/summary';
 import { compareSeeds, comparisonTable } from '../rl/findings';
-import { sharedEvalK, trainedNothing } from '../rl/summary';
+import { sharedEvalK, stepSpan, trainedNothing } from '../rl/summary';
 import { modelSlots } from '../train/slots';
 import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
@@ -176,16 +176,12 @@ function report(dir: string, tail: number): void {
   const imported = readImportSummaries(dir, tail);
   if (imported) {
     const { summaries, seeded } = imported;
-    console.log(
-      `${dir}: imported, ${Math.min(...summaries.map((s) => s.steps))}–${Math.max(...summaries.map((s) => s.steps))} steps per run`,
-    );
+    console.log(`${dir}: imported, ${stepSpan(summaries)} steps per run`);
     printTables(summaries, seeded);
     return;
   }
   const { summaries, seeded } = folderSummaries(dir, tail);
-  console.log(
-    `${dir}: ${Math.min(...summaries.map((s) => s.steps))}–${Math.max(...summaries.map((s) => s.steps))} steps recorded per run`,
-  );
+  console.log(`${dir}: ${stepSpan(summaries)} steps recorded per run`);
   printTables(summaries, seeded);
 }
 

@@ -102,6 +102,13 @@ export function summarize(
   };
 }
 
+/** The runs' recorded step counts in words: "3" when alike, "2–3" when not (the page's Findings and `lab report`). */
+export function stepSpan(summaries: readonly { steps: number }[]): string {
+  const steps = summaries.map((s) => s.steps);
+  const [fewest, most] = [Math.min(...steps), Math.max(...steps)];
+  return fewest === most ? String(fewest) : `${fewest}–${most}`;
+}
+
 /** The eval K all these runs share, or 'K' when they differ (imported runs carry their own). */
 export function sharedEvalK(summaries: readonly RunSummary[]): number | 'K' {
   const ks = new Set(summaries.map((s) => s.evalK).filter(Number.isFinite));

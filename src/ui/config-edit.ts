@@ -102,6 +102,19 @@ export const optionLabel = (path: string, option: string): string =>
 /** The field's one-line doc from the schema (shown as a tooltip). */
 export const fieldDoc = (path: string): string | undefined => fieldAt(path).doc;
 
+/**
+ * A run's own settings as the link writes them (`optim.policyLoss=reinforce`), for the runs list:
+ * each with its section, since keys alone collide or say nothing (`joint`, `buffer`).
+ */
+export function runOverrides(r: Experiment['runs'][number]): string[] {
+  const pairs = (v: unknown, path: string): string[] =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.entries(v).flatMap(([k, w]) => pairs(w, path ? `${path}.${k}` : k))
+      : [`${path}=${Array.isArray(v) ? v.join(',') : String(v)}`];
+  const { advantage, optim, reward, rollout, train } = r;
+  return pairs({ advantage, optim, reward, rollout, train: train ?? {} }, '');
+}
+
 /** The value at a dotted path of a config. */
 export function getAt(config: Experiment, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], config);

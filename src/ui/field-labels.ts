@@ -6,12 +6,20 @@
 import { LIVE, LIVE_PARAMS } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 
-/** The structural fields edited inline, by schema path, in the order the panel shows them. */
-export const FIELDS: readonly { path: string; label: string }[] = [
+/** How each run samples: its own rollout.sampling, else the experiment's. */
+const samplings = (c: Experiment) => c.runs.map((r) => r.rollout.sampling ?? c.rollout.sampling);
+
+/**
+ * The structural fields edited inline, by schema path, in the order the panel shows them; `shown`
+ * where a field means something only in some experiments (G is unused where every run grows mcts
+ * trees, whose size is N: docs/tree-sampling.md#mcts-sampling-mars2).
+ */
+export const FIELDS: readonly { path: string; label: string; shown?: (c: Experiment) => boolean }[] = [
   { path: 'task', label: 'Task' },
   { path: 'models.assignment', label: 'Model assignment' },
   { path: 'models.preset', label: 'Model preset' },
-  { path: 'rollout.groupSize', label: 'Group size G' },
+  { path: 'rollout.groupSize', label: 'Group size G', shown: (c) => samplings(c).some((s) => s !== 'mcts') },
+  { path: 'rollout.nodes', label: 'Tree nodes N', shown: (c) => samplings(c).includes('mcts') },
   { path: 'rollout.batchSize', label: 'Batch size B' },
   { path: 'reward.credit', label: 'Per-agent credit' },
   { path: 'reward.creditWeight', label: 'Credit weight λ' },
@@ -27,7 +35,6 @@ export const FIELDS: readonly { path: string; label: string }[] = [
 /** Fields a message may name that have no inline field of their own. */
 const OTHER_LABELS: Record<string, string> = {
   'optim.miniBatches': 'Mini-batches',
-  'rollout.nodes': 'Tree nodes N',
   ...Object.fromEntries(
     LIVE_PARAMS.map((p) => [
       `${LIVE[p].section}.${p}`,

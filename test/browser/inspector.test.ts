@@ -8,7 +8,8 @@
  *   and the outcome of the replay without that agent, credit = outcome − outcome without; without
  *   the answer agent nobody answers, so that outcome is 0. The shared run shows no credit;
  * - mcts sampling (MARS2 on math): one entry per search tree, drawn as nested nodes, each with
- *   its generating agent, score and parent, the same as the node list below it.
+ *   its generating agent, score and parent, the same as the node list below it; tree and nodes
+ *   right of the trajectory table, and under it at 400 px with nothing past the window.
  */
 import type { Locator } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -229,6 +230,21 @@ describe('rollout inspector', () => {
       if (parent >= 0)
         expect(await inspector.locator(`li[data-node="${parent}"] li[data-node="${i}"]`).count()).toBe(1);
     }
+
+    // The tree and its nodes share the column right of the trajectory table (the nodes were once
+    // left in the table's 210 px column, under it); at 400 px both come under the table at its
+    // width, and nothing in a turn's head reaches past the window.
+    const box = async (sel: string) => (await inspector.locator(sel).first().boundingBox())!;
+    const table = await box('table.traj-list');
+    for (const sel of ['figure.search-tree', 'ol.turns'])
+      expect((await box(sel)).x, `${sel} beside the table`).toBeGreaterThanOrEqual(table.x + table.width);
+    await lab!.page.setViewportSize({ width: 400, height: 900 });
+    await expect
+      .poll(() => lab!.page.evaluate(() => document.documentElement.scrollWidth), { timeout: 2000 })
+      .toBeLessThanOrEqual(400);
+    const [narrowTable, narrowTurns] = [await box('table.traj-list'), await box('ol.turns')];
+    expect(narrowTurns.y).toBeGreaterThanOrEqual(narrowTable.y + narrowTable.height);
+    expect(narrowTurns.width).toBeGreaterThan(300);
     expect(lab!.errors).toEqual([]);
   });
 });

@@ -52,6 +52,10 @@ it('a second tab shows a session being trained read-only and takes it over once 
   const reasons = page.getByTestId('train-reasons');
   await reasons.filter({ hasText: 'Another tab is training this session' }).waitFor({ timeout: 15_000 });
   expect(await reasons.textContent()).toContain('it is shown here read-only');
+  // The status bar's note offers no Train either (it once said "Train goes on from each run's saved step").
+  expect(await page.getByTestId('restored-note').textContent()).toContain(
+    'read-only, as stored when this tab opened it; another tab is training it',
+  );
   for (const name of ['Train', 'Step'])
     expect(await page.getByRole('button', { name, exact: true }).isDisabled()).toBe(true);
   const takeOver = page.getByRole('button', { name: 'Take over', exact: true });

@@ -199,7 +199,7 @@ describe('npm run lab -- report on an import folder', () => {
     const r = lab(['report', out]);
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toBe(`${out}: imported, 2–2 steps per run`);
+    expect(lines[0]).toBe(`${out}: imported, 2 steps per run`); // once "2–2"
     expect(lines[1]).toMatch(
       /^run\s+avg@16\s+pass@16\s+reward\s+skipped\s+solver \|g\| med\/max\/spikes\s*$/,
     );

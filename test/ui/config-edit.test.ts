@@ -1,6 +1,9 @@
 // The choice fields' options carry their registry docs (the dropdowns' tooltips) and labels.
 import { describe, expect, it } from 'vitest';
-import { enumOptions, optionDoc, optionLabel } from '../../src/ui/config-edit';
+import { enumOptions, optionDoc, optionLabel, runOverrides } from '../../src/ui/config-edit';
+import { presetById } from '../../src/core/presets';
+import type { Experiment, SamplingName } from '../../src/core/config';
+import { FIELDS, labelOf } from '../../src/ui/field-labels';
 
 describe('option docs', () => {
   it('labels every option of a field backed by a registry, and no other field', () => {
@@ -44,5 +47,47 @@ describe('option docs', () => {
     expect(optionDoc('runs.0.estimator', 'custom')).toMatch(/advantage\.meanOver/);
     expect(optionLabel('reward.credit', 'counterfactual')).toBe('counterfactual');
     expect(optionLabel('models.preset', 'nano')).toBe('nano');
+  });
+});
+
+describe('a run’s overrides in the runs list', () => {
+  it('names each setting by its link key, section and all, nested dials included', () => {
+    const magrpo = presetById('magrpo-comlrl')!.config.runs[0];
+    // Once shown as JSON without sections: {"policyLoss":"reinforce",…,"joint":true,"buffer":"per-agent",…}
+    expect(runOverrides(magrpo)).toEqual([
+      'optim.policyLoss=reinforce',
+      'optim.lossAgg=seq-mean-token-sum',
+      'reward.joint=true',
+      'train.buffer=per-agent',
+      'train.bufferSize=32',
+    ]);
+    const custom = presetById('mean-only')!.config.runs.find((r) => r.estimator === 'custom')!;
+    expect(runOverrides(custom)).toEqual(['advantage.meanOver=group,agent', 'advantage.stdOver=none']);
+    const scaled = { ...magrpo, optim: {}, reward: { scale: { coder: 2 } }, train: undefined };
+    expect(runOverrides(scaled)).toEqual(['reward.scale.coder=2']);
+    expect(runOverrides(presetById('sync')!.config.runs[0])).toEqual([]);
+  });
+});
+
+describe('inline fields', () => {
+  const inline = (c: Experiment) => FIELDS.filter((f) => f.shown?.(c) ?? true).map((f) => f.path);
+  const withSampling = (shared: SamplingName, own: (SamplingName | undefined)[]) => {
+    const c = structuredClone(presetById('coder-tester')!.config) as Experiment;
+    c.rollout.sampling = shared;
+    c.runs.forEach((r, i) => (r.rollout = own[i] ? { sampling: own[i] } : {}));
+    return c;
+  };
+
+  it('offer G where a run samples groups and N where one grows mcts trees, never a field that does nothing', () => {
+    // Under mcts G changed nothing (the same metrics at G = 2 and 8) and N had no field.
+    const parallel = inline(withSampling('parallel', [undefined, undefined]));
+    expect(parallel).toContain('rollout.groupSize');
+    expect(parallel).not.toContain('rollout.nodes');
+    const mcts = inline(withSampling('mcts', [undefined, undefined]));
+    expect(mcts).toContain('rollout.nodes');
+    expect(mcts).not.toContain('rollout.groupSize');
+    const mixed = inline(withSampling('parallel', ['mcts', undefined]));
+    expect(mixed).toEqual(expect.arrayContaining(['rollout.groupSize', 'rollout.nodes']));
+    expect(labelOf('rollout.nodes', withSampling('mcts', []))).toBe('Tree nodes N');
   });
 });

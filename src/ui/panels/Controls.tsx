@@ -16,6 +16,7 @@ import { backendWords, msPerStep } from '../backend-words';
 import { threadsText } from '../thread-setting';
 import type { RunView } from '../store';
 import { trainBlockers } from '../train-blockers';
+import { restoredNote } from '../restored-note';
 import { Labelled } from './Labelled';
 
 /** Speed choices: how long every run waits between two steps while playing. */
@@ -227,6 +228,7 @@ export function StatusBar() {
   const session = useLab((s) => s.session);
   const backend = useLab((s) => s.backend);
   const restored = useLab((s) => s.restored);
+  const readOnly = useLab((s) => s.readOnly);
   const runBackend = runs.find((r) => r.backend)?.backend;
   const kernels = runs.find((r) => r.kernels)?.kernels;
   const report = runBackend ?? (backend.state === 'ready' ? backend.report : undefined);
@@ -240,13 +242,7 @@ export function StatusBar() {
       </ul>
       {restored && (
         <span className="restored-note" data-testid="restored-note">
-          restored from {new Date(restored.createdAt).toLocaleString()} —{' '}
-          {session === 'done'
-            ? 'finished: Run again starts over, Continue goes on from the last step'
-            : "Train goes on from each run's saved step, Reset starts over"}
-          {restored.startsOver?.length
-            ? ` · ${restored.startsOver.join(', ')} ${restored.startsOver.length > 1 ? 'start' : 'starts'} over from step 0: the page closed after saving a state but before recording the steps up to it`
-            : ''}
+          {restoredNote({ session, restored, readOnly })}
         </span>
       )}
       <Unsaved />

@@ -18,6 +18,7 @@ import {
   numberLimits,
   optionDoc,
   optionLabel,
+  runOverrides,
   setAt,
 } from '../config-edit';
 import { FIELDS, fieldReason, labelOf, plainMessage } from '../field-labels';
@@ -37,8 +38,8 @@ function tryField(path: string, value: unknown): FieldError[] {
 
 /** A run's own settings, as the runs list shows them after its estimator (empty when it has none). */
 function overridesText(r: Experiment['runs'][number]): string {
-  const own = { ...r.advantage, ...r.optim, ...r.reward, ...r.rollout, ...r.train };
-  return Object.keys(own).length > 0 ? ` (overrides: ${JSON.stringify(own)})` : '';
+  const own = runOverrides(r);
+  return own.length > 0 ? ` (overrides: ${own.join(', ')})` : '';
 }
 
 const fieldId = (path: string) => `exp-${path.replace(/\./g, '-')}`;
@@ -253,8 +254,8 @@ export function ExperimentPanel() {
       <h2 id="experiment-title">Experiment</h2>
       <Presets />
       <div className="exp-fields" role="group" aria-label="Experiment fields">
-        {FIELDS.map((f) => (
-          <Field key={f.path} {...f} />
+        {FIELDS.filter((f) => f.shown?.(c) ?? true).map((f) => (
+          <Field key={f.path} path={f.path} label={f.label} />
         ))}
         {c.runs.map((r, i) => (
           // Keyed by index and label: a preset with other runs remounts the field (fresh state).

@@ -12,7 +12,7 @@ import type { ReactNode } from 'react';
 import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
 import { baseLabel, compareSeeds, comparisonCsv, pm } from '../../rl/findings';
 import type { Comparison, Verdict } from '../../rl/findings';
-import { REWARD_TAIL, summarize } from '../../rl/summary';
+import { REWARD_TAIL, stepSpan, summarize } from '../../rl/summary';
 import type { RunSummary } from '../../rl/summary';
 import { download, fileName } from '../export';
 import { historyOf } from '../run-data';
@@ -133,8 +133,6 @@ export function Findings() {
   }, [importedKey, tail]);
   const showSession = seeds >= 2 && total > 0;
   if (!showSession && !imported) return null;
-  const steps = session.list.map((s) => s.steps);
-  const [fewest, most] = [Math.min(...steps), Math.max(...steps)];
   return (
     <section className="panel findings" aria-labelledby="findings-title" data-testid="findings">
       <h2 id="findings-title">Findings</h2>
@@ -142,9 +140,9 @@ export function Findings() {
       {showSession && (
         <FindingsTable c={session.c} list={session.list}>
           {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} ·{' '}
-          {fewest === most ? fewest : `${fewest}–${most}`} steps recorded per run · mean ± 95 % CI over{' '}
-          {session.c.seeds} seeds; differences paired by seed (same task stream); verdicts from the paired CI.
-          The same numbers as <code>lab report</code>.
+          {stepSpan(session.list)} steps recorded per run · mean ± 95 % CI over {session.c.seeds} seeds;
+          differences paired by seed (same task stream); verdicts from the paired CI. The same numbers as{' '}
+          <code>lab report</code>.
         </FindingsTable>
       )}
       {imported && (

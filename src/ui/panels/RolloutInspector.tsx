@@ -138,8 +138,10 @@ const Trajectory = memo(function Trajectory({
   algebra,
 }: { t: InspectedTrajectory } & Basis) {
   const calls = callIndices(t.turns);
+  // One box: the inspector's grid gives its second column to one child, so a tree and its node
+  // list side by side would put the list under the trajectory table, in its narrow column.
   return (
-    <>
+    <div className="trajectory">
       <SearchTree turns={t.turns} />
       <ol className="turns">
         {t.turns.map((turn, i) => (
@@ -181,7 +183,7 @@ const Trajectory = memo(function Trajectory({
           </li>
         ))}
       </ol>
-    </>
+    </div>
   );
 });
 
