@@ -36,9 +36,14 @@ export function estimateMemory(exp: Experiment): MemoryEstimate {
   const task = getTask(exp.task);
   const slots = modelSlots(exp);
   const miniBatches = Math.max(exp.optim.miniBatches, ...exp.runs.map((r) => r.optim.miniBatches ?? 1));
-  // Rows per instance: G rollouts of at most maxCalls calls, or a search tree's nodes under mcts.
-  const mcts = [exp.rollout.sampling, ...exp.runs.map((r) => r.rollout.sampling)].includes('mcts');
-  const perInstance = Math.max(exp.rollout.groupSize * task.maxCalls, mcts ? exp.rollout.nodes : 0);
+  // Rows per instance, the most of any run: G rollouts of at most maxCalls calls, or a search tree's
+  // nodes under mcts (where G is not used, so it must not refuse an all-mcts experiment).
+  const samplings = exp.runs.length
+    ? exp.runs.map((r) => r.rollout.sampling ?? exp.rollout.sampling)
+    : [exp.rollout.sampling];
+  const perInstance = Math.max(
+    ...samplings.map((s) => (s === 'mcts' ? exp.rollout.nodes : exp.rollout.groupSize * task.maxCalls)),
+  );
   const rows = Math.ceil((exp.rollout.batchSize * perInstance) / miniBatches);
   let activations = 0;
   let parameters = 0;

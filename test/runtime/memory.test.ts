@@ -23,7 +23,17 @@ describe('the memory estimate of a config', () => {
     const est = (c: object) => estimateMemory(ExperimentSchema.parse({ task: 'math', ...c })).bytes;
     const parallel = est({ rollout: { nodes: 32 } });
     expect(est({ rollout: { sampling: 'mcts', nodes: 32 } })).toBeGreaterThan(parallel);
-    expect(est({ rollout: { sampling: 'mcts', nodes: 8 } })).toBe(parallel); // 8 nodes ≤ 8 × 3 rows
+    // Every run grows trees: G is not used and does not count, however large.
+    const mcts8 = est({ rollout: { sampling: 'mcts', nodes: 8 } });
+    expect(mcts8).toBeLessThan(parallel); // 8 nodes < G = 8 rollouts × 3 calls
+    expect(est({ rollout: { sampling: 'mcts', nodes: 8, groupSize: 32 } })).toBe(mcts8);
+    // One run back on parallel sampling: its G rollouts count again.
+    const mixed = { rollout: { sampling: 'mcts', nodes: 8, groupSize: 32 } };
+    const runs = [
+      { label: 'MARS2', estimator: 'mars2' },
+      { label: 'GRPO', estimator: 'grpo', rollout: { sampling: 'parallel' } },
+    ];
+    expect(est({ ...mixed, runs })).toBeGreaterThan(mcts8);
   });
 
   it('refuses the largest config up front with "needs about X GB", before building anything', () => {
