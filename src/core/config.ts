@@ -11,7 +11,6 @@ import { ALGEBRA_FIELDS, defOf, defProblems } from './advantage-sets';
 import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
 import { MODEL_PRESETS } from './model-sizes';
 import { renameRolesInConfig } from './renamed-roles';
-import { ESTIMATOR_LABELS, labelRunsByEstimator } from './run-labels';
 
 // No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
 // violation on every load (src/host/headers.ts).
@@ -404,7 +403,7 @@ export const RunRolloutSchema = RolloutSchema.pick({ sampling: true, filter: tru
 
 /** Fields one run may change relative to the experiment (e.g. the estimator's options). */
 export const RunSchema = z.strictObject({
-  label: label.describe("Legend name of the run; absent: its estimator's label (docs/links.md#run-labels)"),
+  label: label.describe('Legend name of the run'),
   estimator: z
     .enum(ESTIMATOR_CHOICES)
     .describe('Advantage estimator: a named one, or custom (advantage.unit, .meanOver, .stdOver)'),
@@ -468,8 +467,8 @@ export const ExperimentSchema = z
         });
       })
       .prefault([
-        { label: ESTIMATOR_LABELS.grpo, estimator: 'grpo' },
-        { label: ESTIMATOR_LABELS.drmas, estimator: 'drmas' },
+        { label: 'GRPO', estimator: 'grpo' },
+        { label: 'Dr. MAS', estimator: 'drmas' },
       ])
       .describe('The runs compared side by side; they share seed, base models and task stream'),
     rollout: RolloutSchema.prefault({}),
@@ -638,11 +637,8 @@ export function validateExperiment(
 ): { ok: true; config: Experiment; note?: string } | { ok: false; errors: FieldError[] } {
   const roles = renameRolesInConfig(input); // plan's solver/coder are its planner/executor
   if (roles.conflicts.length) return { ok: false, errors: roles.conflicts };
-  // A run given an estimator and no label is named by its estimator (run-labels.ts).
-  const labelled = labelRunsByEstimator(roles.input);
-  const r = ExperimentSchema.safeParse(renameLegacy(labelled.input));
-  const note = [roles.note, labelled.note].filter(Boolean).join('; ');
-  if (r.success) return { ok: true, config: r.data, ...(note ? { note } : {}) };
+  const r = ExperimentSchema.safeParse(renameLegacy(roles.input));
+  if (r.success) return { ok: true, config: r.data, ...(roles.note ? { note: roles.note } : {}) };
   const errors = r.error.issues.flatMap((issue): FieldError[] => {
     const at = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {

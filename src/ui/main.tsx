@@ -1,8 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { simulateDeviceLoss } from './lab';
-import { startLabSync } from './lab-reactions';
+import { simulateDeviceLoss, startLabSync } from './lab';
 import { flushOnHide } from './persist';
 import { restoreLatest } from './restore';
 import { startServiceWorker } from './service-worker';

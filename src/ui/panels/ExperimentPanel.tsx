@@ -8,7 +8,6 @@ import { useEffect, useState } from 'react';
 import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
 import type { Experiment } from '../../core/config';
-import { withEstimator } from '../../core/run-labels';
 import { estimatorLabel } from '../../rl/advantage';
 import { estimateMemory, gb, memoryRefusal } from '../../runtime/memory';
 import {
@@ -31,12 +30,7 @@ import { useDraft } from './draft';
 
 /** Validates the config with one field changed; applies it, or returns the errors. */
 function tryField(path: string, value: unknown): FieldError[] {
-  const { config } = useLab.getState();
-  // A run's estimator menu: a label that was the old estimator's own follows to the new one.
-  const run = /^runs\.(\d+)\.estimator$/.exec(path);
-  const r = validateExperiment(
-    run ? withEstimator(config, Number(run[1]), value) : setAt(config, path, value),
-  );
+  const r = validateExperiment(setAt(useLab.getState().config, path, value));
   if (!r.ok) return r.errors;
   applyExperiment(r.config);
   return [];
@@ -233,7 +227,7 @@ export function ExperimentPanel() {
       : []),
     [
       'Updates',
-      `${optionLabel('optim.policyLoss', c.optim.policyLoss)} loss, ${c.train.buffer === 'per-agent' ? `per-agent buffers of ${c.train.bufferSize} rows` : 'every agent every step'}, groups: ${c.rollout.filter === 'mixed' ? 'mixed only' : 'all'}${c.reward.joint ? ', one joint reward' : ''}`,
+      `${c.optim.policyLoss} loss, ${c.train.buffer === 'per-agent' ? `per-agent buffers of ${c.train.bufferSize} rows` : 'every agent every step'}, groups: ${c.rollout.filter === 'mixed' ? 'mixed only' : 'all'}${c.reward.joint ? ', one joint reward' : ''}`,
     ],
     [
       'Advantage',
