@@ -11,6 +11,7 @@ import { ALGEBRA_FIELDS, defOf, defProblems } from './advantage-sets';
 import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
 import { MODEL_PRESETS } from './model-sizes';
 import { renameRolesInConfig } from './renamed-roles';
+import { ESTIMATOR_LABELS, labelRunsByEstimator } from './run-labels';
 
 // No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
 // violation on every load (src/host/headers.ts).
@@ -403,7 +404,7 @@ export const RunRolloutSchema = RolloutSchema.pick({ sampling: true, filter: tru
 
 /** Fields one run may change relative to the experiment (e.g. the estimator's options). */
 export const RunSchema = z.strictObject({
-  label: label.describe('Legend name of the run'),
+  label: label.describe("Legend name of the run; absent: its estimator's label (docs/links.md#run-labels)"),
   estimator: z
     .enum(ESTIMATOR_CHOICES)
     .describe('Advantage estimator: a named one, or custom (advantage.unit, .meanOver, .stdOver)'),
@@ -467,8 +468,8 @@ export const ExperimentSchema = z
         });
       })
       .prefault([
-        { label: 'GRPO', estimator: 'grpo' },
-        { label: 'Dr. MAS', estimator: 'drmas' },
+        { label: ESTIMATOR_LABELS.grpo, estimator: 'grpo' },
+        { label: ESTIMATOR_LABELS.drmas, estimator: 'drmas' },
       ])
       .describe('The runs compared side by side; they share seed, base models and task stream'),
     rollout: RolloutSchema.prefault({}),
@@ -637,8 +638,11 @@ export function validateExperiment(
 ): { ok: true; config: Experiment; note?: string } | { ok: false; errors: FieldError[] } {
   const roles = renameRolesInConfig(input); // plan's solver/coder are its planner/executor
   if (roles.conflicts.length) return { ok: false, errors: roles.conflicts };
-  const r = ExperimentSchema.safeParse(renameLegacy(roles.input));
-  if (r.success) return { ok: true, config: r.data, ...(roles.note ? { note: roles.note } : {}) };
+  // A run given an estimator and no label is named by its estimator (run-labels.ts).
+  const labelled = labelRunsByEstimator(roles.input);
+  const r = ExperimentSchema.safeParse(renameLegacy(labelled.input));
+  const note = [roles.note, labelled.note].filter(Boolean).join('; ');
+  if (r.success) return { ok: true, config: r.data, ...(note ? { note } : {}) };
   const errors = r.error.issues.flatMap((issue): FieldError[] => {
     const at = issue.path.map(String);
     if (issue.code === 'unrecognized_keys') {

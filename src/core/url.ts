@@ -13,6 +13,7 @@
  */
 import { CONFIG_VERSION, DEFAULT_EXPERIMENT, structuralKey, validateExperiment } from './config';
 import type { Experiment, FieldError } from './config';
+import { ESTIMATOR_LABELS } from './run-labels';
 
 /** Longer hashes are refused: a link is for sharing an experiment, not a payload. */
 export const MAX_HASH_LENGTH = 2048;
@@ -97,7 +98,9 @@ function escape(s: string): string {
 export function encodeExperiment(config: Experiment): string {
   const pairs: [string, string][] = [['v', String(CONFIG_VERSION)]];
   flatten(config as unknown as Json, DEFAULT_EXPERIMENT as unknown as Json, '', pairs);
-  return pairs.map(([k, v]) => `${k}=${escape(v)}`).join('&');
+  return labelPairs(config, pairs)
+    .map(([k, v]) => `${k}=${escape(v)}`)
+    .join('&');
 }
 
 export type DecodeResult =
@@ -177,11 +180,47 @@ export function decodeExperiment(hash: string): DecodeResult {
   }
   if (errors.length) return fail(errors);
   const merged = merge(DEFAULT_EXPERIMENT as unknown as Json, patch);
+  dropFollowedLabels(patch, merged);
   const checked = validateExperiment(merged);
   if (checked.ok) return checked;
   // Each refusal of a key the link gave quotes the link's text back: "got 'banana'".
   const raw = new Map(pairs);
   return fail(checked.errors.map((e) => (raw.has(e.path) ? { ...e, got: raw.get(e.path) } : e)));
+}
+
+/**
+ * A run the link gives an estimator and no label is labelled by its estimator, not by the default
+ * run it patches (docs/links.md#run-labels): its default label is dropped, and validation fills it.
+ */
+function dropFollowedLabels(patch: { [k: string]: Json }, merged: Json): void {
+  if (!Array.isArray(patch.runs) || !isPlainObject(merged) || !Array.isArray(merged.runs)) return;
+  const runs = merged.runs;
+  patch.runs.forEach((p, i) => {
+    const run = runs[i];
+    // An unknown estimator keeps the default label: its error is the estimator's alone.
+    const known =
+      isPlainObject(p) && typeof p.estimator === 'string' && Object.hasOwn(ESTIMATOR_LABELS, p.estimator);
+    if (known && !('label' in p) && isPlainObject(run)) delete run.label;
+  });
+}
+
+/**
+ * The pairs with each run's label written where the link reader would not infer it: a run whose
+ * estimator is written takes its estimator's label unless a label is written too. So the label is
+ * left out exactly where it is the estimator's own, and written (even if the default's) elsewhere.
+ */
+function labelPairs(config: Experiment, pairs: [string, string][]): [string, string][] {
+  const keys = new Set(pairs.map(([k]) => k));
+  return pairs.flatMap((pair): [string, string][] => {
+    const m = /^runs\.(\d+)\.(label|estimator)$/.exec(pair[0]);
+    if (!m || !keys.has(`runs.${m[1]}.estimator`)) return [pair];
+    const run = config.runs[Number(m[1])];
+    const own = run.label === ESTIMATOR_LABELS[run.estimator];
+    if (m[2] === 'label') return own ? [] : [pair];
+    return own || keys.has(`runs.${m[1]}.label`)
+      ? [pair]
+      : [[`runs.${m[1]}.label`, encodeValue(run.label)], pair];
+  });
 }
 
 /** Builds nested objects/arrays from a dotted path; numeric segments index arrays. */

@@ -20,6 +20,7 @@ import {
   type EstimatorChoice,
   type EstimatorName,
 } from '../core/config';
+import { ESTIMATOR_LABELS } from '../core/run-labels';
 import { computeStats, type AdvantageStats, type SetCounts } from './diagnostics';
 import { groupIndices, idKey, type AdvantageRow } from './rows';
 import { allEqual, mean, normalize, setStats, unbiasedStd } from './stats';
@@ -39,7 +40,7 @@ export interface EstimatorSpec extends EstimatorDef {
 /** The estimators, one per name of `ESTIMATOR_NAMES` (core/config): the compiler wants an entry for each. */
 export const ESTIMATORS = {
   grpo: {
-    label: 'GRPO',
+    label: ESTIMATOR_LABELS.grpo,
     doc:
       'Vanilla GRPO as the Dr. MAS repo runs it (group_by_agent_id=False; ray_trainer.py::compute_advantage). ' +
       "Set: prompt group q over its G trajectories. s̄_i = mean of trajectory i's row rewards; " +
@@ -51,7 +52,7 @@ export const ESTIMATORS = {
     within: () => 'the G trajectory scores of its question',
   },
   drmas: {
-    label: 'Dr. MAS',
+    label: ESTIMATOR_LABELS.drmas,
     doc:
       'Dr. MAS agent-wise normalization (arXiv 2602.08847; group_by_agent_id=True, key uid_agentId). ' +
       'Set Y_k(q): every row of agent k over the G rollouts of prompt q, steps not trajectories. ' +
@@ -63,7 +64,7 @@ export const ESTIMATORS = {
     within: (agent) => `agent ${agent}’s rows over the G rollouts of its question`,
   },
   atgrpo: {
-    label: 'AT-GRPO',
+    label: ESTIMATOR_LABELS.atgrpo,
     doc:
       'AT-GRPO (PettingLLMs, arXiv 2510.11062), its documented intent: set = (prompt q, agent k, turn t), ' +
       'the candidates of one agent at one turn. A_y = (r_y − μ_{q,k,t})/(σ_{q,k,t} + ε). (docs/estimators.md#atgrpo) ' +
@@ -74,7 +75,7 @@ export const ESTIMATORS = {
     within: (agent, turn) => `agent ${agent}’s call-${turn + 1} rows over the G rollouts of its question`,
   },
   'global-step': {
-    label: 'global step-level',
+    label: ESTIMATOR_LABELS['global-step'],
     doc:
       'Global step-level ablation (Dr. MAS issue #81, "Mechanism B" without the per-agent split): ' +
       'set = prompt q over all rows of all agents, no trajectory averaging. ' +
@@ -86,7 +87,7 @@ export const ESTIMATORS = {
     within: () => 'every row of the G rollouts of its question',
   },
   magrpo: {
-    label: 'MAGRPO',
+    label: ESTIMATOR_LABELS.magrpo,
     doc:
       'MAGRPO (CoMLRL, arXiv 2508.04652) mean baseline, REINFORCE-style: set = (prompt q, agent k, turn t); ' +
       'A_y = r_y − μ_{q,k,t}, never divided by a std. (docs/estimators.md#magrpo; comlrl magrpo.py _compute_advantages "mean") ' +
@@ -97,7 +98,7 @@ export const ESTIMATORS = {
     within: (agent, turn) => `agent ${agent}’s call-${turn + 1} rows over the G rollouts of its question`,
   },
   mars2: {
-    label: 'MARS2',
+    label: ESTIMATOR_LABELS.mars2,
     doc:
       'MARS2 (MARTI, arXiv 2602.07848; experience_maker.py group_norm): set = one search tree, every node of every agent, one group across agents; ' +
       'A_y = (r_y − μ_tree)/(σ_tree + ε), then each agent trains on its own nodes. (docs/estimators.md#mars2) ' +
@@ -111,7 +112,7 @@ export const ESTIMATORS = {
 
 /** The `custom` choice: the option's label and doc where the named ones show theirs. */
 export const CUSTOM_ESTIMATOR = {
-  label: 'custom',
+  label: ESTIMATOR_LABELS.custom,
   doc:
     "The run's own instance of the algebra: advantage.unit (rows, or trajectories = the mean of a trajectory's rows), " +
     'the set the mean is taken over (advantage.meanOver) and the set the std is taken over (advantage.stdOver, or none), ' +

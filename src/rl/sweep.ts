@@ -57,8 +57,20 @@ export function parseDial(spec: string): Dial {
   return { key, values };
 }
 
-/** The link of `config` with `pairs` set: a grid key replaces the field wherever the link had it. */
-function withFields(config: Experiment, pairs: readonly [string, string][]): string {
+/**
+ * The link of `config` with `pairs` set: a grid key replaces the field wherever the link had it.
+ * A dial over a run's estimator keeps the run's label (docs/sweeps.md): the map's columns name the
+ * runs by label across every cell, and the dial's column says which estimator each cell ran.
+ */
+function withFields(config: Experiment, given: readonly [string, string][]): string {
+  const labels = given.flatMap(([k]): [string, string][] => {
+    const run = /^runs\.(\d+)\.estimator$/.exec(k);
+    const label = run && config.runs[Number(run[1])]?.label;
+    return label && !given.some(([g]) => g === `runs.${run[1]}.label`)
+      ? [[`runs.${run[1]}.label`, label]]
+      : [];
+  });
+  const pairs = [...given, ...labels];
   const keys = new Set(pairs.map(([k]) => k));
   const base = encodeExperiment(config)
     .split('&')

@@ -29,6 +29,24 @@ describe('sweep cells', () => {
     expect(cells.every((c) => c.config.steps === 3 && c.config.seeds === 2)).toBe(true);
   });
 
+  it("keep a run's label across a dial over its estimator (the map's columns name runs by label)", () => {
+    const cells = planCells(base, [parseDial('runs.1.estimator=drmas,global-step,grpo')]);
+    expect(cells.map((c) => c.config.runs.map((r) => [r.label, r.estimator]))).toEqual([
+      [
+        ['GRPO', 'grpo'],
+        ['Dr. MAS', 'drmas'],
+      ],
+      [
+        ['GRPO', 'grpo'],
+        ['Dr. MAS', 'global-step'],
+      ],
+      [
+        ['GRPO', 'grpo'],
+        ['Dr. MAS', 'grpo'],
+      ],
+    ]);
+  });
+
   it('a per-run field and values holding a comma (separated by ;)', () => {
     expect(parseDial('runs.0.label=a,b;c')).toEqual({ key: 'runs.0.label', values: ['a,b', 'c'] });
     const cells = planCells(base, [parseDial('runs.1.estimator=global-step,magrpo')]);

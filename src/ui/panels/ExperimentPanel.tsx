@@ -8,6 +8,7 @@ import { useEffect, useState } from 'react';
 import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
 import type { Experiment } from '../../core/config';
+import { withEstimator } from '../../core/run-labels';
 import { estimatorLabel } from '../../rl/advantage';
 import { estimateMemory, gb, memoryRefusal } from '../../runtime/memory';
 import {
@@ -30,7 +31,12 @@ import { useDraft } from './draft';
 
 /** Validates the config with one field changed; applies it, or returns the errors. */
 function tryField(path: string, value: unknown): FieldError[] {
-  const r = validateExperiment(setAt(useLab.getState().config, path, value));
+  const { config } = useLab.getState();
+  // A run's estimator menu: a label that was the old estimator's own follows to the new one.
+  const run = /^runs\.(\d+)\.estimator$/.exec(path);
+  const r = validateExperiment(
+    run ? withEstimator(config, Number(run[1]), value) : setAt(config, path, value),
+  );
   if (!r.ok) return r.errors;
   applyExperiment(r.config);
   return [];
