@@ -3,7 +3,7 @@
  * with only the fields that differ from the defaults, as readable `path=value` pairs:
  *   #v=1&task=math&optim.lr=0.001&runs.1.estimator=global-step
  * A list's indices patch the default list element by element, so `runs.1.estimator=global-step`
- * alone is the default runs with run 1's estimator changed. `runs=[]` first empties the list, so a
+ * alone is the default runs with run 1's estimator changed (and its label with it, docs/links.md#run-labels). `runs=[]` first empties the list, so a
  * list shorter than the default is written `runs=[]&runs.0.label=…` (whole, after the reset); a
  * longer one is its diffs from the default elements plus the new elements whole. A run's live
  * changes are keyed by step, `runs.0.live.179.optim.lr=0.003` (docs/links.md#live-change-schedule). Values are typed by their text: numbers, `true`/`false`,
