@@ -63,6 +63,8 @@ export interface TokenLoss<T, B> {
 }
 
 export interface PolicyLossSpec {
+  /** The name people know it by (the loss menu, the experiment's Updates summary). */
+  label: string;
   doc: string;
   /**
    * d = clamp(log π − log π_old, −20, 20), A the token's advantage, logp = log π itself (a loss
@@ -74,6 +76,7 @@ export interface PolicyLossSpec {
 
 export const POLICY_LOSSES = {
   vanilla: {
+    label: 'PPO clipped',
     doc:
       'PPO clip with dual clip (verl compute_policy_loss_vanilla, docs/estimators.md#ppo-clip-with-dual-clip): r = eᵈ, ' +
       'Lc = max(−A·r, −A·clip(r, 1 − ε_low, 1 + ε_high)), L = A < 0 ? min(−A·c, Lc) : Lc.',
@@ -101,6 +104,7 @@ export const POLICY_LOSSES = {
     },
   },
   reinforce: {
+    label: 'REINFORCE',
     doc:
       'REINFORCE on the response, as CoMLRL runs MAGRPO (docs/estimators.md#reinforce): L = −A·log π per token, no ' +
       'ratio and no clip, so its gradient is −A·∇log π whatever π_old was; summed over the response by ' +

@@ -34,6 +34,8 @@ export interface WhatDiffers {
   identical: boolean;
   /** The card's lead: which batches, and the identical case with why. */
   summary: string;
+  /** What the agent's rewards are set against, in the batch's own nouns (trajectories, or a tree's nodes). */
+  scores: string;
   agents: AgentDifference[];
 }
 
@@ -53,6 +55,25 @@ function direction(corr: number): string {
   return ', in a different direction';
 }
 
+/**
+ * The card's nouns for the run's batches: a group of parallel or tree sampling holds trajectories
+ * with their scores; under rollout.sampling=mcts a group is one search tree of nodes, and no row
+ * belongs to a trajectory of G rollouts.
+ */
+export const DIFFERS_WORDS = {
+  trajectories: {
+    scores: 'its groups’ trajectory scores',
+    tied: 'its groups’ rollouts tied',
+    carry: 'the trajectory scores',
+  },
+  nodes: {
+    scores: 'the node scores of its trees',
+    tied: 'the nodes of its trees tied',
+    carry: 'their nodes’ scores',
+  },
+} as const;
+type Words = (typeof DIFFERS_WORDS)[keyof typeof DIFFERS_WORDS];
+
 const AGREE = (corr: number) =>
   corr >= 0.99 ? 'almost exactly' : corr >= 0.9 ? 'closely' : corr >= 0.5 ? 'partly' : 'little';
 
@@ -61,25 +82,26 @@ const AGREE = (corr: number) =>
  * It predicts GRPO's E[A²] for the agent only where its rows carry their trajectory's reward, so
  * the words describe the rewards and leave the advantages to the measured scale.
  */
-function amplificationWords(amp: number): string {
+function amplificationWords(amp: number, w: Words): string {
   if (!Number.isFinite(amp)) return 'Its amplification is undefined: none of its groups had spread rewards';
   const where =
     amp > 1.25
-      ? 'its rewards sit off-centre from, or spread wider than, its groups’ trajectory scores'
+      ? `its rewards sit off-centre from, or spread wider than, ${w.scores}`
       : amp < 0.8
-        ? 'its rewards spread narrower than its groups’ trajectory scores'
-        : 'its rewards sit about where its groups’ trajectory scores do';
+        ? `its rewards spread narrower than ${w.scores}`
+        : `its rewards sit about where ${w.scores} do`;
   return `Its amplification is ${f2(amp)}: ${where}`;
 }
 
 function describeAgent(
   d: Omit<AgentDifference, 'sentence'> & { tied: boolean },
   own: EstimatorChoice,
+  w: Words,
 ): string {
-  const amp = amplificationWords(d.amplification);
+  const amp = amplificationWords(d.amplification, w);
   if (!Number.isFinite(d.scale))
     return d.tied
-      ? `Every advantage the ${d.agent} agent got on these batches is 0 under both estimators: its groups’ rollouts tied, so there is nothing to weigh.`
+      ? `Every advantage the ${d.agent} agent got on these batches is 0 under both estimators: ${w.tied}, so there is nothing to weigh.`
       : `The ${d.agent} agent has no rows on these batches.`;
   const agree = Number.isFinite(d.corr)
     ? `the two agree ${AGREE(d.corr)} on its rows (correlation ${f2(d.corr)})`
@@ -94,14 +116,15 @@ function describeAgent(
  * The card for one run: `history` holds its frames (oldest first) with at least `step` and the
  * agents' amplification and shadow keys; the last `window` batches are summarized. `trajectories`
  * (B·G) lets the identical case say that every agent acted once per trajectory; `run` names the
- * run in the lead. Null before the run's first batch.
+ * run in the lead; `trees` (rollout.sampling=mcts) words it for trees of nodes. Null before the run's first batch.
  */
 export function whatDiffers(
   history: readonly Record<string, number>[],
   agents: readonly string[],
   own: EstimatorChoice,
-  o: { window?: number; trajectories?: number; run?: string } = {},
+  o: { window?: number; trajectories?: number; run?: string; trees?: boolean } = {},
 ): WhatDiffers | null {
+  const w = o.trees ? DIFFERS_WORDS.nodes : DIFFERS_WORDS.trajectories;
   const rows = history.filter((h) => Number.isFinite(h[M.step])).slice(-(o.window ?? DIFFERS_WINDOW));
   if (rows.length === 0) return null;
   const steps: [number, number] = [rows[0][M.step], rows[rows.length - 1][M.step]];
@@ -129,7 +152,7 @@ export function whatDiffers(
       corr: meanOf(corrs),
       gradRatio: gg > 0 ? dg / gg : NaN,
     };
-    return { ...diff, sentence: describeAgent({ ...diff, tied: gm === 0 && dm === 0 }, own) };
+    return { ...diff, sentence: describeAgent({ ...diff, tied: gm === 0 && dm === 0 }, own, w) };
   });
 
   const batches = `${rows.length === 1 ? 'batch' : `${rows.length} batches`} (step${rows.length === 1 ? '' : 's'} ${steps[0] === steps[1] ? steps[0] : `${steps[0]}–${steps[1]}`})`;
@@ -142,7 +165,7 @@ export function whatDiffers(
       (once
         ? 'Every agent acted once in every trajectory, on the trajectory’s shared reward, so '
         : 'Here ') +
-      'each agent’s rows carry exactly the trajectory scores: both estimators normalize the same numbers by the same mean and standard deviation.'
+      `each agent’s rows carry exactly ${w.carry}: both estimators normalize the same numbers by the same mean and standard deviation.`
     : `On ${whose} last ${batches}, both estimators weighed the same rows:`;
-  return { steps, identical, summary, agents: out };
+  return { steps, identical, summary, scores: w.scores, agents: out };
 }

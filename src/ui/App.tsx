@@ -26,6 +26,7 @@ import { Labelled } from './panels/Labelled';
 import { PastRunsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
 import { WhatDiffers } from './panels/WhatDiffers';
+import { runsTitle } from './config-edit';
 import { dismissError, setBackend, useLab } from './store';
 import { shareLink } from './url-sync';
 
@@ -246,12 +247,14 @@ export function App() {
   const topBars = useTopBarsHeight();
   // Once runs exist, a narrow window shows the charts before the settings (styles.css).
   const hasRuns = useLab((s) => s.runs.length + s.imported.length > 0);
+  // The runs on screen, not the lab's first question: a MARS2 experiment is not "GRPO vs Dr. MAS".
+  const title = useLab((s) => runsTitle(s.config));
   return (
     <>
       <div className="top-bars" ref={topBars}>
         <header className="top">
           <h1>
-            Agentwise Lab <small>GRPO vs Dr. MAS, per agent, live</small>
+            Agentwise Lab <small data-testid="runs-title">{title}</small>
           </h1>
           <Controls />
           <CopyLink />

@@ -115,6 +115,10 @@ export function runOverrides(r: Experiment['runs'][number]): string[] {
   return pairs({ advantage, optim, reward, rollout, train: train ?? {} }, '');
 }
 
+/** The header's subtitle: the runs on screen by label ("MARS2 vs Dr. MAS, per agent, live"). */
+export const runsTitle = (c: Experiment): string =>
+  `${c.runs.map((r) => r.label).join(' vs ')}, per agent, live`;
+
 /** The value at a dotted path of a config. */
 export function getAt(config: Experiment, path: string): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], config);

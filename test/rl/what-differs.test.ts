@@ -101,6 +101,18 @@ describe('What differs', () => {
     expect(all().identical).toBe(true);
   });
 
+  it('under mcts sampling speaks of trees and nodes, never of trajectories or rollouts', async () => {
+    const { agents, metrics } = await history('sync', 'grpo', 0);
+    const tied = whatDiffers(metrics.slice(0, 1), agents, 'grpo', { trees: true })!;
+    expect(tied.agents[0].sentence).toBe(
+      'Every advantage the alice agent got on these batches is 0 under both estimators: the nodes of its trees tied, so there is nothing to weigh.',
+    );
+    const search = (await history('search', 'grpo')).card({ trees: true });
+    const words = [search.summary, search.scores, ...search.agents.map((a) => a.sentence)].join(' ');
+    expect(words).toMatch(/the node scores of its trees/);
+    expect(words).not.toMatch(/trajector|rollout/);
+  });
+
   it('measures agreement only against the run’s own estimator, and says so', async () => {
     const card = (await history('search', 'atgrpo')).card();
     expect(card.identical).toBe(false);

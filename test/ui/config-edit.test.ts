@@ -1,7 +1,8 @@
 // The choice fields' options carry their registry docs (the dropdowns' tooltips) and labels.
 import { describe, expect, it } from 'vitest';
-import { enumOptions, optionDoc, optionLabel, runOverrides } from '../../src/ui/config-edit';
+import { enumOptions, optionDoc, optionLabel, runOverrides, runsTitle } from '../../src/ui/config-edit';
 import { presetById } from '../../src/core/presets';
+import { decodeExperiment } from '../../src/core/url';
 import type { Experiment, SamplingName } from '../../src/core/config';
 import { FIELDS, labelOf } from '../../src/ui/field-labels';
 
@@ -46,6 +47,9 @@ describe('option docs', () => {
     ]);
     expect(optionDoc('runs.0.estimator', 'custom')).toMatch(/advantage\.meanOver/);
     expect(optionLabel('reward.credit', 'counterfactual')).toBe('counterfactual');
+    // The experiment's Updates summary names the loss so: PPO's clipped loss, not its verl name.
+    expect(optionLabel('optim.policyLoss', 'vanilla')).toBe('PPO clipped');
+    expect(optionLabel('optim.policyLoss', 'reinforce')).toBe('REINFORCE');
     expect(optionLabel('models.preset', 'nano')).toBe('nano');
   });
 });
@@ -89,5 +93,12 @@ describe('inline fields', () => {
     const mixed = inline(withSampling('parallel', ['mcts', undefined]));
     expect(mixed).toEqual(expect.arrayContaining(['rollout.groupSize', 'rollout.nodes']));
     expect(labelOf('rollout.nodes', withSampling('mcts', []))).toBe('Tree nodes N');
+  });
+});
+
+describe('the header subtitle', () => {
+  it('names the runs on screen, not always GRPO vs Dr. MAS', () => {
+    const r = decodeExperiment('#v=1&runs.0.estimator=mars2&runs.2.label=AT&runs.2.estimator=atgrpo');
+    expect(r.ok && runsTitle(r.config)).toBe('MARS2 vs Dr. MAS vs AT, per agent, live');
   });
 });

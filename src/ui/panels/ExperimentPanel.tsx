@@ -233,7 +233,7 @@ export function ExperimentPanel() {
       : []),
     [
       'Updates',
-      `${c.optim.policyLoss} loss, ${c.train.buffer === 'per-agent' ? `per-agent buffers of ${c.train.bufferSize} rows` : 'every agent every step'}, groups: ${c.rollout.filter === 'mixed' ? 'mixed only' : 'all'}${c.reward.joint ? ', one joint reward' : ''}`,
+      `${optionLabel('optim.policyLoss', c.optim.policyLoss)} loss, ${c.train.buffer === 'per-agent' ? `per-agent buffers of ${c.train.bufferSize} rows` : 'every agent every step'}, groups: ${c.rollout.filter === 'mixed' ? 'mixed only' : 'all'}${c.reward.joint ? ', one joint reward' : ''}`,
     ],
     [
       'Advantage',

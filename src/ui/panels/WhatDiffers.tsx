@@ -36,7 +36,9 @@ function pickRun(s: LabState) {
     withRun.find((x) => x.run.estimator === 'grpo' || x.run.estimator === 'drmas') ?? withRun.at(0);
   if (!chosen) return null;
   const { rollout } = resolveRun(s.config, chosen.run);
-  return { ...chosen, trajectories: rollout.batchSize * rollout.groupSize };
+  // An mcts tree's rows are nodes, as many as the search grows: no B·G trajectories to count.
+  const trees = rollout.sampling === 'mcts';
+  return { ...chosen, trees, trajectories: trees ? undefined : rollout.batchSize * rollout.groupSize };
 }
 
 export function WhatDiffers() {
@@ -47,9 +49,10 @@ export function WhatDiffers() {
     void runsKey;
     const picked = pickRun(useLab.getState());
     if (!picked) return null;
-    const { r, run, trajectories } = picked;
+    const { r, run, trajectories, trees } = picked;
     return whatDiffers(historyOf(r.id, keysOf(r.agents), DIFFERS_WINDOW), r.agents, run.estimator, {
       trajectories,
+      trees,
       run: r.label,
     });
   }, [version, runsKey]);
@@ -70,10 +73,9 @@ export function WhatDiffers() {
         Both estimators weigh this run’s own rows, so the differences are the estimators’ alone and one seed
         is enough. Advantage scale: the root mean square of the agent’s advantages. Correlation: 1 when the
         two order and space its rows alike. Amplification: how far the agent’s rewards sit from, and spread
-        around, its groups’ trajectory scores, relative to their spread; above 1, GRPO’s one baseline inflates
-        the advantages of an agent whose rows carry their trajectory’s reward, and the advantage scale says
-        what it came to on these batches. The charts under “Same batch, every estimator” show each number step
-        by step.
+        around, {card.scores}, relative to their spread; above 1, GRPO’s one baseline inflates the advantages
+        of an agent whose rows carry their trajectory’s reward, and the advantage scale says what it came to
+        on these batches. The charts under “Same batch, every estimator” show each number step by step.
       </details>
     </section>
   );
