@@ -149,6 +149,33 @@ export type CliArgs =
 
 export class UsageError extends Error {}
 
+/**
+ * `--flag N` as a whole number ≥ min, or a usage error in the lab's words:
+ * `--steps must be a whole number ≥ 1; got "-1"`.
+ */
+export function wholeNumber(flag: string, text: string, min: number): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isInteger(n) || n < min)
+    throw new UsageError(`--${flag} must be a whole number ≥ ${min}; got "${text}"`);
+  return n;
+}
+
+/**
+ * The arguments with `--flag -1` written `--flag=-1` where --flag takes a value: node's parser
+ * refuses a value that starts with a dash as "ambiguous", so a negative number would never reach
+ * the lab's own check, which says what the flag must be.
+ */
+export function signedValuesJoined(argv: readonly string[], valued: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const next = argv[i + 1];
+    const takes = argv[i].startsWith('--') && valued.includes(argv[i].slice(2));
+    if (takes && next !== undefined && /^-(\d|\.\d|Infinity)/.test(next)) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
 export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h')
@@ -158,7 +185,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     let parsed;
     try {
       parsed = parseArgs({
-        args: [...rest],
+        args: signedValuesJoined(rest, ['tail']),
         options: { tail: { type: 'string' } },
         strict: true,
         allowPositionals: true,
@@ -167,9 +194,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
       throw new UsageError(`${(e as Error).message}; ${usage}`);
     }
     if (parsed.positionals.length !== 1) throw new UsageError(usage);
-    const tail = parsed.values.tail === undefined ? REWARD_TAIL : Number(parsed.values.tail);
-    if (!Number.isInteger(tail) || tail < 1)
-      throw new UsageError(`--tail must be a positive integer, got "${parsed.values.tail}"`);
+    const tail = parsed.values.tail === undefined ? REWARD_TAIL : wholeNumber('tail', parsed.values.tail, 1);
     return { command: 'report', dir: parsed.positionals[0], tail };
   }
   if (command === 'presets') {
@@ -184,7 +209,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   let values;
   try {
     ({ values } = parseArgs({
-      args: [...rest],
+      args: signedValuesJoined(rest, ['steps', 'checkpoint-every']),
       options: {
         config: { type: 'string' },
         preset: { type: 'string' },
@@ -205,24 +230,14 @@ export function parseCli(argv: readonly string[]): CliArgs {
     throw new UsageError((e as Error).message);
   }
   if (values.help) return { command: 'help' };
-  let steps: number | null = null;
-  if (values.steps !== undefined) {
-    steps = Number(values.steps);
-    if (!Number.isInteger(steps) || steps < 1)
-      throw new UsageError(`--steps must be a positive integer, got "${values.steps}"`);
-  }
+  const steps = values.steps === undefined ? null : wholeNumber('steps', values.steps, 1);
   const backend = (values.backend ?? 'wasm') as BackendName;
   if (!BACKEND_NAMES.includes(backend)) {
     throw new UsageError(`--backend must be one of ${BACKEND_NAMES.join(', ')}; got "${values.backend}"`);
   }
   const init = values.init ? values.init.split(',').filter(Boolean) : [];
-  let checkpointEvery = 25;
-  if (values['checkpoint-every'] !== undefined) {
-    checkpointEvery = Number(values['checkpoint-every']);
-    if (!Number.isInteger(checkpointEvery) || checkpointEvery < 0) {
-      throw new UsageError(`--checkpoint-every must be an integer ≥ 0, got "${values['checkpoint-every']}"`);
-    }
-  }
+  const every = values['checkpoint-every'];
+  const checkpointEvery = every === undefined ? 25 : wholeNumber('checkpoint-every', every, 0);
   const resume = values.resume ?? null;
   if (resume !== null) {
     const clash = [

@@ -4,7 +4,7 @@ import { BACKEND_NAMES } from '../core/config';
 import type { BackendName } from '../core/config';
 import { parseDial, parseShard, SweepRefused } from '../rl/sweep';
 import type { Dial, SweepFile } from '../rl/sweep';
-import { UsageError } from './args';
+import { signedValuesJoined, UsageError, wholeNumber } from './args';
 
 export const SWEEP_HELP = `Usage:
   npm run lab -- sweep --config <file | URL | hash> --grid KEY=v1,v2,… [--grid …] --steps N --out DIR
@@ -54,13 +54,6 @@ export interface MergeArgs {
   out: string;
 }
 
-const whole = (flag: string, text: string, min: number) => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min)
-    throw new UsageError(`--${flag} must be an integer ≥ ${min}, got "${text}"`);
-  return n;
-};
-
 type Options = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
 
 /** Options by name (strings, string lists, switches) and positionals; a usage error names the bad one. */
@@ -70,7 +63,13 @@ function parse(
   usage: string,
 ): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
   try {
-    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    const valued = Object.keys(options).filter((k) => options[k].type === 'string');
+    return parseArgs({
+      args: signedValuesJoined(argv, valued),
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (e) {
     throw new UsageError(`${(e as Error).message}; ${usage}`);
   }
@@ -109,13 +108,15 @@ export function parseSweep(argv: readonly string[]): SweepArgs | null {
       command: 'sweep',
       config: (v.config as string | undefined) ?? null,
       grid: grid.map(parseDial),
-      steps: whole('steps', v.steps, 1),
+      steps: wholeNumber('steps', v.steps, 1),
       out: v.out,
       shard: typeof v.shard === 'string' ? parseShard(v.shard) : null,
-      workers: typeof v.workers === 'string' ? whole('workers', v.workers, 1) : 1,
+      workers: typeof v.workers === 'string' ? wholeNumber('workers', v.workers, 1) : 1,
       backend,
       checkpointEvery:
-        typeof v['checkpoint-every'] === 'string' ? whole('checkpoint-every', v['checkpoint-every'], 0) : 25,
+        typeof v['checkpoint-every'] === 'string'
+          ? wholeNumber('checkpoint-every', v['checkpoint-every'], 0)
+          : 25,
       quiet: v.quiet === true,
     };
   } catch (e) {

@@ -78,10 +78,10 @@ describe('CLI arguments', () => {
     });
     expect(() => parseCli(['report'])).toThrow(/usage: npm run lab -- report DIR \[--tail N\]/);
     expect(() => parseCli(['report', 'runs/x', '--tail', '0'])).toThrow(
-      '--tail must be a positive integer, got "0"',
+      '--tail must be a whole number ≥ 1; got "0"',
     );
     expect(() => parseCli(['report', 'runs/x', '--tail', '2.5'])).toThrow(
-      '--tail must be a positive integer, got "2.5"',
+      '--tail must be a whole number ≥ 1; got "2.5"',
     );
     expect(() => parseCli(['report', 'runs/x', '--tali', '3'])).toThrow(/Unknown option '--tali'/);
   });
@@ -95,12 +95,16 @@ describe('CLI arguments', () => {
 
   it.each([
     [['fly'], /unknown command "fly"/],
-    [['train', '--steps', '0'], /--steps must be a positive integer/],
-    [['train', '--steps', '2.5'], /--steps must be a positive integer/],
+    [['train', '--steps', '0'], /--steps must be a whole number ≥ 1; got "0"/],
+    [['train', '--steps', '2.5'], /--steps must be a whole number ≥ 1; got "2.5"/],
+    // A negative number is the lab's to refuse, not node's "argument is ambiguous".
+    [['train', '--steps', '-1'], /^--steps must be a whole number ≥ 1; got "-1"$/],
+    [['train', '--checkpoint-every', '-5'], /^--checkpoint-every must be a whole number ≥ 0; got "-5"$/],
+    [['report', 'runs/x', '--tail', '-3'], /^--tail must be a whole number ≥ 1; got "-3"$/],
     [['train', '--backend', 'tpu'], /--backend must be one of auto, webgpu, webgl, wasm, cpu/],
     [['train', '--colour', 'red'], /Unknown option '--colour'/],
     [['train', 'extra'], /Unexpected argument 'extra'/],
-    [['train', '--checkpoint-every', '1.5'], /--checkpoint-every must be an integer ≥ 0/],
+    [['train', '--checkpoint-every', '1.5'], /--checkpoint-every must be a whole number ≥ 0/],
     [
       ['train', '--resume', 'd', '--config', 'x.json', '--out', 'o'],
       /--resume takes the config and folder of the run it resumes; drop --config, --out/,

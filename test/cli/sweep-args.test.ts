@@ -30,7 +30,10 @@ describe('lab sweep and merge command lines', () => {
     expect(() => parseSweep(['--grid', 'optim.lr=1', '--steps', '5'])).toThrow('sweep needs --out DIR');
     expect(() => parseSweep([...base, '--shard', '3/3'])).toThrow('--shard 3/3: expected i/n with 0 ≤ i < n');
     expect(() => parseSweep([...base, '--workers', '0'])).toThrow(
-      '--workers must be an integer ≥ 1, got "0"',
+      '--workers must be a whole number ≥ 1; got "0"',
+    );
+    expect(() => parseSweep([...base, '--workers', '-2'])).toThrow(
+      '--workers must be a whole number ≥ 1; got "-2"',
     );
     expect(() => parseSweep([...base, '--grid', 'optim.lr'])).toThrow(
       '--grid optim.lr: expected KEY=v1,v2,…',
