@@ -2,8 +2,9 @@
  * A test seam: storage that has run out of room. The browser's own quota cannot be forced from a
  * test, so a page opened with `?storage-fault=quota:K-J` (or `quota:K`, which never clears) makes
  * its stores refuse writes as a full disk does, with a `QuotaExceededError`, for the steps
- * K ≤ step < J: the page's recorder (src/ui/persist.ts) while the furthest step it writes is in
- * that range, and each run's worker (putState) for a state saved at a step in it. The page passes
+ * K ≤ step < J: the page's recorder (src/ui/persist.ts) refuses a whole batch of frames when the
+ * furthest step it holds is in that range (its frames before K with it), and each run's worker
+ * (putState) a state saved at a step in it (docs/page.md#storage-full-or-gone). The page passes
  * the plan to its workers in their `start` message. Without the parameter nothing changes.
  */
 

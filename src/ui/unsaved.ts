@@ -9,7 +9,7 @@
  */
 import { parseStorageFault } from '../runtime/storage-fault';
 import type { StorageFault } from '../runtime/storage-fault';
-import type { RunId } from '../runtime/protocol';
+import type { RunId, RunStatus } from '../runtime/protocol';
 import { useLab } from './store';
 import type { LabState } from './store';
 
@@ -57,8 +57,14 @@ export function unsavedText(s: Pick<LabState, 'unsaved' | 'runs'>): string | nul
         ]
       : []),
   ];
-  return `Storage is full: ${what.join(' and ')} are not being saved. Training goes on in this tab and what was saved before stays; saving picks up again once there is room.`;
+  if (s.runs.some((r) => TRAINING.includes(r.state)))
+    return `Storage is full: ${what.join(' and ')} are not being saved. Training goes on in this tab and what was saved before stays; saving picks up again once there is room.`;
+  // Paused, done or failed: nothing trains, and a finished run's worker saves its state no more.
+  return `Storage is full: ${what.join(' and ')} are not saved. No run is training; what was saved before stays, and the rest is held in this tab only until it is closed: download it to keep it.`;
 }
+
+/** The run states in which a run is training (or about to): the line's "training goes on" is true then. */
+const TRAINING: readonly RunStatus[] = ['queued', 'loading', 'compiling', 'running'];
 
 let asked = false;
 /** Once per page, once a session is worth keeping: asks the browser to keep this site's data. */

@@ -10,7 +10,8 @@ import type { RunView, BackendStatus } from '../../src/ui/store';
 import { trainBlockers } from '../../src/ui/train-blockers';
 import { unsavedText } from '../../src/ui/unsaved';
 
-const run = (id: string, label: string, savedStep?: number) => ({ id, label, savedStep }) as RunView;
+const run = (id: string, label: string, savedStep?: number, state = 'running') =>
+  ({ id, label, savedStep, state }) as RunView;
 const b = 'b' as RunId;
 
 describe('storage full', () => {
@@ -41,6 +42,11 @@ describe('storage full', () => {
     );
     expect(unsavedText({ unsaved: { frames: 5, states: { [b]: 20 } }, runs })).toContain(
       'the steps from 5 on and the run states of Dr. MAS (a reload would go back to step 10) are not being saved',
+    );
+    // Once no run trains, the line no longer says training goes on: the rest is this tab's alone.
+    const done = [run('a', 'GRPO', 0, 'done'), run('b', 'Dr. MAS', 10, 'paused')];
+    expect(unsavedText({ unsaved: { frames: 5, states: {} }, runs: done })).toBe(
+      'Storage is full: the steps from 5 on are not saved. No run is training; what was saved before stays, and the rest is held in this tab only until it is closed: download it to keep it.',
     );
   });
 
