@@ -222,6 +222,29 @@ export function lastStep(ids: readonly RunId[]): number {
   return last;
 }
 
+/**
+ * A watch on whether any of some runs has a value of a metric, reading each row once: an empty
+ * chart asks on every frame whether it has something to draw (ChartEmpty.tsx), so a long run is
+ * never read whole again. A run cut back (a resume) is read again from its start. `positiveOnly`:
+ * only a value above 0 counts, as on a log scale (readSeries).
+ */
+export function valueWatch(): (ids: readonly RunId[], key: string, positiveOnly?: boolean) => boolean {
+  const read = new Map<string, { rows: number; found: boolean }>();
+  return (ids, key, positiveOnly = false) =>
+    ids.some((id) => {
+      const at = `${id} ${key} ${positiveOnly}`;
+      const d = data.get(id);
+      const col = d?.codec.indexOf(key) ?? -1;
+      const n = d?.ring.length ?? 0;
+      const was = read.get(at);
+      let { rows, found } = was && was.rows <= n ? was : { rows: 0, found: false };
+      const counts = (v: number) => (positiveOnly ? v > 0 : Number.isFinite(v));
+      if (d && col >= 0) for (; rows < n && !found; rows++) found = counts(d.ring.at(rows, col));
+      read.set(at, { rows: found ? rows : n, found });
+      return found;
+    });
+}
+
 /** Every frame of a run as {key: value} rows (NaN slots left out), oldest first. */
 export function allRows(id: RunId): Record<string, number>[] {
   const d = data.get(id);

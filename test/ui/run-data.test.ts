@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_STEPS } from '../../src/core/config';
-import { allRows, forgetRunData, lastStep, readSeries, restoreRunData, runData } from '../../src/ui/run-data';
+import {
+  allRows,
+  forgetRunData,
+  lastStep,
+  pushFrame,
+  readSeries,
+  restoreRunData,
+  runData,
+  valueWatch,
+} from '../../src/ui/run-data';
 import type { RunId } from '../../src/runtime/protocol';
 
 describe('run data in the page', () => {
@@ -35,5 +44,27 @@ describe('run data in the page', () => {
     expect(allRows(id).length).toBe(200);
     expect(runData(id)!.ring.allocated).toBe(256); // 4 KB, where a preallocated ring took 1.6 MB
     forgetRunData([id]);
+  });
+});
+
+describe('an empty chart’s question: has a run something to draw?', () => {
+  it('says yes once any run has a value of the metric, reading each row once, and no for a metric it lacks', () => {
+    const id = 'r-watch' as RunId;
+    // Eval is recorded at step 4 only; the other steps hold NaN there.
+    const frames = Array.from({ length: 3 }, (_, s) => new Float64Array([s, 0.5, NaN, -1]));
+    restoreRunData(id, ['step', 'reward/mean', 'eval/avg', 'loss'], frames);
+    const watch = valueWatch();
+    expect(watch([id], 'reward/mean')).toBe(true); // frames the chart has not drawn: "drawing…"
+    expect(watch([id], 'eval/avg')).toBe(false); // nothing to draw: "no data yet"
+    expect(watch([id], 'no/such/key')).toBe(false);
+    expect(watch([id], 'loss')).toBe(true);
+    expect(watch([id], 'loss', true)).toBe(false); // a log scale draws no value ≤ 0
+    pushFrame(id, 3, new Float64Array([3, 0.5, NaN, -1]));
+    expect(watch([id], 'eval/avg')).toBe(false);
+    pushFrame(id, 4, new Float64Array([4, 0.5, 0.25, -1]));
+    expect(watch([id], 'eval/avg')).toBe(true);
+    expect(watch(['r-none' as RunId, id], 'eval/avg')).toBe(true);
+    forgetRunData([id]);
+    expect(watch([id], 'reward/mean')).toBe(false); // gone: read again from the start
   });
 });

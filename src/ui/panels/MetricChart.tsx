@@ -20,6 +20,7 @@ import type { Axis } from '../plot';
 import { ChartData, SeriesLayer } from './SeriesLayer';
 import { markerElements } from './Markers';
 import { ImageButtons } from './ImageButtons';
+import { ChartEmpty } from './ChartEmpty';
 import type { Drawn, SeriesSpec } from './SeriesLayer';
 
 export interface MetricChartProps {
@@ -352,9 +353,7 @@ function MetricChartImpl({
       </figcaption>
       <div className="chart-plot" ref={setTipHost}>
         {steps.length === 0 ? (
-          <div className="chart-empty">
-            {drawnSpecs === NOT_YET && specs.length > 0 ? 'drawing…' : 'no data yet'}
-          </div>
+          <ChartEmpty specs={specs} log={log} />
         ) : (
           <ChartData.Provider value={layer}>
             <ChartFrame
