@@ -138,9 +138,14 @@ describe('lab controls', () => {
       await page.getByLabel('Task', { exact: true }).locator('option[value="plan"]').getAttribute('title'),
     ).toBe(TASKS.plan.doc);
     await estimator.selectOption({ label: 'MAGRPO' });
-    await expect.poll(hash).toContain('magrpo');
-    expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator MAGRPO (magrpo)');
-    await estimator.selectOption('drmas');
+    await expect.poll(hash).toContain('runs.1.estimator=magrpo');
+    // The run was called by its estimator, so its label follows (docs/links.md#run-labels): the
+    // legend, the runs list and the menu's own label say MAGRPO, and the link needs no label.
+    expect(await hash()).not.toContain('runs.1.label');
+    expect(await page.getByTestId('runs').textContent()).toContain('MAGRPO — estimator MAGRPO (magrpo)');
+    await page.getByLabel('MAGRPO estimator').selectOption('drmas');
+    await expect.poll(hash).not.toContain('runs.1'); // the default run again, label and all
+    expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator Dr. MAS (drmas)');
 
     // Train, so edits meet live runs.
     await trainEnabled(page);
