@@ -73,3 +73,22 @@ export function withEstimator(
   });
   return { ...config, runs };
 }
+
+/**
+ * The config with its runs' labels as a stored session recorded them (`label`, or `label #s` with
+ * several seeds, by run index): a session stored before a link's estimator brought its own label
+ * was labelled by the default run, and its saved states and lines are keyed by that label. Null
+ * when they already agree (or a stored label would repeat another).
+ */
+export function withStoredLabels<C extends { seeds: number; runs: readonly { label: string }[] }>(
+  config: C,
+  stored: readonly { label: string; runIndex: number }[],
+): C | null {
+  const base = (l: string) => (config.seeds > 1 ? l.replace(/ #\d+$/, '') : l);
+  const labels = config.runs.map((r, i) => {
+    const s = stored.find((x) => x.runIndex === i);
+    return s ? base(s.label) : r.label;
+  });
+  if (labels.every((l, i) => l === config.runs[i].label) || new Set(labels).size < labels.length) return null;
+  return { ...config, runs: config.runs.map((r, i) => ({ ...r, label: labels[i] })) };
+}

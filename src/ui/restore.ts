@@ -6,6 +6,9 @@
  * beside them (interop.ts).
  */
 import { renameMetricKey, renameRole } from '../core/renamed-roles';
+import { structuralKey } from '../core/config';
+import type { Experiment } from '../core/config';
+import { withStoredLabels } from '../core/run-labels';
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
 import { play, reset } from './lab';
@@ -23,6 +26,9 @@ import type { RunView } from './store';
 
 function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]): void {
   const decoded = decodeExperiment(session.experiment);
+  // Its runs keep the labels they were stored under: their lines and saved states go by them.
+  const kept = withStoredLabels(useLab.getState().config, session.runs);
+  if (kept) chooseConfig(kept);
   // A session stored before plan's roles were renamed draws under today's names (renamed-roles.ts).
   const task = decoded.config.task;
   const role = (name: string) => renameRole(name, task);
@@ -71,10 +77,21 @@ export async function restoreLatest(): Promise<void> {
   // Imports that were on the charts come back to them, whatever the experiment.
   for (const i of sessions.filter((x) => x.kind === 'import' && x.shown)) await showImport(i.id);
   const latest = sessions.find((x) => x.kind !== 'import');
-  if (!latest || !sameStructure(latest.experiment, useLab.getState().config)) return;
+  if (!latest || !ranThis(latest, useLab.getState().config)) return;
   const [got, states] = await Promise.all([loadSession(latest.id), statesOf(latest.id).catch(() => [])]);
   const s = useLab.getState();
   if (got && s.session === 'idle' && s.runs.length === 0) show(got.session, got.frames, states);
+}
+
+/**
+ * Whether a stored session ran `config`: its link does, or does once its runs take the labels they
+ * were stored under (a session stored before a link's estimator brought its own label).
+ */
+function ranThis(session: StoredSession, config: Experiment): boolean {
+  if (sameStructure(session.experiment, config)) return true;
+  const r = decodeExperiment(session.experiment);
+  const kept = r.ok ? withStoredLabels(r.config, session.runs) : null;
+  return kept !== null && structuralKey(kept) === structuralKey(config);
 }
 
 /** Past runs → Open: stops any live runs, sets the experiment to the session's, shows its curves. */

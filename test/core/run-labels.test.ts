@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT, validateExperiment, type Experiment } from '../../src/core/config';
-import { withEstimator } from '../../src/core/run-labels';
+import { withEstimator, withStoredLabels } from '../../src/core/run-labels';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 
 const labels = (c: Experiment) => c.runs.map((r) => [r.label, r.estimator]);
@@ -66,5 +66,25 @@ describe('a run given an estimator and no label is labelled by its estimator', (
       ['GRPO', 'grpo'],
       ['GRPO 2', 'grpo'],
     ]);
+  });
+
+  it('a session stored under the old reading keeps its stored labels (its lines and saved states go by them)', () => {
+    // Stored when runs.1.estimator=global-step left run 1 called "Dr. MAS"; that link now reads "global step-level".
+    const r = decodeExperiment('#v=1&runs.1.estimator=global-step&seeds=2');
+    if (!r.ok) throw new Error('bad test link');
+    const stored = [
+      { label: 'GRPO #0', runIndex: 0 },
+      { label: 'GRPO #1', runIndex: 0 },
+      { label: 'Dr. MAS #0', runIndex: 1 },
+      { label: 'Dr. MAS #1', runIndex: 1 },
+    ];
+    const kept = withStoredLabels(r.config, stored)!;
+    expect(labels(kept)).toEqual([
+      ['GRPO', 'grpo'],
+      ['Dr. MAS', 'global-step'],
+    ]);
+    expect(withStoredLabels(kept, stored)).toBeNull(); // already as stored
+    const back = decodeExperiment(encodeExperiment(kept));
+    expect(back.ok && back.config).toEqual(kept);
   });
 });
