@@ -3,7 +3,6 @@
  * saved, in words, and what the user can do: download the run (its metrics and its models'
  * weights) or delete old sessions in Past runs to make room.
  */
-import { useMemo } from 'react';
 import { downloadJson } from '../export';
 import { snapshot } from '../lab';
 import { useLab } from '../store';
@@ -11,10 +10,9 @@ import { unsavedText } from '../unsaved';
 import { showPastRuns } from './SessionPrompt';
 
 export function Unsaved() {
-  const unsaved = useLab((s) => s.unsaved);
-  const runs = useLab((s) => s.runs);
+  // The runs list changes every frame; selecting the sentence re-renders only when it changes.
+  const text = useLab(unsavedText);
   const off = useLab((s) => s.persistError !== null);
-  const text = useMemo(() => unsavedText({ unsaved, runs }), [unsaved, runs]);
   if (!text && !off) return null;
   return (
     <p className="unsaved" data-testid="unsaved">
