@@ -17,6 +17,7 @@ import { UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
 import { fsError, prepareNewRunDir, readMetrics, RunDirError, warn, writeAtomic } from './run-dir';
 import { evalKsOf } from '../core/metrics';
+import { nanAsNull } from '../rl/findings';
 import { REWARD_TAIL, summarize } from '../rl/summary';
 import type { RunSummary } from '../rl/summary';
 
@@ -161,8 +162,7 @@ function readWgMap(path: string): WgMap {
 }
 
 /** JSON has no NaN: a gap becomes null, as in metrics.jsonl. */
-const jsonLine = (value: object) =>
-  JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+const jsonLine = (value: object) => JSON.stringify(value, nanAsNull);
 
 /** Cluster runs (event files, W&B CSVs) as a run folder: metrics.jsonl and import.json. */
 function importRuns(argv: readonly string[]): number {
