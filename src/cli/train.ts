@@ -12,7 +12,7 @@ import { M } from '../core/metrics';
 import { timedPreset } from '../runtime/auto-choice';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodeEnvPool } from '../runtime/env-pool-node';
-import { estimateMemory, gb, memoryRefusal } from '../runtime/memory';
+import { gb, memoryVerdict } from '../runtime/memory';
 import { nodePlatform } from '../runtime/platform-node';
 import { fmt, nanAsNull } from '../rl/findings';
 import type { RunSummary } from '../rl/summary';
@@ -53,10 +53,10 @@ export interface FolderOptions {
 
 /** Refused up front rather than a minute in with an opaque wasm error; the estimate otherwise. */
 export function checkMemory(exp: Experiment, backend: BackendName): string {
-  const memory = estimateMemory(exp);
-  const refused = memoryRefusal(exp, backend, memory);
-  if (refused) throw new UsageError(refused);
-  return `memory: about ${gb(memory.bytes)} at most (estimate)`;
+  const memory = memoryVerdict(exp, backend);
+  if (memory.error) throw memory.error;
+  if (memory.refused) throw new UsageError(memory.refused);
+  return `memory: about ${gb(memory.estimate.bytes)} at most (estimate)`;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Experiment } from '../core/config';
 import { runInstances, structuralKey, type LiveParam } from '../core/config';
 import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
 import { LabSession, queuedText } from '../runtime/client';
-import { memoryRefusal } from '../runtime/memory';
+import { memoryVerdict } from '../runtime/memory';
 import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { RunId } from '../runtime/protocol';
@@ -94,8 +94,9 @@ export function startSession(): LabSession {
   const { config } = useLab.getState();
   try {
     // Refused up front, with the CLI's message, rather than a minute in with an opaque wasm error.
-    const refused = memoryRefusal(config, config.backend);
-    if (refused) throw new Error(refused);
+    const memory = memoryVerdict(config, config.backend);
+    if (memory.error) throw memory.error;
+    if (memory.refused) throw new Error(memory.refused);
     session = spawn(config, { uploads });
   } catch (e) {
     addError(`Could not start the runs: ${(e as Error).message}`);

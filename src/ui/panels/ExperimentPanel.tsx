@@ -9,7 +9,7 @@ import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
 import type { Experiment } from '../../core/config';
 import { estimatorLabel } from '../../rl/advantage';
-import { estimateMemory, gb, memoryRefusal } from '../../runtime/memory';
+import { gb, memoryVerdict } from '../../runtime/memory';
 import {
   applyExperiment,
   enumOptions,
@@ -177,15 +177,9 @@ function JsonEditor() {
 
 /** The config's memory estimate (runtime/memory.ts) and, over the backend's limit, why Train refuses it. */
 function memoryOf(c: Experiment): { text: string; refused: string | null } {
-  try {
-    const estimate = estimateMemory(c);
-    return {
-      text: `about ${gb(estimate.bytes)} at most (estimate)`,
-      refused: memoryRefusal(c, c.backend, estimate),
-    };
-  } catch (e) {
-    return { text: `— (${(e as Error).message})`, refused: null };
-  }
+  const memory = memoryVerdict(c, c.backend);
+  if (memory.error) return { text: `— (${memory.error.message})`, refused: null };
+  return { text: `about ${gb(memory.estimate.bytes)} at most (estimate)`, refused: memory.refused };
 }
 
 export function ExperimentPanel() {
