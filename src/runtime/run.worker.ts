@@ -116,8 +116,6 @@ class RunHost {
       );
     const id = this.id;
     const persist = msg.persist ? { session: msg.persist.session, key: stateKey(msg.run, msg.label) } : null;
-    /** The last save was refused for want of room (the page says what is not being saved). */
-    let full = false;
     const env = new WorkerEnvRunner({
       spawn: () =>
         new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
@@ -133,7 +131,9 @@ class RunHost {
       rollouts: (r) => post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspectBatch(r) }),
       status: (state, step, message) =>
         post({ type: 'state', runId: id, state, step, ...(message ? { message } : {}) }),
-      saved: (step, error) => post({ type: 'saved', runId: id, step, ...(error ? { error, full } : {}) }),
+      // `full`: refused for want of room (the page says what is not being saved).
+      saved: (step, error, full) =>
+        post({ type: 'saved', runId: id, step, ...(error ? { error, full } : {}) }),
       fallback: (report, step, why) =>
         post({
           type: 'fallback',
@@ -153,16 +153,13 @@ class RunHost {
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && {
         save: async (s: RunState) => {
-          full = false;
           const stored = {
             ...{ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now() },
             bytes: encodeRunState(s).buffer as ArrayBuffer,
           };
-          await putState(stored, msg.persist?.fault).catch((e: unknown) => {
-            full = isFull(e);
-            throw e;
-          });
+          await putState(stored, msg.persist?.fault);
         },
+        isFull,
       },
       backend: backendSwitcher(report),
     };

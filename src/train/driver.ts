@@ -29,6 +29,8 @@ export type DriverStatus = 'compiling' | 'running' | 'paused' | 'done' | 'failed
 /** Where a run's states are kept: IndexedDB in the page, DIR/checkpoints in the CLI. */
 export interface StateStore {
   save(state: RunState): unknown;
+  /** Whether a save's error is a refusal for want of room (the sink's `saved` is told so). */
+  isFull?(error: unknown): boolean;
 }
 
 /** Where the driver's results and reports go: the page's messages, the CLI's files and bars. */
@@ -39,10 +41,10 @@ export interface DriverSink<R> {
   rollouts?(r: TrainStepResult): void;
   status?(state: DriverStatus, step: number, message?: string): void;
   /**
-   * The state was saved after `step` steps, or could not be (`error`): training goes on. Without
-   * this handler a failed save is thrown instead.
+   * The state was saved after `step` steps, or could not be (`error`; `full`: the store refused it
+   * for want of room): training goes on. Without this handler a failed save is thrown instead.
    */
-  saved?(step: number, error?: string): void;
+  saved?(step: number, error?: string, full?: boolean): void;
   /** The device was lost (`why`) and the run goes on from `step` on the fallback backend (`report`). */
   fallback?(report: R, step: number, why: string): void;
   /** The device was lost and the run could not go on. */
@@ -315,7 +317,7 @@ export class RunDriver<R = unknown> {
       this.o.sink.saved?.(step);
     } catch (e) {
       if (!this.o.sink.saved) throw e;
-      this.o.sink.saved(step, (e as Error).message);
+      this.o.sink.saved(step, (e as Error).message, store.isFull?.(e) ?? false);
     }
   }
 
