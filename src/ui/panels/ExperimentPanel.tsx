@@ -8,13 +8,13 @@ import { useEffect, useState } from 'react';
 import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
 import type { Experiment } from '../../core/config';
+import { valueAt } from '../../core/url';
 import { estimatorLabel } from '../../rl/advantage';
 import { gb, memoryVerdict } from '../../runtime/memory';
 import {
   applyExperiment,
   enumOptions,
   fieldDoc,
-  getAt,
   numberLimits,
   optionDoc,
   optionLabel,
@@ -52,7 +52,7 @@ const NO_ERRORS: FieldError[] = [];
  * says why (one source of truth for what the field holds).
  */
 function Field({ path, label }: { path: string; label: string }) {
-  const value = useLab((s) => getAt(s.config, path));
+  const value = useLab((s) => valueAt(s.config, path));
   const errors = useLab((s) => s.fieldErrors[path] ?? NO_ERRORS);
   const setErrors = (found: FieldError[]) => setFieldErrors(path, found);
   // A field that goes (a preset with other runs) takes its refusal with it.
