@@ -98,6 +98,8 @@ export interface SessionOptions {
   measurements?: () => Measurements;
   /** Threads for each run's wasm backend (threads.ts), read as each run starts; 1 if absent. */
   threads?: () => number;
+  /** Tests only: makes each run's worker (default: run.worker.ts as a module worker). */
+  newWorker?: (name: string) => Worker;
 }
 
 /**
@@ -163,17 +165,17 @@ export class LabSession {
   /** A worker for the run, listened to but not yet started. */
   private spawn(info: RunInfo): Worker {
     info.queued = false;
-    const worker = newWorker(`${info.label} (${info.id})`);
+    const worker = (this.options.newWorker ?? newWorker)(`${info.label} (${info.id})`);
     this.workers.set(info.id, worker);
     worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data);
+    // A crash (an uncaught error in the worker) sends no state of its own: the session fails the
+    // run for it, as the worker would, so the run's slot goes to the next queued run and the
+    // session can finish. What the run recorded stays. A worker that failed already is past this.
     worker.onerror = (e) => {
-      this.failed.add(info.id);
-      this.answer(info.id, null);
-      this.onMessage({
-        type: 'error',
-        runId: info.id,
-        message: `run worker crashed: ${e.message || 'script error'}`,
-      });
+      if (this.failed.has(info.id)) return;
+      const message = `run worker crashed: ${e.message || 'script error'}`;
+      this.onMessage({ type: 'error', runId: info.id, message });
+      this.dispatch(info, worker, { type: 'state', runId: info.id, state: 'failed', step: 0, message });
     };
     return worker;
   }
