@@ -171,7 +171,7 @@ function withSession(f: (s: LabSession) => void): void {
 async function openRestored(id: string): Promise<LabSession> {
   // Runs that waited in the queue (or had not reached their first save, or whose state is ahead
   // of their recorded steps) start from step 0.
-  const { saved } = await statesToResume(id);
+  const { saved } = await statesToResume(id, useLab.getState().runs);
   return saved.length > 0 ? resumeSession(id, saved) : startSession();
 }
 
@@ -233,7 +233,7 @@ export function continueFor(n: number): void {
   setConfig(longer);
   opening = (async () => {
     await flush();
-    const { count, saved } = await statesToResume(id);
+    const { count, saved } = await statesToResume(id, useLab.getState().runs);
     if (count === 0) throw new Error('no run of this session has a saved state');
     return resumeSession(id, saved, encodeExperiment(longer));
   })().finally(() => (opening = null));
