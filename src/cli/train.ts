@@ -35,7 +35,7 @@ import {
   writeRunState,
 } from './run-dir';
 
-export interface FolderOptions {
+interface FolderOptions {
   backend: BackendName;
   init: readonly string[];
   checkpointEvery: number;
