@@ -149,23 +149,28 @@ export type CliArgs =
 
 export class UsageError extends Error {}
 
+type OptionSpec = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
+
+/**
+ * A command's options (strict: an unknown one is refused) and positionals; a bad option is a
+ * usage error with parseArgs's message, then `usage` where given.
+ */
+export function parseOptions<T extends OptionSpec>(argv: readonly string[], options: T, usage?: string) {
+  try {
+    return parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+  } catch (e) {
+    const message = (e as Error).message;
+    throw new UsageError(usage ? `${message}; ${usage}` : message);
+  }
+}
+
 export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h')
     return { command: 'help' };
   if (command === 'report') {
     const usage = 'usage: npm run lab -- report DIR [--tail N] (a train --out or import --out folder)';
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...rest],
-        options: { tail: { type: 'string' } },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      throw new UsageError(`${(e as Error).message}; ${usage}`);
-    }
+    const parsed = parseOptions(rest, { tail: { type: 'string' } }, usage);
     if (parsed.positionals.length !== 1) throw new UsageError(usage);
     const tail = parsed.values.tail === undefined ? REWARD_TAIL : Number(parsed.values.tail);
     if (!Number.isInteger(tail) || tail < 1)
