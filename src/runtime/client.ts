@@ -118,6 +118,8 @@ export class LabSession {
   private readonly failed = new Set<RunId>();
   /** Runs asked to hold (set) that have not answered: each one's resolver. */
   private readonly holding = new Map<RunId, (a: HoldAnswer | null) => void>();
+  /** Runs asked to stop (stopped()) that have not said so yet. */
+  private readonly stopping = new Map<RunId, (() => void)[]>();
   /** Live changes, one after the other: each agrees its steps before the next asks. */
   private changes: Promise<void> = Promise.resolve();
   private changing = 0;
@@ -201,6 +203,7 @@ export class LabSession {
   private release(id: RunId): void {
     this.workers.get(id)?.terminate();
     this.workers.delete(id);
+    this.settle(id);
     this.ready.delete(id);
     const next = this.queue.shift();
     if (!next) return;
@@ -225,9 +228,11 @@ export class LabSession {
       if (this.playing) worker.postMessage({ type: 'play', runId: info.id } satisfies ToWorker);
     }
     if (msg.type === 'holding') this.answer(info.id, { step: msg.step, done: msg.done });
+    if (msg.type === 'stopped') this.settle(info.id);
     if (msg.type === 'state' && msg.state === 'failed') {
       this.failed.add(info.id);
       this.answer(info.id, null);
+      this.settle(info.id);
     }
     this.onMessage(msg);
     // (A refused backend: the worker reports it, then fails the run naming the reasons.)
@@ -247,6 +252,21 @@ export class LabSession {
   pause(): void {
     this.playing = false;
     this.broadcast((runId) => ({ type: 'pause', runId }));
+  }
+  /**
+   * Pauses, and resolves once every run with a worker has stopped and saved its state (or failed,
+   * or is gone): from then on the workers write nothing until they train again.
+   */
+  stopped(): Promise<void> {
+    this.pause();
+    const each = [...this.workers.keys()].map(
+      (id) => new Promise<void>((ok) => this.stopping.set(id, [...(this.stopping.get(id) ?? []), ok])),
+    );
+    return Promise.all(each).then(() => undefined);
+  }
+  private settle(id: RunId): void {
+    for (const ok of this.stopping.get(id) ?? []) ok();
+    this.stopping.delete(id);
   }
   step(): void {
     this.broadcast((runId) => ({ type: 'step', runId }));
@@ -319,6 +339,7 @@ export class LabSession {
   dispose(): void {
     this.disposed = true;
     for (const id of [...this.holding.keys()]) this.answer(id, null);
+    for (const id of [...this.stopping.keys()]) this.settle(id);
     for (const w of this.workers.values()) w.terminate();
     this.workers.clear();
     this.queue.length = 0;

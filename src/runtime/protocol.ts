@@ -144,6 +144,11 @@ export type FromWorker =
    * for want of room, a QuotaExceededError, and training goes on).
    */
   | { type: 'saved'; runId: RunId; step: number; error?: string; full?: boolean }
+  /**
+   * The answer to `pause`: the run stopped after `step` steps and its state is saved (or could not
+   * be): it writes nothing more until it is told to train again, so the page may let the session go.
+   */
+  | { type: 'stopped'; runId: RunId; step: number }
   | { type: 'frame'; runId: RunId; step: number; values: Float64Array }
   | { type: 'rollouts'; runId: RunId; step: number; trajectories: InspectedTrajectory[] }
   | { type: 'state'; runId: RunId; state: RunStatus; step: number; message?: string }

@@ -244,7 +244,9 @@ class RunHost {
         // Before the run is loaded there is nothing to play: the page says play again once it is ready.
         return this.driver?.play();
       case 'pause':
-        return this.driver?.pause();
+        await this.driver?.pause();
+        post({ type: 'stopped', runId: this.id, step: this.driver?.step ?? 0 });
+        return;
       case 'step':
         return this.loaded('step').stepOnce();
       case 'pace':

@@ -7,7 +7,7 @@
  * hyper-parameter applies in place and leaves a chart marker.
  */
 import type { Experiment } from '../core/config';
-import { runInstances, structuralKey, type LiveParam } from '../core/config';
+import { runInstances, type LiveParam } from '../core/config';
 import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
 import { LabSession, queuedText } from '../runtime/client';
 import { memoryRefusal } from '../runtime/memory';
@@ -20,17 +20,20 @@ import { beginSession, continueSession, endSession, flush, recordingId } from '.
 import { statesToResume } from './resume-point';
 import { clearUnsaved, storageFault } from './unsaved';
 import { claimOrWatch } from './writer-lock';
+import { holdToTrain, letGoOnceStopped } from './handoff';
 import { clearRunData } from './run-data';
 import { canDo, nextState } from './session-state';
 import type { SessionAction, SessionState } from './session-state';
 import { addError, ask, runColor, setConfig, useLab } from './store';
 import { receive } from './worker-messages';
-import type { LabState, RunView } from './store';
+import type { RunView } from './store';
 
 /** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
 export const SAVE_EVERY = 10;
 
 let session: LabSession | null = null;
+/** The live session, if any (for the store reactions: lab-reactions.ts). */
+export const liveSession = (): LabSession | null => session;
 /** Checkpoint files to start the next session from (set by the Start-from-checkpoints picker). */
 let uploads: { name: string; bytes: ArrayBuffer }[] = [];
 /** Commands that need a loaded run wait until every run with a worker has sent `ready`. */
@@ -152,7 +155,12 @@ let opening: Promise<LabSession> | null = null;
  * states stays as recorded, in Past runs).
  */
 function withSession(f: (s: LabSession) => void): void {
-  if (session) return f(session);
+  const live = session;
+  if (live) {
+    // Stopped, this tab let the session go (handoff.ts): it claims it back, or shows it read-only.
+    void holdToTrain(dropSession).then((mine) => mine && session === live && f(live));
+    return;
+  }
   const id = resumable();
   if (!id) {
     try {
@@ -190,6 +198,7 @@ export function pause(): void {
   if (!to || !session) return;
   session.pause();
   useLab.setState({ session: to });
+  letGoOnceStopped(session);
 }
 
 /** Step: exactly one more step per run, from a paused (or not yet started) session. */
@@ -197,7 +206,10 @@ export function stepOnce(): void {
   const to = target('step');
   if (!to) return;
   withSession((s) => {
-    onceReady(() => s.step());
+    onceReady(() => {
+      s.step();
+      letGoOnceStopped(s); // after the step, as after a pause
+    });
     useLab.setState({ session: to });
   });
 }
@@ -224,13 +236,14 @@ export function continueFor(n: number): void {
   const to = target('continue');
   const id = recordingId() ?? useLab.getState().restored?.id;
   if (!to || !id || !Number.isInteger(n) || n < 1 || opening) return;
-  // The done workers go first, so the longer experiment below is no structural change to a live session.
-  session?.dispose();
-  session = null;
   const { config: before, session: from } = useLab.getState();
   const longer = { ...before, steps: before.steps + n };
-  setConfig(longer);
   opening = (async () => {
+    // Finished, this tab let the session go: it claims it back, or shows it read-only.
+    if (!(await holdToTrain(dropSession))) throw new Error('another tab took this session over');
+    // The done workers go first, so the longer experiment below is no structural change to a live session.
+    dropSession();
+    setConfig(longer);
     await flush();
     const { count, saved } = await statesToResume(id);
     if (count === 0) throw new Error('no run of this session has a saved state');
@@ -246,6 +259,7 @@ export function continueFor(n: number): void {
     (e: Error) => {
       // Nothing ran: the link goes back to the steps that did.
       if (useLab.getState().config === longer) setConfig(before);
+      if (useLab.getState().readOnly) return; // taken over by another tab, said so (handoff.ts)
       addError(`Could not continue the runs (${e.message}); Run again starts them over.`);
     },
   );
@@ -283,13 +297,18 @@ export function simulateDeviceLoss(): void {
   session?.loseDevice();
 }
 
+/** Terminates the workers (the caller says what the session is now). */
+function dropSession(): void {
+  session?.dispose();
+  session = null;
+  whenReady = [];
+}
+
 /** Terminates the workers and forgets every run's history (what is stored in IndexedDB stays). */
 export function reset(): void {
   const { pending } = useLab.getState();
   if (session) endSession();
-  session?.dispose();
-  session = null;
-  whenReady = [];
+  dropSession();
   clearRunData(useLab.getState().imported.map((r) => r.id)); // imported runs stay on the charts
   clearUnsaved();
   useLab.setState((s) => ({
@@ -314,27 +333,4 @@ export function setLive(param: LiveParam, value: number): void {
   // Before any run trains, the value holds from step 0; once they do, each run's step is recorded.
   if (s) onceReady(() => s.set(param, value));
   else useLab.setState({ config: withBaseLive(config, param, value) });
-}
-
-// ─── reactions: structural changes reset, a hidden tab pauses ────────────────────
-
-/** A store reaction: a structural config change resets the session (each way to one asks first: ask). */
-export function resetOnStructuralChange(s: LabState, prev: LabState): void {
-  const structural = s.config !== prev.config && structuralKey(s.config) !== structuralKey(prev.config);
-  if (session && structural) reset();
-}
-
-/** Pauses the runs while the tab is hidden, and goes on when it is shown; returns a function that stops it. */
-export function startLabSync(): () => void {
-  const onVisibility = () => {
-    const s = useLab.getState();
-    if (document.visibilityState === 'hidden' && s.session === 'training') {
-      pause();
-      useLab.setState({ autoPaused: true });
-    } else if (document.visibilityState === 'visible' && s.autoPaused && s.session === 'paused') {
-      play();
-    }
-  };
-  document.addEventListener('visibilitychange', onVisibility);
-  return () => document.removeEventListener('visibilitychange', onVisibility);
 }

@@ -69,7 +69,8 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       if (msg.state === 'done' || msg.state === 'failed') finishIfAllDone();
       return;
     case 'holding':
-      return; // LabSession's own: it agrees the step of a live change (client.ts)
+    case 'stopped':
+      return; // LabSession's own: it agrees the step of a live change, and says when runs stopped (client.ts)
     case 'param':
       patchRun(id, (r) => ({
         markers: [...r.markers, { step: msg.step, param: msg.param, value: msg.value }],
