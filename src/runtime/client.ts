@@ -332,6 +332,9 @@ export class LabSession {
   snapshot(): void {
     this.broadcast((runId) => ({ type: 'snapshot', runId }));
   }
+  runStates(): void {
+    this.broadcast((runId) => ({ type: 'run-state', runId }));
+  }
   /** Fault injection: every run destroys its GPU device, as a driver reset would. */
   loseDevice(): void {
     this.broadcast((runId) => ({ type: 'lose-device', runId }));

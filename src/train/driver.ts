@@ -209,6 +209,13 @@ export class RunDriver<R = unknown> {
     return { step: this.held.step, done: false };
   }
 
+  /** The whole run's state now (weights, optimizer moments, counters): what a save stores. */
+  async state(): Promise<RunState> {
+    await this.inFlight?.catch(() => undefined); // between two steps, as a save is
+    const t = this.run;
+    return this.guard?.manifest.step === t.step ? this.guard : saveRunState(t, { reason: 'download' });
+  }
+
   /** Each model's weights now, as checkpoint files. */
   async snapshot(): Promise<Record<string, Uint8Array>> {
     const t = this.run;

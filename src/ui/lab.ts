@@ -286,11 +286,15 @@ export async function chooseCheckpoints(files: readonly File[]): Promise<void> {
   ask({ title, detail: 'the runs start over from them', apply });
 }
 
-/** Asks every run for its weights; each answers with a checkpoint, downloaded as it arrives. */
-export function snapshot(): void {
+/** Asks every run for its files (`what`); each run's are downloaded as they arrive. */
+const downloadFromRuns = (what: 'snapshot' | 'runStates') => (): void => {
   const s = session;
-  if (s) onceReady(() => s.snapshot());
-}
+  if (s) onceReady(() => s[what]());
+};
+/** Every run's models' weights, as checkpoint files. */
+export const snapshot = downloadFromRuns('snapshot');
+/** Every run's whole state now (weights, optimizer moments, step), as the CLI's state files. */
+export const downloadRunStates = downloadFromRuns('runStates');
 
 /** Fault injection for tests and demos: every run's GPU device is destroyed (see run.worker.ts). */
 export function simulateDeviceLoss(): void {

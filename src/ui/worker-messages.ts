@@ -84,6 +84,8 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       }
       return;
     }
+    case 'run-state':
+      return downloadBlob(msg.name, new Blob([msg.bytes], { type: 'application/octet-stream' }));
     case 'saved':
       // No room: the status bar says what is not being saved (unsaved.ts), and the run goes on.
       if (msg.full) stateUnsaved(id, msg.step);
