@@ -105,6 +105,8 @@ export class RunDriver<R = unknown> {
   private playing = false;
   /** The step being computed, if any: one at a time; pause waits for it before saving. */
   private inFlight: Promise<void> | null = null;
+  /** A state being read (state()): the loop starts no step until it is read. */
+  private reading: Promise<unknown> = Promise.resolve();
   private savedStep: number;
   private delayMs = 0;
   private rolloutsAt = -Infinity;
@@ -210,10 +212,15 @@ export class RunDriver<R = unknown> {
   }
 
   /** The whole run's state now (weights, optimizer moments, counters): what a save stores. */
-  async state(): Promise<RunState> {
-    await this.inFlight?.catch(() => undefined); // between two steps, as a save is
-    const t = this.run;
-    return this.guard?.manifest.step === t.step ? this.guard : saveRunState(t, { reason: 'download' });
+  state(): Promise<RunState> {
+    const before = this.inFlight?.catch(() => undefined);
+    const read = (async () => {
+      await before; // between two steps, as a save is
+      const t = this.run;
+      return this.guard?.manifest.step === t.step ? this.guard : saveRunState(t, { reason: 'download' });
+    })();
+    this.reading = read.catch(() => undefined);
+    return read;
   }
 
   /** Each model's weights now, as checkpoint files. */
@@ -305,6 +312,7 @@ export class RunDriver<R = unknown> {
       await (this.inFlight ?? this.track(t));
       // Also lets pause, step and set commands in between steps.
       await this.clock.sleep(this.delayMs);
+      await this.reading;
     }
   }
 

@@ -4,7 +4,8 @@
  * worker is refused with a QuotaExceededError, as a full disk's is, until the runs pass step 15.
  * Training must go on, the status bar must say what is not being saved, what was stored before
  * must stay, and once there is room again the refused steps must land: after a reload every step
- * is there once.
+ * is there once. Meanwhile "Download the run states" gives each run's state as the CLI's state
+ * file, at the step it paused at.
  */
 import { afterEach, expect, it } from 'vitest';
 import {
