@@ -171,6 +171,7 @@ export class LabSession {
     worker.onerror = (e) => {
       this.failed.add(info.id);
       this.answer(info.id, null);
+      this.settle(info.id);
       this.onMessage({
         type: 'error',
         runId: info.id,
@@ -251,7 +252,9 @@ export class LabSession {
   }
   pause(): void {
     this.playing = false;
-    this.broadcast((runId) => ({ type: 'pause', runId }));
+    // A failed run has nothing to pause, and would answer 'paused' over its 'failed'.
+    for (const [runId, w] of this.workers)
+      if (!this.failed.has(runId)) w.postMessage({ type: 'pause', runId } satisfies ToWorker);
   }
   /**
    * Pauses, and resolves once every run with a worker has stopped and saved its state (or failed,
@@ -259,9 +262,9 @@ export class LabSession {
    */
   stopped(): Promise<void> {
     this.pause();
-    const each = [...this.workers.keys()].map(
-      (id) => new Promise<void>((ok) => this.stopping.set(id, [...(this.stopping.get(id) ?? []), ok])),
-    );
+    const each = this.live()
+      .filter((id) => !this.failed.has(id))
+      .map((id) => new Promise<void>((ok) => this.stopping.set(id, [...(this.stopping.get(id) ?? []), ok])));
     return Promise.all(each).then(() => undefined);
   }
   private settle(id: RunId): void {

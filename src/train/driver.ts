@@ -159,10 +159,15 @@ export class RunDriver<R = unknown> {
     await this.loop();
   }
 
-  /** Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). */
+  /**
+   * Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). A
+   * finished run stays done: the page pauses every run it holds to let its session go (handoff.ts),
+   * finished ones too, and a run shown paused is not finished (Findings leaves it out, a reload
+   * offers to train it on).
+   */
   async pause(): Promise<void> {
     this.playing = false;
-    if (!this.inFlight) this.status('paused');
+    if (!this.inFlight && !this.done) this.status('paused');
     // A failed step has already been reported by the command that ran it.
     await this.inFlight?.catch(() => undefined);
     if (this.unsentRollouts) this.sendRollouts(this.unsentRollouts, true);

@@ -142,6 +142,12 @@ it('a paused tab lets the session go to a second tab; told to train again, it tu
       timeout: 30_000,
     })
     .toBe(true);
+  // Letting go stopped its finished runs without unfinishing them (they once answered 'paused').
+  expect(await page.$$eval('.run-status', (lis) => lis.map((li) => li.getAttribute('data-state')))).toEqual([
+    'done',
+    'done',
+  ]);
+  expect(await page.locator('.controls').getAttribute('data-state')).toBe('done');
   expect(errors).toEqual([]);
   expect(lab.errors).toEqual([]);
 });

@@ -182,3 +182,44 @@ describe('the run driver asked for its state while it plays (a download)', () =>
     }
   }, 120_000);
 });
+
+describe('the run driver paused once done (the page pauses every run to let its session go)', () => {
+  it('stays done: it says nothing more, saves nothing more, and plays no further step', async () => {
+    const statuses: DriverStatus[] = [];
+    const saved: number[] = [];
+    let finish: (s: DriverStatus) => void = () => {};
+    const finished = new Promise<DriverStatus>((r) => (finish = r));
+    const driver = await RunDriver.open(
+      { fresh },
+      {
+        env: new InProcessEnvRunner(),
+        steps: 2,
+        store: { save: () => undefined },
+        sink: {
+          frame: () => undefined,
+          saved: (step) => void saved.push(step),
+          status: (s) => {
+            statuses.push(s);
+            if (s === 'done' || s === 'failed') finish(s);
+          },
+          error: (message) => {
+            throw new Error(message);
+          },
+        },
+      },
+    );
+    try {
+      await driver.play();
+      expect(await finished).toBe('done');
+      const said = statuses.length;
+      await driver.pause();
+      await driver.play();
+      expect(statuses.slice(said)).toEqual([]); // 'paused' here would show a finished run as unfinished
+      expect(statuses.at(-1)).toBe('done');
+      expect(saved).toEqual([2]);
+      expect(driver.step).toBe(2);
+    } finally {
+      driver.stop();
+    }
+  }, 120_000);
+});
