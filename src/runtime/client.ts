@@ -289,9 +289,10 @@ export class LabSession {
    * each takes the change at the latest of them (agreedStep), those behind when they reach it, and
    * the queued ones start with it in their schedule.
    */
-  set(param: LiveParam, value: number): void {
+  set(param: LiveParam, value: number): Promise<void> {
     this.changing++;
     this.changes = this.changes.then(() => this.agree(param, value));
+    return this.changes; // agreed: each running repeat has been told its step
   }
 
   private async agree(param: LiveParam, value: number): Promise<void> {

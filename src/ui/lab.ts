@@ -156,11 +156,7 @@ let opening: Promise<LabSession> | null = null;
  */
 function withSession(f: (s: LabSession) => void): void {
   const live = session;
-  if (live) {
-    // Stopped, this tab let the session go (handoff.ts): it claims it back, or shows it read-only.
-    void holdToTrain(dropSession).then((mine) => mine && session === live && f(live));
-    return;
-  }
+  if (live) return whileHeld(live, f);
   const id = resumable();
   if (!id) {
     try {
@@ -173,6 +169,11 @@ function withSession(f: (s: LabSession) => void): void {
   opening.then(f, (e: Error) =>
     addError(`Could not resume the stored runs (${e.message}); Reset starts them over.`),
   );
+}
+
+/** Runs `f` on `live` once this tab holds its session again (stopped, it let it go: handoff.ts). */
+function whileHeld(live: LabSession, f: (s: LabSession) => void): void {
+  void holdToTrain(dropSession).then((mine) => mine && session === live && f(live));
 }
 
 async function openRestored(id: string): Promise<LabSession> {
@@ -335,6 +336,14 @@ export function setLive(param: LiveParam, value: number): void {
   if (latestLive(config, param) === value) return;
   const s = session;
   // Before any run trains, the value holds from step 0; once they do, each run's step is recorded.
-  if (s) onceReady(() => s.set(param, value));
-  else useLab.setState({ config: withBaseLive(config, param, value) });
+  if (!s) return useLab.setState({ config: withBaseLive(config, param, value) });
+  // A change is written into the session (its markers): a stopped tab claims it back for that, and
+  // once the runs took it, lets it go again (their 'stopped' follows their 'param').
+  whileHeld(s, (live) =>
+    onceReady(() => {
+      void live.set(param, value).then(() => {
+        if (session === live && useLab.getState().session !== 'training') letGoOnceStopped(live);
+      });
+    }),
+  );
 }

@@ -9,9 +9,10 @@
  * room keeps its frames queued, to go with the next flush (unsaved.ts says what is not saved);
  * any other IndexedDB failure, or the browser closing the database (its storage cleared), turns
  * recording off with one alert. Training goes on either way. A tab records a session only while it
- * holds the session's lock (writer-lock.ts); a paused or finished tab lets it go (handoff.ts), and
- * what changes meanwhile (a marker) waits until it holds it again, or is dropped if another tab
- * took the session over.
+ * holds the session's lock (writer-lock.ts); a paused or finished tab lets it go (handoff.ts). A
+ * live change claims it back first and is written before the tab lets go again (lab.ts setLive);
+ * anything else recorded meanwhile (a queued run's keys) waits until it holds it again, or is
+ * dropped if another tab took the session over.
  */
 import type { RunId } from '../runtime/protocol';
 import { deleteStates } from '../runtime/state-store';
