@@ -20,22 +20,20 @@ import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { PRESETS, presetById } from '../src/core/presets';
-import { mixSeed, Prng } from '../src/core/prng';
+import { mixSeed } from '../src/core/prng';
 import { computeAdvantages } from '../src/rl/advantage';
 import { pearson } from '../src/rl/shadow';
 import { median } from '../src/rl/summary';
-import { rollout, type Row } from '../src/tasks/orchestrator';
-import { getTask, sampleInstances } from '../src/tasks/registry';
+import type { Row } from '../src/tasks/orchestrator';
+import { getTask } from '../src/tasks/registry';
 import { solution, type MathInstance } from '../src/tasks/math';
 import { routeErrors, type SearchInstance, type SearchState } from '../src/tasks/search';
 import type { Task } from '../src/tasks/types';
-import { loadShippedBase } from '../src/cli/base-models';
 import { loadConfig } from '../src/cli/load-config';
-import { buildModels, disposeModels } from '../src/train/models';
-import { modelPolicy, type SampledTokens } from '../src/train/policy';
 import { batchCredit } from '../src/train/credit';
 import { CREDIT_NAMES, type CreditName } from '../src/core/config';
 import { InProcessEnvRunner } from '../src/tasks/env';
+import { baseRollouts } from './base-rollouts';
 
 const { values } = parseArgs({
   options: {
@@ -126,12 +124,7 @@ const experiments = values.config
   ? [{ id: 'config', exp: loadConfig(values.config) }]
   : values.presets.split(',').map((id) => ({ id, exp: presetById(id)?.config ?? fail(`no preset ${id}`) }));
 for (const { id, exp } of experiments) {
-  const { checkpoints } = await loadShippedBase(exp, values.models);
-  const models = buildModels(exp, exp.optim, 0, checkpoints);
-  const counters = { forwards: 0, readbacks: 0, tokens: 0 };
-  const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
-  const agentModels = Object.fromEntries(models.flatMap((m) => m.agents.map((a) => [a, m.id])));
-  const { batchSize: B, groupSize: G, temperature } = exp.rollout;
+  const G = exp.rollout.groupSize;
   const per: Record<
     string,
     {
@@ -156,17 +149,12 @@ for (const { id, exp } of experiments) {
     eagerSuccess: [] as number[],
   };
   const rej = { all: [] as number[], right: [] as number[], wrong: [] as number[] };
-  for (let b = 0; b < Number(values.batches); b++) {
-    const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `amp/${b}`)), 'train', B);
-    const r = await rollout<SampledTokens>({
-      task: exp.task,
-      instances,
-      groupSize: G,
-      policies,
-      agentModels,
-      seed: mixSeed(7, `amp-roll/${b}`),
-      temperature,
-    });
+  for await (const { b, instances, result: r } of baseRollouts(
+    exp,
+    values.models,
+    Number(values.batches),
+    'amp',
+  )) {
     const c = await batchCredit({
       task: getTask(exp.task),
       step: (inputs) => env.step(exp.task, inputs),
@@ -241,6 +229,5 @@ for (const { id, exp } of experiments) {
       `${id.padEnd(14)} router: timeouts ${fmt(mean(route.timeout))}, a cautious "no" in ${fmt(mean(route.cautious))}, an eager "yes" in ${fmt(mean(route.eager))} of trajectories (success after an eager "yes" ${fmt(mean(route.eagerSuccess))})`,
     );
   }
-  disposeModels(models);
   env.dispose();
 }

@@ -43,6 +43,8 @@ const quantile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]) : 0;
 };
+/** The median and the largest of some durations, as each figure of a repetition gives them. */
+const spread = (xs: number[]) => ({ median: quantile(xs, 0.5), max: quantile(xs, 1) });
 
 interface Observed {
   /** Entries that started before this (performance.now()) are warm-up, delivered late. */
@@ -118,32 +120,13 @@ async function once(url: string, profiled = false) {
       longTasks: observed.longTasks.length,
       longTaskMs: {
         total: Math.round(observed.longTasks.reduce((a, b) => a + b, 0)),
-        median: quantile(observed.longTasks, 0.5),
-        max: quantile(observed.longTasks, 1),
+        ...spread(observed.longTasks),
       },
       traced: {
         tasks: all,
         longTasks: tasks.length,
-        wallMs: {
-          median: quantile(
-            tasks.map((t) => t.wall),
-            0.5,
-          ),
-          max: quantile(
-            tasks.map((t) => t.wall),
-            1,
-          ),
-        },
-        cpuMs: {
-          median: quantile(
-            tasks.map((t) => t.cpu),
-            0.5,
-          ),
-          max: quantile(
-            tasks.map((t) => t.cpu),
-            1,
-          ),
-        },
+        wallMs: spread(tasks.map((t) => t.wall)),
+        cpuMs: spread(tasks.map((t) => t.cpu)),
         /** Tasks whose main-thread CPU time alone is over 50 ms: the page's own work, whatever the load. */
         overCpu50: tasks.filter((t) => t.cpu > 50).length,
       },

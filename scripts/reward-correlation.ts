@@ -12,15 +12,11 @@ import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { PRESETS, presetById } from '../src/core/presets';
-import { mixSeed, Prng } from '../src/core/prng';
 import { pearson } from '../src/rl/shadow';
 import { groupIndices } from '../src/rl/rows';
 import { mean } from '../src/rl/stats';
-import { rollout } from '../src/tasks/orchestrator';
-import { getTask, sampleInstances } from '../src/tasks/registry';
-import { loadShippedBase } from '../src/cli/base-models';
-import { agentModelsOf, buildModels, disposeModels } from '../src/train/models';
-import { modelPolicy, type SampledTokens } from '../src/train/policy';
+import { getTask } from '../src/tasks/registry';
+import { baseRollouts } from './base-rollouts';
 
 const { values } = parseArgs({
   options: {
@@ -38,25 +34,10 @@ console.log('preset\ttask\tagents\tcorr\tcorr (group-centred)\ttrajectories');
 for (const id of values.presets.split(',')) {
   const exp = presetById(id)?.config;
   if (!exp) throw new Error(`--presets: no preset '${id}'; presets: ${PRESETS.map((p) => p.id).join(', ')}`);
-  const { checkpoints } = await loadShippedBase(exp, values.models);
-  const models = buildModels(exp, exp.optim, 0, checkpoints);
-  const counters = { forwards: 0, readbacks: 0, tokens: 0 };
-  const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
-  const { batchSize: B, groupSize: G, temperature } = exp.rollout;
   const agents = getTask(exp.task).agents.map((a) => a.role as string);
   // Per trajectory (judged only): its group and each acting agent's mean row reward.
   const trajs: { group: string; own: Record<string, number> }[] = [];
-  for (let b = 0; b < Number(values.batches); b++) {
-    const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `corr/${b}`)), 'train', B);
-    const r = await rollout<SampledTokens>({
-      task: exp.task,
-      instances,
-      groupSize: G,
-      policies,
-      agentModels: agentModelsOf(models),
-      seed: mixSeed(7, `corr-roll/${b}`),
-      temperature,
-    });
+  for await (const { b, result: r } of baseRollouts(exp, values.models, Number(values.batches), 'corr')) {
     for (const t of r.trajectories) {
       if (t.status !== 'ok') continue;
       const rows = r.rows.filter((row) => row.traj === t.traj);
@@ -66,7 +47,6 @@ for (const id of values.presets.split(',')) {
       trajs.push({ group: `${b}/${t.group}`, own });
     }
   }
-  disposeModels(models);
   for (let i = 0; i < agents.length; i++)
     for (let j = i + 1; j < agents.length; j++) {
       const [a, c] = [agents[i], agents[j]];

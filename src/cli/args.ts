@@ -176,23 +176,35 @@ export function signedValuesJoined(argv: readonly string[], valued: readonly str
   return out;
 }
 
+type OptionSpec = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
+
+/**
+ * A command's options (strict: an unknown one is refused) and positionals; a bad option is a
+ * usage error with parseArgs's message, then `usage` where given. A dash-led number after an
+ * option that takes a value is that option's value (signedValuesJoined), for the lab's own check.
+ */
+export function parseOptions<T extends OptionSpec>(argv: readonly string[], options: T, usage?: string) {
+  const valued = Object.keys(options).filter((k) => options[k].type === 'string');
+  try {
+    return parseArgs({
+      args: signedValuesJoined(argv, valued),
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (e) {
+    const message = (e as Error).message;
+    throw new UsageError(usage ? `${message}; ${usage}` : message);
+  }
+}
+
 export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h')
     return { command: 'help' };
   if (command === 'report') {
     const usage = 'usage: npm run lab -- report DIR [--tail N] (a train --out or import --out folder)';
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: signedValuesJoined(rest, ['tail']),
-        options: { tail: { type: 'string' } },
-        strict: true,
-        allowPositionals: true,
-      });
-    } catch (e) {
-      throw new UsageError(`${(e as Error).message}; ${usage}`);
-    }
+    const parsed = parseOptions(rest, { tail: { type: 'string' } }, usage);
     if (parsed.positionals.length !== 1) throw new UsageError(usage);
     const tail = parsed.values.tail === undefined ? REWARD_TAIL : wholeNumber('tail', parsed.values.tail, 1);
     return { command: 'report', dir: parsed.positionals[0], tail };

@@ -5,7 +5,6 @@
  */
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
 import { encodeExperiment } from '../core/url';
 import { DEFAULT_DRMAS_MODEL, ExportRefused, drmasReadme, exportDrmas } from '../interop/drmas';
 import { fileKind, importFiles } from '../interop/import';
@@ -13,10 +12,11 @@ import type { ImportFile, ImportedRun } from '../interop/import';
 import type { WgMap } from '../interop/metric-map';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
-import { UsageError } from './args';
+import { parseOptions, UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
 import { fsError, prepareNewRunDir, readMetrics, RunDirError, warn, writeAtomic } from './run-dir';
 import { evalKsOf } from '../core/metrics';
+import { nanAsNull } from '../rl/findings';
 import { REWARD_TAIL, summarize } from '../rl/summary';
 import type { RunSummary } from '../rl/summary';
 
@@ -33,17 +33,8 @@ function options<K extends string, F extends string = never>(
     ...names.map((n) => [n, { type: 'string' as const }]),
     ...flags.map((n) => [n, { type: 'boolean' as const }]),
   ]);
-  try {
-    const { values, positionals } = parseArgs({
-      args: [...argv],
-      options: spec,
-      strict: true,
-      allowPositionals: true,
-    });
-    return { values: values as Partial<Record<K, string>> & Partial<Record<F, boolean>>, positionals };
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const { values, positionals } = parseOptions(argv, spec);
+  return { values: values as Partial<Record<K, string>> & Partial<Record<F, boolean>>, positionals };
 }
 
 /** Every run of a train --out folder as one event file under TBDIR/<run>/. */
@@ -161,8 +152,7 @@ function readWgMap(path: string): WgMap {
 }
 
 /** JSON has no NaN: a gap becomes null, as in metrics.jsonl. */
-const jsonLine = (value: object) =>
-  JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v));
+const jsonLine = (value: object) => JSON.stringify(value, nanAsNull);
 
 /** Cluster runs (event files, W&B CSVs) as a run folder: metrics.jsonl and import.json. */
 function importRuns(argv: readonly string[]): number {

@@ -28,7 +28,13 @@ import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { runInstances } from '../core/config';
 import { parseMetrics, ranges } from '../rl/metrics-lines';
-import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
+import {
+  checkRunIdentity,
+  decodeRunState,
+  encodeRunState,
+  stateFileName,
+  type RunState,
+} from '../train/run-state';
 import { hasEarlierVocab } from '../train/run-state-migration';
 
 /** A warning for the user: one line on stderr. */
@@ -41,7 +47,7 @@ export class RunDirError extends Error {}
 const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints', 'import.json'];
 
 export function statePath(out: string, index: number, label: string): string {
-  return join(out, 'checkpoints', `${index}-${label.replace(/[^A-Za-z0-9_-]+/g, '_')}.run`);
+  return join(out, 'checkpoints', stateFileName(index, label));
 }
 
 /** A file-system error as a sentence naming the path and the cause in words. */

@@ -1,10 +1,9 @@
 /** `lab sweep` and `lab merge` command lines and help. Parsing only; sweep.ts runs them. */
-import { parseArgs } from 'node:util';
 import { BACKEND_NAMES } from '../core/config';
 import type { BackendName } from '../core/config';
 import { parseDial, parseShard, SweepRefused } from '../rl/sweep';
 import type { Dial, SweepFile } from '../rl/sweep';
-import { signedValuesJoined, UsageError, wholeNumber } from './args';
+import { parseOptions, UsageError, wholeNumber } from './args';
 
 export const SWEEP_HELP = `Usage:
   npm run lab -- sweep --config <file | URL | hash> --grid KEY=v1,v2,… [--grid …] --steps N --out DIR
@@ -54,31 +53,10 @@ export interface MergeArgs {
   out: string;
 }
 
-type Options = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
-
-/** Options by name (strings, string lists, switches) and positionals; a usage error names the bad one. */
-function parse(
-  argv: readonly string[],
-  options: Options,
-  usage: string,
-): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
-  try {
-    const valued = Object.keys(options).filter((k) => options[k].type === 'string');
-    return parseArgs({
-      args: signedValuesJoined(argv, valued),
-      options,
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (e) {
-    throw new UsageError(`${(e as Error).message}; ${usage}`);
-  }
-}
-
 /** `argv` after `sweep`; null for --help. */
 export function parseSweep(argv: readonly string[]): SweepArgs | null {
   const usage = 'npm run lab -- sweep --help';
-  const { values: v, positionals } = parse(
+  const { values: v, positionals } = parseOptions(
     argv,
     {
       config: { type: 'string' },
@@ -127,7 +105,7 @@ export function parseSweep(argv: readonly string[]): SweepArgs | null {
 /** `argv` after `merge`; null for --help. */
 export function parseMerge(argv: readonly string[]): MergeArgs | null {
   const usage = 'npm run lab -- merge SHARD_DIR… --out DIR';
-  const { values: v, positionals } = parse(
+  const { values: v, positionals } = parseOptions(
     argv,
     { out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
     usage,

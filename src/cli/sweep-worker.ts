@@ -13,13 +13,12 @@ import { modelSlots } from '../train/slots';
 import { trainFolder } from './train';
 
 export type ToWorker =
-  | { type: 'cell'; index: number; dir: string; config: Experiment; resume: boolean }
-  | { type: 'stop'; signal: string };
+  { type: 'cell'; dir: string; config: Experiment; resume: boolean } | { type: 'stop'; signal: string };
 export type FromWorker =
-  | { type: 'progress'; index: number; step: number; info: string }
-  | { type: 'note'; index: number; line: string }
-  | { type: 'finished'; index: number; stopped: boolean; dead: string[] }
-  | { type: 'failed'; index: number; message: string };
+  | { type: 'progress'; step: number; info: string }
+  | { type: 'note'; line: string }
+  | { type: 'finished'; dead: string[] }
+  | { type: 'failed'; message: string };
 export interface WorkerSettings {
   backend: BackendName;
   checkpointEvery: number;
@@ -32,11 +31,11 @@ const port = parentPort!;
 const stop = new AbortController();
 const post = (m: FromWorker) => port.postMessage(m);
 
-async function runCell({ index, dir, config, resume }: Extract<ToWorker, { type: 'cell' }>): Promise<void> {
+async function runCell({ dir, config, resume }: Extract<ToWorker, { type: 'cell' }>): Promise<void> {
   // The cell's progress is the step every one of its runs (in lockstep) has finished.
   const at = new Map(runLabels(config).map((r) => [r.label, 0]));
   try {
-    const { summaries, stopped } = await trainFolder(config, dir, {
+    const { summaries } = await trainFolder(config, dir, {
       backend: settings.backend,
       init: [],
       checkpointEvery: settings.checkpointEvery,
@@ -44,16 +43,16 @@ async function runCell({ index, dir, config, resume }: Extract<ToWorker, { type:
       givenSteps: config.steps,
       force: false,
       stop: stop.signal,
-      note: (line) => post({ type: 'note', index, line }),
+      note: (line) => post({ type: 'note', line }),
       progress: (label, step, info) => {
         at.set(label, step);
-        post({ type: 'progress', index, step: Math.min(...at.values()), info });
+        post({ type: 'progress', step: Math.min(...at.values()), info });
       },
     });
     const dead = summaries.filter((s) => trainedNothing(s, modelSlots(config).length)).map((s) => s.run);
-    post({ type: 'finished', index, stopped, dead });
+    post({ type: 'finished', dead });
   } catch (e) {
-    post({ type: 'failed', index, message: (e as Error).message });
+    post({ type: 'failed', message: (e as Error).message });
   }
 }
 

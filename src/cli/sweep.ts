@@ -32,7 +32,7 @@ const refusedAsUsage = <T>(f: () => T): T => {
 };
 
 /** DIR/sweep.json read and checked; refusals name the file. */
-export function readSweepDir(dir: string): SweepFile {
+function readSweepDir(dir: string): SweepFile {
   const path = join(dir, 'sweep.json');
   if (!existsSync(path)) throw new RunDirError(`${dir} has no sweep.json: not a folder written by lab sweep`);
   let json: unknown;
@@ -74,6 +74,7 @@ export async function sweep(args: SweepArgs): Promise<number> {
     console.error(
       `sweep: ${cells.length} cells${args.shard ? ` (shard ${args.shard.index}/${args.shard.count})` : ''}, ${cells.length - todo.length} done earlier; ${Math.min(args.workers, todo.length)} at a time`,
     );
+    const note = noter();
     const outcome = await runCells(todo, args, stop, (c, m) => {
       if (m.type === 'progress') progress?.update(name(c), m.step, m.info);
       if (m.type === 'note') note(name(c), m.line);
@@ -96,13 +97,15 @@ export async function sweep(args: SweepArgs): Promise<number> {
   }
 }
 
-/** The backend and model lines are the same for every cell: said once; the rest per cell. */
-const said = new Set<string>();
-function note(cell: string, line: string): void {
-  const common = /^(backend:|model )/.test(line);
-  if (common && said.has(line)) return;
-  said.add(line);
-  console.error(common ? line : `${cell}: ${line}`);
+/** A sweep's note lines: the backend and model lines are the same for every cell, said once; the rest per cell. */
+function noter(): (cell: string, line: string) => void {
+  const said = new Set<string>();
+  return (cell, line) => {
+    const common = /^(backend:|model )/.test(line);
+    if (common && said.has(line)) return;
+    said.add(line);
+    console.error(common ? line : `${cell}: ${line}`);
+  };
 }
 
 /** A new folder, or one holding this very sweep (then its cells are gone on with). */
@@ -151,7 +154,6 @@ async function runCells(
         const dir = join(args.out, current.dir);
         const m: ToWorker = {
           type: 'cell',
-          index: current.index,
           dir,
           config: current.config,
           resume: existsSync(join(dir, 'config.json')),

@@ -12,9 +12,9 @@ import { M } from '../core/metrics';
 import { timedPreset } from '../runtime/auto-choice';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodeEnvPool } from '../runtime/env-pool-node';
-import { estimateMemory, gb, memoryRefusal } from '../runtime/memory';
+import { gb, memoryVerdict } from '../runtime/memory';
 import { nodePlatform } from '../runtime/platform-node';
-import { fmt } from '../rl/findings';
+import { fmt, nanAsNull } from '../rl/findings';
 import type { RunSummary } from '../rl/summary';
 import { runExperiment, runLabels } from '../train/experiment';
 import { getTask } from '../tasks/registry';
@@ -35,7 +35,7 @@ import {
   writeRunState,
 } from './run-dir';
 
-export interface FolderOptions {
+interface FolderOptions {
   backend: BackendName;
   init: readonly string[];
   checkpointEvery: number;
@@ -53,10 +53,10 @@ export interface FolderOptions {
 
 /** Refused up front rather than a minute in with an opaque wasm error; the estimate otherwise. */
 export function checkMemory(exp: Experiment, backend: BackendName): string {
-  const memory = estimateMemory(exp);
-  const refused = memoryRefusal(exp, backend, memory);
-  if (refused) throw new UsageError(refused);
-  return `memory: about ${gb(memory.bytes)} at most (estimate)`;
+  const memory = memoryVerdict(exp, backend);
+  if (memory.error) throw memory.error;
+  if (memory.refused) throw new UsageError(memory.refused);
+  return `memory: about ${gb(memory.estimate.bytes)} at most (estimate)`;
 }
 
 /**
@@ -104,7 +104,7 @@ export async function trainFolder(
       },
       onStep: (run, r) => {
         // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
-        metrics.append(JSON.stringify({ run: run.label, ...finiteOrNull(r.metrics) }), {
+        metrics.append(JSON.stringify({ run: run.label, ...r.metrics }, nanAsNull), {
           step: r.step,
           run: labels.indexOf(run.label),
         });
@@ -117,18 +117,11 @@ export async function trainFolder(
     });
     metrics.close();
     if (o.stop.aborted) return { summaries, stopped: true };
-    writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries.map(finiteOrNull), null, 2) + '\n');
+    writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries, nanAsNull, 2) + '\n');
     return { summaries, stopped: false };
   } finally {
     unlock();
   }
-}
-
-/** JSON has no NaN or Infinity: they become null (a gap, as in the charts). */
-export function finiteOrNull<T>(value: T): T {
-  return JSON.parse(
-    JSON.stringify(value, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)),
-  );
 }
 
 /**

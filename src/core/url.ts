@@ -223,6 +223,14 @@ function labelPairs(config: Experiment, pairs: [string, string][]): [string, str
   });
 }
 
+/**
+ * The value at a dotted path of a config (`optim.lr`, `runs.1.estimator`), as the validated
+ * experiment holds it; undefined where the path leads nowhere.
+ */
+export function valueAt(config: Experiment, path: string): unknown {
+  return path.split('.').reduce<unknown>((node, k) => (node as Record<string, unknown>)?.[k], config);
+}
+
 /** Builds nested objects/arrays from a dotted path; numeric segments index arrays. */
 function setPath(root: { [k: string]: Json }, path: string[], value: Json): void {
   if (path.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype')) {

@@ -186,6 +186,13 @@ export function textTable([head, ...rows]: readonly string[][]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
+/**
+ * JSON.stringify's replacer for figures: JSON has no NaN or Infinity, so they become null (a gap,
+ * as in metrics.jsonl and the charts).
+ */
+export const nanAsNull = (_key: string, value: unknown): unknown =>
+  typeof value === 'number' && !Number.isFinite(value) ? null : value;
+
 /** Header + rows of cells as CSV (RFC 4180 quoting). */
 export function csvText(cells: readonly string[][]): string {
   const q = (x: string) => (/[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : x);

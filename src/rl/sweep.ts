@@ -6,7 +6,7 @@
  */
 import type { Experiment, FieldError } from '../core/config';
 import { validateExperiment } from '../core/config';
-import { decodeExperiment, encodeExperiment } from '../core/url';
+import { decodeExperiment, encodeExperiment, valueAt } from '../core/url';
 import type { RunSummary } from './summary';
 
 /** A bad grid, shard or sweep folder: the message names the key, value or file. */
@@ -76,11 +76,6 @@ function withFields(config: Experiment, given: readonly [string, string][]): str
     .split('&')
     .filter((part) => !keys.has(decodeURIComponent(part.slice(0, part.indexOf('=')))));
   return [...base, ...pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)].join('&');
-}
-
-/** The value at a dotted link path, as the validated experiment holds it (typed as the link reads it). */
-function valueAt(config: Experiment, key: string): unknown {
-  return key.split('.').reduce<unknown>((node, k) => (node as Record<string, unknown>)?.[k], config);
 }
 
 const describe = (errors: readonly FieldError[]) => errors.map((e) => `${e.path}: ${e.message}`).join('; ');

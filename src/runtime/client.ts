@@ -98,6 +98,8 @@ export interface SessionOptions {
   measurements?: () => Measurements;
   /** Threads for each run's wasm backend (threads.ts), read as each run starts; 1 if absent. */
   threads?: () => number;
+  /** Tests only: makes each run's worker (default: run.worker.ts as a module worker). */
+  newWorker?: (name: string) => Worker;
 }
 
 /**
@@ -118,6 +120,8 @@ export class LabSession {
   private readonly failed = new Set<RunId>();
   /** Runs asked to hold (set) that have not answered: each one's resolver. */
   private readonly holding = new Map<RunId, (a: HoldAnswer | null) => void>();
+  /** Runs asked to stop (stopped()) that have not said so yet. */
+  private readonly stopping = new Map<RunId, (() => void)[]>();
   /** Live changes, one after the other: each agrees its steps before the next asks. */
   private changes: Promise<void> = Promise.resolve();
   private changing = 0;
@@ -163,17 +167,17 @@ export class LabSession {
   /** A worker for the run, listened to but not yet started. */
   private spawn(info: RunInfo): Worker {
     info.queued = false;
-    const worker = newWorker(`${info.label} (${info.id})`);
+    const worker = (this.options.newWorker ?? newWorker)(`${info.label} (${info.id})`);
     this.workers.set(info.id, worker);
     worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data);
+    // A crash (an uncaught error in the worker) sends no state of its own: the session fails the
+    // run for it, as the worker would, so the run's slot goes to the next queued run and the
+    // session can finish. What the run recorded stays. A worker that failed already is past this.
     worker.onerror = (e) => {
-      this.failed.add(info.id);
-      this.answer(info.id, null);
-      this.onMessage({
-        type: 'error',
-        runId: info.id,
-        message: `run worker crashed: ${e.message || 'script error'}`,
-      });
+      if (this.failed.has(info.id)) return;
+      const message = `run worker crashed: ${e.message || 'script error'}`;
+      this.onMessage({ type: 'error', runId: info.id, message });
+      this.dispatch(info, worker, { type: 'state', runId: info.id, state: 'failed', step: 0, message });
     };
     return worker;
   }
@@ -201,6 +205,7 @@ export class LabSession {
   private release(id: RunId): void {
     this.workers.get(id)?.terminate();
     this.workers.delete(id);
+    this.settle(id);
     this.ready.delete(id);
     const next = this.queue.shift();
     if (!next) return;
@@ -225,9 +230,11 @@ export class LabSession {
       if (this.playing) worker.postMessage({ type: 'play', runId: info.id } satisfies ToWorker);
     }
     if (msg.type === 'holding') this.answer(info.id, { step: msg.step, done: msg.done });
+    if (msg.type === 'stopped') this.settle(info.id);
     if (msg.type === 'state' && msg.state === 'failed') {
       this.failed.add(info.id);
       this.answer(info.id, null);
+      this.settle(info.id);
     }
     this.onMessage(msg);
     // (A refused backend: the worker reports it, then fails the run naming the reasons.)
@@ -246,7 +253,24 @@ export class LabSession {
   }
   pause(): void {
     this.playing = false;
-    this.broadcast((runId) => ({ type: 'pause', runId }));
+    // A failed run has nothing to pause, and would answer 'paused' over its 'failed'.
+    for (const [runId, w] of this.workers)
+      if (!this.failed.has(runId)) w.postMessage({ type: 'pause', runId } satisfies ToWorker);
+  }
+  /**
+   * Pauses, and resolves once every run with a worker has stopped and saved its state (or failed,
+   * or is gone): from then on the workers write nothing until they train again.
+   */
+  stopped(): Promise<void> {
+    this.pause();
+    const each = this.live()
+      .filter((id) => !this.failed.has(id))
+      .map((id) => new Promise<void>((ok) => this.stopping.set(id, [...(this.stopping.get(id) ?? []), ok])));
+    return Promise.all(each).then(() => undefined);
+  }
+  private settle(id: RunId): void {
+    for (const ok of this.stopping.get(id) ?? []) ok();
+    this.stopping.delete(id);
   }
   step(): void {
     this.broadcast((runId) => ({ type: 'step', runId }));
@@ -266,9 +290,10 @@ export class LabSession {
    * each takes the change at the latest of them (agreedStep), those behind when they reach it, and
    * the queued ones start with it in their schedule.
    */
-  set(param: LiveParam, value: number): void {
+  set(param: LiveParam, value: number): Promise<void> {
     this.changing++;
     this.changes = this.changes.then(() => this.agree(param, value));
+    return this.changes; // agreed: each running repeat has been told its step
   }
 
   private async agree(param: LiveParam, value: number): Promise<void> {
@@ -312,6 +337,9 @@ export class LabSession {
   snapshot(): void {
     this.broadcast((runId) => ({ type: 'snapshot', runId }));
   }
+  runStates(): void {
+    this.broadcast((runId) => ({ type: 'run-state', runId }));
+  }
   /** Fault injection: every run destroys its GPU device, as a driver reset would. */
   loseDevice(): void {
     this.broadcast((runId) => ({ type: 'lose-device', runId }));
@@ -319,6 +347,7 @@ export class LabSession {
   dispose(): void {
     this.disposed = true;
     for (const id of [...this.holding.keys()]) this.answer(id, null);
+    for (const id of [...this.stopping.keys()]) this.settle(id);
     for (const w of this.workers.values()) w.terminate();
     this.workers.clear();
     this.queue.length = 0;

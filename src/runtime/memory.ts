@@ -11,7 +11,7 @@
  * sum, the KL reference). A fixed base covers Node, tfjs and the wasm module.
  *
  * It lives with the backends because a limit is a backend's: the CLI and the page refuse a config
- * over it with one message (`memoryRefusal`). No tfjs: the page computes it in its main bundle.
+ * over it with one message (`memoryVerdict`). No tfjs: the page computes it in its main bundle.
  */
 import type { BackendName, Experiment } from '../core/config';
 import { gptConfig, paramSpecs } from '../model/gpt-config';
@@ -65,14 +65,28 @@ export const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(bytes < 1e
 const WASM_BOUND: readonly BackendName[] = ['wasm', 'cpu', 'auto'];
 
 /** Why `backend` cannot run `exp` (its memory estimate is over the backend's limit), or null if it can. */
-export function memoryRefusal(
-  exp: Experiment,
-  backend: BackendName,
-  estimate: MemoryEstimate = estimateMemory(exp),
-): string | null {
+function memoryRefusal(estimate: MemoryEstimate, backend: BackendName): string | null {
   if (estimate.bytes <= WASM_LIMIT_BYTES || !WASM_BOUND.includes(backend)) return null;
   return (
     `this experiment needs about ${gb(estimate.bytes)} (estimate: the update's activations of its largest model over B·G rows), ` +
     `over the ${gb(WASM_LIMIT_BYTES)} the wasm backend can address; lower rollout.batchSize, rollout.groupSize or the model size, or raise optim.miniBatches`
   );
+}
+
+/**
+ * The one memory check the CLI, Train's blockers, the Experiment panel and a session's start
+ * share: the estimate and, over `backend`'s limit, why it is refused (each caller words the rest).
+ * A config whose estimate cannot be made (an unknown task or model) gives the error instead.
+ */
+export type MemoryVerdict =
+  { estimate: MemoryEstimate; refused: string | null; error?: undefined } | { error: Error };
+
+export function memoryVerdict(exp: Experiment, backend: BackendName): MemoryVerdict {
+  let estimate: MemoryEstimate;
+  try {
+    estimate = estimateMemory(exp);
+  } catch (e) {
+    return { error: e as Error };
+  }
+  return { estimate, refused: memoryRefusal(estimate, backend) };
 }

@@ -110,6 +110,8 @@ export type ToWorker =
   /** Take `param = value` from step `step` on (the next step, if that is later); releases a hold. */
   | { type: 'set'; runId: RunId; param: LiveParam; value: number; step: number }
   | { type: 'snapshot'; runId: RunId }
+  /** Send the run's whole state now (`run-state`), to be downloaded as a CLI state file. */
+  | { type: 'run-state'; runId: RunId }
   /** Fault injection: destroys the run's GPU device, as a driver reset would (tests, demos). */
   | { type: 'lose-device'; runId: RunId };
 
@@ -144,6 +146,16 @@ export type FromWorker =
    * for want of room, a QuotaExceededError, and training goes on).
    */
   | { type: 'saved'; runId: RunId; step: number; error?: string; full?: boolean }
+  /**
+   * The answer to `pause`: the run stopped after `step` steps and its state is saved (or could not
+   * be): it writes nothing more until it is told to train again, so the page may let the session go.
+   */
+  | { type: 'stopped'; runId: RunId; step: number }
+  /**
+   * The answer to `run-state`: encodeRunState's bytes of the run after `step` steps, and the file
+   * name `lab train` gives that state under checkpoints/ (where `--resume` looks for it).
+   */
+  | { type: 'run-state'; runId: RunId; step: number; name: string; bytes: ArrayBuffer }
   | { type: 'frame'; runId: RunId; step: number; values: Float64Array }
   | { type: 'rollouts'; runId: RunId; step: number; trajectories: InspectedTrajectory[] }
   | { type: 'state'; runId: RunId; state: RunStatus; step: number; message?: string }

@@ -8,12 +8,19 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config';
+import { runInstances } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
 import { webgpuKernelsAvailable } from '../model/kernels/webgpu';
 import { RunDriver, type BackendSwitcher, type DriverSink } from '../train/driver';
-import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
+import {
+  checkRunIdentity,
+  decodeRunState,
+  encodeRunState,
+  stateFileName,
+  type RunState,
+} from '../train/run-state';
 import { timedPreset } from './auto-choice';
 import { selectBackend } from './backend';
 import type { BackendReport } from './backend-types';
@@ -71,6 +78,8 @@ class RunHost {
   private driver: RunDriver<BackendReport> | null = null;
   /** Speed set before the run is loaded (the page sends it right after init). */
   private delayMs = 0;
+  /** The run's state file name, as `lab train` writes it (runInstances order: the runs × seeds). */
+  private stateName = 'run.run';
 
   private setState(state: RunStatus, message?: string): void {
     post({
@@ -115,9 +124,9 @@ class RunHost {
         `backend ${report.requested} refused: ${report.attempts.map((a) => a.reason).join('; ')}`,
       );
     const id = this.id;
+    const index = runInstances(config).findIndex((r) => r.label === msg.label);
+    this.stateName = stateFileName(index, msg.label);
     const persist = msg.persist ? { session: msg.persist.session, key: stateKey(msg.run, msg.label) } : null;
-    /** The last save was refused for want of room (the page says what is not being saved). */
-    let full = false;
     const env = new WorkerEnvRunner({
       spawn: () =>
         new Worker(new URL('./env.worker.ts', import.meta.url), { type: 'module' }) as unknown as WorkerLike,
@@ -133,7 +142,9 @@ class RunHost {
       rollouts: (r) => post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspectBatch(r) }),
       status: (state, step, message) =>
         post({ type: 'state', runId: id, state, step, ...(message ? { message } : {}) }),
-      saved: (step, error) => post({ type: 'saved', runId: id, step, ...(error ? { error, full } : {}) }),
+      // `full`: refused for want of room (the page says what is not being saved).
+      saved: (step, error, full) =>
+        post({ type: 'saved', runId: id, step, ...(error ? { error, full } : {}) }),
       fallback: (report, step, why) =>
         post({
           type: 'fallback',
@@ -153,16 +164,13 @@ class RunHost {
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && {
         save: async (s: RunState) => {
-          full = false;
           const stored = {
             ...{ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now() },
             bytes: encodeRunState(s).buffer as ArrayBuffer,
           };
-          await putState(stored, msg.persist?.fault).catch((e: unknown) => {
-            full = isFull(e);
-            throw e;
-          });
+          await putState(stored, msg.persist?.fault);
         },
+        isFull,
       },
       backend: backendSwitcher(report),
     };
@@ -244,7 +252,9 @@ class RunHost {
         // Before the run is loaded there is nothing to play: the page says play again once it is ready.
         return this.driver?.play();
       case 'pause':
-        return this.driver?.pause();
+        await this.driver?.pause();
+        post({ type: 'stopped', runId: this.id, step: this.driver?.step ?? 0 });
+        return;
       case 'step':
         return this.loaded('step').stepOnce();
       case 'pace':
@@ -268,6 +278,13 @@ class RunHost {
           Object.entries(await driver.snapshot()).map(([m, bytes]) => [m, bytes.buffer as ArrayBuffer]),
         );
         post({ type: 'checkpoint', runId: this.id, step, files }, Object.values(files));
+        return;
+      }
+      case 'run-state': {
+        const state = await this.loaded('save').state();
+        const bytes = encodeRunState(state).slice().buffer;
+        const { step } = state.manifest;
+        post({ type: 'run-state', runId: this.id, step, name: this.stateName, bytes }, [bytes]);
         return;
       }
       case 'lose-device': {

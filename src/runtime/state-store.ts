@@ -10,6 +10,8 @@ import type { StorageFault } from './storage-fault';
 
 /** A run's key in the store: its index into experiment.runs and its label (with its seed's `#s`). */
 export const stateKey = (runIndex: number, label: string): string => `${runIndex}:${label}`;
+/** The label in a stateKey (a label may hold ':' itself; the index never does). */
+export const labelOfKey = (key: string): string => key.slice(key.indexOf(':') + 1);
 
 export interface StoredState {
   session: string;

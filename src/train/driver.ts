@@ -29,6 +29,8 @@ export type DriverStatus = 'compiling' | 'running' | 'paused' | 'done' | 'failed
 /** Where a run's states are kept: IndexedDB in the page, DIR/checkpoints in the CLI. */
 export interface StateStore {
   save(state: RunState): unknown;
+  /** Whether a save's error is a refusal for want of room (the sink's `saved` is told so). */
+  isFull?(error: unknown): boolean;
 }
 
 /** Where the driver's results and reports go: the page's messages, the CLI's files and bars. */
@@ -39,10 +41,10 @@ export interface DriverSink<R> {
   rollouts?(r: TrainStepResult): void;
   status?(state: DriverStatus, step: number, message?: string): void;
   /**
-   * The state was saved after `step` steps, or could not be (`error`): training goes on. Without
-   * this handler a failed save is thrown instead.
+   * The state was saved after `step` steps, or could not be (`error`; `full`: the store refused it
+   * for want of room): training goes on. Without this handler a failed save is thrown instead.
    */
-  saved?(step: number, error?: string): void;
+  saved?(step: number, error?: string, full?: boolean): void;
   /** The device was lost (`why`) and the run goes on from `step` on the fallback backend (`report`). */
   fallback?(report: R, step: number, why: string): void;
   /** The device was lost and the run could not go on. */
@@ -105,6 +107,8 @@ export class RunDriver<R = unknown> {
   private playing = false;
   /** The step being computed, if any: one at a time; pause waits for it before saving. */
   private inFlight: Promise<void> | null = null;
+  /** A state being read (state()): the loop starts no step until it is read. */
+  private reading: Promise<unknown> = Promise.resolve();
   private savedStep: number;
   private delayMs = 0;
   private rolloutsAt = -Infinity;
@@ -157,10 +161,15 @@ export class RunDriver<R = unknown> {
     await this.loop();
   }
 
-  /** Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). */
+  /**
+   * Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). A
+   * finished run stays done: the page pauses every run it holds to let its session go (handoff.ts),
+   * finished ones too, and a run shown paused is not finished (Findings leaves it out, a reload
+   * offers to train it on).
+   */
   async pause(): Promise<void> {
     this.playing = false;
-    if (!this.inFlight) this.status('paused');
+    if (!this.inFlight && !this.done) this.status('paused');
     // A failed step has already been reported by the command that ran it.
     await this.inFlight?.catch(() => undefined);
     if (this.unsentRollouts) this.sendRollouts(this.unsentRollouts, true);
@@ -207,6 +216,18 @@ export class RunDriver<R = unknown> {
       this.held = { step: next, released, release };
     }
     return { step: this.held.step, done: false };
+  }
+
+  /** The whole run's state now (weights, optimizer moments, counters): what a save stores. */
+  state(): Promise<RunState> {
+    const before = this.inFlight?.catch(() => undefined);
+    const read = (async () => {
+      await before; // between two steps, as a save is
+      const t = this.run;
+      return this.guard?.manifest.step === t.step ? this.guard : saveRunState(t, { reason: 'download' });
+    })();
+    this.reading = read.catch(() => undefined);
+    return read;
   }
 
   /** Each model's weights now, as checkpoint files. */
@@ -298,6 +319,7 @@ export class RunDriver<R = unknown> {
       await (this.inFlight ?? this.track(t));
       // Also lets pause, step and set commands in between steps.
       await this.clock.sleep(this.delayMs);
+      await this.reading;
     }
   }
 
@@ -315,7 +337,7 @@ export class RunDriver<R = unknown> {
       this.o.sink.saved?.(step);
     } catch (e) {
       if (!this.o.sink.saved) throw e;
-      this.o.sink.saved(step, (e as Error).message);
+      this.o.sink.saved(step, (e as Error).message, store.isFull?.(e) ?? false);
     }
   }
 

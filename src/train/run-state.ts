@@ -249,6 +249,10 @@ export function unpackRunState(state: RunState): ModelParts[] {
   return migrateParts(parts, String(state.manifest.experiment?.task));
 }
 
+/** The name of run `index`'s (in runInstances order) state file, as `lab train` writes it under checkpoints/. */
+export const stateFileName = (index: number, label: string): string =>
+  `${index}-${label.replace(/[^A-Za-z0-9_-]+/g, '_')}.run`;
+
 export function encodeRunState(state: RunState): Uint8Array {
   return encodeFramed(MAGIC, state.manifest, state.payload);
 }

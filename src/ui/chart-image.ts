@@ -102,11 +102,7 @@ function plotSvg(svg: SVGSVGElement): { markup: string; width: number; height: n
 }
 
 /** The chart painted at `scale`× onto a white canvas. */
-export async function chartCanvas(
-  svg: SVGSVGElement,
-  p: ChartImageParts,
-  scale = 2,
-): Promise<HTMLCanvasElement> {
+async function chartCanvas(svg: SVGSVGElement, p: ChartImageParts, scale = 2): Promise<HTMLCanvasElement> {
   const plot = plotSvg(svg);
   const canvas = document.createElement('canvas');
   const ctx = canvas.getContext('2d');
@@ -161,7 +157,7 @@ export async function chartPng(svg: SVGSVGElement, p: ChartImageParts, name: str
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
 
 /** The same layout as an SVG document: text stays text, the plot stays vectors. */
-export function chartSvgText(svg: SVGSVGElement, p: ChartImageParts): string {
+function chartSvgText(svg: SVGSVGElement, p: ChartImageParts): string {
   const plot = plotSvg(svg);
   const ctx = document.createElement('canvas').getContext('2d');
   if (!ctx) throw new Error('no 2D canvas');

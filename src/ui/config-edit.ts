@@ -16,6 +16,7 @@ import {
 } from '../core/config';
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
+import { valueAt } from '../core/url';
 import { ESTIMATOR_OPTIONS } from '../rl/advantage';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
@@ -119,11 +120,6 @@ export function runOverrides(r: Experiment['runs'][number]): string[] {
 export const runsTitle = (c: Experiment): string =>
   `${c.runs.map((r) => r.label).join(' vs ')}, per agent, live`;
 
-/** The value at a dotted path of a config. */
-export function getAt(config: Experiment, path: string): unknown {
-  return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown>)?.[k], config);
-}
-
 /** A copy of the config with the value at a dotted path replaced (arrays stay arrays). */
 export function setAt(config: Experiment, path: string, value: unknown): unknown {
   const put = (o: unknown, keys: string[]): unknown => {
@@ -160,8 +156,8 @@ function changeWords(from: Experiment, to: Experiment): string {
     ...to.runs.map((_, i) => ({ path: `runs.${i}.estimator`, label: labelOf(`runs.${i}.estimator`, to)! })),
   ];
   const named = fields
-    .filter((f) => getAt(from, f.path) !== getAt(to, f.path))
-    .map((f) => `${f.label} ${String(getAt(from, f.path) ?? '–')} → ${String(getAt(to, f.path))}`);
+    .filter((f) => valueAt(from, f.path) !== valueAt(to, f.path))
+    .map((f) => `${f.label} ${String(valueAt(from, f.path) ?? '–')} → ${String(valueAt(to, f.path))}`);
   return named.length > 0 ? named.join(', ') : 'other settings (a preset, the JSON or a link)';
 }
 

@@ -7,10 +7,10 @@
  * hyper-parameter applies in place and leaves a chart marker.
  */
 import type { Experiment } from '../core/config';
-import { runInstances, structuralKey, type LiveParam } from '../core/config';
+import { runInstances, type LiveParam } from '../core/config';
 import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
 import { LabSession, queuedText } from '../runtime/client';
-import { memoryRefusal } from '../runtime/memory';
+import { memoryVerdict } from '../runtime/memory';
 import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { RunId } from '../runtime/protocol';
@@ -20,17 +20,20 @@ import { beginSession, continueSession, endSession, flush, recordingId } from '.
 import { statesToResume } from './resume-point';
 import { clearUnsaved, storageFault } from './unsaved';
 import { claimOrWatch } from './writer-lock';
+import { holdToTrain, letGoOnceStopped } from './handoff';
 import { clearRunData } from './run-data';
 import { canDo, nextState } from './session-state';
 import type { SessionAction, SessionState } from './session-state';
 import { addError, ask, runColor, setConfig, useLab } from './store';
 import { receive } from './worker-messages';
-import type { LabState, RunView } from './store';
+import type { RunView } from './store';
 
 /** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
 export const SAVE_EVERY = 10;
 
 let session: LabSession | null = null;
+/** The live session, if any (for the store reactions: lab-reactions.ts). */
+export const liveSession = (): LabSession | null => session;
 /** Checkpoint files to start the next session from (set by the Start-from-checkpoints picker). */
 let uploads: { name: string; bytes: ArrayBuffer }[] = [];
 /** Commands that need a loaded run wait until every run with a worker has sent `ready`. */
@@ -94,8 +97,9 @@ export function startSession(): LabSession {
   const { config } = useLab.getState();
   try {
     // Refused up front, with the CLI's message, rather than a minute in with an opaque wasm error.
-    const refused = memoryRefusal(config, config.backend);
-    if (refused) throw new Error(refused);
+    const memory = memoryVerdict(config, config.backend);
+    if (memory.error) throw memory.error;
+    if (memory.refused) throw new Error(memory.refused);
     session = spawn(config, { uploads });
   } catch (e) {
     addError(`Could not start the runs: ${(e as Error).message}`);
@@ -152,7 +156,8 @@ let opening: Promise<LabSession> | null = null;
  * states stays as recorded, in Past runs).
  */
 function withSession(f: (s: LabSession) => void): void {
-  if (session) return f(session);
+  const live = session;
+  if (live) return whileHeld(live, f);
   const id = resumable();
   if (!id) {
     try {
@@ -167,10 +172,15 @@ function withSession(f: (s: LabSession) => void): void {
   );
 }
 
+/** Runs `f` on `live` once this tab holds its session again (stopped, it let it go: handoff.ts). */
+function whileHeld(live: LabSession, f: (s: LabSession) => void): void {
+  void holdToTrain(dropSession).then((mine) => mine && session === live && f(live));
+}
+
 async function openRestored(id: string): Promise<LabSession> {
   // Runs that waited in the queue (or had not reached their first save, or whose state is ahead
   // of their recorded steps) start from step 0.
-  const { saved } = await statesToResume(id);
+  const { saved } = await statesToResume(id, useLab.getState().runs);
   return saved.length > 0 ? resumeSession(id, saved) : startSession();
 }
 
@@ -190,6 +200,7 @@ export function pause(): void {
   if (!to || !session) return;
   session.pause();
   useLab.setState({ session: to });
+  letGoOnceStopped(session);
 }
 
 /** Step: exactly one more step per run, from a paused (or not yet started) session. */
@@ -197,7 +208,10 @@ export function stepOnce(): void {
   const to = target('step');
   if (!to) return;
   withSession((s) => {
-    onceReady(() => s.step());
+    onceReady(() => {
+      s.step();
+      letGoOnceStopped(s); // after the step, as after a pause
+    });
     useLab.setState({ session: to });
   });
 }
@@ -224,15 +238,16 @@ export function continueFor(n: number): void {
   const to = target('continue');
   const id = recordingId() ?? useLab.getState().restored?.id;
   if (!to || !id || !Number.isInteger(n) || n < 1 || opening) return;
-  // The done workers go first, so the longer experiment below is no structural change to a live session.
-  session?.dispose();
-  session = null;
   const { config: before, session: from } = useLab.getState();
   const longer = { ...before, steps: before.steps + n };
-  setConfig(longer);
   opening = (async () => {
+    // Finished, this tab let the session go: it claims it back, or shows it read-only.
+    if (!(await holdToTrain(dropSession))) throw new Error('another tab took this session over');
+    // The done workers go first, so the longer experiment below is no structural change to a live session.
+    dropSession();
+    setConfig(longer);
     await flush();
-    const { count, saved } = await statesToResume(id);
+    const { count, saved } = await statesToResume(id, useLab.getState().runs);
     if (count === 0) throw new Error('no run of this session has a saved state');
     return resumeSession(id, saved, encodeExperiment(longer));
   })().finally(() => (opening = null));
@@ -246,6 +261,7 @@ export function continueFor(n: number): void {
     (e: Error) => {
       // Nothing ran: the link goes back to the steps that did.
       if (useLab.getState().config === longer) setConfig(before);
+      if (useLab.getState().readOnly) return; // taken over by another tab, said so (handoff.ts)
       addError(`Could not continue the runs (${e.message}); Run again starts them over.`);
     },
   );
@@ -272,24 +288,33 @@ export async function chooseCheckpoints(files: readonly File[]): Promise<void> {
   ask({ title, detail: 'the runs start over from them', apply });
 }
 
-/** Asks every run for its weights; each answers with a checkpoint, downloaded as it arrives. */
-export function snapshot(): void {
+/** Asks every run for its files (`what`); each run's are downloaded as they arrive. */
+const downloadFromRuns = (what: 'snapshot' | 'runStates') => (): void => {
   const s = session;
-  if (s) onceReady(() => s.snapshot());
-}
+  if (s) onceReady(() => s[what]());
+};
+/** Every run's models' weights, as checkpoint files. */
+export const snapshot = downloadFromRuns('snapshot');
+/** Every run's whole state now (weights, optimizer moments, step), as the CLI's state files. */
+export const downloadRunStates = downloadFromRuns('runStates');
 
 /** Fault injection for tests and demos: every run's GPU device is destroyed (see run.worker.ts). */
 export function simulateDeviceLoss(): void {
   session?.loseDevice();
 }
 
+/** Terminates the workers (the caller says what the session is now). */
+function dropSession(): void {
+  session?.dispose();
+  session = null;
+  whenReady = [];
+}
+
 /** Terminates the workers and forgets every run's history (what is stored in IndexedDB stays). */
 export function reset(): void {
   const { pending } = useLab.getState();
   if (session) endSession();
-  session?.dispose();
-  session = null;
-  whenReady = [];
+  dropSession();
   clearRunData(useLab.getState().imported.map((r) => r.id)); // imported runs stay on the charts
   clearUnsaved();
   useLab.setState((s) => ({
@@ -312,29 +337,14 @@ export function setLive(param: LiveParam, value: number): void {
   if (latestLive(config, param) === value) return;
   const s = session;
   // Before any run trains, the value holds from step 0; once they do, each run's step is recorded.
-  if (s) onceReady(() => s.set(param, value));
-  else useLab.setState({ config: withBaseLive(config, param, value) });
-}
-
-// ─── reactions: structural changes reset, a hidden tab pauses ────────────────────
-
-/** A store reaction: a structural config change resets the session (each way to one asks first: ask). */
-export function resetOnStructuralChange(s: LabState, prev: LabState): void {
-  const structural = s.config !== prev.config && structuralKey(s.config) !== structuralKey(prev.config);
-  if (session && structural) reset();
-}
-
-/** Pauses the runs while the tab is hidden, and goes on when it is shown; returns a function that stops it. */
-export function startLabSync(): () => void {
-  const onVisibility = () => {
-    const s = useLab.getState();
-    if (document.visibilityState === 'hidden' && s.session === 'training') {
-      pause();
-      useLab.setState({ autoPaused: true });
-    } else if (document.visibilityState === 'visible' && s.autoPaused && s.session === 'paused') {
-      play();
-    }
-  };
-  document.addEventListener('visibilitychange', onVisibility);
-  return () => document.removeEventListener('visibilitychange', onVisibility);
+  if (!s) return useLab.setState({ config: withBaseLive(config, param, value) });
+  // A change is written into the session (its markers): a stopped tab claims it back for that, and
+  // once the runs took it, lets it go again (their 'stopped' follows their 'param').
+  whileHeld(s, (live) =>
+    onceReady(() => {
+      void live.set(param, value).then(() => {
+        if (session === live && useLab.getState().session !== 'training') letGoOnceStopped(live);
+      });
+    }),
+  );
 }

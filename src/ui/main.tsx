@@ -1,7 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
-import { simulateDeviceLoss, startLabSync } from './lab';
+import { simulateDeviceLoss } from './lab';
+import { startLabSync } from './lab-reactions';
 import { flushOnHide } from './persist';
 import { restoreLatest } from './restore';
 import { startServiceWorker } from './service-worker';

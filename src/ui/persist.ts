@@ -9,7 +9,10 @@
  * room keeps its frames queued, to go with the next flush (unsaved.ts says what is not saved);
  * any other IndexedDB failure, or the browser closing the database (its storage cleared), turns
  * recording off with one alert. Training goes on either way. A tab records a session only while it
- * holds the session's lock (writer-lock.ts).
+ * holds the session's lock (writer-lock.ts); a paused or finished tab lets it go (handoff.ts). A
+ * live change claims it back first and is written before the tab lets go again (lab.ts setLive);
+ * anything else recorded meanwhile (a queued run's keys) waits until it holds it again, or is
+ * dropped if another tab took the session over.
  */
 import type { RunId } from '../runtime/protocol';
 import { deleteStates } from '../runtime/state-store';
@@ -42,6 +45,8 @@ let recordDirty = false;
 /** The last write started: each goes after the one before, so writes land in call order. */
 let writing: Promise<void> = Promise.resolve();
 const inOrder = (write: () => Promise<void>): Promise<void> => (writing = writing.then(write));
+/** This tab let the recorded session go while its runs are stopped: it writes nothing into it meanwhile. */
+let away = false;
 
 /** The id of the session being recorded (the live runs'), or null. */
 export const recordingId = (): string | null => current?.id ?? null;
@@ -61,6 +66,7 @@ export function beginSession(experiment: string, runs: RunView[]): string {
   };
   seq = 0;
   recordDirty = false;
+  away = false;
   const rec = current;
   void claim(rec.id); // a new id: no other tab holds it
   useLab.setState((s) => ({ pastSessions: [rec, ...(s.pastSessions ?? [])] }));
@@ -89,6 +95,7 @@ export async function continueSession(id: string, experiment?: string): Promise<
   );
   if (!got) return false;
   current = got.session;
+  away = false;
   current.runs.forEach((r) => (r.markers ??= []));
   seq = got.nextSeq;
   recordDirty = experiment !== undefined && experiment !== current.experiment;
@@ -131,9 +138,48 @@ export async function dropFrames(id: RunId, fromStep: number): Promise<void> {
 
 /** Writes what is queued and stops recording (the workers are gone); another tab may take the session. */
 export function endSession(): void {
-  const rec = current;
+  const [rec, gone] = [current, away];
   current = null;
+  away = false;
+  if (gone) {
+    // Let go before (the queue was written then): another tab may hold it now.
+    [queue, recordDirty] = [[], false];
+    return;
+  }
   if (rec) void flushing(rec).then(() => letGo(rec.id));
+}
+
+/**
+ * The runs stopped (paused, or finished) and wrote their states: what is queued is written, then
+ * the session's lock goes, so another tab may take it over. The tab records it again only once
+ * it holds it again (holdAgain).
+ */
+export async function letGoWhileStopped(): Promise<void> {
+  const rec = current;
+  if (!rec || away) return;
+  await flush();
+  if (current !== rec) return; // ended or replaced meanwhile
+  away = true;
+  letGo(rec.id);
+}
+
+/**
+ * The runs are to train again: the session is claimed back. False if another tab took it over
+ * meanwhile: then this tab records it no more, and what it still queued is dropped unwritten.
+ */
+export async function holdAgain(): Promise<boolean> {
+  const rec = current;
+  if (!rec || !away) return true;
+  const mine = await claim(rec.id);
+  if (current !== rec) return mine;
+  if (!mine) {
+    current = null;
+    queue = [];
+    recordDirty = false;
+  }
+  away = false;
+  if (mine && recordDirty) void flush();
+  return mine;
 }
 
 /** A run loaded: its keys are stored now, so a reload at any later moment shows it (restore.ts skips runs without). */
@@ -179,6 +225,7 @@ export const flush = (): Promise<void> => flushing(current);
 function flushing(rec: StoredSession | null): Promise<void> {
   if (timer) clearTimeout(timer);
   timer = null;
+  if (away && rec === current) return writing; // not this tab's now: held back until holdAgain
   const frames = queue;
   queue = [];
   if (!rec || (frames.length === 0 && !recordDirty)) return writing;

@@ -10,9 +10,8 @@
  * holding each save until the page has written its frames would cost a round trip per save and
  * still trust sessions stored before.
  */
-import { statesOf, stateKey } from '../runtime/state-store';
+import { labelOfKey, statesOf, stateKey } from '../runtime/state-store';
 import type { StateInfo } from '../runtime/state-store';
-import { useLab } from './store';
 import type { RunView } from './store';
 
 /** n where steps 0…n-1 are all recorded (a run's frames carry 0-based steps): the run's whole part. */
@@ -35,12 +34,15 @@ export function usableStates(
   const isAhead = (s: StateInfo) => s.step > (recorded.get(s.run) ?? 0);
   return {
     saved: states.filter((s) => !isAhead(s)).map((s) => s.run),
-    ahead: states.filter(isAhead).map((s) => s.run.slice(s.run.indexOf(':') + 1)), // stateKey's label
+    ahead: states.filter(isAhead).map((s) => labelOfKey(s.run)),
   };
 }
 
-/** A stored session's saved states (how many) and those its runs on screen may resume from. */
-export async function statesToResume(session: string): Promise<{ count: number; saved: string[] }> {
+/** A stored session's saved states (how many) and those its runs on screen (`runs`) may resume from. */
+export async function statesToResume(
+  session: string,
+  runs: readonly Pick<RunView, 'runIndex' | 'label' | 'step'>[],
+): Promise<{ count: number; saved: string[] }> {
   const states = await statesOf(session).catch(() => []);
-  return { count: states.length, saved: usableStates(states, useLab.getState().runs).saved };
+  return { count: states.length, saved: usableStates(states, runs).saved };
 }

@@ -5,7 +5,7 @@
  * (checkpoints are not). No React here (docs/sweeps.md#the-map-in-the-page).
  */
 import type { Experiment } from '../core/config';
-import { csvText } from '../rl/findings';
+import { csvText, nanAsNull } from '../rl/findings';
 import { loadSweep, sweepMapCells } from '../rl/sweep-map';
 import type { LoadedSweep } from '../rl/sweep-map';
 import { SweepRefused } from '../rl/sweep';
@@ -65,8 +65,4 @@ export const mapCsv = (s: LoadedSweep): string => csvText(sweepMapCells(s.file.g
 
 /** The Map's JSON: the sweep's file, the table and every run's summary per cell (NaN as null). */
 export const mapJson = (s: LoadedSweep): string =>
-  JSON.stringify(
-    { sweep: s.file, table: sweepMapCells(s.file.grid, s.cells), cells: s.cells },
-    (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v),
-    2,
-  );
+  JSON.stringify({ sweep: s.file, table: sweepMapCells(s.file.grid, s.cells), cells: s.cells }, nanAsNull, 2);

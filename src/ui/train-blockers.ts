@@ -5,19 +5,9 @@
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
  * one on screen; so does a session another tab is training (read-only here). No React.
  */
-import type { Experiment } from '../core/config';
-import { memoryRefusal } from '../runtime/memory';
+import { memoryVerdict } from '../runtime/memory';
 import { fieldReason } from './field-labels';
 import type { LabState } from './store';
-
-/** The memory refusal of a config (or null); an estimate that cannot be made is said by the panel. */
-function memoryOf(config: Experiment): string | null {
-  try {
-    return memoryRefusal(config, config.backend);
-  } catch {
-    return null;
-  }
-}
 
 export function trainBlockers(
   s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> & Partial<Pick<LabState, 'readOnly'>>,
@@ -35,7 +25,8 @@ export function trainBlockers(
   if (s.backend.state === 'probing') reasons.push('Checking which backend can run it…');
   else if (s.backend.state === 'refused') reasons.push('No usable compute backend (see Backend below)');
   else if (s.backend.state === 'error') reasons.push(`The backend check failed: ${s.backend.message}`);
-  const refused = memoryOf(s.config);
-  if (refused) reasons.push(`Memory: ${refused}`);
+  // An estimate that cannot be made is said by the Experiment panel, not here.
+  const memory = memoryVerdict(s.config, s.config.backend);
+  if (!memory.error && memory.refused) reasons.push(`Memory: ${memory.refused}`);
   return reasons;
 }

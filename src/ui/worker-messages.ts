@@ -69,7 +69,8 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       if (msg.state === 'done' || msg.state === 'failed') finishIfAllDone();
       return;
     case 'holding':
-      return; // LabSession's own: it agrees the step of a live change (client.ts)
+    case 'stopped':
+      return; // LabSession's own: it agrees the step of a live change, and says when runs stopped (client.ts)
     case 'param':
       patchRun(id, (r) => ({
         markers: [...r.markers, { step: msg.step, param: msg.param, value: msg.value }],
@@ -83,6 +84,8 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       }
       return;
     }
+    case 'run-state':
+      return downloadBlob(msg.name, new Blob([msg.bytes], { type: 'application/octet-stream' }));
     case 'saved':
       // No room: the status bar says what is not being saved (unsaved.ts), and the run goes on.
       if (msg.full) stateUnsaved(id, msg.step);

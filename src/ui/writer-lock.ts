@@ -98,7 +98,7 @@ export async function heldElsewhere(id: string): Promise<boolean> {
 }
 
 /** Resolves once no other tab holds the session (it stopped recording it, or closed); `signal` gives up. */
-export function whenFree(id: string, signal: AbortSignal): Promise<void> {
+function whenFree(id: string, signal: AbortSignal): Promise<void> {
   const lm = locks();
   if (lm)
     // Shared: granted once the holder's exclusive lock goes, to every waiting tab at once; held for no time.

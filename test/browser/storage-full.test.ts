@@ -4,7 +4,8 @@
  * worker is refused with a QuotaExceededError, as a full disk's is, until the runs pass step 15.
  * Training must go on, the status bar must say what is not being saved, what was stored before
  * must stay, and once there is room again the refused steps must land: after a reload every step
- * is there once.
+ * is there once. Meanwhile "Download the run states" gives each run's state as the CLI's state
+ * file, at the step it paused at.
  */
 import { afterEach, expect, it } from 'vitest';
 import {
@@ -13,12 +14,30 @@ import {
   everyStep,
   exportedSteps,
   openLab,
+  runsIn,
   savedAtSteps,
   stepCounts,
   trainEnabled,
   waitSteps,
 } from './harness';
 import type { Lab } from './harness';
+import type { Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { decodeRunState } from '../../src/train/run-state';
+
+/** The next `n` downloads `click` starts: each file's suggested name and bytes. */
+async function downloads(page: Page, n: number, click: () => Promise<void>) {
+  const got: Promise<{ name: string; bytes: Uint8Array }>[] = [];
+  const all = new Promise<void>((ok) =>
+    page.on('download', (d) => {
+      got.push(d.path().then((p) => ({ name: d.suggestedFilename(), bytes: readFileSync(p) })));
+      if (got.length === n) ok();
+    }),
+  );
+  await click();
+  await all;
+  return Promise.all(got);
+}
 
 let lab: Lab | undefined;
 afterEach(async () => {
@@ -85,6 +104,21 @@ it('storage full from step 5: training goes on, the status bar says what is not 
     expect(steps.length).toBeLessThanOrEqual(5);
   }
   expect(await page.getByRole('button', { name: 'Delete old sessions' }).count()).toBe(1);
+
+  // Paused, the run states that cannot be stored download as the CLI's state files, at the runs' step.
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await runsIn(lab, 'paused', 30_000);
+  const at = await stepCounts(lab);
+  const files = await downloads(page, RUNS.length, () =>
+    page.getByRole('button', { name: 'Download the run states', exact: true }).click(),
+  );
+  expect(files.map((f) => f.name).sort()).toEqual(['0-GRPO.run', '1-Dr_MAS.run']);
+  for (const [i, label] of RUNS.entries()) {
+    const { manifest } = decodeRunState(files.find((f) => f.name.startsWith(`${i}-`))!.bytes);
+    expect([manifest.label, manifest.step]).toEqual([label, at[i]]);
+    expect(manifest.models.length).toBeGreaterThan(0);
+  }
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
 
   // Past step 15 there is room again: the refused frames land, the next save goes through.
   await speed.selectOption({ label: 'full speed' });

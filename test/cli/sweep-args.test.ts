@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCli } from '../../src/cli/args';
+import { parseCli, parseOptions, UsageError } from '../../src/cli/args';
 import { parseMerge, parseSweep } from '../../src/cli/sweep-args';
 
 const base = ['--grid', 'optim.lr=0.001,0.002', '--steps', '5', '--out', 'd'];
@@ -40,5 +40,13 @@ describe('lab sweep and merge command lines', () => {
     );
     expect(() => parseSweep([...base, '--bogus'])).toThrow(/Unknown option '--bogus'/);
     expect(() => parseMerge(['a'])).toThrow('usage: npm run lab -- merge SHARD_DIR… --out DIR');
+  });
+
+  it("refuses an unknown option with parseArgs's message and the command's usage (one parser: args.ts parseOptions)", () => {
+    const unknown =
+      "Unknown option '--frob'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frob\"";
+    expect(() => parseSweep([...base, '--frob'])).toThrow(`${unknown}; npm run lab -- sweep --help`);
+    expect(() => parseMerge(['--frob'])).toThrow(`${unknown}; npm run lab -- merge SHARD_DIR… --out DIR`);
+    expect(() => parseOptions(['--frob'], {})).toThrow(new UsageError(unknown));
   });
 });

@@ -135,3 +135,91 @@ describe('the run driver on a lost device', () => {
     expect(lost.frames.map((m) => m[M.step])).toEqual([0, 1, 2, 3, 4]);
   }, 120_000);
 });
+
+describe('the run driver asked for its state while it plays (a download)', () => {
+  // The loop also waits for the read before its next step (driver.ts: reading); a nano step is too
+  // quick to overlap the read here, so the check on env steps below guards it only loosely.
+  it('gives the state after the step that asked, and the run plays on to the end', async () => {
+    let reading = false;
+    const stepsWhileReading: number[] = [];
+    const inner = new InProcessEnvRunner();
+    const env: EnvRunner = {
+      step: (...args: Parameters<EnvRunner['step']>) => {
+        if (reading) stepsWhileReading.push(driver.step);
+        return inner.step(...args);
+      },
+      dispose: () => inner.dispose(),
+    };
+    let asked: Promise<RunState> | null = null;
+    let finish: (s: DriverStatus) => void = () => {};
+    const finished = new Promise<DriverStatus>((r) => (finish = r));
+    const driver: RunDriver<string> = await RunDriver.open(
+      { fresh },
+      {
+        env,
+        steps: STEPS,
+        sink: {
+          frame: (r) => {
+            if (r.step !== 1) return;
+            reading = true;
+            asked = driver.state().finally(() => (reading = false));
+          },
+          status: (s) => (s === 'done' || s === 'failed') && finish(s),
+          error: (message) => {
+            throw new Error(message);
+          },
+        },
+      },
+    );
+    try {
+      await driver.play();
+      expect(await finished).toBe('done');
+      const state = await asked!;
+      expect(state.manifest.step).toBe(2); // after steps 0 and 1, the step that asked
+      expect(stepsWhileReading).toEqual([]);
+    } finally {
+      driver.stop();
+    }
+  }, 120_000);
+});
+
+describe('the run driver paused once done (the page pauses every run to let its session go)', () => {
+  it('stays done: it says nothing more, saves nothing more, and plays no further step', async () => {
+    const statuses: DriverStatus[] = [];
+    const saved: number[] = [];
+    let finish: (s: DriverStatus) => void = () => {};
+    const finished = new Promise<DriverStatus>((r) => (finish = r));
+    const driver = await RunDriver.open(
+      { fresh },
+      {
+        env: new InProcessEnvRunner(),
+        steps: 2,
+        store: { save: () => undefined },
+        sink: {
+          frame: () => undefined,
+          saved: (step) => void saved.push(step),
+          status: (s) => {
+            statuses.push(s);
+            if (s === 'done' || s === 'failed') finish(s);
+          },
+          error: (message) => {
+            throw new Error(message);
+          },
+        },
+      },
+    );
+    try {
+      await driver.play();
+      expect(await finished).toBe('done');
+      const said = statuses.length;
+      await driver.pause();
+      await driver.play();
+      expect(statuses.slice(said)).toEqual([]); // 'paused' here would show a finished run as unfinished
+      expect(statuses.at(-1)).toBe('done');
+      expect(saved).toEqual([2]);
+      expect(driver.step).toBe(2);
+    } finally {
+      driver.stop();
+    }
+  }, 120_000);
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stateKey } from '../../src/runtime/state-store';
+import { labelOfKey, stateKey } from '../../src/runtime/state-store';
 import { recordedSteps, usableStates } from '../../src/ui/resume-point';
 
 const state = (runIndex: number, label: string, step: number) => ({
@@ -35,5 +35,10 @@ describe('where a stored run goes on from', () => {
       ahead: ['Dr. MAS', 'Dr. MAS #1'],
     });
     expect(usableStates([], runs)).toEqual({ saved: [], ahead: [] });
+  });
+
+  it("reads a run's label back from its state's key, a label with ':' whole", () => {
+    expect(labelOfKey(stateKey(1, 'Dr. MAS #1'))).toBe('Dr. MAS #1');
+    expect(labelOfKey(stateKey(12, 'a: b'))).toBe('a: b');
   });
 });

@@ -150,7 +150,8 @@ export function Charts() {
   const evalK = useLab((s) => s.config.eval.k);
   const evalOn = useLab((s) => s.config.eval.every > 0);
   const estimatorsKey = useLab((s) => shadowEstimators(s.config.runs).join('|'));
-  const customs = useLab((s) => customDefs(s.config));
+  const config = useLab((s) => s.config);
+  const customs = useMemo(() => customDefs(config), [config]);
   const shadowGrad = useLab((s) => s.config.diagnostics.shadowGradNorm);
   const credit = useLab((s) =>
     s.config.runs.some((r) => (r.reward.credit ?? s.config.reward.credit) !== 'shared'),

@@ -9,13 +9,13 @@ import { validateExperiment } from '../../core/config';
 import type { FieldError } from '../../core/config';
 import type { Experiment } from '../../core/config';
 import { withEstimator } from '../../core/run-labels';
+import { valueAt } from '../../core/url';
 import { estimatorLabel } from '../../rl/advantage';
-import { estimateMemory, gb, memoryRefusal } from '../../runtime/memory';
+import { gb, memoryVerdict } from '../../runtime/memory';
 import {
   applyExperiment,
   enumOptions,
   fieldDoc,
-  getAt,
   numberLimits,
   optionDoc,
   optionLabel,
@@ -58,7 +58,7 @@ const NO_ERRORS: FieldError[] = [];
  * says why (one source of truth for what the field holds).
  */
 function Field({ path, label }: { path: string; label: string }) {
-  const value = useLab((s) => getAt(s.config, path));
+  const value = useLab((s) => valueAt(s.config, path));
   const errors = useLab((s) => s.fieldErrors[path] ?? NO_ERRORS);
   const setErrors = (found: FieldError[]) => setFieldErrors(path, found);
   // A field that goes (a preset with other runs) takes its refusal with it.
@@ -183,15 +183,9 @@ function JsonEditor() {
 
 /** The config's memory estimate (runtime/memory.ts) and, over the backend's limit, why Train refuses it. */
 function memoryOf(c: Experiment): { text: string; refused: string | null } {
-  try {
-    const estimate = estimateMemory(c);
-    return {
-      text: `about ${gb(estimate.bytes)} at most (estimate)`,
-      refused: memoryRefusal(c, c.backend, estimate),
-    };
-  } catch (e) {
-    return { text: `— (${(e as Error).message})`, refused: null };
-  }
+  const memory = memoryVerdict(c, c.backend);
+  if (memory.error) return { text: `— (${memory.error.message})`, refused: null };
+  return { text: `about ${gb(memory.estimate.bytes)} at most (estimate)`, refused: memory.refused };
 }
 
 export function ExperimentPanel() {

@@ -10,7 +10,7 @@
 import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
-import { baseLabel, compareSeeds, comparisonCsv, pm } from '../../rl/findings';
+import { baseLabel, compareSeeds, comparisonCsv, nanAsNull, pm } from '../../rl/findings';
 import type { Comparison, Verdict } from '../../rl/findings';
 import { REWARD_TAIL, stepSpan, summarize } from '../../rl/summary';
 import type { RunSummary } from '../../rl/summary';
@@ -70,11 +70,7 @@ function exportFindings(c: Comparison, list: RunSummary[], format: 'csv' | 'json
   if (format === 'csv') download(`${name}.csv`, comparisonCsv(c), 'text/csv');
   else {
     const { config } = useLab.getState();
-    const json = JSON.stringify(
-      { experiment: config, comparison: c, runs: list },
-      (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v),
-      2,
-    );
+    const json = JSON.stringify({ experiment: config, comparison: c, runs: list }, nanAsNull, 2);
     download(`${name}.json`, json, 'application/json');
   }
 }

@@ -9,8 +9,8 @@ import { downloadDrmas, downloadTensorboard, droppedFiles, importDropped, picked
 import type { DroppedFile } from '../interop';
 import { addError, useLab } from '../store';
 
-/** A folder picker (not in React's input types). */
-const FOLDER = { webkitdirectory: '' } as object;
+/** A folder picker's input props (not in React's input types); the Map's picker uses them too. */
+export const FOLDER = { webkitdirectory: '' } as object;
 
 export function OtherTools() {
   const hasRuns = useLab((s) => s.runs.length > 0);

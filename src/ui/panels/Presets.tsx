@@ -9,12 +9,15 @@ import { PRESETS } from '../../core/presets';
 import { applyExperiment } from '../config-edit';
 import { useLab } from '../store';
 
+// Presets and configs are both schema-parsed, so equal experiments serialize alike. The
+// presets never change, so each is serialized once.
+const PRESET_JSON = PRESETS.map((p) => ({ id: p.id, json: JSON.stringify(p.config) }));
+
 export function Presets() {
   const config = useLab((s) => s.config);
-  // Presets and configs are both schema-parsed, so equal experiments serialize alike.
   const pickedId = useMemo(() => {
     const now = JSON.stringify(config);
-    return PRESETS.find((p) => JSON.stringify(p.config) === now)?.id;
+    return PRESET_JSON.find((p) => p.json === now)?.id;
   }, [config]);
   return (
     <ul className="presets" role="group" aria-label="Presets">

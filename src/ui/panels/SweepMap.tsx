@@ -26,9 +26,8 @@ import { runColor } from '../store';
 import { mapCsv, mapJson, openSweep } from '../sweep-open';
 import type { OpenedSweep } from '../sweep-open';
 import { ImageButtons } from './ImageButtons';
+import { FOLDER } from './OtherTools';
 
-/** A folder picker (not in React's input types). */
-const FOLDER = { webkitdirectory: '' } as object;
 const TICK = { fontSize: 11, fill: '#4b5561' };
 const ALL = '';
 

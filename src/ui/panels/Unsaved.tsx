@@ -1,20 +1,19 @@
 /**
  * The status bar's line when storage refuses what the page writes (unsaved.ts): what is not being
- * saved, in words, and what the user can do: download the run (its metrics and its models'
- * weights) or delete old sessions in Past runs to make room.
+ * saved, in words, and what the user can do: download the run (its metrics, its models' weights,
+ * and its run states: weights with their optimizer moments, the files `lab train --resume` goes
+ * on from) or delete old sessions in Past runs to make room.
  */
-import { useMemo } from 'react';
 import { downloadJson } from '../export';
-import { snapshot } from '../lab';
+import { downloadRunStates, snapshot } from '../lab';
 import { useLab } from '../store';
 import { unsavedText } from '../unsaved';
 import { showPastRuns } from './SessionPrompt';
 
 export function Unsaved() {
-  const unsaved = useLab((s) => s.unsaved);
-  const runs = useLab((s) => s.runs);
+  // The runs list changes every frame; selecting the sentence re-renders only when it changes.
+  const text = useLab(unsavedText);
   const off = useLab((s) => s.persistError !== null);
-  const text = useMemo(() => unsavedText({ unsaved, runs }), [unsaved, runs]);
   if (!text && !off) return null;
   return (
     <p className="unsaved" data-testid="unsaved">
@@ -29,6 +28,14 @@ export function Unsaved() {
         title="Every run's models, as checkpoint files"
       >
         Download the models
+      </button>{' '}
+      <button
+        type="button"
+        className="link"
+        onClick={downloadRunStates}
+        title="Every run's whole state now (weights, optimizer moments, step): the CLI's state files, for lab train --resume"
+      >
+        Download the run states
       </button>
       {!off && (
         <>

@@ -93,7 +93,7 @@ export function chartSpecs(c: ChartEntry, runs: RunView[], agents: string[], eva
 }
 
 /** The optimizer settings of the session's runs among these (an imported run has none known). */
-export function optimsOf(runs: RunView[]): Optim[] {
+function optimsOf(runs: RunView[]): Optim[] {
   const { config, runs: session } = useLab.getState();
   if (runs.some((r) => !session.some((s) => s.id === r.id))) return [];
   return [...new Set(runs.map((r) => r.runIndex))].flatMap((i) =>
