@@ -181,7 +181,7 @@ function report(dir: string, tail: number): void {
     return;
   }
   const { summaries, seeded } = folderSummaries(dir, tail);
-  console.log(`${dir}: ${stepSpan(summaries)} steps recorded per run`);
+  console.log(`${dir}: ${stepSpan(summaries)} steps recorded per repeat`);
   printTables(summaries, seeded);
 }
 

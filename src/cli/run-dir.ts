@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
-import { runInstances } from '../core/config';
+import { runRepeats } from '../core/config';
 import { parseMetrics, ranges } from '../rl/metrics-lines';
 import { checkRunIdentity, decodeRunState, encodeRunState, type RunState } from '../train/run-state';
 import { hasEarlierVocab } from '../train/run-state-migration';
@@ -170,7 +170,7 @@ export function writeRunState(path: string, state: RunState): void {
 /** A line's place in the lockstep order of an uninterrupted run: by step, then by run. */
 export interface LinePlace {
   step: number;
-  /** Index of the run × seed in runInstances order. */
+  /** Index of the run × seed in runRepeats order. */
   run: number;
 }
 const before = (a: LinePlace, b: LinePlace) => a.step < b.step || (a.step === b.step && a.run < b.run);
@@ -229,7 +229,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   const notes: string[] = [];
   const metricsPath = join(out, 'metrics.jsonl');
   const rows = readMetrics(metricsPath, (m) => notes.push(`${m}, and dropped from the file`), exp.task);
-  runInstances(exp).forEach(({ label, seed, runIndex }, i) => {
+  runRepeats(exp).forEach(({ label, seed, runIndex }, i) => {
     const path = statePath(out, i, label);
     if (!existsSync(path)) {
       notes.push(`${label}: no saved state (${path}), starts from step 0`);
@@ -265,7 +265,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   // Lines of runs that start over, and lines at or after a saved step, are recomputed. Runs saved
   // at different steps (killed between two runs' saves): the lines past the step all runs have
   // reached are held back and written again in their lockstep place as the others catch up.
-  const instances = runInstances(exp);
+  const instances = runRepeats(exp);
   const savedAt = (run: string) => resume.get(run)?.state.manifest.step ?? 0;
   const level = Math.min(...instances.map((r) => savedAt(r.label)));
   const kept = rows.filter((r) => r.metrics.step < savedAt(r.run));

@@ -681,7 +681,7 @@ export function structuralKey(c: Experiment): string {
  * sessions use: legend label (`label #s` for the s-th repeat when there are several seeds), seed,
  * and index into exp.runs.
  */
-export function runInstances(exp: Experiment): { label: string; seed: number; runIndex: number }[] {
+export function runRepeats(exp: Experiment): { label: string; seed: number; runIndex: number }[] {
   return exp.runs.flatMap((run, runIndex) =>
     Array.from({ length: exp.seeds }, (_, s) => ({
       label: exp.seeds > 1 ? `${run.label} #${s}` : run.label,

@@ -183,7 +183,7 @@ class RunHost {
         this.driver = await RunDriver.open({ state, schedule }, options);
         const m = state.manifest;
         notes = Object.fromEntries(
-          this.driver.run.models.map((pm) => [
+          this.driver.trainer.models.map((pm) => [
             pm.id,
             `resumed at step ${m.step} (saved on ${String(m.notes.backend)})`,
           ]),
@@ -207,7 +207,7 @@ class RunHost {
       env.dispose();
       throw e;
     }
-    const t = this.driver.run;
+    const t = this.driver.trainer;
     this.driver.pace(this.delayMs);
     const keys = t.metricKeys();
     codec = new FrameCodec(keys);

@@ -90,7 +90,7 @@ describe('user errors on the command line', () => {
     expect(r.stderr).toBe(
       `warning: ${join(dir, 'metrics.jsonl')}: lines 3, 6 are not metrics records (cut off by a crash, or edited); skipped\n`,
     );
-    expect(r.stdout.split('\n')[0]).toBe(`${dir}: 2 steps recorded per run`); // once "2–2"
+    expect(r.stdout.split('\n')[0]).toBe(`${dir}: 2 steps recorded per repeat`); // once "2–2"
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
   });
 });

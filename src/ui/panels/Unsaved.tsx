@@ -1,14 +1,14 @@
 /**
  * The status bar's line when storage refuses what the page writes (unsaved.ts): what is not being
  * saved, in words, and what the user can do: download the run (its metrics and its models'
- * weights) or delete old sessions in Past runs to make room.
+ * weights) or delete old sessions in Past sessions to make room.
  */
 import { useMemo } from 'react';
 import { downloadJson } from '../export';
 import { snapshot } from '../lab';
 import { useLab } from '../store';
 import { unsavedText } from '../unsaved';
-import { showPastRuns } from './SessionPrompt';
+import { showPastSessions } from './SessionPrompt';
 
 export function Unsaved() {
   const unsaved = useLab((s) => s.unsaved);
@@ -33,7 +33,7 @@ export function Unsaved() {
       {!off && (
         <>
           {' '}
-          <button type="button" className="link" onClick={showPastRuns}>
+          <button type="button" className="link" onClick={showPastSessions}>
             Delete old sessions
           </button>
         </>
