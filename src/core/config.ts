@@ -606,7 +606,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * Field names of earlier builds, read as today's: `optim.lrPerAgent.<agent>` (of the experiment or
- * a run) is `optim.perAgent.<agent>.lr`, so links, stored sessions and run folders written before
+ * a run) is `optim.perAgent.<agent>.lr`, so links, stored sessions and session folders written before
  * keep working. Everything else is left for the schema to judge.
  */
 function renameLegacy(input: unknown): unknown {

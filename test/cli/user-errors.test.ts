@@ -45,7 +45,7 @@ describe('user errors on the command line', () => {
     const folder = lab(['train', '--config', dir, '--steps', '1', '--out', out]);
     expect(folder.status).toBe(2);
     expect(folder.stderr).toBe(
-      `error: ${dir}:\n  --config: a folder, not a JSON file (a run folder holds its experiment in config.json)\n`,
+      `error: ${dir}:\n  --config: a folder, not a JSON file (a session folder holds its experiment in config.json)\n`,
     );
   });
 
