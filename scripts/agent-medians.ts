@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/cli/load-config';
-import { readMetrics } from '../src/cli/run-dir';
+import { readMetrics } from '../src/cli/session-dir';
 import { parseAgentKey } from '../src/core/metrics';
 import { baseLabel, estimate, pm } from '../src/rl/findings';
 import { mean } from '../src/rl/stats';

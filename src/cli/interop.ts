@@ -14,7 +14,14 @@ import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import type { Row } from '../interop/tensorboard';
 import { parseOptions, UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
-import { fsError, prepareNewRunDir, readMetrics, RunDirError, warn, writeAtomic } from './run-dir';
+import {
+  fsError,
+  prepareNewSessionDir,
+  readMetrics,
+  SessionDirError,
+  warn,
+  writeAtomic,
+} from './session-dir';
 import { evalKsOf } from '../core/metrics';
 import { nanAsNull } from '../rl/findings';
 import { REWARD_TAIL, summarize } from '../rl/summary';
@@ -46,7 +53,7 @@ function exportTensorboard(argv: readonly string[]): void {
   const metricsPath = join(dir, 'metrics.jsonl');
   if (!existsSync(metricsPath))
     throw new UsageError(`${dir} has no metrics.jsonl (expected a train --out folder)`);
-  // Wall times count from when the run folder was made (its config.json); its task names the
+  // Wall times count from when the session folder was made (its config.json); its task names the
   // series in today's role names (plan's old solver/coder keys are its planner/executor).
   const configPath = join(dir, 'config.json');
   const task = existsSync(configPath) ? taskOf(configPath) : undefined;
@@ -64,7 +71,7 @@ function exportTensorboard(argv: readonly string[]): void {
   console.log(`view with: tensorboard --logdir ${values.out}`);
 }
 
-/** The task of a run folder's config.json, or undefined where it cannot be read (the export needs only the metrics). */
+/** The task of a session folder's config.json, or undefined where it cannot be read (the export needs only the metrics). */
 function taskOf(configPath: string): string | undefined {
   try {
     return loadConfig(configPath).task;
@@ -154,7 +161,7 @@ function readWgMap(path: string): WgMap {
 /** JSON has no NaN: a gap becomes null, as in metrics.jsonl. */
 const jsonLine = (value: object) => JSON.stringify(value, nanAsNull);
 
-/** Cluster runs (event files, W&B CSVs) as a run folder: metrics.jsonl and import.json. */
+/** Cluster runs (event files, W&B CSVs) as a session folder: metrics.jsonl and import.json. */
 function importRuns(argv: readonly string[]): number {
   const { values, positionals } = options(argv, ['out', 'wg-map'], ['force']);
   if (positionals.length === 0 || !values.out)
@@ -169,7 +176,7 @@ function importRuns(argv: readonly string[]): number {
     return 2;
   }
   // As train --out: a folder holding a run (trained or imported) is never written over.
-  const moved = prepareNewRunDir(values.out, values.force ?? false);
+  const moved = prepareNewSessionDir(values.out, values.force ?? false);
   if (moved) console.error(`--force: the run that was in ${values.out} is now in ${moved}`);
   const lines = result.runs.flatMap((run) =>
     run.rows.map((row) => jsonLine({ run: run.label, ...row }) + '\n'),
@@ -215,7 +222,7 @@ export function readImportSummaries(
     if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents)))
       throw new Error('no runs list');
   } catch (e) {
-    throw new RunDirError(
+    throw new SessionDirError(
       `${path} is not an import summary as lab import writes it: ${(e as Error).message}`,
     );
   }

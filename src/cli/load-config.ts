@@ -24,7 +24,7 @@ export function loadConfig(arg: string): Experiment {
       throw new ConfigError(arg, [
         {
           path: '--config',
-          message: 'a folder, not a JSON file (a run folder holds its experiment in config.json)',
+          message: 'a folder, not a JSON file (a session folder holds its experiment in config.json)',
         },
       ]);
     let json: unknown;

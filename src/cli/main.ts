@@ -21,7 +21,7 @@ import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
 import { readImportSummaries, runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
-import { checkRunDir, RunDirError } from './run-dir';
+import { checkSessionDir, SessionDirError } from './session-dir';
 import { Progress } from './progress';
 import { checkMemory, folderSummaries, onStopSignals, trainFolder } from './train';
 import { merge, sweep, sweepReport } from './sweep';
@@ -64,7 +64,7 @@ export function summaryTable(summaries: readonly RunSummary[]): string {
 async function train(args: TrainArgs): Promise<number> {
   const out =
     args.resume ?? args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
-  if (args.resume) checkRunDir(args.resume);
+  if (args.resume) checkSessionDir(args.resume);
   const configPath = args.resume ? join(args.resume, 'config.json') : args.config;
   const given = configPath
     ? loadConfig(configPath)
@@ -181,7 +181,7 @@ function report(dir: string, tail: number): void {
     return;
   }
   const { summaries, seeded } = folderSummaries(dir, tail);
-  console.log(`${dir}: ${stepSpan(summaries)} steps recorded per run`);
+  console.log(`${dir}: ${stepSpan(summaries)} steps recorded per repeat`);
   printTables(summaries, seeded);
 }
 
@@ -214,7 +214,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(`error: ${e.message}`);
       return 2;
     }
-    if (e instanceof RunDirError) {
+    if (e instanceof SessionDirError) {
       console.error(`error: ${e.message}`);
       return 1;
     }

@@ -18,7 +18,7 @@ import { tsxThread } from '../runtime/env-pool-node';
 import { UsageError } from './args';
 import { loadConfig } from './load-config';
 import { Progress } from './progress';
-import { fsError, lockRunDir, RunDirError, warn, writeAtomic } from './run-dir';
+import { fsError, lockSessionDir, SessionDirError, warn, writeAtomic } from './session-dir';
 import type { MergeArgs, SweepArgs } from './sweep-args';
 import type { FromWorker, ToWorker, WorkerSettings } from './sweep-worker';
 import { checkMemory, onStopSignals } from './train';
@@ -34,12 +34,13 @@ const refusedAsUsage = <T>(f: () => T): T => {
 /** DIR/sweep.json read and checked; refusals name the file. */
 function readSweepDir(dir: string): SweepFile {
   const path = join(dir, 'sweep.json');
-  if (!existsSync(path)) throw new RunDirError(`${dir} has no sweep.json: not a folder written by lab sweep`);
+  if (!existsSync(path))
+    throw new SessionDirError(`${dir} has no sweep.json: not a folder written by lab sweep`);
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new RunDirError(`${path}: not valid JSON: ${(e as Error).message}`);
+    throw new SessionDirError(`${path}: not valid JSON: ${(e as Error).message}`);
   }
   return refusedAsUsage(() => readSweepFile(json, path));
 }
@@ -62,7 +63,7 @@ export async function sweep(args: SweepArgs): Promise<number> {
   }
   const file = sweepFile(config, args.grid, args.shard, cells);
   prepareSweepDir(args.out, file);
-  const unlock = lockRunDir(args.out);
+  const unlock = lockSessionDir(args.out);
   const stop = new AbortController();
   const unlisten = onStopSignals(stop, args.checkpointEvery > 0);
   try {
@@ -116,14 +117,14 @@ function prepareSweepDir(out: string, file: SweepFile): void {
     if (JSON.stringify(held.shard) !== JSON.stringify(file.shard))
       diff.push(`shard ${held.shard ? `${held.shard.index}/${held.shard.count}` : 'none'}`);
     if (diff.length)
-      throw new RunDirError(
+      throw new SessionDirError(
         `${out} holds another sweep (it differs in ${diff.join(', ')}): the command that started it goes on with it; or choose another --out`,
       );
     return;
   }
   // A lone .lock: a sweep killed before it wrote sweep.json.
   if (existsSync(out) && readdirSync(out).some((f) => f !== '.lock'))
-    throw new RunDirError(`${out} is not empty and holds no sweep.json; choose another --out`);
+    throw new SessionDirError(`${out} is not empty and holds no sweep.json; choose another --out`);
   try {
     mkdirSync(out, { recursive: true });
   } catch (e) {
@@ -208,7 +209,7 @@ export function merge(args: MergeArgs): number {
   const shards = args.shards.map((name) => ({ name, sweep: readSweepDir(name) }));
   const { sweep: whole, from, missing } = refusedAsUsage(() => mergeShards(shards));
   if (existsSync(args.out) && readdirSync(args.out).length)
-    throw new RunDirError(`${args.out} is not empty; merge writes a new sweep folder`);
+    throw new SessionDirError(`${args.out} is not empty; merge writes a new sweep folder`);
   const absent = [...missing];
   for (const [dir, shard] of from) {
     if (!existsSync(join(shard, dir))) {

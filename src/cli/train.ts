@@ -23,17 +23,17 @@ import { loadConfig } from './load-config';
 import { UsageError } from './args';
 import { loadShippedBase } from './base-models';
 import {
-  checkRunDir,
+  checkSessionDir,
   readMetrics,
   loadResume,
   warn,
-  lockRunDir,
+  lockSessionDir,
   MetricsLog,
-  prepareNewRunDir,
+  prepareNewSessionDir,
   statePath,
   writeAtomic,
   writeRunState,
-} from './run-dir';
+} from './session-dir';
 
 interface FolderOptions {
   backend: BackendName;
@@ -78,10 +78,10 @@ export async function trainFolder(
   for (const [id, note] of Object.entries(notes)) o.note(`model ${id}: ${note}`);
 
   if (!o.resume) {
-    const moved = prepareNewRunDir(out, o.force);
+    const moved = prepareNewSessionDir(out, o.force);
     if (moved) o.note(`--force: the run that was in ${out} is now in ${moved}`);
   }
-  const unlock = lockRunDir(out);
+  const unlock = lockSessionDir(out);
   try {
     const resumed = o.resume ? loadResume(out, exp) : null;
     if (resumed) for (const note of resumed.notes) o.note(`resume ${note}`);
@@ -141,7 +141,7 @@ export function onStopSignals(stop: AbortController, saving: boolean): () => voi
 
 /** Each run's summary from what a train folder recorded (finished, stopped or still running). */
 export function folderSummaries(dir: string, tail: number): { summaries: RunSummary[]; seeded: boolean } {
-  checkRunDir(dir);
+  checkSessionDir(dir);
   const exp = loadConfig(join(dir, 'config.json'));
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn, exp.task);
   const summaries = cellSummaries(

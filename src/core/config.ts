@@ -607,7 +607,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * Field names of earlier builds, read as today's: `optim.lrPerAgent.<agent>` (of the experiment or
- * a run) is `optim.perAgent.<agent>.lr`, so links, stored sessions and run folders written before
+ * a run) is `optim.perAgent.<agent>.lr`, so links, stored sessions and session folders written before
  * keep working. Everything else is left for the schema to judge.
  */
 function renameLegacy(input: unknown): unknown {
@@ -685,7 +685,7 @@ export function structuralKey(c: Experiment): string {
  * sessions use: legend label (`label #s` for the s-th repeat when there are several seeds), seed,
  * and index into exp.runs.
  */
-export function runInstances(exp: Experiment): { label: string; seed: number; runIndex: number }[] {
+export function runRepeats(exp: Experiment): { label: string; seed: number; runIndex: number }[] {
   return exp.runs.flatMap((run, runIndex) =>
     Array.from({ length: exp.seeds }, (_, s) => ({
       label: exp.seeds > 1 ? `${run.label} #${s}` : run.label,

@@ -2,7 +2,7 @@
  * Reading what earlier builds wrote under a task's old role names (RENAMED_ROLES in vocab.ts:
  * `plan` ran its planner as `solver` and its executor as `coder`). A link, a JSON config or a run
  * folder's config.json that names an old role on that task opens with today's name and one note
- * saying so; a run folder's metric keys (`agent/solver/…`, `model/coder/…`) are read the same way.
+ * saying so; a session folder's metric keys (`agent/solver/…`, `model/coder/…`) are read the same way.
  * Pure: no tfjs, no DOM.
  */
 import { RENAMED_ROLES } from './vocab';

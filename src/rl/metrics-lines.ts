@@ -1,5 +1,5 @@
 /**
- * metrics.jsonl read from its text: the CLI reads it from disk (cli/run-dir.ts), the page from a
+ * metrics.jsonl read from its text: the CLI reads it from disk (cli/session-dir.ts), the page from a
  * folder the user opens (the sweep map), so both read the same lines the same way. Pure.
  */
 import { renameMetricKey } from '../core/renamed-roles';
@@ -17,7 +17,7 @@ export function ranges(xs: number[]): string {
 }
 
 /**
- * metrics.jsonl's records from its text (cli/run-dir.ts readMetrics); `path` names it in the
+ * metrics.jsonl's records from its text (cli/session-dir.ts readMetrics); `path` names it in the
  * warning; with `task`, metric keys under its agents' old role names read as today's
  * (core/renamed-roles.ts). Never throws.
  */

@@ -7,7 +7,7 @@
  * for the Map's charts. Pure: the folder's files come in as text (docs/sweeps.md#the-map).
  */
 import type { Experiment } from '../core/config';
-import { runInstances, validateExperiment } from '../core/config';
+import { runRepeats, validateExperiment } from '../core/config';
 import { compareSeeds, pm } from './findings';
 import type { Comparison, Verdict } from './findings';
 import { parseMetrics } from './metrics-lines';
@@ -23,7 +23,7 @@ export function cellSummaries(
   rows: readonly { run: string; metrics: Record<string, number> }[],
   tail: number,
 ): RunSummary[] {
-  return runInstances(exp).map(({ label, seed }) =>
+  return runRepeats(exp).map(({ label, seed }) =>
     summarize(
       label,
       seed,

@@ -5,7 +5,7 @@
  * its own chunk, so tfjs never reaches the main bundle.
  */
 import type { BackendName, Experiment, LiveParam } from '../core/config';
-import { runInstances } from '../core/config';
+import { runRepeats } from '../core/config';
 import { agreedStep, withScheduled, type HoldAnswer } from '../core/live-schedule';
 import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport } from './backend-types';
@@ -74,7 +74,7 @@ export function runsAtOnce(
   config: Experiment,
   cores: number = globalThis.navigator?.hardwareConcurrency ?? 2,
 ): number {
-  return Math.min(runInstances(config).length, workerSlots(cores));
+  return Math.min(runRepeats(config).length, workerSlots(cores));
 }
 
 export interface SessionOptions {
@@ -135,7 +135,7 @@ export class LabSession {
     private readonly onMessage: (msg: FromWorker) => void,
     private options: SessionOptions = {},
   ) {
-    this.runs = runInstances(config).map((r, i) => ({
+    this.runs = runRepeats(config).map((r, i) => ({
       id: options.ids?.[i] ?? nextId(),
       ...r,
       queued: true,

@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config';
-import { runInstances } from '../core/config';
+import { runRepeats } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
@@ -78,7 +78,7 @@ class RunHost {
   private driver: RunDriver<BackendReport> | null = null;
   /** Speed set before the run is loaded (the page sends it right after init). */
   private delayMs = 0;
-  /** The run's state file name, as `lab train` writes it (runInstances order: the runs × seeds). */
+  /** The run's state file name, as `lab train` writes it (runRepeats order: the runs × seeds). */
   private stateName = 'run.run';
 
   private setState(state: RunStatus, message?: string): void {
@@ -124,7 +124,7 @@ class RunHost {
         `backend ${report.requested} refused: ${report.attempts.map((a) => a.reason).join('; ')}`,
       );
     const id = this.id;
-    const index = runInstances(config).findIndex((r) => r.label === msg.label);
+    const index = runRepeats(config).findIndex((r) => r.label === msg.label);
     this.stateName = stateFileName(index, msg.label);
     const persist = msg.persist ? { session: msg.persist.session, key: stateKey(msg.run, msg.label) } : null;
     const env = new WorkerEnvRunner({
@@ -191,7 +191,7 @@ class RunHost {
         this.driver = await RunDriver.open({ state, schedule }, options);
         const m = state.manifest;
         notes = Object.fromEntries(
-          this.driver.run.models.map((pm) => [
+          this.driver.trainer.models.map((pm) => [
             pm.id,
             `resumed at step ${m.step} (saved on ${String(m.notes.backend)})`,
           ]),
@@ -215,7 +215,7 @@ class RunHost {
       env.dispose();
       throw e;
     }
-    const t = this.driver.run;
+    const t = this.driver.trainer;
     this.driver.pace(this.delayMs);
     const keys = t.metricKeys();
     codec = new FrameCodec(keys);

@@ -12,7 +12,7 @@
  * trajectory reward is the sum; success is reaching the goal. Pure: no tfjs, no DOM.
  *
  * The roles `planner` and `executor` sit in the vocabulary's reserved role block. Earlier builds
- * ran them as `solver` and `coder` (then a new role moved every token id); links, run folders and
+ * ran them as `solver` and `coder` (then a new role moved every token id); links, session folders and
  * checkpoints that say so are read with RENAMED_ROLES (src/core/vocab.ts).
  */
 import type { Role } from '../core/vocab';

@@ -98,7 +98,8 @@ export type DriverStart =
 const LOSS_GRACE_MS = 2000;
 
 export class RunDriver<R = unknown> {
-  private trainer: RunTrainer | null;
+  /** The trainer while the run lives; null once it is stopped or could not go on. */
+  private current: RunTrainer | null;
   private readonly clock: Clock;
   /** On a guarded backend: the state after the latest step, to fall back to. */
   private guard: RunState | null = null;
@@ -123,7 +124,7 @@ export class RunDriver<R = unknown> {
     trainer: RunTrainer,
     private readonly o: DriverOptions<R>,
   ) {
-    this.trainer = trainer;
+    this.current = trainer;
     this.clock = o.clock ?? realClock;
     this.savedStep = trainer.step;
   }
@@ -141,13 +142,13 @@ export class RunDriver<R = unknown> {
   }
 
   /** The run's trainer (its models, agents and metric keys); throws once the run is gone. */
-  get run(): RunTrainer {
-    if (!this.trainer)
+  get trainer(): RunTrainer {
+    if (!this.current)
       throw new Error('the run is gone (stopped, or its device was lost and it could not go on)');
-    return this.trainer;
+    return this.current;
   }
   get step(): number {
-    return this.trainer?.step ?? 0;
+    return this.current?.step ?? 0;
   }
   get done(): boolean {
     return this.step >= this.o.steps;
@@ -178,7 +179,7 @@ export class RunDriver<R = unknown> {
 
   /** One step, unless the run plays (then the loop takes them) or is done. */
   stepOnce(): Promise<void> {
-    const t = this.trainer;
+    const t = this.current;
     if (!t || this.playing || this.inFlight || this.done) return this.inFlight ?? Promise.resolve();
     return this.track(t);
   }
@@ -195,7 +196,7 @@ export class RunDriver<R = unknown> {
    * the run's schedule (the path a replayed link takes), and releases a hold; returns that step.
    */
   setLive(param: LiveParam, value: number, at?: number): number {
-    const due = this.run.scheduleLive(param, value, at);
+    const due = this.trainer.scheduleLive(param, value, at);
     this.held?.release();
     this.held = null;
     return due;
@@ -208,7 +209,7 @@ export class RunDriver<R = unknown> {
    * step it ends at, so a change agreed then comes after every repeat's end.
    */
   hold(): HoldAnswer {
-    const next = this.run.nextStep;
+    const next = this.trainer.nextStep;
     if (this.done) return { step: next, done: true };
     if (!this.held) {
       let release = () => {};
@@ -223,7 +224,7 @@ export class RunDriver<R = unknown> {
     const before = this.inFlight?.catch(() => undefined);
     const read = (async () => {
       await before; // between two steps, as a save is
-      const t = this.run;
+      const t = this.trainer;
       return this.guard?.manifest.step === t.step ? this.guard : saveRunState(t, { reason: 'download' });
     })();
     this.reading = read.catch(() => undefined);
@@ -232,7 +233,7 @@ export class RunDriver<R = unknown> {
 
   /** Each model's weights now, as checkpoint files. */
   async snapshot(): Promise<Record<string, Uint8Array>> {
-    const t = this.run;
+    const t = this.trainer;
     const files: Record<string, Uint8Array> = {};
     for (const m of t.models) {
       const ckpt = await saveCheckpoint(m.model, {
@@ -253,8 +254,8 @@ export class RunDriver<R = unknown> {
   stop(): void {
     this.playing = false;
     this.generation++;
-    this.trainer?.dispose();
-    this.trainer = null;
+    this.current?.dispose();
+    this.current = null;
     this.o.env.dispose();
   }
 
@@ -314,7 +315,7 @@ export class RunDriver<R = unknown> {
   private async loop(): Promise<void> {
     const gen = this.generation; // a loop on a lost device ends; the fallback starts its own
     while (this.playing && gen === this.generation && !this.done) {
-      const t = this.trainer;
+      const t = this.current;
       if (!t) return;
       await (this.inFlight ?? this.track(t));
       // Also lets pause, step and set commands in between steps.
@@ -325,7 +326,7 @@ export class RunDriver<R = unknown> {
 
   /** Saves the state unless there is no store or it is already saved at this step. */
   private async save(): Promise<void> {
-    const t = this.trainer;
+    const t = this.current;
     const store = this.o.store;
     if (!store || !t || t.step === this.savedStep) return;
     const step = t.step;
@@ -364,9 +365,9 @@ export class RunDriver<R = unknown> {
     this.playing = false;
     this.generation++;
     this.inFlight = null;
-    const old = this.trainer;
+    const old = this.current;
     const saved = this.guard;
-    this.trainer = null;
+    this.current = null;
     try {
       old?.dispose(); // its tensors belong to the lost device; freeing them is bookkeeping only
     } catch {
@@ -375,9 +376,9 @@ export class RunDriver<R = unknown> {
     try {
       if (!saved) throw new Error('no saved state to go on from');
       const report = await this.o.backend!.fallBack();
-      this.trainer = resumeRunTrainer(saved, { env: this.o.env });
+      this.current = resumeRunTrainer(saved, { env: this.o.env });
       this.guard = null;
-      this.o.sink.fallback?.(report, this.trainer.step, why);
+      this.o.sink.fallback?.(report, this.current.step, why);
       if (this.done) return this.status('done');
       this.status('paused');
       if (wasPlaying) await this.play();

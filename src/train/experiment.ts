@@ -14,7 +14,7 @@
  * resume goes on from there and loses no step; the summaries are of what was recorded.
  */
 import type { Experiment } from '../core/config';
-import { runInstances } from '../core/config';
+import { runRepeats } from '../core/config';
 import type { Checkpoint } from '../model/checkpoint';
 import { InProcessEnvRunner, type EnvRunner } from '../tasks/env';
 import type { RunState } from './run-state';
@@ -48,7 +48,7 @@ export interface ExperimentOptions {
 export function runLabels(
   exp: Experiment,
 ): { label: string; seed: number; run: Experiment['runs'][number] }[] {
-  return runInstances(exp).map(({ label, seed, runIndex }) => ({ label, seed, run: exp.runs[runIndex] }));
+  return runRepeats(exp).map(({ label, seed, runIndex }) => ({ label, seed, run: exp.runs[runIndex] }));
 }
 
 export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}): Promise<RunSummary[]> {
@@ -92,7 +92,7 @@ export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}):
     }
     // Runs may stand one step apart here; each saves its own step and a resume brings them level.
     if (o.stop?.aborted) for (const h of handles) await h.driver.pause();
-    return handles.map((h) => summarize(h.label, h.seed, h.history, h.driver.run.agents, exp.eval.k));
+    return handles.map((h) => summarize(h.label, h.seed, h.history, h.driver.trainer.agents, exp.eval.k));
   } finally {
     for (const h of handles) h.driver.stop();
   }

@@ -249,7 +249,7 @@ export function unpackRunState(state: RunState): ModelParts[] {
   return migrateParts(parts, String(state.manifest.experiment?.task));
 }
 
-/** The name of run `index`'s (in runInstances order) state file, as `lab train` writes it under checkpoints/. */
+/** The name of run `index`'s (in runRepeats order) state file, as `lab train` writes it under checkpoints/. */
 export const stateFileName = (index: number, label: string): string =>
   `${index}-${label.replace(/[^A-Za-z0-9_-]+/g, '_')}.run`;
 

@@ -19,11 +19,11 @@ import { Intro } from './panels/Intro';
 import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
 import { OtherTools } from './panels/OtherTools';
-import { PastRuns } from './panels/PastRuns';
+import { PastSessions } from './panels/PastSessions';
 import { RolloutInspector } from './panels/RolloutInspector';
 import { SweepMap } from './panels/SweepMap';
 import { Labelled } from './panels/Labelled';
-import { PastRunsButton, PendingChange } from './panels/SessionPrompt';
+import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
 import { WhatDiffers } from './panels/WhatDiffers';
 import { runsTitle } from './config-edit';
@@ -258,7 +258,7 @@ export function App() {
           </h1>
           <Controls />
           <CopyLink />
-          <PastRunsButton />
+          <PastSessionsButton />
         </header>
         <PendingChange />
         <StatusBar />
@@ -270,7 +270,7 @@ export function App() {
           <LiveParams />
           <ExportPanel />
           <OtherTools />
-          <PastRuns />
+          <PastSessions />
           <BackendPanel />
         </aside>
         <main>

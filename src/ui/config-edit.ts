@@ -165,7 +165,7 @@ function changeWords(from: Experiment, to: Experiment): string {
  * A reset-field change (one that needs new runs), from a field, a preset, the JSON or a link
  * (`drop` puts the address bar back if the runs are kept). It goes through ask: with runs on
  * screen it waits until the user keeps the runs (the change is dropped) or starts a new session
- * (the old one stays in Past runs). Asking, rather than starting the new session beside the old
+ * (the old one stays in Past sessions). Asking, rather than starting the new session beside the old
  * one, because the charts compare the runs of one experiment: two sessions would mix them.
  */
 export function proposeConfig(next: Experiment, drop?: () => void): void {
@@ -176,7 +176,7 @@ export function proposeConfig(next: Experiment, drop?: () => void): void {
 /** The user's answer to a pending action: a new session with it (reset applies it), or keep the runs. */
 export function answerPending(startNew: boolean): void {
   const { pending } = useLab.getState();
-  if (startNew) return reset(); // the runs stay in Past runs
+  if (startNew) return reset(); // the runs stay in Past sessions
   useLab.setState({ pending: null });
   pending?.drop?.();
 }

@@ -161,11 +161,13 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
   const kept = await storeImport(id, stored, frames);
   return [
     ...stored.map((r) => r.note!),
-    kept ? 'stored in this browser (Past runs)' : 'not stored: this browser keeps no runs (see the alert)',
+    kept
+      ? 'stored in this browser (Past sessions)'
+      : 'not stored: this browser keeps no runs (see the alert)',
   ];
 }
 
-/** Past runs → Show: a stored import back on the charts. */
+/** Past sessions → Show: a stored import back on the charts. */
 export async function showImport(id: string): Promise<void> {
   if (useLab.getState().imported.some((r) => r.id.startsWith(`${id}-`))) return;
   const got = await loadSession(id);
@@ -176,7 +178,7 @@ export async function showImport(id: string): Promise<void> {
   await setImportShown(id, true);
 }
 
-/** Past runs → Hide: an import off the charts (still stored). */
+/** Past sessions → Hide: an import off the charts (still stored). */
 export async function hideImport(id: string): Promise<void> {
   const mine = (r: RunView) => r.id.startsWith(`${id}-`);
   const { imported } = useLab.getState();

@@ -7,7 +7,7 @@
  * hyper-parameter applies in place and leaves a chart marker.
  */
 import type { Experiment } from '../core/config';
-import { runInstances, type LiveParam } from '../core/config';
+import { runRepeats, type LiveParam } from '../core/config';
 import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
 import { LabSession, queuedText } from '../runtime/client';
 import { memoryVerdict } from '../runtime/memory';
@@ -130,7 +130,7 @@ async function resumeSession(id: string, saved: readonly string[], experiment?: 
   if (!(await continueSession(id, experiment))) throw new Error('the stored session is gone');
   // The stored record holds every run, also those that never started (they waited in the queue).
   const recorded = pastSessions?.find((p) => p.id === id)?.runs ?? shown;
-  const ids = runInstances(config).map((r) => recorded.find((x) => x.label === r.label)?.id);
+  const ids = runRepeats(config).map((r) => recorded.find((x) => x.label === r.label)?.id);
   if (ids.some((x) => x === undefined))
     throw new Error('the stored session does not hold every run of this experiment');
   session = spawn(config, {
@@ -153,7 +153,7 @@ let opening: Promise<LabSession> | null = null;
 /**
  * Runs `f` on the live session: the current one, the restored one resumed if a run of it has a
  * saved state (its runs without one start from step 0), or a new one (a restored session without
- * states stays as recorded, in Past runs).
+ * states stays as recorded, in Past sessions).
  */
 function withSession(f: (s: LabSession) => void): void {
   const live = session;
@@ -216,7 +216,7 @@ export function stepOnce(): void {
   });
 }
 
-/** Run again: the finished experiment from step 0 in a new session (the finished one stays in Past runs). */
+/** Run again: the finished experiment from step 0 in a new session (the finished one stays in Past sessions). */
 export function runAgain(): void {
   const to = target('runAgain');
   if (!to || opening) return; // a Continue being opened owns the session until it settles

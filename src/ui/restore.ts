@@ -1,6 +1,6 @@
 /**
  * Stored sessions back on screen: at page load the latest one, or any one the user opens from
- * Past runs. Its runs come back into the store (state 'done', no workers, with their live-parameter
+ * Past sessions. Its runs come back into the store (state 'done', no workers, with their live-parameter
  * markers) and their frames into run-data rings, so the charts draw the recorded curves; Train
  * goes on from each run's saved state (lab.ts). Stored imports that were on the charts come back
  * beside them (interop.ts).
@@ -70,7 +70,7 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
 /**
  * At page load: show the newest stored session if it ran the experiment the page opened with (a
  * shared link to another experiment must not show someone's old curves under its settings) and
- * the user has not started runs meanwhile. Other sessions stay one click away in Past runs.
+ * the user has not started runs meanwhile. Other sessions stay one click away in Past sessions.
  */
 export async function restoreLatest(): Promise<void> {
   const sessions = await refreshSessions();
@@ -94,7 +94,7 @@ function ranThis(session: StoredSession, config: Experiment): boolean {
   return kept !== null && structuralKey(kept) === structuralKey(config);
 }
 
-/** Past runs → Open: stops any live runs, sets the experiment to the session's, shows its curves. */
+/** Past sessions → Open: stops any live runs, sets the experiment to the session's, shows its curves. */
 export async function openSession(id: string): Promise<void> {
   const [got, states] = await Promise.all([loadSession(id), statesOf(id).catch(() => [])]);
   if (!got) return;
@@ -106,7 +106,7 @@ export async function openSession(id: string): Promise<void> {
 }
 
 /**
- * Past runs → Delete: the session and its saved states. The one on screen goes from the screen
+ * Past sessions → Delete: the session and its saved states. The one on screen goes from the screen
  * too, restored or live: with its states gone, Train could not go on from them as a restored
  * one's note says, and a live one's later steps would be recorded nowhere while it said "saved".
  */

@@ -25,7 +25,7 @@ export type SessionAction = (typeof SESSION_ACTIONS)[number];
 export const SESSION_EVENTS = [...SESSION_ACTIONS, 'finish', 'restore', 'restoreFinished'] as const;
 export type SessionEvent = (typeof SESSION_EVENTS)[number];
 
-/** Opening a stored session replaces whatever is on screen (the live runs are kept in Past runs). */
+/** Opening a stored session replaces whatever is on screen (the live runs are kept in Past sessions). */
 const RESTORE = { restore: 'restored', restoreFinished: 'done' } as const;
 
 /** Every transition; an event missing from a state's row leaves the state as it is. */

@@ -75,7 +75,7 @@ export interface ViewPrefs {
   hiddenAgents: string[];
 }
 
-/** A session as IndexedDB keeps it (persist.ts writes it; Past runs lists it). */
+/** A session as IndexedDB keeps it (persist.ts writes it; Past sessions lists it). */
 export interface StoredRun {
   id: RunId;
   label: string;
@@ -99,7 +99,7 @@ export interface StoredSession {
   id: string;
   /** 'import': runs read from other trainers' files (one drop), read-only; absent: a Train session. */
   kind?: 'import';
-  /** An import on the charts (it comes back after a reload); Past runs shows and hides it. */
+  /** An import on the charts (it comes back after a reload); Past sessions shows and hides it. */
   shown?: boolean;
   createdAt: number;
   experiment: string;
@@ -116,7 +116,7 @@ export interface PendingAction {
   /** The question's headline and detail: "This change needs new runs" and "Group size G 2 → 4". */
   title: string;
   detail: string;
-  /** What the action does once the runs on screen are gone (to Past runs). */
+  /** What the action does once the runs on screen are gone (to Past sessions). */
   apply: () => void;
   /** Undoes what the action already moved if the runs are kept (a link puts the address bar back). */
   drop?: () => void;
@@ -169,7 +169,7 @@ export interface LabState {
    * and per run the step of the state it could not save. The status bar says it.
    */
   unsaved: { frames?: number; states: Partial<Record<RunId, number>> };
-  /** The browser's answer to `navigator.storage.persist()` (null: not asked yet); Past runs shows it. */
+  /** The browser's answer to `navigator.storage.persist()` (null: not asked yet); Past sessions shows it. */
   kept: boolean | null;
   /**
    * The stored session on screen is recorded by another tab (writer-lock.ts): shown read-only,

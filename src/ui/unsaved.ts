@@ -5,7 +5,7 @@
  * (persist.ts), each run's worker tries its state again at its next save, and what was stored
  * before stays. Once a write goes through, the queued frames land and the line goes. The page also
  * asks the browser once, when a session is first worth keeping (a run's state is stored), to keep
- * its storage (`navigator.storage.persist()`); Past runs shows the answer.
+ * its storage (`navigator.storage.persist()`); Past sessions shows the answer.
  */
 import { parseStorageFault } from '../runtime/storage-fault';
 import type { StorageFault } from '../runtime/storage-fault';

@@ -13,7 +13,7 @@
  */
 import type { Locator } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runInstances, type Experiment } from '../../src/core/config';
+import { runRepeats, type Experiment } from '../../src/core/config';
 import { mixSeed, Prng } from '../../src/core/prng';
 import { presetById } from '../../src/core/presets';
 import { encodeExperiment } from '../../src/core/url';
@@ -85,7 +85,7 @@ describe('rollout inspector', () => {
     expect(depth).toBeGreaterThanOrEqual(2); // plan: planner, then executor, …
 
     // The run's seed and the step's rollout seed, as the trainer derives them.
-    const { seed } = runInstances(exp).find((r) => r.label === 'AT-GRPO tree')!;
+    const { seed } = runRepeats(exp).find((r) => r.label === 'AT-GRPO tree')!;
     const rolloutSeed = mixSeed(seed, 'rollout/0');
     let tiedLevels = 0;
     for (let d = 0; d < depth; d++) {

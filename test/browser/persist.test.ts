@@ -1,7 +1,7 @@
 /**
  * Runs survive a reload: train the tiny sync experiment for a few steps, pause, let the IndexedDB
  * writer flush, reload in the same profile and check that the step counters, chart lines and a
- * live-parameter marker come back; reopen it from Past runs, delete it and check that the list stays empty after a reload; without
+ * live-parameter marker come back; reopen it from Past sessions, delete it and check that the list stays empty after a reload; without
  * IndexedDB, one alert says so and training still works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ describe('persistence', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  it('restores the runs after a reload, and deletes them from Past runs', async () => {
+  it('restores the runs after a reload, and deletes them from Past sessions', async () => {
     lab = await trainTwoStepsAndPause();
     const { page } = lab;
     const before = await steps(lab);

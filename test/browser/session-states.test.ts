@@ -3,7 +3,7 @@
  * state of the state machine (idle, paused, training, done, restored) reached, with exactly its
  * actions enabled; "Continue for N more steps" resumes each run from its saved state and the
  * exported metrics hold every step once; a refused field keeps Train off and says why by its
- * label; a reset-field edit or another link while runs are on screen asks first, and Past runs is
+ * label; a reset-field edit or another link while runs are on screen asks first, and Past sessions is
  * one click away.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -136,7 +136,7 @@ describe('session states', () => {
     expect(await stepCounts(lab)).toEqual([9, 9]);
     expect(await exportedSteps(page)).toEqual(Object.fromEntries(RUNS.map((r) => [r, range(9)])));
 
-    // Run again: a new session from step 0 (the finished one stays in Past runs).
+    // Run again: a new session from step 0 (the finished one stays in Past sessions).
     await click(page, 'Run again');
     await inState(page, 'training');
     await waitSteps(lab, (s) => s.every((n) => n >= 1));
@@ -185,7 +185,7 @@ describe('session states', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  it('a reset-field edit mid-run asks first; the old runs stay on screen, then in Past runs', async () => {
+  it('a reset-field edit mid-run asks first; the old runs stay on screen, then in Past sessions', async () => {
     lab = await openLab(TINY);
     const { page } = lab;
     await trainEnabled(page);
@@ -208,13 +208,13 @@ describe('session states', () => {
     expect(await g.inputValue()).toBe('2');
     expect(await page.locator('.run-status').count()).toBe(2);
 
-    // Start a new session: the charts clear, the link takes G = 4, the old runs are in Past runs.
+    // Start a new session: the charts clear, the link takes G = 4, the old runs are in Past sessions.
     await g.fill('4');
     await g.press('Enter');
     await page.getByRole('button', { name: 'Start a new session' }).click();
     await page.getByText('No runs yet').waitFor();
     expect(page.url()).toContain('rollout.groupSize=4');
-    await page.getByRole('button', { name: 'Past runs (1)' }).click();
+    await page.getByRole('button', { name: 'Past sessions (1)' }).click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('past-title');
     await page.getByRole('button', { name: /^Open session / }).click();
     await page.getByTestId('restored-note').waitFor();
@@ -261,13 +261,13 @@ describe('session states', () => {
     expect(await ask.count()).toBe(0);
     expect(await stepCounts(lab)).toEqual(steps);
 
-    // Start a new session: the link's experiment, with the old runs in Past runs.
+    // Start a new session: the link's experiment, with the old runs in Past sessions.
     await openLink(TINY.replace('task=sync', 'task=math'));
     await page.getByRole('button', { name: 'Start a new session' }).click();
     await page.getByText('No runs yet').waitFor();
     expect(await task.inputValue()).toBe('math');
     expect(page.url()).toContain('task=math');
-    await page.getByRole('button', { name: 'Past runs (1)' }).waitFor();
+    await page.getByRole('button', { name: 'Past sessions (1)' }).waitFor();
     expect(lab.errors).toEqual([]);
   });
 });

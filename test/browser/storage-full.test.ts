@@ -126,7 +126,7 @@ it('storage full from step 5: training goes on, the status bar says what is not 
   await savedAtSteps(lab);
   await expect.poll(() => unsaved.count(), { timeout: 15_000 }).toBe(0);
   for (const steps of await storedSteps(lab)) expect(steps).toEqual(everyStep(STEPS));
-  // Asked once for persistent storage; Past runs says what the browser answered.
+  // Asked once for persistent storage; Past sessions says what the browser answered.
   await page.getByTestId('kept').waitFor({ timeout: 15_000 });
 
   await page.reload();

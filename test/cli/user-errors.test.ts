@@ -45,7 +45,7 @@ describe('user errors on the command line', () => {
     const folder = lab(['train', '--config', dir, '--steps', '1', '--out', out]);
     expect(folder.status).toBe(2);
     expect(folder.stderr).toBe(
-      `error: ${dir}:\n  --config: a folder, not a JSON file (a run folder holds its experiment in config.json)\n`,
+      `error: ${dir}:\n  --config: a folder, not a JSON file (a session folder holds its experiment in config.json)\n`,
     );
   });
 
@@ -90,7 +90,7 @@ describe('user errors on the command line', () => {
     expect(r.stderr).toBe(
       `warning: ${join(dir, 'metrics.jsonl')}: lines 3, 6 are not metrics records (cut off by a crash, or edited); skipped\n`,
     );
-    expect(r.stdout.split('\n')[0]).toBe(`${dir}: 2 steps recorded per run`); // once "2–2"
+    expect(r.stdout.split('\n')[0]).toBe(`${dir}: 2 steps recorded per repeat`); // once "2–2"
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
   });
 });

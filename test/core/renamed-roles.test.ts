@@ -1,5 +1,5 @@
 /**
- * plan's agents are `planner` and `executor`; links, configs and run folders written when they ran
+ * plan's agents are `planner` and `executor`; links, configs and session folders written when they ran
  * as `solver` and `coder` open with today's names and one note saying so.
  */
 import { describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ describe("plan's role names", () => {
     ]);
   });
 
-  it("reads a run folder's metric keys under the new names on plan only", () => {
+  it("reads a session folder's metric keys under the new names on plan only", () => {
     expect(renameMetricKey('agent/solver/grad_norm', 'plan')).toBe('agent/planner/grad_norm');
     expect(renameMetricKey('agent/coder/shadow/grpo/corr', 'plan')).toBe('agent/executor/shadow/grpo/corr');
     expect(renameMetricKey('model/coder/grad_norm', 'plan')).toBe('model/executor/grad_norm');

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { parseMetrics } from '../../src/cli/run-dir';
+import { parseMetrics } from '../../src/cli/session-dir';
 import { M } from '../../src/core/metrics';
 import { summarize } from '../../src/rl/summary';
 import { writeEventFile } from '../../src/interop/tensorboard';

@@ -48,7 +48,7 @@ async function train(start: DriverStart, during: (d: RunDriver) => Promise<void>
   try {
     await during(driver);
     while (!driver.done) await driver.stepOnce();
-    return { frames, states, lr: driver.run.liveValues().lr };
+    return { frames, states, lr: driver.trainer.liveValues().lr };
   } finally {
     driver.stop();
   }

@@ -27,7 +27,7 @@ describe('modelSlots', () => {
     ]);
   });
 
-  it('reads the former optim.lrPerAgent as optim.perAgent.<agent>.lr (old links and run folders)', () => {
+  it('reads the former optim.lrPerAgent as optim.perAgent.<agent>.lr (old links and session folders)', () => {
     const r = validateExperiment({
       task: 'math',
       optim: { lrPerAgent: { verifier: 5e-4 }, perAgent: { verifier: { clipHigh: 0.3 } } },

@@ -57,7 +57,7 @@ function FinishedActions({ blocked }: { blocked: boolean }) {
         type="button"
         onClick={runAgain}
         disabled={blocked}
-        title="Train the same experiment again from step 0, in a new session (this one stays in Past runs)"
+        title="Train the same experiment again from step 0, in a new session (this one stays in Past sessions)"
       >
         Run again
       </button>
@@ -134,7 +134,7 @@ export function Controls() {
         type="button"
         onClick={reset}
         disabled={!canDo(state, 'reset')}
-        title="Stop the runs and clear the charts (the session stays in Past runs)"
+        title="Stop the runs and clear the charts (the session stays in Past sessions)"
       >
         Reset
       </button>

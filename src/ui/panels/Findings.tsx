@@ -135,8 +135,8 @@ export function Findings() {
       <TailField tail={tail} onChange={setTail} />
       {showSession && (
         <FindingsTable c={session.c} list={session.list}>
-          {done === total ? `All ${total} runs done` : `${done} of ${total} runs done: provisional`} ·{' '}
-          {stepSpan(session.list)} steps recorded per run · mean ± 95 % CI over {session.c.seeds} seeds;
+          {done === total ? `All ${total} repeats done` : `${done} of ${total} repeats done: provisional`} ·{' '}
+          {stepSpan(session.list)} steps recorded per repeat · mean ± 95 % CI over {session.c.seeds} seeds;
           differences paired by seed (same task stream); verdicts from the paired CI. The same numbers as{' '}
           <code>lab report</code>.
         </FindingsTable>

@@ -1,7 +1,7 @@
 /**
  * The header's two ways to the session's history: the question an action that needs new runs (a
  * reset-field change, a link, checkpoint files) asks while runs are on screen (ask in store.ts:
- * nothing is discarded without asking), and the Past runs button, which brings the stored
+ * nothing is discarded without asking), and the Past sessions button, which brings the stored
  * sessions into view.
  */
 import { answerPending } from '../config-edit';
@@ -16,8 +16,8 @@ export function PendingChange() {
         <strong>{pending.title}:</strong> {pending.detail}.
       </p>
       <p className="muted">
-        Starting a new session clears the charts; the current runs stay under Past runs. Keeping them drops
-        the change.
+        Starting a new session clears the charts; the current runs stay under Past sessions. Keeping them
+        drops the change.
       </p>
       <div className="row">
         <button type="button" onClick={() => answerPending(true)}>
@@ -31,19 +31,23 @@ export function PendingChange() {
   );
 }
 
-/** Scrolls Past runs into view and moves focus to its heading (the link's hash is the experiment's: no anchor). */
-/** Scrolls to Past runs and moves focus there. */
-export function showPastRuns(): void {
+/** Scrolls Past sessions into view and moves focus to its heading (the link's hash is the experiment's: no anchor). */
+/** Scrolls to Past sessions and moves focus there. */
+export function showPastSessions(): void {
   const heading = document.getElementById('past-title');
   heading?.scrollIntoView({ block: 'start' });
   heading?.focus();
 }
 
-export function PastRunsButton() {
+export function PastSessionsButton() {
   const count = useLab((s) => s.pastSessions?.filter((p) => p.kind !== 'import').length ?? 0);
   return (
-    <button type="button" onClick={showPastRuns} title="Sessions kept in this browser: open or delete them">
-      Past runs ({count})
+    <button
+      type="button"
+      onClick={showPastSessions}
+      title="Sessions kept in this browser: open or delete them"
+    >
+      Past sessions ({count})
     </button>
   );
 }

@@ -2,13 +2,13 @@
  * The status bar's line when storage refuses what the page writes (unsaved.ts): what is not being
  * saved, in words, and what the user can do: download the run (its metrics, its models' weights,
  * and its run states: weights with their optimizer moments, the files `lab train --resume` goes
- * on from) or delete old sessions in Past runs to make room.
+ * on from) or delete old sessions in Past sessions to make room.
  */
 import { downloadJson } from '../export';
 import { downloadRunStates, snapshot } from '../lab';
 import { useLab } from '../store';
 import { unsavedText } from '../unsaved';
-import { showPastRuns } from './SessionPrompt';
+import { showPastSessions } from './SessionPrompt';
 
 export function Unsaved() {
   // The runs list changes every frame; selecting the sentence re-renders only when it changes.
@@ -40,7 +40,7 @@ export function Unsaved() {
       {!off && (
         <>
           {' '}
-          <button type="button" className="link" onClick={showPastRuns}>
+          <button type="button" className="link" onClick={showPastSessions}>
             Delete old sessions
           </button>
         </>

@@ -1,4 +1,4 @@
-// Run folders that never lose a line: real CLI
+// Session folders that never lose a line: real CLI
 // processes on real folders.
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -23,7 +23,7 @@ const lab = (args: string[]) =>
   });
 const hash = 'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0';
 
-describe('lab train run folders', () => {
+describe('lab train session folders', () => {
   it('never overwrites a run: --out onto one is refused, --force moves it aside; --resume keeps its --steps', () => {
     const root = mkdtempSync(join(tmpdir(), 'agentwise-out-'));
     const dir = join(root, 'run');

@@ -26,7 +26,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
-import { runInstances } from '../core/config';
+import { runRepeats } from '../core/config';
 import { parseMetrics, ranges } from '../rl/metrics-lines';
 import {
   checkRunIdentity,
@@ -41,9 +41,9 @@ import { hasEarlierVocab } from '../train/run-state-migration';
 export const warn = (message: string): void => console.error(`warning: ${message}`);
 
 /** A problem with the output folder or what it holds: reported as its message alone, exit 1. */
-export class RunDirError extends Error {}
+export class SessionDirError extends Error {}
 
-/** What makes a folder a run folder (any one of them). */
+/** What makes a folder a session folder (any one of them). */
 const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints', 'import.json'];
 
 export function statePath(out: string, index: number, label: string): string {
@@ -51,7 +51,7 @@ export function statePath(out: string, index: number, label: string): string {
 }
 
 /** A file-system error as a sentence naming the path and the cause in words. */
-export function fsError(what: string, e: unknown): RunDirError {
+export function fsError(what: string, e: unknown): SessionDirError {
   const err = e as NodeJS.ErrnoException;
   const why: Record<string, string> = {
     EACCES: 'permission denied',
@@ -62,21 +62,24 @@ export function fsError(what: string, e: unknown): RunDirError {
     EEXIST: 'a file of that name is in the way', // mkdir's only EEXIST: the folder is a file
     ENOENT: 'no such file or folder, and it cannot be created there',
   };
-  return new RunDirError(`cannot ${what}: ${why[err.code ?? ''] ?? err.message} (${err.code ?? 'error'})`, {
-    cause: e,
-  });
+  return new SessionDirError(
+    `cannot ${what}: ${why[err.code ?? ''] ?? err.message} (${err.code ?? 'error'})`,
+    {
+      cause: e,
+    },
+  );
 }
 
 /**
  * Makes `out` ready for a new run (of `lab train`, or runs read in by `lab import`). A folder
  * already holding a run is refused, or with `force` moved aside (never deleted); returns where it went.
  */
-export function prepareNewRunDir(out: string, force: boolean): string | null {
+export function prepareNewSessionDir(out: string, force: boolean): string | null {
   let moved: string | null = null;
   if (existsSync(out) && RUN_FILES.some((f) => existsSync(join(out, f)))) {
     if (!force) {
       const resumable = existsSync(join(out, 'config.json')) ? `--resume ${out} goes on with it, ` : '';
-      throw new RunDirError(
+      throw new SessionDirError(
         `${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): ${resumable}--force moves it aside, or choose another --out`,
       );
     }
@@ -99,7 +102,7 @@ export function prepareNewRunDir(out: string, force: boolean): string | null {
  * Takes `DIR/.lock` for this process, or refuses when another live process holds it (a lock left
  * by a killed process is taken over). Returns the release.
  */
-export function lockRunDir(dir: string): () => void {
+export function lockSessionDir(dir: string): () => void {
   const path = join(dir, '.lock');
   for (let attempt = 0; ; attempt++) {
     try {
@@ -114,7 +117,7 @@ export function lockRunDir(dir: string): () => void {
         rmSync(path, { force: true }); // left by a process that was killed
         continue;
       }
-      throw new RunDirError(
+      throw new SessionDirError(
         `${dir} is in use by another lab process (pid ${pid}, ${path}); wait for it to end or stop it`,
       );
     }
@@ -156,7 +159,7 @@ export function writeAtomic(path: string, bytes: Uint8Array | string): void {
     renameSync(`${path}.tmp`, path);
     syncFolder(dirname(path)); // the rename itself
   } catch (e) {
-    throw e instanceof RunDirError ? e : fsError(`write ${path}`, e);
+    throw e instanceof SessionDirError ? e : fsError(`write ${path}`, e);
   }
 }
 
@@ -176,7 +179,7 @@ export function writeRunState(path: string, state: RunState): void {
 /** A line's place in the lockstep order of an uninterrupted run: by step, then by run. */
 export interface LinePlace {
   step: number;
-  /** Index of the run × seed in runInstances order. */
+  /** Index of the run × seed in runRepeats order. */
   run: number;
 }
 const before = (a: LinePlace, b: LinePlace) => a.step < b.step || (a.step === b.step && a.run < b.run);
@@ -235,7 +238,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   const notes: string[] = [];
   const metricsPath = join(out, 'metrics.jsonl');
   const rows = readMetrics(metricsPath, (m) => notes.push(`${m}, and dropped from the file`), exp.task);
-  runInstances(exp).forEach(({ label, seed, runIndex }, i) => {
+  runRepeats(exp).forEach(({ label, seed, runIndex }, i) => {
     const path = statePath(out, i, label);
     if (!existsSync(path)) {
       notes.push(`${label}: no saved state (${path}), starts from step 0`);
@@ -246,7 +249,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
       state = decodeRunState(readFileSync(path));
       checkRunIdentity(state.manifest, { experiment: exp, runIndex, seed });
     } catch (e) {
-      throw new RunDirError(`${path}: ${(e as Error).message}`, { cause: e });
+      throw new SessionDirError(`${path}: ${(e as Error).message}`, { cause: e });
     }
     const step = state.manifest.step;
     const mine = rows.filter((r) => r.run === label && r.metrics.step < step);
@@ -271,7 +274,7 @@ export function loadResume(out: string, exp: Experiment): Resumed {
   // Lines of runs that start over, and lines at or after a saved step, are recomputed. Runs saved
   // at different steps (killed between two runs' saves): the lines past the step all runs have
   // reached are held back and written again in their lockstep place as the others catch up.
-  const instances = runInstances(exp);
+  const instances = runRepeats(exp);
   const savedAt = (run: string) => resume.get(run)?.state.manifest.step ?? 0;
   const level = Math.min(...instances.map((r) => savedAt(r.label)));
   const kept = rows.filter((r) => r.metrics.step < savedAt(r.run));
@@ -290,12 +293,12 @@ export function loadResume(out: string, exp: Experiment): Resumed {
 
 /** 3, 5, 6, 7 → "3, 5–7". */
 /** The folder `lab report` and `--resume` read, refused with a message that names what is missing. */
-export function checkRunDir(dir: string): void {
-  if (!existsSync(dir)) throw new RunDirError(`no such folder: ${dir}`);
-  if (!statSync(dir).isDirectory()) throw new RunDirError(`${dir} is a file, not a run folder`);
+export function checkSessionDir(dir: string): void {
+  if (!existsSync(dir)) throw new SessionDirError(`no such folder: ${dir}`);
+  if (!statSync(dir).isDirectory()) throw new SessionDirError(`${dir} is a file, not a session folder`);
   if (!existsSync(join(dir, 'config.json'))) {
     const has = readdirSync(dir);
-    throw new RunDirError(
+    throw new SessionDirError(
       `${dir} has no config.json: not a folder written by lab train${has.length ? ` (it holds ${has.slice(0, 5).join(', ')}${has.length > 5 ? ', …' : ''})` : ' (it is empty)'}`,
     );
   }

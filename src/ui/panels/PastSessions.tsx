@@ -1,5 +1,5 @@
 /**
- * Past runs: the sessions kept in IndexedDB, newest first, each with its date, task, run labels
+ * Past sessions: the sessions kept in IndexedDB, newest first, each with its date, task, run labels
  * and steps, and buttons to open it (its curves and its experiment) or delete it; stored imports
  * (runs read from other trainers' files) with buttons to show or hide them beside the session's.
  */
@@ -58,15 +58,15 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
   );
 });
 
-export function PastRuns() {
+export function PastSessions() {
   const sessions = useLab((s) => s.pastSessions);
   const shown = useLab((s) => s.restored?.id);
   const kept = useLab((s) => s.kept);
   return (
     <section className="panel" aria-labelledby="past-title" data-loaded={sessions !== null}>
-      {/* Focusable: the header's Past runs button moves focus here. */}
+      {/* Focusable: the header's Past sessions button moves focus here. */}
       <h2 id="past-title" tabIndex={-1}>
-        Past runs
+        Past sessions
       </h2>
       {sessions === null && <p className="muted">Loading…</p>}
       {sessions?.length === 0 && <p className="muted">No stored runs yet.</p>}
@@ -77,7 +77,7 @@ export function PastRuns() {
             : 'The browser may clear these runs when space runs short (it did not grant persistent storage): download what you want to keep.'}
         </p>
       )}
-      <ul className="past-runs">
+      <ul className="past-sessions">
         {sessions?.map((s) => (
           <PastRun key={s.id} s={s} current={s.id === shown} />
         ))}
