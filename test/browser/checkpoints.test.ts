@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { TINY, openLab, trainEnabled } from './harness';
+import { TINY, openLab, runsIn, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -20,11 +20,10 @@ it('downloads checkpoints, starts runs from them, and names a corrupt upload', a
   const { page } = lab;
   await trainEnabled(page, 120_000);
   await page.getByRole('button', { name: 'Step', exact: true }).click();
-  await page.waitForFunction(
-    () => Number(document.querySelector('[aria-label="GRPO step"]')?.textContent) >= 1,
-    null,
-    { timeout: 120_000 },
-  );
+  // Both runs through their step and paused: the files below must all be of step 1 (GRPO's counter
+  // alone left Dr. MAS possibly mid-step, its checkpoint then of step 0, unlike the names expected).
+  await waitSteps(lab, (s) => s.every((n) => n >= 1), 120_000);
+  await runsIn(lab, 'paused', 60_000);
 
   // Two runs × two models: four files, named after run, step and model.
   const downloads: { name: string; path: string }[] = [];

@@ -187,9 +187,14 @@ describe('lab controls', () => {
     expect((await stepCounts(lab)).every((n) => n >= 1)).toBe(true);
 
     // The runs took the live edit at their next step: the schedule says so; the starting value stays.
+    // Each run takes it at its own next step (the marker above is the first run's), so wait for both.
+    const liveOf = async () =>
+      (JSON.parse(await json.inputValue()).runs as { live: object }[]).map((r) => Object.values(r.live));
+    await expect
+      .poll(liveOf, { timeout: 30_000 })
+      .toEqual([[{ optim: { lr: 0.002 } }], [{ optim: { lr: 0.002 } }]]);
     const now = JSON.parse(await json.inputValue());
     expect(now.optim.lr).toBe(config.optim.lr);
-    for (const run of now.runs) expect(Object.values(run.live)).toEqual([{ optim: { lr: 0.002 } }]);
     // A structural edit applies through the same path, once the user chooses a new session: the
     // link follows and the runs reset.
     await json.fill(JSON.stringify({ ...now, steps: 77 }, null, 2));

@@ -38,11 +38,13 @@ it('shows the link to copy by hand when the clipboard is refused, and says Copie
   ).toEqual([true, 0, (await field.inputValue()).length]);
   expect(await button.textContent()).not.toBe('Copied');
   // Clicked again, the field stays where it is and is selected again.
+  // The click focuses the button; the field takes focus back once the clipboard has refused
+  // (asynchronously): polled, where a fixed 300 ms could end first on a loaded machine.
   await button.click();
-  await page.waitForTimeout(300);
-  expect(
-    await field.evaluate((e: HTMLInputElement) => [document.activeElement === e, e.selectionEnd]),
-  ).toEqual([true, (await field.inputValue()).length]);
+  const link = await field.inputValue();
+  await expect
+    .poll(() => field.evaluate((e: HTMLInputElement) => [document.activeElement === e, e.selectionEnd]))
+    .toEqual([true, link.length]);
   await page.keyboard.press('Tab'); // to the button: the field stays
   expect(await field.count()).toBe(1);
   await page.keyboard.press('Tab'); // focus leaves both: it goes

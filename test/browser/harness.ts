@@ -79,6 +79,56 @@ export async function savedAtSteps(l: Lab, timeout = 30_000): Promise<void> {
   }
 }
 
+/** Per run label, the steps of its frames stored in IndexedDB (agentwise-lab), sorted. */
+export const storedSteps = (l: Lab) =>
+  l.page.evaluate(
+    (runs) =>
+      new Promise<number[][]>((ok, ko) => {
+        const r = indexedDB.open('agentwise-lab');
+        r.onerror = () => ko(r.error);
+        r.onsuccess = () => {
+          const tx = r.result.transaction(['sessions', 'frames']);
+          const sessions = tx.objectStore('sessions').getAll();
+          const frames = tx.objectStore('frames').getAll();
+          tx.oncomplete = () => {
+            type Run = { id: string; label: string };
+            const ids = (sessions.result as { runs: Run[] }[]).flatMap((s) => s.runs);
+            const of = (label: string) => ids.filter((x) => x.label === label).map((x) => x.id);
+            const all = frames.result as { run: string; step: number }[];
+            ok(
+              runs.map((label) =>
+                all
+                  .filter((f) => of(label).includes(f.run))
+                  .map((f) => f.step)
+                  .sort((a, b) => a - b),
+              ),
+            );
+          };
+        };
+      }),
+    RUNS,
+  );
+
+/** The live-parameter markers stored in IndexedDB (agentwise-lab) over all sessions' runs, as `param=value`. */
+export const storedMarkers = (l: Lab): Promise<string[]> =>
+  l.page.evaluate(
+    () =>
+      new Promise<string[]>((ok, ko) => {
+        const r = indexedDB.open('agentwise-lab');
+        r.onerror = () => ko(r.error);
+        r.onsuccess = () => {
+          const got = r.result.transaction('sessions').objectStore('sessions').getAll();
+          got.onerror = () => ko(got.error);
+          got.onsuccess = () => {
+            type Run = { markers?: { param: string; value: number }[] };
+            const runs = (got.result as { runs: Run[] }[]).flatMap((s) => s.runs);
+            ok(runs.flatMap((x) => (x.markers ?? []).map((m) => `${m.param}=${m.value}`)));
+            r.result.close();
+          };
+        };
+      }),
+  );
+
 /** Polls the step counters until `ok` holds; returns them (fails naming where they stuck). */
 export async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 120_000): Promise<number[]> {
   const t0 = Date.now();

@@ -240,7 +240,7 @@ describe('rollout inspector', () => {
       expect((await box(sel)).x, `${sel} beside the table`).toBeGreaterThanOrEqual(table.x + table.width);
     await lab!.page.setViewportSize({ width: 400, height: 900 });
     await expect
-      .poll(() => lab!.page.evaluate(() => document.documentElement.scrollWidth), { timeout: 2000 })
+      .poll(() => lab!.page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 })
       .toBeLessThanOrEqual(400);
     const [narrowTable, narrowTurns] = [await box('table.traj-list'), await box('ol.turns')];
     expect(narrowTurns.y).toBeGreaterThanOrEqual(narrowTable.y + narrowTable.height);

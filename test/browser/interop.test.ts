@@ -12,7 +12,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeEventFile } from '../../src/interop/tensorboard';
 import { encodeFileVersion, encodeScalars } from '../../src/interop/tb-event';
 import { frameRecords } from '../../src/interop/tfrecord';
-import { TINY, observeLongFrames, observeLongTasks, openLab, stepCounts, trainEnabled } from './harness';
+import {
+  TINY,
+  everyStep,
+  observeLongFrames,
+  observeLongTasks,
+  openLab,
+  stepCounts,
+  storedSteps,
+  trainEnabled,
+} from './harness';
 import type { Lab } from './harness';
 import type { Locator } from 'playwright-core';
 import { traceMainThread } from './trace';
@@ -146,7 +155,10 @@ describe('importing cluster runs on the page', () => {
     await expect
       .poll(async () => (await stepCounts(lab!)).every((n) => n >= 1), { timeout: 60_000 })
       .toBe(true);
-    await page.waitForTimeout(1500); // the writer flushes at most every second
+    // The session's frames are stored before the import joins it: a fixed sleep raced the writer
+    // (it flushes at most every second) on a loaded machine.
+    const counts = await stepCounts(lab);
+    await expect.poll(() => storedSteps(lab!), { timeout: 30_000 }).toEqual(counts.map(everyStep));
     const rows = Array.from({ length: 12 }, (_, step) => ({ step, 'critic/score/mean': step / 12 }));
     await drop(lab, { 'events.out.tfevents.1700000000.node7': writeEventFile(rows, 1.7e9) });
     await expect
@@ -161,14 +173,22 @@ describe('importing cluster runs on the page', () => {
     expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(1);
     await page.getByRole('button', { name: /^Hide import / }).click();
     await expect.poll(() => imported.count(), { timeout: 15_000 }).toBe(0);
+    // The lines go at once; "hidden" is stored after: the button says Show once it is (a reload
+    // before that would bring the import back shown).
+    await page.getByRole('button', { name: /^Show import / }).waitFor({ timeout: 15_000 });
     await page.reload();
     await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: /^Show import / }).waitFor({ timeout: 15_000 });
     expect(await imported.count()).toBe(0); // hidden stays hidden
     await page.getByRole('button', { name: /^Show import / }).click();
     await imported.first().waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: /^Hide import / }).waitFor({ timeout: 15_000 }); // "shown" stored
     await page.getByRole('button', { name: /^Delete import / }).click();
     await expect.poll(() => imported.count(), { timeout: 15_000 }).toBe(0);
+    // Deleted from IndexedDB after the lines go: Past runs drops it once the delete has landed.
+    await expect
+      .poll(() => page.getByRole('button', { name: /import / }).count(), { timeout: 15_000 })
+      .toBe(0);
     await page.reload();
     await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
     expect(await page.getByRole('button', { name: /import / }).count()).toBe(0);

@@ -5,7 +5,16 @@
  * IndexedDB, one alert says so and training still works.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { TINY, openLab, runsIn, savedAtSteps, stepCounts, trainEnabled, waitSteps } from './harness';
+import {
+  TINY,
+  openLab,
+  runsIn,
+  savedAtSteps,
+  stepCounts,
+  storedMarkers,
+  trainEnabled,
+  waitSteps,
+} from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -52,7 +61,12 @@ describe('persistence', () => {
     await lr.press('Enter');
     const marker = page.locator('figure[aria-label="Reward"] .recharts-label', { hasText: 'lr=0.002' });
     await marker.first().waitFor({ state: 'attached', timeout: 30_000 });
-    await page.waitForTimeout(1500); // the writer flushes at most every second
+    // The writer stores the marker with the session within a second, and each run's state at its
+    // step: wait for both (a fixed sleep raced the writer on a loaded machine).
+    await expect
+      .poll(() => storedMarkers(lab!), { timeout: 30_000 })
+      .toContainEqual(expect.stringMatching(/=0\.002$/));
+    await savedAtSteps(lab);
 
     await page.reload();
     await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });

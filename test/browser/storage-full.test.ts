@@ -17,6 +17,7 @@ import {
   runsIn,
   savedAtSteps,
   stepCounts,
+  storedSteps,
   trainEnabled,
   waitSteps,
 } from './harness';
@@ -44,36 +45,6 @@ afterEach(async () => {
   await lab?.close();
   lab = undefined;
 });
-
-/** Per run label, the steps of its frames stored in IndexedDB (agentwise-lab), sorted. */
-const storedSteps = (l: Lab) =>
-  l.page.evaluate(
-    (runs) =>
-      new Promise<number[][]>((ok, ko) => {
-        const r = indexedDB.open('agentwise-lab');
-        r.onerror = () => ko(r.error);
-        r.onsuccess = () => {
-          const tx = r.result.transaction(['sessions', 'frames']);
-          const sessions = tx.objectStore('sessions').getAll();
-          const frames = tx.objectStore('frames').getAll();
-          tx.oncomplete = () => {
-            type Run = { id: string; label: string };
-            const ids = (sessions.result as { runs: Run[] }[]).flatMap((s) => s.runs);
-            const of = (label: string) => ids.filter((x) => x.label === label).map((x) => x.id);
-            const all = frames.result as { run: string; step: number }[];
-            ok(
-              runs.map((label) =>
-                all
-                  .filter((f) => of(label).includes(f.run))
-                  .map((f) => f.step)
-                  .sort((a, b) => a - b),
-              ),
-            );
-          };
-        };
-      }),
-    RUNS,
-  );
 
 it('storage full from step 5: training goes on, the status bar says what is not saved, nothing stored is lost', async () => {
   const STEPS = 24;

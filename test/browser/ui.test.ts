@@ -12,6 +12,7 @@ import {
   observeLongTasks,
   openLab,
   RUNS,
+  savedAtSteps,
   stepCounts,
   trainEnabled,
   waitSteps,
@@ -72,6 +73,9 @@ describe('training from the page', () => {
     // Pause stops the counters.
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await waitState(lab, 'paused');
+    // A run can say 'paused' before its last step's frame is drawn (frames go to the counters at
+    // the next animation frame): read the counters once each run's state is saved at them.
+    await savedAtSteps(lab);
     const paused = await steps(lab);
     await page.waitForTimeout(1500);
     expect(await steps(lab)).toEqual(paused);

@@ -4,7 +4,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openLab, runsIn, stepCounts, trainEnabled } from './harness';
+import { openLab, runsIn, savedAtSteps, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -32,6 +32,9 @@ it('pauses when the tab is hidden and resumes where it stopped when shown', asyn
   await setVisibility(page, 'hidden');
   // The step in flight finishes; after that the counters hold still.
   await runsIn(lab, 'paused', 60_000);
+  // A run can say 'paused' before its last step's frame reaches the counters: read them once each
+  // run's state is saved at its counter (a run saves when it pauses).
+  await savedAtSteps(lab);
   const held = await stepCounts(lab);
   await page.waitForTimeout(2000);
   expect(await stepCounts(lab)).toEqual(held);

@@ -42,4 +42,6 @@ it('trains two steps of each run on WebGPU and receives their metric frames', as
     }
   }
   expect(lab.errors).toEqual([]);
-});
+  // Its own waits allow 8 minutes: two runs on software WebGPU took 37 s on a quiet 2-core CI
+  // machine, and SwiftShader's first step is several times slower on a loaded one (auto-choice.test.ts).
+}, 480_000);
