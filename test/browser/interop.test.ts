@@ -185,7 +185,7 @@ describe('importing cluster runs on the page', () => {
     await page.getByRole('button', { name: /^Hide import / }).waitFor({ timeout: 15_000 }); // "shown" stored
     await page.getByRole('button', { name: /^Delete import / }).click();
     await expect.poll(() => imported.count(), { timeout: 15_000 }).toBe(0);
-    // Deleted from IndexedDB after the lines go: Past runs drops it once the delete has landed.
+    // Deleted from IndexedDB after the lines go: Past sessions drops it once the delete has landed.
     await expect
       .poll(() => page.getByRole('button', { name: /import / }).count(), { timeout: 15_000 })
       .toBe(0);
