@@ -6,6 +6,7 @@
  * value. The named estimators of rl/advantage.ts are instances of it. Pure: no tfjs, no DOM.
  */
 import { z } from 'zod';
+import { namesOf } from './registry';
 
 /** What one advantage is computed for. The docs label the dropdown's options. */
 export const ADVANTAGE_UNITS = {
@@ -15,7 +16,7 @@ export const ADVANTAGE_UNITS = {
   },
 } as const;
 export type AdvantageUnit = keyof typeof ADVANTAGE_UNITS;
-export const ADVANTAGE_UNIT_NAMES = Object.keys(ADVANTAGE_UNITS) as [AdvantageUnit, ...AdvantageUnit[]];
+export const ADVANTAGE_UNIT_NAMES = namesOf(ADVANTAGE_UNITS);
 
 /**
  * The ids a set's members share. `batch` shares nothing: the whole batch is one set (with others

@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { ALGEBRA_FIELDS, defOf, defProblems } from './advantage-sets';
 import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
 import { MODEL_PRESETS } from './model-sizes';
-import { renameRolesInConfig } from './renamed-roles';
+import { namesOf } from './registry';
+import { isRecord, renameRolesInConfig } from './renamed-roles';
 import { ESTIMATOR_LABELS, labelRunsByEstimator } from './run-labels';
 
 // No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
@@ -76,7 +77,7 @@ export const CREDIT_MODES = {
   },
 } as const;
 export type CreditName = keyof typeof CREDIT_MODES;
-export const CREDIT_NAMES = Object.keys(CREDIT_MODES) as [CreditName, ...CreditName[]];
+export const CREDIT_NAMES = namesOf(CREDIT_MODES);
 
 // ---- MAGRPO and MARS2 as their authors run them (issue #28): group filter, joint reward, per-agent
 // buffers. Kept in one block; RolloutSchema, RewardSchema, RunSchema and the experiment take these
@@ -93,7 +94,7 @@ export const GROUP_FILTERS = {
   },
 } as const;
 export type GroupFilterName = keyof typeof GROUP_FILTERS;
-export const GROUP_FILTER_NAMES = Object.keys(GROUP_FILTERS) as [GroupFilterName, ...GroupFilterName[]];
+export const GROUP_FILTER_NAMES = namesOf(GROUP_FILTERS);
 
 /** rollout.filter: which groups a step trains on. */
 const FILTER_FIELD = {
@@ -123,7 +124,7 @@ export const BUFFER_MODES = {
   },
 } as const;
 export type BufferMode = keyof typeof BUFFER_MODES;
-export const BUFFER_MODE_NAMES = Object.keys(BUFFER_MODES) as [BufferMode, ...BufferMode[]];
+export const BUFFER_MODE_NAMES = namesOf(BUFFER_MODES);
 
 /** train.*: when rows train. */
 export const TrainSchema = z.strictObject({
@@ -602,8 +603,9 @@ export interface FieldError {
   got?: string;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Field errors on one line, `path: message; …` (how a sweep, a sweep map and a run state say them). */
+export const fieldErrorsText = (errors: readonly FieldError[]): string =>
+  errors.map((e) => `${e.path}: ${e.message}`).join('; ');
 
 /**
  * Field names of earlier builds, read as today's: `optim.lrPerAgent.<agent>` (of the experiment or

@@ -12,6 +12,8 @@
  * `Ops` the caller supplies, so core stays free of tfjs and of every layer above it.
  */
 
+import { namesOf } from './registry';
+
 /** The element-wise ops a device form may use; T a float tensor, B a boolean one (tfjs in training). */
 export interface Ops<T, B> {
   add(a: T | number, b: T | number): T;
@@ -42,9 +44,6 @@ export function lookup<R extends Record<string, unknown>>(
     throw new Error(`Unknown ${what} '${name}'. Valid: ${Object.keys(registry).join(', ')}.`);
   return registry[name as keyof R];
 }
-
-/** The keys of a registry as a non-empty tuple, in entry order (what z.enum takes). */
-const namesOf = <R extends object>(r: R) => Object.keys(r) as [keyof R & string, ...(keyof R & string)[]];
 
 // ---- policy losses ------------------------------------------------------------------------------
 

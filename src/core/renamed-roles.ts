@@ -7,7 +7,8 @@
  */
 import { RENAMED_ROLES } from './vocab';
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
+/** A JSON object (not null, not an array): what a config or a field group must be. */
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The note an opened config or folder gets when it named a task's old roles. */

@@ -6,7 +6,6 @@
  * does a finite one that would make a weight or a moment non-finite (the staged update is dropped).
  */
 import * as tf from '@tensorflow/tfjs';
-import type { GPT } from './gpt';
 import { clipCoef, globalNorm, type AdamW, type StagedUpdate } from './optim';
 
 /** A loss term: a scalar loss and optional diagnostics (1-D) to read back with it. */
@@ -50,7 +49,7 @@ export async function termGradNorms(opt: AdamW, terms: readonly LossTerm[]): Pro
 }
 
 /** The summed gradient of some loss terms and what each term reads back; clipAndStep consumes it. */
-export interface Backward {
+interface Backward {
   grads: tf.NamedTensorMap;
   losses: tf.Scalar[];
   /** Each term's pre-clip gradient norm; only with more than one term (one term's is the total). */
@@ -62,7 +61,7 @@ export interface Backward {
  * One backward pass per term, their gradients summed: a term's own gradient exists only here, so
  * its pre-clip norm is taken on the way. Nothing is read back yet.
  */
-export function backward(opt: AdamW, terms: readonly LossTerm[]): Backward {
+function backward(opt: AdamW, terms: readonly LossTerm[]): Backward {
   if (terms.length === 0) throw new Error('update: no loss terms');
   let sum: tf.NamedTensorMap | null = null;
   const losses: tf.Scalar[] = [];
@@ -103,7 +102,7 @@ export function backward(opt: AdamW, terms: readonly LossTerm[]): Backward {
  * norm and stat and the update's finiteness in one `await data()`; the step is assigned only if
  * all of it is finite. Frees `b`.
  */
-export async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
+async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
   const { grads, losses, norms, stats } = b;
   let staged: StagedUpdate | undefined;
   try {
@@ -164,7 +163,7 @@ export async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport
   }
 }
 
-/** backward then clipAndStep: one optimizer update of `model` from these loss terms. */
-export async function update(model: GPT, opt: AdamW, terms: readonly LossTerm[]): Promise<UpdateReport> {
+/** backward then clipAndStep: one optimizer update of `opt`'s variables from these loss terms. */
+export async function update(opt: AdamW, terms: readonly LossTerm[]): Promise<UpdateReport> {
   return clipAndStep(opt, backward(opt, terms));
 }

@@ -19,5 +19,5 @@ export function nextTokenLoss(model: GPT, batch: TokenBatch): tf.Scalar {
 
 /** One supervised AdamW step; the report's loss is the pre-update mean cross-entropy. */
 export function supervisedStep(model: GPT, opt: AdamW, batch: TokenBatch): Promise<UpdateReport> {
-  return update(model, opt, [() => ({ loss: nextTokenLoss(model, batch) })]);
+  return update(opt, [() => ({ loss: nextTokenLoss(model, batch) })]);
 }

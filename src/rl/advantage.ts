@@ -23,7 +23,7 @@ import {
 import { ESTIMATOR_LABELS } from '../core/run-labels';
 import { computeStats, type AdvantageStats, type SetCounts } from './diagnostics';
 import { groupIndices, idKey, type AdvantageRow } from './rows';
-import { allEqual, mean, normalize, setStats, unbiasedStd } from './stats';
+import { mean, normalize, setStats } from './stats';
 
 export type { AdvantageRow, RowId } from './rows';
 
@@ -239,14 +239,20 @@ export function computeAdvantages(
 
 /**
  * σ of each std set where it differs from the mean set (LitePPO's batch std under a group mean):
- * the unbiased std of the set's values; 1 for a set of one (verl's convention), 0 for equal values.
+ * setStats' sigma under 'raw' singletons, so the unbiased std of the set's values, 1 for a set of
+ * one (verl's convention), 0 for equal values.
  */
 function stdSetSigmas(units: readonly Unit[]): Map<string, number> {
   const sigmas = new Map<string, number>();
-  for (const [key, idx] of groupIndices(units, (u) => u.stdSet)) {
-    const values = idx.map((j) => units[j].value);
-    sigmas.set(key, values.length === 1 ? 1 : allEqual(values) ? 0 : unbiasedStd(values));
-  }
+  for (const [key, idx] of groupIndices(units, (u) => u.stdSet))
+    sigmas.set(
+      key,
+      setStats(
+        idx.map((j) => units[j].value),
+        'raw',
+        false,
+      ).sigma,
+    );
   return sigmas;
 }
 

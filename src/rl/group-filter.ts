@@ -5,6 +5,8 @@
  * see, so it works for any sampling. Pure.
  */
 import type { GroupFilterName } from '../core/config';
+import { groupIndices } from './rows';
+import { allEqual } from './stats';
 
 /** What a filter reads of a row. */
 export interface GroupedReward {
@@ -17,17 +19,12 @@ export const GROUP_FILTER_RULES: Record<GroupFilterName, (rows: readonly Grouped
   none: (rows) => new Set(rows.map((r) => r.group)),
   // A group whose rewards are all equal has every advantage 0 under a mean baseline: no signal, only
   // a share of the batch (MARS2 drops trees of mean 0 or 1, DAPO groups of accuracy 0 or 1).
+  // "All equal" is the estimator's own test (allEqual, TIE_RTOL), so a group the estimator would give
+  // all-zero advantages is dropped even when its rewards differ in the last bit.
   mixed: (rows) => {
-    const range = new Map<number, { lo: number; hi: number }>();
-    for (const { group, reward } of rows) {
-      const r = range.get(group);
-      if (!r) range.set(group, { lo: reward, hi: reward });
-      else {
-        r.lo = Math.min(r.lo, reward);
-        r.hi = Math.max(r.hi, reward);
-      }
-    }
-    return new Set([...range].filter(([, r]) => r.hi > r.lo).map(([g]) => g));
+    const groups = groupIndices(rows, (r) => String(r.group));
+    const kept = [...groups.values()].filter((idx) => !allEqual(idx.map((i) => rows[i].reward)));
+    return new Set(kept.map((idx) => rows[idx[0]].group));
   },
 };
 

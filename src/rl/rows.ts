@@ -41,6 +41,11 @@ export interface RewardDials {
   offset?: Readonly<Record<string, number>>;
 }
 
+/** An agent's dials as numbers: ρ_k (1 when absent) and b_k (0 when absent), what its metrics record. */
+export function dialsOf(dials: RewardDials, agent: string): { scale: number; offset: number } {
+  return { scale: dials.scale?.[agent] ?? 1, offset: dials.offset?.[agent] ?? 0 };
+}
+
 /**
  * An agent's row reward as its estimator sees it, ρ_k·r + b_k (docs/estimator-algebra.md#reward-dials).
  * An agent with no dial keeps r itself, bit for bit.

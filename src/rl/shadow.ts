@@ -10,7 +10,13 @@
  */
 import type { AdvantageOptions, EstimatorChoice, EstimatorName } from '../core/config';
 import { agentShadowKey, shadowEstimators } from '../core/metrics';
-import { computeAdvantages, estimateAdvantages, type AdvantageResult } from './advantage';
+import {
+  computeAdvantages,
+  defText,
+  estimateAdvantages,
+  estimatorDef,
+  type AdvantageResult,
+} from './advantage';
 import { statsToMetrics } from './diagnostics';
 import { groupIndices, type AdvantageRow } from './rows';
 import { mean } from './stats';
@@ -69,11 +75,20 @@ export function everyEstimator(
   known: Partial<EveryEstimator> = {},
   own: EstimatorChoice = 'grpo',
 ): EveryEstimator {
+  // Estimators of one definition (mars2 and global-step are both rows; group; group) give the same
+  // advantages on the same rows and options: each definition is computed once.
+  const byDef = new Map<string, Float64Array>();
+  const defKey = (estimator: EstimatorChoice) => defText(estimatorDef(estimator, options));
+  for (const [estimator, advantages] of Object.entries(known) as [EstimatorChoice, Float64Array][])
+    byDef.set(defKey(estimator), advantages);
   return Object.fromEntries(
-    shadowEstimators(own).map((estimator) => [
-      estimator,
-      known[estimator] ?? estimateAdvantages(rows, { ...options, estimator }).advantages,
-    ]),
+    shadowEstimators(own).map((estimator) => {
+      const key = defKey(estimator);
+      const advantages =
+        known[estimator] ?? byDef.get(key) ?? estimateAdvantages(rows, { ...options, estimator }).advantages;
+      byDef.set(key, advantages);
+      return [estimator, advantages];
+    }),
   ) as EveryEstimator;
 }
 

@@ -7,7 +7,7 @@
  * for the Map's charts. Pure: the folder's files come in as text (docs/sweeps.md#the-map).
  */
 import type { Experiment } from '../core/config';
-import { runRepeats, validateExperiment } from '../core/config';
+import { fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
 import { compareSeeds, pm } from './findings';
 import type { Comparison, Verdict } from './findings';
 import { parseMetrics } from './metrics-lines';
@@ -64,13 +64,10 @@ export function loadSweep(
     const config = read(`${c.dir}/config.json`);
     if (config === undefined) return { params: c.params, summaries: [] };
     const exp = validateExperiment(parseJson(config, at(`${c.dir}/config.json`)));
-    if (!exp.ok)
-      throw new SweepRefused(
-        `${at(`${c.dir}/config.json`)}: ${exp.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-      );
+    if (!exp.ok) throw new SweepRefused(`${at(`${c.dir}/config.json`)}: ${fieldErrorsText(exp.errors)}`);
     const metrics = read(`${c.dir}/metrics.jsonl`);
     if (metrics === undefined) warn?.(`${at(`${c.dir}/metrics.jsonl`)}: no such file; no step recorded`);
-    const rows = parseMetrics(metrics ?? '', at(`${c.dir}/metrics.jsonl`), warn);
+    const rows = parseMetrics(metrics ?? '', at(`${c.dir}/metrics.jsonl`), warn, exp.config.task);
     const summaries = cellSummaries(exp.config, agentsOf(exp.config), rows, tail);
     return { params: c.params, summaries };
   });

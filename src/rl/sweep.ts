@@ -4,8 +4,8 @@
  * DOM): the CLI's `lab sweep`, `lab merge` and `lab report` read and write the files; the map's
  * table and charts are sweep-map.ts. Format and commands: docs/sweeps.md#sweepjson.
  */
-import type { Experiment, FieldError } from '../core/config';
-import { validateExperiment } from '../core/config';
+import type { Experiment } from '../core/config';
+import { fieldErrorsText, validateExperiment } from '../core/config';
 import { decodeExperiment, encodeExperiment, valueAt } from '../core/url';
 import type { RunSummary } from './summary';
 
@@ -78,8 +78,6 @@ function withFields(config: Experiment, given: readonly [string, string][]): str
   return [...base, ...pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)].join('&');
 }
 
-const describe = (errors: readonly FieldError[]) => errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-
 /** Folder names: grid order first, then the fields in a readable, portable spelling. */
 function cellDir(index: number, count: number, pairs: readonly [string, string][]): string {
   const slug = pairs
@@ -109,7 +107,7 @@ export function planCells(config: Experiment, grid: readonly Dial[]): Cell[] {
     for (const value of dial.values) {
       const pairs = grid.map((d): [string, string] => [d.key, d === dial ? value : d.values[0]]);
       const r = decodeExperiment(withFields(config, pairs));
-      if (!r.ok) throw new SweepRefused(`--grid ${dial.key}=${value}: refused: ${describe(r.errors)}`);
+      if (!r.ok) throw new SweepRefused(`--grid ${dial.key}=${value}: refused: ${fieldErrorsText(r.errors)}`);
     }
   let combos: [string, string][][] = [[]];
   for (const dial of grid)
@@ -118,7 +116,7 @@ export function planCells(config: Experiment, grid: readonly Dial[]): Cell[] {
     const r = decodeExperiment(withFields(config, pairs));
     if (!r.ok)
       throw new SweepRefused(
-        `--grid cell ${pairs.map((p) => p.join('=')).join(', ')}: ${describe(r.errors)}`,
+        `--grid cell ${pairs.map((p) => p.join('=')).join(', ')}: ${fieldErrorsText(r.errors)}`,
       );
     const cellConfig = { ...r.config, steps: config.steps };
     return {
@@ -173,7 +171,7 @@ export function readSweepFile(json: unknown, name: string): SweepFile {
   const bad = (what: string) => new SweepRefused(`${name}: ${what}; not a sweep.json written by lab sweep`);
   if (typeof j !== 'object' || j === null || j.version !== 1) throw bad('no "version": 1');
   const config = validateExperiment(j.config);
-  if (!config.ok) throw new SweepRefused(`${name}: its config: ${describe(config.errors)}`);
+  if (!config.ok) throw new SweepRefused(`${name}: its config: ${fieldErrorsText(config.errors)}`);
   if (!Array.isArray(j.grid) || !j.grid.every((d) => typeof d?.key === 'string' && Array.isArray(d.values)))
     throw bad('no "grid" of {key, values}');
   if (

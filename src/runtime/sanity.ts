@@ -54,7 +54,7 @@ export async function sanityStep(): Promise<Float32Array> {
     const before = model.variables.map((v) => tf.clone(v));
     const opt = new AdamW(model, { lr: 1e-3, eps: 1e-3, weightDecay: 0.1, clipNorm: 0.5 });
     try {
-      const report = await update(model, opt, [() => ({ loss: nextTokenLoss(model, batch) })]);
+      const report = await update(opt, [() => ({ loss: nextTokenLoss(model, batch) })]);
       const change = tf.tidy(() =>
         tf.stack(
           model.variables.flatMap((v, i) => [

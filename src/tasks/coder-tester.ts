@@ -72,7 +72,8 @@ export function parseTests(response: string): IOPair[] | null {
   return pairs;
 }
 
-const sameList = (a: readonly number[], b: readonly number[]): boolean =>
+/** Element by element: a coder's program may give values over 9, which formatList would run together. */
+export const sameList = (a: readonly number[], b: readonly number[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** Runs a program known to be valid (reference programs, canonical text). */

@@ -8,7 +8,14 @@
  */
 import type { MctsTask } from '../core/config';
 import type { Role } from '../core/vocab';
-import { coderTesterTask, formatList, formatPair, passShare, type CoderTesterInstance } from './coder-tester';
+import {
+  coderTesterTask,
+  formatList,
+  formatPair,
+  sameList,
+  type CoderTesterInstance,
+  type IOPair,
+} from './coder-tester';
 import { parseProgram, runProgram } from './listdsl';
 import { mathTask, parseNumber, problemText, solution, type MathInstance } from './math';
 import { agentSpec, MAX_CONTEXT, promptFor, sanitize, type AnyTask } from './types';
@@ -67,20 +74,18 @@ export const rootPrompt = (spec: NodeSpec, instance: unknown): string => spec.pr
  * test as `input>expected` and what the program gave (`=output`, or `!` if it did not run).
  */
 function judgeProgram(instance: CoderTesterInstance, program: string): Judged {
-  const score = passShare(instance, program);
   const total = instance.hidden.length;
   const parsed = parseProgram(program);
-  const failing = instance.hidden.find((t) => {
-    if (!parsed.ok) return true;
-    const r = runProgram(parsed.program, t.input);
-    return !(r.ok && formatList(r.output) === formatList(t.output));
-  });
-  let feedback = `${Math.round(score * total)}/${total}`;
-  if (failing) {
-    const r = parsed.ok ? runProgram(parsed.program, failing.input) : null;
-    feedback += ` ${formatPair(failing)}${r?.ok ? '=' + formatList(r.output) : '!'}`;
+  // One pass: each hidden test runs once; passShare's rule (parse failure fails every test, sameList).
+  let passed = 0;
+  let failing: { pair: IOPair; gave: string } | null = null;
+  for (const t of instance.hidden) {
+    const r = parsed.ok ? runProgram(parsed.program, t.input) : null;
+    if (r?.ok && sameList(r.output, t.output)) passed++;
+    else failing ??= { pair: t, gave: r?.ok ? '=' + formatList(r.output) : '!' };
   }
-  return { score, feedback };
+  const feedback = `${passed}/${total}` + (failing ? ` ${formatPair(failing.pair)}${failing.gave}` : '');
+  return { score: passed / total, feedback };
 }
 
 /**

@@ -37,6 +37,7 @@ import type { Role } from '../core/vocab';
 import { NODE_SPECS, refinePrompt, rootPrompt, shownAnswer, type NodeSpec } from './mcts-nodes';
 import {
   answerCalls,
+  callSeed,
   resultOf,
   rowOf,
   type PolicyCall,
@@ -138,7 +139,7 @@ export async function mctsRollout<X extends object = object>(
           ? refinePrompt(spec, t.instance, shownAnswer(spec, from.output.text), from.feedback)
           : rootPrompt(spec, t.instance),
         maxResponse: spec.maxResponse,
-        seed: mixSeed(mixSeed(opts.seed, traj), 0),
+        seed: callSeed(opts.seed, traj, 0),
         // A scripted policy reads the task's state; every arm answers as the answer role would at its start.
         state: task.init(t.instance),
       };

@@ -134,6 +134,14 @@ export interface AdvanceContext<X extends object> {
 }
 
 /**
+ * The sampling seed of trajectory `traj`'s call number `call` under a rollout seeded `seed`: one
+ * formula for parallel, tree and MCTS sampling, so a tree's depth-0 candidates (and an MCTS root's
+ * first answers) are the parallel rollout's first calls.
+ */
+export const callSeed = (seed: number, traj: number, call: number): number =>
+  mixSeed(mixSeed(seed, traj), call);
+
+/**
  * Answers every pending call, one policy call per model (the calls of one model batched), and
  * returns the outputs in call order.
  */
@@ -231,7 +239,7 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
     modelOf: (agent) => opts.agentModels?.[agent] ?? agent,
     options: { temperature: opts.temperature ?? 1, topP: opts.topP ?? 1 },
     groupOf: (traj) => Math.floor(traj / G),
-    seedOf: (traj, call) => mixSeed(mixSeed(opts.seed, traj), call),
+    seedOf: (traj, call) => callSeed(opts.seed, traj, call),
   });
   if (!opts.env) env.dispose();
 

@@ -53,6 +53,7 @@ import {
   advance,
   agentRewardsOf,
   answerCalls,
+  callSeed,
   resultOf,
   rowOf,
   type AdvanceContext,
@@ -202,7 +203,7 @@ export async function treeRollout<X extends object = object>(
       for (let k = 0; k < K; k++) {
         const traj = group * K + k;
         // Parallel sampling's seed formula: at depth 0 the K candidates are the G parallel first calls.
-        const seed = mixSeed(mixSeed(opts.seed, traj), t.depth);
+        const seed = callSeed(opts.seed, traj, t.depth);
         pending.push({ group, traj, ...call, maxResponse, seed, state: t.state });
       }
     });

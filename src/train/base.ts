@@ -10,7 +10,7 @@ import { gptConfig } from '../model/gpt-config';
 import { MAX_CONTEXT } from '../tasks/types';
 import { modelSlots } from './slots';
 import { getTask } from '../tasks/registry';
-import { RENAMED_ROLES } from '../core/vocab';
+import { renameRole } from '../core/renamed-roles';
 
 /** Reads a file under models/ (e.g. `search/per-agent/verifier.ckpt`), or null if it is not there. */
 export type ReadModelFile = (path: string) => Promise<Uint8Array | null>;
@@ -144,7 +144,7 @@ export async function loadBase(
 
 /** A checkpoint's `agents` note in today's role names (plan's `solver` is `planner` now). */
 function renamedAgents(agents: unknown, task: string): unknown {
-  const renames = RENAMED_ROLES[getTask(task).variantOf ?? task];
-  if (!Array.isArray(agents) || !renames) return agents;
-  return agents.map((a) => (typeof a === 'string' && a in renames ? renames[a] : a));
+  if (!Array.isArray(agents)) return agents;
+  const base = getTask(task).variantOf ?? task; // a variant's checkpoints carry its base task's roles
+  return agents.map((a) => (typeof a === 'string' ? renameRole(a, base) : a));
 }

@@ -9,7 +9,6 @@
  * The buffers are plain data (rows are JSON: token ids, log-probs as float32 values, the advantage
  * as a float64), so the run state saves them and a resumed run repeats the uninterrupted one.
  */
-import type { TrainOptions } from '../core/config';
 import { agentKey, FILTER_METRICS } from '../core/metrics';
 import type { FilteredGroups } from '../rl/group-filter';
 import type { Row } from '../tasks/orchestrator';
@@ -39,11 +38,6 @@ export class AgentBuffers {
     readonly size: number,
   ) {
     for (const a of agents) this.held.set(a, []);
-  }
-
-  /** Rows an agent's buffer holds now. */
-  fill(agent: string): number {
-    return this.held.get(agent)?.length ?? 0;
   }
 
   /**
@@ -111,17 +105,16 @@ function isBufferedRow(b: unknown): b is BufferedRow {
 }
 
 /**
- * This step's update batch: under `step` the step's own rows `idx`, every agent updating; under
- * `per-agent` what `buffers` release.
+ * This step's update batch: under `step` (no `buffers`) the step's own rows `idx`, every agent
+ * updating; under `per-agent` what `buffers` release.
  */
 export function updateBatch(
-  train: TrainOptions,
   buffers: AgentBuffers | null,
   rows: Row<SampledTokens>[],
   advantages: Float64Array,
   idx: number[],
 ): UpdateBatch {
-  if (train.buffer === 'step' || !buffers) return { rows, advantages, idx, agents: null };
+  if (!buffers) return { rows, advantages, idx, agents: null };
   return buffers.step(rows, advantages, idx);
 }
 

@@ -11,7 +11,7 @@ import type { Optim } from '../core/config';
 import { packGranularity } from '../model/logprobs';
 import { disposeDistinct, distinctLogprobs, frozenLogprobs, packDistinct } from '../model/distinct-rows';
 import { tokenizer } from '../model/tokenizer';
-import { backward, clipAndStep, termGradNorms, type LossTerm, type UpdateReport } from '../model/update';
+import { termGradNorms, update, type LossTerm, type UpdateReport } from '../model/update';
 import { rowAggregationWeights } from '../core/losses';
 import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type UpdateStat } from '../core/metrics';
 import type { Row } from '../tasks/orchestrator';
@@ -72,11 +72,10 @@ export async function ppoUpdate(
       // policy's log-probs are recomputed inside each term, under the weights as they stand now.
       const loss = lossTerms(m, rows, advantages, minibatch, o);
       try {
-        // Backward: one pass per term, so each agent's pre-clip gradient norm exists; summed.
-        const grads = backward(m.opt, loss.terms);
-        // Clip by global norm and take the AdamW step, after one readback that says everything is
+        // Backward: one pass per term, so each agent's pre-clip gradient norm exists; summed. Then
+        // clip by global norm and take the AdamW step, after one readback that says everything is
         // finite: a non-finite loss, gradient or step leaves the weights as they were, and says why.
-        const report = await clipAndStep(m.opt, grads);
+        const report = await update(m.opt, loss.terms);
         const terms = loss.termInputs.map((t) => ({ agent: t.agent, wSum: t.wSum, rows: t.rows }));
         steps.push({ report, terms });
       } finally {

@@ -20,7 +20,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, LiveSchedule } from '../core/config';
-import { LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
+import { fieldErrorsText, LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto, verifyCheckpoint } from '../model/checkpoint';
 import { migrateParts } from './run-state-migration';
@@ -134,8 +134,12 @@ export function runStateHash(
   return contentHash(manifest, payload);
 }
 
-/** Throws, saying what is wrong, unless the state is whole and its parts fit each other. */
-export function verifyRunState(state: RunState): void {
+/**
+ * Throws, saying what is wrong, unless the state is whole and its parts fit each other. Returns
+ * what the checks produced, the experiment as read today and the per-model parts, so a resume
+ * does not validate and unpack a second time.
+ */
+export function verifyRunState(state: RunState): { experiment: Experiment; parts: ModelParts[] } {
   const m = state.manifest;
   if (m?.format !== RUN_STATE_FORMAT)
     throw new Error(`not an ${RUN_STATE_FORMAT} state (format is ${JSON.stringify(m?.format)})`);
@@ -172,15 +176,13 @@ export function verifyRunState(state: RunState): void {
   }
   // The experiment is validated after the hash: the costliest check, and moot for a corrupt file.
   const valid = validateExperiment(m.experiment);
-  if (!valid.ok)
-    throw new Error(
-      `run state's experiment is invalid: ${valid.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
-    );
+  if (!valid.ok) throw new Error(`run state's experiment is invalid: ${fieldErrorsText(valid.errors)}`);
   if (!Number.isInteger(m.runIndex) || !valid.config.runs[m.runIndex])
     throw new Error(
       `run state names run ${shown(m.runIndex)}; its experiment has ${valid.config.runs.length}`,
     );
-  for (const part of unpackRunState(state)) {
+  const parts = unpackRunState(state);
+  for (const part of parts) {
     try {
       verifyCheckpoint(part.checkpoint);
       if (part.ref) verifyCheckpoint(part.ref);
@@ -188,6 +190,7 @@ export function verifyRunState(state: RunState): void {
       throw new Error(`model ${shown(part.state.id)}: ${(e as Error).message}`, { cause: e });
     }
   }
+  return { experiment: valid.config, parts };
 }
 
 /** Which run of which experiment a state belongs to. */
@@ -331,12 +334,8 @@ export function resumeRunTrainer(
   state: RunState,
   o: { env?: EnvRunner; schedule?: LiveSchedule } = {},
 ): RunTrainer {
-  verifyRunState(state);
+  const { experiment: exp, parts } = verifyRunState(state);
   const m = state.manifest;
-  const valid = validateExperiment(m.experiment);
-  if (!valid.ok) throw new Error('run state has an invalid experiment'); // verifyRunState said why
-  const exp = valid.config;
-  const parts = unpackRunState(state);
   const base = Object.fromEntries(parts.map((p) => [p.state.id, p.checkpoint]));
   const t = new RunTrainer({
     exp,

@@ -10,7 +10,7 @@ import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
 import { LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
 import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
 import { agentKey, agentShadowKey, M, metricKeys, modelKey, shadowEstimators } from '../core/metrics';
-import { dialReward, unknownDials } from '../rl/rows';
+import { dialReward, dialsOf, unknownDials } from '../rl/rows';
 import type { Checkpoint } from '../model/checkpoint';
 import { batchAdvantages } from '../rl/shadow';
 import { mean, populationVariance } from '../rl/stats';
@@ -69,12 +69,21 @@ export interface TrainerOptions {
   schedule?: LiveSchedule;
 }
 
+/** Refuses a live value outside its schema field's range, naming the parameter. */
+function checkLive(param: LiveParam, value: number): void {
+  const checked = liveField(param).safeParse(value);
+  if (!checked.success)
+    throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
+}
+
 export class RunTrainer {
   readonly exp: Experiment;
   readonly run: Run;
   readonly seed: number;
   readonly models: PolicyModel[];
   readonly agents: string[];
+  /** The experiment's task, looked up once (its registry entry does not change). */
+  private readonly task: ReturnType<typeof getTask>;
   private readonly ownsModels: boolean;
   private readonly env: EnvRunner;
   /** The run's resolved optimizer, advantage and rollout settings; live parameters change them. */
@@ -103,6 +112,7 @@ export class RunTrainer {
     this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
     this.agents = this.models.flatMap((m) => m.agents);
     const task = getTask(o.exp.task);
+    this.task = task;
     const unknown = unknownDials(this.settings.reward, this.agents);
     if (unknown.length)
       throw new Error(
@@ -120,7 +130,7 @@ export class RunTrainer {
   /** The B training instances of step `s`: a pure function of (seed, s), shared by all runs. */
   instancesAt(s: number): unknown[] {
     return sampleInstances(
-      getTask(this.exp.task),
+      this.task,
       new Prng(mixSeed(this.seed, `train/${s}`)),
       'train',
       this.exp.rollout.batchSize,
@@ -151,9 +161,7 @@ export class RunTrainer {
    * schedule (as a replay would). Returns the step it takes effect at.
    */
   scheduleLive(param: LiveParam, value: number, at = 0): number {
-    const checked = liveField(param).safeParse(value);
-    if (!checked.success)
-      throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
+    checkLive(param, value);
     const due = Math.max(at, this.nextStep);
     this.schedule = withChange(this.schedule, due, param, value);
     return due;
@@ -196,7 +204,7 @@ export class RunTrainer {
     // Per-agent credit: coalition replays in the env runner (src/train/credit.ts); each judged
     // row's reward becomes its shared reward + λ × its agent's credit.
     const credit = await batchCredit({
-      task: getTask(exp.task),
+      task: this.task,
       step: (inputs) => this.env.step(exp.task, inputs),
       instances,
       rows: batch.rows,
@@ -238,7 +246,7 @@ export class RunTrainer {
     // estimator's gradient norm on this very batch
     const tUpdate = performance.now();
     const updates: [string, [string, number][], ModelUpdate][] = [];
-    const toTrain = updateBatch(this.settings.train, this.buffers, batch.rows, advantages, trained);
+    const toTrain = updateBatch(this.buffers, batch.rows, advantages, trained);
     for (const m of this.models) {
       const idx = trained.filter((i) => m.agents.includes(batch.rows[i].agent));
       const updateOptions = {
@@ -303,12 +311,15 @@ export class RunTrainer {
       [M.decodeForwards]: counters.forwards,
       ...(credit?.metrics ?? NO_CREDIT_METRICS),
       ...Object.fromEntries(
-        this.agents.flatMap((a): [string, number][] => [
-          [agentKey(a, 'reward/scale'), this.settings.reward.scale?.[a] ?? 1],
-          [agentKey(a, 'reward/offset'), this.settings.reward.offset?.[a] ?? 0],
-        ]),
+        this.agents.flatMap((a): [string, number][] => {
+          const { scale, offset } = dialsOf(this.settings.reward, a);
+          return [
+            [agentKey(a, 'reward/scale'), scale],
+            [agentKey(a, 'reward/offset'), offset],
+          ];
+        }),
       ),
-      ...(getTask(exp.task).ownSuccess ? ownSuccess(judged, this.agents) : {}),
+      ...(this.task.ownSuccess ? ownSuccess(judged, this.agents) : {}),
       [M.completionCalls]: batch.completionCalls,
       ...batch.metrics,
       [M.timeS]: (performance.now() - this.t0) / 1000,
@@ -330,7 +341,7 @@ export class RunTrainer {
         ...this.exp.diagnostics,
         credit: this.settings.reward.credit !== 'shared',
         estimator: this.run.estimator,
-        ownSuccess: getTask(this.exp.task).ownSuccess,
+        ownSuccess: this.task.ownSuccess,
         mcts: this.settings.rollout.sampling === 'mcts',
         filter: this.settings.rollout.filter !== 'none',
         buffers: this.buffers !== null,
@@ -340,9 +351,7 @@ export class RunTrainer {
 
   /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */
   setLive(param: LiveParam, value: number): void {
-    const checked = liveField(param).safeParse(value);
-    if (!checked.success)
-      throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
+    checkLive(param, value);
     this.settings = withLive(this.settings, param, value);
     // What the optimizers hold is derived from the settings: re-derive it whatever changed.
     for (const m of this.models) {

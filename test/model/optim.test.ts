@@ -78,7 +78,7 @@ describe('AdamW and the update', () => {
     const norm = globalNorm(Object.values(grads));
     const [expectedNorm, g0] = await Promise.all([norm.data(), grads[m.variables[2].name].data()]);
     const before = await weights(m);
-    const rep = await update(m, opt, [() => ({ loss: nextTokenLoss(m, batch) })]);
+    const rep = await update(opt, [() => ({ loss: nextTokenLoss(m, batch) })]);
     expect(rep.skipped).toBe(false);
     expect(rep.gradNorm).toBeCloseTo(expectedNorm[0], 5);
     expect(rep.termGradNorms[0]).toBeCloseTo(expectedNorm[0], 5);
@@ -98,14 +98,12 @@ describe('AdamW and the update', () => {
     const opt = new AdamW(m, { lr: 0.1 });
     const before = await weights(m);
     const batch = makeBatch(0);
-    const nanLoss = await update(m, opt, [
-      () => ({ loss: tf.mul(nextTokenLoss(m, batch), NaN) as tf.Scalar }),
-    ]);
+    const nanLoss = await update(opt, [() => ({ loss: tf.mul(nextTokenLoss(m, batch), NaN) as tf.Scalar })]);
     expect(nanLoss).toMatchObject({ skipped: true });
     expect(nanLoss.reason).toMatch(/loss of term 0 is NaN/);
     // Finite loss (0), NaN gradient: d|b|/db at b = 0 times 1/(2√0) = 0·∞.
     const bias = m.params.get('h0.ln1.b')!;
-    const nanGrad = await update(m, opt, [
+    const nanGrad = await update(opt, [
       () => ({ loss: tf.mul(tf.sum(tf.sqrt(tf.abs(bias))), 0) as tf.Scalar }),
     ]);
     expect(nanGrad.loss).toBe(0);
@@ -125,7 +123,7 @@ describe('AdamW and the update', () => {
     const opt = new AdamW(m, { lr: 1e39 });
     const before = await weights(m);
     const bias = m.params.get('h0.ln1.b')!;
-    const rep = await update(m, opt, [() => ({ loss: tf.sum(bias) as tf.Scalar })]);
+    const rep = await update(opt, [() => ({ loss: tf.sum(bias) as tf.Scalar })]);
     expect(Number.isFinite(rep.loss) && Number.isFinite(rep.gradNorm)).toBe(true);
     expect(rep).toMatchObject({
       skipped: true,
@@ -137,7 +135,7 @@ describe('AdamW and the update', () => {
     expect(opt.step).toBe(0);
     // A sane update afterwards goes through.
     opt.lr = 1e-3;
-    const ok = await update(m, opt, [() => ({ loss: tf.sum(bias) as tf.Scalar })]);
+    const ok = await update(opt, [() => ({ loss: tf.sum(bias) as tf.Scalar })]);
     expect(ok.skipped).toBe(false);
     expect(opt.step).toBe(1);
     opt.dispose();
@@ -161,7 +159,7 @@ describe('AdamW and the update', () => {
     }
     const shared = tinyModel();
     const opt = new AdamW(shared, { lr: 1e-2, clipNorm: Infinity });
-    const rep = await update(shared, opt, terms(shared));
+    const rep = await update(opt, terms(shared));
     expect(rep.termGradNorms[0]).toBeCloseTo(refNorms[0], 5);
     expect(rep.termGradNorms[1]).toBeCloseTo(refNorms[1], 5);
     expect(rep.gradNorm).toBeLessThanOrEqual(refNorms[0] + refNorms[1] + 1e-6);
@@ -170,7 +168,7 @@ describe('AdamW and the update', () => {
     // Same result as one backward of the summed loss.
     const summed = tinyModel();
     const opt2 = new AdamW(summed, { lr: 1e-2, clipNorm: Infinity });
-    const rep2 = await update(summed, opt2, [
+    const rep2 = await update(opt2, [
       () => ({ loss: tf.add(nextTokenLoss(summed, a), nextTokenLoss(summed, b)) as tf.Scalar }),
     ]);
     expect(rep2.gradNorm).toBeCloseTo(rep.gradNorm, 5);
@@ -187,7 +185,7 @@ describe('AdamW and the update', () => {
     const batch = makeBatch(1);
     const counts: number[] = [];
     for (let i = 0; i < 4; i++) {
-      await update(m, opt, [
+      await update(opt, [
         () => ({ loss: nextTokenLoss(m, batch) }),
         () => ({ loss: nextTokenLoss(m, batch) }),
       ]);

@@ -23,6 +23,14 @@ describe('group filter', () => {
     expect(f.empty).toBe(false);
   });
 
+  it('mixed drops a group the estimator treats as all-equal (within TIE_RTOL), not only exact ties', () => {
+    // 0.9 and 0.8999999999999999 differ in the last bit: hi > lo, yet allEqual gives every advantage 0.
+    const batch = rows({ 0: [0.9, 0.8999999999999999], 1: [0.9, 0.8] });
+    const f = filterGroups('mixed', batch);
+    expect(f.rows).toEqual([2, 3]);
+    expect(f.keptFrac).toBe(1 / 2);
+  });
+
   it('works on groups of any size and order: a tree of 8 nodes, a singleton, interleaved rows', () => {
     // Tree 7's nodes score 0, 0.25, …; tree 9 is all 1; group 3 is one row (uniform by definition).
     const tree = [0, 0.25, 0, 1, 0.5, 0, 0, 0.75].map((reward) => ({ group: 7, reward }));

@@ -153,6 +153,8 @@ describe("a step's advantages, each estimator once", () => {
     expect(Object.entries(metrics)).toEqual(RECORDED_DRMAS);
     // The run's own estimator is not computed a second time: the shadow holds the same array.
     expect(all.drmas).toBe(own.advantages);
+    // mars2 and global-step share one definition (rows; group; group): computed once, one array.
+    expect(all.mars2).toBe(all['global-step']);
     for (const e of ESTIMATOR_NAMES)
       expect(all[e], e).toEqual(computeAdvantages(rows, { ...options, estimator: e }).advantages);
   });

@@ -180,6 +180,23 @@ describe('a sweep folder read from its files', () => {
     expect(reward).toBeUndefined(); // two cells: rows 0 and 1 only
   });
 
+  it("reads a cell's metric keys under its task's old role names as today's (plan: solver → planner)", () => {
+    const plan = { ...config, task: 'plan', runs: [{ label: 'GRPO', estimator: 'grpo' }], seeds: 1 };
+    const old = JSON.stringify({ run: 'GRPO', step: 0, 'reward/mean': 1, 'agent/solver/own_success': 0.25 });
+    const folder: Record<string, string> = {
+      'sweep.json': sweepJson(plan),
+      'cells/0_a/config.json': JSON.stringify(plan),
+      'cells/0_a/metrics.jsonl': old + '\n',
+    };
+    const { cells } = loadSweep(
+      'plan',
+      (p) => folder[p],
+      () => ['planner', 'executor'],
+      1,
+    );
+    expect(cells[0].summaries[0].agents.planner.ownSuccess).toBe(0.25);
+  });
+
   it('refuses a folder without sweep.json and a cell whose config is not an experiment, naming it', () => {
     expect(() => loadSweep('x', () => undefined, agents, 1)).toThrow(SweepRefused);
     expect(() => loadSweep('x', () => undefined, agents, 1)).toThrow(

@@ -173,6 +173,16 @@ describe('node prompts and feedback', () => {
     );
   });
 
+  it('coder-tester: a test passes only on the same list, not the same digit string ([12] is not [1, 2])', () => {
+    // map*3 gives 4000 -> [12, 0, 0, 0]; written as digits that is '12000', as [1, 2, 0, 0, 0] is.
+    const twelve = {
+      ...instance,
+      hidden: [{ input: [4, 0, 0, 0], output: [1, 2, 0, 0, 0] }, instance.hidden[0]],
+    };
+    expect(ct.judge(twelve, 'map*3')).toEqual({ score: 0, feedback: '0/2 4000>12000=12000' });
+    expect(ct.judge(twelve, 'map+1')).toEqual({ score: 0.5, feedback: '1/2 4000>12000=5111' });
+  });
+
   it('math: the verdict yes or no where the loop writes its verifier’s', () => {
     const spec = NODE_SPECS.math;
     const q = { a: 37, b: 48, op: '+' as const };
