@@ -50,12 +50,16 @@ export type BackendName = (typeof BACKEND_NAMES)[number];
 
 /**
  * How a normalization set of one value is treated (docs/estimators.md#group-statistics; rl/stats.ts setStats). The
- * docs label the dropdown's options.
+ * docs label the dropdown's options; `summary` says the mode in plain words (the Experiment panel's summary).
  */
 export const SINGLETON_MODES = {
-  raw: { doc: 'The raw score: μ = 0, σ = 1, so A = s/(1 + ε), not centred (verl, Dr. MAS).' },
+  raw: {
+    doc: 'The raw score: μ = 0, σ = 1, so A = s/(1 + ε), not centred (verl, Dr. MAS).',
+    summary: 'a set with one member keeps its raw score',
+  },
   zero: {
     doc: 'A = 0, no signal from a set of one (PettingLLMs), when some set of the batch has ≥ 2 members; else raw.',
+    summary: 'a set with one member gets advantage 0',
   },
 } as const;
 export type SingletonMode = keyof typeof SINGLETON_MODES;

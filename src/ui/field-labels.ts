@@ -48,10 +48,22 @@ const LABELS: Record<string, string> = {
   ...OTHER_LABELS,
 };
 
-/** The label of a field by its path; a run's estimator is named by the run ("GRPO estimator"). */
+/**
+ * A run as a field's label names it: by its legend label where the config is known ("GRPO run"),
+ * else by its place among the runs, counted from 1 as a reader counts ("Run 2" for runs.1).
+ */
+const runName = (index: number, config?: Experiment): string => {
+  const label = config?.runs[index]?.label;
+  return label ? `${label} run` : `Run ${index + 1}`;
+};
+
+/**
+ * The label of a field by its path. A run's estimator menu is named by the run, then the field
+ * ("GRPO run: Estimator"), so the menu reads as the run's and its option as the estimator's.
+ */
 export function labelOf(path: string, config?: Experiment): string | undefined {
   const run = /^runs\.(\d+)\.estimator$/.exec(path);
-  if (run) return `${config?.runs[Number(run[1])]?.label ?? `Run ${run[1]}`} estimator`;
+  if (run) return `${runName(Number(run[1]), config)}: Estimator`;
   return LABELS[path];
 }
 

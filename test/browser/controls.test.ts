@@ -115,7 +115,7 @@ describe('lab controls', () => {
     expect(await gError.count()).toBe(0);
     // Choices come from the schema's registries: each shows its registry label, keeps the config's
     // name as its value (what the link holds) and has its registry doc as tooltip.
-    const estimator = page.getByLabel('Dr. MAS estimator');
+    const estimator = page.getByLabel('Dr. MAS run: Estimator');
     const options = await estimator
       .locator('option')
       .evaluateAll((os) =>
@@ -143,7 +143,7 @@ describe('lab controls', () => {
     // legend, the runs list and the menu's own label say MAGRPO, and the link needs no label.
     expect(await hash()).not.toContain('runs.1.label');
     expect(await page.getByTestId('runs').textContent()).toContain('MAGRPO — estimator MAGRPO (magrpo)');
-    await page.getByLabel('MAGRPO estimator').selectOption('drmas');
+    await page.getByLabel('MAGRPO run: Estimator').selectOption('drmas');
     await expect.poll(hash).not.toContain('runs.1'); // the default run again, label and all
     expect(await page.getByTestId('runs').textContent()).toContain('Dr. MAS — estimator Dr. MAS (drmas)');
 

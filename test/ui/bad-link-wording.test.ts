@@ -35,9 +35,9 @@ describe('bad-link wording', () => {
     ]);
   });
 
-  it("names a run's estimator by its index and a key without a label by the key", () => {
+  it("names a run's estimator by its place (counted from 1) and a key without a label by the key", () => {
     expect(sentences('#v=1&runs.1.estimator=ppo&optim.perAgent.solver.clipHihg=0.3')).toEqual([
-      "Run 1 estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'ppo'",
+      "Run 2: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'ppo'",
       "optim.perAgent.solver.clipHihg is not a field of an experiment; got '0.3'",
     ]);
     // A key given twice is refused before any value is read: nothing single to quote back.

@@ -37,7 +37,7 @@ describe('Train blockers', () => {
     expect(plainMessage('expected a whole number')).toBe('must be a whole number');
     // Live fields and runs' estimators have labels too; a path without one is named as it is.
     expect(labelOf('optim.lr')).toBe('Learning rate');
-    expect(labelOf('runs.1.estimator', DEFAULT_EXPERIMENT)).toBe('Dr. MAS estimator');
+    expect(labelOf('runs.1.estimator', DEFAULT_EXPERIMENT)).toBe('Dr. MAS run: Estimator');
     expect(fieldReason({ path: 'colour', message: 'unknown field' })).toBe(
       'colour is not a field of an experiment',
     );

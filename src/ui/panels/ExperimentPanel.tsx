@@ -22,6 +22,7 @@ import {
   runOverrides,
   setAt,
 } from '../config-edit';
+import { summaryRows } from '../experiment-summary';
 import { FIELDS, fieldReason, labelOf, plainMessage } from '../field-labels';
 import { setFieldErrors, useLab } from '../store';
 import { Labelled } from './Labelled';
@@ -190,63 +191,7 @@ function memoryOf(c: Experiment): { text: string; refused: string | null } {
 
 export function ExperimentPanel() {
   const c = useLab((s) => s.config);
-  const rows: [string, string][] = [
-    ['Task', c.task],
-    [
-      'Models',
-      `${c.models.assignment}, ${c.models.preset}${
-        Object.keys(c.models.perAgent).length
-          ? ` (${Object.entries(c.models.perAgent)
-              .map(([a, p]) => `${a}: ${p}`)
-              .join(', ')})`
-          : ''
-      }, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`,
-    ],
-    [
-      'Rollout',
-      `B = ${c.rollout.batchSize} tasks × ${c.rollout.sampling === 'mcts' ? `one search tree of N = ${c.rollout.nodes} nodes` : `G = ${c.rollout.groupSize} rollouts`}, temperature ${c.rollout.temperature}, top-p ${c.rollout.topP}`,
-    ],
-    [
-      'Optimizer',
-      `AdamW lr ${c.optim.lr}, wd ${c.optim.weightDecay}, clip ${c.optim.clipLow}/${c.optim.clipHigh} (dual ${c.optim.dualClip}), ${c.optim.lossAgg}`,
-    ],
-    ...(Object.keys(c.optim.perAgent).length
-      ? [
-          [
-            'Per agent',
-            Object.entries(c.optim.perAgent)
-              .map(
-                ([agent, own]) =>
-                  `${agent}: ${Object.entries(own)
-                    .map(([k, v]) => `${k} ${v}`)
-                    .join(', ')}`,
-              )
-              .join('; '),
-          ] as [string, string],
-        ]
-      : []),
-    [
-      'Updates',
-      `${optionLabel('optim.policyLoss', c.optim.policyLoss)} loss, ${c.train.buffer === 'per-agent' ? `per-agent buffers of ${c.train.bufferSize} rows` : 'every agent every step'}, groups: ${c.rollout.filter === 'mixed' ? 'mixed only' : 'all'}${c.reward.joint ? ', one joint reward' : ''}`,
-    ],
-    [
-      'Advantage',
-      `${c.advantage.normalizeStd ? 'std-normalized' : 'centered only'}, eps ${c.advantage.eps}, singletons ${c.advantage.singleton}`,
-    ],
-    [
-      'Credit',
-      c.reward.credit === 'shared'
-        ? 'shared (no per-agent credit)'
-        : `${c.reward.credit}, row reward = shared + ${c.reward.creditWeight} × credit${c.reward.credit === 'shapley' ? ` (> 3 agents: ${c.reward.creditSamples} permutations)` : ''}`,
-    ],
-    [
-      'Evaluation',
-      c.eval.every
-        ? `every ${c.eval.every} steps: avg@${c.eval.k} / pass@${c.eval.k} on ${c.eval.questions} questions`
-        : 'off',
-    ],
-    ['Steps · seed', `${c.steps} steps · seed ${c.seed}${c.seeds > 1 ? ` × ${c.seeds} seeds` : ''}`],
-  ];
+  const rows = summaryRows(c);
   const memory = memoryOf(c);
   rows.push(['Memory', memory.text]);
   return (
