@@ -605,6 +605,11 @@ export interface FieldError {
   message: string;
   /** The link's own text for this key, where a link gave one (what the alert quotes back). */
   got?: string;
+  /**
+   * The legend label of the run the path lies in (`runs.1.…`), as the refused input itself gives
+   * it: the page names the run by it ("Dr. MAS run: Estimator"), not by the runs on screen.
+   */
+  run?: string;
 }
 
 /** Field errors on one line, `path: message; …` (how a sweep, a sweep map and a run state say them). */
@@ -651,18 +656,29 @@ export function validateExperiment(
   if (r.success) return { ok: true, config: r.data, ...(note ? { note } : {}) };
   const errors = r.error.issues.flatMap((issue): FieldError[] => {
     const at = issue.path.map(String);
+    const run = runLabelAt(labelled.input, at);
+    const ofRun = run === undefined ? {} : { run };
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((k) => ({
         path: [...at, k].join('.'),
         message: scheduleMessage([...at, k], issue.code, 'unknown field'),
+        ...ofRun,
       }));
     }
     // zod says "expected int, received number" for 2.5: a reader sees two numbers.
     const notWhole = issue.code === 'invalid_type' && issue.expected === 'int';
     const message = notWhole ? 'expected a whole number' : issue.message;
-    return [{ path: at.join('.') || '(root)', message: scheduleMessage(at, issue.code, message) }];
+    return [{ path: at.join('.') || '(root)', message: scheduleMessage(at, issue.code, message), ...ofRun }];
   });
   return { ok: false, errors };
+}
+
+/** The label the input gives the run at `runs.N.…`, where it is a valid one (else the run is named by N). */
+function runLabelAt(input: unknown, at: string[]): string | undefined {
+  if (at[0] !== 'runs' || at.length < 3 || !isRecord(input) || !Array.isArray(input.runs)) return undefined;
+  const run: unknown = input.runs[Number(at[1])];
+  const valid = isRecord(run) ? label.safeParse(run.label) : undefined;
+  return valid?.success ? valid.data : undefined;
 }
 
 /**

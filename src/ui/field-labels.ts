@@ -32,40 +32,59 @@ export const FIELDS: readonly { path: string; label: string; shown?: (c: Experim
   { path: 'seeds', label: 'Seeds' },
 ];
 
+/** The live fields by their config path ("optim.lr" → "Learning rate"): a run's schedule names them too. */
+const LIVE_LABELS: Record<string, string> = Object.fromEntries(
+  LIVE_PARAMS.map((p) => [
+    `${LIVE[p].section}.${p}`,
+    LIVE[p].label[0].toUpperCase() + LIVE[p].label.slice(1),
+  ]),
+);
+
 /** Fields a message may name that have no inline field of their own. */
-const OTHER_LABELS: Record<string, string> = {
-  'optim.miniBatches': 'Mini-batches',
-  ...Object.fromEntries(
-    LIVE_PARAMS.map((p) => [
-      `${LIVE[p].section}.${p}`,
-      LIVE[p].label[0].toUpperCase() + LIVE[p].label.slice(1),
-    ]),
-  ),
-};
+const OTHER_LABELS: Record<string, string> = { 'optim.miniBatches': 'Mini-batches', ...LIVE_LABELS };
 
 const LABELS: Record<string, string> = {
   ...Object.fromEntries(FIELDS.map((f) => [f.path, f.label])),
   ...OTHER_LABELS,
 };
 
-/**
- * A run as a field's label names it: by its legend label where the config is known ("GRPO run"),
- * else by its place among the runs, counted from 1 as a reader counts ("Run 2" for runs.1).
- */
-const runName = (index: number, config?: Experiment): string => {
-  const label = config?.runs[index]?.label;
-  return label ? `${label} run` : `Run ${index + 1}`;
-};
+/** A run's own fields, which the experiment has not: named after the run ("GRPO run: Estimator"). */
+const RUN_FIELDS: Record<string, string> = { estimator: 'Estimator', label: 'Legend name' };
 
 /**
- * The label of a field by its path. A run's estimator menu is named by the run, then the field
- * ("GRPO run: Estimator"), so the menu reads as the run's and its option as the estimator's.
+ * A run as a label names it: by its legend label where it is known ("GRPO run"), else by its
+ * place among the runs, counted from 1 as a reader counts ("Run 2" for runs.1).
  */
-export function labelOf(path: string, config?: Experiment): string | undefined {
-  const run = /^runs\.(\d+)\.estimator$/.exec(path);
-  if (run) return `${runName(Number(run[1]), config)}: Estimator`;
-  return LABELS[path];
+const runName = (index: number, label?: string): string => (label ? `${label} run` : `Run ${index + 1}`);
+
+/**
+ * The label of a field by its path, the label of run i given by `runLabel(i)`. A run's fields
+ * are named by the run, then the field: its estimator ("GRPO run: Estimator"), an experiment field
+ * it overrides ("GRPO run: Learning rate") and a live change it took at a step ("GRPO run:
+ * Learning rate at step 179" for `runs.0.live.179.optim.lr`).
+ */
+function labelFor(path: string, runLabel: (i: number) => string | undefined): string | undefined {
+  const run = /^runs\.(\d+)\.(.+)$/.exec(path);
+  if (!run) return LABELS[path];
+  const live = /^live\.(\d+)\.(.+)$/.exec(run[2]);
+  const field = live
+    ? LIVE_LABELS[live[2]] && `${LIVE_LABELS[live[2]]} at step ${live[1]}`
+    : (RUN_FIELDS[run[2]] ?? LABELS[run[2]]);
+  const i = Number(run[1]);
+  return field && `${runName(i, runLabel(i))}: ${field}`;
 }
+
+/** The label of a field by its path; a run's fields by the run's label in `config` where given. */
+export const labelOf = (path: string, config?: Experiment): string | undefined =>
+  labelFor(path, (i) => config?.runs[i]?.label);
+
+/**
+ * The label a refusal names its field by. A run is named by the label the refused input gave it
+ * (`FieldError.run`), else by `config`'s. A key the schema does not know where it stands is named
+ * by the key alone: a label would say it is a field there (`runs.0.rollout.groupSize`).
+ */
+const errorLabel = (e: FieldError, config?: Experiment): string | undefined =>
+  e.message === 'unknown field' ? undefined : labelFor(e.path, (i) => e.run ?? config?.runs[i]?.label);
 
 /** zod's type names as a reader says them ("must be a number"). */
 const KINDS: Record<string, string> = {
@@ -82,12 +101,14 @@ const BOUNDS = { '<=': 'at most', '<': 'less than', '>=': 'at least', '>': 'more
  * A refusal in plain words, as what the field must be: "Too big: expected number to be <=32" →
  * "must be at most 32". The one home of this wording: the bad-link alert, the JSON editor, the
  * inline fields and Train's reasons all read it. A prefix the schema puts before zod's words
- * ("learning rate at step 179: ") is kept; a message it does not know is returned as it is.
+ * ("learning rate at step 179: ") is kept, unless `named`: the field's label already says the
+ * field and the step ("GRPO run: Learning rate at step 179"). A message it does not know is
+ * returned as it is.
  */
-export function plainMessage(message: string): string {
+export function plainMessage(message: string, named = false): string {
   const [, prefix, rest] = /^(.* at step \S+: )?(.*)$/s.exec(message)!;
   const plain = plainPredicate(rest);
-  if (!prefix) return plain;
+  if (!prefix || named) return plain;
   // After "live change at step 5: " only a bound or a type reads well; "unknown field" stays.
   return prefix + (plain.startsWith('must ') ? plain : rest);
 }
@@ -114,19 +135,26 @@ function plainPredicate(m: string): string {
 }
 
 /**
- * A refusal's words after the field's name: the plain message, then the link's own text for it
+ * A refusal as the page says it: the field's label (none where the field has no label: it is
+ * named by its key), then the words after it, the plain message and the link's own text for it
  * where there was one ("must be a number; got 'banana'"). Messages that read as a sentence
  * ("must …", "is …") follow the name directly; any other keeps a colon.
  */
-export function refusalText(e: FieldError): string {
-  const plain = plainMessage(e.message);
+export function refusal(e: FieldError, config?: Experiment): { label?: string; text: string } {
+  const label = errorLabel(e, config);
+  const plain = plainMessage(e.message, label !== undefined);
   const got = e.got === undefined ? '' : `; got '${e.got}'`;
-  return `${/^(must|is) /.test(plain) ? ' ' : ': '}${plain}${got}`;
+  return { label, text: `${/^(must|is) /.test(plain) ? ' ' : ': '}${plain}${got}` };
 }
 
-/** One refusal as the page says it: "Group size G must be at most 32" (the key where a field has no label). */
-export const fieldReason = (e: FieldError, config?: Experiment): string =>
-  `${labelOf(e.path, config) ?? e.path}${refusalText(e)}`;
+/**
+ * One refusal on one line: "Group size G must be at most 32", "GRPO run: Learning rate at step
+ * 179 must be a number; got 'banana'" (the key where a field has no label).
+ */
+export function fieldReason(e: FieldError, config?: Experiment): string {
+  const { label, text } = refusal(e, config);
+  return `${label ?? e.path}${text}`;
+}
 
 /**
  * Dotted keys a message may name, longest first so no shorter key matches inside a longer one

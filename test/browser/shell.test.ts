@@ -133,7 +133,7 @@ describe('experiment URL', () => {
   });
 
   it('opens the defaults with an alert naming each bad field of a malformed link', async () => {
-    lab = await openLab('#v=1&task=chess&optim.lr=abc&colour=red');
+    lab = await openLab('#v=1&task=chess&optim.lr=abc&colour=red&runs.0.live.179.optim.lr=banana');
     const { page } = lab;
     const alert = page.getByRole('alert').filter({ hasText: 'could not be opened' });
     await alert.waitFor();
@@ -145,19 +145,31 @@ describe('experiment URL', () => {
     );
     expect(text).toContain("Learning rate (optim.lr) must be a number; got 'abc'");
     expect(text).toContain("colour is not a field of an experiment; got 'red'");
-    // The key stays in small print beside the label.
-    expect(await alert.locator('.field-name small code').allTextContents()).toEqual(['task', 'optim.lr']);
+    // A run's live change by the run, the field and the step.
+    expect(text).toContain(
+      "GRPO run: Learning rate at step 179 (runs.0.live.179.optim.lr) must be a number; got 'banana'",
+    );
+    // The key stays in small print beside the label (in the schema's order of fields).
+    expect(await alert.locator('.field-name small code').allTextContents()).toEqual([
+      'task',
+      'runs.0.live.179.optim.lr',
+      'optim.lr',
+    ]);
     expect(await page.locator('dd[data-field=Task]').textContent()).toBe('search');
     // The address bar holds the experiment opened (the defaults); the alert keeps the bad link.
     const hash = await page.evaluate(() => location.hash);
     expect(hash).toBe(`#${encodeExperiment(decodeExperiment('#v=1').config)}`);
-    expect(await page.getByTestId('bad-link').textContent()).toBe('#v=1&task=chess&optim.lr=abc&colour=red');
+    expect(await page.getByTestId('bad-link').textContent()).toBe(
+      '#v=1&task=chess&optim.lr=abc&colour=red&runs.0.live.179.optim.lr=banana',
+    );
     // And it goes on following the experiment: a live edit (which leaves the alert up) moves it.
     const lr = page.getByLabel('learning rate', { exact: true });
     await lr.fill('0.002');
     await lr.press('Enter');
     await page.waitForFunction(() => location.hash.includes('optim.lr=0.002'));
-    expect(await page.getByTestId('bad-link').textContent()).toBe('#v=1&task=chess&optim.lr=abc&colour=red');
+    expect(await page.getByTestId('bad-link').textContent()).toBe(
+      '#v=1&task=chess&optim.lr=abc&colour=red&runs.0.live.179.optim.lr=banana',
+    );
   });
 
   it("shows the memory estimate, and refuses a config over the wasm limit with the CLI's message", async () => {

@@ -282,16 +282,19 @@ describe('experiment URL codec', () => {
         path: 'runs.0.live.179.optim.lr',
         message: 'learning rate at step 179: Invalid input: expected number, received string',
         got: 'banana',
+        run: 'GRPO', // the run's label in the link: the page names the run by it
       },
     ]);
     expect(errors('v=1&runs.1.live.12.rollout.temperature=9')[0]).toEqual({
       path: 'runs.1.live.12.rollout.temperature',
       message: 'temperature at step 12: Too big: expected number to be <=4',
       got: '9',
+      run: 'Dr. MAS',
     });
     expect(errors('v=1&runs.0.live.1e3.optim.lr=0.1')[0]).toEqual({
       path: 'runs.0.live.1e3',
       message: `live change at step "1e3": a step is a whole number from 0 to ${MAX_STEPS - 1}`,
+      run: 'GRPO',
     });
     expect(errors(`v=1&runs.0.live.${MAX_STEPS}.optim.lr=0.1`)[0].path).toBe(`runs.0.live.${MAX_STEPS}`);
     // weightDecay is a field of optim, but not a live one.
@@ -299,11 +302,13 @@ describe('experiment URL codec', () => {
       path: 'runs.0.live.5.optim.weightDecay',
       message: 'live change at step 5: unknown field',
       got: '0.1',
+      run: 'GRPO',
     });
     expect(errors('v=1&runs.0.live.5={}')[0]).toEqual({
       path: 'runs.0.live.5',
       message: 'live change at step 5: names no live parameter',
       got: '{}',
+      run: 'GRPO',
     });
   });
 

@@ -35,19 +35,39 @@ describe('bad-link wording', () => {
     ]);
   });
 
-  it("names a run's estimator by its place (counted from 1) and a key without a label by the key", () => {
+  it('names a run by the label the link gives it, else by its place counted from 1; a key without a label by the key', () => {
     expect(sentences('#v=1&runs.1.estimator=ppo&optim.perAgent.solver.clipHihg=0.3')).toEqual([
-      "Run 2: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'ppo'",
+      "Dr. MAS run: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'ppo'",
       "optim.perAgent.solver.clipHihg is not a field of an experiment; got '0.3'",
+    ]);
+    // A run's override of an experiment field, by the run and the field.
+    expect(sentences('#v=1&runs.1.optim.lr=banana')).toEqual([
+      "Dr. MAS run: Learning rate must be a number; got 'banana'",
+    ]);
+    // The link's own runs, not the default ones it replaces: its run 0 is MARS2.
+    expect(sentences('#v=1&runs=[]&runs.0.estimator=mars2&runs.0.optim.maxGradNorm=-1')).toEqual([
+      "MARS2 run: Max grad norm must be more than 0; got '-1'",
+    ]);
+    // Refused before validation, where no run has a label yet: the run by its place.
+    expect(sentences('#v=1&runs.1.estimator=grpo&runs.1.estimator=mars2')).toEqual([
+      'Run 2: Estimator is given twice',
+    ]);
+    // A field the experiment has, but a run may not set, is named by its key, not as a field there.
+    expect(sentences('#v=1&runs.0.rollout.groupSize=4')).toEqual([
+      "runs.0.rollout.groupSize is not a field of an experiment; got '4'",
     ]);
     // A key given twice is refused before any value is read: nothing single to quote back.
     expect(sentences('#v=1&optim.lr=0.1&optim.lr=0.2')).toEqual(['Learning rate is given twice']);
   });
 
-  it("keeps a schedule entry's step and puts zod's words plainly after it", () => {
+  it("names a schedule entry by its run, live field and step, then zod's words plainly", () => {
     expect(sentences('#v=1&runs.0.live.179.optim.lr=banana')).toEqual([
-      "runs.0.live.179.optim.lr: learning rate at step 179: must be a number; got 'banana'",
+      "GRPO run: Learning rate at step 179 must be a number; got 'banana'",
     ]);
+    expect(sentences('#v=1&runs.1.live.12.rollout.temperature=9')).toEqual([
+      "Dr. MAS run: Temperature at step 12 must be at most 4; got '9'",
+    ]);
+    // Not a live field: named by its key, the step kept in the message.
     expect(sentences('#v=1&runs.0.live.5.optim.weightDecay=0.1')[0]).toBe(
       "runs.0.live.5.optim.weightDecay: live change at step 5: unknown field; got '0.1'",
     );
