@@ -127,6 +127,8 @@ export const CHARTS: ChartEntry[] = [
     title: 'E[A²]',
     section: 'Per agent',
     series: perAgent('adv/sq_mean'),
+    // A second moment: one batch whose rewards sit far off its baseline squares into a spike.
+    log: true,
     doc: 'The advantage’s second moment over agent k’s rows: it scales agent k’s gradient.',
     formula: '(1/nk) Σ over k’s rows A²',
   },
@@ -238,6 +240,7 @@ export function shadowCharts({ name: e, label }: ShadowEstimator): ChartEntry[] 
       title: `E[A²] weighed by ${label}`,
       section,
       series: { per: 'agent', key: (a) => agentShadowKey(a, e, 'sq_mean') },
+      log: true,
       doc: `Each run’s own batch, advantages recomputed with ${label}: agent k’s E[A²].`,
       formula: `(1/nk) Σ over k’s rows A_${e}²`,
     },
