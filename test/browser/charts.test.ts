@@ -2,12 +2,17 @@
  * The chart board in real Chromium with real training: a flat chart (KL and clip fraction under
  * one optimizer step per batch) moves under "More charts" with its reason; the log-y toggle
  * redraws the y axis on a log scale; a chart's PNG has its title and both runs' names drawn in
- * the image (measured in its pixels, not read from the DOM); and the page fits narrow windows.
+ * the image (measured in its pixels, not read from the DOM); and the page fits narrow windows,
+ * where no chart title is cut off.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FLAT_MIN_STEPS } from '../../src/core/flat';
+import { agentShadowKey } from '../../src/core/metrics';
 import { RUNS, TINY, openLab, runsIn, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
+
+/** The board's longest title on the default runs (a same-batch chart of Dr. MAS). */
+const LONG_TITLE = 'Correlation of Dr. MAS with the run’s own';
 
 let lab: Lab | undefined;
 afterEach(async () => {
@@ -28,6 +33,31 @@ const yTicks = (l: Lab, chart: string) =>
   l.page.$$eval(`figure[aria-label="${chart}"] .recharts-yAxis-tick-labels text`, (ts) =>
     ts.map((t) => ({ v: Number(t.textContent), y: Number(t.getAttribute('y')) })),
   );
+
+/**
+ * Every chart title the board cuts short: wider than the box that shows it (an ellipsis or an
+ * overflow), named with both widths.
+ */
+const cutTitles = (l: Lab) =>
+  l.page.$$eval('figure.chart .chart-title', (ts) =>
+    ts
+      .filter((t) => t.scrollWidth > t.clientWidth)
+      .map(
+        (t) => `${t.closest('figure')!.getAttribute('aria-label')}: ${t.scrollWidth} > ${t.clientWidth} px`,
+      ),
+  );
+
+/** A chart's title: how many lines its text takes, and its hover text. */
+const titleOf = (l: Lab, chart: string) =>
+  l.page.locator(`figure[aria-label="${chart}"] .chart-title`).evaluate((t) => {
+    const text = document.createRange();
+    text.selectNodeContents(t.firstChild!); // the title's text, before its "?" help button
+    return {
+      text: t.firstChild!.textContent,
+      lines: new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size,
+      hover: t.getAttribute('title'),
+    };
+  });
 
 /**
  * In the page: decodes a PNG and measures its ink. The title band (the image's top rows) must hold
@@ -175,7 +205,7 @@ describe('chart board', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  it('narrow and wide windows: no sideways scroll, a short sticky header, charts first at 800 px', async () => {
+  it('narrow and wide windows: no sideways scroll, a short sticky header, charts first at 800 px, titles whole', async () => {
     lab = await openLab(TINY);
     const { page } = lab;
     await trainTo(lab, 2);
@@ -209,6 +239,13 @@ describe('chart board', () => {
       expect(m.scroll, `page width at ${width} px`).toBeLessThanOrEqual(m.client);
       expect(m.header, `sticky header at ${width} px`).toBeLessThanOrEqual(0.15 * height);
       if (width <= 900) expect(m.chartTop, `first chart at ${width} px`).toBeLessThan(height);
+      // No title is cut off: a long one wraps, whole, and its hover text is its metric key.
+      expect(await cutTitles(lab), `titles cut at ${width} px`).toEqual([]);
+      const long = await titleOf(lab, LONG_TITLE);
+      expect(long.text).toBe(LONG_TITLE);
+      expect(long.hover).toBe(agentShadowKey('·', 'drmas', 'corr'));
+      // At 400 px it is longer than its card is wide, so it takes a second line rather than an ellipsis.
+      if (width === 400) expect(long.lines, 'lines of the long title at 400 px').toBeGreaterThan(1);
     }
     expect(lab.errors).toEqual([]);
   });
