@@ -1,8 +1,9 @@
 /**
  * The first screen's story in real headless Chromium: the question and each preset's line are on
- * screen before Train (and a picked preset's line stays), and after real training the "What
- * differs" card's numbers are the ones the run's own exported same-batch metrics give, computed
- * here by plain arithmetic; on sync it says the estimators are identical. With SHOTS=1 it also
+ * screen before Train (and a picked preset's line stays), the question points at the pair sync /
+ * sync-own-scaled with buttons that pick them, and after real training the "What differs" card's
+ * numbers are the ones the run's own exported same-batch metrics give, computed here by plain
+ * arithmetic; on sync it says the estimators are identical. With SHOTS=1 it also
  * writes the screenshots under docs/img/ (docs/page.md#first-screen-and-what-differs).
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,7 +43,7 @@ const pastTheWindow = (l: Lab, selector: string) =>
   );
 
 describe('the first screen tells the story', () => {
-  it('states the question, and every preset shows its line, which stays after it is picked', async () => {
+  it('states the question, every preset shows its line, which stays after it is picked, and the intro picks the pair', async () => {
     lab = await openLab();
     const { page } = lab;
     for (const width of [1440, 400]) {
@@ -79,6 +80,30 @@ describe('the first screen tells the story', () => {
     expect(await presets.getByRole('button', { name: sync.title }).getAttribute('aria-describedby')).toBe(
       await line.getAttribute('id'),
     );
+
+    // The intro points at the pair, each with its line and a button that picks it: sync, where
+    // the estimators are identical, and sync-own-scaled, where they part.
+    const pair = page.getByTestId('intro').getByRole('list', { name: 'Two presets to start with' });
+    expect(
+      await pair.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-preset'))),
+    ).toEqual(['sync', 'sync-own-scaled']);
+    const parted = presetById('sync-own-scaled')!;
+    expect(await pair.locator('li[data-preset="sync-own-scaled"]').textContent()).toBe(
+      `sync-own-scaled: where they part ${parted.lookFor}`,
+    );
+    expect(await pair.locator('li[data-preset="sync"]').textContent()).toBe(
+      `sync: where the estimators are identical ${sync.lookFor}`,
+    );
+    await pair.getByRole('button', { name: 'sync-own-scaled: where they part' }).click();
+    await expect.poll(pressed).toEqual([parted.title]);
+    expect(await page.evaluate(() => location.hash)).toBe(`#${encodeExperiment(parted.config)}`);
+    expect(await pair.getByRole('button', { pressed: true }).textContent()).toBe(
+      'sync-own-scaled: where they part',
+    );
+    await pair.getByRole('button', { name: 'sync: where the estimators are identical' }).click();
+    await expect.poll(pressed).toEqual([sync.title]);
+    expect(await page.evaluate(() => location.hash)).toBe(`#${encodeExperiment(sync.config)}`);
+    expect(lab.errors).toEqual([]);
   });
 
   it('What differs: after real training of the default experiment, per agent, the numbers of the run’s own same-batch metrics', async () => {

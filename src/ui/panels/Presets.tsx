@@ -13,12 +13,17 @@ import { useLab } from '../store';
 // presets never change, so each is serialized once.
 const PRESET_JSON = PRESETS.map((p) => ({ id: p.id, json: JSON.stringify(p.config) }));
 
-export function Presets() {
+/** The id of the preset the experiment currently equals, if any (its buttons show pressed). */
+export function usePickedPreset(): string | undefined {
   const config = useLab((s) => s.config);
-  const pickedId = useMemo(() => {
+  return useMemo(() => {
     const now = JSON.stringify(config);
     return PRESET_JSON.find((p) => p.json === now)?.id;
   }, [config]);
+}
+
+export function Presets() {
+  const pickedId = usePickedPreset();
   return (
     <ul className="presets" role="group" aria-label="Presets">
       {PRESETS.map((p) => (
