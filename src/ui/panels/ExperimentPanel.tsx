@@ -200,7 +200,9 @@ export function ExperimentPanel() {
               .map(([a, p]) => `${a}: ${p}`)
               .join(', ')})`
           : ''
-      }, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`,
+      }${Object.entries(c.models.from)
+        .map(([a, from]) => `, ${a} starts from ${from}'s base`)
+        .join('')}, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`,
     ],
     [
       'Rollout',
