@@ -299,6 +299,11 @@ describe("an agent's model started from another agent's base (models.from)", () 
     const own = await loadShippedBase(ExperimentSchema.parse({ task: 'coder-tester' }));
     expect(own.checkpoints.tester).not.toEqual(own.checkpoints.coder);
     expect(own.checkpoints.coder).toEqual(checkpoints.coder);
+    // The mars2-team preset: a small coder from its own shipped file, the tester a nano coder.
+    const team = await loadShippedBase(presetById('mars2-team')!.config);
+    expect(team.checkpoints.coder.manifest.preset).toBe('small');
+    expect(team.notes.coder).toMatch(/^shipped base \(val success 0\.30/);
+    expect(team.checkpoints.tester).toEqual(checkpoints.coder);
     const refused = (models: object) =>
       loadShippedBase(ExperimentSchema.parse({ task: 'coder-tester', models }));
     await expect(refused({ from: { tester: 'judge' } })).rejects.toThrow(
