@@ -6,7 +6,7 @@
  * is one entry here. Pure: no tfjs, no DOM (docs/charts.md#the-chart-registry).
  */
 import type { EstimatorChoice, Optim } from './config';
-import { agentKey, agentShadowKey, evalAvgKey, evalPassKey, M } from './metrics';
+import { agentKey, agentShadowKey, evalAvgKey, evalPassKey, M, MCTS_KEYS } from './metrics';
 
 export type ChartSection = 'Run' | 'Per agent' | 'Update diagnostics' | 'Same batch, every estimator';
 export const CHART_SECTIONS: ChartSection[] = [
@@ -71,6 +71,22 @@ export const CHARTS: ChartEntry[] = [
     series: run(M.successRate, 'success'),
     doc: 'The share of the training batch’s trajectories that solved the task.',
     formula: '#{τ : solved(τ)} / #τ',
+  },
+  {
+    id: 'mcts-tree',
+    title: 'Search trees: best node',
+    section: 'Run',
+    needs: 'mcts',
+    series: {
+      per: 'run',
+      keys: () => [
+        { key: MCTS_KEYS.treeBest, name: 'best score' },
+        { key: MCTS_KEYS.treeSolved, name: 'solved' },
+      ],
+    },
+    doc: 'What each search found: the score of its best node, and the share of trees where some node passes every test.',
+    formula:
+      'mean over the step’s trees of max over nodes of score; #{trees with a node of score 1} / #trees',
   },
   {
     id: 'eval-avg',

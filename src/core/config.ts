@@ -281,7 +281,33 @@ const MCTS_ROLLOUT_FIELDS = {
     .describe(
       'rollout.sampling=mcts: nodes per tree (one tree per instance is the group; MARS2 trains with 8)',
     ),
+  arms: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,15}(,[a-z][a-z0-9-]{0,15})*$/, 'a comma list of agent names')
+    .optional()
+    .describe(
+      "rollout.sampling=mcts: the agents that are the search's arms, a comma list (default: every agent); one agent alone is the single-agent search at the same node budget",
+    ),
 };
+
+/** rollout.arms as a list (absent: undefined, every agent is an arm). */
+export const armsOf = (arms: string | undefined): string[] | undefined => arms?.split(',');
+
+/** rollout.arms given to a run that does not sample by mcts: refused, it would be ignored. */
+function armsIssues(exp: { rollout: { sampling: SamplingName; arms?: string }; runs: Run[] }) {
+  const message = 'only rollout.sampling=mcts has arms';
+  const own = exp.runs.flatMap((r, i) =>
+    r.rollout.arms !== undefined && (r.rollout.sampling ?? exp.rollout.sampling) !== 'mcts'
+      ? [{ path: ['runs', i, 'rollout', 'arms'], message }]
+      : [],
+  );
+  const shared =
+    exp.rollout.arms !== undefined &&
+    exp.runs.some(
+      (r) => r.rollout.arms === undefined && (r.rollout.sampling ?? exp.rollout.sampling) !== 'mcts',
+    );
+  return [...own, ...(shared ? [{ path: ['rollout', 'arms'], message }] : [])];
+}
 
 /** Runs that sample by mcts on a task without nodes: refused with the tasks that have them. */
 function mctsIssues(exp: { task: TaskName; rollout: { sampling: SamplingName }; runs: Run[] }) {
@@ -405,7 +431,7 @@ const stepKey = z
   .refine((k) => Number(k) < MAX_STEPS, `a step is below ${MAX_STEPS}`);
 
 /** The rollout settings a run may override: how it samples and which groups it keeps, over the same task stream as the others. */
-export const RunRolloutSchema = RolloutSchema.pick({ sampling: true, filter: true });
+export const RunRolloutSchema = RolloutSchema.pick({ sampling: true, filter: true, arms: true });
 
 /** Fields one run may change relative to the experiment (e.g. the estimator's options). */
 export const RunSchema = z.strictObject({
@@ -420,7 +446,9 @@ export const RunSchema = z.strictObject({
     .describe('Overrides of the per-agent credit settings and reward dials'),
   rollout: overridesOf(RunRolloutSchema)
     .default({})
-    .describe('Overrides of rollout.sampling (tree vs parallel on one task stream) and rollout.filter'),
+    .describe(
+      'Overrides of rollout.sampling (tree vs parallel on one task stream), rollout.filter and rollout.arms',
+    ),
   train: overridesOf(TrainSchema).optional().describe('Overrides of train.buffer and train.bufferSize'),
   live: (z.record(stepKey, LiveChangeSchema) as unknown as z.ZodType<LiveSchedule>)
     .default({})
@@ -449,6 +477,12 @@ export const ExperimentSchema = z
           .default({})
           .describe(
             'Per-agent model id (DrMAS model_ids): agents given the same id share one model (per-agent assignment only)',
+          ),
+        from: z
+          .record(agentName, agentName)
+          .default({})
+          .describe(
+            "Per-agent: start this agent's model from another agent's shipped base (a MARS2 team of two coders: models.from.tester=coder; per-agent assignment only)",
           ),
         base: z
           .enum(['shipped', 'scratch'])
@@ -547,6 +581,7 @@ export const ExperimentSchema = z
     }
     algebraIssues(exp).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
     mctsIssues(exp).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
+    armsIssues(exp).forEach((issue) => ctx.addIssue({ code: 'custom', ...issue }));
   });
 
 /**

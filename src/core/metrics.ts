@@ -155,9 +155,16 @@ export const OUTCOME_STATS = ['own_success'] as const;
  * The MARS2 search (rollout.sampling=mcts; src/tasks/mcts.ts), per step, means over the step's
  * trees: `rollout/tree_nodes`, the nodes of a tree; per agent, `nodes`, the nodes of a tree it
  * generated (they sum to tree_nodes), and `arm_mean`, the mean of its arm's Beta posterior at the
- * end of the search, (1 + Σ scores)/(2 + its nodes). Only runs that sample by mcts emit them.
+ * end of the search, (1 + Σ scores)/(2 + its nodes). `rollout/tree_best` is the best node's score
+ * and `rollout/tree_solved` the share of trees with a node of score 1: what a search is judged by
+ * (MARS2 keeps its best node), where success rate counts every node. Only runs that sample by mcts
+ * emit them.
  */
-export const MCTS_KEYS = { treeNodes: 'rollout/tree_nodes' } as const;
+export const MCTS_KEYS = {
+  treeNodes: 'rollout/tree_nodes',
+  treeBest: 'rollout/tree_best',
+  treeSolved: 'rollout/tree_solved',
+} as const;
 export const MCTS_STATS = ['nodes', 'arm_mean'] as const;
 
 /**

@@ -86,6 +86,12 @@ const MAGRPO_COMLRL = [
   { label: 'Dr. MAS', estimator: 'drmas' },
 ];
 
+/** MARS2's claim: a team of two different coders against the stronger one searching alone, same nodes per tree. */
+const MARS2_TEAM = [
+  { label: 'Team (small + nano coder)', estimator: 'mars2' },
+  { label: 'Small coder alone', estimator: 'mars2', rollout: { arms: 'coder' } },
+];
+
 export const PRESETS: readonly Preset[] = [
   {
     id: 'drmas-vs-grpo',
@@ -325,6 +331,26 @@ export const PRESETS: readonly Preset[] = [
     lookFor:
       'Tests: MAGRPO as its authors run it against GRPO and Dr. MAS. Look for: success and eval pass@k per run, and clipfrac 0 on the MAGRPO run.',
     config: make({ task: 'coder-tester', runs: MAGRPO_COMLRL }),
+  },
+  {
+    id: 'mars2-team',
+    title: 'MARS2: a team of two coders against the stronger one alone (coder-tester)',
+    blurb:
+      'MARS2 the way MARTI trains it: one search tree of 8 answers per problem (rollout.sampling=mcts), the ' +
+      'agents as arms chosen by Thompson sampling, advantages normalized over the tree (mars2), trees whose ' +
+      'answers all score alike dropped (rollout.filter=mixed), and each agent updating from its own buffer. ' +
+      'The team is two coders of different sizes: a small one (models.perAgent.coder=small) and a nano one ' +
+      'in the tester’s seat (models.from.tester=coder). The other run searches with the small coder alone ' +
+      '(runs.1.rollout.arms=coder), at the same nodes per tree.',
+    lookFor:
+      'Tests: MARS2’s claim that a team of different agents beats its strongest member at the same budget. Look for: Search trees: best node, and each arm’s nodes per tree.',
+    config: make({
+      task: 'coder-tester',
+      models: { perAgent: { coder: 'small' }, from: { tester: 'coder' } },
+      rollout: { sampling: 'mcts', nodes: 8, filter: 'mixed' },
+      train: { buffer: 'per-agent', bufferSize: 32 },
+      runs: MARS2_TEAM,
+    }),
   },
 ];
 

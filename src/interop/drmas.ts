@@ -214,6 +214,8 @@ export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAUL
   const dropped: string[] = [];
   if (exp.models.preset !== 'nano' || Object.keys(exp.models.perAgent).length)
     dropped.push('models.preset / models.perAgent (the --models checkpoints stand in for every size)');
+  if (Object.keys(exp.models.from).length)
+    dropped.push('models.from (the --models checkpoints are where every model starts)');
 
   const scripts: string[] = [];
   const files: Record<string, string> = {};

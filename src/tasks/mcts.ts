@@ -119,7 +119,14 @@ export async function mctsRollout<X extends object = object>(
   if (!spec)
     throw new Error(`mcts: task ${opts.task} has no nodes; it runs on ${Object.keys(NODE_SPECS).join(', ')}`);
   const N = opts.nodes ?? 8;
-  const agents = task.agents.map((a) => a.role);
+  const team = task.agents.map((a) => a.role);
+  // rollout.arms: a subset of the team searches (one agent alone: the single-agent baseline).
+  const stranger = opts.arms?.find((a) => !(team as string[]).includes(a));
+  if (stranger !== undefined || opts.arms?.length === 0)
+    throw new Error(
+      `rollout.arms: task ${opts.task} has no agent "${stranger ?? ''}" (agents: ${team.join(', ')})`,
+    );
+  const agents = (opts.arms as readonly Role[] | undefined) ?? team;
   const modelOf = (agent: Role) => opts.agentModels?.[agent] ?? agent;
   const options = { temperature: opts.temperature ?? 1, topP: opts.topP ?? 1 };
   const trees: MctsTree<X>[] = opts.instances.map((instance) => ({ instance, nodes: [], roots: [] }));
@@ -162,7 +169,12 @@ export async function mctsRollout<X extends object = object>(
       (parent < 0 ? t.roots : t.nodes[parent].children).push(t.nodes.length - 1);
     });
   }
-  return { ...nodeResults(task, trees), ticks: N, completionCalls: 0, metrics: treeMetrics(trees, agents) };
+  return {
+    ...nodeResults(task, trees),
+    ticks: N,
+    completionCalls: 0,
+    metrics: treeMetrics(trees, team, agents),
+  };
 }
 
 /**
@@ -210,16 +222,28 @@ function nodeResults<X extends object>(
   return { rows, trajectories };
 }
 
-/** The search's metrics (core/metrics MCTS_KEYS, MCTS_STATS), means over the trees. */
-function treeMetrics(trees: MctsTree[], agents: readonly Role[]): Record<string, number> {
+/**
+ * The search's metrics (core/metrics MCTS_KEYS, MCTS_STATS), means over the trees, for every agent
+ * of the team: one that is no arm generated 0 nodes and has no arm posterior (NaN, not Beta(1, 1)'s 0.5).
+ */
+function treeMetrics(
+  trees: MctsTree[],
+  team: readonly Role[],
+  arms: readonly Role[],
+): Record<string, number> {
   const meanOver = (f: (t: MctsTree) => number): number =>
     trees.reduce((s, t) => s + f(t), 0) / Math.max(1, trees.length);
   return {
     [MCTS_KEYS.treeNodes]: meanOver((t) => t.nodes.length),
+    [MCTS_KEYS.treeBest]: meanOver((t) => Math.max(...t.nodes.map((n) => n.score))),
+    [MCTS_KEYS.treeSolved]: meanOver((t) => (t.nodes.some((n) => n.score === 1) ? 1 : 0)),
     ...Object.fromEntries(
-      agents.flatMap((a): [string, number][] => [
+      team.flatMap((a): [string, number][] => [
         [agentKey(a, 'nodes'), meanOver((t) => t.nodes.filter((n) => n.agent === a).length)],
-        [agentKey(a, 'arm_mean'), meanOver((t) => posteriorMean(armPosterior(t, a)))],
+        [
+          agentKey(a, 'arm_mean'),
+          arms.includes(a) ? meanOver((t) => posteriorMean(armPosterior(t, a))) : NaN,
+        ],
       ]),
     ),
   };

@@ -97,6 +97,8 @@ export interface RolloutOptions<X extends object = object> {
   topP?: number;
   /** MCTS sampling only (tasks/mcts.ts): nodes per tree (rollout.nodes); 8 if absent. */
   nodes?: number;
+  /** MCTS sampling only: the agents that are arms (rollout.arms); every agent if absent. */
+  arms?: readonly string[];
 }
 
 export interface RolloutResult<X extends object = object> {

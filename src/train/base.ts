@@ -101,17 +101,19 @@ export async function loadBase(
     // which knows every role token.
     const subset = exp.models.assignment === 'per-agent' && slot.agents.length > 1;
     const dir = `${baseTask}/${subset ? 'shared' : exp.models.assignment}`;
-    const sized = `${dir}/${slot.id}-${slot.preset}.ckpt`;
+    // models.from: another agent's file (a team of two coders); otherwise the model's own.
+    const file = slot.from ?? slot.id;
+    const sized = `${dir}/${file}-${slot.preset}.ckpt`;
     const sizedBytes = !subset && slot.preset !== exp.models.preset ? await read(sized) : null;
     // A variant may ship its own model of a slot, under models/<variant>/ (search-routing's
     // router, retrained to err cautiously); its task's models serve every other slot.
     const own =
       baseTask !== exp.task && !subset && !sizedBytes
-        ? `${exp.task}/${exp.models.assignment}/${slot.id}.ckpt`
+        ? `${exp.task}/${exp.models.assignment}/${file}.ckpt`
         : null;
     const ownBytes = own ? await read(own) : null;
     const path =
-      own && ownBytes ? own : sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${slot.id}.ckpt`;
+      own && ownBytes ? own : sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${file}.ckpt`;
     const bytes = ownBytes ?? sizedBytes ?? (await read(path));
     if (!bytes) {
       throw new Error(
@@ -137,7 +139,8 @@ export async function loadBase(
       ...(unverified ? [unverified] : []),
       ...(migrated ? [migrated] : []),
     ];
-    notes[slot.id] = `shipped base${said.length ? ` (${said.join('; ')})` : ''}`;
+    const whose = slot.from ? ` of ${slot.from}` : '';
+    notes[slot.id] = `shipped base${whose}${said.length ? ` (${said.join('; ')})` : ''}`;
   }
   return { checkpoints, notes };
 }

@@ -13,6 +13,8 @@ export interface ModelSlot {
   id: string;
   preset: ModelPreset;
   agents: Role[];
+  /** The agent whose shipped base this model starts from (models.from), when not its own. */
+  from?: Role;
 }
 
 /**
@@ -58,7 +60,7 @@ function checkPerAgent(exp: Experiment, agents: readonly Role[], slots: readonly
 export function modelSlots(exp: Experiment): ModelSlot[] {
   const agents = getTask(exp.task).agents.map((a) => a.role);
   if (exp.models.assignment === 'shared') {
-    for (const field of ['perAgent', 'ids'] as const) {
+    for (const field of ['perAgent', 'ids', 'from'] as const) {
       const extra = Object.keys(exp.models[field]);
       if (extra.length)
         throw new Error(`models.${field} (${extra.join(', ')}) needs models.assignment = per-agent`);
@@ -67,7 +69,7 @@ export function modelSlots(exp: Experiment): ModelSlot[] {
     checkPerAgent(exp, agents, slots);
     return slots;
   }
-  for (const field of ['perAgent', 'ids'] as const) {
+  for (const field of ['perAgent', 'ids', 'from'] as const) {
     for (const name of Object.keys(exp.models[field])) {
       if (!agents.includes(name as Role)) {
         throw new Error(
@@ -87,6 +89,20 @@ export function modelSlots(exp: Experiment): ModelSlot[] {
         `models.perAgent.${role}: agents ${[...slot.agents, role].join(', ')} share model ${id} (models.ids), so they need one size`,
       );
     } else slot.agents.push(role);
+  }
+  // models.from: an agent's own model starts from another agent's base file (the same size's, or
+  // its <id>-<size>.ckpt). One file cannot seed a model several agents share: refused, not guessed.
+  for (const [name, from] of Object.entries(exp.models.from)) {
+    if (!agents.includes(from as Role))
+      throw new Error(
+        `models.from.${name}: task ${exp.task} has no agent "${from}" (agents: ${agents.join(', ')})`,
+      );
+    const slot = slots.find((s) => s.agents.includes(name as Role))!;
+    if (slot.agents.length > 1)
+      throw new Error(
+        `models.from.${name}: agents ${slot.agents.join(', ')} share model ${slot.id} (models.ids), which starts from the task's shared base`,
+      );
+    if (from !== name) slot.from = from as Role;
   }
   checkPerAgent(exp, agents, slots);
   return slots;

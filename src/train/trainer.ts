@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
-import { LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
+import { armsOf, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
 import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
 import { agentKey, agentShadowKey, M, metricKeys, modelKey, shadowEstimators } from '../core/metrics';
 import { dialReward, dialsOf, unknownDials } from '../rl/rows';
@@ -192,6 +192,7 @@ export class RunTrainer {
       temperature,
       topP: exp.rollout.topP,
       nodes: exp.rollout.nodes,
+      arms: armsOf(this.settings.rollout.arms),
     });
     const rolloutMs = performance.now() - tRollout;
 

@@ -34,7 +34,9 @@ export function summaryRows(c: Experiment): [string, string][] {
       'Models',
       `${c.models.assignment === 'shared' ? 'one shared model (role tokens)' : 'one model per agent'}, ${c.models.preset}${
         perAgentModels.length ? ` (${perAgentModels.map(([a, p]) => `${a}: ${p}`).join(', ')})` : ''
-      }, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`,
+      }${Object.entries(c.models.from)
+        .map(([a, from]) => `, ${a} starts from ${from}'s base`)
+        .join('')}, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`,
     ],
     [
       'Rollout',

@@ -21,4 +21,18 @@ describe('presets', () => {
     expect(back.ok).toBe(true);
     expect(back.config.reward.scale).toEqual({ alice: 8 });
   });
+
+  it('mars2-team: the same search for both runs, a team of two coders against the small coder alone', () => {
+    const c = presetById('mars2-team')!.config;
+    expect(c.task).toBe('coder-tester');
+    expect(c.rollout).toMatchObject({ sampling: 'mcts', nodes: 8, filter: 'mixed' });
+    expect(c.models.perAgent).toEqual({ coder: 'small' });
+    expect(c.models.from).toEqual({ tester: 'coder' });
+    expect(c.runs.map((r) => [r.estimator, r.rollout.arms])).toEqual([
+      ['mars2', undefined],
+      ['mars2', 'coder'],
+    ]);
+    const back = decodeExperiment(encodeExperiment(c));
+    expect(back.ok && back.config).toEqual(c);
+  });
 });

@@ -22,12 +22,15 @@ function answerer(task: 'coder-tester' | 'math', errorRate: Partial<Record<Role,
     calls.map((c) => ({ text: t.demonstrate(c.state, role, new Prng(c.seed), errorRate[c.agent] ?? 0) }));
 }
 
-async function search(task: 'coder-tester' | 'math', seed: number, nodes = 8, B = 6) {
+async function search(task: 'coder-tester' | 'math', seed: number, nodes = 8, B = 6, arms?: string[]) {
   const t = getTask(task);
   const instances = sampleInstances(t, new Prng(seed), 'train', B);
   const policy = answerer(task, { [t.agents[0].role]: 0.9, [t.agents[1].role]: 0.3 });
   const policies = Object.fromEntries(t.agents.map((a) => [a.role, policy]));
-  return { instances, result: await mctsRollout({ task, instances, groupSize: 2, policies, seed, nodes }) };
+  return {
+    instances,
+    result: await mctsRollout({ task, instances, groupSize: 2, policies, seed, nodes, arms }),
+  };
 }
 
 describe('Thompson sampling on Beta posteriors', () => {
@@ -117,6 +120,13 @@ describe('mcts trees', () => {
       const m = result.metrics!;
       const agents = getTask(task).agents.map((a) => a.role);
       expect(m[MCTS_KEYS.treeNodes]).toBe(N);
+      // The best node and the solved share, per tree from its rows, then the mean over trees.
+      const best = instances.map((_, g) =>
+        Math.max(...result.rows.filter((r) => r.group === g).map((r) => r.reward)),
+      );
+      expect(m[MCTS_KEYS.treeBest]).toBeCloseTo(best.reduce((s, b) => s + b, 0) / best.length, 12);
+      expect(m[MCTS_KEYS.treeSolved]).toBe(best.filter((b) => b === 1).length / best.length);
+      expect(m[MCTS_KEYS.treeSolved]).toBeGreaterThan(0);
       expect(agents.reduce((s, a) => s + m[agentKey(a, 'nodes')], 0)).toBe(N);
       // The better arm (error 0.3, the second agent) generates more nodes than the worse one (0.9).
       expect(m[agentKey(agents[1], 'nodes')]).toBeGreaterThan(m[agentKey(agents[0], 'nodes')]);
@@ -131,6 +141,22 @@ describe('mcts trees', () => {
     const shape = (r: typeof a.result) => r.rows.map((x) => `${x.agent}:${x.parent}:${x.response}`);
     expect(shape(b.result)).toEqual(shape(a.result));
     expect(shape(c.result)).not.toEqual(shape(a.result));
+  });
+
+  it('rollout.arms: one arm alone generates every node at the same budget; no arm, no nodes and no posterior', async () => {
+    const { result } = await search('coder-tester', 4, 8, 3, ['tester']);
+    expect(result.rows.length).toBe(3 * 8);
+    expect(new Set(result.rows.map((r) => r.agent))).toEqual(new Set(['tester']));
+    const m = result.metrics!;
+    expect(m[agentKey('tester', 'nodes')]).toBe(8);
+    expect(m[agentKey('coder', 'nodes')]).toBe(0);
+    expect(m[agentKey('coder', 'arm_mean')]).toBeNaN();
+    expect(m[agentKey('tester', 'arm_mean')]).toBeGreaterThan(0);
+    // A lone arm still searches: it widens or refines, so some nodes refine a parent.
+    expect(result.rows.some((r) => r.parent! >= 0)).toBe(true);
+    await expect(search('coder-tester', 4, 8, 3, ['judge'])).rejects.toThrow(
+      'rollout.arms: task coder-tester has no agent "judge" (agents: tester, coder)',
+    );
   });
 
   it("the arm posterior mean is (1 + Σ scores)/(2 + nodes) over the agent's nodes", async () => {
@@ -233,5 +259,30 @@ describe('config', () => {
     const read = decodeExperiment(link);
     expect(read).toMatchObject({ ok: true, config: { rollout: { sampling: 'mcts', nodes: 4 } } });
     if (read.ok) expect(encodeExperiment(read.config)).toContain('rollout.sampling=mcts&rollout.nodes=4');
+  });
+
+  it('takes rollout.arms with mcts, per run too, round-trips it in a link, and refuses it off mcts', () => {
+    const link =
+      'v=1&task=coder-tester&rollout.sampling=mcts&runs.0.label=team&runs.0.estimator=mars2' +
+      '&runs.1.label=coder alone&runs.1.estimator=mars2&runs.1.rollout.arms=coder';
+    const read = decodeExperiment(link);
+    expect(read.ok).toBe(true);
+    if (!read.ok) return;
+    expect(read.config.runs[1].rollout.arms).toBe('coder');
+    expect(read.config.runs[0].rollout.arms).toBeUndefined();
+    const again = decodeExperiment(encodeExperiment(read.config));
+    expect(again.ok && again.config).toEqual(read.config);
+    const off = validateExperiment({ task: 'coder-tester', rollout: { arms: 'coder' } });
+    expect(!off.ok && off.errors).toEqual([
+      { path: 'rollout.arms', message: 'only rollout.sampling=mcts has arms' },
+    ]);
+    const offRun = validateExperiment({
+      task: 'coder-tester',
+      runs: [{ label: 'a', estimator: 'grpo', rollout: { arms: 'coder' } }],
+    });
+    expect(!offRun.ok && offRun.errors.map((e) => e.path)).toEqual(['runs.0.rollout.arms']);
+    expect(validateExperiment({ task: 'math', rollout: { sampling: 'mcts', arms: 'Solver!' } }).ok).toBe(
+      false,
+    );
   });
 });

@@ -287,3 +287,33 @@ describe('a model shared by a subset of the agents (models.ids)', () => {
     }
   });
 });
+
+describe("an agent's model started from another agent's base (models.from)", () => {
+  it('starts the tester from the shipped coder, says so, and refuses what it cannot honour', async () => {
+    const exp = ExperimentSchema.parse({ task: 'coder-tester', models: { from: { tester: 'coder' } } });
+    const { checkpoints, notes } = await loadShippedBase(exp);
+    expect(checkpoints.tester).toEqual(checkpoints.coder);
+    expect(notes.tester).toMatch(/^shipped base of coder \(val success 0\.\d\d/);
+    expect(notes.coder).toMatch(/^shipped base \(val success/);
+    // Without it, each starts from its own file: the two differ.
+    const own = await loadShippedBase(ExperimentSchema.parse({ task: 'coder-tester' }));
+    expect(own.checkpoints.tester).not.toEqual(own.checkpoints.coder);
+    expect(own.checkpoints.coder).toEqual(checkpoints.coder);
+    // The mars2-team preset: a small coder from its own shipped file, the tester a nano coder.
+    const team = await loadShippedBase(presetById('mars2-team')!.config);
+    expect(team.checkpoints.coder.manifest.preset).toBe('small');
+    expect(team.notes.coder).toMatch(/^shipped base \(val success 0\.30/);
+    expect(team.checkpoints.tester).toEqual(checkpoints.coder);
+    const refused = (models: object) =>
+      loadShippedBase(ExperimentSchema.parse({ task: 'coder-tester', models }));
+    await expect(refused({ from: { tester: 'judge' } })).rejects.toThrow(
+      'models.from.tester: task coder-tester has no agent "judge"',
+    );
+    await expect(refused({ assignment: 'shared', from: { tester: 'coder' } })).rejects.toThrow(
+      'models.from (tester) needs models.assignment = per-agent',
+    );
+    await expect(
+      refused({ ids: { tester: 'both', coder: 'both' }, from: { tester: 'coder' } }),
+    ).rejects.toThrow('models.from.tester: agents tester, coder share model both');
+  });
+});
