@@ -29,6 +29,13 @@ describe('the experiment summary', () => {
       'AdamW, learning rate 0.0003, weight decay 0.01, probability ratio clipped 0.2 below / 0.2 above 1 (dual clip 3), loss aggregation token-mean',
     );
     expect(row({}, 'Models')).toMatch(/^one model per agent, nano, /);
+    const team = {
+      task: 'coder-tester',
+      models: { perAgent: { coder: 'small' }, from: { tester: 'coder' } },
+    };
+    expect(row(team, 'Models')).toBe(
+      "one model per agent, nano (coder: small), tester starts from coder's base, shipped base checkpoints",
+    );
     const perAgent = { ...DEFAULT_EXPERIMENT.optim, perAgent: { search: { lr: 0.002 } } };
     expect(row({ optim: perAgent }, 'Per agent')).toBe('search: Learning rate 0.002');
     for (const [name, words] of summaryRows(DEFAULT_EXPERIMENT))
