@@ -39,6 +39,8 @@ export interface MathState extends BaseState {
   phase: 'solve' | 'verify';
   /** The latest solver answer, parsed (null if it was malformed). */
   answer: number | null;
+  /** Whether every verdict so far was right (yes on a right answer, no on a wrong one); null: none yet. */
+  verdictsRight: boolean | null;
 }
 
 const AGENTS: readonly AgentSpec[] = [
@@ -68,6 +70,7 @@ function init(instance: MathInstance): MathState {
     loop: 0,
     phase: 'solve',
     answer: null,
+    verdictsRight: null,
     log: [],
     done: false,
     outcome: null,
@@ -87,9 +90,21 @@ function validate(agent: Role, response: string): string | null {
   return `'${agent}' is not a math agent`;
 }
 
+const answerRight = (state: MathState): boolean =>
+  state.answer !== null && state.answer === solution(state.instance);
+
+/**
+ * The outcome, with each agent's own part: the solver's last answer is right; the verifier's
+ * verdicts were all right. A trajectory whose verifier never spoke (its first answer on the last
+ * loop) says nothing of it.
+ */
 function scored(state: MathState): MathState {
-  const success = state.answer !== null && state.answer === solution(state.instance);
-  return finish(state, { success, reward: success ? 1 : 0 });
+  const success = answerRight(state);
+  const agentSuccess = {
+    solver: success,
+    ...(state.verdictsRight === null ? {} : { verifier: state.verdictsRight }),
+  };
+  return finish(state, { success, reward: success ? 1 : 0, agentSuccess });
 }
 
 function step(state: MathState, agent: Role, response: string): StepResult<MathState> {
@@ -103,10 +118,20 @@ function step(state: MathState, agent: Role, response: string): StepResult<MathS
     // No verification after the last attempt (the reference skips the verifier on the last loop).
     return { state: state.loop === MATH_MAX_LOOPS - 1 ? scored(solved) : solved, valid };
   }
-  // Verifier: only an explicit "no" rejects; anything invalid approves.
-  if (response !== 'no') return { state: scored({ ...state, log }), valid };
+  // Verifier: only an explicit "no" rejects; anything invalid approves. A verdict is right when it
+  // rejects exactly a wrong answer.
+  const rejects = response === 'no';
+  const verdictsRight = (state.verdictsRight ?? true) && rejects !== answerRight(state);
+  if (!rejects) return { state: scored({ ...state, log, verdictsRight }), valid };
   return {
-    state: { ...state, log, context: state.context + ' no', loop: state.loop + 1, phase: 'solve' },
+    state: {
+      ...state,
+      log,
+      verdictsRight,
+      context: state.context + ' no',
+      loop: state.loop + 1,
+      phase: 'solve',
+    },
     valid,
   };
 }
@@ -150,4 +175,5 @@ export const mathTask: Task<MathInstance, MathState> = {
   step,
   demonstrate,
   neutral,
+  ownSuccess: true,
 };

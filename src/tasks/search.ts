@@ -70,6 +70,11 @@ export interface SearchState extends BaseState {
   phase: 'route' | 'search' | 'answer';
   /** Indices of facts retrieved so far (lets the demonstrator know what the agents can know). */
   retrieved: number[];
+  /**
+   * search-roles only: whether every routing verdict so far was right ("no" exactly while a
+   * needed fact is missing); absent until the verifier speaks.
+   */
+  verdictsRight?: boolean;
 }
 
 const AGENTS: readonly AgentSpec[] = [
@@ -313,14 +318,32 @@ export function roleRewards(state: SearchState, success: boolean): Partial<Recor
   return { answer: 2 * right, search: tool + right, verifier: right };
 }
 
+/**
+ * Each agent's own part on search-roles: the answer agent answered right; the search agent
+ * retrieved every fact the answer needs with no malformed query (its role reward's +1); the
+ * verifier routed right at every verdict (routeErrors' cautious and eager errors, none).
+ */
+function ownParts(state: SearchState, success: boolean): Partial<Record<Role, boolean>> {
+  const malformed = state.log.some((l) => l.agent === 'search' && !l.valid);
+  return {
+    answer: success,
+    search: !malformed && answerable(state),
+    ...(state.verdictsRight === undefined ? {} : { verifier: state.verdictsRight }),
+  };
+}
+
 function stepWithRoles(state: SearchState, agent: Role, response: string): StepResult<SearchState> {
   const r = step(state, agent, response);
-  const outcome = r.state.outcome;
-  if (!outcome) return r;
-  return {
-    ...r,
-    state: { ...r.state, outcome: { ...outcome, agentRewards: roleRewards(r.state, outcome.success) } },
-  };
+  const verdictsRight =
+    agent === 'verifier'
+      ? (state.verdictsRight ?? true) && (response === 'no') !== answerable(state)
+      : state.verdictsRight;
+  const next = verdictsRight === undefined ? r.state : { ...r.state, verdictsRight };
+  const outcome = next.outcome;
+  if (!outcome) return { ...r, state: next };
+  const agentRewards = roleRewards(next, outcome.success);
+  const agentSuccess = ownParts(next, outcome.success);
+  return { ...r, state: { ...next, outcome: { ...outcome, agentRewards, agentSuccess } } };
 }
 
 export const searchRolesTask: Task<SearchInstance, SearchState> = {
@@ -330,6 +353,7 @@ export const searchRolesTask: Task<SearchInstance, SearchState> = {
   doc: 'search with per-agent rewards on different scales (AT-GRPO role rewards): answer 2·EM, search retrieval ±1 + EM, verifier EM',
   // Follows Dr. MAS search orchestra + PettingLLMs role rewards (arXiv 2510.11062; multi_agent_env/**/calculate_reward).
   step: stepWithRoles,
+  ownSuccess: true,
 };
 
 /**

@@ -191,6 +191,33 @@ describe('search-roles: AT-GRPO role rewards on the search workflow', () => {
     });
   });
 
+  it("says each agent's own part: answer right, every needed fact retrieved cleanly, every route right", () => {
+    const own = (responses: string[]) => outcomeOf(oneHop, responses).agentSuccess;
+    expect(own(['no', query, 'yes', `a:${oneHop.answer}`])).toEqual({
+      answer: true,
+      search: true,
+      verifier: true,
+    });
+    // Right routing and retrieval, wrong answer: only the answer agent failed its part.
+    expect(own(['no', query, 'yes', 'a:nobody'])).toEqual({ answer: false, search: true, verifier: true });
+    // A malformed query first: the search agent failed its part, though the fact came in later.
+    expect(own(['no', 'garbage', 'no', query, 'yes', `a:${oneHop.answer}`])).toEqual({
+      answer: true,
+      search: false,
+      verifier: true,
+    });
+    // An eager "yes" before the fact is in: the verifier routed wrong, and nothing was retrieved.
+    expect(own(['yes', 'a:nobody'])).toEqual({ answer: false, search: false, verifier: false });
+    // A cautious "no" with the fact already in: the verifier routed wrong once.
+    expect(own(['no', query, 'no', query, 'yes', `a:${oneHop.answer}`])).toEqual({
+      answer: true,
+      search: true,
+      verifier: false,
+    });
+    expect(searchRolesTask.ownSuccess).toBe(true);
+    expect(searchTask.ownSuccess).toBeUndefined(); // search's one shared reward tells no agent's part
+  });
+
   it('shares search’s instances, split and outcome (success, trajectory reward)', () => {
     for (const i of instances.slice(0, 50))
       expect(splitOf(searchRolesTask, searchRolesTask.key(i))).toBe(splitOf(searchTask, searchTask.key(i)));
