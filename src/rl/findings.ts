@@ -98,6 +98,28 @@ function figurePicks(summaries: readonly RunSummary[]): Pick[] {
     [`eval avg@${k}`, `held-out success, mean over ${k} samples per question`, (s) => s.evalAvg],
     [`eval pass@${k}`, `held-out success, any of ${k} samples per question`, (s) => s.evalPass],
     [`reward (last ${tail})`, `training reward, mean over the last ${tail} steps`, (s) => s.finalReward],
+    // A search's own outcome (mcts): its best node, and how it shares the tree among its arms.
+    ...(summaries.some((s) => Number.isFinite(s.treeBest))
+      ? ([
+          [
+            `trees solved (last ${tail})`,
+            `search trees with a node that passes, mean over the last ${tail} steps`,
+            (s) => s.treeSolved,
+          ],
+          [
+            `best node (last ${tail})`,
+            `best node score per search tree, mean over the last ${tail} steps`,
+            (s) => s.treeBest,
+          ],
+          ...agents
+            .filter((a) => summaries.some((s) => Number.isFinite(s.agents[a]?.nodes)))
+            .map((a): Pick => [
+              `${a} nodes (last ${tail})`,
+              `${a}: nodes per search tree it generated, mean over the last ${tail} steps`,
+              (s) => s.agents[a]?.nodes ?? NaN,
+            ]),
+        ] as Pick[])
+      : []),
     // Each agent's own part, where the task tells it (sync-own, coder-tester): whose learning moved.
     ...agents
       .filter((a) => summaries.some((s) => Number.isFinite(s.agents[a]?.ownSuccess)))

@@ -4,9 +4,9 @@
  * evaluation, the training reward over the last N steps, per agent the median and maximum
  * pre-clip gradient norm and the spike fraction (steps above 3× the running median,
  * src/rl/stats.ts) and, where the task tells it, the agent's own success over the last N steps,
- * and the skipped updates. Pure: no tfjs, no DOM, no Node APIs.
+ * and the skipped updates; under mcts, the search's best node and each agent's nodes per tree. Pure: no tfjs, no DOM, no Node APIs.
  */
-import { agentKey, evalAvgKey, evalPassKey, M } from '../core/metrics';
+import { agentKey, evalAvgKey, evalPassKey, M, MCTS_KEYS } from '../core/metrics';
 import { gradSpikes } from './stats';
 
 /** Steps whose training reward is averaged for the `reward (last N)` figure, unless told otherwise. */
@@ -25,6 +25,8 @@ export interface AgentSummary {
    * does not tell an agent's part.
    */
   ownSuccess: number;
+  /** Mean of agent/<a>/nodes over the last `rewardTail` steps: its share of a search tree (NaN off mcts). */
+  nodes: number;
 }
 
 export interface RunSummary {
@@ -38,6 +40,12 @@ export interface RunSummary {
   evalPass: number;
   /** Mean of reward/mean over the last `rewardTail` steps. */
   finalReward: number;
+  /**
+   * Under mcts, means over the last `rewardTail` steps of rollout/tree_best and rollout/tree_solved:
+   * what a search found, its best node (NaN for a run that does not search).
+   */
+  treeBest: number;
+  treeSolved: number;
   rewardTail: number;
   /** Model updates skipped for a non-finite loss or gradient, summed over steps. */
   skippedUpdates: number;
@@ -79,6 +87,8 @@ export function summarize(
     evalAvg: last(evalAvgKey(evalK)),
     evalPass: last(evalPassKey(evalK)),
     finalReward: tailMean(M.rewardMean),
+    treeBest: tailMean(MCTS_KEYS.treeBest),
+    treeSolved: tailMean(MCTS_KEYS.treeSolved),
     rewardTail,
     skippedUpdates: sum(M.updateSkipped),
     envErrors: sum(M.envErrors),
@@ -95,6 +105,7 @@ export function summarize(
             spikes,
             spikeFrac: history.length ? spikes / history.length : NaN,
             ownSuccess: tailMean(agentKey(a, 'own_success')),
+            nodes: tailMean(agentKey(a, 'nodes')),
           },
         ];
       }),
