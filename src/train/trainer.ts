@@ -63,7 +63,10 @@ export interface TrainerOptions {
   /** Starting weights per model id; null = seeded fresh init. */
   base?: Readonly<Record<string, Checkpoint>> | null;
   env?: EnvRunner;
-  /** Models to train instead of building them; the caller keeps ownership. */
+  /**
+   * Models to train instead of building them; the caller keeps ownership. Their optimizers read
+   * lr and grad clip from the settings they were built with, so setLive does not reach those two.
+   */
   models?: PolicyModel[];
   /** Live changes laid over the run's own `live` (a resumed page session's, recorded after its save). */
   schedule?: LiveSchedule;
@@ -109,7 +112,8 @@ export class RunTrainer {
     this.schedule = mergeSchedules(o.run.live ?? {}, o.schedule ?? {});
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
-    this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
+    // The optimizers read lr and grad clip from this.settings at every step: setLive changes only it.
+    this.models = o.models ?? buildModels(o.exp, () => this.settings.optim, o.seed, o.base ?? null);
     this.agents = this.models.flatMap((m) => m.agents);
     const task = getTask(o.exp.task);
     this.task = task;
@@ -250,7 +254,7 @@ export class RunTrainer {
     for (const m of this.models) {
       const idx = trained.filter((i) => m.agents.includes(batch.rows[i].agent));
       const updateOptions = {
-        optim: modelOptim(m, optim), // its agents' own lr, clip ratios, …
+        optim: modelOptim(m, optim), // its agents' own clip ratios, entropy bonus, …
         temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
@@ -353,12 +357,6 @@ export class RunTrainer {
   setLive(param: LiveParam, value: number): void {
     checkLive(param, value);
     this.settings = withLive(this.settings, param, value);
-    // What the optimizers hold is derived from the settings: re-derive it whatever changed.
-    for (const m of this.models) {
-      const own = modelOptim(m, this.settings.optim);
-      m.opt.lr = own.lr;
-      m.opt.clipNorm = own.maxGradNorm;
-    }
   }
 
   /** The live hyper-parameters as they stand now. */

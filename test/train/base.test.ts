@@ -163,7 +163,7 @@ describe('the mechanism presets on their shipped base models', () => {
   it('math-loop: the base verifier rejects first answers, so seeded rollouts have more solver calls than trajectories', async () => {
     const exp = presetById('math-loop')!.config;
     const { checkpoints } = await loadShippedBase(exp);
-    const models = buildModels(exp, exp.optim, 0, checkpoints);
+    const models = buildModels(exp, () => exp.optim, 0, checkpoints);
     try {
       const counters = { forwards: 0, readbacks: 0, tokens: 0 };
       const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
@@ -195,7 +195,7 @@ describe('the search-routing preset on its base models', () => {
       'search',
       'search',
     ]);
-    const models = buildModels(exp, exp.optim, 0, checkpoints);
+    const models = buildModels(exp, () => exp.optim, 0, checkpoints);
     try {
       const counters = { forwards: 0, readbacks: 0, tokens: 0 };
       const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
