@@ -27,7 +27,8 @@ export interface AgentDifference {
   sentence: string;
 }
 
-export interface WhatDiffers {
+/** What differs between the two estimators on one run's batches: the What differs card's content. */
+export interface RunDifferences {
   /** First and last step summarized. */
   steps: [number, number];
   /** Every agent got exactly the same advantages from both estimators on every batch. */
@@ -123,7 +124,7 @@ export function whatDiffers(
   agents: readonly string[],
   own: EstimatorChoice,
   o: { window?: number; trajectories?: number; run?: string; trees?: boolean } = {},
-): WhatDiffers | null {
+): RunDifferences | null {
   const w = o.trees ? DIFFERS_WORDS.nodes : DIFFERS_WORDS.trajectories;
   const rows = history.filter((h) => Number.isFinite(h[M.step])).slice(-(o.window ?? DIFFERS_WINDOW));
   if (rows.length === 0) return null;
