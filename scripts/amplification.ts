@@ -23,7 +23,7 @@ import { PRESETS, presetById } from '../src/core/presets';
 import { mixSeed } from '../src/core/prng';
 import { computeAdvantages } from '../src/rl/advantage';
 import { formatFixed } from '../src/rl/findings';
-import { pearson } from '../src/rl/shadow';
+import { pearson } from '../src/rl/same-batch';
 import { median } from '../src/rl/summary';
 import type { Row } from '../src/tasks/orchestrator';
 import { getTask } from '../src/tasks/registry';

@@ -9,10 +9,12 @@ import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
 import { LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
 import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
-import { agentKey, agentShadowKey, M, metricKeys, modelKey, shadowEstimators } from '../core/metrics';
+import { agentKey, agentSameBatchKey, M, metricKeys, modelKey, sameBatchEstimators } from '../core/metrics';
 import { dialReward, dialsOf, unknownDials } from '../rl/rows';
 import type { Checkpoint } from '../model/checkpoint';
-import { batchAdvantages } from '../rl/shadow';
+import { computeAdvantages } from '../rl/advantage';
+import { statsToMetrics } from '../rl/diagnostics';
+import { sameBatchOfStep } from '../rl/same-batch';
 import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
@@ -240,10 +242,10 @@ export class RunTrainer {
     const filtered = filterGroups(this.settings.rollout.filter, judgedRows);
     const trained = filtered.rows.map((j) => kept[j]);
     const advRows = filtered.rows.map((j) => judgedRows[j]);
-    const judgedAdv = batchAdvantages(advRows, this.run.estimator, advantage, this.agents);
+    const ownAdv = computeAdvantages(advRows, { ...advantage, estimator: this.run.estimator });
     const advantages = new Float64Array(batch.rows.length);
-    trained.forEach((i, j) => (advantages[i] = judgedAdv.own.advantages[j]));
-    const shadow = judgedAdv.all;
+    trained.forEach((i, j) => (advantages[i] = ownAdv.advantages[j]));
+    const sameBatch = sameBatchOfStep(advRows, ownAdv.advantages, this.run.estimator, advantage, this.agents);
 
     // 4. PPO update of every model (per-agent loss terms on shared models) on this step's rows, or on
     // what the full per-agent buffers release; with diagnostics.shadowGradNorm, first each
@@ -262,13 +264,13 @@ export class RunTrainer {
       // Before the update moves the weights: each estimator's gradient on this very batch.
       const probes: [string, number][] = [];
       if (exp.diagnostics.shadowGradNorm) {
-        for (const e of shadowEstimators(this.run.estimator)) {
+        for (const e of sameBatchEstimators(this.run.estimator)) {
           const adv = new Float64Array(batch.rows.length);
-          const weighed = shadow[e]!;
+          const weighed = sameBatch.all[e]!;
           trained.forEach((i, j) => (adv[i] = weighed[j]));
           const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
           for (const [agent, g] of Object.entries(norms))
-            probes.push([agentShadowKey(agent, e, 'grad_norm'), g]);
+            probes.push([agentSameBatchKey(agent, e, 'grad_norm'), g]);
         }
       }
       // Nothing to train on (every group filtered out, no agent's buffer full) takes no optimizer step.
@@ -292,7 +294,8 @@ export class RunTrainer {
       [M.rewardStd]: Math.sqrt(populationVariance(trajRewards)),
       [M.successRate]: mean(judged.map((t) => (t.success ? 1 : 0))),
       [M.envErrors]: errored.size,
-      ...judgedAdv.metrics,
+      ...statsToMetrics(ownAdv.stats, this.agents),
+      ...sameBatch.metrics,
       ...Object.fromEntries(
         updates.flatMap(([id, probes, u]): [string, number][] => [
           ...probes,

@@ -56,7 +56,7 @@ describe('the chart registry', () => {
     expect(all.filter((c) => c.log).map((c) => c.id)).toEqual([
       'amplification',
       'grad-norm',
-      'shadow-grpo-grad',
+      'same-batch-grpo-grad',
     ]);
     expect(new Set(all.map((c) => c.id)).size).toBe(all.length);
     const plain = boardCharts({ eval: false, credit: false, shadowGradNorm: false }, []);
