@@ -22,7 +22,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { PRESETS, presetById } from '../src/core/presets';
 import { mixSeed } from '../src/core/prng';
 import { computeAdvantages } from '../src/rl/advantage';
-import { pearson } from '../src/rl/shadow';
+import { formatFixed } from '../src/rl/findings';
+import { pearson } from '../src/rl/same-batch';
 import { median } from '../src/rl/summary';
 import type { Row } from '../src/tasks/orchestrator';
 import { getTask } from '../src/tasks/registry';
@@ -56,7 +57,7 @@ if (!['prompt', 'turn'].includes(creditReplay))
 tf.enableProdMode();
 await tf.setBackend('wasm');
 
-const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
+const fmt = (x: number) => formatFixed(x, 2);
 function fail(message: string): never {
   throw new Error(message);
 }

@@ -15,7 +15,7 @@ import { modelPolicy, type SampledTokens } from '../src/train/policy';
 /** Batch `b`'s instances and rollout; the models are disposed once the loop over them ends. */
 export async function* baseRollouts(exp: Experiment, modelsDir: string, batches: number, tag: string) {
   const { checkpoints } = await loadShippedBase(exp, modelsDir);
-  const models = buildModels(exp, exp.optim, 0, checkpoints);
+  const models = buildModels(exp, () => exp.optim, 0, checkpoints);
   try {
     const counters = { forwards: 0, readbacks: 0, tokens: 0 };
     const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));

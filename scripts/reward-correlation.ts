@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { PRESETS, presetById } from '../src/core/presets';
-import { pearson } from '../src/rl/shadow';
+import { pearson } from '../src/rl/same-batch';
 import { groupIndices } from '../src/rl/rows';
 import { mean } from '../src/rl/stats';
 import { getTask } from '../src/tasks/registry';

@@ -11,7 +11,7 @@ import { fileKind, importFiles } from '../interop/import';
 import type { ImportFile, ImportedRun } from '../interop/import';
 import type { WgMap } from '../interop/metric-map';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
-import type { Row } from '../interop/tensorboard';
+import type { StepMetrics } from '../interop/tensorboard';
 import { parseOptions, UsageError } from './args';
 import { ConfigError, loadConfig } from './load-config';
 import {
@@ -57,7 +57,7 @@ function exportTensorboard(argv: readonly string[]): void {
   // series in today's role names (plan's old solver/coder keys are its planner/executor).
   const configPath = join(dir, 'config.json');
   const task = existsSync(configPath) ? taskOf(configPath) : undefined;
-  const byRun = new Map<string, Row[]>();
+  const byRun = new Map<string, StepMetrics[]>();
   for (const { run, metrics } of readMetrics(metricsPath, warn, task)) {
     if (!byRun.has(run)) byRun.set(run, []);
     byRun.get(run)!.push(metrics);

@@ -14,7 +14,7 @@ import { encodeExperiment } from '../core/url';
 import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
 import type { RunSummary } from '../rl/summary';
-import { compareSeeds, comparisonTable } from '../rl/findings';
+import { compareSeeds, comparisonTable, formatFixed } from '../rl/findings';
 import { sharedEvalK, stepSpan, trainedNothing } from '../rl/summary';
 import { modelSlots } from '../train/slots';
 import { HELP, UsageError, parseCli } from './args';
@@ -31,8 +31,6 @@ import { MERGE_HELP, parseMerge, parseSweep, SWEEP_HELP } from './sweep-args';
 // silences its warnings; the CLI reports its own.
 tf.enableProdMode();
 
-const fmt = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : '—');
-
 export function summaryTable(summaries: readonly RunSummary[]): string {
   const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
   const evalK = sharedEvalK(summaries);
@@ -46,13 +44,13 @@ export function summaryTable(summaries: readonly RunSummary[]): string {
   ];
   const rows = summaries.map((s) => [
     s.run,
-    fmt(s.evalAvg),
-    fmt(s.evalPass),
-    fmt(s.finalReward),
+    formatFixed(s.evalAvg),
+    formatFixed(s.evalPass),
+    formatFixed(s.finalReward),
     String(s.skippedUpdates),
     ...agents.map((a) => {
       const g = s.agents[a];
-      return g ? `${fmt(g.gradNormMedian)}/${fmt(g.gradNormMax)}/${g.spikes}` : '—';
+      return g ? `${formatFixed(g.gradNormMedian)}/${formatFixed(g.gradNormMax)}/${g.spikes}` : '—';
     }),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

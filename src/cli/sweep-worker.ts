@@ -12,9 +12,9 @@ import { runLabels } from '../train/experiment';
 import { modelSlots } from '../train/slots';
 import { trainFolder } from './train';
 
-export type ToWorker =
+export type ToSweepWorker =
   { type: 'cell'; dir: string; config: Experiment; resume: boolean } | { type: 'stop'; signal: string };
-export type FromWorker =
+export type FromSweepWorker =
   | { type: 'progress'; step: number; info: string }
   | { type: 'note'; line: string }
   | { type: 'finished'; dead: string[] }
@@ -29,9 +29,9 @@ enableRelaxedSimd(); // before any model runs, as in main.ts
 const settings = workerData as WorkerSettings;
 const port = parentPort!;
 const stop = new AbortController();
-const post = (m: FromWorker) => port.postMessage(m);
+const post = (m: FromSweepWorker) => port.postMessage(m);
 
-async function runCell({ dir, config, resume }: Extract<ToWorker, { type: 'cell' }>): Promise<void> {
+async function runCell({ dir, config, resume }: Extract<ToSweepWorker, { type: 'cell' }>): Promise<void> {
   // The cell's progress is the step every one of its runs (in lockstep) has finished.
   const at = new Map(runLabels(config).map((r) => [r.label, 0]));
   try {
@@ -56,7 +56,7 @@ async function runCell({ dir, config, resume }: Extract<ToWorker, { type: 'cell'
   }
 }
 
-port.on('message', (m: ToWorker) => {
+port.on('message', (m: ToSweepWorker) => {
   if (m.type === 'stop') stop.abort(m.signal);
   else void runCell(m);
 });

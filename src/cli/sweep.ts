@@ -20,7 +20,7 @@ import { loadConfig } from './load-config';
 import { Progress } from './progress';
 import { fsError, lockSessionDir, SessionDirError, warn, writeAtomic } from './session-dir';
 import type { MergeArgs, SweepArgs } from './sweep-args';
-import type { FromWorker, ToWorker, WorkerSettings } from './sweep-worker';
+import type { FromSweepWorker, ToSweepWorker, WorkerSettings } from './sweep-worker';
 import { checkMemory, onStopSignals } from './train';
 
 const refusedAsUsage = <T>(f: () => T): T => {
@@ -137,7 +137,7 @@ async function runCells(
   todo: readonly Cell[],
   args: SweepArgs,
   stop: AbortController,
-  onMessage: (c: Cell, m: FromWorker) => void,
+  onMessage: (c: Cell, m: FromSweepWorker) => void,
 ): Promise<{ failed: Map<Cell, string>; dead: Map<Cell, string[]> }> {
   const failed = new Map<Cell, string>();
   const dead = new Map<Cell, string[]>();
@@ -153,7 +153,7 @@ async function runCells(
         current = stop.signal.aborted ? undefined : queue.shift();
         if (!current) return void worker.terminate();
         const dir = join(args.out, current.dir);
-        const m: ToWorker = {
+        const m: ToSweepWorker = {
           type: 'cell',
           dir,
           config: current.config,
@@ -161,7 +161,7 @@ async function runCells(
         };
         worker.postMessage(m);
       };
-      worker.on('message', (m: FromWorker) => {
+      worker.on('message', (m: FromSweepWorker) => {
         if (!current) return;
         onMessage(current, m);
         if (m.type === 'failed') failed.set(current, m.message);

@@ -14,7 +14,7 @@ import { describeReport, selectBackend } from '../runtime/backend';
 import { nodeEnvPool } from '../runtime/env-pool-node';
 import { gb, memoryVerdict } from '../runtime/memory';
 import { nodePlatform } from '../runtime/platform-node';
-import { fmt, nanAsNull } from '../rl/findings';
+import { formatFixed, nanAsNull } from '../rl/findings';
 import type { RunSummary } from '../rl/summary';
 import { runExperiment, runLabels } from '../train/experiment';
 import { getTask } from '../tasks/registry';
@@ -111,7 +111,7 @@ export async function trainFolder(
         o.progress?.(
           run.label,
           r.step + 1,
-          `reward ${fmt(r.metrics[M.rewardMean])}  success ${fmt(r.metrics[M.successRate])}  ${fmt(r.metrics[M.rolloutMs] + r.metrics[M.updateMs], 0)} ms/step`,
+          `reward ${formatFixed(r.metrics[M.rewardMean])}  success ${formatFixed(r.metrics[M.successRate])}  ${formatFixed(r.metrics[M.rolloutMs] + r.metrics[M.updateMs], 0)} ms/step`,
         );
       },
     });

@@ -6,7 +6,7 @@
  * is one entry here. Pure: no tfjs, no DOM (docs/charts.md#the-chart-registry).
  */
 import type { EstimatorChoice, Optim } from './config';
-import { agentKey, agentShadowKey, evalAvgKey, evalPassKey, M, MCTS_KEYS } from './metrics';
+import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, M, MCTS_KEYS } from './metrics';
 
 export type ChartSection = 'Run' | 'Per agent' | 'Update diagnostics' | 'Same batch, every estimator';
 export const CHART_SECTIONS: ChartSection[] = [
@@ -36,7 +36,7 @@ export interface ChartEntry {
   refY?: number;
   /** A same-batch chart's estimator. */
   estimator?: EstimatorChoice;
-  /** Shown only when the experiment has this. */
+  /** Shown only when the experiment has this (`shadowGradNorm` is the config switch diagnostics.shadowGradNorm). */
   needs?: 'eval' | 'credit' | 'shadowGradNorm' | 'mcts';
   /** Why this chart is flat for runs with these optimizer settings, if the settings explain it. */
   flatBecause?: (optims: Optim[]) => string | undefined;
@@ -54,7 +54,7 @@ const perAgent = (stat: Parameters<typeof agentKey>[1]): ChartSeries => ({
   key: (a) => agentKey(a, stat),
 });
 
-/** The board's fixed charts; the same-batch ones follow per estimator (shadowCharts). */
+/** The board's fixed charts; the same-batch ones follow per estimator (sameBatchCharts). */
 export const CHARTS: ChartEntry[] = [
   {
     id: 'reward',
@@ -240,43 +240,43 @@ export const CHARTS: ChartEntry[] = [
 ];
 
 /** One estimator of the same-batch section, as the board names it (rl/advantage.ts ESTIMATORS). */
-export interface ShadowEstimator {
+export interface SameBatchEstimator {
   name: EstimatorChoice;
   label: string;
   doc: string;
 }
 
 /** The same-batch charts of one estimator: the run's own batch weighed again by it. */
-export function shadowCharts({ name: e, label }: ShadowEstimator): ChartEntry[] {
+export function sameBatchCharts({ name: e, label }: SameBatchEstimator): ChartEntry[] {
   const section = 'Same batch, every estimator';
   return [
     {
-      id: `shadow-${e}-sq`,
+      id: `same-batch-${e}-sq`,
       estimator: e,
       title: `E[A²] weighed by ${label}`,
       section,
-      series: { per: 'agent', key: (a) => agentShadowKey(a, e, 'sq_mean') },
+      series: { per: 'agent', key: (a) => agentSameBatchKey(a, e, 'sq_mean') },
       log: true,
       doc: `Each run’s own batch, advantages recomputed with ${label}: agent k’s E[A²].`,
       formula: `(1/nk) Σ over k’s rows A_${e}²`,
     },
     {
-      id: `shadow-${e}-corr`,
+      id: `same-batch-${e}-corr`,
       estimator: e,
       title: `Correlation of ${label} with the run’s own`,
       section,
-      series: { per: 'agent', key: (a) => agentShadowKey(a, e, 'corr') },
+      series: { per: 'agent', key: (a) => agentSameBatchKey(a, e, 'corr') },
       refY: 1,
       doc: `On each run’s own batch: how closely ${label}’s advantages follow the ones the run trained on.`,
       formula: `corr(A_${e}, A_run) over k’s rows`,
     },
     {
-      id: `shadow-${e}-grad`,
+      id: `same-batch-${e}-grad`,
       estimator: e,
       title: `Grad norm weighed by ${label}`,
       section,
       needs: 'shadowGradNorm',
-      series: { per: 'agent', key: (a) => agentShadowKey(a, e, 'grad_norm') },
+      series: { per: 'agent', key: (a) => agentSameBatchKey(a, e, 'grad_norm') },
       log: true,
       doc: `Each run’s own batch at the step’s starting weights, advantages from ${label}: agent k’s gradient size.`,
       formula: `‖∇θ Lk(A_${e})‖₂, before clipping`,
@@ -290,7 +290,7 @@ export const chartTitle = (c: ChartEntry, k: string): string => c.title.replace(
 /** Every chart the board shows for an experiment with these features, in order. */
 export function boardCharts(
   has: { eval: boolean; credit: boolean; shadowGradNorm: boolean; mcts?: boolean },
-  estimators: ShadowEstimator[],
+  estimators: SameBatchEstimator[],
 ): ChartEntry[] {
-  return [...CHARTS, ...estimators.flatMap(shadowCharts)].filter((c) => !c.needs || has[c.needs] === true);
+  return [...CHARTS, ...estimators.flatMap(sameBatchCharts)].filter((c) => !c.needs || has[c.needs] === true);
 }

@@ -83,7 +83,7 @@ export const CREDIT_MODES = {
 export type CreditName = keyof typeof CREDIT_MODES;
 export const CREDIT_NAMES = namesOf(CREDIT_MODES);
 
-// ---- MAGRPO and MARS2 as their authors run them (issue #28): group filter, joint reward, per-agent
+// ---- MAGRPO and MARS2 as their authors run them: group filter, joint reward, per-agent
 // buffers. Kept in one block; RolloutSchema, RewardSchema, RunSchema and the experiment take these
 // fields by name (docs/estimators.md#magrpo-as-comlrl-runs-it).
 
@@ -145,7 +145,7 @@ export const TrainSchema = z.strictObject({
     .describe('per-agent: rows an agent’s buffer holds before it updates on them'),
 });
 
-// ---- end of the issue #28 block -------------------------------------------------------------------
+// ---- end of the MAGRPO and MARS2 block ----------------------------------------------------------
 
 const label = z
   .string()

@@ -188,20 +188,21 @@ export const AGENT_STATS = [
 export type AgentStat = (typeof AGENT_STATS)[number];
 
 /**
- * Same-batch ("shadow") statistics, each under `agent/<name>/shadow/<estimator>/`: the run's own
- * batch weighed by every estimator (src/rl/shadow.ts). `mean` and `sq_mean` are the mean A and
+ * Same-batch statistics, each under `agent/<name>/shadow/<estimator>/` (the metric keys keep the
+ * older word "shadow": they are a contract): the run's own batch weighed by every estimator
+ * (src/rl/same-batch.ts). `mean` and `sq_mean` are the mean A and
  * E[A²] over the agent's rows; `corr` is their correlation with the run's own advantages;
  * `grad_norm` (only with diagnostics.shadowGradNorm) the pre-clip gradient norm of the agent's loss
  * term at the step's starting weights with that estimator's advantages.
  */
-export const SHADOW_STATS = ['mean', 'sq_mean', 'corr', 'grad_norm'] as const;
+export const SAME_BATCH_STATS = ['mean', 'sq_mean', 'corr', 'grad_norm'] as const;
 /**
  * The estimators a run's same-batch statistics weigh its batch by: every named one, and the run's
  * own when it is `custom` (its definition is the run's, so `shadow/custom/` means that run's).
  */
-export const shadowEstimators = (own: EstimatorChoice): EstimatorChoice[] =>
+export const sameBatchEstimators = (own: EstimatorChoice): EstimatorChoice[] =>
   own === 'custom' ? [...ESTIMATOR_NAMES, 'custom'] : [...ESTIMATOR_NAMES];
-export type ShadowStat = (typeof SHADOW_STATS)[number];
+export type SameBatchStat = (typeof SAME_BATCH_STATS)[number];
 
 /** Per-model statistics, each under `model/<id>/`. */
 export const MODEL_STATS = ['grad_norm'] as const;
@@ -223,7 +224,7 @@ export const OTHER_PREFIX = 'other/';
 export const otherKey = (name: string): string => `${OTHER_PREFIX}${name}`;
 
 export const agentKey = (agent: string, stat: AgentStat): string => `agent/${agent}/${stat}`;
-export const agentShadowKey = (agent: string, estimator: EstimatorChoice, stat: ShadowStat): string =>
+export const agentSameBatchKey = (agent: string, estimator: EstimatorChoice, stat: SameBatchStat): string =>
   `agent/${agent}/shadow/${estimator}/${stat}`;
 export const modelKey = (model: string, stat: ModelStat): string => `model/${model}/${stat}`;
 export const evalAvgKey = (k: number): string => `eval/avg@${k}`;
@@ -263,7 +264,7 @@ export function metricKeys(
     buffers?: boolean;
   } = {},
 ): string[] {
-  const shadow = SHADOW_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
+  const sameBatch = SAME_BATCH_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
   const stats = AGENT_STATS.filter(
     (s) =>
       (o.credit || !(CREDIT_STATS as readonly string[]).includes(s)) &&
@@ -279,7 +280,9 @@ export function metricKeys(
     evalPassKey(evalK),
     ...agents.flatMap((a) => stats.map((s) => agentKey(a, s))),
     ...agents.flatMap((a) =>
-      shadowEstimators(o.estimator ?? 'grpo').flatMap((e) => shadow.map((s) => agentShadowKey(a, e, s))),
+      sameBatchEstimators(o.estimator ?? 'grpo').flatMap((e) =>
+        sameBatch.map((s) => agentSameBatchKey(a, e, s)),
+      ),
     ),
     ...models.flatMap((m) => MODEL_STATS.map((s) => modelKey(m, s))),
   ];

@@ -11,7 +11,7 @@ import { M, parseAgentKey } from '../core/metrics';
 import { mapNames } from './metric-map';
 import type { WgMap } from './metric-map';
 import { EVENT_FILE_INFIX, readEventFile } from './tensorboard';
-import type { Row } from './tensorboard';
+import type { StepMetrics } from './tensorboard';
 import { readWandbCsv } from './wandb-csv';
 
 export interface ImportFile {
@@ -29,7 +29,7 @@ export interface ImportedRun {
   seed: number;
   sources: string[];
   /** Rows by step, keys mapped to the lab's (unmapped ones under `other/`). */
-  rows: Row[];
+  rows: StepMetrics[];
   /** Lab agent names found in the mapped keys, in order of first appearance. */
   agents: string[];
   /** Source name → lab key, for every series. */
@@ -76,7 +76,7 @@ export function fileKind(path: string): 'events' | 'csv' | null {
 interface RawRun {
   label: string;
   sources: string[];
-  byStep: Map<number, Row>;
+  byStep: Map<number, StepMetrics>;
   records: number;
   skipped: number;
   truncatedBytes: number;
@@ -95,7 +95,7 @@ export function importFiles(files: readonly ImportFile[], wgMap?: WgMap): Import
       );
     return r;
   };
-  const merge = (run: RawRun, rows: Row[]) => {
+  const merge = (run: RawRun, rows: StepMetrics[]) => {
     for (const row of rows) {
       const into = run.byStep.get(row[M.step]);
       if (into) Object.assign(into, row);
@@ -158,7 +158,7 @@ function mapRun(run: RawRun, wgMap?: WgMap): ImportedRun {
   const rows = [...run.byStep.values()]
     .sort((a, b) => a[M.step] - b[M.step])
     .map((row) => {
-      const out: Row = {};
+      const out: StepMetrics = {};
       for (const [k, v] of Object.entries(row)) out[mapping.keys.get(k) ?? k] = v;
       return out;
     });

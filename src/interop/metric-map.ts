@@ -12,7 +12,7 @@ import {
   CLUSTER,
   M,
   MODEL_STATS,
-  SHADOW_STATS,
+  SAME_BATCH_STATS,
   agentKey,
   evalAvgKey,
   evalPassKey,
@@ -92,7 +92,7 @@ export function isLabKey(name: string): boolean {
   if (a)
     return (
       (AGENT_STATS as readonly string[]).includes(a[1]) ||
-      SHADOW_STATS.some((s) => new RegExp(`^shadow/[a-z-]+/${s}$`).test(a[1]))
+      SAME_BATCH_STATS.some((s) => new RegExp(`^shadow/[a-z-]+/${s}$`).test(a[1]))
     );
   const m = /^model\/[^/]+\/(.+)$/.exec(name);
   return m !== null && (MODEL_STATS as readonly string[]).includes(m[1]);

@@ -9,7 +9,7 @@ import { decodeEvent, encodeFileVersion, encodeScalars } from './tb-event';
 import { frameRecords, readRecords } from './tfrecord';
 
 /** One step's metrics, keyed by name, with `step`. */
-export type Row = Record<string, number>;
+export type StepMetrics = Record<string, number>;
 
 /** TensorBoard finds event files by this infix. */
 export const EVENT_FILE_INFIX = 'tfevents';
@@ -22,7 +22,7 @@ export function eventFileName(wallStart: number): string {
  * The event file of one run's rows (each with `step`, and `time_s` for the wall time, counted
  * from `wallStart` in seconds since the epoch).
  */
-export function writeEventFile(rows: readonly Row[], wallStart: number): Uint8Array {
+export function writeEventFile(rows: readonly StepMetrics[], wallStart: number): Uint8Array {
   const records = [encodeFileVersion(wallStart)];
   for (const row of rows) {
     const scalars = Object.entries(row).filter(
@@ -36,7 +36,7 @@ export function writeEventFile(rows: readonly Row[], wallStart: number): Uint8Ar
 
 export interface EventFileScan {
   /** Rows by step, ascending; a tag written twice at one step keeps the later value (as TensorBoard shows). */
-  rows: Row[];
+  rows: StepMetrics[];
   /** Records read whole (including the file-version event). */
   records: number;
   /** Records dropped for a bad CRC, a bad length header or a body that is not an Event. */
@@ -48,7 +48,7 @@ export interface EventFileScan {
 /** Every scalar of one event file, as rows by step. Never throws on damaged bytes. */
 export function readEventFile(bytes: Uint8Array): EventFileScan {
   const scan = readRecords(bytes);
-  const byStep = new Map<number, Row>();
+  const byStep = new Map<number, StepMetrics>();
   let skipped = scan.skipped;
   let records = 0;
   let firstWall = NaN;

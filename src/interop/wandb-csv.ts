@@ -8,7 +8,7 @@
  * Empty and non-numeric cells are missing values. Pure: no Node, no DOM.
  */
 import { M } from '../core/metrics';
-import type { Row } from './tensorboard';
+import type { StepMetrics } from './tensorboard';
 
 const STEP_COLUMNS = ['_step', 'step', 'Step', 'global_step', 'trainer/global_step'];
 
@@ -46,7 +46,7 @@ export function parseCsv(text: string): string[][] {
 
 export interface CsvRuns {
   /** Run name ('' for a single-run history) → rows by step. */
-  runs: Map<string, Row[]>;
+  runs: Map<string, StepMetrics[]>;
   /** Data lines dropped: no step, or a different number of fields than the header. */
   skipped: number;
 }
@@ -64,7 +64,7 @@ export function readWandbCsv(text: string): CsvRuns {
     const chart = /^(.+?) - (.+)$/.exec(name);
     return [{ col, run: chart ? chart[1] : '', name: chart ? chart[2] : name }];
   });
-  const runs = new Map<string, Map<number, Row>>();
+  const runs = new Map<string, Map<number, StepMetrics>>();
   let skipped = 0;
   for (const fields of lines) {
     const step = Number(fields[stepCol]);

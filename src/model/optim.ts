@@ -1,8 +1,10 @@
 /**
  * AdamW (decoupled weight decay, Loshchilov & Hutter 2019) and global-norm clipping, hand-rolled:
  * tfjs 4.22 has neither (docs/estimators.md#clipping-and-adamw). θ ← θ·(1 − lr·wd) − lr·m̂/(√v̂ + ε), decay only on
- * matrices and embeddings (ParamSpec.decay). One optimizer per model; lr and clipNorm are plain
- * fields, so a live hyper-parameter change is an assignment. Owns its moment slots until dispose().
+ * matrices and embeddings (ParamSpec.decay). One optimizer per model. lr and clipNorm are read at
+ * every step from where the optimizer was told to find them: a run's optimizers read the run's
+ * settings (train/models.ts), so a live change there is the next step's value, with no copy here
+ * to keep in sync. Owns its moment slots until dispose().
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
@@ -10,15 +12,20 @@ import { FlatAdamW, fusedAdamWAvailable, type AdamWConstants } from './kernels/a
 import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
 import { sumOver, webgpuKernelsAvailable } from './kernels/webgpu';
 
+/** A hyper-parameter that may change between steps: its value, or a getter read at every step. */
+type PerStep = number | (() => number);
+
 export interface AdamWOptions {
-  lr: number;
+  lr: PerStep;
   beta1?: number; // 0.9
   beta2?: number; // 0.999
   eps?: number; // 1e-8
   weightDecay?: number; // 0.01
   /** Global-norm clip threshold; Infinity turns clipping off. Default 1. */
-  clipNorm?: number;
+  clipNorm?: PerStep;
 }
+
+const getter = (x: PerStep): (() => number) => (typeof x === 'number' ? () => x : x);
 
 /** What AdamW carries between steps besides the weights. */
 export interface AdamWState {
@@ -49,12 +56,13 @@ interface PerSlot {
 }
 
 export class AdamW {
-  lr: number;
   beta1: number;
   beta2: number;
   eps: number;
   weightDecay: number;
-  clipNorm: number;
+  /** Where lr and clipNorm are read, at each step (AdamWOptions). */
+  private lrOf: () => number;
+  private clipNormOf: () => number;
   /** Updates applied so far (skipped steps don't count); drives the bias correction. */
   step = 0;
   private readonly slots: Slot[];
@@ -66,12 +74,12 @@ export class AdamW {
   private flat: FlatAdamW | null = null;
 
   constructor(model: GPT, opts: AdamWOptions) {
-    this.lr = opts.lr;
+    this.lrOf = getter(opts.lr);
     this.beta1 = opts.beta1 ?? 0.9;
     this.beta2 = opts.beta2 ?? 0.999;
     this.eps = opts.eps ?? 1e-8;
     this.weightDecay = opts.weightDecay ?? 0.01;
-    this.clipNorm = opts.clipNorm ?? 1;
+    this.clipNormOf = getter(opts.clipNorm ?? 1);
     this.slots = model.specs.map((spec) => ({ variable: model.params.get(spec.name)!, decay: spec.decay }));
     // The moments exist from the start, so tf.memory().numTensors is the same before and after step 1.
     if (this.fused)
@@ -81,6 +89,20 @@ export class AdamW {
       const zeros = () => this.slots.map((s) => tf.tidy(() => tf.variable(tf.zerosLike(s.variable), false)));
       this.perSlot = { m: zeros(), v: zeros() };
     }
+  }
+
+  /** The learning rate the next step takes. */
+  get lr(): number {
+    return this.lrOf();
+  }
+  /** Fixes the learning rate from now on, in place of where it was read (an optimizer of its own, not a run's). */
+  set lr(lr: number) {
+    this.lrOf = getter(lr);
+  }
+
+  /** The global-norm clip threshold the next step takes. */
+  get clipNorm(): number {
+    return this.clipNormOf();
   }
 
   /** Whether the one-dispatch update runs (adamw-webgpu.ts). */
@@ -149,7 +171,10 @@ export class AdamW {
     return { ...staged, norm, dispose: () => (staged.dispose(), norm.dispose()) };
   }
 
-  /** The next step's constants as the kernels take them; `keep` is a decayed parameter's. */
+  /**
+   * The next step's constants as the kernels take them; `keep` is a decayed parameter's. The one
+   * place a step reads lr, so every parameter of a step takes the same value.
+   */
   private constants(): Omit<AdamWConstants, 'scale'> & { step: number } {
     const { beta1, beta2, lr, eps } = this;
     const step = this.step + 1;
@@ -202,7 +227,7 @@ export class AdamW {
           checked.push(tf.reshape(zero, []));
           return;
         }
-        const [m, v, w] = this.plainStep(slot, g, m0, v0, c, k.bc1, k.bc2);
+        const [m, v, w] = this.plainStep(slot, g, m0, v0, c, k);
         next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
         checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
       });
@@ -263,10 +288,10 @@ export class AdamW {
     m0: tf.Tensor,
     v0: tf.Tensor,
     scale: tf.Scalar | null,
-    bc1: number,
-    bc2: number,
+    k: Pick<AdamWConstants, 'lr' | 'bc1' | 'bc2'>,
   ): [tf.Tensor, tf.Tensor, tf.Tensor] {
-    const { beta1: b1, beta2: b2, lr } = this;
+    const { beta1: b1, beta2: b2 } = this;
+    const { lr, bc1, bc2 } = k;
     const gs = scale === null ? g : tf.mul(g, scale);
     const m = tf.add(tf.mul(m0, b1), tf.mul(gs, 1 - b1));
     const v = tf.add(tf.mul(v0, b2), tf.mul(tf.square(gs), 1 - b2));

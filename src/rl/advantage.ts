@@ -258,7 +258,7 @@ function stdSetSigmas(units: readonly Unit[]): Map<string, number> {
 
 /**
  * The advantages alone, with the set counts the estimator makes while it normalizes: for a caller
- * that needs no per-agent diagnostics (the same-batch comparison of every estimator, rl/shadow.ts).
+ * that needs no per-agent diagnostics (the same-batch comparison of every estimator, rl/same-batch.ts).
  */
 export function estimateAdvantages(
   rows: readonly AdvantageRow[],

@@ -44,7 +44,8 @@ export interface Verdict {
   text: string;
 }
 
-export const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : '—');
+/** A table's number: `digits` decimals, '—' when not finite (ui/plot.ts formatSignificant is a chart's). */
+export const formatFixed = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : '—');
 
 /** The verdict on `run` − baseline over paired seeds `d` (the differences themselves in `values`). */
 export function verdict(run: string, d: Estimate, values: readonly number[]): Verdict {
@@ -60,7 +61,7 @@ export function verdict(run: string, d: Estimate, values: readonly number[]): Ve
   const [lo, hi] = higher ? [d.lo, d.hi] : [-d.hi, -d.lo];
   return {
     kind: higher ? 'higher' : 'lower',
-    text: `${run} ${higher ? 'higher' : 'lower'} by ${fmt(Math.abs(d.mean))} [${fmt(lo)}, ${fmt(hi)}]`,
+    text: `${run} ${higher ? 'higher' : 'lower'} by ${formatFixed(Math.abs(d.mean))} [${formatFixed(lo)}, ${formatFixed(hi)}]`,
   };
 }
 
@@ -172,8 +173,8 @@ export const pm = (x: Estimate, digits = 3): string =>
   !Number.isFinite(x.mean)
     ? '—'
     : Number.isFinite(x.hi)
-      ? `${fmt(x.mean, digits)} ± ${fmt(x.hi - x.mean, digits)}`
-      : fmt(x.mean, digits);
+      ? `${formatFixed(x.mean, digits)} ± ${formatFixed(x.hi - x.mean, digits)}`
+      : formatFixed(x.mean, digits);
 
 /** The comparison as header + rows of cells: the CLI's text table and the CSV export share it. */
 export function comparisonCells(c: Comparison): string[][] {

@@ -1,12 +1,12 @@
 /**
  * "What differs", per agent and in plain words, read from one run's own same-batch diagnostics
- * (rl/shadow.ts, rl/diagnostics.ts): how far GRPO's one baseline mis-scales the agent's advantages,
+ * (rl/same-batch.ts, rl/diagnostics.ts): how far GRPO's one baseline mis-scales the agent's advantages,
  * how closely GRPO's and Dr. MAS's advantages agree on the same rows, and what that does to the
  * agent's share of the gradient. Works at seeds = 1: both estimators weigh the same batches, so no
  * spread between seeds is needed to see how they differ. Pure: metric rows in, sentences out.
  */
 import type { EstimatorChoice } from '../core/config';
-import { agentKey, agentShadowKey, M } from '../core/metrics';
+import { agentKey, agentSameBatchKey, M } from '../core/metrics';
 
 /** The two estimators the lab's question compares. */
 const PAIR = ['grpo', 'drmas'] as const;
@@ -27,7 +27,8 @@ export interface AgentDifference {
   sentence: string;
 }
 
-export interface WhatDiffers {
+/** What differs between the two estimators on one run's batches: the What differs card's content. */
+export interface RunDifferences {
   /** First and last step summarized. */
   steps: [number, number];
   /** Every agent got exactly the same advantages from both estimators on every batch. */
@@ -114,7 +115,7 @@ function describeAgent(
 
 /**
  * The card for one run: `history` holds its frames (oldest first) with at least `step` and the
- * agents' amplification and shadow keys; the last `window` batches are summarized. `trajectories`
+ * agents' amplification and same-batch keys; the last `window` batches are summarized. `trajectories`
  * (B·G) lets the identical case say that every agent acted once per trajectory; `run` names the
  * run in the lead; `trees` (rollout.sampling=mcts) words it for trees of nodes. Null before the run's first batch.
  */
@@ -123,7 +124,7 @@ export function whatDiffers(
   agents: readonly string[],
   own: EstimatorChoice,
   o: { window?: number; trajectories?: number; run?: string; trees?: boolean } = {},
-): WhatDiffers | null {
+): RunDifferences | null {
   const w = o.trees ? DIFFERS_WORDS.nodes : DIFFERS_WORDS.trajectories;
   const rows = history.filter((h) => Number.isFinite(h[M.step])).slice(-(o.window ?? DIFFERS_WINDOW));
   if (rows.length === 0) return null;
@@ -134,9 +135,9 @@ export function whatDiffers(
 
   let identical = true;
   const out = agents.map((agent): AgentDifference => {
-    const [g, d] = PAIR.map((e) => col(agentShadowKey(agent, e, 'sq_mean')));
-    const [gMean, dMean] = PAIR.map((e) => col(agentShadowKey(agent, e, 'mean')));
-    const corrs = other ? col(agentShadowKey(agent, other, 'corr')) : [];
+    const [g, d] = PAIR.map((e) => col(agentSameBatchKey(agent, e, 'sq_mean')));
+    const [gMean, dMean] = PAIR.map((e) => col(agentSameBatchKey(agent, e, 'mean')));
+    const corrs = other ? col(agentSameBatchKey(agent, other, 'corr')) : [];
     // Identical on a batch: the same mean and E[A²], and exactly correlated (pearson gives 1 on
     // equal inputs), or all zero (a group whose rollouts tied: no correlation is defined).
     const same = g.every(
@@ -144,7 +145,7 @@ export function whatDiffers(
     );
     if (!same || !other) identical = false;
     const [gm, dm] = [meanOf(g), meanOf(d)];
-    const [gg, dg] = PAIR.map((e) => meanOf(col(agentShadowKey(agent, e, 'grad_norm'))));
+    const [gg, dg] = PAIR.map((e) => meanOf(col(agentSameBatchKey(agent, e, 'grad_norm'))));
     const diff = {
       agent,
       amplification: meanOf(col(agentKey(agent, 'amplification'))),

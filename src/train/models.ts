@@ -34,23 +34,29 @@ export function modelOptim(slot: ModelSlot, optim: Optim): Optim {
 
 /**
  * Builds the run's models. `base` holds a starting checkpoint per model id (shipped base models);
- * without one a model is initialized from the experiment seed, identically in every run.
+ * without one a model is initialized from the experiment seed, identically in every run. `optim`
+ * returns the run's settings as they stand: each optimizer reads its learning rate and grad clip
+ * from them at every step, so a live change of the settings is the only change to make.
  */
 export function buildModels(
   exp: Experiment,
-  optim: Optim,
+  optim: () => Optim,
   seed: number,
   base: Readonly<Record<string, Checkpoint>> | null,
 ): PolicyModel[] {
+  const { weightDecay, klCoef } = optim();
   return modelSlots(exp).map((slot) => {
     const config = gptConfig(slot.preset, { contextLength: MAX_CONTEXT });
     const ckpt = base?.[slot.id];
     const fresh = () =>
       ckpt ? loadCheckpoint(ckpt, { config }) : GPT.create(config, mixSeed(seed, `init/${slot.id}`));
     const model = fresh();
-    const own = modelOptim(slot, optim);
-    const opt = new AdamW(model, { lr: own.lr, weightDecay: own.weightDecay, clipNorm: own.maxGradNorm });
-    return { ...slot, model, opt, ref: optim.klCoef > 0 ? fresh() : null };
+    const opt = new AdamW(model, {
+      lr: () => modelOptim(slot, optim()).lr,
+      clipNorm: () => modelOptim(slot, optim()).maxGradNorm,
+      weightDecay,
+    });
+    return { ...slot, model, opt, ref: klCoef > 0 ? fresh() : null };
   });
 }
 

@@ -69,7 +69,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
     eval: { every: 1, k: 4, questions: 64, temperature: 1, topP: 1 },
   });
   const optim = { ...exp.optim, lr: o.lr, weightDecay: 0.01, maxGradNorm: 1 };
-  const models = buildModels(exp, optim, o.seed, o.init ?? null);
+  const models = buildModels(exp, () => optim, o.seed, o.init ?? null);
   const task = getTask(o.task);
   const demo = demonstratorPolicy(o.task, o.demoErrors ?? 0);
   const learns = (m: (typeof models)[number]) => !o.learn || m.agents.some((a) => o.learn?.includes(a));

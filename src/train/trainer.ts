@@ -9,10 +9,12 @@ import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
 import { armsOf, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
 import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
-import { agentKey, agentShadowKey, M, metricKeys, modelKey, shadowEstimators } from '../core/metrics';
+import { agentKey, agentSameBatchKey, M, metricKeys, modelKey, sameBatchEstimators } from '../core/metrics';
 import { dialReward, dialsOf, unknownDials } from '../rl/rows';
 import type { Checkpoint } from '../model/checkpoint';
-import { batchAdvantages } from '../rl/shadow';
+import { computeAdvantages } from '../rl/advantage';
+import { statsToMetrics } from '../rl/diagnostics';
+import { sameBatchOfStep } from '../rl/same-batch';
 import { mean, populationVariance } from '../rl/stats';
 import type { EnvRunner } from '../tasks/env';
 import { InProcessEnvRunner } from '../tasks/env';
@@ -63,7 +65,10 @@ export interface TrainerOptions {
   /** Starting weights per model id; null = seeded fresh init. */
   base?: Readonly<Record<string, Checkpoint>> | null;
   env?: EnvRunner;
-  /** Models to train instead of building them; the caller keeps ownership. */
+  /**
+   * Models to train instead of building them; the caller keeps ownership. Their optimizers read
+   * lr and grad clip from the settings they were built with, so setLive does not reach those two.
+   */
   models?: PolicyModel[];
   /** Live changes laid over the run's own `live` (a resumed page session's, recorded after its save). */
   schedule?: LiveSchedule;
@@ -109,7 +114,8 @@ export class RunTrainer {
     this.schedule = mergeSchedules(o.run.live ?? {}, o.schedule ?? {});
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
-    this.models = o.models ?? buildModels(o.exp, this.settings.optim, o.seed, o.base ?? null);
+    // The optimizers read lr and grad clip from this.settings at every step: setLive changes only it.
+    this.models = o.models ?? buildModels(o.exp, () => this.settings.optim, o.seed, o.base ?? null);
     this.agents = this.models.flatMap((m) => m.agents);
     const task = getTask(o.exp.task);
     this.task = task;
@@ -237,10 +243,10 @@ export class RunTrainer {
     const filtered = filterGroups(this.settings.rollout.filter, judgedRows);
     const trained = filtered.rows.map((j) => kept[j]);
     const advRows = filtered.rows.map((j) => judgedRows[j]);
-    const judgedAdv = batchAdvantages(advRows, this.run.estimator, advantage, this.agents);
+    const ownAdv = computeAdvantages(advRows, { ...advantage, estimator: this.run.estimator });
     const advantages = new Float64Array(batch.rows.length);
-    trained.forEach((i, j) => (advantages[i] = judgedAdv.own.advantages[j]));
-    const shadow = judgedAdv.all;
+    trained.forEach((i, j) => (advantages[i] = ownAdv.advantages[j]));
+    const sameBatch = sameBatchOfStep(advRows, ownAdv.advantages, this.run.estimator, advantage, this.agents);
 
     // 4. PPO update of every model (per-agent loss terms on shared models) on this step's rows, or on
     // what the full per-agent buffers release; with diagnostics.shadowGradNorm, first each
@@ -251,7 +257,7 @@ export class RunTrainer {
     for (const m of this.models) {
       const idx = trained.filter((i) => m.agents.includes(batch.rows[i].agent));
       const updateOptions = {
-        optim: modelOptim(m, optim), // its agents' own lr, clip ratios, …
+        optim: modelOptim(m, optim), // its agents' own clip ratios, entropy bonus, …
         temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
@@ -259,13 +265,13 @@ export class RunTrainer {
       // Before the update moves the weights: each estimator's gradient on this very batch.
       const probes: [string, number][] = [];
       if (exp.diagnostics.shadowGradNorm) {
-        for (const e of shadowEstimators(this.run.estimator)) {
+        for (const e of sameBatchEstimators(this.run.estimator)) {
           const adv = new Float64Array(batch.rows.length);
-          const weighed = shadow[e]!;
+          const weighed = sameBatch.all[e]!;
           trained.forEach((i, j) => (adv[i] = weighed[j]));
           const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
           for (const [agent, g] of Object.entries(norms))
-            probes.push([agentShadowKey(agent, e, 'grad_norm'), g]);
+            probes.push([agentSameBatchKey(agent, e, 'grad_norm'), g]);
         }
       }
       // Nothing to train on (every group filtered out, no agent's buffer full) takes no optimizer step.
@@ -289,7 +295,8 @@ export class RunTrainer {
       [M.rewardStd]: Math.sqrt(populationVariance(trajRewards)),
       [M.successRate]: mean(judged.map((t) => (t.success ? 1 : 0))),
       [M.envErrors]: errored.size,
-      ...judgedAdv.metrics,
+      ...statsToMetrics(ownAdv.stats, this.agents),
+      ...sameBatch.metrics,
       ...Object.fromEntries(
         updates.flatMap(([id, probes, u]): [string, number][] => [
           ...probes,
@@ -354,12 +361,6 @@ export class RunTrainer {
   setLive(param: LiveParam, value: number): void {
     checkLive(param, value);
     this.settings = withLive(this.settings, param, value);
-    // What the optimizers hold is derived from the settings: re-derive it whatever changed.
-    for (const m of this.models) {
-      const own = modelOptim(m, this.settings.optim);
-      m.opt.lr = own.lr;
-      m.opt.clipNorm = own.maxGradNorm;
-    }
   }
 
   /** The live hyper-parameters as they stand now. */

@@ -12,7 +12,7 @@ export interface Axis {
 }
 
 /** A value for a tooltip: 4 significant digits, exponent form when very small or large. */
-export const fmt = (v: number): string => {
+export const formatSignificant = (v: number): string => {
   if (!Number.isFinite(v)) return '–';
   const a = Math.abs(v);
   if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);

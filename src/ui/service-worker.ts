@@ -12,8 +12,10 @@ import { useLab } from './store';
 declare const __LAB_BUILD__: string;
 export const LAB_BUILD = __LAB_BUILD__;
 
-export type UpdateNotice = { kind: 'updated'; build: string } | { kind: 'waiting' } | null;
-export const useUpdateNotice = create<{ notice: UpdateNotice }>(() => ({ notice: null }));
+/** A new build of the lab: loaded on this visit (`updated`), or waiting for the next load; null when none. */
+type BuildUpdate = { kind: 'updated'; build: string } | { kind: 'waiting' } | null;
+/** What the UpdateNotice panel says. */
+export const useUpdateNotice = create<{ notice: BuildUpdate }>(() => ({ notice: null }));
 
 /** Survives the reload into the new build, so that build can say it was an update. */
 const UPDATED_KEY = 'agentwise-updated';

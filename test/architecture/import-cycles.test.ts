@@ -89,7 +89,7 @@ describe('src/ imports', () => {
     const graph = importGraph(files);
     expect(graph.size).toBeGreaterThan(100);
     // The graph is real: the trainer's edges to the layers below it are found.
-    expect(graph.get(join(SRC, 'train/trainer.ts'))).toContain(join(SRC, 'rl/shadow.ts'));
+    expect(graph.get(join(SRC, 'train/trainer.ts'))).toContain(join(SRC, 'rl/same-batch.ts'));
     expect(graph.get(join(SRC, 'train/trainer.ts'))).toContain(join(SRC, 'train/ppo-update.ts'));
     const cycles = importCycles(graph).map((c) => c.map((f) => relative(SRC, f)).join(' → '));
     expect(cycles).toEqual([]);

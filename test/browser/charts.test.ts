@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FLAT_MIN_STEPS } from '../../src/core/flat';
-import { agentShadowKey } from '../../src/core/metrics';
+import { agentSameBatchKey } from '../../src/core/metrics';
 import { RUNS, TINY, openLab, runsIn, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
@@ -243,7 +243,7 @@ describe('chart board', () => {
       expect(await cutTitles(lab), `titles cut at ${width} px`).toEqual([]);
       const long = await titleOf(lab, LONG_TITLE);
       expect(long.text).toBe(LONG_TITLE);
-      expect(long.hover).toBe(agentShadowKey('·', 'drmas', 'corr'));
+      expect(long.hover).toBe(agentSameBatchKey('·', 'drmas', 'corr'));
       // At 400 px it is longer than its card is wide, so it takes a second line rather than an ellipsis.
       if (width === 400) expect(long.lines, 'lines of the long title at 400 px').toBeGreaterThan(1);
     }

@@ -47,8 +47,8 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   expect(await reward.locator('th, td').nth(1).getAttribute('data-verdict')).toBe('identical');
   expect(await reward.locator('th').textContent()).toBe('training reward, mean over the last 10 steps');
   // The same-batch charts are titled by the estimators' labels, their registry docs in the tooltip.
-  const shadow = page.locator('figure[aria-label="E[A²] weighed by Dr. MAS"] figcaption');
-  expect(await shadow.getAttribute('title')).toContain(
+  const sameBatch = page.locator('figure[aria-label="E[A²] weighed by Dr. MAS"] figcaption');
+  expect(await sameBatch.getAttribute('title')).toContain(
     'Dr. MAS (drmas): Dr. MAS agent-wise normalization (arXiv 2602.08847',
   );
   // N of the reward row is a control (lab report --tail N): 2 of the 4 steps.

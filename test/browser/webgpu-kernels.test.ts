@@ -13,7 +13,7 @@ import { CHROME_ARGS } from './chrome';
 import { serveStatic, type StaticServer } from './static-server';
 import type { AdamWRun, KernelCheck } from './kernels/check';
 
-/** Issue 17: 1e-4 against the CPU backend on WebGPU/SwiftShader. Measured: at most 1.7e-5 (the matmuls' 64–256-term sums). */
+/** The fused WGSL kernels' bound: 1e-4 against the CPU backend on WebGPU/SwiftShader. Measured: at most 1.7e-5 (the matmuls' 64–256-term sums). */
 const TOLERANCE = 1e-4;
 
 let server: StaticServer;

@@ -1,5 +1,6 @@
-// The issue #28 fields in links and configs: rollout.filter, reward.joint, train.buffer, train.bufferSize
-// (docs/estimators.md#which-rows-train). A link carries them, per run too; bad values are named.
+// The fields that run MAGRPO and MARS2 as their authors do, in links and configs: rollout.filter,
+// reward.joint, train.buffer, train.bufferSize (docs/estimators.md#which-rows-train). A link
+// carries them, per run too; bad values are named.
 import { describe, expect, it } from 'vitest';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { DEFAULT_EXPERIMENT, resolveRun, validateExperiment } from '../../src/core/config';

@@ -1,7 +1,9 @@
 // Every pointer into docs/ resolves: a `docs/FILE.md#heading` in code, tests, scripts, lint messages,
 // tooltips and markdown, and a markdown link into docs/ (from README.md, or between docs files), names
 // a file that exists and, after '#', a heading it holds (GitHub's slug). The background notes the
-// docs were written from are not part of the repository, so no file may name them.
+// docs were written from are not part of the repository, so no file may name them; nor may a file
+// point at the project's own issues or working sessions ("issue 17", "session 8"), which a clone
+// does not have: it says what they meant instead.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +13,16 @@ const SCANNED = ['src', 'test', 'scripts', 'docs', 'eslint.config.js', 'README.m
 const TEXT = /\.(ts|tsx|js|mjs|md|css|html)$/;
 // Spelled in pieces so that this file does not name them itself.
 const BACKGROUND = ['algorithms', 'DESIGN', 'tfjs-webgpu', 'style'].map((n) => `${n}.md`);
+
+/** `issue N`, `issue #N` or `session N`, in any case (not `issue81`, the preset id, nor "issues 1–3"). */
+const INTERNAL = /\b(?:issue(?:\s+#?|\s*#)|session\s+#?)\d+/gi;
+/**
+ * Upstream issues are cited by their project, which the text names just before (`tfjs issue 3830`,
+ * `verl issue #3741`); Dr. MAS's issue #81, the ablation the lab runs, is also cited with its
+ * project on the line before.
+ */
+const UPSTREAM = /(?:tfjs|verl|Dr\. MAS(?:'s| repository's)?)\s+$/;
+const DRMAS_ABLATION = /^issue #81$/i;
 
 /** GitHub's heading anchor: lower case, punctuation dropped (letters, digits, '-', '_' and spaces kept), spaces → '-'. */
 function slug(heading: string): string {
@@ -104,6 +116,19 @@ function backgroundMentions(path: string, text: string): string[] {
   return out;
 }
 
+/** Lines pointing at an issue or session of the project itself, as 'file:line: reference'. */
+function internalReferences(path: string, text: string): string[] {
+  const rel = relative(ROOT, path);
+  const out: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    for (const m of line.matchAll(INTERNAL)) {
+      if (UPSTREAM.test(line.slice(0, m.index)) || DRMAS_ABLATION.test(m[0])) continue;
+      out.push(`${rel}:${i + 1}: ${m[0]}`);
+    }
+  });
+  return out;
+}
+
 function files(entry: string): string[] {
   const path = join(ROOT, entry);
   if (!existsSync(path)) return [];
@@ -134,6 +159,26 @@ describe('pointers into docs/', () => {
   it('name none of the background notes the docs were written from', () => {
     const mentions = scanned.flatMap((f) => backgroundMentions(f.path, f.text));
     expect(mentions, mentions.join('\n')).toEqual([]);
+  });
+
+  it("point at none of the project's own issues or sessions", () => {
+    const references = scanned.flatMap((f) => internalReferences(f.path, f.text));
+    expect(references, references.join('\n')).toEqual([]);
+  });
+
+  it('catch an issue or session of the project, and let upstream issues and the issue81 preset pass', () => {
+    const code = join(ROOT, 'src', 'x.ts');
+    const text = [
+      '// as issue #28 asks; Issue 17 and issue 4 too',
+      '// measured in session 8',
+      "// tfjs issue 3830, verl issue #3741, the Dr. MAS repository's issue #81, preset issue81, it issues 1–3 moves",
+    ].join('\n');
+    expect(internalReferences(code, text)).toEqual([
+      'src/x.ts:1: issue #28',
+      'src/x.ts:1: Issue 17',
+      'src/x.ts:1: issue 4',
+      'src/x.ts:2: session 8',
+    ]);
   });
 
   it('catch a missing file, a missing heading and a broken markdown link, naming file and line', () => {

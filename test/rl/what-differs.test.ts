@@ -1,15 +1,16 @@
 /**
  * The "What differs" sentences from real batches: demonstrator rollouts of the search and sync
- * tasks, weighed by the trainer's own code (batchAdvantages), the run's estimator GRPO. Every
+ * tasks, weighed as the trainer weighs them (stepAdvantages), the run's estimator GRPO. Every
  * number the sentences carry is checked against the two estimators' advantages computed directly.
  */
 import { describe, expect, it } from 'vitest';
 import type { EstimatorName } from '../../src/core/config';
 import { computeAdvantages } from '../../src/rl/advantage';
-import { pearson, batchAdvantages } from '../../src/rl/shadow';
+import { pearson } from '../../src/rl/same-batch';
 import { whatDiffers } from '../../src/rl/what-differs';
 import { TASKS, type TaskName } from '../../src/tasks/registry';
 import { demoRollout } from '../tasks/helpers';
+import { stepAdvantages } from './fixtures';
 
 const OPTIONS = { normalizeStd: true, eps: 1e-6, singleton: 'raw' as const };
 
@@ -20,7 +21,7 @@ async function history(task: TaskName, own: EstimatorName, mistakes = 0.3) {
   for (const seed of [1, 2, 3]) {
     const b = await demoRollout(task, mistakes, 4, 8, seed);
     const rows = b.rows.map(({ group, traj, agent, turn, reward }) => ({ group, traj, agent, turn, reward }));
-    const { metrics } = batchAdvantages(rows, own, OPTIONS, agents);
+    const { metrics } = stepAdvantages(rows, own, OPTIONS, agents);
     steps.push({ rows, metrics: { step: seed, ...metrics } });
   }
   const metrics: Record<string, number>[] = steps.map((s) => s.metrics);

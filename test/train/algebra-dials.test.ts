@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { loadShippedBase } from '../../src/cli/base-models';
-import { agentKey, agentShadowKey, M } from '../../src/core/metrics';
+import { agentKey, agentSameBatchKey, M } from '../../src/core/metrics';
 import { decodeExperiment } from '../../src/core/url';
 import { RunTrainer } from '../../src/train/trainer';
 
@@ -61,8 +61,8 @@ describe('custom estimators train as the named ones they define', () => {
       ['verifier', 'search', 'answer'].map((a) => grpo[0][agentKey(a, 'adv/sq_mean')]),
     );
     // A custom run weighs its batch by its own estimator too: its correlation with itself is 1.
-    expect(asDrmas[0][agentShadowKey('answer', 'custom', 'corr')]).toBe(1);
-    expect(asDrmas[0][agentShadowKey('answer', 'custom', 'sq_mean')]).toBe(
+    expect(asDrmas[0][agentSameBatchKey('answer', 'custom', 'corr')]).toBe(1);
+    expect(asDrmas[0][agentSameBatchKey('answer', 'custom', 'sq_mean')]).toBe(
       drmas[0][agentKey('answer', 'adv/sq_mean')],
     );
   }, 300_000);

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
-import { agentKey, agentShadowKey, M, modelKey } from '../../src/core/metrics';
+import { agentKey, agentSameBatchKey, M, modelKey } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { loadBase } from '../../src/train/base';
 import { encodeCheckpoint, signCheckpoint } from '../../src/model/checkpoint';
@@ -50,11 +50,11 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
         expect(Math.max(...a.advantages.map(Math.abs))).toBeGreaterThan(0.1);
         // The same batch weighed by both estimators: exactly the same weights for every agent.
         for (const agent of grpo.agents) {
-          expect(a.metrics[agentShadowKey(agent, 'drmas', 'corr')]).toBe(1);
-          expect(a.metrics[agentShadowKey(agent, 'drmas', 'sq_mean')]).toBe(
-            a.metrics[agentShadowKey(agent, 'grpo', 'sq_mean')],
+          expect(a.metrics[agentSameBatchKey(agent, 'drmas', 'corr')]).toBe(1);
+          expect(a.metrics[agentSameBatchKey(agent, 'drmas', 'sq_mean')]).toBe(
+            a.metrics[agentSameBatchKey(agent, 'grpo', 'sq_mean')],
           );
-          expect(a.metrics[agentShadowKey(agent, 'grpo', 'sq_mean')]).toBeGreaterThan(0.1);
+          expect(a.metrics[agentSameBatchKey(agent, 'grpo', 'sq_mean')]).toBeGreaterThan(0.1);
         }
       }
     } finally {
@@ -74,7 +74,7 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
       const diff = Math.max(...a.advantages.map((x, i) => Math.abs(x - b.advantages[i])));
       expect(diff).toBeGreaterThan(0.05);
       // On GRPO's own batch, Dr. MAS would weigh some agent's rows differently.
-      const corr = grpo.agents.map((agent) => a.metrics[agentShadowKey(agent, 'drmas', 'corr')]);
+      const corr = grpo.agents.map((agent) => a.metrics[agentSameBatchKey(agent, 'drmas', 'corr')]);
       expect(Math.min(...corr)).toBeLessThan(0.999);
     } finally {
       grpo.dispose();
@@ -163,7 +163,7 @@ describe('the mechanism presets on their shipped base models', () => {
   it('math-loop: the base verifier rejects first answers, so seeded rollouts have more solver calls than trajectories', async () => {
     const exp = presetById('math-loop')!.config;
     const { checkpoints } = await loadShippedBase(exp);
-    const models = buildModels(exp, exp.optim, 0, checkpoints);
+    const models = buildModels(exp, () => exp.optim, 0, checkpoints);
     try {
       const counters = { forwards: 0, readbacks: 0, tokens: 0 };
       const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
@@ -195,7 +195,7 @@ describe('the search-routing preset on its base models', () => {
       'search',
       'search',
     ]);
-    const models = buildModels(exp, exp.optim, 0, checkpoints);
+    const models = buildModels(exp, () => exp.optim, 0, checkpoints);
     try {
       const counters = { forwards: 0, readbacks: 0, tokens: 0 };
       const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));

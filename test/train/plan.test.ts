@@ -25,7 +25,7 @@ describe('plan under parallel sampling', () => {
     const exp = ExperimentSchema.parse({ task: 'plan' });
     const { checkpoints, notes } = await loadShippedBase(exp);
     expect(Object.values(notes).every((n) => n.startsWith('shipped base'))).toBe(true);
-    const models = buildModels(exp, exp.optim, 0, checkpoints);
+    const models = buildModels(exp, () => exp.optim, 0, checkpoints);
     try {
       const counters = { forwards: 0, readbacks: 0, tokens: 0 };
       const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { axisKey, bandPath, fmt, nearest, linePath, logAxis, niceAxis, stepAxis } from '../../src/ui/plot';
+import {
+  axisKey,
+  bandPath,
+  formatSignificant,
+  nearest,
+  linePath,
+  logAxis,
+  niceAxis,
+  stepAxis,
+} from '../../src/ui/plot';
 
 // A plot 100 px wide for x ∈ [0, 10] and 50 px tall for y ∈ [0, 1], y pointing down (SVG).
 const sx = (v: number) => (v < 0 || v > 10 ? undefined : v * 10);
@@ -86,8 +95,8 @@ describe('paths', () => {
     expect(nearest(xs, NaN)).toBe(-1);
   });
 
-  it('fmt gives 4 significant digits, exponents for the very small and large', () => {
-    expect([0.123456, 1234.5, 2e-5, 3.2e6, 0, NaN].map(fmt)).toEqual([
+  it('formatSignificant gives 4 significant digits, exponents for the very small and large', () => {
+    expect([0.123456, 1234.5, 2e-5, 3.2e6, 0, NaN].map(formatSignificant)).toEqual([
       '0.1235',
       '1235',
       '2.00e-5',

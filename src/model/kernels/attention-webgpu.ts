@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { Dims } from './kernel-types';
-import { runProgram, type Uniform, WG } from './webgpu';
+import { runGpuProgram, type Uniform, WG } from './webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -54,7 +54,7 @@ function probabilities(q: tf.Tensor, k: tf.Tensor, bias: tf.Tensor, d: Layout): 
         let total = wgSum2(sum, 0.0).x;
         for (var s = t; live && s < S; s = s + ${WG}) { result[prow + s] = result[prow + s] / total; }`;
   const rows = d.B * d.H * d.T;
-  return runProgram(
+  return runGpuProgram(
     { key: 'attn_p', inputs: ['Q', 'K', 'Bias'], outShape: [d.B, d.H, d.T, d.S], body, groups: rows },
     [q, k, bias],
     uniforms(d),
@@ -73,7 +73,7 @@ function weightedValues(p: tf.Tensor, v: tf.Tensor, d: Layout): tf.Tensor {
           let vcol = uniforms.vo + j;
           var r = 0.0;
           for (var s = 0; s < S; s = s + 1) { r = r + P[prow + s] * V[(b * S + s) * uniforms.vs + vcol]; }`;
-  return runProgram(
+  return runGpuProgram(
     { key: 'attn_y', inputs: ['P', 'V'], outShape: [d.B * d.T, d.H * d.hd], body },
     [p, v],
     uniforms(d),
@@ -94,7 +94,7 @@ function scoreGrad(qkv: tf.Tensor, p: tf.Tensor, dy: tf.Tensor, d: Layout): tf.T
         }
         let rowdot = wgSum2(rd, 0.0).x;
         for (var s = t; live && s < S; s = s + ${WG}) { result[prow + s] = P[prow + s] * (result[prow + s] - rowdot); }`;
-  return runProgram(
+  return runGpuProgram(
     {
       key: 'attn_ds',
       inputs: ['X', 'P', 'Dy'],
@@ -129,7 +129,7 @@ function qkvGrad(qkv: tf.Tensor, p: tf.Tensor, ds: tf.Tensor, dy: tf.Tensor, d: 
           } else {
             for (var s = 0; s < T; s = s + 1) { r = r + P[(head + s) * T + tq] * Dy[(b * T + s) * C + jj]; }
           }`;
-  return runProgram(
+  return runGpuProgram(
     { key: 'attn_dqkv', inputs: ['X', 'P', 'Ds', 'Dy'], outShape: qkv.shape, body },
     [qkv, p, ds, dy],
     uniforms(d),

@@ -13,7 +13,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { GELU_A, LN_EPS } from './rowwise';
-import { runProgram, WG, type Uniform } from './webgpu';
+import { runGpuProgram, WG, type Uniform } from './webgpu';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -31,7 +31,7 @@ function lnStats(x: tf.Tensor2D): tf.Tensor2D {
           setOutputAtIndex(2 * o, mean);
           setOutputAtIndex(2 * o + 1, inverseSqrt(variance + uniforms.eps));
         }`;
-  return runProgram(
+  return runGpuProgram(
     { key: 'ln_stats', inputs: ['X'], outShape: [N, 2], body, groups: N },
     [x],
     [['eps', 'f32', LN_EPS]],
@@ -49,7 +49,7 @@ function colReduce(key: string, inputs: tf.Tensor[], names: string[], term: stri
         let total = wgSum2(s, 0.0).x;
         if (live && t == 0) { setOutputAtIndex(o, total); }`;
   const M = inputs[0].shape[1]!;
-  return runProgram(
+  return runGpuProgram(
     { key: `colsum_${key}`, inputs: names, outShape: [M], body, groups: M },
     inputs,
   ) as tf.Tensor1D;
@@ -71,7 +71,7 @@ export const layerNormGpu = tf.customGrad(((
   const stats = lnStats(x);
   const norm =
     'let n = index / uniforms.xShape.y;\n          let c = index - n * uniforms.xShape.y;\n          let r = (X[index] - S[2 * n]) * S[2 * n + 1] * G[c] + B[c];';
-  const y = runProgram({ key: 'ln_y', inputs: ['X', 'S', 'G', 'B'], outShape: [N, C], body: norm }, [
+  const y = runGpuProgram({ key: 'ln_y', inputs: ['X', 'S', 'G', 'B'], outShape: [N, C], body: norm }, [
     x,
     stats,
     g,
@@ -96,7 +96,7 @@ export const layerNormGpu = tf.customGrad(((
           let i = o * C + c;
           setOutputAtIndex(i, rstd * (Dy[i] * G[c] - sums.x - (X[i] - mean) * rstd * sums.y));
         }`;
-    const dx = runProgram(
+    const dx = runGpuProgram(
       { key: 'ln_dx', inputs: ['X', 'S', 'G', 'Dy'], outShape: [N, C], body, groups: N },
       [sx, ss, sg, dy],
     );
@@ -144,7 +144,7 @@ export const mlpGpu = tf.customGrad(((
 ) => {
   const hShape = [x.shape[0], w1.shape[1]];
   const forward = `${preActivation}\n          let r = h * s;`;
-  const a = runProgram(
+  const a = runGpuProgram(
     { key: 'linear_gelu', inputs: ['X', 'W', 'B'], outShape: hShape, body: forward },
     [x, w1, b1],
     GELU_UNIFORMS,
@@ -158,7 +158,7 @@ export const mlpGpu = tf.customGrad(((
           for (var j = 0; j < J; j = j + 1) { da = da + Dy[n * J + j] * W2[c * J + j]; }
           let du = uniforms.a + 3.0 * uniforms.k * h * h;
           let r = da * (s + h * s * (1.0 - s) * du);`;
-    const dh = runProgram(
+    const dh = runGpuProgram(
       { key: 'mlp_dh', inputs: ['X', 'W', 'B', 'Dy', 'W2'], outShape: hShape, body },
       [sx, sw1, sb1, dy, sw2],
       GELU_UNIFORMS,

@@ -73,7 +73,7 @@ export function emptyTensor(be: RawWebGpuBackend, shape: number[]): tf.Tensor {
 export const WG = 64;
 const EW = 128;
 
-export interface Program {
+export interface GpuProgram {
   /** Names the shader; pipelines are cached by it. */
   key: string;
   /** WGSL names of the inputs, one per tensor. tfjs names each one's shape `uniforms.<name, first letter lower-cased>Shape`. */
@@ -131,7 +131,7 @@ const reduceFns = `
       }`;
 
 /** Runs a program on the active webgpu backend: a new float32 tensor of `outShape` the caller owns. */
-export function runProgram(p: Program, tensors: tf.Tensor[], uniforms: Uniform[] = []): tf.Tensor {
+export function runGpuProgram(p: GpuProgram, tensors: tf.Tensor[], uniforms: Uniform[] = []): tf.Tensor {
   const n = p.outShape.reduce((a, d) => a * d, 1);
   const grouped = p.groups !== undefined;
   const all: Uniform[] = grouped ? [['groups', 'i32', p.groups!], ...uniforms] : uniforms;
@@ -190,7 +190,7 @@ export function sumOver(key: string, xs: readonly tf.Tensor[], term: (x: string)
       );
       const body = `var s = 0.0;\n        ${loops.join('\n        ')}\n        let total = wgSum2(s, 0.0).x;\n        if (t == 0) { setOutputAtIndex(0, total); }`;
       sums.push(
-        runProgram(
+        runGpuProgram(
           { key: `sum_${key}_${group.length}`, inputs: names, outShape: [1], body, groups: 1 },
           group,
         ),

@@ -8,7 +8,7 @@ import { Fragment, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
 import { ESTIMATOR_CHOICES } from '../../core/config';
 import type { EstimatorChoice, Experiment } from '../../core/config';
-import { shadowEstimators as weighedBy } from '../../core/metrics';
+import { sameBatchEstimators } from '../../core/metrics';
 import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
 import type { ChartEntry } from '../../core/charts';
 import { defText, estimatorDef, ESTIMATOR_OPTIONS } from '../../rl/advantage';
@@ -31,7 +31,7 @@ const AMPLIFICATION_NOTE = (
 );
 
 /** Beside the same-batch charts: how to read them. */
-const SHADOW_NOTE = (
+const SAME_BATCH_NOTE = (
   <p className="explain">
     Each run’s own batch, weighed again by every estimator. Within one chart the estimator is fixed, so the
     runs’ lines differ only through their data: that is how far the runs drifted apart. Across charts the data
@@ -41,9 +41,9 @@ const SHADOW_NOTE = (
 );
 
 /** The estimators the same-batch section shows: the runs' own, or all of them if the runs share one. */
-function shadowEstimators(runs: { estimator: EstimatorChoice }[]): EstimatorChoice[] {
+function sectionEstimators(runs: { estimator: EstimatorChoice }[]): EstimatorChoice[] {
   const own = [...new Set(runs.map((r) => r.estimator))];
-  return own.length > 1 ? ESTIMATOR_CHOICES.filter((e) => own.includes(e)) : weighedBy(own[0]);
+  return own.length > 1 ? ESTIMATOR_CHOICES.filter((e) => own.includes(e)) : sameBatchEstimators(own[0]);
 }
 
 /** The definitions of the config's custom runs, for the `custom` charts' tooltips ('' when none). */
@@ -149,10 +149,10 @@ export function Charts() {
   const view = useLab((s) => s.view);
   const evalK = useLab((s) => s.config.eval.k);
   const evalOn = useLab((s) => s.config.eval.every > 0);
-  const estimatorsKey = useLab((s) => shadowEstimators(s.config.runs).join('|'));
+  const estimatorsKey = useLab((s) => sectionEstimators(s.config.runs).join('|'));
   const config = useLab((s) => s.config);
   const customs = useMemo(() => customDefs(config), [config]);
-  const shadowGrad = useLab((s) => s.config.diagnostics.shadowGradNorm);
+  const sameBatchGrad = useLab((s) => s.config.diagnostics.shadowGradNorm);
   const credit = useLab((s) =>
     s.config.runs.some((r) => (r.reward.credit ?? s.config.reward.credit) !== 'shared'),
   );
@@ -188,7 +188,7 @@ export function Charts() {
       ...ESTIMATOR_OPTIONS[e],
     }));
     const charts = boardCharts(
-      { eval: evalOn || runs.some((r) => r.evalKs), credit, shadowGradNorm: shadowGrad, mcts },
+      { eval: evalOn || runs.some((r) => r.evalKs), credit, shadowGradNorm: sameBatchGrad, mcts },
       estimators,
     );
     const rows = charts.map((chart): Row => {
@@ -208,8 +208,8 @@ export function Charts() {
         children:
           chart.id === 'amplification'
             ? AMPLIFICATION_NOTE
-            : chart.id === `shadow-${estimators[0]?.name}-sq`
-              ? SHADOW_NOTE
+            : chart.id === `same-batch-${estimators[0]?.name}-sq`
+              ? SAME_BATCH_NOTE
               : undefined,
         perColumn,
         specs: perColumn.flat(),
@@ -226,7 +226,7 @@ export function Charts() {
     evalOn,
     estimatorsKey,
     customs,
-    shadowGrad,
+    sameBatchGrad,
     credit,
     mcts,
     sideBySide,

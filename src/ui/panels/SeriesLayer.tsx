@@ -15,7 +15,7 @@ import { createContext, memo, useContext, useMemo, useSyncExternalStore } from '
 import type { KeyboardEvent, MouseEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { usePlotArea, useXAxisInverseScale, useXAxisScale, useYAxisScale } from 'recharts';
-import { bandPath, fmt, linePath, nearest } from '../plot';
+import { bandPath, formatSignificant, linePath, nearest } from '../plot';
 import type { Scale } from '../plot';
 import type { RunId } from '../../runtime/protocol';
 
@@ -242,7 +242,7 @@ export function SeriesLayer({
             <div className="chart-tip-step">step {active}</div>
             {hits.map(({ d, v }) => (
               <div key={d.spec.id} style={{ color: d.spec.color }}>
-                {d.spec.name}: {fmt(v)}
+                {d.spec.name}: {formatSignificant(v)}
               </div>
             ))}
           </div>,

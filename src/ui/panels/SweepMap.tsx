@@ -21,7 +21,7 @@ import { defaultMapX, mapCharts } from '../../rl/sweep-map';
 import type { MapChart } from '../../rl/sweep-map';
 import { REWARD_TAIL } from '../../rl/summary';
 import { download, fileName } from '../export';
-import { fmt, niceAxis } from '../plot';
+import { formatSignificant, niceAxis } from '../plot';
 import { runColor } from '../store';
 import { mapCsv, mapJson, openSweep } from '../sweep-open';
 import type { OpenedSweep } from '../sweep-open';
@@ -125,7 +125,7 @@ function MapFigure({ chart, x, y }: { chart: MapChart; x: string; y: ReturnType<
                       data-verdict={String(v)}
                     >
                       <title>
-                        {`${series[k].name} at ${x} = ${String(props.payload?.x)}: ${fmt(Number(props.payload?.[`m${k}`]))} ± ${fmt(Number(props.payload?.[`e${k}`]))} (${String(v)})`}
+                        {`${series[k].name} at ${x} = ${String(props.payload?.x)}: ${formatSignificant(Number(props.payload?.[`m${k}`]))} ± ${formatSignificant(Number(props.payload?.[`e${k}`]))} (${String(v)})`}
                       </title>
                     </circle>
                   );

@@ -6,7 +6,7 @@
  * training every couple of seconds, like Findings.
  */
 import { useMemo } from 'react';
-import { agentKey, agentShadowKey, M } from '../../core/metrics';
+import { agentKey, agentSameBatchKey, M } from '../../core/metrics';
 import { resolveRun } from '../../core/config';
 import { DIFFERS_WINDOW, whatDiffers } from '../../rl/what-differs';
 import { historyOf } from '../run-data';
@@ -24,7 +24,7 @@ const keysOf = (agents: readonly string[]) => [
     agentKey(a, 'amplification'),
     agentKey(a, 'calls'),
     ...(['grpo', 'drmas'] as const).flatMap((e) =>
-      (['mean', 'sq_mean', 'corr', 'grad_norm'] as const).map((s) => agentShadowKey(a, e, s)),
+      (['mean', 'sq_mean', 'corr', 'grad_norm'] as const).map((s) => agentSameBatchKey(a, e, s)),
     ),
   ]),
 ];

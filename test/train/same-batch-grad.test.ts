@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ESTIMATOR_NAMES, ExperimentSchema } from '../../src/core/config';
-import { agentKey, agentShadowKey } from '../../src/core/metrics';
+import { agentKey, agentSameBatchKey } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { RunTrainer } from '../../src/train/trainer';
 
@@ -36,7 +36,7 @@ describe('same-batch gradient norms', () => {
   it('are off by default: no keys, no extra backward passes', async () => {
     const { keys, metrics } = await firstStep(exp({}));
     expect(keys.some((k) => k.endsWith('/grad_norm') && k.includes('/shadow/'))).toBe(false);
-    expect(metrics[agentShadowKey('alice', 'drmas', 'grad_norm')]).toBeUndefined();
+    expect(metrics[agentSameBatchKey('alice', 'drmas', 'grad_norm')]).toBeUndefined();
   });
 
   for (const assignment of ['per-agent', 'shared'] as const) {
@@ -45,16 +45,16 @@ describe('same-batch gradient norms', () => {
         exp({ models: { assignment }, diagnostics: { shadowGradNorm: true } }),
       );
       for (const agent of agents) {
-        for (const e of ESTIMATOR_NAMES) expect(keys).toContain(agentShadowKey(agent, e, 'grad_norm'));
+        for (const e of ESTIMATOR_NAMES) expect(keys).toContain(agentSameBatchKey(agent, e, 'grad_norm'));
         const own = metrics[agentKey(agent, 'grad_norm')];
         expect(own).toBeGreaterThan(0);
         // One epoch, one mini-batch: the probe and the update take the same gradient.
-        expect(metrics[agentShadowKey(agent, 'grpo', 'grad_norm')]).toBeCloseTo(own, 5);
-        expect(metrics[agentShadowKey(agent, 'drmas', 'grad_norm')]).toBe(
-          metrics[agentShadowKey(agent, 'grpo', 'grad_norm')],
+        expect(metrics[agentSameBatchKey(agent, 'grpo', 'grad_norm')]).toBeCloseTo(own, 5);
+        expect(metrics[agentSameBatchKey(agent, 'drmas', 'grad_norm')]).toBe(
+          metrics[agentSameBatchKey(agent, 'grpo', 'grad_norm')],
         );
         // global-step scales every advantage by √((GK−1)/(K(G−1))) = √(7/6) here, and so the gradient.
-        expect(metrics[agentShadowKey(agent, 'global-step', 'grad_norm')] / own).toBeCloseTo(
+        expect(metrics[agentSameBatchKey(agent, 'global-step', 'grad_norm')] / own).toBeCloseTo(
           Math.sqrt(7 / 6),
           3,
         );

@@ -1,6 +1,7 @@
 /**
- * Same-batch ("shadow") comparison: a run's own rows weighed by every estimator of the registry,
- * with the run's advantage options. Two runs' curves can part because their estimators weigh the
+ * Same-batch comparison: a run's own rows weighed by every estimator of the registry, with the
+ * run's advantage options, beside the run's own advantages (rl/advantage.ts computes those, for
+ * the update; this module reuses them). Two runs' curves can part because their estimators weigh the
  * same data differently, or because their policies drifted apart and sample different data; on one
  * batch only the first can happen. Per agent k and estimator e, over agent k's rows:
  *   mean    = mean of A_e
@@ -9,27 +10,20 @@
  * Pure: no tfjs, no DOM, no Node APIs.
  */
 import type { AdvantageOptions, EstimatorChoice, EstimatorName } from '../core/config';
-import { agentShadowKey, shadowEstimators } from '../core/metrics';
-import {
-  computeAdvantages,
-  defText,
-  estimateAdvantages,
-  estimatorDef,
-  type AdvantageResult,
-} from './advantage';
-import { statsToMetrics } from './diagnostics';
+import { agentSameBatchKey, sameBatchEstimators } from '../core/metrics';
+import { defText, estimateAdvantages, estimatorDef } from './advantage';
 import { groupIndices, type AdvantageRow } from './rows';
 import { mean } from './stats';
 
-export interface ShadowStats {
+export interface SameBatchStats {
   mean: number;
   sqMean: number;
   corr: number;
 }
 
 /** Per estimator, per agent (keyed by `String(agent)`): that estimator's view of the batch. */
-export type Shadow = Record<EstimatorName, Record<string, ShadowStats>> & {
-  custom?: Record<string, ShadowStats>;
+export type SameBatch = Record<EstimatorName, Record<string, SameBatchStats>> & {
+  custom?: Record<string, SameBatchStats>;
 };
 /** Advantages in row order, per estimator weighed: every named one, and a custom run's own. */
 export type EveryEstimator = Record<EstimatorName, Float64Array> & { custom?: Float64Array };
@@ -82,7 +76,7 @@ export function everyEstimator(
   for (const [estimator, advantages] of Object.entries(known) as [EstimatorChoice, Float64Array][])
     byDef.set(defKey(estimator), advantages);
   return Object.fromEntries(
-    shadowEstimators(own).map((estimator) => {
+    sameBatchEstimators(own).map((estimator) => {
       const key = defKey(estimator);
       const advantages =
         known[estimator] ?? byDef.get(key) ?? estimateAdvantages(rows, { ...options, estimator }).advantages;
@@ -93,41 +87,37 @@ export function everyEstimator(
 }
 
 /**
- * One batch's advantages as a training step needs them, each estimator computed once: the run's
- * own (`estimator`, with its per-agent stats, for the update), every estimator's on the same rows
- * (the run's own among them, the same array), and their metrics — the run's `adv/…`, `groups/…` and
- * every estimator's `shadow/…` — for the run's configured `agents`.
+ * The same-batch comparison of one training step: every estimator's advantages on the step's rows,
+ * and their metrics (`agent/<a>/shadow/…`) for the run's configured `agents`. `own` is the run's own
+ * advantages, computed with `estimator` for the update: it is taken as it is (the same array in
+ * `all`), and each other definition is computed once.
  */
-export function batchAdvantages(
+export function sameBatchOfStep(
   rows: readonly AdvantageRow[],
+  own: Float64Array,
   estimator: EstimatorChoice,
   options: Partial<AdvantageOptions>,
   agents: readonly string[],
-): { own: AdvantageResult; all: EveryEstimator; metrics: Record<string, number> } {
-  const own = computeAdvantages(rows, { ...options, estimator });
-  const all = everyEstimator(rows, options, { [estimator]: own.advantages }, estimator);
-  const metrics = {
-    ...statsToMetrics(own.stats, agents),
-    ...shadowToMetrics(shadowAdvantages(rows, own.advantages, all), agents),
-  };
-  return { own, all, metrics };
+): { all: EveryEstimator; metrics: Record<string, number> } {
+  const all = everyEstimator(rows, options, { [estimator]: own }, estimator);
+  return { all, metrics: sameBatchToMetrics(weighSameBatch(rows, own, all), agents) };
 }
 
 /**
  * Every estimator's advantages on `rows` (`all`, from everyEstimator), summarized per agent
  * against `own`, the run's own advantages in row order.
  */
-export function shadowAdvantages(
+export function weighSameBatch(
   rows: readonly AdvantageRow[],
   own: ArrayLike<number>,
   all: EveryEstimator,
-): Shadow {
+): SameBatch {
   if (own.length !== rows.length)
-    throw new Error(`shadowAdvantages: ${own.length} own advantages for ${rows.length} rows`);
+    throw new Error(`weighSameBatch: ${own.length} own advantages for ${rows.length} rows`);
   const byAgent = [...groupIndices(rows, (r) => String(r.agent))];
-  const out = {} as Shadow;
+  const out = {} as SameBatch;
   for (const [estimator, advantages] of Object.entries(all) as [EstimatorChoice, Float64Array][]) {
-    const perAgent: Record<string, ShadowStats> = (out[estimator] = {});
+    const perAgent: Record<string, SameBatchStats> = (out[estimator] = {});
     for (const [agent, idx] of byAgent) {
       const a = idx.map((i) => advantages[i]);
       perAgent[agent] = {
@@ -144,20 +134,21 @@ export function shadowAdvantages(
 }
 
 /**
- * The shadow as metric keys `agent/<name>/shadow/<estimator>/{mean,sq_mean,corr}`. With `agents`
- * (the run's configured agents) the key set is fixed: an agent with no rows this batch gets NaN.
+ * The same-batch statistics as metric keys `agent/<name>/shadow/<estimator>/{mean,sq_mean,corr}`.
+ * With `agents` (the run's configured agents) the key set is fixed: an agent with no rows this
+ * batch gets NaN.
  */
-export function shadowToMetrics(shadow: Shadow, agents: readonly string[]): Record<string, number> {
+export function sameBatchToMetrics(stats: SameBatch, agents: readonly string[]): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [estimator, perAgent] of Object.entries(shadow) as [
+  for (const [estimator, perAgent] of Object.entries(stats) as [
     EstimatorChoice,
-    Record<string, ShadowStats>,
+    Record<string, SameBatchStats>,
   ][]) {
     for (const agent of agents) {
       const s = perAgent[agent];
-      out[agentShadowKey(agent, estimator, 'mean')] = s?.mean ?? NaN;
-      out[agentShadowKey(agent, estimator, 'sq_mean')] = s?.sqMean ?? NaN;
-      out[agentShadowKey(agent, estimator, 'corr')] = s?.corr ?? NaN;
+      out[agentSameBatchKey(agent, estimator, 'mean')] = s?.mean ?? NaN;
+      out[agentSameBatchKey(agent, estimator, 'sq_mean')] = s?.sqMean ?? NaN;
+      out[agentSameBatchKey(agent, estimator, 'corr')] = s?.corr ?? NaN;
     }
   }
   return out;

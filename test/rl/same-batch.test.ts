@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { agentShadowKey } from '../../src/core/metrics';
+import { agentSameBatchKey } from '../../src/core/metrics';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { ESTIMATOR_NAMES } from '../../src/core/config';
-import {
-  batchAdvantages,
-  everyEstimator,
-  pearson,
-  shadowAdvantages,
-  shadowToMetrics,
-} from '../../src/rl/shadow';
+import { everyEstimator, pearson, weighSameBatch, sameBatchToMetrics } from '../../src/rl/same-batch';
 import { demoRollout } from '../tasks/helpers';
+import { stepAdvantages } from './fixtures';
 
 /**
  * One prompt group, two trajectories: a acts once in each, b once in the success and twice in the
@@ -23,10 +18,10 @@ const rows = [
   { group: 0, traj: 1, agent: 'b', turn: 1, reward: 0 },
 ];
 
-describe('same-batch (shadow) estimators', () => {
+describe('same-batch estimators', () => {
   it('weighs one batch by every estimator, by hand', () => {
     const own = computeAdvantages(rows, { estimator: 'grpo' }).advantages;
-    const s = shadowAdvantages(rows, own, everyEstimator(rows, {}));
+    const s = weighSameBatch(rows, own, everyEstimator(rows, {}));
     // GRPO: values {1, 0}, μ = 0.5, σ = √0.5; every row gets ±0.5/√0.5 = ±√0.5.
     // b's rows: +√0.5, −√0.5, −√0.5 → mean −√0.5/3, E[A²] = 0.5.
     expect(s.grpo.b.mean).toBeCloseTo(-Math.SQRT1_2 / 3, 5);
@@ -50,11 +45,11 @@ describe('same-batch (shadow) estimators', () => {
 
   it('writes one key per agent × estimator × stat, NaN for an agent without rows', () => {
     const own = computeAdvantages(rows, { estimator: 'drmas' }).advantages;
-    const m = shadowToMetrics(shadowAdvantages(rows, own, everyEstimator(rows, {})), ['a', 'b', 'c']);
+    const m = sameBatchToMetrics(weighSameBatch(rows, own, everyEstimator(rows, {})), ['a', 'b', 'c']);
     expect(Object.keys(m)).toHaveLength(3 * 6 * 3);
-    expect(m[agentShadowKey('b', 'drmas', 'corr')]).toBe(1);
-    expect(m[agentShadowKey('b', 'grpo', 'sq_mean')]).toBeCloseTo(0.5, 5);
-    expect(m[agentShadowKey('c', 'grpo', 'mean')]).toBeNaN();
+    expect(m[agentSameBatchKey('b', 'drmas', 'corr')]).toBe(1);
+    expect(m[agentSameBatchKey('b', 'grpo', 'sq_mean')]).toBeCloseTo(0.5, 5);
+    expect(m[agentSameBatchKey('c', 'grpo', 'mean')]).toBeNaN();
   });
 
   it('pearson: exactly 1 on identical values, NaN on a constant, −1 on a mirror', () => {
@@ -149,9 +144,9 @@ describe("a step's advantages, each estimator once", () => {
     }));
     expect(rows).toHaveLength(29);
     const options = { normalizeStd: true, eps: 1e-6, singleton: 'raw' as const };
-    const { own, all, metrics } = batchAdvantages(rows, 'drmas', options, ['solver', 'verifier']);
+    const { own, all, metrics } = stepAdvantages(rows, 'drmas', options, ['solver', 'verifier']);
     expect(Object.entries(metrics)).toEqual(RECORDED_DRMAS);
-    // The run's own estimator is not computed a second time: the shadow holds the same array.
+    // The run's own estimator is not computed a second time: the same batch holds the same array.
     expect(all.drmas).toBe(own.advantages);
     // mars2 and global-step share one definition (rows; group; group): computed once, one array.
     expect(all.mars2).toBe(all['global-step']);
