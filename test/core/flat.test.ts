@@ -67,7 +67,7 @@ describe('the chart registry', () => {
       'adv-sq',
       'amplification',
       'grad-norm',
-      ...estimators.flatMap((e) => [`shadow-${e.name}-sq`, `shadow-${e.name}-grad`]),
+      ...estimators.flatMap((e) => [`same-batch-${e.name}-sq`, `same-batch-${e.name}-grad`]),
     ]);
   });
 
@@ -83,7 +83,7 @@ describe('the chart registry', () => {
     const plain = boardCharts({ eval: false, credit: false, shadowGradNorm: false }, []);
     expect(plain.map((c) => c.id)).not.toContain('eval-avg');
     // The search's charts only where a run samples by mcts.
-    expect(all.map((c) => c.id)).toEqual(expect.arrayContaining(['mcts-nodes', 'mcts-arm']));
+    expect(all.map((c) => c.id)).toEqual(expect.arrayContaining(['mcts-tree', 'mcts-nodes', 'mcts-arm']));
     expect(plain.map((c) => c.id)).not.toContain('mcts-nodes');
   });
 });
