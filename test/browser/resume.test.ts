@@ -3,7 +3,7 @@
  * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
  */
 import { afterEach, expect, it } from 'vitest';
-import { downloadCsv, openLab, RUNS, stepCounts, trainEnabled } from './harness';
+import { downloadCsv, openLab, RUNS, stateSteps, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -19,24 +19,6 @@ const atLeast = (lab: Lab, n: number) =>
     [RUNS, n] as const,
     { timeout: 120_000, polling: 250 },
   );
-
-/** The steps at which each run's state is saved in IndexedDB (agentwise-states), by key (run index:label). */
-const savedSteps = (lab: Lab) =>
-  lab.page.evaluate(async () => {
-    // Opening a db that does not exist yet would create it empty: look first.
-    if (!(await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) return {};
-    return new Promise<Record<string, number>>((ok, ko) => {
-      const r = indexedDB.open('agentwise-states');
-      r.onerror = () => ko(r.error);
-      r.onsuccess = () => {
-        if (!r.result.objectStoreNames.contains('states')) return ok({});
-        const all = r.result.transaction('states').objectStore('states').getAll();
-        all.onsuccess = () =>
-          ok(Object.fromEntries(all.result.map((s: { run: string; step: number }) => [s.run, s.step])));
-        all.onerror = () => ko(all.error);
-      };
-    });
-  });
 
 it('resumes both runs after a reload from their saved state', async () => {
   lab = await openLab(
@@ -54,7 +36,7 @@ it('resumes both runs after a reload from their saved state', async () => {
     .poll(
       async () => {
         counts = await stepCounts(lab!);
-        const saved = await savedSteps(lab!);
+        const saved = await stateSteps(lab!);
         return RUNS.every((r, i) => saved[`${i}:${r}`] === counts[i]);
       },
       { timeout: 120_000, interval: 250 },
