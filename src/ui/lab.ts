@@ -28,8 +28,13 @@ import { addError, ask, runColor, setConfig, useLab } from './store';
 import { receive } from './worker-messages';
 import type { RunView } from './store';
 
-/** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
-export const SAVE_EVERY = 10;
+/**
+ * Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done):
+ * every step, so a page closed at any moment loses at most the step in progress. A state is read
+ * between two steps and written while the next one trains (train/driver.ts); what that costs the
+ * default experiment is measured in docs/page.md#a-page-closed-mid-step.
+ */
+export const SAVE_EVERY = 1;
 
 let session: LabSession | null = null;
 /** The live session, if any (for the store reactions: lab-reactions.ts). */

@@ -3,7 +3,7 @@
  * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
  */
 import { afterEach, expect, it } from 'vitest';
-import { downloadCsv, openLab, RUNS, stateSteps, stepCounts, trainEnabled } from './harness';
+import { downloadCsv, openLab, RUNS, runsIn, stateSteps, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -29,6 +29,7 @@ it('resumes both runs after a reload from their saved state', async () => {
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await atLeast(lab, 3);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await runsIn(lab, 'paused'); // stopped after the step in flight: the counters move no more
 
   // Pausing saves each run's state at the step it stopped at.
   let counts: number[] = [];

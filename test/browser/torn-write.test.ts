@@ -1,10 +1,11 @@
 /**
- * A page whose frames cannot be stored while its runs train on: a run's worker writes its state
- * only once the page says the frames before it are stored, so the states are held back rather
- * than stored ahead of the frames, which would leave a gap nothing can fill. The test makes every
- * write of the page's recorder abort from a point on (as a closed page's transactions do) and then
- * reloads: each run goes on from the last state whose frames are stored, not from step 0, and every
- * run's exported steps are 0…steps-1, each once.
+ * A page killed between a run's two writes. The page stores a step's frames, then the run's worker
+ * writes its state after that step (a worker writes a state only once the page says the frames
+ * before it are stored). Killed between the two, the frames are one step ahead of the state: the
+ * run goes on from the state before, computing that one step again, and every run's exported
+ * steps are 0…steps-1, each once. The other order, a state ahead of its frames, would leave a gap
+ * nothing can fill: frames that cannot be stored hold the states back, so a reload goes on from the
+ * last state whose frames are stored, not from step 0.
  */
 import { afterEach, expect, it } from 'vitest';
 import {
@@ -19,6 +20,7 @@ import {
   savedSteps,
   stateSteps,
   stepCounts,
+  storedSteps,
   trainEnabled,
   waitSteps,
 } from './harness';
@@ -44,6 +46,47 @@ async function trainToTheEnd(l: Lab): Promise<void> {
   await expect.poll(() => stepCounts(l), { timeout: 30_000 }).toEqual([STEPS, STEPS]);
   expect(await exportedSteps(l.page)).toEqual([everyStep(STEPS), everyStep(STEPS)]);
 }
+
+it("a page killed between a step's two writes goes on from the state before: one step again, none missing", async () => {
+  const TORN = 5; // the first state not written: each run's state after step TORN - 1
+  lab = await openLab(`${TINY}&steps=${STEPS}`);
+  const { page } = lab;
+  // Once window.tearAt is set, the page's answer that a run's frames before step ≥ tearAt are
+  // stored never reaches its worker: the frames are stored, and the worker waits to write the
+  // state after them, as a page killed between the two writes leaves them. window.torn lists the
+  // steps of the states held back.
+  await page.addInitScript(() => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (this: Worker, ...args: Parameters<typeof post>) {
+      const w = window as { tearAt?: number; torn?: number[] };
+      const msg = args[0] as { type?: string; step?: number };
+      if (msg?.type === 'frames-stored' && w.tearAt !== undefined && msg.step! >= w.tearAt)
+        return void (w.torn ??= []).push(msg.step!);
+      return post.apply(this, args);
+    } as typeof post;
+  });
+  await page.reload(); // the init script runs from this load on
+  await page.evaluate((at) => ((window as { tearAt?: number }).tearAt = at), TORN);
+  await trainEnabled(page);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.waitForFunction((n) => (window as { torn?: number[] }).torn?.length === n, RUNS.length, {
+    timeout: 120_000,
+  });
+  // Between the two writes: the frames of steps 0…TORN-1 are stored, the states are at TORN - 1.
+  expect(await storedSteps(lab)).toEqual([everyStep(TORN), everyStep(TORN)]);
+  const states = await stateSteps(lab);
+  expect(KEYS.map((k) => states[k])).toEqual([TORN - 1, TORN - 1]);
+
+  await page.reload(); // killed here
+  const note = page.getByTestId('restored-note');
+  await note.waitFor({ timeout: 30_000 });
+  expect(await stepCounts(lab)).toEqual([TORN, TORN]);
+  expect(await note.textContent()).not.toContain('start over');
+  await trainToTheEnd(lab);
+  // Each run went on from the state before the one not written: one step computed again.
+  expect(await resumedAt(lab)).toEqual([TORN - 1, TORN - 1]);
+  expect(lab.errors).toEqual([]);
+});
 
 it('frames that cannot be stored hold the states back: a reload goes on from the last whole save, not step 0', async () => {
   lab = await openLab(`${TINY}&steps=${STEPS}`);
