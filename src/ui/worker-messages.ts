@@ -9,6 +9,7 @@ import { withScheduled } from '../core/live-schedule';
 import type { FromWorker, RunId } from '../runtime/protocol';
 import { keepMeasurement } from './backend-cache';
 import { downloadBlob, fileName } from './export';
+import { stopRecording } from './lab-db';
 import { dropFrames, recordFrame, recordReady, recording } from './persist';
 import { initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
 import { addError, moveSession, patchRun, useLab } from './store';
@@ -93,10 +94,11 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       // No room: the status bar says what is not being saved (unsaved.ts), and the run goes on.
       if (msg.full) return stateUnsaved(id, msg.step);
       // Not recording (recording is off, said once, or the session is another tab's now): no state
-      // is written, and nothing more to say.
+      // is written, and nothing more to say. Any other failure (the browser closed the states'
+      // database, say) turns recording off as one of the page's own would: a run saves after every
+      // step, and an alert for each would bury the rest.
       if (msg.error && !recording()) return;
-      if (msg.error)
-        return fail(id, `could not save the run state at step ${msg.step} (training goes on): ${msg.error}`);
+      if (msg.error) return stopRecording(`a run state could not be saved: ${msg.error}`);
       stateUnsaved(id, null);
       askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
       // Its frames before the state were stored before it was written: a reload resumes here.
