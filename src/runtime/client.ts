@@ -89,6 +89,12 @@ export interface SessionOptions {
     saved?: readonly string[];
     /** Tests only: the storage-fault.ts plan each worker's saves follow. */
     fault?: StorageFault | null;
+    /**
+     * Stores run `run`'s frames before `step` and says whether they are (`full`: refused for want
+     * of room): its worker writes its state after `step` steps only if they are. Absent: nothing
+     * is recorded, and every state is written.
+     */
+    framesStored?: (run: RunId, step: number) => Promise<{ stored: boolean; full?: boolean }>;
   };
   /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
   ids?: RunId[];
@@ -231,6 +237,7 @@ export class LabSession {
     }
     if (msg.type === 'holding') this.answer(info.id, { step: msg.step, done: msg.done });
     if (msg.type === 'stopped') this.settle(info.id);
+    if (msg.type === 'saving') void this.framesStored(info.id, worker, msg.step);
     if (msg.type === 'state' && msg.state === 'failed') {
       this.failed.add(info.id);
       this.answer(info.id, null);
@@ -241,6 +248,12 @@ export class LabSession {
     if (msg.type === 'state' && (msg.state === 'done' || msg.state === 'failed') && this.queue.length > 0) {
       this.release(info.id);
     }
+  }
+
+  /** A run's state waits for its frames before `step` to be stored (persist.framesStored): the answer. */
+  private async framesStored(id: RunId, worker: Worker, step: number): Promise<void> {
+    const answer = (await this.options.persist?.framesStored?.(id, step)) ?? { stored: true };
+    worker.postMessage({ type: 'frames-stored', runId: id, step, ...answer } satisfies ToWorker);
   }
 
   private broadcast(make: (id: RunId) => ToWorker): void {

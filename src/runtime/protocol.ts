@@ -87,7 +87,8 @@ export type ToWorker =
       uploads?: { name: string; bytes: ArrayBuffer }[];
       /**
        * Where the run's state is kept in IndexedDB (state-store.ts): saved every `every` steps,
-       * when paused and when done. With `resume`, the run goes on from the state saved there.
+       * when paused and when done, each once the page has stored the frames before it (`saving`,
+       * `frames-stored`). With `resume`, the run goes on from the state saved there.
        */
       persist?: {
         session: string;
@@ -113,7 +114,13 @@ export type ToWorker =
   /** Send the run's whole state now (`run-state`), to be downloaded as a CLI state file. */
   | { type: 'run-state'; runId: RunId }
   /** Fault injection: destroys the run's GPU device, as a driver reset would (tests, demos). */
-  | { type: 'lose-device'; runId: RunId };
+  | { type: 'lose-device'; runId: RunId }
+  /**
+   * The answer to `saving`: the run's frames before `step` are stored, so its state after `step`
+   * steps may be written; or they are not (`stored` false; `full`: refused for want of room, and
+   * they wait in the page), and that state is not written.
+   */
+  | { type: 'frames-stored'; runId: RunId; step: number; stored: boolean; full?: boolean };
 
 /** A run's state; 'queued' is the page's own (the run waits for a free worker, it has none yet). */
 export type RunStatus =
@@ -146,6 +153,12 @@ export type FromWorker =
    * for want of room, a QuotaExceededError, and training goes on).
    */
   | { type: 'saved'; runId: RunId; step: number; error?: string; full?: boolean }
+  /**
+   * The run's state after `step` steps is read and waits to be written until the page has stored
+   * the run's frames before it (answered by `frames-stored`): a state is never written ahead of
+   * its frames, so a page closed between the two writes leaves the frames ahead, never the state.
+   */
+  | { type: 'saving'; runId: RunId; step: number }
   /**
    * The answer to `pause`: the run stopped after `step` steps and its state is saved (or could not
    * be): it writes nothing more until it is told to train again, so the page may let the session go.

@@ -3,8 +3,9 @@
  * a RunDriver (train/driver.ts), which owns the step loop, saves, the lost-device fallback and
  * rollout throttling exactly as it does for the CLI. This file only picks the backend (with the
  * sanity check), loads the base models or the saved state, and connects the driver to the page:
- * frames go out as one transferred Float64Array per step, states go to IndexedDB, environments
- * run in a pool of nested env workers with a time limit. tfjs lives only in workers.
+ * frames go out as one transferred Float64Array per step, states go to IndexedDB once the page has
+ * stored the frames before them, environments run in a pool of nested env workers with a time
+ * limit. tfjs lives only in workers.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config';
@@ -80,6 +81,8 @@ class RunHost {
   private delayMs = 0;
   /** The run's state file name, as `lab train` writes it (runRepeats order: the runs × seeds). */
   private stateName = 'run.run';
+  /** Saves waiting for the page's `frames-stored`, by step. */
+  private readonly asked = new Map<number, (answer: { stored: boolean; full?: boolean }) => void>();
 
   private setState(state: RunStatus, message?: string): void {
     post({
@@ -112,6 +115,24 @@ class RunHost {
     });
     this.report = await withThreads(report);
     post({ type: 'backend', runId, report: this.report });
+  }
+
+  /**
+   * Resolves once the page has stored the run's frames before `step` (it answers `saving` with
+   * `frames-stored`); throws if it has not, for want of room (as a full disk's write does) or
+   * because it records this session no more. The state after `step` steps is written only then,
+   * so a page closed between the two writes leaves the frames ahead of the state, never behind.
+   */
+  private framesStored(step: number): Promise<void> {
+    return new Promise((ok, ko) => {
+      this.asked.set(step, ({ stored, full }) => {
+        if (stored) ok();
+        else if (full)
+          ko(new DOMException(`no room for the frames before step ${step}`, 'QuotaExceededError'));
+        else ko(new Error('the page records this session no more'));
+      });
+      post({ type: 'saving', runId: this.id, step });
+    });
   }
 
   /** One message starts a run: select the backend and report it, then load the run. */
@@ -164,6 +185,7 @@ class RunHost {
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && {
         save: async (s: RunState) => {
+          await this.framesStored(s.manifest.step);
           const stored = {
             ...{ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now() },
             bytes: encodeRunState(s).buffer as ArrayBuffer,
@@ -287,6 +309,10 @@ class RunHost {
         post({ type: 'run-state', runId: this.id, step, name: this.stateName, bytes }, [bytes]);
         return;
       }
+      case 'frames-stored':
+        this.asked.get(msg.step)?.(msg);
+        this.asked.delete(msg.step);
+        return;
       case 'lose-device': {
         const device = (tf.backend() as unknown as { device?: { destroy(): void } }).device;
         if (!device) throw new Error(`no GPU device to lose: this run is on ${tf.getBackend()}`);

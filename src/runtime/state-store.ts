@@ -3,9 +3,13 @@
  * stored session, as the encoded bytes of src/train/run-state.ts, so a run survives a reload or a
  * crashed tab and resumes from its last save. Run workers write them (they hold the weights); the
  * page only lists and deletes them, so this file imports no tfjs. Keyed [session, stateKey(run
- * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`).
+ * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`). Once
+ * the browser closes the database under a connection (the site's storage cleared or evicted),
+ * every later call fails saying so, rather than open a new, empty one: a state written there would
+ * stand for a session whose frames are gone. The worker's save then fails, and the page turns
+ * recording off with one alert (worker-messages.ts), as it does when its own database closes.
  */
-import { refuseIfFull } from './storage-fault';
+import { faultAt, refuseIfFull } from './storage-fault';
 import type { StorageFault } from './storage-fault';
 
 /** A run's key in the store: its index into experiment.runs and its label (with its seed's `#s`). */
@@ -30,8 +34,11 @@ const DB = 'agentwise-states';
 const STORE = 'states';
 
 let dbp: Promise<IDBDatabase> | null = null;
+/** Set once the browser closed the database under this connection: every call fails with it. */
+let closed: Error | null = null;
 
 function open(): Promise<IDBDatabase> {
+  if (closed) return Promise.reject(closed);
   dbp ??= openAt(1);
   dbp.catch(() => (dbp = null)); // let a later call try again
   return dbp;
@@ -48,6 +55,9 @@ function openAt(version: number): Promise<IDBDatabase> {
     };
     r.onsuccess = () => {
       const db = r.result;
+      // Fired when the browser deletes the database under the page (storage cleared or evicted).
+      db.onclose = () =>
+        (closed = new Error("the browser closed the run states' database (its storage was cleared)"));
       if (db.objectStoreNames.contains(STORE)) return ok(db);
       db.close();
       openAt(db.version + 1).then(ok, ko);
@@ -71,7 +81,14 @@ const sessionRange = (session: string) => IDBKeyRange.bound([session, ''], [sess
 /** Replaces the run's saved state (`fault`: the test seam of storage-fault.ts). */
 export async function putState(s: StoredState, fault?: StorageFault | null): Promise<unknown> {
   refuseIfFull(fault, s.step);
+  if (faultAt(fault, 'closed', s.step)) closeAsTheBrowserDoes(await open());
   return run('readwrite', (st) => st.put(s));
+}
+
+/** The seam's `closed`: the connection closes and its `close` event fires, as when storage is cleared. */
+function closeAsTheBrowserDoes(db: IDBDatabase): void {
+  db.close();
+  db.dispatchEvent(new Event('close'));
 }
 
 export function getState(session: string, key: string): Promise<StoredState | undefined> {

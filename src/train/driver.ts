@@ -8,7 +8,11 @@
  *
  * Saves: with a store, the run's state is saved every `saveEvery` steps, when it pauses and after
  * its last step. A step's result goes to the sink before the state after it is saved, so a saved
- * state is never ahead of what was recorded.
+ * state is never ahead of what was recorded. A periodic save reads the state at once (between two
+ * steps) and writes it while the next step trains; that step's result waits for the write. So the
+ * write costs the run no time unless it takes longer than a step, and a step the sink has is never
+ * more than one ahead of the state the store holds (with `saveEvery` 1: a run stopped at any moment
+ * loses at most the step in progress).
  *
  * Lost device: on a backend whose device can be lost (a GPU), the state after every step is kept
  * in memory (the guard). When the device is lost, the step in flight is dropped and the run goes
@@ -111,6 +115,8 @@ export class RunDriver<R = unknown> {
   /** A state being read (state()): the loop starts no step until it is read. */
   private reading: Promise<unknown> = Promise.resolve();
   private savedStep: number;
+  /** The state write in flight, if any: the next step's result is reported only once it is done. */
+  private writing: Promise<void> = Promise.resolve();
   private delayMs = 0;
   private rolloutsAt = -Infinity;
   private unsentRollouts: TrainStepResult | null = null;
@@ -286,6 +292,8 @@ export class RunDriver<R = unknown> {
       throw e;
     }
     if (gen !== this.generation) return; // the device was lost meanwhile; the fallback redoes this step
+    await this.writing; // the state saved after the step before is stored before this step is reported
+    if (gen !== this.generation) return;
     if (this.o.backend?.guarded()) this.guard = await saveRunState(t, { reason: 'device-loss guard' });
     if (gen !== this.generation) return;
     this.skippedUpdates += r.metrics[M.updateSkipped] ?? 0;
@@ -302,7 +310,7 @@ export class RunDriver<R = unknown> {
           : undefined,
       );
     } else {
-      if (this.o.saveEvery && t.step % this.o.saveEvery === 0) await this.save();
+      if (this.o.saveEvery && t.step % this.o.saveEvery === 0) await this.startSave();
       if (gen === this.generation) this.status(this.playing ? 'running' : 'paused');
     }
   }
@@ -324,22 +332,37 @@ export class RunDriver<R = unknown> {
     }
   }
 
-  /** Saves the state unless there is no store or it is already saved at this step. */
+  /** Saves the state now and waits until it is written (on pause, and after the last step). */
   private async save(): Promise<void> {
+    await this.writing; // a write in flight may be of this very step's state
+    await this.startSave();
+    await this.writing;
+  }
+
+  /**
+   * Reads the state now, unless there is no store or it is already saved at this step, and starts
+   * writing it after the write before; resolves once it is read (the run may then go on).
+   */
+  private async startSave(): Promise<void> {
     const t = this.current;
     const store = this.o.store;
     if (!store || !t || t.step === this.savedStep) return;
     const step = t.step;
-    try {
-      const state =
-        this.guard?.manifest.step === step ? this.guard : await saveRunState(t, { reason: 'periodic' });
-      await store.save(state);
-      this.savedStep = step;
-      this.o.sink.saved?.(step);
-    } catch (e) {
-      if (!this.o.sink.saved) throw e;
-      this.o.sink.saved(step, (e as Error).message, store.isFull?.(e) ?? false);
-    }
+    const read =
+      this.guard?.manifest.step === step
+        ? Promise.resolve(this.guard)
+        : saveRunState(t, { reason: 'periodic' });
+    await read.catch(() => undefined); // read between two steps; a failure is reported as the write's
+    this.writing = this.writing.then(async () => {
+      try {
+        await store.save(await read);
+        this.savedStep = step;
+        this.o.sink.saved?.(step);
+      } catch (e) {
+        if (!this.o.sink.saved) throw e;
+        this.o.sink.saved(step, (e as Error).message, store.isFull?.(e) ?? false);
+      }
+    });
   }
 
   private sendRollouts(r: TrainStepResult, now: boolean): void {

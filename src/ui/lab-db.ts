@@ -2,7 +2,8 @@
  * The page's database (`agentwise-lab`, its stores `sessions` and `frames`: persist.ts) and a tiny
  * promise wrapper over the raw API. A write refused for want of room is the caller's to keep
  * (persist.ts queues its frames again); any other failure, or the browser closing the database
- * under the page (its storage cleared or evicted), turns recording off with one alert.
+ * under the page (its storage cleared or evicted), turns recording off with one alert. So does a
+ * run state its worker cannot write for any reason but room (stopRecording: worker-messages.ts).
  */
 import { isFull } from '../runtime/storage-fault';
 import { useLab } from './store';
@@ -69,9 +70,18 @@ export const recordingOff = (): boolean => disabled;
 
 function disable(e: unknown): void {
   if (disabled) return;
+  stopRecording(e instanceof Error ? e.message : String(e));
+  useLab.setState({ pastSessions: [] }); // this database's list can be read no more
+}
+
+/**
+ * Recording stops, saying `reason` once in the alert area (the status bar then says nothing is
+ * being saved, and offers the downloads: Unsaved.tsx). Training goes on; what is stored stays.
+ */
+export function stopRecording(reason: string): void {
+  if (disabled) return;
   disabled = true;
-  const reason = e instanceof Error ? e.message : String(e);
-  useLab.setState({ pastSessions: [], persistError: `runs will not survive a reload: ${reason}` });
+  useLab.setState({ persistError: `runs will not survive a reload: ${reason}` });
 }
 
 export const frameRange = (id: string) => IDBKeyRange.bound([id, -Infinity], [id, Infinity]);

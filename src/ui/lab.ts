@@ -16,7 +16,7 @@ import { encodeExperiment, sameStructure } from '../core/url';
 import type { RunId } from '../runtime/protocol';
 import { loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
-import { beginSession, continueSession, endSession, flush, recordingId } from './persist';
+import { beginSession, continueSession, endSession, flush, framesStored, recordingId } from './persist';
 import { statesToResume } from './resume-point';
 import { clearUnsaved, storageFault } from './unsaved';
 import { claimOrWatch } from './writer-lock';
@@ -28,8 +28,13 @@ import { addError, ask, runColor, setConfig, useLab } from './store';
 import { receive } from './worker-messages';
 import type { RunView } from './store';
 
-/** Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done). */
-export const SAVE_EVERY = 10;
+/**
+ * Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done):
+ * every step, so a page closed at any moment loses at most the step in progress. A state is read
+ * between two steps and written while the next one trains (train/driver.ts); what that costs the
+ * default experiment is measured in docs/page.md#a-page-closed-mid-step.
+ */
+export const SAVE_EVERY = 1;
 
 let session: LabSession | null = null;
 /** The live session, if any (for the store reactions: lab-reactions.ts). */
@@ -107,9 +112,19 @@ export function startSession(): LabSession {
   }
   useLab.setState({ autoPaused: false, runs: session.runs.map((r) => newRunView(r)) });
   const id = beginSession(encodeExperiment(config), useLab.getState().runs);
-  session.keepStates({ session: id, every: SAVE_EVERY, resume: false, fault: storageFault() });
+  session.keepStates(keeping(id, false));
   return session;
 }
+
+/** Where a session's runs keep their states (`resume`: going on from those `saved`). */
+const keeping = (
+  id: string,
+  resume: boolean,
+  saved?: readonly string[],
+): NonNullable<SessionOptions['persist']> => ({
+  ...{ session: id, every: SAVE_EVERY, resume, saved },
+  ...{ fault: storageFault(), framesStored },
+});
 
 /** The stored session on screen, if Train can resume it: it ran the experiment now configured. */
 function resumable(): string | null {
@@ -135,7 +150,7 @@ async function resumeSession(id: string, saved: readonly string[], experiment?: 
     throw new Error('the stored session does not hold every run of this experiment');
   session = spawn(config, {
     ids: ids as RunId[],
-    persist: { session: id, every: SAVE_EVERY, resume: true, saved, fault: storageFault() },
+    persist: keeping(id, true, saved),
   });
   useLab.setState({
     restored: null,

@@ -2,8 +2,9 @@
  * Runs kept in IndexedDB (db `agentwise-lab`): one `sessions` record per Train session (its
  * experiment hash, runs with their key tables and live-parameter markers) and its metric frames in
  * `frames`, keyed [session, seq]. Frames are queued as they arrive and written in one transaction
- * at most every second (or every 20 frames), and at once when a run loads or its state is saved;
- * a new marker is written the same way. Writes land in call order. An import (runs read from
+ * at most every second (or every 20 frames), and at once when a run loads or its worker is about
+ * to save its state (which waits until they are stored: framesStored); a new marker is written
+ * the same way. Writes land in call order. An import (runs read from
  * other trainers' files) is stored the same way as a session of kind 'import', under an id of its
  * own (persist-import.ts), so it never replaces a trained session. A write refused for want of
  * room keeps its frames queued, to go with the next flush (unsaved.ts says what is not saved);
@@ -216,7 +217,8 @@ export function mirrorMarkers(s: LabState, prev: LabState): void {
 
 /**
  * Writes the queued frames and the session record in one transaction, after the write in progress:
- * once it resolves, every frame queued before the call is stored ("saved @N" waits for that), or,
+ * once it resolves, every frame queued before the call is stored (a run's state waits for that:
+ * framesStored), or,
  * refused for want of room, queued again (framesWaiting).
  */
 export const flush = (): Promise<void> => flushing(current);
@@ -312,9 +314,22 @@ export async function deleteSession(id: string): Promise<void> {
   await deleteStates(id).catch(() => undefined); // no saved states (or no IndexedDB): nothing to delete
 }
 
-/** Whether frames of run `id` before `step` still wait to be stored (refused for want of room). */
-export const framesWaiting = (id: RunId, step: number): boolean =>
-  queue.some((f) => f.run === id && f.step < step);
+/** Whether this tab records its session now: it has one, holds it, and recording is on. */
+export const recording = (): boolean => current !== null && !away && !recordingOff();
+
+/**
+ * A run's worker has read its state after `step` steps (`saving`): the run's frames before it are
+ * written now, and the state may be written once they are stored (LabSession asks, the worker
+ * waits). So a state is never stored ahead of its frames: a page closed between the two writes
+ * leaves the frames one step ahead of the state, which the resumed run recomputes. Not stored:
+ * refused for want of room (`full`: they wait in the queue), or this tab is not recording.
+ */
+export async function framesStored(id: RunId, step: number): Promise<{ stored: boolean; full?: boolean }> {
+  await flush();
+  if (!recording()) return { stored: false };
+  const waiting = queue.some((f) => f.run === id && f.step < step);
+  return waiting ? { stored: false, full: true } : { stored: true };
+}
 
 /** Best effort: write what is queued when the page goes away. */
 export function flushOnHide(): () => void {

@@ -1,14 +1,14 @@
 /**
  * Where a stored run goes on from. Its state is written by its worker to one IndexedDB database
- * (state-store.ts) and its frames by the page, batched, to another (persist.ts): no transaction
- * spans the two, so a page killed between the writes leaves a state ahead of its recorded frames.
- * Resumed from it, the run would leave a gap of steps that nothing can fill, and the session would
- * look whole. So a state is used only where the run's frames cover every step before it; a run
- * whose state is ahead starts over from step 0 (a run is deterministic: on the same backend it
- * recomputes the same frames bit for bit), and the restored note says so. Checking here, where
- * states are read, is the smallest sound design: one transaction cannot hold both writes, and
- * holding each save until the page has written its frames would cost a round trip per save and
- * still trust sessions stored before.
+ * (state-store.ts) and its frames by the page to another (persist.ts): no transaction spans the
+ * two. The worker writes a state only once the page has stored the frames before it
+ * (persist.ts framesStored), so a page closed between the two writes leaves the frames ahead of
+ * the state, and the resumed run recomputes the steps between. A state ahead of its frames is
+ * still possible in a session stored before that order (or with its frames deleted apart from
+ * it). Resumed from it, the run would leave a gap of steps that nothing can fill, and the session
+ * would look whole. So a state is used only where the run's frames cover every step before it; a
+ * run whose state is ahead starts over from step 0 (a run is deterministic: on the same backend
+ * it recomputes the same frames bit for bit), and the restored note says so.
  */
 import { labelOfKey, statesOf, stateKey } from '../runtime/state-store';
 import type { StateInfo } from '../runtime/state-store';

@@ -9,7 +9,8 @@ import { withScheduled } from '../core/live-schedule';
 import type { FromWorker, RunId } from '../runtime/protocol';
 import { keepMeasurement } from './backend-cache';
 import { downloadBlob, fileName } from './export';
-import { dropFrames, flush, framesWaiting, recordFrame, recordReady } from './persist';
+import { stopRecording } from './lab-db';
+import { dropFrames, recordFrame, recordReady, recording } from './persist';
 import { initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
 import { addError, moveSession, patchRun, useLab } from './store';
 import { askToKeep, stateUnsaved } from './unsaved';
@@ -70,7 +71,10 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       return;
     case 'holding':
     case 'stopped':
-      return; // LabSession's own: it agrees the step of a live change, and says when runs stopped (client.ts)
+    case 'saving':
+      // LabSession's own: it agrees the step of a live change, says when runs stopped, and has
+      // the frames before a state stored before the state is written (client.ts)
+      return;
     case 'param':
       patchRun(id, (r) => ({
         markers: [...r.markers, { step: msg.step, param: msg.param, value: msg.value }],
@@ -88,20 +92,17 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       return downloadBlob(msg.name, new Blob([msg.bytes], { type: 'application/octet-stream' }));
     case 'saved':
       // No room: the status bar says what is not being saved (unsaved.ts), and the run goes on.
-      if (msg.full) stateUnsaved(id, msg.step);
-      else if (msg.error)
-        fail(id, `could not save the run state at step ${msg.step} (training goes on): ${msg.error}`);
-      else {
-        stateUnsaved(id, null);
-        askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
-      }
-      // The frames up to the saved step go to IndexedDB now, and "saved @N" (where a reload resumes)
-      // shows once they are stored. A page closed before that leaves the state ahead of its frames:
-      // resume-point.ts does not resume from such a state.
-      void flush().then(() => {
-        if (!msg.error && !framesWaiting(id, msg.step)) patchRun(id, { savedStep: msg.step });
-      });
-      return;
+      if (msg.full) return stateUnsaved(id, msg.step);
+      // Not recording (recording is off, said once, or the session is another tab's now): no state
+      // is written, and nothing more to say. Any other failure (the browser closed the states'
+      // database, say) turns recording off as one of the page's own would: a run saves after every
+      // step, and an alert for each would bury the rest.
+      if (msg.error && !recording()) return;
+      if (msg.error) return stopRecording(`a run state could not be saved: ${msg.error}`);
+      stateUnsaved(id, null);
+      askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
+      // Its frames before the state were stored before it was written: a reload resumes here.
+      return patchRun(id, { savedStep: msg.step });
     case 'error':
       return fail(id, msg.message);
     default: {

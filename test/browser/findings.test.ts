@@ -81,12 +81,12 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   expect(lab.errors).toEqual([]);
 });
 
-it('a reload while runs wait in the queue: the finished runs resume as saved, the others start from step 0', async () => {
+it('a reload while runs wait in the queue: the started runs resume as saved, the queued ones start from step 0', async () => {
   lab = await openLab('#v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&seeds=2&steps=5&eval.every=0');
   const { page } = lab;
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
-  // The first two runs are done (and saved); the other two are queued or training, unsaved.
+  // The first two runs are done (and saved); the other two are queued (nothing saved) or training.
   await page.waitForFunction(
     () =>
       [...document.querySelectorAll('.run-status[data-state="done"]')].filter((li) =>
@@ -106,7 +106,7 @@ it('a reload while runs wait in the queue: the finished runs resume as saved, th
   expect(await page.getByTestId('session-alert').count()).toBe(0);
   const { header, rows: lines } = await downloadCsv(page);
   for (const run of ['GRPO #0', 'GRPO #1', 'Dr. MAS #0', 'Dr. MAS #1']) {
-    // Every step once: the resumed runs keep theirs, the restarted ones recomputed theirs from 0.
+    // Every step once: the resumed runs keep theirs, the ones that never started computed theirs from 0.
     expect(lines.filter((l) => l[0] === run).map((l) => Number(l[header.indexOf('step')]))).toEqual([
       0, 1, 2, 3, 4,
     ]);

@@ -109,6 +109,26 @@ export const storedSteps = (l: Lab) =>
     RUNS,
   );
 
+/** The steps at which each run's state is stored in IndexedDB (agentwise-states), by key (run index:label). */
+export const stateSteps = (l: Lab) =>
+  l.page.evaluate(async () => {
+    // Opening a db that does not exist yet would create it empty: look first.
+    if (!(await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) return {};
+    return new Promise<Record<string, number>>((ok, ko) => {
+      const r = indexedDB.open('agentwise-states');
+      r.onerror = () => ko(r.error);
+      r.onsuccess = () => {
+        if (!r.result.objectStoreNames.contains('states')) return ok({});
+        const all = r.result.transaction('states').objectStore('states').getAll();
+        all.onsuccess = () => {
+          ok(Object.fromEntries(all.result.map((s: { run: string; step: number }) => [s.run, s.step])));
+          r.result.close();
+        };
+        all.onerror = () => ko(all.error);
+      };
+    });
+  });
+
 /** The live-parameter markers stored in IndexedDB (agentwise-lab) over all sessions' runs, as `param=value`. */
 export const storedMarkers = (l: Lab): Promise<string[]> =>
   l.page.evaluate(
@@ -128,6 +148,27 @@ export const storedMarkers = (l: Lab): Promise<string[]> =>
         };
       }),
   );
+
+/**
+ * Each run's step it resumed at, in RUNS order, once Train or Take over has brought a stored session
+ * back and every run has loaded (its status title then says "resumed at step N (saved on wasm)");
+ * NaN for a run that started over.
+ */
+export async function resumedAt(l: Lab, timeout = 120_000): Promise<number[]> {
+  await l.page.waitForFunction(
+    () =>
+      !document.querySelector('[data-testid="restored-note"]') &&
+      [...document.querySelectorAll('.run-status')].every(
+        (li) => !['loading', 'queued'].includes(li.getAttribute('data-state') ?? ''),
+      ),
+    null,
+    { timeout, polling: 100 },
+  );
+  const titles = await Promise.all(
+    RUNS.map((r) => l.page.locator(`.run-status[data-run="${r}"]`).getAttribute('title')),
+  );
+  return titles.map((t) => Number(/resumed at step (\d+)/.exec(t ?? '')?.[1] ?? NaN));
+}
 
 /** Polls the step counters until `ok` holds; returns them (fails naming where they stuck). */
 export async function waitSteps(l: Lab, ok: (s: number[]) => boolean, timeout = 120_000): Promise<number[]> {

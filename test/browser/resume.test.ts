@@ -3,7 +3,7 @@
  * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
  */
 import { afterEach, expect, it } from 'vitest';
-import { downloadCsv, openLab, RUNS, stepCounts, trainEnabled } from './harness';
+import { downloadCsv, openLab, RUNS, runsIn, stateSteps, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -20,24 +20,6 @@ const atLeast = (lab: Lab, n: number) =>
     { timeout: 120_000, polling: 250 },
   );
 
-/** The steps at which each run's state is saved in IndexedDB (agentwise-states), by key (run index:label). */
-const savedSteps = (lab: Lab) =>
-  lab.page.evaluate(async () => {
-    // Opening a db that does not exist yet would create it empty: look first.
-    if (!(await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) return {};
-    return new Promise<Record<string, number>>((ok, ko) => {
-      const r = indexedDB.open('agentwise-states');
-      r.onerror = () => ko(r.error);
-      r.onsuccess = () => {
-        if (!r.result.objectStoreNames.contains('states')) return ok({});
-        const all = r.result.transaction('states').objectStore('states').getAll();
-        all.onsuccess = () =>
-          ok(Object.fromEntries(all.result.map((s: { run: string; step: number }) => [s.run, s.step])));
-        all.onerror = () => ko(all.error);
-      };
-    });
-  });
-
 it('resumes both runs after a reload from their saved state', async () => {
   lab = await openLab(
     '#v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=2&eval.every=0',
@@ -47,6 +29,7 @@ it('resumes both runs after a reload from their saved state', async () => {
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await atLeast(lab, 3);
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await runsIn(lab, 'paused'); // stopped after the step in flight: the counters move no more
 
   // Pausing saves each run's state at the step it stopped at.
   let counts: number[] = [];
@@ -54,7 +37,7 @@ it('resumes both runs after a reload from their saved state', async () => {
     .poll(
       async () => {
         counts = await stepCounts(lab!);
-        const saved = await savedSteps(lab!);
+        const saved = await stateSteps(lab!);
         return RUNS.every((r, i) => saved[`${i}:${r}`] === counts[i]);
       },
       { timeout: 120_000, interval: 250 },

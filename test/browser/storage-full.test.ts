@@ -1,11 +1,14 @@
 /**
- * Storage full. The page is opened with the test seam `?storage-fault=quota:5-15`
+ * Storage full, or gone. The page is opened with the test seam `?storage-fault=quota:5-15`
  * (src/runtime/storage-fault.ts): from step 5 every write of the page's recorder and of each run's
  * worker is refused with a QuotaExceededError, as a full disk's is, until the runs pass step 15.
  * Training must go on, the status bar must say what is not being saved, what was stored before
  * must stay, and once there is room again the refused steps must land: after a reload every step
  * is there once. Meanwhile "Download the run states" gives each run's state as the CLI's state
- * file, at the step it paused at.
+ * file, at the step it paused at. Then storage gone: with `?storage-fault=closed:5` the run states'
+ * database is closed under the workers as the browser closes it when it clears the site's storage;
+ * recording stops with one alert, the status bar says nothing is being saved and offers the
+ * downloads, training goes on, and what was stored before stays.
  */
 import { afterEach, expect, it } from 'vitest';
 import {
@@ -16,6 +19,8 @@ import {
   openLab,
   runsIn,
   savedAtSteps,
+  savedSteps,
+  stateSteps,
   stepCounts,
   storedSteps,
   trainEnabled,
@@ -55,14 +60,15 @@ it('storage full from step 5: training goes on, the status bar says what is not 
   await speed.selectOption({ label: '1 s between steps' });
   await page.getByRole('button', { name: 'Train', exact: true }).click();
 
-  // The frames are refused from about step 5; the status bar names the first step not saved.
+  // The frames are refused from about step 5; the status bar names the first step not saved. (A
+  // run saves after every step, so the line may first name only the states refused from step 5.)
   const unsaved = page.getByTestId('unsaved');
-  await unsaved.waitFor({ timeout: 120_000 });
+  await expect.poll(() => unsaved.textContent(), { timeout: 120_000 }).toMatch(/the steps from \d+ on/);
   const from = Number(/the steps from (\d+) on/.exec((await unsaved.textContent())!)?.[1]);
   expect(from).toBeGreaterThanOrEqual(4); // a batch holds both runs' frames: one may be a step behind
   expect(from).toBeLessThanOrEqual(5);
   expect(await unsaved.textContent()).toContain('are not being saved. Training goes on in this tab');
-  // The states saved at step 10 are refused too, and the line names the runs whose states they are.
+  // The states from step 5 on are refused too, and the line names the runs whose states they are.
   await waitSteps(lab, (s) => s.every((n) => n >= 11), 120_000);
   await expect
     .poll(() => unsaved.textContent(), { timeout: 30_000 })
@@ -104,5 +110,38 @@ it('storage full from step 5: training goes on, the status bar says what is not 
   await page.getByTestId('restored-note').waitFor({ timeout: 30_000 });
   expect(await stepCounts(lab)).toEqual([STEPS, STEPS]);
   expect(await exportedSteps(page)).toEqual([everyStep(STEPS), everyStep(STEPS)]);
+  expect(lab.errors).toEqual([]);
+});
+
+it("the run states' database closed under the runs from step 5: recording stops, said once, and training goes on", async () => {
+  const STEPS = 10;
+  lab = await openLab(`?storage-fault=closed:5${TINY}&steps=${STEPS}`);
+  const { page } = lab;
+  await trainEnabled(page);
+  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.locator('.controls[data-state="done"]').waitFor({ timeout: 240_000 });
+  // Polled: the session can say done before the last step's frame reaches the counters.
+  await expect.poll(() => stepCounts(lab!), { timeout: 30_000 }).toEqual([STEPS, STEPS]);
+
+  // Said once, in the alert area; no run reports a failed save at each step after it.
+  expect(await page.getByTestId('persist-alert').textContent()).toBe(
+    "runs will not survive a reload: a run state could not be saved: the browser closed the run states' database (its storage was cleared)",
+  );
+  expect(await page.getByTestId('session-alert').count()).toBe(0);
+  const unsaved = page.getByTestId('unsaved');
+  expect(await unsaved.textContent()).toContain('Nothing is being saved in this browser');
+  await unsaved.getByRole('button', { name: 'Download the run states', exact: true }).waitFor();
+
+  // What was stored before stays: each run's frames from step 0 on, whole, and a state not ahead of them.
+  const frames = await storedSteps(lab);
+  const states = await stateSteps(lab);
+  RUNS.forEach((r, i) => {
+    expect(frames[i]).toEqual(everyStep(frames[i].length));
+    expect(frames[i].length).toBeLessThanOrEqual(5);
+    expect(states[`${i}:${r}`]).toBeGreaterThanOrEqual(1);
+    expect(states[`${i}:${r}`]).toBeLessThanOrEqual(Math.min(4, frames[i].length));
+  });
+  // "saved @N" stays where the last state was written.
+  expect((await savedSteps(lab)).every((n) => n <= 4)).toBe(true);
   expect(lab.errors).toEqual([]);
 });

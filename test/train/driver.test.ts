@@ -104,6 +104,40 @@ async function play(mode: 'straight' | 'mid-step' | 'between-steps', at: number)
   return seen;
 }
 
+/** The in-process environments, calling `onStep` before each transition (a step is training then). */
+function watchedEnv(onStep: () => void): EnvRunner {
+  const inner = new InProcessEnvRunner();
+  return {
+    step: (...args: Parameters<EnvRunner['step']>) => {
+      onStep();
+      return inner.step(...args);
+    },
+    dispose: () => inner.dispose(),
+  };
+}
+
+/** A sink's status and error handlers (an error is thrown), and the status the run ends in. */
+function ending() {
+  let finish: (s: DriverStatus) => void = () => {};
+  return {
+    finished: new Promise<DriverStatus>((r) => (finish = r)),
+    status: (s: DriverStatus) => void ((s === 'done' || s === 'failed') && finish(s)),
+    error: (message: string) => {
+      throw new Error(message);
+    },
+  };
+}
+
+/** Plays the run until it ends, which must be done, then stops it. */
+async function playToTheEnd<R>(driver: RunDriver<R>, finished: Promise<DriverStatus>): Promise<void> {
+  try {
+    await driver.play();
+    expect(await finished).toBe('done');
+  } finally {
+    driver.stop();
+  }
+}
+
 beforeAll(async () => {
   await tf.setBackend('wasm');
 });
@@ -142,17 +176,9 @@ describe('the run driver asked for its state while it plays (a download)', () =>
   it('gives the state after the step that asked, and the run plays on to the end', async () => {
     let reading = false;
     const stepsWhileReading: number[] = [];
-    const inner = new InProcessEnvRunner();
-    const env: EnvRunner = {
-      step: (...args: Parameters<EnvRunner['step']>) => {
-        if (reading) stepsWhileReading.push(driver.step);
-        return inner.step(...args);
-      },
-      dispose: () => inner.dispose(),
-    };
+    const env = watchedEnv(() => reading && stepsWhileReading.push(driver.step));
     let asked: Promise<RunState> | null = null;
-    let finish: (s: DriverStatus) => void = () => {};
-    const finished = new Promise<DriverStatus>((r) => (finish = r));
+    const { finished, ...ends } = ending();
     const driver: RunDriver<string> = await RunDriver.open(
       { fresh },
       {
@@ -164,22 +190,14 @@ describe('the run driver asked for its state while it plays (a download)', () =>
             reading = true;
             asked = driver.state().finally(() => (reading = false));
           },
-          status: (s) => (s === 'done' || s === 'failed') && finish(s),
-          error: (message) => {
-            throw new Error(message);
-          },
+          ...ends,
         },
       },
     );
-    try {
-      await driver.play();
-      expect(await finished).toBe('done');
-      const state = await asked!;
-      expect(state.manifest.step).toBe(2); // after steps 0 and 1, the step that asked
-      expect(stepsWhileReading).toEqual([]);
-    } finally {
-      driver.stop();
-    }
+    await playToTheEnd(driver, finished);
+    const state = await asked!;
+    expect(state.manifest.step).toBe(2); // after steps 0 and 1, the step that asked
+    expect(stepsWhileReading).toEqual([]);
   }, 120_000);
 });
 
@@ -221,5 +239,60 @@ describe('the run driver paused once done (the page pauses every run to let its 
     } finally {
       driver.stop();
     }
+  }, 120_000);
+});
+
+describe('the run driver saving after every step (the page saves so)', () => {
+  it('writes each state while the next step trains, and reports that step only once it is written', async () => {
+    const STEPS = 3;
+    const events: string[] = [];
+    // The write in flight: it ends once the next step is seen training (its environments stepped),
+    // or after 5 s where no step follows (the last save; and, without the overlap, every save).
+    let writing: { step: number; end: () => void } | null = null;
+    const env = watchedEnv(() => {
+      if (!writing) return;
+      events.push(`step trains while state ${writing.step} is written`);
+      writing.end();
+    });
+    const { finished, ...ends } = ending();
+    const driver = await RunDriver.open(
+      { fresh },
+      {
+        env,
+        steps: STEPS,
+        saveEvery: 1,
+        store: {
+          save: (s) => {
+            const step = s.manifest.step;
+            events.push(`write state ${step}`);
+            return new Promise<void>((ok) => {
+              const end = () => {
+                if (writing?.step !== step) return;
+                writing = null;
+                events.push(`state ${step} written`);
+                ok();
+              };
+              writing = { step, end };
+              setTimeout(end, step === STEPS ? 0 : 5000);
+            });
+          },
+        },
+        sink: { frame: (r) => void events.push(`frame ${r.step}`), ...ends },
+      },
+    );
+    await playToTheEnd(driver, finished);
+    expect(events).toEqual([
+      'frame 0',
+      'write state 1',
+      'step trains while state 1 is written',
+      'state 1 written',
+      'frame 1',
+      'write state 2',
+      'step trains while state 2 is written',
+      'state 2 written',
+      'frame 2',
+      'write state 3',
+      'state 3 written',
+    ]);
   }, 120_000);
 });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
-import { isFull, parseStorageFault, refuseIfFull } from '../../src/runtime/storage-fault';
+import { faultAt, isFull, parseStorageFault, refuseIfFull } from '../../src/runtime/storage-fault';
 import type { RunId } from '../../src/runtime/protocol';
 import type { RunView, BackendStatus } from '../../src/ui/store';
 import { trainBlockers } from '../../src/ui/train-blockers';
@@ -16,11 +16,15 @@ const b = 'b' as RunId;
 
 describe('storage full', () => {
   it('reads the seam from a query string, and refuses exactly its steps as a full disk does', () => {
-    expect(parseStorageFault('?storage-fault=quota:5-15')).toEqual({ from: 5, until: 15 });
-    expect(parseStorageFault('?a=1&storage-fault=quota:7')).toEqual({ from: 7, until: Infinity });
+    expect(parseStorageFault('?storage-fault=quota:5-15')).toEqual({ kind: 'quota', from: 5, until: 15 });
+    expect(parseStorageFault('?a=1&storage-fault=quota:7')).toEqual({
+      kind: 'quota',
+      from: 7,
+      until: Infinity,
+    });
     expect(parseStorageFault('?storage-fault=quota:x')).toBeNull();
     expect(parseStorageFault('')).toBeNull();
-    const fault = { from: 5, until: 15 };
+    const fault = { kind: 'quota', from: 5, until: 15 } as const;
     expect(() => refuseIfFull(fault, 4)).not.toThrow();
     expect(() => refuseIfFull(fault, 15)).not.toThrow();
     let thrown: unknown;
@@ -32,6 +36,11 @@ describe('storage full', () => {
     expect(isFull(thrown)).toBe(true);
     expect(isFull(new Error('broken'))).toBe(false);
     expect(() => refuseIfFull(null, 5)).not.toThrow();
+    // The other plan closes the run states' database from a step on: it refuses nothing for room.
+    const closed = parseStorageFault('?storage-fault=closed:5');
+    expect(closed).toEqual({ kind: 'closed', from: 5, until: Infinity });
+    expect(() => refuseIfFull(closed, 5)).not.toThrow();
+    expect([4, 5, 500].map((step) => faultAt(closed, 'closed', step))).toEqual([false, true, true]);
   });
 
   it('says which steps and which runs’ states are not being saved', () => {
