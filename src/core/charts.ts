@@ -6,7 +6,7 @@
  * is one entry here. Pure: no tfjs, no DOM (docs/charts.md#the-chart-registry).
  */
 import type { EstimatorChoice, Optim } from './config';
-import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, M, MCTS_KEYS } from './metrics';
+import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, GRAD_NORM, M, MCTS_KEYS } from './metrics';
 
 export type ChartSection = 'Run' | 'Per agent' | 'Update diagnostics' | 'Same batch, every estimator';
 export const CHART_SECTIONS: ChartSection[] = [
@@ -162,7 +162,7 @@ export const CHARTS: ChartEntry[] = [
     id: 'grad-norm',
     title: 'Pre-clip grad norm',
     section: 'Per agent',
-    series: perAgent('grad_norm'),
+    series: perAgent(GRAD_NORM),
     log: true,
     doc: 'The size of the gradient of each agent’s loss term, before clipping.',
     formula: '‖∇θ Lk‖₂',
@@ -276,7 +276,7 @@ export function sameBatchCharts({ name: e, label }: SameBatchEstimator): ChartEn
       title: `Grad norm weighed by ${label}`,
       section,
       needs: 'shadowGradNorm',
-      series: { per: 'agent', key: (a) => agentSameBatchKey(a, e, 'grad_norm') },
+      series: { per: 'agent', key: (a) => agentSameBatchKey(a, e, GRAD_NORM) },
       log: true,
       doc: `Each run’s own batch at the step’s starting weights, advantages from ${label}: agent k’s gradient size.`,
       formula: `‖∇θ Lk(A_${e})‖₂, before clipping`,
