@@ -204,6 +204,14 @@ export const CHARTS: ChartEntry[] = [
     formula: 'mean over trees of (1 + Σ scores of k’s nodes)/(2 + #k’s nodes)',
   },
   {
+    id: 'pg-loss',
+    title: 'Policy loss',
+    section: 'Update diagnostics',
+    series: perAgent('pg_loss'),
+    doc: 'Agent k’s own part of the policy loss the update lowers, averaged over its optimizer steps (verl’s pg_loss).',
+    formula: 'Σ w·L / Σ w over k’s tokens, L the policy loss per token (PPO clip by default)',
+  },
+  {
     id: 'kl',
     title: 'KL (π_old ‖ π)',
     section: 'Update diagnostics',

@@ -77,8 +77,9 @@ export interface UpdateDiagnostic {
 
 /**
  * The per-agent diagnostics of the PPO update, each under `agent/<name>/<key>`, averaged over the
- * optimizer steps of a batch. The update step computes, reads back and averages every entry;
- * adding one here adds its metric everywhere (charts, JSONL, CSV).
+ * optimizer steps of a batch. The update step computes, reads back and averages every entry, so
+ * an entry here is emitted with no other edit (see AGENT_STATS for what that gives it; a chart
+ * is not among it).
  */
 export const UPDATE_DIAGNOSTICS = {
   pg_loss: {
@@ -182,7 +183,14 @@ export const MCTS_STATS = ['nodes', 'arm_mean'] as const;
  */
 export const BUFFER_STATS = ['updated', 'buffer'] as const;
 
-/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the search's, the update's, credit, then buffers. */
+/**
+ * Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes,
+ * the search's, the update's, credit, then buffers. A stat listed here is, with no other edit, in
+ * every run's frame key table (metricKeys), hence in each JSONL line, the CSV and JSON exports
+ * and the TensorBoard export, which all take every recorded key; and parseAgentKey knows it. A
+ * chart is not automatic: it is one entry of src/core/charts.ts, and
+ * test/core/registry-coverage.test.ts fails until a key has one or a stated reason for none.
+ */
 export const AGENT_STATS = [
   ...(Object.values(ADVANTAGE_DIAGNOSTICS) as AdvantageStat[]),
   ...DIAL_STATS,
