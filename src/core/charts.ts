@@ -36,8 +36,11 @@ export interface ChartEntry {
   refY?: number;
   /** A same-batch chart's estimator. */
   estimator?: EstimatorChoice;
-  /** Shown only when the experiment has this (`shadowGradNorm` is the config switch diagnostics.shadowGradNorm). */
-  needs?: 'eval' | 'credit' | 'shadowGradNorm' | 'mcts';
+  /**
+   * Shown only when the experiment has this (`shadowGradNorm` is the config switch
+   * diagnostics.shadowGradNorm; `ownSuccess`, a task that tells each agent's own part).
+   */
+  needs?: 'eval' | 'credit' | 'shadowGradNorm' | 'mcts' | 'ownSuccess';
   /** Why this chart is flat for runs with these optimizer settings, if the settings explain it. */
   flatBecause?: (optims: Optim[]) => string | undefined;
 }
@@ -113,6 +116,15 @@ export const CHARTS: ChartEntry[] = [
     series: run(M.tokensPerS, 'tokens/s'),
     doc: 'How fast this computer samples: tokens generated per second of rollout.',
     formula: 'sampled tokens / rollout seconds',
+  },
+  {
+    id: 'own-success',
+    title: 'Own success',
+    section: 'Per agent',
+    needs: 'ownSuccess',
+    series: perAgent('own_success'),
+    doc: 'The share of the trajectories agent k acted in where it did its own part: whose learning slowed, beside the team’s success rate.',
+    formula: '#{τ where k acted and did its part} / #{τ where k acted}',
   },
   {
     id: 'mu',
@@ -297,7 +309,7 @@ export const chartTitle = (c: ChartEntry, k: string): string => c.title.replace(
 
 /** Every chart the board shows for an experiment with these features, in order. */
 export function boardCharts(
-  has: { eval: boolean; credit: boolean; shadowGradNorm: boolean; mcts?: boolean },
+  has: { eval: boolean; credit: boolean; shadowGradNorm: boolean; mcts?: boolean; ownSuccess?: boolean },
   estimators: SameBatchEstimator[],
 ): ChartEntry[] {
   return [...CHARTS, ...estimators.flatMap(sameBatchCharts)].filter((c) => !c.needs || has[c.needs] === true);

@@ -85,8 +85,6 @@ const UNCHARTED_AGENT: Partial<Record<AgentStat, string>> = {
     'the amplification under global-step’s baseline: a check on that estimator, the amplification chart is GRPO’s',
   'reward/scale': 'a setting in force, not a measurement: the charts mark a live change of it',
   'reward/offset': 'a setting in force, not a measurement: the charts mark a live change of it',
-  own_success:
-    'only tasks that tell each agent’s part have it and the board has no switch for them yet: the findings card and lab report compare it',
   'credit/se':
     'the Monte-Carlo precision of credit/mean (0 when exact), a check rather than a learning figure',
   updated: 'per-agent buffers’ schedule, a 0/1 per step, in the export',
