@@ -6,7 +6,7 @@
  * is one entry here. Pure: no tfjs, no DOM (docs/charts.md#the-chart-registry).
  */
 import type { EstimatorChoice, Optim } from './config';
-import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, M, MCTS_KEYS } from './metrics';
+import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, GRAD_NORM, M, MCTS_KEYS } from './metrics';
 
 export type ChartSection = 'Run' | 'Per agent' | 'Update diagnostics' | 'Same batch, every estimator';
 export const CHART_SECTIONS: ChartSection[] = [
@@ -36,8 +36,11 @@ export interface ChartEntry {
   refY?: number;
   /** A same-batch chart's estimator. */
   estimator?: EstimatorChoice;
-  /** Shown only when the experiment has this (`shadowGradNorm` is the config switch diagnostics.shadowGradNorm). */
-  needs?: 'eval' | 'credit' | 'shadowGradNorm' | 'mcts';
+  /**
+   * Shown only when the experiment has this (`shadowGradNorm` is the config switch
+   * diagnostics.shadowGradNorm; `ownSuccess`, a task that tells each agent's own part).
+   */
+  needs?: 'eval' | 'credit' | 'shadowGradNorm' | 'mcts' | 'ownSuccess';
   /** Why this chart is flat for runs with these optimizer settings, if the settings explain it. */
   flatBecause?: (optims: Optim[]) => string | undefined;
 }
@@ -115,6 +118,15 @@ export const CHARTS: ChartEntry[] = [
     formula: 'sampled tokens / rollout seconds',
   },
   {
+    id: 'own-success',
+    title: 'Own success',
+    section: 'Per agent',
+    needs: 'ownSuccess',
+    series: perAgent('own_success'),
+    doc: 'The share of the trajectories agent k acted in where it did its own part: whose learning slowed, beside the team’s success rate.',
+    formula: '#{τ where k acted and did its part} / #{τ where k acted}',
+  },
+  {
     id: 'mu',
     title: 'μk · reward mean',
     section: 'Per agent',
@@ -162,7 +174,7 @@ export const CHARTS: ChartEntry[] = [
     id: 'grad-norm',
     title: 'Pre-clip grad norm',
     section: 'Per agent',
-    series: perAgent('grad_norm'),
+    series: perAgent(GRAD_NORM),
     log: true,
     doc: 'The size of the gradient of each agent’s loss term, before clipping.',
     formula: '‖∇θ Lk‖₂',
@@ -202,6 +214,14 @@ export const CHARTS: ChartEntry[] = [
     series: perAgent('arm_mean'),
     doc: 'The mean of the agent’s Beta posterior on node scores at the end of each search: what the search expects of its next node.',
     formula: 'mean over trees of (1 + Σ scores of k’s nodes)/(2 + #k’s nodes)',
+  },
+  {
+    id: 'pg-loss',
+    title: 'Policy loss',
+    section: 'Update diagnostics',
+    series: perAgent('pg_loss'),
+    doc: 'Agent k’s own part of the policy loss the update lowers, averaged over its optimizer steps (verl’s pg_loss).',
+    formula: 'Σ w·L / Σ w over k’s tokens, L the policy loss per token (PPO clip by default)',
   },
   {
     id: 'kl',
@@ -276,7 +296,7 @@ export function sameBatchCharts({ name: e, label }: SameBatchEstimator): ChartEn
       title: `Grad norm weighed by ${label}`,
       section,
       needs: 'shadowGradNorm',
-      series: { per: 'agent', key: (a) => agentSameBatchKey(a, e, 'grad_norm') },
+      series: { per: 'agent', key: (a) => agentSameBatchKey(a, e, GRAD_NORM) },
       log: true,
       doc: `Each run’s own batch at the step’s starting weights, advantages from ${label}: agent k’s gradient size.`,
       formula: `‖∇θ Lk(A_${e})‖₂, before clipping`,
@@ -289,7 +309,7 @@ export const chartTitle = (c: ChartEntry, k: string): string => c.title.replace(
 
 /** Every chart the board shows for an experiment with these features, in order. */
 export function boardCharts(
-  has: { eval: boolean; credit: boolean; shadowGradNorm: boolean; mcts?: boolean },
+  has: { eval: boolean; credit: boolean; shadowGradNorm: boolean; mcts?: boolean; ownSuccess?: boolean },
   estimators: SameBatchEstimator[],
 ): ChartEntry[] {
   return [...CHARTS, ...estimators.flatMap(sameBatchCharts)].filter((c) => !c.needs || has[c.needs] === true);

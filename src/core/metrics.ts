@@ -77,8 +77,9 @@ export interface UpdateDiagnostic {
 
 /**
  * The per-agent diagnostics of the PPO update, each under `agent/<name>/<key>`, averaged over the
- * optimizer steps of a batch. The update step computes, reads back and averages every entry;
- * adding one here adds its metric everywhere (charts, JSONL, CSV).
+ * optimizer steps of a batch. The update step computes, reads back and averages every entry, so
+ * an entry here is emitted with no other edit (see AGENT_STATS for what that gives it; a chart
+ * is not among it).
  */
 export const UPDATE_DIAGNOSTICS = {
   pg_loss: {
@@ -132,6 +133,14 @@ export type AdvantageDiagnostic = keyof typeof ADVANTAGE_DIAGNOSTICS;
 type AdvantageStat = (typeof ADVANTAGE_DIAGNOSTICS)[AdvantageDiagnostic];
 
 /**
+ * The pre-clip gradient norm, one statistic under three prefixes: `agent/<name>/` (the agent's
+ * loss term), `agent/<name>/shadow/<estimator>/` (that term with another estimator's advantages)
+ * and `model/<id>/` (the update applied to the model). Every use names it by this constant, so a
+ * rename is this one edit; the key string itself is a contract (stored runs, JSONL, imports).
+ */
+export const GRAD_NORM = 'grad_norm';
+
+/**
  * Per-agent credit (reward.credit ≠ shared; src/train/credit.ts), over the agent's rows: each row
  * carries its trajectory's credit for the agent, so `reward/mean` = shared row mean + λ·credit/mean.
  * `se` is the mean Monte-Carlo standard error of the Shapley estimate (0 when exact).
@@ -174,13 +183,20 @@ export const MCTS_STATS = ['nodes', 'arm_mean'] as const;
  */
 export const BUFFER_STATS = ['updated', 'buffer'] as const;
 
-/** Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes, the search's, the update's, credit, then buffers. */
+/**
+ * Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes,
+ * the search's, the update's, credit, then buffers. A stat listed here is, with no other edit, in
+ * every run's frame key table (metricKeys), hence in each JSONL line, the CSV and JSON exports
+ * and the TensorBoard export, which all take every recorded key; and parseAgentKey knows it. A
+ * chart is not automatic: it is one entry of src/core/charts.ts, and
+ * test/core/registry-coverage.test.ts fails until a key has one or a stated reason for none.
+ */
 export const AGENT_STATS = [
   ...(Object.values(ADVANTAGE_DIAGNOSTICS) as AdvantageStat[]),
   ...DIAL_STATS,
   ...OUTCOME_STATS,
   ...MCTS_STATS,
-  'grad_norm',
+  GRAD_NORM,
   ...UPDATE_STATS,
   ...CREDIT_STATS,
   ...BUFFER_STATS,
@@ -195,7 +211,7 @@ export type AgentStat = (typeof AGENT_STATS)[number];
  * `grad_norm` (only with diagnostics.shadowGradNorm) the pre-clip gradient norm of the agent's loss
  * term at the step's starting weights with that estimator's advantages.
  */
-export const SAME_BATCH_STATS = ['mean', 'sq_mean', 'corr', 'grad_norm'] as const;
+export const SAME_BATCH_STATS = ['mean', 'sq_mean', 'corr', GRAD_NORM] as const;
 /**
  * The estimators a run's same-batch statistics weigh its batch by: every named one, and the run's
  * own when it is `custom` (its definition is the run's, so `shadow/custom/` means that run's).
@@ -205,7 +221,7 @@ export const sameBatchEstimators = (own: EstimatorChoice): EstimatorChoice[] =>
 export type SameBatchStat = (typeof SAME_BATCH_STATS)[number];
 
 /** Per-model statistics, each under `model/<id>/`. */
-export const MODEL_STATS = ['grad_norm'] as const;
+export const MODEL_STATS = [GRAD_NORM] as const;
 export type ModelStat = (typeof MODEL_STATS)[number];
 
 /**
@@ -264,7 +280,7 @@ export function metricKeys(
     buffers?: boolean;
   } = {},
 ): string[] {
-  const sameBatch = SAME_BATCH_STATS.filter((s) => s !== 'grad_norm' || o.shadowGradNorm);
+  const sameBatch = SAME_BATCH_STATS.filter((s) => s !== GRAD_NORM || o.shadowGradNorm);
   const stats = AGENT_STATS.filter(
     (s) =>
       (o.credit || !(CREDIT_STATS as readonly string[]).includes(s)) &&

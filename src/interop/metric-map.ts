@@ -10,6 +10,7 @@
 import {
   AGENT_STATS,
   CLUSTER,
+  GRAD_NORM,
   M,
   MODEL_STATS,
   SAME_BATCH_STATS,
@@ -56,7 +57,8 @@ type Rule = [RegExp, (m: RegExpExecArray, ctx: Context) => string | null];
 
 /** In priority order: the first rule to claim a key keeps it. */
 const RULES: Rule[] = [
-  [/^actor\/([^/]+)\/grad_norm$/, (m, ctx) => ofAgent(ctx, m[1], 'grad_norm') ?? modelKey(m[1], 'grad_norm')],
+  // verl's own name happens to match the lab's; the pattern spells verl's, the key the lab's.
+  [/^actor\/([^/]+)\/grad_norm$/, (m, ctx) => ofAgent(ctx, m[1], GRAD_NORM) ?? modelKey(m[1], GRAD_NORM)],
   [/^actor\/([^/]+)\/pg_loss$/, (m, ctx) => ofAgent(ctx, m[1], 'pg_loss')],
   [/^actor\/([^/]+)\/pg_clipfrac$/, (m, ctx) => ofAgent(ctx, m[1], 'clipfrac')],
   [/^actor\/([^/]+)\/ppo_kl$/, (m, ctx) => ofAgent(ctx, m[1], 'kl')],

@@ -6,7 +6,7 @@
  * src/rl/stats.ts) and, where the task tells it, the agent's own success over the last N steps,
  * and the skipped updates; under mcts, the search's best node and each agent's nodes per tree. Pure: no tfjs, no DOM, no Node APIs.
  */
-import { agentKey, evalAvgKey, evalPassKey, M, MCTS_KEYS } from '../core/metrics';
+import { agentKey, evalAvgKey, evalPassKey, GRAD_NORM, M, MCTS_KEYS } from '../core/metrics';
 import { gradSpikes } from './stats';
 
 /** Steps whose training reward is averaged for the `reward (last N)` figure, unless told otherwise. */
@@ -94,7 +94,7 @@ export function summarize(
     envErrors: sum(M.envErrors),
     agents: Object.fromEntries(
       agents.map((a) => {
-        const g = col(agentKey(a, 'grad_norm'));
+        const g = col(agentKey(a, GRAD_NORM));
         const finite = g.filter(Number.isFinite);
         const spikes = gradSpikes(g).length;
         return [

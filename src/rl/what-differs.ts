@@ -6,7 +6,7 @@
  * spread between seeds is needed to see how they differ. Pure: metric rows in, sentences out.
  */
 import type { EstimatorChoice } from '../core/config';
-import { agentKey, agentSameBatchKey, M } from '../core/metrics';
+import { agentKey, agentSameBatchKey, GRAD_NORM, M } from '../core/metrics';
 
 /** The two estimators the lab's question compares. */
 const PAIR = ['grpo', 'drmas'] as const;
@@ -145,7 +145,7 @@ export function whatDiffers(
     );
     if (!same || !other) identical = false;
     const [gm, dm] = [meanOf(g), meanOf(d)];
-    const [gg, dg] = PAIR.map((e) => meanOf(col(agentSameBatchKey(agent, e, 'grad_norm'))));
+    const [gg, dg] = PAIR.map((e) => meanOf(col(agentSameBatchKey(agent, e, GRAD_NORM))));
     const diff = {
       agent,
       amplification: meanOf(col(agentKey(agent, 'amplification'))),

@@ -13,7 +13,7 @@ import { disposeDistinct, distinctLogprobs, frozenLogprobs, packDistinct } from 
 import { tokenizer } from '../model/tokenizer';
 import { termGradNorms, update, type LossTerm, type UpdateReport } from '../model/update';
 import { rowAggregationWeights } from '../core/losses';
-import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type UpdateStat } from '../core/metrics';
+import { GRAD_NORM, UPDATE_DIAGNOSTICS, UPDATE_STATS, type UpdateStat } from '../core/metrics';
 import type { Row } from '../tasks/orchestrator';
 import { Prng } from '../core/prng';
 import type { PolicyModel } from './models';
@@ -24,7 +24,7 @@ import { ppoLoss } from './ppo-loss';
  * Per-agent diagnostics keyed by metric stat (agent/<name>/<stat>): the pre-clip gradient norm of
  * the agent's term and every UPDATE_DIAGNOSTICS entry, averaged over the optimizer steps of a batch.
  */
-export type AgentUpdate = Record<'grad_norm' | UpdateStat, number>;
+export type AgentUpdate = Record<typeof GRAD_NORM | UpdateStat, number>;
 
 export interface ModelUpdate {
   /** Pre-clip norm of the applied gradient, mean over optimizer steps. */
@@ -99,7 +99,7 @@ function updateDiagnostics(steps: readonly StepRecord[]): ModelUpdate {
       const per = { weights: t.wSum, tokens: Math.max(s[UPDATE_STATS.length], 1), rows: t.rows };
       (perAgent[t.agent] ??= []).push({
         // A model of one agent has one term, whose norm is the step's (update.ts clipAndStep).
-        grad_norm: report.termGradNorms[k],
+        [GRAD_NORM]: report.termGradNorms[k],
         ...(Object.fromEntries(
           UPDATE_STATS.map((key, i) => [key, s[i] / per[UPDATE_DIAGNOSTICS[key].over]]),
         ) as Record<UpdateStat, number>),

@@ -9,7 +9,15 @@ import * as tf from '@tensorflow/tfjs';
 import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
 import { armsOf, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
 import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
-import { agentKey, agentSameBatchKey, M, metricKeys, modelKey, sameBatchEstimators } from '../core/metrics';
+import {
+  agentKey,
+  agentSameBatchKey,
+  GRAD_NORM,
+  M,
+  metricKeys,
+  modelKey,
+  sameBatchEstimators,
+} from '../core/metrics';
 import { dialReward, dialsOf, unknownDials } from '../rl/rows';
 import type { Checkpoint } from '../model/checkpoint';
 import { computeAdvantages } from '../rl/advantage';
@@ -271,7 +279,7 @@ export class RunTrainer {
           trained.forEach((i, j) => (adv[i] = weighed[j]));
           const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
           for (const [agent, g] of Object.entries(norms))
-            probes.push([agentSameBatchKey(agent, e, 'grad_norm'), g]);
+            probes.push([agentSameBatchKey(agent, e, GRAD_NORM), g]);
         }
       }
       // Nothing to train on (every group filtered out, no agent's buffer full) takes no optimizer step.
@@ -300,7 +308,7 @@ export class RunTrainer {
       ...Object.fromEntries(
         updates.flatMap(([id, probes, u]): [string, number][] => [
           ...probes,
-          [modelKey(id, 'grad_norm'), u.gradNorm],
+          [modelKey(id, GRAD_NORM), u.gradNorm],
           ...Object.entries(u.agents).flatMap(([agent, a]) =>
             Object.entries(a).map(([stat, v]): [string, number] => [
               agentKey(agent, stat as keyof typeof a),

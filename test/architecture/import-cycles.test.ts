@@ -2,19 +2,10 @@
 // included (a type-only circle still ties two modules' designs together, and it is how the runtime
 // circles in model/kernels/ began). Reads the source as text: every static `from '…'`, bare
 // `import '…'` and dynamic `import('…')` whose specifier is relative.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = resolve(__dirname, '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) ? [path] : [];
-  });
-}
+import { SRC, sourceFiles } from './sources';
 
 /** The file a relative specifier names, as TypeScript's bundler resolution finds it, or null. */
 function resolveSpecifier(from: string, spec: string, files: Set<string>): string | null {

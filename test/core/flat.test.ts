@@ -54,7 +54,10 @@ describe('the chart registry', () => {
       label: name,
       doc: '',
     }));
-    const all = boardCharts({ eval: true, credit: true, shadowGradNorm: true, mcts: true }, estimators);
+    const all = boardCharts(
+      { eval: true, credit: true, shadowGradNorm: true, mcts: true, ownSuccess: true },
+      estimators,
+    );
     const metric = (c: (typeof all)[number]) =>
       c.series.per === 'agent'
         ? c.series.key('a')
@@ -72,9 +75,10 @@ describe('the chart registry', () => {
   });
 
   it('every chart has a one-sentence explanation and a formula', () => {
-    const all = boardCharts({ eval: true, credit: true, shadowGradNorm: true, mcts: true }, [
-      { name: 'grpo', label: 'GRPO', doc: '' },
-    ]);
+    const all = boardCharts(
+      { eval: true, credit: true, shadowGradNorm: true, mcts: true, ownSuccess: true },
+      [{ name: 'grpo', label: 'GRPO', doc: '' }],
+    );
     for (const c of all) {
       expect(c.doc, c.id).toMatch(/^[A-Z].*\.$/);
       expect(c.formula.length, c.id).toBeGreaterThan(2);
@@ -85,5 +89,9 @@ describe('the chart registry', () => {
     // The search's charts only where a run samples by mcts.
     expect(all.map((c) => c.id)).toEqual(expect.arrayContaining(['mcts-tree', 'mcts-nodes', 'mcts-arm']));
     expect(plain.map((c) => c.id)).not.toContain('mcts-nodes');
+    // Each agent's own success only on a task that tells it.
+    expect(plain.map((c) => c.id)).not.toContain('own-success');
+    const told = boardCharts({ eval: false, credit: false, shadowGradNorm: false, ownSuccess: true }, []);
+    expect(told.map((c) => c.id)).toContain('own-success');
   });
 });

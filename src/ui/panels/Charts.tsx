@@ -12,6 +12,7 @@ import { sameBatchEstimators } from '../../core/metrics';
 import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
 import type { ChartEntry } from '../../core/charts';
 import { defText, estimatorDef, ESTIMATOR_OPTIONS } from '../../rl/advantage';
+import { getTask } from '../../tasks/registry';
 import { setView, useLab } from '../store';
 import type { Marker, RunView } from '../store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
@@ -159,6 +160,8 @@ export function Charts() {
   const mcts = useLab((s) =>
     s.config.runs.some((r) => (r.rollout.sampling ?? s.config.rollout.sampling) === 'mcts'),
   );
+  // The task is the experiment's, shared by every run: it alone decides whether own_success exists.
+  const ownSuccess = useLab((s) => getTask(s.config.task).ownSuccess === true);
   const [moreOpen, setMoreOpen] = useState(false);
   const runs = useMemo(
     () => allRuns.filter((r) => !view.hiddenRuns.includes(r.runIndex)),
@@ -188,7 +191,7 @@ export function Charts() {
       ...ESTIMATOR_OPTIONS[e],
     }));
     const charts = boardCharts(
-      { eval: evalOn || runs.some((r) => r.evalKs), credit, shadowGradNorm: sameBatchGrad, mcts },
+      { eval: evalOn || runs.some((r) => r.evalKs), credit, shadowGradNorm: sameBatchGrad, mcts, ownSuccess },
       estimators,
     );
     const rows = charts.map((chart): Row => {
@@ -229,6 +232,7 @@ export function Charts() {
     sameBatchGrad,
     credit,
     mcts,
+    ownSuccess,
     sideBySide,
   ]);
   const flat = useFlatCharts(board.rows);

@@ -9,7 +9,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
-import { agentKey, evalAvgKey, evalPassKey, M } from '../../core/metrics';
+import { agentKey, evalAvgKey, evalPassKey, GRAD_NORM, M } from '../../core/metrics';
 import { baseLabel, compareSeeds, comparisonCsv, nanAsNull, pm } from '../../rl/findings';
 import type { Comparison, Verdict } from '../../rl/findings';
 import { REWARD_TAIL, stepSpan, summarize } from '../../rl/summary';
@@ -31,7 +31,7 @@ const summaryKeys = (agents: readonly string[], k: number) => [
   M.envErrors,
   evalAvgKey(k),
   evalPassKey(k),
-  ...agents.flatMap((a) => [agentKey(a, 'grad_norm'), agentKey(a, 'own_success')]),
+  ...agents.flatMap((a) => [agentKey(a, GRAD_NORM), agentKey(a, 'own_success')]),
 ];
 
 /** Every session run's summary from its recorded history, the reward over the last `tail` steps. */

@@ -6,7 +6,7 @@
  * training every couple of seconds, like Findings.
  */
 import { useMemo } from 'react';
-import { agentKey, agentSameBatchKey, M } from '../../core/metrics';
+import { agentKey, agentSameBatchKey, M, SAME_BATCH_STATS } from '../../core/metrics';
 import { resolveRun } from '../../core/config';
 import { DIFFERS_WINDOW, whatDiffers } from '../../rl/what-differs';
 import { historyOf } from '../run-data';
@@ -23,9 +23,7 @@ const keysOf = (agents: readonly string[]) => [
   ...agents.flatMap((a) => [
     agentKey(a, 'amplification'),
     agentKey(a, 'calls'),
-    ...(['grpo', 'drmas'] as const).flatMap((e) =>
-      (['mean', 'sq_mean', 'corr', 'grad_norm'] as const).map((s) => agentSameBatchKey(a, e, s)),
-    ),
+    ...(['grpo', 'drmas'] as const).flatMap((e) => SAME_BATCH_STATS.map((s) => agentSameBatchKey(a, e, s))),
   ]),
 ];
 
