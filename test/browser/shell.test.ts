@@ -118,7 +118,7 @@ describe('experiment URL', () => {
     expect(await page.getByTestId('runs').textContent()).toMatch(
       /GRPO — estimator GRPO \(grpo\).*Step — estimator global step-level \(global-step\)/,
     );
-    expect(await page.locator('dd[data-field=Optimizer]').textContent()).toMatch(/lr 0\.001/);
+    expect(await page.locator('dd[data-field=Optimizer]').textContent()).toMatch(/learning rate 0\.001,/);
     expect(await page.evaluate(() => location.hash)).toBe(hash);
 
     const historyLength = await page.evaluate(() => history.length);
