@@ -7,6 +7,7 @@
  * for the Map's charts. Pure: the folder's files come in as text (docs/sweeps.md#the-map).
  */
 import type { Experiment } from '../core/config';
+import type { Dial } from '../core/url';
 import { fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
 import { compareSeeds, pm } from './findings';
 import type { Comparison, Verdict } from './findings';
@@ -14,7 +15,7 @@ import { parseMetrics } from './metrics-lines';
 import { summarize } from './summary';
 import type { RunSummary } from './summary';
 import { readSweepFile, SweepRefused } from './sweep';
-import type { CellResult, Dial, SweepFile } from './sweep';
+import type { CellResult, SweepFile } from './sweep';
 
 /** Every run × seed of a train folder summarized from its metrics.jsonl records, as `lab report` does. */
 export function cellSummaries(
