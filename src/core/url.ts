@@ -172,6 +172,13 @@ export function decodeExperiment(hash: string): DecodeResult {
       continue;
     }
     seen.add(key);
+    // A sweep is a link's, not an experiment's (the page reads it with splitSweep): say where it goes.
+    if (key.startsWith(SWEEP_PREFIX)) {
+      const dial = key.slice(SWEEP_PREFIX.length);
+      const message = `is a sweep's dial, not a field of one experiment: lab sweep takes it as --grid ${dial}=…, the page trains it from the link`;
+      errors.push({ path: key, message, got: raw });
+      continue;
+    }
     try {
       setPath(patch, key.split('.'), decodeValue(raw));
     } catch (e) {
@@ -318,6 +325,8 @@ export const dialList = (values: readonly string[]): string =>
  */
 export function splitSweep(hash: string): { experiment: string; sweep: Dial[]; errors: FieldError[] } {
   const text = hash.startsWith('#') ? hash.slice(1) : hash;
+  // The whole link is held to MAX_HASH_LENGTH: decodeExperiment refuses it, unread.
+  if (text.length > MAX_HASH_LENGTH) return { experiment: text, sweep: [], errors: [] };
   const rest: string[] = [];
   const sweep: Dial[] = [];
   const errors: FieldError[] = [];

@@ -161,6 +161,20 @@ export function planLinkSweep(
   sweep: readonly Dial[],
 ): { ok: true; cells: Cell[] } | { ok: false; errors: FieldError[] } {
   if (sweep.length === 0) return { ok: true, cells: [] };
+  const tooBig = (size: string) => {
+    const command = [
+      `npm run lab -- sweep --config ${shellWord(encodeExperiment(config))}`,
+      ...sweep.map((d) => `--grid ${shellWord(`${d.key}=${dialList(d.values)}`)}`),
+      `--steps ${config.steps} --out sweeps/NAME`,
+    ].join(' ');
+    const path = sweep.map((d) => SWEEP_PREFIX + d.key).join(', ');
+    const message = `${size}; the page trains at most ${MAX_LINK_RUNS}: run it with lab sweep (${command})`;
+    return { ok: false as const, errors: [{ path, message }] };
+  };
+  // Each cell trains a run at least: more cells than that are refused before they are planned (a
+  // few dials of many values would make millions).
+  const count = sweep.reduce((n, d) => n * d.values.length, 1);
+  if (count > MAX_LINK_RUNS) return tooBig(`${count} cells, each of one run or more`);
   const refused = refusedValues(config, sweep);
   if (refused.length)
     return {
@@ -187,23 +201,10 @@ export function planLinkSweep(
   if (runs <= MAX_LINK_RUNS) return { ok: true, cells };
   const span = (xs: number[]) =>
     Math.min(...xs) === Math.max(...xs) ? `${xs[0]}` : `${Math.min(...xs)}–${Math.max(...xs)}`;
-  const size =
+  return tooBig(
     `${cells.length} cells × ${span(cells.map((c) => c.config.runs.length))} runs × ` +
-    `${span(cells.map((c) => c.config.seeds))} seeds`;
-  const command = [
-    `npm run lab -- sweep --config ${shellWord(encodeExperiment(config))}`,
-    ...sweep.map((d) => `--grid ${shellWord(`${d.key}=${dialList(d.values)}`)}`),
-    `--steps ${config.steps} --out sweeps/NAME`,
-  ].join(' ');
-  return {
-    ok: false,
-    errors: [
-      {
-        path: sweep.map((d) => SWEEP_PREFIX + d.key).join(', '),
-        message: `${size} is ${runs} runs; the page trains at most ${MAX_LINK_RUNS}: run it with lab sweep (${command})`,
-      },
-    ],
-  };
+      `${span(cells.map((c) => c.config.seeds))} seeds is ${runs} runs`,
+  );
 }
 
 /**

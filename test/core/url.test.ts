@@ -414,5 +414,15 @@ describe('a sweep in a link (sweep.KEY=v1,v2,…)', () => {
       { path: 'sweep.', message: 'names no field: give sweep.KEY=v1,v2,…' },
     ]);
     expect(errors('sweep.optim.lr=1,2')).toEqual([{ path: 'v', message: 'missing; expected v=1' }]);
+    // One experiment's decoder (lab train --config) says where a sweep goes instead.
+    expect(decodeExperiment('v=1&sweep.optim.lr=1,2')).toMatchObject({
+      ok: false,
+      errors: [
+        {
+          path: 'sweep.optim.lr',
+          message: expect.stringContaining('lab sweep takes it as --grid optim.lr=…'),
+        },
+      ],
+    });
   });
 });

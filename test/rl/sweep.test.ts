@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSweep } from '../../src/cli/sweep-args';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
@@ -112,6 +113,22 @@ describe('sweep cells', () => {
 });
 
 describe('a sweep in a link', () => {
+  it('never throws on any sweep keys and values: it opens, or refuses naming keys (property)', () => {
+    const text = fc.string({ maxLength: 10 });
+    const dial = fc.tuple(
+      fc.constantFrom('optim.lr', 'rollout.groupSize', 'runs.1.estimator', '__proto__', 'x'),
+      text,
+    );
+    fc.assert(
+      fc.property(fc.array(dial, { maxLength: 3 }), (dials) => {
+        const hash = `v=1&task=sync&${dials.map(([k, v]) => `sweep.${k}=${encodeURIComponent(v)}`).join('&')}`;
+        const r = decodeSweepLink(hash);
+        if (!r.ok) expect(r.errors.every((e) => e.path !== '' && e.message !== '')).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   const link =
     'v=1&task=sync&rollout.batchSize=2&rollout.groupSize=4&eval.every=0&steps=3&sweep.optim.lr=0.001,0.002';
 
@@ -193,5 +210,15 @@ describe('a sweep in a link', () => {
     expect(args.steps).toBe(50);
     // At the limit it opens.
     expect(decodeSweepLink('v=1&task=sync&seeds=8&sweep.optim.lr=0.001,0.002').ok).toBe(true);
+    // A link over the length limit is refused whole, unread, as any long link is.
+    const long = decodeSweepLink(`v=1&sweep.optim.lr=${'0.001,'.repeat(400)}0.002`);
+    expect(!long.ok && long.errors.map((e) => e.path)).toEqual(['(hash)']);
+    // Many dials of many values (10^8 cells in a short link) are refused before any cell is planned.
+    const values = Array.from({ length: 10 }, (_, i) => `${i + 1}`).join(',');
+    const keys = ['steps', 'batchSize', 'groupSize', 'nodes', 'questions', 'k', 'every', 'epochs'];
+    const huge = decodeSweepLink(`v=1&${keys.map((k, i) => `sweep.x${i}.${k}=${values}`).join('&')}`);
+    expect(!huge.ok && huge.errors.map((e) => e.message.split(';')[0])).toEqual([
+      '100000000 cells, each of one run or more',
+    ]);
   });
 });
