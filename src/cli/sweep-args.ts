@@ -2,7 +2,8 @@
 import { BACKEND_NAMES } from '../core/config';
 import type { BackendName } from '../core/config';
 import { parseDial, parseShard, SweepRefused } from '../rl/sweep';
-import type { Dial, SweepFile } from '../rl/sweep';
+import type { SweepFile } from '../rl/sweep';
+import type { Dial } from '../core/url';
 import { parseOptions, UsageError, wholeNumber } from './args';
 
 export const SWEEP_HELP = `Usage:

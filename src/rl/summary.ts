@@ -61,6 +61,18 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 }
 
+/** The metric keys a summary reads, so a caller holding whole frames reads only these (the page's Findings and Map). */
+export const summaryKeys = (agents: readonly string[], evalK: number): string[] => [
+  M.rewardMean,
+  M.updateSkipped,
+  M.envErrors,
+  evalAvgKey(evalK),
+  evalPassKey(evalK),
+  MCTS_KEYS.treeBest,
+  MCTS_KEYS.treeSolved,
+  ...agents.flatMap((a) => [agentKey(a, GRAD_NORM), agentKey(a, 'own_success'), agentKey(a, 'nodes')]),
+];
+
 export function summarize(
   run: string,
   seed: number,

@@ -7,6 +7,7 @@
  * for the Map's charts. Pure: the folder's files come in as text (docs/sweeps.md#the-map).
  */
 import type { Experiment } from '../core/config';
+import type { Dial } from '../core/url';
 import { fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
 import { compareSeeds, pm } from './findings';
 import type { Comparison, Verdict } from './findings';
@@ -14,7 +15,7 @@ import { parseMetrics } from './metrics-lines';
 import { summarize } from './summary';
 import type { RunSummary } from './summary';
 import { readSweepFile, SweepRefused } from './sweep';
-import type { CellResult, Dial, SweepFile } from './sweep';
+import type { CellResult, Params, SweepFile } from './sweep';
 
 /** Every run × seed of a train folder summarized from its metrics.jsonl records, as `lab report` does. */
 export function cellSummaries(
@@ -83,6 +84,10 @@ function parseJson(text: string, name: string): unknown {
 }
 
 const cellText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** A cell's values of these dials in words, `key = value` joined by ` · ` (a chart's facet, a run's cell). */
+export const paramsText = (dials: readonly Dial[], params: Params): string =>
+  dials.map((d) => `${d.key} = ${cellText(params[d.key])}`).join(' · ');
 
 /** Each cell's seed comparison (null before anything is recorded), the runs and the figures' names. */
 function compared(cells: readonly CellResult[]) {
@@ -170,8 +175,7 @@ export function mapCharts(grid: readonly Dial[], cells: readonly CellResult[], x
     );
   const { comparisons, runs, figures } = compared(cells);
   const others = grid.filter((d) => d !== xDial);
-  const facetOf = (cell: CellResult) =>
-    others.map((d) => `${d.key} = ${cellText(cell.params[d.key])}`).join(' · ');
+  const facetOf = (cell: CellResult) => paramsText(others, cell.params);
   const facets = [...new Set(cells.map(facetOf))];
   const xOf = (cell: CellResult) => cellText(cell.params[x]);
   return figures.flatMap(({ name, words }) =>

@@ -4,19 +4,22 @@
  * DOM): the CLI's `lab sweep`, `lab merge` and `lab report` read and write the files; the map's
  * table and charts are sweep-map.ts. Format and commands: docs/sweeps.md#sweepjson.
  */
-import type { Experiment } from '../core/config';
-import { fieldErrorsText, validateExperiment } from '../core/config';
-import { decodeExperiment, encodeExperiment, valueAt } from '../core/url';
+import type { Experiment, FieldError } from '../core/config';
+import { DEFAULT_EXPERIMENT, fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
+import {
+  decodeExperiment,
+  dialList,
+  dialValues,
+  encodeExperiment,
+  splitSweep,
+  SWEEP_PREFIX,
+  valueAt,
+} from '../core/url';
+import type { DecodeResult, Dial } from '../core/url';
 import type { RunSummary } from './summary';
 
 /** A bad grid, shard or sweep folder: the message names the key, value or file. */
 export class SweepRefused extends Error {}
-
-/** One dial: a link field and the values it takes, as written in a link. */
-export interface Dial {
-  key: string;
-  values: string[];
-}
 
 export type Params = Record<string, unknown>;
 
@@ -48,13 +51,9 @@ export function parseDial(spec: string): Dial {
   const eq = spec.indexOf('=');
   if (eq <= 0) throw new SweepRefused(`--grid ${spec}: expected KEY=v1,v2,… (a link field and its values)`);
   const key = spec.slice(0, eq);
-  const list = spec.slice(eq + 1);
-  const values = list.split(list.includes(';') ? ';' : ',');
-  if (values.some((v) => v === ''))
-    throw new SweepRefused(`--grid ${spec}: an empty value; give ${key}=v1,v2,…`);
-  const twice = values.find((v, i) => values.indexOf(v) !== i);
-  if (twice !== undefined) throw new SweepRefused(`--grid ${spec}: ${key}=${twice} is given twice`);
-  return { key, values };
+  const read = dialValues(key, spec.slice(eq + 1));
+  if ('refused' in read) throw new SweepRefused(`--grid ${spec}: ${read.refused}`);
+  return { key, values: read.values };
 }
 
 /**
@@ -89,26 +88,40 @@ function cellDir(index: number, count: number, pairs: readonly [string, string][
 }
 
 /**
+ * Each value of each dial read as the link field it is, against `config` with the other dials at
+ * their first values: every value the config refuses, with the refusals.
+ */
+function refusedValues(
+  config: Experiment,
+  grid: readonly Dial[],
+): { dial: Dial; value: string; errors: FieldError[] }[] {
+  return grid.flatMap((dial) =>
+    dial.values.flatMap((value) => {
+      const pairs = grid.map((d): [string, string] => [d.key, d === dial ? value : d.values[0]]);
+      const r = decodeExperiment(withFields(config, pairs));
+      return r.ok ? [] : [{ dial, value, errors: r.errors }];
+    }),
+  );
+}
+
+/**
  * Every cell of the grid, the cartesian product in grid order: the first dial varies slowest,
  * the last fastest (as nested loops in the order the dials are given). Each value is checked as
- * the link field it is, against `config` with the other dials at their first values; a value the
- * config refuses is named with its key. `config.steps` is every cell's step count.
+ * the link field it is (refusedValues); a value the config refuses is named with its key, after
+ * `flag` (how the command or the link names a dial). `config.steps` is every cell's step count.
  */
-export function planCells(config: Experiment, grid: readonly Dial[]): Cell[] {
+export function planCells(config: Experiment, grid: readonly Dial[], flag = '--grid'): Cell[] {
   const keys = grid.map((d) => d.key);
   const again = keys.find((k, i) => keys.indexOf(k) !== i);
-  if (again !== undefined) throw new SweepRefused(`--grid ${again} is given twice; give its values once`);
+  if (again !== undefined) throw new SweepRefused(`${flag} ${again} is given twice; give its values once`);
   const own = keys.find((k) => k === 'v' || k === 'steps');
   if (own !== undefined)
     throw new SweepRefused(
-      `--grid ${own}: not a dial (${own === 'v' ? 'the link version' : 'give --steps'})`,
+      `${flag} ${own}: not a dial (${own === 'v' ? 'the link version' : 'give --steps'})`,
     );
-  for (const dial of grid)
-    for (const value of dial.values) {
-      const pairs = grid.map((d): [string, string] => [d.key, d === dial ? value : d.values[0]]);
-      const r = decodeExperiment(withFields(config, pairs));
-      if (!r.ok) throw new SweepRefused(`--grid ${dial.key}=${value}: refused: ${fieldErrorsText(r.errors)}`);
-    }
+  const [bad] = refusedValues(config, grid);
+  if (bad)
+    throw new SweepRefused(`${flag} ${bad.dial.key}=${bad.value}: refused: ${fieldErrorsText(bad.errors)}`);
   let combos: [string, string][][] = [[]];
   for (const dial of grid)
     combos = combos.flatMap((c) => dial.values.map((v): [string, string][] => [...c, [dial.key, v]]));
@@ -116,7 +129,7 @@ export function planCells(config: Experiment, grid: readonly Dial[]): Cell[] {
     const r = decodeExperiment(withFields(config, pairs));
     if (!r.ok)
       throw new SweepRefused(
-        `--grid cell ${pairs.map((p) => p.join('=')).join(', ')}: ${fieldErrorsText(r.errors)}`,
+        `${flag} cell ${pairs.map((p) => p.join('=')).join(', ')}: ${fieldErrorsText(r.errors)}`,
       );
     const cellConfig = { ...r.config, steps: config.steps };
     return {
@@ -126,6 +139,91 @@ export function planCells(config: Experiment, grid: readonly Dial[]): Cell[] {
       config: cellConfig,
     };
   });
+}
+
+/**
+ * The most runs (cells × runs × seeds) a link's sweep may ask of the page: the page trains them
+ * in its own tab, on one worker per core; a bigger sweep is for `lab sweep`.
+ */
+export const MAX_LINK_RUNS = 32;
+
+/** A word for the shell, quoted where it needs to be. */
+const shellWord = (s: string) => (/^[\w.,=:+/@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/**
+ * A link's sweep (docs/links.md#a-sweep-in-a-link) planned over its experiment as `lab sweep`
+ * plans a grid (planCells): its cells, or refusals as a link's are, one per bad value under its
+ * dial's `sweep.KEY` (what the field must be, and the value). A sweep over more than
+ * MAX_LINK_RUNS runs is refused, naming its keys and giving the `lab sweep` command that runs it.
+ */
+export function planLinkSweep(
+  config: Experiment,
+  sweep: readonly Dial[],
+): { ok: true; cells: Cell[] } | { ok: false; errors: FieldError[] } {
+  if (sweep.length === 0) return { ok: true, cells: [] };
+  const tooBig = (size: string) => {
+    const command = [
+      `npm run lab -- sweep --config ${shellWord(encodeExperiment(config))}`,
+      ...sweep.map((d) => `--grid ${shellWord(`${d.key}=${dialList(d.values)}`)}`),
+      `--steps ${config.steps} --out sweeps/NAME`,
+    ].join(' ');
+    const path = sweep.map((d) => SWEEP_PREFIX + d.key).join(', ');
+    const message = `${size}; the page trains at most ${MAX_LINK_RUNS}: run it with lab sweep (${command})`;
+    return { ok: false as const, errors: [{ path, message }] };
+  };
+  // Each cell trains a run at least: more cells than that are refused before they are planned (a
+  // few dials of many values would make millions).
+  const count = sweep.reduce((n, d) => n * d.values.length, 1);
+  if (count > MAX_LINK_RUNS) return tooBig(`${count} cells, each of one run or more`);
+  const refused = refusedValues(config, sweep);
+  if (refused.length)
+    return {
+      ok: false,
+      // A refusal of another dial's field is that dial's to say (it is read at its first value here).
+      errors: refused.flatMap(({ dial, value, errors }) =>
+        errors
+          .filter((e) => e.path === dial.key || !sweep.some((d) => d.key === e.path))
+          .map((e) => ({
+            path: SWEEP_PREFIX + dial.key,
+            message: e.path === dial.key ? e.message : `${e.path}: ${e.message}`,
+            got: value,
+          })),
+      ),
+    };
+  let cells: Cell[];
+  try {
+    cells = planCells(config, sweep, 'sweep');
+  } catch (e) {
+    if (!(e instanceof SweepRefused)) throw e;
+    return { ok: false, errors: [{ path: 'sweep', message: e.message.replace(/^sweep /, '') }] };
+  }
+  const runs = cells.reduce((n, c) => n + runRepeats(c.config).length, 0);
+  if (runs <= MAX_LINK_RUNS) return { ok: true, cells };
+  const span = (xs: number[]) =>
+    Math.min(...xs) === Math.max(...xs) ? `${xs[0]}` : `${Math.min(...xs)}–${Math.max(...xs)}`;
+  return tooBig(
+    `${cells.length} cells × ${span(cells.map((c) => c.config.runs.length))} runs × ` +
+      `${span(cells.map((c) => c.config.seeds))} seeds is ${runs} runs`,
+  );
+}
+
+/**
+ * A link read whole, as the page opens it: its experiment (decodeExperiment) and the sweep it
+ * carries (splitSweep), planned (planLinkSweep). Anything wrong in either refuses the whole link,
+ * as any bad link is: the defaults, no sweep, and every refusal.
+ */
+export function decodeSweepLink(hash: string): DecodeResult & { sweep: Dial[] } {
+  const split = splitSweep(hash);
+  const r = decodeExperiment(split.experiment);
+  const fail = (errors: FieldError[]) => ({
+    ok: false as const,
+    config: DEFAULT_EXPERIMENT,
+    errors,
+    sweep: [],
+  });
+  if (!r.ok || split.errors.length) return fail([...(r.ok ? [] : r.errors), ...split.errors]);
+  const planned = planLinkSweep(r.config, split.sweep);
+  return planned.ok ? { ...r, sweep: split.sweep } : fail(planned.errors);
 }
 
 /** `i/n` → the i-th (from 0) of n shards; the slices are disjoint and together the whole grid. */

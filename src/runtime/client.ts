@@ -57,6 +57,8 @@ export interface RunInfo {
   label: string;
   seed: number;
   runIndex: number;
+  /** The experiment it belongs to: a link sweep's cell (its index), 0 for a session of one experiment. */
+  cell: number;
   /** Waits in the session's queue for a free worker (it has none yet). */
   queued: boolean;
 }
@@ -69,12 +71,13 @@ export function workerSlots(cores: number = globalThis.navigator?.hardwareConcur
   return Math.max(2, Math.min(8, Math.floor(cores) || 2));
 }
 
-/** How many of the experiment's runs train at once: one per worker slot (the rest wait in the queue). */
+/** How many of the experiment's runs (a link sweep's: all its cells') train at once: one per worker slot (the rest wait in the queue). */
 export function runsAtOnce(
-  config: Experiment,
+  config: Experiment | readonly Experiment[],
   cores: number = globalThis.navigator?.hardwareConcurrency ?? 2,
 ): number {
-  return Math.min(runRepeats(config).length, workerSlots(cores));
+  const runs = (Array.isArray(config) ? config : [config as Experiment]).flatMap((c) => runRepeats(c)).length;
+  return Math.min(runs, workerSlots(cores));
 }
 
 export interface SessionOptions {
@@ -113,10 +116,14 @@ export interface SessionOptions {
  * queue (seed by seed, so each seed's runs finish close together and pair up early) and take the
  * worker slot of a run that is done or failed. Workers start paused once ready; one that starts
  * while the session plays is told to play, at the session's pace and live changes (each in its
- * run's schedule at the step the running repeats took it at: set).
+ * run's schedule at the step the running repeats took it at: set). Given a link sweep's cells (an
+ * experiment each), every cell's runs × seeds share the one queue, cell after cell, so the cells
+ * finish one by one (docs/sweeps.md#a-sweep-in-a-link).
  */
 export class LabSession {
   readonly runs: RunInfo[];
+  /** The experiment of each cell (one for a session of one experiment), with the live changes agreed since. */
+  private readonly configs: Experiment[];
   private readonly workers = new Map<RunId, Worker>();
   private readonly ready = new Set<RunId>();
   private readonly queue: RunInfo[];
@@ -136,17 +143,18 @@ export class LabSession {
   private disposed = false;
 
   constructor(
-    private config: Experiment,
+    config: Experiment | readonly Experiment[],
     /** The page's reducer: every worker message, and the session's own about its runs. */
     private readonly onMessage: (msg: FromWorker) => void,
     private options: SessionOptions = {},
   ) {
-    this.runs = runRepeats(config).map((r, i) => ({
-      id: options.ids?.[i] ?? nextId(),
-      ...r,
-      queued: true,
-    }));
-    const order = [...this.runs].sort((a, b) => a.seed - b.seed || a.runIndex - b.runIndex);
+    this.configs = Array.isArray(config) ? [...config] : [config as Experiment];
+    this.runs = this.configs
+      .flatMap((c, cell) => runRepeats(c).map((r) => ({ ...r, cell })))
+      .map((r, i) => ({ id: options.ids?.[i] ?? nextId(), ...r, queued: true }));
+    const order = [...this.runs].sort(
+      (a, b) => a.cell - b.cell || a.seed - b.seed || a.runIndex - b.runIndex,
+    );
     const slots = options.slots ?? workerSlots();
     this.queue = order.slice(slots);
     // The workers are created now (live() and allReady() count them) but told to start in a
@@ -190,11 +198,12 @@ export class LabSession {
 
   /** One start message: the worker selects the backend, reports it, and loads the run. */
   private begin(info: RunInfo, worker: Worker): void {
+    const config = this.configs[info.cell];
     worker.postMessage({
       type: 'start',
       runId: info.id,
-      backend: this.config.backend,
-      config: this.config,
+      backend: config.backend,
+      config,
       run: info.runIndex,
       seed: info.seed,
       label: info.label,
@@ -313,25 +322,27 @@ export class LabSession {
     const asked = this.live().filter((id) => this.ready.has(id) && !this.failed.has(id));
     const answers = new Map(await Promise.all(asked.map(async (id) => [id, await this.hold(id)] as const)));
     if (this.disposed) return;
-    this.config.runs.forEach((_, runIndex) => {
-      const repeats = this.runs.filter((r) => r.runIndex === runIndex);
-      const held = repeats.flatMap((r) => answers.get(r.id) ?? []);
-      const step = agreedStep(
-        held,
-        repeats.some((r) => r.queued),
-      );
-      if (step === null) return;
-      this.config = withScheduled(this.config, runIndex, step, param, value);
-      for (const r of repeats) {
-        const a = answers.get(r.id);
-        // A repeat that finished before `step` keeps what it trained (and holds nothing).
-        if (a && a.step <= step)
-          this.workers
-            .get(r.id)
-            ?.postMessage({ type: 'set', runId: r.id, param, value, step } satisfies ToWorker);
-        else if (r.queued) this.onMessage({ type: 'param', runId: r.id, param, value, step });
-      }
-    });
+    this.configs.forEach((config, cell) =>
+      config.runs.forEach((_, runIndex) => {
+        const repeats = this.runs.filter((r) => r.cell === cell && r.runIndex === runIndex);
+        const held = repeats.flatMap((r) => answers.get(r.id) ?? []);
+        const step = agreedStep(
+          held,
+          repeats.some((r) => r.queued),
+        );
+        if (step === null) return;
+        this.configs[cell] = withScheduled(this.configs[cell], runIndex, step, param, value);
+        for (const r of repeats) {
+          const a = answers.get(r.id);
+          // A repeat that finished before `step` keeps what it trained (and holds nothing).
+          if (a && a.step <= step)
+            this.workers
+              .get(r.id)
+              ?.postMessage({ type: 'set', runId: r.id, param, value, step } satisfies ToWorker);
+          else if (r.queued) this.onMessage({ type: 'param', runId: r.id, param, value, step });
+        }
+      }),
+    );
     if (--this.changing > 0) return;
     for (const r of this.deferred.splice(0)) this.begin(r, this.spawn(r));
   }

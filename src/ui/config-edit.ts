@@ -16,7 +16,8 @@ import {
 } from '../core/config';
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
-import { valueAt } from '../core/url';
+import { dialList, valueAt } from '../core/url';
+import type { Dial } from '../core/url';
 import { ESTIMATOR_OPTIONS } from '../rl/advantage';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
@@ -168,10 +169,26 @@ function changeWords(from: Experiment, to: Experiment): string {
  * (the old one stays in Past sessions). Asking, rather than starting the new session beside the old
  * one, because the charts compare the runs of one experiment: two sessions would mix them.
  */
-export function proposeConfig(next: Experiment, drop?: () => void): void {
-  const detail = changeWords(useLab.getState().config, next);
-  ask({ title: 'This change needs new runs', detail, apply: () => chooseConfig(next), drop });
+export function proposeConfig(next: Experiment, drop?: () => void, sweep = useLab.getState().sweep): void {
+  const { config, sweep: now } = useLab.getState();
+  // A link that changes only the sweep over the same experiment says just that.
+  const sweepWords =
+    sweepText(now) === sweepText(sweep) ? [] : [`Sweep ${sweepText(now)} → ${sweepText(sweep)}`];
+  const same = structuralKey(config) === structuralKey(next) && sweepWords.length > 0;
+  const detail = [...(same ? [] : [changeWords(config, next)]), ...sweepWords].join(', ');
+  const apply = () => {
+    chooseConfig(next);
+    useLab.setState({ sweep });
+  };
+  ask({ title: 'This change needs new runs', detail, apply, drop });
 }
+
+/** A sweep in words for the question: its dials as a link writes them, "none" without. */
+const sweepText = (sweep: readonly Dial[]) =>
+  sweep.length ? sweep.map((d) => `${d.key}=${dialList(d.values)}`).join(' × ') : 'none';
+
+/** The Map's "Train without the sweep": the link's experiment alone (asked first with runs on screen). */
+export const dropSweep = () => proposeConfig(useLab.getState().config, undefined, []);
 
 /** The user's answer to a pending action: a new session with it (reset applies it), or keep the runs. */
 export function answerPending(startNew: boolean): void {

@@ -1,16 +1,18 @@
 /**
- * Metrics export: every run's frames as CSV (one row per run per step, one column per metric key,
+ * Metrics export: the board's runs' frames (a link sweep's shown cell: boardRuns) as CSV (one row per run per step, one column per metric key,
  * the union over runs) or JSON (the experiment plus each run's rows), downloaded as a Blob. Names
  * are the metric dictionary's (src/core/metrics.ts), the same as the CLI's JSONL.
  */
 import { encodeExperiment } from '../core/url';
 import { allRows, runData } from './run-data';
-import { useLab } from './store';
+import { boardConfig, boardRuns, useLab } from './store';
 
 function runsWithRows() {
-  return useLab
-    .getState()
-    .runs.map((r) => ({ run: r, rows: allRows(r.id), keys: runData(r.id)?.codec.keys ?? [] }));
+  return boardRuns(useLab.getState()).map((r) => ({
+    run: r,
+    rows: allRows(r.id),
+    keys: runData(r.id)?.codec.keys ?? [],
+  }));
 }
 
 function csvCell(v: string | number | undefined): string {
@@ -41,7 +43,7 @@ export function metricsCsv(): string {
 }
 
 export function metricsJson(): string {
-  const { config } = useLab.getState();
+  const config = boardConfig(useLab.getState());
   return JSON.stringify(
     {
       experiment: config,

@@ -26,7 +26,9 @@ import { canDo, nextState } from './session-state';
 import type { SessionAction, SessionState } from './session-state';
 import { addError, ask, runColor, setConfig, useLab } from './store';
 import { receive } from './worker-messages';
-import type { RunView } from './store';
+import type { LabState, RunView } from './store';
+import { planLinkSweep, sweepFile } from '../rl/sweep';
+import { fieldReason } from './field-labels';
 
 /**
  * Steps between the run states each worker keeps in IndexedDB (also saved on pause and when done):
@@ -64,8 +66,8 @@ function target(action: SessionAction): SessionState | null {
   return canDo(now, action) ? nextState(now, action) : null;
 }
 
-/** A LabSession at the store's pace; commands queue until all of its runs are ready. */
-function spawn(config: Experiment, options: SessionOptions): LabSession {
+/** A LabSession at the store's pace (a link sweep's: every cell's runs in its one queue); commands queue until all of its runs are ready. */
+function spawn(config: Experiment | readonly Experiment[], options: SessionOptions): LabSession {
   whenReady = [];
   const threads = () => threadChoice(config, useLab.getState().threads).threads;
   const s = new LabSession(config, (msg) => receive(msg, onRunReady), {
@@ -87,30 +89,56 @@ function waitingState(r: RunInfo, starting = 'starting worker…'): Pick<RunView
 
 /** What the status bar and charts know of a run before its worker has said anything. */
 function newRunView(r: RunInfo): RunView {
+  const { config, sweepCells } = useLab.getState();
+  const experiment = sweepCells?.cells[r.cell].config ?? config;
   return {
     ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: runColor(r.runIndex) },
+    ...(sweepCells ? { cell: r.cell } : {}),
     ...waitingState(r),
     ...{ step: 0, agents: [], models: [], base: {}, tokensPerS: NaN, rolloutStep: -1 },
     // A link's scheduled changes are replayed by the worker; their markers are known now.
-    markers: scheduleEntries(useLab.getState().config.runs[r.runIndex]?.live ?? {}),
+    markers: scheduleEntries(experiment.runs[r.runIndex]?.live ?? {}),
   };
 }
 
-/** Spawns the workers for the current config (disposing any previous session); the caller moves the state. */
+/**
+ * The link sweep's cells planned over the experiment as it stands (planLinkSweep: the checks the
+ * link was opened with), with the sweep.json `lab sweep` would write for them; null without a sweep.
+ */
+function planSweep(): LabState['sweepCells'] {
+  const { config, sweep } = useLab.getState();
+  if (sweep.length === 0) return null;
+  const planned = planLinkSweep(config, sweep);
+  if (!planned.ok) throw new Error(planned.errors.map((e) => fieldReason(e, config)).join('; '));
+  return { file: sweepFile(config, sweep, null, planned.cells), cells: planned.cells, shown: 0 };
+}
+
+/**
+ * Spawns the workers for the current config (disposing any previous session); the caller moves
+ * the state. A link sweep's cells are trained in one session, and not stored: no IndexedDB record,
+ * no saved states (docs/sweeps.md#a-sweep-in-a-link says so, and the Map).
+ */
 export function startSession(): LabSession {
   reset();
   const { config } = useLab.getState();
+  let sweepCells: LabState['sweepCells'];
   try {
+    sweepCells = planSweep();
+    const experiments = sweepCells?.cells.map((c) => c.config) ?? [config];
     // Refused up front, with the CLI's message, rather than a minute in with an opaque wasm error.
-    const memory = memoryVerdict(config, config.backend);
-    if (memory.error) throw memory.error;
-    if (memory.refused) throw new Error(memory.refused);
-    session = spawn(config, { uploads });
+    for (const experiment of experiments) {
+      const memory = memoryVerdict(experiment, experiment.backend);
+      if (memory.error) throw memory.error;
+      if (memory.refused) throw new Error(memory.refused);
+    }
+    session = spawn(sweepCells ? experiments : config, { uploads });
   } catch (e) {
     addError(`Could not start the runs: ${(e as Error).message}`);
     throw e;
   }
-  useLab.setState({ autoPaused: false, runs: session.runs.map((r) => newRunView(r)) });
+  useLab.setState({ autoPaused: false, sweepCells }); // before the runs: newRunView reads their cells
+  useLab.setState({ runs: session.runs.map((r) => newRunView(r)) });
+  if (sweepCells) return session;
   const id = beginSession(encodeExperiment(config), useLab.getState().runs);
   session.keepStates(keeping(id, false));
   return session;
@@ -128,7 +156,8 @@ const keeping = (
 
 /** The stored session on screen, if Train can resume it: it ran the experiment now configured. */
 function resumable(): string | null {
-  const { restored, pastSessions, config } = useLab.getState();
+  const { restored, pastSessions, config, sweep } = useLab.getState();
+  if (sweep.length > 0) return null; // a link sweep trains its cells anew
   const stored = restored && pastSessions?.find((p) => p.id === restored.id);
   // Live hyper-parameters may have moved on since the session began; its structure may not.
   return stored && sameStructure(stored.experiment, config) ? stored.id : null;
@@ -335,6 +364,7 @@ export function reset(): void {
   useLab.setState((s) => ({
     session: nextState(s.session, 'reset'),
     ...{ autoPaused: false, runs: [], errors: [], restored: null, pending: null, readOnly: null },
+    sweepCells: null,
   }));
   // An action that waited on "keep the runs or start anew" has no runs left to protect: it applies.
   pending?.apply();
@@ -348,9 +378,11 @@ export function reset(): void {
  * (LabSession.set), which becomes a chart marker.
  */
 export function setLive(param: LiveParam, value: number): void {
-  const { config } = useLab.getState();
+  const { config, sweepCells } = useLab.getState();
   if (latestLive(config, param) === value) return;
   const s = session;
+  // A link sweep's cells train as planned: one schedule in the link could not say each cell's step.
+  if (s && sweepCells) return;
   // Before any run trains, the value holds from step 0; once they do, each run's step is recorded.
   if (!s) return useLab.setState({ config: withBaseLive(config, param, value) });
   // A change is written into the session (its markers): a stopped tab claims it back for that, and

@@ -77,7 +77,8 @@ export async function restoreLatest(): Promise<void> {
   // Imports that were on the charts come back to them, whatever the experiment.
   for (const i of sessions.filter((x) => x.kind === 'import' && x.shown)) await showImport(i.id);
   const latest = sessions.find((x) => x.kind !== 'import');
-  if (!latest || !ranThis(latest, useLab.getState().config)) return;
+  // A link sweep's cells are never stored: no session of one experiment stands for them.
+  if (!latest || useLab.getState().sweep.length > 0 || !ranThis(latest, useLab.getState().config)) return;
   const [got, states] = await Promise.all([loadSession(latest.id), statesOf(latest.id).catch(() => [])]);
   const s = useLab.getState();
   if (got && s.session === 'idle' && s.runs.length === 0) show(got.session, got.frames, states);
@@ -102,6 +103,7 @@ export async function openSession(id: string): Promise<void> {
   reset();
   const r = decodeExperiment(got.session.experiment);
   if (r.ok) chooseConfig(r.config);
+  useLab.setState({ sweep: [] }); // a stored session is one experiment's: the link names it alone
   show(got.session, got.frames, states);
 }
 

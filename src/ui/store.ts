@@ -8,6 +8,8 @@
 import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
+import type { Dial } from '../core/url';
+import type { Cell, SweepFile } from '../rl/sweep';
 import type { BackendReport } from '../runtime/backend-types';
 import { forgetMeasurements } from './backend-cache';
 import { keepThreadSetting, loadThreadSetting } from './thread-setting';
@@ -37,6 +39,8 @@ export interface RunView {
   seed: number;
   /** Index into config.runs: runs of one index (several seeds) share a colour. */
   runIndex: number;
+  /** A link sweep's run: the index of its cell in `sweepCells` (absent for a session of one experiment). */
+  cell?: number;
   color: string;
   state: RunStatus;
   /** The worker's own words for its state ("compiling shaders…"). */
@@ -126,6 +130,13 @@ export interface LabState {
   /** Runs read from other trainers' files (read-only: no worker); shown beside the session's. */
   imported: RunView[];
   config: Experiment;
+  /** The sweep the link carries over `config` (`sweep.KEY=v1,v2,…`), its dials in grid order; [] for none. */
+  sweep: Dial[];
+  /**
+   * The link sweep whose runs are on screen: its sweep.json as `lab sweep` would write it, its cells
+   * as planned at Train (RunView.cell indexes them), and the cell the board shows. Null otherwise.
+   */
+  sweepCells: { file: SweepFile; cells: Cell[]; shown: number } | null;
   /** Problems with the link the page was opened with; `shownInstead` was shown instead. */
   urlErrors: FieldError[];
   /** The link that could not be opened, as given (the address bar holds the experiment shown instead). */
@@ -182,6 +193,8 @@ const DEFAULT_SHOWN = 'the default experiment';
 
 export const useLab = create<LabState>(() => ({
   config: DEFAULT_EXPERIMENT,
+  sweep: [],
+  sweepCells: null,
   urlErrors: [],
   urlNote: '',
   badLink: '',
@@ -209,6 +222,19 @@ export const useLab = create<LabState>(() => ({
 }));
 
 export const setConfig = (config: Experiment) => useLab.setState({ config });
+
+/**
+ * The runs the board shows (charts, Findings, What differs, the rollout inspector, the metrics
+ * export): a link sweep's cell picked in the Map, else every run of the session.
+ */
+export const boardRuns = (s: LabState): RunView[] =>
+  s.sweepCells ? s.runs.filter((r) => r.cell === s.sweepCells?.shown) : s.runs;
+/** The Map's pick of a link sweep's cell for the board. */
+export const showCell = (shown: number) =>
+  useLab.setState((s) => (s.sweepCells ? { sweepCells: { ...s.sweepCells, shown } } : s));
+/** The experiment the board's runs trained: the shown cell's under a link sweep, else the page's. */
+export const boardConfig = (s: LabState): Experiment =>
+  s.sweepCells?.cells[s.sweepCells.shown].config ?? s.config;
 /** A user's choice of experiment: it replaces a bad link, so the link's errors go. */
 export const chooseConfig = (config: Experiment) => useLab.setState({ config, urlErrors: [] });
 /** An inline field's refusals (none: it holds an applied value); Train reads them all. */

@@ -26,7 +26,8 @@ export interface OpenedSweep extends LoadedSweep {
 
 const READ = /(^|\/)(sweep\.json|config\.json|metrics\.jsonl)$/;
 
-const agentsOf = (exp: Experiment) => getTask(exp.task).agents.map((a) => a.role);
+/** An experiment's agents, as `lab report` names them: its task's roles. */
+export const agentsOf = (exp: Experiment) => getTask(exp.task).agents.map((a) => a.role);
 
 /**
  * The sweep among `files`: the shallowest sweep.json gives the folder, every path is read

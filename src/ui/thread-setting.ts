@@ -39,9 +39,11 @@ export const thisMachine = (): Machine => ({
   isolated: globalThis.crossOriginIsolated === true,
 });
 
-/** The threads each run of `config` gets under `setting` on this machine, and why. */
-export const threadChoice = (config: Experiment, setting: ThreadSetting): ThreadChoice =>
-  wasmThreadsFor(setting, runsAtOnce(config, thisMachine().cores), thisMachine());
+/** The threads each run of `config` (a link sweep's cells) gets under `setting` on this machine, and why. */
+export const threadChoice = (
+  config: Experiment | readonly Experiment[],
+  setting: ThreadSetting,
+): ThreadChoice => wasmThreadsFor(setting, runsAtOnce(config, thisMachine().cores), thisMachine());
 
 /** "1 thread", "2 threads": how the status line and the backend panel say a count. */
 export const threadsText = (n: number) => `${n} thread${n === 1 ? '' : 's'}`;

@@ -1,11 +1,13 @@
 /**
- * The one module that touches window.location: reads the experiment from the hash at start and on
- * `hashchange`, and mirrors config changes back with `history.replaceState` (no history spam).
+ * The one module that touches window.location: reads the experiment, and the sweep a link may
+ * carry over it, from the hash at start and on `hashchange`, and mirrors their changes back with
+ * `history.replaceState` (no history spam).
  */
 import { structuralKey } from '../core/config';
-import { decodeExperiment, encodeExperiment } from '../core/url';
+import { encodeLink } from '../core/url';
+import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
-import { setConfig, setUrlErrors, useLab } from './store';
+import { setUrlErrors, useLab } from './store';
 import type { LabState } from './store';
 
 /**
@@ -14,21 +16,26 @@ import type { LabState } from './store';
  * link discards nothing either: the alert keeps its text, the runs stay.
  */
 function readHash(): void {
-  const r = decodeExperiment(window.location.hash);
-  const { config, session } = useLab.getState();
+  const r = decodeSweepLink(window.location.hash);
+  const { config, sweep, session } = useLab.getState();
   const keepRuns = session !== 'idle';
-  const shown = () => writeHash(encodeExperiment(useLab.getState().config));
+  const shown = () => writeHash(linkOf(useLab.getState()));
   if (!r.ok && keepRuns) {
     setUrlErrors(r.errors, window.location.hash, 'the runs on screen');
     return shown();
   }
   setUrlErrors(r.ok ? [] : r.errors, r.ok ? '' : window.location.hash);
   useLab.setState({ urlNote: r.ok ? (r.note ?? '') : '' });
-  if (keepRuns && structuralKey(r.config) !== structuralKey(config)) return proposeConfig(r.config, shown);
-  setConfig(r.config);
+  const otherSweep = JSON.stringify(r.sweep) !== JSON.stringify(sweep);
+  if (keepRuns && (otherSweep || structuralKey(r.config) !== structuralKey(config)))
+    return proposeConfig(r.config, shown, r.sweep);
+  useLab.setState({ config: r.config, sweep: r.sweep });
   // The address bar names the experiment on screen, a bad link's too (its text stays in the alert).
-  writeHash(encodeExperiment(r.config));
+  writeHash(encodeLink(r.config, r.sweep));
 }
+
+/** The link of what the page holds: its experiment and the sweep over it. */
+const linkOf = (s: LabState) => encodeLink(s.config, s.sweep);
 
 function writeHash(hash: string): void {
   if (window.location.hash.slice(1) !== hash) {
@@ -41,7 +48,7 @@ function writeHash(hash: string): void {
  * bar already names the experiment that opened instead (readHash), and must go on following it.
  */
 export function followConfig(state: LabState, prev: LabState): void {
-  if (state.config !== prev.config) writeHash(encodeExperiment(state.config));
+  if (state.config !== prev.config || state.sweep !== prev.sweep) writeHash(linkOf(state));
 }
 
 /** Reads the hash now and on every `hashchange`; returns a function that stops listening. */
@@ -51,9 +58,8 @@ export function startUrlSync(): () => void {
   return () => window.removeEventListener('hashchange', readHash);
 }
 
-/** The shareable link: the page's own address (origin, path under any sub-path, query) with the experiment's hash. */
+/** The shareable link: the page's own address (origin, path under any sub-path, query) with the experiment's hash, and its sweep. */
 export function shareLink(): string {
-  const { config } = useLab.getState();
   const { origin, pathname, search } = window.location;
-  return `${origin}${pathname}${search}#${encodeExperiment(config)}`;
+  return `${origin}${pathname}${search}#${linkOf(useLab.getState())}`;
 }

@@ -5,7 +5,7 @@
  * clipboard holds the page's link.
  */
 import { afterEach, expect, it } from 'vitest';
-import { openLab } from './harness';
+import { clipboardWrite, openLab } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -18,12 +18,7 @@ it('shows the link to copy by hand when the clipboard is refused, and says Copie
   lab = await openLab('#v=1&task=math&rollout.groupSize=6');
   const { page } = lab;
   const origin = new URL(page.url()).origin;
-  const cdp = await lab.context.newCDPSession(page);
-  await cdp.send('Browser.setPermission', {
-    permission: { name: 'clipboard-write' },
-    setting: 'denied',
-    origin,
-  });
+  await clipboardWrite(lab, 'denied');
   const button = page.getByRole('button', { name: 'Copy link' });
   await button.click();
   const field = page.getByRole('textbox', { name: 'Link to this experiment' });
@@ -50,11 +45,7 @@ it('shows the link to copy by hand when the clipboard is refused, and says Copie
   await page.keyboard.press('Tab'); // focus leaves both: it goes
   await expect.poll(() => field.count()).toBe(0);
 
-  await cdp.send('Browser.setPermission', {
-    permission: { name: 'clipboard-write' },
-    setting: 'granted',
-    origin,
-  });
+  await clipboardWrite(lab, 'granted');
   await lab.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   await button.click();
   await expect.poll(() => button.textContent()).toBe('Copied');

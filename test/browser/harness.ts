@@ -212,6 +212,13 @@ export async function exportedSteps(page: Page): Promise<number[][]> {
 /** Steps 0…n-1, each once: what a whole run's exported steps are. */
 export const everyStep = (n: number) => Array.from({ length: n }, (_, i) => i);
 
+/** Grants or denies the page Copy link's clipboard (denied, it shows the link in a field to copy by hand). */
+export async function clipboardWrite(l: Lab, setting: 'granted' | 'denied'): Promise<void> {
+  const cdp = await l.context.newCDPSession(l.page);
+  const origin = new URL(l.page.url()).origin;
+  await cdp.send('Browser.setPermission', { permission: { name: 'clipboard-write' }, setting, origin });
+}
+
 /** Resolves once Train is enabled (the backend probe passed). */
 export const trainEnabled = (page: Page, timeout = 120_000) =>
   page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, {

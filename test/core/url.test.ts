@@ -14,7 +14,15 @@ import {
 } from '../../src/core/config';
 import { LOSS_AGG_MODES } from '../../src/core/losses';
 import { MODEL_PRESETS } from '../../src/core/model-sizes';
-import { MAX_HASH_LENGTH, decodeExperiment, encodeExperiment, sameStructure } from '../../src/core/url';
+import {
+  MAX_HASH_LENGTH,
+  decodeExperiment,
+  encodeExperiment,
+  encodeLink,
+  sameStructure,
+  splitSweep,
+} from '../../src/core/url';
+import type { Dial } from '../../src/core/url';
 import { PRESETS } from '../../src/core/presets';
 
 const labelArb = fc.stringMatching(/^[\w .+()-]{1,32}$/);
@@ -322,5 +330,99 @@ describe('experiment URL codec', () => {
     other.rollout.groupSize = 4;
     expect(sameStructure(encodeExperiment(other), DEFAULT_EXPERIMENT)).toBe(false);
     expect(sameStructure('v=1&rollout.groupSize=banana', DEFAULT_EXPERIMENT)).toBe(false);
+  });
+});
+
+describe('a sweep in a link (sweep.KEY=v1,v2,…)', () => {
+  it("reads its dials in the order given and leaves the experiment's pairs as they are", () => {
+    expect(
+      splitSweep(
+        '#v=1&task=sync&sweep.optim.lr=0.001,0.002&steps=3&sweep.models.assignment=shared,per-agent',
+      ),
+    ).toEqual({
+      experiment: 'v=1&task=sync&steps=3',
+      sweep: [
+        { key: 'optim.lr', values: ['0.001', '0.002'] },
+        { key: 'models.assignment', values: ['shared', 'per-agent'] },
+      ],
+      errors: [],
+    });
+    // Values holding a comma are separated by `;`, as for --grid.
+    expect(splitSweep('v=1&sweep.runs.0.label=a,b%3Bc').sweep).toEqual([
+      { key: 'runs.0.label', values: ['a,b', 'c'] },
+    ]);
+  });
+
+  it('leaves a link without sweep keys exactly as it was', () => {
+    for (const hash of [
+      '',
+      'v=1',
+      'v=1&task=math&optim.lr=0.001',
+      'v=1&optim.lr=banana',
+      'v=1&&x',
+      'v=1&%zz=1',
+    ]) {
+      expect(splitSweep(hash)).toEqual({ experiment: hash, sweep: [], errors: [] });
+      expect(splitSweep(`#${hash}`).experiment).toBe(hash);
+    }
+    for (const c of PRESETS.map((p) => p.config)) expect(encodeLink(c, [])).toBe(encodeExperiment(c));
+  });
+
+  it('writes the experiment, then one sweep key per dial, and reads both back exactly (property)', () => {
+    // The experiment's own pairs round-trip above; here any preset stands for them.
+    const presetArb = fc.constantFrom(...PRESETS.map((p) => p.config));
+    // Any text but `;` (which separates values that hold a comma): `&`, `=`, `%`, `+`, spaces, non-ASCII.
+    const value = fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme' }).filter((v) => !v.includes(';'));
+    const dial = fc.record({
+      key: fc.stringMatching(/^[a-z][\w.]{0,20}$/).filter((k) => k !== 'v' && k !== 'steps'),
+      values: fc.uniqueArray(value, { minLength: 1, maxLength: 4 }),
+    });
+    fc.assert(
+      fc.property(presetArb, fc.uniqueArray(dial, { selector: (d) => d.key, maxLength: 3 }), (c, sweep) => {
+        const link = encodeLink(c, sweep);
+        expect(link.startsWith(encodeExperiment(c))).toBe(true);
+        const back = splitSweep(link);
+        expect(back).toEqual({ experiment: encodeExperiment(c), sweep, errors: [] });
+        const r = decodeExperiment(back.experiment);
+        expect(r.ok && r.config).toEqual(c);
+        expect(encodeLink(c, back.sweep)).toBe(link);
+      }),
+      { numRuns: 200 },
+    );
+    const sweep: Dial[] = [{ key: 'optim.lr', values: ['0.001', '0.002'] }];
+    expect(encodeLink(DEFAULT_EXPERIMENT, sweep)).toBe('v=1&sweep.optim.lr=0.001,0.002');
+  });
+
+  it('refuses a malformed sweep key, naming it', () => {
+    const errors = (hash: string) => splitSweep(hash).errors;
+    expect(errors('v=1&sweep.optim.lr=0.001,,0.002')).toEqual([
+      {
+        path: 'sweep.optim.lr',
+        message: 'an empty value; give sweep.optim.lr=v1,v2,…',
+        got: '0.001,,0.002',
+      },
+    ]);
+    expect(errors('v=1&sweep.optim.lr=1,2,1')).toEqual([
+      { path: 'sweep.optim.lr', message: 'sweep.optim.lr=1 is given twice', got: '1,2,1' },
+    ]);
+    expect(errors('v=1&sweep.optim.lr=1,2&sweep.optim.lr=3')).toEqual([
+      { path: 'sweep.optim.lr', message: 'given twice' },
+    ]);
+    expect(errors('v=1&sweep.steps=3,6&sweep.v=1,2&sweep.=1,2')).toEqual([
+      { path: 'sweep.steps', message: "is not a dial: every cell trains the link's steps" },
+      { path: 'sweep.v', message: 'is not a dial: the link version' },
+      { path: 'sweep.', message: 'names no field: give sweep.KEY=v1,v2,…' },
+    ]);
+    expect(errors('sweep.optim.lr=1,2')).toEqual([{ path: 'v', message: 'missing; expected v=1' }]);
+    // One experiment's decoder (lab train --config) says where a sweep goes instead.
+    expect(decodeExperiment('v=1&sweep.optim.lr=1,2')).toMatchObject({
+      ok: false,
+      errors: [
+        {
+          path: 'sweep.optim.lr',
+          message: expect.stringContaining('lab sweep takes it as --grid optim.lr=…'),
+        },
+      ],
+    });
   });
 });

@@ -1,6 +1,18 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeExperiment } from '../../src/core/url';
-import { mergeShards, parseDial, parseShard, planCells, shardCells, sweepFile } from '../../src/rl/sweep';
+import { parseSweep } from '../../src/cli/sweep-args';
+import { decodeExperiment, encodeExperiment } from '../../src/core/url';
+import {
+  decodeSweepLink,
+  MAX_LINK_RUNS,
+  mergeShards,
+  parseDial,
+  parseShard,
+  planCells,
+  planLinkSweep,
+  shardCells,
+  sweepFile,
+} from '../../src/rl/sweep';
 
 const base = (() => {
   const r = decodeExperiment('v=1&task=sync&optim.lr=0.002&seeds=2');
@@ -97,5 +109,116 @@ describe('sweep cells', () => {
     );
     const otherGrid = { name: 'g', sweep: sweepFile(base, [grid[0]], { index: 1, count: 2 }) };
     expect(() => mergeShards([shards[0], otherGrid])).toThrow('(they differ in grid)');
+  });
+});
+
+describe('a sweep in a link', () => {
+  it('never throws on any sweep keys and values: it opens, or refuses naming keys (property)', () => {
+    const text = fc.string({ maxLength: 10 });
+    const dial = fc.tuple(
+      fc.constantFrom('optim.lr', 'rollout.groupSize', 'runs.1.estimator', '__proto__', 'x'),
+      text,
+    );
+    fc.assert(
+      fc.property(fc.array(dial, { maxLength: 3 }), (dials) => {
+        const hash = `v=1&task=sync&${dials.map(([k, v]) => `sweep.${k}=${encodeURIComponent(v)}`).join('&')}`;
+        const r = decodeSweepLink(hash);
+        if (!r.ok) expect(r.errors.every((e) => e.path !== '' && e.message !== '')).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  const link =
+    'v=1&task=sync&rollout.batchSize=2&rollout.groupSize=4&eval.every=0&steps=3&sweep.optim.lr=0.001,0.002';
+
+  it('opens the experiment with its dials, planned into the cells lab sweep plans for the same grid', () => {
+    const r = decodeSweepLink(`#${link}`);
+    const experiment = decodeExperiment(
+      'v=1&task=sync&rollout.batchSize=2&rollout.groupSize=4&eval.every=0&steps=3',
+    );
+    expect(r).toEqual({ ...experiment, sweep: [{ key: 'optim.lr', values: ['0.001', '0.002'] }] });
+    const planned = planLinkSweep(r.config, r.ok ? r.sweep : []);
+    expect(planned).toEqual({ ok: true, cells: planCells(r.config, [parseDial('optim.lr=0.001,0.002')]) });
+    expect(planned.ok && planned.cells.map((c) => [c.params, c.config.optim.lr, c.config.steps])).toEqual([
+      [{ 'optim.lr': 0.001 }, 0.001, 3],
+      [{ 'optim.lr': 0.002 }, 0.002, 3],
+    ]);
+  });
+
+  it('opens a link without sweep keys exactly as decodeExperiment does', () => {
+    for (const hash of [
+      '',
+      '#v=1',
+      'v=1&task=math&optim.lr=0.001',
+      'v=1&optim.lr=banana',
+      'v=2',
+      'v=1&sweep=1',
+    ])
+      expect(decodeSweepLink(hash)).toEqual({ ...decodeExperiment(hash), sweep: [] });
+  });
+
+  it("refuses a value its field refuses, under the dial's key with the value, and opens the defaults", () => {
+    const r = decodeSweepLink(`${link}&sweep.rollout.groupSize=4,2.5,64`);
+    expect(r.ok).toBe(false);
+    expect(r.config).toBe(decodeExperiment('').config);
+    expect(r.sweep).toEqual([]);
+    expect(!r.ok && r.errors).toEqual([
+      { path: 'sweep.rollout.groupSize', message: 'expected a whole number', got: '2.5' },
+      {
+        path: 'sweep.rollout.groupSize',
+        message: 'Too big: expected number to be <=32',
+        got: '64',
+      },
+    ]);
+    // Another dial's bad value is said once, under its own key.
+    const other = decodeSweepLink(`${link}&sweep.runs.0.label=A;B+C;D,E`);
+    expect(!other.ok && other.errors).toEqual([
+      {
+        path: 'sweep.runs.0.label',
+        message: 'letters, digits, spaces and _ . + ( ) - only',
+        got: 'D,E',
+      },
+    ]);
+    // The sweep's own form is refused too, and so is the experiment's, all at once.
+    const both = decodeSweepLink('v=1&optim.lr=banana&sweep.optim.lr=1,1');
+    expect(!both.ok && both.errors.map((e) => e.path)).toEqual(['optim.lr', 'sweep.optim.lr']);
+  });
+
+  it(`refuses more than ${MAX_LINK_RUNS} cells × runs × seeds, naming the keys and giving the lab sweep command`, () => {
+    const big = 'v=1&task=sync&seeds=8&steps=50&sweep.optim.lr=0.001,0.002&sweep.rollout.groupSize=2,4';
+    const r = decodeSweepLink(big);
+    expect(!r.ok && r.errors).toHaveLength(1);
+    const [e] = r.ok ? [] : r.errors;
+    expect(e.path).toBe('sweep.optim.lr, sweep.rollout.groupSize');
+    expect(e.message).toMatch(
+      new RegExp(
+        `^4 cells × 2 runs × 8 seeds is 64 runs; the page trains at most ${MAX_LINK_RUNS}: run it with lab sweep \\(npm run lab -- sweep `,
+      ),
+    );
+    // The command it gives runs this very sweep.
+    const words = e.message
+      .slice(e.message.indexOf('sweep --config'), -1)
+      .match(/'[^']*'|\S+/g)!
+      .map((w) => w.replace(/^'(.*)'$/, '$1'));
+    const args = parseSweep(words.slice(1))!;
+    expect(args.grid).toEqual([
+      { key: 'optim.lr', values: ['0.001', '0.002'] },
+      { key: 'rollout.groupSize', values: ['2', '4'] },
+    ]);
+    expect(args.config).toBe(encodeExperiment(decodeExperiment(big.replace(/&sweep.*$/, '')).config));
+    expect(args.steps).toBe(50);
+    // At the limit it opens.
+    expect(decodeSweepLink('v=1&task=sync&seeds=8&sweep.optim.lr=0.001,0.002').ok).toBe(true);
+    // A link over the length limit is refused whole, unread, as any long link is.
+    const long = decodeSweepLink(`v=1&sweep.optim.lr=${'0.001,'.repeat(400)}0.002`);
+    expect(!long.ok && long.errors.map((e) => e.path)).toEqual(['(hash)']);
+    // Many dials of many values (10^8 cells in a short link) are refused before any cell is planned.
+    const values = Array.from({ length: 10 }, (_, i) => `${i + 1}`).join(',');
+    const keys = ['steps', 'batchSize', 'groupSize', 'nodes', 'questions', 'k', 'every', 'epochs'];
+    const huge = decodeSweepLink(`v=1&${keys.map((k, i) => `sweep.x${i}.${k}=${values}`).join('&')}`);
+    expect(!huge.ok && huge.errors.map((e) => e.message.split(';')[0])).toEqual([
+      '100000000 cells, each of one run or more',
+    ]);
   });
 });

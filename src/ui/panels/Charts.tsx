@@ -13,7 +13,7 @@ import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
 import type { ChartEntry } from '../../core/charts';
 import { defText, estimatorDef, ESTIMATOR_OPTIONS } from '../../rl/advantage';
 import { getTask } from '../../tasks/registry';
-import { setView, useLab } from '../store';
+import { boardConfig, setView, useLab } from '../store';
 import type { Marker, RunView } from '../store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
 import { ChartHelp } from './ChartHelp';
@@ -148,20 +148,17 @@ function BoardRow({
 export function Charts() {
   const allRuns = useBoardRuns();
   const view = useLab((s) => s.view);
-  const evalK = useLab((s) => s.config.eval.k);
-  const evalOn = useLab((s) => s.config.eval.every > 0);
-  const estimatorsKey = useLab((s) => sectionEstimators(s.config.runs).join('|'));
-  const config = useLab((s) => s.config);
+  // The experiment the shown runs trained (a link sweep's shown cell): what the board draws for them.
+  const config = useLab(boardConfig);
+  const evalK = config.eval.k;
+  const evalOn = config.eval.every > 0;
+  const estimatorsKey = sectionEstimators(config.runs).join('|');
   const customs = useMemo(() => customDefs(config), [config]);
-  const sameBatchGrad = useLab((s) => s.config.diagnostics.shadowGradNorm);
-  const credit = useLab((s) =>
-    s.config.runs.some((r) => (r.reward.credit ?? s.config.reward.credit) !== 'shared'),
-  );
-  const mcts = useLab((s) =>
-    s.config.runs.some((r) => (r.rollout.sampling ?? s.config.rollout.sampling) === 'mcts'),
-  );
+  const sameBatchGrad = config.diagnostics.shadowGradNorm;
+  const credit = config.runs.some((r) => (r.reward.credit ?? config.reward.credit) !== 'shared');
+  const mcts = config.runs.some((r) => (r.rollout.sampling ?? config.rollout.sampling) === 'mcts');
   // The task is the experiment's, shared by every run: it alone decides whether own_success exists.
-  const ownSuccess = useLab((s) => getTask(s.config.task).ownSuccess === true);
+  const ownSuccess = getTask(config.task).ownSuccess === true;
   const [moreOpen, setMoreOpen] = useState(false);
   const runs = useMemo(
     () => allRuns.filter((r) => !view.hiddenRuns.includes(r.runIndex)),

@@ -7,6 +7,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { Measurement } from '../../runtime/backend-types';
+import { paramsText } from '../../rl/sweep-map';
 import { continueFor, pause, play, reset, runAgain, setPace, stepOnce } from '../lab';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
@@ -48,6 +49,8 @@ function SpeedControl() {
 /** A finished session's two ways on: the same experiment from step 0, or N more steps from where it stopped. */
 function FinishedActions({ blocked }: { blocked: boolean }) {
   const steps = useLab((s) => s.config.steps);
+  // A link sweep keeps no saved state to go on from (startSession): Run again trains its cells anew.
+  const sweeping = useLab((s) => s.sweepCells !== null);
   const [text, setText] = useState<string | null>(null);
   const n = Number(text ?? steps); // by default as many steps again
   const valid = Number.isInteger(n) && n >= 1;
@@ -65,8 +68,12 @@ function FinishedActions({ blocked }: { blocked: boolean }) {
         <button
           type="button"
           onClick={() => continueFor(n)}
-          disabled={blocked || !valid}
-          title="Every run goes on from its state saved at its last step; Steps grows by N"
+          disabled={blocked || !valid || sweeping}
+          title={
+            sweeping
+              ? 'A link sweep’s runs keep no saved state to go on from: Run again trains its cells anew'
+              : 'Every run goes on from its state saved at its last step; Steps grows by N'
+          }
         >
           Continue for {valid ? n : 'N'} more steps
         </button>{' '}
@@ -177,7 +184,9 @@ const STATE_TEXT: Record<RunView['state'], string> = {
 const tps = (v: number) =>
   Number.isFinite(v) ? `${v >= 100 ? Math.round(v) : v.toPrecision(3)} tok/s` : '– tok/s';
 
-function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
+/** A run's line; a link sweep's run is named by its cell's dial values first ("optim.lr = 0.001 · GRPO"). */
+function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cell?: string }) {
+  const name = cell ? `${cell} · ${run.label}` : run.label;
   const text = run.error
     ? 'failed'
     : run.state === 'loading' || run.state === 'compiling' || run.state === 'queued'
@@ -191,16 +200,17 @@ function RunStatus({ run, pausing }: { run: RunView; pausing: boolean }) {
     <li
       className="run-status"
       data-run={run.label}
+      data-cell={run.cell}
       data-state={run.state}
       title={Object.entries(run.base)
         .map(([model, from]) => `${model}: ${from}`)
         .join('\n')}
     >
       <span className="swatch" style={{ background: run.color }} aria-hidden="true" />
-      <strong>{run.label}</strong>
+      <strong>{name}</strong>
       <span className="counter">
         step{' '}
-        <output aria-label={`${run.label} step`} aria-live="off" data-testid="step-counter">
+        <output aria-label={`${name} step`} aria-live="off" data-testid="step-counter">
           {run.step}
         </output>
       </span>
@@ -229,6 +239,11 @@ export function StatusBar() {
   const backend = useLab((s) => s.backend);
   const restored = useLab((s) => s.restored);
   const readOnly = useLab((s) => s.readOnly);
+  const sweepCells = useLab((s) => s.sweepCells);
+  const cellOf = (r: RunView) =>
+    sweepCells && r.cell !== undefined
+      ? paramsText(sweepCells.file.grid, sweepCells.cells[r.cell].params)
+      : undefined;
   const runBackend = runs.find((r) => r.backend)?.backend;
   const kernels = runs.find((r) => r.kernels)?.kernels;
   const report = runBackend ?? (backend.state === 'ready' ? backend.report : undefined);
@@ -237,7 +252,7 @@ export function StatusBar() {
       <ul className="runs-status">
         {runs.length === 0 && <li className="muted">No runs yet: press Train.</li>}
         {runs.map((r) => (
-          <RunStatus key={r.id} run={r} pausing={session !== 'training'} />
+          <RunStatus key={r.id} run={r} pausing={session !== 'training'} cell={cellOf(r)} />
         ))}
       </ul>
       {restored && (

@@ -9,14 +9,13 @@
  */
 import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
-import { agentKey, evalAvgKey, evalPassKey, GRAD_NORM, M } from '../../core/metrics';
 import { baseLabel, compareSeeds, comparisonCsv, nanAsNull, pm } from '../../rl/findings';
 import type { Comparison, Verdict } from '../../rl/findings';
-import { REWARD_TAIL, stepSpan, summarize } from '../../rl/summary';
+import { REWARD_TAIL, stepSpan, summarize, summaryKeys } from '../../rl/summary';
 import type { RunSummary } from '../../rl/summary';
 import { download, fileName } from '../export';
 import { historyOf } from '../run-data';
-import { useLab } from '../store';
+import { boardConfig, boardRuns, useLab } from '../store';
 import type { LabState } from '../store';
 import { useThrottledLab } from '../throttled';
 
@@ -24,20 +23,10 @@ import { useThrottledLab } from '../throttled';
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
 
-/** The keys a summary reads (the CLI summarizes its metrics.jsonl the same way). */
-const summaryKeys = (agents: readonly string[], k: number) => [
-  M.rewardMean,
-  M.updateSkipped,
-  M.envErrors,
-  evalAvgKey(k),
-  evalPassKey(k),
-  ...agents.flatMap((a) => [agentKey(a, GRAD_NORM), agentKey(a, 'own_success')]),
-];
-
-/** Every session run's summary from its recorded history, the reward over the last `tail` steps. */
+/** Every run's summary on the board from its recorded history, the reward over the last `tail` steps. */
 function summaries(s: LabState, tail: number): RunSummary[] {
-  const k = s.config.eval.k;
-  return s.runs.map((r) =>
+  const k = boardConfig(s).eval.k;
+  return boardRuns(s).map((r) =>
     summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail),
   );
 }
@@ -69,7 +58,7 @@ function exportFindings(c: Comparison, list: RunSummary[], format: 'csv' | 'json
   const name = fileName(`findings ${new Date().toISOString().slice(0, 19)}`);
   if (format === 'csv') download(`${name}.csv`, comparisonCsv(c), 'text/csv');
   else {
-    const { config } = useLab.getState();
+    const config = boardConfig(useLab.getState());
     const json = JSON.stringify({ experiment: config, comparison: c, runs: list }, nanAsNull, 2);
     download(`${name}.json`, json, 'application/json');
   }
@@ -109,12 +98,16 @@ function TailField({ tail, onChange }: { tail: number; onChange: (n: number) => 
 }
 
 export function Findings() {
-  const seeds = useLab((s) => s.config.seeds);
+  const seeds = useLab((s) => boardConfig(s).seeds);
   const version = useThrottledLab(versionOf, null, FOLLOW_MS);
-  const runsKey = useLab((s) => s.runs.map((r) => `${r.id}:${r.state}:${r.agents.length}`).join(','));
+  const runsKey = useLab((s) =>
+    boardRuns(s)
+      .map((r) => `${r.id}:${r.state}:${r.agents.length}`)
+      .join(','),
+  );
   const importedKey = useLab((s) => (importedSeeded(s) ? s.imported.map((r) => r.id).join(',') : ''));
-  const done = useLab((s) => s.runs.filter((r) => r.state === 'done').length);
-  const total = useLab((s) => s.runs.length);
+  const done = useLab((s) => boardRuns(s).filter((r) => r.state === 'done').length);
+  const total = useLab((s) => boardRuns(s).length);
   const [tail, setTail] = useState(REWARD_TAIL);
   const session = useMemo(() => {
     void version;

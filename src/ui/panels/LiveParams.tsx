@@ -24,6 +24,8 @@ function LiveField({ param }: { param: LiveParam }) {
   // Runs with workers take a change at their next step (setLive); with none (no runs yet, or a
   // stored session on screen) it holds from step 0.
   const training = useLab((s) => s.session !== 'idle' && s.session !== 'restored');
+  // A link sweep's cells train as planned (setLive): nothing to apply to them.
+  const sweeping = useLab((s) => s.sweepCells !== null);
   const [error, setError] = useState<string | null>(null);
   // Committed while runs train: sent to them, shown until a run says at which step it took it
   // (the recorded value moves on from `over`).
@@ -73,6 +75,7 @@ function LiveField({ param }: { param: LiveParam }) {
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : note ? `${id}-note` : undefined}
         {...draft}
+        disabled={sweeping}
       />
       {note && !error && (
         <span id={`${id}-note`} className="live-pending" role="status">
@@ -108,6 +111,7 @@ function Schedule() {
 }
 
 export function LiveParams() {
+  const sweeping = useLab((s) => s.sweepCells !== null);
   return (
     <section className="panel" aria-labelledby="live-title">
       <h2 id="live-title">Live hyper-parameters</h2>
@@ -115,6 +119,13 @@ export function LiveParams() {
         Apply to every run without a reset; each change leaves a marker on the charts, and the link replays it
         at the step each run took it.
       </p>
+      {sweeping && (
+        <p className="muted" data-testid="live-sweep">
+          Off while a link sweep’s cells are on screen: each cell trains its experiment as planned, and one
+          schedule in the link could not say the step each cell took a change at. Reset to set a value from
+          step 0.
+        </p>
+      )}
       <div className="live-grid">
         {LIVE_PARAMS.map((p) => (
           <LiveField key={p} param={p} />

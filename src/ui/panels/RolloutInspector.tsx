@@ -14,7 +14,7 @@ import { showTokens } from '../../core/vocab';
 import { advantageBasis } from '../../rl/advantage';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../runtime/protocol';
 import { runData } from '../run-data';
-import { useLab } from '../store';
+import { boardConfig, boardRuns, useLab } from '../store';
 import type { LabState } from '../store';
 import { useThrottledLab } from '../throttled';
 import { SearchTree } from './SearchTree';
@@ -196,10 +196,10 @@ function shownOf(trajs: readonly InspectedTrajectory[], batchSize: number): stri
 export function RolloutInspector() {
   // Subscribed to the run ids only, so the inspector does not re-render with every step counter;
   // a run's label and colour never change, so they are read as they are.
-  const ids = useLab(useShallow((s) => s.runs.map((r) => r.id)));
+  const ids = useLab(useShallow((s) => boardRuns(s).map((r) => r.id)));
   const runs = useLab.getState().runs.filter((r) => ids.includes(r.id));
-  const batchSize = useLab((s) => s.config.rollout.batchSize); // groups per step (no run overrides it)
-  const config = useLab((s) => s.config);
+  const config = useLab(boardConfig);
+  const batchSize = config.rollout.batchSize; // groups per step (no run overrides it)
   const [runIdx, setRunIdx] = useState(0);
   const [sel, setSel] = useState(0);
   const run = runs[Math.min(runIdx, runs.length - 1)] as (typeof runs)[number] | undefined;

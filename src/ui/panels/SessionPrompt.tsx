@@ -9,6 +9,8 @@ import { useLab } from '../store';
 
 export function PendingChange() {
   const pending = useLab((s) => s.pending);
+  // A link sweep's runs are not stored (lab.ts startSession): the question must not promise they stay.
+  const sweeping = useLab((s) => s.sweepCells !== null);
   if (!pending) return null;
   return (
     <div className="alert pending-change" role="alertdialog" aria-labelledby="pending-title">
@@ -16,8 +18,11 @@ export function PendingChange() {
         <strong>{pending.title}:</strong> {pending.detail}.
       </p>
       <p className="muted">
-        Starting a new session clears the charts; the current runs stay under Past sessions. Keeping them
-        drops the change.
+        Starting a new session clears the charts;{' '}
+        {sweeping
+          ? 'the link sweep’s runs are not stored, so download its map first to keep them.'
+          : 'the current runs stay under Past sessions.'}{' '}
+        Keeping them drops the change.
       </p>
       <div className="row">
         <button type="button" onClick={() => answerPending(true)}>

@@ -1,10 +1,11 @@
 /**
- * The Map: a CLI sweep folder (`lab sweep` / `lab merge` output) opened in the page and drawn as
- * the effect against a dial: for each figure (held-out success, training reward, each agent's own
- * success, gradient norms, spike fraction), each later run's paired difference from the first run
- * with its 95 % CI, one line per pair, the dial's values along x, and one chart per value of the
- * other dials side by side (shared and per-agent models). The numbers and the CSV are
- * `lab report`'s for the folder (src/rl/sweep-map.ts); a filled point is a CI that excludes 0.
+ * The Map: a sweep drawn as the effect against a dial, either a CLI sweep folder (`lab sweep` /
+ * `lab merge` output) opened in the page, or the sweep the page's link carries, trained by the page
+ * (link-sweep.ts). For each figure (held-out success, training reward, each agent's own success,
+ * gradient norms, spike fraction), each later run's paired difference from the first run with its
+ * 95 % CI, one line per pair, the dial's values along x, and one chart per value of the other
+ * dials side by side (shared and per-agent models). The numbers and the CSV are `lab report`'s
+ * for the folder (src/rl/sweep-map.ts); a filled point is a CI that excludes 0.
  */
 import { useMemo, useRef, useState } from 'react';
 import {
@@ -17,12 +18,21 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { defaultMapX, mapCharts } from '../../rl/sweep-map';
+import { runRepeats } from '../../core/config';
+import { dialList } from '../../core/url';
+import { planLinkSweep } from '../../rl/sweep';
+import type { SweepFile } from '../../rl/sweep';
+import { defaultMapX, mapCharts, paramsText } from '../../rl/sweep-map';
 import type { MapChart } from '../../rl/sweep-map';
 import { REWARD_TAIL } from '../../rl/summary';
 import { download, fileName } from '../export';
 import { formatSignificant, niceAxis } from '../plot';
-import { runColor } from '../store';
+import { dropSweep } from '../config-edit';
+import { fieldReason } from '../field-labels';
+import { linkSweepMap } from '../link-sweep';
+import { showCell, runColor, useLab } from '../store';
+import type { LabState } from '../store';
+import { useThrottledLab } from '../throttled';
 import { mapCsv, mapJson, openSweep } from '../sweep-open';
 import type { OpenedSweep } from '../sweep-open';
 import { ImageButtons } from './ImageButtons';
@@ -149,12 +159,79 @@ function rowAxis(charts: readonly MapChart[]) {
   return niceAxis(Math.min(0, ...v), Math.max(0, ...v));
 }
 
+/** What the link sweep's cells read: which runs are done (a cell enters the map once all of its are). */
+const cellsKey = (s: LabState) => (s.sweepCells ? s.runs.map((r) => `${r.id}:${r.state}`).join(',') : '');
+
+/**
+ * The sweep the link carries, before and while the page trains it: its dials and size, that its
+ * runs are not stored, the cell the board shows, and a way to train the experiment alone.
+ */
+function LinkSweep() {
+  const config = useLab((s) => s.config);
+  const sweep = useLab((s) => s.sweep);
+  const sweepCells = useLab((s) => s.sweepCells);
+  const planned = useMemo(() => planLinkSweep(config, sweep), [config, sweep]);
+  if (sweep.length === 0 && !sweepCells) return null;
+  const cells = sweepCells?.cells ?? (planned.ok ? planned.cells : []);
+  const runs = cells.reduce((n, c) => n + runRepeats(c.config).length, 0);
+  const grid = sweepCells?.file.grid ?? sweep;
+  return (
+    <div className="link-sweep" data-testid="link-sweep">
+      <p>
+        This link carries a sweep: {grid.map((d) => `${d.key} = ${dialList(d.values)}`).join(' × ')} (
+        {cells.length} cells, {runs} runs).{' '}
+        {sweepCells
+          ? 'The page trains every cell on its workers, cell after cell; the map fills in as cells finish.'
+          : 'Train trains every cell here, on the page’s workers; the map fills in as cells finish.'}{' '}
+        <button type="button" className="link" onClick={dropSweep}>
+          Train without the sweep
+        </button>
+      </p>
+      {!sweepCells && !planned.ok && (
+        <p className="field-error" data-testid="link-sweep-refused">
+          Train refuses it for this experiment: {planned.errors.map((e) => fieldReason(e, config)).join('; ')}
+        </p>
+      )}
+      <p className="muted" data-testid="link-sweep-unstored">
+        A link sweep’s runs are not stored: a reload or Reset loses them, and Past sessions does not list them
+        (the link keeps the sweep, to train again). Download the map CSV or JSON, or a cell’s metrics under
+        Export, to keep them.
+      </p>
+      {sweepCells && (
+        <label>
+          On the board{' '}
+          <select
+            value={sweepCells.shown}
+            onChange={(e) => showCell(Number(e.target.value))}
+            data-testid="map-cell"
+          >
+            {sweepCells.cells.map((c, i) => (
+              <option key={c.dir} value={i}>
+                {paramsText(sweepCells.file.grid, c.params)}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+    </div>
+  );
+}
+
 export function SweepMap() {
-  const [opened, setOpened] = useState<OpenedSweep | null>(null);
+  // A folder opened, and the link sweep on screen then: a link sweep trained after it takes its place.
+  const [folder, setFolder] = useState<{ sweep: OpenedSweep; over: SweepFile | undefined } | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [x, setX] = useState('');
   const [figure, setFigure] = useState(ALL);
+  // The link sweep trained here, read again as its runs finish.
+  const file = useLab((s) => s.sweepCells?.file);
+  const runsKey = useThrottledLab(cellsKey, null, 1000);
+  const linked = useMemo(() => {
+    void runsKey;
+    return linkSweepMap(useLab.getState(), REWARD_TAIL);
+  }, [runsKey]);
+  const opened = folder && folder.over === file ? folder.sweep : (linked ?? folder?.sweep ?? null);
 
   const open = (files: FileList | null) => {
     const list = [...(files ?? [])].map((f) => ({
@@ -165,7 +242,7 @@ export function SweepMap() {
     setBusy(true);
     openSweep(list, REWARD_TAIL)
       .then((s) => {
-        setOpened(s);
+        setFolder({ sweep: s, over: useLab.getState().sweepCells?.file });
         setError(null);
         setX(defaultMapX(s.file.grid));
         setFigure(ALL);
@@ -174,9 +251,11 @@ export function SweepMap() {
       .finally(() => setBusy(false));
   };
 
+  // The dial along x: the one picked, or the sweep's default (a link sweep opens with none picked).
+  const along = opened?.file.grid.some((d) => d.key === x) ? x : opened ? defaultMapX(opened.file.grid) : '';
   const charts = useMemo(
-    () => (opened && x ? mapCharts(opened.file.grid, opened.cells, x) : []),
-    [opened, x],
+    () => (opened && along ? mapCharts(opened.file.grid, opened.cells, along) : []),
+    [opened, along],
   );
   const figures = [...new Set(charts.map((c) => c.figure))];
   const shown = figure === ALL ? figures : figures.filter((f) => f === figure);
@@ -186,10 +265,12 @@ export function SweepMap() {
     <section className="panel sweep-map" aria-labelledby="map-title" data-testid="sweep-map">
       <h2 id="map-title">Map</h2>
       <p className="muted">
-        Open a sweep folder (<code>lab sweep</code> or <code>lab merge</code> output) to draw each run’s
-        paired difference from the first run, with its 95 % CI over seeds, against a dial: the numbers of{' '}
-        <code>lab report</code> on that folder. A filled point’s CI excludes 0.
+        Open a sweep folder (<code>lab sweep</code> or <code>lab merge</code> output), or train the sweep a
+        link carries (<code>sweep.optim.lr=0.001,0.002</code>), to draw each run’s paired difference from the
+        first run, with its 95 % CI over seeds, against a dial: the numbers of <code>lab report</code> on that
+        sweep. A filled point’s CI excludes 0.
       </p>
+      <LinkSweep />
       <label>
         Open a sweep folder{' '}
         <input type="file" data-testid="open-sweep" {...FOLDER} onChange={(e) => open(e.target.files)} />
@@ -219,7 +300,7 @@ export function SweepMap() {
           <div className="row">
             <label>
               Along x{' '}
-              <select value={x} onChange={(e) => setX(e.target.value)} data-testid="map-x">
+              <select value={along} onChange={(e) => setX(e.target.value)} data-testid="map-x">
                 {opened.file.grid.map((d) => (
                   <option key={d.key} value={d.key}>
                     {d.key}
@@ -266,7 +347,7 @@ export function SweepMap() {
                 <h3 title={f}>{row[0].words}</h3>
                 <div className="map-facets">
                   {row.map((c) => (
-                    <MapFigure key={c.facet} chart={c} x={x} y={y} />
+                    <MapFigure key={c.facet} chart={c} x={along} y={y} />
                   ))}
                 </div>
               </div>

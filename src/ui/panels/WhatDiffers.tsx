@@ -10,7 +10,7 @@ import { agentKey, agentSameBatchKey, M, SAME_BATCH_STATS } from '../../core/met
 import { resolveRun } from '../../core/config';
 import { DIFFERS_WINDOW, whatDiffers } from '../../rl/what-differs';
 import { historyOf } from '../run-data';
-import { useLab } from '../store';
+import { boardConfig, boardRuns, useLab } from '../store';
 import type { LabState } from '../store';
 import { useThrottledLab } from '../throttled';
 
@@ -29,11 +29,14 @@ const keysOf = (agents: readonly string[]) => [
 
 /** The run the card reads, its estimator and its trajectories per batch (B·G); null without runs. */
 function pickRun(s: LabState) {
-  const withRun = s.runs.map((r) => ({ r, run: s.config.runs[r.runIndex] })).filter((x) => x.run);
+  const config = boardConfig(s);
+  const withRun = boardRuns(s)
+    .map((r) => ({ r, run: config.runs[r.runIndex] }))
+    .filter((x) => x.run);
   const chosen =
     withRun.find((x) => x.run.estimator === 'grpo' || x.run.estimator === 'drmas') ?? withRun.at(0);
   if (!chosen) return null;
-  const { rollout } = resolveRun(s.config, chosen.run);
+  const { rollout } = resolveRun(config, chosen.run);
   // An mcts tree's rows are nodes, as many as the search grows: no B·G trajectories to count.
   const trees = rollout.sampling === 'mcts';
   return { ...chosen, trees, trajectories: trees ? undefined : rollout.batchSize * rollout.groupSize };
@@ -41,7 +44,11 @@ function pickRun(s: LabState) {
 
 export function WhatDiffers() {
   const version = useThrottledLab(versionOf, null, FOLLOW_MS);
-  const runsKey = useLab((s) => s.runs.map((r) => `${r.id}:${r.agents.join('+')}`).join(','));
+  const runsKey = useLab((s) =>
+    boardRuns(s)
+      .map((r) => `${r.id}:${r.agents.join('+')}`)
+      .join(','),
+  );
   const card = useMemo(() => {
     void version;
     void runsKey;

@@ -9,18 +9,18 @@ import type { Optim } from '../../core/config';
 import type { ChartEntry } from '../../core/charts';
 import { flatLines, flatReason } from '../../core/flat';
 import { columnOf } from '../run-data';
-import { agentDash, useLab } from '../store';
+import { agentDash, boardConfig, boardRuns, useLab } from '../store';
 import type { LabState, RunView } from '../store';
 import { useThrottledLab } from '../throttled';
 import type { SeriesSpec } from './SeriesLayer';
 
 /**
- * The runs as the board needs them (the session's, then the imported read-only ones): a new list only when a run, its agents or its markers change,
+ * The runs as the board needs them (the session's, a link sweep's shown cell, then the imported read-only ones): a new list only when a run, its agents or its markers change,
  * not on every animation frame's step-counter update (the charts re-read frames on their own).
  */
 export function useBoardRuns(): RunView[] {
   const key = useLab((s) =>
-    [...s.runs, ...s.imported]
+    [...boardRuns(s), ...s.imported]
       .map(
         (r) => `${r.id}:${r.runIndex}:${r.label}:${r.agents.join('+')}:${r.evalKs ?? ''}:${r.markers.length}`,
       )
@@ -28,8 +28,8 @@ export function useBoardRuns(): RunView[] {
   );
   return useMemo(() => {
     void key;
-    const { runs, imported } = useLab.getState();
-    return [...runs, ...imported];
+    const s = useLab.getState();
+    return [...boardRuns(s), ...s.imported];
   }, [key]);
 }
 
@@ -94,7 +94,8 @@ export function chartSpecs(c: ChartEntry, runs: RunView[], agents: string[], eva
 
 /** The optimizer settings of the session's runs among these (an imported run has none known). */
 function optimsOf(runs: RunView[]): Optim[] {
-  const { config, runs: session } = useLab.getState();
+  const config = boardConfig(useLab.getState());
+  const session = boardRuns(useLab.getState());
   if (runs.some((r) => !session.some((s) => s.id === r.id))) return [];
   return [...new Set(runs.map((r) => r.runIndex))].flatMap((i) =>
     config.runs[i] ? [resolveRun(config, config.runs[i]).optim] : [],
