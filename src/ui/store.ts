@@ -9,6 +9,7 @@ import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
 import type { Dial } from '../core/url';
+import { valueAt } from '../core/url';
 import type { Cell, SweepFile } from '../rl/sweep';
 import type { BackendReport } from '../runtime/backend-types';
 import { forgetMeasurements } from './backend-cache';
@@ -235,8 +236,19 @@ export const showCell = (shown: number) =>
 /** The experiment the board's runs trained: the shown cell's under a link sweep, else the page's. */
 export const boardConfig = (s: LabState): Experiment =>
   s.sweepCells?.cells[s.sweepCells.shown].config ?? s.config;
-/** A user's choice of experiment: it replaces a bad link, so the link's errors go. */
-export const chooseConfig = (config: Experiment) => useLab.setState({ config, urlErrors: [] });
+/**
+ * A user's choice of experiment: it replaces a bad link, so the link's errors go, and so does the
+ * refusal of every field whose value it replaces (a preset over a refused G = 512: the field shows
+ * the preset's G, so nothing is refused any more). A field it leaves alone keeps its refusal.
+ */
+export const chooseConfig = (config: Experiment) =>
+  useLab.setState((s) => ({
+    config,
+    urlErrors: [],
+    fieldErrors: Object.fromEntries(
+      Object.entries(s.fieldErrors).filter(([path]) => valueAt(s.config, path) === valueAt(config, path)),
+    ),
+  }));
 /** An inline field's refusals (none: it holds an applied value); Train reads them all. */
 export function setFieldErrors(path: string, errors: FieldError[]): void {
   useLab.setState((s) => {

@@ -172,6 +172,15 @@ describe('session states', () => {
     expect(await g.inputValue()).toBe('2');
     await trainEnabled(page);
     expect(await page.getByTestId('train-reasons').count()).toBe(0);
+    // A preset picked over a refused value replaces it: the field shows the preset's G, and Train
+    // is back (it stayed off, the field still showing 512, while the summary said G = 8).
+    await g.fill('512');
+    await g.press('Enter');
+    expect(await train.isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Synchronous control (identical by theory)' }).click();
+    await expect.poll(() => g.inputValue()).toBe('8');
+    await trainEnabled(page);
+    expect(await page.getByTestId('train-reasons').count()).toBe(0);
     expect(lab.errors).toEqual([]);
   });
 

@@ -10,7 +10,11 @@ import type { ChangeEvent, KeyboardEvent } from 'react';
  * true, or returns false to keep it (having shown why); `cancel` runs on Escape.
  */
 export function useDraft(value: string, commit: (text: string) => boolean, cancel: () => void) {
-  const [text, setText] = useState<string | null>(null);
+  // The draft remembers the value it was typed over: when that value changes under it (a preset,
+  // a link, the JSON editor), the draft is stale and the field shows what is applied.
+  const [draft, setDraft] = useState<{ text: string; over: string } | null>(null);
+  const text = draft !== null && draft.over === value ? draft.text : null;
+  const setText = (t: string | null) => setDraft(t === null ? null : { text: t, over: value });
   const done = () => {
     if (text !== null && commit(text)) setText(null);
   };
