@@ -97,7 +97,7 @@ export const PRESETS: readonly Preset[] = [
     id: 'drmas-vs-grpo',
     title: 'Dr. MAS vs GRPO (search)',
     lookFor:
-      'The plain comparison on the search workflow, not tuned toward a winner. Look for: how little the two part; every agent’s amplification is about 0.88 and their advantages correlate 0.98–1.00.',
+      'The plain comparison on the search workflow, not tuned toward a winner. Look for: how little the two part. On the base models every agent’s amplification is about 0.88 and the advantages correlate 0.98–1.00; once training sharpens the agents it moves away from there, and What differs says by how much.',
     blurb:
       'Verifier routes to Search or Answer. Where Search rows gather in failures and Answer rows in ' +
       'successes, one global baseline mis-scales both; on the shipped base models they barely do: 61 % of ' +
