@@ -212,6 +212,12 @@ describe('rollout inspector', () => {
     exp.eval.every = 0;
     const inspector = await trainOnce(exp);
     await showRun(inspector, 'MARS2', 'step 0 · 2 trees');
+    // What differs weighs this run's rows with GRPO and Dr. MAS, and says they are references here.
+    await expect
+      .poll(() => lab!.page.getByTestId('what-differs-reference').textContent(), { timeout: 30_000 })
+      .toBe(
+        'Neither is an estimator a run on screen trains with: both weigh the rows of the MARS2 run, as references.',
+      );
     const drawn = inspector.getByRole('figure', { name: 'Search tree' }).locator('li');
     expect(await drawn.count()).toBe(4);
     const turns = inspector.locator('.turn');

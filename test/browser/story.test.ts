@@ -118,6 +118,7 @@ describe('the first screen tells the story', () => {
     await expect
       .poll(() => card.getByTestId('what-differs-summary').textContent(), { timeout: 10_000 })
       .toBe('On the GRPO run’s last 20 batches (steps 0–19), both estimators weighed the same rows:');
+    expect(await card.getByTestId('what-differs-reference').count()).toBe(0); // a GRPO run: no reference note
 
     // The page's own exported metrics, the GRPO run's 20 steps, by plain arithmetic.
     const { header, rows: lines } = await downloadCsv(page);

@@ -55,16 +55,27 @@ export function WhatDiffers() {
     const picked = pickRun(useLab.getState());
     if (!picked) return null;
     const { r, run, trajectories, trees } = picked;
-    return whatDiffers(historyOf(r.id, keysOf(r.agents), DIFFERS_WINDOW), r.agents, run.estimator, {
+    const differs = whatDiffers(historyOf(r.id, keysOf(r.agents), DIFFERS_WINDOW), r.agents, run.estimator, {
       trajectories,
       trees,
       run: r.label,
     });
+    // pickRun prefers a GRPO or Dr. MAS run; with neither on screen the pair weighs another's rows.
+    if (!differs) return null;
+    const reference = run.estimator === 'grpo' || run.estimator === 'drmas' ? null : `the ${r.label} run`;
+    return { ...differs, reference };
   }, [version, runsKey]);
   if (!card) return null;
   return (
     <section className="panel what-differs" aria-labelledby="what-differs-title" data-testid="what-differs">
       <h2 id="what-differs-title">What differs: GRPO and Dr. MAS on the same batches</h2>
+      {/* The two estimators are the lab's reference pair, whatever the runs train with: say so when neither run does. */}
+      {card.reference && (
+        <p className="muted" data-testid="what-differs-reference">
+          Neither is an estimator a run on screen trains with: both weigh the rows of {card.reference}, as
+          references.
+        </p>
+      )}
       <p data-testid="what-differs-summary">{card.summary}</p>
       <ul>
         {card.agents.map((a) => (
