@@ -302,20 +302,25 @@ export interface Dial {
 
 /**
  * `v1,v2,…` → a dial's values, as written. Values that hold a comma themselves are separated by
- * `;` instead (`a,b;c`: the values `a,b` and `c`). `name` is how a refusal names the dial
- * (`optim.lr` after `--grid`, `sweep.optim.lr` in a link).
+ * `;` instead (`a,b;c`: the values `a,b` and `c`), and a lone one ends with `;` (`a,b;`: the one
+ * value `a,b`, where `a,b` alone is two). `name` is how a refusal names the dial (`optim.lr` after
+ * `--grid`, `sweep.optim.lr` in a link).
  */
 export function dialValues(name: string, list: string): { values: string[] } | { refused: string } {
-  const values = list.split(list.includes(';') ? ';' : ',');
+  const bySemicolon = list.includes(';');
+  const values = list.split(bySemicolon ? ';' : ',');
+  if (bySemicolon && values.length > 1 && values.at(-1) === '') values.pop();
   if (values.some((v) => v === '')) return { refused: `an empty value; give ${name}=v1,v2,…` };
   const twice = values.find((v, i) => values.indexOf(v) !== i);
   if (twice !== undefined) return { refused: `${name}=${twice} is given twice` };
   return { values };
 }
 
-/** A dial's values as written after `KEY=`: dialValues reads them back. */
-export const dialList = (values: readonly string[]): string =>
-  values.join(values.some((v) => v.includes(',')) ? ';' : ',');
+/** A dial's values as written after `KEY=`: dialValues reads them back (a lone value holding a comma ends with `;`). */
+export function dialList(values: readonly string[]): string {
+  if (!values.some((v) => v.includes(','))) return values.join(',');
+  return values.length === 1 ? `${values[0]};` : values.join(';');
+}
 
 /**
  * A link's sweep split from its experiment: the `sweep.KEY=v1,v2,…` pairs read as dials in the

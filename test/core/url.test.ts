@@ -16,6 +16,7 @@ import { LOSS_AGG_MODES } from '../../src/core/losses';
 import { MODEL_PRESETS } from '../../src/core/model-sizes';
 import {
   MAX_HASH_LENGTH,
+  dialValues,
   decodeExperiment,
   encodeExperiment,
   encodeLink,
@@ -424,5 +425,16 @@ describe('a sweep in a link (sweep.KEY=v1,v2,…)', () => {
         },
       ],
     });
+  });
+});
+
+describe('a sweep dial whose one value holds a comma', () => {
+  it('is written with a trailing ; and read back as one value (the property test found `, ` read as two)', () => {
+    for (const values of [[', '], ['group,agent'], ['group,agent', 'group'], ['1', '2']]) {
+      const link = encodeLink(DEFAULT_EXPERIMENT, [{ key: 'advantage.meanOver', values }]);
+      expect(splitSweep(link)).toMatchObject({ sweep: [{ key: 'advantage.meanOver', values }], errors: [] });
+    }
+    expect(dialValues('x', 'group,agent;')).toEqual({ values: ['group,agent'] });
+    expect(dialValues('x', 'a;;b')).toEqual({ refused: 'an empty value; give x=v1,v2,…' });
   });
 });
