@@ -11,6 +11,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/browser/**'],
           environment: 'node',
+          setupFiles: ['test/fc-seed.ts'],
           testTimeout: 60_000,
         },
       },
