@@ -16,7 +16,7 @@
  * process), as a run with that `reward.credit` would train on; μk and σk show each agent's reward
  * distribution.
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './cli-args';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { PRESETS, presetById } from '../src/core/presets';
@@ -36,16 +36,21 @@ import { CREDIT_NAMES, type CreditName } from '../src/core/config';
 import { InProcessEnvRunner } from '../src/tasks/env';
 import { baseRollouts } from './base-rollouts';
 
-const { values } = parseArgs({
-  options: {
-    presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') },
-    config: { type: 'string' },
-    models: { type: 'string', default: 'models' },
-    batches: { type: 'string', default: '8' },
-    credit: { type: 'string', default: 'shared' },
-    'credit-weight': { type: 'string', default: '1' },
-    'credit-replay': { type: 'string', default: 'turn' },
-  },
+const USAGE = `Usage: npm run amplification -- [--presets id,…] [--config <file | URL | hash>] [--models DIR]
+  [--batches 8] [--credit shared | counterfactual | shapley] [--credit-weight λ] [--credit-replay turn | prompt]
+
+Where do the estimators part? Per preset, over base-model rollouts (no update), per agent:
+amplification under GRPO and global-step, rows in failing trajectories, and the correlation of
+its rows' advantages under GRPO and Dr. MAS. See the header of scripts/amplification.ts.`;
+
+const values = scriptArgs(USAGE, {
+  presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') },
+  config: { type: 'string' },
+  models: { type: 'string', default: 'models' },
+  batches: { type: 'string', default: '8' },
+  credit: { type: 'string', default: 'shared' },
+  'credit-weight': { type: 'string', default: '1' },
+  'credit-replay': { type: 'string', default: 'turn' },
 });
 const credit = values.credit as CreditName;
 if (!CREDIT_NAMES.includes(credit))

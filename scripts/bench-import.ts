@@ -6,13 +6,20 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './cli-args';
 import { importFiles } from '../src/interop/import';
 import { encodeFileVersion, encodeScalars } from '../src/interop/tb-event';
 import { frameRecords } from '../src/interop/tfrecord';
 
-const { values } = parseArgs({
-  options: { records: { type: 'string' }, reps: { type: 'string' }, out: { type: 'string' } },
+const USAGE = `Usage: npm run bench:import -- [--records 100000] [--reps 5] [--out bench/events-100k/drmas_math]
+
+Import speed: writes a TensorBoard event file of N scalar records as Dr. MAS writes them, reads
+it back with importFiles, and prints records per second (median of --reps).`;
+
+const values = scriptArgs(USAGE, {
+  records: { type: 'string' },
+  reps: { type: 'string' },
+  out: { type: 'string' },
 });
 const n = Number(values.records ?? 100_000);
 const reps = Number(values.reps ?? 5);

@@ -1,4 +1,25 @@
 /** Command-line helpers shared by the scripts (benchmarks, profiles). Node only. */
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * Node's strict parseArgs with the manners of `lab`: `--help` prints `usage` and exits 0, and an
+ * unknown or malformed flag prints one line naming it plus the usage and exits 2, not a stack trace.
+ */
+export function scriptArgs<O extends Options>(usage: string, options: O) {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    console.log(usage);
+    process.exit(0);
+  }
+  try {
+    return parseArgs({ options, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${usage}`);
+    process.exit(2);
+  }
+}
 
 /** The value after `--name`, or `fallback`. */
 export const arg = (name: string, fallback: string): string => {

@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './cli-args';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { TASK_NAMES } from '../src/core/config';
@@ -22,20 +22,35 @@ import { loadShippedBase } from '../src/cli/base-models';
 import { ExperimentSchema } from '../src/core/config';
 import { pretrainBase } from '../src/train/pretrain';
 
-const { values } = parseArgs({
-  options: {
-    task: { type: 'string' },
-    seed: { type: 'string', default: '0' },
-    target: { type: 'string', default: '0.3' },
-    'max-steps': { type: 'string', default: '1500' },
-    preset: { type: 'string', default: 'nano' },
-    out: { type: 'string', default: 'models' },
-    assignments: { type: 'string', default: 'per-agent,shared' },
-    'demo-errors': { type: 'string', default: '' },
-    learn: { type: 'string' },
-    'from-shipped': { type: 'boolean', default: false },
-    sizes: { type: 'string', default: '' },
-  },
+const USAGE = `Usage: npm run pretrain -- [--task T] [options]
+
+Warm-starts base models from a task's demonstrator (wasm, deterministic) and writes
+models/<task>/<assignment>/<id>.ckpt and models/<task>/manifest.json. See docs/base-models.md.
+
+  --task T               one task (default: every task)
+  --seed N               initial weights and data order (default 0)
+  --target X             stop once validation success reaches X (default 0.3; above 1: never)
+  --max-steps N          at most N training steps (default 1500)
+  --preset P             model size: nano, small or base (default nano)
+  --out DIR              where models/ is written (default models)
+  --assignments A,…      per-agent, shared or both (default per-agent,shared)
+  --demo-errors a=r,…    the demonstrator of agent a errs with probability r
+  --learn a,…            retrain only these agents' models; keep the others
+  --from-shipped         start --learn from the shipped models
+  --sizes a=size,…       train these agents' models at another size (<id>-<size>.ckpt)`;
+
+const values = scriptArgs(USAGE, {
+  task: { type: 'string' },
+  seed: { type: 'string', default: '0' },
+  target: { type: 'string', default: '0.3' },
+  'max-steps': { type: 'string', default: '1500' },
+  preset: { type: 'string', default: 'nano' },
+  out: { type: 'string', default: 'models' },
+  assignments: { type: 'string', default: 'per-agent,shared' },
+  'demo-errors': { type: 'string', default: '' },
+  learn: { type: 'string' },
+  'from-shipped': { type: 'boolean', default: false },
+  sizes: { type: 'string', default: '' },
 });
 const tasks = values.task ? [values.task] : [...TASK_NAMES];
 for (const t of tasks)

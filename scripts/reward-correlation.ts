@@ -8,7 +8,7 @@
  * outcomes into every row's advantage exactly when this is below 1). A pair whose rewards are one
  * (a shared reward) prints 1; n/a where either is constant. docs/estimator-algebra.md#reward-dials.
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './cli-args';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { PRESETS, presetById } from '../src/core/presets';
@@ -18,12 +18,16 @@ import { mean } from '../src/rl/stats';
 import { getTask } from '../src/tasks/registry';
 import { baseRollouts } from './base-rollouts';
 
-const { values } = parseArgs({
-  options: {
-    presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') },
-    models: { type: 'string', default: 'models' },
-    batches: { type: 'string', default: '8' },
-  },
+const USAGE = `Usage: npm run reward-correlation -- [--presets id,…] [--models DIR] [--batches 8]
+
+How correlated are the agents' own rewards? Per preset, over base-model rollouts (no update), the
+Pearson correlation of each pair of agents' mean row rewards per trajectory, raw and group-centred.
+See docs/estimator-algebra.md#reward-dials.`;
+
+const values = scriptArgs(USAGE, {
+  presets: { type: 'string', default: PRESETS.map((p) => p.id).join(',') },
+  models: { type: 'string', default: 'models' },
+  batches: { type: 'string', default: '8' },
 });
 tf.enableProdMode();
 await tf.setBackend('wasm');

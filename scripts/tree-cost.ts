@@ -7,7 +7,7 @@
  * turnReward), and policy rounds (batched policy invocations, each one decode pass: the latency a
  * step pays in sequence). Timings of real runs are in perf/rollout_ms (README "Tree sampling").
  */
-import { parseArgs } from 'node:util';
+import { scriptArgs } from './cli-args';
 import { TASK_NAMES } from '../src/core/config';
 import { Prng } from '../src/core/prng';
 import { mean } from '../src/rl/stats';
@@ -16,8 +16,14 @@ import type { Policy } from '../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../src/tasks/registry';
 import { SAMPLINGS } from '../src/tasks/sampling';
 
-const { values } = parseArgs({
-  options: { batches: { type: 'string', default: '20' }, error: { type: 'string', default: '0.3' } },
+const USAGE = `Usage: npm run tree-cost -- [--batches 20] [--error 0.3]
+
+What tree sampling costs in policy work per task, against parallel sampling of the same batch,
+with the demonstrators (wrong with probability --error) standing in for the policies.`;
+
+const values = scriptArgs(USAGE, {
+  batches: { type: 'string', default: '20' },
+  error: { type: 'string', default: '0.3' },
 });
 const batches = Number(values.batches);
 const errorRate = Number(values.error);
