@@ -30,7 +30,7 @@ import { inspectBatch } from './inspect';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform, setWasmThreads, wasmThreadsRunning } from './platform-browser';
 import { getState, putState, stateKey } from './state-store';
-import { isFull } from './storage-fault';
+import { isFull } from './idb';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);

@@ -3,12 +3,12 @@
  * stored session, as the encoded bytes of src/train/run-state.ts, so a run survives a reload or a
  * crashed tab and resumes from its last save. Run workers write them (they hold the weights); the
  * page only lists and deletes them, so this file imports no tfjs. Keyed [session, stateKey(run
- * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`). Once
- * the browser closes the database under a connection (the site's storage cleared or evicted),
- * every later call fails saying so, rather than open a new, empty one: a state written there would
- * stand for a session whose frames are gone. The worker's save then fails, and the page turns
- * recording off with one alert (worker-messages.ts), as it does when its own database closes.
+ * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`).
+ * Opening, transactions and a closed database are idb.ts's: once the browser closed it (the site's
+ * storage cleared or evicted), the worker's save fails, and the page turns recording off with one
+ * alert (worker-messages.ts), as it does when its own database closes.
  */
+import { database, req, sessionKeys, STATES_DB } from './idb';
 import { faultAt, refuseIfFull } from './storage-fault';
 import type { StorageFault } from './storage-fault';
 
@@ -30,77 +30,30 @@ export interface StoredState {
 
 export type StateInfo = Omit<StoredState, 'bytes'>;
 
-const DB = 'agentwise-states';
-const STORE = 'states';
-
-let dbp: Promise<IDBDatabase> | null = null;
-/** Set once the browser closed the database under this connection: every call fails with it. */
-let closed: Error | null = null;
-
-function open(): Promise<IDBDatabase> {
-  if (closed) return Promise.reject(closed);
-  dbp ??= openAt(1);
-  dbp.catch(() => (dbp = null)); // let a later call try again
-  return dbp;
-}
-
-/** Opens the db; one that exists without our store (made by another page or tool) is upgraded. */
-function openAt(version: number): Promise<IDBDatabase> {
-  return new Promise<IDBDatabase>((ok, ko) => {
-    if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available');
-    const r = indexedDB.open(DB, version);
-    r.onupgradeneeded = () => {
-      if (!r.result.objectStoreNames.contains(STORE))
-        r.result.createObjectStore(STORE, { keyPath: ['session', 'run'] });
-    };
-    r.onsuccess = () => {
-      const db = r.result;
-      // Fired when the browser deletes the database under the page (storage cleared or evicted).
-      db.onclose = () =>
-        (closed = new Error("the browser closed the run states' database (its storage was cleared)"));
-      if (db.objectStoreNames.contains(STORE)) return ok(db);
-      db.close();
-      openAt(db.version + 1).then(ok, ko);
-    };
-    r.onerror = () => ko(r.error ?? new Error('could not open IndexedDB'));
-    r.onblocked = () => ko(new Error('IndexedDB is blocked by another tab'));
-  });
-}
-
-async function run<T>(mode: IDBTransactionMode, f: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  const tx = (await open()).transaction(STORE, mode);
-  const r = f(tx.objectStore(STORE));
-  return new Promise<T>((ok, ko) => {
-    tx.oncomplete = () => ok(r.result);
-    tx.onerror = tx.onabort = () => ko(tx.error ?? r.error ?? new Error('IndexedDB transaction failed'));
-  });
-}
-
-const sessionRange = (session: string) => IDBKeyRange.bound([session, ''], [session, '\uffff']);
+const db = database(STATES_DB);
+const states = (tx: IDBTransaction) => tx.objectStore('states');
 
 /** Replaces the run's saved state (`fault`: the test seam of storage-fault.ts). */
 export async function putState(s: StoredState, fault?: StorageFault | null): Promise<unknown> {
   refuseIfFull(fault, s.step);
-  if (faultAt(fault, 'closed', s.step)) closeAsTheBrowserDoes(await open());
-  return run('readwrite', (st) => st.put(s));
-}
-
-/** The seam's `closed`: the connection closes and its `close` event fires, as when storage is cleared. */
-function closeAsTheBrowserDoes(db: IDBDatabase): void {
-  db.close();
-  db.dispatchEvent(new Event('close'));
+  if (faultAt(fault, 'closed', s.step)) await db.closeAsTheBrowserDoes();
+  return db.transact('readwrite', (tx) => req(states(tx).put(s)));
 }
 
 export function getState(session: string, key: string): Promise<StoredState | undefined> {
-  return run('readonly', (st) => st.get([session, key]) as IDBRequest<StoredState | undefined>);
+  return db.transact('readonly', (tx) =>
+    req(states(tx).get([session, key]) as IDBRequest<StoredState | undefined>),
+  );
 }
 
 /** What is saved for a session, without the bytes. */
 export async function statesOf(session: string): Promise<StateInfo[]> {
-  const all = await run('readonly', (st) => st.getAll(sessionRange(session)) as IDBRequest<StoredState[]>);
+  const all = await db.transact('readonly', (tx) =>
+    req(states(tx).getAll(sessionKeys(session)) as IDBRequest<StoredState[]>),
+  );
   return all.map(({ bytes: _bytes, ...info }) => info);
 }
 
 export function deleteStates(session: string): Promise<unknown> {
-  return run('readwrite', (st) => st.delete(sessionRange(session)));
+  return db.transact('readwrite', (tx) => req(states(tx).delete(sessionKeys(session))));
 }

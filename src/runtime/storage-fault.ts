@@ -11,7 +11,7 @@
  * - `?storage-fault=closed:K` closes each run's worker's connection to the run states' database
  *   as it writes its first state at step K or later, as the browser closes it when it clears or
  *   evicts the site's storage: its `close` event fires, and the connection is gone
- *   (src/runtime/state-store.ts).
+ *   (closeAsTheBrowserDoes in src/runtime/idb.ts).
  *
  * The page passes the plan to its workers in their `start` message. Without the parameter nothing
  * changes.
@@ -44,12 +44,8 @@ export const faultAt = (
   step: number,
 ): boolean => fault?.kind === kind && step >= fault.from && step < fault.until;
 
-/** Throws what a full disk throws if the plan refuses a write at `step`. */
+/** Throws what a full disk throws (idb.ts's isFull reads it so) if the plan refuses a write at `step`. */
 export function refuseIfFull(fault: StorageFault | null | undefined, step: number): void {
   if (faultAt(fault, 'quota', step))
     throw new DOMException(`storage-fault: no room for step ${step}`, 'QuotaExceededError');
 }
-
-/** A write refused for want of room (the quota, or a full disk), rather than a broken store. */
-export const isFull = (e: unknown): boolean =>
-  (e instanceof DOMException || e instanceof Error) && e.name === 'QuotaExceededError';

@@ -1,11 +1,13 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { startServiceWorker } from '../host/service-worker';
 import { App } from './App';
 import { simulateDeviceLoss } from './lab';
 import { startLabSync } from './lab-reactions';
 import { flushOnHide } from './persist';
+import { useUpdateNotice } from './panels/UpdateNotice';
 import { restoreLatest } from './restore';
-import { startServiceWorker } from './service-worker';
+import { useLab } from './store';
 import { startSubscriptions } from './subscriptions';
 import { startUrlSync } from './url-sync';
 import './styles.css';
@@ -15,7 +17,11 @@ startSubscriptions();
 startLabSync();
 flushOnHide();
 void restoreLatest();
-startServiceWorker();
+startServiceWorker({
+  // Live runs keep their build until the next load (a stored session on screen comes back after the reload).
+  busy: () => useLab.getState().session !== 'idle' && useLab.getState().restored === null,
+  say: (notice) => useUpdateNotice.setState({ notice }),
+});
 // Fault injection from the devtools console or a browser test: `agentwiseLab.simulateDeviceLoss()`
 // destroys every run's GPU device to show (and test) the fallback to wasm.
 Object.assign(globalThis, { agentwiseLab: { simulateDeviceLoss } });

@@ -2,8 +2,9 @@
  * Imports (runs read from other trainers' files) kept in IndexedDB beside the trained sessions, as
  * sessions of kind 'import' under ids of their own, through persist.ts's transactions.
  */
+import { req } from '../runtime/idb';
 import type { RunId } from '../runtime/protocol';
-import { recordingOff, req, withTx } from './lab-db';
+import { recordingOff, withTx } from './lab-db';
 import type { StoredFrame } from './persist';
 import { useLab } from './store';
 import type { StoredRun, StoredSession } from './store';

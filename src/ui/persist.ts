@@ -16,9 +16,10 @@
  * dropped if another tab took the session over.
  */
 import type { RunId } from '../runtime/protocol';
+import { req, sessionKeys } from '../runtime/idb';
 import { deleteStates } from '../runtime/state-store';
 import { refuseIfFull } from '../runtime/storage-fault';
-import { frameRange, recordingOff, req, withTx } from './lab-db';
+import { recordingOff, withTx } from './lab-db';
 import { framesSaved, framesUnsaved, storageFault } from './unsaved';
 import { claim, letGo } from './writer-lock';
 import { useLab } from './store';
@@ -88,7 +89,7 @@ export async function continueSession(id: string, experiment?: string): Promise<
     async (s, fr) => {
       const [session, last] = await Promise.all([
         req(s.get(id) as IDBRequest<StoredSession | undefined>),
-        req(fr.openKeyCursor(frameRange(id), 'prev')),
+        req(fr.openKeyCursor(sessionKeys(id), 'prev')),
       ]);
       return session ? { session, nextSeq: last ? (last.primaryKey as [string, number])[1] + 1 : 0 } : null;
     },
@@ -123,7 +124,7 @@ export async function dropFrames(id: RunId, fromStep: number): Promise<void> {
       'readwrite',
       (s, fr) => {
         s.put(snapshot);
-        const cursor = fr.openCursor(frameRange(rec.id));
+        const cursor = fr.openCursor(sessionKeys(rec.id));
         cursor.onsuccess = () => {
           const c = cursor.result;
           if (!c) return;
@@ -285,7 +286,7 @@ export async function loadSession(
     async (s, fr) => {
       const [session, frames] = await Promise.all([
         req(s.get(id) as IDBRequest<StoredSession | undefined>),
-        req(fr.getAll(frameRange(id)) as IDBRequest<StoredFrame[]>),
+        req(fr.getAll(sessionKeys(id)) as IDBRequest<StoredFrame[]>),
       ]);
       return session ? { session, frames } : null;
     },
@@ -305,7 +306,7 @@ export async function deleteSession(id: string): Promise<void> {
       'readwrite',
       (s, fr) => {
         s.delete(id);
-        fr.delete(frameRange(id));
+        fr.delete(sessionKeys(id));
       },
       undefined,
     ),

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
-import { faultAt, isFull, parseStorageFault, refuseIfFull } from '../../src/runtime/storage-fault';
+import { isFull } from '../../src/runtime/idb';
+import { faultAt, parseStorageFault, refuseIfFull } from '../../src/runtime/storage-fault';
 import type { RunId } from '../../src/runtime/protocol';
 import type { RunView, BackendStatus } from '../../src/ui/store';
 import { trainBlockers } from '../../src/ui/train-blockers';

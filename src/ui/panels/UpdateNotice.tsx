@@ -1,5 +1,9 @@
 /** Says when the service worker brought a new build of the lab, or has one waiting for the next load. */
-import { useUpdateNotice } from '../service-worker';
+import { create } from 'zustand';
+import type { BuildUpdate } from '../../host/service-worker';
+
+/** What the panel says (src/host/service-worker.ts tells it, through main.tsx); null: nothing. */
+export const useUpdateNotice = create<{ notice: BuildUpdate | null }>(() => ({ notice: null }));
 
 export function UpdateNotice() {
   const notice = useUpdateNotice((s) => s.notice);
