@@ -1,5 +1,6 @@
 // Lint = style + architecture. The layer rules keep tfjs out of the pure layers and the UI bundle
-// (docs/architecture.md#layers); the sync-read ban keeps WebGPU from stalling or dying (docs/backends.md#ops-to-avoid).
+// (docs/architecture.md#layers; lint checks each module's own imports, and
+// test/architecture/ui-bundle.test.ts walks the UI's to the end); the sync-read ban keeps WebGPU from stalling or dying (docs/backends.md#ops-to-avoid).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -30,7 +31,15 @@ const pure = (layer, forbidden = []) => ({
             message: `src/${layer} runs in browsers too: no Node APIs.`,
           },
           {
-            group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/interop/**'],
+            group: [
+              '**/sizing/**',
+              '**/model/**',
+              '**/train/**',
+              '**/runtime/**',
+              '**/ui/**',
+              '**/cli/**',
+              '**/interop/**',
+            ],
             message: `src/${layer} may import only lower pure layers.`,
           },
           ...forbidden.map((s) => ({
@@ -74,6 +83,9 @@ export default tseslint.config(
   pure('core', ['rl', 'tasks']),
   pure('rl', ['tasks']),
   pure('tasks', ['rl']),
+  // What an experiment needs before anything is built: its models and its memory. Pure, over core
+  // and tasks, so that the page sizes a config in its main bundle.
+  pure('sizing', ['rl']),
   // File formats of other tools (TensorBoard, W&B, Dr. MAS): pure codecs over core and tasks,
   // used by the CLI (with Node's files) and the page (with dropped files, in a worker).
   pure('interop'),

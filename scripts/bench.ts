@@ -25,7 +25,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { ModelPreset } from '../src/core/model-sizes';
-import { gptConfig } from '../src/model/gpt-config';
+import { gptConfig } from '../src/core/gpt-config';
 import { arg, flag, watchdog } from './cli-args';
 import { installDawn } from './dawn';
 import {

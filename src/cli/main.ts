@@ -16,7 +16,7 @@ import { runLabels } from '../train/experiment';
 import type { RunSummary } from '../rl/summary';
 import { compareSeeds, comparisonTable, formatFixed } from '../rl/findings';
 import { sharedEvalK, stepSpan, trainedNothing } from '../rl/summary';
-import { modelSlots } from '../train/slots';
+import { modelSlots } from '../sizing/slots';
 import { HELP, UsageError, parseCli } from './args';
 import type { TrainArgs } from './args';
 import { readImportSummaries, runInterop } from './interop';

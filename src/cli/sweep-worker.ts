@@ -9,7 +9,7 @@ import type { BackendName, Experiment } from '../core/config';
 import { trainedNothing } from '../rl/summary';
 import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
-import { modelSlots } from '../train/slots';
+import { modelSlots } from '../sizing/slots';
 import { trainFolder } from './train';
 
 export type ToSweepWorker =

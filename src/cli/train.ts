@@ -12,7 +12,7 @@ import { M } from '../core/metrics';
 import { timedPreset } from '../runtime/auto-choice';
 import { describeReport, selectBackend } from '../runtime/backend';
 import { nodeEnvPool } from '../runtime/env-pool-node';
-import { gb, memoryVerdict } from '../runtime/memory';
+import { gb, memoryVerdict } from '../sizing/memory';
 import { nodePlatform } from '../runtime/platform-node';
 import { formatFixed, nanAsNull } from '../rl/findings';
 import type { RunSummary } from '../rl/summary';

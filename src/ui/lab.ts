@@ -10,7 +10,7 @@ import type { Experiment } from '../core/config';
 import { runRepeats, type LiveParam } from '../core/config';
 import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
 import { LabSession, queuedText } from '../runtime/client';
-import { memoryVerdict } from '../runtime/memory';
+import { memoryVerdict } from '../sizing/memory';
 import type { RunInfo, SessionOptions } from '../runtime/client';
 import { encodeExperiment, sameStructure } from '../core/url';
 import type { RunId } from '../runtime/protocol';

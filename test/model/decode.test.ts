@@ -8,7 +8,7 @@ import { setFusedKernels, setRelaxedSimd } from '../../src/model/kernels/wasm';
 import { enableRelaxedSimd } from '../../src/runtime/relaxed-simd-node';
 import { sample, type SampleOptions } from '../../src/model/sampler';
 import { tokenizer } from '../../src/model/tokenizer';
-import type { GPTConfig } from '../../src/model/gpt-config';
+import type { GPTConfig } from '../../src/core/gpt-config';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 enableRelaxedSimd();
