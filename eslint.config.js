@@ -35,6 +35,8 @@ const pure = (layer, forbidden = []) => ({
               '**/sizing/**',
               '**/model/**',
               '**/train/**',
+              '**/backends/**',
+              '**/workers/**',
               '**/runtime/**',
               '**/ui/**',
               '**/cli/**',
@@ -83,6 +85,25 @@ export default tseslint.config(
   pure('core', ['rl', 'tasks']),
   pure('rl', ['tasks']),
   pure('tasks', ['rl']),
+  {
+    // The backend choice sits below the worker host: a worker starts its run on a backend, never
+    // the reverse (docs/architecture.md#layers).
+    files: ['src/backends/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/workers/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/host/**'],
+              message:
+                'src/backends chooses and sets up a backend: it imports no worker host, storage, UI or CLI.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // What an experiment needs before anything is built: its models and its memory. Pure, over core
   // and tasks, so that the page sizes a config in its main bundle.
   pure('sizing', ['rl']),
@@ -101,21 +122,27 @@ export default tseslint.config(
             {
               group: ['@tensorflow/*'],
               message:
-                'The UI never imports tfjs: it talks to runs through src/runtime/protocol (docs/architecture.md#layers).',
+                'The UI never imports tfjs: it talks to runs through src/workers/protocol (docs/architecture.md#layers).',
             },
             {
               group: ['**/model/**', '**/train/**', '**/cli/**'],
-              message: 'The UI reaches models and trainers only through the runtime protocol.',
+              message:
+                'The UI reaches models and trainers only through the worker protocol (workers/protocol).',
             },
             {
               group: [
-                '**/runtime/backend',
-                '**/runtime/sanity',
-                '**/runtime/platform-*',
-                '**/runtime/*.worker*',
+                '**/backends/backend',
+                '**/backends/sanity',
+                '**/backends/measure',
+                '**/backends/platform-*',
+                '**/backends/relaxed-simd-node',
+                '**/workers/*.worker*',
+                '**/workers/run-backend',
+                '**/workers/base-models',
+                '**/workers/env-pool-node',
               ],
               message:
-                'These modules load tfjs: the UI imports their types from runtime/backend-types or runtime/protocol.',
+                'These modules load tfjs or run only in a worker or Node: the UI imports their types from backends/backend-types or workers/protocol.',
             },
           ],
         },

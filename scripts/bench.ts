@@ -19,7 +19,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../src/backends/relaxed-simd-node';
 import { setRelaxedSimd } from '../src/model/kernels/wasm';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';

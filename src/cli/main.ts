@@ -11,7 +11,7 @@ import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment } from '../core/config';
 import { PRESETS, presetById } from '../core/presets';
 import { encodeExperiment } from '../core/url';
-import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../backends/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
 import type { RunSummary } from '../rl/summary';
 import { compareSeeds, comparisonTable, formatFixed } from '../rl/findings';

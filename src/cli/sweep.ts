@@ -14,7 +14,7 @@ import { loadSweep, sweepMapCells } from '../rl/sweep-map';
 import { getTask } from '../tasks/registry';
 import { SweepRefused } from '../rl/sweep';
 import type { Cell, SweepFile } from '../rl/sweep';
-import { tsxThread } from '../runtime/env-pool-node';
+import { tsxThread } from '../workers/env-pool-node';
 import { UsageError } from './args';
 import { loadConfig } from './load-config';
 import { Progress } from './progress';

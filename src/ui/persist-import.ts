@@ -2,7 +2,7 @@
  * Imports (runs read from other trainers' files) kept in IndexedDB beside the trained sessions, as
  * sessions of kind 'import' under ids of their own, through persist.ts's transactions.
  */
-import type { RunId } from '../runtime/protocol';
+import type { RunId } from '../workers/protocol';
 import { recordingOff, req, withTx } from './lab-db';
 import type { StoredFrame } from './persist';
 import { useLab } from './store';

@@ -18,7 +18,7 @@ import { REWARD_TAIL } from '../../src/rl/summary';
 import { decodeSweepLink, MAX_LINK_RUNS } from '../../src/rl/sweep';
 import type { SweepFile } from '../../src/rl/sweep';
 import { cellSummaries, loadSweep, sweepMapCells } from '../../src/rl/sweep-map';
-import { workerSlots } from '../../src/runtime/client';
+import { workerSlots } from '../../src/workers/run-start';
 import { agentsOf } from '../../src/ui/sweep-open';
 import { cli as runCli, csvCells, textCells } from '../cli/map-sweep';
 import { clipboardWrite, openLab, runsIn, trainEnabled } from './harness';

@@ -9,7 +9,7 @@
  * ones must split the GEMMs as before.
  */
 import * as tf from '@tensorflow/tfjs';
-import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../../src/runtime/platform-browser';
+import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../../src/backends/platform-browser';
 import { setFusedKernels, wasmKernelThreads } from '../../../src/model/kernels/wasm';
 import {
   kernelThreadsControl,
