@@ -32,6 +32,7 @@ const pure = (layer, forbidden = []) => ({
           },
           {
             group: [
+              '**/report/**',
               '**/sizing/**',
               '**/model/**',
               '**/train/**',
@@ -104,6 +105,9 @@ export default tseslint.config(
       ],
     },
   },
+  // Run reporting: summaries, the seed comparison, What differs, a sweep's map and the metrics.jsonl
+  // lines they read. Pure, over core and rl, so the CLI and the page report the same numbers.
+  pure('report', ['tasks']),
   // What an experiment needs before anything is built: its models and its memory. Pure, over core
   // and tasks, so that the page sizes a config in its main bundle.
   pure('sizing', ['rl']),

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName, Experiment } from '../core/config';
-import { trainedNothing } from '../rl/summary';
+import { trainedNothing } from '../report/summary';
 import { enableRelaxedSimd } from '../backends/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
 import { modelSlots } from '../sizing/slots';

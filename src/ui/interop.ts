@@ -7,7 +7,7 @@
 import { evalKsOf } from '../core/metrics';
 import { encodeExperiment } from '../core/url';
 import { fileKind } from '../interop/import';
-import { baseLabel } from '../rl/findings';
+import { baseLabel } from '../report/findings';
 import { DEFAULT_DRMAS_MODEL, ExportRefused, drmasReadme, exportDrmas } from '../interop/drmas';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import { parseInWorker } from '../workers/import-client';

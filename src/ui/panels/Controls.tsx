@@ -7,7 +7,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { Measurement } from '../../backends/backend-types';
-import { paramsText } from '../../rl/sweep-map';
+import { paramsText } from '../../report/sweep-map';
 import { continueFor, pause, play, reset, runAgain, setPace, stepOnce } from '../lab';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
