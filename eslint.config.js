@@ -1,5 +1,6 @@
 // Lint = style + architecture. The layer rules keep tfjs out of the pure layers and the UI bundle
-// (docs/architecture.md#layers); the sync-read ban keeps WebGPU from stalling or dying (docs/backends.md#ops-to-avoid).
+// (docs/architecture.md#layers; lint checks each module's own imports, and
+// test/architecture/ui-bundle.test.ts walks the UI's to the end); the sync-read ban keeps WebGPU from stalling or dying (docs/backends.md#ops-to-avoid).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
@@ -30,7 +31,18 @@ const pure = (layer, forbidden = []) => ({
             message: `src/${layer} runs in browsers too: no Node APIs.`,
           },
           {
-            group: ['**/model/**', '**/train/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/interop/**'],
+            group: [
+              '**/report/**',
+              '**/sizing/**',
+              '**/model/**',
+              '**/train/**',
+              '**/backends/**',
+              '**/workers/**',
+              '**/runtime/**',
+              '**/ui/**',
+              '**/cli/**',
+              '**/interop/**',
+            ],
             message: `src/${layer} may import only lower pure layers.`,
           },
           ...forbidden.map((s) => ({
@@ -74,6 +86,31 @@ export default tseslint.config(
   pure('core', ['rl', 'tasks']),
   pure('rl', ['tasks']),
   pure('tasks', ['rl']),
+  {
+    // The backend choice sits below the worker host: a worker starts its run on a backend, never
+    // the reverse (docs/architecture.md#layers).
+    files: ['src/backends/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/workers/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/host/**'],
+              message:
+                'src/backends chooses and sets up a backend: it imports no worker host, storage, UI or CLI.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  // Run reporting: summaries, the seed comparison, What differs, a sweep's map and the metrics.jsonl
+  // lines they read. Pure, over core and rl, so the CLI and the page report the same numbers.
+  pure('report', ['tasks']),
+  // What an experiment needs before anything is built: its models and its memory. Pure, over core
+  // and tasks, so that the page sizes a config in its main bundle.
+  pure('sizing', ['rl']),
   // File formats of other tools (TensorBoard, W&B, Dr. MAS): pure codecs over core and tasks,
   // used by the CLI (with Node's files) and the page (with dropped files, in a worker).
   pure('interop'),
@@ -89,21 +126,27 @@ export default tseslint.config(
             {
               group: ['@tensorflow/*'],
               message:
-                'The UI never imports tfjs: it talks to runs through src/runtime/protocol (docs/architecture.md#layers).',
+                'The UI never imports tfjs: it talks to runs through src/workers/protocol (docs/architecture.md#layers).',
             },
             {
               group: ['**/model/**', '**/train/**', '**/cli/**'],
-              message: 'The UI reaches models and trainers only through the runtime protocol.',
+              message:
+                'The UI reaches models and trainers only through the worker protocol (workers/protocol).',
             },
             {
               group: [
-                '**/runtime/backend',
-                '**/runtime/sanity',
-                '**/runtime/platform-*',
-                '**/runtime/*.worker*',
+                '**/backends/backend',
+                '**/backends/sanity',
+                '**/backends/measure',
+                '**/backends/platform-*',
+                '**/backends/relaxed-simd-node',
+                '**/workers/*.worker*',
+                '**/workers/run-backend',
+                '**/workers/base-models',
+                '**/workers/env-pool-node',
               ],
               message:
-                'These modules load tfjs: the UI imports their types from runtime/backend-types or runtime/protocol.',
+                'These modules load tfjs or run only in a worker or Node: the UI imports their types from backends/backend-types or workers/protocol.',
             },
           ],
         },

@@ -3,16 +3,16 @@
  * Per run of a `lab train` folder (seeds pooled by label, as `lab report` does): for each agent and
  * stat, the median over steps of `agent/<name>/<stat>` per seed, then mean ± 95 % CI over seeds; a
  * run-level key (`success/rate`, `perf/rollout_ms`, …) is read as it is, in one column
- * (src/rl/findings.ts estimate). Reads DIR/metrics.jsonl, so it works on a run still training.
+ * (src/report/findings.ts estimate). Reads DIR/metrics.jsonl, so it works on a run still training.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../src/cli/load-config';
 import { readMetrics } from '../src/cli/session-dir';
 import { parseAgentKey } from '../src/core/metrics';
-import { baseLabel, estimate, pm } from '../src/rl/findings';
+import { baseLabel, estimate, pm } from '../src/report/findings';
 import { mean } from '../src/rl/stats';
-import { median } from '../src/rl/summary';
+import { median } from '../src/report/summary';
 
 const [dir, ...args] = process.argv.slice(2);
 if (!dir) throw new Error('usage: npm run agent-medians -- DIR [--mean] [stat …]');

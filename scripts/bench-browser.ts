@@ -38,7 +38,7 @@ import { ISOLATION_HEADERS } from '../src/host/headers';
 import { arg, flag, watchdog } from './cli-args';
 import { formatTable } from './bench-workload';
 import type { BenchReply, BenchRequest } from './bench-browser/worker';
-import { gptConfig } from '../src/model/gpt-config';
+import { gptConfig } from '../src/core/gpt-config';
 import { findTorchPython, formatVsTorch, runTorch, type TorchResult } from './torch-ref';
 
 const smoke = flag('smoke');

@@ -6,9 +6,9 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../src/backends/relaxed-simd-node';
 import { GPT } from '../src/model/gpt';
-import { gptConfig } from '../src/model/gpt-config';
+import { gptConfig } from '../src/core/gpt-config';
 import type { ModelPreset } from '../src/core/model-sizes';
 import { sample } from '../src/model/sampler';
 import { KERNEL_FAMILIES, setFusedKernels, type KernelFamily } from '../src/model/kernels/wasm';

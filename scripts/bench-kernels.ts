@@ -8,7 +8,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../src/backends/relaxed-simd-node';
 import { selfAttention } from '../src/model/kernels/attention';
 import { setFusedKernels, setRelaxedSimd, type KernelFamily } from '../src/model/kernels/wasm';
 import { gelu, layerNorm, linear } from '../src/model/layers';

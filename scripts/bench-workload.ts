@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { GPT } from '../src/model/gpt';
-import { gptConfig } from '../src/model/gpt-config';
+import { gptConfig } from '../src/core/gpt-config';
 import type { ModelPreset } from '../src/core/model-sizes';
 import { disposeBatch, packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';

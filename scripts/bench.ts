@@ -19,13 +19,13 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../src/backends/relaxed-simd-node';
 import { setRelaxedSimd } from '../src/model/kernels/wasm';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import type { ModelPreset } from '../src/core/model-sizes';
-import { gptConfig } from '../src/model/gpt-config';
+import { gptConfig } from '../src/core/gpt-config';
 import { arg, flag, watchdog } from './cli-args';
 import { installDawn } from './dawn';
 import {

@@ -8,9 +8,9 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { enableRelaxedSimd } from '../src/runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../src/backends/relaxed-simd-node';
 import { GPT } from '../src/model/gpt';
-import { gptConfig } from '../src/model/gpt-config';
+import { gptConfig } from '../src/core/gpt-config';
 import type { ModelPreset } from '../src/core/model-sizes';
 import { packRows, toTensors } from '../src/model/logprobs';
 import { AdamW } from '../src/model/optim';

@@ -6,7 +6,7 @@
  * Python without torch is skipped with a message, never an error. Node only.
  */
 import { spawnSync } from 'node:child_process';
-import type { GPTConfig } from '../src/model/gpt-config';
+import type { GPTConfig } from '../src/core/gpt-config';
 import type { Result } from './bench-workload';
 
 /** What torch_ref.py prints as its last line. */

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { GPT } from '../src/model/gpt';
-import { gptConfig } from '../src/model/gpt-config';
+import { gptConfig } from '../src/core/gpt-config';
 import { MODEL_SIZES, type ModelPreset } from '../src/core/model-sizes';
 import {
   findTorchPython,

@@ -3,8 +3,8 @@
  * (platform-browser.ts), counts WebGPU dispatches and readbacks at the API, and measures
  * bench-workload.ts on each backend × preset in turn.
  */
-import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../src/runtime/platform-browser';
-import type { ConcreteBackend } from '../../src/runtime/backend-types';
+import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../src/backends/platform-browser';
+import type { ConcreteBackend } from '../../src/backends/backend-types';
 import type { ModelPreset } from '../../src/core/model-sizes';
 import { wasmKernelThreads } from '../../src/model/kernels/wasm';
 import {

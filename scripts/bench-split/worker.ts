@@ -5,7 +5,7 @@
  * backend's own heap. Work is in the threshold's units (multiply-adds; GELU 50 per element).
  */
 import * as tf from '@tensorflow/tfjs';
-import { browserPlatform, setWasmThreads } from '../../src/runtime/platform-browser';
+import { browserPlatform, setWasmThreads } from '../../src/backends/platform-browser';
 import { EPILOGUE, kernelsFor, wasmKernelThreads } from '../../src/model/kernels/wasm';
 import type { WasmBackendLike } from '../../src/model/kernels/kernel-types';
 import { GELU_A } from '../../src/model/kernels/rowwise';

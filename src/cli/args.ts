@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { BACKEND_NAMES } from '../core/config';
 import type { BackendName } from '../core/config';
-import { REWARD_TAIL } from '../rl/summary';
+import { REWARD_TAIL } from '../report/summary';
 
 export const HELP = `Agentwise Lab — headless runs
 

@@ -23,9 +23,9 @@ import {
   writeAtomic,
 } from './session-dir';
 import { evalKsOf } from '../core/metrics';
-import { nanAsNull } from '../rl/findings';
-import { REWARD_TAIL, summarize } from '../rl/summary';
-import type { RunSummary } from '../rl/summary';
+import { nanAsNull } from '../report/findings';
+import { REWARD_TAIL, summarize } from '../report/summary';
+import type { RunSummary } from '../report/summary';
 
 /** A run label as a folder name (TensorBoard shows the folder as the run's name; `#` kept: `GRPO #2` reads back as seed 2). */
 export const runFolder = (label: string): string => label.replace(/[^\w .()+#-]+/g, '_');

@@ -27,7 +27,7 @@ import {
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { runRepeats } from '../core/config';
-import { parseMetrics, ranges } from '../rl/metrics-lines';
+import { parseMetrics, ranges } from '../report/metrics-lines';
 import {
   checkRunIdentity,
   decodeRunState,

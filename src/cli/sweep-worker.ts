@@ -6,10 +6,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName, Experiment } from '../core/config';
-import { trainedNothing } from '../rl/summary';
-import { enableRelaxedSimd } from '../runtime/relaxed-simd-node';
+import { trainedNothing } from '../report/summary';
+import { enableRelaxedSimd } from '../backends/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
-import { modelSlots } from '../train/slots';
+import { modelSlots } from '../sizing/slots';
 import { trainFolder } from './train';
 
 export type ToSweepWorker =

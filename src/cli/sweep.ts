@@ -7,14 +7,14 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:f
 import os from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_EXPERIMENT } from '../core/config';
-import { textTable } from '../rl/findings';
-import { REWARD_TAIL } from '../rl/summary';
+import { textTable } from '../report/findings';
+import { REWARD_TAIL } from '../report/summary';
 import { mergeShards, planCells, readSweepFile, shardCells, sweepDifference, sweepFile } from '../rl/sweep';
-import { loadSweep, sweepMapCells } from '../rl/sweep-map';
+import { loadSweep, sweepMapCells } from '../report/sweep-map';
 import { getTask } from '../tasks/registry';
 import { SweepRefused } from '../rl/sweep';
 import type { Cell, SweepFile } from '../rl/sweep';
-import { tsxThread } from '../runtime/env-pool-node';
+import { tsxThread } from '../workers/env-pool-node';
 import { UsageError } from './args';
 import { loadConfig } from './load-config';
 import { Progress } from './progress';

@@ -1,6 +1,6 @@
 /**
  * The named model sizes, the one table read by the config's `models.preset` / `models.perAgent`
- * enums and by src/model/gpt-config.ts, which adds the vocabulary size. Plain numbers: no tfjs.
+ * enums and by gpt-config.ts, which adds the vocabulary size. Plain numbers: no tfjs.
  */
 
 /** Architecture hyper-parameters of a policy GPT, vocabulary aside. */

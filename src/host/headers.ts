@@ -9,7 +9,7 @@
  * Everything comes from the page's own origin. 'wasm-unsafe-eval' lets tfjs's wasm backend and
  * our fused kernels compile WebAssembly (and nothing else: no eval, no inline script); data: is
  * the empty favicon, blob: the chart PNG export's SVG image. blob: in worker-src and script-src:
- * tfjs's threaded wasm build (wasm threads, runtime/threads.ts) starts each pthread worker from a
+ * tfjs's threaded wasm build (wasm threads, backends/threads.ts) starts each pthread worker from a
  * Blob URL of its worker script, which imports its factory's source text, another Blob URL; without
  * them the run worker's wasm backend never starts (it waits forever for its pthreads). A blob: URL
  * can only be made by script already running here, which script-src still limits to these files.

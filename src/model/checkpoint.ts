@@ -7,9 +7,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { VOCAB } from '../core/vocab';
 import { GPT } from './gpt';
-import { checkGptConfig, paramSpecs, type GPTConfig } from './gpt-config';
+import { checkGptConfig, paramSpecs, type GPTConfig } from '../core/gpt-config';
 import { isEarlierVocab, migrateVocab } from './vocab-migration';
-import { contentHash, decodeFramed, encodeFramed, hashBytes, headerHash, shown } from './signed-file';
+import { contentHash, decodeFramed, encodeFramed, hashBytes, headerHash, shown } from '../core/signed-file';
 
 export const FORMAT = 'agentwise-gpt';
 /** 2: the hash covers the whole manifest, notes included (version 1's covered the weights only). */

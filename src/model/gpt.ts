@@ -6,7 +6,7 @@
  * Imports tfjs only; the GPT object owns its variables until dispose().
  */
 import * as tf from '@tensorflow/tfjs';
-import { paramSpecs, type GPTConfig, type ParamSpec } from './gpt-config';
+import { paramSpecs, type GPTConfig, type ParamSpec } from '../core/gpt-config';
 import { embed, layerNorm, linear, matmul, mlp, takeRows } from './layers';
 import { cachedAttention, selfAttention } from './kernels/attention';
 import { Prng } from '../core/prng';

@@ -13,7 +13,7 @@
  * Pure: no tfjs.
  */
 import { RENAMED_ROLES, roleToken, VOCAB, type Role } from '../core/vocab';
-import type { GPTConfig } from './gpt-config';
+import type { GPTConfig } from '../core/gpt-config';
 
 /** The fields of a checkpoint manifest a migration rewrites. */
 interface Header {

@@ -1,8 +1,8 @@
 /**
  * Sweeps: an experiment run once per cell of a grid of link fields, the grid cut into shards for
- * a cluster, shards joined back, and the map of paired differences per cell. Pure (no Node, no
- * DOM): the CLI's `lab sweep`, `lab merge` and `lab report` read and write the files; the map's
- * table and charts are sweep-map.ts. Format and commands: docs/sweeps.md#sweepjson.
+ * a cluster, and shards joined back. Pure (no Node, no DOM): the CLI's `lab sweep`, `lab merge`
+ * and `lab report` read and write the files; the map of paired differences per cell, its table
+ * and charts, is report/sweep-map.ts. Format and commands: docs/sweeps.md#sweepjson.
  */
 import type { Experiment, FieldError } from '../core/config';
 import { DEFAULT_EXPERIMENT, fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
@@ -16,7 +16,6 @@ import {
   valueAt,
 } from '../core/url';
 import type { DecodeResult, Dial } from '../core/url';
-import type { RunSummary } from './summary';
 
 /** A bad grid, shard or sweep folder: the message names the key, value or file. */
 export class SweepRefused extends Error {}
@@ -312,10 +311,4 @@ export function mergeShards(shards: readonly { name: string; sweep: SweepFile }[
   if (stray.length)
     throw new SweepRefused(`${from.get(stray[0])}: cell ${stray[0]} is not a cell of its grid`);
   return { sweep, from, missing: sweep.cells.map((c) => c.dir).filter((d) => !from.has(d)) };
-}
-
-/** One cell's runs as recorded: a summary per run × seed (empty when nothing is recorded yet). */
-export interface CellResult {
-  params: Params;
-  summaries: readonly RunSummary[];
 }

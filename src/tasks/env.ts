@@ -2,7 +2,7 @@
  * The seam between the orchestrator and whoever computes environment transitions and rewards.
  * `EnvRunner` takes one batch per tick and answers per item, with an error outcome for an item
  * whose environment failed, hung or was killed; the orchestrator then marks that trajectory
- * invalid with reward 0 and goes on. This file holds the in-process runner; src/runtime swaps in
+ * invalid with reward 0 and goes on. This file holds the in-process runner; src/workers swaps in
  * a Web Worker pool that calls `applyStep` inside each worker. Pure: no tfjs, no DOM.
  */
 import type { Role } from '../core/vocab';

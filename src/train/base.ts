@@ -6,9 +6,9 @@
  */
 import type { Experiment } from '../core/config';
 import { decodeCheckpoint, unverifiedNote, verifyCheckpoint, type Checkpoint } from '../model/checkpoint';
-import { gptConfig } from '../model/gpt-config';
+import { gptConfig } from '../core/gpt-config';
 import { MAX_CONTEXT } from '../tasks/types';
-import { modelSlots } from './slots';
+import { modelSlots } from '../sizing/slots';
 import { getTask } from '../tasks/registry';
 import { renameRole } from '../core/renamed-roles';
 

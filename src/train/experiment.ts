@@ -18,7 +18,7 @@ import { runRepeats } from '../core/config';
 import type { Checkpoint } from '../model/checkpoint';
 import { InProcessEnvRunner, type EnvRunner } from '../tasks/env';
 import type { RunState } from './run-state';
-import { summarize, type RunSummary } from '../rl/summary';
+import { summarize, type RunSummary } from '../report/summary';
 import { RunDriver } from './driver';
 import type { TrainStepResult } from './trainer';
 

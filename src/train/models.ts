@@ -7,11 +7,11 @@
 import type { Experiment, Optim } from '../core/config';
 import { loadCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { GPT } from '../model/gpt';
-import { gptConfig } from '../model/gpt-config';
+import { gptConfig } from '../core/gpt-config';
 import { AdamW } from '../model/optim';
 import { mixSeed } from '../core/prng';
 import { MAX_CONTEXT } from '../tasks/types';
-import { modelSlots, type ModelSlot } from './slots';
+import { modelSlots, type ModelSlot } from '../sizing/slots';
 
 /** Which model answers each agent's calls (the orchestrator's agentModels). */
 export const agentModelsOf = (models: readonly ModelSlot[]): Record<string, string> =>

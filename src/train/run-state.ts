@@ -24,7 +24,7 @@ import { fieldErrorsText, LIVE_PARAMS, structuralKey, validateExperiment } from 
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto, verifyCheckpoint } from '../model/checkpoint';
 import { migrateParts } from './run-state-migration';
-import { contentHash, decodeFramed, encodeFramed, shown } from '../model/signed-file';
+import { contentHash, decodeFramed, encodeFramed, shown } from '../core/signed-file';
 import type { AdamWState } from '../model/optim';
 import type { EnvRunner } from '../tasks/env';
 import type { BufferedRow } from './buffers';

@@ -4,8 +4,8 @@
  * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { timedPreset } from '../runtime/auto-choice';
-import { probeBackend } from '../runtime/client';
+import { timedPreset } from '../backends/auto-choice';
+import { probeBackend } from '../workers/probe';
 import { keepMeasurement, loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
 import { downloadCsv, downloadJson } from './export';

@@ -5,9 +5,9 @@
  * the page hands them the kept measurements in their init and start messages. A page without
  * storage (private mode, quota) just measures every time.
  */
-import { MEASUREMENT_VERSION } from '../runtime/auto-choice';
-import type { Measurement } from '../runtime/backend-types';
-import type { Measurements } from '../runtime/protocol';
+import { MEASUREMENT_VERSION } from '../backends/auto-choice';
+import type { Measurement } from '../backends/backend-types';
+import type { Measurements } from '../workers/protocol';
 
 const STORAGE_KEY = 'agentwise.backend-measurements';
 

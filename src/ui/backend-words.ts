@@ -3,8 +3,8 @@
  * how fast ("Running on this computer's CPU (WebAssembly, 1 thread), 14 ms per step"). The
  * backend's name, adapter and kernels stay available as details on hover.
  */
-import { figureOf } from '../runtime/auto-choice';
-import type { BackendReport, ConcreteBackend, Measurement } from '../runtime/backend-types';
+import { figureOf } from '../backends/auto-choice';
+import type { BackendReport, ConcreteBackend, Measurement } from '../backends/backend-types';
 import { threadsText } from './thread-setting';
 
 const WHERE: Record<ConcreteBackend, string> = {

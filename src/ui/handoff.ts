@@ -6,7 +6,7 @@
  * meanwhile, its workers stop, nothing it still holds is written, and it shows the session
  * read-only, as a tab that lost the claim on a restored session does (restore.ts).
  */
-import type { LabSession } from '../runtime/client';
+import type { LabSession } from '../workers/client';
 import { holdAgain, letGoWhileStopped, recordingId } from './persist';
 import { nextState } from './session-state';
 import { addError, useLab } from './store';

@@ -7,13 +7,13 @@
 import { evalKsOf } from '../core/metrics';
 import { encodeExperiment } from '../core/url';
 import { fileKind } from '../interop/import';
-import { baseLabel } from '../rl/findings';
+import { baseLabel } from '../report/findings';
 import { DEFAULT_DRMAS_MODEL, ExportRefused, drmasReadme, exportDrmas } from '../interop/drmas';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
-import { parseInWorker } from '../runtime/import-client';
-import type { PackedRun } from '../runtime/import-client';
-import { runId } from '../runtime/protocol';
-import type { RunId } from '../runtime/protocol';
+import { parseInWorker } from '../workers/import-client';
+import type { PackedRun } from '../workers/import-client';
+import { runId } from '../workers/protocol';
+import type { RunId } from '../workers/protocol';
 import { downloadBlob, fileName } from './export';
 import { loadSession } from './persist';
 import { setImportShown, storeImport } from './persist-import';

@@ -9,11 +9,12 @@
 import type { Experiment } from '../core/config';
 import { runRepeats, type LiveParam } from '../core/config';
 import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
-import { LabSession, queuedText } from '../runtime/client';
-import { memoryVerdict } from '../runtime/memory';
-import type { RunInfo, SessionOptions } from '../runtime/client';
+import { LabSession } from '../workers/client';
+import { queuedText } from '../workers/run-start';
+import { memoryVerdict } from '../sizing/memory';
+import type { RunInfo, SessionOptions } from '../workers/run-start';
 import { encodeExperiment, sameStructure } from '../core/url';
-import type { RunId } from '../runtime/protocol';
+import type { RunId } from '../workers/protocol';
 import { loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
 import { beginSession, continueSession, endSession, flush, framesStored, recordingId } from './persist';

@@ -4,8 +4,8 @@
  * summaries made by the same code as `lab report`'s (cellSummaries) from its runs' recorded frames,
  * so the Map's table, charts and CSV are the ones `lab report` prints for those metrics. No React.
  */
-import { cellSummaries, paramsText } from '../rl/sweep-map';
-import { summaryKeys } from '../rl/summary';
+import { cellSummaries, paramsText } from '../report/sweep-map';
+import { summaryKeys } from '../report/summary';
 import { historyOf } from './run-data';
 import type { LabState } from './store';
 import { agentsOf } from './sweep-open';

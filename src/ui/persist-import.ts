@@ -3,7 +3,7 @@
  * sessions of kind 'import' under ids of their own, through persist.ts's transactions.
  */
 import { req } from '../runtime/idb';
-import type { RunId } from '../runtime/protocol';
+import type { RunId } from '../workers/protocol';
 import { recordingOff, withTx } from './lab-db';
 import type { StoredFrame } from './persist';
 import { useLab } from './store';

@@ -15,7 +15,7 @@
  * anything else recorded meanwhile (a queued run's keys) waits until it holds it again, or is
  * dropped if another tab took the session over.
  */
-import type { RunId } from '../runtime/protocol';
+import type { RunId } from '../workers/protocol';
 import { req, sessionKeys } from '../runtime/idb';
 import { deleteStates } from '../runtime/state-store';
 import { refuseIfFull } from '../runtime/storage-fault';

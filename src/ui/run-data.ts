@@ -7,7 +7,7 @@
 import { MAX_STEPS } from '../core/config';
 import { FrameCodec } from '../core/frame';
 import { FrameRing, debiasedEma, downsampleMinMax } from '../core/series';
-import type { InspectedTrajectory, RunId } from '../runtime/protocol';
+import type { InspectedTrajectory, RunId } from '../workers/protocol';
 import { useLab } from './store';
 import type { RunView } from './store';
 

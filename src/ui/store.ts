@@ -11,12 +11,12 @@ import type { Experiment, FieldError } from '../core/config';
 import type { Dial } from '../core/url';
 import { valueAt } from '../core/url';
 import type { Cell, SweepFile } from '../rl/sweep';
-import type { BackendReport } from '../runtime/backend-types';
+import type { BackendReport } from '../backends/backend-types';
 import { forgetMeasurements } from './backend-cache';
 import { keepThreadSetting, loadThreadSetting } from './thread-setting';
-import type { ThreadSetting } from '../runtime/threads';
+import type { ThreadSetting } from '../backends/threads';
 import type { LiveParam } from '../core/config';
-import type { RunId, RunStatus } from '../runtime/protocol';
+import type { RunId, RunStatus } from '../workers/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';
 

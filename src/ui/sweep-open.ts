@@ -1,13 +1,13 @@
 /**
  * A CLI sweep folder opened in the page (the Map view): the files the user picked, read as text
- * and handed to the same pure reader `lab report` uses (src/rl/sweep-map.ts), so the Map's CSV
+ * and handed to the same pure reader `lab report` uses (src/report/sweep-map.ts), so the Map's CSV
  * is `lab report`'s table. Only sweep.json and each cell's config.json and metrics.jsonl are read
  * (checkpoints are not). No React here (docs/sweeps.md#the-map-in-the-page).
  */
 import type { Experiment } from '../core/config';
-import { csvText, nanAsNull } from '../rl/findings';
-import { loadSweep, sweepMapCells } from '../rl/sweep-map';
-import type { LoadedSweep } from '../rl/sweep-map';
+import { csvText, nanAsNull } from '../report/findings';
+import { loadSweep, sweepMapCells } from '../report/sweep-map';
+import type { LoadedSweep } from '../report/sweep-map';
 import { SweepRefused } from '../rl/sweep';
 import { getTask } from '../tasks/registry';
 

@@ -1,17 +1,17 @@
 /**
- * The wasm thread setting (runtime/threads.ts): a setting of this machine, kept in localStorage
+ * The wasm thread setting (backends/threads.ts): a setting of this machine, kept in localStorage
  * beside `auto`'s measurements and never in the experiment or its link, since threads change how
  * fast a run goes, not what it computes, and the right count depends on the machine that runs it.
  */
 import type { Experiment } from '../core/config';
-import { runsAtOnce } from '../runtime/client';
+import { runsAtOnce } from '../workers/run-start';
 import {
   isThreadSetting,
   wasmThreadsFor,
   type Machine,
   type ThreadChoice,
   type ThreadSetting,
-} from '../runtime/threads';
+} from '../backends/threads';
 
 const STORAGE_KEY = 'agentwise.wasm-threads';
 

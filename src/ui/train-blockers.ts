@@ -5,7 +5,7 @@
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
  * one on screen; so does a session another tab is training (read-only here). No React.
  */
-import { memoryVerdict } from '../runtime/memory';
+import { memoryVerdict } from '../sizing/memory';
 import { fieldReason } from './field-labels';
 import type { LabState } from './store';
 

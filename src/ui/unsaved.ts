@@ -9,7 +9,7 @@
  */
 import { parseStorageFault } from '../runtime/storage-fault';
 import type { StorageFault } from '../runtime/storage-fault';
-import type { RunId, RunStatus } from '../runtime/protocol';
+import type { RunId, RunStatus } from '../workers/protocol';
 import { useLab } from './store';
 import type { LabState } from './store';
 

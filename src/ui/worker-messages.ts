@@ -6,7 +6,7 @@
  */
 import type { LiveParam } from '../core/config';
 import { withScheduled } from '../core/live-schedule';
-import type { FromWorker, RunId } from '../runtime/protocol';
+import type { FromWorker, RunId } from '../workers/protocol';
 import { keepMeasurement } from './backend-cache';
 import { downloadBlob, fileName } from './export';
 import { stopRecording } from './lab-db';

@@ -2,34 +2,9 @@
 // included (a type-only circle still ties two modules' designs together, and it is how the runtime
 // circles in model/kernels/ began). Reads the source as text: every static `from '…'`, bare
 // `import '…'` and dynamic `import('…')` whose specifier is relative.
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SRC, sourceFiles } from './sources';
-
-/** The file a relative specifier names, as TypeScript's bundler resolution finds it, or null. */
-function resolveSpecifier(from: string, spec: string, files: Set<string>): string | null {
-  const base = resolve(dirname(from), spec);
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) {
-    if (files.has(candidate)) return candidate;
-  }
-  return null;
-}
-
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm;
-
-function importGraph(files: string[]): Map<string, string[]> {
-  const known = new Set(files);
-  const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const text = readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(SPECIFIER)]
-      .map((m) => resolveSpecifier(file, m[1].replace(/\?.*$/, ''), known))
-      .filter((t): t is string => t !== null);
-    graph.set(file, [...new Set(targets)]);
-  }
-  return graph;
-}
+import { SRC, importGraph, sourceFiles } from './sources';
 
 /** Strongly connected components of more than one module, or of one that imports itself (Tarjan). */
 function importCycles(graph: Map<string, string[]>): string[][] {
@@ -77,7 +52,7 @@ describe('src/ imports', () => {
 
   it('form no circle', () => {
     const files = sourceFiles(SRC);
-    const graph = importGraph(files);
+    const graph = new Map([...importGraph(files)].map(([file, { modules }]) => [file, modules]));
     expect(graph.size).toBeGreaterThan(100);
     // The graph is real: the trainer's edges to the layers below it are found.
     expect(graph.get(join(SRC, 'train/trainer.ts'))).toContain(join(SRC, 'rl/same-batch.ts'));

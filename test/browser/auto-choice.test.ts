@@ -10,8 +10,8 @@ import { inject } from 'vitest';
 import { buildPage } from './build-page';
 import { CHROME_ARGS } from './chrome';
 import { serveStatic, type StaticServer } from './static-server';
-import { figureOf } from '../../src/runtime/auto-choice';
-import type { BackendReport } from '../../src/runtime/backend-types';
+import { figureOf } from '../../src/backends/auto-choice';
+import type { BackendReport } from '../../src/backends/backend-types';
 
 let server: StaticServer;
 let context: BrowserContext;

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
-import { compareSeeds, comparisonCsv } from '../../src/rl/findings';
-import { summarize } from '../../src/rl/summary';
-import { workerSlots } from '../../src/runtime/client';
+import { compareSeeds, comparisonCsv } from '../../src/report/findings';
+import { summarize } from '../../src/report/summary';
+import { workerSlots } from '../../src/workers/run-start';
 import { downloadCsv, openLab, runsIn, trainEnabled } from './harness';
 import type { Lab } from './harness';
 

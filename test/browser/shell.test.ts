@@ -176,7 +176,7 @@ describe('experiment URL', () => {
     lab = await openLab('#v=1');
     const { page } = lab;
     await page.getByTestId('experiment-summary').waitFor();
-    // The README's figure for the defaults (runtime/memory.ts; `lab train` prints the same).
+    // The README's figure for the defaults (sizing/memory.ts; `lab train` prints the same).
     expect(await page.locator('dd[data-field=Memory]').textContent()).toBe(
       'about 0.80 GB at most (estimate)',
     );

@@ -11,7 +11,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
 import { M } from '../../src/core/metrics';
-import { nodeEnvPool, threadWorker } from '../../src/runtime/env-pool-node';
+import { nodeEnvPool, threadWorker } from '../../src/workers/env-pool-node';
 import { runExperiment } from '../../src/train/experiment';
 import type { TrajectoryResult } from '../../src/tasks/orchestrator';
 

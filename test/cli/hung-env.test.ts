@@ -1,7 +1,7 @@
 // A hung environment under a real `lab train` process: the CLI runs its
 // environments in worker threads under rollout.envTimeoutMs, so a transition that never returns
 // is timed out, its trajectory scored 0 and counted in env/errors, and the run finishes. The hang
-// is the env worker's test-only fault hook (LAB_FAULT_HANG_TRAJ, src/runtime/env.worker.node.ts).
+// is the env worker's test-only fault hook (LAB_FAULT_HANG_TRAJ, src/workers/env.worker.node.ts).
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { mapCharts } from '../../src/rl/sweep-map';
+import { mapCharts } from '../../src/report/sweep-map';
 import { mapCsv, openSweep } from '../../src/ui/sweep-open';
 import type { PickedFile } from '../../src/ui/sweep-open';
 import { cli as lab, csvCells, textCells, tinyScaleSweep } from './map-sweep';

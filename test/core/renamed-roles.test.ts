@@ -8,7 +8,7 @@ import { metricKeys } from '../../src/core/metrics';
 import { renameMetricKey } from '../../src/core/renamed-roles';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { getTask } from '../../src/tasks/registry';
-import { modelSlots } from '../../src/train/slots';
+import { modelSlots } from '../../src/sizing/slots';
 
 describe("plan's role names", () => {
   it('are planner and executor in its agents, model ids and metric keys', () => {

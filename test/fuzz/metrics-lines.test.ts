@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { parseMetrics } from '../../src/cli/session-dir';
 import { M } from '../../src/core/metrics';
-import { summarize } from '../../src/rl/summary';
+import { summarize } from '../../src/report/summary';
 import { writeEventFile } from '../../src/interop/tensorboard';
 import { fuzz, hostileValue, NASTY_STRINGS, RUNS } from './harness';
 

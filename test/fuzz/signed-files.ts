@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { ExperimentSchema, LIVE_PARAMS, liveValue, resolveRun } from '../../src/core/config';
 import { checkpointOf, encodeCheckpoint, type Checkpoint } from '../../src/model/checkpoint';
 import { GPT } from '../../src/model/gpt';
-import { gptConfig } from '../../src/model/gpt-config';
-import { contentHash, decodeFramed, encodeFramedText } from '../../src/model/signed-file';
+import { gptConfig } from '../../src/core/gpt-config';
+import { contentHash, decodeFramed, encodeFramedText } from '../../src/core/signed-file';
 import { encodeRunState, packRunState } from '../../src/train/run-state';
 import { jsonEdit, mutatedBytes, outcomeOf } from './harness';
 

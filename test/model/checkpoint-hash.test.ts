@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ExperimentSchema } from '../../src/core/config';
 import { decodeCheckpoint, VERSION, type CheckpointManifest } from '../../src/model/checkpoint';
-import { decodeFramed, encodeFramed, hashBytes } from '../../src/model/signed-file';
+import { decodeFramed, encodeFramed, hashBytes } from '../../src/core/signed-file';
 import { loadBase } from '../../src/train/base';
 
 const MAGIC = 'AGWGPT01';

@@ -14,7 +14,7 @@ import {
   saveCheckpoint,
   type Checkpoint,
 } from '../../src/model/checkpoint';
-import { encodeFramed } from '../../src/model/signed-file';
+import { encodeFramed } from '../../src/core/signed-file';
 import { maxAbsDiff, tinyConfig, tinyModel, useBackend } from './helpers';
 
 const weights = (m: { variables: tf.Variable[] }) => Promise.all(m.variables.map((v) => v.data()));

@@ -5,10 +5,10 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fusedDecodeAvailable } from '../../src/model/kernels/decode';
 import { setFusedKernels, setRelaxedSimd } from '../../src/model/kernels/wasm';
-import { enableRelaxedSimd } from '../../src/runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../../src/backends/relaxed-simd-node';
 import { sample, type SampleOptions } from '../../src/model/sampler';
 import { tokenizer } from '../../src/model/tokenizer';
-import type { GPTConfig } from '../../src/model/gpt-config';
+import type { GPTConfig } from '../../src/core/gpt-config';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 enableRelaxedSimd();

@@ -1,7 +1,7 @@
 // Checkpoints as the build before the role block (src/core/vocab.ts) wrote them: 73 ids.
 import { readFileSync } from 'node:fs';
 import { encodeCheckpoint, signCheckpoint, type CheckpointManifest } from '../../src/model/checkpoint';
-import { decodeFramed } from '../../src/model/signed-file';
+import { decodeFramed } from '../../src/core/signed-file';
 
 export const shipped = (path: string) => new Uint8Array(readFileSync(`models/${path}`));
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOCAB } from '../../src/core/vocab';
 import type { ModelPreset } from '../../src/core/model-sizes';
 import { GPT } from '../../src/model/gpt';
-import { gptConfig } from '../../src/model/gpt-config';
+import { gptConfig } from '../../src/core/gpt-config';
 import { embed } from '../../src/model/layers';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
 

@@ -2,7 +2,7 @@
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { GPT } from '../../src/model/gpt';
-import { gptConfig, type GPTConfig } from '../../src/model/gpt-config';
+import { gptConfig, type GPTConfig } from '../../src/core/gpt-config';
 
 export const BACKENDS = ['cpu', 'wasm'] as const;
 

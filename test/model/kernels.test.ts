@@ -11,7 +11,7 @@ import {
   setRelaxedSimd,
   simdFlavour,
 } from '../../src/model/kernels/wasm';
-import { enableRelaxedSimd } from '../../src/runtime/relaxed-simd-node';
+import { enableRelaxedSimd } from '../../src/backends/relaxed-simd-node';
 import { gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
 import { matMulNN, matMulTN } from '../../src/model/kernels/rowwise';
 import { MASK } from '../../src/model/gpt';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ExperimentSchema, validateExperiment } from '../../src/core/config';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { modelOptim } from '../../src/train/models';
-import { modelSlots } from '../../src/train/slots';
+import { modelSlots } from '../../src/sizing/slots';
 
 describe('modelSlots', () => {
   it('gives each agent its own model and its own optimizer settings under per-agent assignment', () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
-import { decodeFramed, encodeFramed } from '../../src/model/signed-file';
+import { decodeFramed, encodeFramed } from '../../src/core/signed-file';
 import {
   checkRunIdentity,
   decodeRunState,

@@ -10,7 +10,7 @@ import {
   runData,
   valueWatch,
 } from '../../src/ui/run-data';
-import type { RunId } from '../../src/runtime/protocol';
+import type { RunId } from '../../src/workers/protocol';
 
 describe('run data in the page', () => {
   it('holds a run of the longest allowed length whole, for the charts and the exports', () => {

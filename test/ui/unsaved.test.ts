@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
 import { isFull } from '../../src/runtime/idb';
 import { faultAt, parseStorageFault, refuseIfFull } from '../../src/runtime/storage-fault';
-import type { RunId } from '../../src/runtime/protocol';
+import type { RunId } from '../../src/workers/protocol';
 import type { RunView, BackendStatus } from '../../src/ui/store';
 import { trainBlockers } from '../../src/ui/train-blockers';
 import { unsavedText } from '../../src/ui/unsaved';

@@ -16,7 +16,7 @@
  * GPT.forward with a `kv` hook stays the formulation on every other backend, and the reference.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { GPTConfig } from '../gpt-config';
+import type { GPTConfig } from '../../core/gpt-config';
 import { EPILOGUE, familyEnabled, fusedKernelsAvailable, registerWasmKernel } from './wasm';
 import { attnFwdRows, geluFwdRows, gemmEpRows, gemmRows } from './kernel-threads';
 import { GELU_A, LN_EPS } from './rowwise';

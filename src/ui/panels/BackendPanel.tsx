@@ -5,9 +5,9 @@
  */
 import { BACKEND_NAMES } from '../../core/config';
 import type { BackendName } from '../../core/config';
-import { figureOf, measuredWhen } from '../../runtime/auto-choice';
-import type { Measurement } from '../../runtime/backend-types';
-import { MAX_THREADS, type ThreadSetting } from '../../runtime/threads';
+import { figureOf, measuredWhen } from '../../backends/auto-choice';
+import type { Measurement } from '../../backends/backend-types';
+import { MAX_THREADS, type ThreadSetting } from '../../backends/threads';
 import { applyExperiment } from '../config-edit';
 import { remeasureBackends, setThreads, useLab } from '../store';
 import { backendWords } from '../backend-words';

@@ -6,8 +6,8 @@
  * and the select are native, so they are keyboard operable and named by their text or label.
  */
 import { useMemo, useState } from 'react';
-import type { Measurement } from '../../runtime/backend-types';
-import { paramsText } from '../../rl/sweep-map';
+import type { Measurement } from '../../backends/backend-types';
+import { paramsText } from '../../report/sweep-map';
 import { continueFor, pause, play, reset, runAgain, setPace, stepOnce } from '../lab';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';

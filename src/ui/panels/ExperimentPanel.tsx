@@ -11,7 +11,7 @@ import type { Experiment } from '../../core/config';
 import { withEstimator } from '../../core/run-labels';
 import { valueAt } from '../../core/url';
 import { estimatorLabel } from '../../rl/advantage';
-import { gb, memoryVerdict } from '../../runtime/memory';
+import { gb, memoryVerdict } from '../../sizing/memory';
 import {
   applyExperiment,
   enumOptions,
@@ -182,7 +182,7 @@ function JsonEditor() {
   );
 }
 
-/** The config's memory estimate (runtime/memory.ts) and, over the backend's limit, why Train refuses it. */
+/** The config's memory estimate (sizing/memory.ts) and, over the backend's limit, why Train refuses it. */
 function memoryOf(c: Experiment): { text: string; refused: string | null } {
   const memory = memoryVerdict(c, c.backend);
   if (memory.error) return { text: `— (${memory.error.message})`, refused: null };

@@ -2,17 +2,17 @@
  * Findings: with seeds ≥ 2, each run's mean ± 95 % CI over seeds and the paired difference from
  * the first run (same seed, same task stream) with a computed verdict, for the figures the CLI's
  * `lab report` prints. The verdicts lead, each row names its figure in words (the short name, the
- * CSV's, on hover), and the table wraps to fit the main column rather than scroll sideways. The numbers come from the same pure code (src/rl/summary.ts, findings.ts)
+ * CSV's, on hover), and the table wraps to fit the main column rather than scroll sideways. The numbers come from the same pure code (src/report/summary.ts, findings.ts)
  * applied to the recorded metric history; they follow training every few seconds, and say how
  * many runs are done, so a provisional table is never mistaken for a final one. Imported runs get
  * their own table when a group of them has several seeds (read from their names, seedOf).
  */
 import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
-import { baseLabel, compareSeeds, comparisonCsv, nanAsNull, pm } from '../../rl/findings';
-import type { Comparison, Verdict } from '../../rl/findings';
-import { REWARD_TAIL, stepSpan, summarize, summaryKeys } from '../../rl/summary';
-import type { RunSummary } from '../../rl/summary';
+import { baseLabel, compareSeeds, comparisonCsv, nanAsNull, pm } from '../../report/findings';
+import type { Comparison, Verdict } from '../../report/findings';
+import { REWARD_TAIL, stepSpan, summarize, summaryKeys } from '../../report/summary';
+import type { RunSummary } from '../../report/summary';
 import { download, fileName } from '../export';
 import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../store';

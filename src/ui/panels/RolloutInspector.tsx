@@ -12,7 +12,7 @@ import { resolveRun } from '../../core/config';
 import type { AdvantageOptions, EstimatorChoice } from '../../core/config';
 import { showTokens } from '../../core/vocab';
 import { advantageBasis } from '../../rl/advantage';
-import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../runtime/protocol';
+import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../workers/protocol';
 import { runData } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../store';
 import type { LabState } from '../store';
@@ -187,7 +187,7 @@ const Trajectory = memo(function Trajectory({
   );
 });
 
-/** The worker sends the first groups of a batch (runtime/inspect.ts): say so where there are more. */
+/** The worker sends the first groups of a batch (workers/inspect.ts): say so where there are more. */
 function shownOf(trajs: readonly InspectedTrajectory[], batchSize: number): string {
   const groups = new Set(trajs.map((x) => x.group)).size;
   return groups > 0 && groups < batchSize ? ` (the first ${groups} of ${batchSize} groups)` : '';

@@ -4,7 +4,7 @@
  * it, its score and its advantage under the run's estimator; a child is a refinement of the
  * node it hangs from. The nodes' prompts and responses follow below it, in generation order.
  */
-import type { InspectedTurn } from '../../runtime/protocol';
+import type { InspectedTurn } from '../../workers/protocol';
 
 type Node = InspectedTurn & { node: { index: number; parent: number } };
 

@@ -17,7 +17,7 @@ import { createPortal } from 'react-dom';
 import { usePlotArea, useXAxisInverseScale, useXAxisScale, useYAxisScale } from 'recharts';
 import { bandPath, formatSignificant, linePath, nearest } from '../plot';
 import type { Scale } from '../plot';
-import type { RunId } from '../../runtime/protocol';
+import type { RunId } from '../../workers/protocol';
 
 /** One line of a chart: a metric key of one run (or of a config entry's seeds). */
 export interface SeriesSpec {

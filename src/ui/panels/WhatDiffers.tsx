@@ -1,6 +1,6 @@
 /**
  * "What differs": per agent, in plain words, how GRPO and Dr. MAS weigh the same batches. The
- * sentences come from rl/what-differs.ts, read from the recorded history of one run (the first whose
+ * sentences come from report/what-differs.ts, read from the recorded history of one run (the first whose
  * own estimator is GRPO or Dr. MAS, so the two estimators' correlation was measured): its same-batch
  * diagnostics weigh its rows by both estimators, which is why one seed is enough. It follows
  * training every couple of seconds, like Findings.
@@ -8,7 +8,7 @@
 import { useMemo } from 'react';
 import { agentKey, agentSameBatchKey, M, SAME_BATCH_STATS } from '../../core/metrics';
 import { resolveRun } from '../../core/config';
-import { DIFFERS_WINDOW, whatDiffers } from '../../rl/what-differs';
+import { DIFFERS_WINDOW, whatDiffers } from '../../report/what-differs';
 import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../store';
 import type { LabState } from '../store';

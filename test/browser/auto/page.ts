@@ -4,9 +4,9 @@
  * WebGPU and WebGL are measured against wasm rather than skipped.
  */
 import * as tf from '@tensorflow/tfjs';
-import { selectBackend } from '../../../src/runtime/backend';
-import type { BackendReport } from '../../../src/runtime/backend-types';
-import { browserPlatform } from '../../../src/runtime/platform-browser';
+import { selectBackend } from '../../../src/backends/backend';
+import type { BackendReport } from '../../../src/backends/backend-types';
+import { browserPlatform } from '../../../src/backends/platform-browser';
 
 async function chooseAuto(budgetMs: number): Promise<BackendReport> {
   return selectBackend(tf, 'auto', browserPlatform, {

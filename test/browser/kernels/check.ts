@@ -11,7 +11,7 @@ import { layerNorm, linear, matmul, mlp } from '../../../src/model/layers';
 import { cachedAttention, selfAttention } from '../../../src/model/kernels/attention';
 import { WEBGPU_FAMILIES, webgpuKernelsAvailable } from '../../../src/model/kernels/webgpu';
 import { GPT, MASK } from '../../../src/model/gpt';
-import { gptConfig } from '../../../src/model/gpt-config';
+import { gptConfig } from '../../../src/core/gpt-config';
 import { AdamW } from '../../../src/model/optim';
 import { setFusedKernels } from '../../../src/model/kernels/wasm';
 

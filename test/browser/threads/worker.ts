@@ -9,7 +9,7 @@
  * ones must split the GEMMs as before.
  */
 import * as tf from '@tensorflow/tfjs';
-import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../../src/runtime/platform-browser';
+import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../../src/backends/platform-browser';
 import { setFusedKernels, wasmKernelThreads } from '../../../src/model/kernels/wasm';
 import {
   kernelThreadsControl,
@@ -17,7 +17,7 @@ import {
   splitCounts,
 } from '../../../src/model/kernels/kernel-threads';
 import { GPT } from '../../../src/model/gpt';
-import { gptConfig } from '../../../src/model/gpt-config';
+import { gptConfig } from '../../../src/core/gpt-config';
 import { disposeBatch, packRows, toTensors } from '../../../src/model/logprobs';
 import { nextTokenLoss, supervisedStep } from '../../../src/model/warmstart';
 import { AdamW } from '../../../src/model/optim';

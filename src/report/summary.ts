@@ -7,7 +7,7 @@
  * and the skipped updates; under mcts, the search's best node and each agent's nodes per tree. Pure: no tfjs, no DOM, no Node APIs.
  */
 import { agentKey, evalAvgKey, evalPassKey, GRAD_NORM, M, MCTS_KEYS } from '../core/metrics';
-import { gradSpikes } from './stats';
+import { gradSpikes } from '../rl/stats';
 
 /** Steps whose training reward is averaged for the `reward (last N)` figure, unless told otherwise. */
 export const REWARD_TAIL = 10;
@@ -61,16 +61,35 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
 }
 
+/** How a figure reads its metric's column: its last finite value, the mean of the last `rewardTail` finite values, or the sum of them all. */
+type Reduce = 'last' | 'tail' | 'sum';
+
+/**
+ * The run's figures: each one metric key and how it is read. The one list of them: `summarize`
+ * computes these and `summaryKeys` names their keys, so a figure is added in one place.
+ */
+const runFigures = (evalK: number) =>
+  ({
+    evalAvg: [evalAvgKey(evalK), 'last'],
+    evalPass: [evalPassKey(evalK), 'last'],
+    finalReward: [M.rewardMean, 'tail'],
+    treeBest: [MCTS_KEYS.treeBest, 'tail'],
+    treeSolved: [MCTS_KEYS.treeSolved, 'tail'],
+    skippedUpdates: [M.updateSkipped, 'sum'],
+    envErrors: [M.envErrors, 'sum'],
+  }) satisfies Record<string, [string, Reduce]>;
+
+/** Each agent's keys: its pre-clip gradient norm (median, max, spikes) and, over the tail, its own success and nodes. */
+const agentKeys = (agent: string) => ({
+  gradNorm: agentKey(agent, GRAD_NORM),
+  ownSuccess: agentKey(agent, 'own_success'),
+  nodes: agentKey(agent, 'nodes'),
+});
+
 /** The metric keys a summary reads, so a caller holding whole frames reads only these (the page's Findings and Map). */
 export const summaryKeys = (agents: readonly string[], evalK: number): string[] => [
-  M.rewardMean,
-  M.updateSkipped,
-  M.envErrors,
-  evalAvgKey(evalK),
-  evalPassKey(evalK),
-  MCTS_KEYS.treeBest,
-  MCTS_KEYS.treeSolved,
-  ...agents.flatMap((a) => [agentKey(a, GRAD_NORM), agentKey(a, 'own_success'), agentKey(a, 'nodes')]),
+  ...Object.values(runFigures(evalK)).map(([key]) => key),
+  ...agents.flatMap((a) => Object.values(agentKeys(a))),
 ];
 
 export function summarize(
@@ -82,42 +101,41 @@ export function summarize(
   rewardTail = REWARD_TAIL,
 ): RunSummary {
   const col = (key: string) => history.map((m) => m[key] ?? NaN);
-  const last = (key: string) => col(key).filter(Number.isFinite).at(-1) ?? NaN;
+  const finite = (key: string) => col(key).filter(Number.isFinite);
   const tailMean = (key: string) => {
     const xs = col(key).slice(-rewardTail).filter(Number.isFinite);
     return xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : NaN;
   };
-  const sum = (key: string) =>
-    col(key)
-      .filter(Number.isFinite)
-      .reduce((a, x) => a + x, 0);
+  const read: Record<Reduce, (key: string) => number> = {
+    last: (key) => finite(key).at(-1) ?? NaN,
+    tail: tailMean,
+    sum: (key) => finite(key).reduce((a, x) => a + x, 0),
+  };
+  const figures = Object.fromEntries(
+    Object.entries(runFigures(evalK)).map(([name, [key, reduce]]) => [name, read[reduce](key)]),
+  ) as Record<keyof ReturnType<typeof runFigures>, number>;
   return {
     run,
     seed,
     steps: history.length,
     evalK,
-    evalAvg: last(evalAvgKey(evalK)),
-    evalPass: last(evalPassKey(evalK)),
-    finalReward: tailMean(M.rewardMean),
-    treeBest: tailMean(MCTS_KEYS.treeBest),
-    treeSolved: tailMean(MCTS_KEYS.treeSolved),
+    ...figures,
     rewardTail,
-    skippedUpdates: sum(M.updateSkipped),
-    envErrors: sum(M.envErrors),
     agents: Object.fromEntries(
       agents.map((a) => {
-        const g = col(agentKey(a, GRAD_NORM));
-        const finite = g.filter(Number.isFinite);
+        const keys = agentKeys(a);
+        const g = col(keys.gradNorm);
+        const gFinite = g.filter(Number.isFinite);
         const spikes = gradSpikes(g).length;
         return [
           a,
           {
             gradNormMedian: median(g),
-            gradNormMax: finite.length ? finite.reduce((x, y) => Math.max(x, y)) : NaN,
+            gradNormMax: gFinite.length ? gFinite.reduce((x, y) => Math.max(x, y)) : NaN,
             spikes,
             spikeFrac: history.length ? spikes / history.length : NaN,
-            ownSuccess: tailMean(agentKey(a, 'own_success')),
-            nodes: tailMean(agentKey(a, 'nodes')),
+            ownSuccess: tailMean(keys.ownSuccess),
+            nodes: tailMean(keys.nodes),
           },
         ];
       }),

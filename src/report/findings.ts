@@ -1,7 +1,7 @@
 /**
  * Findings: the runs of an experiment compared over seeds, one pure module for the CLI's tables
  * (`lab train`, `lab report`) and the page's Findings view, so both show the same numbers. For each
- * figure of the run summaries (src/rl/summary.ts): every run's mean over its seeds with a 95 %
+ * figure of the run summaries (src/report/summary.ts): every run's mean over its seeds with a 95 %
  * confidence interval, and every later run's paired difference from the first run (same seed, same
  * task stream: the pairing removes the seed-to-seed spread the runs share), with a verdict
  * computed from that interval. Pure: summaries in, rows out.

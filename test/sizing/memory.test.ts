@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { ExperimentSchema } from '../../src/core/config';
-import { estimateMemory, WASM_LIMIT_BYTES } from '../../src/runtime/memory';
+import { estimateMemory, WASM_LIMIT_BYTES } from '../../src/sizing/memory';
 
 describe('the memory estimate of a config', () => {
   it('grows with B·G and the model, and stays an upper bound of the measured peaks', () => {

@@ -1,10 +1,10 @@
 /**
  * The policy GPT's architecture as plain numbers: its config (a named size over the lab
  * vocabulary), the limits a file's header is checked against, and every parameter's name and
- * shape. No tfjs, so the page can size a config (runtime/memory.ts) without loading the model.
+ * shape. No tfjs, so the page can size a config (sizing/memory.ts) without loading the model.
  */
-import { MODEL_SIZES, type ModelPreset, type ModelSize } from '../core/model-sizes';
-import { VOCAB } from '../core/vocab';
+import { MODEL_SIZES, type ModelPreset, type ModelSize } from './model-sizes';
+import { VOCAB } from './vocab';
 import { shown } from './signed-file';
 
 /** Architecture hyper-parameters: a named size (core/model-sizes.ts) over the lab vocabulary. */

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { compareSeeds, comparisonCsv, comparisonTable, estimate, t975, verdict } from '../../src/rl/findings';
-import { summarize } from '../../src/rl/summary';
+import {
+  compareSeeds,
+  comparisonCsv,
+  comparisonTable,
+  estimate,
+  t975,
+  verdict,
+} from '../../src/report/findings';
+import { summarize } from '../../src/report/summary';
 
 /** A run summary from a made-up history: grad norms of agent `a`, rewards, skips and a final eval. */
 const run = (label: string, seed: number, grads: number[], evalAvg: number, skipped = 0) =>

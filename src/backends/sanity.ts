@@ -10,7 +10,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { GPT, MASK } from '../model/gpt';
-import { gptConfig } from '../model/gpt-config';
+import { gptConfig } from '../core/gpt-config';
 import { disposeBatch, packRows, toTensors } from '../model/logprobs';
 import { AdamW } from '../model/optim';
 import { update } from '../model/update';

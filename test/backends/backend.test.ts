@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { describeReport, isSoftware, selectBackend } from '../../src/runtime/backend';
-import type { Platform } from '../../src/runtime/backend';
-import { maxRelativeDiff, sanityStep } from '../../src/runtime/sanity';
-import { nodePlatform } from '../../src/runtime/platform-node';
-import { MEASUREMENT_VERSION, measurementKey } from '../../src/runtime/auto-choice';
+import { describeReport, isSoftware, selectBackend } from '../../src/backends/backend';
+import type { Platform } from '../../src/backends/backend';
+import { maxRelativeDiff, sanityStep } from '../../src/backends/sanity';
+import { nodePlatform } from '../../src/backends/platform-node';
+import { MEASUREMENT_VERSION, measurementKey } from '../../src/backends/auto-choice';
 import { VOCAB } from '../../src/core/vocab';
 
 describe('sanity step', () => {

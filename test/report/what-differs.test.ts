@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import type { EstimatorName } from '../../src/core/config';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { pearson } from '../../src/rl/same-batch';
-import { whatDiffers } from '../../src/rl/what-differs';
+import { whatDiffers } from '../../src/report/what-differs';
 import { TASKS, type TaskName } from '../../src/tasks/registry';
 import { demoRollout } from '../tasks/helpers';
-import { stepAdvantages } from './fixtures';
+import { stepAdvantages } from '../rl/fixtures';
 
 const OPTIONS = { normalizeStd: true, eps: 1e-6, singleton: 'raw' as const };
 

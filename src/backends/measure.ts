@@ -6,7 +6,7 @@
  * budget that is left, so a stalled device cannot hang the start: a step still running when its
  * time is up is left to finish unseen (its model is freed when it does) and gives no figure.
  */
-import { gptConfig } from '../model/gpt-config';
+import { gptConfig } from '../core/gpt-config';
 import { GPT } from '../model/gpt';
 import type { ModelPreset } from '../core/model-sizes';
 import { disposeBatch, packRows, toTensors } from '../model/logprobs';

@@ -2,7 +2,8 @@
  * Dedicated worker hosting one run: a thin adapter between the page's messages (protocol.ts) and
  * a RunDriver (train/driver.ts), which owns the step loop, saves, the lost-device fallback and
  * rollout throttling exactly as it does for the CLI. This file only picks the backend (with the
- * sanity check), loads the base models or the saved state, and connects the driver to the page:
+ * sanity check; its threads, kernels and fallback are run-backend.ts), loads the base models or the
+ * saved state, and connects the driver to the page:
  * frames go out as one transferred Float64Array per step, states go to IndexedDB once the page has
  * stored the frames before them, environments run in a pool of nested env workers with a time
  * limit. tfjs lives only in workers.
@@ -12,9 +13,7 @@ import type { BackendName } from '../core/config';
 import { runRepeats } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';
-import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
-import { webgpuKernelsAvailable } from '../model/kernels/webgpu';
-import { RunDriver, type BackendSwitcher, type DriverSink } from '../train/driver';
+import { RunDriver, type DriverSink } from '../train/driver';
 import {
   checkRunIdentity,
   decodeRunState,
@@ -22,55 +21,19 @@ import {
   stateFileName,
   type RunState,
 } from '../train/run-state';
-import { timedPreset } from './auto-choice';
-import { selectBackend } from './backend';
-import type { BackendReport } from './backend-types';
+import { timedPreset } from '../backends/auto-choice';
+import { selectBackend } from '../backends/backend';
+import type { BackendReport } from '../backends/backend-types';
 import { loadBaseModels } from './base-models';
 import { inspectBatch } from './inspect';
+import { backendSwitcher, kernelsInUse, withThreads } from './run-backend';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
-import { browserPlatform, setWasmThreads, wasmThreadsRunning } from './platform-browser';
-import { getState, putState, stateKey } from './state-store';
-import { isFull } from './idb';
+import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
+import { getState, putState, stateKey } from '../runtime/state-store';
+import { isFull } from '../runtime/idb';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
-
-/** What the ready and fallback messages say about kernels (the fused ones exist for wasm and webgpu). */
-function kernelsInUse(): string {
-  const wasm = KERNEL_FAMILIES.filter((f) => fusedKernelsAvailable(f));
-  if (wasm.length) return `fused wasm SIMD (${wasm.join(', ')})`;
-  const gpu = KERNEL_FAMILIES.filter((f) => webgpuKernelsAvailable(f));
-  return gpu.length ? `fused WGSL (${gpu.join(', ')})` : `tfjs ${tf.getBackend()} ops`;
-}
-
-/** The report with the threads the wasm backend runs, when wasm is the backend chosen. */
-async function withThreads(report: BackendReport): Promise<BackendReport> {
-  return report.backend === 'wasm' ? { ...report, threads: await wasmThreadsRunning() } : report;
-}
-
-/**
- * The worker's backend for the driver: a GPU device can be lost (driver reset, GPU removed, a long
- * background spell), and then the run falls back to wasm.
- */
-function backendSwitcher(report: BackendReport): BackendSwitcher<BackendReport> {
-  type Lost = { reason?: string; message?: string };
-  const device =
-    report.backend === 'webgpu'
-      ? (tf.backend() as unknown as { device?: { lost?: Promise<Lost> } }).device
-      : undefined;
-  return {
-    guarded: () => ['webgpu', 'webgl'].includes(tf.getBackend()),
-    lost:
-      device?.lost?.then(
-        (info) => `GPU device lost (${info.reason ?? 'unknown'}: ${info.message || 'no message'})`,
-      ) ?? new Promise(() => {}),
-    async fallBack() {
-      const wasm = await selectBackend(tf, 'wasm', browserPlatform);
-      if (!wasm.backend) throw new Error(`wasm refused: ${wasm.attempts.map((a) => a.reason).join('; ')}`);
-      return withThreads(wasm);
-    },
-  };
-}
 
 /** The run this worker hosts: its id and backend, and once started its driver. */
 class RunHost {

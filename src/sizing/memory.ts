@@ -10,14 +10,14 @@
  * log-softmax and gradient (3·V). Parameters count 6× (weights, AdamW m and v, gradients, their
  * sum, the KL reference). A fixed base covers Node, tfjs and the wasm module.
  *
- * It lives with the backends because a limit is a backend's: the CLI and the page refuse a config
- * over it with one message (`memoryVerdict`). No tfjs: the page computes it in its main bundle.
+ * The limit is the wasm backend's heap: the CLI and the page refuse a config over it with one
+ * message (`memoryVerdict`). No tfjs: the page computes it in its main bundle.
  */
 import type { BackendName, Experiment } from '../core/config';
-import { gptConfig, paramSpecs } from '../model/gpt-config';
+import { gptConfig, paramSpecs } from '../core/gpt-config';
 import { getTask } from '../tasks/registry';
 import { MAX_CONTEXT } from '../tasks/types';
-import { modelSlots } from '../train/slots';
+import { modelSlots } from './slots';
 
 /** Node, tfjs and the wasm module before any model (measured: 0.3 GB RSS). */
 export const BASE_BYTES = 0.3e9;

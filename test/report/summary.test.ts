@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareSeeds } from '../../src/rl/findings';
-import { summarize, trainedNothing } from '../../src/rl/summary';
+import { compareSeeds } from '../../src/report/findings';
+import { summarize, summaryKeys, trainedNothing } from '../../src/report/summary';
 
 /** A run of `skips.length` steps whose step s skipped `skips[s]` of its model updates. */
 const run = (skips: number[]) =>
@@ -26,7 +26,7 @@ describe('a run that never trained', () => {
 describe("a search's own outcome (mcts)", () => {
   it('averages the best node, the solved share and each arm’s nodes over the tail, and Findings compares them', () => {
     // 12 steps; the last 10 have tree_best 0.5 + s/100, solved 1 on even steps, coder 6 and tester 2 nodes.
-    const history = Array.from({ length: 12 }, (_, s) => ({
+    const history = Array.from({ length: 12 }, (_, s): Record<string, number> => ({
       'reward/mean': 0.1,
       'rollout/tree_best': 0.5 + s / 100,
       'rollout/tree_solved': s % 2 === 0 ? 1 : 0,
@@ -57,5 +57,26 @@ describe("a search's own outcome (mcts)", () => {
     expect(solved.runs.map((r) => r.mean)).toEqual([0.5, 1]);
     // Off mcts, Findings shows no search rows.
     expect(compareSeeds([plain]).figures.map((f) => f.name)).not.toContain('trees solved (last 10)');
+  });
+});
+
+describe('the keys a summary reads', () => {
+  it('are all summaryKeys names: a history cut to them gives the same summary, every figure read', () => {
+    const agents = ['a', 'b'];
+    const keys = summaryKeys(agents, 4);
+    // Every key recorded at every step, beside keys no summary reads.
+    const history = Array.from({ length: 12 }, (_, s): Record<string, number> => ({
+      ...Object.fromEntries(keys.map((k, i) => [k, ((s + 1) * (i + 2)) % 7])),
+      'loss/total': s,
+      'agent/a/entropy': 1,
+    }));
+    const full = summarize('R', 0, history, agents, 4, 10);
+    const cut = history.map((m) => Object.fromEntries(keys.map((k) => [k, m[k]])));
+    expect(summarize('R', 0, cut, agents, 4, 10)).toEqual(full);
+    // Each figure came from a recorded key (a key summarize reads but summaryKeys left out is NaN in the cut).
+    const { run: _run, agents: perAgent, ...figures } = full;
+    const numbers = [...Object.values(figures), ...Object.values(perAgent).flatMap((x) => Object.values(x))];
+    expect(numbers.filter((x) => Number.isNaN(x))).toEqual([]);
+    expect(numbers.length).toBeGreaterThan(10);
   });
 });

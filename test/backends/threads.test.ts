@@ -1,12 +1,12 @@
 /**
- * The wasm thread rule (src/runtime/threads.ts): `auto` divides the cores among the runs training
+ * The wasm thread rule (src/backends/threads.ts): `auto` divides the cores among the runs training
  * at once, at least 1 and at most MAX_AUTO_THREADS, only on a cross-origin isolated page; an
- * explicit count is used as asked; and how many runs train at once (client.ts runsAtOnce).
+ * explicit count is used as asked; and how many runs train at once (workers/run-start.ts runsAtOnce).
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
-import { runsAtOnce } from '../../src/runtime/client';
-import { MAX_AUTO_THREADS, isThreadSetting, wasmThreadsFor } from '../../src/runtime/threads';
+import { runsAtOnce } from '../../src/workers/run-start';
+import { MAX_AUTO_THREADS, isThreadSetting, wasmThreadsFor } from '../../src/backends/threads';
 
 const isolated = (cores: number) => ({ cores, isolated: true });
 

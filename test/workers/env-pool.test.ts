@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
-import { WorkerEnvRunner } from '../../src/runtime/env-pool';
-import { nodeEnvWorker, threadWorker } from '../../src/runtime/env-pool-node';
+import { WorkerEnvRunner } from '../../src/workers/env-pool';
+import { nodeEnvWorker, threadWorker } from '../../src/workers/env-pool-node';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import { InProcessEnvRunner } from '../../src/tasks/env';
 import type { EnvStepInput } from '../../src/tasks/env';

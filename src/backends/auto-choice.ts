@@ -6,7 +6,7 @@
  */
 import type { Experiment } from '../core/config';
 import { MODEL_PRESETS, type ModelPreset } from '../core/model-sizes';
-import { modelSlots } from '../train/slots';
+import { modelSlots } from '../sizing/slots';
 import type { AdapterInfo, ConcreteBackend, Measurement, Timing } from './backend-types';
 
 /** All of `auto`'s timed steps together stay under this (≤ 3 s in all, docs/backends.md#compute-backends). */

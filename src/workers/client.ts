@@ -1,115 +1,22 @@
 /**
- * The page's handle on run workers. `probeBackend` checks a backend (the shell's indicator);
- * `LabSession` owns one worker per run × seed of an experiment and is the only listener on them,
- * handing every message to the page's one reducer (ui/lab.ts). Imports no tfjs: Vite bundles the worker as
- * its own chunk, so tfjs never reaches the main bundle.
+ * The page's handle on run workers: `LabSession` owns one worker per run × seed of an experiment
+ * and is the only listener on them, handing every message to the page's one reducer (ui/lab.ts).
+ * How each worker is made and started, and how many at once, is run-start.ts; the backend
+ * indicator's worker is probe.ts.
  */
-import type { BackendName, Experiment, LiveParam } from '../core/config';
+import type { Experiment, LiveParam } from '../core/config';
 import { runRepeats } from '../core/config';
 import { agreedStep, withScheduled, type HoldAnswer } from '../core/live-schedule';
-import type { ModelPreset } from '../core/model-sizes';
-import type { BackendReport } from './backend-types';
-import { runId } from './protocol';
-import { stateKey } from './state-store';
-import type { StorageFault } from './storage-fault';
-import type { FromWorker, Measurements, RunId, ToWorker } from './protocol';
-
-const newWorker = (name: string) =>
-  new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
-
-let counter = 0;
-const nextId = (): RunId => runId(`run-${++counter}`);
-
-export interface BackendProbe {
-  /** Resolves once a worker has chosen (or refused) the backend. */
-  report: Promise<BackendReport>;
-  /** Stops the probe if it is still running. */
-  cancel(): void;
-}
-
-/**
- * The shell's backend indicator: a run worker that only selects a backend and is then
- * terminated, so it does not hold a GPU device or wasm memory while the runs train. `auto` times
- * `preset` on each candidate (wasm on `threads`, as the runs will run it) unless `measurements`
- * holds a measurement of these devices.
- */
-export function probeBackend(
-  backend: BackendName,
-  preset: ModelPreset,
-  measurements: Measurements = {},
-  threads = 1,
-): BackendProbe {
-  const id = nextId();
-  const worker = newWorker(id);
-  const report = new Promise<BackendReport>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<FromWorker>) => {
-      if (e.data.type === 'backend') resolve(e.data.report);
-      else if (e.data.type === 'error') reject(new Error(e.data.message));
-    };
-    worker.onerror = (e) => reject(new Error(`worker failed to start: ${e.message || 'script error'}`));
-  }).finally(() => worker.terminate());
-  worker.postMessage({ type: 'init', runId: id, backend, preset, measurements, threads } satisfies ToWorker);
-  return { report, cancel: () => worker.terminate() };
-}
-
-export interface RunInfo {
-  id: RunId;
-  label: string;
-  seed: number;
-  runIndex: number;
-  /** The experiment it belongs to: a link sweep's cell (its index), 0 for a session of one experiment. */
-  cell: number;
-  /** Waits in the session's queue for a free worker (it has none yet). */
-  queued: boolean;
-}
-
-/**
- * How many run workers a session keeps at once: one per core, at least 2 (the two runs of the
- * default comparison side by side), at most 8. Runs beyond wait in a queue, seed by seed.
- */
-export function workerSlots(cores: number = globalThis.navigator?.hardwareConcurrency ?? 2): number {
-  return Math.max(2, Math.min(8, Math.floor(cores) || 2));
-}
-
-/** How many of the experiment's runs (a link sweep's: all its cells') train at once: one per worker slot (the rest wait in the queue). */
-export function runsAtOnce(
-  config: Experiment | readonly Experiment[],
-  cores: number = globalThis.navigator?.hardwareConcurrency ?? 2,
-): number {
-  const runs = (Array.isArray(config) ? config : [config as Experiment]).flatMap((c) => runRepeats(c)).length;
-  return Math.min(runs, workerSlots(cores));
-}
-
-export interface SessionOptions {
-  /** Checkpoint files to start from instead of the shipped base models (every run gets a copy). */
-  uploads?: { name: string; bytes: ArrayBuffer }[];
-  /** Keep each run's state in IndexedDB under this session id (and resume from it). */
-  persist?: {
-    session: string;
-    every: number;
-    resume: boolean;
-    /** With `resume`: the stateKey()s of the runs that have a saved state; the others start from step 0. */
-    saved?: readonly string[];
-    /** Tests only: the storage-fault.ts plan each worker's saves follow. */
-    fault?: StorageFault | null;
-    /**
-     * Stores run `run`'s frames before `step` and says whether they are (`full`: refused for want
-     * of room): its worker writes its state after `step` steps only if they are. Absent: nothing
-     * is recorded, and every state is written.
-     */
-    framesStored?: (run: RunId, step: number) => Promise<{ stored: boolean; full?: boolean }>;
-  };
-  /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
-  ids?: RunId[];
-  /** Workers at once (default: workerSlots()). */
-  slots?: number;
-  /** `auto`'s kept measurements, read as each run starts (one taken meanwhile is reused). */
-  measurements?: () => Measurements;
-  /** Threads for each run's wasm backend (threads.ts), read as each run starts; 1 if absent. */
-  threads?: () => number;
-  /** Tests only: makes each run's worker (default: run.worker.ts as a module worker). */
-  newWorker?: (name: string) => Worker;
-}
+import type { FromWorker, RunId, ToWorker } from './protocol';
+import {
+  newRunWorker,
+  nextRunId,
+  queuedText,
+  startMessage,
+  workerSlots,
+  type RunInfo,
+  type SessionOptions,
+} from './run-start';
 
 /**
  * Every run × seed of an experiment, one worker each, at most `slots` at once: the others wait in a
@@ -151,7 +58,7 @@ export class LabSession {
     this.configs = Array.isArray(config) ? [...config] : [config as Experiment];
     this.runs = this.configs
       .flatMap((c, cell) => runRepeats(c).map((r) => ({ ...r, cell })))
-      .map((r, i) => ({ id: options.ids?.[i] ?? nextId(), ...r, queued: true }));
+      .map((r, i) => ({ id: options.ids?.[i] ?? nextRunId(), ...r, queued: true }));
     const order = [...this.runs].sort(
       (a, b) => a.cell - b.cell || a.seed - b.seed || a.runIndex - b.runIndex,
     );
@@ -181,7 +88,7 @@ export class LabSession {
   /** A worker for the run, listened to but not yet started. */
   private spawn(info: RunInfo): Worker {
     info.queued = false;
-    const worker = (this.options.newWorker ?? newWorker)(`${info.label} (${info.id})`);
+    const worker = (this.options.newWorker ?? newRunWorker)(`${info.label} (${info.id})`);
     this.workers.set(info.id, worker);
     worker.onmessage = (e: MessageEvent<FromWorker>) => this.dispatch(info, worker, e.data);
     // A crash (an uncaught error in the worker) sends no state of its own: the session fails the
@@ -198,20 +105,7 @@ export class LabSession {
 
   /** One start message: the worker selects the backend, reports it, and loads the run. */
   private begin(info: RunInfo, worker: Worker): void {
-    const config = this.configs[info.cell];
-    worker.postMessage({
-      type: 'start',
-      runId: info.id,
-      backend: config.backend,
-      config,
-      run: info.runIndex,
-      seed: info.seed,
-      label: info.label,
-      measurements: this.options.measurements?.() ?? {},
-      threads: this.options.threads?.() ?? 1,
-      uploads: this.options.uploads ?? [],
-      ...(this.options.persist ? { persist: persistOf(this.options.persist, info) } : {}),
-    } satisfies ToWorker);
+    worker.postMessage(startMessage(info, this.configs[info.cell], this.options));
     if (this.paceMs > 0)
       worker.postMessage({ type: 'pace', runId: info.id, delayMs: this.paceMs } satisfies ToWorker);
   }
@@ -377,16 +271,3 @@ export class LabSession {
     this.queue.length = 0;
   }
 }
-
-/** A run's persistence: resumed only if it has a saved state (a run that waited in the queue may have none). */
-function persistOf(p: NonNullable<SessionOptions['persist']>, run: RunInfo) {
-  return {
-    session: p.session,
-    every: p.every,
-    resume: p.resume && (p.saved?.includes(stateKey(run.runIndex, run.label)) ?? true),
-    ...(p.fault ? { fault: p.fault } : {}),
-  };
-}
-
-/** What a queued run's status says: its place in the line. */
-export const queuedText = (i: number, n: number) => `queued for a free worker (${i + 1} of ${n})`;

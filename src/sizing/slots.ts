@@ -1,7 +1,7 @@
 /**
  * Which models an experiment needs and which agents each serves (config `models.assignment`,
  * `models.ids`, `models.perAgent`), checked against the task. No tfjs: the page sizes a config
- * from it (runtime/memory.ts) before anything is built; models.ts builds the networks.
+ * from it (memory.ts) before anything is built; train/models.ts builds the networks.
  */
 import type { Experiment, PerAgentField } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';

@@ -8,9 +8,9 @@ import {
   figureOf,
   measurementKey,
   timedPreset,
-} from '../../src/runtime/auto-choice';
-import type { Timing } from '../../src/runtime/backend-types';
-import { timeTrainStep } from '../../src/runtime/measure';
+} from '../../src/backends/auto-choice';
+import type { Timing } from '../../src/backends/backend-types';
+import { timeTrainStep } from '../../src/backends/measure';
 
 describe("auto's choice", () => {
   it('times a real train step after a warm-up, frees what it built, and keeps the least timed step', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Prng } from '../../src/core/prng';
 import { computeAdvantages } from '../../src/rl/advantage';
-import { inspectBatch } from '../../src/runtime/inspect';
+import { inspectBatch } from '../../src/workers/inspect';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import type { Policy } from '../../src/tasks/orchestrator';
 import { sampleInstances, TASKS } from '../../src/tasks/registry';

@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
-import { LabSession } from '../../src/runtime/client';
-import type { FromWorker, ToWorker } from '../../src/runtime/protocol';
+import { LabSession } from '../../src/workers/client';
+import type { FromWorker, ToWorker } from '../../src/workers/protocol';
 
 /** A worker that keeps the messages it is sent; `crash` raises the error event a crash raises. */
 class RecordingWorker {

@@ -28,7 +28,7 @@ export function threadWorker(worker: Worker): WorkerLike {
   return like;
 }
 
-/** The environment worker of src/runtime/env.worker.node.ts in a thread of its own. */
+/** The environment worker of env.worker.node.ts in a thread of its own. */
 export function nodeEnvWorker(): WorkerLike {
   return threadWorker(tsxThread(new URL('./env.worker.node.ts', import.meta.url)));
 }

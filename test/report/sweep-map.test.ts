@@ -2,10 +2,10 @@
 // cell), its lines against one dial (the Map's charts), and a sweep folder read from its files'
 // text (how the page opens one).
 import { describe, expect, it } from 'vitest';
-import { csvText } from '../../src/rl/findings';
-import { summarize } from '../../src/rl/summary';
+import { csvText } from '../../src/report/findings';
+import { summarize } from '../../src/report/summary';
 import { parseDial, SweepRefused } from '../../src/rl/sweep';
-import { defaultMapX, loadSweep, mapCharts, sweepMapCells } from '../../src/rl/sweep-map';
+import { defaultMapX, loadSweep, mapCharts, sweepMapCells } from '../../src/report/sweep-map';
 
 // One step per run: reward r, eval r/2, alice's own success o, a gradient norm of 1.
 const run = (label: string, seed: number, r: number, o: number) =>

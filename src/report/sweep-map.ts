@@ -14,8 +14,14 @@ import type { Comparison, Verdict } from './findings';
 import { parseMetrics } from './metrics-lines';
 import { summarize } from './summary';
 import type { RunSummary } from './summary';
-import { readSweepFile, SweepRefused } from './sweep';
-import type { CellResult, Params, SweepFile } from './sweep';
+import { readSweepFile, SweepRefused } from '../rl/sweep';
+import type { Params, SweepFile } from '../rl/sweep';
+
+/** One cell's runs as recorded: a summary per run × seed (empty when nothing is recorded yet). */
+export interface CellResult {
+  params: Params;
+  summaries: readonly RunSummary[];
+}
 
 /** Every run × seed of a train folder summarized from its metrics.jsonl records, as `lab report` does. */
 export function cellSummaries(

@@ -1,0 +1,106 @@
+/**
+ * How a session's runs are started: one module worker each (run.worker.ts), at most one per core
+ * at once with the rest queued, and one `start` message that carries everything the worker needs.
+ * Imports no tfjs: Vite bundles the worker as its own chunk, so tfjs never reaches the main bundle.
+ */
+import type { Experiment } from '../core/config';
+import { runRepeats } from '../core/config';
+import { stateKey } from '../runtime/state-store';
+import type { StorageFault } from '../runtime/storage-fault';
+import { runId } from './protocol';
+import type { Measurements, RunId, ToWorker } from './protocol';
+
+export const newRunWorker = (name: string) =>
+  new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
+
+let counter = 0;
+export const nextRunId = (): RunId => runId(`run-${++counter}`);
+
+export interface RunInfo {
+  id: RunId;
+  label: string;
+  seed: number;
+  runIndex: number;
+  /** The experiment it belongs to: a link sweep's cell (its index), 0 for a session of one experiment. */
+  cell: number;
+  /** Waits in the session's queue for a free worker (it has none yet). */
+  queued: boolean;
+}
+
+/**
+ * How many run workers a session keeps at once: one per core, at least 2 (the two runs of the
+ * default comparison side by side), at most 8. Runs beyond wait in a queue, seed by seed.
+ */
+export function workerSlots(cores: number = globalThis.navigator?.hardwareConcurrency ?? 2): number {
+  return Math.max(2, Math.min(8, Math.floor(cores) || 2));
+}
+
+/** How many of the experiment's runs (a link sweep's: all its cells') train at once: one per worker slot (the rest wait in the queue). */
+export function runsAtOnce(
+  config: Experiment | readonly Experiment[],
+  cores: number = globalThis.navigator?.hardwareConcurrency ?? 2,
+): number {
+  const runs = (Array.isArray(config) ? config : [config as Experiment]).flatMap((c) => runRepeats(c)).length;
+  return Math.min(runs, workerSlots(cores));
+}
+
+/** What a queued run's status says: its place in the line. */
+export const queuedText = (i: number, n: number) => `queued for a free worker (${i + 1} of ${n})`;
+
+export interface SessionOptions {
+  /** Checkpoint files to start from instead of the shipped base models (every run gets a copy). */
+  uploads?: { name: string; bytes: ArrayBuffer }[];
+  /** Keep each run's state in IndexedDB under this session id (and resume from it). */
+  persist?: {
+    session: string;
+    every: number;
+    resume: boolean;
+    /** With `resume`: the stateKey()s of the runs that have a saved state; the others start from step 0. */
+    saved?: readonly string[];
+    /** Tests only: the storage-fault.ts plan each worker's saves follow. */
+    fault?: StorageFault | null;
+    /**
+     * Stores run `run`'s frames before `step` and says whether they are (`full`: refused for want
+     * of room): its worker writes its state after `step` steps only if they are. Absent: nothing
+     * is recorded, and every state is written.
+     */
+    framesStored?: (run: RunId, step: number) => Promise<{ stored: boolean; full?: boolean }>;
+  };
+  /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
+  ids?: RunId[];
+  /** Workers at once (default: workerSlots()). */
+  slots?: number;
+  /** `auto`'s kept measurements, read as each run starts (one taken meanwhile is reused). */
+  measurements?: () => Measurements;
+  /** Threads for each run's wasm backend (threads.ts), read as each run starts; 1 if absent. */
+  threads?: () => number;
+  /** Tests only: makes each run's worker (default: newRunWorker). */
+  newWorker?: (name: string) => Worker;
+}
+
+/** The one message that starts a run's worker: it selects the backend, reports it, and loads the run. */
+export function startMessage(info: RunInfo, config: Experiment, options: SessionOptions): ToWorker {
+  return {
+    type: 'start',
+    runId: info.id,
+    backend: config.backend,
+    config,
+    run: info.runIndex,
+    seed: info.seed,
+    label: info.label,
+    measurements: options.measurements?.() ?? {},
+    threads: options.threads?.() ?? 1,
+    uploads: options.uploads ?? [],
+    ...(options.persist ? { persist: persistOf(options.persist, info) } : {}),
+  };
+}
+
+/** A run's persistence: resumed only if it has a saved state (a run that waited in the queue may have none). */
+function persistOf(p: NonNullable<SessionOptions['persist']>, run: RunInfo) {
+  return {
+    session: p.session,
+    every: p.every,
+    resume: p.resume && (p.saved?.includes(stateKey(run.runIndex, run.label)) ?? true),
+    ...(p.fault ? { fault: p.fault } : {}),
+  };
+}
