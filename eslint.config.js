@@ -38,7 +38,7 @@ const pure = (layer, forbidden = []) => ({
               '**/train/**',
               '**/backends/**',
               '**/workers/**',
-              '**/runtime/**',
+              '**/storage/**',
               '**/ui/**',
               '**/cli/**',
               '**/interop/**',
@@ -96,7 +96,7 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/workers/**', '**/runtime/**', '**/ui/**', '**/cli/**', '**/host/**'],
+              group: ['**/workers/**', '**/storage/**', '**/ui/**', '**/cli/**', '**/host/**'],
               message:
                 'src/backends chooses and sets up a backend: it imports no worker host, storage, UI or CLI.',
             },

@@ -1,12 +1,12 @@
 /**
  * The page's database (`agentwise-lab`, its stores `sessions` and `frames`: persist.ts) over
- * src/runtime/idb.ts, and what the page does when it fails. A write refused for want of room is
+ * src/storage/idb.ts, and what the page does when it fails. A write refused for want of room is
  * the caller's to keep (persist.ts queues its frames again); any other failure, or the browser
  * closing the database under the page (its storage cleared or evicted), turns recording off with
  * one alert. So does a run state its worker cannot write for any reason but room (stopRecording:
  * worker-messages.ts).
  */
-import { database, isFull, LAB_DB } from '../runtime/idb';
+import { database, isFull, LAB_DB } from '../storage/idb';
 import { useLab } from './store';
 
 const db = database(LAB_DB, (e) => disable(e));

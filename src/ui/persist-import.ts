@@ -2,7 +2,7 @@
  * Imports (runs read from other trainers' files) kept in IndexedDB beside the trained sessions, as
  * sessions of kind 'import' under ids of their own, through persist.ts's transactions.
  */
-import { req } from '../runtime/idb';
+import { req } from '../storage/idb';
 import type { RunId } from '../workers/protocol';
 import { recordingOff, withTx } from './lab-db';
 import type { StoredFrame } from './persist';

@@ -16,9 +16,9 @@
  * dropped if another tab took the session over.
  */
 import type { RunId } from '../workers/protocol';
-import { req, sessionKeys } from '../runtime/idb';
-import { deleteStates } from '../runtime/state-store';
-import { refuseIfFull } from '../runtime/storage-fault';
+import { req, sessionKeys } from '../storage/idb';
+import { deleteStates } from '../storage/state-store';
+import { refuseIfFull } from '../storage/storage-fault';
 import { recordingOff, withTx } from './lab-db';
 import { framesSaved, framesUnsaved, storageFault } from './unsaved';
 import { claim, letGo } from './writer-lock';

@@ -10,8 +10,8 @@
  * run whose state is ahead starts over from step 0 (a run is deterministic: on the same backend
  * it recomputes the same frames bit for bit), and the restored note says so.
  */
-import { labelOfKey, statesOf, stateKey } from '../runtime/state-store';
-import type { StateInfo } from '../runtime/state-store';
+import { labelOfKey, statesOf, stateKey } from '../storage/state-store';
+import type { StateInfo } from '../storage/state-store';
 import type { RunView } from './store';
 
 /** n where steps 0…n-1 are all recorded (a run's frames carry 0-based steps): the run's whole part. */

@@ -7,8 +7,8 @@
  * asks the browser once, when a session is first worth keeping (a run's state is stored), to keep
  * its storage (`navigator.storage.persist()`); Past sessions shows the answer.
  */
-import { parseStorageFault } from '../runtime/storage-fault';
-import type { StorageFault } from '../runtime/storage-fault';
+import { parseStorageFault } from '../storage/storage-fault';
+import type { StorageFault } from '../storage/storage-fault';
 import type { RunId, RunStatus } from '../workers/protocol';
 import { useLab } from './store';
 import type { LabState } from './store';

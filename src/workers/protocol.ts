@@ -7,7 +7,7 @@
 import type { BackendName, Experiment, LiveParam } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport, Measurement } from '../backends/backend-types';
-import type { StorageFault } from '../runtime/storage-fault';
+import type { StorageFault } from '../storage/storage-fault';
 
 /** `auto`'s kept measurements by key (auto-choice.ts measurementKey). */
 export type Measurements = Record<string, Measurement>;

@@ -5,8 +5,8 @@
  */
 import type { Experiment } from '../core/config';
 import { runRepeats } from '../core/config';
-import { stateKey } from '../runtime/state-store';
-import type { StorageFault } from '../runtime/storage-fault';
+import { stateKey } from '../storage/state-store';
+import type { StorageFault } from '../storage/storage-fault';
 import { runId } from './protocol';
 import type { Measurements, RunId, ToWorker } from './protocol';
 

@@ -29,8 +29,8 @@ import { inspectBatch } from './inspect';
 import { backendSwitcher, kernelsInUse, withThreads } from './run-backend';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
-import { getState, putState, stateKey } from '../runtime/state-store';
-import { isFull } from '../runtime/idb';
+import { getState, putState, stateKey } from '../storage/state-store';
+import { isFull } from '../storage/idb';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);

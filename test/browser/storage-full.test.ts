@@ -1,6 +1,6 @@
 /**
  * Storage full, or gone. The page is opened with the test seam `?storage-fault=quota:5-15`
- * (src/runtime/storage-fault.ts): from step 5 every write of the page's recorder and of each run's
+ * (src/storage/storage-fault.ts): from step 5 every write of the page's recorder and of each run's
  * worker is refused with a QuotaExceededError, as a full disk's is, until the runs pass step 15.
  * Training must go on, the status bar must say what is not being saved, what was stored before
  * must stay, and once there is room again the refused steps must land: after a reload every step

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelOfKey, stateKey } from '../../src/runtime/state-store';
+import { labelOfKey, stateKey } from '../../src/storage/state-store';
 import { recordedSteps, usableStates } from '../../src/ui/resume-point';
 
 const state = (runIndex: number, label: string, step: number) => ({

@@ -1,11 +1,11 @@
 /**
  * Storage full, in words (src/ui/unsaved.ts) and in the test seam that fakes it
- * (src/runtime/storage-fault.ts); a session another tab trains keeps Train off, saying why.
+ * (src/storage/storage-fault.ts); a session another tab trains keeps Train off, saying why.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
-import { isFull } from '../../src/runtime/idb';
-import { faultAt, parseStorageFault, refuseIfFull } from '../../src/runtime/storage-fault';
+import { isFull } from '../../src/storage/idb';
+import { faultAt, parseStorageFault, refuseIfFull } from '../../src/storage/storage-fault';
 import type { RunId } from '../../src/workers/protocol';
 import type { RunView, BackendStatus } from '../../src/ui/store';
 import { trainBlockers } from '../../src/ui/train-blockers';

@@ -11,7 +11,7 @@
  * - `?storage-fault=closed:K` closes each run's worker's connection to the run states' database
  *   as it writes its first state at step K or later, as the browser closes it when it clears or
  *   evicts the site's storage: its `close` event fires, and the connection is gone
- *   (closeAsTheBrowserDoes in src/runtime/idb.ts).
+ *   (closeAsTheBrowserDoes in src/storage/idb.ts).
  *
  * The page passes the plan to its workers in their `start` message. Without the parameter nothing
  * changes.
