@@ -47,21 +47,29 @@ export interface Verdict {
 /** A table's number: `digits` decimals, '—' when not finite (ui/plot.ts formatSignificant is a chart's). */
 export const formatFixed = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : '—');
 
-/** The verdict on `run` − baseline over paired seeds `d` (the differences themselves in `values`). */
-export function verdict(run: string, d: Estimate, values: readonly number[]): Verdict {
+/**
+ * The verdict on `run` − baseline over paired seeds `d` (the differences themselves in `values`).
+ * `of`: the seeds the experiment will have; while fewer are paired (the page's repeats still
+ * queued or training) the text says how many, so "identical on all 2 seeds" never stands for 2 of 5.
+ */
+export function verdict(run: string, d: Estimate, values: readonly number[], of = d.n): Verdict {
   if (d.n < 2)
     return {
       kind: 'undetermined',
       text: d.n === 0 ? 'no paired values yet' : 'one seed: no spread to judge by',
     };
+  const soFar = d.n < of ? ` (${d.n} of ${of} seeds so far)` : '';
   if (values.filter(Number.isFinite).every((x) => x === 0))
-    return { kind: 'identical', text: `identical on all ${d.n} seeds` };
-  if (d.lo <= 0 && d.hi >= 0) return { kind: 'same', text: 'no difference beyond seed spread' };
+    return {
+      kind: 'identical',
+      text: soFar ? `identical on ${d.n} of ${of} seeds so far` : `identical on all ${d.n} seeds`,
+    };
+  if (d.lo <= 0 && d.hi >= 0) return { kind: 'same', text: `no difference beyond seed spread${soFar}` };
   const higher = d.mean > 0;
   const [lo, hi] = higher ? [d.lo, d.hi] : [-d.hi, -d.lo];
   return {
     kind: higher ? 'higher' : 'lower',
-    text: `${run} ${higher ? 'higher' : 'lower'} by ${formatFixed(Math.abs(d.mean))} [${formatFixed(lo)}, ${formatFixed(hi)}]`,
+    text: `${run} ${higher ? 'higher' : 'lower'} by ${formatFixed(Math.abs(d.mean))} [${formatFixed(lo)}, ${formatFixed(hi)}]${soFar}`,
   };
 }
 
@@ -146,8 +154,11 @@ function figurePicks(summaries: readonly RunSummary[]): Pick[] {
   ];
 }
 
-/** `summaries` hold every run × seed; runs are told apart by label, seeds paired by `seed`. */
-export function compareSeeds(summaries: readonly RunSummary[]): Comparison {
+/**
+ * `summaries` hold every run × seed; runs are told apart by label, seeds paired by `seed`.
+ * `expectedSeeds`: how many seeds the experiment has, when some may not have reported yet.
+ */
+export function compareSeeds(summaries: readonly RunSummary[], expectedSeeds = 0): Comparison {
   const runs = [...new Set(summaries.map((s) => baseLabel(s.run)))];
   const bySeed = runs.map(
     (r) => new Map(summaries.filter((s) => baseLabel(s.run) === r).map((s) => [s.seed, s])),
@@ -162,7 +173,7 @@ export function compareSeeds(summaries: readonly RunSummary[]): Comparison {
         m.has(seed) ? pick(m.get(seed)!) - pick(bySeed[0].get(seed)!) : NaN,
       );
       const d = estimate(values);
-      return { ...d, verdict: verdict(runs[i + 1], d, values) };
+      return { ...d, verdict: verdict(runs[i + 1], d, values, Math.max(expectedSeeds, d.n)) };
     }),
   }));
   return { runs, seeds: seeds.length, figures };

@@ -101,6 +101,27 @@ describe('findings over seeds', () => {
     expect(verdict('X', estimate([0.3]), [0.3]).kind).toBe('undetermined');
   });
 
+  it('says how many seeds a verdict rests on while some are still to come', () => {
+    // The page's Findings while 2 of 5 seeds have reported: "all 2 seeds" would read as complete.
+    const partial = compareSeeds(
+      [run('GRPO #0', 0, [1, 1], 0.5), run('GRPO #1', 1, [2, 2], 0.7)].flatMap((g) => [
+        g,
+        { ...g, run: g.run.replace('GRPO', 'Dr. MAS') },
+      ]),
+      5,
+    );
+    const byName = (name: string) => partial.figures.find((f) => f.name === name)!.diffs[0].verdict;
+    expect(byName('a |g| median')).toEqual({ kind: 'identical', text: 'identical on 2 of 5 seeds so far' });
+    expect(verdict('Dr. MAS', estimate([1, 1.2, 1.1]), [1, 1.2, 1.1], 5).text).toBe(
+      'Dr. MAS higher by 1.100 [0.852, 1.348] (3 of 5 seeds so far)',
+    );
+    expect(verdict('Dr. MAS', estimate([1, -1, 0.5]), [1, -1, 0.5], 4).text).toBe(
+      'no difference beyond seed spread (3 of 4 seeds so far)',
+    );
+    // Once every seed is in, the words of a finished comparison.
+    expect(verdict('Dr. MAS', estimate([0, 0]), [0, 0], 2).text).toBe('identical on all 2 seeds');
+  });
+
   it('prints the same numbers as a table and as CSV', () => {
     const table = comparisonTable(c);
     expect(table.split('\n')[0]).toMatch(

@@ -113,8 +113,8 @@ export function Findings() {
     void version;
     void runsKey;
     const list = summaries(useLab.getState(), tail);
-    return { list, c: compareSeeds(list) };
-  }, [version, runsKey, tail]);
+    return { list, c: compareSeeds(list, seeds) };
+  }, [version, runsKey, tail, seeds]);
   const imported = useMemo(() => {
     if (!importedKey) return null;
     const list = importedSummaries(useLab.getState(), tail);
