@@ -5,217 +5,28 @@
  * gradient norms, spike fraction), each later run's paired difference from the first run with its
  * 95 % CI, one line per pair, the dial's values along x, and one chart per value of the other
  * dials side by side (shared and per-agent models). The numbers and the CSV are `lab report`'s
- * for the folder (src/rl/sweep-map.ts); a filled point is a CI that excludes 0.
+ * for the folder (src/rl/sweep-map.ts); a filled point is a CI that excludes 0. One chart is
+ * MapFigure.tsx; what the Map says of a link's sweep is LinkSweep.tsx.
  */
-import { useMemo, useRef, useState } from 'react';
-import {
-  CartesianGrid,
-  ComposedChart,
-  ErrorBar,
-  Line,
-  ReferenceLine,
-  ResponsiveContainer,
-  XAxis,
-  YAxis,
-} from 'recharts';
-import { runRepeats } from '../../core/config';
-import { dialList } from '../../core/url';
-import { planLinkSweep } from '../../rl/sweep';
+import { useMemo, useState } from 'react';
 import type { SweepFile } from '../../rl/sweep';
-import { defaultMapX, mapCharts, paramsText } from '../../rl/sweep-map';
-import type { MapChart } from '../../rl/sweep-map';
+import { defaultMapX, mapCharts } from '../../rl/sweep-map';
 import { REWARD_TAIL } from '../../rl/summary';
 import { download, fileName } from '../export';
-import { formatSignificant, niceAxis } from '../plot';
-import { dropSweep } from '../config-edit';
-import { fieldReason } from '../field-labels';
 import { linkSweepMap } from '../link-sweep';
-import { showCell, runColor, useLab } from '../store';
+import { runColor, useLab } from '../store';
 import type { LabState } from '../store';
 import { useThrottledLab } from '../throttled';
 import { mapCsv, mapJson, openSweep } from '../sweep-open';
 import type { OpenedSweep } from '../sweep-open';
-import { ImageButtons } from './ImageButtons';
+import { LinkSweep } from './LinkSweep';
+import { MapFigure, rowAxis } from './MapFigure';
 import { FOLDER } from './OtherTools';
 
-const TICK = { fontSize: 11, fill: '#4b5561' };
 const ALL = '';
-
-/** One chart: a figure in one facet, the shared y axis of its row. */
-function MapFigure({ chart, x, y }: { chart: MapChart; x: string; y: ReturnType<typeof niceAxis> }) {
-  const ref = useRef<HTMLElement>(null);
-  const title = chart.facet ? `${chart.words} · ${chart.facet}` : chart.words;
-  const xs = chart.lines[0]?.points.map((p) => p.x) ?? [];
-  const data = xs.map((value, i) => ({
-    x: value,
-    ...Object.fromEntries(
-      chart.lines.flatMap((l, k) => {
-        const p = l.points[i];
-        const ok = Number.isFinite(p?.mean);
-        const half = ok && Number.isFinite(p.hi) ? p.hi - p.mean : 0;
-        return [
-          [`m${k}`, ok ? p.mean : null],
-          [`e${k}`, half],
-          [`v${k}`, p?.verdict ?? null],
-        ];
-      }),
-    ),
-  }));
-  const series = chart.lines.map((l, k) => ({ name: l.pair, color: runColor(k + 1), dash: '' }));
-  return (
-    <figure
-      className="chart map-chart"
-      ref={ref}
-      aria-label={title}
-      data-map-chart={chart.figure}
-      data-facet={chart.facet}
-    >
-      <figcaption>
-        <span className="chart-title" title={chart.figure}>
-          {chart.facet || chart.words}
-        </span>
-        <span className="chart-tools">
-          <ImageButtons
-            figure={ref}
-            title={title}
-            name={fileName(`map ${chart.figure} ${chart.facet}`)}
-            parts={() => ({
-              title: `${title} (paired difference, 95 % CI over seeds)`,
-              series,
-              xName: x,
-              yName: chart.figure,
-            })}
-          />
-        </span>
-      </figcaption>
-      <div className="chart-plot">
-        <ResponsiveContainer width="100%" height={180} initialDimension={{ width: 320, height: 180 }}>
-          <ComposedChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke="#e6e9ee" vertical={false} />
-            <XAxis dataKey="x" type="category" tick={TICK} tickLine={false} stroke="#9aa3ad" interval={0} />
-            <YAxis
-              domain={y.domain}
-              ticks={y.ticks}
-              tickFormatter={y.format}
-              interval={0}
-              allowDataOverflow
-              tick={TICK}
-              tickLine={false}
-              width={44}
-              stroke="#9aa3ad"
-            />
-            <ReferenceLine y={0} stroke="#9aa3ad" strokeDasharray="3 3" />
-            {chart.lines.map((l, k) => (
-              <Line
-                key={l.pair}
-                dataKey={`m${k}`}
-                name={l.pair}
-                stroke={series[k].color}
-                strokeWidth={2}
-                isAnimationActive={false}
-                connectNulls={false}
-                dot={(props: {
-                  cx?: number;
-                  cy?: number;
-                  payload?: Record<string, unknown>;
-                  index?: number;
-                }) => {
-                  const v = props.payload?.[`v${k}`];
-                  const apart = v === 'higher' || v === 'lower';
-                  if (props.cx === undefined || props.cy === undefined) return <g key={props.index} />;
-                  return (
-                    <circle
-                      key={props.index}
-                      cx={props.cx}
-                      cy={props.cy}
-                      r={3.5}
-                      stroke={series[k].color}
-                      strokeWidth={1.5}
-                      fill={apart ? series[k].color : '#fff'}
-                      data-verdict={String(v)}
-                    >
-                      <title>
-                        {`${series[k].name} at ${x} = ${String(props.payload?.x)}: ${formatSignificant(Number(props.payload?.[`m${k}`]))} ± ${formatSignificant(Number(props.payload?.[`e${k}`]))} (${String(v)})`}
-                      </title>
-                    </circle>
-                  );
-                }}
-              >
-                <ErrorBar dataKey={`e${k}`} width={5} stroke={series[k].color} direction="y" />
-              </Line>
-            ))}
-          </ComposedChart>
-        </ResponsiveContainer>
-      </div>
-    </figure>
-  );
-}
-
-/** The y axis a row of charts shares (every facet of one figure), over means and CI bounds, with 0. */
-function rowAxis(charts: readonly MapChart[]) {
-  const v = charts.flatMap((c) =>
-    c.lines.flatMap((l) => l.points.flatMap((p) => [p.mean, p.lo, p.hi])).filter(Number.isFinite),
-  );
-  return niceAxis(Math.min(0, ...v), Math.max(0, ...v));
-}
 
 /** What the link sweep's cells read: which runs are done (a cell enters the map once all of its are). */
 const cellsKey = (s: LabState) => (s.sweepCells ? s.runs.map((r) => `${r.id}:${r.state}`).join(',') : '');
-
-/**
- * The sweep the link carries, before and while the page trains it: its dials and size, that its
- * runs are not stored, the cell the board shows, and a way to train the experiment alone.
- */
-function LinkSweep() {
-  const config = useLab((s) => s.config);
-  const sweep = useLab((s) => s.sweep);
-  const sweepCells = useLab((s) => s.sweepCells);
-  const planned = useMemo(() => planLinkSweep(config, sweep), [config, sweep]);
-  if (sweep.length === 0 && !sweepCells) return null;
-  const cells = sweepCells?.cells ?? (planned.ok ? planned.cells : []);
-  const runs = cells.reduce((n, c) => n + runRepeats(c.config).length, 0);
-  const grid = sweepCells?.file.grid ?? sweep;
-  return (
-    <div className="link-sweep" data-testid="link-sweep">
-      <p>
-        This link carries a sweep: {grid.map((d) => `${d.key} = ${dialList(d.values)}`).join(' × ')} (
-        {cells.length} cells, {runs} runs).{' '}
-        {sweepCells
-          ? 'The page trains every cell on its workers, cell after cell; the map fills in as cells finish.'
-          : 'Train trains every cell here, on the page’s workers; the map fills in as cells finish.'}{' '}
-        <button type="button" className="link" onClick={dropSweep}>
-          Train without the sweep
-        </button>
-      </p>
-      {!sweepCells && !planned.ok && (
-        <p className="field-error" data-testid="link-sweep-refused">
-          Train refuses it for this experiment: {planned.errors.map((e) => fieldReason(e, config)).join('; ')}
-        </p>
-      )}
-      <p className="muted" data-testid="link-sweep-unstored">
-        A link sweep’s runs are not stored: a reload or Reset loses them, and Past sessions does not list them
-        (the link keeps the sweep, to train again). Download the map CSV or JSON, or a cell’s metrics under
-        Export, to keep them.
-      </p>
-      {sweepCells && (
-        <label>
-          On the board{' '}
-          <select
-            value={sweepCells.shown}
-            onChange={(e) => showCell(Number(e.target.value))}
-            data-testid="map-cell"
-          >
-            {sweepCells.cells.map((c, i) => (
-              <option key={c.dir} value={i}>
-                {paramsText(sweepCells.file.grid, c.params)}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
-    </div>
-  );
-}
 
 export function SweepMap() {
   // A folder opened, and the link sweep on screen then: a link sweep trained after it takes its place.
