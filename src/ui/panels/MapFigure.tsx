@@ -17,13 +17,28 @@ import {
 import type { MapChart } from '../../rl/sweep-map';
 import { fileName } from '../export';
 import { formatSignificant, niceAxis } from '../plot';
-import { runColor } from '../store';
 import { ImageButtons } from './ImageButtons';
 
 const TICK = { fontSize: 11, fill: '#4b5561' };
 
-/** One chart: a figure in one facet, the shared y axis of its row. */
-export function MapFigure({ chart, x, y }: { chart: MapChart; x: string; y: ReturnType<typeof niceAxis> }) {
+/**
+ * One chart: a figure in one facet, the shared y axis of its row, each line in `colors` (its run's
+ * colour). `from` is the baseline where the user picked one other than the first run: the PNG and
+ * SVG then say it in their title and file name (the legend's pairs say it in every case).
+ */
+export function MapFigure({
+  chart,
+  x,
+  y,
+  colors,
+  from,
+}: {
+  chart: MapChart;
+  x: string;
+  y: ReturnType<typeof niceAxis>;
+  colors: readonly string[];
+  from: string;
+}) {
   const ref = useRef<HTMLElement>(null);
   const title = chart.facet ? `${chart.words} · ${chart.facet}` : chart.words;
   const xs = chart.lines[0]?.points.map((p) => p.x) ?? [];
@@ -42,7 +57,7 @@ export function MapFigure({ chart, x, y }: { chart: MapChart; x: string; y: Retu
       }),
     ),
   }));
-  const series = chart.lines.map((l, k) => ({ name: l.pair, color: runColor(k + 1), dash: '' }));
+  const series = chart.lines.map((l, k) => ({ name: l.pair, color: colors[k], dash: '' }));
   return (
     <figure
       className="chart map-chart"
@@ -59,9 +74,9 @@ export function MapFigure({ chart, x, y }: { chart: MapChart; x: string; y: Retu
           <ImageButtons
             figure={ref}
             title={title}
-            name={fileName(`map ${chart.figure} ${chart.facet}`)}
+            name={fileName(`map ${chart.figure} ${chart.facet}${from && ` from ${from}`}`)}
             parts={() => ({
-              title: `${title} (paired difference, 95 % CI over seeds)`,
+              title: `${title} (paired difference${from && ` from ${from}`}, 95 % CI over seeds)`,
               series,
               xName: x,
               yName: chart.figure,

@@ -2,11 +2,12 @@
  * The Map: a sweep drawn as the effect against a dial, either a CLI sweep folder (`lab sweep` /
  * `lab merge` output) opened in the page, or the sweep the page's link carries, trained by the page
  * (link-sweep.ts). For each figure (held-out success, training reward, each agent's own success,
- * gradient norms, spike fraction), each later run's paired difference from the first run with its
- * 95 % CI, one line per pair, the dial's values along x, and one chart per value of the other
- * dials side by side (shared and per-agent models). The numbers and the CSV are `lab report`'s
- * for the folder (src/rl/sweep-map.ts); a filled point is a CI that excludes 0. One chart is
- * MapFigure.tsx; what the Map says of a link's sweep is LinkSweep.tsx.
+ * gradient norms, spike fraction), each run's paired difference from the baseline run (the first,
+ * or the one picked under Baseline) with its 95 % CI, one line per pair, the dial's values along
+ * x, and one chart per value of the other dials side by side (shared and per-agent models). The
+ * numbers and the CSV are `lab report`'s for the folder with the first run as baseline
+ * (src/rl/sweep-map.ts); a filled point is a CI that excludes 0. One chart is MapFigure.tsx; what
+ * the Map says of a link's sweep is LinkSweep.tsx.
  */
 import { useMemo, useState } from 'react';
 import type { SweepFile } from '../../rl/sweep';
@@ -35,6 +36,7 @@ export function SweepMap() {
   const [error, setError] = useState<string | null>(null);
   const [x, setX] = useState('');
   const [figure, setFigure] = useState(ALL);
+  const [base, setBase] = useState('');
   // The link sweep trained here, read again as its runs finish.
   const file = useLab((s) => s.sweepCells?.file);
   const runsKey = useThrottledLab(cellsKey, null, 1000);
@@ -57,6 +59,7 @@ export function SweepMap() {
         setError(null);
         setX(defaultMapX(s.file.grid));
         setFigure(ALL);
+        setBase('');
       })
       .catch((e: Error) => setError(e.message))
       .finally(() => setBusy(false));
@@ -64,13 +67,25 @@ export function SweepMap() {
 
   // The dial along x: the one picked, or the sweep's default (a link sweep opens with none picked).
   const along = opened?.file.grid.some((d) => d.key === x) ? x : opened ? defaultMapX(opened.file.grid) : '';
+  // The run the others are paired with: the one picked, or the first (lab report's). `from` names it
+  // where it is not the first, in the downloads' names; undefined below keeps lab report's table.
+  const first = opened?.file.config.runs[0]?.label ?? '';
+  const from = base !== first && opened?.file.config.runs.some((r) => r.label === base) ? base : '';
+  const baseline = from || first;
   const charts = useMemo(
-    () => (opened && along ? mapCharts(opened.file.grid, opened.cells, along) : []),
-    [opened, along],
+    () => (opened && along ? mapCharts(opened.file.grid, opened.cells, along, from || undefined) : []),
+    [opened, along, from],
   );
+  // Each line in its run's colour on the board.
+  const labels = opened?.file.config.runs.map((r) => r.label) ?? [];
+  const colors = (charts[0]?.lines ?? []).map((l, k) => {
+    const i = labels.indexOf(l.run);
+    return runColor(i < 0 ? k + 1 : i);
+  });
   const figures = [...new Set(charts.map((c) => c.figure))];
   const shown = figure === ALL ? figures : figures.filter((f) => f === figure);
-  const stamp = () => fileName(`map ${opened?.name ?? ''} ${new Date().toISOString().slice(0, 19)}`);
+  const stamp = () =>
+    fileName(`map ${opened?.name ?? ''}${from && ` from ${from}`} ${new Date().toISOString().slice(0, 19)}`);
 
   return (
     <section className="panel sweep-map" aria-labelledby="map-title" data-testid="sweep-map">
@@ -78,8 +93,8 @@ export function SweepMap() {
       <p className="muted">
         Open a sweep folder (<code>lab sweep</code> or <code>lab merge</code> output), or train the sweep a
         link carries (<code>sweep.optim.lr=0.001,0.002</code>), to draw each run’s paired difference from the
-        first run, with its 95 % CI over seeds, against a dial: the numbers of <code>lab report</code> on that
-        sweep. A filled point’s CI excludes 0.
+        first run (or the run picked under Baseline), with its 95 % CI over seeds, against a dial: the numbers
+        of <code>lab report</code> on that sweep. A filled point’s CI excludes 0.
       </p>
       <LinkSweep />
       <label>
@@ -98,8 +113,8 @@ export function SweepMap() {
             {opened.name}: {opened.cells.length} cells (
             {opened.cells.filter((c) => c.summaries.length).length} recorded) ×{' '}
             {opened.file.config.runs.length} runs × {opened.file.config.seeds} seeds,{' '}
-            {opened.file.config.steps} steps; differences from {opened.file.config.runs[0]?.label}, paired by
-            seed; reward and own success over the last {REWARD_TAIL} steps.
+            {opened.file.config.steps} steps; differences from {baseline}, paired by seed; reward and own
+            success over the last {REWARD_TAIL} steps.
           </p>
           {opened.warnings.length > 0 && (
             <ul className="muted" data-testid="map-warnings">
@@ -130,12 +145,27 @@ export function SweepMap() {
                 ))}
               </select>
             </label>
-            <button type="button" onClick={() => download(`${stamp()}.csv`, mapCsv(opened), 'text/csv')}>
+            <label>
+              Baseline{' '}
+              <select value={baseline} onChange={(e) => setBase(e.target.value)} data-testid="map-baseline">
+                {labels.map((l) => (
+                  <option key={l} value={l}>
+                    {l}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button
+              type="button"
+              onClick={() => download(`${stamp()}.csv`, mapCsv(opened, from || undefined), 'text/csv')}
+            >
               Download map CSV
             </button>
             <button
               type="button"
-              onClick={() => download(`${stamp()}.json`, mapJson(opened), 'application/json')}
+              onClick={() =>
+                download(`${stamp()}.json`, mapJson(opened, from || undefined), 'application/json')
+              }
             >
               Download map JSON
             </button>
@@ -144,7 +174,7 @@ export function SweepMap() {
             {charts[0]?.lines.map((l, k) => (
               <span key={l.pair}>
                 <svg width="24" height="8" aria-hidden="true">
-                  <line x1="0" y1="4" x2="24" y2="4" stroke={runColor(k + 1)} strokeWidth="2" />
+                  <line x1="0" y1="4" x2="24" y2="4" stroke={colors[k]} strokeWidth="2" />
                 </svg>{' '}
                 {l.pair}
               </span>
@@ -158,7 +188,7 @@ export function SweepMap() {
                 <h3 title={f}>{row[0].words}</h3>
                 <div className="map-facets">
                   {row.map((c) => (
-                    <MapFigure key={c.facet} chart={c} x={along} y={y} />
+                    <MapFigure key={c.facet} chart={c} x={along} y={y} colors={colors} from={from} />
                   ))}
                 </div>
               </div>
