@@ -1,15 +1,16 @@
 /**
- * The map of a sweep: for every cell of the grid, each later run's paired difference from the
- * first run (same seed), with its 95 % CI and verdict, for every figure the seed comparison
- * (findings.ts) has: held-out success, training reward, each agent's own success where the task
- * tells it, each agent's gradient norms and spike fraction. One table for `lab report` on a sweep
- * folder and for the page's Map view (its CSV), and the same numbers as lines against one dial
- * for the Map's charts. Pure: the folder's files come in as text (docs/sweeps.md#the-map).
+ * The map of a sweep: for every cell of the grid, each other run's paired difference from a
+ * baseline run (same seed; the first run unless the Map picks another), with its 95 % CI and
+ * verdict, for every figure the seed comparison (findings.ts) has: held-out success, training
+ * reward, each agent's own success where the task tells it, each agent's gradient norms and spike
+ * fraction. One table for `lab report` on a sweep folder and for the page's Map view (its CSV),
+ * and the same numbers as lines against one dial for the Map's charts. Pure: the folder's files
+ * come in as text (docs/sweeps.md#the-map).
  */
 import type { Experiment } from '../core/config';
 import type { Dial } from '../core/url';
 import { fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
-import { compareSeeds, pm } from './findings';
+import { baseLabel, compareSeeds, pm } from './findings';
 import type { Comparison, Verdict } from './findings';
 import { parseMetrics } from './metrics-lines';
 import { summarize } from './summary';
@@ -95,9 +96,24 @@ const cellText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 export const paramsText = (dials: readonly Dial[], params: Params): string =>
   dials.map((d) => `${d.key} = ${cellText(params[d.key])}`).join(' · ');
 
-/** Each cell's seed comparison (null before anything is recorded), the runs and the figures' names. */
-function compared(cells: readonly CellResult[]) {
-  const comparisons = cells.map((c) => (c.summaries.length ? compareSeeds(c.summaries) : null));
+/**
+ * A cell's summaries with the `baseline` run's first: compareSeeds pairs every run with the first
+ * it meets, so this is what makes the baseline the run the others are paired with (the Map's
+ * Baseline). Without one, or with a label no run has, they stay as recorded: the first run.
+ */
+function baselineFirst(summaries: readonly RunSummary[], baseline: string | undefined): RunSummary[] {
+  const is = (s: RunSummary) => baseLabel(s.run) === baseline;
+  return [...summaries.filter(is), ...summaries.filter((s) => !is(s))];
+}
+
+/**
+ * Each cell's seed comparison against `baseline` (null before anything is recorded), the runs
+ * (the baseline first) and the figures' names.
+ */
+function compared(cells: readonly CellResult[], baseline: string | undefined) {
+  const comparisons = cells.map((c) =>
+    c.summaries.length ? compareSeeds(baselineFirst(c.summaries, baseline)) : null,
+  );
   const runs = comparisons.find((c) => c)?.runs ?? [];
   const figures: { name: string; words: string }[] = [];
   for (const c of comparisons)
@@ -112,12 +128,16 @@ const diffOf = (c: Comparison | null, figure: string, r: number) =>
 /**
  * The map as one table: a row per figure and cell (figures in the seed comparison's order, cells
  * in grid order within each), the figure, the dial values, the steps every run recorded and the
- * seeds, then for every later run its paired difference from the first run as mean ± 95 % CI
- * half-width and the verdict computed from that interval. `lab report` prints it; the Map's CSV
- * is it.
+ * seeds, then for every other run its paired difference from the `baseline` run (the first run
+ * unless given) as mean ± 95 % CI half-width and the verdict computed from that interval. `lab
+ * report` prints it (always from the first run); the Map's CSV is it.
  */
-export function sweepMapCells(grid: readonly Dial[], cells: readonly CellResult[]): string[][] {
-  const { comparisons, runs, figures } = compared(cells);
+export function sweepMapCells(
+  grid: readonly Dial[],
+  cells: readonly CellResult[],
+  baseline?: string,
+): string[][] {
+  const { comparisons, runs, figures } = compared(cells, baseline);
   const head = [
     'figure',
     ...grid.map((d) => d.key),
@@ -153,13 +173,14 @@ export interface MapPoint {
   verdict: Verdict['kind'] | null;
 }
 
-/** One chart of the map: a figure in one facet (the other dials' values), a line per later run. */
+/** One chart of the map: a figure in one facet (the other dials' values), a line per other run. */
 export interface MapChart {
   figure: string;
   words: string;
   /** The other dials' values, `key = value` joined by ` · ` (empty with one dial). */
   facet: string;
-  lines: { pair: string; points: MapPoint[] }[];
+  /** `run`: the run paired with the baseline; `pair`: `run − baseline`. */
+  lines: { run: string; pair: string; points: MapPoint[] }[];
 }
 
 /** The dial drawn along x by default: the last whose values are all numbers, else the last. */
@@ -171,15 +192,20 @@ export function defaultMapX(grid: readonly Dial[]): string {
 /**
  * The map as charts: the `x` dial along x (its values in grid order, evenly spaced), one chart per
  * figure and facet (every combination of the other dials' values, side by side), one line per
- * later run: its paired difference from the first run with the 95 % CI.
+ * other run: its paired difference from the `baseline` run (the first unless given) with the 95 % CI.
  */
-export function mapCharts(grid: readonly Dial[], cells: readonly CellResult[], x: string): MapChart[] {
+export function mapCharts(
+  grid: readonly Dial[],
+  cells: readonly CellResult[],
+  x: string,
+  baseline?: string,
+): MapChart[] {
   const xDial = grid.find((d) => d.key === x);
   if (!xDial)
     throw new SweepRefused(
       `${x} is not a dial of this sweep (its dials: ${grid.map((d) => d.key).join(', ')})`,
     );
-  const { comparisons, runs, figures } = compared(cells);
+  const { comparisons, runs, figures } = compared(cells, baseline);
   const others = grid.filter((d) => d !== xDial);
   const facetOf = (cell: CellResult) => paramsText(others, cell.params);
   const facets = [...new Set(cells.map(facetOf))];
@@ -190,6 +216,7 @@ export function mapCharts(grid: readonly Dial[], cells: readonly CellResult[], x
       words,
       facet,
       lines: runs.slice(1).map((r, k) => ({
+        run: r,
         pair: `${r} − ${runs[0]}`,
         points: cells.flatMap((cell, i) => {
           if (facetOf(cell) !== facet) return [];

@@ -21,7 +21,8 @@ import type { Dial } from '../core/url';
 import { ESTIMATOR_OPTIONS } from '../rl/advantage';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
-import { reset, setLive } from './lab';
+import { setLive } from './lab';
+import { reset } from './lab-session';
 import { FIELDS, labelOf } from './field-labels';
 import { ask, chooseConfig, useLab } from './store';
 

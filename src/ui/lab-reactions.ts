@@ -4,7 +4,8 @@
  */
 import { structuralKey } from '../core/config';
 import { letGoOnceStopped } from './handoff';
-import { liveSession, pause, play, reset } from './lab';
+import { pause, play } from './lab';
+import { liveSession, reset } from './lab-session';
 import { useLab } from './store';
 import type { LabState } from './store';
 

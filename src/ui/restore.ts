@@ -2,7 +2,7 @@
  * Stored sessions back on screen: at page load the latest one, or any one the user opens from
  * Past sessions. Its runs come back into the store (state 'done', no workers, with their live-parameter
  * markers) and their frames into run-data rings, so the charts draw the recorded curves; Train
- * goes on from each run's saved state (lab.ts). Stored imports that were on the charts come back
+ * goes on from each run's saved state (lab-start.ts). Stored imports that were on the charts come back
  * beside them (interop.ts).
  */
 import { renameMetricKey, renameRole } from '../core/renamed-roles';
@@ -11,7 +11,8 @@ import type { Experiment } from '../core/config';
 import { withStoredLabels } from '../core/run-labels';
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
-import { play, reset } from './lab';
+import { play } from './lab';
+import { reset } from './lab-session';
 import { heldElsewhere, watchWriter } from './writer-lock';
 import { deleteSession, loadSession, recordingId, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';

@@ -61,9 +61,25 @@ export async function openSweep(files: readonly PickedFile[], tail: number): Pro
   return { ...loaded, name, warnings };
 }
 
-/** The Map's CSV: `lab report`'s table for this sweep, a row per figure and cell. */
-export const mapCsv = (s: LoadedSweep): string => csvText(sweepMapCells(s.file.grid, s.cells));
+/**
+ * The Map's CSV: `lab report`'s table for this sweep, a row per figure and cell, its pairs against
+ * `baseline` (the Map's pick; `lab report`'s, the first run, unless given).
+ */
+export const mapCsv = (s: LoadedSweep, baseline?: string): string =>
+  csvText(sweepMapCells(s.file.grid, s.cells, baseline));
 
-/** The Map's JSON: the sweep's file, the table and every run's summary per cell (NaN as null). */
-export const mapJson = (s: LoadedSweep): string =>
-  JSON.stringify({ sweep: s.file, table: sweepMapCells(s.file.grid, s.cells), cells: s.cells }, nanAsNull, 2);
+/**
+ * The Map's JSON: the sweep's file, the baseline run the pairs are against (`baseline`, else the
+ * first run), the table and every run's summary per cell (NaN as null).
+ */
+export const mapJson = (s: LoadedSweep, baseline?: string): string =>
+  JSON.stringify(
+    {
+      sweep: s.file,
+      baseline: baseline ?? s.file.config.runs[0]?.label,
+      table: sweepMapCells(s.file.grid, s.cells, baseline),
+      cells: s.cells,
+    },
+    nanAsNull,
+    2,
+  );

@@ -1,7 +1,7 @@
 /**
  * Why the experiment cannot run now, as the page says it next to Train: a field holding a
  * refused value (by its label), the backend check still running or finding no backend, and a
- * config over the memory limit (the same check that refuses it at start, lab.ts). Any reason
+ * config over the memory limit (the same check that refuses it at start, lab-start.ts). Any reason
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
  * one on screen; so does a session another tab is training (read-only here). No React.
  */

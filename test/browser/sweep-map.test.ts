@@ -3,7 +3,9 @@
  * ×1 and ×4, shared and per-agent models, GRPO vs Dr. MAS, 2 seeds, 3 steps) opened with the
  * folder picker draws a chart per figure and facet, the facets side by side, a filled point
  * exactly where the CI excludes 0; its CSV download is `lab report`'s table for the folder, cell
- * for cell; a chart exports as a PNG; a folder without sweep.json is refused in words.
+ * for cell; a chart exports as a PNG; with Dr. MAS picked as the baseline the pair drawn and
+ * downloaded is GRPO − Dr. MAS, the same differences with the sign turned, and the downloads say
+ * so; a folder without sweep.json is refused in words.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,23 +74,67 @@ describe('the Map', () => {
       /^Dr\. MAS − GRPO at reward\.scale\.alice = 1: -?[\d.e-]+ ± [\d.e-]+ \((identical|same|higher|lower)\)$/,
     );
 
-    const [csv] = await Promise.all([
-      page.waitForEvent('download'),
-      map.getByRole('button', { name: 'Download map CSV' }).click(),
-    ]);
+    // What a click downloads: the map's CSV or JSON, or the first own-success chart's PNG.
+    const download = async (what: 'CSV' | 'JSON' | 'PNG') =>
+      (
+        await Promise.all([
+          page.waitForEvent('download'),
+          (what === 'PNG'
+            ? own.nth(0).getByRole('button', { name: /as PNG$/ })
+            : map.getByRole('button', { name: `Download map ${what}` })
+          ).click(),
+        ])
+      )[0];
+    const csv = await download('CSV');
     expect(csvCells(readFileSync((await csv.path())!, 'utf8'))).toEqual(table);
 
-    const [png] = await Promise.all([
-      page.waitForEvent('download'),
-      own
-        .nth(0)
-        .getByRole('button', { name: /as PNG$/ })
-        .click(),
-    ]);
+    const png = await download('PNG');
     const bytes = readFileSync((await png.path())!);
     expect([...bytes.subarray(1, 4)].map((c) => String.fromCharCode(c)).join('')).toBe('PNG');
     expect(png.suggestedFilename()).toBe(
       'agentwise-map-alice-own-success-last-10-models-assignment-shared.png',
+    );
+
+    // Baseline Dr. MAS: the pair is GRPO − Dr. MAS, the same seeds' differences with the sign
+    // turned, drawn and downloaded, and the downloads say so in their names.
+    expect(await map.getByTestId('map-baseline').inputValue()).toBe('GRPO');
+    await map.getByTestId('map-baseline').selectOption('Dr. MAS');
+    await expect
+      .poll(async () => (await map.getByTestId('map-legend').textContent())?.trim())
+      .toBe('GRPO − Dr. MAS');
+    expect(await map.getByTestId('map-status').textContent()).toContain('differences from Dr. MAS, paired');
+    const flip = { higher: 'lower', lower: 'higher' } as Record<string, string>;
+    const ownRow = table.find((r) => r[0] === 'alice own success (last 10)' && r[1] === 'shared')!;
+    const [mean, half] = ownRow[5].split(' ± ').map(Number);
+    const point = (await own.nth(0).locator('circle[data-verdict] title').first().textContent())!;
+    const drawn = /^GRPO − Dr\. MAS at reward\.scale\.alice = 1: (\S+) ± (\S+) \((\w+)\)$/.exec(point);
+    expect(drawn, point).not.toBeNull();
+    expect(Number(drawn![1])).toBeCloseTo(-mean, 3);
+    expect(Number(drawn![2])).toBeCloseTo(half, 3);
+    expect(drawn![3]).toBe(flip[ownRow[6]] ?? ownRow[6]);
+    const flipped = await download('CSV');
+    expect(flipped.suggestedFilename()).toMatch(/^agentwise-map-scale-from-dr-mas-[\d-]+t[\d-]+\.csv$/);
+    const [head, ...rows] = csvCells(readFileSync((await flipped.path())!, 'utf8'));
+    expect(head).toEqual([...table[0].slice(0, 5), 'GRPO − Dr. MAS', 'verdict']);
+    expect(rows.map((r) => r.slice(0, 5))).toEqual(table.slice(1).map((r) => r.slice(0, 5)));
+    rows.forEach((r, i) => {
+      const [m, h] = r[5].split(' ± ').map(Number);
+      const [m0, h0] = table[i + 1][5].split(' ± ').map(Number);
+      expect([Math.abs(m + m0), Math.abs(h - h0), r[6]]).toEqual([
+        0,
+        0,
+        flip[table[i + 1][6]] ?? table[i + 1][6],
+      ]);
+    });
+    const json = await download('JSON');
+    const saved = JSON.parse(readFileSync((await json.path())!, 'utf8')) as {
+      baseline: string;
+      table: string[][];
+    };
+    expect([saved.baseline, saved.table[0][5]]).toEqual(['Dr. MAS', 'GRPO − Dr. MAS']);
+    const flippedPng = await download('PNG');
+    expect(flippedPng.suggestedFilename()).toBe(
+      'agentwise-map-alice-own-success-last-10-models-assignment-shared-from-dr-mas.png',
     );
     expect(lab.errors).toEqual([]);
   }, 300_000);

@@ -93,6 +93,47 @@ describe('the sweep map table', () => {
   });
 });
 
+describe('the pairs against a baseline run picked (the Map’s Baseline)', () => {
+  // GRPO, Dr. MAS and global-step on seeds 1 and 2, one dial: rewards 0.5/0.4, 0.7/0.8, 0.8/0.9.
+  const three = [
+    {
+      params: { 'reward.scale.alice': 1 },
+      summaries: [
+        ...[run('GRPO #0', 1, 0.5, 0.5), run('GRPO #1', 2, 0.4, 0.5)],
+        ...[run('Dr. MAS #0', 1, 0.7, 0.5), run('Dr. MAS #1', 2, 0.8, 0.5)],
+        ...[run('global-step #0', 1, 0.8, 0.5), run('global-step #1', 2, 0.9, 0.5)],
+      ],
+    },
+  ];
+  const reward = (table: string[][]) => table.find((r) => r[0] === 'reward (last 1)')!.slice(3);
+
+  it('every other run is paired with the baseline, same seed: global-step − Dr. MAS', () => {
+    const [head, ...rows] = sweepMapCells([grid[1]], three, 'Dr. MAS');
+    expect(head.slice(4)).toEqual(['GRPO − Dr. MAS', 'verdict', 'global-step − Dr. MAS', 'verdict']);
+    // GRPO − Dr. MAS: −0.2 and −0.4, mean −0.3, half-width 12.706 × 0.1414/√2; global-step − Dr. MAS:
+    // 0.1 on both seeds, an interval that excludes 0.
+    expect(reward([head, ...rows])).toEqual(['2', '-0.300 ± 1.271', 'same', '0.100 ± 0.000', 'higher']);
+    const [chart] = mapCharts([grid[1]], three, 'reward.scale.alice', 'Dr. MAS').filter(
+      (c) => c.figure === 'reward (last 1)',
+    );
+    expect(chart.lines.map((l) => [l.run, l.pair])).toEqual([
+      ['GRPO', 'GRPO − Dr. MAS'],
+      ['global-step', 'global-step − Dr. MAS'],
+    ]);
+    expect(chart.lines[1].points[0].mean).toBeCloseTo(0.1, 12);
+    expect(chart.lines[1].points[0].verdict).toBe('higher');
+  });
+
+  it('without a baseline, or with a label no run has, the first run is it', () => {
+    for (const baseline of [undefined, 'MAGRPO']) {
+      const table = sweepMapCells([grid[1]], three, baseline);
+      expect(table[0].slice(4)).toEqual(['Dr. MAS − GRPO', 'verdict', 'global-step − GRPO', 'verdict']);
+      // Dr. MAS − GRPO: 0.2 and 0.4; global-step − GRPO: 0.3 and 0.5.
+      expect(reward(table)).toEqual(['2', '0.300 ± 1.271', 'same', '0.400 ± 1.271', 'same']);
+    }
+  });
+});
+
 describe('the map as charts', () => {
   it('x along one dial, a chart per figure and facet of the other dials, a line per later run', () => {
     expect(defaultMapX(grid)).toBe('reward.scale.alice');

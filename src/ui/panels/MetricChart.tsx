@@ -3,24 +3,22 @@
  * line over a faint raw one (TensorBoard), live-parameter markers, a hover synced across charts
  * by step. recharts draws the frame (axes, grid, markers) on axes computed here (plot.ts); the
  * data and the hover are SeriesLayer's plain SVG. It re-reads the ring buffers when the chart
- * pump says (chart-pump.ts): on screen only, one chart per task, throttled.
+ * pump says (chart-pump.ts): on screen only, one chart per task, throttled. When it redraws is
+ * chart-refresh.ts; the recharts frame it draws in is ChartFrame.tsx.
  */
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
-import { CartesianGrid, ComposedChart, ReferenceLine, ResponsiveContainer, XAxis, YAxis } from 'recharts';
-import type { BaseTickContentProps } from 'recharts';
-import { registerChart } from '../chart-pump';
-import type { ChartHandle } from '../chart-pump';
 import { chartCsv, download, fileName } from '../export';
 import { lastStep, readSeries } from '../run-data';
-import { useLab } from '../store';
 import type { Marker } from '../store';
 import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
 import type { Axis } from '../plot';
-import { ChartData, SeriesLayer } from './SeriesLayer';
+import { ChartData } from './SeriesLayer';
 import { markerElements } from './Markers';
 import { ImageButtons } from './ImageButtons';
 import { ChartEmpty } from './ChartEmpty';
+import { ChartFrame } from './ChartFrame';
+import { useRefreshed } from './chart-refresh';
 import type { Drawn, SeriesSpec } from './SeriesLayer';
 
 export interface MetricChartProps {
@@ -52,180 +50,8 @@ function useStable<A extends Axis | null>(a: A): A {
   return useMemo(() => a, [key]); // eslint-disable-line react-hooks/exhaustive-deps
 }
 
-/** What a chart draws as of its last refresh: the frames, the smoothing and the series. */
-interface Refreshed {
-  version: number;
-  smoothing: number;
-  specs: SeriesSpec[];
-  scaleSpecs: SeriesSpec[] | undefined;
-  /** The plot's width when first measured, px (-1 if not known): the chart's size at mount. */
-  width: number;
-}
-
-/** The series of a chart that has not had its first turn yet: it mounts with no plot. */
-const NOT_YET: SeriesSpec[] = [];
-
-/**
- * frameVersion, smoothing and series as of this chart's last refresh: the chart pump decides
- * when (one chart per task, on-screen charts only, throttled), so neither frames nor a change of
- * series (an imported run, a run hidden or shown) ever redraw every chart in one task. A new
- * chart mounts without its plot and draws it at its first turn too: a board of twenty charts
- * mounting at once (the first run, or the first import) was one task of 60 ms of main thread.
- */
-function useRefreshed(
-  ref: React.RefObject<HTMLElement | null>,
-  name: string,
-  specs: SeriesSpec[],
-  scaleSpecs: SeriesSpec[] | undefined,
-): Refreshed {
-  const [seen, setSeen] = useState((): Refreshed => {
-    const s = useLab.getState();
-    return {
-      version: s.frameVersion,
-      smoothing: s.view.smoothing,
-      specs: NOT_YET,
-      scaleSpecs: undefined,
-      width: -1,
-    };
-  });
-  const wanted = useRef({ specs, scaleSpecs });
-  const handleRef = useRef<ChartHandle | null>(null);
-  const plotWidth = useRef(-1);
-  useEffect(() => {
-    const handle = registerChart(name, () => {
-      const s = useLab.getState();
-      const w = wanted.current;
-      // Measured until known (a layout read per refresh while frames stream would force a
-      // layout each time); afterwards ResponsiveContainer follows resizes on its own.
-      if (!(plotWidth.current > 0))
-        plotWidth.current = Math.round(
-          ref.current?.querySelector('.chart-plot')?.getBoundingClientRect().width ?? -1,
-        );
-      const width = plotWidth.current;
-      setSeen((prev) =>
-        prev.version === s.frameVersion &&
-        prev.smoothing === s.view.smoothing &&
-        prev.specs === w.specs &&
-        prev.scaleSpecs === w.scaleSpecs &&
-        prev.width === width
-          ? prev
-          : { version: s.frameVersion, smoothing: s.view.smoothing, ...w, width },
-      );
-    });
-    handleRef.current = handle;
-    const io =
-      typeof IntersectionObserver === 'function' && ref.current
-        ? new IntersectionObserver(([e]) => handle.setVisible(e.isIntersecting))
-        : null;
-    if (io && ref.current) io.observe(ref.current);
-    return () => {
-      io?.disconnect();
-      handle.dispose();
-    };
-  }, [ref, name]);
-  useEffect(() => handleRef.current?.committed(), [seen]);
-  useEffect(() => {
-    wanted.current = { specs, scaleSpecs };
-    if (specs !== seen.specs || scaleSpecs !== seen.scaleSpecs) handleRef.current?.request();
-  }, [specs, scaleSpecs, seen]);
-  return seen;
-}
-
-// ─── static parts: created once, so React skips them whenever a chart refreshes ───────────
-
 /** The x axis spans at least this many steps: at the start of a run it does not move every step. */
 const X_LEAST = 10;
-const MARGIN = { top: 6, right: 10, bottom: 0, left: 0 };
-
-/**
- * A tick label as one plain SVG <text>. recharts' own <Text> measures every label's words in the
- * DOM to wrap them (a forced layout per tick, per redraw); these labels are short numbers.
- */
-function TICK(p: BaseTickContentProps) {
-  const dy = p.verticalAnchor === 'start' ? '0.71em' : p.verticalAnchor === 'middle' ? '0.355em' : 0;
-  return (
-    <text
-      x={p.x}
-      y={p.y}
-      dy={dy}
-      textAnchor={p.textAnchor}
-      fontSize={10}
-      fill={p.fill}
-      className={p.className}
-    >
-      {p.tickFormatter ? p.tickFormatter(p.payload.value, p.index) : String(p.payload.value)}
-    </text>
-  );
-}
-const NO_POINTS = () => [];
-const GRID = <CartesianGrid stroke="#e6e9ee" vertical={false} verticalCoordinatesGenerator={NO_POINTS} />;
-
-/**
- * The recharts part of a chart: grid, axes, reference lines, and SeriesLayer inside. Memoized on
- * the axes and markers, which stay the same object while they draw the same: a refresh that only
- * extends the lines skips it, and the new lines reach SeriesLayer through ChartData. Re-rendering
- * a recharts chart re-reports its props to its store and re-renders its components synchronously
- * in the commit (20 ms of main thread, 50+ with training on both cores); SeriesLayer alone is a
- * few milliseconds.
- */
-const ChartFrame = memo(function ChartFrame({
-  chart,
-  x,
-  y,
-  log,
-  refY,
-  markers,
-  tipHost,
-  width,
-}: {
-  chart: string;
-  x: Axis;
-  y: Axis | null;
-  log: boolean;
-  refY: number | undefined;
-  markers: ReactNode[];
-  tipHost: HTMLElement | null;
-  /** The plot's width when the chart was refreshed, px. */
-  width: number;
-}) {
-  // Sized from the start: otherwise ResponsiveContainer mounts empty and renders the chart from
-  // its effect's measure, outside the chart pump's transition, in one unsliced task (~25 ms).
-  return (
-    <ResponsiveContainer width="100%" height={170} initialDimension={{ width, height: 170 }}>
-      <ComposedChart margin={MARGIN}>
-        {GRID}
-        {/* interval={0}: the (few, round) ticks as given; recharts' default interval measures
-            every tick label in the DOM on each redraw, a forced layout per tick. */}
-        <XAxis
-          dataKey="step"
-          type="number"
-          domain={x.domain}
-          ticks={x.ticks}
-          allowDataOverflow
-          interval={0}
-          tick={TICK}
-          tickLine={false}
-          stroke="#9aa3ad"
-        />
-        <YAxis
-          scale={log ? 'log' : 'linear'}
-          domain={y?.domain}
-          ticks={y?.ticks}
-          interval={0}
-          allowDataOverflow
-          tickFormatter={y?.format}
-          tick={TICK}
-          tickLine={false}
-          width={44}
-          stroke="#9aa3ad"
-        />
-        {refY !== undefined && <ReferenceLine y={refY} stroke="#9aa3ad" strokeDasharray="1 3" />}
-        {markers}
-        <SeriesLayer chart={chart} tipHost={tipHost} />
-      </ComposedChart>
-    </ResponsiveContainer>
-  );
-});
 
 function MetricChartImpl({
   title,
