@@ -14,7 +14,8 @@ import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
 import { webgpuKernelsAvailable } from '../model/kernels/webgpu';
-import { RunDriver, type BackendSwitcher, type DriverSink } from '../train/driver';
+import { RunDriver } from '../train/driver';
+import type { BackendSwitcher, DriverSink } from '../train/driver-host';
 import {
   checkRunIdentity,
   decodeRunState,
