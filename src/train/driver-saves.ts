@@ -12,7 +12,8 @@
  * loses at most the step in progress).
  */
 import type { DriverSink, StateStore } from './driver-host';
-import { saveRunState, type RunState } from './run-state';
+import type { RunState } from './run-state';
+import { saveRunState } from './trainer-state';
 import type { RunTrainer } from './trainer';
 
 export interface SavesOptions {

@@ -25,7 +25,8 @@ import {
   type DriverStatus,
 } from './driver-host';
 import { StateSaves } from './driver-saves';
-import { resumeRunTrainer, saveRunState, type RunState } from './run-state';
+import type { RunState } from './run-state';
+import { resumeRunTrainer, saveRunState } from './trainer-state';
 import { RunTrainer, type TrainStepResult } from './trainer';
 
 /** How long a failed step waits for the loss of its device to be reported before it counts as an error. */
