@@ -17,7 +17,7 @@
  *     makes θ non-finite): `bad`, read back with the loss.
  *   - clipped by global norm (stage with `{ clipNorm }`), one workgroup first sums g² over the
  *     gathered gradients and writes ‖g‖ and c = min(1, clipNorm/(‖g‖ + 1e-6)) beside them, as
- *     optim.ts's globalNorm and clipCoefOnDevice compute them: 2 dispatches for norm, clip and update.
+ *     grad-norm.ts's globalNorm and clipCoefOnDevice compute them: 2 dispatches for norm, clip and update.
  * Every buffer is a tfjs tensor (pooled, counted in tf.memory()); the pipeline compiles once per device.
  */
 import * as tf from '@tensorflow/tfjs';
