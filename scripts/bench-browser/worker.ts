@@ -7,13 +7,8 @@ import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../src/b
 import type { ConcreteBackend } from '../../src/backends/backend-types';
 import type { ModelPreset } from '../../src/core/model-sizes';
 import { wasmKernelThreads } from '../../src/model/kernels/wasm';
-import {
-  ATTN_BWD,
-  ATTN_FWD,
-  GELU_BWD,
-  GELU_FWD,
-  setSplitThreshold,
-} from '../../src/model/kernels/kernel-threads';
+import { ATTN_BWD, ATTN_FWD, GELU_BWD, GELU_FWD } from '../../src/model/kernels/kernel-thread-ops';
+import { setSplitThreshold } from '../../src/model/kernels/kernel-threads';
 import * as tf from '@tensorflow/tfjs';
 import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
 

@@ -4,13 +4,15 @@
  * matrices and embeddings (ParamSpec.decay). One optimizer per model. lr and clipNorm are read at
  * every step from where the optimizer was told to find them: a run's optimizers read the run's
  * settings (train/models.ts), so a live change there is the next step's value, with no copy here
- * to keep in sync. Owns its moment slots until dispose().
+ * to keep in sync. Owns its moments (adamw-moments.ts: where they live) until dispose(); the
+ * global-norm clip it applies is grad-norm.ts's.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
+import { AdamWMoments, type PerSlot, type Slot } from './adamw-moments';
+import { clipCoefOnDevice, globalNorm, sumAll } from './grad-norm';
 import { FlatAdamW, fusedAdamWAvailable, type AdamWConstants } from './kernels/adamw-webgpu';
 import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
-import { sumOver, webgpuKernelsAvailable } from './kernels/webgpu';
 
 /** A hyper-parameter that may change between steps: its value, or a getter read at every step. */
 type PerStep = number | (() => number);
@@ -44,17 +46,6 @@ export interface StagedUpdate {
   dispose(): void;
 }
 
-interface Slot {
-  variable: tf.Variable;
-  decay: boolean;
-}
-
-/** The moments per parameter, shaped as its variable: for the plain ops and the wasm kernel. */
-interface PerSlot {
-  m: tf.Variable[];
-  v: tf.Variable[];
-}
-
 export class AdamW {
   beta1: number;
   beta2: number;
@@ -70,8 +61,7 @@ export class AdamW {
    * The moments, in one of two layouts: per parameter, or flat over all of them for the one WGSL
    * dispatch (adamw-webgpu.ts). The update that runs picks it; a switch of kernels moves them.
    */
-  private perSlot: PerSlot | null = null;
-  private flat: FlatAdamW | null = null;
+  private readonly store: AdamWMoments;
 
   constructor(model: GPT, opts: AdamWOptions) {
     this.lrOf = getter(opts.lr);
@@ -82,13 +72,7 @@ export class AdamW {
     this.clipNormOf = getter(opts.clipNorm ?? 1);
     this.slots = model.specs.map((spec) => ({ variable: model.params.get(spec.name)!, decay: spec.decay }));
     // The moments exist from the start, so tf.memory().numTensors is the same before and after step 1.
-    if (this.fused)
-      this.flat = new FlatAdamW(this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })));
-    else {
-      // tidy frees the zerosLike tensors; the variables keep their own reference to the data.
-      const zeros = () => this.slots.map((s) => tf.tidy(() => tf.variable(tf.zerosLike(s.variable), false)));
-      this.perSlot = { m: zeros(), v: zeros() };
-    }
+    this.store = new AdamWMoments(this.slots, this.fused);
   }
 
   /** The learning rate the next step takes. */
@@ -142,7 +126,7 @@ export class AdamW {
    * non-zero exactly when a value is not finite.
    */
   stage(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): StagedUpdate {
-    const moments = this.layout(this.fused);
+    const moments = this.store.layout(this.fused);
     if (moments instanceof FlatAdamW) {
       const c = typeof scale === 'number' ? tf.scalar(scale) : scale;
       const staged = this.stageFlat(moments, grads, c);
@@ -159,7 +143,7 @@ export class AdamW {
    * clipCoefOnDevice and stage.
    */
   stageClipped(grads: tf.NamedTensorMap): StagedUpdate & { norm: tf.Scalar } {
-    const moments = this.layout(this.fused);
+    const moments = this.store.layout(this.fused);
     if (moments instanceof FlatAdamW)
       return this.stageFlat(moments, grads, { clipNorm: this.clipNorm }) as StagedUpdate & {
         norm: tf.Scalar;
@@ -249,38 +233,6 @@ export class AdamW {
     return { bad, commit, dispose };
   }
 
-  /** The moments in the layout the update that runs needs, moved there if they are in the other. */
-  private layout(flat: boolean): PerSlot | FlatAdamW {
-    if (flat && !this.flat) {
-      const { m, v } = this.perSlot!;
-      const join = (xs: tf.Variable[]) =>
-        tf.tidy(() => tf.concat(xs.map((x) => tf.reshape(x, [-1]))) as tf.Tensor1D);
-      this.flat = new FlatAdamW(
-        this.slots.map((s) => ({ size: s.variable.size, decay: s.decay })),
-        join(m),
-        join(v),
-      );
-      tf.dispose([...m, ...v]);
-      this.perSlot = null;
-    } else if (!flat && !this.perSlot) {
-      const { m, v } = this.flat!;
-      // tidy frees the parts; the variables keep their own reference to the data.
-      const split = (x: tf.Tensor1D) =>
-        tf.tidy(() =>
-          tf
-            .split(
-              x,
-              this.slots.map((s) => s.variable.size),
-            )
-            .map((part, i) => tf.variable(tf.reshape(part, this.slots[i].variable.shape), false)),
-        );
-      this.perSlot = { m: split(m), v: split(v) };
-      this.flat!.dispose();
-      this.flat = null;
-    }
-    return this.flat ?? this.perSlot!;
-  }
-
   /** The update in plain tfjs ops (every backend but webgpu): new [m, v, θ]. */
   private plainStep(
     slot: Slot,
@@ -303,7 +255,7 @@ export class AdamW {
 
   /** The first and second moments, in model order: with `step`, what loadState restores. */
   get moments(): { m: tf.Tensor[]; v: tf.Tensor[] } {
-    return this.flat ? { m: [this.flat.m], v: [this.flat.v] } : this.perSlot!;
+    return this.store.current;
   }
 
   /**
@@ -319,62 +271,11 @@ export class AdamW {
     }
     if (!Number.isInteger(state.step) || state.step < 0)
       throw new Error(`optimizer step must be an integer ≥ 0, got ${state.step}`);
-    if (this.flat) this.flat.load(state.m, state.v);
-    else {
-      const { m, v } = this.perSlot!;
-      let offset = 0;
-      tf.tidy(() => {
-        this.slots.forEach((s, i) => {
-          const size = s.variable.size;
-          m[i].assign(tf.tensor(state.m.subarray(offset, offset + size), s.variable.shape, 'float32'));
-          v[i].assign(tf.tensor(state.v.subarray(offset, offset + size), s.variable.shape, 'float32'));
-          offset += size;
-        });
-      });
-    }
+    this.store.load(state.m, state.v);
     this.step = state.step;
   }
 
   dispose(): void {
-    this.flat?.dispose();
-    if (this.perSlot) tf.dispose([...this.perSlot.m, ...this.perSlot.v]);
+    this.store.dispose();
   }
-}
-
-/**
- * At most this many tensors per AddN: webgpu binds each input as a storage buffer, and a device
- * allows 8 per shader stage by default (one is the output); 4.22's AddN does not split, so a larger
- * AddN fails pipeline validation and every later dispatch of it.
- */
-const ADDN_MAX = 7;
-
-/** Σ xs with AddNs of at most ADDN_MAX inputs each. */
-function sumAll(xs: tf.Tensor[]): tf.Tensor {
-  while (xs.length > 1) {
-    const next: tf.Tensor[] = [];
-    for (let i = 0; i < xs.length; i += ADDN_MAX)
-      next.push(xs.length - i === 1 ? xs[i] : tf.addN(xs.slice(i, i + ADDN_MAX)));
-    xs = next;
-  }
-  return xs[0];
-}
-
-/** √Σ‖g‖² over a set of gradients, on the device: (). On webgpu a few WGSL reductions instead of Square + Sum per tensor. Caller disposes. */
-export function globalNorm(grads: readonly tf.Tensor[]): tf.Scalar {
-  if (webgpuKernelsAvailable('rowwise'))
-    return tf.tidy(() => tf.sqrt(sumOver('squares', grads, (x) => `${x} * ${x}`)));
-  return tf.tidy(() => tf.sqrt(sumAll(grads.map((g) => tf.sum(tf.square(g))))) as tf.Scalar);
-}
-
-/** The factor that brings a gradient of norm `norm` within `maxNorm` (1 when already within). */
-export function clipCoef(norm: number, maxNorm: number): number {
-  return Math.min(1, maxNorm / (norm + 1e-6));
-}
-
-/** clipCoef on the device, in f32, so the update needs no readback of the norm first: (). Caller disposes. */
-export function clipCoefOnDevice(norm: tf.Scalar, maxNorm: number): tf.Scalar {
-  return tf.tidy(
-    () =>
-      (maxNorm === Infinity ? tf.scalar(1) : tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)))) as tf.Scalar,
-  );
 }

@@ -6,7 +6,8 @@
  * does a finite one that would make a weight or a moment non-finite (the staged update is dropped).
  */
 import * as tf from '@tensorflow/tfjs';
-import { clipCoef, globalNorm, type AdamW, type StagedUpdate } from './optim';
+import { clipCoef, globalNorm } from './grad-norm';
+import type { AdamW, StagedUpdate } from './optim';
 
 /** A loss term: a scalar loss and optional diagnostics (1-D) to read back with it. */
 export type LossTerm = () => { loss: tf.Scalar; stats?: tf.Tensor };

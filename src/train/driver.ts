@@ -2,101 +2,32 @@
  * One run, driven: the step loop (play, pause, one step, stop), the save cadence, the
  * lost-device fallback, the count of skipped updates, rollout throttling and snapshots. The page's
  * run worker and the CLI both drive every run through this class, so both give the same
- * guarantees. What differs between the hosts is passed in: where states are kept (a StateStore),
- * where results go (a DriverSink), the clock, and how the backend is switched (a BackendSwitcher).
- * No DOM, no Node.
+ * guarantees. What differs between the hosts is passed in (driver-host.ts): where states are kept,
+ * where results go, the clock, and how the backend is switched. No DOM, no Node.
  *
- * Saves: with a store, the run's state is saved every `saveEvery` steps, when it pauses and after
- * its last step. A step's result goes to the sink before the state after it is saved, so a saved
- * state is never ahead of what was recorded. A periodic save reads the state at once (between two
- * steps) and writes it while the next step trains; that step's result waits for the write. So the
- * write costs the run no time unless it takes longer than a step, and a step the sink has is never
- * more than one ahead of the state the store holds (with `saveEvery` 1: a run stopped at any moment
- * loses at most the step in progress).
+ * Saves: with a store, every `saveEvery` steps, on pause and after the last step, never ahead of
+ * what the sink has recorded (driver-saves.ts says how).
  *
  * Lost device: on a backend whose device can be lost (a GPU), the state after every step is kept
  * in memory (the guard). When the device is lost, the step in flight is dropped and the run goes
  * on, on the fallback backend, from the guard: a resumed run repeats what the lost one would have
  * computed, so no step is lost or recorded twice.
  */
-import type { LiveParam, LiveSchedule } from '../core/config';
+import type { LiveParam } from '../core/config';
 import type { HoldAnswer } from '../core/live-schedule';
 import { M } from '../core/metrics';
 import { encodeCheckpoint, saveCheckpoint } from '../model/checkpoint';
-import type { EnvRunner } from '../tasks/env';
-import { resumeRunTrainer, saveRunState, type RunState } from './run-state';
-import { RunTrainer, type TrainerOptions, type TrainStepResult } from './trainer';
-
-/** What the driver says a run is doing (a subset of the page's RunStatus). */
-export type DriverStatus = 'compiling' | 'running' | 'paused' | 'done' | 'failed';
-
-/** Where a run's states are kept: IndexedDB in the page, DIR/checkpoints in the CLI. */
-export interface StateStore {
-  save(state: RunState): unknown;
-  /** Whether a save's error is a refusal for want of room (the sink's `saved` is told so). */
-  isFull?(error: unknown): boolean;
-}
-
-/** Where the driver's results and reports go: the page's messages, the CLI's files and bars. */
-export interface DriverSink<R> {
-  /** Each step's result, in step order, exactly once (a step redone after a fallback only once). */
-  frame(r: TrainStepResult): void | Promise<void>;
-  /** The latest step's rollouts: at once for a single step, the last one and on pause; at most once per `rolloutsMs` while playing. */
-  rollouts?(r: TrainStepResult): void;
-  status?(state: DriverStatus, step: number, message?: string): void;
-  /**
-   * The state was saved after `step` steps, or could not be (`error`; `full`: the store refused it
-   * for want of room): training goes on. Without this handler a failed save is thrown instead.
-   */
-  saved?(step: number, error?: string, full?: boolean): void;
-  /** The device was lost (`why`) and the run goes on from `step` on the fallback backend (`report`). */
-  fallback?(report: R, step: number, why: string): void;
-  /** The device was lost and the run could not go on. */
-  error?(message: string): void;
-}
-
-export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-export const realClock: Clock = {
-  now: () => performance.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
-
-/** The host's backend: whether its device can be lost, when it is, and the switch to the fallback. */
-export interface BackendSwitcher<R> {
-  /** True while on a backend whose device can be lost: the driver then keeps a state after every step. */
-  guarded(): boolean;
-  /** Resolves with why, once the device is lost (never, on wasm or cpu). */
-  readonly lost: Promise<string>;
-  /** Switches to the fallback backend (wasm) and says what it is; throws if it is refused. */
-  fallBack(): Promise<R>;
-}
-
-export interface DriverOptions<R> {
-  /** The run's environments; the driver disposes them on stop(). */
-  env: EnvRunner;
-  /** The step the run ends at. */
-  steps: number;
-  sink: DriverSink<R>;
-  /** Where states go; absent: never saved. */
-  store?: StateStore | null;
-  /** Steps between saves (0: only on pause and after the last step). */
-  saveEvery?: number;
-  clock?: Clock;
-  /** Absent: a backend whose device cannot be lost (the CLI's). */
-  backend?: BackendSwitcher<R>;
-  /** Rollouts go to the sink at most once per this many ms while playing (default 1000). */
-  rolloutsMs?: number;
-}
-
-/**
- * A fresh run (TrainerOptions without env) or a saved state to go on from, with the live changes
- * of the experiment it resumes under (`schedule`: those due after the save apply at their steps).
- */
-export type DriverStart =
-  { fresh: Omit<TrainerOptions, 'env'> } | { state: RunState; schedule?: LiveSchedule };
+import {
+  realClock,
+  type Clock,
+  type DriverOptions,
+  type DriverStart,
+  type DriverStatus,
+} from './driver-host';
+import { StateSaves } from './driver-saves';
+import type { RunState } from './run-state';
+import { resumeRunTrainer, saveRunState } from './trainer-state';
+import { RunTrainer, type TrainStepResult } from './trainer';
 
 /** How long a failed step waits for the loss of its device to be reported before it counts as an error. */
 const LOSS_GRACE_MS = 2000;
@@ -114,9 +45,7 @@ export class RunDriver<R = unknown> {
   private inFlight: Promise<void> | null = null;
   /** A state being read (state()): the loop starts no step until it is read. */
   private reading: Promise<unknown> = Promise.resolve();
-  private savedStep: number;
-  /** The state write in flight, if any: the next step's result is reported only once it is done. */
-  private writing: Promise<void> = Promise.resolve();
+  private readonly saves: StateSaves;
   private delayMs = 0;
   private rolloutsAt = -Infinity;
   private unsentRollouts: TrainStepResult | null = null;
@@ -132,7 +61,13 @@ export class RunDriver<R = unknown> {
   ) {
     this.current = trainer;
     this.clock = o.clock ?? realClock;
-    this.savedStep = trainer.step;
+    this.saves = new StateSaves({
+      store: o.store,
+      sink: o.sink,
+      step: trainer.step,
+      trainer: () => this.current,
+      guard: () => this.guard,
+    });
   }
 
   /** Builds the run (fresh, or from a saved state) and, on a guarded backend, keeps its first state. */
@@ -180,7 +115,7 @@ export class RunDriver<R = unknown> {
     // A failed step has already been reported by the command that ran it.
     await this.inFlight?.catch(() => undefined);
     if (this.unsentRollouts) this.sendRollouts(this.unsentRollouts, true);
-    await this.save();
+    await this.saves.save();
   }
 
   /** One step, unless the run plays (then the loop takes them) or is done. */
@@ -292,7 +227,7 @@ export class RunDriver<R = unknown> {
       throw e;
     }
     if (gen !== this.generation) return; // the device was lost meanwhile; the fallback redoes this step
-    await this.writing; // the state saved after the step before is stored before this step is reported
+    await this.saves.written; // the state saved after the step before is stored before this step is reported
     if (gen !== this.generation) return;
     if (this.o.backend?.guarded()) this.guard = await saveRunState(t, { reason: 'device-loss guard' });
     if (gen !== this.generation) return;
@@ -302,7 +237,7 @@ export class RunDriver<R = unknown> {
     this.sendRollouts(r, !this.playing || this.done);
     if (this.done) {
       this.playing = false;
-      await this.save();
+      await this.saves.save();
       this.status(
         'done',
         this.trainedNothing()
@@ -310,7 +245,7 @@ export class RunDriver<R = unknown> {
           : undefined,
       );
     } else {
-      if (this.o.saveEvery && t.step % this.o.saveEvery === 0) await this.startSave();
+      if (this.o.saveEvery && t.step % this.o.saveEvery === 0) await this.saves.start();
       if (gen === this.generation) this.status(this.playing ? 'running' : 'paused');
     }
   }
@@ -330,39 +265,6 @@ export class RunDriver<R = unknown> {
       await this.clock.sleep(this.delayMs);
       await this.reading;
     }
-  }
-
-  /** Saves the state now and waits until it is written (on pause, and after the last step). */
-  private async save(): Promise<void> {
-    await this.writing; // a write in flight may be of this very step's state
-    await this.startSave();
-    await this.writing;
-  }
-
-  /**
-   * Reads the state now, unless there is no store or it is already saved at this step, and starts
-   * writing it after the write before; resolves once it is read (the run may then go on).
-   */
-  private async startSave(): Promise<void> {
-    const t = this.current;
-    const store = this.o.store;
-    if (!store || !t || t.step === this.savedStep) return;
-    const step = t.step;
-    const read =
-      this.guard?.manifest.step === step
-        ? Promise.resolve(this.guard)
-        : saveRunState(t, { reason: 'periodic' });
-    await read.catch(() => undefined); // read between two steps; a failure is reported as the write's
-    this.writing = this.writing.then(async () => {
-      try {
-        await store.save(await read);
-        this.savedStep = step;
-        this.o.sink.saved?.(step);
-      } catch (e) {
-        if (!this.o.sink.saved) throw e;
-        this.o.sink.saved(step, (e as Error).message, store.isFull?.(e) ?? false);
-      }
-    });
   }
 
   private sendRollouts(r: TrainStepResult, now: boolean): void {

@@ -7,13 +7,21 @@
  * docs/metrics.md#metrics), and the step applies their sum. Each step reads back once.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Optim } from '../core/config';
+import type { EstimatorChoice, Optim } from '../core/config';
 import { packGranularity } from '../model/logprobs';
 import { disposeDistinct, distinctLogprobs, frozenLogprobs, packDistinct } from '../model/distinct-rows';
 import { tokenizer } from '../model/tokenizer';
 import { termGradNorms, update, type LossTerm, type UpdateReport } from '../model/update';
 import { rowAggregationWeights } from '../core/losses';
-import { GRAD_NORM, UPDATE_DIAGNOSTICS, UPDATE_STATS, type UpdateStat } from '../core/metrics';
+import {
+  agentSameBatchKey,
+  GRAD_NORM,
+  sameBatchEstimators,
+  UPDATE_DIAGNOSTICS,
+  UPDATE_STATS,
+  type UpdateStat,
+} from '../core/metrics';
+import type { EveryEstimator } from '../rl/same-batch';
 import type { Row } from '../tasks/orchestrator';
 import { Prng } from '../core/prng';
 import type { PolicyModel } from './models';
@@ -212,4 +220,29 @@ export async function probeGradNorms(
   } finally {
     p.dispose();
   }
+}
+
+/**
+ * diagnostics.shadowGradNorm, before the update moves the weights: each same-batch estimator's
+ * gradient norm per agent on this very batch, as metric entries (agent/<a>/shadow/<e>/grad_norm).
+ * `all` holds each estimator's advantages on the rows `trained`, in that order.
+ */
+export async function shadowGradNorms(
+  m: PolicyModel,
+  rows: readonly Row<SampledTokens>[],
+  trained: readonly number[],
+  all: EveryEstimator,
+  estimator: EstimatorChoice,
+  idx: readonly number[],
+  o: UpdateOptions,
+): Promise<[string, number][]> {
+  const probes: [string, number][] = [];
+  for (const e of sameBatchEstimators(estimator)) {
+    const adv = new Float64Array(rows.length);
+    const weighed = all[e]!;
+    trained.forEach((i, j) => (adv[i] = weighed[j]));
+    const norms = await probeGradNorms(m, rows, adv, idx, o);
+    for (const [agent, g] of Object.entries(norms)) probes.push([agentSameBatchKey(agent, e, GRAD_NORM), g]);
+  }
+  return probes;
 }

@@ -1,31 +1,18 @@
 /**
  * One run's training loop, one optimizer iteration per `trainStep()`, in CleanRL order, six phases:
- *   1 rollout → 2 rewards → 3 advantages → 4 PPO update (ppo-update.ts) → 5 evaluation → 6 metric values.
+ *   1 rollout → 2 rewards → 3 advantages → 4 PPO update (ppo-update.ts) → 5 evaluation → 6 metric values
+ * (step-metrics.ts). The live hyper-parameters it trains under are live-settings.ts's.
  * Backend-agnostic: the browser worker and the CLI call the same code. Every run of an experiment
  * sees the same task instances and sampling seeds at every step (they differ only in what the
  * config declares, by default the estimator), so at step 0 two runs roll out identically.
  */
-import * as tf from '@tensorflow/tfjs';
-import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
-import { armsOf, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
-import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
-import {
-  agentKey,
-  agentSameBatchKey,
-  GRAD_NORM,
-  M,
-  metricKeys,
-  modelKey,
-  sameBatchEstimators,
-} from '../core/metrics';
-import { dialReward, dialsOf, unknownDials } from '../rl/rows';
+import { armsOf, type Experiment, type LiveParam, type LiveSchedule, type Run } from '../core/config';
+import { metricKeys } from '../core/metrics';
+import { dialReward, unknownDials } from '../rl/rows';
 import type { Checkpoint } from '../model/checkpoint';
 import { computeAdvantages } from '../rl/advantage';
-import { statsToMetrics } from '../rl/diagnostics';
 import { sameBatchOfStep } from '../rl/same-batch';
-import { mean, populationVariance } from '../rl/stats';
-import type { EnvRunner } from '../tasks/env';
-import { InProcessEnvRunner } from '../tasks/env';
+import { InProcessEnvRunner, type EnvRunner } from '../tasks/env';
 import type { Row, TrajectoryResult } from '../tasks/orchestrator';
 import { SAMPLINGS } from '../tasks/sampling';
 import { evaluateModels } from './evaluate';
@@ -33,23 +20,12 @@ import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
 import { agentModelsOf, buildModels, disposeModels, modelOptim, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
-import { ppoUpdate, probeGradNorms, type ModelUpdate } from './ppo-update';
-import { batchCredit, NO_CREDIT_METRICS, type BatchCredit } from './credit';
+import { ppoUpdate, shadowGradNorms, type ModelUpdate } from './ppo-update';
+import { batchCredit, type BatchCredit } from './credit';
 import { filterGroups } from '../rl/group-filter';
-import { AgentBuffers, stepShapeMetrics, updateBatch } from './buffers';
-
-/** Per agent, the share of the judged trajectories it acted in where it did its own part (NaN: none). */
-function ownSuccess(judged: readonly TrajectoryResult[], agents: readonly string[]): Record<string, number> {
-  return Object.fromEntries(
-    agents.map((a) => {
-      const told = judged.flatMap((t) => {
-        const own = (t.agentSuccess as Record<string, boolean> | undefined)?.[a];
-        return own === undefined ? [] : [own ? 1 : 0];
-      });
-      return [agentKey(a, 'own_success'), mean(told)];
-    }),
-  );
-}
+import { AgentBuffers, updateBatch } from './buffers';
+import { LiveSettings } from './live-settings';
+import { stepMetrics } from './step-metrics';
 
 export interface TrainStepResult {
   step: number;
@@ -82,13 +58,6 @@ export interface TrainerOptions {
   schedule?: LiveSchedule;
 }
 
-/** Refuses a live value outside its schema field's range, naming the parameter. */
-function checkLive(param: LiveParam, value: number): void {
-  const checked = liveField(param).safeParse(value);
-  if (!checked.success)
-    throw new Error(`live parameter ${param}: ${checked.error.issues[0].message}, got ${value}`);
-}
-
 export class RunTrainer {
   readonly exp: Experiment;
   readonly run: Run;
@@ -99,16 +68,14 @@ export class RunTrainer {
   private readonly task: ReturnType<typeof getTask>;
   private readonly ownsModels: boolean;
   private readonly env: EnvRunner;
-  /** The run's resolved optimizer, advantage and rollout settings; live parameters change them. */
-  private settings: ReturnType<typeof resolveRun>;
+  /** The run's live hyper-parameters: its settings as they stand, and its changes by step. */
+  private readonly live: LiveSettings;
   private readonly valSet: unknown[];
   /** performance.now() at which this run would have started had it never stopped (time_s). */
   private t0 = performance.now();
   /** L_max of the sum-norm loss modes: the longest response any agent may give, plus EOS. */
   private readonly lMax: number;
   step = 0;
-  /** The run's live changes by step (its `live`, plus those set while it trains). */
-  private schedule: LiveSchedule;
   /** True while a step computes: a change set then waits for the next step. */
   private inStep = false;
   /** Each agent's rows waiting to train it (train.buffer=per-agent), else null: part of the run state. */
@@ -118,8 +85,7 @@ export class RunTrainer {
     this.exp = o.exp;
     this.run = o.run;
     this.seed = o.seed;
-    this.settings = resolveRun(o.exp, o.run);
-    this.schedule = mergeSchedules(o.run.live ?? {}, o.schedule ?? {});
+    this.live = new LiveSettings(o.exp, o.run, o.schedule);
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
     // The optimizers read lr and grad clip from this.settings at every step: setLive changes only it.
@@ -158,7 +124,7 @@ export class RunTrainer {
   async trainStep(): Promise<TrainStepResult> {
     this.inStep = true;
     try {
-      for (const [p, v] of changesAt(this.schedule, this.step)) this.setLive(p, v);
+      this.live.applyDue(this.step);
       return await this.computeStep();
     } finally {
       this.inStep = false;
@@ -175,15 +141,19 @@ export class RunTrainer {
    * schedule (as a replay would). Returns the step it takes effect at.
    */
   scheduleLive(param: LiveParam, value: number, at = 0): number {
-    checkLive(param, value);
     const due = Math.max(at, this.nextStep);
-    this.schedule = withChange(this.schedule, due, param, value);
+    this.live.scheduleAt(param, value, due);
     return due;
   }
 
   /** Every live change of this run, taken or due (what its saved state carries). */
   get liveSchedule(): LiveSchedule {
-    return this.schedule;
+    return this.live.schedule;
+  }
+
+  /** The run's resolved optimizer, advantage and rollout settings as live parameters made them. */
+  private get settings(): LiveSettings['current'] {
+    return this.live.current;
   }
 
   private async computeStep(): Promise<TrainStepResult> {
@@ -271,17 +241,9 @@ export class RunTrainer {
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
       };
       // Before the update moves the weights: each estimator's gradient on this very batch.
-      const probes: [string, number][] = [];
-      if (exp.diagnostics.shadowGradNorm) {
-        for (const e of sameBatchEstimators(this.run.estimator)) {
-          const adv = new Float64Array(batch.rows.length);
-          const weighed = sameBatch.all[e]!;
-          trained.forEach((i, j) => (adv[i] = weighed[j]));
-          const norms = await probeGradNorms(m, batch.rows, adv, idx, updateOptions);
-          for (const [agent, g] of Object.entries(norms))
-            probes.push([agentSameBatchKey(agent, e, GRAD_NORM), g]);
-        }
-      }
+      const probes = exp.diagnostics.shadowGradNorm
+        ? await shadowGradNorms(m, batch.rows, trained, sameBatch.all, this.run.estimator, idx, updateOptions)
+        : [];
       // Nothing to train on (every group filtered out, no agent's buffer full) takes no optimizer step.
       const own = toTrain.idx.filter((i) => m.agents.includes(toTrain.rows[i].agent));
       updates.push([m.id, probes, await ppoUpdate(m, toTrain.rows, toTrain.advantages, own, updateOptions)]);
@@ -294,54 +256,26 @@ export class RunTrainer {
     const evaluation = evalDue ? await this.evaluate() : {};
     const evalMs = evalDue ? performance.now() - tEval : 0;
 
-    // 6. the step's metrics, in one block (core/metrics.ts names them)
-    const trajRewards = judged.map((t) => t.reward);
-    const mem = tf.memory() as tf.MemoryInfo & { numBytesInGPU?: number };
-    const metrics: Record<string, number> = {
-      [M.step]: step,
-      [M.rewardMean]: mean(trajRewards),
-      [M.rewardStd]: Math.sqrt(populationVariance(trajRewards)),
-      [M.successRate]: mean(judged.map((t) => (t.success ? 1 : 0))),
-      [M.envErrors]: errored.size,
-      ...statsToMetrics(ownAdv.stats, this.agents),
-      ...sameBatch.metrics,
-      ...Object.fromEntries(
-        updates.flatMap(([id, probes, u]): [string, number][] => [
-          ...probes,
-          [modelKey(id, GRAD_NORM), u.gradNorm],
-          ...Object.entries(u.agents).flatMap(([agent, a]) =>
-            Object.entries(a).map(([stat, v]): [string, number] => [
-              agentKey(agent, stat as keyof typeof a),
-              v,
-            ]),
-          ),
-        ]),
-      ),
-      [M.updateSkipped]: updates.filter(([, , u]) => u.skipped).length,
-      ...stepShapeMetrics(this.settings.rollout.filter !== 'none' ? filtered : null, toTrain.agents),
-      ...evaluation,
-      [M.rolloutMs]: rolloutMs,
-      [M.updateMs]: updateMs,
-      [M.evalMs]: evalMs,
-      [M.tokensPerS]: counters.tokens / (rolloutMs / 1000),
-      [M.decodeForwards]: counters.forwards,
-      ...(credit?.metrics ?? NO_CREDIT_METRICS),
-      ...Object.fromEntries(
-        this.agents.flatMap((a): [string, number][] => {
-          const { scale, offset } = dialsOf(this.settings.reward, a);
-          return [
-            [agentKey(a, 'reward/scale'), scale],
-            [agentKey(a, 'reward/offset'), offset],
-          ];
-        }),
-      ),
-      ...(this.task.ownSuccess ? ownSuccess(judged, this.agents) : {}),
-      [M.completionCalls]: batch.completionCalls,
-      ...batch.metrics,
-      [M.timeS]: (performance.now() - this.t0) / 1000,
-      [M.memTensors]: mem.numTensors,
-      [M.memGpuBytes]: mem.numBytesInGPU ?? 0,
-    };
+    // 6. the step's metrics, in one block (step-metrics.ts)
+    const metrics = stepMetrics({
+      step,
+      agents: this.agents,
+      judged,
+      errored: errored.size,
+      reward: this.settings.reward,
+      credit,
+      ownSuccess: this.task.ownSuccess,
+      advantageStats: ownAdv.stats,
+      sameBatch: sameBatch.metrics,
+      updates,
+      filtered: this.settings.rollout.filter !== 'none' ? filtered : null,
+      trainedAgents: toTrain.agents,
+      evaluation,
+      batch,
+      counters,
+      ms: { rollout: rolloutMs, update: updateMs, eval: evalMs },
+      t0: this.t0,
+    });
 
     this.step++;
     return { step, metrics, rows: batch.rows, advantages, trajectories: batch.trajectories, credit };
@@ -367,16 +301,12 @@ export class RunTrainer {
 
   /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */
   setLive(param: LiveParam, value: number): void {
-    checkLive(param, value);
-    this.settings = withLive(this.settings, param, value);
+    this.live.set(param, value);
   }
 
   /** The live hyper-parameters as they stand now. */
   liveValues(): Record<LiveParam, number> {
-    return Object.fromEntries(LIVE_PARAMS.map((p) => [p, liveValue(this.settings, p)])) as Record<
-      LiveParam,
-      number
-    >;
+    return this.live.values();
   }
 
   /** Wall time trained so far, in seconds (a resumed run's includes the time before its save). */

@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { fusedKernelsAvailable, KERNEL_FAMILIES } from '../model/kernels/wasm';
 import { webgpuKernelsAvailable } from '../model/kernels/webgpu';
-import type { BackendSwitcher } from '../train/driver';
+import type { BackendSwitcher } from '../train/driver-host';
 import { selectBackend } from '../backends/backend';
 import type { BackendReport } from '../backends/backend-types';
 import { browserPlatform, wasmThreadsRunning } from '../backends/platform-browser';

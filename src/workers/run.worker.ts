@@ -13,7 +13,8 @@ import type { BackendName } from '../core/config';
 import { runRepeats } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';
-import { RunDriver, type DriverSink } from '../train/driver';
+import { RunDriver } from '../train/driver';
+import type { DriverSink } from '../train/driver-host';
 import {
   checkRunIdentity,
   decodeRunState,

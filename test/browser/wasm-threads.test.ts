@@ -23,7 +23,7 @@ import {
   GEMM,
   GEMM_EP,
   GEMM_TN,
-} from '../../src/model/kernels/kernel-threads';
+} from '../../src/model/kernels/kernel-thread-ops';
 
 let server: StaticServer;
 let context: BrowserContext;

@@ -1,5 +1,5 @@
 /**
- * The threaded kernels' split (src/model/kernels/kernel-threads.ts) on the shared-memory build of
+ * The threaded kernels' split (src/model/kernels/kernel-thread-ops.ts) on the shared-memory build of
  * kernels.wat: every row block starts at a multiple of the kernel's 4-row tile, the blocks cover
  * the rows once, and running the blocks one by one (as the helper threads run them, here on one
  * thread) gives bitwise the single call's result: both GEMMs (bias included; a·b + bias with GELU in its epilogue too), attention forward and
@@ -20,7 +20,7 @@ import {
   rowBlock,
   runPart,
   setDispatch,
-} from '../../src/model/kernels/kernel-threads';
+} from '../../src/model/kernels/kernel-thread-ops';
 import { KERNELS_WASM_SHARED_BASE64 } from '../../src/model/kernels/kernels-wasm';
 import { EPILOGUE } from '../../src/model/kernels/wasm';
 import type { KernelExports } from '../../src/model/kernels/kernel-types';

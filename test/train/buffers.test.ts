@@ -8,7 +8,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { ExperimentSchema, type Experiment } from '../../src/core/config';
 import { agentKey, FILTER_METRICS, M } from '../../src/core/metrics';
-import { decodeRunState, encodeRunState, resumeRunTrainer, saveRunState } from '../../src/train/run-state';
+import { decodeRunState, encodeRunState } from '../../src/train/run-state';
+import { resumeRunTrainer, saveRunState } from '../../src/train/trainer-state';
 import { RunTrainer } from '../../src/train/trainer';
 
 /** sync: two agents, one call each per trajectory, so 2 × 4 = 8 rows per agent per step. */

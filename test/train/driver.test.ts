@@ -10,7 +10,8 @@ import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
 import { M } from '../../src/core/metrics';
 import { InProcessEnvRunner, type EnvRunner } from '../../src/tasks/env';
-import { RunDriver, type DriverStatus } from '../../src/train/driver';
+import { RunDriver } from '../../src/train/driver';
+import type { DriverStatus } from '../../src/train/driver-host';
 import type { RunState } from '../../src/train/run-state';
 
 const exp = ExperimentSchema.parse({

@@ -11,7 +11,8 @@ import { ExperimentSchema, type Experiment } from '../../src/core/config';
 import { agreedStep, type HoldAnswer } from '../../src/core/live-schedule';
 import { M } from '../../src/core/metrics';
 import { InProcessEnvRunner } from '../../src/tasks/env';
-import { RunDriver, type DriverStart } from '../../src/train/driver';
+import { RunDriver } from '../../src/train/driver';
+import type { DriverStart } from '../../src/train/driver-host';
 import { decodeRunState, encodeRunState, type RunState } from '../../src/train/run-state';
 
 const STEPS = 5;

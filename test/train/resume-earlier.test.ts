@@ -8,14 +8,8 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
 import { signCheckpoint, type Checkpoint } from '../../src/model/checkpoint';
-import {
-  decodeRunState,
-  encodeRunState,
-  packRunState,
-  resumeRunTrainer,
-  saveRunState,
-  unpackRunState,
-} from '../../src/train/run-state';
+import { decodeRunState, encodeRunState, packRunState, unpackRunState } from '../../src/train/run-state';
+import { resumeRunTrainer, saveRunState } from '../../src/train/trainer-state';
 import { RunTrainer } from '../../src/train/trainer';
 
 beforeAll(async () => {

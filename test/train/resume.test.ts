@@ -3,7 +3,8 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
 import { M } from '../../src/core/metrics';
-import { decodeRunState, encodeRunState, resumeRunTrainer, saveRunState } from '../../src/train/run-state';
+import { decodeRunState, encodeRunState } from '../../src/train/run-state';
+import { resumeRunTrainer, saveRunState } from '../../src/train/trainer-state';
 import { RunTrainer } from '../../src/train/trainer';
 
 /** nano models from scratch, a KL reference (so it must be saved too), 2 tasks × 4 rollouts. */

@@ -8,9 +8,9 @@ import {
   decodeRunState,
   encodeRunState,
   runStateHash,
-  saveRunState,
   type RunStateManifest,
 } from '../../src/train/run-state';
+import { saveRunState } from '../../src/train/trainer-state';
 import { RunTrainer } from '../../src/train/trainer';
 
 const exp = ExperimentSchema.parse({

@@ -1,9 +1,10 @@
 /**
  * One helper thread of the fused kernels (kernel-threads.ts): instantiates the kernels module on the
  * wasm backend's shared heap, says it is ready, then waits on the control block for each dispatch
- * and runs its block of rows, until a STOP dispatch: then it closes (the pool's owner also terminates it).
+ * (kernel-thread-ops.ts) and runs its block of rows, until a STOP dispatch: then it closes (the
+ * pool's owner also terminates it).
  */
-import { DONE, GEN, OP, STOP, runPart } from './kernel-threads';
+import { DONE, GEN, OP, STOP, runPart } from './kernel-thread-ops';
 import type { KernelExports } from './kernel-types';
 
 interface Start {
