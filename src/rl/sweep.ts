@@ -167,7 +167,8 @@ export function joinDials(link: readonly Dial[], grid: readonly Dial[]): Dial[] 
 export const MAX_LINK_RUNS = 32;
 
 /** A word for the shell, quoted where it needs to be. */
-const shellWord = (s: string) => (/^[\w.,=:+/@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (s: string): string =>
+  /^[\w.,=:+/@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * A link's sweep (docs/links.md#a-sweep-in-a-link) planned over its experiment as `lab sweep`
