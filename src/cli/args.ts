@@ -30,6 +30,9 @@ Commands:
             DIR/config.json     the validated experiment, defaults filled in, steps = --steps
             DIR/metrics.jsonl   one line per run per step: {"run": <label>, "step": n, ...metrics}
             DIR/summary.json    final avg@k / pass@k, reward, per-agent grad-norm median, max, spikes
+            DIR/machine.json    where it ran, an entry per session (a resume adds one): date,
+                                commit (and whether the tree was dirty), CPU, cores, Node, backend,
+                                relaxed SIMD on or off
             DIR/checkpoints/    each run's state (weights, optimizer moments, step, live
                                 parameters), replaced every --checkpoint-every steps and at the end
           It first prints the config's memory estimate, and refuses a config that needs more

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { validateExperiment } from '../core/config';
 import type { Experiment, FieldError } from '../core/config';
-import { decodeExperiment } from '../core/url';
+import { decodeExperiment, splitSweep } from '../core/url';
+import type { Dial } from '../core/url';
 
 export class ConfigError extends Error {
   constructor(
@@ -49,4 +50,20 @@ export function loadConfig(arg: string): Experiment {
   if (!r.ok) throw new ConfigError(arg, r.errors);
   if (r.note) console.error(`--config: ${r.note}`);
   return r.config;
+}
+
+/**
+ * `lab sweep --config`: the experiment, and the dials a link carries as the page's link sweep
+ * writes them (`&sweep.KEY=v1,v2,…`, docs/sweeps.md#sweeps); a JSON file carries none.
+ */
+export function loadSweepConfig(arg: string): { config: Experiment; dials: Dial[] } {
+  if (existsSync(arg)) return { config: loadConfig(arg), dials: [] };
+  const hashAt = arg.indexOf('#');
+  const split = splitSweep(hashAt >= 0 ? arg.slice(hashAt) : arg);
+  if (split.errors.length) throw new ConfigError(arg, split.errors);
+  if (!split.sweep.length) return { config: loadConfig(arg), dials: [] };
+  const r = decodeExperiment(split.experiment);
+  if (!r.ok) throw new ConfigError(arg, r.errors);
+  if (r.note) console.error(`--config: ${r.note}`);
+  return { config: r.config, dials: split.sweep };
 }

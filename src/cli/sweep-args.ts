@@ -11,7 +11,10 @@ export const SWEEP_HELP = `Usage:
                        [--shard i/n] [--workers K] [--backend B] [--checkpoint-every N] [--quiet]
 
 Runs the experiment once per cell of the grid: the cartesian product of the --grid dials, the
-first dial varying slowest. KEY is any field a lab link takes (optim.lr, rollout.groupSize,
+first dial varying slowest. A --config link that carries the page's sweep keys
+(&sweep.KEY=v1,v2,…, as the page's link sweep writes them) brings those dials first, in the
+link's order; --grid flags add dials after them, and a key in both is refused: the link's sweep
+and lab sweep are the same experiment. KEY is any field a lab link takes (optim.lr, rollout.groupSize,
 runs.1.estimator, …) and each value is checked as that link field is: a value the config refuses
 is refused before anything runs, naming the key and value. Values holding a comma are separated
 by ';' instead. Every cell is an ordinary train folder, DIR/cells/<n>_<key>-<value>…, with all
@@ -76,7 +79,9 @@ export function parseSweep(argv: readonly string[]): SweepArgs | null {
   if (v.help) return null;
   if (positionals.length) throw new UsageError(`sweep takes no "${positionals[0]}"; ${usage}`);
   const grid = (v.grid ?? []) as string[];
-  if (!grid.length) throw new UsageError(`sweep needs at least one --grid KEY=v1,v2,…; ${usage}`);
+  // A --config link may carry the dials itself (sweep.KEY=…): sweep.ts reads it and checks again.
+  if (!grid.length && typeof v.config !== 'string')
+    throw new UsageError(`sweep needs at least one --grid KEY=v1,v2,…; ${usage}`);
   if (typeof v.out !== 'string') throw new UsageError(`sweep needs --out DIR; ${usage}`);
   if (typeof v.steps !== 'string') throw new UsageError(`sweep needs --steps N; ${usage}`);
   const backend = (v.backend ?? 'wasm') as BackendName;

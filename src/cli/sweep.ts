@@ -9,14 +9,22 @@ import { join } from 'node:path';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import { textTable } from '../report/findings';
 import { REWARD_TAIL } from '../report/summary';
-import { mergeShards, planCells, readSweepFile, shardCells, sweepDifference, sweepFile } from '../rl/sweep';
+import {
+  joinDials,
+  mergeShards,
+  planCells,
+  readSweepFile,
+  shardCells,
+  sweepDifference,
+  sweepFile,
+} from '../rl/sweep';
 import { loadSweep, sweepMapCells } from '../report/sweep-map';
 import { getTask } from '../tasks/registry';
 import { SweepRefused } from '../rl/sweep';
 import type { Cell, SweepFile } from '../rl/sweep';
 import { tsxThread } from '../workers/env-pool-node';
 import { UsageError } from './args';
-import { loadConfig } from './load-config';
+import { loadSweepConfig } from './load-config';
 import { Progress } from './progress';
 import { fsError, lockSessionDir, SessionDirError, warn, writeAtomic } from './session-dir';
 import type { MergeArgs, SweepArgs } from './sweep-args';
@@ -49,9 +57,11 @@ const isDone = (dir: string) => existsSync(join(dir, 'summary.json'));
 
 /** Runs (or goes on with) this shard's cells; the exit status. */
 export async function sweep(args: SweepArgs): Promise<number> {
-  const config = { ...(args.config ? loadConfig(args.config) : DEFAULT_EXPERIMENT), steps: args.steps };
+  const given = args.config ? loadSweepConfig(args.config) : { config: DEFAULT_EXPERIMENT, dials: [] };
+  const config = { ...given.config, steps: args.steps };
+  const grid = refusedAsUsage(() => joinDials(given.dials, args.grid));
   const cells = shardCells(
-    refusedAsUsage(() => planCells(config, args.grid)),
+    refusedAsUsage(() => planCells(config, grid)),
     args.shard,
   );
   for (const c of cells) {
@@ -61,7 +71,7 @@ export async function sweep(args: SweepArgs): Promise<number> {
       throw new UsageError(`${c.dir}: ${(e as Error).message}`);
     }
   }
-  const file = sweepFile(config, args.grid, args.shard, cells);
+  const file = sweepFile(config, grid, args.shard, cells);
   prepareSweepDir(args.out, file);
   const unlock = lockSessionDir(args.out);
   const stop = new AbortController();

@@ -22,6 +22,7 @@ import { cellSummaries } from '../report/sweep-map';
 import { loadConfig } from './load-config';
 import { UsageError } from './args';
 import { loadShippedBase } from './base-models';
+import { recordMachine, thisMachine } from './machine';
 import {
   checkSessionDir,
   readMetrics,
@@ -87,6 +88,7 @@ export async function trainFolder(
     if (resumed) for (const note of resumed.notes) o.note(`resume ${note}`);
     if (!resumed || steps !== o.givenSteps)
       writeAtomic(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
+    recordMachine(out, thisMachine(describeReport(report))); // where these steps ran (machine.ts)
     const metrics = new MetricsLog(join(out, 'metrics.jsonl'), resumed?.held);
     const labels = runLabels(exp).map((r) => r.label);
     for (const [label, r] of resumed?.resume ?? []) o.progress?.(label, r.state.manifest.step, 'resumed');

@@ -175,7 +175,7 @@ export function decodeExperiment(hash: string): DecodeResult {
     // A sweep is a link's, not an experiment's (the page reads it with splitSweep): say where it goes.
     if (key.startsWith(SWEEP_PREFIX)) {
       const dial = key.slice(SWEEP_PREFIX.length);
-      const message = `is a sweep's dial, not a field of one experiment: lab sweep takes it as --grid ${dial}=…, the page trains it from the link`;
+      const message = `is a sweep's dial, not a field of one experiment: lab sweep takes it as --grid ${dial}=… or with the whole link as its --config, the page trains it from the link`;
       errors.push({ path: key, message, got: raw });
       continue;
     }

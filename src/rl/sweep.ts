@@ -141,13 +141,33 @@ export function planCells(config: Experiment, grid: readonly Dial[], flag = '--g
 }
 
 /**
+ * `lab sweep`'s dials: a --config link's own (`sweep.KEY=…`, the page's link sweep) first, in the
+ * link's order, then the --grid flags', so the link and the command are one experiment. A key in
+ * both is refused rather than one silently winning.
+ */
+export function joinDials(link: readonly Dial[], grid: readonly Dial[]): Dial[] {
+  const both = grid.find((d) => link.some((l) => l.key === d.key));
+  if (both)
+    throw new SweepRefused(
+      `--grid ${both.key} is also in the --config link as ${SWEEP_PREFIX}${both.key}: give its values in one place`,
+    );
+  const dials = [...link, ...grid];
+  if (!dials.length)
+    throw new SweepRefused(
+      `sweep needs at least one --grid KEY=v1,v2,…, or a --config link that carries ${SWEEP_PREFIX}KEY=v1,v2,…`,
+    );
+  return dials;
+}
+
+/**
  * The most runs (cells × runs × seeds) a link's sweep may ask of the page: the page trains them
  * in its own tab, on one worker per core; a bigger sweep is for `lab sweep`.
  */
 export const MAX_LINK_RUNS = 32;
 
 /** A word for the shell, quoted where it needs to be. */
-const shellWord = (s: string) => (/^[\w.,=:+/@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+export const shellWord = (s: string): string =>
+  /^[\w.,=:+/@%-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * A link's sweep (docs/links.md#a-sweep-in-a-link) planned over its experiment as `lab sweep`

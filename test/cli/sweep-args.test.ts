@@ -21,6 +21,11 @@ describe('lab sweep and merge command lines', () => {
       checkpointEvery: 25,
       config: null,
     });
+    // A --config link may bring every dial itself (sweep.KEY=…): sweep.ts reads them from it.
+    expect(parseSweep(['--config', 'v=1&sweep.optim.lr=1,2', '--steps', '5', '--out', 'd'])).toMatchObject({
+      grid: [],
+      config: 'v=1&sweep.optim.lr=1,2',
+    });
     expect(parseSweep(['--help'])).toBeNull();
     expect(parseMerge(['a', 'b', '--out', 'm'])).toEqual({ command: 'merge', shards: ['a', 'b'], out: 'm' });
   });

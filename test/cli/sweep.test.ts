@@ -108,6 +108,30 @@ describe('npm run lab -- sweep, merge, report', () => {
     );
   }, 600_000);
 
+  it("a --config link's sweep keys are its dials, --grid adds more: the same sweep as --grid alone; a key in both is refused", () => {
+    // The page's link sweep for the first dial, --grid for the second: one cell of it (shard 0/4) run.
+    const link = `http://localhost:5173/#${hash}&sweep.runs.1.estimator=drmas,global-step`;
+    const out = tmp('link');
+    const args = ['sweep', '--config', link, '--grid', 'runs.1.rollout.sampling=parallel,tree'];
+    const r = lab([...args, '--steps', String(STEPS), '--shard', '0/4', '--out', out, '--quiet']);
+    expect(r.status, r.stderr).toBe(0);
+    const [got, want] = [join(out, 'sweep.json'), join(straight, 'sweep.json')].map((f) =>
+      JSON.parse(readFileSync(f, 'utf8')),
+    );
+    expect(got.config).toEqual(want.config);
+    expect(got.grid).toEqual(want.grid);
+    expect(got.cells).toEqual([want.cells[0]]);
+    expect(lines(join(out, CELLS[0])).map(science)).toEqual(lines(join(straight, CELLS[0])).map(science));
+
+    const clash = join(tmp('clash'), 'out');
+    const both = lab([...args, '--grid', 'runs.1.estimator=drmas', '--steps', '1', '--out', clash]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain(
+      'error: --grid runs.1.estimator is also in the --config link as sweep.runs.1.estimator: give its values in one place',
+    );
+    expect(existsSync(clash)).toBe(false);
+  }, 300_000);
+
   it('a sweep SIGKILLed mid-cell, run again, keeps finished cells and records no line twice or never', async () => {
     const out = tmp('killed');
     const args = ['sweep', ...SWEEP, '--out', out, '--workers', '1', '--checkpoint-every', '1', '--quiet'];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRESETS, presetById } from '../../src/core/presets';
 import { decodeExperiment } from '../../src/core/url';
@@ -41,6 +41,17 @@ describe('npm run lab -- train', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'));
     expect(summary.map((s: { run: string }) => s.run)).toEqual(['GRPO', 'Dr. MAS']);
     expect(summary[0].agents.bob).toHaveProperty('spikes');
+    // Where it ran: this checkout's commit, this machine, the backend line and the kernels' SIMD.
+    const [machine, ...more] = JSON.parse(readFileSync(join(out, 'machine.json'), 'utf8'));
+    expect(more).toEqual([]);
+    expect(machine).toMatchObject({
+      commit: execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim(),
+      cores: cpus().length,
+      node: process.version,
+      backend: expect.stringMatching(/^wasm/),
+      simd: 'relaxed', // npm run lab turns relaxed SIMD on in Node 20
+    });
+    expect(typeof machine.dirty).toBe('boolean');
 
     // `report` prints the same table again from the folder.
     const again = lab(['report', out]);
@@ -278,6 +289,8 @@ describe('npm run lab -- train', () => {
     expect(metrics.lines(crashed).map(metrics.science)).toEqual(metrics.lines(straight).map(metrics.science));
     const summary = JSON.parse(readFileSync(join(crashed, 'summary.json'), 'utf8'));
     expect(summary[1].steps).toBe(4); // the summary covers the steps before the crash too
+    // Each session that trained the folder says where it ran: the first and the resume.
+    expect(JSON.parse(readFileSync(join(crashed, 'machine.json'), 'utf8'))).toHaveLength(2);
 
     // Two runs' states swapped: refused, naming the file and the run it holds.
     const [s0, s1] = ['0-GRPO.run', '1-Dr_MAS.run'].map((f) => readFileSync(join(crashed, 'checkpoints', f)));

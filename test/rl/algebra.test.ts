@@ -6,6 +6,7 @@ import { Prng } from '../../src/core/prng';
 import { computeAdvantages, estimatorLabel, getEstimator } from '../../src/rl/advantage';
 import { dialReward, type AdvantageRow } from '../../src/rl/rows';
 import { mean, unbiasedStd } from '../../src/rl/stats';
+import { demoRollout } from '../tasks/helpers';
 import { SOLVER_VERIFIER } from './fixtures';
 
 /** A seeded batch: 3 groups × 4 trajectories, 2–4 rows each over 3 agents, rewards in a few levels. */
@@ -155,6 +156,35 @@ describe('reward dials', () => {
     expect(dialReward(dials, 'a', 0.25)).toBe(1.5);
     expect(dialReward(dials, 'b', 0.25)).toBe(-0.75);
     expect(Object.is(dialReward(dials, 'c', -0), -0)).toBe(true);
+  });
+
+  it("on sync, reward.scale.alice cancels in GRPO's and Dr. MAS's advantages (within the σ floor), not in global-step's", async () => {
+    // Real rows of the control: one shared reward broadcast to both agents' single rows, no penalties.
+    const batch = await demoRollout('sync', 0.4, 8, 8, 3);
+    const rows = (scale: number): AdvantageRow[] =>
+      batch.rows.map((r) => ({
+        group: r.group,
+        traj: r.traj,
+        agent: r.agent,
+        turn: r.turn,
+        reward: dialReward({ scale: { alice: scale } }, r.agent, r.reward),
+      }));
+    // Some groups are mixed, so the advantages are not all 0 and the comparison says something.
+    expect(new Set(batch.trajectories.map((t) => t.reward)).size).toBeGreaterThan(1);
+    const gap = (estimator: 'grpo' | 'drmas' | 'global-step', scale: number) => {
+      const one = computeAdvantages(rows(1), { estimator }).advantages;
+      const scaled = computeAdvantages(rows(scale), { estimator }).advantages;
+      expect(Math.max(...one.map(Math.abs))).toBeGreaterThan(0.5);
+      return Math.max(...one.map((a, i) => Math.abs(a - scaled[i])));
+    };
+    for (const scale of [4, 32]) {
+      // GRPO: each trajectory's value is (ρ·r + r)/2, every value of the group scaled alike; Dr. MAS:
+      // each agent's rows scaled alike. What is left is the ε = 1e-6 floor under σ.
+      expect(gap('grpo', scale)).toBeLessThan(1e-5);
+      expect(gap('drmas', scale)).toBeLessThan(1e-5);
+      // global-step pools alice's scaled rows with bob's under one mean and σ: the dial shows.
+      expect(gap('global-step', scale)).toBeGreaterThan(0.1);
+    }
   });
 
   it('reads reward.scale.<agent> and reward.offset.<agent> at both levels from a link, old links unchanged', () => {

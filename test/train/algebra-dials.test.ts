@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { loadShippedBase } from '../../src/cli/base-models';
-import { agentKey, agentSameBatchKey, M } from '../../src/core/metrics';
+import { agentKey, agentSameBatchKey, GRAD_NORM, M } from '../../src/core/metrics';
 import { decodeExperiment } from '../../src/core/url';
 import { RunTrainer } from '../../src/train/trainer';
 
@@ -103,6 +103,26 @@ describe('reward dials', () => {
     expect(plain[0][agentKey('alice', 'own_success')]).not.toBe(plain[0][agentKey('bob', 'own_success')]);
     expect(scaled[0][agentKey('alice', 'reward/mean')]).toBe(8 * plain[0][agentKey('alice', 'reward/mean')]);
     expect(scaled[0][agentKey('bob', 'reward/mean')]).toBe(plain[0][agentKey('bob', 'reward/mean')]);
+  }, 300_000);
+
+  it("on sync, reward.scale.alice=4 leaves GRPO's and Dr. MAS's training where it was: 2 seeded steps, losses and gradients within 1e-4", async () => {
+    const [grpo, grpo4, drmas, drmas4] = await train(
+      'task=sync&runs=[]&runs.0.label=g&runs.0.estimator=grpo&runs.1.label=g4&runs.1.estimator=grpo&runs.1.reward.scale.alice=4' +
+        '&runs.2.label=d&runs.2.estimator=drmas&runs.3.label=d4&runs.3.estimator=drmas&runs.3.reward.scale.alice=4',
+      2,
+    );
+    const keys = ['alice', 'bob'].flatMap((a) => [agentKey(a, 'pg_loss'), agentKey(a, GRAD_NORM)]);
+    for (const [plain, scaled] of [
+      [grpo, grpo4],
+      [drmas, drmas4],
+    ])
+      for (let s = 0; s < 2; s++)
+        for (const k of keys) {
+          expect(plain[s][k], k).not.toBe(0); // a real loss and gradient: mixed groups at the base models
+          expect(Math.abs(scaled[s][k] - plain[s][k]), `step ${s} ${k}`).toBeLessThan(1e-4);
+        }
+    // The scale is applied: alice's reward mean is 4 times the plain run's.
+    expect(grpo4[0][agentKey('alice', 'reward/mean')]).toBe(4 * grpo[0][agentKey('alice', 'reward/mean')]);
   }, 300_000);
 
   it('refuses a dial on an agent the task does not have, naming it', () => {

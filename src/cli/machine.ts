@@ -1,0 +1,85 @@
+/**
+ * Where a train folder's numbers came from: `DIR/machine.json`, one entry per session that trained
+ * there (a resume on another machine adds its own). A table reproduces to the last digit on the
+ * machine and commit that made it, not beyond (docs/findings.md#tables-drift-across-machines), so
+ * every folder says which they were. Readers that predate the file ignore it; a folder without it
+ * (trained before it existed) reads as "not recorded".
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { simdFlavour } from '../model/kernels/wasm';
+import { writeAtomic } from './session-dir';
+
+export interface Machine {
+  /** When this session started training the folder (ISO 8601, UTC). */
+  date: string;
+  /** `git rev-parse HEAD` where the command ran; null outside a git checkout. */
+  commit: string | null;
+  /** Uncommitted changes to tracked files (untracked files not counted); null outside git. */
+  dirty: boolean | null;
+  /** CPU model and logical cores, as node:os reports them. */
+  cpu: string;
+  cores: number;
+  /** `linux x64`, … */
+  platform: string;
+  node: string;
+  /** The backend line the run printed (`backend: …`). */
+  backend: string;
+  /** The wasm kernels' module: 'relaxed' (FMA, relaxed SIMD) or 'plain' SIMD. */
+  simd: 'relaxed' | 'plain';
+}
+
+/** The checkout's commit and whether tracked files differ from it; nulls where git is absent. */
+export function gitState(cwd = process.cwd()): { commit: string | null; dirty: boolean | null } {
+  const git = (args: string[]) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    return {
+      commit: git(['rev-parse', 'HEAD']),
+      dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '',
+    };
+  } catch {
+    return { commit: null, dirty: null };
+  }
+}
+
+/** This process's machine, commit and kernels, for a session on `backend` (describeReport's words). */
+export function thisMachine(backend: string): Machine {
+  const cpus = os.cpus();
+  return {
+    date: new Date().toISOString(),
+    ...gitState(),
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    platform: `${process.platform} ${process.arch}`,
+    node: process.version,
+    backend,
+    simd: simdFlavour(),
+  };
+}
+
+/** `DIR/machine.json`'s entries, oldest first; none for a folder trained before the file existed. */
+export function readMachines(dir: string): Machine[] {
+  const path = join(dir, 'machine.json');
+  if (!existsSync(path)) return [];
+  try {
+    const json: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return Array.isArray(json) ? (json as Machine[]) : [];
+  } catch {
+    return []; // a hand-edited or torn file says nothing; the numbers are still the folder's
+  }
+}
+
+/** Appends this session's entry to `DIR/machine.json`. */
+export function recordMachine(dir: string, machine: Machine): void {
+  writeAtomic(join(dir, 'machine.json'), JSON.stringify([...readMachines(dir), machine], null, 2) + '\n');
+}
+
+/** One line for a table's header: `<commit>[ (dirty)] on <cpu>, <n> cores, <platform>, Node <v>, <backend>, relaxed SIMD on|off`. */
+export function machineLine(m: Machine): string {
+  const commit = m.commit ? `${m.commit.slice(0, 7)}${m.dirty ? ' (tree dirty)' : ''}` : 'no git commit';
+  const simd = `relaxed SIMD ${m.simd === 'relaxed' ? 'on' : 'off'}`;
+  return `${commit} on ${m.cpu}, ${m.cores} cores, ${m.platform}, Node ${m.node.replace(/^v/, '')}, backend ${m.backend}, ${simd}`;
+}
