@@ -2,7 +2,7 @@
  * The studies of docs/findings.md as data: each one's exact lab command, steps and seeds, the work
  * it cuts into (a train folder, or one folder per sweep cell) and the header its table file gets.
  * scripts/findings.ts runs them; this module holds no I/O, so the manifest and the header are
- * tested apart (test/findings-script.test.ts).
+ * tested apart (test/scripts/findings.test.ts).
  */
 import { encodeExperiment } from '../src/core/url';
 import { presetById } from '../src/core/presets';

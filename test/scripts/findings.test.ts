@@ -4,9 +4,9 @@
 // the commit, the machines and a smoke run.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Machine } from '../src/cli/machine';
-import { decodeExperiment, splitSweep } from '../src/core/url';
-import { planCells, parseDial } from '../src/rl/sweep';
+import type { Machine } from '../../src/cli/machine';
+import { decodeExperiment, splitSweep } from '../../src/core/url';
+import { planCells, parseDial } from '../../src/rl/sweep';
 import {
   asRun,
   cellCount,
@@ -16,8 +16,8 @@ import {
   tableHeader,
   units,
   withField,
-} from '../scripts/findings-studies';
-import { compareVerdicts, comparisonText, readVerdicts, verdictWord } from '../scripts/findings-compare';
+} from '../../scripts/findings-studies';
+import { compareVerdicts, comparisonText, readVerdicts, verdictWord } from '../../scripts/findings-compare';
 
 const findings = readFileSync('docs/findings.md', 'utf8');
 const decode = (link: string) => {
