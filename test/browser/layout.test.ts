@@ -1,5 +1,5 @@
 /**
- * The page's layout in real headless Chromium at a wide (1440 px) and a narrow (800 px) window,
+ * The page's layout in real headless Chromium at a wide (1440 px), a narrow (800 px) and a phone's (400 px) window,
  * with two runs trained a few steps so the status bar holds its longest line (backend, threads,
  * speed, kernels): nothing widens the page past the window, every chart's CSV / PNG buttons stay
  * inside its card whatever the title's length, and the sticky header, status bar and chart legend
@@ -66,7 +66,7 @@ describe('layout', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  for (const width of [1440, 800]) {
+  for (const width of [1440, 800, 400]) {
     it(`at ${width} px: no sideways scroll, chart tools inside their cards, sticky bars apart`, async () => {
       lab = await openLab(TINY);
       const { page } = lab;
@@ -74,7 +74,9 @@ describe('layout', () => {
       await trainEnabled(page);
       await page.getByRole('button', { name: 'Train', exact: true }).click();
       await waitSteps(lab, (s) => s.every((n) => n >= 2));
-      await page.getByTestId('kernels').waitFor(); // the status bar's longest form
+      // The status bar's longest form (below 600 px the details hide and the words wrap instead).
+      if (width > 600) await page.getByTestId('kernels').waitFor();
+      else await page.locator('.backend-words').waitFor();
       await page.getByRole('button', { name: 'Pause', exact: true }).click();
       await runsIn(lab, 'paused');
 
@@ -84,6 +86,10 @@ describe('layout', () => {
       ]);
       expect(widths[0], 'page width vs window').toBeLessThanOrEqual(widths[1]);
       expect(await toolsOutside(lab)).toEqual([]);
+      // Where it runs and how fast are read whole, never cut by an ellipsis.
+      const words = await page.$eval('.backend-words', (e) => [e.scrollWidth, e.clientWidth, e.textContent]);
+      expect(words[0], `backend words cut: ${words[2]}`).toBeLessThanOrEqual(Number(words[1]) + 1);
+      expect(words[2]).toMatch(/ms per step/);
 
       await page.locator('figure.chart').last().scrollIntoViewIfNeeded();
       const s = await stuck(lab);
