@@ -32,7 +32,7 @@ import { routeErrors, type SearchInstance, type SearchState } from '../src/tasks
 import type { Task } from '../src/tasks/types';
 import { loadConfig } from '../src/cli/load-config';
 import { batchCredit } from '../src/train/credit';
-import { CREDIT_NAMES, type CreditName } from '../src/core/config';
+import { CREDIT_NAMES, type CreditName } from '../src/core/config-names';
 import { InProcessEnvRunner } from '../src/tasks/env';
 import { baseRollouts } from './base-rollouts';
 

@@ -5,8 +5,9 @@
  * names) says so on stderr, once per read.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { validateExperiment } from '../core/config';
-import type { Experiment, FieldError } from '../core/config';
+import { validateExperiment } from '../core/config-validate';
+import type { Experiment } from '../core/config';
+import type { FieldError } from '../core/config-validate';
 import { decodeExperiment } from '../core/url';
 
 export class ConfigError extends Error {

@@ -11,8 +11,10 @@
  * Nothing is evaluated: parsing is `Number`, `JSON.parse` of a quoted string, and the zod schema.
  * Pure functions; only src/ui touches window.location.
  */
-import { CONFIG_VERSION, DEFAULT_EXPERIMENT, structuralKey, validateExperiment } from './config';
-import type { Experiment, FieldError } from './config';
+import { CONFIG_VERSION, DEFAULT_EXPERIMENT, structuralKey } from './config';
+import { validateExperiment } from './config-validate';
+import type { Experiment } from './config';
+import type { FieldError } from './config-validate';
 import { ESTIMATOR_LABELS } from './run-labels';
 
 /** Longer hashes are refused: a link is for sharing an experiment, not a payload. */

@@ -8,8 +8,11 @@
  * list and the commit it was checked against). What Dr. MAS cannot run is refused naming the
  * field. Pure: no Node, no DOM.
  */
-import { PER_AGENT_FIELDS, resolveRun } from '../core/config';
-import type { Experiment, PerAgentField, TaskName } from '../core/config';
+import { resolveRun } from '../core/config-run';
+import { PER_AGENT_FIELDS } from '../core/config-sections';
+import type { Experiment } from '../core/config';
+import type { TaskName } from '../core/config-names';
+import type { PerAgentField } from '../core/config-sections';
 import type { KlType, LossAggMode } from '../core/losses';
 import { MATH_MAX_LOOPS } from '../tasks/math';
 import { getTask } from '../tasks/registry';

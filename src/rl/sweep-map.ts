@@ -8,7 +8,8 @@
  */
 import type { Experiment } from '../core/config';
 import type { Dial } from '../core/url';
-import { fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
+import { runRepeats } from '../core/config';
+import { fieldErrorsText, validateExperiment } from '../core/config-validate';
 import { compareSeeds, pm } from './findings';
 import type { Comparison, Verdict } from './findings';
 import { parseMetrics } from './metrics-lines';

@@ -4,8 +4,10 @@
  * DOM): the CLI's `lab sweep`, `lab merge` and `lab report` read and write the files; the map's
  * table and charts are sweep-map.ts. Format and commands: docs/sweeps.md#sweepjson.
  */
-import type { Experiment, FieldError } from '../core/config';
-import { DEFAULT_EXPERIMENT, fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { FieldError } from '../core/config-validate';
+import { DEFAULT_EXPERIMENT, runRepeats } from '../core/config';
+import { fieldErrorsText, validateExperiment } from '../core/config-validate';
 import {
   decodeExperiment,
   dialList,

@@ -4,7 +4,9 @@
  * handing every message to the page's one reducer (ui/lab.ts). Imports no tfjs: Vite bundles the worker as
  * its own chunk, so tfjs never reaches the main bundle.
  */
-import type { BackendName, Experiment, LiveParam } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { BackendName } from '../core/config-names';
+import type { LiveParam } from '../core/live-params';
 import { runRepeats } from '../core/config';
 import { agreedStep, withScheduled, type HoldAnswer } from '../core/live-schedule';
 import type { ModelPreset } from '../core/model-sizes';

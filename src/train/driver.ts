@@ -19,7 +19,7 @@
  * on, on the fallback backend, from the guard: a resumed run repeats what the lost one would have
  * computed, so no step is lost or recorded twice.
  */
-import type { LiveParam, LiveSchedule } from '../core/config';
+import type { LiveParam, LiveSchedule } from '../core/live-params';
 import type { HoldAnswer } from '../core/live-schedule';
 import { M } from '../core/metrics';
 import { encodeCheckpoint, saveCheckpoint } from '../model/checkpoint';

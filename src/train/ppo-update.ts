@@ -7,7 +7,7 @@
  * docs/metrics.md#metrics), and the step applies their sum. Each step reads back once.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Optim } from '../core/config';
+import type { Optim } from '../core/config-sections';
 import { packGranularity } from '../model/logprobs';
 import { disposeDistinct, distinctLogprobs, frozenLogprobs, packDistinct } from '../model/distinct-rows';
 import { tokenizer } from '../model/tokenizer';

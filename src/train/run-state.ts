@@ -19,8 +19,11 @@
  * that goes on from one: the trainer itself only trains.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Experiment, LiveParam, LiveSchedule } from '../core/config';
-import { fieldErrorsText, LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { LiveParam, LiveSchedule } from '../core/live-params';
+import { structuralKey } from '../core/config';
+import { fieldErrorsText, validateExperiment } from '../core/config-validate';
+import { LIVE_PARAMS } from '../core/live-params';
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
 import { checkpointOf, loadCheckpointInto, verifyCheckpoint } from '../model/checkpoint';
 import { migrateParts } from './run-state-migration';

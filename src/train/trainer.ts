@@ -6,8 +6,12 @@
  * config declares, by default the estimator), so at step 0 two runs roll out identically.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
-import { armsOf, LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { Run } from '../core/config-run';
+import type { LiveParam, LiveSchedule } from '../core/live-params';
+import { resolveRun } from '../core/config-run';
+import { armsOf } from '../core/config-sections';
+import { LIVE_PARAMS, liveField, liveValue, withLive } from '../core/live-params';
 import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
 import {
   agentKey,
@@ -365,7 +369,7 @@ export class RunTrainer {
     );
   }
 
-  /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */
+  /** Changes a live hyper-parameter (core/live-params.ts LIVE); it applies from the next step on. */
   setLive(param: LiveParam, value: number): void {
     checkLive(param, value);
     this.settings = withLive(this.settings, param, value);

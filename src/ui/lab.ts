@@ -7,7 +7,8 @@
  * hyper-parameter applies in place and leaves a chart marker.
  */
 import type { Experiment } from '../core/config';
-import { runRepeats, type LiveParam } from '../core/config';
+import { runRepeats } from '../core/config';
+import type { LiveParam } from '../core/live-params';
 import { latestLive, scheduleEntries, withBaseLive } from '../core/live-schedule';
 import { LabSession, queuedText } from '../runtime/client';
 import { memoryVerdict } from '../runtime/memory';

@@ -7,7 +7,8 @@
  */
 import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
-import type { Experiment, FieldError } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { FieldError } from '../core/config-validate';
 import type { Dial } from '../core/url';
 import { valueAt } from '../core/url';
 import type { Cell, SweepFile } from '../rl/sweep';
@@ -15,7 +16,7 @@ import type { BackendReport } from '../runtime/backend-types';
 import { forgetMeasurements } from './backend-cache';
 import { keepThreadSetting, loadThreadSetting } from './thread-setting';
 import type { ThreadSetting } from '../runtime/threads';
-import type { LiveParam } from '../core/config';
+import type { LiveParam } from '../core/live-params';
 import type { RunId, RunStatus } from '../runtime/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';

@@ -1,17 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { DEFAULT_EXPERIMENT, type Experiment } from '../../src/core/config';
 import {
   BACKEND_NAMES,
   CREDIT_NAMES,
-  DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
   MAX_STEPS,
   SAMPLING_NAMES,
   MCTS_TASKS,
   TREE_SAMPLINGS,
   TASK_NAMES,
-  type Experiment,
-} from '../../src/core/config';
+} from '../../src/core/config-names';
 import { LOSS_AGG_MODES } from '../../src/core/losses';
 import { MODEL_PRESETS } from '../../src/core/model-sizes';
 import {
