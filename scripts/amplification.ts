@@ -28,7 +28,8 @@ import { median } from '../src/rl/summary';
 import type { Row } from '../src/tasks/orchestrator';
 import { getTask } from '../src/tasks/registry';
 import { solution, type MathInstance } from '../src/tasks/math';
-import { routeErrors, type SearchInstance, type SearchState } from '../src/tasks/search';
+import type { SearchInstance, SearchState } from '../src/tasks/search';
+import { routeErrors } from '../src/tasks/search-routing';
 import type { Task } from '../src/tasks/types';
 import { loadConfig } from '../src/cli/load-config';
 import { batchCredit } from '../src/train/credit';
@@ -90,7 +91,7 @@ function rejections(
   };
 }
 
-/** Search family: per trajectory, how its router erred (src/tasks/search.ts, routeErrors). */
+/** Search family: per trajectory, how its router erred (src/tasks/search-routing.ts, routeErrors). */
 function routing(
   task: Task<SearchInstance, SearchState>,
   rows: Row[],

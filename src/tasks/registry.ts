@@ -8,7 +8,9 @@ import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
 import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
-import { searchRolesTask, searchRoutingTask, searchTask } from './search';
+import { searchTask } from './search';
+import { searchRolesTask } from './search-roles';
+import { searchRoutingTask } from './search-routing';
 import { syncOwnTask, syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 
