@@ -3,7 +3,7 @@ import { BACKEND_NAMES } from '../core/config-names';
 import type { BackendName } from '../core/config-names';
 import { parseDial, parseShard, SweepRefused } from '../rl/sweep';
 import type { SweepFile } from '../rl/sweep';
-import type { Dial } from '../core/url';
+import type { Dial } from '../core/url-sweep';
 import { parseOptions, UsageError, wholeNumber } from './args';
 
 export const SWEEP_HELP = `Usage:

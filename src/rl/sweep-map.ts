@@ -7,7 +7,7 @@
  * for the Map's charts. Pure: the folder's files come in as text (docs/sweeps.md#the-map).
  */
 import type { Experiment } from '../core/config';
-import type { Dial } from '../core/url';
+import type { Dial } from '../core/url-sweep';
 import { runRepeats } from '../core/config';
 import { fieldErrorsText, validateExperiment } from '../core/config-validate';
 import { compareSeeds, pm } from './findings';

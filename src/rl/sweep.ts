@@ -8,16 +8,10 @@ import type { Experiment } from '../core/config';
 import type { FieldError } from '../core/config-validate';
 import { DEFAULT_EXPERIMENT, runRepeats } from '../core/config';
 import { fieldErrorsText, validateExperiment } from '../core/config-validate';
-import {
-  decodeExperiment,
-  dialList,
-  dialValues,
-  encodeExperiment,
-  splitSweep,
-  SWEEP_PREFIX,
-  valueAt,
-} from '../core/url';
-import type { DecodeResult, Dial } from '../core/url';
+import { decodeExperiment, encodeExperiment, valueAt } from '../core/url';
+import { dialList, dialValues, splitSweep, SWEEP_PREFIX } from '../core/url-sweep';
+import type { DecodeResult } from '../core/url';
+import type { Dial } from '../core/url-sweep';
 import type { RunSummary } from './summary';
 
 /** A bad grid, shard or sweep folder: the message names the key, value or file. */

@@ -9,8 +9,9 @@ import { BUFFER_MODES, CREDIT_MODES, GROUP_FILTERS, SINGLETON_MODES } from '../c
 import { LIVE_PARAMS, liveValue } from '../core/live-params';
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
-import { dialList, valueAt } from '../core/url';
-import type { Dial } from '../core/url';
+import { valueAt } from '../core/url';
+import { dialList } from '../core/url-sweep';
+import type { Dial } from '../core/url-sweep';
 import { ESTIMATOR_OPTIONS } from '../rl/advantage';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';

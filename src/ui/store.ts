@@ -9,7 +9,7 @@ import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment } from '../core/config';
 import type { FieldError } from '../core/config-validate';
-import type { Dial } from '../core/url';
+import type { Dial } from '../core/url-sweep';
 import { valueAt } from '../core/url';
 import type { Cell, SweepFile } from '../rl/sweep';
 import type { BackendReport } from '../runtime/backend-types';

@@ -13,16 +13,10 @@ import {
 } from '../../src/core/config-names';
 import { LOSS_AGG_MODES } from '../../src/core/losses';
 import { MODEL_PRESETS } from '../../src/core/model-sizes';
-import {
-  MAX_HASH_LENGTH,
-  dialValues,
-  decodeExperiment,
-  encodeExperiment,
-  encodeLink,
-  sameStructure,
-  splitSweep,
-} from '../../src/core/url';
-import type { Dial } from '../../src/core/url';
+import { decodeExperiment, encodeExperiment, encodeLink, sameStructure } from '../../src/core/url';
+import { MAX_HASH_LENGTH } from '../../src/core/url-pairs';
+import { dialValues, splitSweep } from '../../src/core/url-sweep';
+import type { Dial } from '../../src/core/url-sweep';
 import { PRESETS } from '../../src/core/presets';
 
 const labelArb = fc.stringMatching(/^[\w .+()-]{1,32}$/);

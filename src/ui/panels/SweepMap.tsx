@@ -19,7 +19,7 @@ import {
   YAxis,
 } from 'recharts';
 import { runRepeats } from '../../core/config';
-import { dialList } from '../../core/url';
+import { dialList } from '../../core/url-sweep';
 import { planLinkSweep } from '../../rl/sweep';
 import type { SweepFile } from '../../rl/sweep';
 import { defaultMapX, mapCharts, paramsText } from '../../rl/sweep-map';
