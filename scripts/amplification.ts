@@ -28,11 +28,12 @@ import { median } from '../src/report/summary';
 import type { Row } from '../src/tasks/orchestrator';
 import { getTask } from '../src/tasks/registry';
 import { solution, type MathInstance } from '../src/tasks/math';
-import { routeErrors, type SearchInstance, type SearchState } from '../src/tasks/search';
+import type { SearchInstance, SearchState } from '../src/tasks/search';
+import { routeErrors } from '../src/tasks/search-routing';
 import type { Task } from '../src/tasks/types';
 import { loadConfig } from '../src/cli/load-config';
 import { batchCredit } from '../src/train/credit';
-import { CREDIT_NAMES, type CreditName } from '../src/core/config';
+import { CREDIT_NAMES, type CreditName } from '../src/core/config-names';
 import { InProcessEnvRunner } from '../src/tasks/env';
 import { baseRollouts } from './base-rollouts';
 
@@ -95,7 +96,7 @@ function rejections(
   };
 }
 
-/** Search family: per trajectory, how its router erred (src/tasks/search.ts, routeErrors). */
+/** Search family: per trajectory, how its router erred (src/tasks/search-routing.ts, routeErrors). */
 function routing(
   task: Task<SearchInstance, SearchState>,
   rows: Row[],

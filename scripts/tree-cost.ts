@@ -8,7 +8,7 @@
  * step pays in sequence). Timings of real runs are in perf/rollout_ms (README "Tree sampling").
  */
 import { scriptArgs } from './cli-args';
-import { TASK_NAMES } from '../src/core/config';
+import { TASK_NAMES } from '../src/core/config-names';
 import { Prng } from '../src/core/prng';
 import { mean } from '../src/rl/stats';
 import { demonstratorPolicy } from '../src/tasks/demo';

@@ -2,7 +2,7 @@
  * What backend selection reports, as types only: the page imports these (through here, never
  * through backend.ts, whose sanity check pulls tfjs into the bundle; lint enforces it).
  */
-import type { BackendName } from '../core/config';
+import type { BackendName } from '../core/config-names';
 import type { ModelPreset } from '../core/model-sizes';
 
 export type ConcreteBackend = Exclude<BackendName, 'auto'>;

@@ -12,7 +12,7 @@
  * so the browser worker and Node share this logic.
  */
 import type * as TF from '@tensorflow/tfjs';
-import type { BackendName } from '../core/config';
+import type { BackendName } from '../core/config-names';
 import type { ModelPreset } from '../core/model-sizes';
 import {
   AUTO_BUDGET_MS,

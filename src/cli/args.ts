@@ -3,8 +3,8 @@
  * [--out DIR]` (docs/cli.md#the-lab-command-line). Parsing only; main.ts runs the command.
  */
 import { parseArgs } from 'node:util';
-import { BACKEND_NAMES } from '../core/config';
-import type { BackendName } from '../core/config';
+import { BACKEND_NAMES } from '../core/config-names';
+import type { BackendName } from '../core/config-names';
 import { REWARD_TAIL } from '../report/summary';
 
 export const HELP = `Agentwise Lab — headless runs

@@ -6,7 +6,9 @@
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { encodeExperiment } from '../core/url';
-import { DEFAULT_DRMAS_MODEL, ExportRefused, drmasReadme, exportDrmas } from '../interop/drmas';
+import { ExportRefused, exportDrmas } from '../interop/drmas';
+import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
+import { drmasReadme } from '../interop/drmas-readme';
 import { fileKind, importFiles } from '../interop/import';
 import type { ImportFile, ImportedRun } from '../interop/import';
 import type { WgMap } from '../interop/metric-map';

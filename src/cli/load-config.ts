@@ -5,10 +5,12 @@
  * names) says so on stderr, once per read.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { validateExperiment } from '../core/config';
-import type { Experiment, FieldError } from '../core/config';
-import { decodeExperiment, splitSweep } from '../core/url';
-import type { Dial } from '../core/url';
+import { validateExperiment } from '../core/config-validate';
+import type { Experiment } from '../core/config';
+import type { FieldError } from '../core/config-validate';
+import { decodeExperiment } from '../core/url';
+import { splitSweep } from '../core/url-sweep';
+import type { Dial } from '../core/url-sweep';
 
 export class ConfigError extends Error {
   constructor(

@@ -1,9 +1,9 @@
 /** `lab sweep` and `lab merge` command lines and help. Parsing only; sweep.ts runs them. */
-import { BACKEND_NAMES } from '../core/config';
-import type { BackendName } from '../core/config';
+import { BACKEND_NAMES } from '../core/config-names';
+import type { BackendName } from '../core/config-names';
 import { parseDial, parseShard, SweepRefused } from '../rl/sweep';
 import type { SweepFile } from '../rl/sweep';
-import type { Dial } from '../core/url';
+import type { Dial } from '../core/url-sweep';
 import { parseOptions, UsageError, wholeNumber } from './args';
 
 export const SWEEP_HELP = `Usage:

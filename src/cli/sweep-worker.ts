@@ -5,7 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
-import type { BackendName, Experiment } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { BackendName } from '../core/config-names';
 import { trainedNothing } from '../report/summary';
 import { enableRelaxedSimd } from '../backends/relaxed-simd-node';
 import { runLabels } from '../train/experiment';

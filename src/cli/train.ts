@@ -7,7 +7,8 @@
 import os from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import type { BackendName, Experiment } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { BackendName } from '../core/config-names';
 import { M } from '../core/metrics';
 import { timedPreset } from '../backends/auto-choice';
 import { describeReport, selectBackend } from '../backends/backend';

@@ -5,7 +5,8 @@
  * The board, its help popovers and its "more charts" reasons all read this list: adding a chart
  * is one entry here. Pure: no tfjs, no DOM (docs/charts.md#the-chart-registry).
  */
-import type { EstimatorChoice, Optim } from './config';
+import type { EstimatorChoice } from './config-names';
+import type { Optim } from './config-sections';
 import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, GRAD_NORM, M, MCTS_KEYS } from './metrics';
 
 export type ChartSection = 'Run' | 'Per agent' | 'Update diagnostics' | 'Same batch, every estimator';

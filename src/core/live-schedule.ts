@@ -1,12 +1,13 @@
 /**
- * A run's live-change schedule (config.ts RunSchema `live`): the live values it took, keyed by the
+ * A run's live-change schedule (config-run.ts RunSchema `live`, its schema in live-params.ts): the live values it took, keyed by the
  * step they took effect at. The page records one entry per change (the step the run reports), a
  * link carries them (`runs.0.live.179.optim.lr=0.003`), and the trainer applies each entry at the
  * start of its step, so a replay of the link trains what the sender's runs trained
  * (docs/links.md#live-change-schedule). Pure: no tfjs, no DOM.
  */
-import { LIVE, LIVE_PARAMS, liveValue, withLive } from './config';
-import type { Experiment, LiveChange, LiveParam, LiveSchedule } from './config';
+import { LIVE, LIVE_PARAMS, liveValue, withLive } from './live-params';
+import type { Experiment } from './config';
+import type { LiveChange, LiveParam, LiveSchedule } from './live-params';
 
 /** The changes due at `step`, in LIVE's order. */
 export function changesAt(schedule: LiveSchedule, step: number): [LiveParam, number][] {

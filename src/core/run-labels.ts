@@ -4,6 +4,7 @@
  * metrics rows and its stored state, so one already taken by another run gets the next free number
  * ("GRPO 2"), and the note says so. Pure: no DOM, no Node.
  */
+import type { EstimatorChoice } from './config-names';
 
 /** The name people know each estimator by (legends, tables, the estimator menu); rl/advantage.ts shows these. */
 export const ESTIMATOR_LABELS = {
@@ -14,18 +15,15 @@ export const ESTIMATOR_LABELS = {
   magrpo: 'MAGRPO',
   mars2: 'MARS2',
   custom: 'custom',
-} as const;
-/**
- * An estimator's name. Not config.ts's EstimatorChoice: config imports this file, and the type
- * import would close a circle. test/core/run-labels.test.ts checks that the two name the same set.
- */
-type Estimator = keyof typeof ESTIMATOR_LABELS;
+} as const satisfies Record<EstimatorChoice, string>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const estimatorLabel = (v: unknown): string | undefined =>
-  typeof v === 'string' && Object.hasOwn(ESTIMATOR_LABELS, v) ? ESTIMATOR_LABELS[v as Estimator] : undefined;
+  typeof v === 'string' && Object.hasOwn(ESTIMATOR_LABELS, v)
+    ? ESTIMATOR_LABELS[v as EstimatorChoice]
+    : undefined;
 
 /**
  * Gives every run entry of a raw config that has a known estimator and no label its estimator's
@@ -64,7 +62,7 @@ export function labelRunsByEstimator(input: unknown): { input: unknown; note: st
  * label someone chose is kept.
  */
 export function withEstimator(
-  config: { runs: readonly { label: string; estimator: Estimator }[] },
+  config: { runs: readonly { label: string; estimator: EstimatorChoice }[] },
   i: number,
   estimator: unknown,
 ): unknown {

@@ -9,97 +9,36 @@
  * changes are keyed by step, `runs.0.live.179.optim.lr=0.003` (docs/links.md#live-change-schedule). Values are typed by their text: numbers, `true`/`false`,
  * `[]`, `{}`, otherwise a string; a string that would read as one of those is JSON-quoted.
  * Nothing is evaluated: parsing is `Number`, `JSON.parse` of a quoted string, and the zod schema.
- * Pure functions; only src/ui touches window.location.
+ * The pairs' own form is url-pairs.ts's; a sweep in a link, url-sweep.ts's. Pure functions; only
+ * src/ui touches window.location.
  */
-import { CONFIG_VERSION, DEFAULT_EXPERIMENT, structuralKey, validateExperiment } from './config';
-import type { Experiment, FieldError } from './config';
+import { CONFIG_VERSION, DEFAULT_EXPERIMENT, structuralKey } from './config';
+import { validateExperiment } from './config-validate';
+import type { Experiment } from './config';
+import type { FieldError } from './config-validate';
 import { ESTIMATOR_LABELS } from './run-labels';
-
-/** Longer hashes are refused: a link is for sharing an experiment, not a payload. */
-export const MAX_HASH_LENGTH = 2048;
-
-type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+import {
+  decodeValue,
+  encodeValue,
+  hashEscape,
+  flatten,
+  isPlainObject,
+  MAX_HASH_LENGTH,
+  merge,
+  setPath,
+  type Json,
+} from './url-pairs';
+import { dialList, SWEEP_PREFIX, type Dial } from './url-sweep';
 
 /** Old versions are rewritten pair by pair into the current one. None yet: v1 is the first. */
 const MIGRATIONS: Record<number, (pairs: [string, string][]) => [string, string][]> = {};
-
-// ─── diff and flatten ────────────────────────────────────────────────────────
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function isPlainObject(v: unknown): v is { [k: string]: Json } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/**
- * Appends the pairs that turn `base` (the default at this path; undefined where there is none)
- * into `value`: only what differs. An empty object is written only where the default is not
- * empty: elsewhere the schema's own default (`{}`) restores it.
- */
-function flatten(value: Json, base: Json | undefined, prefix: string, out: [string, string][]): void {
-  if (deepEqual(value, base)) return;
-  if (Array.isArray(value)) {
-    // A list shorter than its default cannot be a patch of it: reset it, then write it whole.
-    const patchable = Array.isArray(base) && value.length >= base.length;
-    if (!patchable && (value.length === 0 || Array.isArray(base))) out.push([prefix, '[]']);
-    value.forEach((v, i) => flatten(v, patchable ? base[i] : undefined, `${prefix}.${i}`, out));
-  } else if (isPlainObject(value)) {
-    const entries = Object.entries(value);
-    if (entries.length === 0 && isPlainObject(base) && Object.keys(base).length > 0) out.push([prefix, '{}']);
-    for (const [k, v] of entries) {
-      flatten(v, isPlainObject(base) ? base[k] : undefined, prefix ? `${prefix}.${k}` : k, out);
-    }
-  } else {
-    out.push([prefix, encodeValue(value)]);
-  }
-}
-
-const NUMBER_RE = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
-function encodeValue(v: string | number | boolean | null): string {
-  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
-  const ambiguous =
-    NUMBER_RE.test(v) || ['true', 'false', 'null', '[]', '{}'].includes(v) || v.startsWith('"');
-  return ambiguous ? JSON.stringify(v) : v;
-}
-
-/** Lists given as `key=[]`: they replace the default list instead of patching it. */
-const RESET = new WeakSet<Json[]>();
-
-function decodeValue(text: string): Json {
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  if (text === 'null') return null;
-  if (text === '[]') {
-    const list: Json[] = [];
-    RESET.add(list);
-    return list;
-  }
-  if (text === '{}') return {};
-  if (NUMBER_RE.test(text)) return Number(text);
-  if (text.startsWith('"')) {
-    const s: unknown = JSON.parse(text); // a JSON string literal, never code
-    if (typeof s !== 'string') throw new Error('quoted value is not a string');
-    return s;
-  }
-  return text;
-}
-
-/** Characters left readable in the hash; everything else is percent-encoded. */
-function escape(s: string): string {
-  return encodeURIComponent(s).replace(/%20/g, '+').replace(/%2C/g, ',').replace(/%3A/g, ':');
-}
-
-// ─── public API ──────────────────────────────────────────────────────────────
 
 /** The hash (without `#`) for an experiment: the version, then only non-default fields. */
 export function encodeExperiment(config: Experiment): string {
   const pairs: [string, string][] = [['v', String(CONFIG_VERSION)]];
   flatten(config as unknown as Json, DEFAULT_EXPERIMENT as unknown as Json, '', pairs);
   return labelPairs(config, pairs)
-    .map(([k, v]) => `${k}=${escape(v)}`)
+    .map(([k, v]) => `${k}=${hashEscape(v)}`)
     .join('&');
 }
 
@@ -238,142 +177,15 @@ export function valueAt(config: Experiment, path: string): unknown {
   return path.split('.').reduce<unknown>((node, k) => (node as Record<string, unknown>)?.[k], config);
 }
 
-/** Builds nested objects/arrays from a dotted path; numeric segments index arrays. */
-function setPath(root: { [k: string]: Json }, path: string[], value: Json): void {
-  if (path.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype')) {
-    throw new Error('not a field name');
-  }
-  let node: Json = root;
-  // Numeric segments index lists, except a run's live-change schedule, whose keys are steps.
-  const isIndex = (i: number) => /^\d+$/.test(path[i]) && !isStepKey(path, i);
-  for (let i = 0; i < path.length; i++) {
-    const key = path[i];
-    const last = i === path.length - 1;
-    const container = node as { [k: string]: Json } | Json[];
-    if (Array.isArray(container) !== isIndex(i)) throw new Error('conflicts with another field');
-    if (isIndex(i) && Number(key) > 64) throw new Error('index too large');
-    const slot = (container as Record<string, Json>)[key];
-    if (last) {
-      if (slot !== undefined) throw new Error('conflicts with another field');
-      (container as Record<string, Json>)[key] = value;
-    } else {
-      if (slot === undefined) (container as Record<string, Json>)[key] = isIndex(i + 1) ? [] : {};
-      else if (typeof slot !== 'object' || slot === null) throw new Error('conflicts with another field');
-      node = (container as Record<string, Json>)[key];
-    }
-  }
-}
-
-/** `runs.N.live.STEP`: the step keys of a run's live-change schedule (docs/links.md#live-change-schedule). */
-const isStepKey = (path: string[], i: number) => i === 3 && path[0] === 'runs' && path[2] === 'live';
-
-/**
- * Objects merge key-wise; lists merge index-wise over the base list (over none after `key=[]`);
- * primitives from the patch replace the base.
- */
-function merge(base: Json | undefined, patch: Json): Json {
-  if (isPlainObject(base) && isPlainObject(patch)) {
-    const out: { [k: string]: Json } = { ...base };
-    for (const [k, v] of Object.entries(patch)) out[k] = merge(base[k], v);
-    return out;
-  }
-  if (Array.isArray(patch)) {
-    const under = Array.isArray(base) && !RESET.has(patch) ? base : [];
-    const n = Math.max(under.length, patch.length);
-    // An index given with none before it (and no default there) is a hole: null fails validation.
-    return Array.from({ length: n }, (_, i) => (i in patch ? merge(under[i], patch[i]) : (under[i] ?? null)));
-  }
-  return patch;
-}
-
-// ─── a sweep in a link ───────────────────────────────────────────────────────
-
-/**
- * The prefix of a link's sweep keys: `sweep.optim.lr=0.001,0.002` is a dial over `optim.lr`, and the
- * link's other pairs are the experiment every cell starts from (docs/links.md#a-sweep-in-a-link).
- */
-export const SWEEP_PREFIX = 'sweep.';
-
-/** One dial of a sweep (a link's `sweep.KEY=…`, `lab sweep --grid KEY=…`): a link field and its values, as written. */
-export interface Dial {
-  key: string;
-  values: string[];
-}
-
-/**
- * `v1,v2,…` → a dial's values, as written. Values that hold a comma themselves are separated by
- * `;` instead (`a,b;c`: the values `a,b` and `c`), and a lone one ends with `;` (`a,b;`: the one
- * value `a,b`, where `a,b` alone is two). `name` is how a refusal names the dial (`optim.lr` after
- * `--grid`, `sweep.optim.lr` in a link).
- */
-export function dialValues(name: string, list: string): { values: string[] } | { refused: string } {
-  const bySemicolon = list.includes(';');
-  const values = list.split(bySemicolon ? ';' : ',');
-  if (bySemicolon && values.length > 1 && values.at(-1) === '') values.pop();
-  if (values.some((v) => v === '')) return { refused: `an empty value; give ${name}=v1,v2,…` };
-  const twice = values.find((v, i) => values.indexOf(v) !== i);
-  if (twice !== undefined) return { refused: `${name}=${twice} is given twice` };
-  return { values };
-}
-
-/** A dial's values as written after `KEY=`: dialValues reads them back (a lone value holding a comma ends with `;`). */
-export function dialList(values: readonly string[]): string {
-  if (!values.some((v) => v.includes(','))) return values.join(',');
-  return values.length === 1 ? `${values[0]};` : values.join(';');
-}
-
-/**
- * A link's sweep split from its experiment: the `sweep.KEY=v1,v2,…` pairs read as dials in the
- * order given (the first varies slowest, as `lab sweep`'s `--grid`s), the other pairs left as they
- * are for decodeExperiment. Only the sweep's own form is checked here; its values are checked as
- * the fields they are where the cells are planned (planLinkSweep in src/rl/sweep.ts).
- */
-export function splitSweep(hash: string): { experiment: string; sweep: Dial[]; errors: FieldError[] } {
-  const text = hash.startsWith('#') ? hash.slice(1) : hash;
-  // The whole link is held to MAX_HASH_LENGTH: decodeExperiment refuses it, unread.
-  if (text.length > MAX_HASH_LENGTH) return { experiment: text, sweep: [], errors: [] };
-  const rest: string[] = [];
-  const sweep: Dial[] = [];
-  const errors: FieldError[] = [];
-  for (const part of text.split('&')) {
-    const eq = part.indexOf('=');
-    let key = '';
-    let list = '';
-    try {
-      key = decodeURIComponent(part.slice(0, Math.max(eq, 0)));
-      list = decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '));
-    } catch {
-      // bad percent-encoding: decodeExperiment names it
-    }
-    if (eq <= 0 || !key.startsWith(SWEEP_PREFIX)) {
-      rest.push(part);
-      continue;
-    }
-    const field = key.slice(SWEEP_PREFIX.length);
-    const read = dialValues(key, list);
-    if (field === '') errors.push({ path: key, message: 'names no field: give sweep.KEY=v1,v2,…' });
-    else if (field === 'v') errors.push({ path: key, message: 'is not a dial: the link version' });
-    else if (field === 'steps')
-      errors.push({ path: key, message: "is not a dial: every cell trains the link's steps" });
-    else if (sweep.some((d) => d.key === field)) errors.push({ path: key, message: 'given twice' });
-    else if ('refused' in read) errors.push({ path: key, message: read.refused, got: list });
-    else sweep.push({ key: field, values: read.values });
-  }
-  // A link without sweep keys goes on to decodeExperiment exactly as it came.
-  if (sweep.length === 0 && errors.length === 0) return { experiment: text, sweep, errors };
-  // The version belongs to the whole link: a sweep alone is no experiment.
-  if (rest.every((part) => part === ''))
-    errors.push({ path: 'v', message: `missing; expected v=${CONFIG_VERSION}` });
-  return { experiment: rest.join('&'), sweep, errors };
-}
-
 /**
  * The hash for an experiment and a sweep over it: the experiment's (encodeExperiment), then one
  * `sweep.KEY=v1,v2,…` per dial in grid order, so splitSweep reads back the same dials. With no
  * dials it is encodeExperiment's, unchanged.
  */
 export function encodeLink(config: Experiment, sweep: readonly Dial[]): string {
-  const dials = sweep.map(({ key, values }) => `${escape(SWEEP_PREFIX + key)}=${escape(dialList(values))}`);
+  const dials = sweep.map(
+    ({ key, values }) => `${hashEscape(SWEEP_PREFIX + key)}=${hashEscape(dialList(values))}`,
+  );
   return [encodeExperiment(config), ...dials].join('&');
 }
 

@@ -47,7 +47,7 @@ export type Role = (typeof ROLES)[number];
 /**
  * Roles a task used to borrow, by task: `plan` ran its planner as `solver` and its executor as
  * `coder` while a new role would have moved every token id. Old links, session folders and checkpoints
- * that name the old roles are read with these (src/core/config.ts, src/model/vocab-migration.ts).
+ * that name the old roles are read with these (src/core/renamed-roles.ts, src/model/vocab-migration.ts).
  */
 export const RENAMED_ROLES: Readonly<Record<string, Readonly<Record<string, Role>>>> = {
   plan: { solver: 'planner', coder: 'executor' },

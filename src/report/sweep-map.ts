@@ -8,8 +8,9 @@
  * come in as text (docs/sweeps.md#the-map).
  */
 import type { Experiment } from '../core/config';
-import type { Dial } from '../core/url';
-import { fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
+import type { Dial } from '../core/url-sweep';
+import { runRepeats } from '../core/config';
+import { fieldErrorsText, validateExperiment } from '../core/config-validate';
 import { baseLabel, compareSeeds, pm } from './findings';
 import type { Comparison, Verdict } from './findings';
 import { parseMetrics } from './metrics-lines';

@@ -14,12 +14,8 @@ import {
   type AdvantageSet,
   type EstimatorDef,
 } from '../core/advantage-sets';
-import {
-  SINGLETON_MODES,
-  type AdvantageOptions,
-  type EstimatorChoice,
-  type EstimatorName,
-} from '../core/config';
+import { SINGLETON_MODES, type EstimatorChoice, type EstimatorName } from '../core/config-names';
+import type { AdvantageOptions } from '../core/config-sections';
 import { ESTIMATOR_LABELS } from '../core/run-labels';
 import { computeStats, type AdvantageStats, type SetCounts } from './diagnostics';
 import { groupIndices, idKey, type AdvantageRow } from './rows';

@@ -17,7 +17,7 @@
  * equal values); the counterfactual credit is neither, but costs K replays at any K.
  * Pure: no tfjs, no DOM.
  */
-import type { CreditName } from '../core/config';
+import type { CreditName } from '../core/config-names';
 import type { Prng } from '../core/prng';
 import { mean, unbiasedStd } from './stats';
 

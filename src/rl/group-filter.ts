@@ -4,7 +4,7 @@
  * with its nodes; a filter reads nothing but each row's group and the reward the estimator would
  * see, so it works for any sampling. Pure.
  */
-import type { GroupFilterName } from '../core/config';
+import type { GroupFilterName } from '../core/config-names';
 import { groupIndices } from './rows';
 import { allEqual } from './stats';
 

@@ -9,7 +9,8 @@
  *   corr    = Pearson correlation of A_e with the run's own advantages (NaN if either is constant)
  * Pure: no tfjs, no DOM, no Node APIs.
  */
-import type { AdvantageOptions, EstimatorChoice, EstimatorName } from '../core/config';
+import type { EstimatorChoice, EstimatorName } from '../core/config-names';
+import type { AdvantageOptions } from '../core/config-sections';
 import { agentSameBatchKey, sameBatchEstimators } from '../core/metrics';
 import { defText, estimateAdvantages, estimatorDef } from './advantage';
 import { groupIndices, type AdvantageRow } from './rows';

@@ -4,7 +4,7 @@
  * result, not even in the last bit. Also the gradient-spike counter used by the CLI summary.
  * Pure: no tfjs, no DOM, no Node APIs.
  */
-import type { SingletonMode } from '../core/config';
+import type { SingletonMode } from '../core/config-names';
 
 /** Values in ascending order, as a fresh float64 array (typed-array sort is numeric). */
 export function sorted(values: ArrayLike<number>): Float64Array {

@@ -4,18 +4,14 @@
  * and `lab report` read and write the files; the map of paired differences per cell, its table
  * and charts, is report/sweep-map.ts. Format and commands: docs/sweeps.md#sweepjson.
  */
-import type { Experiment, FieldError } from '../core/config';
-import { DEFAULT_EXPERIMENT, fieldErrorsText, runRepeats, validateExperiment } from '../core/config';
-import {
-  decodeExperiment,
-  dialList,
-  dialValues,
-  encodeExperiment,
-  splitSweep,
-  SWEEP_PREFIX,
-  valueAt,
-} from '../core/url';
-import type { DecodeResult, Dial } from '../core/url';
+import type { Experiment } from '../core/config';
+import type { FieldError } from '../core/config-validate';
+import { DEFAULT_EXPERIMENT, runRepeats } from '../core/config';
+import { fieldErrorsText, validateExperiment } from '../core/config-validate';
+import { decodeExperiment, encodeExperiment, valueAt } from '../core/url';
+import { dialList, dialValues, splitSweep, SWEEP_PREFIX } from '../core/url-sweep';
+import type { DecodeResult } from '../core/url';
+import type { Dial } from '../core/url-sweep';
 
 /** A bad grid, shard or sweep folder: the message names the key, value or file. */
 export class SweepRefused extends Error {}

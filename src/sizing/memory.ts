@@ -13,7 +13,8 @@
  * The limit is the wasm backend's heap: the CLI and the page refuse a config over it with one
  * message (`memoryVerdict`). No tfjs: the page computes it in its main bundle.
  */
-import type { BackendName, Experiment } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { BackendName } from '../core/config-names';
 import { gptConfig, paramSpecs } from '../core/gpt-config';
 import { getTask } from '../tasks/registry';
 import { MAX_CONTEXT } from '../tasks/types';

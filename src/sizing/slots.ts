@@ -3,7 +3,8 @@
  * `models.ids`, `models.perAgent`), checked against the task. No tfjs: the page sizes a config
  * from it (memory.ts) before anything is built; train/models.ts builds the networks.
  */
-import type { Experiment, PerAgentField } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { PerAgentField } from '../core/config-sections';
 import type { ModelPreset } from '../core/model-sizes';
 import type { Role } from '../core/vocab';
 import { getTask } from '../tasks/registry';

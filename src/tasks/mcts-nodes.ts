@@ -6,7 +6,7 @@
  * answer role's, with its own model: the arms differ by their weights, as MARS2's agents do.
  * Pure: no tfjs, no DOM.
  */
-import type { MctsTask } from '../core/config';
+import type { MctsTask } from '../core/config-names';
 import type { Role } from '../core/vocab';
 import {
   coderTesterTask,

@@ -30,7 +30,7 @@
  * prior is a fixed Beta(1, 1); nodes are generated one round at a time, not by 16 concurrent
  * tasks. Pure: no tfjs, no DOM.
  */
-import type { MctsTask } from '../core/config';
+import type { MctsTask } from '../core/config-names';
 import { agentKey, MCTS_KEYS } from '../core/metrics';
 import { mixSeed, Prng } from '../core/prng';
 import type { Role } from '../core/vocab';

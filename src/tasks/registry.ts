@@ -1,14 +1,16 @@
 /**
- * The task registry (one entry per task, typed against TASK_NAMES in src/core/config.ts so the
+ * The task registry (one entry per task, typed against TASK_NAMES in src/core/config-names.ts so the
  * schema, the UI dropdown and dispatch cannot drift) and seeded instance streams with disjoint
  * training and validation splits, decided by hashing each instance's key. Pure: no tfjs, no DOM.
  */
-import type { TaskName } from '../core/config';
+import type { TaskName } from '../core/config-names';
 import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
 import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
-import { searchRolesTask, searchRoutingTask, searchTask } from './search';
+import { searchTask } from './search';
+import { searchRolesTask } from './search-roles';
+import { searchRoutingTask } from './search-routing';
 import { syncOwnTask, syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 

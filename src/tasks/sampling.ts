@@ -2,7 +2,7 @@
  * The rollout samplings, one registry keyed by the names of `rollout.sampling` (core/config): how
  * the G rollouts of one instance are drawn. Each entry's doc labels its option in the UI. Pure.
  */
-import type { SamplingName } from '../core/config';
+import type { SamplingName } from '../core/config-names';
 import { rollout, type RolloutOptions, type RolloutResult } from './orchestrator';
 import { mctsRollout } from './mcts';
 import { treeRollout } from './tree';

@@ -3,7 +3,8 @@
  * search orchestra (docs/tasks.md#search, `orchestra/search/search_orchestra.py`) and the key-value toy (docs/tasks.md#search).
  * Each step the verifier routes `yes` (answer) or `no` (search); the search agent writes
  * `q:<words>`, the environment appends the top BM25 facts; the answer agent writes `a:<value>`.
- * Pure: no tfjs, no DOM.
+ * Its variants build on this file: search-roles.ts (per-agent role rewards) and search-routing.ts
+ * (a tighter step cap, a cautious demonstrator, the router's errors). Pure: no tfjs, no DOM.
  */
 import { SPECIAL, type Role } from '../core/vocab';
 import { Bm25 } from './bm25';
@@ -25,12 +26,6 @@ import {
 
 /** Env steps per trajectory (`env.max_steps` = 4 in run_search.sh). */
 export const SEARCH_MAX_STEPS = 4;
-/**
- * `search-routing`'s tighter cap, the low end of toy task 1's 3–4: a 2-hop question needs both
- * searches and a "yes" at the last step, so a cautious router times out where `search` leaves it
- * a spare step.
- */
-export const SEARCH_ROUTING_MAX_STEPS = 3;
 /** Facts appended per search (the reference appends top-3 passages; 2 keeps prompts short). */
 export const SEARCH_TOP_K = 2;
 
@@ -163,9 +158,8 @@ function validate(agent: Role, response: string): string | null {
       return `'${agent}' is not a search agent`;
   }
 }
-
-/** The environment transition, with at most `maxSteps` env steps (a route and its action each). */
-function cappedStep(
+/** The environment transition, with at most `maxSteps` env steps (a route and its action each; search-routing.ts caps it lower). */
+export function cappedStep(
   maxSteps: number,
   state: SearchState,
   agent: Role,
@@ -214,35 +208,6 @@ export function answerable(state: SearchState): boolean {
   return state.instance.hops.every((h) => state.retrieved.includes(h.fact));
 }
 
-/**
- * The router's errors in one finished trajectory, found by replaying its calls on `task`: a
- * cautious "no" (every needed fact already retrieved), an eager "yes" (or an invalid verdict, which
- * counts as yes) before every needed fact is in, and whether it timed out ("no" at the last step).
- */
-export interface RouteErrors {
-  cautious: number;
-  eager: number;
-  timeout: boolean;
-}
-
-export function routeErrors(
-  task: Task<SearchInstance, SearchState>,
-  instance: SearchInstance,
-  calls: readonly { agent: Role; response: string }[],
-): RouteErrors {
-  const errors: RouteErrors = { cautious: 0, eager: 0, timeout: false };
-  let state = task.init(instance);
-  for (const { agent, response } of calls) {
-    if (agent === 'verifier') {
-      if (response === 'no' && answerable(state)) errors.cautious++;
-      if (response !== 'no' && !answerable(state)) errors.eager++;
-    }
-    state = task.step(state, agent, response).state;
-    errors.timeout = state.done && agent === 'verifier';
-  }
-  return errors;
-}
-
 /** A value of the answer's kind that is not the answer (a guess that is certainly wrong). */
 function wrongValue(state: SearchState, rng: Prng): string {
   const { answer, hops } = state.instance;
@@ -250,8 +215,8 @@ function wrongValue(state: SearchState, rng: Prng): string {
   const pool = rel === 'land' ? LANDS : rel === 'city' ? CITIES : JOBS;
   return rng.pick(pool.filter((v) => v !== answer));
 }
-
-function demonstrate(state: SearchState, agent: Role, rng: Prng, errorRate: number): string {
+/** The demonstrator: each agent's right move, or with probability `errorRate` a mistake (a malformed output in MALFORMED_SHARE of them). */
+export function demonstrate(state: SearchState, agent: Role, rng: Prng, errorRate: number): string {
   const mistake = rng.chance(errorRate);
   const malformed = mistake && rng.chance(MALFORMED_SHARE);
   const ready = answerable(state);
@@ -297,92 +262,4 @@ export const searchTask: Task<SearchInstance, SearchState> = {
   step,
   demonstrate,
   neutral,
-};
-
-/**
- * Per-agent rewards on different scales, after AT-GRPO's role rewards (PettingLLMs
- * `calculate_reward`, docs/tasks.md#search-roles: reasoner 2·1[correct]; tool agent (−1 error, +1
- * correct, else 0) + 1[reasoning correct]), with the verifier on the shared outcome:
- *   answer   2 · 1[answer right]                                   ∈ {0, 2}
- *   search   (−1 if any query was malformed, else +1 if every fact the answer needs was
- *            retrieved, else 0) + 1[answer right]                    ∈ {−1, 0, 1, 2}
- *   verifier 1[answer right]                                         ∈ {0, 1}
- * Each row then scores its agent's reward minus its own invalid penalty. GRPO averages a
- * trajectory's row scores into one value per trajectory and normalizes those; Dr. MAS normalizes
- * each agent's row scores among themselves; global-step pools every row of the prompt group.
- */
-export function roleRewards(state: SearchState, success: boolean): Partial<Record<Role, number>> {
-  const right = success ? 1 : 0;
-  const malformed = state.log.some((l) => l.agent === 'search' && !l.valid);
-  const tool = malformed ? -1 : answerable(state) ? 1 : 0;
-  return { answer: 2 * right, search: tool + right, verifier: right };
-}
-
-/**
- * Each agent's own part on search-roles: the answer agent answered right; the search agent
- * retrieved every fact the answer needs with no malformed query (its role reward's +1); the
- * verifier routed right at every verdict (routeErrors' cautious and eager errors, none).
- */
-function ownParts(state: SearchState, success: boolean): Partial<Record<Role, boolean>> {
-  const malformed = state.log.some((l) => l.agent === 'search' && !l.valid);
-  return {
-    answer: success,
-    search: !malformed && answerable(state),
-    ...(state.verdictsRight === undefined ? {} : { verifier: state.verdictsRight }),
-  };
-}
-
-function stepWithRoles(state: SearchState, agent: Role, response: string): StepResult<SearchState> {
-  const r = step(state, agent, response);
-  const verdictsRight =
-    agent === 'verifier'
-      ? (state.verdictsRight ?? true) && (response === 'no') !== answerable(state)
-      : state.verdictsRight;
-  const next = verdictsRight === undefined ? r.state : { ...r.state, verdictsRight };
-  const outcome = next.outcome;
-  if (!outcome) return { ...r, state: next };
-  const agentRewards = roleRewards(next, outcome.success);
-  const agentSuccess = ownParts(next, outcome.success);
-  return { ...r, state: { ...next, outcome: { ...outcome, agentRewards, agentSuccess } } };
-}
-
-export const searchRolesTask: Task<SearchInstance, SearchState> = {
-  ...searchTask,
-  name: 'search-roles',
-  variantOf: 'search',
-  doc: 'search with per-agent rewards on different scales (AT-GRPO role rewards): answer 2·EM, search retrieval ±1 + EM, verifier EM',
-  // Follows Dr. MAS search orchestra + PettingLLMs role rewards (arXiv 2510.11062; multi_agent_env/**/calculate_reward).
-  step: stepWithRoles,
-  ownSuccess: true,
-};
-
-/**
- * `search-routing`'s demonstrator: search's, except that the router errs one way only, cautiously:
- * with probability `errorRate` it says "no" although every needed fact is in (it wants more
- * evidence). Its base router learns from this (models/search-routing/manifest.json). The other
- * error, an eager "yes" before the facts are in, is not demonstrated: the router makes it on its own
- * after a search that missed, which demonstrations (a searcher that never misses) never show it.
- */
-function demonstrateCautious(state: SearchState, agent: Role, rng: Prng, errorRate: number): string {
-  if (agent !== 'verifier') return demonstrate(state, agent, rng, errorRate);
-  return answerable(state) && rng.chance(errorRate) ? 'no' : demonstrate(state, agent, rng, 0);
-}
-
-/**
- * The search workflow with its turn cap at 3 env steps instead of 4 (the key-value toy, docs/tasks.md#search-routing),
- * same questions, rewards and −0.01 invalid-row penalty. A 2-hop question now needs both searches
- * and a "yes" at the last step: a cautious router that says "no" once too often times out (reward
- * 0), an eager one that says "yes" before the facts are in sends the answer agent to guess (wrong).
- * So routing errors decide the outcome, and search rows (more of them in timeouts) gather in
- * failures while answer rows (none in a timeout) gather in successes.
- */
-export const searchRoutingTask: Task<SearchInstance, SearchState> = {
-  ...searchTask,
-  name: 'search-routing',
-  variantOf: 'search',
-  doc: `search with a ${SEARCH_ROUTING_MAX_STEPS}-step cap: a cautious router times out, an eager one answers before the facts are in`,
-  // Follows Dr. MAS search orchestra (env.max_steps) + the key-value toy (docs/tasks.md#search-routing: max_steps 3–4, "no" at the last step fails).
-  maxCalls: 2 * SEARCH_ROUTING_MAX_STEPS,
-  step: (state, agent, response) => cappedStep(SEARCH_ROUTING_MAX_STEPS, state, agent, response),
-  demonstrate: demonstrateCautious,
 };

@@ -8,7 +8,7 @@
  * An errored trajectory gets no credit (it is out of the update anyway); a trajectory one of whose
  * replays errored gets credit 0 for every agent and is counted in `credit/replay_errors`.
  */
-import type { RewardOptions } from '../core/config';
+import type { RewardOptions } from '../core/config-sections';
 import { agentKey, M } from '../core/metrics';
 import { mixSeed, Prng } from '../core/prng';
 import { creditPlan, fullCoalition, type Coalition } from '../rl/credit';

@@ -5,7 +5,7 @@
  * is switched when its device is lost (a BackendSwitcher). Kept apart from the driver so a host
  * reads its side of the contract without the loop's machinery. No DOM, no Node.
  */
-import type { LiveSchedule } from '../core/config';
+import type { LiveSchedule } from '../core/live-params';
 import type { EnvRunner } from '../tasks/env';
 import type { RunState } from './run-state';
 import type { TrainerOptions, TrainStepResult } from './trainer';

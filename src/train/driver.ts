@@ -13,7 +13,7 @@
  * on, on the fallback backend, from the guard: a resumed run repeats what the lost one would have
  * computed, so no step is lost or recorded twice.
  */
-import type { LiveParam } from '../core/config';
+import type { LiveParam } from '../core/live-params';
 import type { HoldAnswer } from '../core/live-schedule';
 import { M } from '../core/metrics';
 import { encodeCheckpoint, saveCheckpoint } from '../model/checkpoint';

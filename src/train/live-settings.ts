@@ -1,11 +1,14 @@
 /**
- * A run's live hyper-parameters (core/config.ts LIVE) as its trainer holds them: the resolved
+ * A run's live hyper-parameters (core/live-params.ts LIVE) as its trainer holds them: the resolved
  * settings they change, and the schedule of changes by step (the run's own `live`, plus those set
  * while it trains), which the run's saved state carries. Kept apart from the trainer, which only
  * reads the settings of the step it computes and applies the changes due at it.
  */
-import type { Experiment, LiveParam, LiveSchedule, Run } from '../core/config';
-import { LIVE_PARAMS, liveField, liveValue, resolveRun, withLive } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { Run } from '../core/config-run';
+import type { LiveParam, LiveSchedule } from '../core/live-params';
+import { resolveRun } from '../core/config-run';
+import { LIVE_PARAMS, liveField, liveValue, withLive } from '../core/live-params';
 import { changesAt, mergeSchedules, withChange } from '../core/live-schedule';
 
 /** Refuses a live value outside its schema field's range, naming the parameter. */

@@ -4,7 +4,8 @@
  * told apart by their role token. Every run of an experiment starts from the same weights: the
  * shipped base checkpoint, or a seeded fresh init.
  */
-import type { Experiment, Optim } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { Optim } from '../core/config-sections';
 import { loadCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { GPT } from '../model/gpt';
 import { gptConfig } from '../core/gpt-config';

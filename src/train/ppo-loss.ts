@@ -6,7 +6,7 @@
  * core/metrics.ts's UPDATE_DIAGNOSTICS come back with it, one sum each.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { Optim } from '../core/config';
+import type { Optim } from '../core/config-sections';
 import { getKl, getPolicyLoss, type Ops } from '../core/losses';
 import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type TokenTerms } from '../core/metrics';
 

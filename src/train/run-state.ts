@@ -19,8 +19,11 @@
  * `saveRunState` takes a trainer's state (one readback) and `resumeRunTrainer` builds the trainer
  * that goes on from one (trainer-state.ts): the trainer itself only trains.
  */
-import type { Experiment, LiveParam } from '../core/config';
-import { fieldErrorsText, LIVE_PARAMS, structuralKey, validateExperiment } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { LiveParam } from '../core/live-params';
+import { structuralKey } from '../core/config';
+import { fieldErrorsText, validateExperiment } from '../core/config-validate';
+import { LIVE_PARAMS } from '../core/live-params';
 import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
 import { verifyCheckpoint } from '../model/checkpoint';
 import { migrateParts } from './run-state-migration';

@@ -6,8 +6,8 @@
  * live trainer and the device, so the format stays free of both.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { LiveSchedule } from '../core/config';
-import { LIVE_PARAMS } from '../core/config';
+import type { LiveSchedule } from '../core/live-params';
+import { LIVE_PARAMS } from '../core/live-params';
 import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
 import { packRunState, verifyRunState, type RunState } from './run-state';

@@ -6,7 +6,10 @@
  * sees the same task instances and sampling seeds at every step (they differ only in what the
  * config declares, by default the estimator), so at step 0 two runs roll out identically.
  */
-import { armsOf, type Experiment, type LiveParam, type LiveSchedule, type Run } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { Run } from '../core/config-run';
+import { armsOf } from '../core/config-sections';
+import type { LiveParam, LiveSchedule } from '../core/live-params';
 import { metricKeys } from '../core/metrics';
 import { dialReward, unknownDials } from '../rl/rows';
 import type { Checkpoint } from '../model/checkpoint';
@@ -299,7 +302,7 @@ export class RunTrainer {
     );
   }
 
-  /** Changes a live hyper-parameter (core/config.ts LIVE); it applies from the next step on. */
+  /** Changes a live hyper-parameter (core/live-params.ts LIVE); it applies from the next step on. */
   setLive(param: LiveParam, value: number): void {
     this.live.set(param, value);
   }

@@ -4,20 +4,14 @@
  * way to apply an edited config, so the inline fields and the JSON editor behave alike. No tfjs.
  */
 import { z } from 'zod';
-import {
-  BUFFER_MODES,
-  CREDIT_MODES,
-  GROUP_FILTERS,
-  ExperimentSchema,
-  LIVE_PARAMS,
-  liveValue,
-  SINGLETON_MODES,
-  structuralKey,
-} from '../core/config';
+import { ExperimentSchema, structuralKey } from '../core/config';
+import { BUFFER_MODES, CREDIT_MODES, GROUP_FILTERS, SINGLETON_MODES } from '../core/config-names';
+import { LIVE_PARAMS, liveValue } from '../core/live-params';
 import type { Experiment } from '../core/config';
 import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
-import { dialList, valueAt } from '../core/url';
-import type { Dial } from '../core/url';
+import { valueAt } from '../core/url';
+import { dialList } from '../core/url-sweep';
+import type { Dial } from '../core/url-sweep';
 import { ESTIMATOR_OPTIONS } from '../rl/advantage';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';

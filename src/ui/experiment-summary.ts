@@ -4,7 +4,7 @@
  * raw score") rather than abbreviated ("lr", "singletons raw"). Kept apart from the panel's React
  * so its wording can be tested. The memory row is the panel's: it needs the backend's limit.
  */
-import { SINGLETON_MODES } from '../core/config';
+import { SINGLETON_MODES } from '../core/config-names';
 import type { Experiment } from '../core/config';
 import { optionLabel } from './config-edit';
 import { labelOf } from './field-labels';

@@ -3,8 +3,9 @@
  * every message about it. The one home of the labels: the inline fields, Train's reasons and
  * the refusals (memory, a bad edit) all read them here. No React.
  */
-import { LIVE, LIVE_PARAMS } from '../core/config';
-import type { Experiment, FieldError } from '../core/config';
+import { LIVE, LIVE_PARAMS } from '../core/live-params';
+import type { Experiment } from '../core/config';
+import type { FieldError } from '../core/config-validate';
 
 /** How each run samples: its own rollout.sampling, else the experiment's. */
 const samplings = (c: Experiment) => c.runs.map((r) => r.rollout.sampling ?? c.rollout.sampling);

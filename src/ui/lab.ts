@@ -7,7 +7,7 @@
  * hyper-parameter applies in place and leaves a chart marker. The live session itself is held in
  * lab-session.ts (with reset), and started or resumed from IndexedDB in lab-start.ts.
  */
-import type { LiveParam } from '../core/config';
+import type { LiveParam } from '../core/live-params';
 import { latestLive, withBaseLive } from '../core/live-schedule';
 import { encodeExperiment } from '../core/url';
 import { flush, recordingId } from './persist';

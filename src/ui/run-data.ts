@@ -4,7 +4,7 @@
  * pushed as they arrive; React hears about them through one store commit per animation frame
  * (frameVersion and the runs' step counters), never one per message.
  */
-import { MAX_STEPS } from '../core/config';
+import { MAX_STEPS } from '../core/config-names';
 import { FrameCodec } from '../core/frame';
 import { FrameRing, debiasedEma, downsampleMinMax } from '../core/series';
 import type { InspectedTrajectory, RunId } from '../workers/protocol';

@@ -7,15 +7,16 @@
  */
 import { create } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../core/config';
-import type { Experiment, FieldError } from '../core/config';
-import type { Dial } from '../core/url';
+import type { Experiment } from '../core/config';
+import type { FieldError } from '../core/config-validate';
+import type { Dial } from '../core/url-sweep';
 import { valueAt } from '../core/url';
 import type { Cell, SweepFile } from '../rl/sweep';
 import type { BackendReport } from '../backends/backend-types';
 import { forgetMeasurements } from './backend-cache';
 import { keepThreadSetting, loadThreadSetting } from './thread-setting';
 import type { ThreadSetting } from '../backends/threads';
-import type { LiveParam } from '../core/config';
+import type { LiveParam } from '../core/live-params';
 import type { RunId, RunStatus } from '../workers/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';

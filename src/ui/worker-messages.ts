@@ -4,7 +4,7 @@
  * rollouts) and persist.ts (IndexedDB). When every run is done the session state machine hears
  * `finish`.
  */
-import type { LiveParam } from '../core/config';
+import type { LiveParam } from '../core/live-params';
 import { withScheduled } from '../core/live-schedule';
 import type { FromWorker, RunId } from '../workers/protocol';
 import { keepMeasurement } from './backend-cache';

@@ -4,7 +4,8 @@
  * How each worker is made and started, and how many at once, is run-start.ts; the backend
  * indicator's worker is probe.ts.
  */
-import type { Experiment, LiveParam } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { LiveParam } from '../core/live-params';
 import { runRepeats } from '../core/config';
 import { agreedStep, withScheduled, type HoldAnswer } from '../core/live-schedule';
 import type { FromWorker, RunId, ToWorker } from './protocol';

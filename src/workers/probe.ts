@@ -2,7 +2,7 @@
  * The shell's backend indicator: a run worker asked only to select a backend (`init`), then
  * terminated.
  */
-import type { BackendName } from '../core/config';
+import type { BackendName } from '../core/config-names';
 import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport } from '../backends/backend-types';
 import type { FromWorker, Measurements, ToWorker } from './protocol';

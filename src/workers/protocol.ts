@@ -4,7 +4,9 @@
  * imports tfjs; everything it learns about a run arrives here. Metrics travel as one Float64Array
  * per step (transferred, never copied) against the key table sent once in `ready`.
  */
-import type { BackendName, Experiment, LiveParam } from '../core/config';
+import type { Experiment } from '../core/config';
+import type { BackendName } from '../core/config-names';
+import type { LiveParam } from '../core/live-params';
 import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport, Measurement } from '../backends/backend-types';
 import type { StorageFault } from '../storage/storage-fault';

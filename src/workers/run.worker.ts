@@ -9,7 +9,7 @@
  * limit. tfjs lives only in workers.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { BackendName } from '../core/config';
+import type { BackendName } from '../core/config-names';
 import { runRepeats } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';

@@ -3,7 +3,7 @@
  * as `solver` and `coder` open with today's names and one note saying so.
  */
 import { describe, expect, it } from 'vitest';
-import { validateExperiment } from '../../src/core/config';
+import { validateExperiment } from '../../src/core/config-validate';
 import { metricKeys } from '../../src/core/metrics';
 import { renameMetricKey } from '../../src/core/renamed-roles';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_EXPERIMENT,
-  ESTIMATOR_CHOICES,
-  validateExperiment,
-  type Experiment,
-} from '../../src/core/config';
+import { DEFAULT_EXPERIMENT, type Experiment } from '../../src/core/config';
+import { ESTIMATOR_CHOICES } from '../../src/core/config-names';
+import { validateExperiment } from '../../src/core/config-validate';
 import { ESTIMATOR_LABELS, withEstimator, withStoredLabels } from '../../src/core/run-labels';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 

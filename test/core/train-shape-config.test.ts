@@ -3,7 +3,9 @@
 // carries them, per run too; bad values are named.
 import { describe, expect, it } from 'vitest';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
-import { DEFAULT_EXPERIMENT, resolveRun, validateExperiment } from '../../src/core/config';
+import { DEFAULT_EXPERIMENT } from '../../src/core/config';
+import { resolveRun } from '../../src/core/config-run';
+import { validateExperiment } from '../../src/core/config-validate';
 import { presetById } from '../../src/core/presets';
 
 describe('filter, joint reward and buffer fields', () => {

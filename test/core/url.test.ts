@@ -1,29 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { DEFAULT_EXPERIMENT, type Experiment } from '../../src/core/config';
 import {
   BACKEND_NAMES,
   CREDIT_NAMES,
-  DEFAULT_EXPERIMENT,
   ESTIMATOR_NAMES,
   MAX_STEPS,
   SAMPLING_NAMES,
   MCTS_TASKS,
   TREE_SAMPLINGS,
   TASK_NAMES,
-  type Experiment,
-} from '../../src/core/config';
+} from '../../src/core/config-names';
 import { LOSS_AGG_MODES } from '../../src/core/losses';
 import { MODEL_PRESETS } from '../../src/core/model-sizes';
-import {
-  MAX_HASH_LENGTH,
-  dialValues,
-  decodeExperiment,
-  encodeExperiment,
-  encodeLink,
-  sameStructure,
-  splitSweep,
-} from '../../src/core/url';
-import type { Dial } from '../../src/core/url';
+import { decodeExperiment, encodeExperiment, encodeLink, sameStructure } from '../../src/core/url';
+import { MAX_HASH_LENGTH } from '../../src/core/url-pairs';
+import { dialValues, splitSweep } from '../../src/core/url-sweep';
+import type { Dial } from '../../src/core/url-sweep';
 import { PRESETS } from '../../src/core/presets';
 
 const labelArb = fc.stringMatching(/^[\w .+()-]{1,32}$/);

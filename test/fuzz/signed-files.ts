@@ -1,7 +1,9 @@
 /** Small real signed files for the fuzz suites: a checkpoint and a run state of a tiny model. */
 import * as tf from '@tensorflow/tfjs';
 import fc from 'fast-check';
-import { ExperimentSchema, LIVE_PARAMS, liveValue, resolveRun } from '../../src/core/config';
+import { ExperimentSchema } from '../../src/core/config';
+import { resolveRun } from '../../src/core/config-run';
+import { LIVE_PARAMS, liveValue } from '../../src/core/live-params';
 import { checkpointOf, encodeCheckpoint, type Checkpoint } from '../../src/model/checkpoint';
 import { GPT } from '../../src/model/gpt';
 import { gptConfig } from '../../src/core/gpt-config';

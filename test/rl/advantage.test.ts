@@ -2,7 +2,7 @@
 // Expected numbers were worked out independently from the rules (Python `statistics`), not by
 // running this code.
 import { describe, expect, it } from 'vitest';
-import { ESTIMATOR_NAMES } from '../../src/core/config';
+import { ESTIMATOR_NAMES } from '../../src/core/config-names';
 import {
   advantageBasis,
   computeAdvantages,

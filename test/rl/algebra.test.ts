@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ESTIMATOR_NAMES } from '../../src/core/config';
+import { ESTIMATOR_NAMES } from '../../src/core/config-names';
 import { setsText } from '../../src/core/advantage-sets';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { Prng } from '../../src/core/prng';

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Machine } from '../../src/cli/machine';
-import { decodeExperiment, splitSweep } from '../../src/core/url';
+import { decodeExperiment } from '../../src/core/url';
+import { splitSweep } from '../../src/core/url-sweep';
 import { planCells, parseDial } from '../../src/rl/sweep';
 import {
   asRun,

@@ -2,7 +2,7 @@
 // nodes each have one generating agent, refinements that carry their parent's answer and feedback,
 // and Thompson sampling whose choices follow its posteriors on hand-computed cases.
 import { describe, expect, it } from 'vitest';
-import { validateExperiment } from '../../src/core/config';
+import { validateExperiment } from '../../src/core/config-validate';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { agentKey, MCTS_KEYS } from '../../src/core/metrics';
 import { Prng } from '../../src/core/prng';

@@ -6,15 +6,13 @@ import { sampleInstances, splitOf } from '../../src/tasks/registry';
 import {
   answerable,
   normalizeAnswer,
-  routeErrors,
   SEARCH_MAX_STEPS,
-  SEARCH_ROUTING_MAX_STEPS,
-  searchRolesTask,
-  searchRoutingTask,
   searchTask,
   type SearchInstance,
   type SearchState,
 } from '../../src/tasks/search';
+import { searchRolesTask } from '../../src/tasks/search-roles';
+import { routeErrors, SEARCH_ROUTING_MAX_STEPS, searchRoutingTask } from '../../src/tasks/search-routing';
 import type { Role } from '../../src/core/vocab';
 import { demoRollout } from './helpers';
 

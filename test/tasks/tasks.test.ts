@@ -2,7 +2,7 @@
 // determinism, plain-data states, a perfect demonstrator at error rate 0.
 import { describe, expect, it } from 'vitest';
 import { CHARSET, ROLES, roleToken } from '../../src/core/vocab';
-import { TASK_NAMES } from '../../src/core/config';
+import { TASK_NAMES } from '../../src/core/config-names';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import { rollout } from '../../src/tasks/orchestrator';
 import { Prng } from '../../src/core/prng';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateExperiment } from '../../src/core/config';
+import { validateExperiment } from '../../src/core/config-validate';
 import { Prng } from '../../src/core/prng';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { demonstratorPolicy, type ErrorRates } from '../../src/tasks/demo';

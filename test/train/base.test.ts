@@ -18,7 +18,8 @@ import { rollout } from '../../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../../src/tasks/registry';
 import { buildModels, disposeModels } from '../../src/train/models';
 import { modelPolicy, type SampledTokens } from '../../src/train/policy';
-import { routeErrors, searchRoutingTask, type SearchInstance } from '../../src/tasks/search';
+import type { SearchInstance } from '../../src/tasks/search';
+import { routeErrors, searchRoutingTask } from '../../src/tasks/search-routing';
 
 beforeAll(async () => {
   await tf.setBackend('wasm');

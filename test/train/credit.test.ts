@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentKey, M } from '../../src/core/metrics';
-import { validateExperiment, type RewardOptions } from '../../src/core/config';
+import type { RewardOptions } from '../../src/core/config-sections';
+import { validateExperiment } from '../../src/core/config-validate';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import { InProcessEnvRunner, type EnvStepInput } from '../../src/tasks/env';
 import { rollout, type TrajectoryResult } from '../../src/tasks/orchestrator';

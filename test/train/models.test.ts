@@ -1,6 +1,7 @@
 /** Which models an experiment builds, and the model settings that are refused rather than ignored. */
 import { describe, expect, it } from 'vitest';
-import { ExperimentSchema, validateExperiment } from '../../src/core/config';
+import { ExperimentSchema } from '../../src/core/config';
+import { validateExperiment } from '../../src/core/config-validate';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { modelOptim } from '../../src/train/models';
 import { modelSlots } from '../../src/sizing/slots';

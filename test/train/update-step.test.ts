@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { aggregationWeights } from '../../src/core/losses';
-import { OptimSchema, type Optim } from '../../src/core/config';
+import { OptimSchema, type Optim } from '../../src/core/config-sections';
 import {
   lengthGroups,
   packRows,

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { enumOptions, optionDoc, optionLabel, runOverrides, runsTitle } from '../../src/ui/config-edit';
 import { presetById } from '../../src/core/presets';
 import { decodeExperiment } from '../../src/core/url';
-import type { Experiment, SamplingName } from '../../src/core/config';
+import type { Experiment } from '../../src/core/config';
+import type { SamplingName } from '../../src/core/config-names';
 import { FIELDS, labelOf } from '../../src/ui/field-labels';
 
 describe('option docs', () => {

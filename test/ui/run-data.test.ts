@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_STEPS } from '../../src/core/config';
+import { MAX_STEPS } from '../../src/core/config-names';
 import {
   allRows,
   forgetRunData,

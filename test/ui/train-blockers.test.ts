@@ -4,7 +4,8 @@
  * fields by label with the config key beside it.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_EXPERIMENT, validateExperiment } from '../../src/core/config';
+import { DEFAULT_EXPERIMENT } from '../../src/core/config';
+import { validateExperiment } from '../../src/core/config-validate';
 import type { Experiment } from '../../src/core/config';
 import { fieldReason, labelOf, plainMessage, splitKeys, withLabels } from '../../src/ui/field-labels';
 import { trainBlockers } from '../../src/ui/train-blockers';

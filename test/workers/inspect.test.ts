@@ -6,7 +6,7 @@ import { demonstratorPolicy } from '../../src/tasks/demo';
 import type { Policy } from '../../src/tasks/orchestrator';
 import { sampleInstances, TASKS } from '../../src/tasks/registry';
 import { SAMPLINGS } from '../../src/tasks/sampling';
-import type { SamplingName } from '../../src/core/config';
+import type { SamplingName } from '../../src/core/config-names';
 import { allAgents } from '../tasks/helpers';
 
 const K = 4;

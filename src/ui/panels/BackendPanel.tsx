@@ -3,8 +3,8 @@
  * over; for `auto`, each candidate's timed train step, when it was measured, and "Measure again";
  * the wasm thread setting (a machine setting: auto or a count) and the threads it gives each run.
  */
-import { BACKEND_NAMES } from '../../core/config';
-import type { BackendName } from '../../core/config';
+import { BACKEND_NAMES } from '../../core/config-names';
+import type { BackendName } from '../../core/config-names';
 import { figureOf, measuredWhen } from '../../backends/auto-choice';
 import type { Measurement } from '../../backends/backend-types';
 import { MAX_THREADS, type ThreadSetting } from '../../backends/threads';

@@ -6,8 +6,9 @@
  */
 import { Fragment, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
-import { ESTIMATOR_CHOICES } from '../../core/config';
-import type { EstimatorChoice, Experiment } from '../../core/config';
+import { ESTIMATOR_CHOICES } from '../../core/config-names';
+import type { Experiment } from '../../core/config';
+import type { EstimatorChoice } from '../../core/config-names';
 import { sameBatchEstimators } from '../../core/metrics';
 import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
 import type { ChartEntry } from '../../core/charts';

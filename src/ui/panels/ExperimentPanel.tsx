@@ -5,8 +5,8 @@
  * role="alert". A structural change resets the session (lab.ts), and the link follows.
  */
 import { useEffect, useState } from 'react';
-import { validateExperiment } from '../../core/config';
-import type { FieldError } from '../../core/config';
+import { validateExperiment } from '../../core/config-validate';
+import type { FieldError } from '../../core/config-validate';
 import type { Experiment } from '../../core/config';
 import { withEstimator } from '../../core/run-labels';
 import { valueAt } from '../../core/url';

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../core/config';
+import type { FieldError } from '../../core/config-validate';
 import { refusal } from '../field-labels';
 import { FieldName } from './Labelled';
 

@@ -10,7 +10,7 @@
  * side by side, the pair shows what the mechanism changes and what it does not.
  */
 import { presetById } from '../../core/presets';
-import type { Preset } from '../../core/presets';
+import type { Preset } from '../../core/preset';
 import { applyExperiment } from '../config-edit';
 import { useLab } from '../store';
 import { usePickedPreset } from './Presets';

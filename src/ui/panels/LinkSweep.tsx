@@ -5,7 +5,7 @@
  */
 import { useMemo } from 'react';
 import { runRepeats } from '../../core/config';
-import { dialList } from '../../core/url';
+import { dialList } from '../../core/url-sweep';
 import { planLinkSweep } from '../../rl/sweep';
 import { paramsText } from '../../report/sweep-map';
 import { dropSweep } from '../config-edit';

@@ -6,14 +6,8 @@
  * steps (the experiment's schedule), so the link replays them (docs/links.md#live-change-schedule).
  */
 import { useState } from 'react';
-import {
-  LIVE,
-  LIVE_PARAMS,
-  liveField,
-  validateExperiment,
-  withLive,
-  type LiveParam,
-} from '../../core/config';
+import { validateExperiment } from '../../core/config-validate';
+import { LIVE, LIVE_PARAMS, liveField, withLive, type LiveParam } from '../../core/live-params';
 import { latestLive, scheduleEntries } from '../../core/live-schedule';
 import { setLive } from '../lab';
 import { useLab } from '../store';

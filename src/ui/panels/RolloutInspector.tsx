@@ -8,8 +8,9 @@
  */
 import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { resolveRun } from '../../core/config';
-import type { AdvantageOptions, EstimatorChoice } from '../../core/config';
+import { resolveRun } from '../../core/config-run';
+import type { EstimatorChoice } from '../../core/config-names';
+import type { AdvantageOptions } from '../../core/config-sections';
 import { showTokens } from '../../core/vocab';
 import { advantageBasis } from '../../rl/advantage';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../workers/protocol';

@@ -7,7 +7,7 @@
  */
 import { useMemo } from 'react';
 import { agentKey, agentSameBatchKey, M, SAME_BATCH_STATS } from '../../core/metrics';
-import { resolveRun } from '../../core/config';
+import { resolveRun } from '../../core/config-run';
 import { DIFFERS_WINDOW, whatDiffers } from '../../report/what-differs';
 import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../store';

@@ -4,8 +4,8 @@
  * the run's, dash the agent's; nothing else varies a line's style, so the legend reads one way.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { resolveRun } from '../../core/config';
-import type { Optim } from '../../core/config';
+import { resolveRun } from '../../core/config-run';
+import type { Optim } from '../../core/config-sections';
 import type { ChartEntry } from '../../core/charts';
 import { flatLines, flatReason } from '../../core/flat';
 import { columnOf } from '../run-data';
