@@ -4,6 +4,7 @@
  * from it (memory.ts) before anything is built; train/models.ts builds the networks.
  */
 import type { Experiment } from '../core/config';
+import { armsOf } from '../core/config-sections';
 import type { PerAgentField } from '../core/config-sections';
 import type { ModelPreset } from '../core/model-sizes';
 import type { Role } from '../core/vocab';
@@ -55,11 +56,28 @@ function checkPerAgent(exp: Experiment, agents: readonly Role[], slots: readonly
 }
 
 /**
+ * rollout.arms names agents of the task (experiment-wide or a run's): refused here, before anything
+ * is built, rather than by the search at the first step, after the page or CLI has started the run.
+ */
+function checkArms(exp: Experiment, agents: readonly Role[]): void {
+  const sources = [
+    { at: 'rollout.arms', arms: exp.rollout.arms },
+    ...exp.runs.map((r, i) => ({ at: `runs.${i}.rollout.arms`, arms: r.rollout.arms })),
+  ];
+  for (const { at, arms } of sources) {
+    const stranger = armsOf(arms)?.find((a) => !agents.includes(a as Role));
+    if (stranger !== undefined)
+      throw new Error(`${at}: task ${exp.task} has no agent "${stranger}" (agents: ${agents.join(', ')})`);
+  }
+}
+
+/**
  * Which models an experiment needs: one shared by all, or one per model id, where an agent's id
  * is its own name unless `models.ids` gives several agents the same one (DrMAS `model_ids`).
  */
 export function modelSlots(exp: Experiment): ModelSlot[] {
   const agents = getTask(exp.task).agents.map((a) => a.role);
+  checkArms(exp, agents);
   if (exp.models.assignment === 'shared') {
     for (const field of ['perAgent', 'ids', 'from'] as const) {
       const extra = Object.keys(exp.models[field]);
