@@ -37,7 +37,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
     config: DEFAULT_EXPERIMENT,
   },
   {
-    id: 'issue81',
+    id: 'step-vs-agent',
     title: 'Step-level vs agent-wise (which half of Dr. MAS matters)',
     lookFor:
       'Which of Dr. MAS’s two changes matters: counting rows instead of trajectories, or splitting by agent. Look for: where the Step-level run sits between GRPO and Dr. MAS.',

@@ -9,6 +9,13 @@ import { SETTING_PRESETS } from './presets-settings';
 
 export const PRESETS: readonly Preset[] = [...SETTING_PRESETS, ...ALTERNATIVE_PRESETS];
 
+/**
+ * Ids a preset had before, still read (`lab train --preset issue81`): `step-vs-agent` was named
+ * after the Dr. MAS repository's issue #81, which asked which of its two changes matters.
+ */
+const FORMER_IDS: Readonly<Record<string, string>> = { issue81: 'step-vs-agent' };
+
 export function presetById(id: string): Preset | undefined {
-  return PRESETS.find((p) => p.id === id);
+  const now = FORMER_IDS[id] ?? id;
+  return PRESETS.find((p) => p.id === now);
 }

@@ -174,7 +174,7 @@ describe('the first screen tells the story', () => {
 
   it('Findings leads with the verdicts, rows in words, and needs no horizontal scroll at 1280 px', async () => {
     // The three-run preset (GRPO, Step-level, Dr. MAS) over 2 seeds, shrunk to 2 tiny steps.
-    const exp = structuredClone(presetById('issue81')!.config);
+    const exp = structuredClone(presetById('step-vs-agent')!.config);
     Object.assign(exp, { task: 'sync', seeds: 2, steps: 2 });
     Object.assign(exp.rollout, { batchSize: 1, groupSize: 2 });
     exp.eval.every = 0;

@@ -179,7 +179,7 @@ describe('npm run lab -- train', () => {
       hash: string;
     }[];
     expect(listed.map((p) => p.id)).toEqual(PRESETS.map((p) => p.id));
-    expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining(['sync', 'issue81', 'heterogeneous']));
+    expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining(['sync', 'step-vs-agent', 'heterogeneous']));
     for (const p of listed) {
       const decoded = decodeExperiment(p.hash);
       expect(decoded.ok && decoded.config).toEqual(presetById(p.id)!.config);
@@ -204,7 +204,7 @@ describe('npm run lab -- train', () => {
     }
     const bad = lab(['train', '--preset', 'nope', '--steps', '1', '--out', out]);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/--preset: no preset "nope"; presets: drmas-vs-grpo, issue81, sync/);
+    expect(bad.stderr).toMatch(/--preset: no preset "nope"; presets: drmas-vs-grpo, step-vs-agent, sync/);
   });
 
   it('starts from --init checkpoints and refuses one that fits no model', () => {

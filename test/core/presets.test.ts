@@ -8,6 +8,16 @@ import { PRESETS, presetById } from '../../src/core/presets';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 
 describe('presets', () => {
+  it('are named for what they compare, and a former id still opens its preset', () => {
+    expect(PRESETS.map((p) => p.id).filter((id) => /issue/.test(id))).toEqual([]);
+    expect(presetById('issue81')).toBe(presetById('step-vs-agent'));
+    expect(presetById('step-vs-agent')!.config.runs.map((r) => r.estimator)).toEqual([
+      'grpo',
+      'global-step',
+      'drmas',
+    ]);
+  });
+
   it('offers the map’s parting setting right after the sync control, as the map ran it', () => {
     const ids = PRESETS.map((p) => p.id);
     expect(ids.indexOf('sync-own-scaled')).toBe(ids.indexOf('sync') + 1);

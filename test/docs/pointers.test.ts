@@ -14,7 +14,7 @@ const TEXT = /\.(ts|tsx|js|mjs|md|css|html)$/;
 // Spelled in pieces so that this file does not name them itself.
 const BACKGROUND = ['algorithms', 'DESIGN', 'tfjs-webgpu', 'style'].map((n) => `${n}.md`);
 
-/** `issue N`, `issue #N` or `session N`, in any case (not `issue81`, the preset id, nor "issues 1–3"). */
+/** `issue N`, `issue #N` or `session N`, in any case (not `issue81`, a former preset id, nor "issues 1–3"). */
 const INTERNAL = /\b(?:issue(?:\s+#?|\s*#)|session\s+#?)\d+/gi;
 /**
  * Upstream issues are cited by their project, which the text names just before (`tfjs issue 3830`,
