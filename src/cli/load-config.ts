@@ -5,7 +5,7 @@
  * names) says so on stderr, once per read.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { validateExperiment } from '../core/config-validate';
+import { fieldErrorText, validateExperiment } from '../core/config-validate';
 import type { Experiment } from '../core/config';
 import type { FieldError } from '../core/config-validate';
 import { decodeExperiment } from '../core/url';
@@ -17,7 +17,7 @@ export class ConfigError extends Error {
     readonly source: string,
     readonly errors: FieldError[],
   ) {
-    super(`${source}:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`);
+    super(`${source}:\n${errors.map((e) => `  ${fieldErrorText(e)}`).join('\n')}`);
   }
 }
 

@@ -5,6 +5,7 @@
  * problem comes back as a FieldError naming its dotted path in a reader's words. Unknown keys and
  * type mismatches are errors, never ignored; nothing is evaluated. Pure: no tfjs, no DOM.
  */
+import { suggestField } from './config-suggest';
 import { ExperimentSchema, type Experiment } from './config';
 import { MAX_STEPS } from './config-names';
 import { runLabel } from './config-run';
@@ -23,11 +24,17 @@ export interface FieldError {
    * it: the page names the run by it ("Dr. MAS run: Estimator"), not by the runs on screen.
    */
   run?: string;
+  /** For a key the experiment does not have: the field it most likely meant ("did you mean optim.lr?"). */
+  hint?: string;
 }
+
+/** One refusal as text, `path: message` and its hint (the CLI's lines, a sweep's, a run state's). */
+export const fieldErrorText = (e: FieldError): string =>
+  `${e.path}: ${e.message}${e.hint ? `; ${e.hint}` : ''}`;
 
 /** Field errors on one line, `path: message; …` (how a sweep, a sweep map and a run state say them). */
 export const fieldErrorsText = (errors: readonly FieldError[]): string =>
-  errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+  errors.map(fieldErrorText).join('; ');
 
 /**
  * Field names of earlier builds, read as today's: `optim.lrPerAgent.<agent>` (of the experiment or
@@ -72,11 +79,16 @@ export function validateExperiment(
     const run = runLabelAt(labelled.input, at);
     const ofRun = run === undefined ? {} : { run };
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((k) => ({
-        path: [...at, k].join('.'),
-        message: scheduleMessage([...at, k], issue.code, 'unknown field'),
-        ...ofRun,
-      }));
+      return issue.keys.map((k) => {
+        const path = [...at, k].join('.');
+        const meant = at.includes('live') ? undefined : suggestField(path);
+        return {
+          path,
+          message: scheduleMessage([...at, k], issue.code, 'unknown field'),
+          ...ofRun,
+          ...(meant ? { hint: `did you mean ${meant}?` } : {}),
+        };
+      });
     }
     // zod says "expected int, received number" for 2.5: a reader sees two numbers.
     const notWhole = issue.code === 'invalid_type' && issue.expected === 'int';

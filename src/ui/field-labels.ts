@@ -145,7 +145,8 @@ export function refusal(e: FieldError, config?: Experiment): { label?: string; t
   const label = errorLabel(e, config);
   const plain = plainMessage(e.message, label !== undefined);
   const got = e.got === undefined ? '' : `; got '${e.got}'`;
-  return { label, text: `${/^(must|is) /.test(plain) ? ' ' : ': '}${plain}${got}` };
+  const hint = e.hint ? `; ${e.hint}` : '';
+  return { label, text: `${/^(must|is) /.test(plain) ? ' ' : ': '}${plain}${got}${hint}` };
 }
 
 /**

@@ -62,8 +62,12 @@ describe('modelSlots', () => {
       optim: { perAgent: { solver: { clipHihg: 0.3, epochs: 2 } } },
     });
     expect(field.ok ? [] : field.errors).toEqual([
-      { path: 'optim.perAgent.solver.clipHihg', message: 'unknown field' },
-      { path: 'optim.perAgent.solver.epochs', message: 'unknown field' },
+      {
+        path: 'optim.perAgent.solver.clipHihg',
+        message: 'unknown field',
+        hint: 'did you mean optim.perAgent.solver.clipHigh?',
+      },
+      { path: 'optim.perAgent.solver.epochs', message: 'unknown field' }, // not a per-agent setting
     ]);
   });
 

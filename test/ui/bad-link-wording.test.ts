@@ -22,6 +22,16 @@ describe('bad-link wording', () => {
     ]);
   });
 
+  it("names the field an unknown key most likely meant: by name, by the paper's symbol, by a typo", () => {
+    expect(sentences('#v=1&G=16&groupSize=16&optim.lrr=0.01&runs.0.lr=0.01&banana=1')).toEqual([
+      "runs.0.lr is not a field of an experiment; got '0.01'; did you mean runs.0.optim.lr?",
+      "optim.lrr is not a field of an experiment; got '0.01'; did you mean optim.lr?",
+      "G is not a field of an experiment; got '16'; did you mean rollout.groupSize?",
+      "groupSize is not a field of an experiment; got '16'; did you mean rollout.groupSize?",
+      "banana is not a field of an experiment; got '1'",
+    ]);
+  });
+
   it('puts bounds and whole numbers in words', () => {
     expect(sentences('#v=1&rollout.groupSize=512&rollout.batchSize=2.5&seeds=0&optim.lr=0')).toEqual([
       "Group size G must be at most 32; got '512'",
@@ -38,7 +48,7 @@ describe('bad-link wording', () => {
   it('names a run by the label the link gives it, else by its place counted from 1; a key without a label by the key', () => {
     expect(sentences('#v=1&runs.1.estimator=ppo&optim.perAgent.solver.clipHihg=0.3')).toEqual([
       "Dr. MAS run: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'ppo'",
-      "optim.perAgent.solver.clipHihg is not a field of an experiment; got '0.3'",
+      "optim.perAgent.solver.clipHihg is not a field of an experiment; got '0.3'; did you mean optim.perAgent.solver.clipHigh?",
     ]);
     // A run's override of an experiment field, by the run and the field.
     expect(sentences('#v=1&runs.1.optim.lr=banana')).toEqual([
