@@ -179,15 +179,14 @@ export const STUDIES: readonly Study[] = [
       tabled: false,
     }),
   ),
-  sweep({
+  train({
     name: 'spikes',
     title: 'The dial studies: (iv) the spike paradox on search',
     config:
-      'v=1&task=search&seeds=5&runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Dr. MAS&runs.1.estimator=drmas&runs.2.label=mean-only&runs.2.estimator=custom&runs.2.advantage.unit=rows&runs.2.advantage.meanOver=group,agent&runs.2.advantage.stdOver=none',
-    grid: ['advantage.eps=0.000001,0.01,0.1,0.5'],
+      'v=1&task=search&seeds=5&eval.every=50&eval.k=16&runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Dr. MAS&runs.1.estimator=drmas&runs.2.label=mean-only&runs.2.estimator=custom&runs.2.advantage.unit=rows&runs.2.advantage.meanOver=group,agent&runs.2.advantage.stdOver=none&runs.3.label=Dr. MAS floor 0.1&runs.3.estimator=drmas&runs.3.advantage.eps=0.1',
     steps: 200,
     seeds: 5,
-    tabled: false,
+    tabled: true,
   }),
 ];
 
