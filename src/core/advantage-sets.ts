@@ -9,20 +9,20 @@ import { z } from 'zod';
 import { namesOf } from './registry';
 
 /** What one advantage is computed for. The docs label the dropdown's options. */
-export const ADVANTAGE_UNITS = {
+const ADVANTAGE_UNITS = {
   rows: { doc: "Every row (agent call) is a value: its own reward; its advantage is the row's." },
   trajectories: {
     doc: "One value per trajectory: the mean of its rows' rewards; every row of it gets the trajectory's advantage.",
   },
 } as const;
-export type AdvantageUnit = keyof typeof ADVANTAGE_UNITS;
-export const ADVANTAGE_UNIT_NAMES = namesOf(ADVANTAGE_UNITS);
+type AdvantageUnit = keyof typeof ADVANTAGE_UNITS;
+const ADVANTAGE_UNIT_NAMES = namesOf(ADVANTAGE_UNITS);
 
 /**
  * The ids a set's members share. `batch` shares nothing: the whole batch is one set (with others
  * listed it adds nothing, as every row is in the batch).
  */
-export const ADVANTAGE_SETS = {
+const ADVANTAGE_SETS = {
   batch: 'every value of the step',
   group: 'the G rollouts of one task instance (prompt q)',
   agent: 'one agent (k)',
@@ -41,7 +41,7 @@ export interface EstimatorDef {
 }
 
 /** The sets of a comma list, in canonical order; throws with what is wrong. */
-export function parseSets(text: string): AdvantageSet[] {
+function parseSets(text: string): AdvantageSet[] {
   const parts = text.split(',').map((s) => s.trim());
   const bad = parts.filter((p) => !Object.hasOwn(ADVANTAGE_SETS, p));
   if (bad.length)
@@ -51,8 +51,7 @@ export function parseSets(text: string): AdvantageSet[] {
 }
 
 /** `stdOver`'s text: a set list, or `none`. */
-export const parseStdSets = (text: string): AdvantageSet[] | 'none' =>
-  text === 'none' ? 'none' : parseSets(text);
+const parseStdSets = (text: string): AdvantageSet[] | 'none' => (text === 'none' ? 'none' : parseSets(text));
 
 /** The text of a set list, canonical order: `group,agent`. */
 export const setsText = (sets: readonly AdvantageSet[] | 'none'): string =>
@@ -95,7 +94,7 @@ const setList = (allowNone: boolean) =>
   });
 
 /** What a `custom` estimator's absent fields read as: Dr. MAS's definition. */
-export const CUSTOM_DEFAULT = { unit: 'rows', meanOver: 'group,agent', stdOver: 'group,agent' } as const;
+const CUSTOM_DEFAULT = { unit: 'rows', meanOver: 'group,agent', stdOver: 'group,agent' } as const;
 
 /**
  * The algebra's fields of the advantage options: read only by runs whose estimator is `custom`.

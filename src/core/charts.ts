@@ -9,7 +9,7 @@ import type { EstimatorChoice } from './config-names';
 import type { Optim } from './config-sections';
 import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, GRAD_NORM, M, MCTS_KEYS } from './metrics';
 
-export type ChartSection = 'Run' | 'Per agent' | 'Update diagnostics' | 'Same batch, every estimator';
+type ChartSection = 'Run' | 'Per agent' | 'Update diagnostics' | 'Same batch, every estimator';
 export const CHART_SECTIONS: ChartSection[] = [
   'Run',
   'Per agent',
@@ -18,7 +18,7 @@ export const CHART_SECTIONS: ChartSection[] = [
 ];
 
 /** A chart's lines: one per run and key, or one per run and agent. */
-export type ChartSeries =
+type ChartSeries =
   | { per: 'run'; keys: (evalKs: number[]) => { key: string; name: string }[] }
   | { per: 'agent'; key: (agent: string) => string };
 
@@ -261,7 +261,7 @@ export const CHARTS: ChartEntry[] = [
 ];
 
 /** One estimator of the same-batch section, as the board names it (rl/advantage.ts ESTIMATORS). */
-export interface SameBatchEstimator {
+interface SameBatchEstimator {
   name: EstimatorChoice;
   label: string;
   doc: string;

@@ -96,7 +96,6 @@ export const BUFFER_MODES = {
       'rows, then on all of them; an agent not ready skips the step (MARS2, CoMLRL).',
   },
 } as const;
-export type BufferMode = keyof typeof BUFFER_MODES;
 export const BUFFER_MODE_NAMES = namesOf(BUFFER_MODES);
 
 /**

@@ -25,7 +25,7 @@ export const runLabel = z
   .regex(/^[\w .+()-]+$/, 'letters, digits, spaces and _ . + ( ) - only');
 
 /** The rollout settings a run may override: how it samples and which groups it keeps, over the same task stream as the others. */
-export const RunRolloutSchema = RolloutSchema.pick({ sampling: true, filter: true, arms: true });
+const RunRolloutSchema = RolloutSchema.pick({ sampling: true, filter: true, arms: true });
 
 /** Fields one run may change relative to the experiment (e.g. the estimator's options). */
 export const RunSchema = z.strictObject({
@@ -54,7 +54,7 @@ export const RunSchema = z.strictObject({
 export type Run = z.infer<typeof RunSchema>;
 
 /** The sections a run may override, as the experiment holds them or as one run trains with them. */
-export interface RunSettings {
+interface RunSettings {
   optim: Optim;
   advantage: AdvantageOptions;
   reward: RewardOptions;

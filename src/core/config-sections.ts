@@ -116,7 +116,7 @@ export const OptimFields = z.strictObject({
  * An agent's value wins over the experiment's, live changes included. Agents sharing a model
  * (models.ids) must agree, and with models.assignment = shared there are none (src/train/models.ts).
  */
-export const PER_AGENT = {
+const PER_AGENT = {
   lr: true,
   maxGradNorm: true,
   clipLow: true,

@@ -10,10 +10,10 @@ export const FLAT_MIN_STEPS = 10;
  * Spread allowed around a constant: absolute (a KL of 1e-7 from float rounding is 0) plus
  * relative to the value's size (a step counter of 1e6 wobbling in its last float bits).
  */
-export const FLAT_ATOL = 1e-6;
-export const FLAT_RTOL = 1e-6;
+const FLAT_ATOL = 1e-6;
+const FLAT_RTOL = 1e-6;
 
-export interface Flat {
+interface Flat {
   /** The constant: 0 where the values are all within FLAT_ATOL of 0. */
   value: number;
   /** Steps recorded with a finite value (the most of any line). */

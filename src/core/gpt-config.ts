@@ -30,7 +30,7 @@ export function gptConfig(preset: ModelPreset, overrides: Partial<GPTConfig> = {
  * would exhaust memory. A file's header is checked against these before anything is sized from it
  * (a 2 KB checkpoint claiming nLayers 3e7 would otherwise build 3e8 parameter specs).
  */
-export const GPT_LIMITS: Readonly<ModelSize> = {
+const GPT_LIMITS: Readonly<ModelSize> = {
   contextLength: 1024,
   dModel: 1024,
   nLayers: 48,

@@ -30,7 +30,7 @@ export const LIVE_PARAMS = Object.keys(LIVE) as LiveParam[];
 const SECTIONS = { optim: OptimSchema, rollout: RolloutSchema };
 
 /** Where live parameters live: an experiment, or a trainer's resolved settings. */
-export interface LiveHolder {
+interface LiveHolder {
   optim: Optim;
   rollout: RolloutOptions;
 }
@@ -59,7 +59,7 @@ const liveMask = (section: 'optim' | 'rollout') =>
  * What a run took at one step: live values by section, as in the experiment (`optim.lr`). An
  * entry, and each section in it, names at least one value: an empty one would not survive a link.
  */
-export const LiveChangeSchema = z
+const LiveChangeSchema = z
   .strictObject({
     optim: overridesOf(OptimFields.pick(liveMask('optim') as never)).optional(),
     rollout: overridesOf(RolloutSchema.pick(liveMask('rollout') as never)).optional(),

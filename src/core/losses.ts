@@ -35,11 +35,7 @@ export interface Ops<T, B> {
 const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
 
 /** Looks `name` up in `registry`; unknown names throw with the valid list (verl's registries do too). */
-export function lookup<R extends Record<string, unknown>>(
-  registry: R,
-  what: string,
-  name: string,
-): R[keyof R] {
+function lookup<R extends Record<string, unknown>>(registry: R, what: string, name: string): R[keyof R] {
   if (!Object.hasOwn(registry, name))
     throw new Error(`Unknown ${what} '${name}'. Valid: ${Object.keys(registry).join(', ')}.`);
   return registry[name as keyof R];
@@ -48,20 +44,20 @@ export function lookup<R extends Record<string, unknown>>(
 // ---- policy losses ------------------------------------------------------------------------------
 
 /** ε_low, ε_high of the ratio clip and the dual-clip bound c > 1. */
-export interface Clip {
+interface Clip {
   low: number;
   high: number;
   c: number;
 }
 
 /** Per token: the loss L and whether the ratio clip / the dual clip binds. */
-export interface TokenLoss<T, B> {
+interface TokenLoss<T, B> {
   L: T;
   clipped: B;
   dualClipped: B;
 }
 
-export interface PolicyLossSpec {
+interface PolicyLossSpec {
   /** The name people know it by (the loss menu, the experiment's Updates summary). */
   label: string;
   doc: string;
@@ -124,7 +120,7 @@ export const getPolicyLoss = (name: string): PolicyLossSpec => lookup(POLICY_LOS
 // ---- KL estimators ------------------------------------------------------------------------------
 
 /** A KL estimator between the policy and the reference, per token (docs/estimators.md#kl-estimators; verl `kl_penalty`). */
-export interface KlSpec {
+interface KlSpec {
   doc: string;
   ref: (logp: number, refLogp: number) => number;
   device: <T, B>(o: Ops<T, B>, logp: T, refLogp: T) => T;
@@ -180,7 +176,7 @@ export interface MaskedValues {
 }
 
 /** What a mode's weight may depend on: token counts of the whole batch and of each row. */
-export interface MaskCounts {
+interface MaskCounts {
   B: number;
   lMax: number;
   tokens: number;
@@ -201,7 +197,7 @@ function agentTokens(rowTokens: ArrayLike<number>, agents?: readonly string[]): 
   return out;
 }
 
-export interface AggregationSpec {
+interface AggregationSpec {
   /** Formula (L = per-token value, m = mask, B = sequences) and reference. */
   doc: string;
   /** The float64 reference: the scalar as the mode's definition writes it. */
@@ -215,7 +211,7 @@ export interface AggregationSpec {
 }
 
 /** Σ_t v·m and Σ_t m for each sequence, (B). Masked tokens are skipped, so padding may hold anything. */
-export function sequenceSums(b: MaskedValues): { sums: Float64Array; counts: Float64Array } {
+function sequenceSums(b: MaskedValues): { sums: Float64Array; counts: Float64Array } {
   const sums = new Float64Array(b.B);
   const counts = new Float64Array(b.B);
   for (let i = 0; i < b.B; i++) {
@@ -298,9 +294,6 @@ export const LOSS_AGG_MODES = namesOf(AGGREGATIONS);
 export const getAggregation = (mode: string): AggregationSpec =>
   lookup(AGGREGATIONS, 'loss aggregation mode', mode);
 
-/** Aggregates with the named mode (the float64 reference). */
-export const aggregate = (mode: string, b: MaskedValues): number => getAggregation(mode).ref(b);
-
 /**
  * Each row's weight w_i, from the response tokens of every row of the batch (B = rowTokens.length
  * sequences): a row's tokens weigh w_i each, so the aggregate is Σ_i w_i·Σ_t m·L however the rows
@@ -323,13 +316,4 @@ export function rowAggregationWeights(
   };
   const spec = getAggregation(mode);
   return counts.map((_, i) => spec.rowWeight(c, i));
-}
-
-/** w (B·T) with Σ w·values = aggregate(mode, {values, mask, B, T, lMax}) for every `values`. */
-export function aggregationWeights(mode: string, b: Omit<MaskedValues, 'values'>): Float64Array {
-  const { mask, B, T, lMax } = b;
-  const rowTokens = new Float64Array(B);
-  for (let j = 0; j < B * T; j++) rowTokens[Math.floor(j / T)] += mask[j];
-  const c = rowAggregationWeights(mode, rowTokens, lMax, b.agents);
-  return Float64Array.from({ length: B * T }, (_, j) => mask[j] * c[Math.floor(j / T)]);
 }

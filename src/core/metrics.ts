@@ -64,7 +64,7 @@ export interface TokenTerms<T> {
 }
 
 /** One per-agent update diagnostic: its doc, the per-token value it reduces and how. */
-export interface UpdateDiagnostic {
+interface UpdateDiagnostic {
   doc: string;
   /** The per-token value: picked from the same terms on the device (tensors) and in the float64 reference. */
   of: <T>(t: TokenTerms<T>) => T;
@@ -145,20 +145,20 @@ export const GRAD_NORM = 'grad_norm';
  * carries its trajectory's credit for the agent, so `reward/mean` = shared row mean + λ·credit/mean.
  * `se` is the mean Monte-Carlo standard error of the Shapley estimate (0 when exact).
  */
-export const CREDIT_STATS = ['credit/mean', 'credit/std', 'credit/se'] as const;
+const CREDIT_STATS = ['credit/mean', 'credit/std', 'credit/se'] as const;
 
 /**
  * The reward dials in force (reward.scale / reward.offset; 1 and 0 where none is set): the
  * agent's `reward/mean` is of its rewards after them (docs/estimator-algebra.md#reward-dials).
  */
-export const DIAL_STATS = ['reward/scale', 'reward/offset'] as const;
+const DIAL_STATS = ['reward/scale', 'reward/offset'] as const;
 
 /**
  * Per-agent outcomes, only on tasks that tell each agent's own part (a task's `ownSuccess`):
  * `own_success` is the share of the judged trajectories it acted in where it did its part ("this
  * agent's own accuracy"), so whose learning slowed is read per agent, not from the team's success.
  */
-export const OUTCOME_STATS = ['own_success'] as const;
+const OUTCOME_STATS = ['own_success'] as const;
 
 /**
  * The MARS2 search (rollout.sampling=mcts; src/tasks/mcts.ts), per step, means over the step's
@@ -174,14 +174,14 @@ export const MCTS_KEYS = {
   treeBest: 'rollout/tree_best',
   treeSolved: 'rollout/tree_solved',
 } as const;
-export const MCTS_STATS = ['nodes', 'arm_mean'] as const;
+const MCTS_STATS = ['nodes', 'arm_mean'] as const;
 
 /**
  * Only with train.buffer=per-agent (src/train/buffers.ts): `updated` is 1 on a step the agent's
  * full buffer trained its model, else 0; `buffer` is the rows its buffer held at that decision
  * (this step's included).
  */
-export const BUFFER_STATS = ['updated', 'buffer'] as const;
+const BUFFER_STATS = ['updated', 'buffer'] as const;
 
 /**
  * Per-agent statistics, each under `agent/<name>/`: the advantage diagnostics, the dials, outcomes,
@@ -236,7 +236,7 @@ export const CLUSTER = {
 } as const;
 
 /** Series of an imported run that map to no lab metric, kept under their own names. */
-export const OTHER_PREFIX = 'other/';
+const OTHER_PREFIX = 'other/';
 export const otherKey = (name: string): string => `${OTHER_PREFIX}${name}`;
 
 export const agentKey = (agent: string, stat: AgentStat): string => `agent/${agent}/${stat}`;

@@ -21,10 +21,10 @@ import { computeStats, type AdvantageStats, type SetCounts } from './diagnostics
 import { groupIndices, idKey, type AdvantageRow } from './rows';
 import { mean, normalize, setStats } from './stats';
 
-export type { AdvantageRow, RowId } from './rows';
+export type { AdvantageRow } from './rows';
 
 /** One registry entry: its place in the algebra, and the name people know it by. */
-export interface EstimatorSpec extends EstimatorDef {
+interface EstimatorSpec extends EstimatorDef {
   /** The name people know it by, for chart titles and legends (the key is the config's name). */
   label: string;
   /** Normalization set, formula in the paper's notation, and the reference it follows. */
@@ -107,7 +107,7 @@ export const ESTIMATORS = {
 } as const satisfies Record<EstimatorName, EstimatorSpec>; // every name the config accepts
 
 /** The `custom` choice: the option's label and doc where the named ones show theirs. */
-export const CUSTOM_ESTIMATOR = {
+const CUSTOM_ESTIMATOR = {
   label: ESTIMATOR_LABELS.custom,
   doc:
     "The run's own instance of the algebra: advantage.unit (rows, or trajectories = the mean of a trajectory's rows), " +
@@ -142,7 +142,7 @@ export function advantageBasis(
   return `${value}, ${how} ${spec.within(row.agent, row.turn)} (${spec.label})`;
 }
 
-export interface AdvantageResult {
+interface AdvantageResult {
   /** One advantage per row, in row order. */
   advantages: Float64Array;
   stats: AdvantageStats;

@@ -25,10 +25,10 @@ import { mean, unbiasedStd } from './stats';
 export type Coalition = number;
 
 /** Largest K for which `shapley` enumerates every coalition (2^K − 1 replays per trajectory). */
-export const SHAPLEY_EXACT_MAX_AGENTS = 3;
+const SHAPLEY_EXACT_MAX_AGENTS = 3;
 
 /** One trajectory's credit per agent (task.agents order) and its Monte-Carlo standard error (0 when exact). */
-export interface Credit {
+interface Credit {
   credit: number[];
   se: number[];
 }
@@ -36,7 +36,7 @@ export interface Credit {
 export const fullCoalition = (K: number): Coalition => (1 << K) - 1;
 
 /** What a mode needs to know: the coalitions to replay, and how their outcomes become credit. */
-export interface CreditPlan {
+interface CreditPlan {
   /** Every coalition whose outcome `credit` reads, the full one included (its outcome is the trajectory's own). */
   coalitions: Coalition[];
   credit(v: (s: Coalition) => number): Credit;

@@ -12,7 +12,7 @@ import { mean, populationVariance, unbiasedStd } from './stats';
  * One agent's numbers for one batch, one field per entry of core/metrics.ts's
  * ADVANTAGE_DIAGNOSTICS (docs there). The amplification terms are explained at amplificationTerm.
  */
-export type AgentStats = { -readonly [F in keyof typeof ADVANTAGE_DIAGNOSTICS]: number };
+type AgentStats = { -readonly [F in keyof typeof ADVANTAGE_DIAGNOSTICS]: number };
 
 /** The `stats` returned with every advantage batch. */
 export interface AdvantageStats {

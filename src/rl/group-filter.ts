@@ -9,13 +9,13 @@ import { groupIndices } from './rows';
 import { allEqual } from './stats';
 
 /** What a filter reads of a row. */
-export interface GroupedReward {
+interface GroupedReward {
   group: number;
   reward: number;
 }
 
 /** Per filter: the groups of `rows` it keeps. */
-export const GROUP_FILTER_RULES: Record<GroupFilterName, (rows: readonly GroupedReward[]) => Set<number>> = {
+const GROUP_FILTER_RULES: Record<GroupFilterName, (rows: readonly GroupedReward[]) => Set<number>> = {
   none: (rows) => new Set(rows.map((r) => r.group)),
   // A group whose rewards are all equal has every advantage 0 under a mean baseline: no signal, only
   // a share of the batch (MARS2 drops trees of mean 0 or 1, DAPO groups of accuracy 0 or 1).

@@ -4,7 +4,7 @@
  */
 
 /** A group, trajectory or agent id. Ids compare by `String(id)`: group 1 and group '1' are one group. */
-export type RowId = number | string;
+type RowId = number | string;
 
 /** One agent invocation, reduced to what the estimators read. */
 export interface AdvantageRow {

@@ -16,14 +16,14 @@ import { defText, estimateAdvantages, estimatorDef } from './advantage';
 import { groupIndices, type AdvantageRow } from './rows';
 import { mean } from './stats';
 
-export interface SameBatchStats {
+interface SameBatchStats {
   mean: number;
   sqMean: number;
   corr: number;
 }
 
 /** Per estimator, per agent (keyed by `String(agent)`): that estimator's view of the batch. */
-export type SameBatch = Record<EstimatorName, Record<string, SameBatchStats>> & {
+type SameBatch = Record<EstimatorName, Record<string, SameBatchStats>> & {
   custom?: Record<string, SameBatchStats>;
 };
 /** Advantages in row order, per estimator weighed: every named one, and a custom run's own. */

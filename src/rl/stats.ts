@@ -7,7 +7,7 @@
 import type { SingletonMode } from '../core/config-names';
 
 /** Values in ascending order, as a fresh float64 array (typed-array sort is numeric). */
-export function sorted(values: ArrayLike<number>): Float64Array {
+function sorted(values: ArrayLike<number>): Float64Array {
   return Float64Array.from(values).sort();
 }
 
@@ -53,7 +53,7 @@ export function unbiasedStd(values: ArrayLike<number>): number {
  * deliberate guard beyond verl, whose float32 means have the same problem; 1e-12 is ~4500 ulps,
  * far below any reward difference a task can mean.
  */
-export const TIE_RTOL = 1e-12;
+const TIE_RTOL = 1e-12;
 
 /** True when the set is non-empty and its values are equal up to TIE_RTOL of their magnitude. */
 export function allEqual(values: ArrayLike<number>): boolean {
@@ -68,7 +68,7 @@ export function allEqual(values: ArrayLike<number>): boolean {
 }
 
 /** Statistics of one normalization set: a(s) = (s − mu)/(sigma + eps), or s − mu without std. */
-export interface SetStats {
+interface SetStats {
   mu: number;
   sigma: number;
   /** Every member's advantage is exactly 0: all-equal set, or a 'zero'-mode singleton. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, aggregationWeights } from '../../src/core/losses';
+import { aggregate, aggregationWeights } from '../rl/reference-loss';
 
 describe('agent-token-mean: loss balancing by 1/n_k', () => {
   // Agent a acts three times (4, 2 and 3 tokens), agent b once (5 tokens).

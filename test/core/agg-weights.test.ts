@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, aggregationWeights, LOSS_AGG_MODES as AGG_MODES } from '../../src/core/losses';
+import { LOSS_AGG_MODES as AGG_MODES } from '../../src/core/losses';
+import { aggregate, aggregationWeights } from '../rl/reference-loss';
 
 describe('aggregation weights', () => {
   // Ragged rows, one empty row, padding holding garbage.

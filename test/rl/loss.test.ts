@@ -3,14 +3,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  aggregate,
   AGGREGATIONS,
   KL_ESTIMATORS,
   KL_TYPES,
   LOSS_AGG_MODES as AGG_MODES,
   POLICY_LOSSES,
 } from '../../src/core/losses';
-import { policyLoss } from './reference-loss';
+import { aggregate, policyLoss } from './reference-loss';
 
 /** The vanilla PPO dual-clip loss of one token as [L, clipped, dual-clipped]. */
 const ppoTokenLoss = (

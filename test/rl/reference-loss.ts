@@ -8,8 +8,10 @@ import {
   getAggregation,
   getKl,
   getPolicyLoss,
+  rowAggregationWeights,
   type KlType,
   type LossAggMode,
+  type MaskedValues,
   type PolicyLossName,
 } from '../../src/core/losses';
 
@@ -153,4 +155,16 @@ export function policyLoss(x: PolicyLossInput, options: PolicyLossOptions = {}):
     ppoKl: perTokenMean(negD),
     tokenPgLoss,
   };
+}
+
+/** Aggregates with the named mode (the float64 reference). */
+export const aggregate = (mode: string, b: MaskedValues): number => getAggregation(mode).ref(b);
+
+/** w (B·T) with Σ w·values = aggregate(mode, {values, mask, B, T, lMax}) for every `values`. */
+export function aggregationWeights(mode: string, b: Omit<MaskedValues, 'values'>): Float64Array {
+  const { mask, B, T, lMax } = b;
+  const rowTokens = new Float64Array(B);
+  for (let j = 0; j < B * T; j++) rowTokens[Math.floor(j / T)] += mask[j];
+  const c = rowAggregationWeights(mode, rowTokens, lMax, b.agents);
+  return Float64Array.from({ length: B * T }, (_, j) => mask[j] * c[Math.floor(j / T)]);
 }

@@ -1,15 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import {
-  aggregationWeights,
-  getKl,
-  getPolicyLoss,
-  KL_TYPES,
-  LOSS_AGG_MODES as AGG_MODES,
-} from '../../src/core/losses';
+import { getKl, getPolicyLoss, KL_TYPES, LOSS_AGG_MODES as AGG_MODES } from '../../src/core/losses';
 import { UPDATE_STATS } from '../../src/core/metrics';
 import { ppoLoss, tensorOps } from '../../src/train/ppo-loss';
-import { policyLoss } from '../rl/reference-loss';
+import { aggregationWeights, policyLoss } from '../rl/reference-loss';
 
 /** A seeded batch whose ratios straddle both clip ranges and the dual-clip bound. */
 function batch(seed: number) {

@@ -3,10 +3,9 @@
 // against the closed form on the device, on a batch whose ratios lie far outside every clip range.
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { aggregationWeights } from '../../src/core/losses';
 import { UPDATE_STATS } from '../../src/core/metrics';
 import { ppoLoss } from '../../src/train/ppo-loss';
-import { policyLoss } from '../rl/reference-loss';
+import { aggregationWeights, policyLoss } from '../rl/reference-loss';
 
 /** B = 3 sequences of T = 4; row 1 ends after 2 tokens. log π − log π_old spans ±1.5: ratios 0.22–4.5. */
 const B = 3;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { aggregationWeights } from '../../src/core/losses';
+import { aggregationWeights } from '../rl/reference-loss';
 import { OptimSchema, type Optim } from '../../src/core/config-sections';
 import {
   lengthGroups,
