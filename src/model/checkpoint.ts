@@ -11,7 +11,7 @@ import { checkGptConfig, paramSpecs, type GPTConfig } from '../core/gpt-config';
 import { isEarlierVocab, migrateVocab } from './vocab-migration';
 import { contentHash, decodeFramed, encodeFramed, hashBytes, headerHash, shown } from '../core/signed-file';
 
-export const FORMAT = 'agentwise-gpt';
+const FORMAT = 'agentwise-gpt';
 /** 2: the hash covers the whole manifest, notes included (version 1's covered the weights only). */
 export const VERSION = 2;
 const MAGIC = 'AGWGPT01'; // 8 ASCII bytes opening a checkpoint file

@@ -19,13 +19,13 @@ import {
 } from './logprobs';
 
 /** One row's tokens, as the rollout recorded them. */
-export interface RowTokens {
+interface RowTokens {
   promptIds: readonly number[];
   responseIds: readonly number[];
 }
 
 /** The distinct rows of a term packed in length groups, and where each row's tokens come from. */
-export interface DistinctRows {
+interface DistinctRows {
   batches: ResponseBatch[];
   /** (N): for each response token of the rows, row after row, its place in the groups' log-probs. */
   copy: tf.Tensor1D;

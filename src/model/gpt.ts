@@ -15,7 +15,7 @@ import { Prng } from '../core/prng';
 export const MASK = -1e9;
 
 /** Options of the general forward pass (the sampler's prefill and decode use all of them). */
-export interface ForwardOptions {
+interface ForwardOptions {
   /** Positions (B, T) int32 for left-padded rows; default 0..T-1 on every row. */
   pos?: tf.Tensor2D;
   /** Additive attention bias (B or 1, 1, T, S): 0 where a query may look, MASK elsewhere. Default causal. */

@@ -122,7 +122,7 @@ export function mlp(
  * One-hot rows as float32. Cast from the int32 default rather than passing dtype 'float32':
  * tfjs-backend-wasm 4.22's OneHot ignores the dtype and writes int32 bits (1 reads as 1.4e-45).
  */
-export function oneHot(ids: tf.Tensor1D, depth: number): tf.Tensor2D {
+function oneHot(ids: tf.Tensor1D, depth: number): tf.Tensor2D {
   return tf.cast(tf.oneHot(ids, depth), 'float32') as tf.Tensor2D; // (N, depth)
 }
 

@@ -11,13 +11,13 @@ import type { GPT } from './gpt';
 import { pick } from './layers';
 
 /** One agent invocation's tokens. The prompt must be non-empty (it ends with the role token). */
-export interface TokenRow {
+interface TokenRow {
   prompt: readonly number[];
   response: readonly number[];
 }
 
 /** Rows packed into flat (B, T) arrays; rows beyond `rows` and positions past a row's end are padding. */
-export interface Packed {
+interface Packed {
   B: number;
   T: number;
   /** Real rows (≤ B). */
@@ -144,22 +144,6 @@ export function lengthGroups(
   for (let j = ends.length; j > 0; j = cut[j])
     groups.unshift(order.slice(cut[j] === 0 ? 0 : ends[cut[j] - 1], ends[j - 1]));
   return groups;
-}
-
-/** Lays per-response-token values (e.g. old log-probs, advantages) out as (B*T), zeros elsewhere. */
-export function scatterResponses(packed: Packed, values: readonly ArrayLike<number>[]): Float32Array {
-  const out = new Float32Array(packed.B * packed.T);
-  values.forEach((vals, r) => {
-    if (vals.length !== packed.lengths[r])
-      throw new Error(`row ${r}: ${vals.length} values for ${packed.lengths[r]} response tokens`);
-    for (let i = 0; i < vals.length; i++) out[packed.starts[r] + i] = vals[i];
-  });
-  return out;
-}
-
-/** The inverse of scatterResponses: per-row arrays of a read-back (B*T) tensor's response entries. */
-export function gatherResponses(packed: Packed, flat: ArrayLike<number>): number[][] {
-  return packed.starts.map((s, r) => Array.from({ length: packed.lengths[r] }, (_, i) => flat[s + i]));
 }
 
 /** Device copies of a packed batch. Caller disposes (disposeBatch). */

@@ -17,7 +17,7 @@ import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
 /** A hyper-parameter that may change between steps: its value, or a getter read at every step. */
 type PerStep = number | (() => number);
 
-export interface AdamWOptions {
+interface AdamWOptions {
   lr: PerStep;
   beta1?: number; // 0.9
   beta2?: number; // 0.999

@@ -32,7 +32,7 @@ export interface SampleOptions {
   onLogits?: (step: number, logits: Float32Array) => void;
 }
 
-export interface Sample {
+interface Sample {
   tokens: number[];
   /**
    * log-prob of each token under softmax(logits / temperature), before top-p truncation — what
@@ -43,7 +43,7 @@ export interface Sample {
   stop: 'eos' | 'length';
 }
 
-export interface SampleResult {
+interface SampleResult {
   samples: Sample[];
   /** Forward passes and logits readbacks made (one each per decode step). */
   forwards: number;

@@ -2,17 +2,15 @@ import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   disposeBatch,
-  gatherResponses,
   packRows,
   responseLogprobs,
   responsePositions,
-  scatterResponses,
   tokenLogprobs,
   toResponseTensors,
   toTensors,
 } from '../../src/model/logprobs';
 import { VOCAB } from '../../src/core/vocab';
-import { maxAbsDiff, tinyModel, useBackend } from './helpers';
+import { gatherResponses, maxAbsDiff, scatterResponses, tinyModel, useBackend } from './helpers';
 
 const opts = { contextLength: 32, vocabSize: 73, pad: 0 };
 const rows = [

@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { disposeBatch, packRows, tokenLogprobs, toTensors, gatherResponses } from '../../src/model/logprobs';
+import { disposeBatch, packRows, tokenLogprobs, toTensors } from '../../src/model/logprobs';
 import { Prng } from '../../src/core/prng';
 import { choose, sample, type SampleOptions } from '../../src/model/sampler';
 import { tokenizer } from '../../src/model/tokenizer';
-import { BACKENDS, maxAbsDiff, tinyModel, useBackend } from './helpers';
+import { BACKENDS, gatherResponses, maxAbsDiff, tinyModel, useBackend } from './helpers';
 
 const prompts = ['\uE001what is 2+3?\uE012', '\uE001hi\uE012', '\uE001a longer prompt here\uE012'].map((s) =>
   tokenizer.encode(s),

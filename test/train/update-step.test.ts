@@ -8,14 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { aggregationWeights } from '../rl/reference-loss';
 import { OptimSchema, type Optim } from '../../src/core/config-sections';
-import {
-  lengthGroups,
-  packRows,
-  scatterResponses,
-  toTensors,
-  tokenLogprobs,
-  disposeBatch,
-} from '../../src/model/logprobs';
+import { lengthGroups, packRows, toTensors, tokenLogprobs, disposeBatch } from '../../src/model/logprobs';
 import { AdamW } from '../../src/model/optim';
 import type { Role } from '../../src/core/vocab';
 import type { Row } from '../../src/tasks/orchestrator';
@@ -23,7 +16,7 @@ import type { PolicyModel } from '../../src/train/models';
 import type { SampledTokens } from '../../src/train/policy';
 import { ppoLoss } from '../../src/train/ppo-loss';
 import { lossTerms } from '../../src/train/ppo-update';
-import { maxAbsDiff, tinyModel, useBackend } from '../model/helpers';
+import { maxAbsDiff, scatterResponses, tinyModel, useBackend } from '../model/helpers';
 
 const CONTEXT = 64;
 

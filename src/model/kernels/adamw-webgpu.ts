@@ -51,13 +51,13 @@ export function fusedAdamWAvailable(n: number): boolean {
 }
 
 /** One parameter's place in the flat layout. */
-export interface Segment {
+interface Segment {
   size: number;
   decay: boolean;
 }
 
 /** An update recorded by FlatAdamW.stage. */
-export interface FlatStaged {
+interface FlatStaged {
   /** 1 where a new θ or v is not finite, else 0: float32 scalar. */
   bad: tf.Scalar;
   /** ‖g‖ over the gradients given, when the update was clipped by it (stage with `{ clipNorm }`). */

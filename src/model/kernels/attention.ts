@@ -109,7 +109,7 @@ export function writeCacheSlot(cache: tf.Tensor3D, x: tf.Tensor3D, slot: number)
 }
 
 /** The plain formulation: q (B·T, C), k and v (B, S, C), bias (B or 1, 1, T, S) → (B·T, C). */
-export function attentionPlain(
+function attentionPlain(
   q: tf.Tensor2D,
   k: tf.Tensor3D,
   v: tf.Tensor3D,

@@ -131,7 +131,7 @@ export function startKernelThreads(
  * (a helper terminated 300 ms earlier still answered a dispatch; 3 s later it was gone): a STOP
  * dispatch wakes it, and it closes itself at once.
  */
-export function stopKernelThreads(): void {
+function stopKernelThreads(): void {
   if (!pool) return;
   const { ctrl, workers } = pool;
   Atomics.store(ctrl, OP, STOP);

@@ -56,7 +56,7 @@ function colReduce(key: string, inputs: tf.Tensor[], names: string[], term: stri
 }
 
 /** Σ over rows of dy (N, M): the bias gradient of a linear layer. */
-export function colSumGpu(dy: tf.Tensor2D): tf.Tensor1D {
+function colSumGpu(dy: tf.Tensor2D): tf.Tensor1D {
   return colReduce('dy', [dy], ['Dy'], 'Dy[i]');
 }
 

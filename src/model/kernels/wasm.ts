@@ -127,7 +127,7 @@ export async function wasmKernelThreads(): Promise<number> {
 }
 
 /** Everything a wasm kernelFunc needs: the exports, the backend, tensor addresses, outputs, scratch. */
-export interface WasmCall {
+interface WasmCall {
   k: KernelExports;
   be: WasmBackendLike;
   /** Byte address of a tensor's data, plus `off` floats. */

@@ -73,7 +73,7 @@ export function emptyTensor(be: RawWebGpuBackend, shape: number[]): tf.Tensor {
 export const WG = 64;
 const EW = 128;
 
-export interface GpuProgram {
+interface GpuProgram {
   /** Names the shader; pipelines are cached by it. */
   key: string;
   /** WGSL names of the inputs, one per tensor. tfjs names each one's shape `uniforms.<name, first letter lower-cased>Shape`. */
