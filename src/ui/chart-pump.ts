@@ -14,7 +14,7 @@ import { startTransition } from 'react';
 import type { LabState } from './store';
 
 /** Least time between two refreshes of one chart while frames arrive. */
-export const REFRESH_MS = 1000;
+const REFRESH_MS = 1000;
 
 interface Entry {
   name: string;

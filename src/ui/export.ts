@@ -22,7 +22,7 @@ function csvCell(v: string | number | undefined): string {
 }
 
 /** `run,seed,step,<keys…>` then one line per run per step; empty cells where a key had no value. */
-export function metricsCsv(): string {
+function metricsCsv(): string {
   const runs = runsWithRows();
   const keys: string[] = [];
   const seen = new Set(['step']);
@@ -42,7 +42,7 @@ export function metricsCsv(): string {
   return lines.join('\n') + '\n';
 }
 
-export function metricsJson(): string {
+function metricsJson(): string {
   const config = boardConfig(useLab.getState());
   return JSON.stringify(
     {

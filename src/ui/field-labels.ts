@@ -188,9 +188,3 @@ export function splitKeys(message: string): ({ text: string } | { path: string; 
   if (rest) out.push({ text: rest });
   return out;
 }
-
-/** The same message in words only: each key replaced by its label (for tooltips and plain text). */
-export const withLabels = (message: string): string =>
-  splitKeys(message)
-    .map((p) => ('text' in p ? p.text : p.label))
-    .join('');

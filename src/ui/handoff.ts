@@ -44,7 +44,7 @@ export function holdToTrain(stop: () => void): Promise<boolean> {
 }
 
 /** This tab's runs of session `id` stopped for good: it shows the session read-only until the other tab lets it go. */
-export function showTakenOver(id: string): void {
+function showTakenOver(id: string): void {
   const createdAt = useLab.getState().pastSessions?.find((p) => p.id === id)?.createdAt ?? Date.now();
   useLab.setState((s) => ({
     session: nextState(s.session, 'restore'),

@@ -27,7 +27,7 @@ import type { RunView, StoredRun } from './store';
 const IMPORTED_INDEX = 1000;
 
 /** One line per imported run: what was read and what was lost. */
-export function describeImport(run: PackedRun, steps: number): string {
+function describeImport(run: PackedRun, steps: number): string {
   const damage =
     run.skipped || run.truncatedBytes
       ? `; ${run.skipped} damaged records skipped, ${run.truncatedBytes} bytes of a cut-off tail`

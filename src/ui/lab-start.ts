@@ -29,7 +29,7 @@ import { fieldReason } from './field-labels';
  * between two steps and written while the next one trains (train/driver.ts); what that costs the
  * default experiment is measured in docs/page.md#a-page-closed-mid-step.
  */
-export const SAVE_EVERY = 1;
+const SAVE_EVERY = 1;
 
 /** Checkpoint files to start the next session from (set by the Start-from-checkpoints picker). */
 let uploads: { name: string; bytes: ArrayBuffer }[] = [];

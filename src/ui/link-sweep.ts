@@ -12,7 +12,7 @@ import { agentsOf } from './sweep-open';
 import type { OpenedSweep } from './sweep-open';
 
 /** How the Map's status line names a sweep trained by the page (a folder is named by its path). */
-export const LINK_SWEEP_NAME = 'this link’s sweep';
+const LINK_SWEEP_NAME = 'this link’s sweep';
 
 /**
  * The link sweep on screen as an opened sweep, or null without one. A cell enters the map once

@@ -19,9 +19,9 @@ import type { RunView } from './store';
  */
 export const RING_CAPACITY = MAX_STEPS;
 /** Points per drawn series (recharts is SVG; it slows past ~1k points, docs/architecture.md#metric-to-chart). */
-export const MAX_POINTS = 400;
+const MAX_POINTS = 400;
 
-export interface RunData {
+interface RunData {
   codec: FrameCodec;
   ring: FrameRing;
   stepCol: number;
@@ -135,7 +135,7 @@ function flush(): void {
 
 // ─── series for charts and export ────────────────────────────────────────────
 
-export interface Series {
+interface Series {
   /** Steps, oldest first, NaN-valued steps left out, at most MAX_POINTS. */
   x: number[];
   /** The value (for a seed group: the mean over seeds) at each step. */

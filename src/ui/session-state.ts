@@ -45,7 +45,3 @@ export const nextState = (state: SessionState, event: SessionEvent): SessionStat
 /** True where the action does something, i.e. where its button is enabled. */
 export const canDo = (state: SessionState, action: SessionAction): boolean =>
   TRANSITIONS[state][action] !== undefined;
-
-/** The actions enabled in a state, in button order. */
-export const enabledActions = (state: SessionState): SessionAction[] =>
-  SESSION_ACTIONS.filter((a) => canDo(state, a));

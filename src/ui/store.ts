@@ -70,7 +70,7 @@ export interface RunView {
 /** 'overlaid': every run in each chart; 'side-by-side': one column of charts per run. */
 export type ChartLayout = 'overlaid' | 'side-by-side';
 
-export interface ViewPrefs {
+interface ViewPrefs {
   layout: ChartLayout;
   /** TensorBoard-style debiased EMA weight in [0, 0.99]. */
   smoothing: number;
@@ -118,7 +118,7 @@ export interface StoredSession {
  * Something that needs new runs (a reset-field change, a link, checkpoint files), waiting for the
  * user's answer while runs are on screen: nothing is discarded without asking (ask below).
  */
-export interface PendingAction {
+interface PendingAction {
   /** The question's headline and detail: "This change needs new runs" and "Group size G 2 → 4". */
   title: string;
   detail: string;
@@ -314,8 +314,8 @@ function toggle<T>(list: T[], x: T): T[] {
 }
 
 /** One colour per run index (Okabe–Ito-like, distinguishable in colour-blind palettes). */
-export const RUN_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'] as const;
+const RUN_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'] as const;
 /** One dash pattern per agent, in the order the task lists its agents. */
-export const AGENT_DASHES = ['', '6 3', '2 3', '10 3 2 3'] as const;
+const AGENT_DASHES = ['', '6 3', '2 3', '10 3 2 3'] as const;
 export const runColor = (runIndex: number) => RUN_COLORS[runIndex % RUN_COLORS.length];
 export const agentDash = (i: number) => AGENT_DASHES[i % AGENT_DASHES.length];

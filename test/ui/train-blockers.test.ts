@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
 import { validateExperiment } from '../../src/core/config-validate';
 import type { Experiment } from '../../src/core/config';
-import { fieldReason, labelOf, plainMessage, splitKeys, withLabels } from '../../src/ui/field-labels';
+import { fieldReason, labelOf, plainMessage, splitKeys } from '../../src/ui/field-labels';
 import { trainBlockers } from '../../src/ui/train-blockers';
 import type { BackendStatus } from '../../src/ui/store';
 
@@ -59,9 +59,12 @@ describe('Train blockers', () => {
     } as Experiment;
     const [reason] = trainBlockers({ fieldErrors: {}, backend: ready, config });
     expect(reason).toMatch(/^Memory: this experiment needs about 179\.8 GB/);
-    expect(withLabels(reason)).toContain(
-      'lower Batch size B, Group size G or the model size, or raise Mini-batches',
-    );
+    // The words the page shows (Labelled): each key read as its label.
+    expect(
+      splitKeys(reason)
+        .map((p) => ('text' in p ? p.text : p.label))
+        .join(''),
+    ).toContain('lower Batch size B, Group size G or the model size, or raise Mini-batches');
     expect(splitKeys(reason).filter((p) => 'path' in p)).toEqual([
       { path: 'rollout.batchSize', label: 'Batch size B' },
       { path: 'rollout.groupSize', label: 'Group size G' },

@@ -22,7 +22,7 @@ import { restoredNote } from '../restored-note';
 import { Labelled } from './Labelled';
 
 /** Speed choices: how long every run waits between two steps while playing. */
-export const PACES: readonly { ms: number; text: string }[] = [
+const PACES: readonly { ms: number; text: string }[] = [
   { ms: 0, text: 'full speed' },
   { ms: 1000, text: '1 s between steps' },
   { ms: 3000, text: '3 s between steps' },

@@ -21,7 +21,7 @@ import { ChartFrame } from './ChartFrame';
 import { useRefreshed } from './chart-refresh';
 import type { Drawn, SeriesSpec } from './SeriesLayer';
 
-export interface MetricChartProps {
+interface MetricChartProps {
   title: string;
   /** The metric key(s) drawn: the title's tooltip, and the y axis's name in exports. */
   metric?: string;

@@ -10,7 +10,7 @@ import { useLab } from '../store';
 import type { SeriesSpec } from './SeriesLayer';
 
 /** What a chart draws as of its last refresh: the frames, the smoothing and the series. */
-export interface Refreshed {
+interface Refreshed {
   version: number;
   smoothing: number;
   specs: SeriesSpec[];
