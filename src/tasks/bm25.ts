@@ -5,14 +5,14 @@
  * Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond" (2009). Pure.
  */
 
-export interface Bm25Options {
+interface Bm25Options {
   /** Term-frequency saturation. */
   k1: number;
   /** Length normalization strength (0 = none, 1 = full). */
   b: number;
 }
 
-export interface Bm25Hit {
+interface Bm25Hit {
   /** Index of the document in the indexed list. */
   index: number;
   score: number;

@@ -23,7 +23,7 @@ import {
   type Task,
 } from './types';
 
-export const HIDDEN_TESTS = 4;
+const HIDDEN_TESTS = 4;
 const LIST_LEN = 4;
 const MAX_INPUT = 4;
 /** The coder's response limit; reference programs are drawn to fit it. */
@@ -43,7 +43,7 @@ export interface CoderTesterInstance {
   hidden: IOPair[];
 }
 
-export interface CoderTesterState extends BaseState {
+interface CoderTesterState extends BaseState {
   instance: CoderTesterInstance;
   /** The example, then the tester's tests once written. */
   context: string;

@@ -6,8 +6,8 @@
  * Pure: no tfjs, no DOM.
  */
 
-export type MapOp = '+' | '-' | '*' | '/' | '%';
-export type CmpOp = '>' | '<' | '=' | '!';
+type MapOp = '+' | '-' | '*' | '/' | '%';
+type CmpOp = '>' | '<' | '=' | '!';
 
 export type Stage =
   | { kind: 'map'; op: MapOp; k: number }
@@ -33,9 +33,8 @@ export const DSL_LIMITS = {
   maxSteps: 1000,
 } as const;
 
-export type ParseResult = { ok: true; program: Program } | { ok: false; error: string };
-export type RunResult =
-  { ok: true; output: number[]; steps: number } | { ok: false; error: string; steps: number };
+type ParseResult = { ok: true; program: Program } | { ok: false; error: string };
+type RunResult = { ok: true; output: number[]; steps: number } | { ok: false; error: string; steps: number };
 
 class DslError extends Error {}
 

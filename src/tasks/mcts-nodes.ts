@@ -21,7 +21,7 @@ import { mathTask, parseNumber, problemText, solution, type MathInstance } from 
 import { agentSpec, MAX_CONTEXT, promptFor, sanitize, type AnyTask } from './types';
 
 /** An answer's score in [0, 1] and the feedback a refinement of it reads. */
-export interface Judged {
+interface Judged {
   score: number;
   feedback: string;
 }

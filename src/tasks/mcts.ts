@@ -52,7 +52,7 @@ import { posterior, posteriorMean, thompsonPick, type Beta } from './thompson';
 import type { AnyTask } from './types';
 
 /** One node of a tree: who generated it, from what, and how it scored. */
-export interface MctsNode<X extends object = object> {
+interface MctsNode<X extends object = object> {
   agent: Role;
   /** The parent node's index in its tree; −1: a fresh answer, a child of the root. */
   parent: number;
@@ -77,7 +77,7 @@ export function armPosterior(tree: MctsTree, agent: Role): Beta {
 }
 
 /** The posterior of descending into node `i`: the scores of its subtree, itself included. */
-export function subtreePosterior(tree: MctsTree, i: number): Beta {
+function subtreePosterior(tree: MctsTree, i: number): Beta {
   const scores: number[] = [];
   const visit = (j: number): void => {
     scores.push(tree.nodes[j].score);

@@ -39,10 +39,10 @@ export const PLAN_MOVES = 3;
 export const PLAN_MIN_DIST = 4;
 export const PLAN_MAX_DIST = 12;
 /** Share of blocked cells (the reference's `block_ratio`). */
-export const PLAN_BLOCK_RATIO = 0.22;
+const PLAN_BLOCK_RATIO = 0.22;
 
 /** Shaped reward terms (the reference's DEFAULT_R_*). */
-export const PLAN_REWARD = { step: -0.01, invalid: -0.1, goal: 1, shortest: 0.5, fail: -1 } as const;
+const PLAN_REWARD = { step: -0.01, invalid: -0.1, goal: 1, shortest: 0.5, fail: -1 } as const;
 /**
  * Potential shaping λ·(Φ(s′) − Φ(s)) per move, Φ = −(BFS distance to the goal). The reference
  * shapes with λ = 1, γ = 0.99 and Φ = −(Manhattan distance); here γ = 1, so the shaping of a
@@ -51,7 +51,7 @@ export const PLAN_REWARD = { step: -0.01, invalid: -0.1, goal: 1, shortest: 0.5,
  * goal the largest term. Without it a turn that moves towards the goal would score below one that
  * stands still, and per-turn rewards (tree sampling) could rank only by fewer moves.
  */
-export const PLAN_SHAPING = 0.1;
+const PLAN_SHAPING = 0.1;
 
 /** Move letters in the reference's action order, with their (row, column) steps. */
 const MOVES: Readonly<Record<string, readonly [number, number]>> = {
@@ -94,12 +94,12 @@ const AGENTS: readonly AgentSpec[] = [
 ];
 
 /** 1–PLAN_MOVES move letters, or null. */
-export function parseMoves(response: string): string | null {
+function parseMoves(response: string): string | null {
   return new RegExp(`^[udlr]{1,${PLAN_MOVES}}$`).test(response) ? response : null;
 }
 
 /** The cell one `move` away from `cell`, or null off the grid or on a wall. */
-export function neighbour(i: Pick<PlanInstance, 'n' | 'cells'>, cell: number, move: string): number | null {
+function neighbour(i: Pick<PlanInstance, 'n' | 'cells'>, cell: number, move: string): number | null {
   const [dr, dc] = MOVES[move];
   const r = Math.floor(cell / i.n) + dr;
   const c = (cell % i.n) + dc;
@@ -203,7 +203,7 @@ function validate(agent: Role, response: string): string | null {
 }
 
 /** What issuing `moves` from `state` earns: the walk, its shaped reward, and whether it ends the trajectory. */
-export function walk(
+function walk(
   state: PlanState,
   moves: string,
 ): { pos: number; moves: number; reward: number; reached: boolean; failed: boolean } {

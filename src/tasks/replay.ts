@@ -32,7 +32,7 @@ import type { EnvStepInput, EnvStepResult } from './env';
 import type { AnyTask, BaseState, Outcome } from './types';
 
 /** When a kept agent's recorded output applies to a replayed call (see above). */
-export type ReplayMatch = 'turn' | 'prompt';
+type ReplayMatch = 'turn' | 'prompt';
 
 /** One recorded call: what the agent saw and what it answered. */
 export interface RecordedCall {
@@ -49,7 +49,7 @@ export interface ReplayRequest {
   keep: ReadonlySet<Role>;
 }
 
-export interface ReplayResult {
+interface ReplayResult {
   /** The replay's outcome; null when its environment failed (`error` says why). */
   outcome: Outcome | null;
   error?: string;
@@ -63,7 +63,7 @@ export interface ReplayResult {
 export type EnvStepper = (inputs: EnvStepInput[]) => Promise<EnvStepResult[]>;
 
 /** The neutral default of `agent` in `state`, or an error naming the task that has none. */
-export function neutralOf(task: AnyTask, state: BaseState, agent: Role): string {
+function neutralOf(task: AnyTask, state: BaseState, agent: Role): string {
   if (!task.neutral)
     throw new Error(
       `task '${task.name}' defines no neutral default output (Task.neutral), which per-agent credit needs`,

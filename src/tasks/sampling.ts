@@ -7,7 +7,7 @@ import { rollout, type RolloutOptions, type RolloutResult } from './orchestrator
 import { mctsRollout } from './mcts';
 import { treeRollout } from './tree';
 
-export interface SamplingSpec {
+interface SamplingSpec {
   doc: string;
   rollout: <X extends object>(opts: RolloutOptions<X>) => Promise<RolloutResult<X>>;
 }

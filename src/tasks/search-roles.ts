@@ -19,7 +19,7 @@ import type { StepResult, Task } from './types';
  * trajectory's row scores into one value per trajectory and normalizes those; Dr. MAS normalizes
  * each agent's row scores among themselves; global-step pools every row of the prompt group.
  */
-export function roleRewards(state: SearchState, success: boolean): Partial<Record<Role, number>> {
+function roleRewards(state: SearchState, success: boolean): Partial<Record<Role, number>> {
   const right = success ? 1 : 0;
   const malformed = state.log.some((l) => l.agent === 'search' && !l.valid);
   const tool = malformed ? -1 : answerable(state) ? 1 : 0;

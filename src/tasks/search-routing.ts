@@ -59,7 +59,7 @@ export const searchRoutingTask: Task<SearchInstance, SearchState> = {
  * cautious "no" (every needed fact already retrieved), an eager "yes" (or an invalid verdict, which
  * counts as yes) before every needed fact is in, and whether it timed out ("no" at the last step).
  */
-export interface RouteErrors {
+interface RouteErrors {
   cautious: number;
   eager: number;
   timeout: boolean;

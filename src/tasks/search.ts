@@ -27,7 +27,7 @@ import {
 /** Env steps per trajectory (`env.max_steps` = 4 in run_search.sh). */
 export const SEARCH_MAX_STEPS = 4;
 /** Facts appended per search (the reference appends top-3 passages; 2 keeps prompts short). */
-export const SEARCH_TOP_K = 2;
+const SEARCH_TOP_K = 2;
 
 // Disjoint pools, so a name never matches a relation or a value of another kind.
 const PEOPLE = 'ana bo kai liv max nia ole pia raj sam tom uma vic zoe eli ivy'.split(' ');
@@ -39,7 +39,7 @@ const PEOPLE_PER_KB = 5;
 const CITIES_PER_KB = 3;
 
 /** One retrieval hop: the fact `subject relation value` the answer depends on. */
-export interface Hop {
+interface Hop {
   subject: string;
   relation: string;
   /** Index of the fact in `facts`. */
@@ -89,13 +89,13 @@ export function normalizeAnswer(s: string): string {
 }
 
 /** `q:<query>` → the query, or null if malformed. */
-export function parseQuery(response: string): string | null {
+function parseQuery(response: string): string | null {
   const m = /^q:(.*)$/.exec(response);
   return m && m[1].trim() !== '' && inCharset(m[1]) ? m[1].trim() : null;
 }
 
 /** `a:<value>` → the value, or null if malformed. */
-export function parseAnswer(response: string): string | null {
+function parseAnswer(response: string): string | null {
   const m = /^a:(.*)$/.exec(response);
   return m && m[1].trim() !== '' && inCharset(m[1]) ? m[1] : null;
 }
