@@ -21,11 +21,11 @@ import { MAX_CONTEXT } from '../tasks/types';
 import { modelSlots } from './slots';
 
 /** Node, tfjs and the wasm module before any model (measured: 0.3 GB RSS). */
-export const BASE_BYTES = 0.3e9;
+const BASE_BYTES = 0.3e9;
 /** The wasm backend's heap is 32-bit: beyond this it fails ("table index is out of bounds"). */
 export const WASM_LIMIT_BYTES = 4e9;
 
-export interface MemoryEstimate {
+interface MemoryEstimate {
   bytes: number;
   /** The update's activations of the largest model, bytes. */
   activations: number;
@@ -79,7 +79,7 @@ function memoryRefusal(estimate: MemoryEstimate, backend: BackendName): string |
  * share: the estimate and, over `backend`'s limit, why it is refused (each caller words the rest).
  * A config whose estimate cannot be made (an unknown task or model) gives the error instead.
  */
-export type MemoryVerdict =
+type MemoryVerdict =
   { estimate: MemoryEstimate; refused: string | null; error?: undefined } | { error: Error };
 
 export function memoryVerdict(exp: Experiment, backend: BackendName): MemoryVerdict {

@@ -18,7 +18,7 @@
  * there would stand for records that are gone.
  */
 
-export interface Schema {
+interface Schema {
   name: string;
   /** Each object store and its key path. */
   stores: Readonly<Record<string, string | string[]>>;
@@ -58,7 +58,7 @@ const done = (tx: IDBTransaction): Promise<void> =>
 export const isFull = (e: unknown): boolean =>
   (e instanceof DOMException || e instanceof Error) && e.name === 'QuotaExceededError';
 
-export interface Database {
+interface Database {
   /**
    * Runs `f` in one transaction over every store of the database; resolves with its result once
    * the transaction has committed, or rejects with what failed (isFull: for want of room).

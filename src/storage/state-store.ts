@@ -17,7 +17,7 @@ export const stateKey = (runIndex: number, label: string): string => `${runIndex
 /** The label in a stateKey (a label may hold ':' itself; the index never does). */
 export const labelOfKey = (key: string): string => key.slice(key.indexOf(':') + 1);
 
-export interface StoredState {
+interface StoredState {
   session: string;
   /** stateKey(run index, label) (`0:GRPO`, `1:Dr. MAS #1`): stable across page loads, unlike worker ids. */
   run: string;

@@ -13,7 +13,7 @@ import { getTask } from '../tasks/registry';
 import { renameRole } from '../core/renamed-roles';
 
 /** Reads a file under models/ (e.g. `search/per-agent/verifier.ckpt`), or null if it is not there. */
-export type ReadModelFile = (path: string) => Promise<Uint8Array | null>;
+type ReadModelFile = (path: string) => Promise<Uint8Array | null>;
 
 export interface BaseModels {
   checkpoints: Record<string, Checkpoint>;

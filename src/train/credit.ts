@@ -28,7 +28,7 @@ export interface BatchCredit {
   metrics: Record<string, number>;
 }
 
-export interface CreditInput {
+interface CreditInput {
   task: AnyTask;
   step: EnvStepper;
   /** The batch's instances; trajectory `traj` of group g replays instances[g]. */

@@ -16,7 +16,7 @@ import type { RunState } from './run-state';
 import { saveRunState } from './trainer-state';
 import type { RunTrainer } from './trainer';
 
-export interface SavesOptions {
+interface SavesOptions {
   /** Where states go; absent: never saved. */
   store: StateStore | null | undefined;
   sink: Pick<DriverSink<unknown>, 'saved'>;

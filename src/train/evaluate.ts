@@ -10,17 +10,14 @@ import { rollout, type RolloutOptions } from '../tasks/orchestrator';
 import { agentModelsOf, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 
-export interface EvalOptions<X extends object = object> extends Omit<
-  RolloutOptions<X>,
-  'groupSize' | 'instances'
-> {
+interface EvalOptions<X extends object = object> extends Omit<RolloutOptions<X>, 'groupSize' | 'instances'> {
   /** Validation instances (see `validationSet`). */
   instances: readonly unknown[];
   /** Samples per question. */
   k: number;
 }
 
-export interface EvalResult extends EvalAtK {
+interface EvalResult extends EvalAtK {
   /** Successes out of k, per question. */
   successes: number[];
   /** Trajectories whose environment failed (scored as failures). */

@@ -22,7 +22,7 @@ import { summarize, type RunSummary } from '../report/summary';
 import { RunDriver } from './driver';
 import type { TrainStepResult } from './trainer';
 
-export interface RunHandle {
+interface RunHandle {
   /** Legend label; `label #s` for the s-th repeat when the experiment has several seeds. */
   label: string;
   seed: number;
@@ -30,7 +30,7 @@ export interface RunHandle {
   history: Record<string, number>[];
 }
 
-export interface ExperimentOptions {
+interface ExperimentOptions {
   steps?: number;
   base?: Readonly<Record<string, Checkpoint>> | null;
   /** Each run's environments (disposed at the end); absent: in-process. */

@@ -11,7 +11,7 @@ import { getKl, getPolicyLoss, type Ops } from '../core/losses';
 import { UPDATE_DIAGNOSTICS, UPDATE_STATS, type TokenTerms } from '../core/metrics';
 
 /** All (B, T) and zero outside response tokens, or (1, R) of the response tokens alone. `weights` are also zero outside this term's rows. */
-export interface PpoInputs {
+interface PpoInputs {
   logp: tf.Tensor2D;
   entropy: tf.Tensor2D;
   oldLogp: tf.Tensor2D;
@@ -23,7 +23,7 @@ export interface PpoInputs {
   weights: tf.Tensor2D;
 }
 
-export type PpoOptions = Pick<
+type PpoOptions = Pick<
   Optim,
   'policyLoss' | 'clipLow' | 'clipHigh' | 'dualClip' | 'klType' | 'klCoef' | 'entropyCoef'
 >;

@@ -33,7 +33,7 @@ import { ppoLoss } from './ppo-loss';
  * Per-agent diagnostics keyed by metric stat (agent/<name>/<stat>): the pre-clip gradient norm of
  * the agent's term and every UPDATE_DIAGNOSTICS entry, averaged over the optimizer steps of a batch.
  */
-export type AgentUpdate = Record<typeof GRAD_NORM | UpdateStat, number>;
+type AgentUpdate = Record<typeof GRAD_NORM | UpdateStat, number>;
 
 export interface ModelUpdate {
   /** Pre-clip norm of the applied gradient, mean over optimizer steps. */
@@ -43,7 +43,7 @@ export interface ModelUpdate {
   agents: Record<string, AgentUpdate>;
 }
 
-export interface UpdateOptions {
+interface UpdateOptions {
   optim: Optim;
   /** The sampling temperature: log-probs are recomputed under the same distribution. */
   temperature: number;
@@ -206,7 +206,7 @@ export function lossTerms(
  * the rows `idx` (all in one mini-batch) with these advantages. Nothing is applied: the
  * same-batch comparison's `agent/<k>/shadow/<estimator>/grad_norm`.
  */
-export async function probeGradNorms(
+async function probeGradNorms(
   m: PolicyModel,
   rows: readonly Row<SampledTokens>[],
   advantages: Float64Array,

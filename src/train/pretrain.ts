@@ -22,7 +22,7 @@ import type { Role } from '../core/vocab';
 import { agentModelsOf, buildModels, disposeModels } from './models';
 import { RunTrainer } from './trainer';
 
-export interface PretrainOptions {
+interface PretrainOptions {
   task: TaskName;
   assignment: Experiment['models']['assignment'];
   preset: Experiment['models']['preset'];
@@ -52,7 +52,7 @@ export interface PretrainOptions {
   onProgress?: (p: { step: number; loss: number; success?: number }) => void;
 }
 
-export interface PretrainResult {
+interface PretrainResult {
   checkpoints: Record<string, Checkpoint>;
   steps: number;
   /** Validation avg@k and pass@k of the result at the training temperature (1). */

@@ -31,13 +31,13 @@ import { contentHash, decodeFramed, encodeFramed, shown } from '../core/signed-f
 import type { AdamWState } from '../model/optim';
 import type { BufferedRow } from './buffers';
 
-export const RUN_STATE_FORMAT = 'agentwise-run';
+const RUN_STATE_FORMAT = 'agentwise-run';
 /** 2: the hash covers the header too (version 1's covered the payload only). */
-export const RUN_STATE_VERSION = 2;
+const RUN_STATE_VERSION = 2;
 const MAGIC = 'AGWRUN01';
 const WHAT = 'Agentwise run state';
 
-export interface ModelState {
+interface ModelState {
   id: string;
   preset: string;
   agents: string[];
@@ -79,7 +79,7 @@ export interface RunState {
 }
 
 /** One model's part of a run state, as arrays. */
-export interface ModelParts {
+interface ModelParts {
   state: ModelState;
   checkpoint: Checkpoint;
   moments: AdamWState;
@@ -195,7 +195,7 @@ export function verifyRunState(state: RunState): { experiment: Experiment; parts
 }
 
 /** Which run of which experiment a state belongs to. */
-export interface RunIdentity {
+interface RunIdentity {
   experiment: Experiment;
   /** Index into experiment.runs. */
   runIndex: number;

@@ -17,7 +17,7 @@ import type { PolicyCounters } from './policy';
 import type { ModelUpdate } from './ppo-update';
 
 /** What one step measured, phase by phase. */
-export interface StepMeasures {
+interface StepMeasures {
   step: number;
   agents: readonly string[];
   /** 2. The trajectories with a judged reward, and how many errored (left out of everything else). */

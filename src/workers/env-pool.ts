@@ -35,7 +35,7 @@ export interface WorkerLike {
   terminate(): void;
 }
 
-export interface EnvPoolOptions {
+interface EnvPoolOptions {
   spawn: () => WorkerLike;
   size: number;
   /** Time limit for one transition, ms. */
@@ -43,14 +43,14 @@ export interface EnvPoolOptions {
 }
 
 /** What the pool has had to do; the trainer turns it into metrics. */
-export interface EnvPoolStats {
+interface EnvPoolStats {
   timeouts: number;
   crashes: number;
   replaced: number;
 }
 
 /** Extra time for a fresh worker's first answer: its start-up, not the transition's. */
-export const STARTUP_GRACE_MS = 30_000;
+const STARTUP_GRACE_MS = 30_000;
 
 export class WorkerEnvRunner implements EnvRunner {
   readonly stats: EnvPoolStats = { timeouts: 0, crashes: 0, replaced: 0 };

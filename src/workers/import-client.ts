@@ -13,7 +13,7 @@ export interface PackedRun extends Omit<ImportedRun, 'rows' | 'keys'> {
   frames: Float64Array;
 }
 
-export interface PackedImport {
+interface PackedImport {
   runs: PackedRun[];
   refused: { path: string; reason: string }[];
 }

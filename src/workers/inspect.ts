@@ -10,7 +10,7 @@ import type { Row, TrajectoryResult } from '../tasks/orchestrator';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn } from './protocol';
 
 /** The rows and results the inspector reads; rows carry log π_old per response token. */
-export interface InspectedBatch {
+interface InspectedBatch {
   rows: readonly Row<{ oldLogp: number[] }>[];
   advantages: Float64Array;
   trajectories: readonly TrajectoryResult[];

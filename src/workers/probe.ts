@@ -8,7 +8,7 @@ import type { BackendReport } from '../backends/backend-types';
 import type { FromWorker, Measurements, ToWorker } from './protocol';
 import { newRunWorker, nextRunId } from './run-start';
 
-export interface BackendProbe {
+interface BackendProbe {
   /** Resolves once a worker has chosen (or refused) the backend. */
   report: Promise<BackendReport>;
   /** Stops the probe if it is still running. */
