@@ -36,7 +36,7 @@ import type {
 import { timeTrainStep } from './measure';
 import { SANITY_TOLERANCE, maxRelativeDiff, sanityStep } from './sanity';
 
-export const AUTO_ORDER: readonly ConcreteBackend[] = ['webgpu', 'webgl', 'wasm', 'cpu'];
+const AUTO_ORDER: readonly ConcreteBackend[] = ['webgpu', 'webgl', 'wasm', 'cpu'];
 
 export interface Platform {
   /** Probes a device without creating a tfjs backend (adapter info, renderer string). */
@@ -46,7 +46,7 @@ export interface Platform {
 }
 
 /** How `auto` measures; an explicit backend ignores these. */
-export interface AutoOptions {
+interface AutoOptions {
   /** The model size to time (default nano): auto-choice.ts timedPreset of the experiment. */
   preset?: ModelPreset;
   /** All timed steps together stay under this (default AUTO_BUDGET_MS). */

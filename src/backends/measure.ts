@@ -19,7 +19,7 @@ import type { ConcreteBackend, Timing } from './backend-types';
  * nano or small, 2 of base. Far fewer than an RL step trains on, which favours wasm over a GPU;
  * more would not leave room in the budget for two steps on two backends on 2 cores.
  */
-export const MEASURE_TOKENS = 256;
+const MEASURE_TOKENS = 256;
 
 const LATE = Symbol('late');
 

@@ -141,7 +141,7 @@ export interface TrainArgs {
   force: boolean;
   quiet: boolean;
 }
-export type CliArgs =
+type CliArgs =
   | TrainArgs
   | { command: 'report'; dir: string; tail: number }
   | { command: 'presets'; json: boolean }
@@ -168,7 +168,7 @@ export function wholeNumber(flag: string, text: string, min: number): number {
  * refuses a value that starts with a dash as "ambiguous", so a negative number would never reach
  * the lab's own check, which says what the flag must be.
  */
-export function signedValuesJoined(argv: readonly string[], valued: readonly string[]): string[] {
+function signedValuesJoined(argv: readonly string[], valued: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const next = argv[i + 1];

@@ -30,7 +30,7 @@ import { REWARD_TAIL, summarize } from '../report/summary';
 import type { RunSummary } from '../report/summary';
 
 /** A run label as a folder name (TensorBoard shows the folder as the run's name; `#` kept: `GRPO #2` reads back as seed 2). */
-export const runFolder = (label: string): string => label.replace(/[^\w .()+#-]+/g, '_');
+const runFolder = (label: string): string => label.replace(/[^\w .()+#-]+/g, '_');
 
 /** `--name value` options (strings), `--flag` switches and positionals; an unknown option is a usage error. */
 function options<K extends string, F extends string = never>(

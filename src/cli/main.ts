@@ -31,7 +31,7 @@ import { MERGE_HELP, parseMerge, parseSweep, SWEEP_HELP } from './sweep-args';
 // silences its warnings; the CLI reports its own.
 tf.enableProdMode();
 
-export function summaryTable(summaries: readonly RunSummary[]): string {
+function summaryTable(summaries: readonly RunSummary[]): string {
   const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
   const evalK = sharedEvalK(summaries);
   const head = [

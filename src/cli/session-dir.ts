@@ -177,7 +177,7 @@ export function writeRunState(path: string, state: RunState): void {
 }
 
 /** A line's place in the lockstep order of an uninterrupted run: by step, then by run. */
-export interface LinePlace {
+interface LinePlace {
   step: number;
   /** Index of the run × seed in runRepeats order. */
   run: number;
@@ -219,7 +219,7 @@ export class MetricsLog {
   }
 }
 
-export interface Resumed {
+interface Resumed {
   resume: Map<string, { state: RunState; history: Record<string, number>[] }>;
   /** Recorded lines after the step every run has reached: MetricsLog writes them back in place. */
   held: (LinePlace & { line: string })[];

@@ -53,7 +53,7 @@ export function serve(): void {
 /** A new build of the lab: loaded on this visit (`updated`), or waiting for the next load. */
 export type BuildUpdate = { kind: 'updated'; build: string } | { kind: 'waiting' };
 
-export interface ServiceWorkerPage {
+interface ServiceWorkerPage {
   /** Whether live runs are on screen: a waiting build then waits for the next load. */
   busy(): boolean;
   /** Says an update (the UpdateNotice panel). */

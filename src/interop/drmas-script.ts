@@ -39,7 +39,7 @@ function perAgentOverride(
 }
 
 /** The experiment's agents as Dr. MAS runs them, in the lab's agent order: the same for every run. */
-export interface Team {
+interface Team {
   agents: string[];
   drmasIds: string[];
   modelIds: string[];
@@ -47,7 +47,7 @@ export interface Team {
 }
 
 /** What one run sets in its script: its label, its resolved settings and their verl names. */
-export interface ScriptRun {
+interface ScriptRun {
   label: string;
   optim: Optim;
   advantage: AdvantageOptions;

@@ -88,7 +88,7 @@ const RULES: Rule[] = [
 const RUN_KEYS = new Set<string>([...Object.values(M), ...Object.values(CLUSTER)]);
 
 /** Whether a name is already one of the lab's metric keys. */
-export function isLabKey(name: string): boolean {
+function isLabKey(name: string): boolean {
   if (RUN_KEYS.has(name) || /^eval\/(avg|pass)@\d+$/.test(name)) return true;
   const a = /^agent\/[a-z][a-z0-9-]{0,15}\/(.+)$/.exec(name);
   if (a)
@@ -100,7 +100,7 @@ export function isLabKey(name: string): boolean {
   return m !== null && (MODEL_STATS as readonly string[]).includes(m[1]);
 }
 
-export interface NameMapping {
+interface NameMapping {
   /** source name → lab key (or `other/<name>`). */
   keys: Map<string, string>;
   /** The wg_id → agents mapping used (worker groups seen in the names only). */

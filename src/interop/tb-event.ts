@@ -26,9 +26,9 @@ const FIXED32 = 5;
 const DT = { float: 1, double: 2, int32: 3, int64: 9 } as const;
 
 /** The first event of every file (TensorBoard checks it). */
-export const FILE_VERSION = 'brain.Event:2';
+const FILE_VERSION = 'brain.Event:2';
 
-export interface ScalarEvent {
+interface ScalarEvent {
   step: number;
   wallTime: number;
   /** tag → value, as stored (float32 values stay exact). */

@@ -34,7 +34,7 @@ export function writeEventFile(rows: readonly StepMetrics[], wallStart: number):
   return frameRecords(records);
 }
 
-export interface EventFileScan {
+interface EventFileScan {
   /** Rows by step, ascending; a tag written twice at one step keeps the later value (as TensorBoard shows). */
   rows: StepMetrics[];
   /** Records read whole (including the file-version event). */

@@ -43,7 +43,7 @@ export function frameRecords(records: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-export interface RecordScan {
+interface RecordScan {
   /** The records whose header and data both checked, in file order (views into the input). */
   records: Uint8Array[];
   /** Records dropped for a bad data CRC, plus headers dropped for a bad length CRC. */

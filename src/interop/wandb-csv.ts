@@ -44,7 +44,7 @@ export function parseCsv(text: string): string[][] {
   return rows.filter((r) => r.some((f) => f !== ''));
 }
 
-export interface CsvRuns {
+interface CsvRuns {
   /** Run name ('' for a single-run history) → rows by step. */
   runs: Map<string, StepMetrics[]>;
   /** Data lines dropped: no step, or a different number of fields than the header. */

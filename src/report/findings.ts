@@ -20,7 +20,7 @@ const T975 = [
 export const t975 = (df: number): number => (df < 1 ? NaN : (T975[df - 1] ?? 1.96));
 
 /** Mean over seeds, sample std, count, and the 95 % CI mean ± t·std/√n (NaN bounds below 2 seeds). */
-export interface Estimate {
+interface Estimate {
   mean: number;
   std: number;
   n: number;
@@ -73,7 +73,7 @@ export function verdict(run: string, d: Estimate, values: readonly number[], of 
   };
 }
 
-export interface Figure {
+interface Figure {
   /** Short name: the CSV's and `lab report`'s row. */
   name: string;
   /** The same in words, for the page. */
@@ -188,7 +188,7 @@ export const pm = (x: Estimate, digits = 3): string =>
       : formatFixed(x.mean, digits);
 
 /** The comparison as header + rows of cells: the CLI's text table and the CSV export share it. */
-export function comparisonCells(c: Comparison): string[][] {
+function comparisonCells(c: Comparison): string[][] {
   const later = c.runs.slice(1);
   const head = [
     `figure (mean ± 95 % CI over ${c.seeds} seeds)`,

@@ -12,7 +12,7 @@ import { gradSpikes } from '../rl/stats';
 /** Steps whose training reward is averaged for the `reward (last N)` figure, unless told otherwise. */
 export const REWARD_TAIL = 10;
 
-export interface AgentSummary {
+interface AgentSummary {
   gradNormMedian: number;
   gradNormMax: number;
   /** Steps above 3× the running median of the agent's earlier finite grad norms. */

@@ -20,7 +20,7 @@ import { readSweepFile, SweepRefused } from '../rl/sweep';
 import type { Params, SweepFile } from '../rl/sweep';
 
 /** One cell's runs as recorded: a summary per run × seed (empty when nothing is recorded yet). */
-export interface CellResult {
+interface CellResult {
   params: Params;
   summaries: readonly RunSummary[];
 }
@@ -166,7 +166,7 @@ export function sweepMapCells(
 }
 
 /** One point of a map line: the dial's value and the paired difference there. */
-export interface MapPoint {
+interface MapPoint {
   x: string;
   mean: number;
   lo: number;

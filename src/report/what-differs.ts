@@ -14,7 +14,7 @@ const PAIR = ['grpo', 'drmas'] as const;
 /** Batches the card summarizes by default: the run's last 20 steps. */
 export const DIFFERS_WINDOW = 20;
 
-export interface AgentDifference {
+interface AgentDifference {
   agent: string;
   /** Mean over the batches of the agent's amplification (GRPO's E[A²] factor; NaN if never defined). */
   amplification: number;
@@ -28,7 +28,7 @@ export interface AgentDifference {
 }
 
 /** What differs between the two estimators on one run's batches: the What differs card's content. */
-export interface RunDifferences {
+interface RunDifferences {
   /** First and last step summarized. */
   steps: [number, number];
   /** Every agent got exactly the same advantages from both estimators on every batch. */
@@ -61,7 +61,7 @@ function direction(corr: number): string {
  * with their scores; under rollout.sampling=mcts a group is one search tree of nodes, and no row
  * belongs to a trajectory of G rollouts.
  */
-export const DIFFERS_WORDS = {
+const DIFFERS_WORDS = {
   trajectories: {
     scores: 'its groups’ trajectory scores',
     tied: 'its groups’ rollouts tied',
