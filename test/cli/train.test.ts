@@ -179,7 +179,9 @@ describe('npm run lab -- train', () => {
       hash: string;
     }[];
     expect(listed.map((p) => p.id)).toEqual(PRESETS.map((p) => p.id));
-    expect(listed.map((p) => p.id)).toEqual(expect.arrayContaining(['sync', 'step-vs-agent', 'heterogeneous']));
+    expect(listed.map((p) => p.id)).toEqual(
+      expect.arrayContaining(['sync', 'step-vs-agent', 'heterogeneous']),
+    );
     for (const p of listed) {
       const decoded = decodeExperiment(p.hash);
       expect(decoded.ok && decoded.config).toEqual(presetById(p.id)!.config);
