@@ -1,5 +1,5 @@
 /**
- * Which verdicts hold across machines: two table files of one study (`npm run findings` written on
+ * Which verdicts hold across machines: two table files of one study (`npm run studies` written on
  * two machines, or at two commits) read side by side, verdict for verdict. A verdict is a paired
  * difference's reading from its 95 % CI, as `lab report` prints it; it is read here as one word
  * (identical, same, higher, lower) so that the CI's digits, which drift across machines

@@ -1,4 +1,4 @@
-// `npm run findings`'s manifest and table header (scripts/findings-studies.ts): every study's
+// `npm run studies`'s manifest and table header (scripts/studies-manifest.ts): every study's
 // command is one the lab accepts, states the steps and seeds it runs, and is the command
 // docs/findings.md gives; the units cover every sweep cell once across shards; the header names
 // the commit, the machines and a smoke run.
@@ -17,8 +17,8 @@ import {
   tableHeader,
   units,
   withField,
-} from '../../scripts/findings-studies';
-import { compareVerdicts, comparisonText, readVerdicts, verdictWord } from '../../scripts/findings-compare';
+} from '../../scripts/studies-manifest';
+import { compareVerdicts, comparisonText, readVerdicts, verdictWord } from '../../scripts/studies-compare';
 
 const findings = readFileSync('docs/findings.md', 'utf8');
 const decode = (link: string) => {
@@ -27,7 +27,7 @@ const decode = (link: string) => {
   return r.config;
 };
 
-describe('the findings manifest', () => {
+describe('the studies manifest', () => {
   it("every study's config and grid are accepted, with the seeds it states, and the names are unique", () => {
     expect(new Set(STUDIES.map((s) => s.name)).size).toBe(STUDIES.length);
     for (const s of STUDIES) {
@@ -112,18 +112,18 @@ describe('the findings manifest', () => {
     const s = STUDIES.find((x) => x.name === 'scale-check')!;
     const header = tableHeader(
       s,
-      'sweeps/findings',
+      'sweeps/studies',
       { date: '2026-02-02T00:00:00.000Z', commit: 'fedcba9876543210', dirty: true },
       [[a], [a, a], [machine('Intel Xeon', 'plain')], []],
       { steps: null, seeds: null },
     );
     expect(header).toEqual([
       '# scale-check: The dial studies: per-agent ρ = 1 and 8 again at the new weights (docs/findings.md), 2 sweep cells, 100 steps, 5 seeds',
-      '# written 2026-02-02T00:00:00.000Z by npm run findings at fedcba9 (tree dirty)',
+      '# written 2026-02-02T00:00:00.000Z by npm run studies at fedcba9 (tree dirty)',
       '# ran at 0123456 on AMD EPYC 7B13, 2 cores, linux x64, Node 20.19.0, backend wasm, relaxed SIMD on (2 folders)',
       '# ran at 0123456 on Intel Xeon, 2 cores, linux x64, Node 20.19.0, backend wasm, relaxed SIMD off (1 folder)',
       '# ran at: not recorded (1 folder without machine.json)',
-      ...studyCommands(s, 'sweeps/findings').map((c) => `# ${c}`),
+      ...studyCommands(s, 'sweeps/studies').map((c) => `# ${c}`),
     ]);
     const smoke = tableHeader(
       asRun(s, { steps: 2, seeds: 1 }),
@@ -138,12 +138,12 @@ describe('the findings manifest', () => {
     expect(smoke.slice(0, 3)).toEqual([
       '# scale-check: The dial studies: per-agent ρ = 1 and 8 again at the new weights (docs/findings.md), 2 sweep cells, 2 steps, 1 seed',
       "# SMOKE RUN (--steps 2 --seeds 1): not the study's numbers",
-      '# written d by npm run findings at no git commit',
+      '# written d by npm run studies at no git commit',
     ]);
   });
 });
 
-describe('which verdicts hold across machines (npm run findings -- --compare)', () => {
+describe('which verdicts hold across machines (npm run studies -- --compare)', () => {
   const map = readFileSync('docs/studies/scale-check.txt', 'utf8');
   const train = readFileSync('docs/studies/mars2-drmas.txt', 'utf8');
 

@@ -1,8 +1,8 @@
 /**
  * The studies of docs/findings.md as data: each one's exact lab command, steps and seeds, the work
  * it cuts into (a train folder, or one folder per sweep cell) and the header its table file gets.
- * scripts/findings.ts runs them; this module holds no I/O, so the manifest and the header are
- * tested apart (test/scripts/findings.test.ts).
+ * scripts/studies.ts runs them; this module holds no I/O, so the manifest and the header are
+ * tested apart (test/scripts/studies.test.ts).
  */
 import { encodeExperiment } from '../src/core/url';
 import { presetById } from '../src/core/presets';
@@ -49,7 +49,7 @@ const sweep = (s: Omit<Study, 'kind' | 'medians'>): Study => ({ kind: 'sweep', m
 /** The shipped preset's experiment with `seeds` set, as the ablation commands build it. */
 const presetLink = (id: string, seeds: number): string => {
   const p = presetById(id);
-  if (!p) throw new Error(`findings: no preset ${id}`);
+  if (!p) throw new Error(`studies: no preset ${id}`);
   return withField(encodeExperiment(p.config), 'seeds', String(seeds));
 };
 
@@ -291,7 +291,7 @@ export const labCommand = (args: readonly string[]): string =>
 
 /**
  * The study as one command per step, what docs/findings.md prints with its table: the whole
- * train or sweep (unsharded), then the report; the sharded form `npm run findings` runs is the
+ * train or sweep (unsharded), then the report; the sharded form `npm run studies` runs is the
  * same cells, merged.
  */
 export function studyCommands(s: Study, out: string): string[] {
@@ -316,7 +316,7 @@ export function studyCommands(s: Study, out: string): string[] {
   ];
 }
 
-/** Where `npm run findings` itself ran: the moment and checkout the table was written at. */
+/** Where `npm run studies` itself ran: the moment and checkout the table was written at. */
 export interface Writer {
   date: string;
   commit: string | null;
@@ -352,7 +352,7 @@ export function tableHeader(
   return [
     `# ${s.name}: ${s.title} (docs/findings.md), ${s.kind === 'train' ? 'one train folder' : `${cellCount(s)} sweep cells`}, ${s.steps} steps, ${s.seeds} seed${s.seeds === 1 ? '' : 's'}`,
     ...(reduced.length ? [`# SMOKE RUN (${reduced.join(' ')}): not the study's numbers`] : []),
-    `# written ${writer.date} by npm run findings at ${commit}`,
+    `# written ${writer.date} by npm run studies at ${commit}`,
     ...[...seen].map(([line, k]) => `# ran at ${line} (${n(k)})`),
     ...(unrecorded ? [`# ran at: not recorded (${n(unrecorded)} without machine.json)`] : []),
     ...studyCommands(s, out).map((c) => `# ${c}`),
