@@ -157,7 +157,7 @@ export const STUDIES: readonly Study[] = [
     grid: ['models.assignment=shared,per-agent', 'reward.scale.alice=1,2,4,8,16,32'],
     steps: 200,
     seeds: 5,
-    tabled: false,
+    tabled: true,
   }),
   sweep({
     name: 'offset',

@@ -66,9 +66,9 @@ export const SETTING_PRESETS: readonly Preset[] = [
     blurb:
       'sync-own with reward.scale.alice=8 and per-agent models. GRPO’s trajectory score becomes mostly ' +
       'Alice’s outcome, so Bob’s rows inherit it; Dr. MAS normalizes each agent by its own statistics. ' +
-      'On the reduced scale map (100 steps, 5 seeds) Dr. MAS − GRPO in Bob’s own success was ' +
-      '+0.079 ± 0.042 at ×8 and +0.014 ± 0.018 at ×1; measured again at other initial weights, ' +
-      '+0.059 ± 0.021 and +0.006 ± 0.010 (docs/findings.md#the-dial-studies-where-does-agent-wise-normalization-start-to-matter).',
+      'On the standard scale map (200 steps, 5 seeds) Dr. MAS − GRPO in Bob’s own success is ' +
+      '+0.078 ± 0.032 at ×8 and +0.020 ± 0.029 at ×1, within the spread ' +
+      '(docs/findings.md#the-dial-studies-where-does-agent-wise-normalization-start-to-matter).',
     config: make({
       task: 'sync-own',
       models: { ...DEFAULT_EXPERIMENT.models, assignment: 'per-agent' },
