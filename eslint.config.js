@@ -11,7 +11,26 @@ const syncReads = ['dataSync', 'arraySync', 'bufferSync'].map((name) => ({
   message: `${name}() is banned in src/: it stalls WebGPU (and killed the SwiftShader device). Use one batched \`await t.data()\` per phase.`,
 }));
 
-const pure = (layer, forbidden = []) => ({
+/** Every folder of src/, for the layer rules: what a layer may not import is all the others. */
+const LAYERS = [
+  'core',
+  'rl',
+  'tasks',
+  'sizing',
+  'report',
+  'interop',
+  'model',
+  'train',
+  'backends',
+  'workers',
+  'storage',
+  'host',
+  'ui',
+  'cli',
+];
+
+/** A pure layer: no tfjs, no UI library, no Node, and of src/ only the layers in `may`. */
+const pure = (layer, may, why) => ({
   files: [`src/${layer}/**/*.{ts,tsx}`],
   rules: {
     'no-restricted-imports': [
@@ -31,26 +50,22 @@ const pure = (layer, forbidden = []) => ({
             message: `src/${layer} runs in browsers too: no Node APIs.`,
           },
           {
-            group: [
-              '**/report/**',
-              '**/sizing/**',
-              '**/model/**',
-              '**/train/**',
-              '**/backends/**',
-              '**/workers/**',
-              '**/storage/**',
-              '**/ui/**',
-              '**/cli/**',
-              '**/interop/**',
-            ],
-            message: `src/${layer} may import only lower pure layers.`,
+            group: LAYERS.filter((l) => l !== layer && !may.includes(l)).map((l) => `**/${l}/**`),
+            message: `src/${layer} imports only ${may.length ? may.map((l) => `src/${l}`).join(' and ') : 'itself'}: ${why} (docs/architecture.md#layers).`,
           },
-          ...forbidden.map((s) => ({
-            group: [`**/${s}/**`],
-            message: `src/${layer} does not import src/${s}: imports point down, and src/train composes rl and tasks.`,
-          })),
         ],
       },
+    ],
+  },
+});
+
+/** A layer above the pure ones: what it may not import, and why. */
+const above = (layer, forbidden, why) => ({
+  files: [`src/${layer}/**/*.{ts,tsx}`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ group: forbidden.map((l) => `**/${l}/**`), message: `src/${layer} ${why}` }] },
     ],
   },
 });
@@ -83,11 +98,11 @@ export default tseslint.config(
       ],
     },
   },
-  pure('core', ['rl', 'tasks']),
-  pure('rl', ['tasks']),
-  pure('tasks', ['rl']),
+  pure('core', [], 'it is the bottom layer, which every other one reads'),
+  pure('rl', ['core'], 'estimators know no task, and src/train composes rl and tasks'),
+  pure('tasks', ['core'], 'tasks know no estimator, and src/train composes rl and tasks'),
   {
-    // The backend choice sits below the worker host: a worker starts its run on a backend, never
+    // The backend choice sits below the run workers: a worker starts its run on a backend, never
     // the reverse (docs/architecture.md#layers).
     files: ['src/backends/**/*.{ts,tsx}'],
     rules: {
@@ -98,7 +113,7 @@ export default tseslint.config(
             {
               group: ['**/workers/**', '**/storage/**', '**/ui/**', '**/cli/**', '**/host/**'],
               message:
-                'src/backends chooses and sets up a backend: it imports no worker host, storage, UI or CLI.',
+                'src/backends chooses and sets up a backend: it imports no run worker, storage, UI or CLI.',
             },
           ],
         },
@@ -107,13 +122,38 @@ export default tseslint.config(
   },
   // Run reporting: summaries, the seed comparison, What differs, a sweep's map and the metrics.jsonl
   // lines they read. Pure, over core and rl, so the CLI and the page report the same numbers.
-  pure('report', ['tasks']),
+  pure('report', ['core', 'rl'], 'run reporting reads summaries and frames, not tasks or models'),
   // What an experiment needs before anything is built: its models and its memory. Pure, over core
   // and tasks, so that the page sizes a config in its main bundle.
-  pure('sizing', ['rl']),
+  pure('sizing', ['core', 'tasks'], 'sizing reads the task registry and nothing that builds a model'),
   // File formats of other tools (TensorBoard, W&B, Dr. MAS): pure codecs over core and tasks,
   // used by the CLI (with Node's files) and the page (with dropped files, in a worker).
-  pure('interop'),
+  pure('interop', ['core', 'tasks'], "the codecs read the lab's names and tasks, nothing above"),
+  // IndexedDB for the page and the run workers alike: it stores what it is given and knows no one.
+  above(
+    'storage',
+    [
+      'model',
+      'train',
+      'backends',
+      'workers',
+      'host',
+      'ui',
+      'cli',
+      'rl',
+      'tasks',
+      'sizing',
+      'report',
+      'interop',
+    ],
+    'stores what it is given: it imports no model, trainer, worker, UI or CLI (docs/architecture.md#layers).',
+  ),
+  // The run workers sit below the page: the page starts them, never the reverse.
+  above(
+    'workers',
+    ['ui', 'cli', 'host'],
+    'holds the run workers and their page-side clients: it imports no UI, CLI or host (docs/architecture.md#layers).',
+  ),
   {
     files: ['src/ui/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },

@@ -1,7 +1,9 @@
 /**
  * Which models an experiment needs and which agents each serves (config `models.assignment`,
- * `models.ids`, `models.perAgent`), checked against the task. No tfjs: the page sizes a config
- * from it (memory.ts) before anything is built; train/models.ts builds the networks.
+ * `models.ids`, `models.perAgent`), checked against the task, with the experiment's other names of
+ * agents (optim.perAgent, rollout.arms). No tfjs: the page sizes a config from it (memory.ts)
+ * before anything is built, so a name the task lacks is refused there; train/models.ts builds the
+ * networks.
  */
 import type { Experiment } from '../core/config';
 import { armsOf } from '../core/config-sections';

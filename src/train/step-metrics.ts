@@ -2,7 +2,7 @@
  * A training step's metric frame (trainStep's phase 6, trainer.ts): everything the step measured,
  * turned into one flat record of metric values in one block, named by core/metrics.ts. Kept apart
  * from the trainer so trainStep reads as its six phases, and so every key a step emits is written
- * here in one place, next to the frame key table's inputs (RunTrainer.metricKeys).
+ * here in one place (the frame key table, RunTrainer.metricKeys in trainer.ts, lists the same keys).
  */
 import * as tf from '@tensorflow/tfjs';
 import { agentKey, GRAD_NORM, M, modelKey } from '../core/metrics';

@@ -16,7 +16,7 @@ import { ESTIMATOR_OPTIONS } from '../rl/advantage';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
 import { setLive } from './lab';
-import { reset } from './lab-session';
+import { reset } from './live-session';
 import { FIELDS, labelOf } from './field-labels';
 import { ask, chooseConfig, useLab } from './store';
 

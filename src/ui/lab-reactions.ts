@@ -5,7 +5,7 @@
 import { structuralKey } from '../core/config';
 import { letGoOnceStopped } from './handoff';
 import { pause, play } from './lab';
-import { liveSession, reset } from './lab-session';
+import { liveSession, reset } from './live-session';
 import { useLab } from './store';
 import type { LabState } from './store';
 

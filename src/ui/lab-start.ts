@@ -17,7 +17,7 @@ import { statesToResume } from './resume-point';
 import { storageFault } from './unsaved';
 import { claimOrWatch } from './writer-lock';
 import { holdToTrain } from './handoff';
-import { dropSession, liveSession, reset, spawn } from './lab-session';
+import { dropSession, liveSession, reset, spawn } from './live-session';
 import { addError, ask, runColor, useLab } from './store';
 import type { LabState, RunView } from './store';
 import { planLinkSweep, sweepFile } from '../rl/sweep';

@@ -5,7 +5,7 @@
  * action does something only where the session state machine (session-state.ts) enables it. A
  * structural config change resets the session (the user is asked first: ask in store.ts); a live
  * hyper-parameter applies in place and leaves a chart marker. The live session itself is held in
- * lab-session.ts (with reset), and started or resumed from IndexedDB in lab-start.ts.
+ * live-session.ts (with reset), and started or resumed from IndexedDB in lab-start.ts.
  */
 import type { LiveParam } from '../core/live-params';
 import { latestLive, withBaseLive } from '../core/live-schedule';
@@ -16,7 +16,7 @@ import { holdToTrain, letGoOnceStopped } from './handoff';
 import { canDo, nextState } from './session-state';
 import type { SessionAction, SessionState } from './session-state';
 import { addError, setConfig, useLab } from './store';
-import { dropSession, liveSession, onceReady } from './lab-session';
+import { dropSession, liveSession, onceReady } from './live-session';
 import { bringingBack, isOpening, resumeSession, startSession, whileHeld, withSession } from './lab-start';
 
 /** Where `action` leads from the state the session is in now, or null where it does nothing. */

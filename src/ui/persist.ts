@@ -201,7 +201,7 @@ export function recordFrame(id: RunId, step: number, values: Float64Array): void
 }
 
 /**
- * Markers are mirrored from the store (lab.ts puts a run's new marker there when its worker
+ * Markers are mirrored from the store (worker-messages.ts puts a run's new marker there when its worker
  * confirms the change), so nothing else has to remember to record them. (A store reaction.)
  */
 export function mirrorMarkers(s: LabState, prev: LabState): void {

@@ -12,7 +12,7 @@ import { withStoredLabels } from '../core/run-labels';
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
 import { play } from './lab';
-import { reset } from './lab-session';
+import { reset } from './live-session';
 import { heldElsewhere, watchWriter } from './writer-lock';
 import { deleteSession, loadSession, recordingId, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';

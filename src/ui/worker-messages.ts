@@ -1,5 +1,5 @@
 /**
- * The page's one reducer of worker messages (lab-session.ts gives it every message of its session's
+ * The page's one reducer of worker messages (live-session.ts gives it every message of its session's
  * runs): each is switched on by type, into the store (slow state), run-data.ts (frames,
  * rollouts) and persist.ts (IndexedDB). When every run is done the session state machine hears
  * `finish`.

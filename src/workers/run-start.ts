@@ -1,6 +1,7 @@
 /**
- * How a session's runs are started: one module worker each (run.worker.ts), at most one per core
- * at once with the rest queued, and one `start` message that carries everything the worker needs.
+ * How a session's runs are started: one module worker each (run.worker.ts), how many at once
+ * (workerSlots; LabSession in client.ts queues the rest, worded by queuedText), and one `start`
+ * message that carries everything the worker needs.
  * Imports no tfjs: Vite bundles the worker as its own chunk, so tfjs never reaches the main bundle.
  */
 import type { Experiment } from '../core/config';

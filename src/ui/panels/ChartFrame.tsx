@@ -1,7 +1,7 @@
 /**
  * The recharts frame of a metric chart: grid, axes, reference lines and markers around
  * SeriesLayer's lines. Its static parts are created once and the frame is memoized, so a refresh
- * that only extends the lines skips recharts entirely (MetricChart says when it redraws).
+ * that only extends the lines skips recharts entirely (chart-refresh.ts says when it redraws).
  */
 import { memo } from 'react';
 import type { ReactNode } from 'react';

@@ -9,7 +9,7 @@ import { useMemo, useState } from 'react';
 import type { Measurement } from '../../backends/backend-types';
 import { paramsText } from '../../report/sweep-map';
 import { continueFor, pause, play, runAgain, setPace, stepOnce } from '../lab';
-import { reset } from '../lab-session';
+import { reset } from '../live-session';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
 import { canDo } from '../session-state';
