@@ -56,7 +56,7 @@ export function verdict(run: string, d: Estimate, values: readonly number[], of 
   if (d.n < 2)
     return {
       kind: 'undetermined',
-      text: d.n === 0 ? 'no paired values yet' : 'one seed: no spread to judge by',
+      text: d.n === 0 ? 'no paired values' : 'one seed: no spread to judge by',
     };
   const soFar = d.n < of ? ` (${d.n} of ${of} seeds so far)` : '';
   if (values.filter(Number.isFinite).every((x) => x === 0))

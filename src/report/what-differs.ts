@@ -81,14 +81,18 @@ const AGREE = (corr: number) =>
 /**
  * Amplification in words: where the agent's rewards sit against its groups' trajectory scores.
  * It predicts GRPO's E[A²] for the agent only where its rows carry their trajectory's reward, so
- * the words describe the rewards and leave the advantages to the measured scale.
+ * the words describe the rewards and leave the advantages to the measured scale. Rows that carry
+ * exactly the scores score (G − 1)/G, not 1 (the std is the unbiased one: docs/estimators.md#the-amplification-factor),
+ * so the bands are around that level when the group's size G is known: 0.75 at G = 4 is "where
+ * the scores are", not "narrower".
  */
-function amplificationWords(amp: number, w: Words): string {
+function amplificationWords(amp: number, w: Words, groupSize?: number): string {
   if (!Number.isFinite(amp)) return 'Its amplification is undefined: none of its groups had spread rewards';
+  const level = groupSize && groupSize > 1 ? (groupSize - 1) / groupSize : 1;
   const where =
-    amp > 1.25
+    amp > 1.25 * level
       ? `its rewards sit off-centre from, or spread wider than, ${w.scores}`
-      : amp < 0.8
+      : amp < 0.8 * level
         ? `its rewards spread narrower than ${w.scores}`
         : `its rewards sit about where ${w.scores} do`;
   return `Its amplification is ${f2(amp)}: ${where}`;
@@ -98,8 +102,9 @@ function describeAgent(
   d: Omit<AgentDifference, 'sentence'> & { tied: boolean },
   own: EstimatorChoice,
   w: Words,
+  groupSize?: number,
 ): string {
-  const amp = amplificationWords(d.amplification, w);
+  const amp = amplificationWords(d.amplification, w, groupSize);
   if (!Number.isFinite(d.scale))
     return d.tied
       ? `Every advantage the ${d.agent} agent got on these batches is 0 under both estimators: ${w.tied}, so there is nothing to weigh.`
@@ -116,14 +121,15 @@ function describeAgent(
 /**
  * The card for one run: `history` holds its frames (oldest first) with at least `step` and the
  * agents' amplification and same-batch keys; the last `window` batches are summarized. `trajectories`
- * (B·G) lets the identical case say that every agent acted once per trajectory; `run` names the
+ * (B·G) lets the identical case say that every agent acted once per trajectory; `groupSize` (G, or
+ * nodes per tree) sets the level amplification is worded against; `run` names the
  * run in the lead; `trees` (rollout.sampling=mcts) words it for trees of nodes. Null before the run's first batch.
  */
 export function whatDiffers(
   history: readonly Record<string, number>[],
   agents: readonly string[],
   own: EstimatorChoice,
-  o: { window?: number; trajectories?: number; run?: string; trees?: boolean } = {},
+  o: { window?: number; trajectories?: number; groupSize?: number; run?: string; trees?: boolean } = {},
 ): RunDifferences | null {
   const w = o.trees ? DIFFERS_WORDS.nodes : DIFFERS_WORDS.trajectories;
   const rows = history.filter((h) => Number.isFinite(h[M.step])).slice(-(o.window ?? DIFFERS_WINDOW));
@@ -153,7 +159,7 @@ export function whatDiffers(
       corr: meanOf(corrs),
       gradRatio: gg > 0 ? dg / gg : NaN,
     };
-    return { ...diff, sentence: describeAgent({ ...diff, tied: gm === 0 && dm === 0 }, own, w) };
+    return { ...diff, sentence: describeAgent({ ...diff, tied: gm === 0 && dm === 0 }, own, w, o.groupSize) };
   });
 
   const batches = `${rows.length === 1 ? 'batch' : `${rows.length} batches`} (step${rows.length === 1 ? '' : 's'} ${steps[0] === steps[1] ? steps[0] : `${steps[0]}–${steps[1]}`})`;

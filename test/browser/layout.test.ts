@@ -93,6 +93,10 @@ describe('layout', () => {
 
       await page.locator('figure.chart').last().scrollIntoViewIfNeeded();
       const s = await stuck(lab);
+      // The sticky block is opaque: the page scrolling under it never shows between its bars.
+      expect(await page.$eval('.top-bars', (e) => getComputedStyle(e).backgroundColor)).not.toBe(
+        'rgba(0, 0, 0, 0)',
+      );
       expect(s.copyOnTop, 'Copy link is not covered').toBe(true);
       expect(s.status.top).toBeGreaterThanOrEqual(s.header.bottom - 1);
       expect(s.legend.top).toBeGreaterThanOrEqual(s.status.bottom - 1);

@@ -15,11 +15,11 @@ import { stepAdvantages } from '../rl/fixtures';
 const OPTIONS = { normalizeStd: true, eps: 1e-6, singleton: 'raw' as const };
 
 /** Three steps of B = 4 questions × G = 8 rollouts, 30 % demonstrator mistakes, as a run's history. */
-async function history(task: TaskName, own: EstimatorName, mistakes = 0.3) {
+async function history(task: TaskName, own: EstimatorName, mistakes = 0.3, G = 8) {
   const agents = TASKS[task].agents.map((a) => a.role);
   const steps = [];
   for (const seed of [1, 2, 3]) {
-    const b = await demoRollout(task, mistakes, 4, 8, seed);
+    const b = await demoRollout(task, mistakes, 4, G, seed);
     const rows = b.rows.map(({ group, traj, agent, turn, reward }) => ({ group, traj, agent, turn, reward }));
     const { metrics } = stepAdvantages(rows, own, OPTIONS, agents);
     steps.push({ rows, metrics: { step: seed, ...metrics } });
@@ -100,6 +100,16 @@ describe('What differs', () => {
       'Every advantage the alice agent got on these batches is 0 under both estimators: its groups’ rollouts tied, so there is nothing to weigh.',
     );
     expect(all().identical).toBe(true);
+  });
+
+  it('words amplification against (G − 1)/G, what rows carrying their trajectory scores give', async () => {
+    // On sync every row carries its trajectory's score: amplification is exactly (G − 1)/G = 0.75 at
+    // G = 4, which is "where the scores are", not "narrower" (what a fixed level of 1 would say).
+    const { card } = await history('sync', 'grpo', 0.3, 4);
+    const alice = card({ groupSize: 4 }).agents[0];
+    expect(alice.amplification).toBeCloseTo(0.75, 12);
+    expect(alice.sentence).toContain('Its amplification is 0.75: its rewards sit about where');
+    expect(card().agents[0].sentence).toContain('Its amplification is 0.75: its rewards spread narrower');
   });
 
   it('under mcts sampling speaks of trees and nodes, never of trajectories or rollouts', async () => {

@@ -39,7 +39,12 @@ function pickRun(s: LabState) {
   const { rollout } = resolveRun(config, chosen.run);
   // An mcts tree's rows are nodes, as many as the search grows: no B·G trajectories to count.
   const trees = rollout.sampling === 'mcts';
-  return { ...chosen, trees, trajectories: trees ? undefined : rollout.batchSize * rollout.groupSize };
+  return {
+    ...chosen,
+    trees,
+    trajectories: trees ? undefined : rollout.batchSize * rollout.groupSize,
+    groupSize: trees ? rollout.nodes : rollout.groupSize,
+  };
 }
 
 export function WhatDiffers() {
@@ -54,9 +59,10 @@ export function WhatDiffers() {
     void runsKey;
     const picked = pickRun(useLab.getState());
     if (!picked) return null;
-    const { r, run, trajectories, trees } = picked;
+    const { r, run, trajectories, trees, groupSize } = picked;
     const differs = whatDiffers(historyOf(r.id, keysOf(r.agents), DIFFERS_WINDOW), r.agents, run.estimator, {
       trajectories,
+      groupSize,
       trees,
       run: r.label,
     });
