@@ -9,7 +9,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
-import { AdamWMoments, type PerSlot, type Slot } from './adamw-moments';
+import { AdamWMoments, type PerParam, type Param } from './adamw-moments';
 import { clipCoefOnDevice, globalNorm, sumAll } from './grad-norm';
 import { FlatAdamW, fusedAdamWAvailable, type AdamWConstants } from './kernels/adamw-webgpu';
 import { adamWStepWasm, wasmAdamWAvailable } from './kernels/adamw-wasm';
@@ -56,7 +56,7 @@ export class AdamW {
   private clipNormOf: () => number;
   /** Updates applied so far (skipped steps don't count); drives the bias correction. */
   step = 0;
-  private readonly slots: Slot[];
+  private readonly params: Param[];
   /**
    * The moments, in one of two layouts: per parameter, or flat over all of them for the one WGSL
    * dispatch (adamw-webgpu.ts). The update that runs picks it; a switch of kernels moves them.
@@ -70,9 +70,9 @@ export class AdamW {
     this.eps = opts.eps ?? 1e-8;
     this.weightDecay = opts.weightDecay ?? 0.01;
     this.clipNormOf = getter(opts.clipNorm ?? 1);
-    this.slots = model.specs.map((spec) => ({ variable: model.params.get(spec.name)!, decay: spec.decay }));
+    this.params = model.specs.map((spec) => ({ variable: model.params.get(spec.name)!, decay: spec.decay }));
     // The moments exist from the start, so tf.memory().numTensors is the same before and after step 1.
-    this.store = new AdamWMoments(this.slots, this.fused);
+    this.store = new AdamWMoments(this.params, this.fused);
   }
 
   /** The learning rate the next step takes. */
@@ -91,12 +91,12 @@ export class AdamW {
 
   /** Whether the one-dispatch update runs (adamw-webgpu.ts). */
   private get fused(): boolean {
-    return fusedAdamWAvailable(this.slots.reduce((a, s) => a + s.variable.size, 0));
+    return fusedAdamWAvailable(this.params.reduce((a, s) => a + s.variable.size, 0));
   }
 
   /** The variables this optimizer updates, in model order. */
   get variables(): tf.Variable[] {
-    return this.slots.map((s) => s.variable);
+    return this.params.map((s) => s.variable);
   }
 
   /**
@@ -133,7 +133,7 @@ export class AdamW {
       if (c !== scale) c.dispose(); // its buffer stays until the commands that read it are submitted
       return staged;
     }
-    return this.stagePerSlot(moments, grads, scale);
+    return this.stagePerParam(moments, grads, scale);
   }
 
   /**
@@ -150,7 +150,7 @@ export class AdamW {
       };
     const norm = globalNorm(Object.values(grads));
     const coef = clipCoefOnDevice(norm, this.clipNorm);
-    const staged = this.stagePerSlot(moments, grads, coef);
+    const staged = this.stagePerParam(moments, grads, coef);
     coef.dispose();
     return { ...staged, norm, dispose: () => (staged.dispose(), norm.dispose()) };
   }
@@ -175,12 +175,12 @@ export class AdamW {
     const k = this.constants();
     const staged = flat.stage(
       this.variables,
-      this.slots.map((s) => grads[s.variable.name]),
+      this.params.map((s) => grads[s.variable.name]),
       c,
       k,
     );
     const commit = () => {
-      staged.thetas.forEach((w, i) => w && this.slots[i].variable.assign(w));
+      staged.thetas.forEach((w, i) => w && this.params[i].variable.assign(w));
       staged.commit();
       this.step = k.step;
     };
@@ -188,7 +188,11 @@ export class AdamW {
   }
 
   /** The update per parameter: wasm's one kernel each, or tfjs's ops. */
-  private stagePerSlot(moments: PerSlot, grads: tf.NamedTensorMap, scale: number | tf.Scalar): StagedUpdate {
+  private stagePerParam(
+    moments: PerParam,
+    grads: tf.NamedTensorMap,
+    scale: number | tf.Scalar,
+  ): StagedUpdate {
     const k = this.constants();
     // The wasm kernel takes the clip coefficient as a number (update.ts reads the norm back first there).
     const wasmKernel = typeof scale === 'number' && wasmAdamWAvailable();
@@ -196,22 +200,22 @@ export class AdamW {
     const bad = tf.tidy(() => {
       const c = typeof scale === 'number' ? (wasmKernel || scale === 1 ? null : tf.scalar(scale)) : scale;
       const checked: tf.Tensor[] = [];
-      this.slots.forEach((slot, i) => {
-        const g = grads[slot.variable.name];
+      this.params.forEach((param, i) => {
+        const g = grads[param.variable.name];
         if (!g) return;
         const [m0, v0] = [moments.m[i], moments.v[i]];
         if (wasmKernel) {
           // One kernel: the new values and their finiteness check (Σ 0·x over θ, m, v) together.
-          const [m, v, w, zero] = adamWStepWasm(slot.variable, g, m0, v0, {
+          const [m, v, w, zero] = adamWStepWasm(param.variable, g, m0, v0, {
             ...k,
             scale: scale as number,
-            keep: slot.decay ? k.keep : 1,
+            keep: param.decay ? k.keep : 1,
           });
           next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
           checked.push(tf.reshape(zero, []));
           return;
         }
-        const [m, v, w] = this.plainStep(slot, g, m0, v0, c, k);
+        const [m, v, w] = this.plainStep(param, g, m0, v0, c, k);
         next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
         checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
       });
@@ -224,7 +228,7 @@ export class AdamW {
     };
     const commit = () => {
       for (const { i, w, m, v } of next) {
-        this.slots[i].variable.assign(w);
+        this.params[i].variable.assign(w);
         moments.m[i].assign(m);
         moments.v[i].assign(v);
       }
@@ -235,7 +239,7 @@ export class AdamW {
 
   /** The update in plain tfjs ops (every backend but webgpu): new [m, v, θ]. */
   private plainStep(
-    slot: Slot,
+    param: Param,
     g: tf.Tensor,
     m0: tf.Tensor,
     v0: tf.Tensor,
@@ -249,7 +253,9 @@ export class AdamW {
     const v = tf.add(tf.mul(v0, b2), tf.mul(tf.square(gs), 1 - b2));
     const update = tf.div(tf.div(m, bc1), tf.add(tf.sqrt(tf.div(v, bc2)), this.eps));
     const decayed =
-      slot.decay && this.weightDecay > 0 ? tf.mul(slot.variable, 1 - lr * this.weightDecay) : slot.variable;
+      param.decay && this.weightDecay > 0
+        ? tf.mul(param.variable, 1 - lr * this.weightDecay)
+        : param.variable;
     return [m, v, tf.sub(decayed, tf.mul(update, lr))];
   }
 
@@ -263,7 +269,7 @@ export class AdamW {
    * bit for bit; the sizes must match this optimizer's variables.
    */
   loadState(state: AdamWState): void {
-    const n = this.slots.reduce((a, s) => a + s.variable.size, 0);
+    const n = this.params.reduce((a, s) => a + s.variable.size, 0);
     if (state.m.length !== n || state.v.length !== n) {
       throw new Error(
         `optimizer state holds ${state.m.length}/${state.v.length} moments; this model has ${n} parameters`,

@@ -1,7 +1,7 @@
 /**
  * The Map: a sweep drawn as the effect against a dial, either a CLI sweep folder (`lab sweep` /
  * `lab merge` output) opened in the page, or the sweep the page's link carries, trained by the page
- * (link-sweep.ts). For each figure (held-out success, training reward, each agent's own success,
+ * (link-sweep-cells.ts). For each figure (held-out success, training reward, each agent's own success,
  * gradient norms, spike fraction), each run's paired difference from the baseline run (the first,
  * or the one picked under Baseline) with its 95 % CI, one line per pair, the dial's values along
  * x, and one chart per value of the other dials side by side (shared and per-agent models). The
@@ -14,7 +14,7 @@ import type { SweepFile } from '../../rl/sweep';
 import { defaultMapX, mapCharts } from '../../report/sweep-map';
 import { REWARD_TAIL } from '../../report/summary';
 import { download, fileName } from '../export';
-import { linkSweepMap } from '../link-sweep';
+import { linkSweepMap } from '../link-sweep-cells';
 import { runColor, useLab } from '../store';
 import type { LabState } from '../store';
 import { useThrottledLab } from '../throttled';
