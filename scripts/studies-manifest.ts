@@ -166,7 +166,7 @@ export const STUDIES: readonly Study[] = [
     grid: ['models.assignment=shared,per-agent', 'reward.offset.alice=0,0.25,0.5,1,2,4'],
     steps: 200,
     seeds: 5,
-    tabled: false,
+    tabled: true,
   }),
   ...['mean-only', 'loss-balance', 'grad-clip', 'liteppo'].map((p) =>
     sweep({
