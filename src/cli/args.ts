@@ -122,6 +122,12 @@ Options:
                  so). Cannot be combined with --config, --out, --force or --init.
   --quiet        No progress bars; the summary table is still printed.
 
+Environment:
+  LAB_SIMD=plain The wasm kernels' plain-SIMD build instead of relaxed SIMD (fused multiply-add,
+                 the default): a second kernel set on one machine, whose float32 sums round
+                 differently, to check which of a table's verdicts hold across machines
+                 (machine.json records which ran). Any value but relaxed or plain: exit status 2.
+
 Metric names are those of the lab's charts (agent/<name>/grad_norm, reward/mean, eval/avg@K, …).
 Exit status: 0 on success, 2 for a bad command line or config (each bad field is named), 1 if a
 run failed, or never trained (every model update skipped for non-finite values; a warning says

@@ -11,7 +11,7 @@ import { DEFAULT_EXPERIMENT } from '../core/config';
 import type { Experiment } from '../core/config';
 import { PRESETS, presetById } from '../core/presets';
 import { encodeExperiment } from '../core/url';
-import { enableRelaxedSimd } from '../backends/relaxed-simd-node';
+import { enableRelaxedSimd, simdVariableError } from '../backends/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
 import type { RunSummary } from '../report/summary';
 import { compareSeeds, comparisonTable, formatFixed } from '../report/findings';
@@ -221,5 +221,11 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-enableRelaxedSimd(); // before any model runs: the fused kernels then multiply-add in one instruction
-process.exitCode = await main(process.argv.slice(2));
+const simdError = simdVariableError();
+if (simdError) {
+  console.error(`error: ${simdError}`);
+  process.exitCode = 2;
+} else {
+  enableRelaxedSimd(); // before any model runs: the fused kernels then multiply-add in one instruction
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -59,6 +59,53 @@ describe('npm run lab -- train', () => {
     expect(again.stdout).toContain(r.stdout.split('\n').find((l) => l.startsWith('GRPO')));
   });
 
+  it('runs the plain-SIMD kernels under LAB_SIMD=plain, says so in machine.json, and refuses a bad value', () => {
+    const hash =
+      'v=1&task=sync&models.base=scratch&models.preset=nano&rollout.batchSize=2&rollout.groupSize=4&eval.every=0&runs.0.estimator=grpo';
+    const train = (simd: string | undefined) => {
+      const out = mkdtempSync(join(tmpdir(), `agentwise-simd-${simd}-`));
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/main.ts',
+          'train',
+          '--config',
+          hash,
+          '--steps',
+          '1',
+          '--out',
+          out,
+          '--quiet',
+        ],
+        { encoding: 'utf8', timeout: 240_000, env: { ...process.env, LAB_SIMD: simd } },
+      );
+      return { r, out };
+    };
+    const plain = train('plain');
+    const relaxed = train(undefined);
+    for (const { r } of [plain, relaxed]) expect(r.status, r.stderr).toBe(0);
+    const read = (out: string) => ({
+      simd: JSON.parse(readFileSync(join(out, 'machine.json'), 'utf8'))[0].simd,
+      line: JSON.parse(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')[0]),
+    });
+    const [p, q] = [read(plain.out), read(relaxed.out)];
+    expect([p.simd, q.simd]).toEqual(['plain', 'relaxed']);
+    // Another kernel set: the fused multiply-add rounds once where plain SIMD rounds twice, so the
+    // same seed's KL to the reference (read through the fused kernels) is another float, the seed
+    // of the drift docs/findings.md#tables-drift-across-machines describes.
+    const kl = (l: Record<string, number>) => l['agent/alice/kl'];
+    expect(Number.isFinite(kl(p.line))).toBe(true);
+    expect(kl(p.line)).not.toBe(kl(q.line));
+    expect(p.line['reward/mean']).toBe(q.line['reward/mean']); // the same step 0 otherwise
+
+    const bad = train('fma');
+    expect(bad.r.status).toBe(2);
+    expect(bad.r.stderr).toMatch(/LAB_SIMD must be relaxed or plain \(unset: relaxed\); got "fma"/);
+    expect(existsSync(join(bad.out, 'config.json'))).toBe(false);
+  });
+
   it('trains task=plan from its shipped base models and writes eval avg@k and pass@k', () => {
     const out = mkdtempSync(join(tmpdir(), 'agentwise-plan-'));
     const hash =
