@@ -169,6 +169,11 @@ describe('the first screen tells the story', () => {
       expect(li).toMatch(
         /Dr\. MAS gives the \w+ agent 1\.00× GRPO’s advantage scale, and the two agree almost exactly on its rows \(correlation 1\.00\)/,
       );
+    // One seed per run: Findings says why it has no verdicts, and how to get them.
+    expect(await page.getByTestId('findings-status').textContent()).toMatch(
+      /^One seed per run: .* Set Seeds to 3 or more \(Experiment\) and train again/,
+    );
+    expect(await page.getByTestId('findings').locator('table').count()).toBe(0);
     expect(lab.errors).toEqual([]);
   });
 
