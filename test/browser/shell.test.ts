@@ -55,6 +55,9 @@ describe('backend selection in the run worker', () => {
       /^auto: ms per nano train step \(measured /,
     );
     expect(await page.getByTestId('backend-speed').textContent()).toMatch(/^ · \d+ ms per nano step$/); // the status line
+    // The status line names the backend that runs, not the WebGPU adapter it passed over.
+    expect(await page.locator('.backend-details').textContent()).toMatch(/^ · wasm · /);
+    expect(await page.locator('.backend-details').textContent()).not.toMatch(/swiftshader/i);
     const kept = await page.evaluate(() =>
       Object.values(JSON.parse(localStorage.getItem('agentwise.backend-measurements') ?? '{}')),
     );

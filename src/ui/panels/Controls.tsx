@@ -276,7 +276,8 @@ export function StatusBar() {
         {report && <span className="backend-words">{backendWords(report)}</span>}
         <span className="backend-details">
           {report &&
-            ` · ${report.backend ?? 'no backend'}${report.adapter ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
+            // The WebGPU adapter only where WebGPU runs: beside wasm it would name a device nothing uses.
+            ` · ${report.backend ?? 'no backend'}${report.adapter && report.backend === 'webgpu' ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
           {report?.threads !== undefined && (
             <span data-testid="backend-threads"> · {threadsText(report.threads)}</span>
           )}
