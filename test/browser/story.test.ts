@@ -204,4 +204,36 @@ describe('the first screen tells the story', () => {
     expect(scroll.scroll).toBeLessThanOrEqual(scroll.client);
     expect(lab.errors).toEqual([]);
   });
+  // Only with SHOTS=1 (it trains 60 steps to draw them): the README's picture of the whole lab, and
+  // docs/charts.md's of the per-agent charts with the amplification chart's help open.
+  it.runIf(SHOTS)(
+    'the README’s and docs/charts.md’s pictures, after 60 steps of the default experiment',
+    async () => {
+      lab = await openLab('#v=1&steps=60&eval.every=10');
+      const { page } = lab;
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await trainEnabled(page);
+      await page.getByRole('button', { name: 'Train', exact: true }).click();
+      await runsIn(lab, 'done', 600_000);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await shot(lab, 'lab', 1440);
+      const help = page.getByRole('button', { name: 'What is Amplification?' });
+      await help.scrollIntoViewIfNeeded();
+      await page.evaluate(() => window.scrollBy(0, 250)); // the help's popover and text below the chart
+      await help.click();
+      // Charts draw once scrolled into view: wait until none in the window says "drawing…".
+      const pending = () =>
+        page.$$eval(
+          '.chart-empty',
+          (els) =>
+            els.filter((e) => {
+              const r = e.getBoundingClientRect();
+              return e.textContent === 'drawing…' && r.bottom > 0 && r.top < window.innerHeight;
+            }).length,
+        );
+      await expect.poll(pending, { timeout: 30_000 }).toBe(0);
+      await shot(lab, 'charts', 1440);
+      expect(lab.errors).toEqual([]);
+    },
+  );
 });

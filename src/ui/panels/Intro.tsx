@@ -73,7 +73,7 @@ export function Intro() {
               <strong>What to look at:</strong> pick a preset (each says what it tests), press Train, then
               read <em>What differs</em>: per agent, how far the two estimators’ advantage scales part and how
               well they agree on the same batches. Then compare the two runs’ reward and success curves; with
-              2 or more seeds, Findings gives a verdict.
+              3 or more seeds (Seeds, in Experiment), Findings gives each difference a verdict.
             </p>
             <PresetPair />
           </div>
