@@ -59,6 +59,10 @@ records it: commit, CPU model and cores, Node, backend, relaxed SIMD on or off.
                  commits'), how many verdicts hold and which changed, read as one word each
                  (identical, same, higher, lower) so that a CI's drifting digits do not count.
 
+LAB_SIMD=plain reaches every lab command it starts: the same studies on the wasm kernels'
+plain-SIMD build, a second kernel set on one machine (give it its own --out and --tables, and
+--compare the two folders of tables).
+
 A study's table is written by the invocation that finds all its units done. Ctrl-C stops the
 unit in flight after its step, saving its state; the same command goes on from there.`;
 

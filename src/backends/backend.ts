@@ -219,7 +219,7 @@ function reasonFor(
   if (!m)
     return p.backend === 'cpu'
       ? 'the last resort: no other backend passed the sanity check'
-      : 'the only backend that passed the sanity check (untimed: nothing to choose between)';
+      : 'the only backend not skipped that passed the sanity check (untimed: nothing to choose between)';
   const timing = m.timings.find((t) => t.backend === p.backend);
   const figure = timing ? describeTiming(timing, m.preset) : 'not timed';
   if (!won) {
@@ -229,7 +229,8 @@ function reasonFor(
       ? `passed the sanity check but is slower: ${figure}${vs}`
       : `passed the sanity check but has no figure: ${figure}${vs}`;
   }
-  const why = m.timings.length > 1 ? 'fastest measured' : 'the only backend that passed the sanity check';
+  const why =
+    m.timings.length > 1 ? 'fastest measured' : 'the only backend not skipped that passed the sanity check';
   return `${why}: ${figure} (${measuredWhen(m)})`;
 }
 

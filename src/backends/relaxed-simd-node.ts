@@ -13,14 +13,14 @@
 import v8 from 'node:v8';
 import { setRelaxedSimd } from '../model/kernels/wasm';
 
-/** LAB_SIMD's values; unset means 'relaxed'. */
+/** LAB_SIMD's values; unset or empty means 'relaxed'. */
 const SIMD = ['relaxed', 'plain'] as const;
 
 /** Why LAB_SIMD cannot be used, or null: an entry point checks it before it runs anything. */
 export function simdVariableError(value = process.env.LAB_SIMD): string | null {
-  return value === undefined || (SIMD as readonly string[]).includes(value)
+  return !value || (SIMD as readonly string[]).includes(value)
     ? null
-    : `LAB_SIMD must be ${SIMD.join(' or ')} (unset: relaxed); got "${value}"`;
+    : `LAB_SIMD must be ${SIMD.join(' or ')} (unset or empty: relaxed); got "${value}"`;
 }
 
 /** Relaxed SIMD on (the default), or the plain kernels where LAB_SIMD=plain. */

@@ -117,7 +117,7 @@ Options:
   --resume DIR   Go on with the runs of an earlier train --out DIR (stopped, crashed or finished;
                  raise --steps to train further). Reads DIR/config.json and each run's state in
                  DIR/checkpoints/, drops the metrics.jsonl lines after the saved steps and
-                 recomputes them: on the same backend they come out identical. A run whose lines
+                 recomputes them: on the same backend and kernels (LAB_SIMD) they come out identical. A run whose lines
                  before its state are missing starts over from step 0 to recompute them (it says
                  so). Cannot be combined with --config, --out, --force or --init.
   --quiet        No progress bars; the summary table is still printed.
@@ -126,7 +126,9 @@ Environment:
   LAB_SIMD=plain The wasm kernels' plain-SIMD build instead of relaxed SIMD (fused multiply-add,
                  the default): a second kernel set on one machine, whose float32 sums round
                  differently, to check which of a table's verdicts hold across machines
-                 (machine.json records which ran). Any value but relaxed or plain: exit status 2.
+                 (the backend line and machine.json say which ran; --resume warns when it
+                 differs from the folder's last session). Empty is unset; any value but relaxed
+                 or plain: exit status 2. Sweep cells and npm run studies inherit it.
 
 Metric names are those of the lab's charts (agent/<name>/grad_norm, reward/mean, eval/avg@K, …).
 Exit status: 0 on success, 2 for a bad command line or config (each bad field is named), 1 if a

@@ -77,6 +77,20 @@ export function recordMachine(dir: string, machine: Machine): void {
   writeAtomic(join(dir, 'machine.json'), JSON.stringify([...readMachines(dir), machine], null, 2) + '\n');
 }
 
+/**
+ * The warning a resumed folder gets when its last session ran the other kernel set (LAB_SIMD):
+ * the recomputed and later steps then round differently from what that session would have
+ * written, so "identical on the same backend" no longer holds. Null where nothing changed.
+ */
+export function kernelsChanged(before: readonly Machine[], now: Machine): string | null {
+  const last = before.at(-1);
+  if (!last || last.simd === now.simd) return null;
+  return (
+    `this folder's last session ran the ${last.simd}-SIMD kernels and this one runs the ${now.simd} ones ` +
+    `(LAB_SIMD): the steps from here round differently, not bit for bit as that session would have`
+  );
+}
+
 /** One line for a table's header: `<commit>[ (dirty)] on <cpu>, <n> cores, <platform>, Node <v>, <backend>, relaxed SIMD on|off`. */
 export function machineLine(m: Machine): string {
   const commit = m.commit ? `${m.commit.slice(0, 7)}${m.dirty ? ' (tree dirty)' : ''}` : 'no git commit';

@@ -107,7 +107,8 @@ async function train(args: TrainArgs): Promise<number> {
       return 128 + os.constants.signals[stop.signal.reason as NodeJS.Signals];
     }
     printTables(summaries, exp.seeds > 1);
-    console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json`);
+    const states = args.checkpointEvery > 0 ? ', checkpoints/' : '';
+    console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json, machine.json${states}`);
     // A run whose every update was skipped recorded lines but never trained: not a success.
     const dead = summaries.filter((s) => trainedNothing(s, modelSlots(exp).length));
     for (const s of dead)

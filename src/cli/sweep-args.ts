@@ -24,7 +24,8 @@ the config's runs × seeds; DIR/sweep.json lists the cells ({"params": {KEY: val
                  --shard $SLURM_ARRAY_TASK_ID/4 in a Slurm array, --shard $JOB_COMPLETION_INDEX/4
                  in a Kubernetes Indexed Job; each shard its own --out, joined by lab merge.
   --workers K    Train K cells at once, each in a thread of its own (default 1; about one per core).
-  --steps, --backend, --checkpoint-every, --quiet: as for train.
+  --steps, --backend, --checkpoint-every, --quiet: as for train; so is LAB_SIMD=plain (the
+                 wasm kernels' plain-SIMD build), which every cell's thread inherits.
 
 Running the same command again goes on where it stopped: finished cells are kept, a cell cut off
 mid-way resumes from its saved state (as train --resume), untouched cells start. Ctrl-C or

@@ -23,7 +23,8 @@ import { cellSummaries } from '../report/sweep-map';
 import { loadConfig } from './load-config';
 import { UsageError } from './args';
 import { loadShippedBase } from './base-models';
-import { recordMachine, thisMachine } from './machine';
+import { kernelsChanged, readMachines, recordMachine, thisMachine } from './machine';
+import { simdFlavour } from '../model/kernels/wasm';
 import {
   checkSessionDir,
   readMetrics,
@@ -75,7 +76,9 @@ export async function trainFolder(
   // auto times candidates only when there is a choice (wasm alone unless a Dawn shim adds webgpu); no cache in Node.
   const report = await selectBackend(tf, o.backend, nodePlatform, { preset: timedPreset(exp) });
   if (!report.backend) throw new UsageError(`--backend ${o.backend}: ${describeReport(report)}`);
-  o.note(`backend: ${describeReport(report)}`);
+  // The wasm kernels' build is said with the backend: it decides the last digits (LAB_SIMD).
+  const kernels = report.backend === 'wasm' ? `; kernels: ${simdFlavour()} SIMD` : '';
+  o.note(`backend: ${describeReport(report)}${kernels}`);
   const { checkpoints, notes } = await loadShippedBase(exp, 'models', o.init);
   for (const [id, note] of Object.entries(notes)) o.note(`model ${id}: ${note}`);
 
@@ -89,7 +92,10 @@ export async function trainFolder(
     if (resumed) for (const note of resumed.notes) o.note(`resume ${note}`);
     if (!resumed || steps !== o.givenSteps)
       writeAtomic(join(out, 'config.json'), JSON.stringify(exp, null, 2) + '\n');
-    recordMachine(out, thisMachine(describeReport(report))); // where these steps ran (machine.ts)
+    const machine = thisMachine(describeReport(report));
+    const changed = resumed && kernelsChanged(readMachines(out), machine);
+    if (changed) o.note(`warning: ${changed}`);
+    recordMachine(out, machine); // where these steps ran (machine.ts)
     const metrics = new MetricsLog(join(out, 'metrics.jsonl'), resumed?.held);
     const labels = runLabels(exp).map((r) => r.label);
     for (const [label, r] of resumed?.resume ?? []) o.progress?.(label, r.state.manifest.step, 'resumed');

@@ -50,7 +50,7 @@ describe('selectBackend in Node', () => {
     // Node times nothing when there is nothing to choose between (wasm alone, no Dawn shim).
     expect(r.measurement).toBeUndefined();
     expect(r.attempts[2].reason).toMatch(
-      /^the only backend that passed the sanity check \(untimed: nothing to choose between\); max \|Δ\| vs cpu/,
+      /^the only backend not skipped that passed the sanity check \(untimed: nothing to choose between\); max \|Δ\| vs cpu/,
     );
     expect(describeReport(r)).toMatch(/^wasm \(webgpu: .*; webgl: no WebGL in Node\)$/);
   });
@@ -72,10 +72,12 @@ describe('selectBackend in Node', () => {
     // The budget decides whether a second step was timed: either way the figure is named for what it is.
     expect(r.attempts[2].reason).toMatch(
       t.stepMs === undefined
-        ? /^the only backend that passed the sanity check: \d+ ms for its first nano train step, compiles included/
-        : /^the only backend that passed the sanity check: \d+ ms per nano train step \(after a \d+ ms warm-up step\) \(measured \d{4}-\d\d-\d\d \d\d:\d\d UTC\); max \|Δ\|/,
+        ? /^the only backend not skipped that passed the sanity check: \d+ ms for its first nano train step, compiles included/
+        : /^the only backend not skipped that passed the sanity check: \d+ ms per nano train step \(after a \d+ ms warm-up step\) \(measured \d{4}-\d\d-\d\d \d\d:\d\d UTC\); max \|Δ\|/,
     );
-    expect(describeReport(r)).toMatch(/^wasm, the only backend that passed the sanity check: \d+ ms/);
+    expect(describeReport(r)).toMatch(
+      /^wasm, the only backend not skipped that passed the sanity check: \d+ ms/,
+    );
 
     const kept = {
       ...m,

@@ -59,33 +59,25 @@ describe('npm run lab -- train', () => {
     expect(again.stdout).toContain(r.stdout.split('\n').find((l) => l.startsWith('GRPO')));
   });
 
-  it('runs the plain-SIMD kernels under LAB_SIMD=plain, says so in machine.json, and refuses a bad value', () => {
+  it('runs the plain-SIMD kernels under LAB_SIMD=plain, says so, warns a resume that switches, and refuses a bad value', () => {
     const hash =
       'v=1&task=sync&models.base=scratch&models.preset=nano&rollout.batchSize=2&rollout.groupSize=4&eval.every=0&runs.0.estimator=grpo';
-    const train = (simd: string | undefined) => {
+    const labWith = (simd: string, args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+        encoding: 'utf8',
+        timeout: 240_000,
+        env: { ...process.env, LAB_SIMD: simd },
+      });
+    const train = (simd: string) => {
       const out = mkdtempSync(join(tmpdir(), `agentwise-simd-${simd}-`));
-      const r = spawnSync(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/cli/main.ts',
-          'train',
-          '--config',
-          hash,
-          '--steps',
-          '1',
-          '--out',
-          out,
-          '--quiet',
-        ],
-        { encoding: 'utf8', timeout: 240_000, env: { ...process.env, LAB_SIMD: simd } },
-      );
+      const r = labWith(simd, ['train', '--config', hash, '--steps', '1', '--out', out, '--quiet']);
       return { r, out };
     };
     const plain = train('plain');
-    const relaxed = train(undefined);
+    const relaxed = train(''); // empty is unset: relaxed
     for (const { r } of [plain, relaxed]) expect(r.status, r.stderr).toBe(0);
+    expect(plain.r.stderr).toMatch(/^backend: wasm.*; kernels: plain SIMD$/m);
+    expect(relaxed.r.stderr).toMatch(/^backend: wasm.*; kernels: relaxed SIMD$/m);
     const read = (out: string) => ({
       simd: JSON.parse(readFileSync(join(out, 'machine.json'), 'utf8'))[0].simd,
       line: JSON.parse(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')[0]),
@@ -100,9 +92,18 @@ describe('npm run lab -- train', () => {
     expect(kl(p.line)).not.toBe(kl(q.line));
     expect(p.line['reward/mean']).toBe(q.line['reward/mean']); // the same step 0 otherwise
 
+    // Going on with the plain folder on the relaxed kernels: said, and recorded as a second session.
+    const on = labWith('relaxed', ['train', '--resume', plain.out, '--steps', '2', '--quiet']);
+    expect(on.status, on.stderr).toBe(0);
+    expect(on.stderr).toMatch(
+      /^warning: this folder's last session ran the plain-SIMD kernels and this one runs the relaxed ones \(LAB_SIMD\)/m,
+    );
+    const sessions = JSON.parse(readFileSync(join(plain.out, 'machine.json'), 'utf8'));
+    expect(sessions.map((m: { simd: string }) => m.simd)).toEqual(['plain', 'relaxed']);
+
     const bad = train('fma');
     expect(bad.r.status).toBe(2);
-    expect(bad.r.stderr).toMatch(/LAB_SIMD must be relaxed or plain \(unset: relaxed\); got "fma"/);
+    expect(bad.r.stderr).toMatch(/LAB_SIMD must be relaxed or plain \(unset or empty: relaxed\); got "fma"/);
     expect(existsSync(join(bad.out, 'config.json'))).toBe(false);
   });
 
