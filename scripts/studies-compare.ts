@@ -2,7 +2,7 @@
  * Which verdicts hold across machines: two table files of one study (`npm run studies` written on
  * two machines, or at two commits) read side by side, verdict for verdict. A verdict is a paired
  * difference's reading from its 95 % CI, as `lab report` prints it; it is read here as one word
- * (identical, same, higher, lower) so that the CI's digits, which drift across machines
+ * (identical, same, higher, lower, none) so that the CI's digits, which drift across machines
  * (docs/findings.md#tables-drift-across-machines), do not count as a change. Pure: text in, text out.
  */
 
@@ -13,8 +13,13 @@ export interface Verdict {
   word: string;
 }
 
-/** A verdict cell as one word: 'identical' (every seed equal), 'same' (CI holds 0), 'higher', 'lower', or the cell itself. */
+/**
+ * A verdict cell as one word: 'identical' (every seed equal), 'same' (CI holds 0), 'higher',
+ * 'lower', 'none' (no paired values: nothing measured, worded "… yet" by older reports), or the
+ * cell itself.
+ */
 export function verdictWord(cell: string): string {
+  if (/^no paired values/.test(cell)) return 'none';
   if (/identical/.test(cell)) return 'identical';
   if (/\bhigher\b/.test(cell)) return 'higher';
   if (/\blower\b/.test(cell)) return 'lower';

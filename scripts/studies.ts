@@ -57,7 +57,7 @@ records it: commit, CPU model and cores, Node, backend, relaxed SIMD on or off.
                  shards run elsewhere were copied into --out).
   --compare A B  Run nothing: for every study with a table in both folders (two machines', or two
                  commits'), how many verdicts hold and which changed, read as one word each
-                 (identical, same, higher, lower) so that a CI's drifting digits do not count.
+                 (identical, same, higher, lower, none) so that a CI's drifting digits do not count.
 
 LAB_SIMD=plain reaches every lab command it starts: the same studies on the wasm kernels'
 plain-SIMD build, a second kernel set on one machine (give it its own --out and --tables, and

@@ -162,8 +162,10 @@ describe('which verdicts hold across machines (npm run studies -- --compare)', (
         'no difference beyond seed spread',
         'Step-level higher by 0.045 [0.040, 0.051]',
         'lower',
+        'no paired values yet', // an older report's words for the same
+        'no paired values',
       ].map(verdictWord),
-    ).toEqual(['identical', 'same', 'higher', 'lower']);
+    ).toEqual(['identical', 'same', 'higher', 'lower', 'none', 'none']);
   });
 
   it('a table against itself holds every verdict; a verdict that changed is named, a CI that drifted is not', () => {
