@@ -62,6 +62,8 @@ describe('training from the page', () => {
       page
         .locator(`figure[aria-label="${figure}"] .series`)
         .evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
+    // A chart draws once it is near the window (chart-refresh.ts): bring the per-agent one there.
+    await page.locator('figure[aria-label="μk · reward mean"]').scrollIntoViewIfNeeded();
     for (const c of colors)
       await expect
         .poll(async () => (await strokesOf('μk · reward mean')()).filter((s) => s === c).length, {
@@ -90,8 +92,10 @@ describe('training from the page', () => {
 
     // Hover: the chart under the pointer shows a tooltip (the step, each run's value there); the
     // other charts show a cursor at the same step. Off-screen charts are not drawn, so the window is
-    // made tall enough for the Reward and μk charts both to be on screen under the What differs card.
+    // made tall enough for the Reward and μk charts both to be on screen, from the top, under the What
+    // differs card and Findings.
     await page.setViewportSize({ width: 1280, height: 1600 });
+    await page.evaluate(() => window.scrollTo(0, 0));
     const plot = page.locator('figure[aria-label="Reward"] .series-layer > rect');
     const box = (await plot.boundingBox())!;
     await page.mouse.move(box.x + box.width * 0.9, box.y + box.height / 2);
