@@ -1,5 +1,5 @@
 /**
- * "Did you mean …?" for a key an experiment does not have: a link written from memory or from the
+ * "Did you mean …?" for a key an experiment does not have, or a value a field does not take: a link written from memory or from the
  * paper (`G=16`, `groupSize=16`, `optim.lrr=1`) is refused with the field it most likely meant.
  * The fields and their docs come from the schema itself (zod's JSON Schema of ExperimentSchema),
  * so a new field is suggested with no entry here. Pure: no tfjs, no DOM.
@@ -79,4 +79,20 @@ export function suggestField(path: string): string | undefined {
       .filter(({ d }) => d <= Math.max(2, Math.floor(key.length / 5)))
       .sort((a, b) => a.d - b.d)[0]?.f;
   return hit && (scope ? `${scope}.${hit.key}` : hit.key);
+}
+
+/**
+ * The allowed value `value` most likely meant (`serch` → `search`, `DrMAS` → `drmas`): the same
+ * up to case and punctuation, one it begins, or the nearest within a couple of typos.
+ */
+export function suggestValue(value: string, allowed: readonly string[]): string | undefined {
+  const bare = (v: string) => v.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return (
+    allowed.find((a) => bare(a) === bare(value)) ??
+    (value.length >= 3 ? allowed.find((a) => a.toLowerCase().startsWith(value.toLowerCase())) : undefined) ??
+    allowed
+      .map((a) => ({ a, d: distance(value, a) }))
+      .filter(({ d }) => d <= Math.max(1, Math.floor(value.length / 4)))
+      .sort((x, y) => x.d - y.d)[0]?.a
+  );
 }

@@ -5,7 +5,7 @@
  * problem comes back as a FieldError naming its dotted path in a reader's words. Unknown keys and
  * type mismatches are errors, never ignored; nothing is evaluated. Pure: no tfjs, no DOM.
  */
-import { suggestField } from './config-suggest';
+import { suggestField, suggestValue } from './config-suggest';
 import { ExperimentSchema, type Experiment } from './config';
 import { MAX_STEPS } from './config-names';
 import { runLabel } from './config-run';
@@ -93,9 +93,29 @@ export function validateExperiment(
     // zod says "expected int, received number" for 2.5: a reader sees two numbers.
     const notWhole = issue.code === 'invalid_type' && issue.expected === 'int';
     const message = notWhole ? 'expected a whole number' : issue.message;
-    return [{ path: at.join('.') || '(root)', message: scheduleMessage(at, issue.code, message), ...ofRun }];
+    // A value one of a list does not take: the one it most likely meant (`task=serch`).
+    const given = issue.code === 'invalid_value' ? valueAt(labelled.input, at) : undefined;
+    const meant =
+      typeof given === 'string' && issue.code === 'invalid_value'
+        ? suggestValue(given, issue.values.map(String))
+        : undefined;
+    return [
+      {
+        path: at.join('.') || '(root)',
+        message: scheduleMessage(at, issue.code, message),
+        ...ofRun,
+        ...(meant ? { hint: `did you mean ${meant}?` } : {}),
+      },
+    ];
   });
   return { ok: false, errors };
+}
+
+/** The input's value at a path (renamed and labelled as validated), or undefined. */
+function valueAt(input: unknown, at: readonly string[]): unknown {
+  let v: unknown = input;
+  for (const k of at) v = isRecord(v) || Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
 }
 
 /** The label the input gives the run at `runs.N.…`, where it is a valid one (else the run is named by N). */

@@ -22,6 +22,17 @@ describe('bad-link wording', () => {
     ]);
   });
 
+  it('names the value a listed field most likely meant: by a typo, by case and punctuation, by a prefix', () => {
+    expect(
+      sentences('#v=1&task=serch&runs.0.estimator=DrMAS&runs.1.estimator=glob&rollout.sampling=chess'),
+    ).toEqual([
+      "Task must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own; got 'serch'; did you mean search?",
+      "GRPO run: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'DrMAS'; did you mean drmas?",
+      "Dr. MAS run: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'glob'; did you mean global-step?",
+      expect.not.stringContaining('did you mean'),
+    ]);
+  });
+
   it("names the field an unknown key most likely meant: by name, by the paper's symbol, by a typo", () => {
     expect(sentences('#v=1&G=16&groupSize=16&optim.lrr=0.01&runs.0.lr=0.01&banana=1')).toEqual([
       "runs.0.lr is not a field of an experiment; got '0.01'; did you mean runs.0.optim.lr?",
