@@ -117,9 +117,9 @@ Options:
   --resume DIR   Go on with the runs of an earlier train --out DIR (stopped, crashed or finished;
                  raise --steps to train further). Reads DIR/config.json and each run's state in
                  DIR/checkpoints/, drops the metrics.jsonl lines after the saved steps and
-                 recomputes them: on the same backend and kernels (LAB_SIMD) they come out identical. A run whose lines
-                 before its state are missing starts over from step 0 to recompute them (it says
-                 so). Cannot be combined with --config, --out, --force or --init.
+                 recomputes them: on the same backend and kernels (LAB_SIMD) they come out
+                 identical. A run whose lines before its state are missing starts over from
+                 step 0 to recompute them (it says so). Cannot be combined with --config, --out, --force or --init.
   --quiet        No progress bars; the summary table is still printed.
 
 Environment:

@@ -1,6 +1,7 @@
 /**
- * "Did you mean …?" for a key an experiment does not have, or a value a field does not take: a link written from memory or from the
- * paper (`G=16`, `groupSize=16`, `optim.lrr=1`) is refused with the field it most likely meant.
+ * "Did you mean …?" for a key an experiment does not have, or a value a field does not take: a
+ * link written from memory or from the paper (`G=16`, `groupSize=16`, `optim.lrr=1`,
+ * `task=serch`) is refused with the field or value it most likely meant.
  * The fields and their docs come from the schema itself (zod's JSON Schema of ExperimentSchema),
  * so a new field is suggested with no entry here. Pure: no tfjs, no DOM.
  */

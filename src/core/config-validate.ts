@@ -111,7 +111,7 @@ export function validateExperiment(
   return { ok: false, errors };
 }
 
-/** The input's value at a path (renamed and labelled as validated), or undefined. */
+/** The input's value at a path (as the link or file gave it, runs labelled), or undefined. */
 function valueAt(input: unknown, at: readonly string[]): unknown {
   let v: unknown = input;
   for (const k of at) v = isRecord(v) || Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined;

@@ -123,21 +123,19 @@ export function Findings() {
   const showSession = seeds >= 2 && total > 0;
   // One seed per run: a difference between two runs is one sample of each, and no CI can tell it
   // from luck. Say so where the verdicts would be, rather than show nothing.
-  if (!showSession && !imported)
-    return total >= 2 ? (
-      <section className="panel findings" aria-labelledby="findings-title" data-testid="findings">
-        <h2 id="findings-title">Findings</h2>
+  const oneSeed = !showSession && !imported && total >= 2;
+  if (!showSession && !imported && !oneSeed) return null;
+  return (
+    <section className="panel findings" aria-labelledby="findings-title" data-testid="findings">
+      <h2 id="findings-title">Findings</h2>
+      {oneSeed && (
         <p className="muted" data-testid="findings-status">
           One seed per run: a difference between these runs is one sample of each, which no confidence
           interval can tell from luck. Set <strong>Seeds</strong> to 3 or more (Experiment) and train again
           for each run’s mean ± 95 % CI over seeds, the paired difference from the first run and a verdict.
         </p>
-      </section>
-    ) : null;
-  return (
-    <section className="panel findings" aria-labelledby="findings-title" data-testid="findings">
-      <h2 id="findings-title">Findings</h2>
-      <TailField tail={tail} onChange={setTail} />
+      )}
+      {!oneSeed && <TailField tail={tail} onChange={setTail} />}
       {showSession && (
         <FindingsTable c={session.c} list={session.list}>
           {done === total ? `All ${total} repeats done` : `${done} of ${total} repeats done: provisional`} ·{' '}
