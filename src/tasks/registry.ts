@@ -56,6 +56,32 @@ export function workflowRef(wf: Workflow): TaskRef {
   return ref;
 }
 
+/**
+ * What an env worker needs to step a workflow's trajectories: the workflow without its inline
+ * rows, and its data's shape (each field's longest value, for the checks). Plain data, posted once
+ * to each worker that steps it (src/workers/env-pool.ts).
+ */
+export interface WorkflowDefinition {
+  ref: string;
+  workflow: Workflow;
+  longest: [string, number][];
+}
+const DEFINITIONS = new Map<string, WorkflowDefinition>();
+
+/** The definition an env worker needs for `ref`, or null for a built-in task. */
+export function workflowDefinition(ref: string): WorkflowDefinition | null {
+  return DEFINITIONS.get(ref) ?? null;
+}
+
+/** Defines a workflow's transitions from its definition (in an env worker); idempotent. */
+export function defineTransitions(def: WorkflowDefinition): void {
+  if (!WORKFLOWS.has(def.ref))
+    WORKFLOWS.set(
+      def.ref,
+      workflowTask(def.workflow, def.ref, null, { longest: new Map(def.longest) }) as AnyTask,
+    );
+}
+
 /** Datasets read by this thread's host, by SHA-256 of the file (registerDataset). */
 const DATASETS = new Map<string, Dataset>();
 
@@ -90,7 +116,13 @@ export function defineWorkflow(wf: Workflow): TaskRef {
         wf.name,
       );
   }
-  WORKFLOWS.set(ref, workflowTask(wf, ref, dataset) as AnyTask);
+  const task = workflowTask(wf, ref, dataset);
+  WORKFLOWS.set(ref, task as AnyTask);
+  DEFINITIONS.set(ref, {
+    ref,
+    workflow: 'rows' in wf.data ? { ...wf, data: { rows: [] } } : wf,
+    longest: [...task.shape.longest],
+  });
   return ref;
 }
 

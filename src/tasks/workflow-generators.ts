@@ -5,7 +5,7 @@
  * under examples/workflows/ that rebuild `sync-own` and `math` draw exactly the task's questions
  * (test/tasks/workflow-builtins.test.ts). Pure.
  */
-import type { GENERATOR_NAMES } from '../core/workflow/schema';
+import type { GENERATOR_NAMES, Workflow } from '../core/workflow/schema';
 import { mathTask, problemText, solution, type MathInstance } from './math';
 import { syncTask, type SyncInstance } from './sync';
 import type { AnyTask } from './types';
@@ -37,3 +37,14 @@ export const WORKFLOW_GENERATORS: Record<(typeof GENERATOR_NAMES)[number], Workf
     doc: 'question: 2-digit addition or subtraction (37+48); answer: its result (85), the math task’s',
   },
 };
+
+/**
+ * Whether a workflow starts from a built-in task's shipped base models: it draws that task's rows
+ * and every agent of it is one of that task's (sync-own.yaml's alice and bob). Any other workflow
+ * prepares its own (docs/workflows.md#base-models).
+ */
+export function usesShippedBase(wf: Workflow): boolean {
+  if (!('generator' in wf.data)) return false;
+  const roles = WORKFLOW_GENERATORS[wf.data.generator].task.agents.map((a) => a.role);
+  return wf.agents.every((a) => roles.includes(a.name));
+}

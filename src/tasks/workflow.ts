@@ -10,7 +10,7 @@
  * minus the invalid penalty where its output broke its agent's format. mix = 0 broadcasts the
  * team's reward, as Dr. MAS's tasks do; mix = 1 gives each row its own. Pure.
  */
-import { compileWorkflow, type CompiledWorkflow } from '../core/workflow/compile';
+import { compileWorkflow, type CompiledWorkflow, type DataShape } from '../core/workflow/compile';
 import { hashSplit, inlineDataset, missingField, rowKey, type Dataset } from '../core/workflow/file';
 import { actingNow, END, moveOn, startCursor, type Cursor } from '../core/workflow/flow';
 import type { JudgeContext } from '../core/workflow/rules';
@@ -69,23 +69,26 @@ const where = (path: readonly (string | number)[]) => path.join('.');
 
 /**
  * The task a workflow defines. `dataset` holds its rows where `data` names a file (the host read
- * it and checked its SHA-256); inline rows and generators need none.
+ * it and checked its SHA-256); inline rows and generators need none. With `transitionsOnly`, the
+ * data's shape, it is a task that only steps trajectories (an env worker's): it draws no rows.
  */
 export function workflowTask(
   wf: Workflow,
   name: string,
   dataset: Dataset | null,
-): Task<WorkflowInstance, WorkflowState> {
+  transitionsOnly?: DataShape,
+): Task<WorkflowInstance, WorkflowState> & { shape: DataShape } {
   const generator = 'generator' in wf.data ? WORKFLOW_GENERATORS[wf.data.generator] : null;
   let data = dataset;
-  if ('rows' in wf.data) {
+  if ('rows' in wf.data && !transitionsOnly) {
     const read = inlineDataset(wf.data.rows);
     if (!read.ok) throw new WorkflowRefused(read.issues, wf.name);
     data = read.value;
   }
-  if (!generator && !data)
+  if (!generator && !data && !transitionsOnly)
     throw new WorkflowRefused([{ where: 'data.file', message: 'the dataset file was not given' }], wf.name);
-  const shape = generator ? { longest: new Map(Object.entries(generator.longest)) } : data!.shape;
+  const shape =
+    transitionsOnly ?? (generator ? { longest: new Map(Object.entries(generator.longest)) } : data!.shape);
   const result = compileWorkflow(wf, shape);
   if (!result.ok)
     throw new WorkflowRefused(
@@ -211,6 +214,7 @@ export function workflowTask(
   return {
     name,
     doc: wf.doc ?? `the workflow ${wf.name}`,
+    shape,
     ...(generator ? { variantOf: generator.task.variantOf ?? generator.task.name } : {}),
     agents,
     invalidPenalty: wf.invalidPenalty,
@@ -221,8 +225,8 @@ export function workflowTask(
         const instance = generator.task.generate(rng);
         return { fields: generator.fields(instance), key: generator.task.key(instance) };
       }
-      const rows = data!.rows;
-      const row = rows[rng.int(rows.length)];
+      if (!data) throw new Error(`${wf.name}: this copy of the workflow only steps trajectories`);
+      const row = data.rows[rng.int(data.rows.length)];
       return { fields: row.fields, key: rowKey(row.fields) };
     },
     key: (i) => i.key,

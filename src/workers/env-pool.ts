@@ -12,13 +12,17 @@
  * score a trajectory 0 or not depending on the machine's load).
  */
 import type { EnvRunner, EnvStepInput, EnvStepResult } from '../tasks/env';
-import type { TaskRef } from '../tasks/registry';
+import { workflowDefinition, type TaskRef, type WorkflowDefinition } from '../tasks/registry';
 
-/** Page → env worker: compute these transitions in order. */
+/**
+ * Page → env worker: compute these transitions in order. A workflow's definition comes with the
+ * first request for it that a worker gets (a replaced worker gets it again).
+ */
 export interface EnvRequest {
   id: number;
   task: TaskRef;
   inputs: EnvStepInput[];
+  define?: WorkflowDefinition;
 }
 /** Env worker → page: one answer per input, as soon as it is computed. */
 export interface EnvReply {
@@ -59,6 +63,8 @@ export class WorkerEnvRunner implements EnvRunner {
   private disposed = false;
   /** Workers that have not answered yet (still starting). */
   private readonly starting = new WeakSet<WorkerLike>();
+  /** The workflows each worker has been given. */
+  private readonly defined = new WeakMap<WorkerLike, Set<string>>();
 
   constructor(private readonly opts: EnvPoolOptions) {
     if (opts.size < 1) throw new Error('env pool needs at least one worker');
@@ -157,7 +163,11 @@ export class WorkerEnvRunner implements EnvRunner {
         finish(`environment worker crashed (${e.message || 'no message'}); worker replaced`);
       };
       arm();
-      worker.postMessage({ id, task, inputs: inputs.slice(from, to) });
+      const known = this.defined.get(worker) ?? new Set<string>();
+      this.defined.set(worker, known);
+      const define = known.has(task) ? null : workflowDefinition(task);
+      if (define) known.add(task);
+      worker.postMessage({ id, task, inputs: inputs.slice(from, to), ...(define ? { define } : {}) });
     });
   }
 

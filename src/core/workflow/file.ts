@@ -8,7 +8,8 @@
  */
 import Papa from 'papaparse';
 import { isMap, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { nearest } from '../config-suggest';
 import { hashString } from '../prng';
 import { CHARSET } from '../vocab';
 import type { DataShape } from './compile';
@@ -38,10 +39,27 @@ const tooBig = (text: string): FileIssue | null =>
     ? { where: 'the file', message: `over ${DATA_LIMITS.bytes / 1024 / 1024} MB, the limit` }
     : null;
 
+/** The deepest a workflow nests `[` and `{` (a real one nests under 10): the parser recurses. */
+const MAX_DEPTH = 64;
+function tooDeep(text: string): FileIssue | null {
+  let depth = 0;
+  let line = 1;
+  for (const ch of text) {
+    if (ch === '\n') line++;
+    else if (ch === '[' || ch === '{') {
+      if (++depth > MAX_DEPTH)
+        return { where: `line ${line}`, message: `nested more than ${MAX_DEPTH} deep` };
+    } else if ((ch === ']' || ch === '}') && depth > 0) depth--;
+  }
+  return null;
+}
+
 /** Reads and validates a workflow file's text (JSON or YAML). */
 export function readWorkflow(text: string): ReadResult<Workflow> {
   const big = tooBig(text);
   if (big) return { ok: false, issues: [big] };
+  const deep = tooDeep(text);
+  if (deep) return { ok: false, issues: [deep] };
   const lines = new LineCounter();
   let doc;
   try {
@@ -85,7 +103,7 @@ export function readWorkflow(text: string): ReadResult<Workflow> {
     };
   const parsed = WorkflowSchema.safeParse(raw);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, issues: zodIssues(parsed.error, (path) => nodeLine(doc.contents, path, lineAt)) };
+  return { ok: false, issues: zodIssues(parsed.error, (path) => nodeLine(doc.contents, path, lineAt), raw) };
 }
 
 /** Where a path into the document starts, as `line N` (the deepest node that exists on it). */
@@ -110,16 +128,99 @@ function nodeLine(
   return where;
 }
 
-/** Zod's issues as file issues, each at its line and path, with the page's wording. */
+/**
+ * Zod's issues as file issues, each at its line and path, in a reader's words: an unknown key with
+ * the key it most likely meant, a missing one as missing, a union by its closest branch. Unknown
+ * keys come first: a misspelt key is usually also the missing one.
+ */
 export function zodIssues(
   error: z.ZodError,
   lineOf: (path: readonly PropertyKey[]) => string | null,
+  input: unknown,
 ): FileIssue[] {
-  return error.issues.map((i) => {
-    const path = i.path.map(String).join('.');
-    const line = lineOf(i.path);
-    return { where: [line, path].filter(Boolean).join(', ') || 'the file', message: i.message };
+  const flat = flatIssues(error.issues);
+  const ordered = [
+    ...flat.filter((i) => i.code === 'unrecognized_keys'),
+    ...flat.filter((i) => i.code !== 'unrecognized_keys'),
+  ];
+  const at = (path: readonly PropertyKey[]) =>
+    [lineOf(path), path.map(String).join('.')].filter(Boolean).join(', ') || 'the file';
+  return ordered.flatMap((i) => {
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => {
+        const meant = suggestWorkflowKey(i.path, k);
+        return {
+          where: at([...i.path, k]),
+          message: `unknown field${meant ? `; did you mean ${meant}?` : ''}`,
+        };
+      });
+    return [{ where: at(i.path), message: issueWords(i, valueAt(input, i.path)) }];
   });
+}
+
+/** The input's value at a path, or undefined. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const k of path)
+    v = typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}
+
+/** A union's issues replaced by those of its closest branch (the one with fewest), recursively. */
+function flatIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((i) => {
+    if (i.code !== 'invalid_union' || i.errors.length === 0) return [i];
+    const closest = [...i.errors].sort((a, b) => a.length - b.length)[0];
+    return flatIssues(closest.map((x) => ({ ...x, path: [...i.path, ...x.path] })));
+  });
+}
+
+/** One issue's message in the page's words. */
+function issueWords(i: z.core.$ZodIssue, given: unknown): string {
+  const unit = (origin: string) => (origin === 'array' ? ' items' : origin === 'string' ? ' characters' : '');
+  if (i.code === 'invalid_type' && given === undefined) return 'missing: this field is required';
+  if (i.code === 'invalid_type' && i.expected === 'int') return 'expected a whole number';
+  if (i.code === 'invalid_type' && i.expected === 'string' && typeof given === 'number')
+    return `expected text, got the number ${given}: put it in quotes ('${given}')`;
+  if (i.code === 'invalid_type') return `expected ${i.expected === 'string' ? 'text' : i.expected}`;
+  if (i.code === 'invalid_union' && 'options' in i)
+    return `must be one of ${(i as { options: unknown[] }).options.map(String).join(', ')}`;
+  if (i.code === 'invalid_value') return `must be one of ${i.values.map(String).join(', ')}`;
+  if (i.code === 'too_small') return `must be at least ${String(i.minimum)}${unit(i.origin)}`;
+  if (i.code === 'too_big') return `must be at most ${String(i.maximum)}${unit(i.origin)}`;
+  return i.message;
+}
+
+type SchemaNode = {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  anyOf?: SchemaNode[];
+  allOf?: SchemaNode[];
+  additionalProperties?: SchemaNode | boolean;
+};
+let workflowSchemaNode: SchemaNode | null = null;
+
+/** The key of the workflow schema at `path` nearest to `key` (a couple of typos at most). */
+function suggestWorkflowKey(path: readonly PropertyKey[], key: string): string | undefined {
+  workflowSchemaNode ??= z.toJSONSchema(WorkflowSchema, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as SchemaNode;
+  const expand = (n: SchemaNode): SchemaNode[] => [
+    n,
+    ...(n.anyOf ?? []).flatMap(expand),
+    ...(n.allOf ?? []).flatMap(expand),
+  ];
+  let nodes: SchemaNode[] = [workflowSchemaNode];
+  for (const k of path)
+    nodes = nodes.flatMap(expand).flatMap((n) => {
+      if (typeof k === 'number') return n.items ? [n.items] : [];
+      const prop = n.properties?.[String(k)];
+      if (prop) return [prop];
+      return typeof n.additionalProperties === 'object' ? [n.additionalProperties] : [];
+    });
+  const keys = [...new Set(nodes.flatMap(expand).flatMap((n) => Object.keys(n.properties ?? {})))];
+  return nearest(key, keys);
 }
 
 // ---- datasets ----
@@ -302,6 +403,7 @@ function readCsv(text: string): ReadResult<Dataset> {
   let start = 0;
   Papa.parse<string[]>(text, {
     header: false,
+    delimiter: ',',
     skipEmptyLines: 'greedy',
     step: (result, parser) => {
       const line = lineOf(start);
