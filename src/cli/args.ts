@@ -75,7 +75,8 @@ Commands:
           Writes each run of DIR/metrics.jsonl as a TensorBoard event file,
           TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under
           its lab name (float32), so \`tensorboard --logdir TBDIR\` shows lab runs beside
-          cluster runs.
+          cluster runs. Each file carries its run's card (label, seed, agents, live changes;
+          TensorBoard's Text tab), so lab import reads it back as that run wherever it lies.
   export drmas
           Writes the experiment as Dr. MAS launch scripts (langfengQ/DrMAS, verl on Ray):
           DIR/run_<task>_<run>.sh per run, shaped like Dr. MAS's run_math.sh / run_search.sh,
@@ -85,8 +86,9 @@ Commands:
           nano policies, one for all agents or one per agent (default Qwen/Qwen3-4B). Tasks
           math and search only, estimators grpo and drmas only; anything else is refused
           naming the field (exit status 2).
-  import  Reads TensorBoard event files (a folder of them is one run, as in TensorBoard) and
-          W&B history CSVs (one run per file, or per "<run> - <metric>" column) into
+  import  Reads TensorBoard event files (a folder of them is one run, as in TensorBoard), W&B
+          history CSVs (one run per file, or per "<run> - <metric>" column) and the page's CSV
+          and JSON exports (each run with its seed; a JSON only when given itself) into
           DIR/metrics.jsonl (lines as train writes them) and DIR/import.json (per run: files,
           records read and skipped, the name of every series and the lab key it became).
           An event file's run is its folder under the one given (logs/grpo/seed1 → grpo/seed1);
@@ -97,8 +99,11 @@ Commands:
           other/<name>. A record with a bad CRC or length is skipped and counted, a file cut off
           mid-record is read up to the cut; neither stops the import. --wg-map gives the agents
           of each Dr. MAS worker group (lab export drmas writes it); without it they are
-          inferred from the wg_id and printed. As for train, an --out folder that holds a run
-          (trained or imported) is refused; --force moves it aside to <DIR>.old-<time>.
+          inferred from the wg_id and printed. What would merge two runs into one is refused
+          naming the files: one run in two exports, two card-less event files of one name
+          given without their folders, a CSV run with a step on two lines. As for train, an
+          --out folder that holds a run (trained or imported) is refused; --force moves it
+          aside to <DIR>.old-<time>.
   help    Prints this text.
 
 Options:
