@@ -6,7 +6,8 @@
  */
 import { evalKsOf } from '../core/metrics';
 import { encodeExperiment } from '../core/url';
-import { fileKind } from '../interop/import';
+import { readInFolder } from '../interop/import';
+import { runCardText } from '../interop/lab-exports';
 import { baseLabel } from '../report/findings';
 import { ExportRefused, exportDrmas } from '../interop/drmas';
 import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
@@ -50,7 +51,7 @@ export interface DroppedFile {
 export const pickedFiles = (files: Iterable<File>): DroppedFile[] =>
   [...files]
     .map((file) => ({ path: file.webkitRelativePath || `${file.name}/${file.name}`, file }))
-    .filter(({ path, file }) => !file.webkitRelativePath || fileKind(path) !== null); // a folder's other files are not runs
+    .filter(({ path, file }) => !file.webkitRelativePath || readInFolder(path)); // a folder's other files are not runs
 
 /** Paths (`, `-joined) as the user picked them: a lone file's `<file>/<file>` is its name. */
 const shownPath = (paths: string): string =>
@@ -75,7 +76,7 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
   // its own is always tried, so one of another kind is refused by name.
   const walk = async (entry: FileSystemEntry, path: string, top: boolean): Promise<void> => {
     if (entry.isFile) {
-      if (!top && fileKind(path) === null) return;
+      if (!top && !readInFolder(path)) return;
       const file = await new Promise<File>((ok, ko) => (entry as FileSystemFileEntry).file(ok, ko));
       out.push({ path, file });
       return;
@@ -114,7 +115,7 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
         runIndex,
         color: runColor(2 + runIndex - IMPORTED_INDEX),
       },
-      ...{ agents: run.agents, evalKs: run.evalKs, models: [], base: {}, markers: [] },
+      ...{ agents: run.agents, evalKs: run.evalKs, models: [], base: {}, markers: run.markers ?? [] },
       state: 'done',
       message: run.note,
       step: run.lastStep,
@@ -150,11 +151,11 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
       run.frames.subarray(j * width, (j + 1) * width),
     );
     frames.set(rid, mine);
-    const label =
-      run.label !== run.group ? `${run.group} (imported) #${run.seed}` : `${run.label} (imported)`;
+    // `GRPO #0` → `GRPO (imported) #0`: the group's seeds stay one legend entry beside the session's.
+    const label = `${run.group} (imported)${run.label.slice(run.group.length)}`;
     return {
       ...{ id: rid, label, seed: run.seed, runIndex: IMPORTED_INDEX, color: '', keys: run.columns },
-      ...{ agents: run.agents, models: [], base: {}, markers: [], evalKs: evalKsOf(run.columns) },
+      ...{ agents: run.agents, models: [], base: {}, markers: run.markers, evalKs: evalKsOf(run.columns) },
       lastStep: mine.length ? mine[mine.length - 1][0] : 0,
       note: describeImport(run, mine.length),
     };
@@ -192,11 +193,15 @@ export async function hideImport(id: string): Promise<void> {
   await setImportShown(id, false);
 }
 
-/** Each of the session's runs as a TensorBoard event file (put each in its own folder for --logdir). */
+/**
+ * Each of the session's runs as a TensorBoard event file (put each in its own folder for
+ * --logdir), carrying its card: read back loose or in one folder, each file is still its run.
+ */
 export function downloadTensorboard(): void {
   const wallStart = Date.now() / 1000;
   for (const run of useLab.getState().runs) {
-    const bytes = writeEventFile(allRows(run.id), wallStart);
+    const card = { label: run.label, seed: run.seed, agents: run.agents, markers: run.markers };
+    const bytes = writeEventFile(allRows(run.id), wallStart, runCardText(card));
     downloadBlob(
       `${eventFileName(wallStart)}.${fileName(run.label).replace(/^agentwise-/, '')}`,
       new Blob([bytes as BlobPart]),

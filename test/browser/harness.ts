@@ -79,11 +79,27 @@ export async function savedAtSteps(l: Lab, timeout = 30_000): Promise<void> {
   }
 }
 
-/** Per run label, the steps of its frames stored in IndexedDB (agentwise-lab), sorted. */
-export const storedSteps = (l: Lab) =>
+/** A session as IndexedDB (agentwise-lab) holds it, each run with its stored frames. */
+export interface StoredSessionRows {
+  id: string;
+  kind?: string;
+  runs: {
+    label: string;
+    seed: number;
+    agents: string[];
+    markers: unknown[];
+    /** The steps of its stored frames, ascending. */
+    steps: number[];
+    /** Its frames by step as {key: value} (NaN left out). */
+    rows: Record<string, number>[];
+  }[];
+}
+
+/** Every stored session (trained and imported), with its runs' frames. */
+export const storedSessions = (l: Lab): Promise<StoredSessionRows[]> =>
   l.page.evaluate(
-    (runs) =>
-      new Promise<number[][]>((ok, ko) => {
+    () =>
+      new Promise<StoredSessionRows[]>((ok, ko) => {
         const r = indexedDB.open('agentwise-lab');
         r.onerror = () => ko(r.error);
         r.onsuccess = () => {
@@ -91,23 +107,49 @@ export const storedSteps = (l: Lab) =>
           const sessions = tx.objectStore('sessions').getAll();
           const frames = tx.objectStore('frames').getAll();
           tx.oncomplete = () => {
-            type Run = { id: string; label: string };
-            const ids = (sessions.result as { runs: Run[] }[]).flatMap((s) => s.runs);
-            const of = (label: string) => ids.filter((x) => x.label === label).map((x) => x.id);
-            const all = frames.result as { run: string; step: number }[];
+            type Run = {
+              id: string;
+              label: string;
+              seed: number;
+              agents: string[];
+              markers?: unknown[];
+              keys: string[];
+            };
+            const all = frames.result as { run: string; step: number; values: Float64Array }[];
+            const runOf = (run: Run) => {
+              const mine = all.filter((f) => f.run === run.id).sort((a, b) => a.step - b.step);
+              return {
+                ...{ label: run.label, seed: run.seed, agents: run.agents, markers: run.markers ?? [] },
+                steps: mine.map((f) => f.step),
+                rows: mine.map((f) =>
+                  Object.fromEntries(
+                    run.keys.flatMap((k, i) => (Number.isNaN(f.values[i]) ? [] : [[k, f.values[i]]])),
+                  ),
+                ),
+              };
+            };
             ok(
-              runs.map((label) =>
-                all
-                  .filter((f) => of(label).includes(f.run))
-                  .map((f) => f.step)
-                  .sort((a, b) => a - b),
-              ),
+              (sessions.result as { id: string; kind?: string; runs: Run[] }[]).map((s) => ({
+                ...{ id: s.id, kind: s.kind },
+                runs: s.runs.map(runOf),
+              })),
             );
+            r.result.close();
           };
         };
       }),
-    RUNS,
   );
+
+/** Per run label, the steps of its frames stored in IndexedDB (agentwise-lab), sorted. */
+export const storedSteps = async (l: Lab): Promise<number[][]> => {
+  const runs = (await storedSessions(l)).flatMap((s) => s.runs);
+  return RUNS.map((label) =>
+    runs
+      .filter((r) => r.label === label)
+      .flatMap((r) => r.steps)
+      .sort((a, b) => a - b),
+  );
+};
 
 /** The steps at which each run's state is stored in IndexedDB (agentwise-states), by key (run index:label). */
 export const stateSteps = (l: Lab) =>
