@@ -8,6 +8,7 @@ import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
 import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
+import { lookup } from '../core/registry';
 import { searchTask } from './search';
 import { searchRolesTask } from './search-roles';
 import { searchRoutingTask } from './search-routing';
@@ -30,10 +31,7 @@ export const TASKS = {
 
 /** The task called `name`, or an error listing the valid names. */
 export function getTask(name: string): AnyTask {
-  if (!Object.hasOwn(TASKS, name)) {
-    throw new Error(`unknown task '${name}'; valid tasks: ${Object.keys(TASKS).join(', ')}.`);
-  }
-  return TASKS[name as TaskName];
+  return lookup(TASKS, 'task', name);
 }
 
 /** Percent of instance keys held out for validation. */

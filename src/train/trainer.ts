@@ -17,7 +17,7 @@ import { computeAdvantages } from '../rl/advantage';
 import { sameBatchOfStep } from '../rl/same-batch';
 import { InProcessEnvRunner, type EnvRunner } from '../tasks/env';
 import type { Row, TrajectoryResult } from '../tasks/orchestrator';
-import { SAMPLINGS } from '../tasks/sampling';
+import { getSampling } from '../tasks/sampling';
 import { evaluateModels } from './evaluate';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, validationSet } from '../tasks/registry';
@@ -168,7 +168,7 @@ export class RunTrainer {
     const tRollout = performance.now();
     const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
     const instances = this.instancesAt(step);
-    const batch = await SAMPLINGS[this.settings.rollout.sampling].rollout<SampledTokens>({
+    const batch = await getSampling(this.settings.rollout.sampling).rollout<SampledTokens>({
       task: exp.task,
       instances,
       groupSize: exp.rollout.groupSize,
