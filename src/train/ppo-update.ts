@@ -7,7 +7,7 @@
  * docs/metrics.md#metrics), and the step applies their sum. Each step reads back once.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { EstimatorChoice } from '../core/config-names';
+import type { EstimatorChoice } from '../core/estimators';
 import type { Optim } from '../core/config-sections';
 import { packGranularity } from '../model/logprobs';
 import { disposeDistinct, distinctLogprobs, frozenLogprobs, packDistinct } from '../model/distinct-rows';

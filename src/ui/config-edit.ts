@@ -12,7 +12,7 @@ import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
 import { valueAt } from '../core/url';
 import { dialList } from '../core/url-sweep';
 import type { Dial } from '../core/url-sweep';
-import { ESTIMATOR_OPTIONS } from '../rl/advantage';
+import { ESTIMATOR_OPTIONS } from '../core/estimators';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
 import { setLive } from './lab';

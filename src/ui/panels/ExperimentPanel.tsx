@@ -10,7 +10,7 @@ import type { FieldError } from '../../core/config-validate';
 import type { Experiment } from '../../core/config';
 import { withEstimator } from '../../core/run-labels';
 import { valueAt } from '../../core/url';
-import { estimatorLabel } from '../../rl/advantage';
+import { estimatorLabel } from '../../core/estimators';
 import { gb, memoryVerdict } from '../../sizing/memory';
 import {
   applyExperiment,
