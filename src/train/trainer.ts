@@ -54,7 +54,7 @@ export interface TrainerOptions {
   env?: EnvRunner;
   /**
    * Models to train instead of building them; the caller keeps ownership. Their optimizers read
-   * lr and grad clip from the settings they were built with, so setLive does not reach those two.
+   * lr and grad clip from the settings they were built with, so setLiveNow does not reach those two.
    */
   models?: PolicyModel[];
   /** Live changes laid over the run's own `live` (a resumed page session's, recorded after its save). */
@@ -91,7 +91,7 @@ export class RunTrainer {
     this.live = new LiveSettings(o.exp, o.run, o.schedule);
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
-    // The optimizers read lr and grad clip from this.settings at every step: setLive changes only it.
+    // The optimizers read lr and grad clip from this.settings at every step: setLiveNow changes only it.
     this.models = o.models ?? buildModels(o.exp, () => this.settings.optim, o.seed, o.base ?? null);
     this.agents = this.models.flatMap((m) => m.agents);
     const task = getTask(o.exp.task);
@@ -302,8 +302,11 @@ export class RunTrainer {
     );
   }
 
-  /** Changes a live hyper-parameter (core/live-params.ts LIVE); it applies from the next step on. */
-  setLive(param: LiveParam, value: number): void {
+  /**
+   * Changes a live hyper-parameter (core/live-params.ts LIVE) now: the next step computed takes it.
+   * A running run's change goes through its schedule instead (scheduleLive, from RunDriver.setLiveFrom).
+   */
+  setLiveNow(param: LiveParam, value: number): void {
     this.live.set(param, value);
   }
 
