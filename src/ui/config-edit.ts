@@ -15,7 +15,7 @@ import type { Dial } from '../core/url-sweep';
 import { ESTIMATOR_OPTIONS } from '../core/estimators';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
-import { setLive } from './lab';
+import { setLiveNext } from './lab';
 import { reset } from './live-session';
 import { FIELDS, labelOf } from './field-labels';
 import { ask, chooseConfig, useLab } from './store';
@@ -134,14 +134,14 @@ export function setAt(config: Experiment, path: string, value: unknown): unknown
  * proposeConfig.
  */
 export function applyExperiment(next: Experiment): void {
-  const { config, session } = useLab.getState();
+  const { config, sessionState } = useLab.getState();
   if (structuralKey(next) !== structuralKey(config)) return proposeConfig(next);
   for (const p of LIVE_PARAMS) {
     const v = liveValue(next, p);
-    if (v !== liveValue(config, p)) setLive(p, v);
+    if (v !== liveValue(config, p)) setLiveNext(p, v);
   }
   // With runs on screen, the schedule records each change at the step a run takes it (lab.ts).
-  if (session !== 'idle') return;
+  if (sessionState !== 'idle') return;
   chooseConfig(next);
 }
 

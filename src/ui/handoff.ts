@@ -1,13 +1,13 @@
 /**
- * A tab holds its session's lock (writer-lock.ts) only while its runs train. Paused, or finished,
+ * A tab keeps its claim on its session's writer lock (writer-lock.ts) only while its runs train. Paused, or finished,
  * it lets the session go once every run has stopped and saved its state and the frames queued are
  * stored, so a second tab showing the session read-only may take it over from those states. Told
  * to train again (Train, Step, Continue), it claims the session back first; if another tab took it
- * meanwhile, its workers stop, nothing it still holds is written, and it shows the session
+ * meanwhile, its workers stop, nothing it still has queued is written, and it shows the session
  * read-only, as a tab that lost the claim on a restored session does (restore.ts).
  */
 import type { LabSession } from '../workers/client';
-import { holdAgain, letGoWhileStopped, recordingId } from './persist';
+import { claimAgain, letGoWhileStopped, recordingId } from './persist';
 import { nextState } from './session-state';
 import { addError, useLab } from './store';
 import { watchWriter } from './writer-lock';
@@ -24,7 +24,7 @@ function inTurn<T>(f: () => Promise<T>): Promise<T> {
 export function letGoOnceStopped(s: LabSession): void {
   void inTurn(async () => {
     await s.stopped();
-    const now = useLab.getState().session;
+    const now = useLab.getState().sessionState;
     if (now === 'paused' || now === 'done') await letGoWhileStopped();
   });
 }
@@ -33,10 +33,10 @@ export function letGoOnceStopped(s: LabSession): void {
  * Claims the recorded session back before its runs train. False if another tab took it over:
  * `stop` has ended this tab's workers, and the session is shown read-only, saying so.
  */
-export function holdToTrain(stop: () => void): Promise<boolean> {
+export function claimToTrain(stop: () => void): Promise<boolean> {
   return inTurn(async () => {
     const id = recordingId();
-    if (await holdAgain()) return true;
+    if (await claimAgain()) return true;
     stop();
     if (id) showTakenOver(id);
     return false;
@@ -47,7 +47,7 @@ export function holdToTrain(stop: () => void): Promise<boolean> {
 function showTakenOver(id: string): void {
   const createdAt = useLab.getState().pastSessions?.find((p) => p.id === id)?.createdAt ?? Date.now();
   useLab.setState((s) => ({
-    session: nextState(s.session, 'restore'),
+    sessionState: nextState(s.sessionState, 'restore'),
     runs: s.runs.map((r) => ({ ...r, state: 'done', message: 'restored' })),
     restored: { id, createdAt, startsOver: [] },
     readOnly: { id, free: false },

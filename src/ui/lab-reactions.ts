@@ -18,17 +18,17 @@ export function resetOnStructuralChange(s: LabState, prev: LabState): void {
 /** A store reaction: once every run is done, the session's lock goes (handoff.ts), as on a pause. */
 export function letGoWhenDone(s: LabState, prev: LabState): void {
   const live = liveSession();
-  if (live && s.session === 'done' && prev.session !== 'done') letGoOnceStopped(live);
+  if (live && s.sessionState === 'done' && prev.sessionState !== 'done') letGoOnceStopped(live);
 }
 
 /** Pauses the runs while the tab is hidden, and goes on when it is shown; returns a function that stops it. */
 export function startLabSync(): () => void {
   const onVisibility = () => {
     const s = useLab.getState();
-    if (document.visibilityState === 'hidden' && s.session === 'training') {
+    if (document.visibilityState === 'hidden' && s.sessionState === 'training') {
       pause();
       useLab.setState({ autoPaused: true });
-    } else if (document.visibilityState === 'visible' && s.autoPaused && s.session === 'paused') {
+    } else if (document.visibilityState === 'visible' && s.autoPaused && s.sessionState === 'paused') {
       play();
     }
   };

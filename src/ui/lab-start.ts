@@ -16,7 +16,7 @@ import { beginSession, continueSession, framesStored } from './persist';
 import { statesToResume } from './resume-point';
 import { storageFault } from './unsaved';
 import { claimOrWatch } from './writer-lock';
-import { holdToTrain } from './handoff';
+import { claimToTrain } from './handoff';
 import { dropSession, liveSession, reset, spawn } from './live-session';
 import { addError, ask, runColor, useLab } from './store';
 import type { LabState, RunView } from './store';
@@ -168,7 +168,7 @@ export function bringingBack(p: Promise<LabSession>): Promise<LabSession> {
  */
 export function withSession(f: (s: LabSession) => void): void {
   const live = liveSession();
-  if (live) return whileHeld(live, f);
+  if (live) return whileClaimed(live, f);
   const id = resumable();
   if (!id) {
     try {
@@ -182,9 +182,9 @@ export function withSession(f: (s: LabSession) => void): void {
   );
 }
 
-/** Runs `f` on `live` once this tab holds its session again (stopped, it let it go: handoff.ts). */
-export function whileHeld(live: LabSession, f: (s: LabSession) => void): void {
-  void holdToTrain(dropSession).then((mine) => mine && liveSession() === live && f(live));
+/** Runs `f` on `live` once this tab has claimed its session again (stopped, it let it go: handoff.ts). */
+export function whileClaimed(live: LabSession, f: (s: LabSession) => void): void {
+  void claimToTrain(dropSession).then((mine) => mine && liveSession() === live && f(live));
 }
 
 async function openRestored(id: string): Promise<LabSession> {

@@ -12,16 +12,16 @@ import { latestLive, withBaseLive } from '../core/live-schedule';
 import { encodeExperiment } from '../core/url';
 import { flush, recordingId } from './persist';
 import { statesToResume } from './resume-point';
-import { holdToTrain, letGoOnceStopped } from './handoff';
+import { claimToTrain, letGoOnceStopped } from './handoff';
 import { canDo, nextState } from './session-state';
 import type { SessionAction, SessionState } from './session-state';
 import { addError, setConfig, useLab } from './store';
 import { dropSession, liveSession, onceReady } from './live-session';
-import { bringingBack, isOpening, resumeSession, startSession, whileHeld, withSession } from './lab-start';
+import { bringingBack, isOpening, resumeSession, startSession, whileClaimed, withSession } from './lab-start';
 
 /** Where `action` leads from the state the session is in now, or null where it does nothing. */
 function target(action: SessionAction): SessionState | null {
-  const now = useLab.getState().session;
+  const now = useLab.getState().sessionState;
   return canDo(now, action) ? nextState(now, action) : null;
 }
 
@@ -31,7 +31,7 @@ export function play(): void {
   if (!to) return;
   withSession((s) => {
     s.play();
-    useLab.setState({ session: to, autoPaused: false });
+    useLab.setState({ sessionState: to, autoPaused: false });
   });
 }
 
@@ -41,7 +41,7 @@ export function pause(): void {
   const session = liveSession();
   if (!to || !session) return;
   session.pause();
-  useLab.setState({ session: to });
+  useLab.setState({ sessionState: to });
   letGoOnceStopped(session);
 }
 
@@ -54,7 +54,7 @@ export function stepOnce(): void {
       s.step();
       letGoOnceStopped(s); // after the step, as after a pause
     });
-    useLab.setState({ session: to });
+    useLab.setState({ sessionState: to });
   });
 }
 
@@ -67,7 +67,7 @@ export function runAgain(): void {
   } catch {
     return; // startSession said why in the alert area
   }
-  useLab.setState({ session: to });
+  useLab.setState({ sessionState: to });
 }
 
 /**
@@ -80,12 +80,12 @@ export function continueFor(n: number): void {
   const to = target('continue');
   const id = recordingId() ?? useLab.getState().restored?.id;
   if (!to || !id || !Number.isInteger(n) || n < 1 || isOpening()) return;
-  const { config: before, session: from } = useLab.getState();
+  const { config: before, sessionState: from } = useLab.getState();
   const longer = { ...before, steps: before.steps + n };
   bringingBack(
     (async () => {
       // Finished, this tab let the session go: it claims it back, or shows it read-only.
-      if (!(await holdToTrain(dropSession))) throw new Error('another tab took this session over');
+      if (!(await claimToTrain(dropSession))) throw new Error('another tab took this session over');
       // The done workers go first, so the longer experiment below is no structural change to a live session.
       dropSession();
       setConfig(longer);
@@ -97,9 +97,9 @@ export function continueFor(n: number): void {
   ).then(
     (s) => {
       // Reset while it opened: the user left this session, so its resumed runs must not start.
-      if (useLab.getState().session !== from) return s.dispose();
+      if (useLab.getState().sessionState !== from) return s.dispose();
       s.play();
-      useLab.setState({ session: to, autoPaused: false });
+      useLab.setState({ sessionState: to, autoPaused: false });
     },
     (e: Error) => {
       // Nothing ran: the link goes back to the steps that did.
@@ -134,11 +134,11 @@ export function simulateDeviceLoss(): void {
 // ─── live hyper-parameters ───────────────────────────────────────────────────
 
 /**
- * Applies a hyper-parameter to every run without a reset. The config (and so the link) follows;
- * the workers answer with the step it takes effect at, one per run for all its seeds
- * (LabSession.set), which becomes a chart marker.
+ * Applies a hyper-parameter to every run without a reset, at each run's next step (one step for
+ * all its repeats: LabSession.set), or from step 0 where no run trains yet. The config (and so the
+ * link) follows; the workers answer with the step it takes effect at, which becomes a chart marker.
  */
-export function setLive(param: LiveParam, value: number): void {
+export function setLiveNext(param: LiveParam, value: number): void {
   const { config, sweepCells } = useLab.getState();
   if (latestLive(config, param) === value) return;
   const s = liveSession();
@@ -148,10 +148,10 @@ export function setLive(param: LiveParam, value: number): void {
   if (!s) return useLab.setState({ config: withBaseLive(config, param, value) });
   // A change is written into the session (its markers): a stopped tab claims it back for that, and
   // once the runs took it, lets it go again (their 'stopped' follows their 'param').
-  whileHeld(s, (live) =>
+  whileClaimed(s, (live) =>
     onceReady(() => {
       void live.set(param, value).then(() => {
-        if (liveSession() === live && useLab.getState().session !== 'training') letGoOnceStopped(live);
+        if (liveSession() === live && useLab.getState().sessionState !== 'training') letGoOnceStopped(live);
       });
     }),
   );

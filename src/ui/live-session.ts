@@ -68,7 +68,7 @@ export function reset(): void {
   clearRunData(useLab.getState().imported.map((r) => r.id)); // imported runs stay on the charts
   clearUnsaved();
   useLab.setState((s) => ({
-    session: nextState(s.session, 'reset'),
+    sessionState: nextState(s.sessionState, 'reset'),
     ...{ autoPaused: false, runs: [], errors: [], restored: null, pending: null, readOnly: null },
     sweepCells: null,
   }));

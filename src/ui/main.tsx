@@ -19,7 +19,7 @@ flushOnHide();
 void restoreLatest();
 startServiceWorker({
   // Live runs keep their build until the next load (a stored session on screen comes back after the reload).
-  busy: () => useLab.getState().session !== 'idle' && useLab.getState().restored === null,
+  busy: () => useLab.getState().sessionState !== 'idle' && useLab.getState().restored === null,
   say: (notice) => useUpdateNotice.setState({ notice }),
 });
 // Fault injection from the devtools console or a browser test: `agentwiseLab.simulateDeviceLoss()`

@@ -10,9 +10,9 @@
  * room keeps its frames queued, to go with the next flush (unsaved.ts says what is not saved);
  * any other IndexedDB failure, or the browser closing the database (its storage cleared), turns
  * recording off with one alert. Training goes on either way. A tab records a session only while it
- * holds the session's lock (writer-lock.ts); a paused or finished tab lets it go (handoff.ts). A
- * live change claims it back first and is written before the tab lets go again (lab.ts setLive);
- * anything else recorded meanwhile (a queued run's keys) waits until it holds it again, or is
+ * has claimed the session's writer lock (writer-lock.ts); a paused or finished tab lets it go (handoff.ts). A
+ * live change claims it back first and is written before the tab lets go again (lab.ts setLiveNext);
+ * anything else recorded meanwhile (a queued run's keys) waits until it claims it again, or is
  * dropped if another tab took the session over.
  */
 import type { RunId } from '../workers/protocol';
@@ -70,7 +70,7 @@ export function beginSession(experiment: string, runs: RunView[]): string {
   recordDirty = false;
   away = false;
   const rec = current;
-  void claim(rec.id); // a new id: no other tab holds it
+  void claim(rec.id); // a new id: no other tab has claimed it
   useLab.setState((s) => ({ pastSessions: [rec, ...(s.pastSessions ?? [])] }));
   void withTx('readwrite', (s) => void s.put(rec), undefined);
   return rec.id;
@@ -144,7 +144,7 @@ export function endSession(): void {
   current = null;
   away = false;
   if (gone) {
-    // Let go before (the queue was written then): another tab may hold it now.
+    // Let go before (the queue was written then): another tab may have claimed it now.
     [queue, recordDirty] = [[], false];
     return;
   }
@@ -154,7 +154,7 @@ export function endSession(): void {
 /**
  * The runs stopped (paused, or finished) and wrote their states: what is queued is written, then
  * the session's lock goes, so another tab may take it over. The tab records it again only once
- * it holds it again (holdAgain).
+ * it claims it again (claimAgain).
  */
 export async function letGoWhileStopped(): Promise<void> {
   const rec = current;
@@ -169,7 +169,7 @@ export async function letGoWhileStopped(): Promise<void> {
  * The runs are to train again: the session is claimed back. False if another tab took it over
  * meanwhile: then this tab records it no more, and what it still queued is dropped unwritten.
  */
-export async function holdAgain(): Promise<boolean> {
+export async function claimAgain(): Promise<boolean> {
   const rec = current;
   if (!rec || !away) return true;
   const mine = await claim(rec.id);
@@ -228,7 +228,7 @@ export const flush = (): Promise<void> => flushing(current);
 function flushing(rec: StoredSession | null): Promise<void> {
   if (timer) clearTimeout(timer);
   timer = null;
-  if (away && rec === current) return writing; // not this tab's now: held back until holdAgain
+  if (away && rec === current) return writing; // not this tab's now: held back until claimAgain
   const frames = queue;
   queue = [];
   if (!rec || (frames.length === 0 && !recordDirty)) return writing;
@@ -315,7 +315,7 @@ export async function deleteSession(id: string): Promise<void> {
   await deleteStates(id).catch(() => undefined); // no saved states (or no IndexedDB): nothing to delete
 }
 
-/** Whether this tab records its session now: it has one, holds it, and recording is on. */
+/** Whether this tab records its session now: it has one, is its writer, and recording is on. */
 export const recording = (): boolean => current !== null && !away && !recordingOff();
 
 /**

@@ -13,7 +13,7 @@ import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
 import { play } from './lab';
 import { reset } from './live-session';
-import { heldElsewhere, watchWriter } from './writer-lock';
+import { claimedElsewhere, watchWriter } from './writer-lock';
 import { deleteSession, loadSession, recordingId, refreshSessions } from './persist';
 import type { StoredFrame } from './persist';
 import type { StoredSession } from './store';
@@ -60,7 +60,7 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
   // Finished: every run of it reached the experiment's last step (Train would have nothing to do).
   const finished = decoded.ok && session.runs.every((r) => r.lastStep >= decoded.config.steps);
   useLab.setState((s) => ({
-    session: nextState(s.session, finished ? 'restoreFinished' : 'restore'),
+    sessionState: nextState(s.sessionState, finished ? 'restoreFinished' : 'restore'),
     runs,
     restored: { id: session.id, createdAt: session.createdAt, startsOver: ahead },
     frameVersion: s.frameVersion + 1,
@@ -82,7 +82,7 @@ export async function restoreLatest(): Promise<void> {
   if (!latest || useLab.getState().sweep.length > 0 || !ranThis(latest, useLab.getState().config)) return;
   const [got, states] = await Promise.all([loadSession(latest.id), statesOf(latest.id).catch(() => [])]);
   const s = useLab.getState();
-  if (got && s.session === 'idle' && s.runs.length === 0) show(got.session, got.frames, states);
+  if (got && s.sessionState === 'idle' && s.runs.length === 0) show(got.session, got.frames, states);
 }
 
 /**
@@ -115,7 +115,8 @@ export async function openSession(id: string): Promise<void> {
  */
 export async function deleteStored(id: string): Promise<void> {
   // Its writer would put back a session with a hole in it.
-  if (await heldElsewhere(id)) return addError('Another tab is training this session: stop it there first.');
+  if (await claimedElsewhere(id))
+    return addError('Another tab is training this session: stop it there first.');
   if (useLab.getState().restored?.id === id || recordingId() === id) reset();
   await deleteSession(id);
 }
@@ -128,5 +129,5 @@ export async function takeOver(): Promise<void> {
   const id = useLab.getState().readOnly?.id;
   if (!id || !useLab.getState().readOnly?.free) return;
   await openSession(id);
-  if (useLab.getState().session === 'restored') play();
+  if (useLab.getState().sessionState === 'restored') play();
 }

@@ -153,7 +153,7 @@ export interface LabState {
   /** Threads per run for the wasm backend (a machine setting, kept in localStorage; thread-setting.ts). */
   threads: ThreadSetting;
   /** Where the session's buttons stand (session-state.ts: its events move it). */
-  session: SessionState;
+  sessionState: SessionState;
   /** Inline fields holding a value the page refused, by path: Train stays off until they are fixed. */
   fieldErrors: Record<string, FieldError[]>;
   /** An action that needs new runs, waiting for the user's answer while runs are on screen (ask). */
@@ -204,7 +204,7 @@ export const useLab = create<LabState>(() => ({
   backend: { state: 'probing' },
   probeNonce: 0,
   threads: loadThreadSetting(),
-  session: 'idle',
+  sessionState: 'idle',
   fieldErrors: {},
   pending: null,
   autoPaused: false,
@@ -260,7 +260,7 @@ export function setFieldErrors(path: string, errors: FieldError[]): void {
 }
 /** Moves the session's state machine (session-state.ts) by an event. */
 export const moveSession = (event: SessionEvent) =>
-  useLab.setState((s) => ({ session: nextState(s.session, event) }));
+  useLab.setState((s) => ({ sessionState: nextState(s.sessionState, event) }));
 export const setUrlErrors = (urlErrors: FieldError[], badLink = '', shownInstead = DEFAULT_SHOWN) =>
   useLab.setState({ urlErrors, badLink, shownInstead });
 
@@ -270,8 +270,8 @@ export const setUrlErrors = (urlErrors: FieldError[], badLink = '', shownInstead
  * discarded without asking. A newer question replaces an unanswered one, which is answered "keep".
  */
 export function ask(action: PendingAction): void {
-  const { session, pending } = useLab.getState();
-  if (session === 'idle') return action.apply();
+  const { sessionState, pending } = useLab.getState();
+  if (sessionState === 'idle') return action.apply();
   pending?.drop?.();
   useLab.setState({ pending: action });
 }

@@ -17,8 +17,8 @@ import type { LabState } from './store';
  */
 function readHash(): void {
   const r = decodeSweepLink(window.location.hash);
-  const { config, sweep, session } = useLab.getState();
-  const keepRuns = session !== 'idle';
+  const { config, sweep, sessionState } = useLab.getState();
+  const keepRuns = sessionState !== 'idle';
   const shown = () => writeHash(linkOf(useLab.getState()));
   if (!r.ok && keepRuns) {
     setUrlErrors(r.errors, window.location.hash, 'the runs on screen');

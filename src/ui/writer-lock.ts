@@ -1,13 +1,14 @@
 /**
- * One writer per stored session. A tab that records a session (its runs have workers) holds the
- * Web Lock `agentwise-session:<id>` until it ends the session or closes; a tab that shows a
- * session someone else holds shows it read-only (restore.ts) and waits for the lock to be free to
- * offer "Take over". Without two writers no two histories are mixed into one session: before this,
+ * One writer per stored session. A tab that records a session (its runs have workers) is its
+ * writer: it claims the Web Lock `agentwise-session:<id>` and keeps it until it ends the session
+ * or closes; a tab that shows a session another tab writes shows it read-only (restore.ts) and
+ * waits for the lock to be free to offer "Take over". (The word is "claim", not "hold": a run's
+ * hold is its driver waiting before a step for a live change, docs/vocabulary.md.) Without two writers no two histories are mixed into one session: before this,
  * two tabs could each resume the same session from its saved states and both save into it.
  *
  * Web Locks need a secure context (https or localhost). Elsewhere the same questions are asked on
- * a BroadcastChannel: a claimant asks who holds the session and takes it if no tab answers within
- * ANSWER_MS; a holder says when it lets go (and as its page goes away). That is weaker (a tab that
+ * a BroadcastChannel: a claimant asks who writes the session and takes it if no tab answers within
+ * ANSWER_MS; the writer says when it lets go (and as its page goes away). That is weaker (a tab that
  * crashed says nothing, so it is taken for gone after the wait), and enough for two tabs of a user.
  */
 import { useLab } from './store';
@@ -15,8 +16,8 @@ import { useLab } from './store';
 const lockName = (id: string) => `agentwise-session:${id}`;
 const ANSWER_MS = 150;
 
-/** The sessions this tab holds, with the function that lets each go. */
-const held = new Map<string, () => void>();
+/** The sessions this tab has claimed, with the function that lets each go. */
+const claimed = new Map<string, () => void>();
 
 const locks = (): LockManager | undefined =>
   typeof navigator !== 'undefined' && 'locks' in navigator ? navigator.locks : undefined;
@@ -25,21 +26,22 @@ type Word = { type: 'who' | 'mine' | 'free'; id: string };
 let channel: BroadcastChannel | null = null;
 const listeners = new Set<(w: Word) => void>();
 
-/** The fallback's channel: answers "who holds it?" for the sessions this tab holds. */
+/** The fallback's channel: answers "who writes it?" for the sessions this tab has claimed. */
 function words(): BroadcastChannel | null {
   if (channel || typeof BroadcastChannel === 'undefined') return channel;
   channel = new BroadcastChannel('agentwise-writers');
   channel.onmessage = (e: MessageEvent<Word>) => {
-    if (e.data.type === 'who' && held.has(e.data.id)) channel?.postMessage({ type: 'mine', id: e.data.id });
+    if (e.data.type === 'who' && claimed.has(e.data.id))
+      channel?.postMessage({ type: 'mine', id: e.data.id });
     for (const f of listeners) f(e.data);
   };
   window.addEventListener('pagehide', () => {
-    for (const id of held.keys()) channel?.postMessage({ type: 'free', id });
+    for (const id of claimed.keys()) channel?.postMessage({ type: 'free', id });
   });
   return channel;
 }
 
-/** Fallback: does another tab answer that it holds `id`? */
+/** Fallback: does another tab answer that it has claimed `id`? */
 function askWho(id: string): Promise<boolean> {
   const ch = words();
   if (!ch) return Promise.resolve(false);
@@ -59,15 +61,15 @@ function askWho(id: string): Promise<boolean> {
 }
 
 /**
- * Takes the session for this tab if no other tab holds it; true if this tab holds it now. The
- * lock is held until `letGo(id)` or the page goes away.
+ * Takes the session for this tab if no other tab has claimed it; true if this tab is its writer
+ * now. The lock is kept until `letGo(id)` or the page goes away.
  */
 export async function claim(id: string): Promise<boolean> {
-  if (held.has(id)) return true;
+  if (claimed.has(id)) return true;
   const lm = locks();
   if (!lm) {
     if (await askWho(id)) return false;
-    held.set(id, () => words()?.postMessage({ type: 'free', id }));
+    claimed.set(id, () => words()?.postMessage({ type: 'free', id }));
     return true;
   }
   return new Promise<boolean>((ok) => {
@@ -75,7 +77,7 @@ export async function claim(id: string): Promise<boolean> {
       .request(lockName(id), { ifAvailable: true }, (lock) => {
         if (!lock) return ok(false);
         ok(true);
-        return new Promise<void>((release) => held.set(id, release));
+        return new Promise<void>((release) => claimed.set(id, release));
       })
       .catch(() => ok(false));
   });
@@ -83,25 +85,25 @@ export async function claim(id: string): Promise<boolean> {
 
 /** Lets the session go (the tab stopped recording it): a tab waiting in `whenFree` may take over. */
 export function letGo(id: string): void {
-  const release = held.get(id);
-  held.delete(id);
+  const release = claimed.get(id);
+  claimed.delete(id);
   release?.();
 }
 
-/** Whether another tab holds the session now. */
-export async function heldElsewhere(id: string): Promise<boolean> {
-  if (held.has(id)) return false;
+/** Whether another tab has claimed the session now. */
+export async function claimedElsewhere(id: string): Promise<boolean> {
+  if (claimed.has(id)) return false;
   const lm = locks();
   if (!lm) return askWho(id);
   const { held: all = [] } = await lm.query();
-  return !held.has(id) && all.some((l) => l.name === lockName(id)); // this tab may have claimed it meanwhile
+  return !claimed.has(id) && all.some((l) => l.name === lockName(id)); // this tab may have claimed it meanwhile
 }
 
-/** Resolves once no other tab holds the session (it stopped recording it, or closed); `signal` gives up. */
+/** Resolves once no other tab has claimed the session (it stopped recording it, or closed); `signal` gives up. */
 function whenFree(id: string, signal: AbortSignal): Promise<void> {
   const lm = locks();
   if (lm)
-    // Shared: granted once the holder's exclusive lock goes, to every waiting tab at once; held for no time.
+    // Shared: granted once the writer's exclusive lock goes, to every waiting tab at once; held for no time.
     return lm.request(lockName(id), { mode: 'shared', signal }, () => undefined).then(() => undefined);
   return new Promise<void>((ok, ko) => {
     const hear = (w: Word) => {
@@ -121,14 +123,14 @@ function whenFree(id: string, signal: AbortSignal): Promise<void> {
 let watching: AbortController | null = null;
 
 /**
- * The stored session `id` came on screen: if another tab holds it, it is shown read-only (Train
+ * The stored session `id` came on screen: if another tab has claimed it, it is shown read-only (Train
  * off, saying why) until that tab lets it go or closes; then "Take over" is offered.
  */
 export function watchWriter(id: string): void {
   watching?.abort();
   const ctl = (watching = new AbortController());
   const onScreen = () => !ctl.signal.aborted && useLab.getState().restored?.id === id;
-  void heldElsewhere(id)
+  void claimedElsewhere(id)
     .then((elsewhere) => {
       if (!elsewhere || !onScreen()) return;
       useLab.setState({ readOnly: { id, free: false } });
@@ -139,7 +141,7 @@ export function watchWriter(id: string): void {
     .catch(() => undefined); // given up: another session came on screen
 }
 
-/** Claims the session for this tab; where another tab holds it, shows it read-only and throws saying so. */
+/** Claims the session for this tab; where another tab has, shows it read-only and throws saying so. */
 export async function claimOrWatch(id: string): Promise<void> {
   if (await claim(id)) return;
   watchWriter(id);

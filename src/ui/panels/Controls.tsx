@@ -98,7 +98,7 @@ export function Controls() {
   const backend = useLab((s) => s.backend);
   const config = useLab((s) => s.config);
   const fieldErrors = useLab((s) => s.fieldErrors);
-  const state = useLab((s) => s.session);
+  const state = useLab((s) => s.sessionState);
   const readOnly = useLab((s) => s.readOnly);
   const reasons = useMemo(
     () => trainBlockers({ backend, config, fieldErrors, readOnly }),
@@ -236,7 +236,7 @@ function speedOf(m: Measurement): string {
 
 export function StatusBar() {
   const runs = useLab((s) => s.runs);
-  const session = useLab((s) => s.session);
+  const sessionState = useLab((s) => s.sessionState);
   const backend = useLab((s) => s.backend);
   const restored = useLab((s) => s.restored);
   const readOnly = useLab((s) => s.readOnly);
@@ -253,12 +253,12 @@ export function StatusBar() {
       <ul className="runs-status">
         {runs.length === 0 && <li className="muted">No runs yet: press Train.</li>}
         {runs.map((r) => (
-          <RunStatus key={r.id} run={r} pausing={session !== 'training'} cell={cellOf(r)} />
+          <RunStatus key={r.id} run={r} pausing={sessionState !== 'training'} cell={cellOf(r)} />
         ))}
       </ul>
       {restored && (
         <span className="restored-note" data-testid="restored-note">
-          {restoredNote({ session, restored, readOnly })}
+          {restoredNote({ sessionState, restored, readOnly })}
         </span>
       )}
       <Unsaved />
