@@ -15,10 +15,9 @@ import type { Dial } from '../core/url-sweep';
 import { ESTIMATOR_OPTIONS } from '../core/estimators';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
-import { setLiveNext } from './lab';
-import { reset } from './live-session';
+import { controller } from './session/page';
 import { FIELDS, labelOf } from './field-labels';
-import { ask, chooseConfig, useLab } from './store';
+import { ask, chooseConfig, setExperiment, takePending, useLab } from './session/store';
 
 /** The schema of the field at a dotted path ('rollout.groupSize', 'runs.0.estimator'), unwrapped. */
 function fieldAt(path: string): { type: z.ZodType; doc?: string } {
@@ -138,9 +137,9 @@ export function applyExperiment(next: Experiment): void {
   if (structuralKey(next) !== structuralKey(config)) return proposeConfig(next);
   for (const p of LIVE_PARAMS) {
     const v = liveValue(next, p);
-    if (v !== liveValue(config, p)) setLiveNext(p, v);
+    if (v !== liveValue(config, p)) controller.setLiveNext(p, v);
   }
-  // With runs on screen, the schedule records each change at the step a run takes it (lab.ts).
+  // With runs on screen, the schedule records each change at the step a run takes it (session/controller.ts setLiveNext).
   if (sessionState !== 'idle') return;
   chooseConfig(next);
 }
@@ -173,7 +172,7 @@ export function proposeConfig(next: Experiment, drop?: () => void, sweep = useLa
   const detail = [...(same ? [] : [changeWords(config, next)]), ...sweepWords].join(', ');
   const apply = () => {
     chooseConfig(next);
-    useLab.setState({ sweep });
+    setExperiment({ sweep });
   };
   ask({ title: 'This change needs new runs', detail, apply, drop });
 }
@@ -187,8 +186,6 @@ export const dropSweep = () => proposeConfig(useLab.getState().config, undefined
 
 /** The user's answer to a pending action: a new session with it (reset applies it), or keep the runs. */
 export function answerPending(startNew: boolean): void {
-  const { pending } = useLab.getState();
-  if (startNew) return reset(); // the runs stay in Past sessions
-  useLab.setState({ pending: null });
-  pending?.drop?.();
+  if (startNew) return controller.reset(); // the runs stay in Past sessions
+  takePending()?.drop?.();
 }

@@ -1,9 +1,9 @@
 /**
  * The status bar's note on a stored session brought back on screen: when it was made and what the
- * buttons will do with it. A session another tab writes (writer-lock.ts) is shown read-only, so
+ * buttons will do with it. A session another tab writes (session/writer-lock.ts) is shown read-only, so
  * the note says that instead of offering Train or Continue, which are off there. No React.
  */
-import type { LabState } from './store';
+import type { LabState } from './session/store';
 
 export function restoredNote(
   s: Pick<LabState, 'sessionState' | 'readOnly'> & { restored: NonNullable<LabState['restored']> },

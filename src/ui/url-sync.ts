@@ -7,8 +7,8 @@ import { structuralKey } from '../core/config';
 import { encodeLink } from '../core/url';
 import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
-import { setUrlErrors, useLab } from './store';
-import type { LabState } from './store';
+import { setExperiment, setUrlErrors, useLab } from './session/store';
+import type { LabState } from './session/store';
 
 /**
  * Opens the experiment the hash names. A link that needs new runs while runs are on screen asks
@@ -25,11 +25,11 @@ function readHash(): void {
     return shown();
   }
   setUrlErrors(r.ok ? [] : r.errors, r.ok ? '' : window.location.hash);
-  useLab.setState({ urlNote: r.ok ? (r.note ?? '') : '' });
+  setExperiment({ urlNote: r.ok ? (r.note ?? '') : '' });
   const otherSweep = JSON.stringify(r.sweep) !== JSON.stringify(sweep);
   if (keepRuns && (otherSweep || structuralKey(r.config) !== structuralKey(config)))
     return proposeConfig(r.config, shown, r.sweep);
-  useLab.setState({ config: r.config, sweep: r.sweep });
+  setExperiment({ config: r.config, sweep: r.sweep });
   // The address bar names the experiment on screen, a bad link's too (its text stays in the alert).
   writeHash(encodeLink(r.config, r.sweep));
 }

@@ -12,7 +12,7 @@
 import { presetById } from '../../core/presets';
 import type { Preset } from '../../core/preset';
 import { applyExperiment } from '../config-edit';
-import { useLab } from '../store';
+import { useLab } from '../session/store';
 import { usePickedPreset } from './Presets';
 
 /** The pair, each with what it shows in one phrase (the button) before the preset's own line. */

@@ -9,8 +9,8 @@ import { useState } from 'react';
 import { validateExperiment } from '../../core/config-validate';
 import { LIVE, LIVE_PARAMS, liveField, withLive, type LiveParam } from '../../core/live-params';
 import { latestLive, scheduleEntries } from '../../core/live-schedule';
-import { setLiveNext } from '../lab';
-import { useLab } from '../store';
+import { controller } from '../session/page';
+import { useLab } from '../session/store';
 import { useDraft } from './draft';
 
 function LiveField({ param }: { param: LiveParam }) {
@@ -39,7 +39,7 @@ function LiveField({ param }: { param: LiveParam }) {
       }
       setError(null);
       setSending(training && v !== value ? { value: v, over: value } : null);
-      setLiveNext(param, v);
+      controller.setLiveNext(param, v);
       return true;
     },
     () => setError(null),

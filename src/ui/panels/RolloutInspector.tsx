@@ -14,8 +14,8 @@ import type { AdvantageOptions } from '../../core/config-sections';
 import { showTokens } from '../../core/vocab';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../workers/protocol';
 import { runData } from '../run-data';
-import { boardConfig, boardRuns, useLab } from '../store';
-import type { LabState } from '../store';
+import { boardConfig, boardRuns, useLab } from '../session/store';
+import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
 import { SearchTree } from './SearchTree';
 
