@@ -19,7 +19,7 @@ import {
   sweepFile,
 } from '../rl/sweep';
 import { loadSweep, sweepMapCells } from '../report/sweep-map';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 import { SweepRefused } from '../rl/sweep';
 import type { Cell, SweepFile } from '../rl/sweep';
 import { tsxThread } from '../workers/env-pool-node';
@@ -205,7 +205,7 @@ export function sweepReport(dir: string, tail = REWARD_TAIL): string {
     }
   };
   const { file, cells } = refusedAsUsage(() =>
-    loadSweep(dir, read, (exp) => getTask(exp.task).agents.map((a) => a.role), tail, warn),
+    loadSweep(dir, read, (exp) => taskOf(exp).agents.map((a) => a.role), tail, warn),
   );
   return (
     `${dir}: sweep of ${file.cells.length} cells × ${file.config.runs.length} runs × ${file.config.seeds} seeds, ${file.config.steps} steps; ` +

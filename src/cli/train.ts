@@ -18,7 +18,7 @@ import { nodePlatform } from '../backends/platform-node';
 import { formatFixed, nanAsNull } from '../report/findings';
 import type { RunSummary } from '../report/summary';
 import { runExperiment, runLabels } from '../train/experiment';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 import { cellSummaries } from '../report/sweep-map';
 import { loadConfig } from './load-config';
 import { UsageError } from './args';
@@ -155,7 +155,7 @@ export function folderSummaries(dir: string, tail: number): { summaries: RunSumm
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn, exp.task);
   const summaries = cellSummaries(
     exp,
-    getTask(exp.task).agents.map((a) => a.role),
+    taskOf(exp).agents.map((a) => a.role),
     rows,
     tail,
   );

@@ -29,6 +29,9 @@ export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random', 'tree-outcome'
 export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random', 'tree-outcome', 'mcts'];
 
 export type TaskName = (typeof TASK_NAMES)[number];
+/** What an experiment's `task` may be: a built-in task, or `workflow`, the experiment's own file. */
+export const TASK_CHOICES = [...TASK_NAMES, 'workflow'] as const;
+export type TaskChoice = (typeof TASK_CHOICES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];
 export type SamplingName = (typeof SAMPLING_NAMES)[number];
 

@@ -6,6 +6,7 @@ import type { Experiment } from '../core/config';
 import { evalAvgKey, evalPassKey } from '../core/metrics';
 import { evalAtK, type EvalAtK } from '../rl/eval';
 import type { EnvRunner } from '../tasks/env';
+import { taskRefOf } from '../tasks/registry';
 import { rollout, type RolloutOptions } from '../tasks/orchestrator';
 import { agentModelsOf, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
@@ -48,7 +49,7 @@ export async function evaluateModels(
 ): Promise<Record<string, number>> {
   const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
   const r = await evaluate<SampledTokens>({
-    task: exp.task,
+    task: taskRefOf(exp),
     instances: o.instances,
     k: exp.eval.k,
     policies: Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)])),

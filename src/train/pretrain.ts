@@ -17,13 +17,13 @@ import { demonstratorPolicy, type ErrorRates } from '../tasks/demo';
 import { rollout } from '../tasks/orchestrator';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances } from '../tasks/registry';
-import type { TaskName } from '../tasks/registry';
+import type { TaskRef } from '../tasks/registry';
 import type { Role } from '../core/vocab';
 import { agentModelsOf, buildModels, disposeModels } from './models';
 import { RunTrainer } from './trainer';
 
 interface PretrainOptions {
-  task: TaskName;
+  task: TaskRef;
   assignment: Experiment['models']['assignment'];
   preset: Experiment['models']['preset'];
   seed: number;

@@ -12,12 +12,12 @@
  * score a trajectory 0 or not depending on the machine's load).
  */
 import type { EnvRunner, EnvStepInput, EnvStepResult } from '../tasks/env';
-import type { TaskName } from '../tasks/registry';
+import type { TaskRef } from '../tasks/registry';
 
 /** Page → env worker: compute these transitions in order. */
 export interface EnvRequest {
   id: number;
-  task: TaskName;
+  task: TaskRef;
   inputs: EnvStepInput[];
 }
 /** Env worker → page: one answer per input, as soon as it is computed. */
@@ -71,7 +71,7 @@ export class WorkerEnvRunner implements EnvRunner {
     return w;
   }
 
-  async step(task: TaskName, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
+  async step(task: TaskRef, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
     if (this.disposed) throw new Error('WorkerEnvRunner: step() after dispose()');
     const results: EnvStepResult[] = new Array(inputs.length);
     // Contiguous slices, one per worker: order within a slice is the order of answers.
@@ -90,7 +90,7 @@ export class WorkerEnvRunner implements EnvRunner {
   /** Feeds inputs[from, to) to worker `w`, replacing it as often as it hangs or dies. */
   private async runSlice(
     w: number,
-    task: TaskName,
+    task: TaskRef,
     inputs: readonly EnvStepInput[],
     from: number,
     to: number,
@@ -120,7 +120,7 @@ export class WorkerEnvRunner implements EnvRunner {
   /** One request to one worker; resolves null when all answered, else why it stopped. */
   private runOnce(
     worker: WorkerLike,
-    task: TaskName,
+    task: TaskRef,
     inputs: readonly EnvStepInput[],
     from: number,
     to: number,
