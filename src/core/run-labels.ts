@@ -1,6 +1,7 @@
 /**
  * A run's label when its config names an estimator but no label (docs/links.md#run-labels): the
- * estimator's own label (its entry's in core/estimators.ts), so a MARS2 run is never shown as "GRPO". A label keys a run's lines, its
+ * estimator's own label (its entry's in core/estimators.ts), so a MARS2 run is never shown as
+ * "GRPO". A label keys a run's lines, its
  * metrics rows and its stored state, so one already taken by another run gets the next free number
  * ("GRPO 2"), and the note says so. Pure: no DOM, no Node.
  */

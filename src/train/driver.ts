@@ -105,7 +105,8 @@ export class RunDriver<R = unknown> {
 
   /**
    * Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). A
-   * finished run stays done: the page pauses every run it holds to let its session go (src/ui/session/controller.ts),
+   * finished run stays done: the page pauses every run it holds to let its session go
+   * (src/ui/session/controller.ts),
    * finished ones too, and a run shown paused is not finished (Findings leaves it out, a reload
    * offers to train it on).
    */

@@ -17,7 +17,10 @@ import type { PolicyCounters } from './policy';
 import type { ModelUpdate } from './ppo-update';
 
 /** What one step measured, phase by phase. */
-/** One model's part of a step's update: its update, and the same-batch gradient norms taken before it (metric key, value). */
+/**
+ * One model's part of a step's update: its update, and the same-batch gradient norms taken before
+ * it (metric key, value).
+ */
 export interface ModelStep {
   model: string;
   sameBatchGradNorms: [string, number][];

@@ -139,7 +139,8 @@ export function applyExperiment(next: Experiment): void {
     const v = liveValue(next, p);
     if (v !== liveValue(config, p)) controller.setLiveNext(p, v);
   }
-  // With runs on screen, the schedule records each change at the step a run takes it (session/controller.ts setLiveNext).
+  // With runs on screen, the schedule records each change at the step a run takes it
+  // (session/controller.ts setLiveNext).
   if (sessionState !== 'idle') return;
   chooseConfig(next);
 }

@@ -2,8 +2,8 @@
  * Stored sessions back on screen: at page load the latest one, or any one the user opens from
  * Past sessions. Its runs come back into the store (state 'done', no workers, with their live-parameter
  * markers) and their frames into run-data rings, so the charts draw the recorded curves; Train
- * goes on from each run's saved state (the controller: session/controller.ts). Stored imports that were on the charts come back
- * beside them (interop.ts).
+ * goes on from each run's saved state (the controller: session/controller.ts). Stored imports
+ * that were on the charts come back beside them (interop.ts).
  */
 import { renameMetricKey, renameRole } from '../core/renamed-roles';
 import { structuralKey } from '../core/config';

@@ -13,9 +13,9 @@ import { followConfig } from './url-sync';
 export function startSubscriptions(): () => void {
   return useLab.subscribe((s, prev) => {
     followConfig(s, prev); // config → the link (url-sync.ts)
-    controller.resetOnStructuralChange(s, prev); // a structural config change → a new session (session/controller.ts)
-    controller.letGoWhenDone(s, prev); // finished: another tab may take the session over (session/controller.ts)
-    controller.recorder.mirrorMarkers(s, prev); // live-parameter markers → the IndexedDB record (session/recorder.ts)
+    controller.resetOnStructuralChange(s, prev); // a structural config change → a new session
+    controller.letGoWhenDone(s, prev); // finished: another tab may take the session over
+    controller.recorder.mirrorMarkers(s, prev); // live-parameter markers → the IndexedDB record
     refreshCharts(s, prev); // new frames or smoothing → redraw (chart-pump.ts)
     followThrottled(s, prev); // mounted useThrottledLab hooks → their throttled values (throttled.ts)
   });

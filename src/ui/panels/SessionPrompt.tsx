@@ -9,7 +9,8 @@ import { useLab } from '../session/store';
 
 export function PendingChange() {
   const pending = useLab((s) => s.pending);
-  // A link sweep's runs are not stored (session/controller.ts startSession): the question must not promise they stay.
+  // A link sweep's runs are not stored (session/controller.ts startSession): the question must not
+  // promise they stay.
   const sweeping = useLab((s) => s.sweepCells !== null);
   if (!pending) return null;
   return (

@@ -68,14 +68,14 @@ export function planSweep(): LabState['sweepCells'] {
   return { file: sweepFile(config, sweep, null, planned.cells), cells: planned.cells, shown: 0 };
 }
 
-/** Where a session's runs keep their states (`resume`: going on from those `saved`), recorded by `recorder`. */
+/** Where the runs of session `id` keep their states (`resume`: going on from those `saved`), recorded by `recorder`. */
 export const keeping = (
   recorder: Recorder,
-  session: string,
+  id: string,
   resume: boolean,
   saved?: readonly string[],
 ): NonNullable<SessionOptions['persist']> => ({
-  session,
+  session: id,
   every: SAVE_EVERY,
   resume,
   saved,

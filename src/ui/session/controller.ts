@@ -323,12 +323,12 @@ export class SessionController {
       throw e;
     }
     setSession({ sweepCells }); // before the runs: newRunView reads their cells
-    const session = this.workers!;
-    setSession({ runs: session.runs.map((r) => newRunView(r, session.queued())) });
-    if (sweepCells) return session;
+    const workers = this.workers!;
+    setSession({ runs: workers.runs.map((r) => newRunView(r, workers.queued())) });
+    if (sweepCells) return workers;
     const id = this.recorder.beginSession(encodeExperiment(config), useLab.getState().runs);
-    session.keepStates(keeping(this.recorder, id, false));
-    return session;
+    workers.keepStates(keeping(this.recorder, id, false));
+    return workers;
   }
 
   /** The stored session on screen, if Train can resume it: it ran the experiment now configured. */
@@ -358,21 +358,21 @@ export class SessionController {
     const ids = runRepeats(config).map((r) => recorded.find((x) => x.label === r.label)?.id);
     if (ids.some((x) => x === undefined))
       throw new Error('the stored session does not hold every run of this experiment');
-    const session = this.spawn(config, {
+    const workers = this.spawn(config, {
       ids: ids as RunId[],
       persist: keeping(this.recorder, id, true, saved),
     });
-    const queue = session.queued();
+    const queue = workers.queued();
     setSession({
       restored: null,
-      runs: session.runs.map((info) => {
+      runs: workers.runs.map((info) => {
         const r = shown.find((x) => x.id === info.id);
         return r
           ? { ...r, ...waitingState(info, queue, 'resuming from the saved state…') }
           : newRunView(info, queue);
       }),
     });
-    return session;
+    return workers;
   }
 
   /** `p` is the session being brought back until it settles. */

@@ -15,7 +15,7 @@ import type { SessionEvent } from './session-state';
 import { stateUnsaved } from './storage-full';
 import { addError, patchRun, setConfig, useLab } from './store';
 
-/** What the reducer needs of the session controller (controller.ts): its recorder, its dispatch, and its ready queue. */
+/** What the reducer needs of the session controller (controller.ts): its recorder, dispatch and ready queue. */
 interface Controller {
   readonly recorder: Recorder;
   dispatch(event: SessionEvent): void;
