@@ -5,7 +5,7 @@
  * The board, its help popovers and its "more charts" reasons all read this list: adding a chart
  * is one entry here. Pure: no tfjs, no DOM (docs/charts.md#the-chart-registry).
  */
-import type { EstimatorChoice } from './config-names';
+import type { EstimatorChoice } from './estimators';
 import type { Optim } from './config-sections';
 import { agentKey, agentSameBatchKey, evalAvgKey, evalPassKey, GRAD_NORM, M, MCTS_KEYS } from './metrics';
 
@@ -260,7 +260,7 @@ export const CHARTS: ChartEntry[] = [
   },
 ];
 
-/** One estimator of the same-batch section, as the board names it (rl/advantage.ts ESTIMATORS). */
+/** One estimator of the same-batch section, as the board names it (core/estimators.ts ESTIMATORS). */
 interface SameBatchEstimator {
   name: EstimatorChoice;
   label: string;

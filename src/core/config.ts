@@ -20,7 +20,7 @@ import {
 } from './config-sections';
 import { LIVE_PARAMS, withLive } from './live-params';
 import { MODEL_PRESETS } from './model-sizes';
-import { ESTIMATOR_LABELS } from './run-labels';
+import { ESTIMATORS } from './estimators';
 import { WorkflowSchema } from './workflow/schema';
 
 /** Bump when a field changes meaning; add a migration in url.ts for the old version. */
@@ -86,8 +86,8 @@ export const ExperimentSchema = z
         });
       })
       .prefault([
-        { label: ESTIMATOR_LABELS.grpo, estimator: 'grpo' },
-        { label: ESTIMATOR_LABELS.drmas, estimator: 'drmas' },
+        { label: ESTIMATORS.grpo.label, estimator: 'grpo' },
+        { label: ESTIMATORS.drmas.label, estimator: 'drmas' },
       ])
       .describe('The runs compared side by side; they share seed, base models and task stream'),
     rollout: RolloutSchema.prefault({}),

@@ -3,7 +3,7 @@
  * (docs/metrics.md#metrics). Keys are flat paths; a chart is a prefix filter. Build every
  * per-agent or per-model key with the helpers below, never by hand. Pure: no tfjs, no DOM.
  */
-import { ESTIMATOR_NAMES, type EstimatorChoice } from './config-names';
+import { ESTIMATOR_NAMES, type EstimatorChoice } from './estimators';
 
 /** Run-level keys, one value per optimizer step. */
 export const M = {

@@ -7,7 +7,7 @@
  * unchanged); names no rule maps are kept under `other/<name>`. When two names map to one key, the
  * earlier rule wins and the other is kept under `other/`. Pure: no Node, no DOM.
  */
-import { ESTIMATOR_CHOICES } from '../core/config-names';
+import { ESTIMATOR_CHOICES } from '../core/estimators';
 import {
   AGENT_STATS,
   CLUSTER,

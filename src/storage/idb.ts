@@ -1,13 +1,13 @@
 /**
  * IndexedDB: the lab's two databases, how each is opened, its transactions as promises, and what a
- * failure means. The page (src/ui/lab-db.ts) and each run's worker (state-store.ts) use it; it
+ * failure means. The page (src/ui/session/recorder-db.ts) and each run's worker (state-store.ts) use it; it
  * imports no tfjs and no UI, so both may.
  *
  * Two databases, so that no transaction holds a run's state and its frames: they are written in
- * order instead (docs/architecture.md#past-sessions-in-the-page).
+ * order instead (docs/page.md#two-databases).
  *
  * - `agentwise-lab`, the page's: `sessions` (one record per stored session, keyed by its id) and
- *   `frames` (their metric frames, keyed [session, seq]); record formats in src/ui/persist.ts.
+ *   `frames` (their metric frames, keyed [session, seq]); record formats in src/ui/session/recorder.ts.
  * - `agentwise-states`, the run workers': `states` (each run's latest state, keyed [session,
  *   stateKey]; state-store.ts).
  *

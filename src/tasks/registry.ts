@@ -8,6 +8,7 @@ import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
 import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
+import { lookup } from '../core/registry';
 import { searchTask } from './search';
 import { searchRolesTask } from './search-roles';
 import { searchRoutingTask } from './search-routing';
@@ -133,10 +134,7 @@ export function getTask(ref: string): AnyTask {
     if (!task) throw new Error(`workflow ${ref} is not defined in this thread (defineWorkflow first).`);
     return task;
   }
-  if (!Object.hasOwn(TASKS, ref)) {
-    throw new Error(`unknown task '${ref}'; valid tasks: ${Object.keys(TASKS).join(', ')}.`);
-  }
-  return TASKS[ref as TaskName];
+  return lookup(TASKS, 'task', ref);
 }
 
 /** The task an experiment trains: its built-in task, or its workflow (defined on first use). */

@@ -8,8 +8,8 @@ import { encodeExperiment } from '../core/url';
 import { metricsCsv, metricsJson } from '../interop/lab-exports';
 import type { ExportedRun } from '../interop/lab-exports';
 import { allRows, runData } from './run-data';
-import { boardConfig, boardRuns, useLab } from './store';
-import type { RunView } from './store';
+import { boardConfig, boardRuns, useLab } from './session/store';
+import type { RunView } from './session/store';
 
 /** A run's card, keys and every step, as the exports take it. */
 export const exportedRun = (r: RunView): ExportedRun => ({

@@ -1,6 +1,7 @@
 /**
  * The page's handle on run workers: `LabSession` owns one worker per run × seed of an experiment
- * and is the only listener on them, handing every message to the page's one reducer (`receive` in ui/worker-messages.ts).
+ * and is the only listener on them, handing every message to the page's one reducer (`receive` in
+ * ui/session/worker-messages.ts).
  * How each worker is made and started, and how many at once, is run-start.ts; the backend
  * indicator's worker is probe.ts.
  */
