@@ -24,6 +24,7 @@ Usage:
   npm run lab -- export tensorboard DIR --out TBDIR
   npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR
   npm run lab -- import <files or folders…> --out DIR [--force] [--wg-map wg_ids.json]
+  npm run lab -- bundle RUN_DIR --out FILE [--force]
   npm run lab -- help
 
 Commands:
@@ -104,6 +105,12 @@ Commands:
           given without their folders, a CSV run with a step on two lines. As for train, an
           --out folder that holds a run (trained or imported) is refused; --force moves it
           aside to <DIR>.old-<time>.
+  bundle  Writes a train, sweep or import folder as one result file (FILE, *.lab.json.gz) to
+          share what ran: every run's and seed's metrics as recorded, the experiment with its
+          live changes, Findings and What differs as lab report and the page compute them, a
+          sweep's Map table, and machine.json; a SHA-256 of its content, printed. No
+          checkpoints. The file is read back before it is written; an existing FILE is kept
+          unless --force. The page opens it read-only (docs/sharing.md).
   help    Prints this text.
 
 Options:
@@ -189,6 +196,7 @@ type CliArgs =
   | { command: 'interop'; argv: string[] }
   | { command: 'sweep'; argv: string[] }
   | { command: 'merge'; argv: string[] }
+  | { command: 'bundle'; argv: string[] }
   | { command: 'help' };
 
 export class UsageError extends Error {}
@@ -261,6 +269,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   // parsed in sweep-args.ts
   if (command === 'sweep') return { command, argv: rest };
   if (command === 'merge') return { command, argv: rest };
+  if (command === 'bundle') return { command, argv: rest }; // parsed in bundle.ts
   if (command === 'pretrain') return parsePretrain(rest);
   if (command !== 'train') throw new UsageError(`unknown command "${command}"; try: npm run lab -- help`);
   let values;

@@ -236,6 +236,26 @@ function importRuns(argv: readonly string[]): number {
   return 0;
 }
 
+/** What import.json says of one run (as importRuns writes it; older folders lack some fields). */
+export type ImportSummary = Pick<ImportedRun, 'label' | 'agents'> &
+  Partial<Pick<ImportedRun, 'group' | 'seed' | 'keys' | 'markers'>>;
+
+/** The runs of a `lab import` folder's import.json; null when DIR holds none. */
+export function readImportJson(dir: string): ImportSummary[] | null {
+  const path = join(dir, 'import.json');
+  if (!existsSync(path)) return null;
+  try {
+    const runs = (JSON.parse(readFileSync(path, 'utf8')) as { runs: ImportSummary[] }).runs;
+    if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents)))
+      throw new Error('no runs list');
+    return runs;
+  } catch (e) {
+    throw new SessionDirError(
+      `${path} is not an import summary as lab import writes it: ${(e as Error).message}`,
+    );
+  }
+}
+
 /**
  * A `lab import` folder's runs summarized as `lab report` prints them (null when DIR holds no
  * import.json): each run's agents and seed from import.json, its eval K from its own keys (the
@@ -245,18 +265,8 @@ export function readImportSummaries(
   dir: string,
   rewardTail = REWARD_TAIL,
 ): { summaries: RunSummary[]; seeded: boolean } | null {
-  const path = join(dir, 'import.json');
-  if (!existsSync(path)) return null;
-  let runs: ImportSummary[];
-  try {
-    runs = (JSON.parse(readFileSync(path, 'utf8')) as { runs: ImportSummary[] }).runs;
-    if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents)))
-      throw new Error('no runs list');
-  } catch (e) {
-    throw new SessionDirError(
-      `${path} is not an import summary as lab import writes it: ${(e as Error).message}`,
-    );
-  }
+  const runs = readImportJson(dir);
+  if (!runs) return null;
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
   const summaries = runs.map((run) => {
     const history = rows.filter((r) => r.run === run.label).map((r) => r.metrics);
@@ -267,10 +277,6 @@ export function readImportSummaries(
   for (const r of runs) perGroup.set(r.group ?? r.label, (perGroup.get(r.group ?? r.label) ?? 0) + 1);
   return { summaries, seeded: [...perGroup.values()].some((n) => n > 1) };
 }
-
-/** What import.json says of one run (as importRuns writes it). */
-type ImportSummary = Pick<ImportedRun, 'label' | 'agents'> &
-  Partial<Pick<ImportedRun, 'group' | 'seed' | 'keys'>>;
 
 /** `lab export …` and `lab import …`; returns the exit status. */
 export function runInterop(argv: readonly string[]): number {
