@@ -39,6 +39,11 @@ export interface Study {
   medians: string[];
   /** Whether docs/findings.md holds its table; false: its command is given there, not yet run. */
   tabled: boolean;
+  /**
+   * A loss-balance study: each folder's calls per agent go in its table, and a folder whose
+   * agents act about equally often is not tabulated (scripts/studies-calls.ts).
+   */
+  balance?: true;
 }
 
 const train = (s: Omit<Study, 'kind' | 'grid' | 'medians'> & Partial<Pick<Study, 'medians'>>): Study => ({
@@ -180,6 +185,7 @@ export const STUDIES: readonly Study[] = [
       steps: 200,
       seeds: 5,
       tabled: false,
+      ...(p === 'loss-balance' ? { balance: true as const } : {}),
     }),
   ),
   // More agents, shared or own rewards (docs/findings.md): the parts family, N agents each
