@@ -30,6 +30,8 @@ export interface Study {
   kind: 'train' | 'sweep';
   /** The experiment, as `--config` takes it. */
   config: string;
+  /** A workflow file that replaces the experiment's task (`--workflow`), where the study has one. */
+  workflow?: string;
   /** The sweep's dials, `KEY=v1,v2,…` as `--grid` takes them. */
   grid: string[];
   steps: number;
@@ -199,6 +201,16 @@ export const STUDIES: readonly Study[] = [
     seeds: 5,
     tabled: false,
   }),
+  // The Dr. MAS reviewers' four-agent math chain, which the paper's authors did not publish.
+  train({
+    name: 'chain',
+    title: 'More agents: the four-agent math chain',
+    config: `v=1&runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Dr.+MAS&runs.1.estimator=drmas&${EVAL}&seeds=5`,
+    workflow: 'examples/workflows/chain.yaml',
+    steps: 200,
+    seeds: 5,
+    tabled: false,
+  }),
   train({
     name: 'spikes',
     title: 'The dial studies: (iv) the spike paradox on search',
@@ -261,6 +273,9 @@ export const mergedDir = (out: string, s: Study) => `${out}/${s.name}/all`;
 export const reportDir = (out: string, s: Study) =>
   s.kind === 'train' ? trainDir(out, s) : mergedDir(out, s);
 
+/** `--workflow F` where the study names a workflow file. */
+const workflowArgs = (s: Study): string[] => (s.workflow ? ['--workflow', s.workflow] : []);
+
 /** Every unit of `studies`, in manifest order: a train study is one, a sweep one per cell. */
 export function units(studies: readonly Study[], out: string): Unit[] {
   return studies.flatMap((s): Unit[] => {
@@ -271,7 +286,17 @@ export function units(studies: readonly Study[], out: string): Unit[] {
           study: s,
           cell: 0,
           dir,
-          args: ['train', '--config', s.config, '--steps', String(s.steps), '--out', dir, '--quiet'],
+          args: [
+            'train',
+            '--config',
+            s.config,
+            ...workflowArgs(s),
+            '--steps',
+            String(s.steps),
+            '--out',
+            dir,
+            '--quiet',
+          ],
         },
       ];
     }
@@ -287,6 +312,7 @@ export function units(studies: readonly Study[], out: string): Unit[] {
           'sweep',
           '--config',
           s.config,
+          ...workflowArgs(s),
           ...grid,
           '--steps',
           String(s.steps),
@@ -318,11 +344,12 @@ export function studyCommands(s: Study, out: string): string[] {
   const dir = reportDir(out, s);
   const main =
     s.kind === 'train'
-      ? ['train', '--config', s.config, '--steps', String(s.steps), '--out', dir]
+      ? ['train', '--config', s.config, ...workflowArgs(s), '--steps', String(s.steps), '--out', dir]
       : [
           'sweep',
           '--config',
           s.config,
+          ...workflowArgs(s),
           ...s.grid.flatMap((g) => ['--grid', g]),
           '--steps',
           String(s.steps),
