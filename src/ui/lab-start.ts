@@ -14,6 +14,7 @@ import { encodeExperiment, sameStructure } from '../core/url';
 import type { RunId } from '../workers/protocol';
 import { beginSession, continueSession, framesStored } from './persist';
 import { statesToResume } from './resume-point';
+import { parseSaveEvery } from '../storage/storage-fault';
 import { storageFault } from './unsaved';
 import { claimOrWatch } from './writer-lock';
 import { holdToTrain } from './handoff';
@@ -30,6 +31,9 @@ import { fieldReason } from './field-labels';
  * default experiment is measured in docs/page.md#a-page-closed-mid-step.
  */
 const SAVE_EVERY = 1;
+/** The benchmarks' `?save-every=N` (storage-fault.ts), else SAVE_EVERY. */
+const saveEvery = () =>
+  (typeof location === 'undefined' ? null : parseSaveEvery(location.search)) ?? SAVE_EVERY;
 
 /** Checkpoint files to start the next session from (set by the Start-from-checkpoints picker). */
 let uploads: { name: string; bytes: ArrayBuffer }[] = [];
@@ -106,7 +110,7 @@ const keeping = (
   resume: boolean,
   saved?: readonly string[],
 ): NonNullable<SessionOptions['persist']> => ({
-  ...{ session: id, every: SAVE_EVERY, resume, saved },
+  ...{ session: id, every: saveEvery(), resume, saved },
   ...{ fault: storageFault(), framesStored },
 });
 
