@@ -2,10 +2,11 @@
  * Where a train step's time goes in Node, and what saving its run state costs
  * (docs/figures.md#where-a-steps-time-goes): the experiment's runs in lockstep as `lab train`
  * runs them (wasm, in-process environments, shipped base models), and after each step the save
- * path the page's run worker takes, part by part: the readback of every weight and moment, the
- * checkpoints and state packed (with their hashes), the file's bytes, and one structured clone of
- * them (what a postMessage or an IndexedDB put copies). Milliseconds of wall time and of this
- * process's CPU, medians over the steps after the first.
+ * path the page's run worker takes, part by part: the state read (one readback of every weight
+ * and moment, unsealed), its check (the fast hash IndexedDB's copy carries), one structured clone
+ * of it (what an IndexedDB put copies); and what a file costs beside: the state sealed (its
+ * checkpoints and itself hashed) and encoded. Milliseconds of wall time and of this process's
+ * CPU, medians over the steps after the first.
  *
  *   npx tsx scripts/profile-step.ts [--config 'v=1'] [--steps 12]
  */
@@ -14,13 +15,12 @@ import '@tensorflow/tfjs-backend-wasm';
 import { cpus, loadavg } from 'node:os';
 import { M } from '../src/core/metrics';
 import { runRepeats } from '../src/core/config';
-import { hashBytes } from '../src/core/signed-file';
 import { enableRelaxedSimd } from '../src/backends/relaxed-simd-node';
 import { loadConfig } from '../src/cli/load-config';
 import { loadShippedBase } from '../src/cli/base-models';
 import { InProcessEnvRunner } from '../src/tasks/env';
-import { encodeRunState } from '../src/train/run-state';
-import { saveRunState } from '../src/train/trainer-state';
+import { encodeRunState, sealRunState, stateCheck } from '../src/train/run-state';
+import { readRunState } from '../src/train/trainer-state';
 import { RunTrainer } from '../src/train/trainer';
 import { arg, median } from './cli-args';
 
@@ -58,10 +58,11 @@ for (let s = 0; s < steps; s++) {
   for (const t of trainers) {
     const step = await timed(() => t.trainStep());
     const m = step.value.metrics;
-    const save = await timed(() => saveRunState(t, { reason: 'periodic' }));
-    const file = await timed(() => encodeRunState(save.value));
-    const hash = await timed(() => hashBytes(new Uint8Array(save.value.payload)));
-    const clone = await timed(() => structuredClone(file.value.buffer));
+    const read = await timed(() => readRunState(t, { reason: 'periodic' }));
+    const check = await timed(() => stateCheck(read.value));
+    const clone = await timed(() => structuredClone(read.value));
+    const sealed = await timed(() => sealRunState(read.value));
+    const file = await timed(() => encodeRunState(sealed.value));
     bytes = file.value.byteLength;
     if (s === 0) continue; // the first step compiles and warms up
     put('step (all phases)', step.wall, step.cpu);
@@ -69,10 +70,11 @@ for (let s = 0; s < steps; s++) {
     put('  update', m[M.updateMs]);
     put('  evaluation (steps with one)', m[M.evalMs] || NaN);
     put('  rewards, advantages, metrics', step.wall - m[M.rolloutMs] - m[M.updateMs] - m[M.evalMs]);
-    put('save: read the state (readback, pack, hashes)', save.wall, save.cpu);
-    put('  of which one hash of the payload', hash.wall, hash.cpu);
-    put('save: encode the file', file.wall, file.cpu);
-    put('save: one structured clone', clone.wall, clone.cpu);
+    put('save: read the state (one readback, unsealed)', read.wall, read.cpu);
+    put('save: its check (hashWords)', check.wall, check.cpu);
+    put('save: one structured clone of it', clone.wall, clone.cpu);
+    put('a file: seal the state (hashBytes, twice)', sealed.wall, sealed.cpu);
+    put('a file: encode it', file.wall, file.cpu);
   }
 }
 for (const t of trainers) t.dispose();

@@ -25,8 +25,8 @@ import {
   type DriverStatus,
 } from './driver-host';
 import { StateSaves } from './driver-saves';
-import type { RunState } from './run-state';
-import { resumeRunTrainer, saveRunState } from './trainer-state';
+import { sealRunState, type RunState, type UnsealedRunState } from './run-state';
+import { readRunState, resumeRunTrainer, saveRunState } from './trainer-state';
 import { RunTrainer, type TrainStepResult } from './trainer';
 
 /** How long a failed step waits for the loss of its device to be reported before it counts as an error. */
@@ -36,8 +36,8 @@ export class RunDriver<R = unknown> {
   /** The trainer while the run lives; null once it is stopped or could not go on. */
   private current: RunTrainer | null;
   private readonly clock: Clock;
-  /** On a guarded backend: the state after the latest step, to fall back to. */
-  private guard: RunState | null = null;
+  /** On a guarded backend: the state after the latest step, to fall back to (sealed only then). */
+  private guard: UnsealedRunState | null = null;
   /** Bumped when the device is lost: a step still in flight on the old device is then dropped. */
   private generation = 0;
   private playing = false;
@@ -77,7 +77,7 @@ export class RunDriver<R = unknown> {
         ? resumeRunTrainer(start.state, { env: o.env, schedule: start.schedule })
         : new RunTrainer({ ...start.fresh, env: o.env });
     const d = new RunDriver(trainer, o);
-    if (o.backend?.guarded()) d.guard = await saveRunState(trainer, { reason: 'device-loss guard' });
+    if (o.backend?.guarded()) d.guard = await readRunState(trainer, { reason: 'device-loss guard' });
     void o.backend?.lost.then((why) => d.fallBack(why));
     return d;
   }
@@ -166,7 +166,9 @@ export class RunDriver<R = unknown> {
     const read = (async () => {
       await before; // between two steps, as a save is
       const t = this.trainer;
-      return this.guard?.manifest.step === t.step ? this.guard : saveRunState(t, { reason: 'download' });
+      return this.guard?.meta.step === t.step
+        ? sealRunState(this.guard)
+        : saveRunState(t, { reason: 'download' });
     })();
     this.reading = read.catch(() => undefined);
     return read;
@@ -229,7 +231,7 @@ export class RunDriver<R = unknown> {
     if (gen !== this.generation) return; // the device was lost meanwhile; the fallback redoes this step
     await this.saves.written; // the state saved after the step before is stored before this step is reported
     if (gen !== this.generation) return;
-    if (this.o.backend?.guarded()) this.guard = await saveRunState(t, { reason: 'device-loss guard' });
+    if (this.o.backend?.guarded()) this.guard = await readRunState(t, { reason: 'device-loss guard' });
     if (gen !== this.generation) return;
     this.skippedUpdates += r.metrics[M.updateSkipped] ?? 0;
     this.updates += t.models.length;
@@ -301,7 +303,7 @@ export class RunDriver<R = unknown> {
     try {
       if (!saved) throw new Error('no saved state to go on from');
       const report = await this.o.backend!.fallBack();
-      this.current = resumeRunTrainer(saved, { env: this.o.env });
+      this.current = resumeRunTrainer(sealRunState(saved), { env: this.o.env });
       this.guard = null;
       this.o.sink.fallback?.(report, this.current.step, why);
       if (this.done) return this.status('done');

@@ -19,8 +19,10 @@ import {
   checkRunIdentity,
   decodeRunState,
   encodeRunState,
+  openKeptState,
+  stateCheck,
   stateFileName,
-  type RunState,
+  type UnsealedRunState,
 } from '../train/run-state';
 import { timedPreset } from '../backends/auto-choice';
 import { selectBackend } from '../backends/backend';
@@ -148,11 +150,11 @@ class RunHost {
       saveEvery: msg.persist?.every ?? 0,
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && {
-        save: async (s: RunState) => {
-          await this.framesStored(s.manifest.step);
+        save: async (s: UnsealedRunState) => {
+          await this.framesStored(s.meta.step);
           const stored = {
-            ...{ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now() },
-            bytes: encodeRunState(s).buffer as ArrayBuffer,
+            ...{ session: persist.session, run: persist.key, step: s.meta.step, savedAt: Date.now() },
+            kept: { state: s, check: stateCheck(s) },
           };
           await putState(stored, msg.persist?.fault);
         },
@@ -164,9 +166,11 @@ class RunHost {
     try {
       if (msg.persist?.resume) {
         this.setState('loading', 'loading the saved run state…');
-        const stored = await getState(msg.persist.session, stateKey(msg.run, msg.label));
+        const stored = await getState<UnsealedRunState>(msg.persist.session, stateKey(msg.run, msg.label));
         if (!stored) throw new Error(`no saved state for ${msg.label} in this session`);
-        const state = decodeRunState(stored.bytes);
+        const state = stored.kept
+          ? openKeptState(stored.kept.state, stored.kept.check)
+          : decodeRunState(stored.bytes!);
         try {
           checkRunIdentity(state.manifest, { experiment: config, runIndex: msg.run, seed });
         } catch (e) {
