@@ -75,6 +75,11 @@ export interface DriverOptions<R> {
   backend?: BackendSwitcher<R>;
   /** Rollouts go to the sink at most once per this many ms while playing (default 1000). */
   rolloutsMs?: number;
+  /**
+   * Resolves once the run may start step `step` (the page's lockstep: workers/lockstep.ts);
+   * absent, every step may start at once.
+   */
+  gate?: (step: number) => Promise<void>;
 }
 
 /**

@@ -8,6 +8,10 @@
  * Saves: with a store, every `saveEvery` steps, on pause and after the last step, never ahead of
  * what the sink has recorded (driver-saves.ts says how).
  *
+ * Lockstep: with a gate (the page's runs of one seed: workers/lockstep.ts), a step starts only once
+ * the gate lets it, so the runs compared side by side stay within one step of each other; a pause
+ * may name the step to stop at, the same for every run (LabSession.pause).
+ *
  * Lost device: on a backend whose device can be lost (a GPU), the state after every step is kept
  * in memory (the guard). When the device is lost, the step in flight is dropped and the run goes
  * on, on the fallback backend, from the guard: a resumed run repeats what the lost one would have
@@ -51,6 +55,10 @@ export class RunDriver<R = unknown> {
   private unsentRollouts: TrainStepResult | null = null;
   /** A hold (hold()): no step from `step` on starts until setLive releases it. */
   private held: { step: number; released: Promise<void>; release: () => void } | null = null;
+  /** pause(at): the loop stops once this many steps are done, then `reached` resolves. */
+  private until: { step: number; reached: () => void } | null = null;
+  /** The loop that plays now: a loop left waiting at the gate by a pause ends when it wakes. */
+  private loops = 0;
   /** Model updates skipped (non-finite loss, gradient or weights) and made, over this driver's steps. */
   skippedUpdates = 0;
   updates = 0;
@@ -107,9 +115,15 @@ export class RunDriver<R = unknown> {
    * Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). A
    * finished run stays done: the page pauses every run it holds to let its session go (handoff.ts),
    * finished ones too, and a run shown paused is not finished (Findings leaves it out, a reload
-   * offers to train it on).
+   * offers to train it on). With `at`, a playing run first trains on until `at` steps are done
+   * (the step every run of its block stops at: at most one more, in lockstep); it releases a hold.
    */
-  async pause(): Promise<void> {
+  async pause(at?: number): Promise<void> {
+    this.held?.release();
+    this.held = null;
+    if (at !== undefined && this.playing && this.step < at && !this.done)
+      await new Promise<void>((reached) => (this.until = { step: at, reached }));
+    this.until = null;
     this.playing = false;
     if (!this.inFlight && !this.done) this.status('paused');
     // A failed step has already been reported by the command that ran it.
@@ -118,11 +132,11 @@ export class RunDriver<R = unknown> {
     await this.saves.save();
   }
 
-  /** One step, unless the run plays (then the loop takes them) or is done. */
+  /** One step, unless the run plays (then the loop takes them) or is done; after the gate, if any. */
   stepOnce(): Promise<void> {
     const t = this.current;
     if (!t || this.playing || this.inFlight || this.done) return this.inFlight ?? Promise.resolve();
-    return this.track(t);
+    return this.track(t, this.o.gate?.(t.step));
   }
 
   /** Speed control: wait this long between steps while playing. */
@@ -202,9 +216,11 @@ export class RunDriver<R = unknown> {
     this.o.env.dispose();
   }
 
-  private track(t: RunTrainer): Promise<void> {
+  /** The step of `t`, once `gate` (if any) lets it start: the step in flight from now on. */
+  private track(t: RunTrainer, gate?: Promise<void>): Promise<void> {
     const gen = this.generation;
-    const step = this.trainAndReport(t, gen).finally(() => {
+    const go = gate ? gate.then(() => this.trainAndReport(t, gen)) : this.trainAndReport(t, gen);
+    const step = go.finally(() => {
       if (gen === this.generation) this.inFlight = null; // after a device loss the fallback owns inFlight
     });
     this.inFlight = step;
@@ -259,13 +275,23 @@ export class RunDriver<R = unknown> {
 
   private async loop(): Promise<void> {
     const gen = this.generation; // a loop on a lost device ends; the fallback starts its own
-    while (this.playing && gen === this.generation && !this.done) {
-      const t = this.current;
-      if (!t) return;
-      await (this.inFlight ?? this.track(t));
-      // Also lets pause, step and set commands in between steps.
-      await this.clock.sleep(this.delayMs);
-      await this.reading;
+    const me = ++this.loops;
+    const going = () => this.playing && gen === this.generation && me === this.loops && !this.done;
+    try {
+      while (going()) {
+        const t = this.current;
+        if (!t) return;
+        // The other runs of the block first (lockstep); a pause meanwhile ends this loop.
+        if (!this.inFlight && this.o.gate) await this.o.gate(t.step);
+        if (!going() || (this.until && t.step >= this.until.step)) return;
+        await (this.inFlight ?? this.track(t));
+        // Also lets pause, step and set commands in between steps.
+        await this.clock.sleep(this.delayMs);
+        await this.reading;
+      }
+    } finally {
+      // However the loop ends (at the step a pause named, done, failed, device lost), pause(at) goes on.
+      if (me === this.loops) this.until?.reached();
     }
   }
 

@@ -6,7 +6,8 @@
  * saved state, and connects the driver to the page:
  * frames go out as one transferred Float64Array per step, states go to IndexedDB once the page has
  * stored the frames before them, environments run in a pool of nested env workers with a time
- * limit. tfjs lives only in workers.
+ * limit, and each step waits for the other runs of its block (lockstep.ts). tfjs lives only in
+ * workers.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config-names';
@@ -31,6 +32,7 @@ import { loadBaseModels } from './base-models';
 import { inspectBatch } from './inspect';
 import { backendSwitcher, kernelsInUse, withThreads } from './run-backend';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
+import { Lockstep } from './lockstep';
 import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
 import { getState, putState, stateKey } from '../storage/state-store';
 import { isFull } from '../storage/idb';
@@ -121,10 +123,12 @@ class RunHost {
       timeoutMs: config.rollout.envTimeoutMs,
     });
     let codec: FrameCodec | null = null;
+    const lockstep = msg.lockstep ? new Lockstep(id, msg.lockstep) : null;
     const sink: DriverSink<BackendReport> = {
       frame: (r) => {
         const values = codec!.encode(r.metrics);
         post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
+        lockstep?.done(r.step + 1);
       },
       rollouts: (r) => post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspectBatch(r) }),
       status: (state, step, message) =>
@@ -161,6 +165,7 @@ class RunHost {
         isFull,
       },
       backend: backendSwitcher(report),
+      ...(lockstep ? { gate: (step: number) => lockstep.gate(step) } : {}),
     };
     let notes: Record<string, string>;
     try {
@@ -206,6 +211,7 @@ class RunHost {
       throw e;
     }
     const t = this.driver.trainer;
+    lockstep?.join(t.step); // a resumed run at its saved step
     this.driver.pace(this.delayMs);
     const keys = t.metricKeys();
     codec = new FrameCodec(keys);
@@ -242,7 +248,7 @@ class RunHost {
         // Before the run is loaded there is nothing to play: the page says play again once it is ready.
         return this.driver?.play();
       case 'pause':
-        await this.driver?.pause();
+        await this.driver?.pause(msg.at);
         post({ type: 'stopped', runId: this.id, step: this.driver?.step ?? 0 });
         return;
       case 'step':
