@@ -26,7 +26,7 @@ import { formatFixed } from '../src/report/findings';
 import { pearson } from '../src/rl/same-batch';
 import { median } from '../src/report/summary';
 import type { Row } from '../src/tasks/orchestrator';
-import { getTask } from '../src/tasks/registry';
+import { taskOf, taskRefOf } from '../src/tasks/registry';
 import { solution, type MathInstance } from '../src/tasks/math';
 import type { SearchInstance, SearchState } from '../src/tasks/search';
 import { routeErrors } from '../src/tasks/search-routing';
@@ -148,7 +148,7 @@ for (const { id, exp } of experiments) {
   let trajs = 0;
   const success: number[] = [];
   const mu: number[] = [];
-  const searchFamily = (getTask(exp.task).variantOf ?? exp.task) === 'search';
+  const searchFamily = (taskOf(exp).variantOf ?? exp.task) === 'search';
   const route = {
     timeout: [] as number[],
     cautious: [] as number[],
@@ -163,8 +163,8 @@ for (const { id, exp } of experiments) {
     'amp',
   )) {
     const c = await batchCredit({
-      task: getTask(exp.task),
-      step: (inputs) => env.step(exp.task, inputs),
+      task: taskOf(exp),
+      step: (inputs) => env.step(taskRefOf(exp), inputs),
       instances,
       rows: r.rows,
       trajectories: r.trajectories,
@@ -211,7 +211,7 @@ for (const { id, exp } of experiments) {
     }
     if (searchFamily) {
       const x = routing(
-        getTask(exp.task) as unknown as Task<SearchInstance, SearchState>,
+        taskOf(exp) as unknown as Task<SearchInstance, SearchState>,
         r.rows,
         instances,
         r.trajectories,

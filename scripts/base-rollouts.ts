@@ -8,7 +8,7 @@ import type { Experiment } from '../src/core/config';
 import { mixSeed, Prng } from '../src/core/prng';
 import { loadShippedBase } from '../src/cli/base-models';
 import { rollout } from '../src/tasks/orchestrator';
-import { getTask, sampleInstances } from '../src/tasks/registry';
+import { sampleInstances, taskOf, taskRefOf } from '../src/tasks/registry';
 import { agentModelsOf, buildModels, disposeModels } from '../src/train/models';
 import { modelPolicy, type SampledTokens } from '../src/train/policy';
 
@@ -21,9 +21,9 @@ export async function* baseRollouts(exp: Experiment, modelsDir: string, batches:
     const policies = Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)]));
     const { batchSize: B, groupSize: G, temperature } = exp.rollout;
     for (let b = 0; b < batches; b++) {
-      const instances = sampleInstances(getTask(exp.task), new Prng(mixSeed(7, `${tag}/${b}`)), 'train', B);
+      const instances = sampleInstances(taskOf(exp), new Prng(mixSeed(7, `${tag}/${b}`)), 'train', B);
       const result = await rollout<SampledTokens>({
-        task: exp.task,
+        task: taskRefOf(exp),
         instances,
         groupSize: G,
         policies,

@@ -15,7 +15,7 @@ import { PRESETS, presetById } from '../src/core/presets';
 import { pearson } from '../src/rl/same-batch';
 import { groupIndices } from '../src/rl/rows';
 import { mean } from '../src/rl/stats';
-import { getTask } from '../src/tasks/registry';
+import { taskOf } from '../src/tasks/registry';
 import { baseRollouts } from './base-rollouts';
 
 const USAGE = `Usage: npm run reward-correlation -- [--presets id,…] [--models DIR] [--batches 8]
@@ -38,7 +38,7 @@ console.log('preset\ttask\tagents\tcorr\tcorr (group-centred)\ttrajectories');
 for (const id of values.presets.split(',')) {
   const exp = presetById(id)?.config;
   if (!exp) throw new Error(`--presets: no preset '${id}'; presets: ${PRESETS.map((p) => p.id).join(', ')}`);
-  const agents = getTask(exp.task).agents.map((a) => a.role as string);
+  const agents = taskOf(exp).agents.map((a) => a.role as string);
   // Per trajectory (judged only): its group and each acting agent's mean row reward.
   const trajs: { group: string; own: Record<string, number> }[] = [];
   for await (const { b, result: r } of baseRollouts(exp, values.models, Number(values.batches), 'corr')) {

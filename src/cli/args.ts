@@ -13,6 +13,8 @@ Usage:
   npm run lab -- train --config <file | URL | hash> [--steps N] [--backend B] [--out DIR]
                        [--force] [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
   npm run lab -- train --preset ID [--steps N] [--backend B] [--out DIR] …
+  npm run lab -- train --workflow F [--config X | --preset ID] [--steps N] [--out DIR] …
+  npm run lab -- pretrain --workflow F --out DIR [--seed N] [--target X] [--max-steps N]
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- sweep --config <file | URL | hash> --grid KEY=v1,v2,… [--grid …] --steps N --out DIR
                        [--shard i/n] [--workers K] [--backend B] [--checkpoint-every N] [--quiet]
@@ -44,6 +46,13 @@ Commands:
           With several seeds it also prints each run's mean ± 95 % CI over seeds, the paired
           difference from the first run (same seed, same task stream) and a verdict computed
           from its CI: the same numbers as the page's Findings view.
+  pretrain
+          Prepares a workflow's base models: each agent learns its demonstrator's answers (from
+          its reward rule) until validation success reaches --target (default 0.3) or
+          --max-steps (default 600), and DIR gets one checkpoint per model and manifest.json
+          (recipe, steps, validation success, each agent's own). train --workflow F --init DIR
+          starts from them; without --init, train finds the ones it prepared itself in
+          .lab-cache/base-models/, or pretrains first and says so. See docs/workflows.md.
   sweep   Runs the experiment once per cell of a grid of link fields (the cartesian product
           of the --grid dials), each cell an ordinary train folder under DIR/cells/, listed in
           DIR/sweep.json; --shard i/n runs one of n disjoint slices (a Slurm array task, a
@@ -97,6 +106,11 @@ Options:
                  URL (http://localhost:5173/#v=1&task=math), or a bare hash (v=1&task=math).
                  Default: the default experiment (GRPO vs Dr. MAS on search).
   --preset ID    One of the named experiments (npm run lab -- presets); not with --config.
+  --workflow F   A workflow file (JSON or YAML: your own agents, data, flow and rewards,
+                 docs/workflows.md), with its dataset file beside it; it replaces the task of
+                 the experiment --config or --preset gives (default: the default experiment's
+                 runs, GRPO vs Dr. MAS). Refused before anything trains, naming the line, stage
+                 or field, if it cannot train.
   --steps N      Overrides the experiment's step count. With --resume: the run's own count
                  (from its config.json) unless N raises it.
   --backend B    One of ${BACKEND_NAMES.join(', ')}. Default: wasm (the fastest backend in Node;
@@ -108,9 +122,10 @@ Options:
                  is refused (nothing recorded is ever overwritten); one process at a time per
                  folder (DIR/.lock).
   --force        Move a run already in --out aside to <DIR>.old-<time> (never deleted) first.
-  --init FILES   Comma-separated checkpoint files (e.g. downloaded from the lab) to start models
-                 from instead of the shipped base models; each must fit one model of the
-                 experiment (its agents and size), or the run is refused naming the file.
+  --init FILES   Comma-separated checkpoint files (e.g. downloaded from the lab), or folders of
+                 them (lab pretrain --out DIR), to start models from instead of the shipped base
+                 models; each must fit one model of the experiment (its agents and size), or the
+                 run is refused naming the file.
   --checkpoint-every N
                  Save each run's state every N steps and after its last step (default 25;
                  0 = never).
@@ -138,6 +153,8 @@ which). The summary table's "skipped" column counts each run's skipped updates.`
 export interface TrainArgs {
   command: 'train';
   config: string | null;
+  /** A workflow file: the experiment's task becomes it. */
+  workflow: string | null;
   /** A preset id (src/core/presets.ts); exclusive with `config`. */
   preset: string | null;
   steps: number | null;
@@ -149,8 +166,19 @@ export interface TrainArgs {
   force: boolean;
   quiet: boolean;
 }
+export interface PretrainArgs {
+  command: 'pretrain';
+  workflow: string;
+  config: string | null;
+  preset: string | null;
+  out: string;
+  seed: number;
+  target: number | null;
+  maxSteps: number | null;
+}
 type CliArgs =
   | TrainArgs
+  | PretrainArgs
   | { command: 'report'; dir: string; tail: number }
   | { command: 'presets'; json: boolean }
   | { command: 'interop'; argv: string[] }
@@ -228,6 +256,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   // parsed in sweep-args.ts
   if (command === 'sweep') return { command, argv: rest };
   if (command === 'merge') return { command, argv: rest };
+  if (command === 'pretrain') return parsePretrain(rest);
   if (command !== 'train') throw new UsageError(`unknown command "${command}"; try: npm run lab -- help`);
   let values;
   try {
@@ -236,6 +265,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
       options: {
         config: { type: 'string' },
         preset: { type: 'string' },
+        workflow: { type: 'string' },
         steps: { type: 'string' },
         backend: { type: 'string' },
         out: { type: 'string' },
@@ -264,7 +294,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   const resume = values.resume ?? null;
   if (resume !== null) {
     const clash = [
-      ...(['config', 'preset', 'out', 'init'] as const).filter((k) => values[k] !== undefined),
+      ...(['config', 'preset', 'workflow', 'out', 'init'] as const).filter((k) => values[k] !== undefined),
       ...(values.force ? ['force'] : []),
     ];
     if (clash.length)
@@ -278,6 +308,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
     command: 'train',
     config: values.config ?? null,
     preset: values.preset ?? null,
+    workflow: values.workflow ?? null,
     steps,
     backend,
     out: values.out ?? null,
@@ -286,5 +317,41 @@ export function parseCli(argv: readonly string[]): CliArgs {
     resume,
     force: values.force,
     quiet: values.quiet,
+  };
+}
+
+/** `lab pretrain --workflow F --out DIR [--seed N] [--target X] [--max-steps N] [--config X | --preset ID]`. */
+function parsePretrain(argv: readonly string[]): PretrainArgs {
+  const usage =
+    'usage: npm run lab -- pretrain --workflow F --out DIR [--seed N] [--target X] [--max-steps N]';
+  const { values: v, positionals } = parseOptions(
+    argv,
+    {
+      workflow: { type: 'string' },
+      out: { type: 'string' },
+      config: { type: 'string' },
+      preset: { type: 'string' },
+      seed: { type: 'string' },
+      target: { type: 'string' },
+      'max-steps': { type: 'string' },
+    },
+    usage,
+  );
+  if (positionals.length) throw new UsageError(`pretrain takes no "${positionals[0]}"; ${usage}`);
+  if (v.workflow === undefined || v.out === undefined) throw new UsageError(usage);
+  if (v.preset !== undefined && v.config !== undefined)
+    throw new UsageError('--preset and --config both name the experiment; give one');
+  const target = v.target === undefined ? null : Number(v.target);
+  if (target !== null && !(target > 0 && target <= 1))
+    throw new UsageError(`--target must be a number in (0, 1]; got "${v.target}"`);
+  return {
+    command: 'pretrain',
+    workflow: v.workflow,
+    out: v.out,
+    config: v.config ?? null,
+    preset: v.preset ?? null,
+    seed: v.seed === undefined ? 0 : wholeNumber('seed', v.seed, 0),
+    target,
+    maxSteps: v['max-steps'] === undefined ? null : wholeNumber('max-steps', v['max-steps'], 1),
   };
 }

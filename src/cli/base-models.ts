@@ -10,13 +10,16 @@ export function loadShippedBase(
   exp: Experiment,
   root = 'models',
   init: readonly string[] = [],
+  prepared: readonly { name: string; bytes: Uint8Array }[] = [],
 ): Promise<BaseModels> {
-  const user = init.map((file) => {
+  const given = init.map((file) => {
     if (!existsSync(file)) throw new UsageError(`--init: no such file ${file}`);
     if (statSync(file).isDirectory())
       throw new UsageError(`--init: ${file} is a folder; give checkpoint files (.ckpt), comma-separated`);
     return { name: basename(file), bytes: new Uint8Array(readFileSync(file)) };
   });
+  // A workflow's prepared base models (src/cli/workflow.ts) start each model as --init files would.
+  const user = given.length ? given : prepared;
   const read = async (path: string) => {
     const file = join(root, path);
     return existsSync(file) ? new Uint8Array(readFileSync(file)) : null;

@@ -5,6 +5,8 @@
  * names) says so on stderr, once per read.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { loadWorkflowData } from './workflow';
 import { fieldErrorText, validateExperiment } from '../core/config-validate';
 import type { Experiment } from '../core/config';
 import type { FieldError } from '../core/config-validate';
@@ -39,6 +41,8 @@ export function loadConfig(arg: string): Experiment {
     const r = validateExperiment(json);
     if (!r.ok) throw new ConfigError(arg, r.errors);
     if (r.note) console.error(`${arg}: ${r.note}`);
+    // A workflow over a data file finds it beside the config (a train folder keeps a copy there).
+    if (r.config.workflow) loadWorkflowData(r.config.workflow, dirname(arg), arg);
     return r.config;
   }
   const hashAt = arg.indexOf('#');

@@ -18,7 +18,10 @@ import { compareSeeds, comparisonTable, formatFixed } from '../report/findings';
 import { sharedEvalK, stepSpan, trainedNothing } from '../report/summary';
 import { modelSlots } from '../sizing/slots';
 import { HELP, UsageError, parseCli } from './args';
-import type { TrainArgs } from './args';
+import type { PretrainArgs, TrainArgs } from './args';
+import { selectBackend } from '../backends/backend';
+import { nodePlatform } from '../backends/platform-node';
+import { initFiles, pretrainWorkflow, withWorkflow } from './workflow';
 import { readImportSummaries, runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
 import { checkSessionDir, SessionDirError } from './session-dir';
@@ -64,11 +67,12 @@ async function train(args: TrainArgs): Promise<number> {
     args.resume ?? args.out ?? join('runs', new Date().toISOString().replace(/[:T]/g, '-').slice(0, 19));
   if (args.resume) checkSessionDir(args.resume);
   const configPath = args.resume ? join(args.resume, 'config.json') : args.config;
-  const given = configPath
+  const named = configPath
     ? loadConfig(configPath)
     : args.preset
       ? presetConfig(args.preset)
       : DEFAULT_EXPERIMENT;
+  const given = args.workflow ? withWorkflow(named, args.workflow) : named;
   // config.json records the run's own step count: a resume keeps it unless --steps raises it.
   if (args.resume && args.steps !== null && args.steps < given.steps) {
     throw new UsageError(
@@ -86,7 +90,7 @@ async function train(args: TrainArgs): Promise<number> {
   try {
     const { summaries, stopped } = await trainFolder(exp, out, {
       backend: args.backend,
-      init: args.init,
+      init: initFiles(args.init),
       checkpointEvery: args.checkpointEvery,
       resume: args.resume !== null,
       givenSteps: given.steps,
@@ -128,6 +132,28 @@ function printTables(summaries: readonly RunSummary[], seeds: boolean): void {
   console.log(
     `\nover ${c.seeds} seeds (spike frac: share of steps above 3× the running median; verdicts from the paired 95 % CI)\n${comparisonTable(c)}`,
   );
+}
+
+
+/** `lab pretrain --workflow F --out DIR`: the workflow's base models, prepared and written. */
+async function pretrain(args: PretrainArgs): Promise<number> {
+  const named = args.config
+    ? loadConfig(args.config)
+    : args.preset
+      ? presetConfig(args.preset)
+      : DEFAULT_EXPERIMENT;
+  const exp = withWorkflow(named, args.workflow);
+  await selectBackend(tf, 'wasm', nodePlatform);
+  await pretrainWorkflow(exp, args.out, {
+    seed: args.seed,
+    ...(args.target === null ? {} : { targetSuccess: args.target }),
+    ...(args.maxSteps === null ? {} : { maxSteps: args.maxSteps }),
+    note: (line) => console.error(line),
+  });
+  console.log(
+    `wrote ${args.out}/manifest.json and one checkpoint per model; train from them with --workflow ${args.workflow} --init ${args.out}`,
+  );
+  return 0;
 }
 
 function presetConfig(id: string): Experiment {
@@ -204,6 +230,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(MERGE_HELP);
       return 0;
     }
+    if (args.command === 'pretrain') return await pretrain(args);
     if (args.command === 'presets') listPresets(args.json);
     else if (args.command === 'report') report(args.dir, args.tail);
     else return await train(args);

@@ -8,6 +8,7 @@ import { parseOptions, UsageError, wholeNumber } from './args';
 
 export const SWEEP_HELP = `Usage:
   npm run lab -- sweep --config <file | URL | hash> --grid KEY=v1,v2,… [--grid …] --steps N --out DIR
+  npm run lab -- sweep --workflow F [--config …] --grid workflow.mix=0,0.5,1 --steps N --out DIR
                        [--shard i/n] [--workers K] [--backend B] [--checkpoint-every N] [--quiet]
 
 Runs the experiment once per cell of the grid: the cartesian product of the --grid dials, the
@@ -23,6 +24,10 @@ the config's runs × seeds; DIR/sweep.json lists the cells ({"params": {KEY: val
   --shard i/n    Run only the i-th (0 ≤ i < n) of n disjoint slices (cells i, i+n, i+2n, …), e.g.
                  --shard $SLURM_ARRAY_TASK_ID/4 in a Slurm array, --shard $JOB_COMPLETION_INDEX/4
                  in a Kubernetes Indexed Job; each shard its own --out, joined by lab merge.
+  --workflow F   A workflow file (docs/workflows.md) replaces the task of the experiment
+                 --config gives; its fields sweep like any other (workflow.mix,
+                 workflow.rewards.<agent>.mix, …). Its base models are prepared once, before
+                 the cells start, and every cell starts from them.
   --workers K    Train K cells at once, each in a thread of its own (default 1; about one per core).
   --steps, --backend, --checkpoint-every, --quiet: as for train; so is LAB_SIMD=plain (the
                  wasm kernels' plain-SIMD build), which every cell's thread inherits.
@@ -43,6 +48,8 @@ the sweep command with --out DIR runs it. See docs/sweeps.md.`;
 export interface SweepArgs {
   command: 'sweep';
   config: string | null;
+  /** A workflow file: the swept experiment's task (docs/workflows.md#on-the-command-line). */
+  workflow: string | null;
   grid: Dial[];
   steps: number;
   out: string;
@@ -65,6 +72,7 @@ export function parseSweep(argv: readonly string[]): SweepArgs | null {
     argv,
     {
       config: { type: 'string' },
+      workflow: { type: 'string' },
       grid: { type: 'string', multiple: true },
       steps: { type: 'string' },
       out: { type: 'string' },
@@ -92,6 +100,7 @@ export function parseSweep(argv: readonly string[]): SweepArgs | null {
     return {
       command: 'sweep',
       config: (v.config as string | undefined) ?? null,
+      workflow: (v.workflow as string | undefined) ?? null,
       grid: grid.map(parseDial),
       steps: wholeNumber('steps', v.steps, 1),
       out: v.out,

@@ -12,6 +12,7 @@ import { enableRelaxedSimd } from '../backends/relaxed-simd-node';
 import { runLabels } from '../train/experiment';
 import { modelSlots } from '../sizing/slots';
 import { trainFolder } from './train';
+import { registerDataBytes } from './workflow';
 
 export type ToSweepWorker =
   { type: 'cell'; dir: string; config: Experiment; resume: boolean } | { type: 'stop'; signal: string };
@@ -23,11 +24,14 @@ export type FromSweepWorker =
 export interface WorkerSettings {
   backend: BackendName;
   checkpointEvery: number;
+  /** A workflow's dataset file, as the sweep's main thread read it. */
+  dataset: { file: string; bytes: Uint8Array } | null;
 }
 
 tf.enableProdMode();
 enableRelaxedSimd(); // before any model runs, as in main.ts
 const settings = workerData as WorkerSettings;
+if (settings.dataset) registerDataBytes(settings.dataset.file, settings.dataset.bytes);
 const port = parentPort!;
 const stop = new AbortController();
 const post = (m: FromSweepWorker) => port.postMessage(m);

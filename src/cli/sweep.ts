@@ -19,12 +19,13 @@ import {
   sweepFile,
 } from '../rl/sweep';
 import { loadSweep, sweepMapCells } from '../report/sweep-map';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 import { SweepRefused } from '../rl/sweep';
 import type { Cell, SweepFile } from '../rl/sweep';
 import { tsxThread } from '../workers/env-pool-node';
 import { UsageError } from './args';
 import { loadSweepConfig } from './load-config';
+import { dataBytesOf, withWorkflow, workflowBaseFiles } from './workflow';
 import { Progress } from './progress';
 import { fsError, lockSessionDir, SessionDirError, warn, writeAtomic } from './session-dir';
 import type { MergeArgs, SweepArgs } from './sweep-args';
@@ -58,7 +59,8 @@ const isDone = (dir: string) => existsSync(join(dir, 'summary.json'));
 /** Runs (or goes on with) this shard's cells; the exit status. */
 export async function sweep(args: SweepArgs): Promise<number> {
   const given = args.config ? loadSweepConfig(args.config) : { config: DEFAULT_EXPERIMENT, dials: [] };
-  const config = { ...given.config, steps: args.steps };
+  const named = args.workflow ? withWorkflow(given.config, args.workflow) : given.config;
+  const config = { ...named, steps: args.steps };
   const grid = refusedAsUsage(() => joinDials(given.dials, args.grid));
   const cells = shardCells(
     refusedAsUsage(() => planCells(config, grid)),
@@ -86,6 +88,8 @@ export async function sweep(args: SweepArgs): Promise<number> {
       `sweep: ${cells.length} cells${args.shard ? ` (shard ${args.shard.index}/${args.shard.count})` : ''}, ${cells.length - todo.length} done earlier; ${Math.min(args.workers, todo.length)} at a time`,
     );
     const note = noter();
+    // A workflow's base models are prepared once, here, before the cells' threads look for them.
+    for (const c of todo.slice(0, 1)) await workflowBaseFiles(c.config, (line) => note('sweep', line));
     const outcome = await runCells(todo, args, stop, (c, m) => {
       if (m.type === 'progress') progress?.update(name(c), m.step, m.info);
       if (m.type === 'note') note(name(c), m.line);
@@ -152,7 +156,11 @@ async function runCells(
   const failed = new Map<Cell, string>();
   const dead = new Map<Cell, string[]>();
   const queue = [...todo];
-  const settings: WorkerSettings = { backend: args.backend, checkpointEvery: args.checkpointEvery };
+  const settings: WorkerSettings = {
+    backend: args.backend,
+    checkpointEvery: args.checkpointEvery,
+    dataset: todo[0] ? dataBytesOf(todo[0].config) : null,
+  };
   const thread = () =>
     new Promise<void>((resolve) => {
       const worker = tsxThread(new URL('./sweep-worker.ts', import.meta.url), { workerData: settings });
@@ -205,7 +213,7 @@ export function sweepReport(dir: string, tail = REWARD_TAIL): string {
     }
   };
   const { file, cells } = refusedAsUsage(() =>
-    loadSweep(dir, read, (exp) => getTask(exp.task).agents.map((a) => a.role), tail, warn),
+    loadSweep(dir, read, (exp) => taskOf(exp).agents.map((a) => a.role), tail, warn),
   );
   return (
     `${dir}: sweep of ${file.cells.length} cells × ${file.config.runs.length} runs × ${file.config.seeds} seeds, ${file.config.steps} steps; ` +

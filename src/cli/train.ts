@@ -18,11 +18,12 @@ import { nodePlatform } from '../backends/platform-node';
 import { formatFixed, nanAsNull } from '../report/findings';
 import type { RunSummary } from '../report/summary';
 import { runExperiment, runLabels } from '../train/experiment';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 import { cellSummaries } from '../report/sweep-map';
 import { loadConfig } from './load-config';
 import { UsageError } from './args';
 import { loadShippedBase } from './base-models';
+import { ensureWorkflowData, keepDataBeside, workflowBaseFiles } from './workflow';
 import { kernelsChanged, readMachines, recordMachine, thisMachine } from './machine';
 import { simdFlavour } from '../model/kernels/wasm';
 import {
@@ -79,12 +80,18 @@ export async function trainFolder(
   // The wasm kernels' build is said with the backend: it decides the last digits (LAB_SIMD).
   const kernels = report.backend === 'wasm' ? `; kernels: ${simdFlavour()} SIMD` : '';
   o.note(`backend: ${describeReport(report)}${kernels}`);
-  const { checkpoints, notes } = await loadShippedBase(exp, 'models', o.init);
+  // A workflow over a data file: its rows from this process's read, or from the copy beside
+  // config.json (a resume, a sweep cell in a thread of its own).
+  if (exp.workflow && !o.resume) ensureWorkflowData(exp, null);
+  else if (exp.workflow) ensureWorkflowData(exp, out);
+  const prepared = o.init.length ? [] : ((await workflowBaseFiles(exp, o.note)) ?? []);
+  const { checkpoints, notes } = await loadShippedBase(exp, 'models', o.init, prepared);
   for (const [id, note] of Object.entries(notes)) o.note(`model ${id}: ${note}`);
 
   if (!o.resume) {
     const moved = prepareNewSessionDir(out, o.force);
     if (moved) o.note(`--force: the run that was in ${out} is now in ${moved}`);
+    keepDataBeside(exp, out);
   }
   const unlock = lockSessionDir(out);
   try {
@@ -155,7 +162,7 @@ export function folderSummaries(dir: string, tail: number): { summaries: RunSumm
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn, exp.task);
   const summaries = cellSummaries(
     exp,
-    getTask(exp.task).agents.map((a) => a.role),
+    taskOf(exp).agents.map((a) => a.role),
     rows,
     tail,
   );

@@ -6,7 +6,7 @@
  */
 import { defOf, defProblems } from './advantage-sets';
 import { MCTS_TASKS, TREE_SAMPLINGS } from './config-names';
-import type { CreditName, SamplingName, TaskName } from './config-names';
+import type { CreditName, SamplingName, TaskChoice } from './config-names';
 import type { Run } from './config-run';
 import type { AdvantageOptions } from './config-sections';
 
@@ -15,7 +15,8 @@ type Issue = { path: (string | number)[]; message: string };
 
 /** What the checks read of an experiment. */
 interface Checked {
-  task: TaskName;
+  task: TaskChoice;
+  workflow?: unknown;
   rollout: { sampling: SamplingName; arms?: string };
   reward: { credit: CreditName };
   advantage: AdvantageOptions;
@@ -24,11 +25,27 @@ interface Checked {
 
 /** Every cross-field problem of `exp`, in one order: credit on trees, the estimator algebra, mcts, arms. */
 export const experimentIssues = (exp: Checked): Issue[] => [
+  ...workflowIssues(exp),
   ...treeCreditIssues(exp),
   ...algebraIssues(exp),
   ...mctsIssues(exp),
   ...armsIssues(exp),
 ];
+
+/** `task=workflow` and the workflow come together: one without the other could not run. */
+function workflowIssues(exp: Checked): Issue[] {
+  if (exp.task === 'workflow' && exp.workflow === undefined)
+    return [
+      {
+        path: ['workflow'],
+        message:
+          'task=workflow needs a workflow file (lab train --workflow F, or the page’s Workflow picker)',
+      },
+    ];
+  if (exp.task !== 'workflow' && exp.workflow !== undefined)
+    return [{ path: ['task'], message: `a workflow is given, so task is workflow, not ${exp.task}` }];
+  return [];
+}
 
 /**
  * Credit replays a trajectory with an agent's outputs masked; a tree's branch k is no trajectory

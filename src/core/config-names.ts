@@ -33,6 +33,9 @@ export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random', 'tree-outcome'
 export const TREE_SAMPLINGS: readonly SamplingName[] = ['tree', 'tree-random', 'tree-outcome', 'mcts'];
 
 export type TaskName = (typeof TASK_NAMES)[number];
+/** What an experiment's `task` may be: a built-in task, or `workflow`, the experiment's own file. */
+export const TASK_CHOICES = [...TASK_NAMES, 'workflow'] as const;
+export type TaskChoice = (typeof TASK_CHOICES)[number];
 export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
 export type EstimatorChoice = (typeof ESTIMATOR_CHOICES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];

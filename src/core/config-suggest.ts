@@ -68,6 +68,7 @@ export function suggestField(path: string): string | undefined {
   const template = scope.replace(/^runs\.\d+/, 'runs.N').replace(/perAgent\.[^.]+$/, 'perAgent.*');
   const pool = fields()
     .filter((f) => (template ? f.path.startsWith(`${template}.`) : !f.path.startsWith('runs.')))
+    .filter((f) => path.startsWith('workflow.') || !f.path.startsWith('workflow.'))
     .map((f) => ({ ...f, key: template ? f.path.slice(template.length + 1) : f.path }))
     .filter((f) => !f.key.includes('*'));
   const lower = key.toLowerCase();
@@ -80,6 +81,17 @@ export function suggestField(path: string): string | undefined {
       .filter(({ d }) => d <= Math.max(2, Math.floor(key.length / 5)))
       .sort((a, b) => a.d - b.d)[0]?.f;
   return hit && (scope ? `${scope}.${hit.key}` : hit.key);
+}
+
+/** Of `options`, the one `key` most likely meant: the same up to case, or within a couple of typos. */
+export function nearest(key: string, options: readonly string[]): string | undefined {
+  return (
+    options.find((o) => o.toLowerCase() === key.toLowerCase()) ??
+    options
+      .map((o) => ({ o, d: distance(key, o) }))
+      .filter(({ d }) => d <= Math.max(2, Math.floor(key.length / 5)))
+      .sort((a, b) => a.d - b.d)[0]?.o
+  );
 }
 
 /**

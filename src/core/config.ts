@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { experimentIssues } from './config-checks';
-import { BACKEND_NAMES, MAX_STEPS, TASK_NAMES } from './config-names';
+import { BACKEND_NAMES, MAX_STEPS, TASK_CHOICES } from './config-names';
 import { RunSchema } from './config-run';
 import {
   AdvantageSchema,
@@ -21,13 +21,22 @@ import {
 import { LIVE_PARAMS, withLive } from './live-params';
 import { MODEL_PRESETS } from './model-sizes';
 import { ESTIMATOR_LABELS } from './run-labels';
+import { WorkflowSchema } from './workflow/schema';
 
 /** Bump when a field changes meaning; add a migration in url.ts for the old version. */
 export const CONFIG_VERSION = 1;
 
 export const ExperimentSchema = z
   .strictObject({
-    task: z.enum(TASK_NAMES).default('search').describe('Multi-agent task'),
+    task: z
+      .enum(TASK_CHOICES)
+      .default('search')
+      .describe(
+        'Multi-agent task: a built-in one, or workflow (the workflow field: your own agents, data, flow and rewards)',
+      ),
+    workflow: WorkflowSchema.optional().describe(
+      'task=workflow: the workflow file as read (docs/workflows.md); a link carries it packed',
+    ),
     models: z
       .strictObject({
         assignment: z

@@ -7,6 +7,9 @@
  * concatenation and the tokenizer (src/model) is a char → id table. Pure: no tfjs, no DOM.
  */
 
+/** Policies see at most this many tokens: BOS + prompt + response + EOS must fit. */
+export const MAX_CONTEXT = 128;
+
 /** Printable characters a task may put in a prompt or expect in a response. */
 export const CHARSET = ' abcdefghijklmnopqrstuvwxyz0123456789.,:;?!=+-*/%()[]<>_|#\'"';
 
@@ -42,14 +45,20 @@ export const ROLE_BLOCK = 16;
 
 /** Every agent role of every task. A role token ends a prompt and tells a shared model which agent it is playing. */
 export const ROLES = [...FIRST_ROLES, ...ADDED_ROLES] as const;
-export type Role = (typeof ROLES)[number];
+/** A role of the lab's own tasks: one with a token of its own. */
+export type BuiltinRole = (typeof ROLES)[number];
+/**
+ * An agent's name. The built-in tasks' agents are BuiltinRoles; a workflow's are the user's own
+ * names, given tokens by agentTokens.
+ */
+export type Role = string;
 
 /**
  * Roles a task used to borrow, by task: `plan` ran its planner as `solver` and its executor as
  * `coder` while a new role would have moved every token id. Old links, session folders and checkpoints
  * that name the old roles are read with these (src/core/renamed-roles.ts, src/model/vocab-migration.ts).
  */
-export const RENAMED_ROLES: Readonly<Record<string, Readonly<Record<string, Role>>>> = {
+export const RENAMED_ROLES: Readonly<Record<string, Readonly<Record<string, BuiltinRole>>>> = {
   plan: { solver: 'planner', coder: 'executor' },
 };
 
@@ -75,7 +84,36 @@ const ROLE_OF = new Map([...TOKENS].map(([r, t]) => [t, r]));
 
 /** The role token (one character) for `role`. */
 export function roleToken(role: Role): string {
-  return TOKENS.get(role)!;
+  const token = TOKENS.get(role);
+  if (token === undefined)
+    throw new Error(
+      `'${role}' is not a role of the lab's tasks: a workflow's agents take their tokens from agentTokens`,
+    );
+  return token;
+}
+
+/**
+ * The role tokens of a workflow's agents, whose names are the user's: a name that is a role of
+ * the lab's keeps that role's token (so `alice` in a workflow is the built-in alice, and shipped
+ * models fit), and every other name takes the next free slot of the reserved block, in the
+ * workflow's order. No id moves; a workflow's own base models learn what its slots mean.
+ */
+export function agentTokens(names: readonly string[]): Map<string, string> {
+  const free = BLOCK.filter((ch) => !ROLE_OF.has(ch));
+  const tokens = new Map<string, string>();
+  for (const name of names) {
+    const own = TOKENS.get(name);
+    if (own !== undefined) tokens.set(name, own);
+    else {
+      const slot = free.shift();
+      if (slot === undefined)
+        throw new Error(
+          `${names.length} agents need more than the ${ROLE_BLOCK - ADDED_ROLES.length} free role slots`,
+        );
+      tokens.set(name, slot);
+    }
+  }
+  return tokens;
 }
 
 /** The reserved block's characters, used or not. */

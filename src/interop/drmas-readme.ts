@@ -4,7 +4,7 @@
  * back into the lab. Pure: no Node, no DOM.
  */
 import type { Experiment } from '../core/config';
-import { getTask } from '../tasks/registry';
+import { taskOf, type TaskName } from '../tasks/registry';
 import { DRMAS_TASKS } from './drmas-counterparts';
 import type { DrmasExport } from './drmas';
 
@@ -27,8 +27,8 @@ export function drmasReadme(
   models: readonly string[],
   link: string,
 ): string {
-  const task = DRMAS_TASKS[exp.task]!;
-  const agents = getTask(exp.task).agents.map((a) => a.role);
+  const task = DRMAS_TASKS[exp.task as TaskName]!; // exportDrmas refused a workflow
+  const agents = taskOf(exp).agents.map((a) => a.role);
   const script = out.scripts[0];
   return `# ${exp.runs.map((r) => r.label).join(' vs ')} on Dr. MAS's ${task.env} task
 

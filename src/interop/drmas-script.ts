@@ -8,7 +8,7 @@
 import type { Experiment } from '../core/config';
 import type { AdvantageOptions, Optim, PerAgentField } from '../core/config-sections';
 import { PER_AGENT_FIELDS } from '../core/config-sections';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 import { ACTOR_KEYS, CLUSTER_COMMON, VERL_KL_TYPES, shellVar, type DrmasTask } from './drmas-counterparts';
 
 const py = (x: boolean) => (x ? 'True' : 'False');
@@ -69,7 +69,7 @@ export function launchScript(exp: Experiment, task: DrmasTask, team: Team, run: 
     key: ACTOR_KEYS[f],
     values: agents.map((a) => optim.perAgent[a]?.[f] ?? optim[f]),
   }));
-  const invalidPenalty = getTask(exp.task).invalidPenalty;
+  const invalidPenalty = taskOf(exp).invalidPenalty;
   const overrides: [string, string | number][] = [
     ['algorithm.adv_estimator', '$algorithm'],
     ['algorithm.norm_adv_by_std_in_grpo', py(advantage.normalizeStd)],

@@ -9,7 +9,7 @@
  */
 import type { Experiment } from '../core/config';
 import { resolveRun } from '../core/config-run';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 import {
   DEFAULT_DRMAS_MODEL,
   DRMAS_ESTIMATORS,
@@ -45,13 +45,13 @@ export interface DrmasExport {
  * nano policies (one for all agents, or one per agent). Throws ExportRefused naming the field.
  */
 export function exportDrmas(exp: Experiment, models: readonly string[] = [DEFAULT_DRMAS_MODEL]): DrmasExport {
-  const task = DRMAS_TASKS[exp.task];
+  const task = exp.task === 'workflow' ? undefined : DRMAS_TASKS[exp.task];
   if (!task)
     throw new ExportRefused(
       'task',
       `'${exp.task}' has no Dr. MAS counterpart (Dr. MAS trains ${Object.keys(DRMAS_TASKS).join(' and ')})`,
     );
-  const agents = getTask(exp.task).agents.map((a) => a.role);
+  const agents = taskOf(exp).agents.map((a) => a.role);
   const drmasIds = agents.map((a) => task.agents[a]);
   if (models.length !== 1 && models.length !== agents.length) {
     throw new ExportRefused(

@@ -12,7 +12,7 @@
  * one the model has learned to keep low and sampling does not start emitting unused slots.
  * Pure: no tfjs.
  */
-import { RENAMED_ROLES, roleToken, VOCAB, type Role } from '../core/vocab';
+import { RENAMED_ROLES, roleToken, VOCAB } from '../core/vocab';
 import type { GPTConfig } from '../core/gpt-config';
 
 /** The fields of a checkpoint manifest a migration rewrites. */
@@ -34,7 +34,7 @@ function sourceTokens(): Map<string, { token: string; was: string; now: string }
   const from = new Map<string, { token: string; was: string; now: string }>();
   for (const renames of Object.values(RENAMED_ROLES))
     for (const [was, now] of Object.entries(renames))
-      from.set(roleToken(now), { token: roleToken(was as Role), was, now });
+      from.set(roleToken(now), { token: roleToken(was), was, now });
   return from;
 }
 

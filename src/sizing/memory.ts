@@ -16,8 +16,8 @@
 import type { Experiment } from '../core/config';
 import type { BackendName } from '../core/config-names';
 import { gptConfig, paramSpecs } from '../core/gpt-config';
-import { getTask } from '../tasks/registry';
-import { MAX_CONTEXT } from '../tasks/types';
+import { taskOf } from '../tasks/registry';
+import { MAX_CONTEXT } from '../core/vocab';
 import { modelSlots } from './slots';
 
 /** Node, tfjs and the wasm module before any model (measured: 0.3 GB RSS). */
@@ -34,7 +34,7 @@ interface MemoryEstimate {
 }
 
 export function estimateMemory(exp: Experiment): MemoryEstimate {
-  const task = getTask(exp.task);
+  const task = taskOf(exp);
   const slots = modelSlots(exp);
   const miniBatches = Math.max(exp.optim.miniBatches, ...exp.runs.map((r) => r.optim.miniBatches ?? 1));
   // Rows per instance, the most of any run: G rollouts of at most maxCalls calls, or a search tree's

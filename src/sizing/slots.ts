@@ -10,7 +10,7 @@ import { armsOf } from '../core/config-sections';
 import type { PerAgentField } from '../core/config-sections';
 import type { ModelPreset } from '../core/model-sizes';
 import type { Role } from '../core/vocab';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 
 export interface ModelSlot {
   /** `shared`, or the agent's role when each agent has its own model. */
@@ -78,7 +78,7 @@ function checkArms(exp: Experiment, agents: readonly Role[]): void {
  * is its own name unless `models.ids` gives several agents the same one (DrMAS `model_ids`).
  */
 export function modelSlots(exp: Experiment): ModelSlot[] {
-  const agents = getTask(exp.task).agents.map((a) => a.role);
+  const agents = taskOf(exp).agents.map((a) => a.role);
   checkArms(exp, agents);
   if (exp.models.assignment === 'shared') {
     for (const field of ['perAgent', 'ids', 'from'] as const) {

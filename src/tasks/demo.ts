@@ -6,12 +6,12 @@
 import type { Role } from '../core/vocab';
 import type { Policy } from './orchestrator';
 import { Prng } from '../core/prng';
-import { getTask, type TaskName } from './registry';
+import { getTask, type TaskRef } from './registry';
 
 /** Probability of a mistake per call: one rate for all agents, or one per agent (default 0). */
 export type ErrorRates = number | Partial<Record<Role, number>>;
 
-export function demonstratorPolicy(task: TaskName, errorRate: ErrorRates = 0): Policy {
+export function demonstratorPolicy(task: TaskRef, errorRate: ErrorRates = 0): Policy {
   const t = getTask(task);
   const rateOf = (agent: Role): number =>
     typeof errorRate === 'number' ? errorRate : (errorRate[agent] ?? 0);

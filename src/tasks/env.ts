@@ -6,7 +6,7 @@
  * a Web Worker pool that calls `applyStep` inside each worker. Pure: no tfjs, no DOM.
  */
 import type { Role } from '../core/vocab';
-import { getTask, type TaskName } from './registry';
+import { getTask, type TaskRef } from './registry';
 import type { BaseState } from './types';
 
 /** One transition to compute. Everything is plain data, so it can be posted to a worker. */
@@ -28,13 +28,13 @@ export interface EnvRunner {
    * Applies each input's transition and answers in input order. Must not reject for a failure
    * of one item (answer `{ ok: false }` for it instead); rejecting means the runner itself broke.
    */
-  step(task: TaskName, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]>;
+  step(task: TaskRef, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]>;
   /** Releases workers or other resources; later calls to `step` are an error. */
   dispose(): void;
 }
 
 /** One transition, with any exception turned into an error outcome (what a worker runs). */
-export function applyStep(task: TaskName, input: EnvStepInput): EnvStepResult {
+export function applyStep(task: TaskRef, input: EnvStepInput): EnvStepResult {
   try {
     const { state, valid } = getTask(task).step(input.state, input.agent, input.response);
     return { ok: true, state, valid };
@@ -50,7 +50,7 @@ export function applyStep(task: TaskName, input: EnvStepInput): EnvStepResult {
 export class InProcessEnvRunner implements EnvRunner {
   private disposed = false;
 
-  async step(task: TaskName, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
+  async step(task: TaskRef, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
     if (this.disposed) throw new Error('InProcessEnvRunner: step() after dispose().');
     return inputs.map((input) => applyStep(task, input));
   }

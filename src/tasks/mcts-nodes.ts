@@ -18,7 +18,8 @@ import {
 } from './coder-tester';
 import { parseProgram, runProgram } from './listdsl';
 import { mathTask, parseNumber, problemText, solution, type MathInstance } from './math';
-import { agentSpec, MAX_CONTEXT, promptFor, sanitize, type AnyTask } from './types';
+import { MAX_CONTEXT } from '../core/vocab';
+import { agentSpec, promptFor, sanitize, type AnyTask } from './types';
 
 /** An answer's score in [0, 1] and the feedback a refinement of it reads. */
 interface Judged {

@@ -7,7 +7,7 @@
 import type { Role } from '../core/vocab';
 import { InProcessEnvRunner, type EnvRunner } from './env';
 import { mixSeed } from '../core/prng';
-import { getTask, type TaskName } from './registry';
+import { getTask, type TaskRef } from './registry';
 import { agentSpec, type AnyTask, type BaseState, type Outcome } from './types';
 
 /** One pending agent call, as a policy sees it. */
@@ -82,7 +82,7 @@ export interface TrajectoryResult {
 }
 
 export interface RolloutOptions<X extends object = object> {
-  task: TaskName;
+  task: TaskRef;
   /** B instances; each becomes a group of `groupSize` trajectories. */
   instances: readonly unknown[];
   groupSize: number;
@@ -124,7 +124,7 @@ export interface Live<X extends object> {
 
 /** What `advance` needs besides the trajectories. */
 export interface AdvanceContext<X extends object> {
-  task: TaskName;
+  task: TaskRef;
   env: EnvRunner;
   policies: Readonly<Record<string, Policy<X>>>;
   modelOf: (agent: Role) => string;
@@ -256,7 +256,7 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
       const penalty = outcome && !c.valid ? task.invalidPenalty : 0;
       const turn = calls[c.agent] ?? 0;
       calls[c.agent] = turn + 1;
-      const reward = (agentRewards[c.agent] ?? 0) - penalty;
+      const reward = rowReward(outcome, agentRewards, c.agent, step) - penalty;
       rows.push(
         rowOf(c.output, {
           group,
@@ -287,6 +287,19 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
 export function rowOf<X extends object>(output: PolicyOutput<X>, fields: Omit<TaskRow, 'response'>): Row<X> {
   const { text, ...extra } = output;
   return { ...(extra as Omit<X, 'text'>), ...fields, response: text } as Row<X>;
+}
+
+/**
+ * The reward a trajectory's call number `call` starts from, before penalties: the call's own where
+ * the task rewards calls apart (Outcome.callRewards), else its agent's; 0 without an outcome.
+ */
+export function rowReward(
+  outcome: Outcome | null,
+  agentRewards: Partial<Record<Role, number>>,
+  agent: Role,
+  call: number,
+): number {
+  return outcome?.callRewards?.[call] ?? agentRewards[agent] ?? 0;
 }
 
 /** Each agent's reward under an outcome (its own where the task scores agents apart); 0 without one. */

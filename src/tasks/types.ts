@@ -7,9 +7,6 @@
 import { CHARSET, roleToken, type Role } from '../core/vocab';
 import type { Prng } from '../core/prng';
 
-/** Policies see at most this many tokens: BOS + prompt + response + EOS must fit. */
-export const MAX_CONTEXT = 128;
-
 export type Split = 'train' | 'val';
 
 /** Share of demonstrator mistakes that are malformed outputs rather than wrong ones (all tasks). */
@@ -33,6 +30,11 @@ export interface Outcome {
   agentRewards?: Partial<Record<Role, number>>;
   /** Per-agent outcomes where a task can tell whether each agent did its own part (its `ownSuccess`). */
   agentSuccess?: Partial<Record<Role, boolean>>;
+  /**
+   * Per call, in order, the reward its row starts from before penalties, where a task rewards each
+   * call on its own (a workflow's mix of own and team rewards); else a row starts from its agent's.
+   */
+  callRewards?: readonly number[];
 }
 
 /** Fields every trajectory state carries; tasks extend it with their own plain data. */
@@ -84,6 +86,11 @@ export interface Task<I, S extends BaseState> {
 
   /** Draws one instance (either split; `splitOf` on its key decides which). */
   generate(rng: Prng): I;
+  /**
+   * A task over a finite dataset (a workflow's rows) gives each split's instances here, and
+   * sampling draws from them instead of generating and rejecting (a split may hold few rows).
+   */
+  readonly pool?: { readonly train: readonly I[]; readonly val: readonly I[] };
   /** Identity of an instance: equal keys = same question. Drives the train/val split. */
   key(instance: I): string;
   /** Initial trajectory state for an instance. */

@@ -7,9 +7,9 @@
 import type { Experiment } from '../core/config';
 import { decodeCheckpoint, unverifiedNote, verifyCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { gptConfig } from '../core/gpt-config';
-import { MAX_CONTEXT } from '../tasks/types';
+import { MAX_CONTEXT } from '../core/vocab';
 import { modelSlots } from '../sizing/slots';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 import { renameRole } from '../core/renamed-roles';
 
 /** Reads a file under models/ (e.g. `search/per-agent/verifier.ckpt`), or null if it is not there. */
@@ -43,7 +43,7 @@ export async function loadBase(
   const checkpoints: Record<string, Checkpoint> = {};
   const notes: Record<string, string> = {};
   const slots = modelSlots(exp);
-  const baseTask = getTask(exp.task).variantOf ?? exp.task; // a variant starts from its task's models
+  const baseTask = taskOf(exp).variantOf ?? exp.task; // a variant starts from its task's models
   const fileOf: Record<string, string> = {}; // model id → the user file it starts from
   for (const file of user) {
     let ckpt: Checkpoint;
@@ -52,7 +52,7 @@ export async function loadBase(
     } catch (e) {
       throw new CheckpointRefused(`${file.name}: ${(e as Error).message}`, { cause: e });
     }
-    const agents = renamedAgents((ckpt.manifest.notes as { agents?: unknown }).agents, exp.task);
+    const agents = renamedAgents((ckpt.manifest.notes as { agents?: unknown }).agents, exp);
     const named = renamedAgents(
       [
         file.name
@@ -60,7 +60,7 @@ export async function loadBase(
           .split(/[-_ ]/)
           .at(-1),
       ],
-      exp.task,
+      exp,
     );
     const slot = slots.find((s) =>
       Array.isArray(agents)
@@ -146,8 +146,9 @@ export async function loadBase(
 }
 
 /** A checkpoint's `agents` note in today's role names (plan's `solver` is `planner` now). */
-function renamedAgents(agents: unknown, task: string): unknown {
+function renamedAgents(agents: unknown, exp: Experiment): unknown {
   if (!Array.isArray(agents)) return agents;
-  const base = getTask(task).variantOf ?? task; // a variant's checkpoints carry its base task's roles
+  const task = taskOf(exp);
+  const base = task.variantOf ?? exp.task; // a variant's checkpoints carry its base task's roles
   return agents.map((a) => (typeof a === 'string' ? renameRole(a, base) : a));
 }

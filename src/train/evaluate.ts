@@ -6,6 +6,7 @@ import type { Experiment } from '../core/config';
 import { evalAvgKey, evalPassKey } from '../core/metrics';
 import { evalAtK, type EvalAtK } from '../rl/eval';
 import type { EnvRunner } from '../tasks/env';
+import { taskRefOf } from '../tasks/registry';
 import { rollout, type RolloutOptions } from '../tasks/orchestrator';
 import { agentModelsOf, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
@@ -22,6 +23,11 @@ interface EvalResult extends EvalAtK {
   successes: number[];
   /** Trajectories whose environment failed (scored as failures). */
   errors: number;
+  /**
+   * Per agent, where the task tells each agent's own part: the share of the trajectories it acted
+   * in where it did its part (NaN where it never acted).
+   */
+  ownSuccess: Record<string, number>;
 }
 
 /** avg@k and pass@k: k rollouts per validation instance at the configured temperature. */
@@ -30,10 +36,15 @@ export async function evaluate<X extends object = object>(opts: EvalOptions<X>):
   const outcomes = opts.instances.map((_, g) =>
     trajectories.filter((t) => t.group === g).map((t) => t.success),
   );
+  const told = new Map<string, number[]>();
+  for (const t of trajectories)
+    for (const [agent, own] of Object.entries(t.agentSuccess ?? {}))
+      told.set(agent, [...(told.get(agent) ?? []), own ? 1 : 0]);
   return {
     ...evalAtK(outcomes),
     successes: outcomes.map((o) => o.filter(Boolean).length),
     errors: trajectories.filter((t) => t.status === 'error').length,
+    ownSuccess: Object.fromEntries([...told].map(([a, v]) => [a, v.reduce((x, y) => x + y, 0) / v.length])),
   };
 }
 
@@ -46,17 +57,26 @@ export async function evaluateModels(
   models: readonly PolicyModel[],
   o: { instances: readonly unknown[]; env: EnvRunner; seed: number },
 ): Promise<Record<string, number>> {
+  const r = await evaluateRun(exp, models, o);
+  return { [evalAvgKey(exp.eval.k)]: r.avg, [evalPassKey(exp.eval.k)]: r.pass };
+}
+
+/** The same evaluation, whole: avg@k, pass@k and each agent's own success. */
+export async function evaluateRun(
+  exp: Experiment,
+  models: readonly PolicyModel[],
+  o: { instances: readonly unknown[]; env?: EnvRunner; seed: number },
+): Promise<EvalResult> {
   const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
-  const r = await evaluate<SampledTokens>({
-    task: exp.task,
+  return evaluate<SampledTokens>({
+    task: taskRefOf(exp),
     instances: o.instances,
     k: exp.eval.k,
     policies: Object.fromEntries(models.map((m) => [m.id, modelPolicy(m.model, counters)])),
     agentModels: agentModelsOf(models),
-    env: o.env,
+    ...(o.env ? { env: o.env } : {}),
     seed: o.seed,
     temperature: exp.eval.temperature,
     topP: exp.eval.topP,
   });
-  return { [evalAvgKey(exp.eval.k)]: r.avg, [evalPassKey(exp.eval.k)]: r.pass };
 }

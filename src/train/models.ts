@@ -11,7 +11,7 @@ import { GPT } from '../model/gpt';
 import { gptConfig } from '../core/gpt-config';
 import { AdamW } from '../model/optim';
 import { mixSeed } from '../core/prng';
-import { MAX_CONTEXT } from '../tasks/types';
+import { MAX_CONTEXT } from '../core/vocab';
 import { modelSlots, type ModelSlot } from '../sizing/slots';
 
 /** Which model answers each agent's calls (the orchestrator's agentModels). */

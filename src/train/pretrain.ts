@@ -16,19 +16,27 @@ import { supervisedStep } from '../model/warmstart';
 import { demonstratorPolicy, type ErrorRates } from '../tasks/demo';
 import { rollout } from '../tasks/orchestrator';
 import { mixSeed, Prng } from '../core/prng';
-import { getTask, sampleInstances } from '../tasks/registry';
-import type { TaskName } from '../tasks/registry';
+import { getTask, sampleInstances, taskRefOf, validationSet } from '../tasks/registry';
+import type { TaskChoice } from '../core/config-names';
+import type { Workflow } from '../core/workflow/schema';
+import { evaluateRun } from './evaluate';
 import type { Role } from '../core/vocab';
 import { agentModelsOf, buildModels, disposeModels } from './models';
-import { RunTrainer } from './trainer';
 
 interface PretrainOptions {
-  task: TaskName;
+  /** The task, or `workflow` with the workflow whose agents learn. */
+  task: TaskChoice;
+  workflow?: Workflow;
   assignment: Experiment['models']['assignment'];
   preset: Experiment['models']['preset'];
   seed: number;
   /** Stop once validation avg@k reaches this (checked every `checkEvery` steps). */
   targetSuccess: number;
+  /**
+   * And once every agent whose own part the task tells reaches this own validation success (a
+   * workflow's specialist that never succeeds gives RL nothing to learn from). Default 0.
+   */
+  minOwnSuccess?: number;
   maxSteps: number;
   checkEvery: number;
   /** Task instances per supervised step (one demonstrated trajectory each). */
@@ -49,7 +57,10 @@ interface PretrainOptions {
   perAgent?: Readonly<Record<string, Experiment['models']['preset']>>;
   /** Starting weights per model id (default: a seeded fresh init). */
   init?: Readonly<Record<string, Checkpoint>>;
-  onProgress?: (p: { step: number; loss: number; success?: number }) => void;
+  /** After each step; at a check, with validation success (the team's, and each agent's own). */
+  onProgress?: (p: { step: number; loss: number; success?: number; own?: Record<string, number> }) => void;
+  /** Stops at the next step when aborted (the page's Stop): the models as they stand are returned. */
+  stop?: AbortSignal;
 }
 
 interface PretrainResult {
@@ -58,6 +69,8 @@ interface PretrainResult {
   /** Validation avg@k and pass@k of the result at the training temperature (1). */
   success: number;
   passAtK: number;
+  /** Each agent's own validation success, where the task tells (a workflow with rules). */
+  own: Record<string, number>;
   k: number;
   recipe: Record<string, unknown>;
 }
@@ -65,21 +78,24 @@ interface PretrainResult {
 export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> {
   const exp = ExperimentSchema.parse({
     task: o.task,
+    ...(o.workflow ? { workflow: o.workflow } : {}),
     models: { assignment: o.assignment, preset: o.preset, perAgent: o.perAgent ?? {}, base: 'scratch' },
     eval: { every: 1, k: 4, questions: 64, temperature: 1, topP: 1 },
   });
   const optim = { ...exp.optim, lr: o.lr, weightDecay: 0.01, maxGradNorm: 1 };
   const models = buildModels(exp, () => optim, o.seed, o.init ?? null);
-  const task = getTask(o.task);
-  const demo = demonstratorPolicy(o.task, o.demoErrors ?? 0);
+  const ref = taskRefOf(exp);
+  const task = getTask(ref);
+  const demo = demonstratorPolicy(ref, o.demoErrors ?? 0);
   const learns = (m: (typeof models)[number]) => !o.learn || m.agents.some((a) => o.learn?.includes(a));
   // The trainer's evaluation (same policy adapter and metrics as RL) on the same models.
-  const judge = new RunTrainer({ exp, run: exp.runs[0], seed: o.seed, models });
+  const valSet = validationSet(task, new Prng(mixSeed(o.seed, 'validation')), exp.eval.questions);
   let step = 0;
   let success = 0;
   let pass = 0;
+  let own: Record<string, number> = {};
   try {
-    for (; step < o.maxSteps; step++) {
+    for (; step < o.maxSteps && !o.stop?.aborted; step++) {
       // ---- data: one demonstrated trajectory per fresh training instance
       const instances = sampleInstances(
         task,
@@ -89,7 +105,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       );
       const policies = Object.fromEntries(models.map((m) => [m.id, demo]));
       const { rows } = await rollout({
-        task: o.task,
+        task: ref,
         instances,
         groupSize: 1,
         policies,
@@ -123,11 +139,14 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
 
       // ---- check: stop at the first validation success at or above the target
       if ((step + 1) % o.checkEvery === 0) {
-        const ev = await judge.evaluate();
-        success = ev[`eval/avg@${exp.eval.k}`];
-        pass = ev[`eval/pass@${exp.eval.k}`];
-        o.onProgress?.({ step: step + 1, loss, success });
-        if (success >= o.targetSuccess) {
+        // Seeded as a fresh trainer's first evaluation always was, so the shipped models reproduce.
+        const ev = await evaluateRun(exp, models, { instances: valSet, seed: mixSeed(o.seed, 'eval/0') });
+        success = ev.avg;
+        pass = ev.pass;
+        own = ev.ownSuccess;
+        o.onProgress?.({ step: step + 1, loss, success, own });
+        const ownReached = Object.values(own).every((v) => !(v < (o.minOwnSuccess ?? 0)));
+        if (success >= o.targetSuccess && ownReached) {
           step++;
           break;
         }
@@ -139,6 +158,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       learn: o.learn ?? 'all',
       init: o.init ? 'shipped base' : 'seeded fresh init',
       task: o.task,
+      ...(o.workflow ? { workflow: o.workflow.name } : {}),
       assignment: o.assignment,
       preset: o.preset,
       perAgent: o.perAgent ?? {},
@@ -147,7 +167,8 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       batchSize: o.batchSize,
       lr: o.lr,
       targetSuccess: o.targetSuccess,
-      validation: { questions: exp.eval.questions, k: exp.eval.k, temperature: 1, avg: success, pass },
+      ...(o.minOwnSuccess ? { minOwnSuccess: o.minOwnSuccess } : {}),
+      validation: { questions: exp.eval.questions, k: exp.eval.k, temperature: 1, avg: success, pass, own },
     };
     const checkpoints: Record<string, Checkpoint> = {};
     for (const m of models.filter(learns)) {
@@ -156,7 +177,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
         notes: { ...recipe, agents: m.agents },
       });
     }
-    return { checkpoints, steps: step, success, passAtK: pass, k: exp.eval.k, recipe };
+    return { checkpoints, steps: step, success, passAtK: pass, own, k: exp.eval.k, recipe };
   } finally {
     disposeModels(models);
   }

@@ -20,7 +20,7 @@ import type { Row, TrajectoryResult } from '../tasks/orchestrator';
 import { SAMPLINGS } from '../tasks/sampling';
 import { evaluateModels } from './evaluate';
 import { mixSeed, Prng } from '../core/prng';
-import { getTask, sampleInstances, validationSet } from '../tasks/registry';
+import { getTask, sampleInstances, taskRefOf, validationSet, type TaskRef } from '../tasks/registry';
 import { agentModelsOf, buildModels, disposeModels, modelOptim, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
 import { ppoUpdate, shadowGradNorms, type ModelUpdate } from './ppo-update';
@@ -67,8 +67,9 @@ export class RunTrainer {
   readonly seed: number;
   readonly models: PolicyModel[];
   readonly agents: string[];
-  /** The experiment's task, looked up once (its registry entry does not change). */
+  /** The experiment's task, looked up once (its registry entry does not change), and its ref. */
   private readonly task: ReturnType<typeof getTask>;
+  private readonly taskRef: TaskRef;
   private readonly ownsModels: boolean;
   private readonly env: EnvRunner;
   /** The run's live hyper-parameters: its settings as they stand, and its changes by step. */
@@ -94,7 +95,8 @@ export class RunTrainer {
     // The optimizers read lr and grad clip from this.settings at every step: setLive changes only it.
     this.models = o.models ?? buildModels(o.exp, () => this.settings.optim, o.seed, o.base ?? null);
     this.agents = this.models.flatMap((m) => m.agents);
-    const task = getTask(o.exp.task);
+    this.taskRef = taskRefOf(o.exp);
+    const task = getTask(this.taskRef);
     this.task = task;
     const unknown = unknownDials(this.settings.reward, this.agents);
     if (unknown.length)
@@ -169,7 +171,7 @@ export class RunTrainer {
     const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
     const instances = this.instancesAt(step);
     const batch = await SAMPLINGS[this.settings.rollout.sampling].rollout<SampledTokens>({
-      task: exp.task,
+      task: this.taskRef,
       instances,
       groupSize: exp.rollout.groupSize,
       policies: Object.fromEntries(this.models.map((m) => [m.id, modelPolicy(m.model, counters)])),
@@ -193,7 +195,7 @@ export class RunTrainer {
     // row's reward becomes its shared reward + λ × its agent's credit.
     const credit = await batchCredit({
       task: this.task,
-      step: (inputs) => this.env.step(exp.task, inputs),
+      step: (inputs) => this.env.step(this.taskRef, inputs),
       instances,
       rows: batch.rows,
       trajectories: batch.trajectories,

@@ -66,7 +66,10 @@ interface OptionEntry {
 
 /** The registries whose entries are a choice field's options: they label the options and give their docs. */
 const OPTION_REGISTRIES: Record<string, Record<string, OptionEntry>> = {
-  task: TASKS,
+  task: {
+    ...TASKS,
+    workflow: { doc: 'Your own workflow file: agents, data, flow and rewards (docs/workflows.md)' },
+  },
   estimator: ESTIMATOR_OPTIONS,
   policyLoss: POLICY_LOSSES,
   klType: KL_ESTIMATORS,

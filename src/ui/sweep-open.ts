@@ -9,7 +9,7 @@ import { csvText, nanAsNull } from '../report/findings';
 import { loadSweep, sweepMapCells } from '../report/sweep-map';
 import type { LoadedSweep } from '../report/sweep-map';
 import { SweepRefused } from '../rl/sweep';
-import { getTask } from '../tasks/registry';
+import { taskOf } from '../tasks/registry';
 
 /** A picked file: its path inside the picked folder (File.webkitRelativePath) and its text. */
 export interface PickedFile {
@@ -27,7 +27,7 @@ export interface OpenedSweep extends LoadedSweep {
 const READ = /(^|\/)(sweep\.json|config\.json|metrics\.jsonl)$/;
 
 /** An experiment's agents, as `lab report` names them: its task's roles. */
-export const agentsOf = (exp: Experiment) => getTask(exp.task).agents.map((a) => a.role);
+export const agentsOf = (exp: Experiment) => taskOf(exp).agents.map((a) => a.role);
 
 /**
  * The sweep among `files`: the shallowest sweep.json gives the folder, every path is read

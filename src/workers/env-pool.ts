@@ -12,13 +12,17 @@
  * score a trajectory 0 or not depending on the machine's load).
  */
 import type { EnvRunner, EnvStepInput, EnvStepResult } from '../tasks/env';
-import type { TaskName } from '../tasks/registry';
+import { workflowDefinition, type TaskRef, type WorkflowDefinition } from '../tasks/registry';
 
-/** Page → env worker: compute these transitions in order. */
+/**
+ * Page → env worker: compute these transitions in order. A workflow's definition comes with the
+ * first request for it that a worker gets (a replaced worker gets it again).
+ */
 export interface EnvRequest {
   id: number;
-  task: TaskName;
+  task: TaskRef;
   inputs: EnvStepInput[];
+  define?: WorkflowDefinition;
 }
 /** Env worker → page: one answer per input, as soon as it is computed. */
 export interface EnvReply {
@@ -59,6 +63,8 @@ export class WorkerEnvRunner implements EnvRunner {
   private disposed = false;
   /** Workers that have not answered yet (still starting). */
   private readonly starting = new WeakSet<WorkerLike>();
+  /** The workflows each worker has been given. */
+  private readonly defined = new WeakMap<WorkerLike, Set<string>>();
 
   constructor(private readonly opts: EnvPoolOptions) {
     if (opts.size < 1) throw new Error('env pool needs at least one worker');
@@ -71,7 +77,7 @@ export class WorkerEnvRunner implements EnvRunner {
     return w;
   }
 
-  async step(task: TaskName, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
+  async step(task: TaskRef, inputs: readonly EnvStepInput[]): Promise<EnvStepResult[]> {
     if (this.disposed) throw new Error('WorkerEnvRunner: step() after dispose()');
     const results: EnvStepResult[] = new Array(inputs.length);
     // Contiguous slices, one per worker: order within a slice is the order of answers.
@@ -90,7 +96,7 @@ export class WorkerEnvRunner implements EnvRunner {
   /** Feeds inputs[from, to) to worker `w`, replacing it as often as it hangs or dies. */
   private async runSlice(
     w: number,
-    task: TaskName,
+    task: TaskRef,
     inputs: readonly EnvStepInput[],
     from: number,
     to: number,
@@ -120,7 +126,7 @@ export class WorkerEnvRunner implements EnvRunner {
   /** One request to one worker; resolves null when all answered, else why it stopped. */
   private runOnce(
     worker: WorkerLike,
-    task: TaskName,
+    task: TaskRef,
     inputs: readonly EnvStepInput[],
     from: number,
     to: number,
@@ -157,7 +163,11 @@ export class WorkerEnvRunner implements EnvRunner {
         finish(`environment worker crashed (${e.message || 'no message'}); worker replaced`);
       };
       arm();
-      worker.postMessage({ id, task, inputs: inputs.slice(from, to) });
+      const known = this.defined.get(worker) ?? new Set<string>();
+      this.defined.set(worker, known);
+      const define = known.has(task) ? null : workflowDefinition(task);
+      if (define) known.add(task);
+      worker.postMessage({ id, task, inputs: inputs.slice(from, to), ...(define ? { define } : {}) });
     });
   }
 

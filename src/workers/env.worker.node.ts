@@ -1,6 +1,7 @@
 /** Environment worker (Node, worker_threads): the same protocol as env.worker.ts. */
 import { parentPort } from 'node:worker_threads';
 import { applyStep } from '../tasks/env';
+import { defineTransitions } from '../tasks/registry';
 import type { EnvReply, EnvRequest } from './env-pool';
 
 /**
@@ -11,7 +12,8 @@ import type { EnvReply, EnvRequest } from './env-pool';
 const hangTraj =
   process.env.LAB_FAULT_HANG_TRAJ === undefined ? null : Number(process.env.LAB_FAULT_HANG_TRAJ);
 
-parentPort?.on('message', ({ id, task, inputs }: EnvRequest) => {
+parentPort?.on('message', ({ id, task, inputs, define }: EnvRequest) => {
+  if (define) defineTransitions(define);
   inputs.forEach((input, index) => {
     if (input.traj === hangTraj) for (;;);
     parentPort?.postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply);

@@ -3,10 +3,12 @@
  * item so the pool can time out a single hung transition. Pure task code only: no tfjs.
  */
 import { applyStep } from '../tasks/env';
+import { defineTransitions } from '../tasks/registry';
 import type { EnvReply, EnvRequest } from './env-pool';
 
 onmessage = (e: MessageEvent<EnvRequest>) => {
-  const { id, task, inputs } = e.data;
+  const { id, task, inputs, define } = e.data;
+  if (define) defineTransitions(define);
   inputs.forEach((input, index) =>
     postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply),
   );

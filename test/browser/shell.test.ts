@@ -144,7 +144,7 @@ describe('experiment URL', () => {
     // Each field by its label, the link's key beside it, what it must be and what the link gave;
     // a key the schema does not know, by itself.
     expect(text).toContain(
-      "Task (task) must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own; got 'chess'",
+      "Task (task) must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own, workflow; got 'chess'",
     );
     expect(text).toContain("Learning rate (optim.lr) must be a number; got 'abc'");
     expect(text).toContain("colour is not a field of an experiment; got 'red'");

@@ -22,9 +22,12 @@ describe('user errors on the command line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-usage-'));
     const out = join(dir, 'out');
     writeFileSync(join(dir, 'notes.ckpt'), 'not a checkpoint');
+    const empty = mkdtempSync(join(tmpdir(), 'agentwise-empty-'));
     const cases: [string[], string][] = [
       [['--init', join(dir, 'none.ckpt')], `error: --init: no such file ${join(dir, 'none.ckpt')}`],
-      [['--init', dir], `error: --init: ${dir} is a folder; give checkpoint files (.ckpt), comma-separated`],
+      // A folder stands for the checkpoints in it (lab pretrain --out DIR); one without any is refused.
+      [['--init', dir], 'error: --init: notes.ckpt: not an Agentwise checkpoint file (bad magic bytes)'],
+      [['--init', empty], `error: --init: ${empty} is a folder with no checkpoint files (.ckpt) in it`],
       [
         ['--init', join(dir, 'notes.ckpt')],
         'error: --init: notes.ckpt: not an Agentwise checkpoint file (bad magic bytes)',

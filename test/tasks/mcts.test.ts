@@ -12,7 +12,7 @@ import { NODE_SPECS, refinePrompt, rootPrompt } from '../../src/tasks/mcts-nodes
 import type { Policy } from '../../src/tasks/orchestrator';
 import { getTask, sampleInstances } from '../../src/tasks/registry';
 import { drawBeta, posterior, thompsonPick } from '../../src/tasks/thompson';
-import { MAX_CONTEXT } from '../../src/tasks/types';
+import { MAX_CONTEXT } from '../../src/core/vocab';
 
 /** Every arm answers as the task's answer role's demonstrator, each agent with its own error rate. */
 function answerer(task: 'coder-tester' | 'math', errorRate: Partial<Record<Role, number>>): Policy {

@@ -14,7 +14,7 @@ import {
   type PlanState,
 } from '../../src/tasks/plan';
 import { sampleInstances } from '../../src/tasks/registry';
-import { MAX_CONTEXT } from '../../src/tasks/types';
+import { MAX_CONTEXT } from '../../src/core/vocab';
 import { demoRollout } from './helpers';
 
 /**

@@ -14,7 +14,8 @@ import {
   validationSet,
   VAL_PERCENT,
 } from '../../src/tasks/registry';
-import { inCharset, MAX_CONTEXT, type BaseState } from '../../src/tasks/types';
+import { MAX_CONTEXT } from '../../src/core/vocab';
+import { inCharset, type BaseState } from '../../src/tasks/types';
 import { allAgents, demoRollout, fuzzPolicy, PROMPT_CHARS, TASK_LIST } from './helpers';
 
 describe('task registry', () => {

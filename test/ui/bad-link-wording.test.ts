@@ -16,7 +16,7 @@ function sentences(hash: string): string[] {
 describe('bad-link wording', () => {
   it('says what each field must be, and quotes what the link gave', () => {
     expect(sentences('#v=1&task=chess&optim.lr=banana&colour=red')).toEqual([
-      "Task must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own; got 'chess'",
+      "Task must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own, workflow; got 'chess'",
       "Learning rate must be a number; got 'banana'",
       "colour is not a field of an experiment; got 'red'",
     ]);
@@ -26,7 +26,7 @@ describe('bad-link wording', () => {
     expect(
       sentences('#v=1&task=serch&runs.0.estimator=DrMAS&runs.1.estimator=glob&rollout.sampling=chess'),
     ).toEqual([
-      "Task must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own; got 'serch'; did you mean search?",
+      "Task must be one of: search, math, sync, coder-tester, search-roles, plan, search-routing, sync-own, workflow; got 'serch'; did you mean search?",
       "GRPO run: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'DrMAS'; did you mean drmas?",
       "Dr. MAS run: Estimator must be one of: grpo, drmas, atgrpo, global-step, magrpo, mars2, custom; got 'glob'; did you mean global-step?",
       expect.not.stringContaining('did you mean'),

@@ -7,7 +7,8 @@ import { InProcessEnvRunner } from '../../src/tasks/env';
 import type { EnvStepInput } from '../../src/tasks/env';
 import { rollout } from '../../src/tasks/orchestrator';
 import { Prng } from '../../src/core/prng';
-import { TASKS, sampleInstances } from '../../src/tasks/registry';
+import { defineWorkflow, getTask, TASKS, sampleInstances } from '../../src/tasks/registry';
+import { exampleWorkflow } from '../tasks/workflow-examples';
 
 /**
  * A stand-in environment worker (plain JS in a real thread) whose transitions misbehave on cue:
@@ -113,6 +114,25 @@ describe('WorkerEnvRunner', () => {
       expect(threaded.rows).toEqual(local.rows);
       expect(threaded.trajectories).toEqual(local.trajectories);
       expect(threaded.rows.length).toBeGreaterThan(16);
+      expect(pool.stats).toEqual({ timeouts: 0, crashes: 0, replaced: 0 });
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('steps a workflow in threads that learn it from the pool, the same as in-process', async () => {
+    // The relay example reads a dataset: the threads get the workflow without its rows, once each.
+    const task = defineWorkflow(exampleWorkflow('router'));
+    const instances = sampleInstances(getTask(task), new Prng(2), 'train', 4);
+    const policy = demonstratorPolicy(task, 0.3);
+    const policies = Object.fromEntries(getTask(task).agents.map((a) => [a.role, policy]));
+    const pool = new WorkerEnvRunner({ spawn: nodeEnvWorker, size: 2, timeoutMs: 20_000 });
+    try {
+      const threaded = await rollout({ task, instances, groupSize: 4, policies, seed: 9, env: pool });
+      const local = await rollout({ task, instances, groupSize: 4, policies, seed: 9 });
+      expect(threaded.trajectories).toEqual(local.trajectories);
+      expect(threaded.rows).toEqual(local.rows);
+      expect(new Set(threaded.rows.map((r) => r.agent)).size).toBeGreaterThan(2);
       expect(pool.stats).toEqual({ timeouts: 0, crashes: 0, replaced: 0 });
     } finally {
       pool.dispose();

@@ -13,7 +13,7 @@ import { sameBatchEstimators } from '../../core/metrics';
 import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
 import type { ChartEntry } from '../../core/charts';
 import { defText, estimatorDef, ESTIMATOR_OPTIONS } from '../../rl/advantage';
-import { getTask } from '../../tasks/registry';
+import { taskOf } from '../../tasks/registry';
 import { boardConfig, setView, useLab } from '../store';
 import type { Marker, RunView } from '../store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
@@ -159,7 +159,7 @@ export function Charts() {
   const credit = config.runs.some((r) => (r.reward.credit ?? config.reward.credit) !== 'shared');
   const mcts = config.runs.some((r) => (r.rollout.sampling ?? config.rollout.sampling) === 'mcts');
   // The task is the experiment's, shared by every run: it alone decides whether own_success exists.
-  const ownSuccess = getTask(config.task).ownSuccess === true;
+  const ownSuccess = taskOf(config).ownSuccess === true;
   const [moreOpen, setMoreOpen] = useState(false);
   const runs = useMemo(
     () => allRuns.filter((r) => !view.hiddenRuns.includes(r.runIndex)),

@@ -1,0 +1,42 @@
+/**
+ * A workflow's base models: the recipe that prepares them, and the key they are kept under (the
+ * CLI's .lab-cache/base-models/<key>/, the page's IndexedDB). The key is a SHA-256 of what the
+ * demonstrations and the pretraining depend on: the workflow without what does not change them
+ * (each mix, the invalid penalty, the doc), the data (rows inline, or the file's SHA-256), the
+ * models' sizes and assignment, and the recipe. So a sweep over `workflow.rewards.<agent>.mix`
+ * shares one set of base models, and any change to the agents, flow, rules or data makes a new one.
+ * Pure.
+ */
+import { sha256Hex } from '../sha256';
+import type { Workflow } from './schema';
+
+/** How a workflow's base models are pretrained (docs/workflows.md#base-models). */
+export const WORKFLOW_PRETRAIN = {
+  targetSuccess: 0.3,
+  minOwnSuccess: 0.15,
+  maxSteps: 600,
+  checkEvery: 20,
+  batchSize: 32,
+  lr: 3e-3,
+} as const;
+
+interface Keyed {
+  workflow?: Workflow;
+  models: { assignment: string; preset: string; perAgent: Readonly<Record<string, string>> };
+}
+
+/** The key of an experiment's workflow base models. */
+export function baseModelsKey(exp: Keyed): string {
+  const wf = exp.workflow;
+  if (!wf) throw new Error('baseModelsKey: the experiment has no workflow');
+  const { mix: _mix, invalidPenalty: _penalty, doc: _doc, ...rest } = wf;
+  const rewards = Object.fromEntries(
+    Object.entries(wf.rewards).map(([agent, r]) => {
+      const { mix: _m, ...rule } = r as typeof r & { mix?: number };
+      return [agent, rule];
+    }),
+  );
+  return sha256Hex(
+    JSON.stringify({ workflow: { ...rest, rewards }, models: exp.models, recipe: WORKFLOW_PRETRAIN }),
+  ).slice(0, 24);
+}
