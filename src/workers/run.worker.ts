@@ -106,6 +106,14 @@ class RunHost {
   /** One message starts a run: select the backend and report it, then load the run. */
   private async start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     const { config, seed, uploads = [] } = msg;
+    // A fresh run's base models are fetched while the backend is chosen (they need none).
+    const fetching = msg.persist?.resume
+      ? null
+      : loadBaseModels(
+          config,
+          uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
+        );
+    fetching?.catch(() => undefined); // a failure is thrown where it is awaited, below
     await this.init(msg.runId, msg.backend, timedPreset(config), msg.measurements, msg.threads);
     const report = this.report!;
     if (!report.backend)
@@ -196,10 +204,7 @@ class RunHost {
           'loading',
           config.models.base === 'shipped' || uploads.length ? 'loading base models…' : undefined,
         );
-        const base = await loadBaseModels(
-          config,
-          uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
-        );
+        const base = await fetching!;
         notes = base.notes;
         this.driver = await RunDriver.open(
           { fresh: { exp: config, run: config.runs[msg.run], seed, base: base.checkpoints } },
