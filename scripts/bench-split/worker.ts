@@ -133,14 +133,12 @@ onmessage = async (e: MessageEvent<SplitRequest>) => {
         bias = buf(T * S),
         y = buf(B * T * C),
         p = buf(B * H * T * S);
-      const scale = 1 / Math.sqrt(hd);
+      const shape = { B, T, S, H, hd, scale: 1 / Math.sqrt(hd), qs: C3, ks: C3, vs: C3, bbs: 0 };
       rows.push({
         op: 'attention fwd',
         shape: `B ${B}, T ${T}, S ${S}`,
         work: 2 * B * H * T * S * hd,
-        ...time(() =>
-          attnFwdRows(k, qkv, C3, qkv + 4 * C, C3, qkv + 8 * C, C3, bias, 0, y, p, B, T, S, H, hd, scale),
-        ),
+        ...time(() => attnFwdRows(k, { q: qkv, k: qkv + 4 * C, v: qkv + 8 * C, bias, y, p }, shape)),
       });
       if (T === S) {
         const dy = buf(B * T * C),
@@ -153,25 +151,19 @@ onmessage = async (e: MessageEvent<SplitRequest>) => {
           ...time(() =>
             attnBwdRows(
               k,
-              qkv,
+              {
+                q: qkv,
+                k: qkv + 4 * C,
+                v: qkv + 8 * C,
+                p,
+                dy,
+                dq: grad,
+                dk: grad + 4 * C,
+                dv: grad + 8 * C,
+                tmp,
+              },
+              shape,
               C3,
-              qkv + 4 * C,
-              C3,
-              qkv + 8 * C,
-              C3,
-              p,
-              dy,
-              grad,
-              grad + 4 * C,
-              grad + 8 * C,
-              C3,
-              tmp,
-              B,
-              T,
-              S,
-              H,
-              hd,
-              scale,
             ),
           ),
         });

@@ -134,7 +134,6 @@ function printTables(summaries: readonly RunSummary[], seeds: boolean): void {
   );
 }
 
-
 /** `lab pretrain --workflow F --out DIR`: the workflow's base models, prepared and written. */
 async function pretrain(args: PretrainArgs): Promise<number> {
   const named = args.config

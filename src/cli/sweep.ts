@@ -24,6 +24,9 @@ import { SweepRefused } from '../rl/sweep';
 import type { Cell, SweepFile } from '../rl/sweep';
 import { tsxThread } from '../workers/env-pool-node';
 import { UsageError } from './args';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../backends/backend';
+import { nodePlatform } from '../backends/platform-node';
 import { loadSweepConfig } from './load-config';
 import { dataBytesOf, withWorkflow, workflowBaseFiles } from './workflow';
 import { Progress } from './progress';
@@ -88,8 +91,12 @@ export async function sweep(args: SweepArgs): Promise<number> {
       `sweep: ${cells.length} cells${args.shard ? ` (shard ${args.shard.index}/${args.shard.count})` : ''}, ${cells.length - todo.length} done earlier; ${Math.min(args.workers, todo.length)} at a time`,
     );
     const note = noter();
-    // A workflow's base models are prepared once, here, before the cells' threads look for them.
-    for (const c of todo.slice(0, 1)) await workflowBaseFiles(c.config, (line) => note('sweep', line));
+    // A workflow's base models are prepared once, here, before the cells' threads look for them
+    // (on wasm, as lab pretrain: tfjs's own default in Node is its plain-JavaScript cpu backend).
+    if (todo[0]?.config.workflow) {
+      await selectBackend(tf, 'wasm', nodePlatform);
+      await workflowBaseFiles(todo[0].config, (line) => note('sweep', line));
+    }
     const outcome = await runCells(todo, args, stop, (c, m) => {
       if (m.type === 'progress') progress?.update(name(c), m.step, m.info);
       if (m.type === 'note') note(name(c), m.line);

@@ -3,7 +3,7 @@
  * estimator is a unit (rows, or trajectories), the set its mean is taken over and the set its std
  * is taken over (or none). A set is named by the ids its members share, a subset of batch, group,
  * agent and turn, written as a comma list (`group,agent`), so a link carries it as one readable
- * value. The named estimators of rl/advantage.ts are instances of it. Pure: no tfjs, no DOM.
+ * value. The named estimators of core/estimators.ts are instances of it. Pure: no tfjs, no DOM.
  */
 import { z } from 'zod';
 import { namesOf } from './registry';
@@ -119,8 +119,15 @@ export const ALGEBRA_FIELDS = {
     ),
 };
 
-/** The definition the fields hold (already validated), CUSTOM_DEFAULT where absent. */
-export const defOf = (o: { unit?: AdvantageUnit; meanOver?: string; stdOver?: string }): EstimatorDef => ({
+/** The algebra's fields as an experiment's advantage options hold them (already validated). */
+export interface AlgebraFields {
+  unit?: AdvantageUnit;
+  meanOver?: string;
+  stdOver?: string;
+}
+
+/** The definition the fields hold, CUSTOM_DEFAULT where absent. */
+export const defOf = (o: AlgebraFields): EstimatorDef => ({
   unit: o.unit ?? CUSTOM_DEFAULT.unit,
   meanOver: parseSets(o.meanOver ?? CUSTOM_DEFAULT.meanOver),
   stdOver: parseStdSets(o.stdOver ?? CUSTOM_DEFAULT.stdOver),

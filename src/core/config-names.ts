@@ -1,11 +1,11 @@
 /**
- * The names an experiment's fields choose among, and the bound on its steps: tasks, estimators,
- * backends, samplings, and the mode tables (singleton sets, credit, group filters, buffers) whose
+ * The names an experiment's fields choose among, and the bound on its steps: tasks, backends,
+ * samplings, and the mode tables (singleton sets, credit, group filters, buffers) whose
  * docs label the UI's dropdowns. They live apart from the schema because more than the schema
  * reads them: the URL codec, the UI, and the registries in src/rl and src/tasks, which are typed
  * against them, so a name added here without an implementation is a compile error. The loss names
  * (policy losses, KL types, aggregation modes) are the keys of core/losses.ts's registries, the
- * model sizes core/model-sizes.ts's. Pure: no zod, no tfjs, no DOM.
+ * estimators core/estimators.ts's, the model sizes core/model-sizes.ts's. Pure: no zod, no tfjs, no DOM.
  */
 import { namesOf } from './registry';
 
@@ -22,10 +22,6 @@ export const TASK_NAMES = [
   'search-routing',
   'sync-own',
 ] as const;
-/** The named estimators: instances of the estimator algebra (src/core/advantage-sets.ts). */
-export const ESTIMATOR_NAMES = ['grpo', 'drmas', 'atgrpo', 'global-step', 'magrpo', 'mars2'] as const;
-/** What a run may choose: a named estimator, or `custom`, defined by its advantage.unit, .meanOver and .stdOver. */
-export const ESTIMATOR_CHOICES = [...ESTIMATOR_NAMES, 'custom'] as const;
 export const BACKEND_NAMES = ['auto', 'webgpu', 'webgl', 'wasm', 'cpu'] as const;
 /** How a step's G rollouts per instance are sampled (src/tasks/sampling.ts holds each one's doc). */
 export const SAMPLING_NAMES = ['parallel', 'tree', 'tree-random', 'tree-outcome', 'mcts'] as const;
@@ -36,8 +32,6 @@ export type TaskName = (typeof TASK_NAMES)[number];
 /** What an experiment's `task` may be: a built-in task, or `workflow`, the experiment's own file. */
 export const TASK_CHOICES = [...TASK_NAMES, 'workflow'] as const;
 export type TaskChoice = (typeof TASK_CHOICES)[number];
-export type EstimatorName = (typeof ESTIMATOR_NAMES)[number];
-export type EstimatorChoice = (typeof ESTIMATOR_CHOICES)[number];
 export type BackendName = (typeof BACKEND_NAMES)[number];
 export type SamplingName = (typeof SAMPLING_NAMES)[number];
 

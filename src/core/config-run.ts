@@ -5,7 +5,7 @@
  * the Dr. MAS export). Pure: no tfjs, no DOM.
  */
 import { z } from 'zod';
-import { ESTIMATOR_CHOICES } from './config-names';
+import { ESTIMATOR_CHOICES } from './estimators';
 import {
   AdvantageSchema,
   OptimSchema,

@@ -20,8 +20,8 @@ import {
 } from './config-sections';
 import { LIVE_PARAMS, withLive } from './live-params';
 import { MODEL_PRESETS } from './model-sizes';
-import { ESTIMATOR_LABELS } from './run-labels';
-import { WorkflowSchema } from './workflow/schema';
+import { ESTIMATORS } from './estimators';
+import { WorkflowSpecSchema } from './workflow/families';
 
 /** Bump when a field changes meaning; add a migration in url.ts for the old version. */
 export const CONFIG_VERSION = 1;
@@ -34,7 +34,7 @@ export const ExperimentSchema = z
       .describe(
         'Multi-agent task: a built-in one, or workflow (the workflow field: your own agents, data, flow and rewards)',
       ),
-    workflow: WorkflowSchema.optional().describe(
+    workflow: WorkflowSpecSchema.optional().describe(
       'task=workflow: the workflow file as read (docs/workflows.md); a link carries it packed',
     ),
     models: z
@@ -86,8 +86,8 @@ export const ExperimentSchema = z
         });
       })
       .prefault([
-        { label: ESTIMATOR_LABELS.grpo, estimator: 'grpo' },
-        { label: ESTIMATOR_LABELS.drmas, estimator: 'drmas' },
+        { label: ESTIMATORS.grpo.label, estimator: 'grpo' },
+        { label: ESTIMATORS.drmas.label, estimator: 'drmas' },
       ])
       .describe('The runs compared side by side; they share seed, base models and task stream'),
     rollout: RolloutSchema.prefault({}),

@@ -5,6 +5,7 @@
  */
 import { MODEL_SIZES, type ModelPreset, type ModelSize } from './model-sizes';
 import { VOCAB } from './vocab';
+import { lookup } from './registry';
 import { shown } from './signed-file';
 
 /** Architecture hyper-parameters: a named size (core/model-sizes.ts) over the lab vocabulary. */
@@ -15,11 +16,7 @@ export interface GPTConfig extends ModelSize {
 
 /** A preset's config over the lab vocabulary, with optional overrides (e.g. contextLength: 128). */
 export function gptConfig(preset: ModelPreset, overrides: Partial<GPTConfig> = {}): GPTConfig {
-  const base = MODEL_SIZES[preset];
-  if (!base)
-    throw new Error(
-      `unknown model preset ${JSON.stringify(preset)}; valid: ${Object.keys(MODEL_SIZES).join(', ')}`,
-    );
+  const base = lookup(MODEL_SIZES, 'model preset', preset);
   const cfg: GPTConfig = { vocabSize: VOCAB.length, ...base, ...overrides };
   checkGptConfig(cfg);
   return cfg;

@@ -12,7 +12,7 @@
  * `Ops` the caller supplies, so core stays free of tfjs and of every layer above it.
  */
 
-import { namesOf } from './registry';
+import { lookup, namesOf } from './registry';
 
 /** The element-wise ops a device form may use; T a float tensor, B a boolean one (tfjs in training). */
 export interface Ops<T, B> {
@@ -33,13 +33,6 @@ export interface Ops<T, B> {
 }
 
 const clamp = (x: number, lo: number, hi: number): number => Math.min(Math.max(x, lo), hi);
-
-/** Looks `name` up in `registry`; unknown names throw with the valid list (verl's registries do too). */
-function lookup<R extends Record<string, unknown>>(registry: R, what: string, name: string): R[keyof R] {
-  if (!Object.hasOwn(registry, name))
-    throw new Error(`Unknown ${what} '${name}'. Valid: ${Object.keys(registry).join(', ')}.`);
-  return registry[name as keyof R];
-}
 
 // ---- policy losses ------------------------------------------------------------------------------
 

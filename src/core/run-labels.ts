@@ -1,29 +1,14 @@
 /**
  * A run's label when its config names an estimator but no label (docs/links.md#run-labels): the
- * estimator's own label, so a MARS2 run is never shown as "GRPO". A label keys a run's lines, its
+ * estimator's own label (its entry's in core/estimators.ts), so a MARS2 run is never shown as
+ * "GRPO". A label keys a run's lines, its
  * metrics rows and its stored state, so one already taken by another run gets the next free number
  * ("GRPO 2"), and the note says so. Pure: no DOM, no Node.
  */
-import type { EstimatorChoice } from './config-names';
-
-/** The name people know each estimator by (legends, tables, the estimator menu); rl/advantage.ts shows these. */
-export const ESTIMATOR_LABELS = {
-  grpo: 'GRPO',
-  drmas: 'Dr. MAS',
-  atgrpo: 'AT-GRPO',
-  'global-step': 'global step-level',
-  magrpo: 'MAGRPO',
-  mars2: 'MARS2',
-  custom: 'custom',
-} as const satisfies Record<EstimatorChoice, string>;
+import { ownLabel, type EstimatorChoice } from './estimators';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const estimatorLabel = (v: unknown): string | undefined =>
-  typeof v === 'string' && Object.hasOwn(ESTIMATOR_LABELS, v)
-    ? ESTIMATOR_LABELS[v as EstimatorChoice]
-    : undefined;
 
 /**
  * Gives every run entry of a raw config that has a known estimator and no label its estimator's
@@ -33,8 +18,7 @@ const estimatorLabel = (v: unknown): string | undefined =>
 export function labelRunsByEstimator(input: unknown): { input: unknown; note: string | null } {
   if (!isRecord(input) || !Array.isArray(input.runs)) return { input, note: null };
   const runs: unknown[] = input.runs;
-  const unlabelled = (r: unknown) =>
-    isRecord(r) && !('label' in r) && estimatorLabel(r.estimator) !== undefined;
+  const unlabelled = (r: unknown) => isRecord(r) && !('label' in r) && ownLabel(r.estimator) !== undefined;
   if (!runs.some(unlabelled)) return { input, note: null };
   const taken = new Set(
     runs.filter((r) => isRecord(r) && typeof r.label === 'string').map((r) => (r as { label: string }).label),
@@ -43,7 +27,7 @@ export function labelRunsByEstimator(input: unknown): { input: unknown; note: st
   const out = runs.map((r, i) => {
     if (!unlabelled(r)) return r;
     const run = r as Record<string, unknown>;
-    const own = estimatorLabel(run.estimator)!;
+    const own = ownLabel(run.estimator)!;
     let label = own;
     for (let n = 2; taken.has(label); n++) label = `${own} ${n}`;
     taken.add(label);
@@ -69,7 +53,7 @@ export function withEstimator(
   const runs = config.runs.map((r, j) => {
     if (j !== i) return r;
     const { label, ...rest } = r;
-    return label === ESTIMATOR_LABELS[r.estimator] ? { ...rest, estimator } : { ...r, estimator };
+    return label === ownLabel(r.estimator) ? { ...rest, estimator } : { ...r, estimator };
   });
   return { ...config, runs };
 }

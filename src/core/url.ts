@@ -16,7 +16,7 @@ import { CONFIG_VERSION, DEFAULT_EXPERIMENT, structuralKey } from './config';
 import { validateExperiment } from './config-validate';
 import type { Experiment } from './config';
 import type { FieldError } from './config-validate';
-import { ESTIMATOR_LABELS } from './run-labels';
+import { ownLabel } from './estimators';
 import {
   decodeValue,
   encodeValue,
@@ -144,8 +144,7 @@ function dropFollowedLabels(patch: { [k: string]: Json }, merged: Json): void {
   patch.runs.forEach((p, i) => {
     const run = runs[i];
     // An unknown estimator keeps the default label: its error is the estimator's alone.
-    const known =
-      isPlainObject(p) && typeof p.estimator === 'string' && Object.hasOwn(ESTIMATOR_LABELS, p.estimator);
+    const known = isPlainObject(p) && ownLabel(p.estimator) !== undefined;
     if (known && !('label' in p) && isPlainObject(run)) delete run.label;
   });
 }
@@ -161,7 +160,7 @@ function labelPairs(config: Experiment, pairs: [string, string][]): [string, str
     const m = /^runs\.(\d+)\.(label|estimator)$/.exec(pair[0]);
     if (!m || !keys.has(`runs.${m[1]}.estimator`)) return [pair];
     const run = config.runs[Number(m[1])];
-    const own = run.label === ESTIMATOR_LABELS[run.estimator];
+    const own = run.label === ownLabel(run.estimator);
     if (m[2] === 'label') return own ? [] : [pair];
     return own || keys.has(`runs.${m[1]}.label`)
       ? [pair]

@@ -9,8 +9,8 @@ import * as tf from '@tensorflow/tfjs';
 import { clipCoef, globalNorm } from './grad-norm';
 import type { AdamW, StagedUpdate } from './optim';
 
-/** A loss term: a scalar loss and optional diagnostics (1-D) to read back with it. */
-export type LossTerm = () => { loss: tf.Scalar; stats?: tf.Tensor };
+/** A loss term: a scalar loss, and optional diagnostics (1-D) and token count to read back with it. */
+export type LossTerm = () => { loss: tf.Scalar; stats?: tf.Tensor; tokens?: tf.Scalar };
 
 export interface UpdateReport {
   /** Sum of the terms' losses. */
@@ -22,6 +22,8 @@ export interface UpdateReport {
   termGradNorms: number[];
   /** Each term's stats, flattened, in term order. */
   stats: Float32Array[];
+  /** Each term's token count (0 for a term that gives none). */
+  termTokens: number[];
   skipped: boolean;
   /** Why the update was skipped. */
   reason?: string;
@@ -56,6 +58,7 @@ interface Backward {
   /** Each term's pre-clip gradient norm; only with more than one term (one term's is the total). */
   norms: tf.Scalar[];
   stats: tf.Tensor[];
+  tokens: tf.Scalar[];
 }
 
 /**
@@ -68,17 +71,21 @@ function backward(opt: AdamW, terms: readonly LossTerm[]): Backward {
   const losses: tf.Scalar[] = [];
   const norms: tf.Scalar[] = [];
   const stats: tf.Tensor[] = [];
+  const tokens: tf.Scalar[] = [];
   try {
     for (const term of terms) {
       let kept: tf.Tensor | undefined;
+      let count: tf.Scalar | undefined;
       // variableGrads runs f inside a tidy: stats survive only if kept (docs/backends.md#memory).
       const { value, grads } = tf.variableGrads(() => {
         const out = term();
         if (out.stats) kept = tf.keep(tf.reshape(out.stats, [-1]));
+        if (out.tokens) count = tf.keep(out.tokens);
         return out.loss;
       }, opt.variables);
       losses.push(value);
       stats.push(kept ?? tf.zeros([0]));
+      tokens.push(count ?? tf.scalar(0));
       if (terms.length > 1) norms.push(globalNorm(Object.values(grads)));
       if (sum === null) sum = grads;
       else {
@@ -90,10 +97,10 @@ function backward(opt: AdamW, terms: readonly LossTerm[]): Backward {
         }
       }
     }
-    return { grads: sum!, losses, norms, stats };
+    return { grads: sum!, losses, norms, stats, tokens };
   } catch (e) {
     if (sum) tf.dispose(Object.values(sum));
-    tf.dispose([...losses, ...norms, ...stats]);
+    tf.dispose([...losses, ...norms, ...stats, ...tokens]);
     throw e;
   }
 }
@@ -104,7 +111,7 @@ function backward(opt: AdamW, terms: readonly LossTerm[]): Backward {
  * all of it is finite. Frees `b`.
  */
 async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
-  const { grads, losses, norms, stats } = b;
+  const { grads, losses, norms, stats, tokens } = b;
   let staged: StagedUpdate | undefined;
   try {
     // On webgpu, where each readback is a GPU sync, the update is computed before anything is read
@@ -115,13 +122,15 @@ async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
     staged = clipped;
     const total = clipped ? tf.clone(clipped.norm) : globalNorm(Object.values(grads));
     if (losses.length === 1) norms.push(tf.clone(total));
-    // The readback: [losses (K), term norms (K), total norm, non-finite count of the staged update, stats...]
+    // The readback: [losses (K), term norms (K), total norm, non-finite count of the staged update,
+    // term tokens (K), stats...]
     const packed = tf.tidy(() =>
       tf.concat([
         tf.stack(losses),
         tf.stack(norms),
         tf.reshape(total, [1]),
         staged ? tf.reshape(staged.bad, [1]) : tf.zeros([1]),
+        tf.stack(tokens),
         ...stats,
       ]),
     );
@@ -133,7 +142,8 @@ async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
     const termGradNorms = Array.from(data.subarray(K, 2 * K));
     const gradNorm = data[2 * K];
     const updateBad = data[2 * K + 1];
-    let offset = 2 * K + 2;
+    const termTokens = Array.from(data.subarray(2 * K + 2, 3 * K + 2));
+    let offset = 3 * K + 2;
     const statArrays = stats.map((s) => data.slice(offset, (offset += s.size)));
     const report: UpdateReport = {
       loss: termLosses.reduce((a, b) => a + b, 0),
@@ -141,6 +151,7 @@ async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
       termLosses,
       termGradNorms,
       stats: statArrays,
+      termTokens,
       skipped: false,
     };
     const bad = termLosses.findIndex((x) => !Number.isFinite(x));
@@ -160,7 +171,7 @@ async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
   } finally {
     staged?.dispose();
     tf.dispose(Object.values(grads));
-    tf.dispose([...losses, ...norms, ...stats]);
+    tf.dispose([...losses, ...norms, ...stats, ...tokens]);
   }
 }
 

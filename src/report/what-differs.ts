@@ -5,7 +5,7 @@
  * agent's share of the gradient. Works at seeds = 1: both estimators weigh the same batches, so no
  * spread between seeds is needed to see how they differ. Pure: metric rows in, sentences out.
  */
-import type { EstimatorChoice } from '../core/config-names';
+import type { EstimatorChoice } from '../core/estimators';
 import { agentKey, agentSameBatchKey, GRAD_NORM, M } from '../core/metrics';
 
 /** The two estimators the lab's question compares. */

@@ -1,179 +1,26 @@
 /**
- * Advantage estimators of the GRPO family, one registry keyed by name
- * (docs/estimator-algebra.md#estimator-algebra). Rows in, one advantage per row out, plus per-agent
- * diagnostics. Every estimator is an instance of one algebra: a unit (rows or trajectories), the
- * set its mean is taken over and the set its std is taken over (or none), with the group
- * statistics of rl/stats.ts; nothing else differs. A run's `custom` estimator is the same algebra
- * with the sets its config names. Pure: no tfjs, no DOM, no Node APIs.
+ * The advantages of one batch under a run's estimator (docs/estimator-algebra.md#estimator-algebra):
+ * rows in, one advantage per row out, plus per-agent diagnostics. Every estimator is an instance
+ * of one algebra: a unit (rows or trajectories), the set its mean is taken over and the set its std
+ * is taken over (or none), with the group statistics of rl/stats.ts; nothing else differs. The
+ * estimators themselves, their names, labels and docs, are entries of core/estimators.ts; this
+ * module holds only the computation. Pure: no tfjs, no DOM, no Node APIs.
  */
-import {
-  defOf,
-  keyedSets,
-  sameSets,
-  setsText,
-  type AdvantageSet,
-  type EstimatorDef,
-} from '../core/advantage-sets';
-import { SINGLETON_MODES, type EstimatorChoice, type EstimatorName } from '../core/config-names';
+import { keyedSets, sameSets, type AdvantageSet, type EstimatorDef } from '../core/advantage-sets';
+import { SINGLETON_MODES } from '../core/config-names';
 import type { AdvantageOptions } from '../core/config-sections';
-import { ESTIMATOR_LABELS } from '../core/run-labels';
+import { lookup } from '../core/registry';
+import { estimatorDef, type EstimatorChoice } from '../core/estimators';
 import { computeStats, type AdvantageStats, type SetCounts } from './diagnostics';
 import { groupIndices, idKey, type AdvantageRow } from './rows';
 import { mean, normalize, setStats } from './stats';
 
 export type { AdvantageRow } from './rows';
 
-/** One registry entry: its place in the algebra, and the name people know it by. */
-interface EstimatorSpec extends EstimatorDef {
-  /** The name people know it by, for chart titles and legends (the key is the config's name). */
-  label: string;
-  /** Normalization set, formula in the paper's notation, and the reference it follows. */
-  doc: string;
-  /** The values of a row's normalization set, in plain words (turn: the agent's call index, 0-based). */
-  within: (agent: string, turn: number) => string;
-}
-
-/** The estimators, one per name of `ESTIMATOR_NAMES` (core/config): the compiler wants an entry for each. */
-export const ESTIMATORS = {
-  grpo: {
-    label: ESTIMATOR_LABELS.grpo,
-    doc:
-      'Vanilla GRPO as the Dr. MAS repo runs it (group_by_agent_id=False; ray_trainer.py::compute_advantage). ' +
-      "Set: prompt group q over its G trajectories. s̄_i = mean of trajectory i's row rewards; " +
-      'A_i = (s̄_i − μ_q)/(σ_q + ε) with μ_q, σ_q over {s̄_1..s̄_G}; every row of trajectory i gets A_i. (docs/estimators.md#grpo) ' +
-      "Tree sampling: runs, but not meaningful: branch i is no trajectory (each level continues from the chosen sibling, not from branch i's own), so s̄_i averages unrelated candidates.",
-    unit: 'trajectories',
-    meanOver: ['group'],
-    stdOver: ['group'],
-    within: () => 'the G trajectory scores of its question',
-  },
-  drmas: {
-    label: ESTIMATOR_LABELS.drmas,
-    doc:
-      'Dr. MAS agent-wise normalization (arXiv 2602.08847; group_by_agent_id=True, key uid_agentId). ' +
-      'Set Y_k(q): every row of agent k over the G rollouts of prompt q, steps not trajectories. ' +
-      'A_y = (r_y − μ_k)/(σ_k + ε) with μ_k, σ_k over Y_k(q). (docs/estimators.md#drmas) ' +
-      "Tree sampling: an agent-wise baseline over all of the agent's candidates in the tree, pooled across its turns: sound where its turn rewards share one scale, but no per-state baseline.",
-    unit: 'rows',
-    meanOver: ['group', 'agent'],
-    stdOver: ['group', 'agent'],
-    within: (agent) => `agent ${agent}’s rows over the G rollouts of its question`,
-  },
-  atgrpo: {
-    label: ESTIMATOR_LABELS.atgrpo,
-    doc:
-      'AT-GRPO (PettingLLMs, arXiv 2510.11062), its documented intent: set = (prompt q, agent k, turn t), ' +
-      'the candidates of one agent at one turn. A_y = (r_y − μ_{q,k,t})/(σ_{q,k,t} + ε). (docs/estimators.md#atgrpo) ' +
-      'Tree sampling is what it is built for: each set is the G siblings sampled from one state, never a singleton; under parallel sampling the sets mix states from turn 1 on.',
-    unit: 'rows',
-    meanOver: ['group', 'agent', 'turn'],
-    stdOver: ['group', 'agent', 'turn'],
-    within: (agent, turn) => `agent ${agent}’s call-${turn + 1} rows over the G rollouts of its question`,
-  },
-  'global-step': {
-    label: ESTIMATOR_LABELS['global-step'],
-    doc:
-      'Global step-level ablation (Dr. MAS issue #81, "Mechanism B" without the per-agent split): ' +
-      'set = prompt q over all rows of all agents, no trajectory averaging. ' +
-      'A_y = (r_y − mean(rows_q))/(std(rows_q) + ε). (docs/estimators.md#global-step) ' +
-      'Tree sampling: one baseline over every candidate of every level and agent: runs, but mixes states and agents.',
-    unit: 'rows',
-    meanOver: ['group'],
-    stdOver: ['group'],
-    within: () => 'every row of the G rollouts of its question',
-  },
-  magrpo: {
-    label: ESTIMATOR_LABELS.magrpo,
-    doc:
-      'MAGRPO (CoMLRL, arXiv 2508.04652) mean baseline, REINFORCE-style: set = (prompt q, agent k, turn t); ' +
-      'A_y = r_y − μ_{q,k,t}, never divided by a std. (docs/estimators.md#magrpo; comlrl magrpo.py _compute_advantages "mean") ' +
-      'Tree sampling: meaningful, its own setting: the G siblings of one node share the mean baseline.',
-    unit: 'rows',
-    meanOver: ['group', 'agent', 'turn'],
-    stdOver: 'none',
-    within: (agent, turn) => `agent ${agent}’s call-${turn + 1} rows over the G rollouts of its question`,
-  },
-  mars2: {
-    label: ESTIMATOR_LABELS.mars2,
-    doc:
-      'MARS2 (MARTI, arXiv 2602.07848; experience_maker.py group_norm): set = one search tree, every node of every agent, one group across agents; ' +
-      'A_y = (r_y − μ_tree)/(σ_tree + ε), then each agent trains on its own nodes. (docs/estimators.md#mars2) ' +
-      "The algebra's (rows; group; group), as global-step: the two differ in the setting they name, a tree of rollout.sampling=mcts, whose group is the tree's nodes.",
-    unit: 'rows',
-    meanOver: ['group'],
-    stdOver: ['group'],
-    within: () => 'every node of its tree, all agents together',
-  },
-} as const satisfies Record<EstimatorName, EstimatorSpec>; // every name the config accepts
-
-/** The `custom` choice: the option's label and doc where the named ones show theirs. */
-const CUSTOM_ESTIMATOR = {
-  label: ESTIMATOR_LABELS.custom,
-  doc:
-    "The run's own instance of the algebra: advantage.unit (rows, or trajectories = the mean of a trajectory's rows), " +
-    'the set the mean is taken over (advantage.meanOver) and the set the std is taken over (advantage.stdOver, or none), ' +
-    'each a comma list of batch, group, agent, turn. A = (s − μ_mean set)/(σ_std set + ε). (docs/estimator-algebra.md#estimator-algebra)',
-};
-
-/** Every choice a run's estimator field offers, with its label and doc. */
-export const ESTIMATOR_OPTIONS: Record<EstimatorChoice, { label: string; doc: string }> = {
-  ...ESTIMATORS,
-  custom: CUSTOM_ESTIMATOR,
-};
-
-/**
- * What one row's advantage was computed from, in plain words, from the estimator's entry: the
- * value (its trajectory's score or its own reward) and the set it is normalized within.
- */
-export function advantageBasis(
-  choice: EstimatorChoice,
-  row: { agent: string; turn: number },
-  normalizeStd = true,
-  options: AlgebraOptions = {},
-): string {
-  const def = estimatorDef(choice, options);
-  const value =
-    def.unit === 'trajectories' ? 'trajectory score = mean of its rows’ rewards' : 'this row’s reward';
-  const how =
-    def.stdOver !== 'none' && normalizeStd ? 'normalized by the mean and std of' : 'minus the mean of';
-  // A custom run's sets are its own: said as the algebra writes them, not in a named one's words.
-  if (choice === 'custom') return `${value}, ${how} its set (custom: ${defText(def)})`;
-  const spec = getEstimator(choice);
-  return `${value}, ${how} ${spec.within(row.agent, row.turn)} (${spec.label})`;
-}
-
 interface AdvantageResult {
   /** One advantage per row, in row order. */
   advantages: Float64Array;
   stats: AdvantageStats;
-}
-
-/** Looks an estimator up by name; unknown names throw with the valid list. */
-export function getEstimator(name: string): EstimatorSpec {
-  if (!Object.hasOwn(ESTIMATORS, name)) {
-    throw new Error(`Unknown advantage estimator '${name}'. Valid: ${Object.keys(ESTIMATORS).join(', ')}.`);
-  }
-  return ESTIMATORS[name as EstimatorName];
-}
-
-/** The algebra fields a `custom` estimator reads (the advantage options' own defaults where absent). */
-type AlgebraOptions = Partial<Pick<AdvantageOptions, 'unit' | 'meanOver' | 'stdOver'>>;
-
-/** The definition of a run's estimator: a named one's registry entry, or `custom`'s from the options. */
-export function estimatorDef(estimator: EstimatorChoice, options: AlgebraOptions = {}): EstimatorDef {
-  if (estimator !== 'custom') return getEstimator(estimator);
-  return defOf(options);
-}
-
-/** A definition as it reads in a chart: `rows; group,agent; none`. */
-export const defText = (d: EstimatorDef): string =>
-  `${d.unit}; ${setsText(d.meanOver)}; ${setsText(d.stdOver)}`;
-
-/** What a chart calls a run's estimator: the name people know, or `custom (rows; group,agent; none)`. */
-export function estimatorLabel(estimator: EstimatorChoice, options: AlgebraOptions = {}): string {
-  return estimator === 'custom'
-    ? `custom (${defText(estimatorDef(estimator, options))})`
-    : getEstimator(estimator).label;
 }
 
 /** Refuses NaN / ±Infinity rewards, naming the rows, rather than spreading NaN advantages. */
@@ -266,11 +113,7 @@ export function estimateAdvantages(
   const singleton = options.singleton ?? 'raw';
   if (!Number.isFinite(eps) || eps < 0)
     throw new Error(`computeAdvantages: eps must be finite and ≥ 0, got ${eps}.`);
-  if (!Object.hasOwn(SINGLETON_MODES, singleton)) {
-    throw new Error(
-      `computeAdvantages: unknown singleton mode '${String(singleton)}'. Valid: ${Object.keys(SINGLETON_MODES).join(', ')}.`,
-    );
-  }
+  lookup(SINGLETON_MODES, 'singleton mode', String(singleton));
   checkRewards(rows);
 
   // Partition units into normalization sets (the mean's).

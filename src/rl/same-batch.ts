@@ -9,10 +9,10 @@
  *   corr    = Pearson correlation of A_e with the run's own advantages (NaN if either is constant)
  * Pure: no tfjs, no DOM, no Node APIs.
  */
-import type { EstimatorChoice, EstimatorName } from '../core/config-names';
 import type { AdvantageOptions } from '../core/config-sections';
+import { defText, estimatorDef, type EstimatorChoice, type EstimatorName } from '../core/estimators';
 import { agentSameBatchKey, sameBatchEstimators } from '../core/metrics';
-import { defText, estimateAdvantages, estimatorDef } from './advantage';
+import { estimateAdvantages } from './advantage';
 import { groupIndices, type AdvantageRow } from './rows';
 import { mean } from './stats';
 

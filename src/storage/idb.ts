@@ -1,13 +1,13 @@
 /**
  * IndexedDB: the lab's two databases, how each is opened, its transactions as promises, and what a
- * failure means. The page (src/ui/lab-db.ts) and each run's worker (state-store.ts) use it; it
+ * failure means. The page (src/ui/session/recorder-db.ts) and each run's worker (state-store.ts) use it; it
  * imports no tfjs and no UI, so both may.
  *
  * Two databases, so that no transaction holds a run's state and its frames: they are written in
- * order instead (docs/architecture.md#past-sessions-in-the-page).
+ * order instead (docs/page.md#two-databases).
  *
  * - `agentwise-lab`, the page's: `sessions` (one record per stored session, keyed by its id) and
- *   `frames` (their metric frames, keyed [session, seq]); record formats in src/ui/persist.ts.
+ *   `frames` (their metric frames, keyed [session, seq]); record formats in src/ui/session/recorder.ts.
  * - `agentwise-states`, the run workers': `states` (each run's latest state, keyed [session,
  *   stateKey]; state-store.ts).
  *
@@ -113,7 +113,7 @@ export function database(schema: Schema, onClose?: (e: Error) => void): Database
     async transact(mode, f) {
       // Relaxed: committed once the OS has the bytes, not once they are flushed to the disk. A
       // closed or crashed page or browser loses nothing so; only the OS failing could, and a save
-      // after every step should not wait on a flush (docs/architecture.md#past-sessions-in-the-page).
+      // after every step should not wait on a flush (docs/page.md#a-page-closed-mid-step).
       const tx = (await open()).transaction(stores, mode, { durability: 'relaxed' });
       const [result] = await Promise.all([f(tx), done(tx)]);
       return result;

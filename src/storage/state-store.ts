@@ -8,7 +8,7 @@
  * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`).
  * Opening, transactions and a closed database are idb.ts's: once the browser closed it (the site's
  * storage cleared or evicted), the worker's save fails, and the page turns recording off with one
- * alert (worker-messages.ts), as it does when its own database closes.
+ * alert (src/ui/session/worker-messages.ts), as it does when its own database closes.
  */
 import { database, req, sessionKeys, STATES_DB } from './idb';
 import { faultAt, refuseIfFull } from './storage-fault';

@@ -5,7 +5,7 @@
  *
  * - `?storage-fault=quota:K-J` (or `quota:K`, which never clears) makes its stores refuse writes
  *   as a full disk does, with a `QuotaExceededError`, for the steps K ≤ step < J: the page's
- *   recorder (src/ui/persist.ts) refuses a whole batch of frames when the furthest step it holds
+ *   recorder (src/ui/session/recorder.ts) refuses a whole batch of frames when the furthest step it holds
  *   is in that range (its frames before K with it), and each run's worker (putState) a state
  *   saved at a step in it (docs/page.md#storage-full-or-gone).
  * - `?storage-fault=closed:K` closes each run's worker's connection to the run states' database

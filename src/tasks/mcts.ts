@@ -196,7 +196,7 @@ function nodeResults<X extends object>(
           traj,
           agent: n.agent,
           turn: 0,
-          step: 0,
+          callIndex: 0,
           reward: n.score,
           prompt: n.prompt,
           valid: n.valid,

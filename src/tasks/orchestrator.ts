@@ -47,8 +47,8 @@ export interface TaskRow {
   agent: Role;
   /** The agent's invocation index within its trajectory (0 = its first call). */
   turn: number;
-  /** The call's index within its trajectory, over all agents. */
-  step: number;
+  /** The call's index within its trajectory, over all agents (0 = the trajectory's first call). */
+  callIndex: number;
   /** Trajectory (or agent) reward minus this row's penalty; 0 throughout an errored trajectory. */
   reward: number;
   prompt: string;
@@ -113,8 +113,8 @@ export interface RolloutResult<X extends object = object> {
   metrics?: Record<string, number>;
 }
 
-/** One trajectory being advanced: its state, the calls made so far, and an env error if any. */
-export interface Live<X extends object> {
+/** A trajectory in flight, being advanced: its state, the calls made so far, and an env error if any. */
+export interface TrajectoryInFlight<X extends object> {
   state: BaseState;
   calls: { agent: Role; prompt: string; output: PolicyOutput<X>; valid: boolean }[];
   error: string | null;
@@ -178,7 +178,10 @@ export async function answerCalls<X extends object>(
  * workflow who acts next, answers all those calls (one batch per model), and applies the
  * transitions (one env batch). Returns the ticks taken.
  */
-export async function advance<X extends object>(trajs: Live<X>[], c: AdvanceContext<X>): Promise<number> {
+export async function advance<X extends object>(
+  trajs: TrajectoryInFlight<X>[],
+  c: AdvanceContext<X>,
+): Promise<number> {
   const task = getTask(c.task);
   let ticks = 0;
   for (;;) {
@@ -231,7 +234,7 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
   const task = getTask(opts.task);
   const G = opts.groupSize;
   const env = opts.env ?? new InProcessEnvRunner();
-  const trajs: Live<X>[] = opts.instances.flatMap((instance) =>
+  const trajs: TrajectoryInFlight<X>[] = opts.instances.flatMap((instance) =>
     Array.from({ length: G }, () => ({ state: task.init(instance), calls: [], error: null })),
   );
   const ticks = await advance(trajs, {
@@ -252,18 +255,18 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
     const outcome = t.error === null ? t.state.outcome : null;
     const agentRewards = agentRewardsOf(task, outcome);
     const calls: Partial<Record<Role, number>> = Object.fromEntries(task.agents.map((a) => [a.role, 0]));
-    t.calls.forEach((c, step) => {
+    t.calls.forEach((c, callIndex) => {
       const penalty = outcome && !c.valid ? task.invalidPenalty : 0;
       const turn = calls[c.agent] ?? 0;
       calls[c.agent] = turn + 1;
-      const reward = rowReward(outcome, agentRewards, c.agent, step) - penalty;
+      const reward = rowReward(outcome, agentRewards, c.agent, callIndex) - penalty;
       rows.push(
         rowOf(c.output, {
           group,
           traj,
           agent: c.agent,
           turn,
-          step,
+          callIndex,
           reward,
           prompt: c.prompt,
           valid: c.valid,

@@ -8,6 +8,7 @@ import { coderTesterTask } from './coder-tester';
 import { mathTask } from './math';
 import { planTask } from './plan';
 import { hashString, type Prng } from '../core/prng';
+import { lookup } from '../core/registry';
 import { searchTask } from './search';
 import { searchRolesTask } from './search-roles';
 import { searchRoutingTask } from './search-routing';
@@ -15,6 +16,7 @@ import { syncOwnTask, syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 import type { Dataset } from '../core/workflow/file';
 import type { Workflow } from '../core/workflow/schema';
+import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { sha256Hex } from '../core/sha256';
 import { workflowTask, WorkflowRefused } from './workflow';
 
@@ -133,22 +135,19 @@ export function getTask(ref: string): AnyTask {
     if (!task) throw new Error(`workflow ${ref} is not defined in this thread (defineWorkflow first).`);
     return task;
   }
-  if (!Object.hasOwn(TASKS, ref)) {
-    throw new Error(`unknown task '${ref}'; valid tasks: ${Object.keys(TASKS).join(', ')}.`);
-  }
-  return TASKS[ref as TaskName];
+  return lookup(TASKS, 'task', ref);
 }
 
 /** The task an experiment trains: its built-in task, or its workflow (defined on first use). */
-export function taskRefOf(exp: { task: string; workflow?: Workflow }): TaskRef {
+export function taskRefOf(exp: { task: string; workflow?: WorkflowSpec }): TaskRef {
   if (exp.task !== 'workflow') return exp.task as TaskName;
   if (!exp.workflow)
     throw new Error("task 'workflow' needs the workflow itself (the experiment's workflow field).");
-  return defineWorkflow(exp.workflow);
+  return defineWorkflow(expandWorkflow(exp.workflow));
 }
 
 /** The task an experiment trains, as an object. */
-export const taskOf = (exp: { task: string; workflow?: Workflow }): AnyTask => getTask(taskRefOf(exp));
+export const taskOf = (exp: { task: string; workflow?: WorkflowSpec }): AnyTask => getTask(taskRefOf(exp));
 
 /** Percent of instance keys held out for validation. */
 export const VAL_PERCENT = 10;

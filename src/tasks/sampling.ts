@@ -3,6 +3,7 @@
  * the G rollouts of one instance are drawn. Each entry's doc labels its option in the UI. Pure.
  */
 import type { SamplingName } from '../core/config-names';
+import { lookup } from '../core/registry';
 import { rollout, type RolloutOptions, type RolloutResult } from './orchestrator';
 import { mctsRollout } from './mcts';
 import { treeRollout } from './tree';
@@ -47,3 +48,6 @@ export const SAMPLINGS = {
     rollout: mctsRollout,
   },
 } as const satisfies Record<SamplingName, SamplingSpec>;
+
+/** The sampling called `name`; an unknown name throws with the valid list. */
+export const getSampling = (name: string): SamplingSpec => lookup(SAMPLINGS, 'rollout sampling', name);

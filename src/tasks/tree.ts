@@ -57,7 +57,7 @@ import {
   resultOf,
   rowOf,
   type AdvanceContext,
-  type Live,
+  type TrajectoryInFlight,
   type PolicyCall,
   type PolicyOutput,
   type RolloutOptions,
@@ -74,7 +74,8 @@ interface Candidate<X extends object> {
   prompt: string;
   output: PolicyOutput<X>;
   valid: boolean;
-  step: number;
+  /** The tree level: the call's index within its branch, over all agents. */
+  callIndex: number;
   turn: number;
   reward: number;
   chosen: boolean;
@@ -119,13 +120,13 @@ async function scoreCandidates<X extends object>(
     };
   }
   const open = level.flatMap((c, i) => (after[i] && !after[i].done ? [i] : []));
-  const lives: Live<X>[] = open.map((i) => ({
+  const inFlight: TrajectoryInFlight<X>[] = open.map((i) => ({
     state: after[i]!,
     calls: [],
     error: null,
     prior: trees[level[i].call.group].depth + 1,
   }));
-  await advance(lives, {
+  await advance(inFlight, {
     ...ctx,
     options: { temperature: 0, topP: 1 },
     groupOf: (j) => level[open[j]].call.group,
@@ -136,14 +137,14 @@ async function scoreCandidates<X extends object>(
     },
   });
   const ends: (BaseState | null)[] = level.map((_, i) => (after[i]?.done ? after[i] : null));
-  lives.forEach((l, j) => (ends[open[j]] = l.error === null && l.state.done ? l.state : null));
+  inFlight.forEach((l, j) => (ends[open[j]] = l.error === null && l.state.done ? l.state : null));
   const scores = level.map((c, i) => {
     const end = ends[i];
     if (!end) return NaN;
     const valid = c.result?.ok === true && c.result.valid;
     return (agentRewardsOf(task, end.outcome)[c.call.agent] ?? 0) - (valid ? 0 : task.invalidPenalty);
   });
-  return { scores, completionCalls: lives.reduce((n, l) => n + l.calls.length, 0) };
+  return { scores, completionCalls: inFlight.reduce((n, l) => n + l.calls.length, 0) };
 }
 
 /** Index of the highest reward; exact ties drawn with `rng`. */
@@ -240,7 +241,7 @@ export async function treeRollout<X extends object = object>(
           prompt,
           output: c.output,
           valid: valid[k],
-          step: tree.depth,
+          callIndex: tree.depth,
           turn: tree.turns[agent] ?? 0,
           reward: rewards[k],
           chosen: k === kept,

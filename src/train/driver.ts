@@ -53,7 +53,7 @@ export class RunDriver<R = unknown> {
   private delayMs = 0;
   private rolloutsAt = -Infinity;
   private unsentRollouts: TrainStepResult | null = null;
-  /** A hold (hold()): no step from `step` on starts until setLive releases it. */
+  /** A hold (hold()): no step from `step` on starts until setLiveFrom releases it. */
   private held: { step: number; released: Promise<void>; release: () => void } | null = null;
   /** pause(at): the loop stops once this many steps are done, then `reached` resolves. */
   private until: { step: number; reached: () => void } | null = null;
@@ -113,7 +113,8 @@ export class RunDriver<R = unknown> {
 
   /**
    * Stops after the step in flight, then saves (a reload or a closed tab resumes exactly here). A
-   * finished run stays done: the page pauses every run it holds to let its session go (handoff.ts),
+   * finished run stays done: the page pauses every run it holds to let its session go
+   * (src/ui/session/controller.ts),
    * finished ones too, and a run shown paused is not finished (Findings leaves it out, a reload
    * offers to train it on). With `at`, a playing run first trains on until `at` steps are done
    * (the step every run of its block stops at: at most one more, in lockstep); it releases a hold.
@@ -150,7 +151,7 @@ export class RunDriver<R = unknown> {
    * Changes a live hyper-parameter from step `at` on (the next step, if that is later), through
    * the run's schedule (the path a replayed link takes), and releases a hold; returns that step.
    */
-  setLive(param: LiveParam, value: number, at?: number): number {
+  setLiveFrom(param: LiveParam, value: number, at?: number): number {
     const due = this.trainer.scheduleLive(param, value, at);
     this.held?.release();
     this.held = null;
@@ -158,7 +159,7 @@ export class RunDriver<R = unknown> {
   }
 
   /**
-   * The run's next step, where it then waits until the next setLive, so a change can still be
+   * The run's next step, where it then waits until the next setLiveFrom, so a change can still be
    * given that step: the page asks every repeat of a run and schedules the change at the latest
    * answer (agreedStep). A finished run (`done`) holds nothing; one in its last step answers the
    * step it ends at, so a change agreed then comes after every repeat's end.

@@ -47,10 +47,13 @@ export const tensorOps: Ops<tf.Tensor, tf.Tensor> = {
 };
 
 /**
- * The scalar loss (differentiable in `logp` and `entropy`) and, in UPDATE_STATS order, each
- * diagnostic's sum (Σ w·x for 'weights', Σ m·x otherwise), then Σ m (the term's tokens).
+ * The scalar loss (differentiable in `logp` and `entropy`), in UPDATE_STATS order each
+ * diagnostic's sum (Σ w·x for 'weights', Σ m·x otherwise), and Σ m, the term's tokens.
  */
-export function ppoLoss(x: PpoInputs, o: PpoOptions): { loss: tf.Scalar; stats: tf.Tensor1D } {
+export function ppoLoss(
+  x: PpoInputs,
+  o: PpoOptions,
+): { loss: tf.Scalar; stats: tf.Tensor1D; tokens: tf.Scalar } {
   return tf.tidy(() => {
     const { mask, weights } = x;
     const d = tf.clipByValue(tf.sub(x.logp, x.oldLogp), -20, 20); // (B, T)
@@ -81,7 +84,6 @@ export function ppoLoss(x: PpoInputs, o: PpoOptions): { loss: tf.Scalar; stats: 
       const v = UPDATE_DIAGNOSTICS[k].of(terms);
       return UPDATE_DIAGNOSTICS[k].over === 'weights' ? wsum(v) : tf.sum(tf.mul(v, mask));
     });
-    const stats = tf.stack([...sums, tf.sum(mask)]) as tf.Tensor1D;
-    return { loss: loss as tf.Scalar, stats };
+    return { loss: loss as tf.Scalar, stats: tf.stack(sums) as tf.Tensor1D, tokens: tf.sum(mask) };
   });
 }

@@ -7,7 +7,7 @@
  * docs/metrics.md#metrics), and the step applies their sum. Each step reads back once.
  */
 import * as tf from '@tensorflow/tfjs';
-import type { EstimatorChoice } from '../core/config-names';
+import type { EstimatorChoice } from '../core/estimators';
 import type { Optim } from '../core/config-sections';
 import { packGranularity } from '../model/logprobs';
 import { disposeDistinct, distinctLogprobs, frozenLogprobs, packDistinct } from '../model/distinct-rows';
@@ -105,7 +105,7 @@ function updateDiagnostics(steps: readonly StepRecord[]): ModelUpdate {
   for (const { report, terms } of steps)
     terms.forEach((t, k) => {
       const s = report.stats[k];
-      const per = { weights: t.wSum, tokens: Math.max(s[UPDATE_STATS.length], 1), rows: t.rows };
+      const per = { weights: t.wSum, tokens: Math.max(report.termTokens[k], 1), rows: t.rows };
       (perAgent[t.agent] ??= []).push({
         // A model of one agent has one term, whose norm is the step's (update.ts clipAndStep).
         [GRAD_NORM]: report.termGradNorms[k],
@@ -223,26 +223,32 @@ async function probeGradNorms(
   }
 }
 
+/** What the same-batch gradient norms of one model are taken on. */
+interface SameBatchProbe {
+  model: PolicyModel;
+  /** The step's rows, and the indices of those it trains on. */
+  rows: readonly Row<SampledTokens>[];
+  trained: readonly number[];
+  /** Each estimator's advantages on the rows `trained`, in that order. */
+  all: EveryEstimator;
+  /** The run's own estimator (which estimators are weighed: sameBatchEstimators). */
+  estimator: EstimatorChoice;
+  /** The rows of `trained` the model's agents own: the norms are taken on them. */
+  idx: readonly number[];
+  options: UpdateOptions;
+}
+
 /**
  * diagnostics.shadowGradNorm, before the update moves the weights: each same-batch estimator's
  * gradient norm per agent on this very batch, as metric entries (agent/<a>/shadow/<e>/grad_norm).
- * `all` holds each estimator's advantages on the rows `trained`, in that order.
  */
-export async function shadowGradNorms(
-  m: PolicyModel,
-  rows: readonly Row<SampledTokens>[],
-  trained: readonly number[],
-  all: EveryEstimator,
-  estimator: EstimatorChoice,
-  idx: readonly number[],
-  o: UpdateOptions,
-): Promise<[string, number][]> {
+export async function shadowGradNorms(p: SameBatchProbe): Promise<[string, number][]> {
   const probes: [string, number][] = [];
-  for (const e of sameBatchEstimators(estimator)) {
-    const adv = new Float64Array(rows.length);
-    const weighed = all[e]!;
-    trained.forEach((i, j) => (adv[i] = weighed[j]));
-    const norms = await probeGradNorms(m, rows, adv, idx, o);
+  for (const e of sameBatchEstimators(p.estimator)) {
+    const adv = new Float64Array(p.rows.length);
+    const weighed = p.all[e]!;
+    p.trained.forEach((i, j) => (adv[i] = weighed[j]));
+    const norms = await probeGradNorms(p.model, p.rows, adv, p.idx, p.options);
     for (const [agent, g] of Object.entries(norms)) probes.push([agentSameBatchKey(agent, e, GRAD_NORM), g]);
   }
   return probes;

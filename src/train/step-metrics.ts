@@ -17,6 +17,16 @@ import type { PolicyCounters } from './policy';
 import type { ModelUpdate } from './ppo-update';
 
 /** What one step measured, phase by phase. */
+/**
+ * One model's part of a step's update: its update, and the same-batch gradient norms taken before
+ * it (metric key, value).
+ */
+export interface ModelStep {
+  model: string;
+  sameBatchGradNorms: [string, number][];
+  update: ModelUpdate;
+}
+
 interface StepMeasures {
   step: number;
   agents: readonly string[];
@@ -32,8 +42,8 @@ interface StepMeasures {
   /** 3. The run's estimator's statistics, and the same batch under every estimator. */
   advantageStats: AdvantageStats;
   sameBatch: Record<string, number>;
-  /** 4. Per model: its id, its shadow gradient norms (metric key, value) and its update. */
-  updates: readonly [string, [string, number][], ModelUpdate][];
+  /** 4. Per model: its update, and the same-batch gradient norms taken before it. */
+  updates: readonly ModelStep[];
   /** The group filter's outcome (null without one) and which agents' buffers released rows. */
   filtered: FilteredGroups | null;
   trainedAgents: UpdateBatch['agents'];
@@ -60,10 +70,10 @@ export function stepMetrics(s: StepMeasures): Record<string, number> {
     ...statsToMetrics(s.advantageStats, s.agents),
     ...s.sameBatch,
     ...Object.fromEntries(
-      s.updates.flatMap(([id, probes, u]): [string, number][] => [
-        ...probes,
-        [modelKey(id, GRAD_NORM), u.gradNorm],
-        ...Object.entries(u.agents).flatMap(([agent, a]) =>
+      s.updates.flatMap(({ model, sameBatchGradNorms, update }): [string, number][] => [
+        ...sameBatchGradNorms,
+        [modelKey(model, GRAD_NORM), update.gradNorm],
+        ...Object.entries(update.agents).flatMap(([agent, a]) =>
           Object.entries(a).map(([stat, v]): [string, number] => [
             agentKey(agent, stat as keyof typeof a),
             v,
@@ -71,7 +81,7 @@ export function stepMetrics(s: StepMeasures): Record<string, number> {
         ),
       ]),
     ),
-    [M.updateSkipped]: s.updates.filter(([, , u]) => u.skipped).length,
+    [M.updateSkipped]: s.updates.filter((u) => u.update.skipped).length,
     ...stepShapeMetrics(s.filtered, s.trainedAgents),
     ...s.evaluation,
     [M.rolloutMs]: s.ms.rollout,

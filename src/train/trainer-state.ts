@@ -111,7 +111,7 @@ export function resumeRunTrainer(
     if (m.buffers) t.buffers?.load(m.buffers);
     t.step = m.step;
     const now = t.liveValues();
-    for (const p of LIVE_PARAMS) if (now[p] !== m.live[p]) t.setLive(p, m.live[p]);
+    for (const p of LIVE_PARAMS) if (now[p] !== m.live[p]) t.setLiveNow(p, m.live[p]);
     t.elapsedS = m.elapsedS;
     return t;
   } catch (e) {

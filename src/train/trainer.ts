@@ -17,18 +17,18 @@ import { computeAdvantages } from '../rl/advantage';
 import { sameBatchOfStep } from '../rl/same-batch';
 import { InProcessEnvRunner, type EnvRunner } from '../tasks/env';
 import type { Row, TrajectoryResult } from '../tasks/orchestrator';
-import { SAMPLINGS } from '../tasks/sampling';
+import { getSampling } from '../tasks/sampling';
 import { evaluateModels } from './evaluate';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, taskRefOf, validationSet, type TaskRef } from '../tasks/registry';
 import { agentModelsOf, buildModels, disposeModels, modelOptim, type PolicyModel } from './models';
 import { modelPolicy, type PolicyCounters, type SampledTokens } from './policy';
-import { ppoUpdate, shadowGradNorms, type ModelUpdate } from './ppo-update';
+import { ppoUpdate, shadowGradNorms } from './ppo-update';
 import { batchCredit, type BatchCredit } from './credit';
 import { filterGroups } from '../rl/group-filter';
 import { AgentBuffers, updateBatch } from './buffers';
 import { LiveSettings } from './live-settings';
-import { stepMetrics } from './step-metrics';
+import { stepMetrics, type ModelStep } from './step-metrics';
 
 export interface TrainStepResult {
   step: number;
@@ -54,7 +54,7 @@ export interface TrainerOptions {
   env?: EnvRunner;
   /**
    * Models to train instead of building them; the caller keeps ownership. Their optimizers read
-   * lr and grad clip from the settings they were built with, so setLive does not reach those two.
+   * lr and grad clip from the settings they were built with, so setLiveNow does not reach those two.
    */
   models?: PolicyModel[];
   /** Live changes laid over the run's own `live` (a resumed page session's, recorded after its save). */
@@ -92,7 +92,7 @@ export class RunTrainer {
     this.live = new LiveSettings(o.exp, o.run, o.schedule);
     this.env = o.env ?? new InProcessEnvRunner();
     this.ownsModels = !o.models;
-    // The optimizers read lr and grad clip from this.settings at every step: setLive changes only it.
+    // The optimizers read lr and grad clip from this.settings at every step: setLiveNow changes only it.
     this.models = o.models ?? buildModels(o.exp, () => this.settings.optim, o.seed, o.base ?? null);
     this.agents = this.models.flatMap((m) => m.agents);
     this.taskRef = taskRefOf(o.exp);
@@ -170,7 +170,7 @@ export class RunTrainer {
     const tRollout = performance.now();
     const counters: PolicyCounters = { forwards: 0, readbacks: 0, tokens: 0 };
     const instances = this.instancesAt(step);
-    const batch = await SAMPLINGS[this.settings.rollout.sampling].rollout<SampledTokens>({
+    const batch = await getSampling(this.settings.rollout.sampling).rollout<SampledTokens>({
       task: this.taskRef,
       instances,
       groupSize: exp.rollout.groupSize,
@@ -188,9 +188,11 @@ export class RunTrainer {
     // 2. rewards. A trajectory whose environment failed, hung or crashed has no judged reward: it
     // is left out of everything that follows (reward and success metrics, every estimator's
     // statistics, the per-agent stats and the update), and only counted in env/errors.
+    // The step's rows are seen through lists of their indices in batch.rows: `judgedIdx`, the rows
+    // of judged trajectories, and below `trainedIdx`, those of them the update trains on.
     const errored = new Set(batch.trajectories.filter((t) => t.status === 'error').map((t) => t.traj));
     const judged = batch.trajectories.filter((t) => !errored.has(t.traj));
-    const kept = batch.rows.flatMap((r, i) => (errored.has(r.traj) ? [] : [i]));
+    const judgedIdx = batch.rows.flatMap((r, i) => (errored.has(r.traj) ? [] : [i]));
     // Per-agent credit: coalition replays in the env runner (src/train/credit.ts); each judged
     // row's reward becomes its shared reward + λ × its agent's credit.
     const credit = await batchCredit({
@@ -217,41 +219,59 @@ export class RunTrainer {
     // 3. advantages: the run's estimator, one scalar per judged row (0 for errored rows); and the
     // same rows under every estimator, to tell how differently they weigh these very rows (each
     // estimator computed once: the run's own is one of them)
-    const judgedRows = kept.map((i) => {
+    const judgedRows = judgedIdx.map((i) => {
       const r = batch.rows[i];
       return { group: r.group, traj: r.traj, agent: r.agent, turn: r.turn, reward: rewardOf(i) };
     });
     // rollout.filter: the groups the step trains on (groups/kept_frac); the others are left out of
     // the advantages and the update as errored rows are, and a step left with none updates nothing.
+    // filtered.rows index judgedRows; trainedIdx and trainedRows are the same rows, as batch.rows
+    // indices and as the estimator's rows.
     const filtered = filterGroups(this.settings.rollout.filter, judgedRows);
-    const trained = filtered.rows.map((j) => kept[j]);
-    const advRows = filtered.rows.map((j) => judgedRows[j]);
-    const ownAdv = computeAdvantages(advRows, { ...advantage, estimator: this.run.estimator });
+    const trainedIdx = filtered.rows.map((j) => judgedIdx[j]);
+    const trainedRows = filtered.rows.map((j) => judgedRows[j]);
+    const own = computeAdvantages(trainedRows, { ...advantage, estimator: this.run.estimator });
+    // One advantage per row of the batch: 0 for a row the step does not train on.
     const advantages = new Float64Array(batch.rows.length);
-    trained.forEach((i, j) => (advantages[i] = ownAdv.advantages[j]));
-    const sameBatch = sameBatchOfStep(advRows, ownAdv.advantages, this.run.estimator, advantage, this.agents);
+    trainedIdx.forEach((i, j) => (advantages[i] = own.advantages[j]));
+    const sameBatch = sameBatchOfStep(
+      trainedRows,
+      own.advantages,
+      this.run.estimator,
+      advantage,
+      this.agents,
+    );
 
     // 4. PPO update of every model (per-agent loss terms on shared models) on this step's rows, or on
     // what the full per-agent buffers release; with diagnostics.shadowGradNorm, first each
     // estimator's gradient norm on this very batch
     const tUpdate = performance.now();
-    const updates: [string, [string, number][], ModelUpdate][] = [];
-    const toTrain = updateBatch(this.buffers, batch.rows, advantages, trained);
+    const updates: ModelStep[] = [];
+    // What the update trains on: this step's trained rows, or what the full per-agent buffers release.
+    const toTrain = updateBatch(this.buffers, batch.rows, advantages, trainedIdx);
     for (const m of this.models) {
-      const idx = trained.filter((i) => m.agents.includes(batch.rows[i].agent));
-      const updateOptions = {
+      const options = {
         optim: modelOptim(m, optim), // its agents' own clip ratios, entropy bonus, …
         temperature,
         lMax: this.lMax,
         seed: mixSeed(this.seed, `minibatch/${step}/${m.id}`),
       };
       // Before the update moves the weights: each estimator's gradient on this very batch.
-      const probes = exp.diagnostics.shadowGradNorm
-        ? await shadowGradNorms(m, batch.rows, trained, sameBatch.all, this.run.estimator, idx, updateOptions)
+      const sameBatchGradNorms = exp.diagnostics.shadowGradNorm
+        ? await shadowGradNorms({
+            model: m,
+            rows: batch.rows,
+            trained: trainedIdx,
+            all: sameBatch.all,
+            estimator: this.run.estimator,
+            idx: trainedIdx.filter((i) => m.agents.includes(batch.rows[i].agent)),
+            options,
+          })
         : [];
       // Nothing to train on (every group filtered out, no agent's buffer full) takes no optimizer step.
-      const own = toTrain.idx.filter((i) => m.agents.includes(toTrain.rows[i].agent));
-      updates.push([m.id, probes, await ppoUpdate(m, toTrain.rows, toTrain.advantages, own, updateOptions)]);
+      const mine = toTrain.idx.filter((i) => m.agents.includes(toTrain.rows[i].agent));
+      const update = await ppoUpdate(m, toTrain.rows, toTrain.advantages, mine, options);
+      updates.push({ model: m.id, sameBatchGradNorms, update });
     }
     const updateMs = performance.now() - tUpdate;
 
@@ -270,7 +290,7 @@ export class RunTrainer {
       reward: this.settings.reward,
       credit,
       ownSuccess: this.task.ownSuccess,
-      advantageStats: ownAdv.stats,
+      advantageStats: own.stats,
       sameBatch: sameBatch.metrics,
       updates,
       filtered: this.settings.rollout.filter !== 'none' ? filtered : null,
@@ -304,8 +324,11 @@ export class RunTrainer {
     );
   }
 
-  /** Changes a live hyper-parameter (core/live-params.ts LIVE); it applies from the next step on. */
-  setLive(param: LiveParam, value: number): void {
+  /**
+   * Changes a live hyper-parameter (core/live-params.ts LIVE) now: the next step computed takes it.
+   * A running run's change goes through its schedule instead (scheduleLive, from RunDriver.setLiveFrom).
+   */
+  setLiveNow(param: LiveParam, value: number): void {
     this.live.set(param, value);
   }
 

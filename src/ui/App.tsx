@@ -9,8 +9,7 @@ import { probeBackend } from '../workers/probe';
 import { keepMeasurement, loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
 import { downloadCsv, downloadJson } from './export';
-import { snapshot } from './lab';
-import { chooseCheckpoints } from './lab-start';
+import { controller } from './session/page';
 import { BackendPanel } from './panels/BackendPanel';
 import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
@@ -28,7 +27,7 @@ import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
 import { WhatDiffers } from './panels/WhatDiffers';
 import { runsTitle } from './config-edit';
-import { dismissError, setBackend, useLab } from './store';
+import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
 
 /**
@@ -132,7 +131,7 @@ function ExportPanel() {
         </button>
         <button
           type="button"
-          onClick={snapshot}
+          onClick={() => controller.snapshot()}
           disabled={!hasRuns}
           title="The current weights of every run's models"
         >
@@ -156,7 +155,7 @@ function StartFrom() {
           accept=".ckpt"
           multiple
           onChange={(e) => {
-            void chooseCheckpoints([...(e.target.files ?? [])]);
+            void controller.chooseCheckpoints([...(e.target.files ?? [])]);
             // The uploads line says what the next runs start from (kept runs drop the files); and
             // picking the same files again is a change too.
             e.target.value = '';
@@ -166,7 +165,7 @@ function StartFrom() {
       {uploads.length > 0 && (
         <p className="muted" data-testid="uploads">
           Next Train starts from {uploads.join(', ')}{' '}
-          <button type="button" className="link" onClick={() => void chooseCheckpoints([])}>
+          <button type="button" className="link" onClick={() => void controller.chooseCheckpoints([])}>
             use the shipped base models
           </button>
         </p>

@@ -11,7 +11,7 @@
  * benchmarks can see what a chart costs.
  */
 import { startTransition } from 'react';
-import type { LabState } from './store';
+import type { LabState } from './session/store';
 
 /** Least time between two refreshes of one chart while frames arrive. */
 const REFRESH_MS = 1000;

@@ -12,13 +12,12 @@ import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
 import { valueAt } from '../core/url';
 import { dialList } from '../core/url-sweep';
 import type { Dial } from '../core/url-sweep';
-import { ESTIMATOR_OPTIONS } from '../rl/advantage';
+import { ESTIMATOR_OPTIONS } from '../core/estimators';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
-import { setLive } from './lab';
-import { reset } from './live-session';
+import { controller } from './session/page';
 import { FIELDS, labelOf } from './field-labels';
-import { ask, chooseConfig, useLab } from './store';
+import { ask, chooseConfig, setExperiment, takePending, useLab } from './session/store';
 
 /** The schema of the field at a dotted path ('rollout.groupSize', 'runs.0.estimator'), unwrapped. */
 function fieldAt(path: string): { type: z.ZodType; doc?: string } {
@@ -137,14 +136,15 @@ export function setAt(config: Experiment, path: string, value: unknown): unknown
  * proposeConfig.
  */
 export function applyExperiment(next: Experiment): void {
-  const { config, session } = useLab.getState();
+  const { config, sessionState } = useLab.getState();
   if (structuralKey(next) !== structuralKey(config)) return proposeConfig(next);
   for (const p of LIVE_PARAMS) {
     const v = liveValue(next, p);
-    if (v !== liveValue(config, p)) setLive(p, v);
+    if (v !== liveValue(config, p)) controller.setLiveNext(p, v);
   }
-  // With runs on screen, the schedule records each change at the step a run takes it (lab.ts).
-  if (session !== 'idle') return;
+  // With runs on screen, the schedule records each change at the step a run takes it
+  // (session/controller.ts setLiveNext).
+  if (sessionState !== 'idle') return;
   chooseConfig(next);
 }
 
@@ -176,7 +176,7 @@ export function proposeConfig(next: Experiment, drop?: () => void, sweep = useLa
   const detail = [...(same ? [] : [changeWords(config, next)]), ...sweepWords].join(', ');
   const apply = () => {
     chooseConfig(next);
-    useLab.setState({ sweep });
+    setExperiment({ sweep });
   };
   ask({ title: 'This change needs new runs', detail, apply, drop });
 }
@@ -190,8 +190,6 @@ export const dropSweep = () => proposeConfig(useLab.getState().config, undefined
 
 /** The user's answer to a pending action: a new session with it (reset applies it), or keep the runs. */
 export function answerPending(startNew: boolean): void {
-  const { pending } = useLab.getState();
-  if (startNew) return reset(); // the runs stay in Past sessions
-  useLab.setState({ pending: null });
-  pending?.drop?.();
+  if (startNew) return controller.reset(); // the runs stay in Past sessions
+  takePending()?.drop?.();
 }

@@ -5,7 +5,7 @@
  */
 import { encodeExperiment } from '../core/url';
 import { allRows, runData } from './run-data';
-import { boardConfig, boardRuns, useLab } from './store';
+import { boardConfig, boardRuns, useLab } from './session/store';
 
 function runsWithRows() {
   return boardRuns(useLab.getState()).map((r) => ({

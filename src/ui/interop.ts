@@ -1,7 +1,7 @@
 /**
  * The page's side of src/interop: files dropped on the page become read-only imported runs
  * (parsed in a worker, kept in run-data.ts like local runs, listed in the store's `imported`,
- * stored in IndexedDB as an import of their own: persist.ts),
+ * stored in IndexedDB as an import of their own: session/recorder.ts),
  * and the session's runs go out as TensorBoard event files or as Dr. MAS launch scripts.
  */
 import { evalKsOf } from '../core/metrics';
@@ -17,11 +17,10 @@ import type { PackedRun } from '../workers/import-client';
 import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
 import { downloadBlob, fileName } from './export';
-import { loadSession } from './persist';
-import { setImportShown, storeImport } from './persist-import';
+import { controller } from './session/page';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
-import { addError, runColor, useLab } from './store';
-import type { RunView, StoredRun } from './store';
+import { addError, runColor, setSession, useLab } from './session/store';
+import type { RunView, StoredRun } from './session/store';
 
 /** Legend indices of imported runs start here, clear of the experiment's runs (at most 6). */
 const IMPORTED_INDEX = 1000;
@@ -107,14 +106,16 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
     if (!groups.has(group)) groups.set(group, Math.max(IMPORTED_INDEX - 1, ...groups.values()) + 1);
     const runIndex = groups.get(group)!;
     return {
-      ...{
-        id: run.id,
-        label: run.label,
-        seed: run.seed,
-        runIndex,
-        color: runColor(2 + runIndex - IMPORTED_INDEX),
-      },
-      ...{ agents: run.agents, evalKs: run.evalKs, models: [], base: {}, markers: [] },
+      id: run.id,
+      label: run.label,
+      seed: run.seed,
+      runIndex,
+      color: runColor(2 + runIndex - IMPORTED_INDEX),
+      agents: run.agents,
+      evalKs: run.evalKs,
+      models: [],
+      base: {},
+      markers: [],
       state: 'done',
       message: run.note,
       step: run.lastStep,
@@ -122,7 +123,7 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
       rolloutStep: -1,
     };
   });
-  useLab.setState((s) => ({
+  setSession((s) => ({
     imported: [...s.imported.filter((r) => !runs.some((x) => x.id === r.id)), ...added],
     frameVersion: s.frameVersion + 1,
   }));
@@ -145,7 +146,7 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
   const stored = runs.map((run, i): StoredRun => {
     const rid = runId(`${id}-${i}`);
     const width = run.columns.length;
-    // Views of the transferred buffer (the ring copies them; persist.ts copies them as it stores).
+    // Views of the transferred buffer (the ring copies them; the recorder copies them as it stores).
     const mine = Array.from({ length: run.frames.length / width }, (_, j) =>
       run.frames.subarray(j * width, (j + 1) * width),
     );
@@ -153,14 +154,23 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
     const label =
       run.label !== run.group ? `${run.group} (imported) #${run.seed}` : `${run.label} (imported)`;
     return {
-      ...{ id: rid, label, seed: run.seed, runIndex: IMPORTED_INDEX, color: '', keys: run.columns },
-      ...{ agents: run.agents, models: [], base: {}, markers: [], evalKs: evalKsOf(run.columns) },
+      id: rid,
+      label,
+      seed: run.seed,
+      runIndex: IMPORTED_INDEX,
+      color: '',
+      keys: run.columns,
+      agents: run.agents,
+      models: [],
+      base: {},
+      markers: [],
+      evalKs: evalKsOf(run.columns),
       lastStep: mine.length ? mine[mine.length - 1][0] : 0,
       note: describeImport(run, mine.length),
     };
   });
   showRuns(stored, frames);
-  const kept = await storeImport(id, stored, frames);
+  const kept = await controller.recorder.storeImport(id, stored, frames);
   return [
     ...stored.map((r) => r.note!),
     kept
@@ -172,12 +182,12 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
 /** Past sessions → Show: a stored import back on the charts. */
 export async function showImport(id: string): Promise<void> {
   if (useLab.getState().imported.some((r) => r.id.startsWith(`${id}-`))) return;
-  const got = await loadSession(id);
+  const got = await controller.recorder.loadSession(id);
   if (!got) return;
   const frames = new Map<RunId, Float64Array[]>();
   for (const f of got.frames) frames.set(f.run, [...(frames.get(f.run) ?? []), f.values]);
   showRuns(got.session.runs, frames);
-  await setImportShown(id, true);
+  await controller.recorder.setImportShown(id, true);
 }
 
 /** Past sessions → Hide: an import off the charts (still stored). */
@@ -185,11 +195,11 @@ export async function hideImport(id: string): Promise<void> {
   const mine = (r: RunView) => r.id.startsWith(`${id}-`);
   const { imported } = useLab.getState();
   forgetRunData(imported.filter(mine).map((r) => r.id));
-  useLab.setState((s) => ({
+  setSession((s) => ({
     imported: s.imported.filter((r) => !mine(r)),
     frameVersion: s.frameVersion + 1,
   }));
-  await setImportShown(id, false);
+  await controller.recorder.setImportShown(id, false);
 }
 
 /** Each of the session's runs as a TensorBoard event file (put each in its own folder for --logdir). */

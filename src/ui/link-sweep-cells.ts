@@ -7,7 +7,7 @@
 import { cellSummaries, paramsText } from '../report/sweep-map';
 import { summaryKeys } from '../report/summary';
 import { historyOf } from './run-data';
-import type { LabState } from './store';
+import type { LabState } from './session/store';
 import { agentsOf } from './sweep-open';
 import type { OpenedSweep } from './sweep-open';
 

@@ -2,29 +2,27 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { startServiceWorker } from '../host/service-worker';
 import { App } from './App';
-import { simulateDeviceLoss } from './lab';
-import { startLabSync } from './lab-reactions';
-import { flushOnHide } from './persist';
 import { useUpdateNotice } from './panels/UpdateNotice';
 import { restoreLatest } from './restore';
-import { useLab } from './store';
+import { controller } from './session/page';
+import { useLab } from './session/store';
 import { startSubscriptions } from './subscriptions';
 import { startUrlSync } from './url-sync';
 import './styles.css';
 
 startUrlSync();
 startSubscriptions();
-startLabSync();
-flushOnHide();
+controller.followVisibility();
+controller.recorder.flushOnHide();
 void restoreLatest();
 startServiceWorker({
   // Live runs keep their build until the next load (a stored session on screen comes back after the reload).
-  busy: () => useLab.getState().session !== 'idle' && useLab.getState().restored === null,
+  busy: () => useLab.getState().sessionState !== 'idle' && useLab.getState().restored === null,
   say: (notice) => useUpdateNotice.setState({ notice }),
 });
 // Fault injection from the devtools console or a browser test: `agentwiseLab.simulateDeviceLoss()`
 // destroys every run's GPU device to show (and test) the fallback to wasm.
-Object.assign(globalThis, { agentwiseLab: { simulateDeviceLoss } });
+Object.assign(globalThis, { agentwiseLab: { simulateDeviceLoss: () => controller.simulateDeviceLoss() } });
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

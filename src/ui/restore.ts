@@ -2,8 +2,8 @@
  * Stored sessions back on screen: at page load the latest one, or any one the user opens from
  * Past sessions. Its runs come back into the store (state 'done', no workers, with their live-parameter
  * markers) and their frames into run-data rings, so the charts draw the recorded curves; Train
- * goes on from each run's saved state (lab-start.ts). Stored imports that were on the charts come back
- * beside them (interop.ts).
+ * goes on from each run's saved state (the controller: session/controller.ts). Stored imports
+ * that were on the charts come back beside them (interop.ts).
  */
 import { renameMetricKey, renameRole } from '../core/renamed-roles';
 import { structuralKey } from '../core/config';
@@ -11,19 +11,14 @@ import type { Experiment } from '../core/config';
 import { withStoredLabels } from '../core/run-labels';
 import { decodeExperiment, sameStructure } from '../core/url';
 import { showImport } from './interop';
-import { play } from './lab';
-import { reset } from './live-session';
-import { heldElsewhere, watchWriter } from './writer-lock';
-import { deleteSession, loadSession, recordingId, refreshSessions } from './persist';
-import type { StoredFrame } from './persist';
-import type { StoredSession } from './store';
 import { statesOf } from '../storage/state-store';
 import type { StateInfo } from '../storage/state-store';
-import { recordedSteps, usableStates } from './resume-point';
 import { restoreRunData } from './run-data';
-import { nextState } from './session-state';
-import { addError, chooseConfig, useLab } from './store';
-import type { RunView } from './store';
+import { controller } from './session/page';
+import type { StoredFrame } from './session/recorder';
+import { recordedSteps, usableStates } from './session/resume-point';
+import { addError, chooseConfig, setExperiment, useLab } from './session/store';
+import type { RunView, StoredSession } from './session/store';
 
 function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]): void {
   const decoded = decodeExperiment(session.experiment);
@@ -45,8 +40,14 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
       const models = r.models.map((m) => ({ ...m, id: role(m.id), agents: m.agents.map(role) }));
       const base = Object.fromEntries(Object.entries(r.base).map(([id, note]) => [role(id), note]));
       return {
-        ...{ id: r.id, label: r.label, seed: r.seed, runIndex: r.runIndex, color: r.color },
-        ...{ agents: r.agents.map(role), models, base },
+        id: r.id,
+        label: r.label,
+        seed: r.seed,
+        runIndex: r.runIndex,
+        color: r.color,
+        agents: r.agents.map(role),
+        models,
+        base,
         state: 'done',
         message: 'restored',
         step: recordedSteps(mine.map((f) => f.step)), // the steps Train may go on from
@@ -59,13 +60,12 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
   const { ahead } = usableStates(states, runs);
   // Finished: every run of it reached the experiment's last step (Train would have nothing to do).
   const finished = decoded.ok && session.runs.every((r) => r.lastStep >= decoded.config.steps);
-  useLab.setState((s) => ({
-    session: nextState(s.session, finished ? 'restoreFinished' : 'restore'),
+  controller.dispatch(finished ? 'restoreFinished' : 'restore', {
     runs,
     restored: { id: session.id, createdAt: session.createdAt, startsOver: ahead },
-    frameVersion: s.frameVersion + 1,
-  }));
-  watchWriter(session.id); // another tab training it: read-only here
+    frameVersion: useLab.getState().frameVersion + 1,
+  });
+  controller.writer.watch(session.id); // another tab training it: read-only here
 }
 
 /**
@@ -74,15 +74,18 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
  * the user has not started runs meanwhile. Other sessions stay one click away in Past sessions.
  */
 export async function restoreLatest(): Promise<void> {
-  const sessions = await refreshSessions();
+  const sessions = await controller.recorder.refreshSessions();
   // Imports that were on the charts come back to them, whatever the experiment.
   for (const i of sessions.filter((x) => x.kind === 'import' && x.shown)) await showImport(i.id);
   const latest = sessions.find((x) => x.kind !== 'import');
   // A link sweep's cells are never stored: no session of one experiment stands for them.
   if (!latest || useLab.getState().sweep.length > 0 || !ranThis(latest, useLab.getState().config)) return;
-  const [got, states] = await Promise.all([loadSession(latest.id), statesOf(latest.id).catch(() => [])]);
+  const [got, states] = await Promise.all([
+    controller.recorder.loadSession(latest.id),
+    statesOf(latest.id).catch(() => []),
+  ]);
   const s = useLab.getState();
-  if (got && s.session === 'idle' && s.runs.length === 0) show(got.session, got.frames, states);
+  if (got && s.sessionState === 'idle' && s.runs.length === 0) show(got.session, got.frames, states);
 }
 
 /**
@@ -98,13 +101,16 @@ function ranThis(session: StoredSession, config: Experiment): boolean {
 
 /** Past sessions → Open: stops any live runs, sets the experiment to the session's, shows its curves. */
 export async function openSession(id: string): Promise<void> {
-  const [got, states] = await Promise.all([loadSession(id), statesOf(id).catch(() => [])]);
+  const [got, states] = await Promise.all([
+    controller.recorder.loadSession(id),
+    statesOf(id).catch(() => []),
+  ]);
   if (!got) return;
   if (got.session.kind === 'import') return showImport(id); // read-only runs: beside the session's
-  reset();
+  controller.reset();
   const r = decodeExperiment(got.session.experiment);
   if (r.ok) chooseConfig(r.config);
-  useLab.setState({ sweep: [] }); // a stored session is one experiment's: the link names it alone
+  setExperiment({ sweep: [] }); // a stored session is one experiment's: the link names it alone
   show(got.session, got.frames, states);
 }
 
@@ -115,9 +121,11 @@ export async function openSession(id: string): Promise<void> {
  */
 export async function deleteStored(id: string): Promise<void> {
   // Its writer would put back a session with a hole in it.
-  if (await heldElsewhere(id)) return addError('Another tab is training this session: stop it there first.');
-  if (useLab.getState().restored?.id === id || recordingId() === id) reset();
-  await deleteSession(id);
+  const { writer, recorder } = controller;
+  if (await writer.claimedElsewhere(id))
+    return addError('Another tab is training this session: stop it there first.');
+  if (useLab.getState().restored?.id === id || recorder.recordingId === id) controller.reset();
+  await recorder.deleteSession(id);
 }
 
 /**
@@ -128,5 +136,5 @@ export async function takeOver(): Promise<void> {
   const id = useLab.getState().readOnly?.id;
   if (!id || !useLab.getState().readOnly?.free) return;
   await openSession(id);
-  if (useLab.getState().session === 'restored') play();
+  if (useLab.getState().sessionState === 'restored') controller.play();
 }

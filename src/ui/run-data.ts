@@ -8,8 +8,8 @@ import { MAX_STEPS } from '../core/config-names';
 import { FrameCodec } from '../core/frame';
 import { FrameRing, debiasedEma, downsampleMinMax } from '../core/series';
 import type { InspectedTrajectory, RunId } from '../workers/protocol';
-import { useLab } from './store';
-import type { RunView } from './store';
+import { setSession } from './session/store';
+import type { RunView } from './session/store';
 
 /**
  * Frames kept per run: every step a run can take (the config's MAX_STEPS), so the charts and the
@@ -118,7 +118,7 @@ function flush(): void {
   if (pending.size === 0) return;
   const updates = new Map(pending);
   pending.clear();
-  useLab.setState((s) => ({
+  setSession((s) => ({
     frameVersion: s.frameVersion + 1,
     runs: s.runs.map((r): RunView => {
       const u = updates.get(r.id);

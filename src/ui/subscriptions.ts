@@ -4,9 +4,8 @@
  * import (so importing a module starts nothing); components read the store through hooks.
  */
 import { refreshCharts } from './chart-pump';
-import { letGoWhenDone, resetOnStructuralChange } from './lab-reactions';
-import { mirrorMarkers } from './persist';
-import { useLab } from './store';
+import { controller } from './session/page';
+import { useLab } from './session/store';
 import { followThrottled } from './throttled';
 import { followConfig } from './url-sync';
 
@@ -14,9 +13,9 @@ import { followConfig } from './url-sync';
 export function startSubscriptions(): () => void {
   return useLab.subscribe((s, prev) => {
     followConfig(s, prev); // config → the link (url-sync.ts)
-    resetOnStructuralChange(s, prev); // a structural config change → a new session (lab-reactions.ts)
-    letGoWhenDone(s, prev); // finished: another tab may take the session over (handoff.ts)
-    mirrorMarkers(s, prev); // live-parameter markers → the IndexedDB record (persist.ts)
+    controller.resetOnStructuralChange(s, prev); // a structural config change → a new session
+    controller.letGoWhenDone(s, prev); // finished: another tab may take the session over
+    controller.recorder.mirrorMarkers(s, prev); // live-parameter markers → the IndexedDB record
     refreshCharts(s, prev); // new frames or smoothing → redraw (chart-pump.ts)
     followThrottled(s, prev); // mounted useThrottledLab hooks → their throttled values (throttled.ts)
   });

@@ -5,8 +5,8 @@
  * (subscriptions.ts) hands every change to followThrottled. No tfjs.
  */
 import { useEffect, useState } from 'react';
-import { useLab } from './store';
-import type { LabState } from './store';
+import { useLab } from './session/store';
+import type { LabState } from './session/store';
 
 type Watcher = (s: LabState, prev: LabState) => void;
 const watchers = new Set<Watcher>();

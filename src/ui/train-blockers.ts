@@ -1,13 +1,13 @@
 /**
  * Why the experiment cannot run now, as the page says it next to Train: a field holding a
  * refused value (by its label), the backend check still running or finding no backend, and a
- * config over the memory limit (the same check that refuses it at start, lab-start.ts). Any reason
+ * config over the memory limit (the same check that refuses it at start, session/controller.ts). Any reason
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
  * one on screen; so does a session another tab is training (read-only here). No React.
  */
 import { memoryVerdict } from '../sizing/memory';
 import { fieldReason } from './field-labels';
-import type { LabState } from './store';
+import type { LabState } from './session/store';
 
 export function trainBlockers(
   s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> & Partial<Pick<LabState, 'readOnly'>>,
@@ -15,7 +15,7 @@ export function trainBlockers(
   const reasons = Object.values(s.fieldErrors).flatMap((errors) =>
     errors.map((e) => fieldReason(e, s.config)),
   );
-  // One writer per session (writer-lock.ts): this tab shows it read-only.
+  // One writer per session (session/writer-lock.ts): this tab shows it read-only.
   if (s.readOnly)
     reasons.push(
       s.readOnly.free

@@ -7,8 +7,8 @@ import { structuralKey } from '../core/config';
 import { encodeLink } from '../core/url';
 import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
-import { setUrlErrors, useLab } from './store';
-import type { LabState } from './store';
+import { setExperiment, setUrlErrors, useLab } from './session/store';
+import type { LabState } from './session/store';
 
 /**
  * Opens the experiment the hash names. A link that needs new runs while runs are on screen asks
@@ -17,19 +17,19 @@ import type { LabState } from './store';
  */
 function readHash(): void {
   const r = decodeSweepLink(window.location.hash);
-  const { config, sweep, session } = useLab.getState();
-  const keepRuns = session !== 'idle';
+  const { config, sweep, sessionState } = useLab.getState();
+  const keepRuns = sessionState !== 'idle';
   const shown = () => writeHash(linkOf(useLab.getState()));
   if (!r.ok && keepRuns) {
     setUrlErrors(r.errors, window.location.hash, 'the runs on screen');
     return shown();
   }
   setUrlErrors(r.ok ? [] : r.errors, r.ok ? '' : window.location.hash);
-  useLab.setState({ urlNote: r.ok ? (r.note ?? '') : '' });
+  setExperiment({ urlNote: r.ok ? (r.note ?? '') : '' });
   const otherSweep = JSON.stringify(r.sweep) !== JSON.stringify(sweep);
   if (keepRuns && (otherSweep || structuralKey(r.config) !== structuralKey(config)))
     return proposeConfig(r.config, shown, r.sweep);
-  useLab.setState({ config: r.config, sweep: r.sweep });
+  setExperiment({ config: r.config, sweep: r.sweep });
   // The address bar names the experiment on screen, a bad link's too (its text stays in the alert).
   writeHash(encodeLink(r.config, r.sweep));
 }

@@ -1,6 +1,7 @@
 /**
  * The page's handle on run workers: `LabSession` owns one worker per run × seed of an experiment
- * and is the only listener on them, handing every message to the page's one reducer (`receive` in ui/worker-messages.ts).
+ * and is the only listener on them, handing every message to the page's one reducer (`receive` in
+ * ui/session/worker-messages.ts).
  * How each worker is made and started, and how many at once, is run-start.ts; the backend
  * indicator's worker is probe.ts.
  */
@@ -49,6 +50,8 @@ export class LabSession {
   private readonly stopping = new Map<RunId, (() => void)[]>();
   /** Live changes, one after the other: each agrees its steps before the next asks. */
   private changes: Promise<void> = Promise.resolve();
+  /** Pauses and changes queued in `changes` and not yet done. */
+  private turns = 0;
   private changing = 0;
   /** Queued runs whose slot came free while a change was agreed: they start after it, with it. */
   private deferred: RunInfo[] = [];
@@ -179,8 +182,8 @@ export class LabSession {
 
   play(): void {
     this.playing = true;
-    // After a pause or a change being agreed: their messages go first.
-    void this.inTurn(() => this.broadcast((runId) => ({ type: 'play', runId })));
+    // After a pause or a change being agreed, if one is: their messages go first.
+    this.nowOrInTurn(() => this.broadcast((runId) => ({ type: 'play', runId })));
   }
   /**
    * Every run stops after its step in flight; the runs of a block at one step: each says its next
@@ -212,8 +215,14 @@ export class LabSession {
   }
   /** `f` after the pause or change in progress, if any (one at a time, in the order asked). */
   private inTurn(f: () => void | Promise<void>): Promise<void> {
-    this.changes = this.changes.then(f);
+    this.turns++;
+    this.changes = this.changes.then(f).finally(() => this.turns--);
     return this.changes;
+  }
+  /** `f` now if no pause or change is in progress, else after them. */
+  private nowOrInTurn(f: () => void): void {
+    if (this.turns === 0) f();
+    else void this.inTurn(f);
   }
   /**
    * Pauses, and resolves once every run with a worker has stopped and saved its state (or failed,
@@ -231,7 +240,7 @@ export class LabSession {
     this.stopping.delete(id);
   }
   step(): void {
-    void this.inTurn(() => this.broadcast((runId) => ({ type: 'step', runId })));
+    this.nowOrInTurn(() => this.broadcast((runId) => ({ type: 'step', runId })));
   }
   /** Keep the runs' states in IndexedDB under `persist.session`; call right after the constructor (the workers start in a microtask). */
   keepStates(persist: NonNullable<SessionOptions['persist']>): void {

@@ -58,11 +58,11 @@ export function inspectBatch(b: InspectedBatch, groups = 2): InspectedTrajectory
       const best = Math.max(...turns.map((n) => n.reward));
       return { ...head, reward: best, success: turns.some((n) => n.reward === 1), tree: true, turns };
     }
-    // A tree: one level per step of the chosen path (or, where the tree failed, the first branch).
-    const steps = [...new Set(mine.map((i) => b.rows[i].step))].sort((x, y) => x - y);
-    const turns = steps.map((step): InspectedTurn => {
+    // A tree: one level per call of the chosen path (or, where the tree failed, the first branch).
+    const levels = [...new Set(mine.map((i) => b.rows[i].callIndex))].sort((x, y) => x - y);
+    const turns = levels.map((callIndex): InspectedTurn => {
       const level = mine
-        .filter((i) => b.rows[i].step === step)
+        .filter((i) => b.rows[i].callIndex === callIndex)
         .sort((x, y) => b.rows[x].traj - b.rows[y].traj);
       const siblings = level.map((i): InspectedSibling => ({
         ...turnOf(b, i),

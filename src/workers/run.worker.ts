@@ -268,7 +268,7 @@ class RunHost {
         post({ type: 'holding', runId: this.id, ...this.loaded('change').hold() });
         return;
       case 'set': {
-        const step = this.loaded('change').setLive(msg.param, msg.value, msg.step);
+        const step = this.loaded('change').setLiveFrom(msg.param, msg.value, msg.step);
         post({ type: 'param', runId: this.id, param: msg.param, value: msg.value, step });
         return;
       }

@@ -6,8 +6,7 @@
  * follows; a structural edit resets the runs once the user says so, a live one leaves a marker).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ESTIMATOR_CHOICES } from '../../src/core/config-names';
-import { ESTIMATOR_OPTIONS, ESTIMATORS } from '../../src/rl/advantage';
+import { ESTIMATOR_CHOICES, ESTIMATOR_OPTIONS, ESTIMATORS } from '../../src/core/estimators';
 import { TASKS } from '../../src/tasks/registry';
 import { TINY, openLab, runsIn, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';

@@ -51,7 +51,7 @@ it('replays the link schedule: the same metrics as a change made live at that st
   );
   try {
     while (driver.step < AT) await driver.stepOnce();
-    expect(driver.setLive('lr', 0.2)).toBe(AT);
+    expect(driver.setLiveFrom('lr', 0.2)).toBe(AT);
     while (!driver.done) await driver.stepOnce();
   } finally {
     driver.stop();

@@ -4,7 +4,7 @@
 // statistic therefore fails here until it has a chart or a reason.
 import { describe, expect, it } from 'vitest';
 import { CHARTS, sameBatchCharts, type ChartEntry } from '../../src/core/charts';
-import { ESTIMATOR_NAMES, type EstimatorChoice } from '../../src/core/config-names';
+import { ESTIMATOR_NAMES, type EstimatorChoice } from '../../src/core/estimators';
 import {
   AGENT_STATS,
   agentKey,

@@ -4,13 +4,13 @@ import { DEFAULT_EXPERIMENT, type Experiment } from '../../src/core/config';
 import {
   BACKEND_NAMES,
   CREDIT_NAMES,
-  ESTIMATOR_NAMES,
   MAX_STEPS,
   SAMPLING_NAMES,
   MCTS_TASKS,
   TREE_SAMPLINGS,
   TASK_NAMES,
 } from '../../src/core/config-names';
+import { ESTIMATOR_NAMES } from '../../src/core/estimators';
 import { LOSS_AGG_MODES } from '../../src/core/losses';
 import { MODEL_PRESETS } from '../../src/core/model-sizes';
 import { decodeExperiment, encodeExperiment, encodeLink, sameStructure } from '../../src/core/url';

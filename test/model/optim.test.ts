@@ -166,6 +166,7 @@ describe('AdamW and the update', () => {
     expect(rep.gradNorm).toBeLessThanOrEqual(refNorms[0] + refNorms[1] + 1e-6);
     expect(Array.from(rep.stats[0])).toEqual([7, 8]);
     expect(rep.stats[1].length).toBe(0);
+    expect(rep.termTokens).toEqual([0, 0]); // neither term counts its tokens
     // Same result as one backward of the summed loss.
     const summed = tinyModel();
     const opt2 = new AdamW(summed, { lr: 1e-2, clipNorm: Infinity });

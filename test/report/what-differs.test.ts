@@ -4,7 +4,7 @@
  * number the sentences carry is checked against the two estimators' advantages computed directly.
  */
 import { describe, expect, it } from 'vitest';
-import type { EstimatorName } from '../../src/core/config-names';
+import type { EstimatorName } from '../../src/core/estimators';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { pearson } from '../../src/rl/same-batch';
 import { whatDiffers } from '../../src/report/what-differs';

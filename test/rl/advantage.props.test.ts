@@ -2,7 +2,7 @@
 // moments, shift/scale invariance, row order, synchronous degeneration.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ESTIMATOR_NAMES, type EstimatorName } from '../../src/core/config-names';
+import { ESTIMATOR_NAMES, type EstimatorName } from '../../src/core/estimators';
 import { computeAdvantages, type AdvantageRow } from '../../src/rl/advantage';
 
 /** The normalization sets, written out here independently of the registry. */

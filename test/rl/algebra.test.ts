@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ESTIMATOR_NAMES } from '../../src/core/config-names';
+import { ESTIMATOR_NAMES, estimatorLabel, getEstimator } from '../../src/core/estimators';
 import { setsText } from '../../src/core/advantage-sets';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 import { Prng } from '../../src/core/prng';
-import { computeAdvantages, estimatorLabel, getEstimator } from '../../src/rl/advantage';
+import { computeAdvantages } from '../../src/rl/advantage';
 import { dialReward, type AdvantageRow } from '../../src/rl/rows';
 import { mean, unbiasedStd } from '../../src/rl/stats';
 import { demoRollout } from '../tasks/helpers';

@@ -2,7 +2,7 @@
  * What the estimator and diagnostics tests share: a hand-computed batch, and a batch's advantages
  * and metrics made as a training step makes them.
  */
-import type { EstimatorChoice } from '../../src/core/config-names';
+import type { EstimatorChoice } from '../../src/core/estimators';
 import type { AdvantageOptions } from '../../src/core/config-sections';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { statsToMetrics } from '../../src/rl/diagnostics';

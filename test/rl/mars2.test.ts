@@ -1,7 +1,8 @@
 // Estimator mars2 (docs/estimators.md#mars2): one normalization over all nodes of a search tree, every
 // agent's together, on hand-computed trees; then each agent's rows are its own.
 import { describe, expect, it } from 'vitest';
-import { computeAdvantages, estimatorDef, type AdvantageRow } from '../../src/rl/advantage';
+import { computeAdvantages, type AdvantageRow } from '../../src/rl/advantage';
+import { estimatorDef } from '../../src/core/estimators';
 
 /**
  * Two trees (groups) of an mcts batch, one row per node (traj = node):

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentSameBatchKey } from '../../src/core/metrics';
 import { computeAdvantages } from '../../src/rl/advantage';
-import { ESTIMATOR_NAMES } from '../../src/core/config-names';
+import { ESTIMATOR_NAMES } from '../../src/core/estimators';
 import { everyEstimator, pearson, weighSameBatch, sameBatchToMetrics } from '../../src/rl/same-batch';
 import { demoRollout } from '../tasks/helpers';
 import { stepAdvantages } from './fixtures';

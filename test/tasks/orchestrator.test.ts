@@ -95,7 +95,7 @@ describe('rollout batching', () => {
       expect((row as unknown as { tokens: number }).tokens).toBe(row.prompt.length);
       expect('text' in row).toBe(false);
     }
-    const order = r.rows.map((row) => [row.traj, row.step]);
+    const order = r.rows.map((row) => [row.traj, row.callIndex]);
     expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
   });
 });

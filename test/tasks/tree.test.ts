@@ -80,7 +80,7 @@ describe('tree sampling', () => {
       expect(rows).toHaveLength(K);
       expect(rows.map((row) => row.traj % K).sort()).toEqual([0, 1, 2, 3]);
       expect(new Set(rows.map((row) => row.prompt)).size).toBe(1);
-      expect(new Set(rows.map((row) => row.step)).size).toBe(1);
+      expect(new Set(rows.map((row) => row.callIndex)).size).toBe(1);
       const chosen = rows.filter((row) => row.chosen);
       expect(chosen).toHaveLength(1);
       expect(chosen[0].reward).toBe(Math.max(...rows.map((row) => row.reward)));
@@ -94,7 +94,9 @@ describe('tree sampling', () => {
     const instances = sampleInstances(TASKS.math, new Prng(1), 'train', B);
     const r = await tree('math', { solver: 0.5, verifier: 0.2 });
     instances.forEach((instance, g) => {
-      const path = r.rows.filter((row) => row.group === g && row.chosen).sort((a, b) => a.step - b.step);
+      const path = r.rows
+        .filter((row) => row.group === g && row.chosen)
+        .sort((a, b) => a.callIndex - b.callIndex);
       let state: BaseState = task.init(instance);
       for (const row of path) {
         expect(task.next(state)?.prompt).toBe(row.prompt);
@@ -143,8 +145,8 @@ describe('tree sampling', () => {
       keep: 'random',
       score: 'turn',
     });
-    expect(r.rows.map((row) => [row.traj, row.step, row.response, row.chosen])).toEqual(
-      again.rows.map((row) => [row.traj, row.step, row.response, row.chosen]),
+    expect(r.rows.map((row) => [row.traj, row.callIndex, row.response, row.chosen])).toEqual(
+      again.rows.map((row) => [row.traj, row.callIndex, row.response, row.chosen]),
     );
     const sets = [...siblingSets(r).values()];
     let belowBest = 0;
@@ -185,7 +187,7 @@ describe('tree sampling', () => {
     expect(turn.completionCalls).toBe(0);
     expect(outcome.completionCalls).toBeGreaterThan(0);
     const instances = sampleInstances(TASKS.plan, new Prng(2), 'train', B);
-    const first = (r: RolloutResult) => r.rows.filter((row) => row.step === 0);
+    const first = (r: RolloutResult) => r.rows.filter((row) => row.callIndex === 0);
     // The first level samples the same candidates either way; only their scores differ.
     expect(first(outcome).map((row) => row.response)).toEqual(first(turn).map((row) => row.response));
     let differs = 0;
@@ -211,7 +213,7 @@ describe('tree sampling', () => {
     const t = await tree('math', rates);
     const p = await parallel(rates);
     const first = (r: RolloutResult) =>
-      r.rows.filter((row) => row.step === 0).map((row) => [row.traj, row.response]);
+      r.rows.filter((row) => row.callIndex === 0).map((row) => [row.traj, row.response]);
     expect(first(t)).toEqual(first(p));
   });
 
@@ -266,11 +268,11 @@ describe('tree sampling', () => {
     let checked = 0;
     instances.forEach((instance, g) => {
       let state: BaseState = task.init(instance);
-      const levels = [...new Set(r.rows.filter((row) => row.group === g).map((row) => row.step))].sort(
+      const levels = [...new Set(r.rows.filter((row) => row.group === g).map((row) => row.callIndex))].sort(
         (a, b) => a - b,
       );
       for (const step of levels) {
-        const siblings = r.rows.filter((row) => row.group === g && row.step === step);
+        const siblings = r.rows.filter((row) => row.group === g && row.callIndex === step);
         expect(siblings).toHaveLength(K);
         for (const row of siblings) {
           const after = task.step(state, row.agent, row.response).state;

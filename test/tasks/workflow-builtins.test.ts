@@ -53,7 +53,7 @@ async function both(builtin: TaskRef, wf: TaskRef, policy: Policy, seed: number)
 }
 
 /** A row without the policy's extras, as the update and metrics read it. */
-const rowView = (r: TaskRow) => [r.agent, r.turn, r.step, r.reward, r.prompt, r.response, r.valid];
+const rowView = (r: TaskRow) => [r.agent, r.turn, r.callIndex, r.reward, r.prompt, r.response, r.valid];
 
 describe.each(['sync-own', 'math'] as const)('%s as a workflow', (name) => {
   const ref = defineWorkflow(exampleWorkflow(name));

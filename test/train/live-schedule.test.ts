@@ -70,7 +70,7 @@ describe('a live-change schedule', () => {
     const replayed = await train(fresh(scheduled));
     const live = await train(fresh(base), async (d) => {
       while (d.step < AT) await d.stepOnce();
-      expect(d.setLive('lr', LR)).toBe(AT);
+      expect(d.setLiveFrom('lr', LR)).toBe(AT);
     });
     const untouched = await train(fresh(base));
     expect(replayed.lr).toBe(LR);
@@ -84,7 +84,7 @@ describe('a live-change schedule', () => {
     const live = await train(fresh(base), async (d) => {
       while (d.step < AT - 1) await d.stepOnce();
       const inFlight = d.stepOnce(); // step AT - 1
-      expect(d.setLive('lr', LR)).toBe(AT);
+      expect(d.setLiveFrom('lr', LR)).toBe(AT);
       await inFlight;
     });
     expect(live.frames).toEqual((await train(fresh(scheduled))).frames);
@@ -95,7 +95,7 @@ describe('a live-change schedule', () => {
     const whole = await train(fresh(base), async (d) => {
       while (d.step < AT - 1) await d.stepOnce();
       const inFlight = d.stepOnce();
-      d.setLive('lr', LR);
+      d.setLiveFrom('lr', LR);
       await inFlight;
     });
     const savedAt = (step: number) => whole.states.find((s) => s.manifest.step === step)!;
@@ -123,7 +123,7 @@ describe('a live-change schedule', () => {
         held.push(d.hold());
         expect(held[1]).toEqual({ step: AT + 1, done: false });
         while (agreed < 0) await tick();
-        expect(d.setLive('lr', LR, agreed)).toBe(AT + 1);
+        expect(d.setLiveFrom('lr', LR, agreed)).toBe(AT + 1);
       }),
       train(fresh(base, seeds[1]), async (d) => {
         // Asked while its step 0 computes: it holds before step 1.
@@ -136,7 +136,7 @@ describe('a live-change schedule', () => {
         while (held.length < 2) await tick();
         expect(d.step).toBe(1);
         agreed = agreedStep(held, false)!;
-        expect(d.setLive('lr', LR, agreed)).toBe(AT + 1);
+        expect(d.setLiveFrom('lr', LR, agreed)).toBe(AT + 1);
         await next;
       }),
     ]);

@@ -125,8 +125,8 @@ describe('optim.perAgent on a real update', () => {
     const kept = await train(exp(perAgent, 1), 2);
     const changed = await train(exp(perAgent, 1), 2, (t, step) => {
       if (step !== 1) return;
-      t.setLive('lr', LIVE);
-      t.setLive('maxGradNorm', 2);
+      t.setLiveNow('lr', LIVE);
+      t.setLiveNow('maxGradNorm', 2);
       const opt = (id: string) => t.models.find((m) => m.id === id)!.opt;
       // The grad clip the next step takes, read where the lr is: the settings.
       expect([opt('search').clipNorm, opt('answer').clipNorm]).toEqual([2, 0.25]);

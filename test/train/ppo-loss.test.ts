@@ -67,7 +67,7 @@ describe('tfjs PPO loss vs the pure reference (cpu backend)', () => {
       mask: t(x.mask),
       weights: t(w),
     };
-    const { loss, stats } = ppoLoss(inputs, opts);
+    const { loss, stats, tokens: count } = ppoLoss(inputs, opts);
     // The registries' device forms on their own: the KL estimator's weighted sum, dual-clipped tokens.
     const parts = tf.tidy(() => {
       const d = tf.clipByValue(tf.sub(inputs.logp, inputs.oldLogp), -20, 20);
@@ -87,9 +87,9 @@ describe('tfjs PPO loss vs the pure reference (cpu backend)', () => {
     const [lossValue] = await loss.data();
     const statValues = await stats.data();
     const s = Object.fromEntries(UPDATE_STATS.map((k, i) => [k, statValues[i]]));
-    const tokens = statValues[UPDATE_STATS.length];
+    const [tokens] = await count.data();
     const [kl, dualClipped] = await parts.data();
-    tf.dispose([loss, stats, parts, ...Object.values(inputs)]);
+    tf.dispose([loss, stats, count, parts, ...Object.values(inputs)]);
 
     expect(Math.abs(lossValue - ref.loss)).toBeLessThan(1e-6);
     expect(Math.abs(s.pg_loss - ref.pgLoss)).toBeLessThan(1e-6);

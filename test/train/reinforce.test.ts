@@ -77,11 +77,11 @@ describe('policy loss reinforce', () => {
       };
       const lp = t(logp);
       const grad = tf.grad((x: tf.Tensor) => ppoLoss({ ...inputs, logp: x as tf.Tensor2D }, opts).loss)(lp);
-      const { loss, stats } = ppoLoss({ ...inputs, logp: lp }, opts);
+      const { loss, stats, tokens } = ppoLoss({ ...inputs, logp: lp }, opts);
       const g = await grad.data();
       const [value] = await loss.data();
       const s = await stats.data();
-      tf.dispose([grad, loss, stats, lp, ...Object.values(inputs)]);
+      tf.dispose([grad, loss, stats, tokens, lp, ...Object.values(inputs)]);
       for (let j = 0; j < B * T; j++)
         expect(g[j]).toBeCloseTo(mask[j] ? -advantages[Math.floor(j / T)] * w[j] : 0, 6);
       expect(value).toBeCloseTo(reference(logp).pgLoss, 5);

@@ -33,7 +33,7 @@ describe('resuming a run from its saved state', () => {
     const expected: Record<string, number>[] = [];
     try {
       for (let s = 0; s < 4; s++) {
-        if (s === 1) straight.setLive('lr', 2e-3);
+        if (s === 1) straight.setLiveNow('lr', 2e-3);
         expected.push(science((await straight.trainStep()).metrics));
       }
     } finally {
@@ -44,7 +44,7 @@ describe('resuming a run from its saved state', () => {
     let bytes: Uint8Array;
     try {
       await first.trainStep();
-      first.setLive('lr', 2e-3);
+      first.setLiveNow('lr', 2e-3);
       await first.trainStep();
       bytes = encodeRunState(await saveRunState(first));
     } finally {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
-import { ESTIMATOR_NAMES } from '../../src/core/config-names';
+import { ESTIMATOR_NAMES } from '../../src/core/estimators';
 import { agentKey, agentSameBatchKey } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { RunTrainer } from '../../src/train/trainer';

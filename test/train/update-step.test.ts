@@ -95,12 +95,14 @@ function oneBatchTerms(
   };
 }
 
-/** A term's loss, stats and gradient, read back. */
-async function evaluate(term: () => { loss: tf.Scalar; stats: tf.Tensor }, vars: tf.Variable[]) {
+type Term = () => { loss: tf.Scalar; stats: tf.Tensor; tokens: tf.Scalar };
+
+/** A term's loss, stats (its token count last) and gradient, read back. */
+async function evaluate(term: Term, vars: tf.Variable[]) {
   let stats: tf.Tensor | undefined;
   const { value, grads } = tf.variableGrads(() => {
     const out = term();
-    stats = tf.keep(out.stats);
+    stats = tf.keep(tf.concat([out.stats, tf.reshape(out.tokens, [1])]));
     return out.loss;
   }, vars);
   const g = tf.concat(vars.map((v) => tf.reshape(grads[v.name], [-1])));
@@ -153,10 +155,7 @@ describe('loss terms on distinct rows in length groups', () => {
         for (const t of grouped.termInputs)
           expect(t.batches.reduce((n, b) => n + b.inputs.shape[0], 0)).toBe(20);
         for (let k = 0; k < grouped.terms.length; k++) {
-          const got = await evaluate(
-            grouped.terms[k] as () => { loss: tf.Scalar; stats: tf.Tensor },
-            model.variables,
-          );
+          const got = await evaluate(grouped.terms[k] as Term, model.variables);
           const want = await evaluate(reference.terms[k], model.variables);
           expect(Math.abs(got.loss - want.loss)).toBeLessThan(1e-5);
           expect(Math.abs(want.loss)).toBeGreaterThan(1e-3);

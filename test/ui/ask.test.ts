@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
 import { answerPending, proposeConfig } from '../../src/ui/config-edit';
-import { ask, useLab } from '../../src/ui/store';
+import { ask, resetLab, useLab } from '../../src/ui/session/store';
 
 const G = (g: number) => ({
   ...DEFAULT_EXPERIMENT,
@@ -10,7 +10,7 @@ const G = (g: number) => ({
 });
 const g = () => useLab.getState().config.rollout.groupSize;
 
-afterEach(() => useLab.setState({ session: 'idle', pending: null, config: DEFAULT_EXPERIMENT }));
+afterEach(() => resetLab());
 
 describe('ask', () => {
   it('applies at once with no runs on screen', () => {
@@ -20,7 +20,7 @@ describe('ask', () => {
   });
 
   it('waits for the answer with runs on screen: keep drops it, start new applies it', () => {
-    useLab.setState({ session: 'paused', config: G(2) });
+    resetLab({ sessionState: 'paused', config: G(2) });
     const dropped: string[] = [];
     proposeConfig(G(4), () => dropped.push('G 4'));
     expect(g()).toBe(2);
@@ -33,11 +33,11 @@ describe('ask', () => {
 
     proposeConfig(G(8));
     answerPending(true);
-    expect([g(), useLab.getState().pending, useLab.getState().session]).toEqual([8, null, 'idle']);
+    expect([g(), useLab.getState().pending, useLab.getState().sessionState]).toEqual([8, null, 'idle']);
   });
 
   it('a newer question replaces an unanswered one, which is answered "keep"', () => {
-    useLab.setState({ session: 'done' });
+    resetLab({ sessionState: 'done' });
     const seen: string[] = [];
     ask({ title: 'a', detail: '', apply: () => seen.push('apply a'), drop: () => seen.push('drop a') });
     ask({ title: 'b', detail: '', apply: () => seen.push('apply b'), drop: () => seen.push('drop b') });

@@ -1,5 +1,5 @@
 /**
- * The status bar's note on a restored session. A session another tab holds is shown read-only
+ * The status bar's note on a restored session. A session another tab writes is shown read-only
  * (Train, Step, Run again and Continue off), so its note must not offer them.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,22 +10,22 @@ const when = `restored from ${new Date(restored.createdAt).toLocaleString()} —
 
 describe('restoredNote', () => {
   it('a session this tab may train: Train goes on from the saved steps; a finished one: Run again or Continue', () => {
-    expect(restoredNote({ session: 'restored', readOnly: null, restored })).toBe(
+    expect(restoredNote({ sessionState: 'restored', readOnly: null, restored })).toBe(
       `${when}Train goes on from each run's saved step, Reset starts over`,
     );
-    expect(restoredNote({ session: 'done', readOnly: null, restored })).toBe(
+    expect(restoredNote({ sessionState: 'done', readOnly: null, restored })).toBe(
       `${when}finished: Run again starts over, Continue goes on from the last step`,
     );
   });
 
   it('a session another tab trains is read-only: the note offers no Train, since Train is off', () => {
     const readOnly = { id: 's1', free: false };
-    for (const session of ['restored', 'done'] as const) {
-      const note = restoredNote({ session, readOnly, restored });
+    for (const sessionState of ['restored', 'done'] as const) {
+      const note = restoredNote({ sessionState, readOnly, restored });
       expect(note).toBe(`${when}read-only, as stored when this tab opened it; another tab is training it`);
       expect(note).not.toMatch(/Train goes on|Continue goes on/);
     }
-    expect(restoredNote({ session: 'restored', readOnly: { id: 's1', free: true }, restored })).toBe(
+    expect(restoredNote({ sessionState: 'restored', readOnly: { id: 's1', free: true }, restored })).toBe(
       `${when}read-only, as stored when this tab opened it; its tab has stopped: Take over goes on from each run's saved step`,
     );
   });
@@ -33,7 +33,7 @@ describe('restoredNote', () => {
   it('names the runs that start over', () => {
     expect(
       restoredNote({
-        session: 'restored',
+        sessionState: 'restored',
         readOnly: null,
         restored: { ...restored, startsOver: ['GRPO', 'Dr. MAS'] },
       }),

@@ -9,7 +9,7 @@ import { validateExperiment } from '../../src/core/config-validate';
 import type { Experiment } from '../../src/core/config';
 import { fieldReason, labelOf, plainMessage, splitKeys } from '../../src/ui/field-labels';
 import { trainBlockers } from '../../src/ui/train-blockers';
-import type { BackendStatus } from '../../src/ui/store';
+import type { BackendStatus } from '../../src/ui/session/store';
 
 const ready = { state: 'ready' } as unknown as BackendStatus; // only its state is read
 

@@ -49,11 +49,11 @@ describe('rollout inspector data', () => {
       [1, true],
     ]);
     for (const t of shown) {
-      const levels = new Set(b.rows.filter((row) => row.group === t.group).map((row) => row.step));
+      const levels = new Set(b.rows.filter((row) => row.group === t.group).map((row) => row.callIndex));
       expect(t.turns).toHaveLength(levels.size);
       t.turns.forEach((turn, step) => {
         const rows = b.rows.flatMap((row, i) =>
-          row.group === t.group && row.step === step ? [{ row, i }] : [],
+          row.group === t.group && row.callIndex === step ? [{ row, i }] : [],
         );
         expect(turn.siblings!.map((s) => [s.branch, s.response, s.reward, s.advantage, s.chosen])).toEqual(
           rows.map(({ row, i }) => [row.traj % K, row.response, row.reward, b.advantages[i], row.chosen]),

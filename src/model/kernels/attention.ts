@@ -27,22 +27,8 @@ registerWasmKernel(FWD, ({ k, at, out }, { q, k: keys, v, bias }, a) => {
   const p = out([d.B * d.H * d.T * d.S]);
   attnFwdRows(
     k,
-    at(q, d.qo),
-    d.qs,
-    at(keys, d.ko),
-    d.ks,
-    at(v, d.vo),
-    d.vs,
-    at(bias),
-    d.bbs,
-    at(y),
-    at(p),
-    d.B,
-    d.T,
-    d.S,
-    d.H,
-    d.hd,
-    d.scale,
+    { q: at(q, d.qo), k: at(keys, d.ko), v: at(v, d.vo), bias: at(bias), y: at(y), p: at(p) },
+    d,
   );
   return [y, p];
 });
@@ -55,25 +41,19 @@ registerWasmKernel(BWD, ({ k, at, out, scratch }, { qkv, p, dy }, a) => {
   k.zero(at(grad), 4 * d.B * d.T * C3);
   attnBwdRows(
     k,
-    at(qkv, d.qo),
-    d.qs,
-    at(qkv, d.ko),
-    d.ks,
-    at(qkv, d.vo),
-    d.vs,
-    at(p),
-    at(dy),
-    at(grad, d.qo),
-    at(grad, d.ko),
-    at(grad, d.vo),
+    {
+      q: at(qkv, d.qo),
+      k: at(qkv, d.ko),
+      v: at(qkv, d.vo),
+      p: at(p),
+      dy: at(dy),
+      dq: at(grad, d.qo),
+      dk: at(grad, d.ko),
+      dv: at(grad, d.vo),
+      tmp: scratch(d.S * kernelParts()),
+    },
+    d,
     C3,
-    scratch(d.S * kernelParts()),
-    d.B,
-    d.T,
-    d.S,
-    d.H,
-    d.hd,
-    d.scale,
   );
   return grad;
 });

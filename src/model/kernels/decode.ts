@@ -110,26 +110,16 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
     if (!prompt) {
       // q (B, C) = (B·H, hd): every (row, head) one query over its S cached keys
       k.copy_rows(qkv, 3 * C, tmp, C, B, C);
-      attnFwdRows(k, tmp, hd, kc, hd, vc, hd, bias, bbs, y, p, B * H, 1, S, 1, hd, scale);
+      attnFwdRows(
+        k,
+        { q: tmp, k: kc, v: vc, bias, y, p },
+        { B: B * H, T: 1, S, H: 1, hd, scale, qs: hd, ks: hd, vs: hd, bbs },
+      );
     } else if (l < L - 1) {
       attnFwdRows(
         k,
-        qkv,
-        3 * C,
-        qkv + 4 * C,
-        3 * C,
-        qkv + 8 * C,
-        3 * C,
-        bias,
-        bbs,
-        y,
-        p,
-        U,
-        T,
-        T,
-        H,
-        hd,
-        scale,
+        { q: qkv, k: qkv + 4 * C, v: qkv + 8 * C, bias, y, p },
+        { B: U, T, S: T, H, hd, scale, qs: 3 * C, ks: 3 * C, vs: 3 * C, bbs },
       );
     } else {
       // The prompt's last block: only each row's last query and residual row are needed from here on.
@@ -138,22 +128,8 @@ registerWasmKernel(NAME, ({ k, at, out, scratch, heap }, t, { nLayers: L, nHeads
       const [q, qs] = lastPrompt ? [qLast, C] : [qkv + 4 * (T - 1) * 3 * C, T * 3 * C];
       attnFwdRows(
         k,
-        q,
-        qs,
-        kv,
-        kvs,
-        kv + 4 * C,
-        kvs,
-        bias + 4 * (T - 1) * T,
-        bbs,
-        y,
-        p,
-        U,
-        1,
-        T,
-        H,
-        hd,
-        scale,
+        { q, k: kv, v: kv + 4 * C, bias: bias + 4 * (T - 1) * T, y, p },
+        { B: U, T: 1, S: T, H, hd, scale, qs, ks: kvs, vs: kvs, bbs },
       );
     }
     gemmRows(k, y, w('attn.wo'), tmp, rows, C, C, w('attn.bo'));

@@ -33,7 +33,7 @@ import {
   STOP,
   wake,
 } from './kernel-thread-ops';
-import type { GemmEpArgs, KernelExports } from './kernel-types';
+import type { AttnBwdAt, AttnFwdAt, AttnShape, GemmEpArgs, KernelExports } from './kernel-types';
 import { gemmTile } from './gemm-tile';
 
 /**
@@ -240,79 +240,42 @@ export function gemmTnRows(
  * scores' and Σp·v's multiply-adds, 2·B·H·T·S·hd: a `small` train batch (64 × 64 tokens) has 67 M,
  * one token of 64 rows over 48 positions 0.8 M (one thread), over 64 positions 2^20 (split).
  */
-export function attnFwdRows(
-  k: KernelExports,
-  q: number,
-  qs: number,
-  kk: number,
-  ks: number,
-  v: number,
-  vs: number,
-  bias: number,
-  bbs: number,
-  y: number,
-  p: number,
-  B: number,
-  T: number,
-  S: number,
-  H: number,
-  hd: number,
-  scale: number,
-): void {
-  if (
-    !split(
-      k,
-      ATTN_FWD,
-      [q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, f32Bits(scale)],
-      2 * B * H * T * S * hd,
-    )
-  )
-    k.attn_fwd(q, qs, kk, ks, v, vs, bias, bbs, y, p, B, T, S, H, hd, scale);
+export function attnFwdRows(k: KernelExports, at: AttnFwdAt, d: AttnShape): void {
+  const { B, T, S, H, hd, scale } = d;
+  const args = [at.q, d.qs, at.k, d.ks, at.v, d.vs, at.bias, d.bbs, at.y, at.p, B, T, S, H, hd];
+  if (!split(k, ATTN_FWD, [...args, f32Bits(scale)], 2 * B * H * T * S * hd)) k.attn_fwd(...args, scale);
 }
 
 /**
  * Attention backward (attn_bwd's arguments), split by batch elements likewise (4·B·H·T·S·hd
- * multiply-adds). `tmp` holds S floats per part: kernelParts() × S.
+ * multiply-adds). `gs` is the row stride of dq, dk and dv in floats; `tmp` holds S floats per
+ * part: kernelParts() × S.
  */
-export function attnBwdRows(
-  k: KernelExports,
-  q: number,
-  qs: number,
-  kk: number,
-  ks: number,
-  v: number,
-  vs: number,
-  p: number,
-  dy: number,
-  dq: number,
-  dk: number,
-  dv: number,
-  gs: number,
-  tmp: number,
-  B: number,
-  T: number,
-  S: number,
-  H: number,
-  hd: number,
-  scale: number,
-): void {
-  if (
-    !split(
-      k,
-      ATTN_BWD,
-      [q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, B, T, S, H, hd, f32Bits(scale)],
-      4 * B * H * T * S * hd,
-    )
-  )
-    k.attn_bwd(q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, B, T, S, H, hd, scale);
+export function attnBwdRows(k: KernelExports, at: AttnBwdAt, d: AttnShape, gs: number): void {
+  const { B, T, S, H, hd, scale } = d;
+  const args = [
+    at.q,
+    d.qs,
+    at.k,
+    d.ks,
+    at.v,
+    d.vs,
+    at.p,
+    at.dy,
+    at.dq,
+    at.dk,
+    at.dv,
+    gs,
+    at.tmp,
+    B,
+    T,
+    S,
+    H,
+    hd,
+  ];
+  if (!split(k, ATTN_BWD, [...args, f32Bits(scale)], 4 * B * H * T * S * hd)) k.attn_bwd(...args, scale);
 }
 
-/**
- * GELU over n elements, forward and backward, split in blocks of elements. An element costs about
- * as much as 50 of the GEMM's multiply-adds here (its exp and divide: 3.6 ns against 0.07 ns), so
- * its work counts 50 per element: from about 21 k elements it is split (a `small` batch's MLP has 2 M).
- * With the matmul family on, the MLP's GELU runs in its GEMM's epilogue instead (gemmEpRows).
- */
 export function geluFwdRows(k: KernelExports, x: number, y: number, n: number, A: number): void {
   if (!split(k, GELU_FWD, [x, y, n, f32Bits(A)], 50 * n)) k.gelu_fwd(x, y, n, A);
 }

@@ -91,21 +91,58 @@ export interface KernelExports {
   copy_rows(src: number, ss: number, dst: number, ds: number, rows: number, n: number): void;
 }
 
-/** Attributes shared by both kernels (and the WGSL programs, attention-webgpu.ts); strides and offsets in floats. */
-export interface Dims {
+/**
+ * What kernels.wat's attention reads besides its operands' addresses: B batch elements of H heads
+ * of hd floats, T queries over S keys, the scale of the scores, and the strides in floats.
+ */
+export interface AttnShape {
   B: number;
   T: number;
   S: number;
   H: number;
   hd: number;
   scale: number;
-  /** Row stride and column offset of q, k, v in their tensors. */
+  /** Row stride of q, k, v in their tensors. */
   qs: number;
-  qo: number;
   ks: number;
-  ko: number;
   vs: number;
-  vo: number;
   /** Bias batch stride: T·S, or 0 for one bias shared by every row. */
   bbs: number;
+}
+
+/**
+ * Attributes shared by both kernels (and the WGSL programs, attention-webgpu.ts): the shape, and
+ * the column offset of q, k, v in their tensors, in floats.
+ */
+export interface Dims extends AttnShape {
+  qo: number;
+  ko: number;
+  vo: number;
+}
+
+/** Where attention forward's operands lie: byte addresses on the backend heap. */
+export interface AttnFwdAt {
+  q: number;
+  k: number;
+  v: number;
+  bias: number;
+  /** Out: y (B·T, H·hd) and the probabilities p (B·H·T·S). */
+  y: number;
+  p: number;
+}
+
+/** Where attention backward's operands lie: byte addresses on the backend heap. */
+export interface AttnBwdAt {
+  q: number;
+  k: number;
+  v: number;
+  /** The forward's probabilities and the gradient of its output. */
+  p: number;
+  dy: number;
+  /** Out: the gradients of q, k and v (rows `gs` floats apart: attnBwdRows). */
+  dq: number;
+  dk: number;
+  dv: number;
+  /** Scratch: S floats per part of a split (kernelParts). */
+  tmp: number;
 }

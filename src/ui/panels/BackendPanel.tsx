@@ -9,7 +9,7 @@ import { figureOf, measuredWhen } from '../../backends/auto-choice';
 import type { Measurement } from '../../backends/backend-types';
 import { MAX_THREADS, type ThreadSetting } from '../../backends/threads';
 import { applyExperiment } from '../config-edit';
-import { remeasureBackends, setThreads, useLab } from '../store';
+import { remeasureBackends, setThreads, useLab } from '../session/store';
 import { backendWords } from '../backend-words';
 import { thisMachine, threadChoice, threadsText } from '../thread-setting';
 

@@ -5,7 +5,7 @@
  */
 import { useMemo } from 'react';
 import { valueWatch } from '../run-data';
-import { useLab } from '../store';
+import { useLab } from '../session/store';
 import type { SeriesSpec } from './SeriesLayer';
 
 export function ChartEmpty({ specs, log }: { specs: readonly SeriesSpec[]; log: boolean }) {

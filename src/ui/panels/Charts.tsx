@@ -6,16 +6,20 @@
  */
 import { Fragment, useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
-import { ESTIMATOR_CHOICES } from '../../core/config-names';
 import type { Experiment } from '../../core/config';
-import type { EstimatorChoice } from '../../core/config-names';
+import {
+  defText,
+  ESTIMATOR_CHOICES,
+  ESTIMATOR_OPTIONS,
+  estimatorDef,
+  type EstimatorChoice,
+} from '../../core/estimators';
 import { sameBatchEstimators } from '../../core/metrics';
 import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
 import type { ChartEntry } from '../../core/charts';
-import { defText, estimatorDef, ESTIMATOR_OPTIONS } from '../../rl/advantage';
 import { taskOf } from '../../tasks/registry';
-import { boardConfig, setView, useLab } from '../store';
-import type { Marker, RunView } from '../store';
+import { boardConfig, setView, useLab } from '../session/store';
+import type { Marker, RunView } from '../session/store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
 import { ChartHelp } from './ChartHelp';
 import { Legend } from './Legend';

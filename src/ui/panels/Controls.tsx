@@ -2,21 +2,20 @@
  * Session controls (Train, Pause, Step, Reset; on a finished session Run again and Continue for N
  * more steps; Speed) and the status bar: per run its state, a labelled step counter and tokens/s;
  * the backend the workers chose (wasm: on how many threads). Which buttons are enabled is the
- * session state machine's (session-state.ts); why Train cannot run is said next to it. Buttons
+ * session state machine's (session/session-state.ts); why Train cannot run is said next to it. Buttons
  * and the select are native, so they are keyboard operable and named by their text or label.
  */
 import { useMemo, useState } from 'react';
 import type { Measurement } from '../../backends/backend-types';
 import { paramsText } from '../../report/sweep-map';
-import { continueFor, pause, play, runAgain, setPace, stepOnce } from '../lab';
-import { reset } from '../live-session';
+import { controller } from '../session/page';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
-import { canDo } from '../session-state';
-import { useLab } from '../store';
+import { canDo } from '../session/session-state';
+import { useLab } from '../session/store';
 import { backendWords, msPerStep } from '../backend-words';
 import { threadsText } from '../thread-setting';
-import type { RunView } from '../store';
+import type { RunView } from '../session/store';
 import { trainBlockers } from '../train-blockers';
 import { restoredNote } from '../restored-note';
 import { Labelled } from './Labelled';
@@ -36,7 +35,7 @@ function SpeedControl() {
     <span className="speed" title="How long every run waits between two steps while training">
       {/* Labelled by id, not by wrapping: a wrapped select's options would join its name. */}
       <label htmlFor="speed">Speed</label>{' '}
-      <select id="speed" value={paceMs} onChange={(e) => setPace(Number(e.target.value))}>
+      <select id="speed" value={paceMs} onChange={(e) => controller.setPace(Number(e.target.value))}>
         {PACES.map((p) => (
           <option key={p.ms} value={p.ms}>
             {p.text}
@@ -59,7 +58,7 @@ function FinishedActions({ blocked }: { blocked: boolean }) {
     <>
       <button
         type="button"
-        onClick={runAgain}
+        onClick={() => controller.runAgain()}
         disabled={blocked}
         title="Train the same experiment again from step 0, in a new session (this one stays in Past sessions)"
       >
@@ -68,7 +67,7 @@ function FinishedActions({ blocked }: { blocked: boolean }) {
       <span className="continue">
         <button
           type="button"
-          onClick={() => continueFor(n)}
+          onClick={() => controller.continueFor(n)}
           disabled={blocked || !valid || sweeping}
           title={
             sweeping
@@ -98,7 +97,7 @@ export function Controls() {
   const backend = useLab((s) => s.backend);
   const config = useLab((s) => s.config);
   const fieldErrors = useLab((s) => s.fieldErrors);
-  const state = useLab((s) => s.session);
+  const state = useLab((s) => s.sessionState);
   const readOnly = useLab((s) => s.readOnly);
   const reasons = useMemo(
     () => trainBlockers({ backend, config, fieldErrors, readOnly }),
@@ -110,7 +109,7 @@ export function Controls() {
       <button
         type="button"
         className="primary"
-        onClick={play}
+        onClick={() => controller.play()}
         disabled={blocked || !canDo(state, 'train')}
         title={
           state === 'done'
@@ -124,7 +123,7 @@ export function Controls() {
       </button>
       <button
         type="button"
-        onClick={pause}
+        onClick={() => controller.pause()}
         disabled={!canDo(state, 'pause')}
         title="Pause every run after its current step"
       >
@@ -132,7 +131,7 @@ export function Controls() {
       </button>
       <button
         type="button"
-        onClick={stepOnce}
+        onClick={() => controller.step()}
         disabled={blocked || !canDo(state, 'step')}
         title="Run exactly one more optimizer step per run (Pause first while training)"
       >
@@ -140,7 +139,7 @@ export function Controls() {
       </button>
       <button
         type="button"
-        onClick={reset}
+        onClick={() => controller.reset()}
         disabled={!canDo(state, 'reset')}
         title="Stop the runs and clear the charts (the session stays in Past sessions)"
       >
@@ -236,7 +235,7 @@ function speedOf(m: Measurement): string {
 
 export function StatusBar() {
   const runs = useLab((s) => s.runs);
-  const session = useLab((s) => s.session);
+  const sessionState = useLab((s) => s.sessionState);
   const backend = useLab((s) => s.backend);
   const restored = useLab((s) => s.restored);
   const readOnly = useLab((s) => s.readOnly);
@@ -253,12 +252,12 @@ export function StatusBar() {
       <ul className="runs-status">
         {runs.length === 0 && <li className="muted">No runs yet: press Train.</li>}
         {runs.map((r) => (
-          <RunStatus key={r.id} run={r} pausing={session !== 'training'} cell={cellOf(r)} />
+          <RunStatus key={r.id} run={r} pausing={sessionState !== 'training'} cell={cellOf(r)} />
         ))}
       </ul>
       {restored && (
         <span className="restored-note" data-testid="restored-note">
-          {restoredNote({ session, restored, readOnly })}
+          {restoredNote({ sessionState, restored, readOnly })}
         </span>
       )}
       <Unsaved />

@@ -2,7 +2,7 @@
  * The experiment: presets, its structural fields (task, models, each run's estimator, G, B,
  * sampling, steps, seeds) edited inline, a summary of every setting, and the whole config as JSON. Every
  * edit is validated against the schema before anything changes; errors name the field, in
- * role="alert". A structural change resets the session (lab.ts), and the link follows.
+ * role="alert". A structural change resets the session (session/controller.ts), and the link follows.
  */
 import { useEffect, useState } from 'react';
 import { validateExperiment } from '../../core/config-validate';
@@ -10,7 +10,7 @@ import type { FieldError } from '../../core/config-validate';
 import type { Experiment } from '../../core/config';
 import { withEstimator } from '../../core/run-labels';
 import { valueAt } from '../../core/url';
-import { estimatorLabel } from '../../rl/advantage';
+import { estimatorLabel } from '../../core/estimators';
 import { gb, memoryVerdict } from '../../sizing/memory';
 import {
   applyExperiment,
@@ -24,7 +24,7 @@ import {
 } from '../config-edit';
 import { summaryRows } from '../experiment-summary';
 import { FIELDS, fieldReason, labelOf, plainMessage } from '../field-labels';
-import { setFieldErrors, useLab } from '../store';
+import { setFieldErrors, useLab } from '../session/store';
 import { Labelled } from './Labelled';
 import { FieldErrors } from './FieldErrors';
 import { Presets } from './Presets';

@@ -15,8 +15,8 @@ import { REWARD_TAIL, stepSpan, summarize, summaryKeys } from '../../report/summ
 import type { RunSummary } from '../../report/summary';
 import { download, fileName } from '../export';
 import { historyOf } from '../run-data';
-import { boardConfig, boardRuns, useLab } from '../store';
-import type { LabState } from '../store';
+import { boardConfig, boardRuns, useLab } from '../session/store';
+import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
 
 /** How often the table follows training: it is read, not watched. */

@@ -6,7 +6,7 @@
 import type { RefObject } from 'react';
 import { chartPng, chartSvg } from '../chart-image';
 import type { ChartImageParts } from '../chart-image';
-import { addError } from '../store';
+import { addError } from '../session/store';
 
 export function ImageButtons({
   figure,

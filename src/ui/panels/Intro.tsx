@@ -1,9 +1,9 @@
 /**
  * The first screen's question and mechanism, in plain words. The two definitions say what
- * src/rl/advantage.ts computes for `grpo` and `drmas` (a trajectory's score is the mean of its rows'
- * rewards; a Dr. MAS set is one agent's rows over the G rollouts of one question). Before Train it
- * is open; once runs exist it folds to its question, so the charts move up. It spans the page above
- * the settings and the charts, so a narrow window shows it first.
+ * the registry (src/core/estimators.ts) defines for `grpo` and `drmas` (a trajectory's score is
+ * the mean of its rows' rewards; a Dr. MAS set is one agent's rows over the G rollouts of one
+ * question). Before Train it is open; once runs exist it folds to its question, so the charts move
+ * up. It spans the page above the settings and the charts, so a narrow window shows it first.
  *
  * It points a newcomer at a pair of presets, each a button that picks it: `sync`, where the two
  * estimators are identical, and `sync-own-scaled`, where the mechanism map found them part. Seen
@@ -12,7 +12,7 @@
 import { presetById } from '../../core/presets';
 import type { Preset } from '../../core/preset';
 import { applyExperiment } from '../config-edit';
-import { useLab } from '../store';
+import { useLab } from '../session/store';
 import { usePickedPreset } from './Presets';
 
 /** The pair, each with what it shows in one phrase (the button) before the preset's own line. */

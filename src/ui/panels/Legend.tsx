@@ -2,8 +2,8 @@
  * The chart legend: runs by colour, agents by dash (the only two things a line's style tells
  * apart), each a toggle; the layout toggle and the smoothing slider.
  */
-import { setView, toggleAgent, toggleRun, useLab, agentDash } from '../store';
-import type { ChartLayout } from '../store';
+import { setView, toggleAgent, toggleRun, useLab, agentDash } from '../session/store';
+import type { ChartLayout } from '../session/store';
 import { agentsOf, useBoardRuns } from './board';
 
 /** Overlaid or side by side: a radio pair, so it is one tab stop and arrow keys switch it. */

@@ -10,7 +10,7 @@ import { planLinkSweep } from '../../rl/sweep';
 import { paramsText } from '../../report/sweep-map';
 import { dropSweep } from '../config-edit';
 import { fieldReason } from '../field-labels';
-import { showCell, useLab } from '../store';
+import { showCell, useLab } from '../session/store';
 
 /**
  * The sweep the link carries, before and while the page trains it: its dials and size, that its

@@ -9,16 +9,16 @@ import { useState } from 'react';
 import { validateExperiment } from '../../core/config-validate';
 import { LIVE, LIVE_PARAMS, liveField, withLive, type LiveParam } from '../../core/live-params';
 import { latestLive, scheduleEntries } from '../../core/live-schedule';
-import { setLive } from '../lab';
-import { useLab } from '../store';
+import { controller } from '../session/page';
+import { useLab } from '../session/store';
 import { useDraft } from './draft';
 
 function LiveField({ param }: { param: LiveParam }) {
   const value = useLab((s) => latestLive(s.config, param));
-  // Runs with workers take a change at their next step (setLive); with none (no runs yet, or a
+  // Runs with workers take a change at their next step (setLiveNext); with none (no runs yet, or a
   // stored session on screen) it holds from step 0.
-  const training = useLab((s) => s.session !== 'idle' && s.session !== 'restored');
-  // A link sweep's cells train as planned (setLive): nothing to apply to them.
+  const training = useLab((s) => s.sessionState !== 'idle' && s.sessionState !== 'restored');
+  // A link sweep's cells train as planned (setLiveNext): nothing to apply to them.
   const sweeping = useLab((s) => s.sweepCells !== null);
   const [error, setError] = useState<string | null>(null);
   // Committed while runs train: sent to them, shown until a run says at which step it took it
@@ -39,7 +39,7 @@ function LiveField({ param }: { param: LiveParam }) {
       }
       setError(null);
       setSending(training && v !== value ? { value: v, over: value } : null);
-      setLive(param, v);
+      controller.setLiveNext(param, v);
       return true;
     },
     () => setError(null),

@@ -4,7 +4,7 @@
  */
 import type { ReactNode } from 'react';
 import { ReferenceLine } from 'recharts';
-import type { Marker } from '../store';
+import type { Marker } from '../session/store';
 
 /** Height of one row of marker labels, px (their font is 9 px). */
 const MARKER_ROW_PX = 11;

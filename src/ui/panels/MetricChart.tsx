@@ -10,7 +10,7 @@ import { memo, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { chartCsv, download, fileName } from '../export';
 import { lastStep, readSeries } from '../run-data';
-import type { Marker } from '../store';
+import type { Marker } from '../session/store';
 import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData } from './SeriesLayer';

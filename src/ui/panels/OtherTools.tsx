@@ -7,7 +7,7 @@ import { useState } from 'react';
 import type { DragEvent } from 'react';
 import { downloadDrmas, downloadTensorboard, droppedFiles, importDropped, pickedFiles } from '../interop';
 import type { DroppedFile } from '../interop';
-import { addError, useLab } from '../store';
+import { addError, useLab } from '../session/store';
 
 /** A folder picker's input props (not in React's input types); the Map's picker uses them too. */
 export const FOLDER = { webkitdirectory: '' } as object;

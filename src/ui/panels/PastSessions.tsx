@@ -6,9 +6,9 @@
 import { memo } from 'react';
 import { decodeExperiment } from '../../core/url';
 import { hideImport, showImport } from '../interop';
-import type { StoredSession } from '../store';
+import type { StoredSession } from '../session/store';
 import { deleteStored, openSession } from '../restore';
-import { useLab } from '../store';
+import { useLab } from '../session/store';
 
 function summary(s: StoredSession): string {
   if (s.kind === 'import')

@@ -7,7 +7,7 @@
 import { useMemo } from 'react';
 import { PRESETS } from '../../core/presets';
 import { applyExperiment } from '../config-edit';
-import { useLab } from '../store';
+import { useLab } from '../session/store';
 
 // Presets and configs are both schema-parsed, so equal experiments serialize alike. The
 // presets never change, so each is serialized once.

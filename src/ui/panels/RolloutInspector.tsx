@@ -3,20 +3,19 @@
  * its prompt (special tokens shown as ⟨bos⟩, ⟨env⟩…⟨/env⟩ feedback highlighted), the response
  * shaded by each token's probability under the sampling policy (log-prob on hover), the reward
  * and the row's advantage under the run's estimator (red negative, green positive) with what it was
- * computed from (the estimator's own words, rl/advantage.ts advantageBasis); with per-agent credit,
+ * computed from (the estimator's own words, core/estimators.ts advantageBasis); with per-agent credit,
  * the agent's credit and the counterfactual outcome (the replay without the agent).
  */
 import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { resolveRun } from '../../core/config-run';
-import type { EstimatorChoice } from '../../core/config-names';
+import { type EstimatorChoice, advantageBasis } from '../../core/estimators';
 import type { AdvantageOptions } from '../../core/config-sections';
 import { showTokens } from '../../core/vocab';
-import { advantageBasis } from '../../rl/advantage';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../workers/protocol';
 import { runData } from '../run-data';
-import { boardConfig, boardRuns, useLab } from '../store';
-import type { LabState } from '../store';
+import { boardConfig, boardRuns, useLab } from '../session/store';
+import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
 import { SearchTree } from './SearchTree';
 

@@ -1,15 +1,16 @@
 /**
  * The header's two ways to the session's history: the question an action that needs new runs (a
- * reset-field change, a link, checkpoint files) asks while runs are on screen (ask in store.ts:
+ * reset-field change, a link, checkpoint files) asks while runs are on screen (ask in session/store.ts:
  * nothing is discarded without asking), and the Past sessions button, which brings the stored
  * sessions into view.
  */
 import { answerPending } from '../config-edit';
-import { useLab } from '../store';
+import { useLab } from '../session/store';
 
 export function PendingChange() {
   const pending = useLab((s) => s.pending);
-  // A link sweep's runs are not stored (lab-start.ts startSession): the question must not promise they stay.
+  // A link sweep's runs are not stored (session/controller.ts startSession): the question must not
+  // promise they stay.
   const sweeping = useLab((s) => s.sweepCells !== null);
   if (!pending) return null;
   return (

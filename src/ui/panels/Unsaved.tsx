@@ -1,13 +1,13 @@
 /**
- * The status bar's line when storage refuses what the page writes (unsaved.ts): what is not being
+ * The status bar's line when storage refuses what the page writes (session/storage-full.ts): what is not being
  * saved, in words, and what the user can do: download the run (its metrics, its models' weights,
  * and its run states: weights with their optimizer moments, the files `lab train --resume` goes
  * on from) or delete old sessions in Past sessions to make room.
  */
 import { downloadJson } from '../export';
-import { downloadRunStates, snapshot } from '../lab';
-import { useLab } from '../store';
-import { unsavedText } from '../unsaved';
+import { controller } from '../session/page';
+import { useLab } from '../session/store';
+import { unsavedText } from '../session/storage-full';
 import { showPastSessions } from './SessionPrompt';
 
 export function Unsaved() {
@@ -24,7 +24,7 @@ export function Unsaved() {
       <button
         type="button"
         className="link"
-        onClick={snapshot}
+        onClick={() => controller.snapshot()}
         title="Every run's models, as checkpoint files"
       >
         Download the models
@@ -32,7 +32,7 @@ export function Unsaved() {
       <button
         type="button"
         className="link"
-        onClick={downloadRunStates}
+        onClick={() => controller.downloadRunStates()}
         title="Every run's whole state now (weights, optimizer moments, step): the CLI's state files, for lab train --resume"
       >
         Download the run states

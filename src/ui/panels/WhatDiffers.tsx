@@ -10,8 +10,8 @@ import { agentKey, agentSameBatchKey, M, SAME_BATCH_STATS } from '../../core/met
 import { resolveRun } from '../../core/config-run';
 import { DIFFERS_WINDOW, whatDiffers } from '../../report/what-differs';
 import { historyOf } from '../run-data';
-import { boardConfig, boardRuns, useLab } from '../store';
-import type { LabState } from '../store';
+import { boardConfig, boardRuns, useLab } from '../session/store';
+import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
 
 const FOLLOW_MS = 2000;

@@ -9,8 +9,8 @@ import type { Optim } from '../../core/config-sections';
 import type { ChartEntry } from '../../core/charts';
 import { flatLines, flatReason } from '../../core/flat';
 import { columnOf } from '../run-data';
-import { agentDash, boardConfig, boardRuns, useLab } from '../store';
-import type { LabState, RunView } from '../store';
+import { agentDash, boardConfig, boardRuns, useLab } from '../session/store';
+import type { LabState, RunView } from '../session/store';
 import { useThrottledLab } from '../throttled';
 import type { SeriesSpec } from './SeriesLayer';
 

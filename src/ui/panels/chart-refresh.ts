@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { registerChart } from '../chart-pump';
 import type { ChartHandle } from '../chart-pump';
-import { useLab } from '../store';
+import { useLab } from '../session/store';
 import type { SeriesSpec } from './SeriesLayer';
 
 /** What a chart draws as of its last refresh: the frames, the smoothing and the series. */

@@ -9,8 +9,8 @@ import {
   SESSION_STATES,
   canDo,
   nextState,
-} from '../../src/ui/session-state';
-import type { SessionEvent, SessionState } from '../../src/ui/session-state';
+} from '../../../src/ui/session/session-state';
+import type { SessionEvent, SessionState } from '../../../src/ui/session/session-state';
 
 // Columns: train pause step reset runAgain continue finish restore restoreFinished ('-': no change).
 const EXPECTED: Record<SessionState, string> = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { labelOfKey, stateKey } from '../../src/storage/state-store';
-import { recordedSteps, usableStates } from '../../src/ui/resume-point';
+import { labelOfKey, stateKey } from '../../../src/storage/state-store';
+import { recordedSteps, usableStates } from '../../../src/ui/session/resume-point';
 
 const state = (runIndex: number, label: string, step: number) => ({
   session: 's1',

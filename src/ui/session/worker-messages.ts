@@ -1,36 +1,45 @@
 /**
- * The page's one reducer of worker messages (live-session.ts gives it every message of its session's
- * runs): each is switched on by type, into the store (slow state), run-data.ts (frames,
- * rollouts) and persist.ts (IndexedDB). When every run is done the session state machine hears
+ * The page's one reducer of worker messages (the controller's run workers give it every message of
+ * their runs): each is switched on by type, into the store (slow state), run-data.ts (frames,
+ * rollouts) and the recorder (IndexedDB). When every run is done the controller dispatches
  * `finish`.
  */
-import type { LiveParam } from '../core/live-params';
-import { withScheduled } from '../core/live-schedule';
-import type { FromWorker, RunId } from '../workers/protocol';
-import { keepMeasurement } from './backend-cache';
-import { downloadBlob, fileName } from './export';
-import { stopRecording } from './lab-db';
-import { dropFrames, recordFrame, recordReady, recording } from './persist';
-import { initRunData, pushFrame, runData, setRollouts, truncateRunData } from './run-data';
-import { addError, moveSession, patchRun, useLab } from './store';
-import { askToKeep, stateUnsaved } from './unsaved';
+import type { LiveParam } from '../../core/live-params';
+import { withScheduled } from '../../core/live-schedule';
+import type { FromWorker, RunId } from '../../workers/protocol';
+import { keepMeasurement } from '../backend-cache';
+import { downloadBlob, fileName } from '../export';
+import { initRunData, pushFrame, runData, setRollouts, truncateRunData } from '../run-data';
+import type { Recorder } from './recorder';
+import type { SessionEvent } from './session-state';
+import { stateUnsaved } from './storage-full';
+import { addError, patchRun, setConfig, useLab } from './store';
+
+/** What the reducer needs of the session controller (controller.ts): its recorder, dispatch and ready queue. */
+interface Controller {
+  readonly recorder: Recorder;
+  dispatch(event: SessionEvent): void;
+  /** A run sent `ready`: the commands waiting for every run to load may go. */
+  runReady(): void;
+}
 
 /** Every run reached its last step (or failed): the session is done, and offers Run again / Continue. */
-function finishIfAllDone(): void {
+function finishIfAllDone(c: Controller): void {
   const { runs } = useLab.getState();
-  if (runs.length > 0 && runs.every((r) => r.state === 'done' || r.state === 'failed')) moveSession('finish');
+  if (runs.length > 0 && runs.every((r) => r.state === 'done' || r.state === 'failed')) c.dispatch('finish');
 }
 
 /** A run's legend label, for messages (its worker id if the run is gone). */
 const labelOf = (id: RunId) => useLab.getState().runs.find((r) => r.id === id)?.label ?? id;
 
 /**
- * The page's one reducer of worker messages: every message of every run arrives here (LabSession
- * adds its own: a crashed worker, a refused backend, a queued run's status) and is switched on by
- * type, into the store (slow state), run-data.ts (frames, rollouts) and persist.ts (IndexedDB).
+ * The page's one reducer of worker messages: every message of every run of `c`'s workers arrives
+ * here (LabSession adds its own: a crashed worker, a refused backend, a queued run's status) and is
+ * switched on by type, into the store (slow state), run-data.ts (frames, rollouts) and the recorder.
  */
-export function receive(msg: FromWorker, onReady: () => void): void {
+export function receive(c: Controller, msg: FromWorker): void {
   const id = msg.runId;
+  const { recorder } = c;
   switch (msg.type) {
     case 'backend':
       keepMeasurement(msg.report.measurement);
@@ -52,22 +61,22 @@ export function receive(msg: FromWorker, onReady: () => void): void {
       const restored = runData(id);
       if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
       else initRunData(id, msg.keys);
-      void dropFrames(id, msg.startStep);
+      void recorder.dropFrames(id, msg.startStep);
       patchRun(id, { step: msg.startStep, kernels: msg.kernels });
-      recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
+      recorder.recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
       patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
-      onReady();
+      c.runReady();
       return;
     }
     case 'frame':
       pushFrame(id, msg.step, msg.values);
-      recordFrame(id, msg.step, msg.values);
+      recorder.recordFrame(id, msg.step, msg.values);
       return;
     case 'rollouts':
       return setRollouts(id, msg.step, msg.trajectories);
     case 'state':
       patchRun(id, (r) => ({ state: msg.state, message: msg.message, step: Math.max(r.step, msg.step) }));
-      if (msg.state === 'done' || msg.state === 'failed') finishIfAllDone();
+      if (msg.state === 'done' || msg.state === 'failed') finishIfAllDone(c);
       return;
     case 'holding':
     case 'stopped':
@@ -91,16 +100,16 @@ export function receive(msg: FromWorker, onReady: () => void): void {
     case 'run-state':
       return downloadBlob(msg.name, new Blob([msg.bytes], { type: 'application/octet-stream' }));
     case 'saved':
-      // No room: the status bar says what is not being saved (unsaved.ts), and the run goes on.
+      // No room: the status bar says what is not being saved (storage-full.ts), and the run goes on.
       if (msg.full) return stateUnsaved(id, msg.step);
       // Not recording (recording is off, said once, or the session is another tab's now): no state
       // is written, and nothing more to say. Any other failure (the browser closed the states'
       // database, say) turns recording off as one of the page's own would: a run saves after every
       // step, and an alert for each would bury the rest.
-      if (msg.error && !recording()) return;
-      if (msg.error) return stopRecording(`a run state could not be saved: ${msg.error}`);
+      if (msg.error && !recorder.recording) return;
+      if (msg.error) return recorder.db.stopRecording(`a run state could not be saved: ${msg.error}`);
       stateUnsaved(id, null);
-      askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
+      recorder.askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
       // Its frames before the state were stored before it was written: a reload resumes here.
       return patchRun(id, { savedStep: msg.step });
     case 'error':
@@ -120,7 +129,7 @@ export function receive(msg: FromWorker, onReady: () => void): void {
 function recordChange(id: RunId, step: number, param: LiveParam, value: number): void {
   const { runs, config } = useLab.getState();
   const run = runs.find((r) => r.id === id);
-  if (run) useLab.setState({ config: withScheduled(config, run.runIndex, step, param, value) });
+  if (run) setConfig(withScheduled(config, run.runIndex, step, param, value));
 }
 
 function fail(id: RunId, message: string): void {

@@ -1,48 +1,40 @@
 /**
  * What the page's storage cannot hold now, said in the status bar. A write refused for want of
  * room (a QuotaExceededError: the origin's quota, or a full disk) stops nothing: training goes on
- * in memory, the page keeps the refused frames queued and tries them again at each flush
- * (persist.ts), each run's worker tries its state again at its next save, and what was stored
- * before stays. Once a write goes through, the queued frames land and the line goes. The page also
- * asks the browser once, when a session is first worth keeping (a run's state is stored), to keep
- * its storage (`navigator.storage.persist()`); Past sessions shows the answer.
+ * in memory, the recorder keeps the refused frames queued and tries them again at each flush
+ * (recorder.ts), each run's worker tries its state again at its next save, and what was stored
+ * before stays. Once a write goes through, the queued frames land and the line goes. The recorder
+ * also asks the browser once, when a session is first worth keeping (a run's state is stored), to
+ * keep its storage (`navigator.storage.persist()`); Past sessions shows the answer.
  */
-import { parseStorageFault } from '../storage/storage-fault';
-import type { StorageFault } from '../storage/storage-fault';
-import type { RunId, RunStatus } from '../workers/protocol';
-import { useLab } from './store';
+import type { RunId, RunStatus } from '../../workers/protocol';
+import { setStorage } from './store';
 import type { LabState } from './store';
-
-let fault: StorageFault | null | undefined;
-/** The test seam's plan from the page's query string (storage-fault.ts), read once. */
-export const storageFault = (): StorageFault | null =>
-  (fault ??= typeof location === 'undefined' ? null : parseStorageFault(location.search));
 
 /** The recorder could not store frames from step `from` on (the first refused). */
 export function framesUnsaved(from: number): void {
-  useLab.setState((s) => {
+  setStorage((s) => {
     const frames = Math.min(from, s.unsaved.frames ?? Infinity);
-    return frames === s.unsaved.frames ? s : { unsaved: { ...s.unsaved, frames } };
+    return frames === s.unsaved.frames ? null : { unsaved: { ...s.unsaved, frames } };
   });
 }
 
 /** The recorder's queue is stored again. */
 export function framesSaved(): void {
-  if (useLab.getState().unsaved.frames !== undefined)
-    useLab.setState((s) => ({ unsaved: { states: s.unsaved.states } }));
+  setStorage((s) => (s.unsaved.frames === undefined ? null : { unsaved: { states: s.unsaved.states } }));
 }
 
 /** A run's state could not be saved at `step` for want of room (`null`: it was saved). */
 export function stateUnsaved(run: RunId, step: number | null): void {
-  useLab.setState((s) => {
+  setStorage((s) => {
     const { [run]: was, ...rest } = s.unsaved.states;
-    if (step === null) return was === undefined ? s : { unsaved: { ...s.unsaved, states: rest } };
-    return was !== undefined ? s : { unsaved: { ...s.unsaved, states: { ...rest, [run]: step } } };
+    if (step === null) return was === undefined ? null : { unsaved: { ...s.unsaved, states: rest } };
+    return was !== undefined ? null : { unsaved: { ...s.unsaved, states: { ...rest, [run]: step } } };
   });
 }
 
 /** Nothing is queued or refused (a new session starts over: what it writes says the rest). */
-export const clearUnsaved = () => useLab.setState({ unsaved: { states: {} } });
+export const clearUnsaved = () => setStorage({ unsaved: { states: {} } });
 
 /** The status bar's sentence, or null when everything is being saved. */
 export function unsavedText(s: Pick<LabState, 'unsaved' | 'runs'>): string | null {
@@ -65,14 +57,3 @@ export function unsavedText(s: Pick<LabState, 'unsaved' | 'runs'>): string | nul
 
 /** The run states in which a run is training (or about to): the line's "training goes on" is true then. */
 const TRAINING: readonly RunStatus[] = ['queued', 'loading', 'compiling', 'running'];
-
-let asked = false;
-/** Once per page, once a session is worth keeping: asks the browser to keep this site's data. */
-export function askToKeep(): void {
-  if (asked || typeof navigator === 'undefined' || !navigator.storage?.persist) return;
-  asked = true;
-  void (async () => {
-    const kept = (await navigator.storage.persisted()) || (await navigator.storage.persist());
-    useLab.setState({ kept });
-  })().catch(() => undefined);
-}

@@ -1,15 +1,15 @@
 /**
- * Storage full, in words (src/ui/unsaved.ts) and in the test seam that fakes it
+ * Storage full, in words (src/ui/session/storage-full.ts) and in the test seam that fakes it
  * (src/storage/storage-fault.ts); a session another tab trains keeps Train off, saying why.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_EXPERIMENT } from '../../src/core/config';
-import { isFull } from '../../src/storage/idb';
-import { faultAt, parseSaveEvery, parseStorageFault, refuseIfFull } from '../../src/storage/storage-fault';
-import type { RunId } from '../../src/workers/protocol';
-import type { RunView, BackendStatus } from '../../src/ui/store';
-import { trainBlockers } from '../../src/ui/train-blockers';
-import { unsavedText } from '../../src/ui/unsaved';
+import { DEFAULT_EXPERIMENT } from '../../../src/core/config';
+import { isFull } from '../../../src/storage/idb';
+import { faultAt, parseSaveEvery, parseStorageFault, refuseIfFull } from '../../../src/storage/storage-fault';
+import type { RunId } from '../../../src/workers/protocol';
+import type { RunView, BackendStatus } from '../../../src/ui/session/store';
+import { trainBlockers } from '../../../src/ui/train-blockers';
+import { unsavedText } from '../../../src/ui/session/storage-full';
 
 const run = (id: string, label: string, savedStep?: number, state = 'running') =>
   ({ id, label, savedStep, state }) as RunView;

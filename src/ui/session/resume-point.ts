@@ -1,8 +1,8 @@
 /**
  * Where a stored run goes on from. Its state is written by its worker to one IndexedDB database
- * (state-store.ts) and its frames by the page to another (persist.ts): no transaction spans the
+ * (state-store.ts) and its frames by the page to another (recorder.ts): no transaction spans the
  * two. The worker writes a state only once the page has stored the frames before it
- * (persist.ts framesStored), so a page closed between the two writes leaves the frames ahead of
+ * (the recorder's framesStored), so a page closed between the two writes leaves the frames ahead of
  * the state, and the resumed run recomputes the steps between. A state ahead of its frames is
  * still possible in a session stored before that order (or with its frames deleted apart from
  * it). Resumed from it, the run would leave a gap of steps that nothing can fill, and the session
@@ -10,8 +10,8 @@
  * run whose state is ahead starts over from step 0 (a run is deterministic: on the same backend
  * it recomputes the same frames bit for bit), and the restored note says so.
  */
-import { labelOfKey, statesOf, stateKey } from '../storage/state-store';
-import type { StateInfo } from '../storage/state-store';
+import { labelOfKey, statesOf, stateKey } from '../../storage/state-store';
+import type { StateInfo } from '../../storage/state-store';
 import type { RunView } from './store';
 
 /** n where steps 0…n-1 are all recorded (a run's frames carry 0-based steps): the run's whole part. */

@@ -1,0 +1,399 @@
+/**
+ * The app's one zustand store: what React renders, and nothing else, in five slices, each with the
+ * functions that write it.
+ * - experiment: the experiment on screen, the problems of the link it came from, and a question
+ *   that waits on the user (ask);
+ * - backend: the probe's report, "Measure again", the wasm thread setting;
+ * - session: the session state (moved only by SessionController.dispatch: moveSession) and what
+ *   the page shows of the session: its runs, imported runs, errors, a link sweep's cells, the
+ *   restored session, read-only;
+ * - storage: what the recorder (recorder.ts) says of IndexedDB: the stored sessions, why nothing
+ *   is recorded, what a full disk left unsaved, the browser's answer to persist();
+ * - view: chart preferences.
+ * `useLab` reads (a hook, getState, subscribe) and has no setState: a slice's own functions are
+ * the only writers, each typed to its slice's fields. The per-step metric history lives in ring
+ * buffers outside React (run-data.ts); the store only carries `frameVersion`, bumped at most once
+ * per animation frame, so charts know to re-read.
+ */
+import { createStore, useStore } from 'zustand';
+import { DEFAULT_EXPERIMENT } from '../../core/config';
+import type { Experiment } from '../../core/config';
+import type { FieldError } from '../../core/config-validate';
+import type { Dial } from '../../core/url-sweep';
+import { valueAt } from '../../core/url';
+import type { Cell, SweepFile } from '../../rl/sweep';
+import type { BackendReport } from '../../backends/backend-types';
+import { forgetMeasurements } from '../backend-cache';
+import { keepThreadSetting, loadThreadSetting } from '../thread-setting';
+import type { ThreadSetting } from '../../backends/threads';
+import type { LiveParam } from '../../core/live-params';
+import type { RunId, RunStatus } from '../../workers/protocol';
+import { nextState } from './session-state';
+import type { SessionEvent, SessionState } from './session-state';
+
+export type BackendStatus =
+  | { state: 'probing' }
+  | { state: 'ready'; report: BackendReport }
+  | { state: 'refused'; report: BackendReport }
+  | { state: 'error'; message: string };
+
+/** A live hyper-parameter change, drawn as a vertical marker at the step it took effect. */
+export interface Marker {
+  step: number;
+  param: LiveParam;
+  value: number;
+}
+
+/** What React shows about one run (one worker): everything but the metric history. */
+export interface RunView {
+  id: RunId;
+  label: string;
+  seed: number;
+  /** Index into config.runs: runs of one index (several seeds) share a colour. */
+  runIndex: number;
+  /** A link sweep's run: the index of its cell in `sweepCells` (absent for a session of one experiment). */
+  cell?: number;
+  color: string;
+  state: RunStatus;
+  /** The worker's own words for its state ("compiling shaders…"). */
+  message?: string;
+  /** Steps completed (the last frame's step). */
+  step: number;
+  agents: string[];
+  /** Imported runs: the K of every eval/avg@K or pass@K they carry (a session's runs use the experiment's eval.k). */
+  evalKs?: number[];
+  models: { id: string; preset: string; agents: string[]; params: number }[];
+  /** Where each model's starting weights came from (shipped base, upload, fresh init). */
+  base: Record<string, string>;
+  backend?: BackendReport;
+  /** Which kernels run the model (the worker's words: fused wasm SIMD or tfjs's own ops). */
+  kernels?: string;
+  tokensPerS: number;
+  markers: Marker[];
+  /** Steps completed when the run's state was last saved to IndexedDB (where a reload resumes). */
+  savedStep?: number;
+  /** Step of the latest rollouts received (they are kept in run-data.ts). */
+  rolloutStep: number;
+  error?: string;
+}
+
+/** 'overlaid': every run in each chart; 'side-by-side': one column of charts per run. */
+export type ChartLayout = 'overlaid' | 'side-by-side';
+
+interface ViewPrefs {
+  layout: ChartLayout;
+  /** TensorBoard-style debiased EMA weight in [0, 0.99]. */
+  smoothing: number;
+  /** Charts drawn on a log y scale, by chart registry id (src/core/charts.ts). */
+  logCharts: string[];
+  /** Series hidden through the legend, by run index and agent name. */
+  hiddenRuns: number[];
+  hiddenAgents: string[];
+}
+
+/** A session as IndexedDB keeps it (the recorder writes it: recorder.ts; Past sessions lists it). */
+export interface StoredRun {
+  id: RunId;
+  label: string;
+  seed: number;
+  runIndex: number;
+  color: string;
+  keys: string[];
+  agents: RunView['agents'];
+  models: RunView['models'];
+  base: RunView['base'];
+  /** Steps completed (frames carry 0-based step indices). */
+  lastStep: number;
+  /** Live hyper-parameter changes (absent in sessions stored before markers were kept). */
+  markers?: Marker[];
+  /** Imported runs: the eval Ks they carry, and what the import read and lost. */
+  evalKs?: number[];
+  note?: string;
+}
+
+export interface StoredSession {
+  id: string;
+  /** 'import': runs read from other trainers' files (one drop), read-only; absent: a Train session. */
+  kind?: 'import';
+  /** An import on the charts (it comes back after a reload); Past sessions shows and hides it. */
+  shown?: boolean;
+  createdAt: number;
+  experiment: string;
+  runs: StoredRun[];
+  /** Steps completed by the furthest run. */
+  lastStep: number;
+}
+
+/**
+ * Something that needs new runs (a reset-field change, a link, checkpoint files), waiting for the
+ * user's answer while runs are on screen: nothing is discarded without asking (ask below).
+ */
+interface PendingAction {
+  /** The question's headline and detail: "This change needs new runs" and "Group size G 2 → 4". */
+  title: string;
+  detail: string;
+  /** What the action does once the runs on screen are gone (to Past sessions). */
+  apply: () => void;
+  /** Undoes what the action already moved if the runs are kept (a link puts the address bar back). */
+  drop?: () => void;
+}
+
+/** The experiment on screen, the problems of the link it came from, and a question waiting on the user. */
+export interface ExperimentSlice {
+  config: Experiment;
+  /** The sweep the link carries over `config` (`sweep.KEY=v1,v2,…`), its dials in grid order; [] for none. */
+  sweep: Dial[];
+  /** Problems with the link the page was opened with; `shownInstead` was shown instead. */
+  urlErrors: FieldError[];
+  /** The link that could not be opened, as given (the address bar holds the experiment shown instead). */
+  badLink: string;
+  /** What a bad link left on screen: the default experiment, or the runs that were on screen. */
+  shownInstead: string;
+  /** Said once about a link that opened with a rename (plan's old role names); '' for none. */
+  urlNote: string;
+  /** Inline fields holding a value the page refused, by path: Train stays off until they are fixed. */
+  fieldErrors: Record<string, FieldError[]>;
+  /** An action that needs new runs, waiting for the user's answer while runs are on screen (ask). */
+  pending: PendingAction | null;
+}
+
+/** The backend indicator and the machine's settings for it. */
+export interface BackendSlice {
+  backend: BackendStatus;
+  /** Bumped to run the backend probe again (the panel's "Measure again"). */
+  probeNonce: number;
+  /** Threads per run for the wasm backend (a machine setting, kept in localStorage; thread-setting.ts). */
+  threads: ThreadSetting;
+}
+
+/** What the page shows of the session: the controller's (controller.ts) to write. */
+export interface SessionSlice {
+  /** Where the session's buttons stand (session-state.ts): moved only by the controller's dispatch. */
+  sessionState: SessionState;
+  runs: RunView[];
+  /** Runs read from other trainers' files (read-only: no worker); shown beside the session's. */
+  imported: RunView[];
+  /**
+   * The link sweep whose runs are on screen: its sweep.json as `lab sweep` would write it, its cells
+   * as planned at Train (RunView.cell indexes them), and the cell the board shows. Null otherwise.
+   */
+  sweepCells: { file: SweepFile; cells: Cell[]; shown: number } | null;
+  /** Speed control: milliseconds every run waits between steps while playing (0 = full speed). */
+  paceMs: number;
+  /** Bumped (at most once per animation frame) when any run's ring buffer grew. */
+  frameVersion: number;
+  /** Session-level errors (a worker that failed to start, …), shown in role="alert". */
+  errors: string[];
+  /** Names of the checkpoint files the next session starts from (empty: shipped base models). */
+  uploads: string[];
+  /**
+   * The stored session whose curves are shown (no workers), or null. `startsOver`: labels of its
+   * runs whose saved state is ahead of their recorded steps (resume-point.ts).
+   */
+  restored: { id: string; createdAt: number; startsOver?: string[] } | null;
+  /**
+   * The stored session on screen is recorded by another tab (writer-lock.ts): shown read-only,
+   * Train off; `free` once that tab let it go or closed, when "Take over" trains it here.
+   */
+  readOnly: { id: string; free: boolean } | null;
+}
+
+/** What the recorder (recorder.ts) says of the page's storage. */
+export interface StorageSlice {
+  /** Sessions kept in IndexedDB, newest first (null while they load). */
+  pastSessions: StoredSession[] | null;
+  /** Why runs are not being stored (IndexedDB unavailable or failing), shown once in role="alert". */
+  persistError: string | null;
+  /**
+   * What storage refused for want of room (storage-full.ts): the first step of the frames not
+   * stored, and per run the step of the state it could not save. The status bar says it.
+   */
+  unsaved: { frames?: number; states: Partial<Record<RunId, number>> };
+  /** The browser's answer to `navigator.storage.persist()` (null: not asked yet); Past sessions shows it. */
+  kept: boolean | null;
+}
+
+export interface ViewSlice {
+  view: ViewPrefs;
+}
+
+export type LabState = ExperimentSlice & BackendSlice & SessionSlice & StorageSlice & ViewSlice;
+
+const DEFAULT_SHOWN = 'the default experiment';
+
+const initial = (): LabState => ({
+  config: DEFAULT_EXPERIMENT,
+  sweep: [],
+  urlErrors: [],
+  badLink: '',
+  shownInstead: DEFAULT_SHOWN,
+  urlNote: '',
+  fieldErrors: {},
+  pending: null,
+  backend: { state: 'probing' },
+  probeNonce: 0,
+  threads: loadThreadSetting(),
+  sessionState: 'idle',
+  runs: [],
+  imported: [],
+  sweepCells: null,
+  paceMs: 0,
+  frameVersion: 0,
+  errors: [],
+  uploads: [],
+  restored: null,
+  readOnly: null,
+  pastSessions: null,
+  persistError: null,
+  unsaved: { states: {} },
+  kept: null,
+  view: { layout: 'overlaid', smoothing: 0.6, logCharts: [], hiddenRuns: [], hiddenAgents: [] },
+});
+
+const store = createStore<LabState>()(initial);
+
+/** The store, read: `useLab(selector)` in a component, `useLab.getState()` and `useLab.subscribe` elsewhere. */
+export const useLab = Object.assign(<T>(selector: (s: LabState) => T): T => useStore(store, selector), {
+  getState: store.getState,
+  subscribe: store.subscribe,
+});
+
+/** Tests only: the store as a fresh page has it, with `overrides`. */
+export const resetLab = (overrides: Partial<LabState> = {}) => store.setState({ ...initial(), ...overrides });
+
+/** A patch of some of a slice's fields (or, from the state now, a patch; null: no change). */
+type Patch<K extends keyof LabState> = Partial<Pick<LabState, K>>;
+type Write<K extends keyof LabState> = (patch: Patch<K> | ((s: LabState) => Patch<K> | null)) => void;
+/** A slice's writer: it sets the slice's own fields `K` and no other. */
+const writer =
+  <K extends keyof LabState>(): Write<K> =>
+  (patch) =>
+    store.setState((s) => (typeof patch === 'function' ? (patch(s) ?? s) : patch));
+
+// ─── experiment ──────────────────────────────────────────────────────────────
+
+export const setExperiment = writer<keyof ExperimentSlice>();
+export const setConfig = (config: Experiment) => setExperiment({ config });
+/**
+ * A user's choice of experiment: it replaces a bad link, so the link's errors go, and so does the
+ * refusal of every field whose value it replaces (a preset over a refused G = 512: the field shows
+ * the preset's G, so nothing is refused any more). A field it leaves alone keeps its refusal.
+ */
+export const chooseConfig = (config: Experiment) =>
+  setExperiment((s) => ({
+    config,
+    urlErrors: [],
+    fieldErrors: Object.fromEntries(
+      Object.entries(s.fieldErrors).filter(([path]) => valueAt(s.config, path) === valueAt(config, path)),
+    ),
+  }));
+/** An inline field's refusals (none: it holds an applied value); Train reads them all. */
+export function setFieldErrors(path: string, errors: FieldError[]): void {
+  setExperiment((s) => {
+    if (errors.length === 0 && !(path in s.fieldErrors)) return null;
+    const { [path]: _gone, ...rest } = s.fieldErrors;
+    return { fieldErrors: errors.length > 0 ? { ...rest, [path]: errors } : rest };
+  });
+}
+export const setUrlErrors = (urlErrors: FieldError[], badLink = '', shownInstead = DEFAULT_SHOWN) =>
+  setExperiment({ urlErrors, badLink, shownInstead });
+
+/**
+ * An action that needs new runs: with none on screen it applies at once; with runs on screen it
+ * waits in `pending` for the user's answer (answerPending in config-edit.ts), so nothing is
+ * discarded without asking. A newer question replaces an unanswered one, which is answered "keep".
+ */
+export function ask(action: PendingAction): void {
+  const { sessionState, pending } = store.getState();
+  if (sessionState === 'idle') return action.apply();
+  pending?.drop?.();
+  setExperiment({ pending: action });
+}
+/** The question waiting on the user, taken out of the store (answered now), or null. */
+export function takePending(): PendingAction | null {
+  const { pending } = store.getState();
+  if (pending) setExperiment({ pending: null });
+  return pending;
+}
+
+// ─── backend ─────────────────────────────────────────────────────────────────
+
+const setBackendSlice = writer<keyof BackendSlice>();
+export const setBackend = (backend: BackendStatus) => setBackendSlice({ backend });
+/** The wasm thread setting, kept for the next visit; runs started from now on get it. */
+export function setThreads(threads: ThreadSetting): void {
+  keepThreadSetting(threads);
+  setBackendSlice({ threads });
+}
+/** Forgets `auto`'s kept measurements and probes again, so that the backends are timed afresh. */
+export function remeasureBackends(): void {
+  forgetMeasurements();
+  setBackendSlice((s) => ({ probeNonce: s.probeNonce + 1 }));
+}
+
+// ─── session ─────────────────────────────────────────────────────────────────
+
+/** The session slice but its state, which only moveSession writes. */
+export const setSession = writer<Exclude<keyof SessionSlice, 'sessionState'>>();
+/**
+ * Moves the session's state machine by `event` from the state it is in now, with `patch` in the
+ * same store update. Only SessionController.dispatch calls it (test/ui/session/controller.test.ts
+ * checks), so every move of the machine goes through one place.
+ */
+export function moveSession(
+  event: SessionEvent,
+  patch: Patch<Exclude<keyof SessionSlice, 'sessionState'>> = {},
+) {
+  store.setState((s) => ({ ...patch, sessionState: nextState(s.sessionState, event) }));
+}
+export const addError = (message: string) => setSession((s) => ({ errors: [...s.errors, message] }));
+export const dismissError = (i: number) =>
+  setSession((s) => ({ errors: s.errors.filter((_, j) => j !== i) }));
+/** Updates one run's view; a no-op for a run that is gone (a late message after reset). */
+export function patchRun(id: RunId, patch: Partial<RunView> | ((r: RunView) => Partial<RunView>)): void {
+  setSession((s) => {
+    const i = s.runs.findIndex((r) => r.id === id);
+    if (i < 0) return null;
+    const runs = s.runs.slice();
+    runs[i] = { ...runs[i], ...(typeof patch === 'function' ? patch(runs[i]) : patch) };
+    return { runs };
+  });
+}
+/**
+ * The runs the board shows (charts, Findings, What differs, the rollout inspector, the metrics
+ * export): a link sweep's cell picked in the Map, else every run of the session.
+ */
+export const boardRuns = (s: LabState): RunView[] =>
+  s.sweepCells ? s.runs.filter((r) => r.cell === s.sweepCells?.shown) : s.runs;
+/** The Map's pick of a link sweep's cell for the board. */
+export const showCell = (shown: number) =>
+  setSession((s) => (s.sweepCells ? { sweepCells: { ...s.sweepCells, shown } } : null));
+/** The experiment the board's runs trained: the shown cell's under a link sweep, else the page's. */
+export const boardConfig = (s: LabState): Experiment =>
+  s.sweepCells?.cells[s.sweepCells.shown].config ?? s.config;
+
+// ─── storage ─────────────────────────────────────────────────────────────────
+
+/** The storage slice: the recorder's to write. */
+export const setStorage = writer<keyof StorageSlice>();
+
+// ─── view ────────────────────────────────────────────────────────────────────
+
+const setViewSlice = writer<keyof ViewSlice>();
+export const setView = (patch: Partial<ViewPrefs>) =>
+  setViewSlice((s) => ({ view: { ...s.view, ...patch } }));
+export const toggleRun = (runIndex: number) =>
+  setViewSlice((s) => ({ view: { ...s.view, hiddenRuns: toggle(s.view.hiddenRuns, runIndex) } }));
+export const toggleAgent = (agent: string) =>
+  setViewSlice((s) => ({ view: { ...s.view, hiddenAgents: toggle(s.view.hiddenAgents, agent) } }));
+
+function toggle<T>(list: T[], x: T): T[] {
+  return list.includes(x) ? list.filter((y) => y !== x) : [...list, x];
+}
+
+/** One colour per run index (Okabe–Ito-like, distinguishable in colour-blind palettes). */
+const RUN_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'] as const;
+/** One dash pattern per agent, in the order the task lists its agents. */
+const AGENT_DASHES = ['', '6 3', '2 3', '10 3 2 3'] as const;
+export const runColor = (runIndex: number) => RUN_COLORS[runIndex % RUN_COLORS.length];
+export const agentDash = (i: number) => AGENT_DASHES[i % AGENT_DASHES.length];

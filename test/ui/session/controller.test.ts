@@ -1,0 +1,197 @@
+/**
+ * The session controller built fresh, as a test builds it: no module state, so each test's
+ * controller has its own run workers, recorder and writer lock. Node has no Web Worker, so its
+ * workers are ones that keep what they are sent and answer as a run worker does when asked
+ * (`pause` → `paused` and `stopped`, `hold` → `holding`); `ready` and `done` are said by the test
+ * (SessionOptions.newWorker, as test/workers/crashed-worker.test.ts). Node has no IndexedDB
+ * either: the recorder records nothing and says so, and training goes on, as in a browser that
+ * refuses storage. The page's behaviour around it is the browser tests' (session-states, writer).
+ */
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { liveValue } from '../../../src/core/live-params';
+import type { FromWorker, RunId, ToWorker } from '../../../src/workers/protocol';
+import { SessionController } from '../../../src/ui/session/controller';
+import { resetLab, useLab } from '../../../src/ui/session/store';
+import { SRC, sourceFiles } from '../../architecture/sources';
+
+/** A run worker that keeps what it is sent and answers `pause` and `hold` as a run worker does. */
+class ScriptedWorker {
+  onmessage: ((e: { data: FromWorker }) => void) | null = null;
+  onerror: ((e: { message: string }) => void) | null = null;
+  readonly sent: ToWorker[] = [];
+  terminated = false;
+  runId = '' as RunId;
+  step = 0;
+  postMessage(msg: ToWorker): void {
+    this.sent.push(msg);
+    this.runId = msg.runId;
+    // Answers come later, as a worker's do: never inside the sender's call.
+    const later = (m: FromWorker) => queueMicrotask(() => this.say(m));
+    if (msg.type === 'pause') {
+      later({ type: 'state', runId: this.runId, state: 'paused', step: this.step });
+      later({ type: 'stopped', runId: this.runId, step: this.step });
+    }
+    if (msg.type === 'hold') later({ type: 'holding', runId: this.runId, step: this.step, done: false });
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  say(msg: FromWorker): void {
+    this.onmessage?.({ data: msg });
+  }
+  ready(): void {
+    this.say({
+      type: 'ready',
+      runId: this.runId,
+      keys: ['step'],
+      agents: ['verifier'],
+      models: [],
+      base: {},
+      startStep: 0,
+      kernels: 'tfjs',
+    });
+  }
+  sentTypes = () => this.sent.map((m) => m.type);
+}
+
+function fresh() {
+  const workers: ScriptedWorker[] = [];
+  const controller = new SessionController({
+    workers: {
+      newWorker: () => {
+        const w = new ScriptedWorker();
+        workers.push(w);
+        return w as unknown as Worker;
+      },
+    },
+  });
+  return { controller, workers };
+}
+
+/** Lets queued microtasks and the writer lock's fallback wait (150 ms, no Web Locks in Node) run. */
+const settle = (ms = 0) => new Promise((ok) => setTimeout(ok, ms));
+const state = () => useLab.getState().sessionState;
+
+let made: SessionController[] = [];
+beforeEach(() => resetLab());
+afterEach(() => {
+  for (const c of made) {
+    c.reset();
+    c.writer.close();
+  }
+  made = [];
+});
+
+describe('a session controller built fresh', () => {
+  it('holds no session until Train, and shares nothing with another controller', async () => {
+    const a = fresh();
+    const b = fresh();
+    made = [a.controller, b.controller];
+    expect([a.controller.live, b.controller.live]).toEqual([null, null]);
+    a.controller.play();
+    expect(a.controller.live).not.toBeNull();
+    expect(b.controller.live).toBeNull();
+    await settle();
+    // One worker per run × seed of the default experiment (two runs, one seed), each told to start
+    // (Train's `play` reaches a worker made a moment before its `start`, as it does in the page).
+    expect(a.workers.map((w) => w.sentTypes())).toEqual([
+      ['play', 'start'],
+      ['play', 'start'],
+    ]);
+    expect(b.workers).toHaveLength(0);
+  });
+
+  it('Train: the workers start, each plays once ready; Pause stops them; Step is one step each', async () => {
+    const { controller, workers } = fresh();
+    made = [controller];
+    controller.play();
+    expect(state()).toBe('training');
+    expect(useLab.getState().runs.map((r) => [r.label, r.state])).toEqual([
+      ['GRPO', 'loading'],
+      ['Dr. MAS', 'loading'],
+    ]);
+    await settle();
+    for (const w of workers) w.ready();
+    expect(workers.map((w) => w.sentTypes())).toEqual([
+      ['play', 'start', 'play'],
+      ['play', 'start', 'play'],
+    ]);
+
+    controller.pause();
+    expect(state()).toBe('paused');
+    await settle();
+    expect(useLab.getState().runs.map((r) => r.state)).toEqual(['paused', 'paused']);
+
+    controller.step();
+    // Pause, then the wait for every run to stop (LabSession.stopped pauses too); a stopped tab claims
+    // its session back before its runs train again, then lets it go after the step. Each pause asks
+    // every run its next step first (`hold`) and stops them all at the latest (`pause` at it).
+    await settle(200);
+    expect(state()).toBe('paused');
+    for (const w of workers)
+      expect(w.sentTypes().slice(3)).toEqual(['hold', 'pause', 'hold', 'pause', 'step', 'hold', 'pause']);
+  });
+
+  it('every run done is the machine hearing finish; Reset ends the workers and the runs', async () => {
+    const { controller, workers } = fresh();
+    made = [controller];
+    controller.play();
+    await settle();
+    for (const w of workers) w.ready();
+    for (const w of workers) w.say({ type: 'state', runId: w.runId, state: 'done', step: 5 });
+    expect(state()).toBe('done');
+    expect(controller.live).not.toBeNull();
+
+    controller.reset();
+    expect(state()).toBe('idle');
+    expect(controller.live).toBeNull();
+    expect(useLab.getState().runs).toEqual([]);
+    expect(workers.every((w) => w.terminated)).toBe(true);
+  });
+
+  it('a live change before any run is the experiment’s value from step 0; with runs, every repeat holds for it', async () => {
+    const { controller, workers } = fresh();
+    made = [controller];
+    controller.setLiveNext('lr', 0.005);
+    expect(liveValue(useLab.getState().config, 'lr')).toBe(0.005);
+    expect(controller.live).toBeNull();
+
+    controller.play();
+    await settle();
+    for (const w of workers) w.ready();
+    controller.setLiveNext('lr', 0.002);
+    await settle(200);
+    // Each repeat says its next step and holds there; the change is set at the latest of them.
+    for (const w of workers) {
+      expect(w.sentTypes()).toEqual(['play', 'start', 'play', 'hold', 'set']);
+      expect(w.sent[4]).toMatchObject({ type: 'set', param: 'lr', value: 0.002, step: 0 });
+    }
+    // The experiment's value stays until the runs take the change (their `param` schedules it).
+    expect(liveValue(useLab.getState().config, 'lr')).toBe(0.005);
+  });
+});
+
+describe('the session controller’s state lives in fields', () => {
+  const session = join(SRC, 'ui/session');
+  const files = sourceFiles(session);
+
+  it('no module of src/ui/session keeps state in a module variable', () => {
+    const moduleState = files.flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => /^(let |var |const \w+ = new (Map|Set|WeakMap)\b)/.test(l))
+        .map((l) => `${relative(SRC, f)}: ${l}`),
+    );
+    expect(files.length).toBeGreaterThan(5);
+    expect(moduleState).toEqual([]);
+  });
+
+  it('only the controller’s dispatch moves the session state machine', () => {
+    const movers = sourceFiles(SRC)
+      .filter((f) => /\bmoveSession\(/.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(SRC, f));
+    expect(movers.sort()).toEqual(['ui/session/controller.ts', 'ui/session/store.ts']);
+  });
+});
