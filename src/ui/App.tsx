@@ -8,7 +8,7 @@ import { timedPreset } from '../backends/auto-choice';
 import { probeBackend } from '../workers/probe';
 import { keepMeasurement, loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
-import { downloadCsv, downloadJson } from './export';
+import { downloadCsv, downloadJson, downloadResult } from './export';
 import { controller } from './session/page';
 import { BackendPanel } from './panels/BackendPanel';
 import { Charts } from './panels/Charts';
@@ -87,6 +87,25 @@ function UrlNote() {
   );
 }
 
+/** An opened result says where and when it ran, and that it was not trained here. */
+function OpenedBanner() {
+  const opened = useLab((s) => s.opened);
+  if (!opened) return null;
+  const m = opened.machine;
+  const where = m
+    ? `on ${m.cpu} (${m.platform}), ${m.backend}, ${m.kernels}, commit ${m.commit ?? 'unknown'}${m.dirty ? ' with changes' : ''}, ${m.date}`
+    : 'on another machine (its runs were imported from other tools)';
+  return (
+    <div role="status" className="notice opened-banner" data-testid="opened-banner">
+      <strong>
+        {opened.name}: trained {where}. It was not trained here.
+      </strong>{' '}
+      Read-only: Reset clears it. Made by {opened.made.by} from {opened.made.from} at {opened.made.at};
+      SHA-256 <code>{opened.sha256.slice(0, 16)}…</code>
+    </div>
+  );
+}
+
 function PersistAlert() {
   const error = useLab((s) => s.persistError);
   if (!error) return null;
@@ -128,6 +147,14 @@ function ExportPanel() {
         </button>
         <button type="button" onClick={downloadJson} disabled={!hasRuns}>
           Download JSON
+        </button>
+        <button
+          type="button"
+          onClick={downloadResult}
+          disabled={!hasRuns}
+          title="One file that opens in the lab as these runs ran: curves, Findings, What differs, rollouts, machine (docs/sharing.md)"
+        >
+          Share result
         </button>
         <button
           type="button"
@@ -275,6 +302,7 @@ export function App() {
         </aside>
         <main>
           <UpdateNotice />
+          <OpenedBanner />
           <UrlAlert />
           <UrlNote />
           <SessionErrors />

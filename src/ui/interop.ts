@@ -1,7 +1,8 @@
 /**
  * The page's side of src/interop: files dropped on the page become read-only imported runs
  * (parsed in a worker, kept in run-data.ts like local runs, listed in the store's `imported`,
- * stored in IndexedDB as an import of their own: session/recorder.ts),
+ * stored in IndexedDB as an import of their own: session/recorder.ts), a result file dropped
+ * opens read-only as the session on screen (session/result.ts),
  * and the session's runs go out as TensorBoard event files or as Dr. MAS launch scripts.
  */
 import { evalKsOf } from '../core/metrics';
@@ -9,6 +10,7 @@ import { encodeExperiment } from '../core/url';
 import { readInFolder } from '../interop/import';
 import { runCardText } from '../interop/lab-exports';
 import { baseLabel } from '../report/findings';
+import { RESULT_EXTENSION, ResultRefused } from '../report/result-format';
 import { ExportRefused, exportDrmas } from '../interop/drmas';
 import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
 import { drmasReadme } from '../interop/drmas-readme';
@@ -19,6 +21,7 @@ import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
 import { downloadBlob, fileName } from './export';
 import { controller } from './session/page';
+import { readResultFile } from './session/result';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
 import { addError, runColor, setSession, useLab } from './session/store';
 import type { RunView, StoredRun } from './session/store';
@@ -95,6 +98,23 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
 }
 
 /**
+ * A result file dropped or picked: opened read-only in place of the session on screen
+ * (session/result.ts), or refused saying why, with nothing on screen or stored touched.
+ */
+async function openResultFile(file: File): Promise<string[]> {
+  let result;
+  try {
+    result = await readResultFile(file);
+  } catch (e) {
+    if (!(e instanceof ResultRefused)) throw e;
+    addError(`${file.name}: not opened: ${e.message}`);
+    return [];
+  }
+  controller.openResult(result, file.name);
+  return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];
+}
+
+/**
  * Puts stored imported runs on the charts (read-only, no worker). Seeds of one group share a
  * legend entry and a colour, across imports too, so the index is chosen here, not stored.
  */
@@ -135,7 +155,14 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
  * IndexedDB as one import (a session of its own: nothing recorded is replaced). Returns one note
  * per run, and one saying whether the import was stored.
  */
-export async function importDropped(files: readonly DroppedFile[]): Promise<string[]> {
+export async function importDropped(dropped: readonly DroppedFile[]): Promise<string[]> {
+  const isResult = (f: DroppedFile) => f.file.name.endsWith(RESULT_EXTENSION);
+  const results = dropped.filter(isResult);
+  if (results.length > 1)
+    addError(`${results.length} result files: one opens at a time (${results[0].file.name} here)`);
+  const notes = results.length > 0 ? await openResultFile(results[0].file) : [];
+  const files = dropped.filter((f) => !isResult(f));
+  if (files.length === 0) return notes;
   const inputs = await Promise.all(
     files.map(async ({ path, file }) => ({ path, bytes: new Uint8Array(await file.arrayBuffer()) })),
   );

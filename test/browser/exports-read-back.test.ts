@@ -10,8 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Download } from 'playwright-core';
-import { TINY, openLab, runsIn, storedSessions, trainEnabled } from './harness';
+import { TINY, downloads, dropLoose, openLab, runsIn, storedSessions, trainEnabled } from './harness';
 import type { Lab, StoredSessionRows } from './harness';
 
 let lab: Lab | undefined;
@@ -19,31 +18,6 @@ afterEach(async () => {
   await lab?.close();
   lab = undefined;
 });
-
-/** Clicks a button and keeps every file it downloads (name → path on disk), waiting for `count` of them. */
-async function downloads(l: Lab, button: string, count: number): Promise<Record<string, string>> {
-  const got: Download[] = [];
-  const listener = (d: Download) => got.push(d);
-  l.page.on('download', listener);
-  await l.page.getByRole('button', { name: button, exact: true }).click();
-  await expect.poll(() => got.length, { timeout: 30_000 }).toBe(count);
-  l.page.off('download', listener);
-  const out: Record<string, string> = {};
-  for (const d of got) out[d.suggestedFilename()] = (await d.path())!;
-  return out;
-}
-
-/** Drops files (name → path) onto the drop zone as loose files; resolves once the import is stored. */
-async function dropLoose(l: Lab, files: Record<string, string>): Promise<void> {
-  const payload = Object.entries(files).map(([name, path]) => [name, readFileSync(path).toString('base64')]);
-  const dt = await l.page.evaluateHandle((entries) => {
-    const data = new DataTransfer();
-    for (const [name, b64] of entries)
-      data.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
-    return data;
-  }, payload);
-  await l.page.dispatchEvent('[data-testid="drop-zone"]', 'drop', { dataTransfer: dt });
-}
 
 /** Drops a folder from disk as the OS does (DevTools drag with its path: the page walks it). */
 async function dropFolder(l: Lab, path: string): Promise<void> {

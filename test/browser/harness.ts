@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
-import { inject } from 'vitest';
+import type { BrowserContext, Download, Page } from 'playwright-core';
+import { expect, inject } from 'vitest';
 import { CHROME_ARGS } from './chrome';
 import { RUNS } from './experiments';
 import { KERNEL_FAMILIES } from '../../src/model/kernels/wasm';
@@ -300,3 +300,28 @@ export const observeLongTasks = (page: Page) =>
       for (const e of list.getEntries()) w.longTasks.push(e.duration);
     }).observe({ type: 'longtask' });
   });
+
+/** Clicks a button and keeps every file it downloads (name → path on disk), waiting for `count` of them. */
+export async function downloads(l: Lab, button: string, count: number): Promise<Record<string, string>> {
+  const got: Download[] = [];
+  const listener = (d: Download) => got.push(d);
+  l.page.on('download', listener);
+  await l.page.getByRole('button', { name: button, exact: true }).click();
+  await expect.poll(() => got.length, { timeout: 30_000 }).toBe(count);
+  l.page.off('download', listener);
+  const out: Record<string, string> = {};
+  for (const d of got) out[d.suggestedFilename()] = (await d.path())!;
+  return out;
+}
+
+/** Drops files (name → path) onto the drop zone as loose files; resolves once the import is stored. */
+export async function dropLoose(l: Lab, files: Record<string, string>): Promise<void> {
+  const payload = Object.entries(files).map(([name, path]) => [name, readFileSync(path).toString('base64')]);
+  const dt = await l.page.evaluateHandle((entries) => {
+    const data = new DataTransfer();
+    for (const [name, b64] of entries)
+      data.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
+    return data;
+  }, payload);
+  await l.page.dispatchEvent('[data-testid="drop-zone"]', 'drop', { dataTransfer: dt });
+}

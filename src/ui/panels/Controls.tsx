@@ -99,9 +99,10 @@ export function Controls() {
   const fieldErrors = useLab((s) => s.fieldErrors);
   const state = useLab((s) => s.sessionState);
   const readOnly = useLab((s) => s.readOnly);
+  const opened = useLab((s) => s.opened);
   const reasons = useMemo(
-    () => trainBlockers({ backend, config, fieldErrors, readOnly }),
-    [backend, config, fieldErrors, readOnly],
+    () => trainBlockers({ backend, config, fieldErrors, readOnly, opened }),
+    [backend, config, fieldErrors, readOnly, opened],
   );
   const blocked = reasons.length > 0;
   return (

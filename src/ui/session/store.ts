@@ -6,7 +6,7 @@
  * - backend: the probe's report, "Measure again", the wasm thread setting;
  * - session: the session state (moved only by SessionController.dispatch: moveSession) and what
  *   the page shows of the session: its runs, imported runs, errors, a link sweep's cells, the
- *   restored session, read-only;
+ *   restored session, read-only, an opened result;
  * - storage: what the recorder (recorder.ts) says of IndexedDB: the stored sessions, why nothing
  *   is recorded, what a full disk left unsaved, the browser's answer to persist();
  * - view: chart preferences.
@@ -27,6 +27,7 @@ import { forgetMeasurements } from '../backend-cache';
 import { keepThreadSetting, loadThreadSetting } from '../thread-setting';
 import type { ThreadSetting } from '../../backends/threads';
 import type { LiveParam } from '../../core/live-params';
+import type { ResultBody, ResultMachine } from '../../report/result-format';
 import type { RunId, RunStatus } from '../../workers/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';
@@ -196,6 +197,17 @@ export interface SessionSlice {
    * Train off; `free` once that tab let it go or closed, when "Take over" trains it here.
    */
   readOnly: { id: string; free: boolean } | null;
+  /** A result file on screen (session/result.ts): shown read-only, trained elsewhere; null otherwise. */
+  opened: OpenedResult | null;
+}
+
+/** What the page says of an opened result: its file, content hash, maker and the machine it ran on. */
+export interface OpenedResult {
+  name: string;
+  sha256: string;
+  made: ResultBody['made'];
+  /** Where it ran (the first of its machines); null where the file names none (runs imported from other tools). */
+  machine: ResultMachine | null;
 }
 
 /** What the recorder (recorder.ts) says of the page's storage. */
@@ -243,6 +255,7 @@ const initial = (): LabState => ({
   uploads: [],
   restored: null,
   readOnly: null,
+  opened: null,
   pastSessions: null,
   persistError: null,
   unsaved: { states: {} },

@@ -1,0 +1,99 @@
+/**
+ * A result file made by the page opens in another browser as the session ran
+ * (docs/sharing.md#opening-one-in-the-page): two runs × two seeds with a live change train a few
+ * steps, Share result downloads the file, and a fresh profile opens it through Other tools. The
+ * runs come back with the same labels, seeds, agents, markers and every value (the opened page's
+ * Download JSON against the trained page's), under a banner naming where and when it ran and
+ * saying it was not trained here; Train is off with its reason, the live fields are off, nothing
+ * is stored. A damaged file is refused with a message and leaves what is on screen.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readResult } from '../../src/report/result-file';
+import { TINY, downloads, dropLoose, openLab, runsIn, storedSessions, trainEnabled } from './harness';
+import type { Lab } from './harness';
+
+const labs: Lab[] = [];
+afterEach(async () => {
+  for (const l of labs.splice(0)) await l.close();
+});
+
+const text = async (l: Lab, testId: string) => (await l.page.getByTestId(testId).textContent()) ?? '';
+
+/** The Download JSON of a page: its runs' cards and rows, without the page's own link. */
+async function shownRuns(l: Lab): Promise<unknown> {
+  const [path] = Object.values(await downloads(l, 'Download JSON', 1));
+  const { runs } = JSON.parse(readFileSync(path, 'utf8')) as { runs: unknown };
+  return runs;
+}
+
+describe('a shared result opens read-only in another browser', () => {
+  it('Share result, then open it in a fresh page: the same runs, seeds, agents and values, and the banner', async () => {
+    const trained = await openLab(`${TINY}&seed=5&seeds=2&steps=3&runs.1.live.1.optim.lr=0.002`);
+    labs.push(trained);
+    await trainEnabled(trained.page, 120_000);
+    await trained.page.getByRole('button', { name: 'Train', exact: true }).click();
+    await runsIn(trained, 'done', 180_000);
+    const runs = await shownRuns(trained);
+    const [path] = Object.values(await downloads(trained, 'Share result', 1));
+    const { body, sha256 } = readResult(readFileSync(path));
+    expect(body.made.by).toBe('page');
+    expect(body.runs.map((r) => [r.label, r.seed, r.frames.length])).toEqual([
+      ['GRPO #0', 5, 3],
+      ['GRPO #1', 6, 3],
+      ['Dr. MAS #0', 5, 3],
+      ['Dr. MAS #1', 6, 3],
+    ]);
+    expect(body.experiments[0].experiment?.runs[1].live).toEqual({ 1: { optim: { lr: 0.002 } } });
+    expect(body.experiments[0].findings.runs).toEqual(['GRPO', 'Dr. MAS']);
+    // Each run's latest rollouts, as the inspector was sent them.
+    expect(body.runs.map((r) => r.rollouts.map((x) => x.step))).toEqual([[2], [2], [2], [2]]);
+
+    const fresh = await openLab();
+    labs.push(fresh);
+    await trainEnabled(fresh.page, 120_000);
+    // A damaged copy first: refused by name, nothing on screen changes.
+    const damaged = `${path}.damaged.lab.json.gz`;
+    const bytes = readFileSync(path);
+    writeFileSync(damaged, bytes.subarray(0, bytes.length >> 1));
+    await dropLoose(fresh, { 'cut.lab.json.gz': damaged });
+    await expect.poll(() => text(fresh, 'session-alert')).toContain('cut.lab.json.gz: not opened: its ');
+    expect(await fresh.page.getByTestId('opened-banner').count()).toBe(0);
+
+    await dropLoose(fresh, { 'shared.lab.json.gz': path });
+    await expect.poll(() => text(fresh, 'opened-banner')).toContain('shared.lab.json.gz: trained on');
+    const banner = await text(fresh, 'opened-banner');
+    for (const said of ['It was not trained here.', body.machines[0].date, sha256.slice(0, 16)])
+      expect(banner).toContain(said);
+    const status = fresh.page.locator('.run-status');
+    await expect.poll(() => status.count()).toBe(4);
+    expect(await status.evaluateAll((els) => els.map((e) => e.getAttribute('data-run')))).toEqual([
+      'GRPO #0',
+      'GRPO #1',
+      'Dr. MAS #0',
+      'Dr. MAS #1',
+    ]);
+    // Every value, seed, agent and marker as the trained page holds them.
+    expect(await shownRuns(fresh)).toEqual(runs);
+    // The rollout inspector shows the file's sample.
+    const inspector = fresh.page.locator('.inspector');
+    await inspector.getByRole('tab', { name: 'Dr. MAS #1', exact: true }).click();
+    await expect
+      .poll(() => inspector.locator('.inspector-head .muted').textContent())
+      .toMatch(/^step 2 · 2 trajectories/);
+    // Nothing writable: Train, Step, Run again and Continue off with the reason; the live fields off.
+    expect(await text(fresh, 'train-reasons')).toContain(
+      'shared.lab.json.gz is a result opened read-only: it was not trained here',
+    );
+    for (const name of ['Train', 'Step', 'Run again'])
+      expect(await fresh.page.getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
+    const live = fresh.page.locator('.live-field input');
+    expect(await live.evaluateAll((els) => els.every((e) => (e as HTMLInputElement).disabled))).toBe(true);
+    // Findings compares the opened runs: the same runs the file's Findings name.
+    expect(await fresh.page.locator('#findings-title').count()).toBe(1);
+    // Nothing recorded: it did not run here.
+    expect(await storedSessions(fresh)).toEqual([]);
+    expect(fresh.errors).toEqual([]);
+    expect(trained.errors).toEqual([]);
+  });
+});
