@@ -5,11 +5,17 @@
  * runs come back with the same labels, seeds, agents, markers and every value (the opened page's
  * Download JSON against the trained page's), under a banner naming where and when it ran and
  * saying it was not trained here; Train is off with its reason, the live fields are off, nothing
- * is stored. A damaged file is refused with a message and leaves what is on screen.
+ * is stored. A damaged file is refused with a message and leaves what is on screen. A result
+ * `lab bundle` made of a train folder opens with lab report's Findings; one of a sweep folder
+ * fills the Map with its cells.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { comparisonCsv, comparisonTable } from '../../src/report/findings';
 import { readResult } from '../../src/report/result-file';
+import { cli, tinyScaleSweep } from '../cli/map-sweep';
 import { TINY, downloads, dropLoose, openLab, runsIn, storedSessions, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
@@ -96,4 +102,58 @@ describe('a shared result opens read-only in another browser', () => {
     expect(fresh.errors).toEqual([]);
     expect(trained.errors).toEqual([]);
   });
+
+  /** `lab bundle DIR`: the file's path and what it holds. */
+  const bundle = (dir: string) => {
+    const out = join(dir, '..', 'shared.lab.json.gz');
+    const r = cli(['bundle', dir, '--out', out, '--force']);
+    expect(r.status, r.stderr).toBe(0);
+    return { path: out, ...readResult(readFileSync(out)) };
+  };
+
+  it('a result lab bundle made of a train folder opens with the Findings lab report prints', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'agentwise-result-')), 'run');
+    const link =
+      'v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=2&eval.questions=2&eval.k=2&seeds=2';
+    const trained = cli(['train', '--config', link, '--steps', '3', '--out', dir, '--quiet']);
+    expect(trained.status, trained.stderr).toBe(0);
+    const { path, body } = bundle(dir);
+    const report = cli(['report', dir]);
+    expect(report.stdout).toContain(comparisonTable(body.experiments[0].findings));
+
+    const l = await openLab();
+    labs.push(l);
+    await trainEnabled(l.page, 120_000);
+    await dropLoose(l, { 'shared.lab.json.gz': path });
+    await expect.poll(() => text(l, 'opened-banner')).toContain('Made by lab bundle from run');
+    expect(await text(l, 'opened-banner')).toContain(`commit ${body.machines[0].commit}`);
+    const findings = l.page.getByTestId('findings');
+    await expect
+      .poll(() => text(l, 'findings-status'))
+      .toMatch(/^All 4 repeats done · 3 steps recorded per repeat/);
+    const [csv] = await Promise.all([
+      l.page.waitForEvent('download'),
+      findings.getByRole('button', { name: 'Download findings CSV' }).click(),
+    ]);
+    expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(body.experiments[0].findings));
+    expect(l.errors).toEqual([]);
+  });
+
+  it('a sweep folder’s result fills the Map with its cells', async () => {
+    const sweep = tinyScaleSweep();
+    expect(sweep.status, sweep.stderr).toBe(0);
+    const { path, body } = bundle(sweep.out);
+    expect(body.experiments).toHaveLength(4);
+
+    const l = await openLab();
+    labs.push(l);
+    await trainEnabled(l.page, 120_000);
+    await dropLoose(l, { 'shared.lab.json.gz': path });
+    const map = l.page.getByTestId('sweep-map');
+    await expect.poll(() => map.getByTestId('map-status').textContent()).toContain('4 cells (4 recorded)');
+    await expect.poll(() => map.locator('figure[data-map-chart]').count()).toBeGreaterThan(0);
+    // The status bar lists every cell's repeats (4 cells × 2 runs × 2 seeds).
+    expect(await l.page.locator('.run-status').count()).toBe(16);
+    expect(l.errors).toEqual([]);
+  }, 600_000);
 });
