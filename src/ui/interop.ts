@@ -16,6 +16,7 @@ import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
 import { drmasReadme } from '../interop/drmas-readme';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import { parseInWorker } from '../workers/import-client';
+import { fetchResultInWorker } from '../workers/result-fetch-client';
 import type { PackedRun } from '../workers/import-client';
 import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
@@ -112,6 +113,23 @@ async function openResultFile(file: File): Promise<string[]> {
   }
   controller.openResult(result, file.name);
   return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];
+}
+
+/**
+ * `#open=<URL>`: the result file fetched and read in its own worker (its CSP alone reaches other
+ * origins: src/host/headers.ts), then opened read-only; what went wrong is said in the alert.
+ * Resolves to whether it opened.
+ */
+export async function openLinkedResult(url: string): Promise<boolean> {
+  let result;
+  try {
+    result = await fetchResultInWorker(url);
+  } catch (e) {
+    addError((e as Error).message);
+    return false;
+  }
+  controller.openResult(result, url);
+  return true;
 }
 
 /**

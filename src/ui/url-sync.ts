@@ -1,13 +1,16 @@
 /**
  * The one module that touches window.location: reads the experiment, and the sweep a link may
  * carry over it, from the hash at start and on `hashchange`, and mirrors their changes back with
- * `history.replaceState` (no history spam).
+ * `history.replaceState` (no history spam); or opens the result file an `#open=<URL>` names.
  */
 import { structuralKey } from '../core/config';
 import { encodeLink } from '../core/url';
+import { resultLinkOf } from '../report/result-link';
+import type { ResultLink } from '../report/result-link';
 import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
-import { setExperiment, setUrlErrors, useLab } from './session/store';
+import { openLinkedResult } from './interop';
+import { addError, setExperiment, setUrlErrors, useLab } from './session/store';
 import type { LabState } from './session/store';
 
 /**
@@ -16,6 +19,8 @@ import type { LabState } from './session/store';
  * link discards nothing either: the alert keeps its text, the runs stay.
  */
 function readHash(): void {
+  const link = resultLinkOf(window.location.hash);
+  if (link) return openFromHash(link);
   const r = decodeSweepLink(window.location.hash);
   const { config, sweep, sessionState } = useLab.getState();
   const keepRuns = sessionState !== 'idle';
@@ -32,6 +37,19 @@ function readHash(): void {
   setExperiment({ config: r.config, sweep: r.sweep });
   // The address bar names the experiment on screen, a bad link's too (its text stays in the alert).
   writeHash(encodeLink(r.config, r.sweep));
+}
+
+/**
+ * `#open=<URL>`: the result file at URL opens read-only (interop.ts), and the address bar keeps
+ * the link that opened it; a URL that is refused says why, and the page names its experiment.
+ */
+function openFromHash(link: NonNullable<ResultLink>): void {
+  const hash = window.location.hash.slice(1);
+  if ('refused' in link) {
+    addError(link.refused);
+    return writeHash(linkOf(useLab.getState()));
+  }
+  void openLinkedResult(link.url).then((opened) => opened && writeHash(hash));
 }
 
 /** The link of what the page holds: its experiment and the sweep over it. */
