@@ -27,6 +27,7 @@ import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
 import { WhatDiffers } from './panels/WhatDiffers';
 import { runsTitle } from './config-edit';
+import type { EmbedView } from '../report/result-link';
 import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
 
@@ -269,7 +270,26 @@ function CopyLink() {
   );
 }
 
+/**
+ * An embed link's one panel alone (`#open=…&view=…`, docs/sharing.md#embedding-one), sized to its
+ * frame: the banner's line that says where it ran, and what went wrong, above it.
+ */
+function Embedded({ view }: { view: NonNullable<EmbedView> }) {
+  return (
+    <main className="embed">
+      <OpenedBanner />
+      <SessionErrors />
+      {view === 'findings' ? <Findings /> : view === 'map' ? <SweepMap /> : <Charts only={view.chart} />}
+    </main>
+  );
+}
+
 export function App() {
+  const embed = useLab((s) => s.embed);
+  return embed ? <Embedded view={embed} /> : <Lab />;
+}
+
+function Lab() {
   useBackendProbe();
   const topBars = useTopBarsHeight();
   // Once runs exist, a narrow window shows the charts before the settings (styles.css).

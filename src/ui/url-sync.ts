@@ -10,7 +10,7 @@ import type { ResultLink } from '../report/result-link';
 import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
 import { openLinkedResult } from './interop';
-import { addError, setExperiment, setUrlErrors, useLab } from './session/store';
+import { addError, setEmbed, setExperiment, setUrlErrors, useLab } from './session/store';
 import type { LabState } from './session/store';
 
 /**
@@ -49,6 +49,7 @@ function openFromHash(link: NonNullable<ResultLink>): void {
     addError(link.refused);
     return writeHash(linkOf(useLab.getState()));
   }
+  setEmbed(link.view);
   void openLinkedResult(link.url).then((opened) => opened && writeHash(hash));
 }
 

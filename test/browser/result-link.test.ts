@@ -4,12 +4,14 @@
  * the page itself still cannot reach that origin (only the fetch worker's policy lets it). The
  * same file from a host without CORS, a file over 50 MB, a missing file, a host that is not there
  * and a plain-http URL are
- * refused with a message, and the page stays as it was.
+ * refused with a message, and the page stays as it was. An embed link (`&view=chart:reward`,
+ * `view=findings`) in an iframe on a third origin shows that one panel alone, and nothing else of
+ * the page.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeResult } from '../../src/report/result-file';
 import { smallBody } from '../report/result-fixture';
 import { openLab } from './harness';
@@ -28,16 +30,28 @@ const text = async (l: Lab, testId: string) => (await l.page.getByTestId(testId)
 describe('#open=<URL> opens a result hosted on another origin', () => {
   let cors: StaticServer;
   let plain: StaticServer;
+  let blog: StaticServer;
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-hosted-'));
     writeFileSync(join(dir, 'small.lab.json.gz'), writeResult(smallBody()));
     writeFileSync(join(dir, 'huge.lab.json.gz'), new Uint8Array(50 * 2 ** 20 + 1));
     cors = await serveStatic(dir, 0, { 'Access-Control-Allow-Origin': '*' });
     plain = await serveStatic(dir);
+    // A blog post on a third origin, embedding the lab page's chart and Findings.
+    const post = mkdtempSync(join(tmpdir(), 'agentwise-blog-'));
+    const open = `${inject('baseUrl')}/#open=${cors.origin}/small.lab.json.gz`;
+    writeFileSync(
+      join(post, 'index.html'),
+      `<!doctype html><title>post</title><link rel="icon" href="data:,"><p>Our runs:</p>` +
+        `<iframe id="chart" src="${open}&view=chart:reward" width="640" height="420"></iframe>` +
+        `<iframe id="findings" src="${open}&view=findings" width="640" height="600"></iframe>`,
+    );
+    blog = await serveStatic(post);
   });
   afterAll(async () => {
     await cors.close();
     await plain.close();
+    await blog.close();
   });
 
   it('from a host that allows CORS: the runs, the banner and the link; the page itself still reaches only its own origin', async () => {
@@ -85,5 +99,39 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
       await lab.close();
       lab = undefined;
     }
+  });
+
+  it('embedded in an iframe on another origin: view=chart:reward shows that chart alone, view=findings Findings alone', async () => {
+    lab = await openLab('', blog.origin);
+    const chart = lab.page.frameLocator('#chart');
+    await expect
+      .poll(
+        () =>
+          chart
+            .locator('figure[data-chart]')
+            .evaluateAll((fs) => fs.map((f) => f.getAttribute('data-chart'))),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toEqual(['Reward']);
+    await expect
+      .poll(() => chart.locator('figure[data-chart="Reward"]').getAttribute('data-points'))
+      .toBe('12');
+    // Nothing else of the page: no controls, no sidebar, no other panel; the banner's line says where it ran.
+    for (const other of ['.controls', '.sidebar', '[data-testid="findings"]', '.inspector'])
+      expect(await chart.locator(other).count(), other).toBe(0);
+    expect(await chart.getByTestId('opened-banner').textContent()).toContain('It was not trained here.');
+    // Sized to its frame: the chart fits the iframe's width.
+    const width = await chart
+      .locator('figure[data-chart="Reward"]')
+      .evaluate((f) => f.getBoundingClientRect().width);
+    expect(width).toBeGreaterThan(300);
+    expect(width).toBeLessThanOrEqual(640);
+
+    const findings = lab.page.frameLocator('#findings');
+    await expect.poll(() => findings.getByTestId('findings').count(), { timeout: 30_000 }).toBe(1);
+    expect(await findings.locator('figure[data-chart]').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
   });
 });

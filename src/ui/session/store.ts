@@ -9,7 +9,7 @@
  *   restored session, read-only, an opened result;
  * - storage: what the recorder (recorder.ts) says of IndexedDB: the stored sessions, why nothing
  *   is recorded, what a full disk left unsaved, the browser's answer to persist();
- * - view: chart preferences.
+ * - view: chart preferences, and an embed link's one panel.
  * `useLab` reads (a hook, getState, subscribe) and has no setState: a slice's own functions are
  * the only writers, each typed to its slice's fields. The per-step metric history lives in ring
  * buffers outside React (run-data.ts); the store only carries `frameVersion`, bumped at most once
@@ -28,6 +28,7 @@ import { keepThreadSetting, loadThreadSetting } from '../thread-setting';
 import type { ThreadSetting } from '../../backends/threads';
 import type { LiveParam } from '../../core/live-params';
 import type { ResultBody, ResultMachine } from '../../report/result-format';
+import type { EmbedView } from '../../report/result-link';
 import type { RunId, RunStatus } from '../../workers/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';
@@ -227,6 +228,8 @@ export interface StorageSlice {
 
 export interface ViewSlice {
   view: ViewPrefs;
+  /** An embed link's one panel (`#open=…&view=…`): the page shows it alone; null: the whole page. */
+  embed: EmbedView;
 }
 
 export type LabState = ExperimentSlice & BackendSlice & SessionSlice & StorageSlice & ViewSlice;
@@ -261,6 +264,7 @@ const initial = (): LabState => ({
   unsaved: { states: {} },
   kept: null,
   view: { layout: 'overlaid', smoothing: 0.6, logCharts: [], hiddenRuns: [], hiddenAgents: [] },
+  embed: null,
 });
 
 const store = createStore<LabState>()(initial);
@@ -395,6 +399,7 @@ export const setStorage = writer<keyof StorageSlice>();
 const setViewSlice = writer<keyof ViewSlice>();
 export const setView = (patch: Partial<ViewPrefs>) =>
   setViewSlice((s) => ({ view: { ...s.view, ...patch } }));
+export const setEmbed = (embed: EmbedView) => setViewSlice(() => ({ embed }));
 export const toggleRun = (runIndex: number) =>
   setViewSlice((s) => ({ view: { ...s.view, hiddenRuns: toggle(s.view.hiddenRuns, runIndex) } }));
 export const toggleAgent = (agent: string) =>
