@@ -16,7 +16,7 @@ import { syncOwnTask, syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 import type { Dataset } from '../core/workflow/file';
 import type { Workflow } from '../core/workflow/schema';
-import { sha256Hex } from '../core/sha256';
+import { workflowHash } from '../core/workflow/pack';
 import { workflowTask, WorkflowRefused } from './workflow';
 
 export type { TaskName };
@@ -51,7 +51,7 @@ const REFS = new WeakMap<Workflow, TaskRef>();
 export function workflowRef(wf: Workflow): TaskRef {
   let ref = REFS.get(wf);
   if (!ref) {
-    ref = `workflow:${sha256Hex(JSON.stringify(wf)).slice(0, 16)}`;
+    ref = `workflow:${workflowHash(wf).slice(0, 16)}`;
     REFS.set(wf, ref);
   }
   return ref;
