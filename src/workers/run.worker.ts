@@ -33,6 +33,7 @@ import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
 import { getState, putState, stateKey } from '../storage/state-store';
 import { isFull } from '../storage/idb';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
+import { registerGivenData } from './given-data';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
 
@@ -102,6 +103,7 @@ class RunHost {
   /** One message starts a run: select the backend and report it, then load the run. */
   private async start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     const { config, seed, uploads = [] } = msg;
+    if (msg.dataset) registerGivenData(msg.dataset);
     await this.init(msg.runId, msg.backend, timedPreset(config), msg.measurements, msg.threads);
     const report = this.report!;
     if (!report.backend)
