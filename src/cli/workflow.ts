@@ -15,11 +15,11 @@ import { encodeCheckpoint } from '../model/checkpoint';
 import { registerDataset, taskOf } from '../tasks/registry';
 import { WorkflowRefused } from '../tasks/workflow';
 import { usesShippedBase } from '../tasks/workflow-generators';
-import { pretrainBase } from '../train/pretrain';
+import { pretrainWorkflowBase } from '../train/pretrain';
 import { UsageError } from './args';
 import { validateExperiment } from '../core/config-validate';
 import { ConfigError } from './load-config';
-import { baseModelsKey, WORKFLOW_PRETRAIN } from '../core/workflow/base-key';
+import { baseModelsKey } from '../core/workflow/base-key';
 
 /** The dataset files read, by SHA-256: their bytes, to copy into a train folder beside its config. */
 const DATA_BYTES = new Map<string, { file: string; bytes: Uint8Array }>();
@@ -151,16 +151,10 @@ export async function pretrainWorkflow(
   o: { seed: number; targetSuccess?: number; maxSteps?: number; note: (line: string) => void },
 ): Promise<void> {
   const t0 = performance.now();
-  const r = await pretrainBase({
-    task: 'workflow',
-    workflow: exp.workflow,
-    assignment: exp.models.assignment,
-    preset: exp.models.preset,
-    perAgent: exp.models.perAgent,
+  const r = await pretrainWorkflowBase(exp, {
     seed: o.seed,
-    ...WORKFLOW_PRETRAIN,
-    ...(o.targetSuccess === undefined ? {} : { targetSuccess: o.targetSuccess }),
-    ...(o.maxSteps === undefined ? {} : { maxSteps: o.maxSteps }),
+    targetSuccess: o.targetSuccess,
+    maxSteps: o.maxSteps,
     onProgress: (p) => {
       if (p.success === undefined) return;
       const own = Object.entries(p.own ?? {})

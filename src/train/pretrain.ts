@@ -22,6 +22,7 @@ import type { Workflow } from '../core/workflow/schema';
 import { evaluateRun } from './evaluate';
 import type { Role } from '../core/vocab';
 import { agentModelsOf, buildModels, disposeModels } from './models';
+import { WORKFLOW_PRETRAIN } from '../core/workflow/base-key';
 
 interface PretrainOptions {
   /** The task, or `workflow` with the workflow whose agents learn. */
@@ -181,4 +182,26 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
   } finally {
     disposeModels(models);
   }
+}
+
+/**
+ * A workflow experiment's base models: its agents pretrained on their demonstrations with the
+ * recipe WORKFLOW_PRETRAIN (the CLI's `lab pretrain --workflow` and the page's Prepare base models
+ * alike, so one key names one recipe), `o` overriding the seed, target or step cap.
+ */
+export function pretrainWorkflowBase(
+  exp: Experiment,
+  o: Partial<Pick<PretrainOptions, 'seed' | 'targetSuccess' | 'maxSteps' | 'onProgress' | 'stop'>>,
+): Promise<PretrainResult> {
+  const defined = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return pretrainBase({
+    task: 'workflow',
+    workflow: exp.workflow,
+    assignment: exp.models.assignment,
+    preset: exp.models.preset,
+    perAgent: exp.models.perAgent,
+    seed: 0,
+    ...WORKFLOW_PRETRAIN,
+    ...defined,
+  });
 }

@@ -11,7 +11,7 @@ import { selectBackend } from '../backends/backend';
 import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
 import { WORKFLOW_PRETRAIN } from '../core/workflow/base-key';
 import { encodeCheckpoint } from '../model/checkpoint';
-import { pretrainBase } from '../train/pretrain';
+import { pretrainWorkflowBase } from '../train/pretrain';
 import { registerGivenData } from './given-data';
 import type { FromPrepare, PrepareRequest, ToPrepare } from './prepare';
 import { withThreads } from './run-backend';
@@ -36,14 +36,7 @@ async function prepare(r: PrepareRequest): Promise<void> {
   if (r.dataset) registerGivenData(r.dataset);
   const maxSteps = r.maxSteps ?? WORKFLOW_PRETRAIN.maxSteps;
   const t0 = performance.now();
-  const result = await pretrainBase({
-    task: 'workflow',
-    workflow: config.workflow,
-    assignment: config.models.assignment,
-    preset: config.models.preset,
-    perAgent: config.models.perAgent,
-    seed: 0,
-    ...WORKFLOW_PRETRAIN,
+  const result = await pretrainWorkflowBase(config, {
     maxSteps,
     onProgress: (p) => post({ type: 'progress', ...p, maxSteps }),
     stop: stop.signal,
