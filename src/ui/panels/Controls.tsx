@@ -99,9 +99,13 @@ export function Controls() {
   const fieldErrors = useLab((s) => s.fieldErrors);
   const state = useLab((s) => s.sessionState);
   const readOnly = useLab((s) => s.readOnly);
+  // A workflow's base models (workflow-open.ts): prepared, being prepared, or checkpoint files instead.
+  const baseModels = useLab((s) => s.baseModels);
+  const preparing = useLab((s) => s.preparing !== null);
+  const uploads = useLab((s) => s.uploads);
   const reasons = useMemo(
-    () => trainBlockers({ backend, config, fieldErrors, readOnly }),
-    [backend, config, fieldErrors, readOnly],
+    () => trainBlockers({ backend, config, fieldErrors, readOnly, baseModels, preparing, uploads }),
+    [backend, config, fieldErrors, readOnly, baseModels, preparing, uploads],
   );
   const blocked = reasons.length > 0;
   return (

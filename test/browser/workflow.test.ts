@@ -1,0 +1,147 @@
+/**
+ * A workflow of the user's own in the page (docs/workflows.md#in-the-page): the relay example picked
+ * from the Workflow panel, its base models prepared in a worker (capped by the test seam
+ * `?prepare-steps=N`: the whole recipe takes minutes on SwiftShader's machine), Train, and the charts
+ * naming its agents; a bad workflow file refused with its line and nothing changed; and the link
+ * round trip: Copy link reproduces the workflow experiment in a fresh profile, a dataset named by
+ * its SHA-256 asked for and checked. With SHOTS=1 it also writes docs/img/workflow-*.png.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { clipboardWrite, openLab, runsIn, trainEnabled } from './harness';
+import type { Lab } from './harness';
+
+const SHOTS = process.env.SHOTS === '1';
+/** A small experiment: two steps of the default runs, no evaluation. */
+const SMALL = '#v=1&rollout.batchSize=2&rollout.groupSize=2&eval.every=0&steps=2';
+/** One check of the preparation (WORKFLOW_PRETRAIN.checkEvery), then it stops. */
+const SEAM = '?prepare-steps=20';
+
+let labs: Lab[] = [];
+afterEach(async () => {
+  for (const l of labs) await l.close();
+  labs = [];
+});
+const open = async (hash: string) => {
+  const l = await openLab(hash);
+  labs.push(l);
+  return l;
+};
+
+const reasons = (l: Lab) => l.page.getByTestId('train-reasons').textContent();
+/** The Workflow panel at `width`, from a full-page picture (the sticky header then stays at the top). */
+const shot = async (l: Lab, name: string, width: number) => {
+  if (!SHOTS) return;
+  await l.page.setViewportSize({ width, height: 900 });
+  mkdirSync('docs/img', { recursive: true });
+  const box = await l.page.getByTestId('workflow-panel').evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height };
+  });
+  await l.page.screenshot({ path: `docs/img/${name}-${width}.png`, fullPage: true, clip: box });
+};
+
+describe('a workflow in the page', () => {
+  it('picks the relay, prepares its base models, trains, and the charts name its agents', async () => {
+    const l = await open(`${SEAM}${SMALL}`);
+    const { page } = l;
+    await trainEnabled(page);
+    await page.locator('[data-workflow="relay"] button').click();
+    await expect.poll(() => page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    expect(page.url()).toMatch(/&task=workflow&.*wf=[A-Za-z0-9_-]+$/);
+    // Train says why it is off until the agents have base models.
+    await expect.poll(() => reasons(l)).toContain('have no base models yet: Prepare base models');
+    expect(await page.getByRole('button', { name: 'Train', exact: true }).isDisabled()).toBe(true);
+
+    await page.getByRole('button', { name: 'Prepare base models' }).click();
+    await page.getByTestId('preparing').waitFor();
+    await shot(l, 'workflow-preparing', 1440);
+    await page.getByTestId('base-ready').waitFor({ timeout: 170_000 });
+    // The one check's validation success, per agent, is what the base models say they reached.
+    expect(await page.getByTestId('base-ready').textContent()).toMatch(
+      /^Ready: 20 steps, validation success \d\.\d\d \(own: ann \d\.\d\d, ben \d\.\d\d, cal \d\.\d\d\)/,
+    );
+    await shot(l, 'workflow', 1440);
+    await shot(l, 'workflow', 400);
+    await page.setViewportSize({ width: 1440, height: 900 });
+
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await runsIn(l, 'done', 170_000);
+    // Every run started from the prepared checkpoints, and the legend and per-agent charts name ann, ben, cal.
+    const title = await page.locator('.run-status').first().getAttribute('title');
+    expect(title).toContain('checkpoint file');
+    const agents = await page.locator('.legend .legend-item').allTextContents();
+    expect(agents).toEqual(expect.arrayContaining(['ann', 'ben', 'cal']));
+    expect(l.errors).toEqual([]);
+  });
+
+  it('refuses a bad workflow file with its line, and a dataset that is not the one named, changing nothing', async () => {
+    const l = await open(SMALL);
+    const { page } = l;
+    const before = page.url();
+    const relay = readFileSync('examples/workflows/relay.yaml', 'utf8');
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-wf-'));
+    const bad = join(dir, 'relay.yaml');
+    writeFileSync(bad, relay.replace('mix: 0.5', 'mixx: 0.5'));
+    await page.getByLabel('Open a workflow file…').setInputFiles([bad, 'examples/workflows/relay.csv']);
+    await expect
+      .poll(() => page.getByTestId('workflow-issues').textContent())
+      .toContain('relay.yaml line 27, mixx: unknown field; did you mean mix?');
+    const named = join(dir, 'named.yaml');
+    writeFileSync(named, relay.replace('file: relay.csv', `file: relay.csv\n  sha256: ${'f'.repeat(64)}`));
+    await page.getByLabel('Open a workflow file…').setInputFiles([named, 'examples/workflows/relay.csv']);
+    await expect
+      .poll(() => page.getByTestId('workflow-issues').textContent())
+      .toMatch(/relay\.csv the file: is not the dataset named\.yaml names: its SHA-256 is [0-9a-f]{16}…/);
+    // Nothing changed: the experiment, its link and its task.
+    expect(page.url()).toBe(before);
+    expect(await page.getByTestId('workflow-summary').count()).toBe(0);
+    expect(l.errors).toEqual([]);
+  });
+
+  it('Copy link reproduces the workflow experiment in a fresh profile; a dataset it names is asked for', async () => {
+    const first = await open(SMALL);
+    await trainEnabled(first.page);
+    // A workflow of the user's own over a dataset no build carries: the relay under another name and data.
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-wf-'));
+    const yaml = join(dir, 'hop.yaml');
+    const csv = join(dir, 'hop.csv');
+    const relay = readFileSync('examples/workflows/relay.yaml', 'utf8');
+    writeFileSync(
+      yaml,
+      relay.replace('name: relay', 'name: hop').replace('file: relay.csv', 'file: hop.csv'),
+    );
+    const words = readFileSync('examples/workflows/relay.csv', 'utf8').split('\n').slice(0, 201).join('\n');
+    writeFileSync(csv, `${words}\n`);
+    await first.page.getByLabel('Open a workflow file…').setInputFiles([yaml, csv]);
+    await expect.poll(() => first.page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    await clipboardWrite(first, 'granted');
+    const origin = new URL(first.page.url()).origin;
+    await first.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    await first.page.getByRole('button', { name: 'Copy link' }).click();
+    const link = await first.page.evaluate(() => navigator.clipboard.readText());
+    expect(link).toMatch(/#v=1&.*task=workflow&.*wf=[A-Za-z0-9_-]+$/);
+    expect(link.length).toBeLessThan(8192);
+
+    // A fresh profile: it has no hop.csv, so the page asks for it, checks it, then opens the link.
+    const second = await open(link.slice(link.indexOf('#')));
+    const { page } = second;
+    await page.getByTestId('workflow-wanted').waitFor();
+    expect(await page.getByTestId('workflow-wanted').textContent()).toContain('reads hop.csv (SHA-256');
+    const other = join(dir, 'other.csv');
+    writeFileSync(other, 'word\nhona\npug\n');
+    await page.getByLabel('Open the files…').setInputFiles([other]);
+    await expect
+      .poll(() => page.getByTestId('workflow-wanted').textContent())
+      .toContain('other.csv the file: is not the dataset the link');
+    await page.getByLabel('Open the files…').setInputFiles([csv]);
+    await expect.poll(() => page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    expect(await page.getByTestId('workflow-wanted').count()).toBe(0);
+    // The same experiment: the fresh page's link is the copied one.
+    expect(page.url().slice(page.url().indexOf('#'))).toBe(link.slice(link.indexOf('#')));
+    expect([...first.errors, ...second.errors]).toEqual([]);
+  });
+});
