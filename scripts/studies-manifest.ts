@@ -13,6 +13,9 @@ import { machineLine } from '../src/cli/machine';
 /** Three runs in one folder, GRPO first: the estimator studies' runs. */
 const THREE =
   'runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Step-level&runs.1.estimator=global-step&runs.2.label=Dr.+MAS&runs.2.estimator=drmas';
+/** GRPO, Dr. MAS and global-step, GRPO first (the agents study's runs, named by their estimators). */
+const AGENT_RUNS =
+  'runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Dr.+MAS&runs.1.estimator=drmas&runs.2.label=global-step&runs.2.estimator=global-step';
 /** Evaluation of the 200-step studies: every 50 steps, avg@16. */
 const EVAL = 'eval.every=50&eval.k=16';
 /** The dial studies' experiment (docs/findings.md, "The commands"). */
@@ -179,6 +182,17 @@ export const STUDIES: readonly Study[] = [
       tabled: false,
     }),
   ),
+  // More agents, shared or own rewards (docs/findings.md): the parts family, N agents each
+  // reversing its own word, with GRPO, Dr. MAS and global-step over N and the reward mix.
+  sweep({
+    name: 'agents',
+    title: 'More agents: the agents map',
+    config: `v=1&task=workflow&workflow.family=parts&${AGENT_RUNS}&${EVAL}&seeds=5`,
+    grid: ['workflow.args.agents=2,3,4,6,8', 'workflow.args.mix=0,0.5,1'],
+    steps: 200,
+    seeds: 5,
+    tabled: false,
+  }),
   train({
     name: 'spikes',
     title: 'The dial studies: (iv) the spike paradox on search',

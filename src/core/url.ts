@@ -31,7 +31,7 @@ import {
 } from './url-pairs';
 import { dialList, SWEEP_PREFIX, type Dial } from './url-sweep';
 import { knownWorkflow, MAX_PACKED, packWorkflow, unpackWorkflow, workflowHash } from './workflow/pack';
-import type { Workflow } from './workflow/schema';
+import type { WorkflowSpec } from './workflow/families';
 
 /**
  * A workflow experiment's workflow travels whole in one pair: packed (`wf=`) where it fits
@@ -56,7 +56,7 @@ export function encodeExperiment(config: Experiment): string {
 }
 
 /** The pair that carries a workflow: packed where it fits, else its hash. */
-function workflowPair(wf: Workflow): string {
+function workflowPair(wf: WorkflowSpec): string {
   const packed = packWorkflow(wf);
   return packed.length <= MAX_PACKED
     ? `${WORKFLOW_KEY}=${packed}`
@@ -134,7 +134,7 @@ export function decodeExperiment(hash: string): DecodeResult {
   // 3. rebuild the diff object, then merge over the defaults and validate
   const patch: { [k: string]: Json } = {};
   const seen = new Set<string>();
-  let workflow: Workflow | undefined;
+  let workflow: WorkflowSpec | undefined;
   for (const [key, raw] of pairs) {
     if (seen.has(key)) {
       errors.push({ path: key, message: 'given twice' });
@@ -177,7 +177,7 @@ export function decodeExperiment(hash: string): DecodeResult {
 }
 
 /** The workflow a link's `wf=` packs or its `wfhash=` names (known here: rememberWorkflow), or the refusal. */
-function linkedWorkflow(key: string, raw: string): { workflow: Workflow } | { error: FieldError } {
+function linkedWorkflow(key: string, raw: string): { workflow: WorkflowSpec } | { error: FieldError } {
   if (key === WORKFLOW_KEY) {
     const read = unpackWorkflow(raw);
     if (read.ok) return { workflow: read.value };

@@ -10,7 +10,7 @@
  */
 import { sha256Hex } from '../core/sha256';
 import { readDataset, readWorkflow, type FileIssue } from '../core/workflow/file';
-import type { Workflow } from '../core/workflow/schema';
+import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { defineWorkflow, registerDataset, workflowDefinition } from './registry';
 import { WorkflowRefused } from './workflow';
 
@@ -22,7 +22,7 @@ export interface GivenFile {
 
 export interface ReadRequest {
   /** The workflow file, or a workflow already read (a link's), whose dataset `data` is. */
-  workflow: GivenFile | { read: Workflow };
+  workflow: GivenFile | { read: WorkflowSpec };
   /** Its dataset file, where its data names one. */
   data: GivenFile | null;
 }
@@ -35,8 +35,8 @@ export interface WorkflowIssue extends FileIssue {
 export type ReadReply =
   | {
       ok: true;
-      /** The workflow as read, its data file named by the SHA-256 of the bytes given. */
-      workflow: Workflow;
+      /** The workflow as read (a family's: its family and arguments), its data file named by the SHA-256 of the bytes given. */
+      workflow: WorkflowSpec;
       /** Its data's shape: each field's longest value (defineTransitions reads it). */
       longest: [string, number][];
       /** Rows in its data (null for a generator's). */
@@ -55,13 +55,15 @@ const refuse = (file: string, issues: readonly FileIssue[]): ReadReply => ({
 export function readWorkflowFiles({ workflow: given, data }: ReadRequest): ReadReply {
   const t0 = performance.now();
   const source = 'read' in given ? "the link's workflow" : given.name;
-  let wf: Workflow;
-  if ('read' in given) wf = given.read;
+  let spec: WorkflowSpec;
+  if ('read' in given) spec = given.read;
   else {
     const r = readWorkflow(new TextDecoder().decode(given.bytes));
     if (!r.ok) return refuse(source, r.issues);
-    wf = r.value;
+    spec = r.value;
   }
+  // A family's file stays its family and arguments (a link carries those); its data is a generator's.
+  let wf = expandWorkflow(spec);
   let rows: number | null = 'rows' in wf.data ? wf.data.rows.length : null;
   if ('file' in wf.data) {
     const { file, sha256: named } = wf.data;
@@ -82,7 +84,7 @@ export function readWorkflowFiles({ workflow: given, data }: ReadRequest): ReadR
     if (!dataset.ok) return refuse(data.name, dataset.issues);
     registerDataset(sha256, dataset.value);
     rows = dataset.value.rows.length;
-    wf = { ...wf, data: { file, sha256 } };
+    wf = spec = { ...wf, data: { file, sha256 } };
   } else if (data)
     return refuse(data.name, [
       {
@@ -104,5 +106,5 @@ export function readWorkflowFiles({ workflow: given, data }: ReadRequest): ReadR
     throw e;
   }
   const longest = workflowDefinition(ref)!.longest;
-  return { ok: true, workflow: wf, longest, rows, ms: performance.now() - t0 };
+  return { ok: true, workflow: spec, longest, rows, ms: performance.now() - t0 };
 }

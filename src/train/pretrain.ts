@@ -18,16 +18,16 @@ import { rollout } from '../tasks/orchestrator';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, taskRefOf, validationSet } from '../tasks/registry';
 import type { TaskChoice } from '../core/config-names';
-import type { Workflow } from '../core/workflow/schema';
+import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { evaluateRun } from './evaluate';
 import type { Role } from '../core/vocab';
 import { agentModelsOf, buildModels, disposeModels } from './models';
-import { WORKFLOW_PRETRAIN } from '../core/workflow/base-key';
+import { pretrainRecipe } from '../core/workflow/base-key';
 
 interface PretrainOptions {
   /** The task, or `workflow` with the workflow whose agents learn. */
   task: TaskChoice;
-  workflow?: Workflow;
+  workflow?: WorkflowSpec;
   assignment: Experiment['models']['assignment'];
   preset: Experiment['models']['preset'];
   seed: number;
@@ -35,7 +35,9 @@ interface PretrainOptions {
   targetSuccess: number;
   /**
    * And once every agent whose own part the task tells reaches this own validation success (a
-   * workflow's specialist that never succeeds gives RL nothing to learn from). Default 0.
+   * workflow's specialist that never succeeds gives RL nothing to learn from). A model whose
+   * agents have all reached it stops learning at that check, so a quick learner is not trained
+   * far past the others while they catch up. Default 0 (no such stop; the shipped models').
    */
   minOwnSuccess?: number;
   maxSteps: number;
@@ -95,6 +97,8 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
   let success = 0;
   let pass = 0;
   let own: Record<string, number> = {};
+  /** Models whose agents all reached minOwnSuccess: they learn no more. */
+  const reached = new Set<string>();
   try {
     for (; step < o.maxSteps && !o.stop?.aborted; step++) {
       // ---- data: one demonstrated trajectory per fresh training instance
@@ -116,7 +120,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
 
       // ---- one supervised step per model on its agents' turns
       let loss = 0;
-      for (const m of models.filter(learns)) {
+      for (const m of models.filter((x) => learns(x) && !reached.has(x.id))) {
         const own = rows.filter((r) => m.agents.includes(r.agent) && (!o.learn || o.learn.includes(r.agent)));
         if (own.length === 0) continue;
         const packed = packRows(
@@ -147,6 +151,8 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
         own = ev.ownSuccess;
         o.onProgress?.({ step: step + 1, loss, success, own });
         const ownReached = Object.values(own).every((v) => !(v < (o.minOwnSuccess ?? 0)));
+        if (o.minOwnSuccess)
+          for (const m of models) if (m.agents.every((a) => !(own[a] < o.minOwnSuccess!))) reached.add(m.id);
         if (success >= o.targetSuccess && ownReached) {
           step++;
           break;
@@ -159,7 +165,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       learn: o.learn ?? 'all',
       init: o.init ? 'shipped base' : 'seeded fresh init',
       task: o.task,
-      ...(o.workflow ? { workflow: o.workflow.name } : {}),
+      ...(o.workflow ? { workflow: expandWorkflow(o.workflow).name } : {}),
       assignment: o.assignment,
       preset: o.preset,
       perAgent: o.perAgent ?? {},
@@ -185,8 +191,8 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
 }
 
 /**
- * A workflow experiment's base models: its agents pretrained on their demonstrations with the
- * recipe WORKFLOW_PRETRAIN (the CLI's `lab pretrain --workflow` and the page's Prepare base models
+ * A workflow experiment's base models: its agents pretrained on their demonstrations with its
+ * recipe (pretrainRecipe: the lab's constants and the workflow's own `base`; the CLI's `lab pretrain --workflow` and the page's Prepare base models
  * alike, so one key names one recipe), `o` overriding the seed, target or step cap.
  */
 export function pretrainWorkflowBase(
@@ -201,7 +207,7 @@ export function pretrainWorkflowBase(
     preset: exp.models.preset,
     perAgent: exp.models.perAgent,
     seed: 0,
-    ...WORKFLOW_PRETRAIN,
+    ...pretrainRecipe(expandWorkflow(exp.workflow!)),
     ...defined,
   });
 }

@@ -4,6 +4,11 @@
  * example's dataset by its SHA-256, like any other: the page finds it here before it asks for it.
  */
 import { sha256Hex } from '../core/sha256';
+import { FAMILIES } from '../core/workflow/families';
+
+/** A family's file has no `doc:` line: its family's doc says what it is. */
+const familyDoc = (name: string | undefined) =>
+  name && Object.hasOwn(FAMILIES, name) ? FAMILIES[name as keyof typeof FAMILIES].doc : '';
 
 const TEXTS = import.meta.glob('/examples/workflows/*.{yaml,csv,jsonl}', {
   query: '?raw',
@@ -23,7 +28,7 @@ export interface Example {
 }
 
 /** The order the picker lists them in: examples with agents of their own first. */
-const ORDER = ['relay', 'router', 'judge', 'chain', 'sync-own', 'math'];
+const ORDER = ['relay', 'router', 'judge', 'chain', 'parts', 'sync-own', 'math'];
 
 export const EXAMPLES: readonly Example[] = Object.entries(TEXTS)
   .filter(([path]) => path.endsWith('.yaml'))
@@ -32,7 +37,7 @@ export const EXAMPLES: readonly Example[] = Object.entries(TEXTS)
     const data = file ? Object.entries(TEXTS).find(([p]) => named(p) === file) : undefined;
     return {
       name: named(path).replace(/\.yaml$/, ''),
-      doc: /^doc: (.*)$/m.exec(text)?.[1] ?? '',
+      doc: /^doc: (.*)$/m.exec(text)?.[1] ?? familyDoc(/^family: (\w+)/m.exec(text)?.[1]),
       workflow: { name: named(path), text },
       data: data ? { name: file!, text: data[1] } : null,
     };

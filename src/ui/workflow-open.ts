@@ -11,8 +11,9 @@
 import type { Experiment } from '../core/config';
 import { validateExperiment, type FieldError } from '../core/config-validate';
 import { linkWorkflowHash } from '../core/url';
-import { baseModelsKey, WORKFLOW_PRETRAIN } from '../core/workflow/base-key';
-import { DATA_LIMITS, type Workflow } from '../core/workflow/schema';
+import { baseModelsKey, pretrainRecipe } from '../core/workflow/base-key';
+import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
+import { DATA_LIMITS } from '../core/workflow/schema';
 import { knownWorkflow, workflowHash } from '../core/workflow/pack';
 import { decodeSweepLink } from '../rl/sweep';
 import { defineTransitions, taskRefOf, workflowRef } from '../tasks/registry';
@@ -40,10 +41,10 @@ const bytesOf = (text: string) => new TextEncoder().encode(text).buffer as Array
  * workflow here and keeps it and its dataset, and returns it; otherwise the panel lists why.
  */
 async function read(
-  workflow: GivenFile | { read: Workflow },
+  workflow: GivenFile | { read: WorkflowSpec },
   data: GivenFile | null,
-  check: (wf: Workflow) => WorkflowIssue | null = () => null,
-): Promise<Workflow | null> {
+  check: (wf: WorkflowSpec) => WorkflowIssue | null = () => null,
+): Promise<WorkflowSpec | null> {
   const names = ['read' in workflow ? null : workflow.name, data?.name].filter(Boolean).join(' and ');
   setWorkflowSlice({ workflowReading: names, workflowIssues: [] });
   let reply: ReadReply;
@@ -59,12 +60,13 @@ async function read(
     setWorkflowSlice({ workflowIssues: reply.ok ? [issue!] : reply.issues });
     return null;
   }
-  const wf = reply.workflow;
+  const spec = reply.workflow;
+  const wf = expandWorkflow(spec);
   defineTransitions({ ref: workflowRef(wf), workflow: wf, longest: reply.longest });
-  controller.workflows.keepWorkflow(wf);
+  controller.workflows.keepWorkflow(spec);
   if (data && 'file' in wf.data && wf.data.sha256)
     await controller.workflows.keepData(wf.data.sha256, { file: wf.data.file, bytes: data.bytes });
-  return wf;
+  return spec;
 }
 
 /**
@@ -72,7 +74,8 @@ async function read(
  * join models.perAgent; a per-agent setting that names an agent the workflow lacks (the previous
  * task's) goes, as it could name nothing.
  */
-export function withWorkflowOf(config: Experiment, wf: Workflow): unknown {
+export function withWorkflowOf(config: Experiment, spec: WorkflowSpec): unknown {
+  const wf = expandWorkflow(spec);
   const agents = new Set(wf.agents.map((a) => a.name));
   const keep = <T>(m: Record<string, T> | undefined) =>
     m && Object.fromEntries(Object.entries(m).filter(([a]) => agents.has(a)));
@@ -103,7 +106,7 @@ export function withWorkflowOf(config: Experiment, wf: Workflow): unknown {
   return {
     ...own(config),
     task: 'workflow',
-    workflow: wf,
+    workflow: spec,
     models: {
       ...models,
       perAgent: { ...keep(models.perAgent), ...sizes },
@@ -117,7 +120,7 @@ export function withWorkflowOf(config: Experiment, wf: Workflow): unknown {
 }
 
 /** Makes `wf` the experiment's task (with runs on screen, the page asks first: applyExperiment). */
-function trainWorkflow(wf: Workflow): void {
+function trainWorkflow(wf: WorkflowSpec): void {
   const r = validateExperiment(withWorkflowOf(useLab.getState().config, wf));
   if (!r.ok) {
     setWorkflowSlice({ workflowIssues: r.errors.map((e) => experimentIssue(e)) });
@@ -213,9 +216,10 @@ export async function linkFiles(
  * file to ask for (`link`: the link that waits for it).
  */
 export async function ensureWorkflow(
-  wf: Workflow,
+  spec: WorkflowSpec,
   link: string,
 ): Promise<{ ready: true } | { wanted: Omit<WantedFiles, 'open'> } | { refused: FieldError[] }> {
+  const wf = expandWorkflow(spec);
   try {
     taskRefOf({ task: 'workflow', workflow: wf });
     return { ready: true };
@@ -234,11 +238,11 @@ export async function ensureWorkflow(
 }
 
 /** A link's workflow with its dataset, read and defined in the page (null where it is refused). */
-const readForLink = (wf: Workflow, data: GivenFile) => read({ read: wf }, data);
+const readForLink = (wf: WorkflowSpec, data: GivenFile) => read({ read: wf }, data);
 
 /** Files given for a waiting link: checked against what the link names, then the link opens. */
 async function giveWanted(wanted: WantedFiles, workflow: GivenFile | undefined, data: GivenFile | null) {
-  let ok: Workflow | null;
+  let ok: WorkflowSpec | null;
   if (wanted.workflow) {
     const named = wanted.workflow;
     ok = await read(workflow!, data, (wf) => {
@@ -279,7 +283,7 @@ export function prepareBaseModels(): void {
   const { config, threads, preparing } = useLab.getState();
   if (preparing || !needsPreparedBase(config)) return;
   const key = baseModelsKey(config);
-  const maxSteps = stepCap() ?? WORKFLOW_PRETRAIN.maxSteps;
+  const maxSteps = stepCap() ?? pretrainRecipe(expandWorkflow(config.workflow!)).maxSteps;
   const job = prepareInWorker(
     {
       type: 'prepare',

@@ -1,6 +1,6 @@
 /**
  * Preparing a workflow's base models in the page: each agent pretrained on its demonstrations
- * (pretrainBase, src/train/pretrain.ts, with the recipe WORKFLOW_PRETRAIN the CLI uses), in a
+ * (pretrainWorkflowBase, src/train/pretrain.ts, the recipe the CLI uses), in a
  * worker of its own (prepare.worker.ts), since tfjs never runs on the main thread. The worker says
  * its backend, then each step's loss and, at each check, the team's and each agent's own validation
  * success; Stop ends it at the next step with the models as they stand. The answer is the models'
@@ -19,7 +19,7 @@ export interface PrepareRequest {
   /** wasm threads, as the page resolves them for a run (threads.ts). */
   threads: number;
   measurements: Measurements;
-  /** The pretraining's step cap (default WORKFLOW_PRETRAIN.maxSteps; tests lower it: ?prepare-steps=N). */
+  /** The pretraining's step cap (default: the workflow's base.maxSteps; tests lower it: ?prepare-steps=N). */
   maxSteps?: number;
 }
 

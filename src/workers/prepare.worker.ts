@@ -2,14 +2,15 @@
 /**
  * Prepares a workflow's base models (see prepare.ts): selects the backend as a run worker does,
  * registers the dataset's rows, and pretrains every agent on its demonstrations with the recipe
- * the CLI uses (WORKFLOW_PRETRAIN, seed 0), so the page's base models and `lab pretrain`'s are the
+ * the CLI uses (pretrainWorkflowBase: pretrainRecipe, seed 0), so the page's base models and `lab pretrain`'s are the
  * same recipe under the same key.
  */
 import * as tf from '@tensorflow/tfjs';
 import { timedPreset } from '../backends/auto-choice';
 import { selectBackend } from '../backends/backend';
 import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
-import { WORKFLOW_PRETRAIN } from '../core/workflow/base-key';
+import { pretrainRecipe } from '../core/workflow/base-key';
+import { expandWorkflow } from '../core/workflow/families';
 import { encodeCheckpoint } from '../model/checkpoint';
 import { pretrainWorkflowBase } from '../train/pretrain';
 import { registerGivenData } from './given-data';
@@ -34,7 +35,8 @@ async function prepare(r: PrepareRequest): Promise<void> {
     );
   post({ type: 'backend', report: await withThreads(report) });
   if (r.dataset) registerGivenData(r.dataset);
-  const maxSteps = r.maxSteps ?? WORKFLOW_PRETRAIN.maxSteps;
+  const recipe = pretrainRecipe(expandWorkflow(config.workflow!));
+  const maxSteps = r.maxSteps ?? recipe.maxSteps;
   const t0 = performance.now();
   const result = await pretrainWorkflowBase(config, {
     maxSteps,
@@ -46,8 +48,8 @@ async function prepare(r: PrepareRequest): Promise<void> {
     bytes: encodeCheckpoint(ckpt).slice().buffer,
   }));
   const reached =
-    result.success >= WORKFLOW_PRETRAIN.targetSuccess &&
-    Object.values(result.own).every((v) => !(v < WORKFLOW_PRETRAIN.minOwnSuccess));
+    result.success >= recipe.targetSuccess &&
+    Object.values(result.own).every((v) => !(v < recipe.minOwnSuccess));
   post(
     {
       type: 'done',

@@ -74,8 +74,9 @@ describe('a workflow in a link', () => {
   it('lets workflow.… pairs patch the packed workflow (a sweep over its mix)', () => {
     const exp = withWorkflow(exampleWorkflow('relay'));
     const r = decodeExperiment(`${encodeExperiment(exp)}&workflow.mix=0`);
-    expect(r.ok && r.config.workflow?.mix).toBe(0);
-    expect(r.ok && r.config.workflow?.agents).toEqual(exp.workflow!.agents);
+    const wf = r.ok ? (r.config.workflow as Workflow) : null;
+    expect(wf?.mix).toBe(0);
+    expect(wf?.agents).toEqual((exp.workflow as Workflow).agents);
     // A sweep dial over it splits off as any other.
     const swept = splitSweep(encodeLink(exp, [{ key: 'workflow.mix', values: ['0', '1'] }]));
     expect(swept.errors).toEqual([]);

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/sha256';
+import { expandWorkflow } from '../../src/core/workflow/families';
 import { defineTransitions, getTask, workflowRef } from '../../src/tasks/registry';
 import { readWorkflowFiles, type GivenFile } from '../../src/tasks/workflow-files';
 
@@ -22,14 +23,15 @@ describe('workflow files read as the page reads them', () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.rows).toBe(600);
-    expect(r.workflow.data).toEqual({
+    const wf = expandWorkflow(r.workflow);
+    expect(wf.data).toEqual({
       file: 'relay.csv',
       sha256: sha256Hex(new Uint8Array(readFileSync('examples/workflows/relay.csv'))),
     });
     expect(r.longest.map(([f]) => f)).toEqual(['word']);
     // What the page does with the answer: the task, without its rows, names the agents.
-    const ref = workflowRef(r.workflow);
-    defineTransitions({ ref, workflow: r.workflow, longest: r.longest });
+    const ref = workflowRef(wf);
+    defineTransitions({ ref, workflow: wf, longest: r.longest });
     expect(getTask(ref).agents.map((a) => a.role)).toEqual(['ann', 'ben', 'cal']);
     // A generator's workflow needs no file.
     const math = readWorkflowFiles({ workflow: file('math.yaml'), data: null });

@@ -10,26 +10,30 @@
 import { Inflate, deflateSync } from 'fflate';
 import { sha256Hex } from '../sha256';
 import { tooDeep, zodIssues, type ReadResult } from './file';
-import { WORKFLOW_VERSION, WorkflowSchema, type Workflow } from './schema';
+import { FamilyRefSchema, type WorkflowSpec } from './families';
+import { WORKFLOW_VERSION, WorkflowSchema } from './schema';
 
 /** The longest packed workflow a link carries; a larger one goes by its hash (docs/links.md). */
 export const MAX_PACKED = 6144;
 /** The most a packed workflow may inflate to: well over any that packs into MAX_PACKED honestly. */
 export const MAX_UNPACKED = 256 * 1024;
 
-/** A workflow's identity: the SHA-256 of its JSON as read (what a link names it by, `wfhash=`). */
-export function workflowHash(wf: Workflow): string {
+/**
+ * A workflow's identity: the SHA-256 of its JSON as read (what a link names it by, `wfhash=`). A
+ * family's file is its family and arguments (families.ts), so a link carries those, not the whole.
+ */
+export function workflowHash(wf: WorkflowSpec): string {
   return sha256Hex(JSON.stringify(wf));
 }
 
 /** The workflow packed for a link: its JSON, deflated, in base64url. */
-export function packWorkflow(wf: Workflow): string {
+export function packWorkflow(wf: WorkflowSpec): string {
   return toBase64Url(deflateSync(new TextEncoder().encode(JSON.stringify(wf)), { level: 9 }));
 }
 
 /** A link's packed workflow read back and checked; every refusal says what is wrong with it. */
-export function unpackWorkflow(packed: string): ReadResult<Workflow> {
-  const refuse = (message: string): ReadResult<Workflow> => ({
+export function unpackWorkflow(packed: string): ReadResult<WorkflowSpec> {
+  const refuse = (message: string): ReadResult<WorkflowSpec> => ({
     ok: false,
     issues: [{ where: 'the packed workflow', message }],
   });
@@ -60,8 +64,9 @@ export function unpackWorkflow(packed: string): ReadResult<Workflow> {
   const version = (raw as { version?: unknown }).version;
   if (typeof version === 'number' && version > WORKFLOW_VERSION)
     return refuse(`version ${version} is newer than this lab reads (${WORKFLOW_VERSION}): update the lab`);
-  const parsed = WorkflowSchema.safeParse(raw);
-  if (parsed.success) return { ok: true, value: parsed.data };
+  // As readWorkflow judges a file: a family's as one, any other as a whole workflow.
+  const parsed = ('family' in raw ? FamilyRefSchema : WorkflowSchema).safeParse(raw);
+  if (parsed.success) return { ok: true, value: parsed.data as WorkflowSpec };
   return { ok: false, issues: zodIssues(parsed.error, () => null, raw) };
 }
 
@@ -138,14 +143,14 @@ function fromBase64Url(text: string): Uint8Array | null {
  * once the workflow is known (the page: a file the user gave or kept, a bundled example; the CLI:
  * --workflow). A cache of immutable, content-addressed values, as the task registry's workflows are.
  */
-const KNOWN = new Map<string, Workflow>();
+const KNOWN = new Map<string, WorkflowSpec>();
 
 /** Makes `wf` known by its hash (returned). */
-export function rememberWorkflow(wf: Workflow): string {
+export function rememberWorkflow(wf: WorkflowSpec): string {
   const hash = workflowHash(wf);
   KNOWN.set(hash, wf);
   return hash;
 }
 
 /** The workflow known by `hash`, if any. */
-export const knownWorkflow = (hash: string): Workflow | undefined => KNOWN.get(hash);
+export const knownWorkflow = (hash: string): WorkflowSpec | undefined => KNOWN.get(hash);

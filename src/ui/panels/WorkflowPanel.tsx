@@ -8,7 +8,8 @@
 import { useMemo, useState } from 'react';
 import type { DragEvent } from 'react';
 import type { Experiment } from '../../core/config';
-import { baseModelsKey, WORKFLOW_PRETRAIN } from '../../core/workflow/base-key';
+import { baseModelsKey } from '../../core/workflow/base-key';
+import { expandWorkflow } from '../../core/workflow/families';
 import type { Workflow } from '../../core/workflow/schema';
 import { usesShippedBase } from '../../tasks/workflow-generators';
 import { needsPreparedBase } from '../session/workflow-library';
@@ -123,7 +124,7 @@ function BaseModels({ config }: { config: Experiment }) {
   const preparing = useLab((s) => s.preparing);
   const baseModels = useLab((s) => s.baseModels);
   const key = useMemo(() => (needsPreparedBase(config) ? baseModelsKey(config) : null), [config]);
-  const wf = config.workflow!;
+  const wf = expandWorkflow(config.workflow!);
   if (key === null)
     return (
       <p className="muted" data-testid="base-models">
@@ -141,8 +142,7 @@ function BaseModels({ config }: { config: Experiment }) {
         <p data-testid="base-ready">
           Ready: {ready.steps} steps, validation success {f2(ready.success)}
           {Object.keys(ready.own).length > 0 && ` (own: ${ownText(ready.own)})`}
-          {ready.short && `, short of the recipe’s ${WORKFLOW_PRETRAIN.targetSuccess}`}. Train starts from
-          them.
+          {ready.short && `, short of the recipe’s ${wf.base.success}`}. Train starts from them.
         </p>
       ) : (
         <p className="muted">
@@ -178,7 +178,10 @@ function BaseModels({ config }: { config: Experiment }) {
 export function WorkflowPanel() {
   const config = useLab((s) => s.config);
   const waiting = useLab((s) => s.wanted !== null);
-  const wf = config.workflow;
+  const wf = config.workflow && expandWorkflow(config.workflow);
+  // An example is pressed while the experiment's workflow is it (a family's file: that family).
+  const picked =
+    config.workflow && ('family' in config.workflow ? config.workflow.family : config.workflow.name);
   return (
     <section className="panel" aria-labelledby="workflow-title" data-testid="workflow-panel">
       <h2 id="workflow-title">Workflow</h2>
@@ -189,7 +192,7 @@ export function WorkflowPanel() {
       <ul className="presets" role="group" aria-label="Example workflows">
         {EXAMPLES.map((e) => (
           <li key={e.name} data-workflow={e.name}>
-            <button type="button" aria-pressed={wf?.name === e.name} onClick={() => void openExample(e.name)}>
+            <button type="button" aria-pressed={picked === e.name} onClick={() => void openExample(e.name)}>
               {e.name}
             </button>
             <p className="preset-look">{e.doc}</p>

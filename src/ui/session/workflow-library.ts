@@ -11,8 +11,7 @@
 import type { Experiment } from '../../core/config';
 import { baseModelsKey } from '../../core/workflow/base-key';
 import { rememberWorkflow } from '../../core/workflow/pack';
-import type { Workflow } from '../../core/workflow/schema';
-import { WorkflowSchema } from '../../core/workflow/schema';
+import { expandWorkflow, WorkflowSpecSchema, type WorkflowSpec } from '../../core/workflow/families';
 import { database, req, WORKFLOWS_DB } from '../../storage/idb';
 import { usesShippedBase } from '../../tasks/workflow-generators';
 import type { GivenData } from '../../workers/given-data';
@@ -40,7 +39,11 @@ export type BaseSummary = Omit<StoredBase, 'files'>;
 
 /** Whether an experiment's runs start from base models prepared in the page (docs/workflows.md#base-models). */
 export function needsPreparedBase(exp: Experiment): boolean {
-  return exp.workflow !== undefined && exp.models.base === 'shipped' && !usesShippedBase(exp.workflow);
+  return (
+    exp.workflow !== undefined &&
+    exp.models.base === 'shipped' &&
+    !usesShippedBase(expandWorkflow(exp.workflow))
+  );
 }
 
 export class WorkflowLibrary {
@@ -50,7 +53,7 @@ export class WorkflowLibrary {
 
   /** The dataset file of an experiment's workflow, if it reads one and this tab has it. */
   dataFor(exp: Experiment): GivenData | null {
-    const d = exp.workflow?.data;
+    const d = exp.workflow && expandWorkflow(exp.workflow).data;
     return d && 'file' in d && d.sha256 ? (this.data.get(d.sha256) ?? null) : null;
   }
 
@@ -67,17 +70,22 @@ export class WorkflowLibrary {
   }
 
   /** Keeps a workflow as read, by its hash (returned), here and for the next visit. */
-  keepWorkflow(wf: Workflow): string {
+  keepWorkflow(wf: WorkflowSpec): string {
     const hash = rememberWorkflow(wf);
     const bytes = new TextEncoder().encode(JSON.stringify(wf)).buffer as ArrayBuffer;
-    void this.put('files', { key: `workflow:${hash}`, name: `${wf.name}.json`, bytes });
+    void this.put('files', { key: `workflow:${hash}`, name: `${expandWorkflow(wf).name}.json`, bytes });
     return hash;
   }
 
   /** Keeps base models prepared for `exp`; returns what the page shows of them. */
   async keepBase(exp: Experiment, prepared: PreparedBase): Promise<BaseSummary> {
     const key = baseModelsKey(exp);
-    const record: StoredBase = { ...prepared, key, workflow: exp.workflow?.name ?? '', savedAt: Date.now() };
+    const record: StoredBase = {
+      ...prepared,
+      key,
+      workflow: exp.workflow ? expandWorkflow(exp.workflow).name : '',
+      savedAt: Date.now(),
+    };
     this.base.set(key, record);
     await this.put('base', record);
     return summary(record);
@@ -104,10 +112,10 @@ export class WorkflowLibrary {
   }
 
   /** A workflow by its hash, kept on an earlier visit (made known to links: rememberWorkflow), or null. */
-  async findWorkflow(hash: string): Promise<Workflow | null> {
+  async findWorkflow(hash: string): Promise<WorkflowSpec | null> {
     const kept = await this.get<StoredFile>('files', `workflow:${hash}`);
     if (!kept) return null;
-    const parsed = WorkflowSchema.safeParse(JSON.parse(new TextDecoder().decode(kept.bytes)));
+    const parsed = WorkflowSpecSchema.safeParse(JSON.parse(new TextDecoder().decode(kept.bytes)));
     if (!parsed.success || rememberWorkflow(parsed.data) !== hash) return null; // written by another build
     return parsed.data;
   }

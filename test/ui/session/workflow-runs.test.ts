@@ -11,6 +11,7 @@ import { validateExperiment } from '../../../src/core/config-validate';
 import { SessionController } from '../../../src/ui/session/controller';
 import { resetLab, setConfig } from '../../../src/ui/session/store';
 import { readWorkflowFiles } from '../../../src/tasks/workflow-files';
+import { expandWorkflow } from '../../../src/core/workflow/families';
 import type { ToWorker } from '../../../src/workers/protocol';
 
 class KeepingWorker {
@@ -44,7 +45,8 @@ it('gives every run the dataset and the prepared base models, and chosen checkpo
   if (!read.ok) throw new Error(JSON.stringify(read.issues));
   const exp = validateExperiment({ ...DEFAULT_EXPERIMENT, task: 'workflow', workflow: read.workflow });
   if (!exp.ok) throw new Error(JSON.stringify(exp.errors));
-  const sha256 = 'file' in read.workflow.data ? read.workflow.data.sha256! : '';
+  const data = expandWorkflow(read.workflow).data;
+  const sha256 = 'file' in data ? data.sha256! : '';
   await controller.workflows.keepData(sha256, { file: 'relay.csv', bytes: csv });
   const files = ['ann', 'ben', 'cal'].map((a) => ({ name: `${a}.ckpt`, bytes: new ArrayBuffer(8) }));
   await controller.workflows.keepBase(exp.config, {
