@@ -153,7 +153,10 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
         const ownReached = Object.values(own).every((v) => !(v < (o.minOwnSuccess ?? 0)));
         if (o.minOwnSuccess)
           for (const m of models) if (m.agents.every((a) => !(own[a] < o.minOwnSuccess!))) reached.add(m.id);
-        if (success >= o.targetSuccess && ownReached) {
+        // Also once no model learns any more: nothing could change (a team target out of reach of
+        // agents each past their own stayed so for the rest of the steps, 480 of 600 on a pair).
+        const frozen = models.filter(learns).every((m) => reached.has(m.id));
+        if ((success >= o.targetSuccess && ownReached) || frozen) {
           step++;
           break;
         }
