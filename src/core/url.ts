@@ -55,13 +55,24 @@ export function encodeExperiment(config: Experiment): string {
   return workflow ? `${text}&${workflowPair(workflow)}` : text;
 }
 
-/** The pair that carries a workflow: packed where it fits, else its hash. */
+/**
+ * The pair that carries a workflow: packed where it fits, else its hash. Once per workflow object
+ * (the address bar follows every change of the experiment; a live change keeps its workflow).
+ */
 function workflowPair(wf: WorkflowSpec): string {
-  const packed = packWorkflow(wf);
-  return packed.length <= MAX_PACKED
-    ? `${WORKFLOW_KEY}=${packed}`
-    : `${WORKFLOW_HASH_KEY}=${workflowHash(wf)}`;
+  let pair = PAIRS.get(wf);
+  if (pair === undefined) {
+    // Many inline rows cannot pack into a link: they are not deflated only to learn so.
+    const packed = JSON.stringify(wf).length <= MAX_PACKED * 64 ? packWorkflow(wf) : null;
+    pair =
+      packed !== null && packed.length <= MAX_PACKED
+        ? `${WORKFLOW_KEY}=${packed}`
+        : `${WORKFLOW_HASH_KEY}=${workflowHash(wf)}`;
+    PAIRS.set(wf, pair);
+  }
+  return pair;
 }
+const PAIRS = new WeakMap<WorkflowSpec, string>();
 
 /** The hash a link names its workflow by (`wfhash=`), or null: the page asks for that file. */
 export function linkWorkflowHash(hash: string): string | null {

@@ -13,7 +13,7 @@ import { validateExperiment, type FieldError } from '../core/config-validate';
 import { linkWorkflowHash } from '../core/url';
 import { baseModelsKey, pretrainRecipe } from '../core/workflow/base-key';
 import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
-import { DATA_LIMITS } from '../core/workflow/schema';
+import { DATA_LIMITS, type Workflow } from '../core/workflow/schema';
 import { knownWorkflow, workflowHash } from '../core/workflow/pack';
 import { decodeSweepLink } from '../rl/sweep';
 import { defineTransitions, taskRefOf, workflowRef } from '../tasks/registry';
@@ -27,7 +27,7 @@ import { controller } from './session/page';
 import { addError, setWorkflowSlice, useLab } from './session/store';
 import type { LabState, Preparing, WantedFiles } from './session/store';
 import { needsPreparedBase } from './session/workflow-library';
-import { threadChoice } from './thread-setting';
+import { threadChoice, threadsText } from './thread-setting';
 import { EXAMPLES } from './workflow-examples';
 
 const WORKFLOW_FILE = /\.(ya?ml|json)$/i;
@@ -62,12 +62,17 @@ async function read(
   }
   const spec = reply.workflow;
   const wf = expandWorkflow(spec);
+  setWorkflowSlice({ workflowRead: { data: dataKey(wf), rows: reply.rows, ms: reply.ms } });
   defineTransitions({ ref: workflowRef(wf), workflow: wf, longest: reply.longest });
   controller.workflows.keepWorkflow(spec);
   if (data && 'file' in wf.data && wf.data.sha256)
     await controller.workflows.keepData(wf.data.sha256, { file: wf.data.file, bytes: data.bytes });
   return spec;
 }
+
+/** What a workflow's data is, as one string: the same for the same rows. */
+export const dataKey = (wf: Workflow): string =>
+  JSON.stringify('rows' in wf.data ? wf.data.rows.length : wf.data);
 
 /**
  * The experiment with `wf` as its task: its runs, seeds and settings stay; its agents' model sizes
@@ -296,7 +301,7 @@ export function prepareBaseModels(): void {
     (m) => {
       if (m.type === 'backend')
         patchPreparing({
-          backend: `${m.report.backend}${m.report.threads ? `, ${m.report.threads} threads` : ''}`,
+          backend: `${m.report.backend}${m.report.threads ? `, ${threadsText(m.report.threads)}` : ''}`,
         });
       if (m.type === 'progress')
         patchPreparing({

@@ -37,6 +37,7 @@ const shot = async (l: Lab, name: string, width: number) => {
   await l.page.setViewportSize({ width, height: 900 });
   mkdirSync('docs/img', { recursive: true });
   const box = await l.page.getByTestId('workflow-panel').evaluate((e) => {
+    scrollTo(0, 0); // the sticky header at the page's top, not over the panel
     const r = e.getBoundingClientRect();
     return { x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height };
   });
@@ -57,7 +58,16 @@ describe('a workflow in the page', () => {
 
     await page.getByRole('button', { name: 'Prepare base models' }).click();
     await page.getByTestId('preparing').waitFor();
-    await shot(l, 'workflow-preparing', 1440);
+    if (SHOTS) {
+      // Mid-way, for the picture: the bar a quarter along (the step cap ends it at 20).
+      await page.waitForFunction(
+        () =>
+          Number(document.querySelector('[data-testid="preparing"] progress')?.getAttribute('value')) >= 5,
+        null,
+        { polling: 'raf', timeout: 120_000 },
+      );
+      await shot(l, 'workflow-preparing', 1440);
+    }
     await page.getByTestId('base-ready').waitFor({ timeout: 170_000 });
     // The one check's validation success, per agent, is what the base models say they reached.
     expect(await page.getByTestId('base-ready').textContent()).toMatch(

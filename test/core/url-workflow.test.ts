@@ -50,6 +50,14 @@ describe('a workflow in a link', () => {
     }
   });
 
+  it("carries a family's file as its family and arguments, not the whole workflow", () => {
+    const exp = withWorkflow({ family: 'parts', args: { agents: 6, mix: 0.5 } } as never);
+    const link = encodeExperiment(exp);
+    expect(link.length).toBeLessThan(150);
+    const back = decodeExperiment(link);
+    expect(back.ok && back.config.workflow).toEqual({ family: 'parts', args: { agents: 6, mix: 0.5 } });
+  });
+
   it('names a workflow too large to pack by its SHA-256, and opens it once the workflow is known', () => {
     const wf = bigWorkflow(3000);
     expect(packWorkflow(wf).length).toBeGreaterThan(MAX_PACKED);

@@ -15,7 +15,7 @@ import { usesShippedBase } from '../../tasks/workflow-generators';
 import { needsPreparedBase } from '../session/workflow-library';
 import { useLab } from '../session/store';
 import { EXAMPLES } from '../workflow-examples';
-import { openExample, openWorkflowFiles, prepareBaseModels } from '../workflow-open';
+import { dataKey, openExample, openWorkflowFiles, prepareBaseModels } from '../workflow-open';
 
 const f2 = (v: number) => v.toFixed(2);
 /** Each agent's own validation success, "ann 0.52, ben 0.31". */
@@ -92,12 +92,16 @@ function OpenFiles({ label }: { label: string }) {
 
 /** What the experiment's workflow is: its agents and its data. */
 function Current({ wf }: { wf: Workflow }) {
+  const read = useLab((s) => s.workflowRead);
+  const known = read && read.data === dataKey(wf) ? read : null;
+  const rows = known?.rows != null ? `${known.rows.toLocaleString('en')} rows, ` : '';
+  const took = known ? `; read and checked in ${(known.ms / 1000).toFixed(2)} s, off the main thread` : '';
   const data =
     'file' in wf.data
-      ? `${wf.data.file} (SHA-256 ${wf.data.sha256?.slice(0, 12) ?? '?'}…)`
+      ? `${wf.data.file} (${rows}SHA-256 ${wf.data.sha256?.slice(0, 12) ?? '?'}…${took})`
       : 'rows' in wf.data
         ? `${wf.data.rows.length} rows in the file`
-        : `the ${wf.data.generator} task's questions`;
+        : `the ${wf.data.generator} generator’s rows`;
   return (
     <dl className="summary workflow-summary" data-testid="workflow-summary">
       <div>
@@ -113,7 +117,7 @@ function Current({ wf }: { wf: Workflow }) {
       </div>
       <div>
         <dt>Data</dt>
-        <dd>{data}</dd>
+        <dd data-testid="workflow-data">{data}</dd>
       </div>
     </dl>
   );

@@ -255,6 +255,8 @@ export interface WorkflowSlice {
   workflowIssues: WorkflowIssue[];
   /** The files being read (in the reader worker), by name, or null. */
   workflowReading: string | null;
+  /** The last workflow read: its data (dataKey), its rows and how long the reader took, in ms. */
+  workflowRead: { data: string; rows: number | null; ms: number } | null;
   /** What a link waits for before it opens, or null. */
   wanted: WantedFiles | null;
   /** Base models prepared in this browser, by baseModelsKey: Train's runs start from them. */
@@ -301,6 +303,7 @@ const initial = (): LabState => ({
   view: { layout: 'overlaid', smoothing: 0.6, logCharts: [], hiddenRuns: [], hiddenAgents: [] },
   workflowIssues: [],
   workflowReading: null,
+  workflowRead: null,
   wanted: null,
   baseModels: {},
   preparing: null,
