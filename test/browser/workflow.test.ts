@@ -1,10 +1,12 @@
 /**
  * A workflow of the user's own in the page (docs/workflows.md#in-the-page): the relay example picked
  * from the Workflow panel, its base models prepared in a worker (capped by the test seam
- * `?prepare-steps=N`: the whole recipe takes minutes on SwiftShader's machine), Train, and the charts
- * naming its agents; a bad workflow file refused with its line and nothing changed; and the link
- * round trip: Copy link reproduces the workflow experiment in a fresh profile, a dataset named by
- * its SHA-256 asked for and checked. With SHOTS=1 it also writes docs/img/workflow-*.png.
+ * `?prepare-steps=N`: the whole recipe takes minutes on SwiftShader's machine), Train, the charts
+ * and What differs naming its agents, and a reload finding it all again; a bad workflow file (or an
+ * oversized dataset) refused with its line and nothing changed; and the link round trips: Copy link
+ * reproduces the workflow experiment (packed as wf=) in a fresh profile, a dataset named by its
+ * SHA-256 asked for and checked, and a workflow too large to pack named by its hash (wfhash=) and
+ * asked for. With SHOTS=1 it also writes docs/img/workflow-*.png.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +87,22 @@ describe('a workflow in the page', () => {
     expect(title).toContain('checkpoint file');
     const agents = await page.locator('.legend .legend-item').allTextContents();
     expect(agents).toEqual(expect.arrayContaining(['ann', 'ben', 'cal']));
+    // What differs weighs the GRPO run's own two batches, a sentence per agent of the workflow.
+    const card = page.getByTestId('what-differs');
+    await expect
+      .poll(() => card.getByTestId('what-differs-summary').textContent(), { timeout: 10_000 })
+      .toMatch(/^On the GRPO run’s last 2 batches \(steps 0–1\), /);
+    expect(
+      await card.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-agent'))),
+    ).toEqual(['ann', 'ben', 'cal']);
+    expect(await card.locator('li[data-agent="cal"]').textContent()).toMatch(/^cal: \S/);
+
+    // A reload finds it all again: the bundled dataset, the base models kept in IndexedDB, the session.
+    await page.reload();
+    await page.getByTestId('base-ready').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    await expect.poll(() => page.locator('.legend .legend-item').allTextContents()).toContain('cal');
+    expect(await reasons(l)).not.toContain('base models');
     expect(l.errors).toEqual([]);
   });
 
@@ -106,6 +124,13 @@ describe('a workflow in the page', () => {
     await expect
       .poll(() => page.getByTestId('workflow-issues').textContent())
       .toMatch(/relay\.csv the file: is not the dataset named\.yaml names: its SHA-256 is [0-9a-f]{16}…/);
+    // A file over 5 MB is refused before it is read.
+    const big = join(dir, 'big.csv');
+    writeFileSync(big, `word\n${'abcdefgh\n'.repeat(700_000)}`);
+    await page.getByLabel('Open a workflow file…').setInputFiles([join(dir, 'relay.yaml'), big]);
+    await expect
+      .poll(() => page.getByTestId('workflow-issues').textContent())
+      .toContain('big.csv the file: 6.0 MB; the limit is 5 MB');
     // Nothing changed: the experiment, its link and its task.
     expect(page.url()).toBe(before);
     expect(await page.getByTestId('workflow-summary').count()).toBe(0);
@@ -152,6 +177,43 @@ describe('a workflow in the page', () => {
     expect(await page.getByTestId('workflow-wanted').count()).toBe(0);
     // The same experiment: the fresh page's link is the copied one.
     expect(page.url().slice(page.url().indexOf('#'))).toBe(link.slice(link.indexOf('#')));
+    expect([...first.errors, ...second.errors]).toEqual([]);
+  });
+
+  it('names a workflow too large for a link by its hash, and opens it once its file is given and checked', async () => {
+    const first = await open(SMALL);
+    await trainEnabled(first.page);
+    // 3,000 inline rows: too many to pack into a link.
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-wf-'));
+    const relay = readFileSync('examples/workflows/relay.yaml', 'utf8');
+    const words = readFileSync('examples/workflows/relay.csv', 'utf8').trim().split('\n').slice(1);
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) => `    - { word: ${words[i % words.length].split(',')[0]}${i} }`,
+    );
+    const yaml = join(dir, 'many.yaml');
+    writeFileSync(
+      yaml,
+      relay.replace('name: relay', 'name: many').replace('  file: relay.csv', `  rows:\n${rows.join('\n')}`),
+    );
+    await first.page.getByLabel('Open a workflow file…').setInputFiles([yaml]);
+    await expect.poll(() => first.page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    const link = first.page.url().slice(first.page.url().indexOf('#'));
+    expect(link).toMatch(/&wfhash=[0-9a-f]{64}$/);
+
+    const second = await open(link);
+    const { page } = second;
+    await page.getByTestId('workflow-wanted').waitFor();
+    expect(await page.getByTestId('workflow-wanted').textContent()).toContain('names it by its SHA-256');
+    const other = join(dir, 'other.yaml');
+    writeFileSync(other, readFileSync(yaml, 'utf8').replace('mix: 0.5', 'mix: 0.25'));
+    await page.getByLabel('Open the files…').setInputFiles([other]);
+    await expect
+      .poll(() => page.getByTestId('workflow-wanted').textContent())
+      .toContain('other.yaml the file: is not the workflow this link names');
+    await page.getByLabel('Open the files…').setInputFiles([yaml]);
+    await expect.poll(() => page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    expect(page.url().slice(page.url().indexOf('#'))).toBe(link);
     expect([...first.errors, ...second.errors]).toEqual([]);
   });
 });
