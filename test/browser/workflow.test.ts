@@ -20,6 +20,8 @@ const SHOTS = process.env.SHOTS === '1';
 const SMALL = '#v=1&rollout.batchSize=2&rollout.groupSize=2&eval.every=0&steps=2';
 /** One check of the preparation (WORKFLOW_PRETRAIN.checkEvery), then it stops. */
 const SEAM = '?prepare-steps=20';
+/** How long a poll waits for a file the reader worker reads: seconds on a loaded machine, not the default 1 s. */
+const READ = { timeout: 30_000 };
 
 let labs: Lab[] = [];
 afterEach(async () => {
@@ -52,10 +54,10 @@ describe('a workflow in the page', () => {
     const { page } = l;
     await trainEnabled(page);
     await page.locator('[data-workflow="relay"] button').click();
-    await expect.poll(() => page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    await expect.poll(() => page.getByTestId('workflow-agents').textContent(), READ).toBe('ann, ben, cal');
     expect(page.url()).toMatch(/&task=workflow&.*wf=[A-Za-z0-9_-]+$/);
     // Train says why it is off until the agents have base models.
-    await expect.poll(() => reasons(l)).toContain('have no base models yet: Prepare base models');
+    await expect.poll(() => reasons(l), READ).toContain('have no base models yet: Prepare base models');
     expect(await page.getByRole('button', { name: 'Train', exact: true }).isDisabled()).toBe(true);
 
     await page.getByRole('button', { name: 'Prepare base models' }).click();
@@ -101,7 +103,7 @@ describe('a workflow in the page', () => {
     await page.reload();
     await page.getByTestId('base-ready').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
-    await expect.poll(() => page.locator('.legend .legend-item').allTextContents()).toContain('cal');
+    await expect.poll(() => page.locator('.legend .legend-item').allTextContents(), READ).toContain('cal');
     expect(await reasons(l)).not.toContain('base models');
     expect(l.errors).toEqual([]);
   });
@@ -116,20 +118,20 @@ describe('a workflow in the page', () => {
     writeFileSync(bad, relay.replace('mix: 0.5', 'mixx: 0.5'));
     await page.getByLabel('Open a workflow file…').setInputFiles([bad, 'examples/workflows/relay.csv']);
     await expect
-      .poll(() => page.getByTestId('workflow-issues').textContent())
+      .poll(() => page.getByTestId('workflow-issues').textContent(), READ)
       .toContain('relay.yaml line 27, mixx: unknown field; did you mean mix?');
     const named = join(dir, 'named.yaml');
     writeFileSync(named, relay.replace('file: relay.csv', `file: relay.csv\n  sha256: ${'f'.repeat(64)}`));
     await page.getByLabel('Open a workflow file…').setInputFiles([named, 'examples/workflows/relay.csv']);
     await expect
-      .poll(() => page.getByTestId('workflow-issues').textContent())
+      .poll(() => page.getByTestId('workflow-issues').textContent(), READ)
       .toMatch(/relay\.csv the file: is not the dataset named\.yaml names: its SHA-256 is [0-9a-f]{16}…/);
     // A file over 5 MB is refused before it is read.
     const big = join(dir, 'big.csv');
     writeFileSync(big, `word\n${'abcdefgh\n'.repeat(700_000)}`);
     await page.getByLabel('Open a workflow file…').setInputFiles([join(dir, 'relay.yaml'), big]);
     await expect
-      .poll(() => page.getByTestId('workflow-issues').textContent())
+      .poll(() => page.getByTestId('workflow-issues').textContent(), READ)
       .toContain('big.csv the file: 6.0 MB; the limit is 5 MB');
     // Nothing changed: the experiment, its link and its task.
     expect(page.url()).toBe(before);
@@ -152,7 +154,9 @@ describe('a workflow in the page', () => {
     const words = readFileSync('examples/workflows/relay.csv', 'utf8').split('\n').slice(0, 201).join('\n');
     writeFileSync(csv, `${words}\n`);
     await first.page.getByLabel('Open a workflow file…').setInputFiles([yaml, csv]);
-    await expect.poll(() => first.page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    await expect
+      .poll(() => first.page.getByTestId('workflow-agents').textContent(), READ)
+      .toBe('ann, ben, cal');
     await clipboardWrite(first, 'granted');
     const origin = new URL(first.page.url()).origin;
     await first.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
@@ -170,10 +174,10 @@ describe('a workflow in the page', () => {
     writeFileSync(other, 'word\nhona\npug\n');
     await page.getByLabel('Open the files…').setInputFiles([other]);
     await expect
-      .poll(() => page.getByTestId('workflow-wanted').textContent())
+      .poll(() => page.getByTestId('workflow-wanted').textContent(), READ)
       .toContain('other.csv the file: is not the dataset the link');
     await page.getByLabel('Open the files…').setInputFiles([csv]);
-    await expect.poll(() => page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    await expect.poll(() => page.getByTestId('workflow-agents').textContent(), READ).toBe('ann, ben, cal');
     expect(await page.getByTestId('workflow-wanted').count()).toBe(0);
     // The same experiment: the fresh page's link is the copied one.
     expect(page.url().slice(page.url().indexOf('#'))).toBe(link.slice(link.indexOf('#')));
@@ -197,7 +201,9 @@ describe('a workflow in the page', () => {
       relay.replace('name: relay', 'name: many').replace('  file: relay.csv', `  rows:\n${rows.join('\n')}`),
     );
     await first.page.getByLabel('Open a workflow file…').setInputFiles([yaml]);
-    await expect.poll(() => first.page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    await expect
+      .poll(() => first.page.getByTestId('workflow-agents').textContent(), READ)
+      .toBe('ann, ben, cal');
     const link = first.page.url().slice(first.page.url().indexOf('#'));
     expect(link).toMatch(/&wfhash=[0-9a-f]{64}$/);
 
@@ -209,10 +215,10 @@ describe('a workflow in the page', () => {
     writeFileSync(other, readFileSync(yaml, 'utf8').replace('mix: 0.5', 'mix: 0.25'));
     await page.getByLabel('Open the files…').setInputFiles([other]);
     await expect
-      .poll(() => page.getByTestId('workflow-wanted').textContent())
+      .poll(() => page.getByTestId('workflow-wanted').textContent(), READ)
       .toContain('other.yaml the file: is not the workflow this link names');
     await page.getByLabel('Open the files…').setInputFiles([yaml]);
-    await expect.poll(() => page.getByTestId('workflow-agents').textContent()).toBe('ann, ben, cal');
+    await expect.poll(() => page.getByTestId('workflow-agents').textContent(), READ).toBe('ann, ben, cal');
     expect(page.url().slice(page.url().indexOf('#'))).toBe(link);
     expect([...first.errors, ...second.errors]).toEqual([]);
   });
