@@ -16,10 +16,11 @@ import {
   unpackWorkflow,
   workflowHash,
 } from '../../src/core/workflow/pack';
+import type { WorkflowSpec } from '../../src/core/workflow/families';
 import type { Workflow } from '../../src/core/workflow/schema';
 import { EXAMPLES, exampleWorkflow } from '../tasks/workflow-examples';
 
-const withWorkflow = (workflow: Workflow): Experiment => {
+const withWorkflow = (workflow: WorkflowSpec): Experiment => {
   const r = validateExperiment({ ...DEFAULT_EXPERIMENT, task: 'workflow', workflow });
   if (!r.ok) throw new Error(JSON.stringify(r.errors));
   return r.config;
@@ -51,7 +52,7 @@ describe('a workflow in a link', () => {
   });
 
   it("carries a family's file as its family and arguments, not the whole workflow", () => {
-    const exp = withWorkflow({ family: 'parts', args: { agents: 6, mix: 0.5 } } as never);
+    const exp = withWorkflow({ family: 'parts', args: { agents: 6, mix: 0.5 } });
     const link = encodeExperiment(exp);
     expect(link.length).toBeLessThan(150);
     const back = decodeExperiment(link);
