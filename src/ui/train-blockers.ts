@@ -13,9 +13,14 @@ import { needsPreparedBase } from './session/workflow-library';
 import { fieldReason } from './field-labels';
 import type { LabState } from './session/store';
 
+/** Where Train waits for a workflow's base models: Controls makes its "Prepare base models" a button. */
+export const PREPARE = 'Prepare base models';
+export const NO_BASE_MODELS = `This workflow’s agents have no base models yet: ${PREPARE} (in the Workflow panel) first`;
+
+/** `preparing`: the baseModelsKey of the base models being prepared, if any (another workflow's, maybe). */
 export function trainBlockers(
   s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> &
-    Partial<Pick<LabState, 'readOnly' | 'baseModels' | 'uploads'>> & { preparing?: boolean },
+    Partial<Pick<LabState, 'readOnly' | 'baseModels' | 'uploads'>> & { preparing?: string | null },
 ): string[] {
   const reasons = Object.values(s.fieldErrors).flatMap((errors) =>
     errors.map((e) => fieldReason(e, s.config)),
@@ -33,9 +38,9 @@ export function trainBlockers(
   // A workflow whose agents are its own starts from base models prepared for it (or chosen files).
   if (needsPreparedBase(s.config) && !s.uploads?.length && !(baseKey(s.config) in (s.baseModels ?? {})))
     reasons.push(
-      s.preparing
+      s.preparing === baseKey(s.config)
         ? 'Preparing the base models of this workflow’s agents…'
-        : 'This workflow’s agents have no base models yet: Prepare base models (in the Workflow panel) first',
+        : NO_BASE_MODELS,
     );
   // An estimate that cannot be made is said by the Experiment panel, not here.
   const memory = memoryVerdict(s.config, s.config.backend);

@@ -288,6 +288,7 @@ export function prepareBaseModels(): void {
   const { config, threads, preparing } = useLab.getState();
   if (preparing || !needsPreparedBase(config)) return;
   const key = baseModelsKey(config);
+  const workflow = expandWorkflow(config.workflow!).name;
   const maxSteps = stepCap() ?? pretrainRecipe(expandWorkflow(config.workflow!)).maxSteps;
   const job = prepareInWorker(
     {
@@ -315,7 +316,7 @@ export function prepareBaseModels(): void {
     job.stop();
     patchPreparing({ stopping: true });
   };
-  setWorkflowSlice({ preparing: { key, step: 0, maxSteps, stop } });
+  setWorkflowSlice({ preparing: { key, workflow, step: 0, maxSteps, stop } });
   job.done.then(
     async (prepared) => {
       const summary = await controller.workflows.keepBase(config, prepared);

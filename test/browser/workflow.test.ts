@@ -60,7 +60,8 @@ describe('a workflow in the page', () => {
     await expect.poll(() => reasons(l), READ).toContain('have no base models yet: Prepare base models');
     expect(await page.getByRole('button', { name: 'Train', exact: true }).isDisabled()).toBe(true);
 
-    await page.getByRole('button', { name: 'Prepare base models' }).click();
+    // The reason's own "Prepare base models" starts it: the Workflow panel is far down the side column.
+    await page.getByTestId('train-reasons').getByRole('button', { name: 'Prepare base models' }).click();
     await page.getByTestId('preparing').waitFor();
     if (SHOTS) {
       // Mid-way, for the picture: the bar a quarter along (the step cap ends it at 20).

@@ -100,8 +100,13 @@ describe('Train blockers of a workflow experiment', () => {
     const reason =
       'This workflow’s agents have no base models yet: Prepare base models (in the Workflow panel) first';
     expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay })).toEqual([reason]);
-    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay, preparing: true })).toEqual([
-      'Preparing the base models of this workflow’s agents…',
+    expect(
+      trainBlockers({ fieldErrors: {}, backend: ready, config: relay, preparing: baseModelsKey(relay) }),
+    ).toEqual(['Preparing the base models of this workflow’s agents…']);
+    // Another workflow's preparation is not this one's: its base models are still missing.
+    const router = baseModelsKey(withWorkflow('router'));
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay, preparing: router })).toEqual([
+      reason,
     ]);
     // Prepared (kept under the experiment's key), or checkpoint files chosen instead: nothing waits.
     const key = baseModelsKey(relay);

@@ -170,8 +170,17 @@ function BaseModels({ config }: { config: Experiment }) {
             {mine.stopping ? 'Stopping…' : 'Stop'}
           </button>
         </div>
+      ) : preparing ? (
+        // One preparation at a time: say whose is running, and let it be stopped from here.
+        <p className="muted" data-testid="preparing-other">
+          The base models of {preparing.workflow} are being prepared (step {preparing.step} of at most{' '}
+          {preparing.maxSteps}); one workflow’s at a time.{' '}
+          <button type="button" onClick={preparing.stop} disabled={preparing.stopping}>
+            {preparing.stopping ? 'Stopping…' : `Stop ${preparing.workflow}’s`}
+          </button>
+        </p>
       ) : (
-        <button type="button" onClick={prepareBaseModels} disabled={preparing !== null}>
+        <button type="button" onClick={prepareBaseModels}>
           {ready ? 'Prepare again' : 'Prepare base models'}
         </button>
       )}

@@ -236,6 +236,8 @@ export interface WantedFiles {
 /** A preparation of base models under way (workflow-open.ts): what it prepares and how far it is. */
 export interface Preparing {
   key: string;
+  /** The workflow whose base models these are (its name): the panel says so on another workflow. */
+  workflow: string;
   step: number;
   maxSteps: number;
   loss?: number;
