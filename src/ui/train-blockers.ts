@@ -1,7 +1,8 @@
 /**
  * Why the experiment cannot run now, as the page says it next to Train: a field holding a
  * refused value (by its label), the backend check still running or finding no backend, a workflow
- * whose agents have no base models yet (docs/workflows.md#in-the-page), and a config over the
+ * whose agents have no base models yet (docs/workflows.md#in-the-page), a link that waits for its
+ * workflow's files (the experiment on screen is not the link's), and a config over the
  * memory limit (the same check that refuses it at start, session/controller.ts). Any reason
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
  * one on screen; so does a session another tab is training (read-only here). No React.
@@ -17,10 +18,16 @@ import type { LabState } from './session/store';
 export const PREPARE = 'Prepare base models';
 export const NO_BASE_MODELS = `This workflow’s agents have no base models yet: ${PREPARE} (in the Workflow panel) first`;
 
-/** `preparing`: the baseModelsKey of the base models being prepared, if any (another workflow's, maybe). */
+/**
+ * `wanted`: a link waits for its files. `preparing`: the baseModelsKey of the base models being
+ * prepared, if any (another workflow's, maybe).
+ */
 export function trainBlockers(
   s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> &
-    Partial<Pick<LabState, 'readOnly' | 'baseModels' | 'uploads'>> & { preparing?: string | null },
+    Partial<Pick<LabState, 'readOnly' | 'baseModels' | 'uploads'>> & {
+      preparing?: string | null;
+      wanted?: boolean;
+    },
 ): string[] {
   const reasons = Object.values(s.fieldErrors).flatMap((errors) =>
     errors.map((e) => fieldReason(e, s.config)),
@@ -31,6 +38,11 @@ export function trainBlockers(
       s.readOnly.free
         ? 'The tab that trained this session has stopped: Take over to train it here'
         : 'Another tab is training this session: it is shown here read-only',
+    );
+  // A link waiting for its files (workflow-open.ts) is not the experiment on screen: Train would train the wrong one.
+  if (s.wanted)
+    reasons.push(
+      'This link waits for its workflow’s files: open them where it asks, or keep the experiment on screen',
     );
   if (s.backend.state === 'probing') reasons.push('Checking which backend can run it…');
   else if (s.backend.state === 'refused') reasons.push('No usable compute backend (see Backend below)');

@@ -79,6 +79,15 @@ export function startUrlSync(): Promise<void> {
   return readHash();
 }
 
+/**
+ * Leaves a link that waits for its files: the notice goes, and the address bar names the experiment
+ * on screen again (it kept the link while it waited).
+ */
+export function dropWanted(): void {
+  setWorkflowSlice({ wanted: null });
+  writeHash(linkOf(useLab.getState()));
+}
+
 /** The shareable link: the page's own address (origin, path under any sub-path, query) with the experiment's hash, and its sweep. */
 export function shareLink(): string {
   const { origin, pathname, search } = window.location;

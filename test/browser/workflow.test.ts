@@ -171,6 +171,8 @@ describe('a workflow in the page', () => {
     const { page } = second;
     await page.getByTestId('workflow-wanted').waitFor();
     expect(await page.getByTestId('workflow-wanted').textContent()).toContain('reads hop.csv (SHA-256');
+    // Train waits too: the experiment on screen is not the link's.
+    await expect.poll(() => reasons(second), READ).toContain('This link waits for its workflow’s files');
     const other = join(dir, 'other.csv');
     writeFileSync(other, 'word\nhona\npug\n');
     await page.getByLabel('Open the files…').setInputFiles([other]);
@@ -180,6 +182,9 @@ describe('a workflow in the page', () => {
     await page.getByLabel('Open the files…').setInputFiles([csv]);
     await expect.poll(() => page.getByTestId('workflow-agents').textContent(), READ).toBe('ann, ben, cal');
     expect(await page.getByTestId('workflow-wanted').count()).toBe(0);
+    await expect
+      .poll(async () => (await page.getByTestId('train-reasons').allTextContents()).join(''), READ)
+      .not.toContain('This link waits');
     // The same experiment: the fresh page's link is the copied one.
     expect(page.url().slice(page.url().indexOf('#'))).toBe(link.slice(link.indexOf('#')));
     expect([...first.errors, ...second.errors]).toEqual([]);
@@ -218,6 +223,14 @@ describe('a workflow in the page', () => {
     await expect
       .poll(() => page.getByTestId('workflow-wanted').textContent(), READ)
       .toContain('other.yaml the file: is not the workflow this link names');
+    // Without the file the user may keep what is on screen: the notice goes, the address bar names it.
+    await page.getByRole('button', { name: 'keep the experiment on screen' }).click();
+    expect(await page.getByTestId('workflow-wanted').count()).toBe(0);
+    expect(page.url()).not.toContain('wfhash=');
+    expect(await page.getByTestId('workflow-summary').count()).toBe(0);
+    // The link again, and its file this time.
+    await page.evaluate((h) => (location.hash = h), link);
+    await page.getByTestId('workflow-wanted').waitFor();
     await page.getByLabel('Open the files…').setInputFiles([yaml]);
     await expect.poll(() => page.getByTestId('workflow-agents').textContent(), READ).toBe('ann, ben, cal');
     expect(page.url().slice(page.url().indexOf('#'))).toBe(link);

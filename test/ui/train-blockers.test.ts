@@ -118,6 +118,12 @@ describe('Train blockers of a workflow experiment', () => {
     // Another model size is another key: those base models do not fit it.
     const small = { ...relay, models: { ...relay.models, preset: 'small' as const } };
     expect(trainBlockers({ fieldErrors: {}, backend: ready, config: small, baseModels })).toEqual([reason]);
+    // A link waiting for its workflow's files: the experiment on screen is not the link's.
+    expect(
+      trainBlockers({ fieldErrors: {}, backend: ready, config: DEFAULT_EXPERIMENT, wanted: true }),
+    ).toEqual([
+      'This link waits for its workflow’s files: open them where it asks, or keep the experiment on screen',
+    ]);
     // math.yaml's agents are the math task's: its runs start from the shipped models.
     expect(trainBlockers({ fieldErrors: {}, backend: ready, config: withWorkflow('math') })).toEqual([]);
   });

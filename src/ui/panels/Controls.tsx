@@ -125,9 +125,10 @@ export function Controls() {
   const baseModels = useLab((s) => s.baseModels);
   const preparing = useLab((s) => s.preparing?.key ?? null);
   const uploads = useLab((s) => s.uploads);
+  const wanted = useLab((s) => s.wanted !== null);
   const reasons = useMemo(
-    () => trainBlockers({ backend, config, fieldErrors, readOnly, baseModels, preparing, uploads }),
-    [backend, config, fieldErrors, readOnly, baseModels, preparing, uploads],
+    () => trainBlockers({ backend, config, fieldErrors, readOnly, baseModels, preparing, uploads, wanted }),
+    [backend, config, fieldErrors, readOnly, baseModels, preparing, uploads, wanted],
   );
   const blocked = reasons.length > 0;
   return (

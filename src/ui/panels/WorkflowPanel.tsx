@@ -14,6 +14,7 @@ import type { Workflow } from '../../core/workflow/schema';
 import { usesShippedBase } from '../../tasks/workflow-generators';
 import { needsPreparedBase } from '../session/workflow-library';
 import { useLab } from '../session/store';
+import { dropWanted } from '../url-sync';
 import { EXAMPLES } from '../workflow-examples';
 import { dataKey, openExample, openWorkflowFiles, prepareBaseModels } from '../workflow-open';
 
@@ -231,10 +232,18 @@ export function WorkflowWanted() {
     <div role="alert" className="alert" data-testid="workflow-wanted">
       <strong>This link opens once its files are here.</strong>
       <p>
-        {need} The page checks each file against what the link names; until then nothing on screen changes.
+        {need} The page checks each file against what the link names; until then nothing on screen changes,
+        and Train waits.
       </p>
       <OpenFiles label="Open the files…" />
       <WorkflowIssues />
+      <p>
+        Without them:{' '}
+        <button type="button" className="link" onClick={dropWanted}>
+          keep the experiment on screen
+        </button>{' '}
+        instead of this link’s.
+      </p>
     </div>
   );
 }
