@@ -10,7 +10,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clipboardWrite, openLab, runsIn, trainEnabled } from './harness';
 import type { Lab } from './harness';
@@ -154,7 +154,16 @@ describe('a workflow in the page', () => {
     );
     const words = readFileSync('examples/workflows/relay.csv', 'utf8').split('\n').slice(0, 201).join('\n');
     writeFileSync(csv, `${words}\n`);
-    await first.page.getByLabel('Open a workflow file…').setInputFiles([yaml, csv]);
+    // Both dropped onto the panel, as from a file manager.
+    const dataTransfer = await first.page.evaluateHandle(
+      (files) => {
+        const dt = new DataTransfer();
+        for (const [name, text] of files) dt.items.add(new File([text], name));
+        return dt;
+      },
+      [yaml, csv].map((p) => [basename(p), readFileSync(p, 'utf8')]),
+    );
+    await first.page.dispatchEvent('[data-testid="workflow-drop"]', 'drop', { dataTransfer });
     await expect
       .poll(() => first.page.getByTestId('workflow-agents').textContent(), READ)
       .toBe('ann, ben, cal');

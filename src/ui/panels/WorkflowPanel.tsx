@@ -5,8 +5,7 @@
  * progress bar, each check's validation success per agent, and Stop. Also the notice a link shows
  * while it waits for files this browser lacks. The work is workflow-open.ts's; this only shows it.
  */
-import { useMemo, useState } from 'react';
-import type { DragEvent } from 'react';
+import { useMemo } from 'react';
 import type { Experiment } from '../../core/config';
 import { baseModelsKey } from '../../core/workflow/base-key';
 import { expandWorkflow } from '../../core/workflow/families';
@@ -15,6 +14,7 @@ import { usesShippedBase } from '../../tasks/workflow-generators';
 import { needsPreparedBase } from '../session/workflow-library';
 import { useLab } from '../session/store';
 import { dropWanted } from '../url-sync';
+import { DropZone } from './DropZone';
 import { EXAMPLES } from '../workflow-examples';
 import { dataKey, openExample, openWorkflowFiles, prepareBaseModels } from '../workflow-open';
 
@@ -54,24 +54,8 @@ function WorkflowIssues() {
 
 /** Pick or drop: a workflow file and, where it reads one, its dataset. */
 function OpenFiles({ label }: { label: string }) {
-  const [over, setOver] = useState(false);
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    e.stopPropagation();
-    setOver(false);
-    void openWorkflowFiles([...e.dataTransfer.files]);
-  };
   return (
-    <div
-      className={`drop-zone${over ? ' over' : ''}`}
-      data-testid="workflow-drop"
-      onDragOver={(e) => {
-        e.preventDefault();
-        setOver(true);
-      }}
-      onDragLeave={() => setOver(false)}
-      onDrop={onDrop}
-    >
+    <DropZone testId="workflow-drop" onDrop={(d) => void openWorkflowFiles([...d.files])}>
       <label>
         {label}{' '}
         <input
@@ -87,7 +71,7 @@ function OpenFiles({ label }: { label: string }) {
       <p className="muted">
         or drop them here (a .yaml, .yml or .json workflow, and its .csv or .jsonl dataset)
       </p>
-    </div>
+    </DropZone>
   );
 }
 
