@@ -137,6 +137,24 @@ describe('a workflow in the page', () => {
     // Nothing changed: the experiment, its link and its task.
     expect(page.url()).toBe(before);
     expect(await page.getByTestId('workflow-summary').count()).toBe(0);
+
+    // With a workflow on screen (the router), a flow that reads no such field is refused by its stage,
+    // and the router stays: its agents, its link.
+    await page.locator('[data-workflow="router"] button').click();
+    await expect
+      .poll(() => page.getByTestId('workflow-agents').textContent(), READ)
+      .toBe('router, adder, reverser, counter');
+    const router = page.url();
+    const stage = join(dir, 'stage.yaml');
+    writeFileSync(stage, relay.replace("prompt: '{ann}<'", "prompt: '{anne}<'"));
+    await page.getByLabel('Open a workflow file…').setInputFiles([stage, 'examples/workflows/relay.csv']);
+    await expect
+      .poll(() => page.getByTestId('workflow-issues').textContent(), READ)
+      .toContain(
+        'stage.yaml line 19, flow.1.prompt: {anne} is neither a field nor an agent (fields: word; agents: ann, ben, cal)',
+      );
+    expect(await page.getByTestId('workflow-agents').textContent()).toBe('router, adder, reverser, counter');
+    expect(page.url()).toBe(router);
     expect(l.errors).toEqual([]);
   });
 
