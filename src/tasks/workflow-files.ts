@@ -9,7 +9,7 @@
  * 50,000-row dataset is never parsed on its main thread. Pure.
  */
 import { sha256Hex } from '../core/sha256';
-import { lineOfPlace, readDataset, readWorkflow, type FileIssue } from '../core/workflow/file';
+import { placedIssues, readDataset, readWorkflow, type FileIssue } from '../core/workflow/file';
 import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { defineWorkflow, registerDataset, workflowDefinition } from './registry';
 import { WorkflowRefused } from './workflow';
@@ -102,11 +102,11 @@ export function readWorkflowFiles({ workflow: given, data }: ReadRequest): ReadR
     if (e instanceof WorkflowRefused)
       return {
         ok: false,
-        issues: e.issues.map((i) => {
-          if (data && /^line /.test(i.where)) return { file: data.name, ...i };
-          const line = text === null ? null : lineOfPlace(text, i.where);
-          return { file: source, ...i, where: line ? `${line}, ${i.where}` : i.where };
-        }),
+        issues: e.issues.flatMap((i) =>
+          data && /^line /.test(i.where)
+            ? [{ file: data.name, ...i }]
+            : (text === null ? [i] : placedIssues(text, [i])).map((p) => ({ file: source, ...p })),
+        ),
       };
     throw e;
   }
