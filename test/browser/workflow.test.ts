@@ -56,6 +56,17 @@ describe('a workflow in the page', () => {
     await page.locator('[data-workflow="relay"] button').click();
     await expect.poll(() => page.getByTestId('workflow-agents').textContent(), READ).toBe('ann, ben, cal');
     expect(page.url()).toMatch(/&task=workflow&.*wf=[A-Za-z0-9_-]+$/);
+    // Its files, to start one's own from: exactly the shipped ones.
+    for (const name of ['relay.yaml', 'relay.csv']) {
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByTestId('example-files').getByRole('button', { name }).click(),
+      ]);
+      expect(file.suggestedFilename()).toBe(name);
+      expect(readFileSync((await file.path())!, 'utf8')).toBe(
+        readFileSync(`examples/workflows/${name}`, 'utf8'),
+      );
+    }
     // Train says why it is off until the agents have base models.
     await expect.poll(() => reasons(l), READ).toContain('have no base models yet: Prepare base models');
     expect(await page.getByRole('button', { name: 'Train', exact: true }).isDisabled()).toBe(true);

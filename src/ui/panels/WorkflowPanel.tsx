@@ -15,6 +15,7 @@ import { needsPreparedBase } from '../session/workflow-library';
 import { useLab } from '../session/store';
 import { dropWanted } from '../url-sync';
 import { DropZone } from './DropZone';
+import { download } from '../export';
 import { EXAMPLES } from '../workflow-examples';
 import { dataKey, openExample, openWorkflowFiles, prepareBaseModels } from '../workflow-open';
 
@@ -108,6 +109,27 @@ function Current({ wf }: { wf: Workflow }) {
   );
 }
 
+/** A bundled example's files, to write a workflow of one's own from (the page is where a new user meets the format). */
+function ExampleFiles({ name }: { name: string }) {
+  const example = EXAMPLES.find((e) => e.name === name);
+  if (!example) return null;
+  const files = [example.workflow, ...(example.data ? [example.data] : [])];
+  return (
+    <p className="muted" data-testid="example-files">
+      To write your own, start from its files:{' '}
+      {files.map((f, i) => (
+        <span key={f.name}>
+          {i > 0 && ', '}
+          <button type="button" className="link" onClick={() => download(f.name, f.text, 'text/plain')}>
+            {f.name}
+          </button>
+        </span>
+      ))}
+      .
+    </p>
+  );
+}
+
 /** The workflow's base models: shipped, prepared, or Prepare base models with its progress and Stop. */
 function BaseModels({ config }: { config: Experiment }) {
   const preparing = useLab((s) => s.preparing);
@@ -184,8 +206,9 @@ export function WorkflowPanel() {
     <section className="panel" aria-labelledby="workflow-title" data-testid="workflow-panel">
       <h2 id="workflow-title">Workflow</h2>
       <p className="muted">
-        Your own multi-agent system in one file: its agents, data, flow and rewards (docs/workflows.md). Pick
-        an example, or open a workflow file and its dataset; the runs above stay the experiment’s.
+        Your own multi-agent system in one file: its agents, data, flow and rewards (the format:
+        docs/workflows.md in the lab’s repository). Pick an example, or open a workflow file and its dataset;
+        the runs above stay the experiment’s.
       </p>
       <ul className="presets" role="group" aria-label="Example workflows">
         {EXAMPLES.map((e) => (
@@ -200,6 +223,7 @@ export function WorkflowPanel() {
       <OpenFiles label="Open a workflow file…" />
       {!waiting && <WorkflowIssues />}
       {wf && <Current wf={wf} />}
+      {picked && <ExampleFiles name={picked} />}
       {wf && <BaseModels config={config} />}
     </section>
   );
