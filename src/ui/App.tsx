@@ -26,6 +26,7 @@ import { Labelled } from './panels/Labelled';
 import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
 import { WhatDiffers } from './panels/WhatDiffers';
+import { WorkflowPanel, WorkflowWanted } from './panels/WorkflowPanel';
 import { runsTitle } from './config-edit';
 import type { EmbedView } from '../report/result-link';
 import { dismissError, setBackend, useLab } from './session/store';
@@ -314,6 +315,7 @@ function Lab() {
       <div className={hasRuns ? 'layout has-runs' : 'layout'}>
         <aside className="sidebar">
           <ExperimentPanel />
+          <WorkflowPanel />
           <LiveParams />
           <ExportPanel />
           <OtherTools />
@@ -324,6 +326,7 @@ function Lab() {
           <UpdateNotice />
           <OpenedBanner />
           <UrlAlert />
+          <WorkflowWanted />
           <UrlNote />
           <SessionErrors />
           <PersistAlert />
