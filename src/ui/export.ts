@@ -8,10 +8,7 @@ import { encodeExperiment } from '../core/url';
 import { metricsCsv, metricsJson } from '../interop/lab-exports';
 import type { ExportedRun } from '../interop/lab-exports';
 import { allRows, runData } from './run-data';
-import { readResult } from '../report/result-file';
-import { RESULT_EXTENSION } from '../report/result-format';
-import { controller } from './session/page';
-import { addError, boardConfig, boardRuns, useLab } from './session/store';
+import { boardConfig, boardRuns, useLab } from './session/store';
 import type { RunView } from './session/store';
 
 /** A run's card, keys and every step, as the exports take it. */
@@ -57,22 +54,10 @@ export const fileName = (title: string) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')}`;
 
-const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+/** Now, for a download's name: `2026-12-02-05-30-00`. */
+export const stamp = () => new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
 export const downloadCsv = () =>
   download(`agentwise-metrics-${stamp()}.csv`, metricsCsv(boardExport()), 'text/csv');
-/** Share result: the session on screen as a result file, read back before it is offered (docs/sharing.md). */
-export function downloadResult(): void {
-  try {
-    const bytes = controller.shareResult();
-    readResult(bytes); // a file this lab would refuse to open is never shared
-    downloadBlob(
-      `agentwise-result-${stamp()}${RESULT_EXTENSION}`,
-      new Blob([bytes as BlobPart], { type: 'application/gzip' }),
-    );
-  } catch (e) {
-    addError(`Share result failed: ${(e as Error).message}`);
-  }
-}
 export function downloadJson(): void {
   const config = boardConfig(useLab.getState());
   const text = metricsJson(config, `#${encodeExperiment(config)}`, boardExport());

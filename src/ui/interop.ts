@@ -2,7 +2,7 @@
  * The page's side of src/interop: files dropped on the page become read-only imported runs
  * (parsed in a worker, kept in run-data.ts like local runs, listed in the store's `imported`,
  * stored in IndexedDB as an import of their own: session/recorder.ts), a result file dropped
- * opens read-only as the session on screen (session/result.ts),
+ * opens read-only as the session on screen and Share result writes one (session/result.ts),
  * and the session's runs go out as TensorBoard event files or as Dr. MAS launch scripts.
  */
 import { evalKsOf } from '../core/metrics';
@@ -10,6 +10,7 @@ import { encodeExperiment } from '../core/url';
 import { readInFolder } from '../interop/import';
 import { runCardText } from '../interop/lab-exports';
 import { baseLabel } from '../report/findings';
+import { readResult } from '../report/result-file';
 import { RESULT_EXTENSION, ResultRefused } from '../report/result-format';
 import { ExportRefused, exportDrmas } from '../interop/drmas';
 import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
@@ -20,7 +21,7 @@ import { fetchResultInWorker } from '../workers/result-fetch-client';
 import type { PackedRun } from '../workers/import-client';
 import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
-import { downloadBlob, fileName } from './export';
+import { downloadBlob, fileName, stamp } from './export';
 import { controller } from './session/page';
 import { readResultFile } from './session/result';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
@@ -113,6 +114,20 @@ async function openResultFile(file: File): Promise<string[]> {
   }
   controller.openResult(result, file.name);
   return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];
+}
+
+/** Share result: the session on screen as a result file, read back before it is offered (docs/sharing.md). */
+export function downloadResult(): void {
+  try {
+    const bytes = controller.shareResult();
+    readResult(bytes); // a file this lab would refuse to open is never shared
+    downloadBlob(
+      `agentwise-result-${stamp()}${RESULT_EXTENSION}`,
+      new Blob([bytes as BlobPart], { type: 'application/gzip' }),
+    );
+  } catch (e) {
+    addError(`Share result failed: ${(e as Error).message}`);
+  }
 }
 
 /**
