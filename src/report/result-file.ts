@@ -164,13 +164,17 @@ function hostileShape(text: string, limit: number): string | null {
   return null;
 }
 
+/** Why a file of `size` bytes is not read at all, or null: a reader may ask before it reads one. */
+export const tooLarge = (size: number): string | null =>
+  size > MAX_RESULT_BYTES ? `${MB(size)}: a result file is at most ${MB(MAX_RESULT_BYTES)}` : null;
+
 /**
  * Reads a result file; throws a ResultRefused saying why it cannot be opened, and nothing else
  * (see the module's head).
  */
 export function readResult(bytes: Uint8Array): Result {
-  if (bytes.length > MAX_RESULT_BYTES)
-    throw new ResultRefused(`${MB(bytes.length)}: a result file is at most ${MB(MAX_RESULT_BYTES)}`);
+  const large = tooLarge(bytes.length);
+  if (large) throw new ResultRefused(large);
   if (bytes.length < 2 || bytes[0] !== GZIP[0] || bytes[1] !== GZIP[1])
     throw new ResultRefused('not gzip-compressed: not a result file (*.lab.json.gz)');
   const text = gunzipBounded(bytes, MAX_BODY_BYTES);

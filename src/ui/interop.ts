@@ -10,20 +10,19 @@ import { encodeExperiment } from '../core/url';
 import { readInFolder } from '../interop/import';
 import { runCardText } from '../interop/lab-exports';
 import { baseLabel } from '../report/findings';
-import { readResult } from '../report/result-file';
-import { RESULT_EXTENSION, ResultRefused } from '../report/result-format';
+import { readResult, tooLarge } from '../report/result-file';
+import { RESULT_EXTENSION } from '../report/result-format';
 import { ExportRefused, exportDrmas } from '../interop/drmas';
 import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
 import { drmasReadme } from '../interop/drmas-readme';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import { parseInWorker } from '../workers/import-client';
-import { fetchResultInWorker } from '../workers/result-fetch-client';
+import { readResultInWorker } from '../workers/result-fetch-client';
 import type { PackedRun } from '../workers/import-client';
 import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
 import { downloadBlob, fileName, stamp } from './export';
 import { controller } from './session/page';
-import { readResultFile } from './session/result';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
 import { addError, runColor, setSession, useLab } from './session/store';
 import type { RunView, StoredRun } from './session/store';
@@ -106,10 +105,11 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
 async function openResultFile(file: File): Promise<string[]> {
   let result;
   try {
-    result = await readResultFile(file);
+    const large = tooLarge(file.size); // refused before its bytes are read into memory
+    if (large) throw new Error(`${file.name}: not opened: ${large}`);
+    result = await readResultInWorker({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
   } catch (e) {
-    if (!(e instanceof ResultRefused)) throw e;
-    addError(`${file.name}: not opened: ${e.message}`);
+    addError((e as Error).message);
     return [];
   }
   controller.openResult(result, file.name);
@@ -138,7 +138,7 @@ export function downloadResult(): void {
 export async function openLinkedResult(url: string): Promise<boolean> {
   let result;
   try {
-    result = await fetchResultInWorker(url);
+    result = await readResultInWorker({ url });
   } catch (e) {
     addError((e as Error).message);
     return false;

@@ -3,11 +3,12 @@
  * Fetches and reads a result file for `#open=<URL>` (result-fetch-client.ts asks). It runs apart
  * from the page so that the page's CSP keeps `connect-src 'self'`: only this worker, served with
  * its own policy (src/host/headers.ts), may reach the result's host, and only to GET the one URL
- * it is given. It stops reading past MAX_RESULT_BYTES, and reads the file off the main thread.
+ * it is given. It stops reading past MAX_RESULT_BYTES, and reads the file off the main thread, as
+ * it reads a dropped or picked file's bytes.
  */
 import { readResult } from '../report/result-file';
 import { MAX_RESULT_BYTES, ResultRefused } from '../report/result-format';
-import type { ResultFetchReply } from './result-fetch-client';
+import type { ResultFetchReply, ResultFetchRequest } from './result-fetch-client';
 
 const MB = MAX_RESULT_BYTES / 2 ** 20;
 
@@ -53,10 +54,22 @@ async function fetchResult(url: string): Promise<ResultFetchReply> {
   }
 }
 
-self.onmessage = (e: MessageEvent<{ url: string }>) => {
-  void fetchResult(e.data.url).then(
+/** A dropped or picked file's bytes, read here too: a large result costs the page's main thread nothing. */
+function readBytes(name: string, bytes: Uint8Array): ResultFetchReply {
+  try {
+    return { ok: true, result: readResult(bytes) };
+  } catch (e) {
+    if (!(e instanceof ResultRefused)) throw e;
+    return { ok: false, message: `${name}: not opened: ${e.message}` };
+  }
+}
+
+self.onmessage = (e: MessageEvent<ResultFetchRequest>) => {
+  const { data } = e;
+  const what = 'url' in data ? data.url : data.name;
+  void (async () => ('url' in data ? fetchResult(data.url) : readBytes(data.name, data.bytes)))().then(
     (reply) => (self as unknown as Worker).postMessage(reply),
     (err: Error) =>
-      (self as unknown as Worker).postMessage({ ok: false, message: `${e.data.url}: ${err.message}` }),
+      (self as unknown as Worker).postMessage({ ok: false, message: `${what}: ${err.message}` }),
   );
 };

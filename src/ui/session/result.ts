@@ -7,7 +7,7 @@
  */
 import type { Experiment } from '../../core/config';
 import { baseLabel } from '../../report/findings';
-import { readResult, writeResult } from '../../report/result-file';
+import { writeResult } from '../../report/result-file';
 import type { Result, ResultMachine, ResultRun } from '../../report/result-format';
 import { resultExperiment } from '../../report/result-make';
 import type { Cell, SweepFile } from '../../rl/sweep';
@@ -75,11 +75,6 @@ export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOn
   }
   const opened: OpenedResult = { name, sha256, made: body.made, machine: body.machines[0] ?? null };
   return { config, runs, sweepCells, opened };
-}
-
-/** Reads a picked or dropped result file: its runs on screen, or a ResultRefused saying why not. */
-export async function readResultFile(file: Blob): Promise<Result> {
-  return readResult(new Uint8Array(await file.arrayBuffer()));
 }
 
 /** Where the page ran, in a result's words (the build's commit; the browser as the runtime). */
