@@ -22,6 +22,7 @@ const keysOf = (agents: readonly string[]) => [
   M.step,
   ...agents.flatMap((a) => [
     agentKey(a, 'amplification'),
+    agentKey(a, 'traj_reward_share'),
     agentKey(a, 'calls'),
     ...(['grpo', 'drmas'] as const).flatMap((e) => SAME_BATCH_STATS.map((s) => agentSameBatchKey(a, e, s))),
   ]),
@@ -95,9 +96,11 @@ export function WhatDiffers() {
         Both estimators weigh this run’s own rows, so the differences are the estimators’ alone and one seed
         is enough. Advantage scale: the root mean square of the agent’s advantages. Correlation: 1 when the
         two order and space its rows alike. Amplification: how far the agent’s rewards sit from, and spread
-        around, {card.scores}, relative to their spread; above 1, GRPO’s one baseline inflates the advantages
-        of an agent whose rows carry their trajectory’s reward, and the advantage scale says what it came to
-        on these batches. The charts under “Same batch, every estimator” show each number step by step.
+        around, {card.scores}, relative to their spread. It is GRPO’s E[A²] for the agent only where each of
+        its rows carries its trajectory’s reward, since GRPO weighs every row by its trajectory’s score; where
+        rows carry rewards of their own (their own part, a dial, a penalty) it describes the rewards and
+        predicts nothing, so the card leaves it out. The charts under “Same batch, every estimator” show each
+        number step by step.
       </details>
     </section>
   );
