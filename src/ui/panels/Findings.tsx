@@ -156,6 +156,21 @@ export function Findings() {
   );
 }
 
+/** A run's name in a column head, after a swatch of its colour on the charts (its estimator's). */
+function RunName({ label }: { label: string }) {
+  const color = useLab(
+    (s) => [...boardRuns(s), ...s.imported].find((r) => baseLabel(r.label) === label)?.color,
+  );
+  return (
+    <>
+      {color && (
+        <span className="swatch" style={{ background: color }} data-run-color={color} aria-hidden="true" />
+      )}{' '}
+      {label}
+    </>
+  );
+}
+
 /** One comparison: its status line (children), the table, and its CSV / JSON downloads. */
 function FindingsTable({
   c,
@@ -187,8 +202,8 @@ function FindingsTable({
                 </th>
               ))}
               {c.runs.map((r) => (
-                <th scope="col" key={r}>
-                  {r}
+                <th scope="col" key={r} data-run={r}>
+                  <RunName label={r} />
                 </th>
               ))}
               {later.map((r) => (

@@ -76,11 +76,12 @@ export function SweepMap() {
     () => (opened && along ? mapCharts(opened.file.grid, opened.cells, along, from || undefined) : []),
     [opened, along, from],
   );
-  // Each line in its run's colour on the board.
-  const labels = opened?.file.config.runs.map((r) => r.label) ?? [];
-  const colors = (charts[0]?.lines ?? []).map((l, k) => {
-    const i = labels.indexOf(l.run);
-    return runColor(i < 0 ? k + 1 : i);
+  // Each line in its run's colour on the board: its estimator's.
+  const runs = opened?.file.config.runs ?? [];
+  const labels = runs.map((r) => r.label);
+  const colors = (charts[0]?.lines ?? []).map((l) => {
+    const i = runs.findIndex((r) => r.label === l.run);
+    return runColor(runs, i < 0 ? runs.length : i);
   });
   const figures = [...new Set(charts.map((c) => c.figure))];
   const shown = figure === ALL ? figures : figures.filter((f) => f === figure);

@@ -19,6 +19,7 @@ import { createStore, useStore } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../../core/config';
 import type { Experiment } from '../../core/config';
 import type { FieldError } from '../../core/config-validate';
+import { runColors, type EstimatorChoice } from '../../core/estimators';
 import type { Dial } from '../../core/url-sweep';
 import { valueAt } from '../../core/url';
 import type { Cell, SweepFile } from '../../rl/sweep';
@@ -391,9 +392,9 @@ function toggle<T>(list: T[], x: T): T[] {
   return list.includes(x) ? list.filter((y) => y !== x) : [...list, x];
 }
 
-/** One colour per run index (Okabe–Ito-like, distinguishable in colour-blind palettes). */
-const RUN_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'] as const;
 /** One dash pattern per agent, in the order the task lists its agents. */
 const AGENT_DASHES = ['', '6 3', '2 3', '10 3 2 3'] as const;
-export const runColor = (runIndex: number) => RUN_COLORS[runIndex % RUN_COLORS.length];
+/** Run `runIndex`'s colour among an experiment's runs: its estimator's (runColors, core/estimators.ts). */
+export const runColor = (runs: readonly { estimator: EstimatorChoice }[], runIndex: number) =>
+  runColors(runs.map((r) => r.estimator))[runIndex] ?? runColors([undefined])[0];
 export const agentDash = (i: number) => AGENT_DASHES[i % AGENT_DASHES.length];
