@@ -101,7 +101,7 @@ const AGREE = (corr: number) =>
 function amplificationWords(amp: number, carried: number, w: Words, groupSize?: number): string {
   if (!Number.isFinite(amp)) return 'Its amplification is undefined: none of its groups had spread rewards';
   if (carried < CARRIED)
-    return `Amplification does not apply to it: ${carried === 0 ? 'none' : `only ${Math.round(carried * 100)} %`} of its rows carry their ${w.one}’s reward, and GRPO weighs every row by ${w.its} score, not by the row’s own reward`;
+    return `Amplification does not apply to it: ${carried === 0 ? 'none' : `only ${Math.round(carried * 100)} %`} of its rows carry their ${w.one}’s reward, while GRPO weighs every row by ${w.its} score`;
   const level = groupSize && groupSize > 1 ? (groupSize - 1) / groupSize : 1;
   const where =
     amp > 1.25 * level
@@ -133,7 +133,7 @@ function describeAgent(
   const grad = Number.isFinite(d.gradRatio)
     ? `Measured at the same weights, Dr. MAS’s gradient for it is ${f2(d.gradRatio)}× GRPO’s`
     : `Its rows pull on the gradient about ${f2(d.scale)}× as hard under Dr. MAS${direction(d.corr)}`;
-  return `On these batches Dr. MAS gives the ${d.agent} agent ${f2(d.scale)}× GRPO’s advantage scale, and ${agree}. ${grad}. ${amp}.`;
+  return `Dr. MAS gives the ${d.agent} agent ${f2(d.scale)}× GRPO’s advantage scale, and ${agree}. ${grad}. ${amp}.`;
 }
 
 /**

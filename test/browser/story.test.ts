@@ -138,10 +138,22 @@ describe('the first screen tells the story', () => {
       );
       const corr = avg(col(`agent/${a}/shadow/drmas/corr`));
       const amplification = avg(col(`agent/${a}/amplification`).filter(Number.isFinite));
-      const text = await card.locator(`li[data-agent="${a}"]`).textContent();
+      const carried = avg(col(`agent/${a}/traj_reward_share`));
+      const li = card.locator(`li[data-agent="${a}"]`);
+      const text = await li.textContent();
       expect(text).toContain(`Dr. MAS gives the ${a} agent ${scale.toFixed(2)}× GRPO’s advantage scale`);
       expect(text).toContain(`(correlation ${corr.toFixed(2)})`);
-      expect(text).toContain(`Its amplification is ${amplification.toFixed(2)}: `);
+      // Amplification only where it is GRPO's E[A²] for the agent: where every row carries its trajectory's reward.
+      expect(text).toContain(
+        carried === 1
+          ? `Its amplification is ${amplification.toFixed(2)} (`
+          : `Amplification does not apply to it: only ${Math.round(carried * 100)} % of its rows`,
+      );
+      // Its paired bars: each estimator's root mean square advantage.
+      const rms = (e: string) => Math.sqrt(avg(col(`agent/${a}/shadow/${e}/sq_mean`))).toFixed(2);
+      expect(await li.getByRole('img').getAttribute('aria-label')).toBe(
+        `Advantage scale: GRPO ${rms('grpo')}, Dr. MAS ${rms('drmas')}`,
+      );
     }
     await page.setViewportSize({ width: 1440, height: 900 });
     await shot(lab, 'what-differs', 1440, '[data-testid="what-differs"]');
