@@ -22,9 +22,14 @@ function LiveField({ param }: { param: LiveParam }) {
   const sweeping = useLab((s) => s.sweepCells !== null);
   const [error, setError] = useState<string | null>(null);
   // Committed while runs train: sent to them, shown until a run says at which step it took it
-  // (the recorded value moves on from `over`).
-  const [sending, setSending] = useState<{ value: number; over: number } | null>(null);
-  const sent = training && sending?.over === value ? sending.value : null;
+  // (the recorded value moves on from `over`), and only in the session it was sent to: a later
+  // session that starts from `over` again (a preset, Reset) trains at `over`, and shows it. The
+  // session is told by its first repeat's id, new with every session.
+  const session = useLab((s) => s.runs[0]?.id ?? null);
+  const [sending, setSending] = useState<{ value: number; over: number; session: string | null } | null>(
+    null,
+  );
+  const sent = training && sending?.session === session && sending.over === value ? sending.value : null;
   const id = `live-${param}`;
   const shown = sent ?? value;
   const draft = useDraft(
@@ -38,7 +43,7 @@ function LiveField({ param }: { param: LiveParam }) {
         return false;
       }
       setError(null);
-      setSending(training && v !== value ? { value: v, over: value } : null);
+      setSending(training && v !== value ? { value: v, over: value, session } : null);
       controller.setLiveNext(param, v);
       return true;
     },
