@@ -15,7 +15,7 @@ import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData } from './SeriesLayer';
 import { markerElements } from './Markers';
-import { ImageButtons } from './ImageButtons';
+import { ImageButtons, boardNotes } from './ImageButtons';
 import { ChartEmpty } from './ChartEmpty';
 import { ChartFrame } from './ChartFrame';
 import { useRefreshed } from './chart-refresh';
@@ -48,6 +48,14 @@ interface MetricChartProps {
 function useStable<A extends Axis | null>(a: A): A {
   const key = axisKey(a);
   return useMemo(() => a, [key]); // eslint-disable-line react-hooks/exhaustive-deps
+}
+
+const figure = (v: number) => (Number.isInteger(v) ? String(v) : v.toPrecision(4));
+
+/** What the data spans, in an exported image: the axes round past it (a run at step 237 draws to 300). */
+function dataExtent(metric: string, steps: readonly number[], [lo, hi]: readonly number[]): string {
+  const span = steps.length ? `steps ${steps[0]}–${steps[steps.length - 1]}` : 'no steps';
+  return `Data: ${span}; ${metric} from ${figure(lo)} to ${figure(hi)}.`;
 }
 
 /** The x axis spans at least this many steps: at the start of a run it does not move every step. */
@@ -125,6 +133,7 @@ function MetricChartImpl({
       points,
       total,
       end,
+      range: [lo, hi],
       axis: lo <= hi ? (log ? logAxis(lo, hi) : niceAxis(lo, hi)) : null,
     };
   }, [drawnSpecs, drawnScale, smoothing, log, refY, version]);
@@ -172,7 +181,8 @@ function MetricChartImpl({
               title,
               series: drawnSpecs,
               xName: 'step',
-              yName: `${metric ?? title}${log ? ' (log scale)' : ''}`,
+              yName: `${title}${log ? ' (log scale)' : ''}`,
+              notes: [dataExtent(metric ?? title, steps, data.range), ...boardNotes()],
             })}
           />
         </span>

@@ -5,21 +5,14 @@
  * after it is picked and until a field is edited away from it.
  */
 import { useMemo } from 'react';
-import { PRESETS } from '../../core/presets';
+import { PRESETS, presetOf } from '../../core/presets';
 import { applyExperiment } from '../config-edit';
 import { useLab } from '../session/store';
-
-// Presets and configs are both schema-parsed, so equal experiments serialize alike. The
-// presets never change, so each is serialized once.
-const PRESET_JSON = PRESETS.map((p) => ({ id: p.id, json: JSON.stringify(p.config) }));
 
 /** The id of the preset the experiment currently equals, if any (its buttons show pressed). */
 export function usePickedPreset(): string | undefined {
   const config = useLab((s) => s.config);
-  return useMemo(() => {
-    const now = JSON.stringify(config);
-    return PRESET_JSON.find((p) => p.json === now)?.id;
-  }, [config]);
+  return useMemo(() => presetOf(config)?.id, [config]);
 }
 
 export function Presets() {

@@ -189,7 +189,15 @@ export function SweepMap() {
                 <h3 title={f}>{row[0].words}</h3>
                 <div className="map-facets">
                   {row.map((c) => (
-                    <MapFigure key={c.facet} chart={c} x={along} y={y} colors={colors} from={from} />
+                    <MapFigure
+                      key={c.facet}
+                      chart={c}
+                      x={along}
+                      y={y}
+                      colors={colors}
+                      from={from}
+                      sweep={opened.name}
+                    />
                   ))}
                 </div>
               </div>
