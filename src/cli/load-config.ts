@@ -42,7 +42,8 @@ export function loadConfig(arg: string): Experiment {
     if (!r.ok) throw new ConfigError(arg, r.errors);
     if (r.note) console.error(`${arg}: ${r.note}`);
     // A workflow over a data file finds it beside the config (a train folder keeps a copy there).
-    if (r.config.workflow) loadWorkflowData(r.config.workflow, dirname(arg), arg);
+    if (r.config.workflow && !('family' in r.config.workflow))
+      loadWorkflowData(r.config.workflow, dirname(arg), arg);
     return r.config;
   }
   const hashAt = arg.indexOf('#');

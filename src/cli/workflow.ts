@@ -11,15 +11,19 @@ import type { Experiment } from '../core/config';
 import { sha256Hex } from '../core/sha256';
 import { describeIssues, MAX_WORKFLOW_BYTES, readDataset, readWorkflow } from '../core/workflow/file';
 import type { Workflow } from '../core/workflow/schema';
+import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { encodeCheckpoint } from '../model/checkpoint';
 import { registerDataset, taskOf } from '../tasks/registry';
 import { WorkflowRefused } from '../tasks/workflow';
 import { usesShippedBase } from '../tasks/workflow-generators';
 import { pretrainBase } from '../train/pretrain';
 import { UsageError } from './args';
-import { validateExperiment } from '../core/config-validate';
-import { ConfigError } from './load-config';
-import { baseModelsKey, WORKFLOW_PRETRAIN } from '../core/workflow/base-key';
+import { fieldErrorText, validateExperiment } from '../core/config-validate';
+import { baseModelsKey, pretrainRecipe } from '../core/workflow/base-key';
+
+/** An experiment's whole workflow (a family's built), or null. */
+const wholeOf = (exp: Pick<Experiment, 'workflow'>): Workflow | null =>
+  exp.workflow ? expandWorkflow(exp.workflow) : null;
 
 /** The dataset files read, by SHA-256: their bytes, to copy into a train folder beside its config. */
 const DATA_BYTES = new Map<string, { file: string; bytes: Uint8Array }>();
@@ -40,8 +44,8 @@ function readLimited(path: string, what: string): Uint8Array {
  * Reads a workflow's dataset file from `dir`, checks it against the SHA-256 the workflow names,
  * registers its rows, and returns the workflow with `sha256` filled in.
  */
-export function loadWorkflowData(wf: Workflow, dir: string, source: string): Workflow {
-  if (!('file' in wf.data)) return wf;
+export function loadWorkflowData(wf: WorkflowSpec, dir: string, source: string): WorkflowSpec {
+  if ('family' in wf || !('file' in wf.data)) return wf;
   const path = join(dir, wf.data.file);
   const bytes = readLimited(path, `${source}: data.file`);
   const sha256 = sha256Hex(bytes);
@@ -65,7 +69,7 @@ export function registerDataBytes(file: string, bytes: Uint8Array, path = file):
 
 /** The bytes of the experiment's dataset file, as read here (for a sweep's threads), or null. */
 export function dataBytesOf(exp: Experiment): { file: string; bytes: Uint8Array } | null {
-  const data = exp.workflow?.data;
+  const data = wholeOf(exp)?.data;
   return data && 'file' in data && data.sha256 ? (DATA_BYTES.get(data.sha256) ?? null) : null;
 }
 
@@ -76,19 +80,24 @@ export function dataBytesOf(exp: Experiment): { file: string; bytes: Uint8Array 
  */
 export function withWorkflow(exp: Experiment, path: string): Experiment {
   const workflow = readWorkflowFile(path);
-  const sizes = Object.fromEntries(workflow.agents.flatMap((a) => (a.model ? [[a.name, a.model]] : [])));
+  const sizes = Object.fromEntries(
+    expandWorkflow(workflow).agents.flatMap((a) => (a.model ? [[a.name, a.model]] : [])),
+  );
   const r = validateExperiment({
     ...exp,
     task: 'workflow',
     workflow,
     models: { ...exp.models, perAgent: { ...sizes, ...exp.models.perAgent } },
   });
-  if (!r.ok) throw new ConfigError(`${path} with the experiment`, r.errors);
+  if (!r.ok)
+    throw new UsageError(
+      `${path} with the experiment:\n${r.errors.map((e) => `  ${fieldErrorText(e)}`).join('\n')}`,
+    );
   return r.config;
 }
 
 /** `--workflow F`: the workflow file read and checked, its dataset registered; refusals name the line. */
-export function readWorkflowFile(path: string): Workflow {
+export function readWorkflowFile(path: string): WorkflowSpec {
   const read = readWorkflow(new TextDecoder().decode(readLimited(path, '--workflow')));
   if (!read.ok) throw new UsageError(describeIssues(path, read.issues));
   const wf = loadWorkflowData(read.value, dirname(path), path);
@@ -111,7 +120,7 @@ export function checkTrainable(exp: Pick<Experiment, 'task' | 'workflow'>, sourc
  * or read now from `dir` (a train folder keeps a copy beside its config.json).
  */
 export function ensureWorkflowData(exp: Experiment, dir: string | null): void {
-  const data = exp.workflow?.data;
+  const data = wholeOf(exp)?.data;
   if (!data || !('file' in data) || (data.sha256 && DATA_BYTES.has(data.sha256))) return;
   if (dir === null)
     throw new UsageError(
@@ -122,7 +131,7 @@ export function ensureWorkflowData(exp: Experiment, dir: string | null): void {
 
 /** Copies the experiment's dataset file into a train folder, so its config.json reads back whole. */
 export function keepDataBeside(exp: Experiment, dir: string): void {
-  const data = exp.workflow?.data;
+  const data = wholeOf(exp)?.data;
   if (!data || !('file' in data) || !data.sha256) return;
   const kept = DATA_BYTES.get(data.sha256);
   if (kept && !existsSync(join(dir, kept.file))) writeFileSync(join(dir, kept.file), kept.bytes);
@@ -158,7 +167,7 @@ export async function pretrainWorkflow(
     preset: exp.models.preset,
     perAgent: exp.models.perAgent,
     seed: o.seed,
-    ...WORKFLOW_PRETRAIN,
+    ...pretrainRecipe(wholeOf(exp)!),
     ...(o.targetSuccess === undefined ? {} : { targetSuccess: o.targetSuccess }),
     ...(o.maxSteps === undefined ? {} : { maxSteps: o.maxSteps }),
     onProgress: (p) => {
@@ -175,7 +184,7 @@ export async function pretrainWorkflow(
   for (const [id, ckpt] of Object.entries(r.checkpoints))
     writeFileSync(join(out, `${id}.ckpt`), encodeCheckpoint(ckpt));
   const manifest = {
-    workflow: exp.workflow?.name,
+    workflow: wholeOf(exp)?.name,
     key: baseModelsKey(exp),
     steps: r.steps,
     [`val_avg@${r.k}`]: r.success,
@@ -195,16 +204,15 @@ export async function workflowBaseFiles(
   exp: Experiment,
   note: (line: string) => void,
 ): Promise<{ name: string; bytes: Uint8Array }[] | null> {
-  if (!exp.workflow || usesShippedBase(exp.workflow)) return null;
+  const wf = wholeOf(exp);
+  if (!wf || usesShippedBase(wf)) return null;
   const dir = join(BASE_CACHE, baseModelsKey(exp));
   const cached = cachedBase(dir);
   if (cached) {
     note(`base models: ${dir} (prepared earlier for this workflow)`);
     return cached;
   }
-  note(
-    `base models: none yet for workflow ${exp.workflow!.name}; pretraining them first (they are kept in ${dir})`,
-  );
+  note(`base models: none yet for workflow ${wf.name}; pretraining them first (they are kept in ${dir})`);
   await pretrainWorkflow(exp, dir, { seed: 0, note });
   return cachedBase(dir);
 }

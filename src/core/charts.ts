@@ -17,6 +17,9 @@ export const CHART_SECTIONS: ChartSection[] = [
   'Same batch, every estimator',
 ];
 
+/** What a chart may need of an experiment to be shown. */
+type Need = 'eval' | 'credit' | 'shadowGradNorm' | 'mcts' | 'ownSuccess';
+
 /** A chart's lines: one per run and key, or one per run and agent. */
 type ChartSeries =
   | { per: 'run'; keys: (evalKs: number[]) => { key: string; name: string }[] }
@@ -41,7 +44,7 @@ export interface ChartEntry {
    * Shown only when the experiment has this (`shadowGradNorm` is the config switch
    * diagnostics.shadowGradNorm; `ownSuccess`, a task that tells each agent's own part).
    */
-  needs?: 'eval' | 'credit' | 'shadowGradNorm' | 'mcts' | 'ownSuccess';
+  needs?: Need | readonly Need[];
   /** Why this chart is flat for runs with these optimizer settings, if the settings explain it. */
   flatBecause?: (optims: Optim[]) => string | undefined;
 }
@@ -126,6 +129,15 @@ export const CHARTS: ChartEntry[] = [
     series: perAgent('own_success'),
     doc: 'The share of the trajectories agent k acted in where it did its own part: whose learning slowed, beside the team’s success rate.',
     formula: '#{τ where k acted and did its part} / #{τ where k acted}',
+  },
+  {
+    id: 'eval-own-success',
+    title: 'Held-out own success',
+    section: 'Per agent',
+    needs: ['eval', 'ownSuccess'],
+    series: perAgent('eval_own_success'),
+    doc: 'On held-out questions, K samples each: the share of the trajectories agent k acted in where it did its own part.',
+    formula: '#{held-out τ where k acted and did its part} / #{held-out τ where k acted}',
   },
   {
     id: 'mu',
@@ -313,5 +325,7 @@ export function boardCharts(
   has: { eval: boolean; credit: boolean; shadowGradNorm: boolean; mcts?: boolean; ownSuccess?: boolean },
   estimators: SameBatchEstimator[],
 ): ChartEntry[] {
-  return [...CHARTS, ...estimators.flatMap(sameBatchCharts)].filter((c) => !c.needs || has[c.needs] === true);
+  return [...CHARTS, ...estimators.flatMap(sameBatchCharts)].filter((c) =>
+    [c.needs ?? []].flat().every((n) => has[n] === true),
+  );
 }

@@ -21,7 +21,7 @@ import {
 import { LIVE_PARAMS, withLive } from './live-params';
 import { MODEL_PRESETS } from './model-sizes';
 import { ESTIMATORS } from './estimators';
-import { WorkflowSchema } from './workflow/schema';
+import { WorkflowSpecSchema } from './workflow/families';
 
 /** Bump when a field changes meaning; add a migration in url.ts for the old version. */
 export const CONFIG_VERSION = 1;
@@ -34,7 +34,7 @@ export const ExperimentSchema = z
       .describe(
         'Multi-agent task: a built-in one, or workflow (the workflow field: your own agents, data, flow and rewards)',
       ),
-    workflow: WorkflowSchema.optional().describe(
+    workflow: WorkflowSpecSchema.optional().describe(
       'task=workflow: the workflow file as read (docs/workflows.md); a link carries it packed',
     ),
     models: z

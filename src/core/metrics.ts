@@ -162,9 +162,10 @@ const DIAL_STATS = ['reward/scale', 'reward/offset'] as const;
 /**
  * Per-agent outcomes, only on tasks that tell each agent's own part (a task's `ownSuccess`):
  * `own_success` is the share of the judged trajectories it acted in where it did its part ("this
- * agent's own accuracy"), so whose learning slowed is read per agent, not from the team's success.
+ * agent's own accuracy"), so whose learning slowed is read per agent, not from the team's success;
+ * `eval_own_success` the same on held-out questions, at each evaluation (NaN between them).
  */
-const OUTCOME_STATS = ['own_success'] as const;
+const OUTCOME_STATS = ['own_success', 'eval_own_success'] as const;
 
 /**
  * The MARS2 search (rollout.sampling=mcts; src/tasks/mcts.ts), per step, means over the step's

@@ -129,14 +129,22 @@ function figurePicks(summaries: readonly RunSummary[]): Pick[] {
             ]),
         ] as Pick[])
       : []),
-    // Each agent's own part, where the task tells it (sync-own, coder-tester): whose learning moved.
-    ...agents
-      .filter((a) => summaries.some((s) => Number.isFinite(s.agents[a]?.ownSuccess)))
-      .map((a): Pick => [
-        `${a} own success (last ${tail})`,
-        `${a}: own success (did its own part), mean over the last ${tail} steps`,
-        (s) => s.agents[a]?.ownSuccess ?? NaN,
-      ]),
+    // Each agent's own part, where the task tells it (sync-own, coder-tester): whose learning moved,
+    // and over several agents the worst one's and their mean (the agents study reads both).
+    ...ownPicks(
+      summaries,
+      agents,
+      'ownSuccess',
+      `own success (last ${tail})`,
+      `own success (did its own part), mean over the last ${tail} steps`,
+    ),
+    ...ownPicks(
+      summaries,
+      agents,
+      'evalOwnSuccess',
+      'held-out own success',
+      'own success on held-out questions, at the last evaluation',
+    ),
     ...agents.flatMap((a): Pick[] => [
       [
         `${a} |g| median`,
@@ -151,6 +159,33 @@ function figurePicks(summaries: readonly RunSummary[]): Pick[] {
       ],
     ]),
     ['skipped updates', 'skipped updates (a non-finite loss or gradient)', (s) => s.skippedUpdates],
+  ];
+}
+
+/** Each agent's own success by `field`, then, with two agents or more, the worst agent's and the mean. */
+function ownPicks(
+  summaries: readonly RunSummary[],
+  agents: readonly string[],
+  field: 'ownSuccess' | 'evalOwnSuccess',
+  name: string,
+  words: string,
+): Pick[] {
+  const told = agents.filter((a) => summaries.some((s) => Number.isFinite(s.agents[a]?.[field])));
+  const values = (s: RunSummary) => told.map((a) => s.agents[a]?.[field] ?? NaN).filter(Number.isFinite);
+  const each = told.map((a): Pick => [`${a} ${name}`, `${a}: ${words}`, (s) => s.agents[a]?.[field] ?? NaN]);
+  if (told.length < 2) return each;
+  return [
+    ...each,
+    [
+      `worst agent ${name}`,
+      `the worst agent's ${words}`,
+      (s) => (values(s).length ? Math.min(...values(s)) : NaN),
+    ],
+    [
+      `mean agent ${name}`,
+      `the agents' mean ${words}`,
+      (s) => (values(s).length ? values(s).reduce((x, y) => x + y, 0) / values(s).length : NaN),
+    ],
   ];
 }
 

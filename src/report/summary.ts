@@ -25,6 +25,8 @@ interface AgentSummary {
    * does not tell an agent's part.
    */
   ownSuccess: number;
+  /** The last recorded agent/<a>/eval_own_success: its own success on held-out questions (NaN if none). */
+  evalOwnSuccess: number;
   /** Mean of agent/<a>/nodes over the last `rewardTail` steps: its share of a search tree (NaN off mcts). */
   nodes: number;
 }
@@ -83,6 +85,7 @@ const runFigures = (evalK: number) =>
 const agentKeys = (agent: string) => ({
   gradNorm: agentKey(agent, GRAD_NORM),
   ownSuccess: agentKey(agent, 'own_success'),
+  evalOwnSuccess: agentKey(agent, 'eval_own_success'),
   nodes: agentKey(agent, 'nodes'),
 });
 
@@ -135,6 +138,7 @@ export function summarize(
             spikes,
             spikeFrac: history.length ? spikes / history.length : NaN,
             ownSuccess: tailMean(keys.ownSuccess),
+            evalOwnSuccess: finite(keys.evalOwnSuccess).at(-1) ?? NaN,
             nodes: tailMean(keys.nodes),
           },
         ];

@@ -16,6 +16,7 @@ import { syncOwnTask, syncTask } from './sync';
 import type { AnyTask, Split } from './types';
 import type { Dataset } from '../core/workflow/file';
 import type { Workflow } from '../core/workflow/schema';
+import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { sha256Hex } from '../core/sha256';
 import { workflowTask, WorkflowRefused } from './workflow';
 
@@ -138,15 +139,15 @@ export function getTask(ref: string): AnyTask {
 }
 
 /** The task an experiment trains: its built-in task, or its workflow (defined on first use). */
-export function taskRefOf(exp: { task: string; workflow?: Workflow }): TaskRef {
+export function taskRefOf(exp: { task: string; workflow?: WorkflowSpec }): TaskRef {
   if (exp.task !== 'workflow') return exp.task as TaskName;
   if (!exp.workflow)
     throw new Error("task 'workflow' needs the workflow itself (the experiment's workflow field).");
-  return defineWorkflow(exp.workflow);
+  return defineWorkflow(expandWorkflow(exp.workflow));
 }
 
 /** The task an experiment trains, as an object. */
-export const taskOf = (exp: { task: string; workflow?: Workflow }): AnyTask => getTask(taskRefOf(exp));
+export const taskOf = (exp: { task: string; workflow?: WorkflowSpec }): AnyTask => getTask(taskRefOf(exp));
 
 /** Percent of instance keys held out for validation. */
 export const VAL_PERCENT = 10;

@@ -215,15 +215,15 @@ export function workflowTask(
     name,
     doc: wf.doc ?? `the workflow ${wf.name}`,
     shape,
-    ...(generator ? { variantOf: generator.task.variantOf ?? generator.task.name } : {}),
+    ...(generator ? { variantOf: generator.family } : {}),
     agents,
     invalidPenalty: wf.invalidPenalty,
     ownSuccess,
     maxCalls: c.maxCalls,
     generate: (rng) => {
       if (generator) {
-        const instance = generator.task.generate(rng);
-        return { fields: generator.fields(instance), key: generator.task.key(instance) };
+        const instance = generator.generate(rng);
+        return { fields: generator.fields(instance), key: generator.key(instance) };
       }
       if (!data) throw new Error(`${wf.name}: this copy of the workflow only steps trajectories`);
       const row = data.rows[rng.int(data.rows.length)];

@@ -3,7 +3,7 @@
  * src/rl/eval.ts). It lives in train, which composes tasks and rl; tasks never import rl.
  */
 import type { Experiment } from '../core/config';
-import { evalAvgKey, evalPassKey } from '../core/metrics';
+import { agentKey, evalAvgKey, evalPassKey } from '../core/metrics';
 import { evalAtK, type EvalAtK } from '../rl/eval';
 import type { EnvRunner } from '../tasks/env';
 import { taskRefOf } from '../tasks/registry';
@@ -58,7 +58,11 @@ export async function evaluateModels(
   o: { instances: readonly unknown[]; env: EnvRunner; seed: number },
 ): Promise<Record<string, number>> {
   const r = await evaluateRun(exp, models, o);
-  return { [evalAvgKey(exp.eval.k)]: r.avg, [evalPassKey(exp.eval.k)]: r.pass };
+  return {
+    [evalAvgKey(exp.eval.k)]: r.avg,
+    [evalPassKey(exp.eval.k)]: r.pass,
+    ...Object.fromEntries(Object.entries(r.ownSuccess).map(([a, v]) => [agentKey(a, 'eval_own_success'), v])),
+  };
 }
 
 /** The same evaluation, whole: avg@k, pass@k and each agent's own success. */

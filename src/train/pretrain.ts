@@ -18,7 +18,7 @@ import { rollout } from '../tasks/orchestrator';
 import { mixSeed, Prng } from '../core/prng';
 import { getTask, sampleInstances, taskRefOf, validationSet } from '../tasks/registry';
 import type { TaskChoice } from '../core/config-names';
-import type { Workflow } from '../core/workflow/schema';
+import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { evaluateRun } from './evaluate';
 import type { Role } from '../core/vocab';
 import { agentModelsOf, buildModels, disposeModels } from './models';
@@ -26,7 +26,7 @@ import { agentModelsOf, buildModels, disposeModels } from './models';
 interface PretrainOptions {
   /** The task, or `workflow` with the workflow whose agents learn. */
   task: TaskChoice;
-  workflow?: Workflow;
+  workflow?: WorkflowSpec;
   assignment: Experiment['models']['assignment'];
   preset: Experiment['models']['preset'];
   seed: number;
@@ -34,7 +34,9 @@ interface PretrainOptions {
   targetSuccess: number;
   /**
    * And once every agent whose own part the task tells reaches this own validation success (a
-   * workflow's specialist that never succeeds gives RL nothing to learn from). Default 0.
+   * workflow's specialist that never succeeds gives RL nothing to learn from). A model whose
+   * agents have all reached it stops learning at that check, so a quick learner is not trained
+   * far past the others while they catch up. Default 0 (no such stop; the shipped models').
    */
   minOwnSuccess?: number;
   maxSteps: number;
@@ -94,6 +96,8 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
   let success = 0;
   let pass = 0;
   let own: Record<string, number> = {};
+  /** Models whose agents all reached minOwnSuccess: they learn no more. */
+  const reached = new Set<string>();
   try {
     for (; step < o.maxSteps && !o.stop?.aborted; step++) {
       // ---- data: one demonstrated trajectory per fresh training instance
@@ -115,7 +119,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
 
       // ---- one supervised step per model on its agents' turns
       let loss = 0;
-      for (const m of models.filter(learns)) {
+      for (const m of models.filter((x) => learns(x) && !reached.has(x.id))) {
         const own = rows.filter((r) => m.agents.includes(r.agent) && (!o.learn || o.learn.includes(r.agent)));
         if (own.length === 0) continue;
         const packed = packRows(
@@ -146,6 +150,8 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
         own = ev.ownSuccess;
         o.onProgress?.({ step: step + 1, loss, success, own });
         const ownReached = Object.values(own).every((v) => !(v < (o.minOwnSuccess ?? 0)));
+        if (o.minOwnSuccess)
+          for (const m of models) if (m.agents.every((a) => !(own[a] < o.minOwnSuccess!))) reached.add(m.id);
         if (success >= o.targetSuccess && ownReached) {
           step++;
           break;
@@ -158,7 +164,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
       learn: o.learn ?? 'all',
       init: o.init ? 'shipped base' : 'seeded fresh init',
       task: o.task,
-      ...(o.workflow ? { workflow: o.workflow.name } : {}),
+      ...(o.workflow ? { workflow: expandWorkflow(o.workflow).name } : {}),
       assignment: o.assignment,
       preset: o.preset,
       perAgent: o.perAgent ?? {},

@@ -7,6 +7,7 @@ import { Prng } from '../../src/core/prng';
 import { compilePattern } from '../../src/core/workflow/pattern';
 import { parseTemplate } from '../../src/core/workflow/template';
 import { readDataset, readWorkflow } from '../../src/core/workflow/file';
+import { expandWorkflow } from '../../src/core/workflow/families';
 import { DATA_LIMITS } from '../../src/core/workflow/schema';
 import { defineWorkflow, getTask } from '../../src/tasks/registry';
 import { WorkflowRefused } from '../../src/tasks/workflow';
@@ -35,7 +36,7 @@ rewards:
 const read = (text: string) => {
   const r = readWorkflow(text);
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
-  return r.value;
+  return expandWorkflow(r.value);
 };
 const issues = (text: string) => {
   const r = readWorkflow(text);

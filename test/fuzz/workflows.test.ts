@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readDataset, readWorkflow } from '../../src/core/workflow/file';
+import { expandWorkflow } from '../../src/core/workflow/families';
 import { defineWorkflow } from '../../src/tasks/registry';
 import { exampleWorkflow } from '../tasks/workflow-examples';
 import { fuzz, jsonEdit, NASTY_STRINGS, outcomeOf, RUNS } from './harness';
@@ -57,7 +58,7 @@ function readAndCheck(text: string): string {
     return 'refused';
   }
   // A data file is named by the hash the example's own read registered, as the CLI fills it in.
-  const wf = result.value;
+  const wf = expandWorkflow(result.value);
   const data =
     'file' in wf.data && !wf.data.sha256 ? { ...wf.data, sha256: FILE_SHA.get(wf.data.file) } : wf.data;
   return outcomeOf(() => defineWorkflow({ ...wf, data } as typeof wf));

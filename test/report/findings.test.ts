@@ -153,3 +153,37 @@ describe('findings over seeds', () => {
     expect(t975(4)).toBe(2.776);
   });
 });
+
+describe('each agent’s own success over several agents', () => {
+  /** A run whose agents a, b and c did their own parts at these rates, in training and held out. */
+  const owned = (label: string, seed: number, own: number[], held: number[]) =>
+    summarize(
+      label,
+      seed,
+      [
+        Object.fromEntries(
+          ['a', 'b', 'c'].flatMap((x, i) => [
+            [`agent/${x}/own_success`, own[i]],
+            [`agent/${x}/eval_own_success`, held[i]],
+          ]),
+        ),
+      ],
+      ['a', 'b', 'c'],
+      4,
+      1,
+    );
+
+  it('adds the worst agent and the mean agent, in training and on held-out questions', () => {
+    const c = compareSeeds([
+      owned('GRPO #0', 0, [0.9, 0.2, 0.5], [0.8, 0.1, 0.3]),
+      owned('GRPO #1', 1, [0.7, 0.4, 0.4], [0.6, 0.3, 0.6]),
+      owned('Dr. MAS #0', 0, [0.9, 0.5, 0.4], [0.9, 0.5, 0.4]),
+      owned('Dr. MAS #1', 1, [0.8, 0.6, 0.7], [0.7, 0.5, 0.6]),
+    ]);
+    const mean = (name: string) => c.figures.find((f) => f.name === name)!.runs.map((r) => r.mean);
+    expect(mean('worst agent own success (last 1)')).toEqual([0.30000000000000004, 0.5]);
+    expect(mean('mean agent own success (last 1)').map((x) => x.toFixed(4))).toEqual(['0.5167', '0.6500']);
+    expect(mean('worst agent held-out own success')).toEqual([0.2, 0.45]);
+    expect(mean('b held-out own success')).toEqual([0.2, 0.5]);
+  });
+});

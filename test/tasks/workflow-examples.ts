@@ -4,14 +4,15 @@ import { readFileSync } from 'node:fs';
 import { sha256Hex } from '../../src/core/sha256';
 import { readDataset, readWorkflow } from '../../src/core/workflow/file';
 import type { Workflow } from '../../src/core/workflow/schema';
+import { expandWorkflow } from '../../src/core/workflow/families';
 import { registerDataset } from '../../src/tasks/registry';
 
-export const EXAMPLES = ['sync-own', 'math', 'relay', 'router', 'judge', 'chain'] as const;
+export const EXAMPLES = ['sync-own', 'math', 'relay', 'router', 'judge', 'chain', 'parts'] as const;
 
 export function exampleWorkflow(name: string): Workflow {
   const read = readWorkflow(readFileSync(`examples/workflows/${name}.yaml`, 'utf8'));
   if (!read.ok) throw new Error(`${name}: ${JSON.stringify(read.issues)}`);
-  const wf = read.value;
+  const wf = expandWorkflow(read.value);
   if (!('file' in wf.data)) return wf;
   const bytes = readFileSync(`examples/workflows/${wf.data.file}`);
   const data = readDataset(bytes.toString('utf8'), wf.data.file);

@@ -8,27 +8,31 @@
  * Pure.
  */
 import { sha256Hex } from '../sha256';
+import { expandWorkflow, type WorkflowSpec } from './families';
 import type { Workflow } from './schema';
 
-/** How a workflow's base models are pretrained (docs/workflows.md#base-models). */
-export const WORKFLOW_PRETRAIN = {
-  targetSuccess: 0.3,
-  minOwnSuccess: 0.15,
-  maxSteps: 600,
-  checkEvery: 20,
-  batchSize: 32,
-  lr: 3e-3,
-} as const;
+/** How every workflow's base models are pretrained (docs/workflows.md#base-models). */
+export const WORKFLOW_PRETRAIN = { checkEvery: 20, batchSize: 32, lr: 3e-3 } as const;
+
+/** The pretraining of a workflow's base models: the lab's constants and the workflow's own `base`. */
+export function pretrainRecipe(wf: Workflow) {
+  return {
+    ...WORKFLOW_PRETRAIN,
+    targetSuccess: wf.base.success,
+    minOwnSuccess: wf.base.ownSuccess,
+    maxSteps: wf.base.maxSteps,
+  };
+}
 
 interface Keyed {
-  workflow?: Workflow;
+  workflow?: WorkflowSpec;
   models: { assignment: string; preset: string; perAgent: Readonly<Record<string, string>> };
 }
 
 /** The key of an experiment's workflow base models. */
 export function baseModelsKey(exp: Keyed): string {
-  const wf = exp.workflow;
-  if (!wf) throw new Error('baseModelsKey: the experiment has no workflow');
+  if (!exp.workflow) throw new Error('baseModelsKey: the experiment has no workflow');
+  const wf = expandWorkflow(exp.workflow);
   const { mix: _mix, invalidPenalty: _penalty, doc: _doc, ...rest } = wf;
   const rewards = Object.fromEntries(
     Object.entries(wf.rewards).map(([agent, r]) => {

@@ -13,7 +13,8 @@ import { nearest } from '../config-suggest';
 import { hashString } from '../prng';
 import { CHARSET } from '../vocab';
 import type { DataShape } from './compile';
-import { DATA_LIMITS, WorkflowSchema, WORKFLOW_VERSION, type Workflow } from './schema';
+import { DATA_LIMITS, WorkflowSchema, WORKFLOW_VERSION } from './schema';
+import { FamilyRefSchema, type WorkflowSpec } from './families';
 
 /** One refusal: where (a line, a path into the file) and why. */
 export interface FileIssue {
@@ -55,7 +56,7 @@ function tooDeep(text: string): FileIssue | null {
 }
 
 /** Reads and validates a workflow file's text (JSON or YAML). */
-export function readWorkflow(text: string): ReadResult<Workflow> {
+export function readWorkflow(text: string): ReadResult<WorkflowSpec> {
   const big = tooBig(text);
   if (big) return { ok: false, issues: [big] };
   const deep = tooDeep(text);
@@ -101,7 +102,11 @@ export function readWorkflow(text: string): ReadResult<Workflow> {
         },
       ],
     };
-  const parsed = WorkflowSchema.safeParse(raw);
+  // A family's file is judged as one (its `family` key says so), any other as a whole workflow:
+  // each refusal then speaks of the fields the writer meant.
+  const parsed = ('family' in raw ? FamilyRefSchema : WorkflowSchema).safeParse(
+    raw,
+  ) as z.ZodSafeParseResult<WorkflowSpec>;
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, issues: zodIssues(parsed.error, (path) => nodeLine(doc.contents, path, lineAt), raw) };
 }

@@ -29,7 +29,7 @@ export const WORKFLOW_VERSION = 1;
 export const DATA_LIMITS = { rows: 50_000, bytes: 5 * 1024 * 1024, fieldChars: 120, fields: 16 } as const;
 
 /** Built-in tasks whose instance stream a workflow may draw rows from (src/tasks/workflow-generators.ts). */
-export const GENERATOR_NAMES = ['sync', 'math'] as const;
+export const GENERATOR_NAMES = ['sync', 'math', 'parts'] as const;
 
 const inCharset = (s: string) => [...s].every((ch) => CHARSET.includes(ch));
 const charsetText = (max: number) =>
@@ -140,6 +140,24 @@ export const WorkflowSchema = z.strictObject({
     .max(50)
     .default(10)
     .describe('Percent of rows held out for validation, where rows carry no `split` field'),
+  base: z
+    .strictObject({
+      success: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.3)
+        .describe('Pretraining stops once the team’s validation success reaches this…'),
+      ownSuccess: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.15)
+        .describe('…and every agent with a rule reaches this own validation success'),
+      maxSteps: z.number().int().min(1).max(5000).default(600).describe('…or after this many steps'),
+    })
+    .prefault({})
+    .describe('How good its base models are made before RL (docs/workflows.md#base-models)'),
 });
 
 export type Workflow = z.output<typeof WorkflowSchema>;
