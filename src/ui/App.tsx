@@ -16,6 +16,7 @@ import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
 import { FieldErrors } from './panels/FieldErrors';
 import { Intro } from './panels/Intro';
+import { JumpMenu } from './panels/JumpMenu';
 import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
 import { OtherTools } from './panels/OtherTools';
@@ -258,6 +259,7 @@ export function App() {
           </h1>
           <Controls />
           <CopyLink />
+          <JumpMenu />
           <PastSessionsButton />
         </header>
         <PendingChange />
