@@ -144,10 +144,17 @@ function plainPredicate(m: string): string {
 export function refusal(e: FieldError, config?: Experiment): { label?: string; text: string } {
   const label = errorLabel(e, config);
   const plain = plainMessage(e.message, label !== undefined);
-  const got = e.got === undefined ? '' : `; got '${e.got}'`;
+  const got = e.got === undefined ? '' : `; got '${echoed(e.got)}'`;
   const hint = e.hint ? `; ${e.hint}` : '';
   return { label, text: `${/^(must|is) /.test(plain) ? ' ' : ': '}${plain}${got}${hint}` };
 }
+
+/**
+ * What a message quotes back of the user's input (a link, a value, a key): whole where short,
+ * else its start and how long it was, so a 50 KB link is never echoed whole.
+ */
+export const echoed = (text: string, max = 80): string =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length.toLocaleString('en-US')} characters)`;
 
 /**
  * One refusal on one line: "Group size G must be at most 32", "GRPO run: Learning rate at step

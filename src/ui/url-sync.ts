@@ -51,6 +51,11 @@ export function followConfig(state: LabState, prev: LabState): void {
   if (state.config !== prev.config || state.sweep !== prev.sweep) writeHash(linkOf(state));
 }
 
+/** Opens `hash` as if typed in the address bar: read on its `hashchange`, as any link. */
+export function openLink(hash: string): void {
+  window.location.hash = hash;
+}
+
 /** Reads the hash now and on every `hashchange`; returns a function that stops listening. */
 export function startUrlSync(): () => void {
   readHash();
