@@ -14,7 +14,6 @@ import { BackendPanel } from './panels/BackendPanel';
 import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
-import { FieldErrors } from './panels/FieldErrors';
 import { Intro } from './panels/Intro';
 import { JumpMenu } from './panels/JumpMenu';
 import { Findings } from './panels/Findings';
@@ -26,6 +25,7 @@ import { SweepMap } from './panels/SweepMap';
 import { Labelled } from './panels/Labelled';
 import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
+import { UrlAlert } from './panels/UrlAlert';
 import { WhatDiffers } from './panels/WhatDiffers';
 import { runsTitle } from './config-edit';
 import { dismissError, setBackend, useLab } from './session/store';
@@ -58,23 +58,6 @@ function useBackendProbe() {
       probe.cancel();
     };
   }, [requested, preset, nonce, threads]);
-}
-
-function UrlAlert() {
-  const errors = useLab((s) => s.urlErrors);
-  const badLink = useLab((s) => s.badLink);
-  const shownInstead = useLab((s) => s.shownInstead);
-  if (errors.length === 0) return null;
-  return (
-    <div role="alert" className="alert" data-testid="url-alert">
-      <strong>This link could not be opened; showing {shownInstead} instead.</strong>
-      <FieldErrors errors={errors} />
-      <p className="bad-link">
-        The link asked for <code data-testid="bad-link">{badLink}</code>; the address bar now holds the
-        experiment shown.
-      </p>
-    </div>
-  );
 }
 
 /** A link read with a rename (plan's old role names) says so once; the address bar has today's names. */
@@ -265,6 +248,8 @@ export function App() {
         <PendingChange />
         <StatusBar />
       </div>
+      {/* A refused link's alert first, at full width: a phone's first screen shows it. */}
+      <UrlAlert />
       <Intro />
       <div className={hasRuns ? 'layout has-runs' : 'layout'}>
         <aside className="sidebar">
@@ -277,7 +262,6 @@ export function App() {
         </aside>
         <main>
           <UpdateNotice />
-          <UrlAlert />
           <UrlNote />
           <SessionErrors />
           <PersistAlert />
