@@ -9,6 +9,7 @@ import { useState } from 'react';
 import { validateExperiment } from '../../core/config-validate';
 import { LIVE, LIVE_PARAMS, liveField, withLive, type LiveParam } from '../../core/live-params';
 import { latestLive, scheduleEntries } from '../../core/live-schedule';
+import { plainMessage } from '../field-labels';
 import { controller } from '../session/page';
 import { useLab } from '../session/store';
 import { useDraft } from './draft';
@@ -39,7 +40,12 @@ function LiveField({ param }: { param: LiveParam }) {
       const checked =
         text.trim() === '' ? null : validateExperiment(withLive(useLab.getState().config, param, v));
       if (!checked || !checked.ok) {
-        setError(checked ? checked.errors.map((e) => e.message).join('; ') : 'a number is required');
+        // In the page's words, as every other field says it ("must be more than 0").
+        setError(
+          checked
+            ? checked.errors.map((e) => plainMessage(e.message, true)).join('; ')
+            : 'a number is required',
+        );
         return false;
       }
       setError(null);
