@@ -5,93 +5,264 @@
  * Both runs train in their own workers on the machine's cores, as they do for a user. Prints the
  * load average before and after, since on a shared machine the figure says as much about the load.
  *
- *   npm run bench:experiment -- [--config HASH] [--steps 200] [--timeout 1800]
+ *   npm run bench:experiment -- [--config HASH] [--steps 200] [--saves on,off] [--reps 1] [--window 20] [--profile] [--timeout 1800]
  *
- * `--smoke`: the tiny sync experiment to step 2, nothing written (npm test runs it). The whole run is
- * bounded by --timeout seconds (smoke 240); a run that stops stepping for --stall seconds (default
- * 120) fails with its step counters and the page's errors. Writes bench/experiment-results.json.
+ * `--saves on,off` (the default) measures the experiment twice, each time in a fresh profile: as
+ * a user runs it, every run's state saved after every step (`on`), and with states saved only on
+ * pause and when done (`off`: the page's `?save-every=0`, src/storage/storage-fault.ts). `--reps N`
+ * repeats the list, alternating, so both see the same load. For each it prints the time to each
+ * milestone, the seconds per step from the first milestone to the last, and from the frames the
+ * page stored, each run's mean ms per step in rollout, update and evaluation and the rest of its
+ * step (rewards, advantages, metrics, saving, messages, waiting for a core); then what saving
+ * costs: the seconds per step with saves on against off.
+ *
+ * Each measurement traces the whole browser for `--window` seconds (default 20) from step 20 on and
+ * prints its CPU per run step by thread group (scripts/page-profile.ts): on a shared machine CPU
+ * time says what saving costs where wall time says mostly what the other jobs took. `--profile`:
+ * in the first `on` measurement V8's sampling profiler runs too, and the run workers' time is
+ * printed by phase (serve a `vite build --minify false` build with LAB_DIST for their names).
+ *
+ * `--smoke`: the tiny sync experiment to step 2, nothing written (npm test runs it). The
+ * whole run is bounded by --timeout seconds (smoke 240); a run that stops stepping for --stall
+ * seconds (default 120) fails with its step counters and the page's errors. Writes
+ * bench/experiment-results.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import type { Page } from 'playwright-core';
 import { TINY } from '../test/browser/experiments';
 import { arg, flag, watchdog } from './cli-args';
 import { openLab, serveLab, train } from './lab-page';
+import { profilePage, type PageProfile } from './page-profile';
 
 const smoke = flag('smoke');
 const config = arg('config', smoke ? TINY : '');
 const target = Number(arg('steps', smoke ? '2' : '200'));
 const stallMs = Number(arg('stall', '120')) * 1000;
-watchdog(Number(arg('timeout', smoke ? '240' : '1800')), 'bench:experiment');
+const modes = arg('saves', 'on,off').split(',');
+const reps = Number(arg('reps', '1'));
+const profile = flag('profile');
+const windowS = Number(arg('window', smoke ? '1' : '20'));
+watchdog(Number(arg('timeout', smoke ? '240' : String(1800 * modes.length * reps))), 'bench:experiment');
 if (!(target >= 1)) throw new Error(`--steps must be a step count ≥ 1, got ${target}`);
+if (modes.some((m) => m !== 'on' && m !== 'off'))
+  throw new Error(`--saves takes on, off or on,off; got ${modes}`);
+if (!(Number.isInteger(reps) && reps >= 1)) throw new Error(`--reps must be a whole number ≥ 1, got ${reps}`);
+if (!(windowS > 0)) throw new Error(`--window must be a number of seconds > 0, got ${windowS}`);
 const milestones = [...Array.from({ length: Math.floor((target - 1) / 50) }, (_, i) => 50 * (i + 1)), target];
 
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(1))
     .join(' ');
-const server = await serveLab(config);
-const lab = await openLab(server.url);
-const loadBefore = load();
-console.log(
-  `[bench:experiment] ${server.url} · to step ${target} · ${cpus().length} cores, load average ${loadBefore}`,
-);
-/**
- * Clicks Train and waits until every run is at `target`: at[r][m] is the seconds from the click until
- * run r reached milestones[m]; backend is what `auto` resolved to (BackendPanel.tsx).
- */
-async function measure(): Promise<{ at: number[][]; backend: string }> {
-  const at: number[][] = [];
-  let steps: number[] = [];
-  await train(lab.page);
-  const t0 = Date.now();
-  let moved = t0;
-  while (!(steps.length > 0 && steps.every((n) => n >= target))) {
-    await lab.page.waitForTimeout(500);
-    const now = await lab.steps();
-    if (now.some((n, r) => n !== steps[r])) moved = Date.now();
-    steps = now;
-    for (const [r, n] of steps.entries())
-      for (const [m, s] of milestones.entries())
-        if (n >= s && (at[r] ??= [])[m] === undefined) {
-          at[r][m] = (Date.now() - t0) / 1000;
-          console.log(
-            `[bench:experiment] run ${r + 1} at step ${s} after ${at[r][m].toFixed(0)} s, load average ${load()}`,
-          );
-        }
-    if (Date.now() - moved > stallMs) {
-      throw new Error(
-        `no run stepped for ${stallMs / 1000} s: step counters ${steps.length ? steps.join(', ') : 'not found'}${lab.errors.length ? `; page errors: ${lab.errors.join(' | ')}` : ''}`,
-      );
-    }
-  }
-  return { at, backend: (await lab.page.getByTestId('backend-name').textContent({ timeout: 5_000 })) ?? '' };
+
+/** Each run's mean ms per step in each phase, from the frames the page stored (steps `from` on). */
+interface Breakdown {
+  label: string;
+  steps: number;
+  rollout: number;
+  update: number;
+  evaluation: number;
+  /** Wall ms from one step's metrics to the next's (time_s), all of it. */
+  step: number;
 }
 
-let measured: Awaited<ReturnType<typeof measure>>;
-try {
-  measured = await measure();
-} finally {
-  await lab.close();
-  await server.close();
+/** The first step the breakdown reads: the first steps compile and warm up. */
+const from = target >= 20 ? 10 : 0;
+
+/** The stored session's frames, read back from the page: each run's phase means over its steps from `from` on. */
+async function breakdown(page: Page): Promise<Breakdown[]> {
+  type Run = { id: string; label: string; keys: string[] };
+  type Frame = { run: string; step: number; values: number[] };
+  // No named functions in here: tsx's __name helper does not exist in the page.
+  const { sessions, frames } = await page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((ok, ko) => {
+      const r = indexedDB.open('agentwise-lab');
+      r.onsuccess = () => ok(r.result);
+      r.onerror = () => ko(r.error);
+    });
+    const tx = db.transaction(['sessions', 'frames']);
+    const [sessions, frames] = await Promise.all(
+      ['sessions', 'frames'].map(
+        (store) =>
+          new Promise<unknown[]>((ok) => {
+            const r = tx.objectStore(store).getAll();
+            r.onsuccess = () => ok(r.result as unknown[]);
+          }),
+      ),
+    );
+    db.close();
+    return {
+      sessions: sessions as { runs: Run[] }[],
+      frames: (frames as { run: string; step: number; values: Float64Array }[]).map((f) => ({
+        run: f.run,
+        step: f.step,
+        values: Array.from(f.values),
+      })),
+    };
+  });
+  return sessions.flatMap((s) =>
+    s.runs.map((run) => {
+      const at = (k: string) => run.keys.indexOf(k);
+      const mine = frames
+        .filter((f: Frame) => f.run === run.id && f.step >= from)
+        .sort((a: Frame, b: Frame) => a.step - b.step);
+      const mean = (k: string) =>
+        mine.reduce((a: number, f: Frame) => a + (f.values[at(k)] || 0), 0) / mine.length;
+      const t = (f: Frame) => f.values[at('time_s')];
+      const span = mine.length > 1 ? (t(mine[mine.length - 1]) - t(mine[0])) / (mine.length - 1) : NaN;
+      return {
+        label: run.label,
+        steps: mine.length,
+        rollout: mean('perf/rollout_ms'),
+        update: mean('perf/update_ms'),
+        evaluation: mean('perf/eval_ms'),
+        step: span * 1000,
+      };
+    }),
+  );
 }
-const { at, backend } = measured;
-if (lab.errors.length) throw new Error(`bench:experiment page errors: ${lab.errors.join(' | ')}`);
-const result = {
-  date: new Date().toISOString(),
-  url: server.url,
-  cores: cpus().length,
-  backend,
-  loadBefore,
-  loadAfter: load(),
-  milestones,
-  secondsToStep: at,
-};
-console.log(JSON.stringify(result));
-console.log(`backend: ${backend}`);
-for (const [m, s] of milestones.entries())
-  console.log(`step ${s}: ${at.map((r) => `${r[m].toFixed(0)} s`).join(' / ')}`);
+
+interface Measured {
+  saves: string;
+  loadBefore: string;
+  loadAfter: string;
+  backend: string;
+  /** at[r][m]: seconds from the click until run r reached milestones[m]. */
+  secondsToStep: number[][];
+  /** Seconds from the click until every run's counter showed step 1 (its first frame charted). */
+  secondsToFirstStep: number;
+  /** Seconds per step between the first and the last milestone, the slowest run's. */
+  secondsPerStep: number;
+  breakdown: Breakdown[];
+  /** Where the browser's CPU went in the traced window, and how many run steps it held. */
+  cpu: PageProfile & { steps: number };
+}
+
+/** The traced window starts once every run has done this many steps. */
+const traceFrom = Math.min(20, Math.floor(target / 2));
+
+/**
+ * Opens the page (saves on or off), clicks Train and waits until every run is at `target`; traces
+ * the browser's CPU for --window seconds from step `traceFrom` on (`samples`: V8's profiler too).
+ */
+async function measure(saves: string, samples: boolean): Promise<Measured> {
+  const server = await serveLab(config);
+  const url = saves === 'off' ? server.url.replace(/\/(#|$)/, '/?save-every=0$1') : server.url;
+  const lab = await openLab(url);
+  try {
+    const loadBefore = load();
+    console.log(
+      `[bench:experiment] ${url} · saves ${saves} · to step ${target} · load average ${loadBefore}`,
+    );
+    const at: number[][] = [];
+    let steps: number[] = [];
+    let cpu: Measured['cpu'] | undefined;
+    let firstStep: number | undefined;
+    await train(lab.page);
+    const t0 = Date.now();
+    let moved = t0;
+    while (!(steps.length > 0 && steps.every((n) => n >= target))) {
+      // Finely until every run has its first step (how soon a click shows a step), then twice a second.
+      await lab.page.waitForTimeout(steps.length > 0 && steps.every((n) => n >= 1) ? 500 : 50);
+      const now = await lab.steps();
+      if (now.some((n, r) => n !== steps[r])) moved = Date.now();
+      steps = now;
+      if (!cpu && steps.length > 0 && Math.min(...steps) >= traceFrom && Math.max(...steps) < target) {
+        const before = steps.reduce((a, b) => a + b, 0);
+        const p = await profilePage(lab.page, windowS * 1000, samples);
+        steps = await lab.steps();
+        cpu = { ...p, steps: steps.reduce((a, b) => a + b, 0) - before };
+        moved = Date.now();
+      }
+      if (firstStep === undefined && steps.length > 0 && steps.every((n) => n >= 1))
+        firstStep = (Date.now() - t0) / 1000;
+      for (const [r, n] of steps.entries())
+        for (const [m, s] of milestones.entries())
+          if (n >= s && (at[r] ??= [])[m] === undefined) {
+            at[r][m] = (Date.now() - t0) / 1000;
+            console.log(
+              `[bench:experiment] run ${r + 1} at step ${s} after ${at[r][m].toFixed(0)} s, load average ${load()}`,
+            );
+          }
+      if (Date.now() - moved > stallMs) {
+        throw new Error(
+          `no run stepped for ${stallMs / 1000} s: step counters ${steps.length ? steps.join(', ') : 'not found'}${lab.errors.length ? `; page errors: ${lab.errors.join(' | ')}` : ''}`,
+        );
+      }
+    }
+    if (lab.errors.length) throw new Error(`bench:experiment page errors: ${lab.errors.join(' | ')}`);
+    await lab.page.waitForTimeout(1500); // the recorder writes its queue at least once a second
+    const first = milestones.length > 1 ? 0 : -1;
+    const secondsPerStep =
+      first < 0
+        ? NaN
+        : Math.max(...at.map((r) => (r[milestones.length - 1] - r[first]) / (target - milestones[first])));
+    return {
+      saves,
+      loadBefore,
+      loadAfter: load(),
+      backend: (await lab.page.getByTestId('backend-name').textContent({ timeout: 5_000 })) ?? '',
+      secondsToStep: at,
+      secondsToFirstStep: firstStep ?? NaN,
+      secondsPerStep,
+      breakdown: await breakdown(lab.page),
+      cpu: cpu ?? { wallMs: 0, steps: 0, threads: {}, worker: {} },
+    };
+  } finally {
+    await lab.close();
+    await server.close();
+  }
+}
+
+console.log(`[bench:experiment] ${cpus().length} cores · saves ${modes.join(', ')} × ${reps}`);
+const results: Measured[] = [];
+for (let r = 0; r < reps; r++)
+  for (const saves of modes)
+    results.push(await measure(saves, profile && results.length === 0 && saves === 'on'));
+
+const f0 = (x: number) => x.toFixed(0);
+/** The browser's CPU (every process and thread) per run step in the traced window, ms. */
+const cpuPerStep = (m: Measured) => Object.values(m.cpu.threads).reduce((a, b) => a + b, 0) / m.cpu.steps;
+for (const m of results) {
+  console.log(`\nsaves ${m.saves} · backend ${m.backend} · load average ${m.loadBefore} → ${m.loadAfter}`);
+  console.log(`  step 1 (every run): ${m.secondsToFirstStep.toFixed(1)} s after the click`);
+  for (const [i, s] of milestones.entries())
+    console.log(`  step ${s}: ${m.secondsToStep.map((r) => `${r[i].toFixed(0)} s`).join(' / ')}`);
+  if (!Number.isNaN(m.secondsPerStep))
+    console.log(
+      `  ${(m.secondsPerStep * 1000).toFixed(0)} ms per step from step ${milestones[0]} on (slowest run)`,
+    );
+  for (const b of m.breakdown)
+    console.log(
+      `  ${b.label}: ${f0(b.step)} ms per step = rollout ${f0(b.rollout)} + update ${f0(b.update)} + evaluation ${f0(b.evaluation)} + the rest ${f0(b.step - b.rollout - b.update - b.evaluation)} (means over ${b.steps} steps from ${from})`,
+    );
+  const { wallMs, steps, threads, worker } = m.cpu;
+  if (steps > 0) {
+    console.log(
+      `  traced ${(wallMs / 1000).toFixed(1)} s from step ${traceFrom}, ${steps} run steps: ${f0(cpuPerStep(m))} ms of CPU per run step, by thread:`,
+    );
+    for (const [g, ms] of Object.entries(threads).sort((a, b) => b[1] - a[1]))
+      console.log(`    ${f0(ms / steps).padStart(6)}  ${g}`);
+  }
+  if (Object.keys(worker).length) console.log('  run workers, share of their samples:');
+  for (const [k, share] of Object.entries(worker))
+    console.log(`    ${(100 * share).toFixed(1).padStart(5)} %  ${k}`);
+}
+const perStep = (saves: string) => results.filter((m) => m.saves === saves).map((m) => m.secondsPerStep);
+if (modes.includes('on') && modes.includes('off')) {
+  const [on, off] = [perStep('on'), perStep('off')];
+  const pct = (x: number, base: number) => `${((100 * (x - base)) / x).toFixed(1)} %`;
+  const cpu = (saves: string) => results.filter((m) => m.saves === saves).map(cpuPerStep);
+  const [cpuOn, cpuOff] = [cpu('on'), cpu('off')];
+  console.log(
+    `\nsaving costs, per step, saves on against off: CPU ${cpuOn.map((x, i) => `${f0(x)} / ${f0(cpuOff[i])} ms (${pct(x, cpuOff[i])})`).join(', ')}; wall ${on.map((x, i) => `${f0(x * 1000)} / ${f0(off[i] * 1000)} ms (${pct(x, off[i])})`).join(', ')}`,
+  );
+}
+const summary = { date: new Date().toISOString(), cores: cpus().length, target, milestones, results };
+console.log(JSON.stringify(summary));
 if (!smoke) {
   mkdirSync('bench', { recursive: true });
-  writeFileSync('bench/experiment-results.json', JSON.stringify(result, null, 2) + '\n');
+  writeFileSync('bench/experiment-results.json', JSON.stringify(summary, null, 2) + '\n');
 }
 process.exit(0);

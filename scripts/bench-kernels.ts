@@ -4,7 +4,8 @@
  * A/B, medians. `npx tsx scripts/bench-kernels.ts [--reps 15]`. Node only.
  * Then the matmuls alone at the model's shapes, by process CPU time (steadier on a shared machine): XNNPACK
  * (tf.matMul; transpose + tf.matMul for xᵀ·dy) against the own GEMM kernels in plain and relaxed SIMD, in GFLOP/s,
- * and last the ceiling those rates are a share of: register-only f32x4 multiply-adds.
+ * the a·b ones on both register tiles (gemm-tile.ts: 4 × 8, and 6 × 8 over packed copies, the same bits),
+ * and last the ceiling those rates are a share of: register-only f32x4 multiply-adds, 8 and 12 accumulators.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -13,6 +14,7 @@ import { selfAttention } from '../src/model/kernels/attention';
 import { setFusedKernels, setRelaxedSimd, type KernelFamily } from '../src/model/kernels/wasm';
 import { gelu, layerNorm, linear } from '../src/model/layers';
 import { matMulNN, matMulTN } from '../src/model/kernels/rowwise';
+import { setGemmTile } from '../src/model/kernels/gemm-tile';
 import { MASK } from '../src/model/gpt';
 import { arg, median } from './cli-args';
 
@@ -94,16 +96,18 @@ const products: [string, KernelFamily, number[], (a: tf.Tensor2D, b: tf.Tensor2D
   ['xᵀ·dy', 'gemm', [4096, 128, 384], (x, dy) => matMulTN(x, dy)],
   ['xᵀ·dy', 'gemm', [4096, 512, 128], (x, dy) => matMulTN(x, dy)],
 ];
-console.log('\nmatmul (M, K, N)            GFLOP/s: XNNPACK     plain SIMD  relaxed SIMD');
+console.log('\nmatmul (M, K, N)            GFLOP/s: XNNPACK     plain SIMD  relaxed SIMD  relaxed 6×8');
 for (const [name, family, [M, K, N], f] of products) {
   // xᵀ·dy: x (M rows, K) and dy (M, N) → (K, N); a·b: a (M, K), b (K, N)
   const a = r([M, K]) as tf.Tensor2D,
     b = r(name === 'a·b' ? [K, N] : [M, N]) as tf.Tensor2D;
   const best: Record<string, number> = {};
   for (let round = 0; round < 3; round++) {
-    for (const mode of ['XNNPACK', 'plain', 'relaxed']) {
+    for (const mode of ['XNNPACK', 'plain', 'relaxed', '6x8']) {
+      if (mode === '6x8' && name !== 'a·b') continue; // xᵀ·dy has one tile
       setFusedKernels(mode !== 'XNNPACK', [family]);
-      setRelaxedSimd(mode === 'relaxed');
+      setRelaxedSimd(mode === 'relaxed' || mode === '6x8');
+      setGemmTile(mode === '6x8' ? '6x8' : '4x8');
       const n = Math.max(3, Math.round(2e9 / (M * K * N)));
       f(a, b).dispose();
       const c0 = cpuMs();
@@ -113,38 +117,48 @@ for (const [name, family, [M, K, N], f] of products) {
   }
   const gf = (ms: number) => ((2 * M * K * N) / ms / 1e6).toFixed(1).padStart(12);
   console.log(
-    `${name.padEnd(6)} (${M}, ${K}, ${N})`.padEnd(36) + gf(best.XNNPACK) + gf(best.plain) + gf(best.relaxed),
+    `${name.padEnd(6)} (${M}, ${K}, ${N})`.padEnd(36) +
+      gf(best.XNNPACK) +
+      gf(best.plain) +
+      gf(best.relaxed) +
+      (best['6x8'] ? gf(best['6x8']) : ''),
   );
   tf.dispose([a, b]);
 }
 setFusedKernels(true);
 setRelaxedSimd(true);
+setGemmTile('auto');
 
-// ---- the ceiling: f32x4 multiply-adds with no memory traffic at all (12 independent accumulators,
-// enough to cover the FMA latency on two pipes), so the GEMM rates above can be read as a share of
-// what 128-bit SIMD can do on this core in this engine.
+// ---- the ceiling: f32x4 multiply-adds with no memory traffic at all, each into its accumulator as a
+// GEMM's are (12 independent accumulators, enough to cover the FMA latency on two pipes), so the GEMM
+// rates above can be read as a share of what 128-bit SIMD can do on this core in this engine; and
+// with 8, the 4 × 8 tile's, which the multiply-add's latency bounds below that.
 const wabt = await (await import('wabt')).default();
-const accs = Array.from({ length: 12 }, (_, i) => `$c${i}`);
-const peakWat = `(module (func (export "run") (param $n i32) (result f32)
+/** The registers-only rate with `n` independent accumulators, GFLOP/s (best of 5 by CPU time). */
+function ceiling(n: number): number {
+  const accs = Array.from({ length: n }, (_, i) => `$c${i}`);
+  const peakWat = `(module (func (export "run") (param $n i32) (result f32)
   (local $x v128) (local $y v128) ${accs.map((c) => `(local ${c} v128)`).join(' ')}
   (local.set $x (f32x4.splat (f32.const 0.999))) (local.set $y (f32x4.splat (f32.const 1e-3)))
   (loop $l
-    ${accs.map((c) => `(local.set ${c} (f32x4.relaxed_madd (local.get $x) (local.get ${c}) (local.get $y)))`).join('\n    ')}
+    ${accs.map((c) => `(local.set ${c} (f32x4.relaxed_madd (local.get $x) (local.get $y) (local.get ${c})))`).join('\n    ')}
     (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
   (f32x4.extract_lane 0 ${accs.slice(1).reduce((sum, c) => `(f32x4.add ${sum} (local.get ${c}))`, '(local.get $c0)')})))`;
-const peakMod = wabt.parseWat('peak.wat', peakWat, { simd: true, relaxed_simd: true });
-const peak = new WebAssembly.Instance(
-  new WebAssembly.Module(peakMod.toBinary({}).buffer as Uint8Array<ArrayBuffer>),
-);
-const runPeak = peak.exports.run as (n: number) => number;
-const iters = 5e7;
-runPeak(1e6);
-let peakMs = Infinity;
-for (let k = 0; k < 5; k++) {
-  const c0 = cpuMs();
-  runPeak(iters);
-  peakMs = Math.min(peakMs, cpuMs() - c0);
+  const peakMod = wabt.parseWat('peak.wat', peakWat, { simd: true, relaxed_simd: true });
+  const peak = new WebAssembly.Instance(
+    new WebAssembly.Module(peakMod.toBinary({}).buffer as Uint8Array<ArrayBuffer>),
+  );
+  const runPeak = peak.exports.run as (n: number) => number;
+  const iters = 6e8 / n;
+  runPeak(1e6);
+  let peakMs = Infinity;
+  for (let k = 0; k < 5; k++) {
+    const c0 = cpuMs();
+    runPeak(iters);
+    peakMs = Math.min(peakMs, cpuMs() - c0);
+  }
+  return (iters * n * 8) / peakMs / 1e6;
 }
 console.log(
-  `\nf32x4 relaxed_madd, registers only (12 accumulators): ${((iters * 12 * 8) / peakMs / 1e6).toFixed(1)} GFLOP/s`,
+  `\nf32x4 relaxed_madd, registers only: ${ceiling(12).toFixed(1)} GFLOP/s with 12 accumulators (the ceiling), ${ceiling(8).toFixed(1)} with 8 (4 × 8's)`,
 );

@@ -4,7 +4,7 @@
  *
  * The matmul kernels also get their arithmetic (2·M·K·N per product, from the input and output
  * shapes) and rate, and the step's matmuls a floor: their GFLOP at the best rate any of them reached.
- * That floor is what decides whether the single-thread train goal (≤ 1.2× PyTorch) is within reach.
+ * That floor is what decides whether the single-thread train goal (≤ 1.5× PyTorch) is within reach.
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';

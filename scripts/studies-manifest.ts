@@ -13,6 +13,9 @@ import { machineLine } from '../src/cli/machine';
 /** Three runs in one folder, GRPO first: the estimator studies' runs. */
 const THREE =
   'runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Step-level&runs.1.estimator=global-step&runs.2.label=Dr.+MAS&runs.2.estimator=drmas';
+/** GRPO, Dr. MAS and global-step, GRPO first (the agents study's runs, named by their estimators). */
+const AGENT_RUNS =
+  'runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Dr.+MAS&runs.1.estimator=drmas&runs.2.label=global-step&runs.2.estimator=global-step';
 /** Evaluation of the 200-step studies: every 50 steps, avg@16. */
 const EVAL = 'eval.every=50&eval.k=16';
 /** The dial studies' experiment (docs/findings.md, "The commands"). */
@@ -27,6 +30,8 @@ export interface Study {
   kind: 'train' | 'sweep';
   /** The experiment, as `--config` takes it. */
   config: string;
+  /** A workflow file that replaces the experiment's task (`--workflow`), where the study has one. */
+  workflow?: string;
   /** The sweep's dials, `KEY=v1,v2,…` as `--grid` takes them. */
   grid: string[];
   steps: number;
@@ -36,6 +41,11 @@ export interface Study {
   medians: string[];
   /** Whether docs/findings.md holds its table; false: its command is given there, not yet run. */
   tabled: boolean;
+  /**
+   * A loss-balance study: each folder's calls per agent go in its table, and a folder whose
+   * agents act about equally often is not tabulated (scripts/studies-calls.ts).
+   */
+  balance?: true;
 }
 
 const train = (s: Omit<Study, 'kind' | 'grid' | 'medians'> & Partial<Pick<Study, 'medians'>>): Study => ({
@@ -177,8 +187,30 @@ export const STUDIES: readonly Study[] = [
       steps: 200,
       seeds: 5,
       tabled: false,
+      ...(p === 'loss-balance' ? { balance: true as const } : {}),
     }),
   ),
+  // More agents, shared or own rewards (docs/findings.md): the parts family, N agents each
+  // reversing its own word, with GRPO, Dr. MAS and global-step over N and the reward mix.
+  sweep({
+    name: 'agents',
+    title: 'More agents: the agents map',
+    config: `v=1&task=workflow&workflow.family=parts&${AGENT_RUNS}&${EVAL}&seeds=5`,
+    grid: ['workflow.args.agents=2,3,4,6,8', 'workflow.args.mix=0,0.5,1'],
+    steps: 200,
+    seeds: 5,
+    tabled: false,
+  }),
+  // The Dr. MAS reviewers' four-agent math chain, which the paper's authors did not publish.
+  train({
+    name: 'chain',
+    title: 'More agents: the four-agent math chain',
+    config: `v=1&runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&runs.1.label=Dr.+MAS&runs.1.estimator=drmas&${EVAL}&seeds=5`,
+    workflow: 'examples/workflows/chain.yaml',
+    steps: 200,
+    seeds: 5,
+    tabled: false,
+  }),
   train({
     name: 'spikes',
     title: 'The dial studies: (iv) the spike paradox on search',
@@ -241,6 +273,9 @@ export const mergedDir = (out: string, s: Study) => `${out}/${s.name}/all`;
 export const reportDir = (out: string, s: Study) =>
   s.kind === 'train' ? trainDir(out, s) : mergedDir(out, s);
 
+/** `--workflow F` where the study names a workflow file. */
+const workflowArgs = (s: Study): string[] => (s.workflow ? ['--workflow', s.workflow] : []);
+
 /** Every unit of `studies`, in manifest order: a train study is one, a sweep one per cell. */
 export function units(studies: readonly Study[], out: string): Unit[] {
   return studies.flatMap((s): Unit[] => {
@@ -251,7 +286,17 @@ export function units(studies: readonly Study[], out: string): Unit[] {
           study: s,
           cell: 0,
           dir,
-          args: ['train', '--config', s.config, '--steps', String(s.steps), '--out', dir, '--quiet'],
+          args: [
+            'train',
+            '--config',
+            s.config,
+            ...workflowArgs(s),
+            '--steps',
+            String(s.steps),
+            '--out',
+            dir,
+            '--quiet',
+          ],
         },
       ];
     }
@@ -267,6 +312,7 @@ export function units(studies: readonly Study[], out: string): Unit[] {
           'sweep',
           '--config',
           s.config,
+          ...workflowArgs(s),
           ...grid,
           '--steps',
           String(s.steps),
@@ -298,11 +344,12 @@ export function studyCommands(s: Study, out: string): string[] {
   const dir = reportDir(out, s);
   const main =
     s.kind === 'train'
-      ? ['train', '--config', s.config, '--steps', String(s.steps), '--out', dir]
+      ? ['train', '--config', s.config, ...workflowArgs(s), '--steps', String(s.steps), '--out', dir]
       : [
           'sweep',
           '--config',
           s.config,
+          ...workflowArgs(s),
           ...s.grid.flatMap((g) => ['--grid', g]),
           '--steps',
           String(s.steps),

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { gitState, readMachines } from '../src/cli/machine';
 import { parseShard } from '../src/rl/sweep';
 import { comparisonText } from './studies-compare';
+import { balanceRefusal, callsPerTrajectory, callsText } from './studies-calls';
 import type { Overrides, Study, Unit } from './studies-manifest';
 import {
   asRun,
@@ -100,6 +101,23 @@ function runUnit(u: Unit): number {
   return node(MAIN, args, false).status ?? 1;
 }
 
+/** A folder's calls per trajectory per agent (config.json's B × G trajectories a step), and why it cannot show balancing. */
+function balanceOf(unit: string): { calls: Record<string, number>; refusal: string | null } {
+  // A sweep's unit is a one-cell sweep folder: its train folder is the one under cells/.
+  const dir = existsSync(join(unit, 'sweep.json'))
+    ? join(unit, 'cells', readdirSync(join(unit, 'cells'))[0])
+    : unit;
+  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as {
+    rollout: { batchSize: number; groupSize: number };
+  };
+  const lines = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const calls = callsPerTrajectory(lines, config.rollout.batchSize * config.rollout.groupSize);
+  return { calls, refusal: balanceRefusal(calls) };
+}
+
 /** Every train folder a study's table is computed from, with what its machine.json says. */
 function studyMachines(s: Study, out: string) {
   if (s.kind === 'train') return [readMachines(reportDir(out, s))];
@@ -109,11 +127,19 @@ function studyMachines(s: Study, out: string) {
 
 /** Merges a sweep's cells (afresh), reports the study and writes its table; false if a command failed. */
 function writeTable(s: Study, out: string, tables: string, smoke: Overrides): boolean {
+  const folders =
+    s.kind === 'sweep'
+      ? Array.from({ length: cellCount(s) }, (_, i) => cellDir(out, s, i))
+      : [reportDir(out, s)];
+  const balance = s.balance ? folders.map((dir) => ({ dir, ...balanceOf(dir) })) : [];
+  const refused = balance.filter((b) => b.refusal !== null);
+  for (const b of refused) console.error(`studies: ${s.name}: ${b.dir} is not tabulated: ${b.refusal}`);
   if (s.kind === 'sweep') {
     rmSync(mergedDir(out, s), { recursive: true, force: true }); // ours, rebuilt from the cells every time
-    const cells = Array.from({ length: cellCount(s) }, (_, i) => cellDir(out, s, i));
+    const cells = folders.filter((dir) => !refused.some((b) => b.dir === dir));
+    if (!cells.length) return false;
     if (node(MAIN, ['merge', ...cells, '--out', mergedDir(out, s)], true).status !== 0) return false;
-  }
+  } else if (refused.length) return false;
   const dir = reportDir(out, s);
   const report = node(MAIN, ['report', dir], true);
   if (report.status !== 0) return false;
@@ -127,7 +153,11 @@ function writeTable(s: Study, out: string, tables: string, smoke: Overrides): bo
     smoke,
   );
   mkdirSync(tables, { recursive: true });
-  const body = [report.stdout.trimEnd(), ...(medians ? ['', medians.stdout.trimEnd()] : [])];
+  const calls = balance.map(
+    (b) =>
+      `# ${b.dir}: ${callsText(b.calls)} calls per trajectory${b.refusal ? ` — not tabulated: ${b.refusal}` : ''}`,
+  );
+  const body = [...calls, report.stdout.trimEnd(), ...(medians ? ['', medians.stdout.trimEnd()] : [])];
   writeFileSync(join(tables, `${s.name}.txt`), [...header, ...body].join('\n') + '\n');
   console.error(`studies: wrote ${join(tables, `${s.name}.txt`)}`);
   return true;

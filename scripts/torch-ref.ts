@@ -91,7 +91,7 @@ export function summarizeTorch(runs: TorchResult[]): TorchResult {
 
 /**
  * The lab's rows and PyTorch's for one preset, then the ratios against the goals of docs/figures.md#at-a-glance
- * (train ≤ 1.2× PyTorch's time, KV decode ≥ 0.9× its rate), by wall and by process CPU time.
+ * (train ≤ 1.5× PyTorch's time, KV decode ≥ 0.9× its rate), by wall and by process CPU time.
  */
 export function formatVsTorch(preset: string, lab: Result[], torch: TorchResult): string {
   // A page has no process CPU clock: its rows leave the CPU columns and ratios out.
@@ -120,7 +120,7 @@ export function formatVsTorch(preset: string, lab: Result[], torch: TorchResult)
       const t = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
       const cpu = (a: number, b: number) => (Number.isFinite(a) ? `cpu ${t(a, b)}; ` : '');
       out.push(
-        `  ${name(r)} ÷ PyTorch: train time ${t(r.trainMs, torch.trainMs)} (${cpu(r.trainCpuMs, torch.trainCpuMs)}goal ≤ 1.2×), KV decode rate ${t(r.decodeTokPerS, torch.decodeTokPerS)} (${cpu(r.decodeTokPerSCpu, torch.decodeTokPerSCpu)}goal ≥ 0.9×)`,
+        `  ${name(r)} ÷ PyTorch: train time ${t(r.trainMs, torch.trainMs)} (${cpu(r.trainCpuMs, torch.trainCpuMs)}goal ≤ 1.5×), KV decode rate ${t(r.decodeTokPerS, torch.decodeTokPerS)} (${cpu(r.decodeTokPerSCpu, torch.decodeTokPerSCpu)}goal ≥ 0.9×)`,
       );
     }
   }

@@ -9,6 +9,7 @@ import type { ModelPreset } from '../../src/core/model-sizes';
 import { wasmKernelThreads } from '../../src/model/kernels/wasm';
 import { ATTN_BWD, ATTN_FWD, GELU_BWD, GELU_FWD } from '../../src/model/kernels/kernel-thread-ops';
 import { setSplitThreshold } from '../../src/model/kernels/kernel-threads';
+import { setGemmTile, type GemmTile } from '../../src/model/kernels/gemm-tile';
 import * as tf from '@tensorflow/tfjs';
 import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
 
@@ -23,6 +24,8 @@ export interface BenchRequest {
   threads: number;
   /** Which fused kernels split over the threads: all (the lab's) or only the GEMMs (as before attention and GELU were split). */
   split: 'all' | 'gemm';
+  /** The a·b GEMMs' register tiles to measure wasm's fused kernels on (gemm-tile.ts): auto (the lab's), 4x8, 6x8. */
+  gemm: GemmTile[];
 }
 
 export interface BenchReply {
@@ -39,7 +42,7 @@ const clock = { wall: () => performance.now(), cpu: () => NaN };
 
 onmessage = async (e: MessageEvent<BenchRequest>) => {
   try {
-    const { presets, backends, reps, rows, kernels, threads, split } = e.data;
+    const { presets, backends, reps, rows, kernels, threads, split, gemm } = e.data;
     if (split === 'gemm') setSplitThreshold(Infinity, [ATTN_FWD, ATTN_BWD, GELU_FWD, GELU_BWD]);
     const reply: BenchReply = {
       results: [],
@@ -77,10 +80,17 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
             reply.skipped[`wasm fused, ${threads} threads`] = 'the fused kernels did not bind the wasm heap';
             continue;
           }
-          const result = await measureWorkload({ preset, backend, kernels: k, rows, reps, clock });
-          reply.results.push(
-            backend === 'wasm' ? { ...result, threads: await wasmThreadsRunning() } : result,
-          );
+          for (const tile of backend === 'wasm' && k === 'fused' ? gemm : (['auto'] as const)) {
+            setGemmTile(tile);
+            const result = await measureWorkload({ preset, backend, kernels: k, rows, reps, clock });
+            const kernelsRun = tile === 'auto' ? result.kernels : `${result.kernels} ${tile}`;
+            reply.results.push(
+              backend === 'wasm'
+                ? { ...result, kernels: kernelsRun, threads: await wasmThreadsRunning() }
+                : result,
+            );
+          }
+          setGemmTile('auto');
         }
       }
     }

@@ -35,6 +35,7 @@ import type {
 } from './backend-types';
 import { timeTrainStep } from './measure';
 import { SANITY_TOLERANCE, maxRelativeDiff, sanityStep } from './sanity';
+import { SANITY_REFERENCE } from './sanity-reference';
 
 const AUTO_ORDER: readonly ConcreteBackend[] = ['webgpu', 'webgl', 'wasm', 'cpu'];
 
@@ -83,9 +84,9 @@ export async function selectBackend(
   const report: BackendReport = { requested, backend: null, attempts: [] };
   const auto = requested === 'auto';
 
-  // The CPU result is the reference every candidate must reproduce.
+  // The CPU result is the reference every candidate must reproduce (computed once: sanity-reference.ts).
   await tf.setBackend('cpu');
-  const reference = await sanityStep();
+  const reference = SANITY_REFERENCE;
 
   /** Backends that passed the sanity check, with their attempt (its reason is written once chosen). */
   const passed: (Candidate & { attempt: BackendAttempt; soft: string })[] = [];

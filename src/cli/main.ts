@@ -3,7 +3,7 @@
  * config.json, metrics.jsonl (one line per run per step) and summary.json, with a progress bar per
  * run and a summary table at the end. See `npm run lab -- help`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -151,6 +151,8 @@ async function pretrain(args: PretrainArgs): Promise<number> {
       ? presetConfig(args.preset)
       : DEFAULT_EXPERIMENT;
   const exp = withWorkflow(named, args.workflow);
+  if (existsSync(args.out) && readdirSync(args.out).length > 0)
+    throw new UsageError(`--out ${args.out} holds files already; give a new folder (nothing is overwritten)`);
   await selectBackend(tf, 'wasm', nodePlatform);
   await pretrainWorkflow(exp, args.out, {
     seed: args.seed,

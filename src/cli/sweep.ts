@@ -91,12 +91,11 @@ export async function sweep(args: SweepArgs): Promise<number> {
       `sweep: ${cells.length} cells${args.shard ? ` (shard ${args.shard.index}/${args.shard.count})` : ''}, ${cells.length - todo.length} done earlier; ${Math.min(args.workers, todo.length)} at a time`,
     );
     const note = noter();
-    // A workflow's base models are prepared once, here, before the cells' threads look for them
-    // (on wasm, as lab pretrain: tfjs's own default in Node is its plain-JavaScript cpu backend).
-    if (todo[0]?.config.workflow) {
-      await selectBackend(tf, 'wasm', nodePlatform);
-      await workflowBaseFiles(todo[0].config, (line) => note('sweep', line));
-    }
+    // A workflow's base models are prepared once per set the cells need (a dial of the workflow's
+    // agents needs one per value), here, before the cells' threads look for them (on wasm, as lab
+    // pretrain: tfjs's own default in Node is its plain-JavaScript cpu backend).
+    if (todo[0]?.config.workflow) await selectBackend(tf, 'wasm', nodePlatform);
+    for (const c of todo) await workflowBaseFiles(c.config, (line) => note('sweep', line));
     const outcome = await runCells(todo, args, stop, (c, m) => {
       if (m.type === 'progress') progress?.update(name(c), m.step, m.info);
       if (m.type === 'note') note(name(c), m.line);

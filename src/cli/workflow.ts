@@ -5,7 +5,16 @@
  * `lab train --workflow F` finds them in the cache, or pretrains first and says so
  * (docs/workflows.md#on-the-command-line).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { sha256Hex } from '../core/sha256';
@@ -180,9 +189,12 @@ export async function pretrainWorkflow(
       );
     },
   });
-  mkdirSync(out, { recursive: true });
+  // Written whole in a folder of its own and then renamed into place, so another process (a
+  // sweep's other shard) never reads a set half written; the first to finish keeps its set.
+  const tmp = `${out}.tmp-${process.pid}`;
+  mkdirSync(tmp, { recursive: true });
   for (const [id, ckpt] of Object.entries(r.checkpoints))
-    writeFileSync(join(out, `${id}.ckpt`), encodeCheckpoint(ckpt));
+    writeFileSync(join(tmp, `${id}.ckpt`), encodeCheckpoint(ckpt));
   const manifest = {
     workflow: wholeOf(exp)?.name,
     key: baseModelsKey(exp),
@@ -192,7 +204,14 @@ export async function pretrainWorkflow(
     seconds: Math.round((performance.now() - t0) / 1000),
     recipe: r.recipe,
   };
-  writeFileSync(join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  writeFileSync(join(tmp, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  if (existsSync(out) && readdirSync(out).length > 0 && existsSync(join(out, 'manifest.json')))
+    rmSync(tmp, { recursive: true });
+  else {
+    mkdirSync(dirname(out), { recursive: true });
+    if (existsSync(out)) rmSync(out, { recursive: true });
+    renameSync(tmp, out);
+  }
   o.note(`base models: ${r.steps} steps, validation success ${r.success.toFixed(2)} → ${out}`);
 }
 

@@ -67,25 +67,30 @@ export function checkpointOf(
 ): Checkpoint {
   const whole = values.byteOffset === 0 && values.byteLength === values.buffer.byteLength;
   const weights = (whole ? values : values.slice()).buffer as ArrayBuffer;
-  return signCheckpoint(
-    {
-      format: FORMAT,
-      ...(meta.preset ? { preset: meta.preset } : {}),
-      config: { ...model.config },
-      vocab: [...VOCAB],
-      params: model.specs.map((s) => ({ name: s.name, shape: [...s.shape] })),
-      byteLength: weights.byteLength,
-      notes: meta.notes ?? {},
-    },
-    weights,
-  );
+  return signCheckpoint(checkpointHeader(model, meta), weights);
+}
+
+/** What a checkpoint of `model` says before its hashes (checkpointOf signs it over the weights). */
+export type CheckpointHeader = Omit<CheckpointManifest, 'version' | 'hash' | 'fieldHashes'>;
+
+/** The header of a checkpoint of `model`: what a run state read between two steps keeps unsigned. */
+export function checkpointHeader(
+  model: GPT,
+  meta: { preset?: string; notes?: Record<string, unknown> } = {},
+): CheckpointHeader {
+  return {
+    format: FORMAT,
+    ...(meta.preset ? { preset: meta.preset } : {}),
+    config: { ...model.config },
+    vocab: [...VOCAB],
+    params: model.specs.map((s) => ({ name: s.name, shape: [...s.shape] })),
+    byteLength: model.numParams() * 4,
+    notes: meta.notes ?? {},
+  };
 }
 
 /** A checkpoint of the current version over `header` and `weights`: its hash and field hashes set. */
-export function signCheckpoint(
-  header: Omit<CheckpointManifest, 'version' | 'hash' | 'fieldHashes'>,
-  weights: ArrayBuffer,
-): Checkpoint {
+export function signCheckpoint(header: CheckpointHeader, weights: ArrayBuffer): Checkpoint {
   const { format, preset, config, vocab, params, byteLength, notes } = header;
   const unsigned = {
     ...{ format, version: VERSION, ...(preset ? { preset } : {}) },

@@ -204,7 +204,8 @@ export async function sample(
 
 /** choose's scratch, grown to the largest vocabulary seen: no allocation per row and step (choose is synchronous). */
 let probs = new Float64Array(0);
-const order: number[] = []; // a plain array: its sort is stable, so ties keep index order
+/** The probabilities negated, for a sort without a comparator (ascending: the most probable first). */
+let negated = new Float64Array(0);
 
 /** Draws one token from a row of logits; returns it with its log-prob (see Sample.logp). */
 export function choose(
@@ -237,20 +238,32 @@ export function choose(
       }
     }
   } else {
-    // Candidates in descending probability, cut to the top-p nucleus.
-    const o = order;
-    o.length = V;
-    for (let i = 0; i < V; i++) o[i] = i;
-    o.sort((a, b) => p[b] - p[a]);
+    // Candidates in descending probability, cut to the top-p nucleus. Sorted as numbers (a typed
+    // array's sort calls no comparator: 89 tokens sorted with one took most of a draw); the drawn
+    // token is then the one at its place among the tokens of its probability, in index order, as
+    // a stable sort of the indices ordered them. Masses add up in the same order as theirs.
+    if (negated.length < V) negated = new Float64Array(V);
+    const s = negated.subarray(0, V);
+    for (let i = 0; i < V; i++) s[i] = -p[i];
+    s.sort();
     let kept = 0,
       mass = 0;
-    while (kept < V && (kept === 0 || mass < topP * sum)) mass += p[o[kept++]];
+    while (kept < V && (kept === 0 || mass < topP * sum)) mass -= s[kept++];
     let u = rng.next() * mass;
-    token = o[kept - 1];
+    let at = kept - 1;
     for (let k = 0; k < kept; k++) {
-      u -= p[o[k]];
+      u += s[k];
       if (u < 0) {
-        token = o[k];
+        at = k;
+        break;
+      }
+    }
+    let rank = 0;
+    while (rank < at && s[at - rank - 1] === s[at]) rank++;
+    for (let i = 0; i < V; i++) {
+      if (p[i] !== -s[at]) continue;
+      if (rank-- === 0) {
+        token = i;
         break;
       }
     }

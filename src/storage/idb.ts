@@ -111,7 +111,10 @@ export function database(schema: Schema, onClose?: (e: Error) => void): Database
 
   return {
     async transact(mode, f) {
-      const tx = (await open()).transaction(stores, mode);
+      // Relaxed: committed once the OS has the bytes, not once they are flushed to the disk. A
+      // closed or crashed page or browser loses nothing so; only the OS failing could, and a save
+      // after every step should not wait on a flush (docs/page.md#a-page-closed-mid-step).
+      const tx = (await open()).transaction(stores, mode, { durability: 'relaxed' });
       const [result] = await Promise.all([f(tx), done(tx)]);
       return result;
     },

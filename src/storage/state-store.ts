@@ -1,7 +1,9 @@
 /**
  * Run states in IndexedDB (db `agentwise-states`): the latest saved state of each run of each
- * stored session, as the encoded bytes of src/train/run-state.ts, so a run survives a reload or a
- * crashed tab and resumes from its last save. Run workers write them (they hold the weights); the
+ * stored session, so a run survives a reload or a crashed tab and resumes from its last save. A
+ * state is kept as read between two steps, before its hashes (src/train/run-state.ts
+ * UnsealedRunState, with its fast check): an earlier build kept a state file's encoded bytes
+ * (`bytes`), which are still read. Run workers write them (they hold the weights); the
  * page only lists and deletes them, so this file imports no tfjs. Keyed [session, stateKey(run
  * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`).
  * Opening, transactions and a closed database are idb.ts's: once the browser closed it (the site's
@@ -17,32 +19,35 @@ export const stateKey = (runIndex: number, label: string): string => `${runIndex
 /** The label in a stateKey (a label may hold ':' itself; the index never does). */
 export const labelOfKey = (key: string): string => key.slice(key.indexOf(':') + 1);
 
-interface StoredState {
+/** `S`: the kept state's type (run-state.ts's, which the page, importing no train code, never reads). */
+interface StoredState<S = unknown> {
   session: string;
   /** stateKey(run index, label) (`0:GRPO`, `1:Dr. MAS #1`): stable across page loads, unlike worker ids. */
   run: string;
   /** Steps completed when saved: the resumed run's next step. */
   step: number;
   savedAt: number;
-  /** encodeRunState's bytes. */
-  bytes: ArrayBuffer;
+  /** The state as read (UnsealedRunState) and its check (stateCheck). */
+  kept?: { state: S; check: string };
+  /** An earlier build's: encodeRunState's bytes. */
+  bytes?: ArrayBuffer;
 }
 
-export type StateInfo = Omit<StoredState, 'bytes'>;
+export type StateInfo = Omit<StoredState, 'bytes' | 'kept'>;
 
 const db = database(STATES_DB);
 const states = (tx: IDBTransaction) => tx.objectStore('states');
 
 /** Replaces the run's saved state (`fault`: the test seam of storage-fault.ts). */
-export async function putState(s: StoredState, fault?: StorageFault | null): Promise<unknown> {
+export async function putState<S>(s: StoredState<S>, fault?: StorageFault | null): Promise<unknown> {
   refuseIfFull(fault, s.step);
   if (faultAt(fault, 'closed', s.step)) await db.closeAsTheBrowserDoes();
   return db.transact('readwrite', (tx) => req(states(tx).put(s)));
 }
 
-export function getState(session: string, key: string): Promise<StoredState | undefined> {
+export function getState<S>(session: string, key: string): Promise<StoredState<S> | undefined> {
   return db.transact('readonly', (tx) =>
-    req(states(tx).get([session, key]) as IDBRequest<StoredState | undefined>),
+    req(states(tx).get([session, key]) as IDBRequest<StoredState<S> | undefined>),
   );
 }
 
@@ -51,7 +56,7 @@ export async function statesOf(session: string): Promise<StateInfo[]> {
   const all = await db.transact('readonly', (tx) =>
     req(states(tx).getAll(sessionKeys(session)) as IDBRequest<StoredState[]>),
   );
-  return all.map(({ bytes: _bytes, ...info }) => info);
+  return all.map(({ bytes: _bytes, kept: _kept, ...info }) => info);
 }
 
 export function deleteStates(session: string): Promise<unknown> {

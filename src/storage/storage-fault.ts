@@ -15,6 +15,10 @@
  *
  * The page passes the plan to its workers in their `start` message. Without the parameter nothing
  * changes.
+ *
+ * One more knob of the same kind, for benchmarks: `?save-every=N` saves each run's state every N
+ * steps instead of every step (0: only on pause and when done), so `npm run bench:experiment`
+ * measures what saving costs with saves on and off in one run (docs/figures.md).
  */
 
 /** Writes at steps from ≤ step < until fail as a full disk's would (`quota`), or meet a closed database (`closed`). */
@@ -48,4 +52,10 @@ export const faultAt = (
 export function refuseIfFull(fault: StorageFault | null | undefined, step: number): void {
   if (faultAt(fault, 'quota', step))
     throw new DOMException(`storage-fault: no room for step ${step}`, 'QuotaExceededError');
+}
+
+/** `?save-every=N` in a page's query string (a whole number ≥ 0), or null. */
+export function parseSaveEvery(search: string): number | null {
+  const m = /[?&]save-every=(\d+)(?:&|$)/.exec(search);
+  return m ? Number(m[1]) : null;
 }

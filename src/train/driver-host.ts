@@ -7,15 +7,18 @@
  */
 import type { LiveSchedule } from '../core/live-params';
 import type { EnvRunner } from '../tasks/env';
-import type { RunState } from './run-state';
+import type { RunState, UnsealedRunState } from './run-state';
 import type { TrainerOptions, TrainStepResult } from './trainer';
 
 /** What the driver says a run is doing (a subset of the page's RunStatus). */
 export type DriverStatus = 'compiling' | 'running' | 'paused' | 'done' | 'failed';
 
-/** Where a run's states are kept: IndexedDB in the page, DIR/checkpoints in the CLI. */
+/**
+ * Where a run's states are kept: IndexedDB in the page, DIR/checkpoints in the CLI. A state comes
+ * as read, unsealed (run-state.ts): a store that writes a file seals it (sealRunState).
+ */
 export interface StateStore {
-  save(state: RunState): unknown;
+  save(state: UnsealedRunState): unknown;
   /** Whether a save's error is a refusal for want of room (the sink's `saved` is told so). */
   isFull?(error: unknown): boolean;
 }
@@ -72,6 +75,11 @@ export interface DriverOptions<R> {
   backend?: BackendSwitcher<R>;
   /** Rollouts go to the sink at most once per this many ms while playing (default 1000). */
   rolloutsMs?: number;
+  /**
+   * Resolves once the run may start step `step` (the page's lockstep: workers/lockstep.ts);
+   * absent, every step may start at once.
+   */
+  gate?: (step: number) => Promise<void>;
 }
 
 /**

@@ -12,8 +12,8 @@
  * loses at most the step in progress).
  */
 import type { DriverSink, StateStore } from './driver-host';
-import type { RunState } from './run-state';
-import { saveRunState } from './trainer-state';
+import type { UnsealedRunState } from './run-state';
+import { readRunState } from './trainer-state';
 import type { RunTrainer } from './trainer';
 
 interface SavesOptions {
@@ -25,7 +25,7 @@ interface SavesOptions {
   /** The run's trainer now (null once it is gone), read when a save starts. */
   trainer: () => RunTrainer | null;
   /** The device-loss guard now: a state already read at its step, reused rather than read again. */
-  guard: () => RunState | null;
+  guard: () => UnsealedRunState | null;
 }
 
 export class StateSaves {
@@ -59,8 +59,7 @@ export class StateSaves {
     if (!store || !t || t.step === this.savedStep) return;
     const step = t.step;
     const guard = this.o.guard();
-    const read =
-      guard?.manifest.step === step ? Promise.resolve(guard) : saveRunState(t, { reason: 'periodic' });
+    const read = guard?.meta.step === step ? Promise.resolve(guard) : readRunState(t, { reason: 'periodic' });
     await read.catch(() => undefined); // read between two steps; a failure is reported as the write's
     const { sink } = this.o;
     this.writing = this.writing.then(async () => {

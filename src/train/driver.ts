@@ -8,6 +8,10 @@
  * Saves: with a store, every `saveEvery` steps, on pause and after the last step, never ahead of
  * what the sink has recorded (driver-saves.ts says how).
  *
+ * Lockstep: with a gate (the page's runs of one seed: workers/lockstep.ts), a step starts only once
+ * the gate lets it, so the runs compared side by side stay within one step of each other; a pause
+ * may name the step to stop at, the same for every run (LabSession.pause).
+ *
  * Lost device: on a backend whose device can be lost (a GPU), the state after every step is kept
  * in memory (the guard). When the device is lost, the step in flight is dropped and the run goes
  * on, on the fallback backend, from the guard: a resumed run repeats what the lost one would have
@@ -25,8 +29,8 @@ import {
   type DriverStatus,
 } from './driver-host';
 import { StateSaves } from './driver-saves';
-import type { RunState } from './run-state';
-import { resumeRunTrainer, saveRunState } from './trainer-state';
+import { sealRunState, type RunState, type UnsealedRunState } from './run-state';
+import { readRunState, resumeRunTrainer, saveRunState } from './trainer-state';
 import { RunTrainer, type TrainStepResult } from './trainer';
 
 /** How long a failed step waits for the loss of its device to be reported before it counts as an error. */
@@ -36,8 +40,8 @@ export class RunDriver<R = unknown> {
   /** The trainer while the run lives; null once it is stopped or could not go on. */
   private current: RunTrainer | null;
   private readonly clock: Clock;
-  /** On a guarded backend: the state after the latest step, to fall back to. */
-  private guard: RunState | null = null;
+  /** On a guarded backend: the state after the latest step, to fall back to (sealed only then). */
+  private guard: UnsealedRunState | null = null;
   /** Bumped when the device is lost: a step still in flight on the old device is then dropped. */
   private generation = 0;
   private playing = false;
@@ -51,6 +55,10 @@ export class RunDriver<R = unknown> {
   private unsentRollouts: TrainStepResult | null = null;
   /** A hold (hold()): no step from `step` on starts until setLiveFrom releases it. */
   private held: { step: number; released: Promise<void>; release: () => void } | null = null;
+  /** pause(at): the loop stops once this many steps are done, then `reached` resolves. */
+  private until: { step: number; reached: () => void } | null = null;
+  /** The loop that plays now: a loop left waiting at the gate by a pause ends when it wakes. */
+  private loops = 0;
   /** Model updates skipped (non-finite loss, gradient or weights) and made, over this driver's steps. */
   skippedUpdates = 0;
   updates = 0;
@@ -77,7 +85,7 @@ export class RunDriver<R = unknown> {
         ? resumeRunTrainer(start.state, { env: o.env, schedule: start.schedule })
         : new RunTrainer({ ...start.fresh, env: o.env });
     const d = new RunDriver(trainer, o);
-    if (o.backend?.guarded()) d.guard = await saveRunState(trainer, { reason: 'device-loss guard' });
+    if (o.backend?.guarded()) d.guard = await readRunState(trainer, { reason: 'device-loss guard' });
     void o.backend?.lost.then((why) => d.fallBack(why));
     return d;
   }
@@ -108,9 +116,15 @@ export class RunDriver<R = unknown> {
    * finished run stays done: the page pauses every run it holds to let its session go
    * (src/ui/session/controller.ts),
    * finished ones too, and a run shown paused is not finished (Findings leaves it out, a reload
-   * offers to train it on).
+   * offers to train it on). With `at`, a playing run first trains on until `at` steps are done
+   * (the step every run of its block stops at: at most one more, in lockstep); it releases a hold.
    */
-  async pause(): Promise<void> {
+  async pause(at?: number): Promise<void> {
+    this.held?.release();
+    this.held = null;
+    if (at !== undefined && this.playing && this.step < at && !this.done)
+      await new Promise<void>((reached) => (this.until = { step: at, reached }));
+    this.until = null;
     this.playing = false;
     if (!this.inFlight && !this.done) this.status('paused');
     // A failed step has already been reported by the command that ran it.
@@ -119,11 +133,11 @@ export class RunDriver<R = unknown> {
     await this.saves.save();
   }
 
-  /** One step, unless the run plays (then the loop takes them) or is done. */
+  /** One step, unless the run plays (then the loop takes them) or is done; after the gate, if any. */
   stepOnce(): Promise<void> {
     const t = this.current;
     if (!t || this.playing || this.inFlight || this.done) return this.inFlight ?? Promise.resolve();
-    return this.track(t);
+    return this.track(t, this.o.gate?.(t.step));
   }
 
   /** Speed control: wait this long between steps while playing. */
@@ -167,7 +181,9 @@ export class RunDriver<R = unknown> {
     const read = (async () => {
       await before; // between two steps, as a save is
       const t = this.trainer;
-      return this.guard?.manifest.step === t.step ? this.guard : saveRunState(t, { reason: 'download' });
+      return this.guard?.meta.step === t.step
+        ? sealRunState(this.guard)
+        : saveRunState(t, { reason: 'download' });
     })();
     this.reading = read.catch(() => undefined);
     return read;
@@ -201,9 +217,11 @@ export class RunDriver<R = unknown> {
     this.o.env.dispose();
   }
 
-  private track(t: RunTrainer): Promise<void> {
+  /** The step of `t`, once `gate` (if any) lets it start: the step in flight from now on. */
+  private track(t: RunTrainer, gate?: Promise<void>): Promise<void> {
     const gen = this.generation;
-    const step = this.trainAndReport(t, gen).finally(() => {
+    const go = gate ? gate.then(() => this.trainAndReport(t, gen)) : this.trainAndReport(t, gen);
+    const step = go.finally(() => {
       if (gen === this.generation) this.inFlight = null; // after a device loss the fallback owns inFlight
     });
     this.inFlight = step;
@@ -230,7 +248,7 @@ export class RunDriver<R = unknown> {
     if (gen !== this.generation) return; // the device was lost meanwhile; the fallback redoes this step
     await this.saves.written; // the state saved after the step before is stored before this step is reported
     if (gen !== this.generation) return;
-    if (this.o.backend?.guarded()) this.guard = await saveRunState(t, { reason: 'device-loss guard' });
+    if (this.o.backend?.guarded()) this.guard = await readRunState(t, { reason: 'device-loss guard' });
     if (gen !== this.generation) return;
     this.skippedUpdates += r.metrics[M.updateSkipped] ?? 0;
     this.updates += t.models.length;
@@ -258,13 +276,23 @@ export class RunDriver<R = unknown> {
 
   private async loop(): Promise<void> {
     const gen = this.generation; // a loop on a lost device ends; the fallback starts its own
-    while (this.playing && gen === this.generation && !this.done) {
-      const t = this.current;
-      if (!t) return;
-      await (this.inFlight ?? this.track(t));
-      // Also lets pause, step and set commands in between steps.
-      await this.clock.sleep(this.delayMs);
-      await this.reading;
+    const me = ++this.loops;
+    const going = () => this.playing && gen === this.generation && me === this.loops && !this.done;
+    try {
+      while (going()) {
+        const t = this.current;
+        if (!t) return;
+        // The other runs of the block first (lockstep); a pause meanwhile ends this loop.
+        if (!this.inFlight && this.o.gate) await this.o.gate(t.step);
+        if (!going() || (this.until && t.step >= this.until.step)) return;
+        await (this.inFlight ?? this.track(t));
+        // Also lets pause, step and set commands in between steps.
+        await this.clock.sleep(this.delayMs);
+        await this.reading;
+      }
+    } finally {
+      // However the loop ends (at the step a pause named, done, failed, device lost), pause(at) goes on.
+      if (me === this.loops) this.until?.reached();
     }
   }
 
@@ -302,7 +330,7 @@ export class RunDriver<R = unknown> {
     try {
       if (!saved) throw new Error('no saved state to go on from');
       const report = await this.o.backend!.fallBack();
-      this.current = resumeRunTrainer(saved, { env: this.o.env });
+      this.current = resumeRunTrainer(sealRunState(saved), { env: this.o.env });
       this.guard = null;
       this.o.sink.fallback?.(report, this.current.step, why);
       if (this.done) return this.status('done');

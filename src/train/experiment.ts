@@ -17,7 +17,7 @@ import type { Experiment } from '../core/config';
 import { runRepeats } from '../core/config';
 import type { Checkpoint } from '../model/checkpoint';
 import { InProcessEnvRunner, type EnvRunner } from '../tasks/env';
-import type { RunState } from './run-state';
+import { sealRunState, type RunState } from './run-state';
 import { summarize, type RunSummary } from '../report/summary';
 import { RunDriver } from './driver';
 import type { TrainStepResult } from './trainer';
@@ -70,7 +70,10 @@ export async function runExperiment(exp: Experiment, o: ExperimentOptions = {}):
             env,
             steps,
             saveEvery: every,
-            store: onCheckpoint && every > 0 ? { save: (state) => onCheckpoint(handle, state) } : null,
+            store:
+              onCheckpoint && every > 0
+                ? { save: (state) => onCheckpoint(handle, sealRunState(state)) }
+                : null,
             sink: {
               frame: async (r) => {
                 handle.history.push(r.metrics);

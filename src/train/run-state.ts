@@ -24,10 +24,10 @@ import type { LiveParam } from '../core/live-params';
 import { structuralKey } from '../core/config';
 import { fieldErrorsText, validateExperiment } from '../core/config-validate';
 import { LIVE_PARAMS } from '../core/live-params';
-import type { Checkpoint, CheckpointManifest } from '../model/checkpoint';
-import { verifyCheckpoint } from '../model/checkpoint';
+import type { Checkpoint, CheckpointHeader, CheckpointManifest } from '../model/checkpoint';
+import { signCheckpoint, verifyCheckpoint } from '../model/checkpoint';
 import { migrateParts } from './run-state-migration';
-import { contentHash, decodeFramed, encodeFramed, shown } from '../core/signed-file';
+import { contentHash, decodeFramed, encodeFramed, hashWords, headerHash, shown } from '../core/signed-file';
 import type { AdamWState } from '../model/optim';
 import type { BufferedRow } from './buffers';
 
@@ -88,7 +88,7 @@ interface ModelParts {
 
 /** Packs the parts into a run state; `meta` is everything in the manifest but models and sizes. */
 export function packRunState(
-  meta: Omit<RunStateManifest, 'format' | 'version' | 'models' | 'byteLength' | 'hash'>,
+  meta: RunStateMeta,
   parts: readonly {
     id: string;
     preset: string;
@@ -125,6 +125,72 @@ export function packRunState(
     byteLength: payload.byteLength,
   } as const;
   return { manifest: { ...header, hash: runStateHash(header, payload) }, payload: payload.buffer };
+}
+
+/** A run state's manifest fields but its models and sizes: what packRunState and sealRunState are given. */
+type RunStateMeta = Omit<RunStateManifest, 'format' | 'version' | 'models' | 'byteLength' | 'hash'>;
+
+/**
+ * A run state as read between two steps, before anything is hashed: the manifest's fields, per
+ * model its checkpoint headers unsigned, and the payload in the file's layout (per model
+ * weights | m | v | ref?). The page's run workers keep this after every step (hashing 4 MB in
+ * plain JS cost more than the rest of the save together), with stateCheck's fast hash beside it;
+ * sealRunState makes the file's RunState from it, bit for bit what packRunState would.
+ */
+export interface UnsealedRunState {
+  meta: RunStateMeta;
+  models: {
+    id: string;
+    preset: string;
+    agents: string[];
+    optStep: number;
+    weights: CheckpointHeader;
+    ref: CheckpointHeader | null;
+  }[];
+  payload: ArrayBuffer;
+}
+
+/** The signed RunState of an unsealed one: every checkpoint manifest signed, the state hashed. */
+export function sealRunState(u: UnsealedRunState): RunState {
+  let offset = 0;
+  const take = (bytes: number) => u.payload.slice(offset, (offset += bytes));
+  const models: ModelState[] = u.models.map((m) => {
+    const n = m.weights.byteLength;
+    const weights = signCheckpoint(m.weights, take(n)).manifest;
+    offset += 2 * n; // m and v are covered by the state's hash alone
+    const ref = m.ref ? signCheckpoint(m.ref, take(m.ref.byteLength)).manifest : null;
+    return { id: m.id, preset: m.preset, agents: m.agents, weights, optStep: m.optStep, ref };
+  });
+  if (offset !== u.payload.byteLength)
+    throw new Error(`run state payload holds ${u.payload.byteLength} bytes; its models need ${offset}`);
+  const header = {
+    format: RUN_STATE_FORMAT,
+    version: RUN_STATE_VERSION,
+    ...u.meta,
+    models,
+    byteLength: u.payload.byteLength,
+  } as const;
+  return { manifest: { ...header, hash: runStateHash(header, u.payload) }, payload: u.payload };
+}
+
+/**
+ * The check a kept unsealed state carries (hashWords over the payload, folded into the JSON of
+ * the rest): what IndexedDB gives back is the state that was put, or it is refused.
+ */
+export function stateCheck(u: UnsealedRunState): string {
+  return headerHash({ meta: u.meta, models: u.models }, hashWords(new Uint8Array(u.payload)));
+}
+
+/** The RunState of a kept unsealed one, once its check matches (throws, saying so, if not). */
+export function openKeptState(u: UnsealedRunState, check: string): RunState {
+  const got = stateCheck(u);
+  if (got !== check)
+    throw new Error(
+      `the kept run state does not match its check (${got}, kept ${check}): storage corrupted?`,
+    );
+  const state = sealRunState(u);
+  verifyRunState(state);
+  return state;
 }
 
 /** The hash of a state (contentHash): a changed step, live value or label is caught like a changed weight. */

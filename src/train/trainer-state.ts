@@ -1,16 +1,17 @@
 /**
  * A RunTrainer's state, taken and given back: `saveRunState` reads everything a trainer needs to
  * go on at its next step (weights, AdamW moments, references, step, live parameters, buffers) in
- * one readback, and `resumeRunTrainer` builds the trainer that goes on from such a state. The
+ * one readback (`readRunState`: before its hashes), and `resumeRunTrainer` builds the trainer
+ * that goes on from such a state. The
  * state's format, its checks and its file are run-state.ts's; this is the part that touches a
  * live trainer and the device, so the format stays free of both.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { LiveSchedule } from '../core/live-params';
 import { LIVE_PARAMS } from '../core/live-params';
-import { checkpointOf, loadCheckpointInto } from '../model/checkpoint';
+import { checkpointHeader, loadCheckpointInto } from '../model/checkpoint';
 import type { EnvRunner } from '../tasks/env';
-import { packRunState, verifyRunState, type RunState } from './run-state';
+import { sealRunState, verifyRunState, type RunState, type UnsealedRunState } from './run-state';
 import { RunTrainer } from './trainer';
 
 /**
@@ -18,6 +19,19 @@ import { RunTrainer } from './trainer';
  * live parameters, in one readback. Call between steps.
  */
 export async function saveRunState(t: RunTrainer, notes: Record<string, unknown> = {}): Promise<RunState> {
+  return sealRunState(await readRunState(t, notes));
+}
+
+/**
+ * saveRunState before its hashes (run-state.ts UnsealedRunState): the one readback, whose bytes
+ * are the payload as they come (per model weights | m | v | ref, the file's layout), and the
+ * manifest's fields. What a save after every step costs the run; sealRunState hashes it when a
+ * file is wanted. Call between steps.
+ */
+export async function readRunState(
+  t: RunTrainer,
+  notes: Record<string, unknown> = {},
+): Promise<UnsealedRunState> {
   // Per model: weights, m, v and the reference, flattened in that order.
   const tensors = t.models.flatMap((m) => [
     ...m.model.variables,
@@ -28,40 +42,32 @@ export async function saveRunState(t: RunTrainer, notes: Record<string, unknown>
   const flat = tf.tidy(() => tf.concat(tensors.map((v) => tf.reshape(v, [-1]))));
   const data = (await flat.data()) as Float32Array;
   flat.dispose();
-  let offset = 0;
-  const take = (n: number) => data.slice(offset, (offset += n));
-  const parts = t.models.map((m) => {
-    const n = m.model.numParams();
-    return {
-      id: m.id,
-      preset: m.preset,
-      agents: [...m.agents],
-      checkpoint: checkpointOf(m.model, take(n), {
-        preset: m.preset,
-        notes: { step: t.step, agents: m.agents },
-      }),
-      moments: { step: m.opt.step, m: take(n), v: take(n) },
-      ref: m.ref ? checkpointOf(m.ref, take(n), { preset: m.preset, notes: { reference: true } }) : null,
-    };
-  });
+  const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
+  const payload = (whole ? data : data.slice()).buffer as ArrayBuffer;
+  const models = t.models.map((m) => ({
+    id: m.id,
+    preset: m.preset,
+    agents: [...m.agents],
+    optStep: m.opt.step,
+    weights: checkpointHeader(m.model, { preset: m.preset, notes: { step: t.step, agents: m.agents } }),
+    ref: m.ref ? checkpointHeader(m.ref, { preset: m.preset, notes: { reference: true } }) : null,
+  }));
   const found = t.exp.runs.indexOf(t.run);
   const runIndex = found >= 0 ? found : t.exp.runs.findIndex((r) => r.label === t.run.label);
   // The run's schedule as it stands (changes set while it trained too), so a resume takes the due ones.
   const runs = t.exp.runs.map((r, i) => (i === runIndex ? { ...r, live: t.liveSchedule } : r));
-  return packRunState(
-    {
-      experiment: { ...t.exp, runs },
-      runIndex,
-      label: t.run.label,
-      seed: t.seed,
-      step: t.step,
-      live: t.liveValues(),
-      elapsedS: t.elapsedS,
-      ...(t.buffers ? { buffers: t.buffers.save() } : {}),
-      notes: { backend: tf.getBackend(), ...notes },
-    },
-    parts,
-  );
+  const meta = {
+    experiment: { ...t.exp, runs },
+    runIndex,
+    label: t.run.label,
+    seed: t.seed,
+    step: t.step,
+    live: t.liveValues(),
+    elapsedS: t.elapsedS,
+    ...(t.buffers ? { buffers: t.buffers.save() } : {}),
+    notes: { backend: tf.getBackend(), ...notes },
+  };
+  return { meta, models, payload };
 }
 
 /**

@@ -9,25 +9,29 @@ import type { Experiment } from '../core/config';
 import type { LiveParam } from '../core/live-params';
 import { runRepeats } from '../core/config';
 import { agreedStep, withScheduled, type HoldAnswer } from '../core/live-schedule';
-import type { FromWorker, RunId, ToWorker } from './protocol';
+import { leaveLockstep } from './lockstep';
+import type { FromWorker, LockstepPlan, RunId, ToWorker } from './protocol';
 import {
+  lockstepBlocks,
   newRunWorker,
   nextRunId,
   queuedText,
+  sessionSlots,
   startMessage,
-  workerSlots,
   type RunInfo,
   type SessionOptions,
 } from './run-start';
 
 /**
- * Every run × seed of an experiment, one worker each, at most `slots` at once: the others wait in a
- * queue (seed by seed, so each seed's runs finish close together and pair up early) and take the
- * worker slot of a run that is done or failed. Workers start paused once ready; one that starts
- * while the session plays is told to play, at the session's pace and live changes (each in its
- * run's schedule at the step the running repeats took it at: set). Given a link sweep's cells (an
- * experiment each), every cell's runs × seeds share the one queue, cell after cell, so the cells
- * finish one by one (docs/sweeps.md#a-sweep-in-a-link).
+ * Every run × seed of an experiment, one worker each, at most `slots` at once (sessionSlots: every
+ * run of a seed together): the others wait in a queue (seed by seed, so each seed's runs finish
+ * close together and pair up early) and take the worker slot of a run that is done or failed. The
+ * runs of one seed step in lockstep (lockstep.ts), never more than one step apart; a pause stops
+ * them at one step, and a live change takes effect at one step for every run. Workers start
+ * paused once ready; one that starts while the session plays is told to play, at the session's
+ * pace and live changes (each in its run's schedule at the step the running runs took it at: set).
+ * Given a link sweep's cells (an experiment each), every cell's runs × seeds share the one queue,
+ * cell after cell, so the cells finish one by one (docs/sweeps.md#a-sweep-in-a-link).
  */
 export class LabSession {
   readonly runs: RunInfo[];
@@ -46,10 +50,14 @@ export class LabSession {
   private readonly stopping = new Map<RunId, (() => void)[]>();
   /** Live changes, one after the other: each agrees its steps before the next asks. */
   private changes: Promise<void> = Promise.resolve();
+  /** Pauses and changes queued in `changes` and not yet done. */
+  private turns = 0;
   private changing = 0;
   /** Queued runs whose slot came free while a change was agreed: they start after it, with it. */
   private deferred: RunInfo[] = [];
   private disposed = false;
+  /** Each run's lockstep block (the runs of its seed), if it has one. */
+  private readonly lockstep: Map<RunId, LockstepPlan>;
 
   constructor(
     config: Experiment | readonly Experiment[],
@@ -64,7 +72,11 @@ export class LabSession {
     const order = [...this.runs].sort(
       (a, b) => a.cell - b.cell || a.seed - b.seed || a.runIndex - b.runIndex,
     );
-    const slots = options.slots ?? workerSlots();
+    this.lockstep = lockstepBlocks(
+      this.runs,
+      `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`,
+    );
+    const slots = options.slots ?? sessionSlots(this.configs);
     this.queue = order.slice(slots);
     // The workers are created now (live() and allReady() count them) but told to start in a
     // microtask, once the caller has finished setting the session up (keepStates, pace).
@@ -107,7 +119,7 @@ export class LabSession {
 
   /** One start message: the worker selects the backend, reports it, and loads the run. */
   private begin(info: RunInfo, worker: Worker): void {
-    worker.postMessage(startMessage(info, this.configs[info.cell], this.options));
+    worker.postMessage(startMessage(info, this.configs[info.cell], this.options, this.lockstep.get(info.id)));
     if (this.paceMs > 0)
       worker.postMessage({ type: 'pace', runId: info.id, delayMs: this.paceMs } satisfies ToWorker);
   }
@@ -144,6 +156,9 @@ export class LabSession {
     if (msg.type === 'stopped') this.settle(info.id);
     if (msg.type === 'saving') void this.framesStored(info.id, worker, msg.step);
     if (msg.type === 'state' && msg.state === 'failed') {
+      // The rest of its block no longer waits for it.
+      const plan = this.lockstep.get(info.id);
+      if (plan && !this.failed.has(info.id)) leaveLockstep(plan.channel, info.id);
       this.failed.add(info.id);
       this.answer(info.id, null);
       this.settle(info.id);
@@ -167,13 +182,47 @@ export class LabSession {
 
   play(): void {
     this.playing = true;
-    this.broadcast((runId) => ({ type: 'play', runId }));
+    // After a pause or a change being agreed, if one is: their messages go first.
+    this.nowOrInTurn(() => this.broadcast((runId) => ({ type: 'play', runId })));
   }
+  /**
+   * Every run stops after its step in flight; the runs of a block at one step: each says its next
+   * step and holds there, and all stop once the latest of them is done (one more step at most,
+   * in lockstep), so a side-by-side comparison stays side by side, and a change made while paused
+   * takes effect at one step for all.
+   */
   pause(): void {
     this.playing = false;
+    void this.inTurn(() => this.stopTogether());
+  }
+  private async stopTogether(): Promise<void> {
     // A failed run has nothing to pause, and would answer 'paused' over its 'failed'.
-    for (const [runId, w] of this.workers)
-      if (!this.failed.has(runId)) w.postMessage({ type: 'pause', runId } satisfies ToWorker);
+    const live = this.live().filter((id) => !this.failed.has(id));
+    const asked = live.filter((id) => this.ready.has(id) && this.lockstep.has(id));
+    const answers = new Map(await Promise.all(asked.map(async (id) => [id, await this.hold(id)] as const)));
+    if (this.disposed) return;
+    const latest = new Map<string, number>();
+    for (const [id, a] of answers) {
+      const block = this.lockstep.get(id)!.channel;
+      if (a) latest.set(block, Math.max(latest.get(block) ?? 0, a.step));
+    }
+    for (const runId of live) {
+      const at = answers.get(runId) ? latest.get(this.lockstep.get(runId)!.channel) : undefined;
+      this.workers
+        .get(runId)
+        ?.postMessage({ type: 'pause', runId, ...(at === undefined ? {} : { at }) } satisfies ToWorker);
+    }
+  }
+  /** `f` after the pause or change in progress, if any (one at a time, in the order asked). */
+  private inTurn(f: () => void | Promise<void>): Promise<void> {
+    this.turns++;
+    this.changes = this.changes.then(f).finally(() => this.turns--);
+    return this.changes;
+  }
+  /** `f` now if no pause or change is in progress, else after them. */
+  private nowOrInTurn(f: () => void): void {
+    if (this.turns === 0) f();
+    else void this.inTurn(f);
   }
   /**
    * Pauses, and resolves once every run with a worker has stopped and saved its state (or failed,
@@ -191,7 +240,7 @@ export class LabSession {
     this.stopping.delete(id);
   }
   step(): void {
-    this.broadcast((runId) => ({ type: 'step', runId }));
+    this.nowOrInTurn(() => this.broadcast((runId) => ({ type: 'step', runId })));
   }
   /** Keep the runs' states in IndexedDB under `persist.session`; call right after the constructor (the workers start in a microtask). */
   keepStates(persist: NonNullable<SessionOptions['persist']>): void {
@@ -203,30 +252,29 @@ export class LabSession {
     this.broadcast((runId) => ({ type: 'pace', runId, delayMs }));
   }
   /**
-   * Changes a live parameter in every run at one step per run, the same for all its repeats
-   * (docs/links.md#live-change-schedule): the running repeats say their next step and hold there;
-   * each takes the change at the latest of them (agreedStep), those behind when they reach it, and
-   * the queued ones start with it in their schedule.
+   * Changes a live parameter in every run at one step, the same for all of them and all their
+   * repeats (docs/links.md#live-change-schedule): the running repeats say their next step and hold
+   * there; each takes the change at the latest of them (agreedStep), those behind when they reach
+   * it, and the queued ones start with it in their schedule.
    */
   set(param: LiveParam, value: number): Promise<void> {
     this.changing++;
-    this.changes = this.changes.then(() => this.agree(param, value));
-    return this.changes; // agreed: each running repeat has been told its step
+    return this.inTurn(() => this.agree(param, value)); // agreed: each running repeat has been told its step
   }
 
   private async agree(param: LiveParam, value: number): Promise<void> {
     const asked = this.live().filter((id) => this.ready.has(id) && !this.failed.has(id));
     const answers = new Map(await Promise.all(asked.map(async (id) => [id, await this.hold(id)] as const)));
     if (this.disposed) return;
-    this.configs.forEach((config, cell) =>
+    this.configs.forEach((config, cell) => {
+      const runs = this.runs.filter((r) => r.cell === cell);
+      const step = agreedStep(
+        runs.flatMap((r) => answers.get(r.id) ?? []),
+        runs.some((r) => r.queued),
+      );
+      if (step === null) return;
       config.runs.forEach((_, runIndex) => {
-        const repeats = this.runs.filter((r) => r.cell === cell && r.runIndex === runIndex);
-        const held = repeats.flatMap((r) => answers.get(r.id) ?? []);
-        const step = agreedStep(
-          held,
-          repeats.some((r) => r.queued),
-        );
-        if (step === null) return;
+        const repeats = runs.filter((r) => r.runIndex === runIndex);
         this.configs[cell] = withScheduled(this.configs[cell], runIndex, step, param, value);
         for (const r of repeats) {
           const a = answers.get(r.id);
@@ -237,8 +285,8 @@ export class LabSession {
               ?.postMessage({ type: 'set', runId: r.id, param, value, step } satisfies ToWorker);
           else if (r.queued) this.onMessage({ type: 'param', runId: r.id, param, value, step });
         }
-      }),
-    );
+      });
+    });
     if (--this.changing > 0) return;
     for (const r of this.deferred.splice(0)) this.begin(r, this.spawn(r));
   }

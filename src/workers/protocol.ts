@@ -11,6 +11,12 @@ import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport, Measurement } from '../backends/backend-types';
 import type { StorageFault } from '../storage/storage-fault';
 
+/** A lockstep block's channel and its runs, as the page plans them (run-start.ts, lockstep.ts). */
+export interface LockstepPlan {
+  channel: string;
+  runs: RunId[];
+}
+
 /** `auto`'s kept measurements by key (auto-choice.ts measurementKey). */
 export type Measurements = Record<string, Measurement>;
 
@@ -99,9 +105,15 @@ export type ToWorker =
         /** Tests only: states this worker saves at these steps are refused as a full disk's (storage-fault.ts). */
         fault?: StorageFault;
       };
+      /** The runs this one steps with, side by side (lockstep.ts), and their channel; absent: it steps alone. */
+      lockstep?: LockstepPlan;
     }
   | { type: 'play'; runId: RunId }
-  | { type: 'pause'; runId: RunId }
+  /**
+   * Stop after the step in flight and save; with `at`, train on until `at` steps are done first
+   * (the step every run of the block stops at: LabSession.pause). Answered by `stopped`.
+   */
+  | { type: 'pause'; runId: RunId; at?: number }
   | { type: 'step'; runId: RunId }
   /** Speed control: wait this long between steps while playing (0 = as fast as it trains). */
   | { type: 'pace'; runId: RunId; delayMs: number }

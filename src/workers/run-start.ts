@@ -1,7 +1,7 @@
 /**
  * How a session's runs are started: one module worker each (run.worker.ts), how many at once
- * (workerSlots; LabSession in client.ts queues the rest, worded by queuedText), and one `start`
- * message that carries everything the worker needs.
+ * (sessionSlots: every run of a seed together, in lockstep; LabSession in client.ts queues the
+ * rest, worded by queuedText), and one `start` message that carries everything the worker needs.
  * Imports no tfjs: Vite bundles the worker as its own chunk, so tfjs never reaches the main bundle.
  */
 import type { Experiment } from '../core/config';
@@ -9,7 +9,7 @@ import { runRepeats } from '../core/config';
 import { stateKey } from '../storage/state-store';
 import type { StorageFault } from '../storage/storage-fault';
 import { runId } from './protocol';
-import type { Measurements, RunId, ToWorker } from './protocol';
+import type { LockstepPlan, Measurements, RunId, ToWorker } from './protocol';
 
 export const newRunWorker = (name: string) =>
   new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
@@ -29,20 +29,37 @@ export interface RunInfo {
 }
 
 /**
- * How many run workers a session keeps at once: one per core, at least 2 (the two runs of the
- * default comparison side by side), at most 8. Runs beyond wait in a queue, seed by seed.
+ * How many run workers the machine is given at once: one per core, at least 2 (the two runs of the
+ * default comparison side by side), at most 8.
  */
 export function workerSlots(cores: number = globalThis.navigator?.hardwareConcurrency ?? 2): number {
   return Math.max(2, Math.min(8, Math.floor(cores) || 2));
 }
 
-/** How many of the experiment's runs (a link sweep's: all its cells') train at once: one per worker slot (the rest wait in the queue). */
+const experiments = (config: Experiment | readonly Experiment[]): readonly Experiment[] =>
+  Array.isArray(config) ? config : [config as Experiment];
+
+/**
+ * How many run workers a session keeps at once: whole blocks, a block being the runs of one seed
+ * (of one cell, for a link sweep), as many as workerSlots holds and at least one, so every run
+ * compared side by side trains with the others, whatever the cores (a 4-run experiment on 2 cores:
+ * 4 workers, in lockstep: lockstep.ts). The other blocks wait in the queue, seed by seed.
+ */
+export function sessionSlots(
+  config: Experiment | readonly Experiment[],
+  cores: number = globalThis.navigator?.hardwareConcurrency ?? 2,
+): number {
+  const block = Math.max(1, ...experiments(config).map((c) => c.runs.length));
+  return Math.max(1, Math.floor(workerSlots(cores) / block)) * block;
+}
+
+/** How many of the experiment's runs (a link sweep's: all its cells') train at once (the rest wait in the queue). */
 export function runsAtOnce(
   config: Experiment | readonly Experiment[],
   cores: number = globalThis.navigator?.hardwareConcurrency ?? 2,
 ): number {
-  const runs = (Array.isArray(config) ? config : [config as Experiment]).flatMap((c) => runRepeats(c)).length;
-  return Math.min(runs, workerSlots(cores));
+  const runs = experiments(config).flatMap((c) => runRepeats(c)).length;
+  return Math.min(runs, sessionSlots(config, cores));
 }
 
 /** What a queued run's status says: its place in the line. */
@@ -69,7 +86,7 @@ export interface SessionOptions {
   };
   /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
   ids?: RunId[];
-  /** Workers at once (default: workerSlots()). */
+  /** Workers at once (default: sessionSlots()). */
   slots?: number;
   /** `auto`'s kept measurements, read as each run starts (one taken meanwhile is reused). */
   measurements?: () => Measurements;
@@ -79,8 +96,16 @@ export interface SessionOptions {
   newWorker?: (name: string) => Worker;
 }
 
-/** The one message that starts a run's worker: it selects the backend, reports it, and loads the run. */
-export function startMessage(info: RunInfo, config: Experiment, options: SessionOptions): ToWorker {
+/**
+ * The one message that starts a run's worker: it selects the backend, reports it, and loads the
+ * run; `lockstep`: the block it steps with (lockstep.ts), if it has one.
+ */
+export function startMessage(
+  info: RunInfo,
+  config: Experiment,
+  options: SessionOptions,
+  lockstep?: LockstepPlan,
+): ToWorker {
   return {
     type: 'start',
     runId: info.id,
@@ -93,7 +118,25 @@ export function startMessage(info: RunInfo, config: Experiment, options: Session
     threads: options.threads?.() ?? 1,
     uploads: options.uploads ?? [],
     ...(options.persist ? { persist: persistOf(options.persist, info) } : {}),
+    ...(lockstep ? { lockstep } : {}),
   };
+}
+
+/**
+ * The session's lockstep blocks: the runs of one seed of one cell, on a channel named for the
+ * session (`session`: unique to it) and the block. A block of one run steps alone (none).
+ */
+export function lockstepBlocks(runs: readonly RunInfo[], session: string): Map<RunId, LockstepPlan> {
+  const blocks = new Map<string, RunId[]>();
+  for (const r of runs) {
+    const key = `${r.cell}:${r.seed}`;
+    blocks.set(key, [...(blocks.get(key) ?? []), r.id]);
+  }
+  const plans = new Map<RunId, LockstepPlan>();
+  for (const [key, ids] of blocks)
+    if (ids.length > 1)
+      for (const id of ids) plans.set(id, { channel: `agentwise-lockstep:${session}:${key}`, runs: ids });
+  return plans;
 }
 
 /** A run's persistence: resumed only if it has a saved state (a run that waited in the queue may have none). */

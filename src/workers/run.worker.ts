@@ -6,7 +6,8 @@
  * saved state, and connects the driver to the page:
  * frames go out as one transferred Float64Array per step, states go to IndexedDB once the page has
  * stored the frames before them, environments run in a pool of nested env workers with a time
- * limit. tfjs lives only in workers.
+ * limit, and each step waits for the other runs of its block (lockstep.ts). tfjs lives only in
+ * workers.
  */
 import * as tf from '@tensorflow/tfjs';
 import type { BackendName } from '../core/config-names';
@@ -19,8 +20,10 @@ import {
   checkRunIdentity,
   decodeRunState,
   encodeRunState,
+  openKeptState,
+  stateCheck,
   stateFileName,
-  type RunState,
+  type UnsealedRunState,
 } from '../train/run-state';
 import { timedPreset } from '../backends/auto-choice';
 import { selectBackend } from '../backends/backend';
@@ -29,6 +32,7 @@ import { loadBaseModels } from './base-models';
 import { inspectBatch } from './inspect';
 import { backendSwitcher, kernelsInUse, withThreads } from './run-backend';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
+import { Lockstep } from './lockstep';
 import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
 import { getState, putState, stateKey } from '../storage/state-store';
 import { isFull } from '../storage/idb';
@@ -102,6 +106,14 @@ class RunHost {
   /** One message starts a run: select the backend and report it, then load the run. */
   private async start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     const { config, seed, uploads = [] } = msg;
+    // A fresh run's base models are fetched while the backend is chosen (they need none).
+    const fetching = msg.persist?.resume
+      ? null
+      : loadBaseModels(
+          config,
+          uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
+        );
+    fetching?.catch(() => undefined); // a failure is thrown where it is awaited, below
     await this.init(msg.runId, msg.backend, timedPreset(config), msg.measurements, msg.threads);
     const report = this.report!;
     if (!report.backend)
@@ -119,10 +131,12 @@ class RunHost {
       timeoutMs: config.rollout.envTimeoutMs,
     });
     let codec: FrameCodec | null = null;
+    const lockstep = msg.lockstep ? new Lockstep(id, msg.lockstep) : null;
     const sink: DriverSink<BackendReport> = {
       frame: (r) => {
         const values = codec!.encode(r.metrics);
         post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
+        lockstep?.done(r.step + 1);
       },
       rollouts: (r) => post({ type: 'rollouts', runId: id, step: r.step, trajectories: inspectBatch(r) }),
       status: (state, step, message) =>
@@ -148,25 +162,28 @@ class RunHost {
       saveEvery: msg.persist?.every ?? 0,
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && {
-        save: async (s: RunState) => {
-          await this.framesStored(s.manifest.step);
+        save: async (s: UnsealedRunState) => {
+          await this.framesStored(s.meta.step);
           const stored = {
-            ...{ session: persist.session, run: persist.key, step: s.manifest.step, savedAt: Date.now() },
-            bytes: encodeRunState(s).buffer as ArrayBuffer,
+            ...{ session: persist.session, run: persist.key, step: s.meta.step, savedAt: Date.now() },
+            kept: { state: s, check: stateCheck(s) },
           };
           await putState(stored, msg.persist?.fault);
         },
         isFull,
       },
       backend: backendSwitcher(report),
+      ...(lockstep ? { gate: (step: number) => lockstep.gate(step) } : {}),
     };
     let notes: Record<string, string>;
     try {
       if (msg.persist?.resume) {
         this.setState('loading', 'loading the saved run state…');
-        const stored = await getState(msg.persist.session, stateKey(msg.run, msg.label));
+        const stored = await getState<UnsealedRunState>(msg.persist.session, stateKey(msg.run, msg.label));
         if (!stored) throw new Error(`no saved state for ${msg.label} in this session`);
-        const state = decodeRunState(stored.bytes);
+        const state = stored.kept
+          ? openKeptState(stored.kept.state, stored.kept.check)
+          : decodeRunState(stored.bytes!);
         try {
           checkRunIdentity(state.manifest, { experiment: config, runIndex: msg.run, seed });
         } catch (e) {
@@ -187,10 +204,7 @@ class RunHost {
           'loading',
           config.models.base === 'shipped' || uploads.length ? 'loading base models…' : undefined,
         );
-        const base = await loadBaseModels(
-          config,
-          uploads.map((u) => ({ name: u.name, bytes: new Uint8Array(u.bytes) })),
-        );
+        const base = await fetching!;
         notes = base.notes;
         this.driver = await RunDriver.open(
           { fresh: { exp: config, run: config.runs[msg.run], seed, base: base.checkpoints } },
@@ -202,6 +216,7 @@ class RunHost {
       throw e;
     }
     const t = this.driver.trainer;
+    lockstep?.join(t.step); // a resumed run at its saved step
     this.driver.pace(this.delayMs);
     const keys = t.metricKeys();
     codec = new FrameCodec(keys);
@@ -238,7 +253,7 @@ class RunHost {
         // Before the run is loaded there is nothing to play: the page says play again once it is ready.
         return this.driver?.play();
       case 'pause':
-        await this.driver?.pause();
+        await this.driver?.pause(msg.at);
         post({ type: 'stopped', runId: this.id, step: this.driver?.step ?? 0 });
         return;
       case 'step':

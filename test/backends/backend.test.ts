@@ -3,6 +3,7 @@ import * as tf from '@tensorflow/tfjs';
 import { describeReport, isSoftware, selectBackend } from '../../src/backends/backend';
 import type { Platform } from '../../src/backends/backend';
 import { maxRelativeDiff, sanityStep } from '../../src/backends/sanity';
+import { SANITY_REFERENCE } from '../../src/backends/sanity-reference';
 import { nodePlatform } from '../../src/backends/platform-node';
 import { MEASUREMENT_VERSION, measurementKey } from '../../src/backends/auto-choice';
 import { VOCAB } from '../../src/core/vocab';
@@ -22,6 +23,12 @@ describe('sanity step', () => {
     const stepSq = Array.from(cpu.subarray(34, 66)).filter((_, i) => i % 2 === 1);
     expect(stepSq.filter((x) => x > 1e-12).length).toBeGreaterThan(12); // the AdamW step moved nearly every parameter
     expect(cpu[67]).toBeGreaterThan(0.01); // the cached attention's output
+    // The kept reference (selectBackend's) is what the CPU backend computes today; if the model or
+    // the step changed, src/backends/sanity-reference.ts takes the values printed here.
+    expect(
+      maxRelativeDiff(cpu, SANITY_REFERENCE),
+      `new reference: ${JSON.stringify(Array.from(cpu))}`,
+    ).toBeLessThan(1e-6);
     await import('@tensorflow/tfjs-backend-wasm');
     await tf.setBackend('wasm');
     const wasm = await sanityStep();

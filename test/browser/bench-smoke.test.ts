@@ -1,6 +1,6 @@
 /**
  * The browser benchmarks' smoke modes: `bench:ui --smoke` (the built app, Train, first steps, 2 s
- * of long-task observation), `bench:experiment --smoke` (the built app, Train, both runs to step 2),
+ * of long-task observation), `bench:experiment --smoke` (the built app, Train, both runs to step 2, saves on and off),
  * `bench:browser --smoke` (the model workload in a Chromium worker) and `bench:split --smoke` (each
  * thread-split kernel once on 1 thread and split over 2). They assert that each script ran to its end and measured,
  * so a script that breaks, or a wait that can no longer end (a benchmark waiting forever for a step), fails CI.
@@ -31,17 +31,22 @@ it('bench:ui --smoke sees both runs step and reports long tasks', () => {
   expect(report.traced.overCpu50).toBeLessThanOrEqual(report.traced.longTasks);
 }, 300_000);
 
-it('bench:experiment --smoke times both runs to step 2', () => {
+it('bench:experiment --smoke times both runs to step 2, saves on and off', () => {
   const stdout = run('scripts/bench-experiment.ts');
   const report = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{'))!) as {
-    backend: string;
     milestones: number[];
-    secondsToStep: number[][];
+    results: { saves: string; backend: string; secondsToStep: number[][]; breakdown: { step: number }[] }[];
   };
-  expect(report.backend).toBe('wasm'); // auto passes over SwiftShader's software WebGPU
   expect(report.milestones).toEqual([2]);
-  expect(report.secondsToStep).toHaveLength(2); // both runs
-  for (const [s] of report.secondsToStep) expect(s).toBeGreaterThan(0);
+  expect(report.results.map((m) => m.saves)).toEqual(['on', 'off']);
+  for (const m of report.results) {
+    expect(m.backend).toBe('wasm'); // auto passes over SwiftShader's software WebGPU
+    expect(m.secondsToStep).toHaveLength(2); // both runs
+    for (const [s] of m.secondsToStep) expect(s).toBeGreaterThan(0);
+    // The frames were read back from the page's database: both runs, a step's wall time each.
+    expect(m.breakdown).toHaveLength(2);
+    for (const b of m.breakdown) expect(b.step).toBeGreaterThan(0);
+  }
 }, 300_000);
 
 it('bench:browser --smoke measures the workload on wasm in Chromium', () => {

@@ -1,8 +1,11 @@
 /**
  * A run survives a reload: paused runs save their state to IndexedDB, the reloaded page shows the
  * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
+ * A state an earlier build stored (the state file's bytes, before states were kept unsealed) is
+ * read too: one run's is rewritten so before the reload.
  */
 import { afterEach, expect, it } from 'vitest';
+import { encodeRunState, sealRunState, type UnsealedRunState } from '../../src/train/run-state';
 import { downloadCsv, openLab, RUNS, runsIn, stateSteps, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
@@ -43,6 +46,49 @@ it('resumes both runs after a reload from their saved state', async () => {
       { timeout: 120_000, interval: 250 },
     )
     .toBe(true);
+
+  // Run 0's state as an earlier build stored it: the encoded file, under `bytes`.
+  const key = `0:${RUNS[0]}`;
+  const kept = await page.evaluate(
+    (key) =>
+      new Promise<{ record: Record<string, unknown>; payload: string }>((ok, ko) => {
+        const r = indexedDB.open('agentwise-states');
+        r.onerror = () => ko(r.error);
+        r.onsuccess = () => {
+          const all = r.result.transaction('states').objectStore('states').getAll();
+          all.onsuccess = () => {
+            r.result.close();
+            const record = all.result.find((x: { run: string }) => x.run === key);
+            const bytes = new Uint8Array(record.kept.state.payload as ArrayBuffer);
+            let text = '';
+            for (let i = 0; i < bytes.length; i += 0x8000)
+              text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+            ok({ record, payload: btoa(text) });
+          };
+        };
+      }),
+    key,
+  );
+  const { kept: was, ...older } = kept.record as { kept: { state: UnsealedRunState } };
+  const payload = new Uint8Array(Buffer.from(kept.payload, 'base64')).buffer;
+  const file = encodeRunState(sealRunState({ ...was.state, payload }));
+  await page.evaluate(
+    ([record, bytes]) =>
+      new Promise<void>((ok, ko) => {
+        const r = indexedDB.open('agentwise-states');
+        r.onerror = () => ko(r.error);
+        r.onsuccess = () => {
+          const tx = r.result.transaction('states', 'readwrite');
+          tx.objectStore('states').put({
+            ...record,
+            bytes: Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0)).buffer,
+          });
+          tx.oncomplete = () => (r.result.close(), ok());
+          tx.onerror = () => ko(tx.error);
+        };
+      }),
+    [older, Buffer.from(file).toString('base64')] as const,
+  );
 
   await page.reload();
   await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });

@@ -4,8 +4,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedAttention, selfAttention, writeCacheSlot } from '../../src/model/kernels/attention';
+import { chosenGemmTile, setGemmTile, type GemmTile } from '../../src/model/kernels/gemm-tile';
+import type { WasmBackendLike } from '../../src/model/kernels/kernel-types';
 import {
   fusedKernelsAvailable,
+  kernelsFor,
   relaxedSimdSupported,
   setFusedKernels,
   setRelaxedSimd,
@@ -340,3 +343,75 @@ describe.each(['relaxed', 'plain'])(
     });
   },
 );
+
+describe('the GEMM tiles (gemm-tile.ts): 6 × 8 over packed copies gives the bits of 4 × 8', () => {
+  /** Value and gradients of sum(f(...) · R) on wasm with the GEMMs on `tile`. */
+  const on = async (tile: GemmTile, c: Case) => {
+    await useBackend('wasm');
+    setGemmTile(tile);
+    try {
+      return await evaluate(c);
+    } finally {
+      setGemmTile('auto');
+    }
+  };
+  // Row counts off the 6-row and 4-row groups, column tails, tiny and the model's K.
+  for (const [M, K, N] of [
+    [1, 4, 8],
+    [5, 7, 9],
+    [7, 3, 17],
+    [13, 64, 192],
+    [64, 128, 73],
+    [250, 64, 256],
+    [1000, 256, 64],
+  ]) {
+    it(`a·b + bias, linear's gradients and the MLP (GELU in the epilogue) at (${M}, ${K}) × (${K}, ${N})`, async () => {
+      const x = { data: rand(M * K, 31), shape: [M, K] };
+      const w = { data: rand(K * N, 32), shape: [K, N] };
+      const b = { data: rand(N, 33), shape: [N] };
+      const w2 = { data: rand(N * K, 34), shape: [N, K] };
+      const b2 = { data: rand(K, 35), shape: [K] };
+      const cases: Case[] = [
+        {
+          inputs: [x, w, b],
+          f: (a, bb, c) => matMulNN(a as tf.Tensor2D, bb as tf.Tensor2D, c as tf.Tensor1D),
+          grads: 0,
+        },
+        {
+          inputs: [x, w, b],
+          f: (a, bb, c) => linear(a as tf.Tensor2D, bb as tf.Tensor2D, c as tf.Tensor1D),
+          grads: 3,
+        },
+        {
+          inputs: [x, w, b, w2, b2],
+          f: (a, w1, b1, ww2, bb2) =>
+            mlp(
+              a as tf.Tensor2D,
+              w1 as tf.Tensor2D,
+              b1 as tf.Tensor1D,
+              ww2 as tf.Tensor2D,
+              bb2 as tf.Tensor1D,
+            ),
+          grads: 5,
+        },
+      ];
+      for (const c of cases) {
+        const [four, six] = [await on('4x8', c), await on('6x8', c)];
+        six.forEach((got, i) =>
+          expect(Buffer.from(got.buffer).equals(Buffer.from(four[i].buffer)), `output ${i}`).toBe(true),
+        );
+      }
+    });
+  }
+
+  it('left to choose, an instance times both on its calls and keeps one', async () => {
+    await useBackend('wasm');
+    const k = kernelsFor(tf.backend() as unknown as WasmBackendLike)!;
+    const a = tf.tensor2d(rand(512 * 128, 41), [512, 128]);
+    const b = tf.tensor2d(rand(128 * 128, 42), [128, 128]);
+    // 2 × (2^26 warm-up + 2^28 timed) multiply-adds at 2^23 a call: about 80 calls.
+    for (let i = 0; i < 200 && chosenGemmTile(k) === null; i++) matMulNN(a, b).dispose();
+    expect(['4x8', '6x8']).toContain(chosenGemmTile(k));
+    tf.dispose([a, b]);
+  });
+});

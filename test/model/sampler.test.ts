@@ -130,4 +130,37 @@ describe('choose (CPU sampling from one row of logits)', () => {
     }
     counts.forEach((c, i) => expect(c / 20000).toBeCloseTo(z[i] / sum, 1));
   });
+
+  it('draws the very tokens a full stable sort of the nucleus drew: ties, flat and peaked rows, every top-p', () => {
+    /** The nucleus by sorting every token, descending, ties in index order (as choose once did). */
+    const bySort = (row: Float32Array, t: number, topP: number, rng: Prng) => {
+      const m = Math.max(...Array.from(row, (l) => l / t));
+      const p = Array.from(row, (l) => Math.exp(l / t - m));
+      let sum = 0;
+      for (const x of p) sum += x;
+      const o = p.map((_, i) => i).sort((a, b) => p[b] - p[a]);
+      let kept = 0,
+        mass = 0;
+      while (kept < p.length && (kept === 0 || mass < topP * sum)) mass += p[o[kept++]];
+      let u = rng.next() * mass;
+      for (let k = 0; k < kept; k++) if ((u -= p[o[k]]) < 0) return o[k];
+      return o[kept - 1];
+    };
+    const gen = new Prng(11);
+    let draws = 0;
+    for (let row = 0; row < 400; row++) {
+      const V = 89;
+      // Peaked (a trained policy), flat (step 0), and coarse values that tie often.
+      const spread = [8, 0.3, 2][row % 3];
+      const logits = Float32Array.from({ length: V }, () =>
+        row % 3 === 2 ? Math.round(gen.next() * 4) * spread : (gen.next() * 2 - 1) * spread,
+      );
+      for (const topP of [0.1, 0.5, 0.9, 0.95, 0.999]) {
+        const [a, b] = [new Prng(row), new Prng(row)];
+        for (let i = 0; i < 5; i++, draws++)
+          expect(choose(logits, 0.6, topP, a).token).toBe(bySort(logits, 0.6, topP, b));
+      }
+    }
+    expect(draws).toBe(10_000);
+  });
 });

@@ -8,6 +8,7 @@ import type { Machine } from '../../src/cli/machine';
 import { decodeExperiment } from '../../src/core/url';
 import { splitSweep } from '../../src/core/url-sweep';
 import { planCells, parseDial } from '../../src/rl/sweep';
+import { balanceRefusal, callsPerTrajectory } from '../../scripts/studies-calls';
 import {
   asRun,
   cellCount,
@@ -182,5 +183,33 @@ describe('which verdicts hold across machines (npm run studies -- --compare)', (
       '  eval avg@8 · 8: Dr. MAS − GRPO: same → higher',
     ]);
     expect(compareVerdicts(readVerdicts(map), readVerdicts(train)).unmatched).toBeGreaterThan(0);
+  });
+});
+
+describe('a loss-balance study’s calls', () => {
+  it('counts calls per trajectory and refuses a folder whose agents act equally often', () => {
+    const lines = [
+      { run: 'GRPO', 'agent/solver/calls': 32, 'agent/verifier/calls': 32 },
+      { run: 'GRPO', 'agent/solver/calls': 32, 'agent/verifier/calls': 32, 'agent/verifier/reward/mean': 1 },
+    ];
+    const equal = callsPerTrajectory(lines, 32);
+    expect(equal).toEqual({ solver: 1, verifier: 1 });
+    expect(balanceRefusal(equal)).toMatch(
+      /^its agents act about equally often \(solver 1\.00, verifier 1\.00 calls per trajectory/,
+    );
+    const loop = callsPerTrajectory(
+      [
+        { 'agent/solver/calls': 44, 'agent/verifier/calls': 32 },
+        { 'agent/solver/calls': 44, 'agent/verifier/calls': 32 },
+      ],
+      32,
+    );
+    expect(loop.solver).toBeCloseTo(1.375, 12);
+    expect(balanceRefusal(loop)).toBeNull();
+    expect(balanceRefusal({ solver: 1.2, verifier: 1 })).not.toBeNull();
+  });
+
+  it('is asked of the loss-balance ablation, and of no other study', () => {
+    expect(STUDIES.filter((s) => s.balance).map((s) => s.name)).toEqual(['ablation-loss-balance']);
   });
 });

@@ -12,7 +12,7 @@ import { M } from '../../src/core/metrics';
 import { InProcessEnvRunner, type EnvRunner } from '../../src/tasks/env';
 import { RunDriver } from '../../src/train/driver';
 import type { DriverStatus } from '../../src/train/driver-host';
-import type { RunState } from '../../src/train/run-state';
+import { sealRunState, type RunState } from '../../src/train/run-state';
 
 const exp = ExperimentSchema.parse({
   task: 'sync',
@@ -75,7 +75,7 @@ async function play(mode: 'straight' | 'mid-step' | 'between-steps', at: number)
       env,
       steps: STEPS,
       saveEvery: 2,
-      store: { save: (s) => void seen.states.push(s) },
+      store: { save: (s) => void seen.states.push(sealRunState(s)) },
       sink: {
         frame: (r) => {
           seen.frames.push(r.metrics);
@@ -264,7 +264,7 @@ describe('the run driver saving after every step (the page saves so)', () => {
         saveEvery: 1,
         store: {
           save: (s) => {
-            const step = s.manifest.step;
+            const step = s.meta.step;
             events.push(`write state ${step}`);
             return new Promise<void>((ok) => {
               const end = () => {

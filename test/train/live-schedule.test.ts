@@ -13,7 +13,7 @@ import { M } from '../../src/core/metrics';
 import { InProcessEnvRunner } from '../../src/tasks/env';
 import { RunDriver } from '../../src/train/driver';
 import type { DriverStart } from '../../src/train/driver-host';
-import { decodeRunState, encodeRunState, type RunState } from '../../src/train/run-state';
+import { decodeRunState, encodeRunState, sealRunState, type RunState } from '../../src/train/run-state';
 
 const STEPS = 5;
 const AT = 2;
@@ -43,7 +43,7 @@ async function train(start: DriverStart, during: (d: RunDriver) => Promise<void>
     env: new InProcessEnvRunner(),
     steps: STEPS,
     saveEvery: 1,
-    store: { save: (s) => void states.push(decodeRunState(encodeRunState(s))) },
+    store: { save: (s) => void states.push(decodeRunState(encodeRunState(sealRunState(s)))) },
     sink: { frame: (r) => void frames.push(science(r.metrics)) },
   });
   try {

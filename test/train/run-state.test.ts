@@ -2,15 +2,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { ExperimentSchema } from '../../src/core/config';
-import { decodeFramed, encodeFramed } from '../../src/core/signed-file';
+import { decodeFramed, encodeFramed, hashWords } from '../../src/core/signed-file';
+import { checkpointOf } from '../../src/model/checkpoint';
 import {
   checkRunIdentity,
   decodeRunState,
   encodeRunState,
+  openKeptState,
+  packRunState,
   runStateHash,
+  sealRunState,
+  stateCheck,
   type RunStateManifest,
+  type UnsealedRunState,
 } from '../../src/train/run-state';
-import { saveRunState } from '../../src/train/trainer-state';
+import { readRunState, saveRunState } from '../../src/train/trainer-state';
 import { RunTrainer } from '../../src/train/trainer';
 
 const exp = ExperimentSchema.parse({
@@ -28,15 +34,72 @@ function edit(bytes: Uint8Array, f: (m: RunStateManifest, payload: ArrayBuffer) 
 }
 
 let bytes: Uint8Array;
+/** The same trainer's state read unsealed, and the file packRunState makes of it part by part. */
+let kept: UnsealedRunState;
+let packed: Uint8Array;
 beforeAll(async () => {
   await tf.setBackend('wasm');
   const t = new RunTrainer({ exp, run: exp.runs[1], seed: 3 });
   try {
     await t.trainStep();
     bytes = encodeRunState(await saveRunState(t));
+    kept = await readRunState(t);
+    kept.meta.elapsedS = decodeRunState(bytes).manifest.elapsedS; // the one field the clock moved
+    const floats = new Float32Array(kept.payload);
+    let at = 0;
+    const take = (n: number) => floats.slice(at, (at += n));
+    packed = encodeRunState(
+      packRunState(
+        kept.meta,
+        t.models.map((m) => {
+          const n = m.model.numParams();
+          const notes = { step: t.step, agents: m.agents };
+          const checkpoint = checkpointOf(m.model, take(n), { preset: m.preset, notes });
+          return {
+            ...({ id: m.id, preset: m.preset, agents: [...m.agents], checkpoint, ref: null } as const),
+            moments: { step: m.opt.step, m: take(n), v: take(n) },
+          };
+        }),
+      ),
+    );
   } finally {
     t.dispose();
   }
+});
+
+describe('a state kept after every step, unsealed', () => {
+  it('seals into the very file packRunState writes, byte for byte', () => {
+    expect(Buffer.from(encodeRunState(sealRunState(kept))).equals(Buffer.from(packed))).toBe(true);
+    expect(Buffer.from(packed).equals(Buffer.from(bytes))).toBe(true);
+  });
+
+  it('comes back from a structured clone (as IndexedDB gives it) whole, and refuses a changed bit or field', () => {
+    const check = stateCheck(kept);
+    const again = structuredClone(kept);
+    expect(Buffer.from(encodeRunState(openKeptState(again, check))).equals(Buffer.from(packed))).toBe(true);
+    const flipped = structuredClone(kept);
+    new Uint8Array(flipped.payload)[1234] ^= 1;
+    expect(() => openKeptState(flipped, check)).toThrow(/does not match its check.*storage corrupted/);
+    const stepped = structuredClone(kept);
+    stepped.meta.step = 0;
+    expect(() => openKeptState(stepped, check)).toThrow(/does not match its check/);
+  });
+
+  it('checks with a hash that every byte moves, aligned or not, tail included', () => {
+    const base = new Uint8Array(4099).map((_, i) => (i * 37) % 251);
+    const h = hashWords(base);
+    expect(h).toMatch(/^[0-9a-f]{16}$/);
+    expect(hashWords(base.slice())).toBe(h);
+    for (const i of [0, 1, 2, 3, 15, 16, 2047, 4095, 4096, 4098]) {
+      const b = base.slice();
+      b[i] ^= 0x80;
+      expect(hashWords(b), `byte ${i}`).not.toBe(h);
+    }
+    expect(hashWords(base.subarray(0, 4098))).not.toBe(h); // the length counts
+    const unaligned = new Uint8Array(4100);
+    unaligned.set(base, 1);
+    expect(hashWords(unaligned.subarray(1))).toBe(h);
+  });
 });
 
 describe('run-state files cannot lie', () => {

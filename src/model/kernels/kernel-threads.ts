@@ -33,7 +33,8 @@ import {
   STOP,
   wake,
 } from './kernel-thread-ops';
-import type { AttnBwdAt, AttnFwdAt, AttnShape, KernelExports } from './kernel-types';
+import type { AttnBwdAt, AttnFwdAt, AttnShape, GemmEpArgs, KernelExports } from './kernel-types';
+import { gemmTile } from './gemm-tile';
 
 /**
  * Below this much work (multiply-adds, or their equivalent: see each op's `work`) an op stays on one
@@ -74,6 +75,8 @@ let pool: Pool | null = null;
 export function setKernelThreads(n: number): void {
   threads = n;
 }
+/** The threads setKernelThreads gave (the most parts an op is split into). */
+export const kernelThreadCount = (): number => threads;
 
 /**
  * Starts the helpers for a kernels instance on a shared heap (wasm.ts calls it when it binds one),
@@ -154,7 +157,7 @@ export const kernelThreadsControl = (): Int32Array | null => pool?.ctrl ?? null;
  * answered within `ms`: all of them while they live, 0 once they were terminated.
  */
 export async function pingKernelThreads(ctrl: Int32Array, helpers: number, ms: number): Promise<number> {
-  setDispatch(ctrl, GEMM, [0, 0, 0, 0, 0, 0, 0], helpers + 1);
+  setDispatch(ctrl, GEMM, [0, 0, 0, 0, 0, 0, 0, 0], helpers + 1);
   wake(ctrl);
   const t0 = performance.now();
   while (Atomics.load(ctrl, DONE) < helpers && performance.now() - t0 < ms)
@@ -195,28 +198,28 @@ export function gemmRows(
   N: number,
   bias: number,
 ): void {
-  if (!split(k, GEMM, [a, b, c, M, K, N, bias], M * K * N)) k.gemm(a, b, c, M, K, N, bias);
+  const { ws, timed } = gemmTile(k, K, N, kernelParts());
+  const t0 = timed && performance.now();
+  if (!split(k, GEMM, [a, b, c, M, K, N, bias, ws], M * K * N)) {
+    if (ws) k.gemm6_ep(a, b, c, M, K, N, bias, 0, 0, 0, ws);
+    else k.gemm(a, b, c, M, K, N, bias);
+  }
+  if (timed) timed(performance.now() - t0!, M * K * N);
 }
 
 /**
  * c (M, N) = a·b + bias, then the epilogue `mode` (EPILOGUE) on c and d (M, N), split by rows likewise.
  * Its work: the multiply-adds and 50 per output for GELU (geluFwdRows).
  */
-export function gemmEpRows(
-  k: KernelExports,
-  a: number,
-  b: number,
-  c: number,
-  M: number,
-  K: number,
-  N: number,
-  bias: number,
-  d: number,
-  mode: number,
-  A: number,
-): void {
-  if (!split(k, GEMM_EP, [a, b, c, M, K, N, bias, d, mode, f32Bits(A)], M * N * (K + 50)))
-    k.gemm_ep(a, b, c, M, K, N, bias, d, mode, A);
+export function gemmEpRows(k: KernelExports, ...args: GemmEpArgs): void {
+  const [a, b, c, M, K, N, bias, d, mode, A] = args;
+  const { ws, timed } = gemmTile(k, K, N, kernelParts());
+  const t0 = timed && performance.now();
+  if (!split(k, GEMM_EP, [a, b, c, M, K, N, bias, d, mode, f32Bits(A), ws], M * N * (K + 50))) {
+    if (ws) k.gemm6_ep(...args, ws);
+    else k.gemm_ep(...args);
+  }
+  if (timed) timed(performance.now() - t0!, M * K * N);
 }
 
 /** out (A, J) = xᵀ·dy for x (N, A), dy (N, J), split by rows of out likewise. */

@@ -18,6 +18,20 @@ export interface WasmBackendLike {
   wasm: { asm?: { memory?: unknown }; wasmMemory?: unknown };
 }
 
+/** gemm_ep's arguments: c (M, N) = a (M, K) · b (K, N) + bias, then the epilogue `mode` on c and d. */
+export type GemmEpArgs = [
+  a: number,
+  b: number,
+  c: number,
+  M: number,
+  K: number,
+  N: number,
+  bias: number,
+  d: number,
+  mode: number,
+  A: number,
+];
+
 /** kernels.wat's exports; pointers are byte addresses on the backend heap. */
 export interface KernelExports {
   zero(ptr: number, bytes: number): void;
@@ -55,18 +69,9 @@ export interface KernelExports {
   gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
   gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
   /** gemm, then an epilogue on c (and d, laid out as c) by `mode`, an EPILOGUE value; A is GELU's constant. */
-  gemm_ep(
-    a: number,
-    b: number,
-    c: number,
-    M: number,
-    K: number,
-    N: number,
-    bias: number,
-    d: number,
-    mode: number,
-    A: number,
-  ): void;
+  gemm_ep(...args: GemmEpArgs): void;
+  /** gemm_ep on the 6 × 8 tile over packed copies in ws (4·K·(N & ~7) + 24·K bytes): the same bits. */
+  gemm6_ep(...args: [...GemmEpArgs, ws: number]): void;
   adamw(
     w: number,
     g: number,

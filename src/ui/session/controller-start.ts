@@ -6,6 +6,7 @@
  */
 import { scheduleEntries } from '../../core/live-schedule';
 import { planLinkSweep, sweepFile } from '../../rl/sweep';
+import { parseSaveEvery } from '../../storage/storage-fault';
 import { queuedText } from '../../workers/run-start';
 import type { RunInfo, SessionOptions } from '../../workers/run-start';
 import type { RunId } from '../../workers/protocol';
@@ -21,6 +22,9 @@ import type { LabState, RunView } from './store';
  * default experiment is measured in docs/page.md#a-page-closed-mid-step.
  */
 const SAVE_EVERY = 1;
+/** The benchmarks' `?save-every=N` (storage-fault.ts), else SAVE_EVERY. */
+const saveEvery = () =>
+  (typeof location === 'undefined' ? null : parseSaveEvery(location.search)) ?? SAVE_EVERY;
 
 /** A new run's first status: starting its worker, or its place in the queue (`queue`: the runs waiting). */
 export function waitingState(
@@ -76,7 +80,7 @@ export const keeping = (
   saved?: readonly string[],
 ): NonNullable<SessionOptions['persist']> => ({
   session: id,
-  every: SAVE_EVERY,
+  every: saveEvery(),
   resume,
   saved,
   fault: recorder.fault,

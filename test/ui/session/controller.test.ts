@@ -126,10 +126,12 @@ describe('a session controller built fresh', () => {
 
     controller.step();
     // Pause, then the wait for every run to stop (LabSession.stopped pauses too); a stopped tab claims
-    // its session back before its runs train again, then lets it go after the step.
+    // its session back before its runs train again, then lets it go after the step. Each pause asks
+    // every run its next step first (`hold`) and stops them all at the latest (`pause` at it).
     await settle(200);
     expect(state()).toBe('paused');
-    for (const w of workers) expect(w.sentTypes().slice(3)).toEqual(['pause', 'pause', 'step', 'pause']);
+    for (const w of workers)
+      expect(w.sentTypes().slice(3)).toEqual(['hold', 'pause', 'hold', 'pause', 'step', 'hold', 'pause']);
   });
 
   it('every run done is the machine hearing finish; Reset ends the workers and the runs', async () => {

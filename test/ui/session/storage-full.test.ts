@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../../src/core/config';
 import { isFull } from '../../../src/storage/idb';
-import { faultAt, parseStorageFault, refuseIfFull } from '../../../src/storage/storage-fault';
+import { faultAt, parseSaveEvery, parseStorageFault, refuseIfFull } from '../../../src/storage/storage-fault';
 import type { RunId } from '../../../src/workers/protocol';
 import type { RunView, BackendStatus } from '../../../src/ui/session/store';
 import { trainBlockers } from '../../../src/ui/train-blockers';
@@ -42,6 +42,14 @@ describe('storage full', () => {
     expect(closed).toEqual({ kind: 'closed', from: 5, until: Infinity });
     expect(() => refuseIfFull(closed, 5)).not.toThrow();
     expect([4, 5, 500].map((step) => faultAt(closed, 'closed', step))).toEqual([false, true, true]);
+  });
+
+  it("reads the benchmarks' save cadence, and nothing else as one", () => {
+    expect(parseSaveEvery('?save-every=0')).toBe(0);
+    expect(parseSaveEvery('?storage-fault=quota:7&save-every=10')).toBe(10);
+    expect(parseSaveEvery('?save-every=-1')).toBeNull();
+    expect(parseSaveEvery('?save-every=')).toBeNull();
+    expect(parseSaveEvery('')).toBeNull();
   });
 
   it('says which steps and which runs’ states are not being saved', () => {
