@@ -77,6 +77,24 @@ export function logAxis(lo: number, hi: number): Axis {
   return { domain: tight ? [lo, hi] : [10 ** e0, 10 ** e1], ticks: tight ? inside : ticks, format };
 }
 
+/** A chart whose values above 0 span more than this many decades is drawn on a log scale by default. */
+export const LOG_DEFAULT_DECADES = 2;
+
+/**
+ * The decades the values above 0 span (0 when there are none, or one): how far a linear scale
+ * squeezes the bulk under a spike. Values at or below 0 are left out, as a log scale leaves them out.
+ */
+export function positiveDecades(values: Iterable<number>): number {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values)
+    if (v > 0 && v < Infinity) {
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+  return lo < hi ? Math.log10(hi / lo) : 0;
+}
+
 /**
  * The x axis: from `first` to a round bound at or past `last` (1, 1.5, 2, 3, 4, 5, 6 or 8 × 10^k,
  * and at least `least`), with ~5 whole-number ticks. The bound moves about nine times a decade,

@@ -157,8 +157,17 @@ describe('chart board', () => {
     // Log y on the grad norm: ticks at 1, 2, 5 × 10^e, evenly spaced in log(value).
     const chart = 'Pre-clip grad norm';
     await page.locator(`figure[aria-label="${chart}"] .recharts-yAxis-tick-labels`).waitFor();
+    // A chart spanning more than two decades starts on log ('auto', plot.ts); unticked, it is linear.
+    const box = page.locator(`figure[aria-label="${chart}"]`).getByLabel('log y');
+    if (await box.isChecked()) {
+      expect(await page.locator(`figure[aria-label="${chart}"] [data-log]`).getAttribute('data-log')).toBe(
+        'auto',
+      );
+      await box.uncheck();
+      await expect.poll(() => box.isChecked()).toBe(false);
+    }
     const linear = await yTicks(lab, chart);
-    await page.locator(`figure[aria-label="${chart}"]`).getByLabel('log y').check();
+    await box.check();
     await expect.poll(async () => JSON.stringify(await yTicks(lab!, chart))).not.toBe(JSON.stringify(linear));
     // Polled too: `linear` may have been read before the chart's redraw with the last frame (its
     // turn in chart-pump.ts), and that redraw, still linear, differs from it as well.

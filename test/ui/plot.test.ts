@@ -7,8 +7,11 @@ import {
   linePath,
   logAxis,
   niceAxis,
+  positiveDecades,
+  LOG_DEFAULT_DECADES,
   stepAxis,
 } from '../../src/ui/plot';
+import { chooseLog, useLab } from '../../src/ui/session/store';
 
 // A plot 100 px wide for x ∈ [0, 10] and 50 px tall for y ∈ [0, 1], y pointing down (SVG).
 const sx = (v: number) => (v < 0 || v > 10 ? undefined : v * 10);
@@ -66,6 +69,31 @@ describe('axes', () => {
       expect(domain[1]).toBeGreaterThanOrEqual(last);
       if (last >= 10) expect((last - 1) / (domain[1] - 1)).toBeGreaterThan(0.66);
     }
+  });
+});
+
+describe('log scale by default', () => {
+  it('counts the decades the values above 0 span: an amplification spike to 280 over a bulk near 0.9 is past two', () => {
+    // Amplification on a run with spikes: the bulk about 0.9, two steps at 45 and 280.
+    const amplification = [0.88, 0.91, 0.9, 45, 0.87, 280, 0.92, 0, -1, NaN, Infinity];
+    expect(positiveDecades(amplification)).toBeCloseTo(Math.log10(280 / 0.87), 10);
+    expect(positiveDecades(amplification)).toBeGreaterThan(LOG_DEFAULT_DECADES);
+    // A grad norm from 0.5 to 40 is under two decades: linear stays the default.
+    expect(positiveDecades([0.5, 3, 40])).toBeLessThan(LOG_DEFAULT_DECADES);
+    // Nothing above 0, or one value: nothing spans.
+    expect(positiveDecades([0, -2, NaN])).toBe(0);
+    expect(positiveDecades([7])).toBe(0);
+  });
+
+  it("the user's pick wins from then on: log or linear, one chart at a time", () => {
+    const view = () => useLab.getState().view;
+    expect([view().logCharts, view().linearCharts]).toEqual([[], []]);
+    chooseLog('amplification', false);
+    chooseLog('grad-norm', true);
+    expect([view().logCharts, view().linearCharts]).toEqual([['grad-norm'], ['amplification']]);
+    chooseLog('amplification', true);
+    chooseLog('amplification', true);
+    expect([view().logCharts, view().linearCharts]).toEqual([['grad-norm', 'amplification'], []]);
   });
 });
 

@@ -10,8 +10,9 @@ import { memo, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { chartCsv, download, fileName } from '../export';
 import { lastStep, readSeries } from '../run-data';
+import { chooseLog } from '../session/store';
 import type { Marker } from '../session/store';
-import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
+import { axisKey, LOG_DEFAULT_DECADES, logAxis, niceAxis, positiveDecades, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData } from './SeriesLayer';
 import { markerElements } from './Markers';
@@ -36,13 +37,17 @@ interface MetricChartProps {
    */
   scaleSpecs?: SeriesSpec[];
   markers: Marker[];
-  log?: boolean;
+  /** The y scale: log, linear, or 'auto': log once the values above 0 span more than two decades. */
+  log?: LogChoice;
+  /** The chart's registry id where it offers a log-y box (chooseLog keeps the user's pick under it). */
+  logToggle?: string;
   /** A horizontal reference line (e.g. 1 on the amplification chart). */
   refY?: number;
-  /** Controls drawn in the chart's header (e.g. the log-y toggle). */
-  tools?: ReactNode;
   children?: ReactNode;
 }
+
+/** A chart's y scale as asked for: the user's pick, or 'auto' (by what the data spans). */
+export type LogChoice = boolean | 'auto';
 
 /** The same Axis object for as long as it draws the same (see axisKey). */
 function useStable<A extends Axis | null>(a: A): A {
@@ -58,6 +63,31 @@ function dataExtent(metric: string, steps: readonly number[], [lo, hi]: readonly
   return `Data: ${span}; ${metric} from ${figure(lo)} to ${figure(hi)}.`;
 }
 
+/**
+ * The log-y box. On by default (`auto`), it says why: the values span more than two decades, and
+ * a linear scale would flatten all but the spikes (the amplification chart's reach about 280).
+ */
+function LogBox({
+  id,
+  on,
+  auto,
+  extent: [lo, hi],
+}: {
+  id: string;
+  on: boolean;
+  auto: boolean;
+  extent: number[];
+}) {
+  const why = auto
+    ? `On by default: the values above 0 span more than ${LOG_DEFAULT_DECADES} decades (up to ${figure(hi)}${lo > 0 ? `, down to ${figure(lo)}` : ''}), and a linear scale would flatten all but the spikes. Untick for a linear scale.`
+    : 'Draw this chart on a log scale: one spike no longer flattens the rest';
+  return (
+    <label className="toggle" title={why} data-log={auto ? 'auto' : on ? 'on' : 'off'}>
+      <input type="checkbox" checked={on} onChange={() => chooseLog(id, !on)} /> log y{auto ? ' (auto)' : ''}
+    </label>
+  );
+}
+
 /** The x axis spans at least this many steps: at the start of a run it does not move every step. */
 const X_LEAST = 10;
 
@@ -69,9 +99,9 @@ function MetricChartImpl({
   specs,
   scaleSpecs,
   markers,
-  log = false,
+  log: asked = false,
+  logToggle,
   refY,
-  tools,
   children,
 }: MetricChartProps) {
   const ref = useRef<HTMLElement>(null);
@@ -83,6 +113,10 @@ function MetricChartImpl({
     scaleSpecs: drawnScale,
     width,
   } = useRefreshed(ref, title, specs, scaleSpecs);
+  // 'auto' turns log on for the series drawn once they span more than two decades, and keeps it
+  // for them (a seed group's mean differs on the two scales: no flipping back and forth).
+  const [autoFor, setAutoFor] = useState<readonly SeriesSpec[] | null>(null);
+  const log = asked === 'auto' ? autoFor === drawnSpecs : asked;
 
   const data = useMemo(() => {
     void version; // re-read the ring buffers whenever frames arrived
@@ -93,6 +127,8 @@ function MetricChartImpl({
     let total = 0;
     let lo = Infinity;
     let hi = -Infinity;
+    // Every value read, for the decades it spans ('auto'): the raw ones, as either scale reads them.
+    const raws: ArrayLike<number>[] = [];
     const widen = (vs: number[] | undefined) => {
       for (const v of vs ?? [])
         if (Number.isFinite(v)) {
@@ -107,6 +143,7 @@ function MetricChartImpl({
       drawn.push({ spec: s, x, y: smooth ?? y, raw: smooth && y, lo: bandLo, hi: bandHi });
       points += x.length;
       total += series.total;
+      raws.push(y);
       [y, smooth, bandLo, bandHi].forEach(widen);
     }
     // Side by side, the row's other runs set the y scale too (not drawn).
@@ -114,6 +151,7 @@ function MetricChartImpl({
       if (drawnSpecs.includes(s)) continue;
       const series = readSeries(s.runIds, s.key, smoothing, log);
       if (series) [series.y, series.smooth, series.lo, series.hi].forEach(widen);
+      if (series) raws.push(series.y);
     }
     if (refY !== undefined && lo <= hi) {
       lo = Math.min(lo, refY);
@@ -134,10 +172,14 @@ function MetricChartImpl({
       total,
       end,
       range: [lo, hi],
+      decades: positiveDecades(raws.flatMap((r) => Array.from(r))),
       axis: lo <= hi ? (log ? logAxis(lo, hi) : niceAxis(lo, hi)) : null,
     };
   }, [drawnSpecs, drawnScale, smoothing, log, refY, version]);
   const { steps, drawn, points, total } = data;
+  const spread = asked === 'auto' && autoFor !== drawnSpecs && data.decades > LOG_DEFAULT_DECADES;
+  // Set while rendering (React's "information from previous renders"): redrawn at once, on a log scale.
+  if (spread) setAutoFor(drawnSpecs);
   const x = useStable(stepAxis(0, Math.max(data.end, ...markers.map((m) => m.step)), X_LEAST));
   const axis = useStable(data.axis);
   const [tipHost, setTipHost] = useState<HTMLDivElement | null>(null);
@@ -162,7 +204,7 @@ function MetricChartImpl({
               drawn: {points.toLocaleString('en-US')} of {total.toLocaleString('en-US')} points
             </span>
           )}
-          {tools}
+          {logToggle && <LogBox id={logToggle} on={log} auto={asked === 'auto' && log} extent={data.range} />}
           <button
             type="button"
             className="mini"

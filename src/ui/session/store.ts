@@ -85,8 +85,13 @@ interface ViewPrefs {
   layout: ChartLayout;
   /** TensorBoard-style debiased EMA weight in [0, 0.99]. */
   smoothing: number;
-  /** Charts drawn on a log y scale, by chart registry id (src/core/charts.ts). */
+  /**
+   * Charts the user put on a log y scale, and ones they put on a linear one, by chart registry id
+   * (src/core/charts.ts). A chart in neither follows its data: log where it spans more than two
+   * decades (MetricChart.tsx), so one spike does not flatten the rest.
+   */
   logCharts: string[];
+  linearCharts: string[];
   /** Series hidden through the legend, by run index and agent name. */
   hiddenRuns: number[];
   hiddenAgents: string[];
@@ -248,7 +253,14 @@ const initial = (): LabState => ({
   persistError: null,
   unsaved: { states: {} },
   kept: null,
-  view: { layout: 'overlaid', smoothing: 0.6, logCharts: [], hiddenRuns: [], hiddenAgents: [] },
+  view: {
+    layout: 'overlaid',
+    smoothing: 0.6,
+    logCharts: [],
+    linearCharts: [],
+    hiddenRuns: [],
+    hiddenAgents: [],
+  },
 });
 
 const store = createStore<LabState>()(initial);
@@ -383,6 +395,19 @@ export const setStorage = writer<keyof StorageSlice>();
 const setViewSlice = writer<keyof ViewSlice>();
 export const setView = (patch: Partial<ViewPrefs>) =>
   setViewSlice((s) => ({ view: { ...s.view, ...patch } }));
+/** The user's scale for one chart: log or linear, from now on whatever its data spans. */
+export const chooseLog = (chartId: string, on: boolean) =>
+  setViewSlice((s) => ({
+    view: {
+      ...s.view,
+      logCharts: on
+        ? [...new Set([...s.view.logCharts, chartId])]
+        : s.view.logCharts.filter((c) => c !== chartId),
+      linearCharts: on
+        ? s.view.linearCharts.filter((c) => c !== chartId)
+        : [...new Set([...s.view.linearCharts, chartId])],
+    },
+  }));
 export const toggleRun = (runIndex: number) =>
   setViewSlice((s) => ({ view: { ...s.view, hiddenRuns: toggle(s.view.hiddenRuns, runIndex) } }));
 export const toggleAgent = (agent: string) =>
