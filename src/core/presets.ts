@@ -33,6 +33,46 @@ export function presetOf(config: Experiment): Preset | undefined {
 }
 
 /**
+ * What a newcomer meets first: three experiments, the control, the setting where the estimators
+ * part, and the plain comparison (the default experiment). The page lists them first, one line
+ * each; the rest wait under "More experiments", grouped by the question they answer.
+ */
+export const STARTER_IDS = ['sync', 'sync-own-scaled', 'drmas-vs-grpo'] as const;
+
+/** The other presets by the question they answer, in the order "More experiments" lists them. */
+export const PRESET_QUESTIONS: readonly { question: string; ids: readonly string[] }[] = [
+  {
+    question: 'Which part of Dr. MAS matters?',
+    ids: ['step-vs-agent', 'mean-only', 'loss-balance'],
+  },
+  {
+    question: 'Where do per-agent rewards make the estimators part?',
+    ids: ['sync-own', 'search-roles', 'coder-tester', 'credit', 'heterogeneous'],
+  },
+  {
+    question: 'Do longer and branching workflows change it?',
+    ids: ['math-loop', 'search-routing', 'plan', 'atgrpo-tree'],
+  },
+  {
+    question: 'How do other fixes and methods compare?',
+    ids: ['grad-clip', 'liteppo', 'magrpo-comlrl', 'mars2-team'],
+  },
+];
+
+/**
+ * A preset's line, cut where its words are (`lookFor`): what it tests, in one sentence (the
+ * picker's one line), and what to look for (shown once asked for, or once it is picked).
+ */
+export function presetLine(p: Preset): { tests: string; lookFor: string } {
+  const at = p.lookFor.indexOf(' Look for:');
+  // "Tests: is it the division by σ_k?" reads "Is it the division by σ_k?" on its own.
+  const tests = (at < 0 ? p.lookFor : p.lookFor.slice(0, at)).replace(/^Tests: (.)/, (_, c: string) =>
+    c.toUpperCase(),
+  );
+  return { tests, lookFor: at < 0 ? '' : p.lookFor.slice(at + 1) };
+}
+
+/**
  * The experiment's one name wherever it is shown outside the page (an exported chart, the
  * Findings CSV): its preset's title, or its runs and task ("GRPO vs Dr. MAS on math, edited").
  */

@@ -59,7 +59,7 @@ describe('a 400 px window', () => {
     const menu = page.getByRole('combobox', { name: 'Go to a part of the page' });
     for (const [part, selector] of [
       ['What differs', '[data-testid="what-differs"]'],
-      ['Presets', 'ul.presets'],
+      ['Presets', '.preset-picker'],
       ['Charts', 'section.board'],
     ]) {
       // Far down the page before the pick: more than two screens.

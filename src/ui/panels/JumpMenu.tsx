@@ -12,7 +12,7 @@ const PARTS = [
   { name: 'Findings', selector: '[data-testid="findings"]' },
   { name: 'Charts', selector: 'section.board' },
   { name: 'Rollouts', selector: '.inspector' },
-  { name: 'Presets', selector: 'ul.presets' },
+  { name: 'Presets', selector: '.preset-picker' },
   { name: 'Experiment fields', selector: 'section[aria-labelledby="experiment-title"]' },
   { name: 'Live hyper-parameters', selector: 'section[aria-labelledby="live-title"]' },
   { name: 'Past sessions', selector: 'section[aria-labelledby="past-title"]' },
@@ -22,7 +22,7 @@ const PARTS = [
 const present = () => PARTS.filter((p) => document.querySelector(p.selector)).map((p) => p.name);
 
 /** Scrolls the part under the sticky header (its scroll-margin, styles.css) and moves focus there. */
-function jump(name: string): void {
+export function jump(name: (typeof PARTS)[number]['name']): void {
   const part = PARTS.find((p) => p.name === name);
   const el = part && document.querySelector<HTMLElement>(part.selector);
   if (!el) return;
@@ -41,7 +41,7 @@ export function JumpMenu() {
       value=""
       onFocus={() => setShown(present())}
       onPointerDown={() => setShown(present())}
-      onChange={(e) => jump(e.target.value)}
+      onChange={(e) => jump(e.target.value as (typeof PARTS)[number]['name'])}
     >
       <option value="" disabled>
         Go to…

@@ -45,6 +45,8 @@ export function SweepMap() {
   const [lines, setLines] = useState(MAP_LINES_BY_RUN);
   // The link sweep trained here, read again as its runs finish.
   const file = useLab((s) => s.sweepCells?.file);
+  const linkCarries = useLab((s) => s.sweep.length > 0 || s.sweepCells !== null);
+  const asked = useLab((s) => s.view.mapAsked);
   const runsKey = useThrottledLab(cellsKey, null, 1000);
   const linked = useMemo(() => {
     void runsKey;
@@ -99,6 +101,9 @@ export function SweepMap() {
   const stamp = () =>
     fileName(`map ${opened?.name ?? ''}${from && ` from ${from}`} ${new Date().toISOString().slice(0, 19)}`);
 
+  // Only once a sweep exists (the link's, or a folder opened) or the Map was asked for (Other tools):
+  // a newcomer's first screen has no empty Map.
+  if (!opened && !asked && !linkCarries) return null;
   return (
     <section className="panel sweep-map" aria-labelledby="map-title" data-testid="sweep-map">
       <h2 id="map-title">Map</h2>

@@ -95,6 +95,11 @@ interface ViewPrefs {
   /** Series hidden through the legend, by run index and agent name. */
   hiddenRuns: number[];
   hiddenAgents: string[];
+  /**
+   * The Map was asked for (Other tools' "Map a sweep folder"): it shows with its folder picker.
+   * Without it the Map shows only once a sweep exists (a link's, or a folder opened).
+   */
+  mapAsked: boolean;
 }
 
 /** A session as IndexedDB keeps it (the recorder writes it: recorder.ts; Past sessions lists it). */
@@ -260,6 +265,7 @@ const initial = (): LabState => ({
     linearCharts: [],
     hiddenRuns: [],
     hiddenAgents: [],
+    mapAsked: false,
   },
 });
 
