@@ -25,10 +25,10 @@ import { encodeCheckpoint } from '../model/checkpoint';
 import { registerDataset, taskOf } from '../tasks/registry';
 import { WorkflowRefused } from '../tasks/workflow';
 import { usesShippedBase } from '../tasks/workflow-generators';
-import { pretrainBase } from '../train/pretrain';
+import { pretrainWorkflowBase } from '../train/pretrain';
 import { UsageError } from './args';
 import { fieldErrorText, validateExperiment } from '../core/config-validate';
-import { baseModelsKey, pretrainRecipe } from '../core/workflow/base-key';
+import { baseModelsKey } from '../core/workflow/base-key';
 
 /** An experiment's whole workflow (a family's built), or null. */
 const wholeOf = (exp: Pick<Experiment, 'workflow'>): Workflow | null =>
@@ -169,16 +169,10 @@ export async function pretrainWorkflow(
   o: { seed: number; targetSuccess?: number; maxSteps?: number; note: (line: string) => void },
 ): Promise<void> {
   const t0 = performance.now();
-  const r = await pretrainBase({
-    task: 'workflow',
-    workflow: exp.workflow,
-    assignment: exp.models.assignment,
-    preset: exp.models.preset,
-    perAgent: exp.models.perAgent,
+  const r = await pretrainWorkflowBase(exp, {
     seed: o.seed,
-    ...pretrainRecipe(wholeOf(exp)!),
-    ...(o.targetSuccess === undefined ? {} : { targetSuccess: o.targetSuccess }),
-    ...(o.maxSteps === undefined ? {} : { maxSteps: o.maxSteps }),
+    targetSuccess: o.targetSuccess,
+    maxSteps: o.maxSteps,
     onProgress: (p) => {
       if (p.success === undefined) return;
       const own = Object.entries(p.own ?? {})

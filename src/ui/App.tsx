@@ -27,6 +27,7 @@ import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
 import { UrlAlert } from './panels/UrlAlert';
 import { WhatDiffers } from './panels/WhatDiffers';
+import { WorkflowPanel, WorkflowWanted } from './panels/WorkflowPanel';
 import { runsTitle } from './config-edit';
 import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
@@ -250,10 +251,12 @@ export function App() {
       </div>
       {/* A refused link's alert first, at full width: a phone's first screen shows it. */}
       <UrlAlert />
+      <WorkflowWanted />
       <Intro />
       <div className={hasRuns ? 'layout has-runs' : 'layout'}>
         <aside className="sidebar">
           <ExperimentPanel />
+          <WorkflowPanel />
           <LiveParams />
           <ExportPanel />
           <OtherTools />

@@ -42,7 +42,8 @@ const tooBig = (text: string): FileIssue | null =>
 
 /** The deepest a workflow nests `[` and `{` (a real one nests under 10): the parser recurses. */
 const MAX_DEPTH = 64;
-function tooDeep(text: string): FileIssue | null {
+/** Refused where `[` and `{` nest deeper than MAX_DEPTH (the parsers recurse). */
+export function tooDeep(text: string): FileIssue | null {
   let depth = 0;
   let line = 1;
   for (const ch of text) {
