@@ -14,6 +14,7 @@ const PARTS = [
   { name: 'Rollouts', selector: '.inspector' },
   { name: 'Presets', selector: '.preset-picker' },
   { name: 'Experiment fields', selector: 'section[aria-labelledby="experiment-title"]' },
+  { name: 'Workflow', selector: '[data-testid="workflow-panel"]' },
   { name: 'Live hyper-parameters', selector: 'section[aria-labelledby="live-title"]' },
   { name: 'Past sessions', selector: 'section[aria-labelledby="past-title"]' },
   { name: 'Map', selector: '[data-testid="sweep-map"]' },

@@ -10,11 +10,19 @@ import { PRESET_QUESTIONS, PRESETS, STARTER_IDS, presetById, presetLine, presetO
 import type { Preset } from '../../core/preset';
 import { applyExperiment } from '../config-edit';
 import { useLab } from '../session/store';
+import { jump } from './JumpMenu';
 
 /** The id of the preset the experiment currently equals, if any (its buttons show pressed). */
 export function usePickedPreset(): string | undefined {
   const config = useLab((s) => s.config);
   return useMemo(() => presetOf(config)?.id, [config]);
+}
+
+/** Brings up the Workflow panel with its examples unfolded (its toggle event keeps its state). */
+function openWorkflows(): void {
+  jump('Workflow');
+  const pick = document.querySelector<HTMLDetailsElement>('details.workflow-pick');
+  if (pick) pick.open = true;
 }
 
 const STARTERS = STARTER_IDS.map((id) => presetById(id)!);
@@ -77,6 +85,12 @@ export function Presets() {
           </section>
         ))}
       </details>
+      <p className="preset-look">
+        Or your own agents, data and rewards in one file:{' '}
+        <button type="button" className="link" onClick={openWorkflows}>
+          Workflow
+        </button>
+      </p>
     </div>
   );
 }
