@@ -77,22 +77,38 @@ export function logAxis(lo: number, hi: number): Axis {
   return { domain: tight ? [lo, hi] : [10 ** e0, 10 ** e1], ticks: tight ? inside : ticks, format };
 }
 
-/** A chart whose values above 0 span more than this many decades is drawn on a log scale by default. */
+/**
+ * A chart whose peak stands more than this many decades above the lowest of its lines' medians is
+ * drawn on a log scale by default.
+ */
 export const LOG_DEFAULT_DECADES = 2;
 
+/** The median of the values above 0 (a log scale leaves the others out); NaN where there are none. */
+function positiveMedian(values: ArrayLike<number>): number {
+  const positive = Array.from(values).filter((v) => v > 0 && v < Infinity);
+  if (positive.length === 0) return NaN;
+  positive.sort((x, y) => x - y);
+  const mid = positive.length >> 1;
+  return positive.length % 2 ? positive[mid] : (positive[mid - 1] + positive[mid]) / 2;
+}
+
 /**
- * The decades the values above 0 span (0 when there are none, or one): how far a linear scale
- * squeezes the bulk under a spike. Values at or below 0 are left out, as a log scale leaves them out.
+ * How many decades a linear scale has to span above the bulk of the lowest line: from the lowest
+ * of the lines' medians to the highest value of any. A spike (one agent's amplification at 280
+ * over a bulk near 0.9) and lines at different levels (alice's about 70, bob's about 0.9) both
+ * flatten a line against the axis; a dip toward 0 does not (a median ignores it). Values at or
+ * below 0 are left out, as a log scale leaves them out.
  */
-export function positiveDecades(values: Iterable<number>): number {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const v of values)
-    if (v > 0 && v < Infinity) {
-      lo = Math.min(lo, v);
-      hi = Math.max(hi, v);
-    }
-  return lo < hi ? Math.log10(hi / lo) : 0;
+export function spikeDecades(lines: readonly ArrayLike<number>[]): number {
+  let peak = -Infinity;
+  let floor = Infinity;
+  for (const line of lines) {
+    const m = positiveMedian(line);
+    if (!(m > 0)) continue;
+    floor = Math.min(floor, m);
+    for (let i = 0; i < line.length; i++) if (line[i] < Infinity) peak = Math.max(peak, line[i]);
+  }
+  return floor < peak ? Math.log10(peak / floor) : 0;
 }
 
 /**

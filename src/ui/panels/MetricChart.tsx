@@ -12,7 +12,7 @@ import { chartCsv, download, fileName } from '../export';
 import { lastStep, readSeries } from '../run-data';
 import { chooseLog } from '../session/store';
 import type { Marker } from '../session/store';
-import { axisKey, LOG_DEFAULT_DECADES, logAxis, niceAxis, positiveDecades, stepAxis } from '../plot';
+import { axisKey, LOG_DEFAULT_DECADES, logAxis, niceAxis, spikeDecades, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData } from './SeriesLayer';
 import { markerElements } from './Markers';
@@ -37,7 +37,7 @@ interface MetricChartProps {
    */
   scaleSpecs?: SeriesSpec[];
   markers: Marker[];
-  /** The y scale: log, linear, or 'auto': log once the values above 0 span more than two decades. */
+  /** The y scale: log, linear, or 'auto': log once the peak stands 100× above the lowest line's median. */
   log?: LogChoice;
   /** The chart's registry id where it offers a log-y box (chooseLog keeps the user's pick under it). */
   logToggle?: string;
@@ -64,8 +64,9 @@ function dataExtent(metric: string, steps: readonly number[], [lo, hi]: readonly
 }
 
 /**
- * The log-y box. On by default (`auto`), it says why: the values span more than two decades, and
- * a linear scale would flatten all but the spikes (the amplification chart's reach about 280).
+ * The log-y box. On by default (`auto`), it says why: the peak stands more than two decades above
+ * the lowest line's median, and a linear scale would flatten that line against the axis (the
+ * amplification chart's spikes reach about 280 over a bulk near 0.9).
  */
 function LogBox({
   id,
@@ -79,7 +80,7 @@ function LogBox({
   extent: number[];
 }) {
   const why = auto
-    ? `On by default: the values above 0 span more than ${LOG_DEFAULT_DECADES} decades (up to ${figure(hi)}${lo > 0 ? `, down to ${figure(lo)}` : ''}), and a linear scale would flatten all but the spikes. Untick for a linear scale.`
+    ? `On by default: the peak (${figure(hi)}) stands more than ${LOG_DEFAULT_DECADES} decades above the bulk of the lowest line${lo > 0 ? ` (values down to ${figure(lo)})` : ''}, and a linear scale would flatten it against the axis. Untick for a linear scale.`
     : 'Draw this chart on a log scale: one spike no longer flattens the rest';
   return (
     <label className="toggle" title={why} data-log={auto ? 'auto' : on ? 'on' : 'off'}>
@@ -113,7 +114,7 @@ function MetricChartImpl({
     scaleSpecs: drawnScale,
     width,
   } = useRefreshed(ref, title, specs, scaleSpecs);
-  // 'auto' turns log on for the series drawn once they span more than two decades, and keeps it
+  // 'auto' turns log on for the series drawn once their peak is 100× the lowest line's median, and keeps it
   // for them (a seed group's mean differs on the two scales: no flipping back and forth).
   const [autoFor, setAutoFor] = useState<readonly SeriesSpec[] | null>(null);
   const log = asked === 'auto' ? autoFor === drawnSpecs : asked;
@@ -127,7 +128,7 @@ function MetricChartImpl({
     let total = 0;
     let lo = Infinity;
     let hi = -Infinity;
-    // Every value read, for the decades it spans ('auto'): the raw ones, as either scale reads them.
+    // Each line's raw values, for how far the peak stands above the lowest line's median ('auto').
     const raws: ArrayLike<number>[] = [];
     const widen = (vs: number[] | undefined) => {
       for (const v of vs ?? [])
@@ -172,10 +173,11 @@ function MetricChartImpl({
       total,
       end,
       range: [lo, hi],
-      decades: positiveDecades(raws.flatMap((r) => Array.from(r))),
+      // Only asked while 'auto' still draws linear: once on, it stays on for these series.
+      decades: asked === 'auto' && !log ? spikeDecades(raws) : 0,
       axis: lo <= hi ? (log ? logAxis(lo, hi) : niceAxis(lo, hi)) : null,
     };
-  }, [drawnSpecs, drawnScale, smoothing, log, refY, version]);
+  }, [drawnSpecs, drawnScale, smoothing, log, asked, refY, version]);
   const { steps, drawn, points, total } = data;
   const spread = asked === 'auto' && autoFor !== drawnSpecs && data.decades > LOG_DEFAULT_DECADES;
   // Set while rendering (React's "information from previous renders"): redrawn at once, on a log scale.

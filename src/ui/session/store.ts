@@ -91,8 +91,8 @@ interface ViewPrefs {
   smoothing: number;
   /**
    * Charts the user put on a log y scale, and ones they put on a linear one, by chart registry id
-   * (src/core/charts.ts). A chart in neither follows its data: log where it spans more than two
-   * decades (MetricChart.tsx), so one spike does not flatten the rest.
+   * (src/core/charts.ts). A chart in neither follows its data: log where its peak stands more than
+   * two decades above its median (MetricChart.tsx), so one spike does not flatten the rest.
    */
   logCharts: string[];
   linearCharts: string[];
