@@ -9,7 +9,7 @@
  * 50,000-row dataset is never parsed on its main thread. Pure.
  */
 import { sha256Hex } from '../core/sha256';
-import { readDataset, readWorkflow, type FileIssue } from '../core/workflow/file';
+import { placedIssues, readDataset, readWorkflow, type FileIssue } from '../core/workflow/file';
 import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { defineWorkflow, registerDataset, workflowDefinition } from './registry';
 import { WorkflowRefused } from './workflow';
@@ -56,9 +56,10 @@ export function readWorkflowFiles({ workflow: given, data }: ReadRequest): ReadR
   const t0 = performance.now();
   const source = 'read' in given ? "the link's workflow" : given.name;
   let spec: WorkflowSpec;
+  const text = 'read' in given ? null : new TextDecoder().decode(given.bytes);
   if ('read' in given) spec = given.read;
   else {
-    const r = readWorkflow(new TextDecoder().decode(given.bytes));
+    const r = readWorkflow(text!);
     if (!r.ok) return refuse(source, r.issues);
     spec = r.value;
   }
@@ -97,11 +98,15 @@ export function readWorkflowFiles({ workflow: given, data }: ReadRequest): ReadR
     ref = defineWorkflow(wf);
   } catch (e) {
     // A row lacking a field the workflow reads is named by its line in the dataset; the flow's
-    // and the rules' refusals by their place in the workflow.
+    // and the rules' refusals by their place in the workflow, and the line it starts on.
     if (e instanceof WorkflowRefused)
       return {
         ok: false,
-        issues: e.issues.map((i) => ({ file: data && /^line /.test(i.where) ? data.name : source, ...i })),
+        issues: e.issues.flatMap((i) =>
+          data && /^line /.test(i.where)
+            ? [{ file: data.name, ...i }]
+            : (text === null ? [i] : placedIssues(text, [i])).map((p) => ({ file: source, ...p })),
+        ),
       };
     throw e;
   }

@@ -10,7 +10,7 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clipboardWrite, openLab, runsIn, trainEnabled } from './harness';
 import type { Lab } from './harness';
@@ -59,6 +59,17 @@ describe('a workflow in the page', () => {
     await page.locator('[data-workflow="relay"] button').click();
     await expect.poll(() => page.getByTestId('workflow-agents').textContent(), READ).toBe('ann, ben, cal');
     expect(page.url()).toMatch(/&task=workflow&.*wf=[A-Za-z0-9_-]+$/);
+    // Its files, to start one's own from: exactly the shipped ones.
+    for (const name of ['relay.yaml', 'relay.csv']) {
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByTestId('example-files').getByRole('button', { name }).click(),
+      ]);
+      expect(file.suggestedFilename()).toBe(name);
+      expect(readFileSync((await file.path())!, 'utf8')).toBe(
+        readFileSync(`examples/workflows/${name}`, 'utf8'),
+      );
+    }
     // Train says why it is off until the agents have base models.
     await expect.poll(() => reasons(l), READ).toContain('have no base models yet: Prepare base models');
     expect(await page.getByRole('button', { name: 'Train', exact: true }).isDisabled()).toBe(true);
@@ -141,6 +152,24 @@ describe('a workflow in the page', () => {
     // Nothing changed: the experiment, its link and its task.
     expect(page.url()).toBe(before);
     expect(await page.getByTestId('workflow-summary').count()).toBe(0);
+
+    // With a workflow on screen (the router), a flow that reads no such field is refused by its stage,
+    // and the router stays: its agents, its link.
+    await page.locator('[data-workflow="router"] button').click();
+    await expect
+      .poll(() => page.getByTestId('workflow-agents').textContent(), READ)
+      .toBe('router, adder, reverser, counter');
+    const router = page.url();
+    const stage = join(dir, 'stage.yaml');
+    writeFileSync(stage, relay.replace("prompt: '{ann}<'", "prompt: '{anne}<'"));
+    await page.getByLabel('Open a workflow file…').setInputFiles([stage, 'examples/workflows/relay.csv']);
+    await expect
+      .poll(() => page.getByTestId('workflow-issues').textContent(), READ)
+      .toContain(
+        'stage.yaml line 19, flow.1.prompt: {anne} is neither a field nor an agent (fields: word; agents: ann, ben, cal)',
+      );
+    expect(await page.getByTestId('workflow-agents').textContent()).toBe('router, adder, reverser, counter');
+    expect(page.url()).toBe(router);
     expect(l.errors).toEqual([]);
   });
 
@@ -158,7 +187,16 @@ describe('a workflow in the page', () => {
     );
     const words = readFileSync('examples/workflows/relay.csv', 'utf8').split('\n').slice(0, 201).join('\n');
     writeFileSync(csv, `${words}\n`);
-    await first.page.getByLabel('Open a workflow file…').setInputFiles([yaml, csv]);
+    // Both dropped onto the panel, as from a file manager.
+    const dataTransfer = await first.page.evaluateHandle(
+      (files) => {
+        const dt = new DataTransfer();
+        for (const [name, text] of files) dt.items.add(new File([text], name));
+        return dt;
+      },
+      [yaml, csv].map((p) => [basename(p), readFileSync(p, 'utf8')]),
+    );
+    await first.page.dispatchEvent('[data-testid="workflow-drop"]', 'drop', { dataTransfer });
     await expect
       .poll(() => first.page.getByTestId('workflow-agents').textContent(), READ)
       .toBe('ann, ben, cal');

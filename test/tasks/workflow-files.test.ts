@@ -80,10 +80,20 @@ describe('workflow files read as the page reads them', () => {
     expect(issuesOf(readWorkflowFiles({ workflow: file('math.yaml'), data: file('relay.csv') }))).toEqual([
       'relay.csv the file: math.yaml reads no dataset file (its data is the math generator)',
     ]);
-    // A flow that cannot train is refused before anything trains, naming the stage.
+    // A flow that cannot train is refused before anything trains, naming the stage and its line.
     const unreached = relay.replace("prompt: '{ann}<'", "prompt: '{cal}<'");
     expect(
       issuesOf(readWorkflowFiles({ workflow: file('relay.yaml', unreached), data: file('relay.csv') })),
-    ).toEqual(['relay.yaml flow.1.prompt: {cal} has not answered yet here']);
+    ).toEqual(['relay.yaml line 19, flow.1.prompt: {cal} has not answered yet here']);
+    // A rule that reads a field the data lacks: by the rule, and its line.
+    const unread = relay.replace(
+      "ben: { rule: exact, expect: '{ann|reverse}' }",
+      "ben: { rule: exact, expect: '{wrd}' }",
+    );
+    expect(
+      issuesOf(readWorkflowFiles({ workflow: file('relay.yaml', unread), data: file('relay.csv') })),
+    ).toEqual([
+      'relay.yaml line 24, rewards.ben: {wrd} is neither a field nor an agent (fields: word; agents: ann, ben, cal)',
+    ]);
   });
 });

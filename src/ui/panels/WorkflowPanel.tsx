@@ -8,7 +8,6 @@
  * browser lacks. The work is workflow-open.ts's; this only shows it.
  */
 import { useMemo, useState } from 'react';
-import type { DragEvent } from 'react';
 import type { Experiment } from '../../core/config';
 import { baseModelsKey } from '../../core/workflow/base-key';
 import { expandWorkflow } from '../../core/workflow/families';
@@ -17,6 +16,8 @@ import { usesShippedBase } from '../../tasks/workflow-generators';
 import { needsPreparedBase } from '../session/workflow-library';
 import { useLab } from '../session/store';
 import { dropWanted } from '../url-sync';
+import { DropZone } from './DropZone';
+import { download } from '../export';
 import { EXAMPLES } from '../workflow-examples';
 import { dataKey, openExample, openWorkflowFiles, prepareBaseModels } from '../workflow-open';
 
@@ -56,24 +57,8 @@ function WorkflowIssues() {
 
 /** Pick or drop: a workflow file and, where it reads one, its dataset. */
 function OpenFiles({ label }: { label: string }) {
-  const [over, setOver] = useState(false);
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    e.stopPropagation();
-    setOver(false);
-    void openWorkflowFiles([...e.dataTransfer.files]);
-  };
   return (
-    <div
-      className={`drop-zone${over ? ' over' : ''}`}
-      data-testid="workflow-drop"
-      onDragOver={(e) => {
-        e.preventDefault();
-        setOver(true);
-      }}
-      onDragLeave={() => setOver(false)}
-      onDrop={onDrop}
-    >
+    <DropZone testId="workflow-drop" onDrop={(d) => void openWorkflowFiles([...d.files])}>
       <label>
         {label}{' '}
         <input
@@ -89,7 +74,7 @@ function OpenFiles({ label }: { label: string }) {
       <p className="muted">
         or drop them here (a .yaml, .yml or .json workflow, and its .csv or .jsonl dataset)
       </p>
-    </div>
+    </DropZone>
   );
 }
 
@@ -123,6 +108,27 @@ function Current({ wf }: { wf: Workflow }) {
         <dd data-testid="workflow-data">{data}</dd>
       </div>
     </dl>
+  );
+}
+
+/** A bundled example's files, to write a workflow of one's own from (the page is where a new user meets the format). */
+function ExampleFiles({ name }: { name: string }) {
+  const example = EXAMPLES.find((e) => e.name === name);
+  if (!example) return null;
+  const files = [example.workflow, ...(example.data ? [example.data] : [])];
+  return (
+    <p className="muted" data-testid="example-files">
+      To write your own, start from its files:{' '}
+      {files.map((f, i) => (
+        <span key={f.name}>
+          {i > 0 && ', '}
+          <button type="button" className="link" onClick={() => download(f.name, f.text, 'text/plain')}>
+            {f.name}
+          </button>
+        </span>
+      ))}
+      .
+    </p>
   );
 }
 
@@ -218,8 +224,9 @@ export function WorkflowPanel() {
       >
         <summary>Your own multi-agent system in one file: {EXAMPLES.length} examples, or open a file</summary>
         <p className="muted">
-          A workflow file holds its agents, data, flow and rewards (docs/workflows.md). Pick an example, or
-          open a workflow file and its dataset; the runs stay the experiment’s.
+          A workflow file holds its agents, data, flow and rewards (the format: docs/workflows.md in the lab’s
+          repository). Pick an example, or open a workflow file and its dataset; the runs stay the
+          experiment’s.
         </p>
         <ul className="presets" role="group" aria-label="Example workflows">
           {EXAMPLES.map((e) => (
@@ -235,6 +242,7 @@ export function WorkflowPanel() {
       </details>
       {!waiting && <WorkflowIssues />}
       {wf && <Current wf={wf} />}
+      {picked && <ExampleFiles name={picked} />}
       {wf && <BaseModels config={config} />}
     </section>
   );
