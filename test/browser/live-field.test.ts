@@ -2,7 +2,8 @@
  * A live field shows what the run uses. A learning rate sent to the runs is shown as "sent" only
  * until they take it, and only in the session it was sent to: a new session from a preset trains
  * at the preset's learning rate, and its field says so (it showed the old session's value, "sent:
- * applies at the next step", for every later session).
+ * applies at the next step", for every later session). A refused live value reads as the page's
+ * other fields read ("must be more than 0", not zod's "Too small: expected number to be >0").
  */
 import { afterEach, expect, it } from 'vitest';
 import { PRESETS } from '../../src/core/presets';
@@ -51,3 +52,19 @@ it('after a live change, a new session from a preset shows the learning rate it 
   await page.getByRole('button', { name: 'Pause', exact: true }).click();
   expect(lab.errors).toEqual([]);
 }, 300_000);
+
+it('a refused live value is said in the page’s words, as every other field says it', async () => {
+  lab = await openLab(TINY);
+  const { page } = lab;
+  await trainEnabled(page);
+  const lr = page.locator('#live-lr');
+  await lr.fill('0');
+  await lr.press('Enter');
+  // zod said "Too small: expected number to be >0"; the Experiment fields say "must be more than 0".
+  await expect.poll(() => page.locator('#live-lr-error').textContent()).toBe('must be more than 0');
+  expect(await lr.getAttribute('aria-invalid')).toBe('true');
+  await lr.fill('0.001');
+  await lr.press('Enter');
+  await expect.poll(() => page.locator('#live-lr-error').count()).toBe(0);
+  expect(lab.errors).toEqual([]);
+});
