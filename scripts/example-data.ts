@@ -57,6 +57,16 @@ export function routerCsv(): string {
   return ['question,topic,answer', ...rows].join('\n') + '\n';
 }
 
+/**
+ * `n` rows of `word,answer` (the word reversed): the data of the benchmarks' two-agent workflow
+ * (scripts/bench-workflow.ts), 1,000 rows for its preparation, 50,000 for opening in the page.
+ */
+export function pairCsv(n: number): string {
+  const rng = new Prng(2028);
+  const words = distinct(n, () => word(rng, rng.range(4, 9)));
+  return ['word,answer', ...words.map((w) => `${w},${[...w].reverse().join('')}`)].join('\n') + '\n';
+}
+
 if (process.argv[1]?.endsWith('example-data.ts')) {
   writeFileSync('examples/workflows/relay.csv', relayCsv());
   writeFileSync('examples/workflows/router.csv', routerCsv());

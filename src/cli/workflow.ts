@@ -18,17 +18,23 @@ import {
 import { dirname, join } from 'node:path';
 import type { Experiment } from '../core/config';
 import { sha256Hex } from '../core/sha256';
-import { describeIssues, MAX_WORKFLOW_BYTES, readDataset, readWorkflow } from '../core/workflow/file';
+import {
+  describeIssues,
+  MAX_WORKFLOW_BYTES,
+  placedIssues,
+  readDataset,
+  readWorkflow,
+} from '../core/workflow/file';
 import type { Workflow } from '../core/workflow/schema';
 import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { encodeCheckpoint } from '../model/checkpoint';
 import { registerDataset, taskOf } from '../tasks/registry';
 import { WorkflowRefused } from '../tasks/workflow';
 import { usesShippedBase } from '../tasks/workflow-generators';
-import { pretrainBase } from '../train/pretrain';
+import { pretrainWorkflowBase } from '../train/pretrain';
 import { UsageError } from './args';
 import { fieldErrorText, validateExperiment } from '../core/config-validate';
-import { baseModelsKey, pretrainRecipe } from '../core/workflow/base-key';
+import { baseModelsKey } from '../core/workflow/base-key';
 
 /** An experiment's whole workflow (a family's built), or null. */
 const wholeOf = (exp: Pick<Experiment, 'workflow'>): Workflow | null =>
@@ -107,20 +113,29 @@ export function withWorkflow(exp: Experiment, path: string): Experiment {
 
 /** `--workflow F`: the workflow file read and checked, its dataset registered; refusals name the line. */
 export function readWorkflowFile(path: string): WorkflowSpec {
-  const read = readWorkflow(new TextDecoder().decode(readLimited(path, '--workflow')));
+  const text = new TextDecoder().decode(readLimited(path, '--workflow'));
+  const read = readWorkflow(text);
   if (!read.ok) throw new UsageError(describeIssues(path, read.issues));
   const wf = loadWorkflowData(read.value, dirname(path), path);
-  checkTrainable({ task: 'workflow', workflow: wf }, path);
+  checkTrainable({ task: 'workflow', workflow: wf }, path, text);
   return wf;
 }
 
-/** Compiles the workflow's task now, so a flow or rule problem is refused before anything starts. */
-export function checkTrainable(exp: Pick<Experiment, 'task' | 'workflow'>, source: string): void {
+/**
+ * Compiles the workflow's task now, so a flow or rule problem is refused before anything starts;
+ * `text`: the workflow file's, where each refusal's place then gets its line.
+ */
+export function checkTrainable(
+  exp: Pick<Experiment, 'task' | 'workflow'>,
+  source: string,
+  text?: string,
+): void {
   try {
     taskOf(exp);
   } catch (e) {
-    if (e instanceof WorkflowRefused) throw new UsageError(`${source}: ${e.message}`, { cause: e });
-    throw e;
+    if (!(e instanceof WorkflowRefused)) throw e;
+    const placed = text === undefined ? e : new WorkflowRefused(placedIssues(text, e.issues), e.workflow);
+    throw new UsageError(`${source}: ${placed.message}`, { cause: e });
   }
 }
 
@@ -169,16 +184,10 @@ export async function pretrainWorkflow(
   o: { seed: number; targetSuccess?: number; maxSteps?: number; note: (line: string) => void },
 ): Promise<void> {
   const t0 = performance.now();
-  const r = await pretrainBase({
-    task: 'workflow',
-    workflow: exp.workflow,
-    assignment: exp.models.assignment,
-    preset: exp.models.preset,
-    perAgent: exp.models.perAgent,
+  const r = await pretrainWorkflowBase(exp, {
     seed: o.seed,
-    ...pretrainRecipe(wholeOf(exp)!),
-    ...(o.targetSuccess === undefined ? {} : { targetSuccess: o.targetSuccess }),
-    ...(o.maxSteps === undefined ? {} : { maxSteps: o.maxSteps }),
+    targetSuccess: o.targetSuccess,
+    maxSteps: o.maxSteps,
     onProgress: (p) => {
       if (p.success === undefined) return;
       const own = Object.entries(p.own ?? {})

@@ -11,6 +11,12 @@
 
 /** Longer hashes are refused: a link is for sharing an experiment, not a payload. */
 export const MAX_HASH_LENGTH = 2048;
+/** A link that carries its workflow packed (`wf=`, src/core/workflow/pack.ts) may be this long: 8 KB. */
+export const MAX_WORKFLOW_LINK_LENGTH = 8192;
+
+/** The longest a link may be: MAX_WORKFLOW_LINK_LENGTH where it carries a packed workflow. */
+export const maxLinkLength = (text: string): number =>
+  /(^|&)wf=/.test(text) ? MAX_WORKFLOW_LINK_LENGTH : MAX_HASH_LENGTH;
 
 export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 

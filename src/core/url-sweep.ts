@@ -7,7 +7,7 @@
  */
 import { CONFIG_VERSION } from './config';
 import type { FieldError } from './config-validate';
-import { MAX_HASH_LENGTH } from './url-pairs';
+import { maxLinkLength } from './url-pairs';
 
 /**
  * The prefix of a link's sweep keys: `sweep.optim.lr=0.001,0.002` is a dial over `optim.lr`, and the
@@ -51,8 +51,8 @@ export function dialList(values: readonly string[]): string {
  */
 export function splitSweep(hash: string): { experiment: string; sweep: Dial[]; errors: FieldError[] } {
   const text = hash.startsWith('#') ? hash.slice(1) : hash;
-  // The whole link is held to MAX_HASH_LENGTH: decodeExperiment refuses it, unread.
-  if (text.length > MAX_HASH_LENGTH) return { experiment: text, sweep: [], errors: [] };
+  // The whole link is held to its limit (maxLinkLength): decodeExperiment refuses it, unread.
+  if (text.length > maxLinkLength(text)) return { experiment: text, sweep: [], errors: [] };
   const rest: string[] = [];
   const sweep: Dial[] = [];
   const errors: FieldError[] = [];

@@ -7,7 +7,8 @@
  * list shorter than the default is written `runs=[]&runs.0.label=…` (whole, after the reset); a
  * longer one is its diffs from the default elements plus the new elements whole. A run's live
  * changes are keyed by step, `runs.0.live.179.optim.lr=0.003` (docs/links.md#live-change-schedule). Values are typed by their text: numbers, `true`/`false`,
- * `[]`, `{}`, otherwise a string; a string that would read as one of those is JSON-quoted.
+ * `[]`, `{}`, otherwise a string; a string that would read as one of those is JSON-quoted. A
+ * workflow experiment's workflow is one pair, packed or named by its hash (WORKFLOW_KEY below).
  * Nothing is evaluated: parsing is `Number`, `JSON.parse` of a quoted string, and the zod schema.
  * The pairs' own form is url-pairs.ts's; a sweep in a link, url-sweep.ts's. Pure functions; only
  * src/ui touches window.location.
@@ -23,23 +24,60 @@ import {
   hashEscape,
   flatten,
   isPlainObject,
-  MAX_HASH_LENGTH,
+  maxLinkLength,
   merge,
   setPath,
   type Json,
 } from './url-pairs';
 import { dialList, SWEEP_PREFIX, type Dial } from './url-sweep';
+import { knownWorkflow, MAX_PACKED, packWorkflow, unpackWorkflow, workflowHash } from './workflow/pack';
+import type { WorkflowSpec } from './workflow/families';
+
+/**
+ * A workflow experiment's workflow travels whole in one pair: packed (`wf=`) where it fits
+ * MAX_PACKED, otherwise named by its hash (`wfhash=`), whose file the page then asks for
+ * (docs/links.md#a-workflow-in-a-link). `workflow.…` pairs patch the workflow as any field's do.
+ */
+export const WORKFLOW_KEY = 'wf';
+export const WORKFLOW_HASH_KEY = 'wfhash';
 
 /** Old versions are rewritten pair by pair into the current one. None yet: v1 is the first. */
 const MIGRATIONS: Record<number, (pairs: [string, string][]) => [string, string][]> = {};
 
 /** The hash (without `#`) for an experiment: the version, then only non-default fields. */
 export function encodeExperiment(config: Experiment): string {
+  const { workflow, ...rest } = config;
   const pairs: [string, string][] = [['v', String(CONFIG_VERSION)]];
-  flatten(config as unknown as Json, DEFAULT_EXPERIMENT as unknown as Json, '', pairs);
-  return labelPairs(config, pairs)
+  flatten(rest as unknown as Json, DEFAULT_EXPERIMENT as unknown as Json, '', pairs);
+  const text = labelPairs(config, pairs)
     .map(([k, v]) => `${k}=${hashEscape(v)}`)
     .join('&');
+  return workflow ? `${text}&${workflowPair(workflow)}` : text;
+}
+
+/**
+ * The pair that carries a workflow: packed where it fits, else its hash. Once per workflow object
+ * (the address bar follows every change of the experiment; a live change keeps its workflow).
+ */
+function workflowPair(wf: WorkflowSpec): string {
+  let pair = PAIRS.get(wf);
+  if (pair === undefined) {
+    // Many inline rows cannot pack into a link: they are not deflated only to learn so.
+    const packed = JSON.stringify(wf).length <= MAX_PACKED * 64 ? packWorkflow(wf) : null;
+    pair =
+      packed !== null && packed.length <= MAX_PACKED
+        ? `${WORKFLOW_KEY}=${packed}`
+        : `${WORKFLOW_HASH_KEY}=${workflowHash(wf)}`;
+    PAIRS.set(wf, pair);
+  }
+  return pair;
+}
+const PAIRS = new WeakMap<WorkflowSpec, string>();
+
+/** The hash a link names its workflow by (`wfhash=`), or null: the page asks for that file. */
+export function linkWorkflowHash(hash: string): string | null {
+  const m = /(?:^#?|&)wfhash=([0-9a-f]{64})(?:&|$)/.exec(hash);
+  return m ? m[1] : null;
 }
 
 export type DecodeResult =
@@ -53,8 +91,10 @@ export function decodeExperiment(hash: string): DecodeResult {
   const fail = (errors: FieldError[]): DecodeResult => ({ ok: false, config: DEFAULT_EXPERIMENT, errors });
   const text = hash.startsWith('#') ? hash.slice(1) : hash;
   if (text === '') return { ok: true, config: DEFAULT_EXPERIMENT };
-  if (text.length > MAX_HASH_LENGTH) {
-    return fail([{ path: '(hash)', message: `${text.length} characters; the limit is ${MAX_HASH_LENGTH}` }]);
+  const limit = maxLinkLength(text);
+  if (text.length > limit) {
+    const which = limit > 2048 ? ' for a link that carries its workflow' : '';
+    return fail([{ path: '(hash)', message: `${text.length} characters; the limit is ${limit}${which}` }]);
   }
 
   // 1. split into pairs
@@ -105,12 +145,23 @@ export function decodeExperiment(hash: string): DecodeResult {
   // 3. rebuild the diff object, then merge over the defaults and validate
   const patch: { [k: string]: Json } = {};
   const seen = new Set<string>();
+  let workflow: WorkflowSpec | undefined;
   for (const [key, raw] of pairs) {
     if (seen.has(key)) {
       errors.push({ path: key, message: 'given twice' });
       continue;
     }
     seen.add(key);
+    if (key === WORKFLOW_KEY || key === WORKFLOW_HASH_KEY) {
+      if (seen.has(key === WORKFLOW_KEY ? WORKFLOW_HASH_KEY : WORKFLOW_KEY)) {
+        errors.push({ path: key, message: 'a link carries its workflow once: wf= or wfhash=, not both' });
+        continue;
+      }
+      const read = linkedWorkflow(key, raw);
+      if ('error' in read) errors.push(read.error);
+      else workflow = read.workflow;
+      continue;
+    }
     // A sweep is a link's, not an experiment's (the page reads it with splitSweep): say where it goes.
     if (key.startsWith(SWEEP_PREFIX)) {
       const dial = key.slice(SWEEP_PREFIX.length);
@@ -125,6 +176,8 @@ export function decodeExperiment(hash: string): DecodeResult {
     }
   }
   if (errors.length) return fail(errors);
+  // The workflow's own pairs (a sweep's `workflow.mix`, say) patch the one the link carries.
+  if (workflow) patch.workflow = merge(workflow as unknown as Json, patch.workflow ?? {});
   const merged = merge(DEFAULT_EXPERIMENT as unknown as Json, patch);
   dropFollowedLabels(patch, merged);
   const checked = validateExperiment(merged);
@@ -132,6 +185,26 @@ export function decodeExperiment(hash: string): DecodeResult {
   // Each refusal of a key the link gave quotes the link's text back: "got 'banana'".
   const raw = new Map(pairs);
   return fail(checked.errors.map((e) => (raw.has(e.path) ? { ...e, got: raw.get(e.path) } : e)));
+}
+
+/** The workflow a link's `wf=` packs or its `wfhash=` names (known here: rememberWorkflow), or the refusal. */
+function linkedWorkflow(key: string, raw: string): { workflow: WorkflowSpec } | { error: FieldError } {
+  if (key === WORKFLOW_KEY) {
+    const read = unpackWorkflow(raw);
+    if (read.ok) return { workflow: read.value };
+    const said = read.issues.slice(0, 3).map((i) => `${i.where}: ${i.message}`);
+    return { error: { path: key, message: `is not a workflow this lab reads (${said.join('; ')})` } };
+  }
+  if (!/^[0-9a-f]{64}$/.test(raw))
+    return { error: { path: key, message: "a workflow's SHA-256: 64 hex digits", got: raw.slice(0, 80) } };
+  const known = knownWorkflow(raw);
+  if (known) return { workflow: known };
+  return {
+    error: {
+      path: key,
+      message: `names its workflow by its SHA-256 (${raw.slice(0, 12)}…), too large to carry in a link: open the workflow file it names`,
+    },
+  };
 }
 
 /**

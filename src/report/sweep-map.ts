@@ -174,65 +174,116 @@ interface MapPoint {
   verdict: Verdict['kind'] | null;
 }
 
-/** One chart of the map: a figure in one facet (the other dials' values), a line per other run. */
+/**
+ * One chart of the map: a figure in one facet (the other dials' values), a line per other run, or,
+ * where the lines go by a dial, one chart per other run and a line per value of that dial.
+ */
 export interface MapChart {
   figure: string;
   words: string;
-  /** The other dials' values, `key = value` joined by ` · ` (empty with one dial). */
+  /**
+   * What the chart is one of: the other dials' values, `key = value` joined by ` · ` (empty with
+   * one dial); where the lines go by a dial, the pair (`run − baseline`) first.
+   */
   facet: string;
-  /** `run`: the run paired with the baseline; `pair`: `run − baseline`. */
+  /**
+   * `run`: the run paired with the baseline; `pair`: the line's name in the legend, `run − baseline`,
+   * or `key = value` where the lines go by a dial.
+   */
   lines: { run: string; pair: string; points: MapPoint[] }[];
 }
 
-/** The dial drawn along x by default: the last whose values are all numbers, else the last. */
+/**
+ * The dial drawn along x by default: of those whose values are all numbers, the one with the most
+ * values (the last of equals: N's five values over mix's three), else the last dial.
+ */
 export function defaultMapX(grid: readonly Dial[]): string {
   const numeric = grid.filter((d) => d.values.every((v) => v.trim() !== '' && Number.isFinite(Number(v))));
-  return (numeric.at(-1) ?? grid.at(-1))?.key ?? '';
+  const most = numeric.reduce<Dial | undefined>(
+    (a, d) => (!a || d.values.length >= a.values.length ? d : a),
+    undefined,
+  );
+  return (most ?? grid.at(-1))?.key ?? '';
 }
+
+/** The map's lines: one per other run (`runs`, lab report's pairs), or one per value of a dial. */
+export const MAP_LINES_BY_RUN = 'runs';
 
 /**
  * The map as charts: the `x` dial along x (its values in grid order, evenly spaced), one chart per
  * figure and facet (every combination of the other dials' values, side by side), one line per
  * other run: its paired difference from the `baseline` run (the first unless given) with the 95 % CI.
+ * With `lines` a dial (not x), a chart per figure, other run and facet of the remaining dials, and a
+ * line per value of that dial: the agents map against N, one line per mix (docs/sweeps.md#the-map).
  */
 export function mapCharts(
   grid: readonly Dial[],
   cells: readonly CellResult[],
   x: string,
   baseline?: string,
+  lines: string = MAP_LINES_BY_RUN,
 ): MapChart[] {
-  const xDial = grid.find((d) => d.key === x);
-  if (!xDial)
-    throw new SweepRefused(
-      `${x} is not a dial of this sweep (its dials: ${grid.map((d) => d.key).join(', ')})`,
-    );
+  const dialOf = (key: string) => {
+    const d = grid.find((g) => g.key === key);
+    if (!d)
+      throw new SweepRefused(
+        `${key} is not a dial of this sweep (its dials: ${grid.map((g) => g.key).join(', ')})`,
+      );
+    return d;
+  };
+  const xDial = dialOf(x);
+  const byDial = lines === MAP_LINES_BY_RUN ? null : dialOf(lines);
+  if (byDial === xDial) throw new SweepRefused(`the lines cannot go by ${x}: it is along x`);
   const { comparisons, runs, figures } = compared(cells, baseline);
-  const others = grid.filter((d) => d !== xDial);
+  const others = grid.filter((d) => d !== xDial && d !== byDial);
   const facetOf = (cell: CellResult) => paramsText(others, cell.params);
   const facets = [...new Set(cells.map(facetOf))];
   const xOf = (cell: CellResult) => cellText(cell.params[x]);
-  return figures.flatMap(({ name, words }) =>
-    facets.map((facet) => ({
-      figure: name,
-      words,
-      facet,
-      lines: runs.slice(1).map((r, k) => ({
-        run: r,
-        pair: `${r} − ${runs[0]}`,
-        points: cells.flatMap((cell, i) => {
-          if (facetOf(cell) !== facet) return [];
-          const d = diffOf(comparisons[i], name, k);
-          return [
-            {
-              x: xOf(cell),
-              mean: d?.mean ?? NaN,
-              lo: d?.lo ?? NaN,
-              hi: d?.hi ?? NaN,
-              verdict: d?.verdict.kind ?? null,
-            },
-          ];
-        }),
+  // One line: run k's paired difference at each x, over the cells `keep` lets through.
+  const pointsOf = (name: string, k: number, keep: (cell: CellResult) => boolean) =>
+    cells.flatMap((cell, i) => {
+      if (!keep(cell)) return [];
+      const d = diffOf(comparisons[i], name, k);
+      return [
+        {
+          x: xOf(cell),
+          mean: d?.mean ?? NaN,
+          lo: d?.lo ?? NaN,
+          hi: d?.hi ?? NaN,
+          verdict: d?.verdict.kind ?? null,
+        },
+      ];
+    });
+  const pairOf = (r: string) => `${r} − ${runs[0]}`;
+  if (!byDial)
+    return figures.flatMap(({ name, words }) =>
+      facets.map((facet) => ({
+        figure: name,
+        words,
+        facet,
+        lines: runs.slice(1).map((r, k) => ({
+          run: r,
+          pair: pairOf(r),
+          points: pointsOf(name, k, (cell) => facetOf(cell) === facet),
+        })),
       })),
-    })),
+    );
+  return figures.flatMap(({ name, words }) =>
+    runs.slice(1).flatMap((r, k) =>
+      facets.map((facet) => ({
+        figure: name,
+        words,
+        facet: [pairOf(r), facet].filter(Boolean).join(' · '),
+        lines: byDial.values.map((v) => ({
+          run: r,
+          pair: `${byDial.key} = ${v}`,
+          points: pointsOf(
+            name,
+            k,
+            (cell) => facetOf(cell) === facet && cellText(cell.params[byDial.key]) === cellText(v),
+          ),
+        })),
+      })),
+    ),
   );
 }

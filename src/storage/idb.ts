@@ -1,17 +1,21 @@
 /**
- * IndexedDB: the lab's two databases, how each is opened, its transactions as promises, and what a
+ * IndexedDB: the lab's three databases, how each is opened, its transactions as promises, and what a
  * failure means. The page (src/ui/session/recorder-db.ts) and each run's worker (state-store.ts) use it; it
  * imports no tfjs and no UI, so both may.
  *
- * Two databases, so that no transaction holds a run's state and its frames: they are written in
- * order instead (docs/page.md#two-databases).
+ * Two databases for a session, so that no transaction holds a run's state and its frames: they are
+ * written in order instead (docs/page.md#two-databases).
  *
  * - `agentwise-lab`, the page's: `sessions` (one record per stored session, keyed by its id) and
  *   `frames` (their metric frames, keyed [session, seq]); record formats in src/ui/session/recorder.ts.
  * - `agentwise-states`, the run workers': `states` (each run's latest state, keyed [session,
  *   stateKey]; state-store.ts).
+ * - `agentwise-workflows`, the page's workflow files and prepared base models: `files` (a dataset
+ *   by its SHA-256, a workflow by its hash) and `base` (base models by baseModelsKey); records in
+ *   src/ui/session/workflow-library.ts. A database of its own, created at version 1 as it is, so
+ *   adding it upgrades neither of the others under a tab of an earlier build.
  *
- * Both are created at version 1 and opened at whatever version they have. One found without a
+ * Each is created at version 1 and opened at whatever version it has. One found without a
  * store of ours (made empty by another page or tool) is upgraded to the next version, which adds it.
  * Once the browser closes a database under a connection (the site's storage cleared or evicted),
  * every later call on it fails saying so, rather than open a new, empty one: what would be written
@@ -30,6 +34,12 @@ export const LAB_DB: Schema = {
   name: 'agentwise-lab',
   stores: { sessions: 'id', frames: ['session', 'seq'] },
   called: 'its database',
+};
+
+export const WORKFLOWS_DB: Schema = {
+  name: 'agentwise-workflows',
+  stores: { files: 'key', base: 'key' },
+  called: "the workflows' database",
 };
 
 export const STATES_DB: Schema = {

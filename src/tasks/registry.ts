@@ -14,10 +14,11 @@ import { searchRolesTask } from './search-roles';
 import { searchRoutingTask } from './search-routing';
 import { syncOwnTask, syncTask } from './sync';
 import type { AnyTask, Split } from './types';
-import type { Dataset } from '../core/workflow/file';
-import type { Workflow } from '../core/workflow/schema';
+import { readDataset, type Dataset, type ReadResult } from '../core/workflow/file';
 import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { sha256Hex } from '../core/sha256';
+import type { Workflow } from '../core/workflow/schema';
+import { workflowHash } from '../core/workflow/pack';
 import { workflowTask, WorkflowRefused } from './workflow';
 
 export type { TaskName };
@@ -52,7 +53,7 @@ const REFS = new WeakMap<Workflow, TaskRef>();
 export function workflowRef(wf: Workflow): TaskRef {
   let ref = REFS.get(wf);
   if (!ref) {
-    ref = `workflow:${sha256Hex(JSON.stringify(wf)).slice(0, 16)}`;
+    ref = `workflow:${workflowHash(wf).slice(0, 16)}`;
     REFS.set(wf, ref);
   }
   return ref;
@@ -94,6 +95,19 @@ const DATASETS = new Map<string, Dataset>();
  */
 export function registerDataset(sha256: string, dataset: Dataset): void {
   DATASETS.set(sha256, dataset);
+}
+
+/**
+ * A dataset file's bytes read (readDataset: CSV or JSONL, by the name's ending) and registered by
+ * their SHA-256, which it returns; or the refusals, each naming its line. A worker given the file
+ * by the page calls it before it builds anything that reads the workflow's rows.
+ */
+export function registerDataFile(file: string, bytes: Uint8Array): ReadResult<string> {
+  const read = readDataset(new TextDecoder().decode(bytes), file);
+  if (!read.ok) return read;
+  const sha256 = sha256Hex(bytes);
+  registerDataset(sha256, read.value);
+  return { ok: true, value: sha256 };
 }
 
 /**

@@ -55,12 +55,13 @@ export interface WorkflowState extends BaseState {
 export class WorkflowRefused extends Error {
   constructor(
     readonly issues: readonly { where: string; message: string }[],
-    name: string,
+    readonly workflow: string,
   ) {
     super(
-      [`workflow '${name}' is refused:`, ...issues.slice(0, 8).map((i) => `  ${i.where}: ${i.message}`)].join(
-        '\n',
-      ),
+      [
+        `workflow '${workflow}' is refused:`,
+        ...issues.slice(0, 8).map((i) => `  ${i.where}: ${i.message}`),
+      ].join('\n'),
     );
   }
 }

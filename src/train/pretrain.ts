@@ -22,6 +22,7 @@ import { expandWorkflow, type WorkflowSpec } from '../core/workflow/families';
 import { evaluateRun } from './evaluate';
 import type { Role } from '../core/vocab';
 import { agentModelsOf, buildModels, disposeModels } from './models';
+import { pretrainRecipe } from '../core/workflow/base-key';
 
 interface PretrainOptions {
   /** The task, or `workflow` with the workflow whose agents learn. */
@@ -152,7 +153,10 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
         const ownReached = Object.values(own).every((v) => !(v < (o.minOwnSuccess ?? 0)));
         if (o.minOwnSuccess)
           for (const m of models) if (m.agents.every((a) => !(own[a] < o.minOwnSuccess!))) reached.add(m.id);
-        if (success >= o.targetSuccess && ownReached) {
+        // Also once no model learns any more: nothing could change (a team target out of reach of
+        // agents each past their own stayed so for the rest of the steps, 480 of 600 on a pair).
+        const frozen = models.filter(learns).every((m) => reached.has(m.id));
+        if ((success >= o.targetSuccess && ownReached) || frozen) {
           step++;
           break;
         }
@@ -187,4 +191,26 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
   } finally {
     disposeModels(models);
   }
+}
+
+/**
+ * A workflow experiment's base models: its agents pretrained on their demonstrations with its
+ * recipe (pretrainRecipe: the lab's constants and the workflow's own `base`; the CLI's `lab pretrain --workflow` and the page's Prepare base models
+ * alike, so one key names one recipe), `o` overriding the seed, target or step cap.
+ */
+export function pretrainWorkflowBase(
+  exp: Experiment,
+  o: Partial<Pick<PretrainOptions, 'seed' | 'targetSuccess' | 'maxSteps' | 'onProgress' | 'stop'>>,
+): Promise<PretrainResult> {
+  const defined = Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+  return pretrainBase({
+    task: 'workflow',
+    workflow: exp.workflow,
+    assignment: exp.models.assignment,
+    preset: exp.models.preset,
+    perAgent: exp.models.perAgent,
+    seed: 0,
+    ...pretrainRecipe(expandWorkflow(exp.workflow!)),
+    ...defined,
+  });
 }

@@ -26,6 +26,7 @@ import { Labelled } from './panels/Labelled';
 import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
 import { WhatDiffers } from './panels/WhatDiffers';
+import { WorkflowPanel, WorkflowWanted } from './panels/WorkflowPanel';
 import { runsTitle } from './config-edit';
 import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
@@ -267,6 +268,7 @@ export function App() {
       <div className={hasRuns ? 'layout has-runs' : 'layout'}>
         <aside className="sidebar">
           <ExperimentPanel />
+          <WorkflowPanel />
           <LiveParams />
           <ExportPanel />
           <OtherTools />
@@ -276,6 +278,7 @@ export function App() {
         <main>
           <UpdateNotice />
           <UrlAlert />
+          <WorkflowWanted />
           <UrlNote />
           <SessionErrors />
           <PersistAlert />

@@ -10,11 +10,12 @@ import { startSubscriptions } from './subscriptions';
 import { startUrlSync } from './url-sync';
 import './styles.css';
 
-startUrlSync();
+const linkOpened = startUrlSync();
 startSubscriptions();
 controller.followVisibility();
 controller.recorder.flushOnHide();
-void restoreLatest();
+// The latest stored session comes back under the link's experiment, once its files are here.
+void linkOpened.then(restoreLatest);
 startServiceWorker({
   // Live runs keep their build until the next load (a stored session on screen comes back after the reload).
   busy: () => useLab.getState().sessionState !== 'idle' && useLab.getState().restored === null,

@@ -18,6 +18,7 @@ import { controller } from './session/page';
 import type { StoredFrame } from './session/recorder';
 import { recordedSteps, usableStates } from './session/resume-point';
 import { addError, chooseConfig, setExperiment, useLab } from './session/store';
+import { linkFiles } from './workflow-open';
 import type { RunView, StoredSession } from './session/store';
 
 function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]): void {
@@ -107,11 +108,24 @@ export async function openSession(id: string): Promise<void> {
   ]);
   if (!got) return;
   if (got.session.kind === 'import') return showImport(id); // read-only runs: beside the session's
+  // A workflow session's workflow and dataset must be here first (kept, bundled, or opened again).
+  const files = await linkFiles(got.session.experiment);
+  if (!('ready' in files)) return addError(workflowMissing(files));
   controller.reset();
   const r = decodeExperiment(got.session.experiment);
   if (r.ok) chooseConfig(r.config);
   setExperiment({ sweep: [] }); // a stored session is one experiment's: the link names it alone
   show(got.session, got.frames, states);
+}
+
+/** Why a stored workflow session cannot be opened: the file this browser lacks, or the refusal. */
+function workflowMissing(files: Exclude<Awaited<ReturnType<typeof linkFiles>>, { ready: true }>): string {
+  if ('refused' in files) return `This session's workflow cannot be read: ${files.refused[0].message}`;
+  const { data, workflow } = files.wanted;
+  const what = data
+    ? `its workflow ${data.workflow} reads ${data.file} (SHA-256 ${data.sha256.slice(0, 12)}…)`
+    : `its workflow (SHA-256 ${workflow!.slice(0, 12)}…)`;
+  return `This session cannot be opened: ${what}, which this browser does not have. Open it in the Workflow panel, then open the session again.`;
 }
 
 /**

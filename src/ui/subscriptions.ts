@@ -8,6 +8,7 @@ import { controller } from './session/page';
 import { useLab } from './session/store';
 import { followThrottled } from './throttled';
 import { followConfig } from './url-sync';
+import { followBaseModels } from './workflow-open';
 
 /** Starts the reactions; returns a function that stops them. */
 export function startSubscriptions(): () => void {
@@ -18,5 +19,6 @@ export function startSubscriptions(): () => void {
     controller.recorder.mirrorMarkers(s, prev); // live-parameter markers → the IndexedDB record
     refreshCharts(s, prev); // new frames or smoothing → redraw (chart-pump.ts)
     followThrottled(s, prev); // mounted useThrottledLab hooks → their throttled values (throttled.ts)
+    followBaseModels(s, prev); // a workflow experiment → its base models kept in IndexedDB (workflow-open.ts)
   });
 }

@@ -1,16 +1,33 @@
 /**
  * Why the experiment cannot run now, as the page says it next to Train: a field holding a
- * refused value (by its label), the backend check still running or finding no backend, and a
- * config over the memory limit (the same check that refuses it at start, session/controller.ts). Any reason
+ * refused value (by its label), the backend check still running or finding no backend, a workflow
+ * whose agents have no base models yet (docs/workflows.md#in-the-page), a link that waits for its
+ * workflow's files (the experiment on screen is not the link's), and a config over the
+ * memory limit (the same check that refuses it at start, session/controller.ts). Any reason
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
  * one on screen; so does a session another tab is training (read-only here). No React.
  */
+import type { Experiment } from '../core/config';
+import { baseModelsKey } from '../core/workflow/base-key';
 import { memoryVerdict } from '../sizing/memory';
+import { needsPreparedBase } from './session/workflow-library';
 import { fieldReason } from './field-labels';
 import type { LabState } from './session/store';
 
+/** Where Train waits for a workflow's base models: Controls makes its "Prepare base models" a button. */
+export const PREPARE = 'Prepare base models';
+export const NO_BASE_MODELS = `This workflow’s agents have no base models yet: ${PREPARE} (in the Workflow panel) first`;
+
+/**
+ * `wanted`: a link waits for its files. `preparing`: the baseModelsKey of the base models being
+ * prepared, if any (another workflow's, maybe).
+ */
 export function trainBlockers(
-  s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> & Partial<Pick<LabState, 'readOnly'>>,
+  s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> &
+    Partial<Pick<LabState, 'readOnly' | 'baseModels' | 'uploads'>> & {
+      preparing?: string | null;
+      wanted?: boolean;
+    },
 ): string[] {
   const reasons = Object.values(s.fieldErrors).flatMap((errors) =>
     errors.map((e) => fieldReason(e, s.config)),
@@ -22,11 +39,31 @@ export function trainBlockers(
         ? 'The tab that trained this session has stopped: Take over to train it here'
         : 'Another tab is training this session: it is shown here read-only',
     );
+  // A link waiting for its files (workflow-open.ts) is not the experiment on screen: Train would train the wrong one.
+  if (s.wanted)
+    reasons.push(
+      'This link waits for its workflow’s files: open them where it asks, or keep the experiment on screen',
+    );
   if (s.backend.state === 'probing') reasons.push('Checking which backend can run it…');
   else if (s.backend.state === 'refused') reasons.push('No usable compute backend (see Backend below)');
   else if (s.backend.state === 'error') reasons.push(`The backend check failed: ${s.backend.message}`);
+  // A workflow whose agents are its own starts from base models prepared for it (or chosen files).
+  if (needsPreparedBase(s.config) && !s.uploads?.length && !(baseKey(s.config) in (s.baseModels ?? {})))
+    reasons.push(
+      s.preparing === baseKey(s.config)
+        ? 'Preparing the base models of this workflow’s agents…'
+        : NO_BASE_MODELS,
+    );
   // An estimate that cannot be made is said by the Experiment panel, not here.
   const memory = memoryVerdict(s.config, s.config.backend);
   if (!memory.error && memory.refused) reasons.push(`Memory: ${memory.refused}`);
   return reasons;
+}
+
+/** baseModelsKey, once per experiment object (a SHA-256 of its workflow and models). */
+const keys = new WeakMap<Experiment, string>();
+function baseKey(exp: Experiment): string {
+  let key = keys.get(exp);
+  if (key === undefined) keys.set(exp, (key = baseModelsKey(exp)));
+  return key;
 }

@@ -7,24 +7,43 @@ import { structuralKey } from '../core/config';
 import { encodeLink } from '../core/url';
 import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
-import { setExperiment, setUrlErrors, useLab } from './session/store';
+import { setExperiment, setUrlErrors, setWorkflowSlice, useLab } from './session/store';
+import { linkFiles } from './workflow-open';
 import type { LabState } from './session/store';
 
 /**
  * Opens the experiment the hash names. A link that needs new runs while runs are on screen asks
  * first, like any reset-field change (proposeConfig); kept runs put the address bar back. A bad
- * link discards nothing either: the alert keeps its text, the runs stay.
+ * link discards nothing either: the alert keeps its text, the runs stay. A workflow link whose files
+ * this browser lacks waits for them (workflow-open.ts: the page asks, and checks what it is given),
+ * the address bar keeping the link, and nothing on screen changing meanwhile.
  */
-function readHash(): void {
-  const r = decodeSweepLink(window.location.hash);
+async function readHash(): Promise<void> {
+  const hash = window.location.hash;
+  const files = await linkFiles(hash);
+  if (window.location.hash !== hash) return; // a newer link is being opened
+  if ('wanted' in files)
+    return setWorkflowSlice({ wanted: { ...files.wanted, open: () => void readHash() } });
+  setWorkflowSlice({ wanted: null });
+  if ('refused' in files) {
+    const keepRuns = useLab.getState().sessionState !== 'idle';
+    setUrlErrors(files.refused, hash, keepRuns ? 'the runs on screen' : undefined);
+    return writeHash(linkOf(useLab.getState()));
+  }
+  openHash(hash);
+}
+
+/** Opens a link whose files (if any) are here: readHash's. */
+function openHash(hash: string): void {
+  const r = decodeSweepLink(hash);
   const { config, sweep, sessionState } = useLab.getState();
   const keepRuns = sessionState !== 'idle';
   const shown = () => writeHash(linkOf(useLab.getState()));
   if (!r.ok && keepRuns) {
-    setUrlErrors(r.errors, window.location.hash, 'the runs on screen');
+    setUrlErrors(r.errors, hash, 'the runs on screen');
     return shown();
   }
-  setUrlErrors(r.ok ? [] : r.errors, r.ok ? '' : window.location.hash);
+  setUrlErrors(r.ok ? [] : r.errors, r.ok ? '' : hash);
   setExperiment({ urlNote: r.ok ? (r.note ?? '') : '' });
   const otherSweep = JSON.stringify(r.sweep) !== JSON.stringify(sweep);
   if (keepRuns && (otherSweep || structuralKey(r.config) !== structuralKey(config)))
@@ -51,11 +70,22 @@ export function followConfig(state: LabState, prev: LabState): void {
   if (state.config !== prev.config || state.sweep !== prev.sweep) writeHash(linkOf(state));
 }
 
-/** Reads the hash now and on every `hashchange`; returns a function that stops listening. */
-export function startUrlSync(): () => void {
-  readHash();
-  window.addEventListener('hashchange', readHash);
-  return () => window.removeEventListener('hashchange', readHash);
+/**
+ * Reads the hash now and on every `hashchange`; resolves once the first link is open (or waits for
+ * its files), so what is restored at load is restored under the link's experiment.
+ */
+export function startUrlSync(): Promise<void> {
+  window.addEventListener('hashchange', () => void readHash());
+  return readHash();
+}
+
+/**
+ * Leaves a link that waits for its files: the notice goes, and the address bar names the experiment
+ * on screen again (it kept the link while it waited).
+ */
+export function dropWanted(): void {
+  setWorkflowSlice({ wanted: null });
+  writeHash(linkOf(useLab.getState()));
 }
 
 /** The shareable link: the page's own address (origin, path under any sub-path, query) with the experiment's hash, and its sweep. */

@@ -10,6 +10,7 @@ import type { LiveParam } from '../core/live-params';
 import type { ModelPreset } from '../core/model-sizes';
 import type { BackendReport, Measurement } from '../backends/backend-types';
 import type { StorageFault } from '../storage/storage-fault';
+import type { GivenData } from './given-data';
 
 /** A lockstep block's channel and its runs, as the page plans them (run-start.ts, lockstep.ts). */
 export interface LockstepPlan {
@@ -93,6 +94,11 @@ export type ToWorker =
       threads?: number;
       /** Checkpoint files the user uploaded, to start from instead of the shipped base models. */
       uploads?: { name: string; bytes: ArrayBuffer }[];
+      /**
+       * A workflow's dataset file (config.workflow.data names it by its SHA-256): the worker
+       * registers its rows before it builds the run (docs/workflows.md#in-the-page).
+       */
+      dataset?: GivenData;
       /**
        * Where the run's state is kept in IndexedDB (state-store.ts): saved every `every` steps,
        * when paused and when done, each once the page has stored the frames before it (`saving`,

@@ -10,6 +10,7 @@ import { stateKey } from '../storage/state-store';
 import type { StorageFault } from '../storage/storage-fault';
 import { runId } from './protocol';
 import type { LockstepPlan, Measurements, RunId, ToWorker } from './protocol';
+import type { GivenData } from './given-data';
 
 export const newRunWorker = (name: string) =>
   new Worker(new URL('./run.worker.ts', import.meta.url), { type: 'module', name });
@@ -68,6 +69,8 @@ export const queuedText = (i: number, n: number) => `queued for a free worker ($
 export interface SessionOptions {
   /** Checkpoint files to start from instead of the shipped base models (every run gets a copy). */
   uploads?: { name: string; bytes: ArrayBuffer }[];
+  /** The workflow's dataset file, for an experiment whose workflow reads one (every run gets a copy). */
+  dataset?: GivenData | null;
   /** Keep each run's state in IndexedDB under this session id (and resume from it). */
   persist?: {
     session: string;
@@ -117,6 +120,7 @@ export function startMessage(
     measurements: options.measurements?.() ?? {},
     threads: options.threads?.() ?? 1,
     uploads: options.uploads ?? [],
+    ...(options.dataset ? { dataset: options.dataset } : {}),
     ...(options.persist ? { persist: persistOf(options.persist, info) } : {}),
     ...(lockstep ? { lockstep } : {}),
   };

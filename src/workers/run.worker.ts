@@ -37,6 +37,7 @@ import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
 import { getState, putState, stateKey } from '../storage/state-store';
 import { isFull } from '../storage/idb';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
+import { registerGivenData } from './given-data';
 
 const post = (msg: FromWorker, transfer: Transferable[] = []) => postMessage(msg, transfer);
 
@@ -106,6 +107,8 @@ class RunHost {
   /** One message starts a run: select the backend and report it, then load the run. */
   private async start(msg: Extract<ToWorker, { type: 'start' }>): Promise<void> {
     const { config, seed, uploads = [] } = msg;
+    // A workflow's dataset first: the run (and its base models) are built from it.
+    if (msg.dataset) registerGivenData(msg.dataset);
     // A fresh run's base models are fetched while the backend is chosen (they need none).
     const fetching = msg.persist?.resume
       ? null

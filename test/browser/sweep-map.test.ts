@@ -5,7 +5,7 @@
  * exactly where the CI excludes 0; its CSV download is `lab report`'s table for the folder, cell
  * for cell; a chart exports as a PNG; with Dr. MAS picked as the baseline the pair drawn and
  * downloaded is GRPO − Dr. MAS, the same differences with the sign turned, and the downloads say
- * so; a folder without sweep.json is refused in words.
+ * so; lines by the other dial regroup the same points; a folder without sweep.json is refused in words.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,6 +94,23 @@ describe('the Map', () => {
     expect(png.suggestedFilename()).toBe(
       'agentwise-map-alice-own-success-last-10-models-assignment-shared.png',
     );
+
+    // Lines by the other dial: one chart per figure (one pair, no dial left), a line per assignment,
+    // the same points regrouped; then back to a line per run.
+    await map.getByTestId('map-lines').selectOption('models.assignment');
+    await expect.poll(() => charts.count()).toBe(figures.length);
+    expect(await own.evaluateAll((fs) => fs.map((f) => f.getAttribute('data-facet')))).toEqual([
+      'Dr. MAS − GRPO',
+    ]);
+    expect(await map.getByTestId('map-legend').textContent()).toMatch(
+      /models\.assignment = shared\s*models\.assignment = per-agent/,
+    );
+    const regrouped = await charts
+      .locator('circle[data-verdict]')
+      .evaluateAll((cs) => cs.map((c) => c.getAttribute('data-verdict')));
+    expect(regrouped.sort()).toEqual(verdicts.map((v) => v.split(':')[0]).sort());
+    await map.getByTestId('map-lines').selectOption('runs');
+    await expect.poll(() => charts.count()).toBe(figures.length * 2);
 
     // Baseline Dr. MAS: the pair is GRPO − Dr. MAS, the same seeds' differences with the sign
     // turned, drawn and downloaded, and the downloads say so in their names.

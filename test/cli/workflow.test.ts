@@ -82,7 +82,7 @@ describe('lab with --workflow', () => {
     const back = bad('back.yaml', relay.replace("prompt: '{ben}>'", "prompt: '{ben}>'\n    next: ann"));
     expect(back.status).toBe(2);
     expect(back.stderr).toMatch(
-      /flow\.2\.next: goes back to stage 0 \('ann'\), which could cycle without a bound/,
+      /line 22, flow\.2\.next: goes back to stage 0 \('ann'\), which could cycle without a bound/,
     );
     const hash = bad(
       'hash.yaml',

@@ -138,6 +138,11 @@ describe('the map as charts', () => {
   it('x along one dial, a chart per figure and facet of the other dials, a line per later run', () => {
     expect(defaultMapX(grid)).toBe('reward.scale.alice');
     expect(defaultMapX([parseDial('runs.1.estimator=drmas,grpo')])).toBe('runs.1.estimator');
+    const agents = [parseDial('workflow.args.agents=2,3,4,6,8'), parseDial('workflow.args.mix=0,0.5,1')];
+    expect(defaultMapX(agents)).toBe('workflow.args.agents');
+    expect(defaultMapX([parseDial('optim.lr=0.001,0.002'), parseDial('reward.scale.alice=1,4')])).toBe(
+      'reward.scale.alice',
+    );
     const charts = mapCharts(grid, cells, 'reward.scale.alice');
     const reward = charts.filter((c) => c.figure === 'reward (last 1)');
     expect(reward.map((c) => c.facet)).toEqual([
@@ -162,6 +167,33 @@ describe('the map as charts', () => {
     ]);
     expect(() => mapCharts(grid, cells, 'optim.lr')).toThrow(
       'optim.lr is not a dial of this sweep (its dials: models.assignment, reward.scale.alice)',
+    );
+  });
+
+  it('with the lines by a dial: a chart per other run, a line per value of that dial (the agents map, one line per mix)', () => {
+    const charts = mapCharts(grid, cells, 'reward.scale.alice', undefined, 'models.assignment');
+    const reward = charts.filter((c) => c.figure === 'reward (last 1)');
+    // One other run and no dial left over: one chart, named by its pair.
+    expect(reward.map((c) => c.facet)).toEqual(['Dr. MAS − GRPO']);
+    expect(reward[0].lines.map((l) => [l.run, l.pair])).toEqual([
+      ['Dr. MAS', 'models.assignment = shared'],
+      ['Dr. MAS', 'models.assignment = per-agent'],
+    ]);
+    // The same numbers as the runs' lines, regrouped: shared at 1 and 4, per-agent at 1 and a gap at 4.
+    const [shared, perAgent] = reward[0].lines;
+    expect(shared.points.map((p) => [p.x, p.mean.toFixed(6), p.verdict])).toEqual([
+      ['1', '0.300000', 'same'],
+      ['4', '0.000000', 'identical'],
+    ]);
+    expect(perAgent.points.map((p) => [p.x, p.mean.toFixed(6), p.verdict])).toEqual([
+      ['1', '0.100000', 'higher'],
+      ['4', 'NaN', null],
+    ]);
+    expect(() => mapCharts(grid, cells, 'reward.scale.alice', undefined, 'reward.scale.alice')).toThrow(
+      'the lines cannot go by reward.scale.alice: it is along x',
+    );
+    expect(() => mapCharts(grid, cells, 'reward.scale.alice', undefined, 'workflow.mix')).toThrow(
+      'workflow.mix is not a dial of this sweep',
     );
   });
 });

@@ -10,6 +10,8 @@ import type { Experiment } from '../../src/core/config';
 import { fieldReason, labelOf, plainMessage, splitKeys } from '../../src/ui/field-labels';
 import { trainBlockers } from '../../src/ui/train-blockers';
 import type { BackendStatus } from '../../src/ui/session/store';
+import { baseModelsKey } from '../../src/core/workflow/base-key';
+import { exampleWorkflow } from '../tasks/workflow-examples';
 
 const ready = { state: 'ready' } as unknown as BackendStatus; // only its state is read
 
@@ -70,5 +72,59 @@ describe('Train blockers', () => {
       { path: 'rollout.groupSize', label: 'Group size G' },
       { path: 'optim.miniBatches', label: 'Mini-batches' },
     ]);
+  });
+});
+
+describe('Train blockers of a workflow experiment', () => {
+  const withWorkflow = (name: string) => {
+    const r = validateExperiment({
+      ...DEFAULT_EXPERIMENT,
+      task: 'workflow',
+      workflow: exampleWorkflow(name),
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    return r.config;
+  };
+  const summary = {
+    steps: 20,
+    success: 0.3,
+    own: {},
+    short: false,
+    seconds: 1,
+    workflow: 'relay',
+    savedAt: 0,
+  };
+
+  it('waits for base models of a workflow whose agents are its own, and for none of one that ships them', () => {
+    const relay = withWorkflow('relay');
+    const reason =
+      'This workflow’s agents have no base models yet: Prepare base models (in the Workflow panel) first';
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay })).toEqual([reason]);
+    expect(
+      trainBlockers({ fieldErrors: {}, backend: ready, config: relay, preparing: baseModelsKey(relay) }),
+    ).toEqual(['Preparing the base models of this workflow’s agents…']);
+    // Another workflow's preparation is not this one's: its base models are still missing.
+    const router = baseModelsKey(withWorkflow('router'));
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay, preparing: router })).toEqual([
+      reason,
+    ]);
+    // Prepared (kept under the experiment's key), or checkpoint files chosen instead: nothing waits.
+    const key = baseModelsKey(relay);
+    const baseModels = { [key]: { ...summary, key } };
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay, baseModels })).toEqual([]);
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay, uploads: ['ann.ckpt'] })).toEqual(
+      [],
+    );
+    // Another model size is another key: those base models do not fit it.
+    const small = { ...relay, models: { ...relay.models, preset: 'small' as const } };
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: small, baseModels })).toEqual([reason]);
+    // A link waiting for its workflow's files: the experiment on screen is not the link's.
+    expect(
+      trainBlockers({ fieldErrors: {}, backend: ready, config: DEFAULT_EXPERIMENT, wanted: true }),
+    ).toEqual([
+      'This link waits for its workflow’s files: open them where it asks, or keep the experiment on screen',
+    ]);
+    // math.yaml's agents are the math task's: its runs start from the shipped models.
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: withWorkflow('math') })).toEqual([]);
   });
 });

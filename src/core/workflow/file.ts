@@ -42,7 +42,8 @@ const tooBig = (text: string): FileIssue | null =>
 
 /** The deepest a workflow nests `[` and `{` (a real one nests under 10): the parser recurses. */
 const MAX_DEPTH = 64;
-function tooDeep(text: string): FileIssue | null {
+/** Refused where `[` and `{` nest deeper than MAX_DEPTH (the parsers recurse). */
+export function tooDeep(text: string): FileIssue | null {
   let depth = 0;
   let line = 1;
   for (const ch of text) {
@@ -109,6 +110,28 @@ export function readWorkflow(text: string): ReadResult<WorkflowSpec> {
   ) as z.ZodSafeParseResult<WorkflowSpec>;
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, issues: zodIssues(parsed.error, (path) => nodeLine(doc.contents, path, lineAt), raw) };
+}
+
+/**
+ * The line a refusal found after reading starts on (the flow's and the rules', named by their dotted
+ * place, `flow.1.prompt`), in the workflow file's text; null where the file does not hold that place
+ * (a family's file, whose workflow is built from its arguments).
+ */
+function lineOfPlace(text: string, place: string): string | null {
+  if (!/^[A-Za-z]\w*(\.\w+)*$/.test(place)) return null;
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const path = place.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k));
+  if (!isMap(doc.contents) || !doc.contents.has(path[0])) return null;
+  return nodeLine(doc.contents, path, (offset) => `line ${lines.linePos(offset).line}`);
+}
+
+/** Refusals found after reading, each with the line its place starts on in the file's text, where it has one. */
+export function placedIssues<T extends FileIssue>(text: string, issues: readonly T[]): T[] {
+  return issues.map((i) => {
+    const line = lineOfPlace(text, i.where);
+    return line ? { ...i, where: `${line}, ${i.where}` } : i;
+  });
 }
 
 /** Where a path into the document starts, as `line N` (the deepest node that exists on it). */

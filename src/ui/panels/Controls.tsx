@@ -16,7 +16,8 @@ import { useLab } from '../session/store';
 import { backendWords, msPerStep } from '../backend-words';
 import { threadsText } from '../thread-setting';
 import type { RunView } from '../session/store';
-import { trainBlockers } from '../train-blockers';
+import { NO_BASE_MODELS, PREPARE, trainBlockers } from '../train-blockers';
+import { prepareBaseModels } from '../workflow-open';
 import { restoredNote } from '../restored-note';
 import { Labelled } from './Labelled';
 
@@ -93,15 +94,41 @@ function FinishedActions({ blocked }: { blocked: boolean }) {
   );
 }
 
+/**
+ * The missing base models' reason with its remedy one click away: the Workflow panel sits far down
+ * the side column, so "Prepare base models" here starts it and brings the panel's progress into view.
+ */
+function PrepareReason() {
+  const [before, after] = NO_BASE_MODELS.split(PREPARE);
+  const prepare = () => {
+    prepareBaseModels();
+    document.querySelector('[data-testid="base-models"]')?.scrollIntoView({ block: 'center' });
+  };
+  return (
+    <>
+      {before}
+      <button type="button" className="link" onClick={prepare}>
+        {PREPARE}
+      </button>
+      {after}
+    </>
+  );
+}
+
 export function Controls() {
   const backend = useLab((s) => s.backend);
   const config = useLab((s) => s.config);
   const fieldErrors = useLab((s) => s.fieldErrors);
   const state = useLab((s) => s.sessionState);
   const readOnly = useLab((s) => s.readOnly);
+  // A workflow's base models (workflow-open.ts): prepared, being prepared, or checkpoint files instead.
+  const baseModels = useLab((s) => s.baseModels);
+  const preparing = useLab((s) => s.preparing?.key ?? null);
+  const uploads = useLab((s) => s.uploads);
+  const wanted = useLab((s) => s.wanted !== null);
   const reasons = useMemo(
-    () => trainBlockers({ backend, config, fieldErrors, readOnly }),
-    [backend, config, fieldErrors, readOnly],
+    () => trainBlockers({ backend, config, fieldErrors, readOnly, baseModels, preparing, uploads, wanted }),
+    [backend, config, fieldErrors, readOnly, baseModels, preparing, uploads, wanted],
   );
   const blocked = reasons.length > 0;
   return (
@@ -159,9 +186,7 @@ export function Controls() {
       {blocked && (
         <ul className="train-reasons" data-testid="train-reasons" aria-label="Why Train is off">
           {reasons.map((r) => (
-            <li key={r}>
-              <Labelled text={r} />
-            </li>
+            <li key={r}>{r === NO_BASE_MODELS ? <PrepareReason /> : <Labelled text={r} />}</li>
           ))}
         </ul>
       )}

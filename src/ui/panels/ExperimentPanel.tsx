@@ -35,13 +35,18 @@ function tryField(path: string, value: unknown): FieldError[] {
   const { config } = useLab.getState();
   // A run's estimator menu: a label that was the old estimator's own follows to the new one.
   const run = /^runs\.(\d+)\.estimator$/.exec(path);
-  const r = validateExperiment(
-    run ? withEstimator(config, Number(run[1]), value) : setAt(config, path, value),
-  );
+  const next = run ? withEstimator(config, Number(run[1]), value) : setAt(config, path, value);
+  // A built-in task picked from the menu replaces the workflow (the Workflow panel picks one).
+  const r = validateExperiment(path === 'task' && value !== 'workflow' ? withoutWorkflow(next) : next);
   if (!r.ok) return r.errors;
   applyExperiment(r.config);
   return [];
 }
+
+const withoutWorkflow = (c: unknown) => {
+  const { workflow: _workflow, ...rest } = c as Experiment;
+  return rest;
+};
 
 /** A run's own settings, as the runs list shows them after its estimator (empty when it has none). */
 function overridesText(r: Experiment['runs'][number]): string {

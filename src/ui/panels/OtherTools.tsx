@@ -4,10 +4,10 @@
  * runs as TensorBoard event files, and one that downloads the experiment as Dr. MAS launch scripts.
  */
 import { useState } from 'react';
-import type { DragEvent } from 'react';
 import { downloadDrmas, downloadTensorboard, droppedFiles, importDropped, pickedFiles } from '../interop';
 import type { DroppedFile } from '../interop';
 import { addError, useLab } from '../session/store';
+import { DropZone } from './DropZone';
 
 /** A folder picker's input props (not in React's input types); the Map's picker uses them too. */
 export const FOLDER = { webkitdirectory: '' } as object;
@@ -16,7 +16,6 @@ export function OtherTools() {
   const hasRuns = useLab((s) => s.runs.length > 0);
   const [notes, setNotes] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
-  const [over, setOver] = useState(false);
 
   const read = (files: Promise<DroppedFile[]>) => {
     setBusy(true);
@@ -26,25 +25,11 @@ export function OtherTools() {
       .catch((e: Error) => addError(`Import failed: ${e.message}`))
       .finally(() => setBusy(false));
   };
-  const onDrop = (e: DragEvent) => {
-    e.preventDefault();
-    setOver(false);
-    read(droppedFiles(e.dataTransfer));
-  };
 
   return (
     <section className="panel" aria-labelledby="tools-title">
       <h2 id="tools-title">Other tools</h2>
-      <div
-        className={`drop-zone${over ? ' over' : ''}`}
-        data-testid="drop-zone"
-        onDragOver={(e) => {
-          e.preventDefault();
-          setOver(true);
-        }}
-        onDragLeave={() => setOver(false)}
-        onDrop={onDrop}
-      >
+      <DropZone testId="drop-zone" onDrop={(d) => read(droppedFiles(d))}>
         <p>
           Drop TensorBoard event files, folders of them (a folder is one run, as in TensorBoard) or W&amp;B
           history CSVs here to chart cluster runs beside these.
@@ -67,7 +52,7 @@ export function OtherTools() {
           />
         </label>
         {busy && <p className="muted">reading…</p>}
-      </div>
+      </DropZone>
       {notes.length > 0 && (
         <ul className="muted" data-testid="import-notes">
           {notes.map((n, i) => (

@@ -3,7 +3,8 @@
  * `lab merge` output) opened in the page, or the sweep the page's link carries, trained by the page
  * (link-sweep-cells.ts). For each figure (held-out success, training reward, each agent's own success,
  * gradient norms, spike fraction), each run's paired difference from the baseline run (the first,
- * or the one picked under Baseline) with its 95 % CI, one line per pair, the dial's values along
+ * or the one picked under Baseline) with its 95 % CI, one line per pair (or, picked under Lines, one
+ * per value of another dial: N along x, a line per mix), the dial's values along
  * x, and one chart per value of the other dials side by side (shared and per-agent models). The
  * numbers and the CSV are `lab report`'s for the folder with the first run as baseline
  * (src/report/sweep-map.ts); a filled point is a CI that excludes 0. One chart is MapFigure.tsx; what
@@ -11,7 +12,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { SweepFile } from '../../rl/sweep';
-import { defaultMapX, mapCharts } from '../../report/sweep-map';
+import { defaultMapX, MAP_LINES_BY_RUN, mapCharts } from '../../report/sweep-map';
 import { REWARD_TAIL } from '../../report/summary';
 import { download, fileName } from '../export';
 import { linkSweepMap } from '../link-sweep-cells';
@@ -26,6 +27,10 @@ import { FOLDER } from './OtherTools';
 
 const ALL = '';
 
+/** A line per value of a dial, light to dark in the dial's order (mix 0 light, mix 1 dark). */
+const rampColor = (k: number, n: number) =>
+  `hsl(215, 65%, ${Math.round(72 - (50 * k) / Math.max(1, n - 1))}%)`;
+
 /** What the link sweep's cells read: which runs are done (a cell enters the map once all of its are). */
 const cellsKey = (s: LabState) => (s.sweepCells ? s.runs.map((r) => `${r.id}:${r.state}`).join(',') : '');
 
@@ -37,6 +42,7 @@ export function SweepMap() {
   const [x, setX] = useState('');
   const [figure, setFigure] = useState(ALL);
   const [base, setBase] = useState('');
+  const [lines, setLines] = useState(MAP_LINES_BY_RUN);
   // The link sweep trained here, read again as its runs finish.
   const file = useLab((s) => s.sweepCells?.file);
   const runsKey = useThrottledLab(cellsKey, null, 1000);
@@ -60,6 +66,7 @@ export function SweepMap() {
         setX(defaultMapX(s.file.grid));
         setFigure(ALL);
         setBase('');
+        setLines(MAP_LINES_BY_RUN);
       })
       .catch((e: Error) => setError(e.message))
       .finally(() => setBusy(false));
@@ -72,13 +79,17 @@ export function SweepMap() {
   const first = opened?.file.config.runs[0]?.label ?? '';
   const from = base !== first && opened?.file.config.runs.some((r) => r.label === base) ? base : '';
   const baseline = from || first;
+  // The lines: one per other run, or one per value of a dial other than x (the one picked, if it still is).
+  const by = opened?.file.grid.some((d) => d.key === lines && d.key !== along) ? lines : MAP_LINES_BY_RUN;
   const charts = useMemo(
-    () => (opened && along ? mapCharts(opened.file.grid, opened.cells, along, from || undefined) : []),
-    [opened, along, from],
+    () => (opened && along ? mapCharts(opened.file.grid, opened.cells, along, from || undefined, by) : []),
+    [opened, along, from, by],
   );
   // Each line in its run's colour on the board.
   const labels = opened?.file.config.runs.map((r) => r.label) ?? [];
-  const colors = (charts[0]?.lines ?? []).map((l, k) => {
+  const lineList = charts[0]?.lines ?? [];
+  const colors = lineList.map((l, k) => {
+    if (by !== MAP_LINES_BY_RUN) return rampColor(k, lineList.length);
     const i = labels.indexOf(l.run);
     return runColor(i < 0 ? k + 1 : i);
   });
@@ -132,6 +143,19 @@ export function SweepMap() {
                     {d.key}
                   </option>
                 ))}
+              </select>
+            </label>
+            <label>
+              Lines{' '}
+              <select value={by} onChange={(e) => setLines(e.target.value)} data-testid="map-lines">
+                <option value={MAP_LINES_BY_RUN}>one per run</option>
+                {opened.file.grid
+                  .filter((d) => d.key !== along)
+                  .map((d) => (
+                    <option key={d.key} value={d.key}>
+                      one per {d.key}
+                    </option>
+                  ))}
               </select>
             </label>
             <label>

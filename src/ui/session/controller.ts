@@ -1,7 +1,8 @@
 /**
  * The page's one owner of the live session. It owns the run workers (a LabSession: one worker per
  * run × seed), the commands waiting for them to load, the checkpoint files the next session starts
- * from and the tab's writer lock (writer-lock.ts, through its recorder: recorder.ts), and offers the
+ * from, the workflow datasets and base models its runs get (workflow-library.ts) and the tab's
+ * writer lock (writer-lock.ts, through its recorder: recorder.ts), and offers the
  * user's actions: play, pause, step, run again, continue, a live change (setLiveNext) and reset.
  * Each action does something only where the session state machine (session-state.ts) enables it,
  * and `dispatch` is the one place that moves the machine. A structural config change resets the
@@ -41,6 +42,7 @@ import { addError, ask, moveSession, setConfig, setSession, takePending, useLab 
 import type { LabState, SessionSlice } from './store';
 import { receive } from './worker-messages';
 import { WriterLock } from './writer-lock';
+import { WorkflowLibrary } from './workflow-library';
 
 export interface ControllerOptions {
   /** Tests only: how each run's worker is made (Node has no Web Worker), and how many run at once. */
@@ -52,6 +54,8 @@ export class SessionController {
   readonly writer = new WriterLock();
   /** What the session records in IndexedDB. */
   readonly recorder = new Recorder(this.writer);
+  /** Workflow datasets and prepared base models: each run of a workflow experiment gets them. */
+  readonly workflows = new WorkflowLibrary();
   /** The run workers of the live session, if any. */
   private workers: LabSession | null = null;
   /** Commands that need a loaded run wait until every run with a worker has sent `ready`. */
@@ -260,11 +264,17 @@ export class SessionController {
   private spawn(config: Experiment | readonly Experiment[], options: SessionOptions): LabSession {
     this.whenReady = [];
     const threads = () => threadChoice(config, useLab.getState().threads).threads;
+    // A workflow's runs get its dataset, and start from its prepared base models unless the user
+    // chose checkpoint files (a link sweep's cells share the workflow's data and base models).
+    const first = Array.isArray(config) ? config[0] : (config as Experiment);
+    const uploads = options.uploads?.length ? options.uploads : (this.workflows.baseFor(first) ?? []);
     const s = new LabSession(config, (msg) => receive(this, msg), {
       measurements: loadMeasurements,
       threads,
       ...this.options.workers,
       ...options,
+      uploads,
+      dataset: this.workflows.dataFor(first),
     });
     const { paceMs } = useLab.getState();
     if (paceMs > 0) s.pace(paceMs);

@@ -1,5 +1,5 @@
 /**
- * The app's one zustand store: what React renders, and nothing else, in five slices, each with the
+ * The app's one zustand store: what React renders, and nothing else, in six slices, each with the
  * functions that write it.
  * - experiment: the experiment on screen, the problems of the link it came from, and a question
  *   that waits on the user (ask);
@@ -9,7 +9,9 @@
  *   restored session, read-only;
  * - storage: what the recorder (recorder.ts) says of IndexedDB: the stored sessions, why nothing
  *   is recorded, what a full disk left unsaved, the browser's answer to persist();
- * - view: chart preferences.
+ * - view: chart preferences;
+ * - workflow: the workflow picker's refusals, the files a link waits for, and the base models
+ *   prepared or being prepared (src/ui/workflow-open.ts writes it).
  * `useLab` reads (a hook, getState, subscribe) and has no setState: a slice's own functions are
  * the only writers, each typed to its slice's fields. The per-step metric history lives in ring
  * buffers outside React (run-data.ts); the store only carries `frameVersion`, bumped at most once
@@ -30,6 +32,8 @@ import type { LiveParam } from '../../core/live-params';
 import type { RunId, RunStatus } from '../../workers/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';
+import type { WorkflowIssue } from '../../tasks/workflow-files';
+import type { BaseSummary } from './workflow-library';
 
 export type BackendStatus =
   | { state: 'probing' }
@@ -217,7 +221,58 @@ export interface ViewSlice {
   view: ViewPrefs;
 }
 
-export type LabState = ExperimentSlice & BackendSlice & SessionSlice & StorageSlice & ViewSlice;
+/** What a link waits for before it opens: its workflow's file, or its dataset file (workflow-open.ts). */
+export interface WantedFiles {
+  /** The link as given: it opens once the files are. */
+  link: string;
+  /** The workflow's hash (`wfhash=`), where the link names it so. */
+  workflow?: string;
+  /** The dataset its workflow reads: the file's name and SHA-256, and the workflow's name. */
+  data?: { file: string; sha256: string; workflow: string };
+  /** Opens the link, once the files are given and checked. */
+  open: () => void;
+}
+
+/** A preparation of base models under way (workflow-open.ts): what it prepares and how far it is. */
+export interface Preparing {
+  key: string;
+  /** The workflow whose base models these are (its name): the panel says so on another workflow. */
+  workflow: string;
+  step: number;
+  maxSteps: number;
+  loss?: number;
+  /** The team's validation success at the last check, and each agent's own. */
+  success?: number;
+  own?: Record<string, number>;
+  /** The backend it runs on, once chosen. */
+  backend?: string;
+  /** Stop: it ends at its next step, and its models as they stand are kept. */
+  stop: () => void;
+  stopping?: boolean;
+}
+
+/** The workflow picker and the base models of a workflow experiment. */
+export interface WorkflowSlice {
+  /** Refusals of the files last opened, each naming its file and its line, stage or field. */
+  workflowIssues: WorkflowIssue[];
+  /** The files being read (in the reader worker), by name, or null. */
+  workflowReading: string | null;
+  /** The last workflow read: its data (dataKey), its rows and how long the reader took, in ms. */
+  workflowRead: { data: string; rows: number | null; ms: number } | null;
+  /** What a link waits for before it opens, or null. */
+  wanted: WantedFiles | null;
+  /** Base models prepared in this browser, by baseModelsKey: Train's runs start from them. */
+  baseModels: Record<string, BaseSummary>;
+  /** A preparation under way, or null. */
+  preparing: Preparing | null;
+}
+
+export type LabState = ExperimentSlice &
+  BackendSlice &
+  SessionSlice &
+  StorageSlice &
+  ViewSlice &
+  WorkflowSlice;
 
 const DEFAULT_SHOWN = 'the default experiment';
 
@@ -248,6 +303,12 @@ const initial = (): LabState => ({
   unsaved: { states: {} },
   kept: null,
   view: { layout: 'overlaid', smoothing: 0.6, logCharts: [], hiddenRuns: [], hiddenAgents: [] },
+  workflowIssues: [],
+  workflowReading: null,
+  workflowRead: null,
+  wanted: null,
+  baseModels: {},
+  preparing: null,
 });
 
 const store = createStore<LabState>()(initial);
@@ -390,6 +451,11 @@ export const toggleAgent = (agent: string) =>
 function toggle<T>(list: T[], x: T): T[] {
   return list.includes(x) ? list.filter((y) => y !== x) : [...list, x];
 }
+
+// ─── workflow ─────────────────────────────────────────────────────────────────
+
+/** The workflow slice: the picker's and the preparation's (workflow-open.ts) to write. */
+export const setWorkflowSlice = writer<keyof WorkflowSlice>();
 
 /** One colour per run index (Okabe–Ito-like, distinguishable in colour-blind palettes). */
 const RUN_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'] as const;
