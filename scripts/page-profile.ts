@@ -198,7 +198,7 @@ export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
     const key = `${e.pid}:${e.tid}`;
     const g = group(e.pid, e.tid);
     // Every event, nested or not, by name: inclusive CPU of the page's own threads.
-    if (g === "page's main thread") add(mainEvents, e.name, e.tdur! / 1000);
+    if (g === "page's main thread" && sampled) add(mainEvents, e.name, e.tdur! / 1000);
     if (g.startsWith("page's other") && sampled) add(otherEvents, e.name, e.tdur! / 1000);
     if (e.ts < (openUntil.get(key) ?? -1)) continue;
     openUntil.set(key, e.ts + e.dur!);
