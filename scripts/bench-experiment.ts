@@ -5,7 +5,7 @@
  * Both runs train in their own workers on the machine's cores, as they do for a user. Prints the
  * load average before and after, since on a shared machine the figure says as much about the load.
  *
- *   npm run bench:experiment -- [--config HASH] [--steps 200] [--saves on,off] [--reps 1] [--window 20] [--profile] [--timeout 1800]
+ *   npm run bench:experiment -- [--config HASH] [--steps 200] [--saves on,off] [--reps 1] [--window 20] [--trace-from 20] [--profile] [--timeout 1800]
  *
  * `--saves on,off` (the default) measures the experiment twice, each time in a fresh profile: as
  * a user runs it, every run's state saved after every step (`on`), and with states saved only on
@@ -16,7 +16,7 @@
  * step (rewards, advantages, metrics, saving, messages, waiting for a core); then what saving
  * costs: the seconds per step with saves on against off.
  *
- * Each measurement traces the whole browser for `--window` seconds (default 20) from step 20 on and
+ * Each measurement traces the whole browser for `--window` seconds (default 20) from step 20 (`--trace-from`) on and
  * prints its CPU per run step by thread group (scripts/page-profile.ts): on a shared machine CPU
  * time says what saving costs where wall time says mostly what the other jobs took. `--profile`:
  * in the first `on` measurement V8's sampling profiler runs too, and the run workers' time is
@@ -139,8 +139,8 @@ interface Measured {
   cpu: PageProfile & { steps: number };
 }
 
-/** The traced window starts once every run has done this many steps. */
-const traceFrom = Math.min(20, Math.floor(target / 2));
+/** The traced window starts once every run has done this many steps (`--trace-from`, default 20). */
+const traceFrom = Math.min(Number(arg('trace-from', '20')), Math.floor(target / 2));
 
 /**
  * Opens the page (saves on or off), clicks Train and waits until every run is at `target`; traces
@@ -207,7 +207,7 @@ async function measure(saves: string, samples: boolean): Promise<Measured> {
       secondsToFirstStep: firstStep ?? NaN,
       secondsPerStep,
       breakdown: await breakdown(lab.page),
-      cpu: cpu ?? { wallMs: 0, steps: 0, threads: {}, worker: {} },
+      cpu: cpu ?? { wallMs: 0, steps: 0, threads: {}, worker: {}, main: {}, mainEvents: {}, otherEvents: {} },
     };
   } finally {
     await lab.close();
@@ -248,6 +248,18 @@ for (const m of results) {
   if (Object.keys(worker).length) console.log('  run workers, share of their samples:');
   for (const [k, share] of Object.entries(worker))
     console.log(`    ${(100 * share).toFixed(1).padStart(5)} %  ${k}`);
+  const { main, mainEvents, otherEvents } = m.cpu;
+  if (Object.keys(main).length)
+    console.log("  the page's main thread, share of its busy samples by function:");
+  for (const [k, share] of Object.entries(main))
+    console.log(`    ${(100 * share).toFixed(1).padStart(5)} %  ${k}`);
+  const byEvent = (title: string, r: Record<string, number>) => {
+    if (Object.keys(r).length)
+      console.log(`  ${title}, CPU ms per run step (an event includes those inside it):`);
+    for (const [k, ms] of Object.entries(r)) console.log(`    ${(ms / steps).toFixed(1).padStart(6)}  ${k}`);
+  };
+  byEvent("the page's main thread by event", mainEvents);
+  byEvent("the page's other threads by event", otherEvents);
 }
 const perStep = (saves: string) => results.filter((m) => m.saves === saves).map((m) => m.secondsPerStep);
 if (modes.includes('on') && modes.includes('off')) {

@@ -6,8 +6,11 @@
  * compositor, V8's compilers and GC helpers), the GPU process and the browser process (IndexedDB's
  * writes, IPC). Within the run workers, the sampled stacks say which share went to each phase of a
  * step (rollout, update, evaluation, rewards with advantages and metrics), to saving the run's
- * state and to messages; what no phase claims by the code it ran. Function names need an
- * unminified build (`vite build --minify false`, served with LAB_DIST). Node only.
+ * state and to messages; what no phase claims by the code it ran. With samples, the page's own
+ * threads too: its main thread's busy samples by function and its CPU by timeline event (script,
+ * style, layout, paint), and the other renderer threads' CPU by event (V8's optimizing compilers,
+ * raster, GC), each event counted with the events inside it. Function names need an unminified
+ * build (`vite build --minify false`, served with LAB_DIST). Node only.
  */
 import type { CDPSession, Page } from 'playwright-core';
 
@@ -69,6 +72,12 @@ export interface PageProfile {
   threads: Record<string, number>;
   /** Share (0–1) of the run workers' samples by category. */
   worker: Record<string, number>;
+  /** With samples: share (0–1) of the page's main thread's busy samples by function (`name file`), the largest 12. */
+  main: Record<string, number>;
+  /** With samples: CPU ms of the page's main thread by trace event, inclusive, the largest 15. */
+  mainEvents: Record<string, number>;
+  /** CPU ms of the renderer's other threads by trace event, inclusive, the largest 12 (by thread without samples). */
+  otherEvents: Record<string, number>;
 }
 
 /**
@@ -81,7 +90,18 @@ export async function profilePage(page: Page, ms: number, samples = false): Prom
   cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])));
   await cdp.send('Tracing.start', {
     traceConfig: {
-      includedCategories: ['toplevel', ...(samples ? ['disabled-by-default-v8.cpu_profiler'] : [])],
+      includedCategories: [
+        'toplevel',
+        // With samples: the events inside tasks too (layout, paint, V8's compiles and GC).
+        ...(samples
+          ? [
+              'disabled-by-default-v8.cpu_profiler',
+              'devtools.timeline',
+              'v8',
+              'disabled-by-default-v8.compile',
+            ]
+          : []),
+      ],
       recordMode: 'recordContinuously',
     },
     transferMode: 'ReportEvents',
@@ -117,9 +137,20 @@ export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
     for (const n of cpu.nodes ?? []) p.nodes.set(n.id, n);
     p.samples.push(...(cpu.samples ?? []));
   }
+  const sampled = profiles.size > 0;
   const runWorkers = new Set<string>();
   const counts = new Map<string, number>();
+  const mainCounts = new Map<string, number>();
   for (const p of profiles.values()) {
+    if (threadName.get(p.thread) === 'CrRendererMain') {
+      for (const id of p.samples) {
+        const f = p.nodes.get(id)?.callFrame;
+        if (!f || f.functionName === '(idle)') continue;
+        const key = `${f.functionName || '(anonymous)'} ${(f.url ?? '').split('/').pop()}`.trim();
+        mainCounts.set(key, (mainCounts.get(key) ?? 0) + 1);
+      }
+      continue;
+    }
     const frames = (id: number) => {
       const out: ProfileNode[] = [];
       for (let n = p.nodes.get(id); n; n = n.parent === undefined ? undefined : p.nodes.get(n.parent))
@@ -140,6 +171,8 @@ export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
   }
   const total = [...counts.values()].reduce((a, b) => a + b, 0) || 1;
   const worker = Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => [k, n / total]));
+  const busy = [...mainCounts.values()].reduce((a, b) => a + b, 0) || 1;
+  const main = Object.fromEntries(top(mainCounts, 12).map(([k, n]) => [k, n / busy]));
 
   const group = (pid: number, tid: number): string => {
     const proc = processName.get(pid) ?? '';
@@ -155,16 +188,33 @@ export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
   };
   // Top-level tasks only: an event that starts inside the one before on its thread is nested.
   const threads: Record<string, number> = {};
+  const [mainEvents, otherEvents] = [new Map<string, number>(), new Map<string, number>()];
+  const add = (m: Map<string, number>, k: string, ms: number) => m.set(k, (m.get(k) ?? 0) + ms);
   const openUntil = new Map<string, number>();
   const tasks = events
     .filter((e) => e.ph === 'X' && e.dur !== undefined && e.tdur !== undefined)
     .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
   for (const e of tasks) {
     const key = `${e.pid}:${e.tid}`;
+    const g = group(e.pid, e.tid);
+    // Every event, nested or not, by name: inclusive CPU of the page's own threads.
+    if (g === "page's main thread" && sampled) add(mainEvents, e.name, e.tdur! / 1000);
+    if (g.startsWith("page's other") && sampled) add(otherEvents, e.name, e.tdur! / 1000);
     if (e.ts < (openUntil.get(key) ?? -1)) continue;
     openUntil.set(key, e.ts + e.dur!);
-    const g = group(e.pid, e.tid);
     threads[g] = (threads[g] ?? 0) + e.tdur! / 1000;
+    // Without samples no event is nested: name the other threads' tasks by their thread.
+    if (g.startsWith("page's other") && !sampled)
+      add(otherEvents, (threadName.get(key) ?? '?').replace(/\d+$/, ''), e.tdur! / 1000);
   }
-  return { threads, worker };
+  return {
+    threads,
+    worker,
+    main,
+    mainEvents: Object.fromEntries(top(mainEvents, 15)),
+    otherEvents: Object.fromEntries(top(otherEvents, 12)),
+  };
 }
+
+/** The `n` largest entries. */
+const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n);

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { BACKEND_NAMES } from '../core/config-names';
 import type { BackendName } from '../core/config-names';
+import { nearest } from '../core/config-suggest';
 import { REWARD_TAIL } from '../report/summary';
 
 export const HELP = `Agentwise Lab — headless runs
@@ -115,7 +116,8 @@ Commands:
 
 Options:
   --config <x>   A JSON file holding a whole or partial experiment (defaults fill the rest), a lab
-                 URL (http://localhost:5173/#v=1&task=math), or a bare hash (v=1&task=math).
+                 URL (the page's address as the browser shows it, …/#v=1&task=math), or a bare
+                 hash (v=1&task=math).
                  Default: the default experiment (GRPO vs Dr. MAS on search).
   --preset ID    One of the named experiments (npm run lab -- presets); not with --config.
   --workflow F   A workflow file (JSON or YAML: your own agents, data, flow and rewards,
@@ -197,9 +199,41 @@ type CliArgs =
   | { command: 'sweep'; argv: string[] }
   | { command: 'merge'; argv: string[] }
   | { command: 'bundle'; argv: string[] }
-  | { command: 'help' };
+  /** `topic`: a command (help train), `all`, or none for the summary (help.ts). */
+  | { command: 'help'; topic?: string };
 
 export class UsageError extends Error {}
+
+/** The commands, for `help` and for "did you mean" on a mistyped one. */
+export const COMMANDS = [
+  'train',
+  'pretrain',
+  'sweep',
+  'merge',
+  'report',
+  'presets',
+  'export',
+  'import',
+  'bundle',
+  'help',
+];
+
+/** A name the user typed (`trian`, `--stpes`) refused, with the one of `names` it most likely meant, or them all. */
+export function unknownName(what: string, typed: string, names: readonly string[]): string {
+  const meant = nearest(typed, names);
+  return `${what}; ${meant ? `did you mean ${meant}?` : `one of: ${names.join(', ')}`}`;
+}
+
+/** parseArgs's refusal in the lab's words: an unknown option with the one it most likely meant. */
+function optionRefusal(e: Error & { code?: string }, options: OptionSpec): string {
+  const m = /^Unknown option '([^']+)'/.exec(e.message);
+  if (!m) return e.message;
+  return unknownName(
+    `Unknown option '${m[1]}'`,
+    m[1],
+    Object.keys(options).map((o) => `--${o}`),
+  );
+}
 
 /**
  * `--flag N` as a whole number ≥ min, or a usage error in the lab's words:
@@ -245,15 +279,15 @@ export function parseOptions<T extends OptionSpec>(argv: readonly string[], opti
       allowPositionals: true,
     });
   } catch (e) {
-    const message = (e as Error).message;
+    const message = optionRefusal(e as Error, options);
     throw new UsageError(usage ? `${message}; ${usage}` : message);
   }
 }
 
 export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h')
-    return { command: 'help' };
+  if (command === undefined || command === '--help' || command === '-h') return { command: 'help' };
+  if (command === 'help') return { command: 'help', topic: rest[0] };
   if (command === 'report') {
     const usage = 'usage: npm run lab -- report DIR [--tail N] (a train --out or import --out folder)';
     const parsed = parseOptions(rest, { tail: { type: 'string' } }, usage);
@@ -271,32 +305,36 @@ export function parseCli(argv: readonly string[]): CliArgs {
   if (command === 'merge') return { command, argv: rest };
   if (command === 'bundle') return { command, argv: rest }; // parsed in bundle.ts
   if (command === 'pretrain') return parsePretrain(rest);
-  if (command !== 'train') throw new UsageError(`unknown command "${command}"; try: npm run lab -- help`);
+  if (command !== 'train')
+    throw new UsageError(
+      `${unknownName(`unknown command "${command}"`, command, COMMANDS)} (npm run lab -- help lists them)`,
+    );
   let values;
+  const options = {
+    config: { type: 'string' },
+    preset: { type: 'string' },
+    workflow: { type: 'string' },
+    steps: { type: 'string' },
+    backend: { type: 'string' },
+    out: { type: 'string' },
+    init: { type: 'string' },
+    'checkpoint-every': { type: 'string' },
+    resume: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  } as const;
   try {
     ({ values } = parseArgs({
       args: signedValuesJoined(rest, ['steps', 'checkpoint-every']),
-      options: {
-        config: { type: 'string' },
-        preset: { type: 'string' },
-        workflow: { type: 'string' },
-        steps: { type: 'string' },
-        backend: { type: 'string' },
-        out: { type: 'string' },
-        init: { type: 'string' },
-        'checkpoint-every': { type: 'string' },
-        resume: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        quiet: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      options,
       strict: true,
       allowPositionals: false,
     }));
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(optionRefusal(e as Error, options));
   }
-  if (values.help) return { command: 'help' };
+  if (values.help) return { command: 'help', topic: 'train' };
   const steps = values.steps === undefined ? null : wholeNumber('steps', values.steps, 1);
   const backend = (values.backend ?? 'wasm') as BackendName;
   if (!BACKEND_NAMES.includes(backend)) {

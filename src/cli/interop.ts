@@ -20,7 +20,7 @@ import type { Experiment } from '../core/config';
 import { scheduleEntries } from '../core/live-schedule';
 import { taskOf } from '../tasks/registry';
 import type { StepMetrics } from '../interop/tensorboard';
-import { parseOptions, UsageError } from './args';
+import { parseOptions, UsageError, unknownName } from './args';
 import { ConfigError, loadConfig } from './load-config';
 import {
   fsError,
@@ -290,5 +290,9 @@ export function runInterop(argv: readonly string[]): number {
     exportDrmasDir(rest);
     return 0;
   }
-  throw new UsageError(`unknown command "${argv.slice(0, 2).join(' ')}"; try: npm run lab -- help`);
+  const commands = ['export tensorboard', 'export drmas', 'import'];
+  const typed = argv.slice(0, 2).join(' ');
+  throw new UsageError(
+    `${unknownName(`unknown command "${typed}"`, typed, commands)} (npm run lab -- help ${command})`,
+  );
 }

@@ -17,7 +17,8 @@ import type { RunSummary } from '../report/summary';
 import { compareSeeds, comparisonTable, formatFixed } from '../report/findings';
 import { sharedEvalK, stepSpan, trainedNothing } from '../report/summary';
 import { modelSlots } from '../sizing/slots';
-import { HELP, UsageError, parseCli } from './args';
+import { UsageError, parseCli, unknownName } from './args';
+import { helpFor } from './help';
 import type { PretrainArgs, TrainArgs } from './args';
 import { selectBackend } from '../backends/backend';
 import { nodePlatform } from '../backends/platform-node';
@@ -128,12 +129,20 @@ async function train(args: TrainArgs): Promise<number> {
 
 function printTables(summaries: readonly RunSummary[], seeds: boolean): void {
   console.log(summaryTable(summaries));
+  // One seed per run: say why there is no verdict, as the page's Findings does, and how to get one.
+  if (!seeds && new Set(summaries.map((x) => x.run)).size >= 2) console.log(`\n${ONE_SEED}`);
   if (!seeds) return;
   const c = compareSeeds(summaries);
   console.log(
     `\nover ${c.seeds} seeds (spike frac: share of steps above 3× the running median; verdicts from the paired 95 % CI)\n${comparisonTable(c)}`,
   );
 }
+
+const ONE_SEED =
+  'no verdicts: one seed per run, so a difference between two runs is one sample of each, which no ' +
+  'confidence interval can tell from luck. Train with 3 or more seeds (seeds=3 in the --config link, ' +
+  'or "seeds": 3 in its JSON) for each run’s mean ± 95 % CI over seeds, the paired difference from ' +
+  'the first run and a verdict.';
 
 /** `lab pretrain --workflow F --out DIR`: the workflow's base models, prepared and written. */
 async function pretrain(args: PretrainArgs): Promise<number> {
@@ -161,7 +170,13 @@ async function pretrain(args: PretrainArgs): Promise<number> {
 function presetConfig(id: string): Experiment {
   const p = presetById(id);
   if (!p)
-    throw new UsageError(`--preset: no preset "${id}"; presets: ${PRESETS.map((q) => q.id).join(', ')}`);
+    throw new UsageError(
+      `${unknownName(
+        `--preset: no preset "${id}"`,
+        id,
+        PRESETS.map((q) => q.id),
+      )} (npm run lab -- presets lists them)`,
+    );
   return p.config;
 }
 
@@ -216,7 +231,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const args = parseCli(argv);
     if (args.command === 'help') {
-      console.log(HELP);
+      console.log(helpFor(args.topic));
       return 0;
     }
     if (args.command === 'interop') return runInterop(args.argv);

@@ -39,15 +39,22 @@ function fields(): Field[] {
   return (known = out);
 }
 
-/** Edit distance (insertions, deletions, substitutions), case-insensitive. */
+/**
+ * Edit distance (insertions, deletions, substitutions, and two neighbours swapped counting as
+ * one: `snyc` is one typo from `sync`), case-insensitive.
+ */
 function distance(a: string, b: string): number {
   [a, b] = [a.toLowerCase(), b.toLowerCase()];
+  let before: number[] = [];
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++)
+    for (let j = 1; j <= b.length; j++) {
       next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        next[j] = Math.min(next[j], before[j - 2] + 1);
+    }
+    [before, row] = [row, next];
   }
   return row[b.length];
 }

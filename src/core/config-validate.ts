@@ -12,6 +12,7 @@ import { runLabel } from './config-run';
 import { LIVE, type LiveParam } from './live-params';
 import { isRecord, renameRolesInConfig } from './renamed-roles';
 import { labelRunsByEstimator } from './run-labels';
+import { refusalWords } from './config-words';
 
 /** One problem with an input, named by its dotted path (e.g. `runs.1.estimator`). */
 export interface FieldError {
@@ -28,11 +29,13 @@ export interface FieldError {
   hint?: string;
 }
 
-/** One refusal as text, `path: message` and its hint (the CLI's lines, a sweep's, a run state's). */
-export const fieldErrorText = (e: FieldError): string =>
-  `${e.path}: ${e.message}${e.hint ? `; ${e.hint}` : ''}`;
+/**
+ * One refusal as text in the page's words, named by its key: "rollout.groupSize must be at most
+ * 32; got '999'" (the CLI's lines, a sweep's, a run state's; config-words.ts).
+ */
+export const fieldErrorText = (e: FieldError): string => `${e.path}${refusalWords(e)}`;
 
-/** Field errors on one line, `path: message; …` (how a sweep, a sweep map and a run state say them). */
+/** Field errors on one line, `path must …; …` (how a sweep, a sweep map and a run state say them). */
 export const fieldErrorsText = (errors: readonly FieldError[]): string =>
   errors.map(fieldErrorText).join('; ');
 

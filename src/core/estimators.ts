@@ -4,7 +4,8 @@
  * (docs/estimator-algebra.md#estimator-algebra), its doc, where it applies, and its normalization
  * set in plain words. Everything else reads this table: the schema's names (config-run.ts), a run's
  * default label (run-labels.ts), the same-batch statistics (metrics.ts), the page's estimator menu,
- * chart titles and rollout inspector, and the computation (rl/advantage.ts), which holds no words.
+ * chart titles, rollout inspector and run colours, and the computation (rl/advantage.ts), which
+ * holds no words.
  * Adding an estimator is one entry here. Pure: no tfjs, no DOM.
  */
 import { defOf, setsText, type AlgebraFields, type EstimatorDef } from './advantage-sets';
@@ -20,6 +21,13 @@ interface EstimatorSpec extends EstimatorDef {
   applies: string;
   /** The values of a row's normalization set, in plain words (turn: the agent's call index, 0-based). */
   within: (agent: string, turn: number) => string;
+  /**
+   * Its colour wherever a run of it is drawn or named (charts, legends, the status bar, Findings,
+   * the Map, imports, exported images): Okabe–Ito's, told apart in colour-blind palettes.
+   */
+  color: string;
+  /** Other names a run of it goes by (a preset's run label, another tool's spelling), to know an imported run by. */
+  aka?: readonly string[];
 }
 
 /** The named estimators, keyed by the config's names, in the order menus and tables list them. */
@@ -36,6 +44,7 @@ export const ESTIMATORS = {
     meanOver: ['group'],
     stdOver: ['group'],
     within: () => 'the G trajectory scores of its question',
+    color: '#d55e00',
   },
   drmas: {
     label: 'Dr. MAS',
@@ -49,6 +58,7 @@ export const ESTIMATORS = {
     meanOver: ['group', 'agent'],
     stdOver: ['group', 'agent'],
     within: (agent) => `agent ${agent}’s rows over the G rollouts of its question`,
+    color: '#0072b2',
   },
   atgrpo: {
     label: 'AT-GRPO',
@@ -61,6 +71,7 @@ export const ESTIMATORS = {
     meanOver: ['group', 'agent', 'turn'],
     stdOver: ['group', 'agent', 'turn'],
     within: (agent, turn) => `agent ${agent}’s call-${turn + 1} rows over the G rollouts of its question`,
+    color: '#cc79a7',
   },
   'global-step': {
     label: 'global step-level',
@@ -74,6 +85,8 @@ export const ESTIMATORS = {
     meanOver: ['group'],
     stdOver: ['group'],
     within: () => 'every row of the G rollouts of its question',
+    color: '#009e73',
+    aka: ['Step-level'],
   },
   magrpo: {
     label: 'MAGRPO',
@@ -86,6 +99,7 @@ export const ESTIMATORS = {
     meanOver: ['group', 'agent', 'turn'],
     stdOver: 'none',
     within: (agent, turn) => `agent ${agent}’s call-${turn + 1} rows over the G rollouts of its question`,
+    color: '#e69f00',
   },
   mars2: {
     label: 'MARS2',
@@ -98,6 +112,7 @@ export const ESTIMATORS = {
     meanOver: ['group'],
     stdOver: ['group'],
     within: () => 'every node of its tree, all agents together',
+    color: '#56b4e9',
   },
 } as const satisfies Record<string, EstimatorSpec>;
 
@@ -125,6 +140,52 @@ export const ESTIMATOR_OPTIONS = Object.fromEntries([
   }),
   ['custom', CUSTOM],
 ]) as Record<EstimatorChoice, { label: string; doc: string }>;
+
+/**
+ * Colours for a run whose estimator's own colour an earlier run took (two GRPO runs), a `custom`
+ * run and an imported run named after no estimator: none is an estimator's.
+ */
+const SPARE_COLORS = ['#000000', '#8c564b', '#999933', '#882255', '#7f7f7f'] as const;
+
+/**
+ * Each run's colour, in order: its estimator's own where no earlier run (nor `taken`, the colours
+ * already drawn) has it, else the first spare no run has. So a colour never stands for two
+ * estimators, and Dr. MAS is one blue in a two-run, a three-run and an imported session.
+ * `undefined` is an estimator not known (an imported run's name says none).
+ */
+export function runColors(
+  estimators: readonly (EstimatorChoice | undefined)[],
+  taken: readonly string[] = [],
+): string[] {
+  const used = new Set(taken);
+  return estimators.map((e) => {
+    const own = e && e !== 'custom' ? ESTIMATORS[e].color : undefined;
+    const color =
+      own && !used.has(own)
+        ? own
+        : (SPARE_COLORS.find((c) => !used.has(c)) ?? SPARE_COLORS[used.size % SPARE_COLORS.length]);
+    used.add(color);
+    return color;
+  });
+}
+
+const squashed = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * The named estimator a run's name says (an imported run's: `grpo_seed2`, `Dr. MAS (imported)`),
+ * by its id, label or another name it goes by, the longest that fits (`magrpo` is not `grpo`);
+ * undefined where none does.
+ */
+export function estimatorNamed(name: string): EstimatorName | undefined {
+  const text = squashed(name);
+  let best: { e: EstimatorName; length: number } | undefined;
+  for (const e of ESTIMATOR_NAMES) {
+    const spec: EstimatorSpec = ESTIMATORS[e];
+    for (const n of [e, spec.label, ...(spec.aka ?? [])].map(squashed))
+      if (text.includes(n) && n.length > (best?.length ?? 0)) best = { e, length: n.length };
+  }
+  return best?.e;
+}
 
 /** Looks a named estimator up; an unknown name throws with the valid list. */
 export const getEstimator = (name: string): EstimatorSpec => lookup(ESTIMATORS, 'advantage estimator', name);

@@ -128,6 +128,12 @@ export const ADVANTAGE_DIAGNOSTICS = {
   amplification: 'amplification',
   /** The same with global-step's baseline: μ_q and σ_q (unbiased) over all of q's rows pooled (docs/estimators.md#the-amplification-factor). */
   amplificationRows: 'amplification_rows',
+  /**
+   * Share of this agent's rows whose reward is their trajectory's score (the mean of its rows'
+   * rewards): at 1 every row carries its trajectory's reward, the case where `amplification` is
+   * the agent's E[A²] under GRPO; below 1 (own rewards, dials, penalties) it predicts nothing.
+   */
+  carried: 'traj_reward_share',
 } as const;
 export type AdvantageDiagnostic = keyof typeof ADVANTAGE_DIAGNOSTICS;
 type AdvantageStat = (typeof ADVANTAGE_DIAGNOSTICS)[AdvantageDiagnostic];

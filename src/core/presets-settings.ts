@@ -60,9 +60,9 @@ export const SETTING_PRESETS: readonly Preset[] = [
   },
   {
     id: 'sync-own-scaled',
-    title: 'Where they part: own rewards, one agent ×8 (sync-own)',
+    title: 'Where they part: own rewards, Alice’s ×8 (sync-own)',
     lookFor:
-      'Beside the sync control, the setting where the mechanism map found the estimators part: each agent rewarded for its own part, Alice’s rewards ×8, one model per agent. Look for: Bob’s own success (agent/bob/own_success), higher under Dr. MAS than GRPO, and lower under Step-level.',
+      'Where the mechanism map found the estimators part: each agent rewarded for its own part, Alice’s ×8. Look for: Bob’s own success (agent/bob/own_success), higher under Dr. MAS than GRPO, and lower under Step-level.',
     blurb:
       'sync-own with reward.scale.alice=8 and per-agent models. GRPO’s trajectory score becomes mostly ' +
       'Alice’s outcome, so Bob’s rows inherit it; Dr. MAS normalizes each agent by its own statistics. ' +
@@ -197,7 +197,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
   },
   {
     id: 'sync-own',
-    title: 'Own rewards, fast (sync-own): the dials’ setting',
+    title: 'Own rewards, unscaled (sync-own): where the dials start',
     blurb:
       'sync with each agent rewarded for its own part (Alice: echo the word; Bob: mirror what she said), so ' +
       'the agents’ rows carry their own rewards and agent/<a>/own_success says whose learning slowed. Scale one ' +

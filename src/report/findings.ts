@@ -244,8 +244,20 @@ function comparisonCells(c: Comparison): string[][] {
 /** A plain-text table, one row per figure. */
 export const comparisonTable = (c: Comparison): string => textTable(comparisonCells(c));
 
-/** The same cells as CSV (RFC 4180 quoting). */
-export const comparisonCsv = (c: Comparison): string => csvText(comparisonCells(c));
+/**
+ * The same cells as CSV (RFC 4180 quoting). With `source` (the page's export), two last columns
+ * name the experiment on every row, its title and its link, so a CSV read alone says what it
+ * compares; the columns before them are the table's.
+ */
+export function comparisonCsv(c: Comparison, source?: { experiment: string; link: string }): string {
+  const cells = comparisonCells(c);
+  if (!source) return csvText(cells);
+  const [head, ...rows] = cells;
+  return csvText([
+    [...head, 'experiment', 'link'],
+    ...rows.map((r) => [...r, source.experiment, source.link]),
+  ]);
+}
 
 /** Header + rows of cells as aligned plain text, the header underlined. */
 export function textTable([head, ...rows]: readonly string[][]): string {

@@ -85,7 +85,9 @@ const comparison = z.strictObject({
 const agentDifference = z.strictObject({
   agent,
   amplification: orNaN,
+  carried: orNaN,
   scale: orNaN,
+  rms: z.strictObject({ grpo: orNaN, drmas: orNaN }),
   corr: orNaN,
   gradRatio: orNaN,
   sentence: text,

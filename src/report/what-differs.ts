@@ -21,8 +21,12 @@ export interface AgentDifference {
   agent: string;
   /** Mean over the batches of the agent's amplification (GRPO's E[A²] factor; NaN if never defined). */
   amplification: number;
+  /** Mean over the batches of the share of its rows that carry their trajectory's score (NaN where not recorded). */
+  carried: number;
   /** √(E[A²] under Dr. MAS / E[A²] under GRPO), pooled over the batches: Dr. MAS's advantage scale in GRPO's units. */
   scale: number;
+  /** Each estimator's advantage scale, √E[A²] pooled over the batches: the card's paired bars. */
+  rms: { grpo: number; drmas: number };
   /** Mean over the batches of the correlation of the two estimators' advantages on its rows (NaN when not measured). */
   corr: number;
   /** Dr. MAS's pre-clip gradient norm over GRPO's at the same weights (NaN without diagnostics.shadowGradNorm). */
@@ -69,28 +73,38 @@ const DIFFERS_WORDS = {
     scores: 'its groups’ trajectory scores',
     tied: 'its groups’ rollouts tied',
     carry: 'the trajectory scores',
+    one: 'trajectory',
+    its: 'its trajectory’s',
   },
   nodes: {
     scores: 'the node scores of its trees',
     tied: 'the nodes of its trees tied',
     carry: 'their nodes’ scores',
+    one: 'node',
+    its: 'its node’s',
   },
 } as const;
 type Words = (typeof DIFFERS_WORDS)[keyof typeof DIFFERS_WORDS];
+
+/** Every row, up to the rounding of a mean over batches: below this, amplification does not apply. */
+const CARRIED = 1 - 1e-9;
 
 const AGREE = (corr: number) =>
   corr >= 0.99 ? 'almost exactly' : corr >= 0.9 ? 'closely' : corr >= 0.5 ? 'partly' : 'little';
 
 /**
- * Amplification in words: where the agent's rewards sit against its groups' trajectory scores.
- * It predicts GRPO's E[A²] for the agent only where its rows carry their trajectory's reward, so
- * the words describe the rewards and leave the advantages to the measured scale. Rows that carry
- * exactly the scores score (G − 1)/G, not 1 (the std is the unbiased one: docs/estimators.md#the-amplification-factor),
- * so the bands are around that level when the group's size G is known: 0.75 at G = 4 is "where
- * the scores are", not "narrower".
+ * Amplification in words, after the measured scale. It predicts GRPO's E[A²] for the agent only
+ * where every one of its rows carries its trajectory's reward (docs/estimators.md#the-amplification-factor):
+ * there it is said with where the rewards sit; elsewhere (own rewards, a dial, a per-row penalty)
+ * one clause says why it does not apply, and the number, which would contradict the measured
+ * scale, is left to its chart. Rows that carry exactly the scores score (G − 1)/G, not 1 (the std
+ * is the unbiased one), so the bands are around that level when the group's size G is known: 0.75
+ * at G = 4 is "where the scores are", not "narrower".
  */
-function amplificationWords(amp: number, w: Words, groupSize?: number): string {
+function amplificationWords(amp: number, carried: number, w: Words, groupSize?: number): string {
   if (!Number.isFinite(amp)) return 'Its amplification is undefined: none of its groups had spread rewards';
+  if (carried < CARRIED)
+    return `Amplification does not apply to it: ${carried === 0 ? 'none' : `only ${Math.round(carried * 100)} %`} of its rows carry their ${w.one}’s reward, while GRPO weighs every row by ${w.its} score`;
   const level = groupSize && groupSize > 1 ? (groupSize - 1) / groupSize : 1;
   const where =
     amp > 1.25 * level
@@ -98,7 +112,11 @@ function amplificationWords(amp: number, w: Words, groupSize?: number): string {
       : amp < 0.8 * level
         ? `its rewards spread narrower than ${w.scores}`
         : `its rewards sit about where ${w.scores} do`;
-  return `Its amplification is ${f2(amp)}: ${where}`;
+  // Runs recorded before traj_reward_share existed (or imported) do not say whether rows carried it.
+  const when = Number.isFinite(carried)
+    ? `its rows carry their ${w.one}’s reward, so this is GRPO’s E[A²] for it`
+    : `it predicts GRPO’s E[A²] for it only if its rows carry their ${w.one}’s reward, which this run did not record`;
+  return `Its amplification is ${f2(amp)} (${when}): ${where}`;
 }
 
 function describeAgent(
@@ -107,7 +125,7 @@ function describeAgent(
   w: Words,
   groupSize?: number,
 ): string {
-  const amp = amplificationWords(d.amplification, w, groupSize);
+  const amp = amplificationWords(d.amplification, d.carried, w, groupSize);
   if (!Number.isFinite(d.scale))
     return d.tied
       ? `Every advantage the ${d.agent} agent got on these batches is 0 under both estimators: ${w.tied}, so there is nothing to weigh.`
@@ -118,7 +136,7 @@ function describeAgent(
   const grad = Number.isFinite(d.gradRatio)
     ? `Measured at the same weights, Dr. MAS’s gradient for it is ${f2(d.gradRatio)}× GRPO’s`
     : `Its rows pull on the gradient about ${f2(d.scale)}× as hard under Dr. MAS${direction(d.corr)}`;
-  return `On these batches Dr. MAS gives the ${d.agent} agent ${f2(d.scale)}× GRPO’s advantage scale, and ${agree}. ${grad}. ${amp}.`;
+  return `Dr. MAS gives the ${d.agent} agent ${f2(d.scale)}× GRPO’s advantage scale, and ${agree}. ${grad}. ${amp}.`;
 }
 
 /**
@@ -158,7 +176,9 @@ export function whatDiffers(
     const diff = {
       agent,
       amplification: meanOf(col(agentKey(agent, 'amplification'))),
+      carried: meanOf(col(agentKey(agent, 'traj_reward_share'))),
       scale: gm > 0 ? Math.sqrt(dm / gm) : NaN,
+      rms: { grpo: Math.sqrt(gm), drmas: Math.sqrt(dm) },
       corr: meanOf(corrs),
       gradRatio: gg > 0 ? dg / gg : NaN,
     };
@@ -185,6 +205,7 @@ export const differsKeys = (agents: readonly string[]): string[] => [
   M.step,
   ...agents.flatMap((a) => [
     agentKey(a, 'amplification'),
+    agentKey(a, 'traj_reward_share'),
     agentKey(a, 'calls'),
     ...PAIR.flatMap((e) => SAME_BATCH_STATS.map((s) => agentSameBatchKey(a, e, s))),
   ]),

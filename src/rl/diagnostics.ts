@@ -80,6 +80,20 @@ function amplificationTerms(rows: readonly AdvantageRow[]): Map<string, Record<B
   return terms;
 }
 
+/**
+ * Per row, whether its reward is its trajectory's score (the mean of the trajectory's rows'
+ * rewards), up to the rounding of that mean: where it is for every row of an agent, its
+ * amplification is its E[A²] under GRPO (amplificationTerm).
+ */
+function carriesScore(rows: readonly AdvantageRow[]): boolean[] {
+  const carries: boolean[] = [];
+  for (const idx of groupIndices(rows, (r) => idKey([r.group, r.traj])).values()) {
+    const score = mean(idx.map((i) => rows[i].reward));
+    for (const i of idx) carries[i] = Math.abs(rows[i].reward - score) <= 1e-9 * Math.max(1, Math.abs(score));
+  }
+  return carries;
+}
+
 /** Per-agent stats of a batch whose advantages are already computed (row order). */
 export function computeStats(
   rows: readonly AdvantageRow[],
@@ -87,6 +101,7 @@ export function computeStats(
   counts: SetCounts,
 ): AdvantageStats {
   const terms = amplificationTerms(rows);
+  const carries = carriesScore(rows);
   const agents: Record<string, AgentStats> = {};
   for (const [agent, idx] of groupIndices(rows, (r) => String(r.agent))) {
     const rewards = idx.map((i) => rows[i].reward);
@@ -102,6 +117,7 @@ export function computeStats(
       advMax: adv.reduce((a, b) => Math.max(a, b)),
       amplification: amp?.traj.length ? mean(amp.traj) : NaN,
       amplificationRows: amp?.rows.length ? mean(amp.rows) : NaN,
+      carried: idx.filter((i) => carries[i]).length / idx.length,
     };
   }
   return { agents, ...counts };

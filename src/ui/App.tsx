@@ -15,8 +15,8 @@ import { BackendPanel } from './panels/BackendPanel';
 import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
-import { FieldErrors } from './panels/FieldErrors';
 import { Intro } from './panels/Intro';
+import { JumpMenu } from './panels/JumpMenu';
 import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
 import { OtherTools } from './panels/OtherTools';
@@ -26,6 +26,7 @@ import { SweepMap } from './panels/SweepMap';
 import { Labelled } from './panels/Labelled';
 import { PastSessionsButton, PendingChange } from './panels/SessionPrompt';
 import { UpdateNotice } from './panels/UpdateNotice';
+import { UrlAlert } from './panels/UrlAlert';
 import { WhatDiffers } from './panels/WhatDiffers';
 import { WorkflowPanel, WorkflowWanted } from './panels/WorkflowPanel';
 import { runsTitle } from './config-edit';
@@ -60,23 +61,6 @@ function useBackendProbe() {
       probe.cancel();
     };
   }, [requested, preset, nonce, threads]);
-}
-
-function UrlAlert() {
-  const errors = useLab((s) => s.urlErrors);
-  const badLink = useLab((s) => s.badLink);
-  const shownInstead = useLab((s) => s.shownInstead);
-  if (errors.length === 0) return null;
-  return (
-    <div role="alert" className="alert" data-testid="url-alert">
-      <strong>This link could not be opened; showing {shownInstead} instead.</strong>
-      <FieldErrors errors={errors} />
-      <p className="bad-link">
-        The link asked for <code data-testid="bad-link">{badLink}</code>; the address bar now holds the
-        experiment shown.
-      </p>
-    </div>
-  );
 }
 
 /** A link read with a rename (plan's old role names) says so once; the address bar has today's names. */
@@ -307,11 +291,15 @@ function Lab() {
           </h1>
           <Controls />
           <CopyLink />
+          <JumpMenu />
           <PastSessionsButton />
         </header>
         <PendingChange />
         <StatusBar />
       </div>
+      {/* A refused link's alert first, at full width: a phone's first screen shows it. */}
+      <UrlAlert />
+      <WorkflowWanted />
       <Intro />
       <div className={hasRuns ? 'layout has-runs' : 'layout'}>
         <aside className="sidebar">
@@ -326,8 +314,6 @@ function Lab() {
         <main>
           <UpdateNotice />
           <OpenedBanner />
-          <UrlAlert />
-          <WorkflowWanted />
           <UrlNote />
           <SessionErrors />
           <PersistAlert />

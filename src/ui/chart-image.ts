@@ -1,8 +1,9 @@
 /**
  * A chart as an image that names what it shows: its title, a legend (each line's run and agent
- * name in its colour and dash) and the axis names around the plot's SVG. One layout, measured
- * with canvas text metrics, is painted to a 2× PNG or written out as an SVG
- * (docs/charts.md#exports).
+ * name in its colour and dash), the axis names around the plot's SVG, and under it the data's
+ * extent and the experiment it came from (its title and link), so a picture pasted elsewhere
+ * still says what it is. One layout, measured with canvas text metrics, is painted to a 2× PNG or
+ * written out as an SVG (docs/charts.md#exports).
  */
 import { downloadBlob } from './export';
 
@@ -12,6 +13,11 @@ export interface ChartImageParts {
   series: { name: string; color: string; dash: string }[];
   xName: string;
   yName: string;
+  /**
+   * Lines under the plot, each wrapped to the image's width (a link is cut anywhere): what the
+   * data spans (the axes round past it), then the experiment's title and link.
+   */
+  notes?: string[];
 }
 
 const PAD = 10;
@@ -39,7 +45,40 @@ interface Layout {
   plot: { x: number; y: number; width: number; height: number };
 }
 
-/** Where everything goes: title lines (wrapped), legend rows (wrapped), the plot, the axis names. */
+/**
+ * `text` in lines no wider than `inner` in the context's font: wrapped on spaces, and a word
+ * wider than a line (a link) cut where it reaches the edge.
+ */
+function wrap(ctx: CanvasRenderingContext2D, text: string, inner: number): string[] {
+  const fits = (t: string) => ctx.measureText(t).width <= inner;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (fits(next)) {
+      line = next;
+      continue;
+    }
+    // A word that fits a line of its own starts one; a longer one goes on here and is cut.
+    if (fits(word)) {
+      lines.push(line);
+      line = word;
+      continue;
+    }
+    if (line) line += ' ';
+    for (const ch of word) {
+      if (line && !fits(line + ch)) {
+        lines.push(line);
+        line = '';
+      }
+      line += ch;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** Where everything goes: title lines (wrapped), legend rows (wrapped), the plot, the axis names, the notes. */
 function layout(ctx: CanvasRenderingContext2D, p: ChartImageParts, plotW: number, plotH: number): Layout {
   const family = getComputedStyle(document.documentElement).fontFamily || 'sans-serif';
   const width = Math.max(plotW + Y_NAME + 2 * PAD, 320);
@@ -49,17 +88,7 @@ function layout(ctx: CanvasRenderingContext2D, p: ChartImageParts, plotW: number
   let y = PAD;
   // Title, wrapped on words.
   ctx.font = TITLE_FONT(family);
-  let line = '';
-  const lines: string[] = [];
-  for (const word of p.title.split(' ')) {
-    const next = line ? `${line} ${word}` : word;
-    if (line && ctx.measureText(next).width > inner) {
-      lines.push(line);
-      line = word;
-    } else line = next;
-  }
-  lines.push(line);
-  for (const l of lines) {
+  for (const l of wrap(ctx, p.title, inner)) {
     texts.push({ text: l, x: PAD, y: y + 14, font: TITLE_FONT(family), color: '#1d232b' });
     y += 19;
   }
@@ -87,7 +116,14 @@ function layout(ctx: CanvasRenderingContext2D, p: ChartImageParts, plotW: number
     ...axis,
   });
   texts.push({ text: p.yName, x: PAD + 8, y: y + plotH / 2, vertical: true, ...axis });
-  return { width, height: y + plotH + 20, texts, swatches, plot };
+  y += plotH + 20;
+  ctx.font = axis.font;
+  for (const note of p.notes ?? [])
+    for (const l of wrap(ctx, note, inner)) {
+      texts.push({ text: l, x: PAD, y: y + 11, ...axis });
+      y += 14;
+    }
+  return { width, height: y + (p.notes?.length ? PAD : 0), texts, swatches, plot };
 }
 
 /** The plot's SVG as standalone markup of its on-screen size, in the page's font. */

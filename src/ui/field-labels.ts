@@ -6,6 +6,9 @@
 import { LIVE, LIVE_PARAMS } from '../core/live-params';
 import type { Experiment } from '../core/config';
 import type { FieldError } from '../core/config-validate';
+import { refusalWords } from '../core/config-words';
+// The words of a refusal are core's (config-words.ts), so the CLI says them too; the page reads them here.
+export { echoed, plainMessage } from '../core/config-words';
 
 /** How each run samples: its own rollout.sampling, else the experiment's. */
 const samplings = (c: Experiment) => c.runs.map((r) => r.rollout.sampling ?? c.rollout.sampling);
@@ -87,54 +90,6 @@ export const labelOf = (path: string, config?: Experiment): string | undefined =
 const errorLabel = (e: FieldError, config?: Experiment): string | undefined =>
   e.message === 'unknown field' ? undefined : labelFor(e.path, (i) => e.run ?? config?.runs[i]?.label);
 
-/** zod's type names as a reader says them ("must be a number"). */
-const KINDS: Record<string, string> = {
-  number: 'a number',
-  string: 'text',
-  boolean: 'true or false',
-  object: 'a group of fields',
-  array: 'a list',
-};
-
-const BOUNDS = { '<=': 'at most', '<': 'less than', '>=': 'at least', '>': 'more than' } as const;
-
-/**
- * A refusal in plain words, as what the field must be: "Too big: expected number to be <=32" →
- * "must be at most 32". The one home of this wording: the bad-link alert, the JSON editor, the
- * inline fields and Train's reasons all read it. A prefix the schema puts before zod's words
- * ("learning rate at step 179: ") is kept, unless `named`: the field's label already says the
- * field and the step ("GRPO run: Learning rate at step 179"). A message it does not know is
- * returned as it is.
- */
-export function plainMessage(message: string, named = false): string {
-  const [, prefix, rest] = /^(.* at step \S+: )?(.*)$/s.exec(message)!;
-  const plain = plainPredicate(rest);
-  if (!prefix || named) return plain;
-  // After "live change at step 5: " only a bound or a type reads well; "unknown field" stays.
-  return prefix + (plain.startsWith('must ') ? plain : rest);
-}
-
-function plainPredicate(m: string): string {
-  let r: RegExpExecArray | null;
-  if ((r = /^Too (?:big|small): expected number to be ([<>]=?)(.+)$/.exec(m)))
-    return `must be ${BOUNDS[r[1] as keyof typeof BOUNDS]} ${r[2]}`;
-  if (m === 'Too small: expected string to have >=1 characters') return 'must not be empty';
-  if ((r = /^Too (?:big|small): expected string to have ([<>]=?)(\d+) characters$/.exec(m)))
-    return `must have ${BOUNDS[r[1] as keyof typeof BOUNDS]} ${r[2]} characters`;
-  if (/^Invalid input: expected \w+, received undefined$/.test(m)) return 'is missing';
-  if ((r = /^Invalid input: expected (\w+), received \w+$/.exec(m)) && r[1] in KINDS)
-    return `must be ${KINDS[r[1]]}`;
-  if ((r = /^Invalid option: expected one of (.+)$/.exec(m)))
-    return `must be one of: ${r[1]
-      .split('|')
-      .map((o) => o.replace(/^"(.*)"$/, '$1'))
-      .join(', ')}`;
-  if (m === 'expected a whole number') return 'must be a whole number';
-  if (m === 'unknown field') return 'is not a field of an experiment';
-  if (m === 'given twice') return 'is given twice';
-  return m;
-}
-
 /**
  * A refusal as the page says it: the field's label (none where the field has no label: it is
  * named by its key), then the words after it, the plain message and the link's own text for it
@@ -143,10 +98,7 @@ function plainPredicate(m: string): string {
  */
 export function refusal(e: FieldError, config?: Experiment): { label?: string; text: string } {
   const label = errorLabel(e, config);
-  const plain = plainMessage(e.message, label !== undefined);
-  const got = e.got === undefined ? '' : `; got '${e.got}'`;
-  const hint = e.hint ? `; ${e.hint}` : '';
-  return { label, text: `${/^(must|is) /.test(plain) ? ' ' : ': '}${plain}${got}${hint}` };
+  return { label, text: refusalWords(e, label !== undefined) };
 }
 
 /**

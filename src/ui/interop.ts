@@ -6,6 +6,7 @@
  * and the session's runs go out as TensorBoard event files or as Dr. MAS launch scripts.
  */
 import { evalKsOf } from '../core/metrics';
+import { estimatorNamed, runColors } from '../core/estimators';
 import { encodeExperiment } from '../core/url';
 import { readInFolder } from '../interop/import';
 import { runCardText } from '../interop/lab-exports';
@@ -24,7 +25,7 @@ import type { RunId } from '../workers/protocol';
 import { downloadBlob, fileName, stamp } from './export';
 import { controller } from './session/page';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
-import { addError, runColor, setSession, useLab } from './session/store';
+import { addError, boardRuns, setSession, useLab } from './session/store';
 import type { RunView, StoredRun } from './session/store';
 
 /** Legend indices of imported runs start here, clear of the experiment's runs (at most 6). */
@@ -149,22 +150,30 @@ export async function openLinkedResult(url: string): Promise<boolean> {
 
 /**
  * Puts stored imported runs on the charts (read-only, no worker). Seeds of one group share a
- * legend entry and a colour, across imports too, so the index is chosen here, not stored.
+ * legend entry and a colour, across imports too, so the index is chosen here, not stored. A
+ * group's colour is the estimator its name says (estimatorNamed: `grpo_seed2` is GRPO's), unless
+ * a run on the board has it already: a colour never stands for two estimators.
  */
 function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonly Float64Array[]>): void {
-  const groups = new Map(useLab.getState().imported.map((r) => [baseLabel(r.label), r.runIndex]));
+  const s = useLab.getState();
+  const groups = new Map(s.imported.map((r) => [baseLabel(r.label), r.runIndex]));
+  const colors = new Map(s.imported.map((r) => [baseLabel(r.label), r.color]));
+  const taken = [...boardRuns(s), ...s.imported].map((r) => r.color);
   const added = runs.map((run): RunView => {
     const mine = frames.get(run.id) ?? [];
     restoreRunData(run.id, run.keys, [...mine]);
     const group = baseLabel(run.label);
     if (!groups.has(group)) groups.set(group, Math.max(IMPORTED_INDEX - 1, ...groups.values()) + 1);
-    const runIndex = groups.get(group)!;
+    if (!colors.has(group)) {
+      const [color] = runColors([estimatorNamed(group)], [...taken, ...colors.values()]);
+      colors.set(group, color);
+    }
     return {
       id: run.id,
       label: run.label,
       seed: run.seed,
-      runIndex,
-      color: runColor(2 + runIndex - IMPORTED_INDEX),
+      runIndex: groups.get(group)!,
+      color: colors.get(group)!,
       agents: run.agents,
       evalKs: run.evalKs,
       models: [],

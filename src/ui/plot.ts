@@ -78,6 +78,40 @@ export function logAxis(lo: number, hi: number): Axis {
 }
 
 /**
+ * A chart whose peak stands more than this many decades above the lowest of its lines' medians is
+ * drawn on a log scale by default.
+ */
+export const LOG_DEFAULT_DECADES = 2;
+
+/** The median of the values above 0 (a log scale leaves the others out); NaN where there are none. */
+function positiveMedian(values: ArrayLike<number>): number {
+  const positive = Array.from(values).filter((v) => v > 0 && v < Infinity);
+  if (positive.length === 0) return NaN;
+  positive.sort((x, y) => x - y);
+  const mid = positive.length >> 1;
+  return positive.length % 2 ? positive[mid] : (positive[mid - 1] + positive[mid]) / 2;
+}
+
+/**
+ * How many decades a linear scale has to span above the bulk of the lowest line: from the lowest
+ * of the lines' medians to the highest value of any. A spike (one agent's amplification at 280
+ * over a bulk near 0.9) and lines at different levels (alice's about 70, bob's about 0.9) both
+ * flatten a line against the axis; a dip toward 0 does not (a median ignores it). Values at or
+ * below 0 are left out, as a log scale leaves them out.
+ */
+export function spikeDecades(lines: readonly ArrayLike<number>[]): number {
+  let peak = -Infinity;
+  let floor = Infinity;
+  for (const line of lines) {
+    const m = positiveMedian(line);
+    if (!(m > 0)) continue;
+    floor = Math.min(floor, m);
+    for (let i = 0; i < line.length; i++) if (line[i] < Infinity) peak = Math.max(peak, line[i]);
+  }
+  return floor < peak ? Math.log10(peak / floor) : 0;
+}
+
+/**
  * The x axis: from `first` to a round bound at or past `last` (1, 1.5, 2, 3, 4, 5, 6 or 8 × 10^k,
  * and at least `least`), with ~5 whole-number ticks. The bound moves about nine times a decade,
  * not every step, so a refresh with one more step leaves the axis, grid and markers as they are

@@ -17,7 +17,7 @@ import { restoreRunData } from './run-data';
 import { controller } from './session/page';
 import type { StoredFrame } from './session/recorder';
 import { recordedSteps, usableStates } from './session/resume-point';
-import { addError, chooseConfig, setExperiment, useLab } from './session/store';
+import { addError, chooseConfig, runColor, setExperiment, useLab } from './session/store';
 import { linkFiles } from './workflow-open';
 import type { RunView, StoredSession } from './session/store';
 
@@ -45,7 +45,8 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
         label: r.label,
         seed: r.seed,
         runIndex: r.runIndex,
-        color: r.color,
+        // Its estimator's colour today, not the one stored (an older build coloured runs by place).
+        color: runColor(decoded.config.runs, r.runIndex),
         agents: r.agents.map(role),
         models,
         base,

@@ -89,6 +89,11 @@ export function followConfig(state: LabState, prev: LabState): void {
   if (state.config !== prev.config || state.sweep !== prev.sweep) writeHash(linkOf(state));
 }
 
+/** Opens `hash` as if typed in the address bar: read on its `hashchange`, as any link. */
+export function openLink(hash: string): void {
+  window.location.hash = hash;
+}
+
 /**
  * Reads the hash now and on every `hashchange`; resolves once the first link is open (or waits for
  * its files), so what is restored at load is restored under the link's experiment.

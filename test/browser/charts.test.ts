@@ -5,10 +5,11 @@
  * the image (measured in its pixels, not read from the DOM); and the page fits narrow windows,
  * where no chart title is cut off.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FLAT_MIN_STEPS } from '../../src/core/flat';
 import { agentSameBatchKey } from '../../src/core/metrics';
-import { RUNS, TINY, openLab, runsIn, trainEnabled, waitSteps } from './harness';
+import { RUNS, TINY, openLab, runsIn, stepCounts, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 /** The board's longest title on the default runs (a same-batch chart of Dr. MAS). */
@@ -156,8 +157,17 @@ describe('chart board', () => {
     // Log y on the grad norm: ticks at 1, 2, 5 × 10^e, evenly spaced in log(value).
     const chart = 'Pre-clip grad norm';
     await page.locator(`figure[aria-label="${chart}"] .recharts-yAxis-tick-labels`).waitFor();
+    // A chart spanning more than two decades starts on log ('auto', plot.ts); unticked, it is linear.
+    const box = page.locator(`figure[aria-label="${chart}"]`).getByLabel('log y');
+    if (await box.isChecked()) {
+      expect(await page.locator(`figure[aria-label="${chart}"] [data-log]`).getAttribute('data-log')).toBe(
+        'auto',
+      );
+      await box.uncheck();
+      await expect.poll(() => box.isChecked()).toBe(false);
+    }
     const linear = await yTicks(lab, chart);
-    await page.locator(`figure[aria-label="${chart}"]`).getByLabel('log y').check();
+    await box.check();
     await expect.poll(async () => JSON.stringify(await yTicks(lab!, chart))).not.toBe(JSON.stringify(linear));
     // Polled too: `linear` may have been read before the chart's redraw with the last frame (its
     // turn in chart-pump.ts), and that redraw, still linear, differs from it as well.
@@ -202,6 +212,25 @@ describe('chart board', () => {
     ).toBeLessThan(8);
     for (const r of m.runs)
       expect(Math.abs(r.ink - r.measured), `${r.name}: ink ${r.ink} vs ${r.measured}`).toBeLessThan(8);
+
+    // The same layout as SVG, whose words stay text: a readable y axis name (not the key), what the
+    // data spans (the axis rounds past it), and the experiment's name and link, cut to the width.
+    const [svgFile] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download Reward as SVG' }).click(),
+    ]);
+    const texts = [
+      ...readFileSync((await svgFile.path())!, 'utf8').matchAll(/<text [^>]*>([^<]*)<\/text>/g),
+    ].map((t) => t[1].replace(/&amp;/g, '&'));
+    const last = Math.max(...(await stepCounts(lab)));
+    expect(texts).toContain('Reward');
+    expect(texts).not.toContain('reward/mean');
+    expect(texts.find((t) => t.startsWith('Data: '))).toMatch(
+      new RegExp(`^Data: steps 0–${last - 1}; reward/mean from -?[\\d.]+ to -?[\\d.]+\\.$`),
+    );
+    expect(texts.join(' ')).toContain('Experiment: GRPO vs Dr. MAS on sync, its settings in the link.');
+    const link = texts.slice(texts.findIndex((t) => t.startsWith('Link: '))).join('');
+    expect(link.startsWith(`Link: ${page.url()}`), link).toBe(true); // the axes' tick labels follow
     expect(lab.errors).toEqual([]);
   });
 

@@ -77,7 +77,9 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
     return summarize(label, Number(seed), history, ['alice', 'bob'], 2, 2); // eval k 2, reward tail 2 (the field above)
   });
   expect(summaries.map((s) => s.steps)).toEqual([4, 4, 4, 4]);
-  expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(compareSeeds(summaries)));
+  // It names its experiment (no preset's: its runs and task) and its link on every row.
+  const source = { experiment: 'GRPO vs Dr. MAS on sync, its settings in the link', link: page.url() };
+  expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(compareSeeds(summaries), source));
   expect(lab.errors).toEqual([]);
 });
 

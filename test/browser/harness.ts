@@ -261,6 +261,25 @@ export async function clipboardWrite(l: Lab, setting: 'granted' | 'denied'): Pro
   await cdp.send('Browser.setPermission', { permission: { name: 'clipboard-write' }, setting, origin });
 }
 
+/**
+ * Drops a real folder from disk, as the OS does: Chromium's DevTools protocol drag with file paths
+ * (the page walks it with webkitGetAsEntry).
+ */
+export async function dropPaths(l: Lab, paths: string[]): Promise<void> {
+  await l.page.getByTestId('drop-zone').scrollIntoViewIfNeeded(); // a drag lands where it is on screen
+  const box = await l.page.getByTestId('drop-zone').boundingBox();
+  if (!box) throw new Error('no drop zone');
+  const cdp = await l.context.newCDPSession(l.page);
+  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  const data = {
+    items: [{ mimeType: 'text/plain', data: paths.join('\n') }],
+    files: paths,
+    dragOperationsMask: 1,
+  };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const)
+    await cdp.send('Input.dispatchDragEvent', { type, ...at, data });
+}
+
 /** Resolves once Train is enabled (the backend probe passed). */
 export const trainEnabled = (page: Page, timeout = 120_000) =>
   page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, {

@@ -7,6 +7,8 @@
  * - per-agent credit (the `credit` preset's counterfactual run): every row shows its agent's credit
  *   and the outcome of the replay without that agent, credit = outcome − outcome without; without
  *   the answer agent nobody answers, so that outcome is 0. The shared run shows no credit;
+ * - reward dials (`sync-own-scaled`): a scaled agent's row names its raw reward and the one the
+ *   estimator weighed after the dial, an unscaled one's its reward alone;
  * - mcts sampling (MARS2 on math): one entry per search tree, drawn as nested nodes, each with
  *   its generating agent, score and parent, the same as the node list below it; tree and nodes
  *   right of the trajectory table, and under it at 400 px with nothing past the window.
@@ -177,6 +179,31 @@ describe('rollout inspector', () => {
     await showRun(inspector, 'GRPO', 'step 0 · 4 trajectories');
     await inspector.locator('.turn').first().waitFor();
     expect(await inspector.locator('.credit').count()).toBe(0);
+    expect(lab!.errors).toEqual([]);
+  });
+
+  it('names the reward it shows: raw, and what the estimator weighed after the dials', async () => {
+    // sync-own-scaled: alice's rewards ×8. Her row showed "reward 1.00" while her μk read about 6.
+    const exp = tiny('sync-own-scaled', { batchSize: 1, groupSize: 2, runs: ['GRPO'] });
+    expect(exp.reward.scale).toEqual({ alice: 8 });
+    const inspector = await trainOnce(exp);
+    await showRun(inspector, 'GRPO', 'step 0 · 2 trajectories');
+    const turns = inspector.locator('.turn');
+    const seen = new Set<string>();
+    for (let i = 0; i < (await turns.count()); i++) {
+      const agent = (await turns.nth(i).locator('.agent-chip').textContent())!;
+      const text = (await turns.nth(i).locator('.turn-head').textContent())!;
+      seen.add(agent);
+      if (agent === 'alice') {
+        const m = /raw reward (\S+) → (\S+) after ×8/.exec(text);
+        expect(m, text).not.toBeNull();
+        expect(Math.abs(Number(m![2]) - 8 * Number(m![1]))).toBeLessThanOrEqual(0.04); // 2-decimal display
+      } else {
+        expect(text).toMatch(/reward -?\d\.\d\d/);
+        expect(text).not.toContain('raw reward');
+      }
+    }
+    expect([...seen].sort()).toEqual(['alice', 'bob']);
     expect(lab!.errors).toEqual([]);
   });
 

@@ -16,6 +16,7 @@ import {
   TINY,
   everyStep,
   observeLongFrames,
+  dropPaths,
   observeLongTasks,
   openLab,
   stepCounts,
@@ -50,25 +51,6 @@ async function dragged(l: Lab, files: Record<string, Uint8Array>) {
 /** Drops them onto the page's drop zone. */
 async function drop(l: Lab, files: Record<string, Uint8Array>): Promise<void> {
   await l.page.dispatchEvent('[data-testid="drop-zone"]', 'drop', { dataTransfer: await dragged(l, files) });
-}
-
-/**
- * Drops a real folder from disk, as the OS does: Chromium's DevTools protocol drag with file paths
- * (the page walks it with webkitGetAsEntry).
- */
-async function dropPaths(l: Lab, paths: string[]): Promise<void> {
-  await l.page.getByTestId('drop-zone').scrollIntoViewIfNeeded(); // a drag lands where it is on screen
-  const box = await l.page.getByTestId('drop-zone').boundingBox();
-  if (!box) throw new Error('no drop zone');
-  const cdp = await l.context.newCDPSession(l.page);
-  const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-  const data = {
-    items: [{ mimeType: 'text/plain', data: paths.join('\n') }],
-    files: paths,
-    dragOperationsMask: 1,
-  };
-  for (const type of ['dragEnter', 'dragOver', 'drop'] as const)
-    await cdp.send('Input.dispatchDragEvent', { type, ...at, data });
 }
 
 /** A Dr. MAS log folder: <group>/seed<n>/events…, agents planner and coder, eval K 16; groups differ by `gap` in final eval. */

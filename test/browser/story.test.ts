@@ -1,13 +1,14 @@
 /**
- * The first screen's story in real headless Chromium: the question and each preset's line are on
- * screen before Train (and a picked preset's line stays), the question points at the pair sync /
- * sync-own-scaled with buttons that pick them, and after real training the "What differs" card's
+ * The first screen's story in real headless Chromium: the question in a short lead, three starter
+ * presets one line each on the first screen at 1440 and 400 px, the rest folded under More
+ * experiments by question, no Map before a sweep is asked for (a picked preset's line says what to
+ * look for), and after real training the "What differs" card's
  * numbers are the ones the run's own exported same-batch metrics give, computed here by plain
  * arithmetic; on sync it says the estimators are identical. With SHOTS=1 it also
  * writes the screenshots under docs/img/ (docs/page.md#first-screen-and-what-differs).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { PRESETS, presetById } from '../../src/core/presets';
+import { PRESET_QUESTIONS, PRESETS, STARTER_IDS, presetById, presetLine } from '../../src/core/presets';
 import { encodeExperiment } from '../../src/core/url';
 import { downloadCsv, openLab, runsIn, trainEnabled } from './harness';
 import type { Lab } from './harness';
@@ -43,66 +44,92 @@ const pastTheWindow = (l: Lab, selector: string) =>
   );
 
 describe('the first screen tells the story', () => {
-  it('states the question, every preset shows its line, which stays after it is picked, and the intro picks the pair', async () => {
+  it('states the question in a short lead, three starters one line each, the rest folded by question, no empty Map', async () => {
     lab = await openLab();
     const { page } = lab;
+    const presets = page.getByRole('group', { name: 'Presets' });
+    const starters = presets.getByRole('list', { name: 'Start with one of these' });
+    const more = presets.locator('details.more-presets');
     for (const width of [1440, 400]) {
       await page.setViewportSize({ width, height: 900 });
       const intro = page.getByTestId('intro');
       await expect
         .poll(() => intro.getByRole('heading').textContent())
         .toBe('Does normalizing advantages per agent change how a multi-agent system learns?');
-      // The mechanism is open before Train, in the estimators' own terms.
-      expect(await intro.locator('p').first().isVisible()).toBe(true);
+      // The lead defines row, G and advantage where they first appear; the mechanism waits, folded.
+      const lead = intro.getByTestId('intro-lead');
+      expect(await lead.isVisible()).toBe(true);
+      expect(await lead.locator('dfn').allTextContents()).toEqual(['row', 'G', 'advantage']);
+      expect(await intro.locator('details').getAttribute('open')).toBe(null);
       expect(await intro.textContent()).toContain(
         'scores a whole trajectory as the mean of its rows’ rewards',
       );
+      // The three starters and the Train button are on the first screen, at both widths.
+      const fold = await page.evaluate(() => innerHeight);
+      for (const id of STARTER_IDS) {
+        const box = await starters.locator(`li[data-preset="${id}"]`).boundingBox();
+        expect(box!.y + box!.height, `${id} at ${width} px`).toBeLessThanOrEqual(fold);
+      }
+      expect(await page.getByRole('button', { name: 'Train', exact: true }).isVisible()).toBe(true);
       // The header's controls are not this test's: the question and the presets fit the window.
       expect(await pastTheWindow(lab, '[data-testid="intro"]')).toEqual([]);
-      expect(await pastTheWindow(lab, '.presets')).toEqual([]);
+      expect(await pastTheWindow(lab, '.preset-picker')).toEqual([]);
+      // No Map before a sweep exists or is asked for.
+      expect(await page.getByTestId('sweep-map').count()).toBe(0);
       await shot(lab, 'first-screen', width);
     }
-    const presets = page.getByRole('group', { name: 'Presets' });
+    // Starters first, one line each (what it tests); the rest folded, grouped by the question they answer.
+    expect(
+      await starters.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-preset'))),
+    ).toEqual([...STARTER_IDS]);
+    expect(await more.getAttribute('open')).toBe(null);
+    expect(await more.locator('summary').textContent()).toBe(
+      `More experiments (${PRESETS.length - STARTER_IDS.length}), by the question they answer`,
+    );
+    await more.locator('summary').click();
+    expect(await more.locator('h4').allTextContents()).toEqual(PRESET_QUESTIONS.map((q) => q.question));
+    const pressed = () => presets.locator('button[aria-pressed="true"]').allTextContents();
     for (const p of PRESETS) {
       const line = presets.locator(`li[data-preset="${p.id}"] .preset-look`);
-      expect(await line.textContent(), p.id).toBe(p.lookFor);
+      const { tests, lookFor } = presetLine(p);
+      // What it tests on screen; what to look for once picked (the default experiment is picked on load).
+      expect(await line.textContent(), p.id).toBe(p.id === PRESETS[0].id ? `${tests} ${lookFor}` : tests);
       expect(await line.isVisible(), p.id).toBe(true);
+      // One name: the button says the preset's title, as exports and lab presets do.
+      expect(await presets.locator(`li[data-preset="${p.id}"] button`).textContent(), p.id).toBe(p.title);
     }
-    // The default experiment is the first preset: it is marked picked on load.
-    const pressed = () => presets.locator('button[aria-pressed="true"]').allTextContents();
     expect(await pressed()).toEqual([PRESETS[0].title]);
-    const sync = PRESETS.find((p) => p.id === 'sync')!;
+    const sync = presetById('sync')!;
     await presets.getByRole('button', { name: sync.title }).click();
     await expect.poll(pressed).toEqual([sync.title]);
     const line = presets.locator('li[data-preset="sync"] .preset-look');
-    expect(await line.isVisible()).toBe(true);
+    expect(await line.textContent()).toBe(sync.lookFor);
     // Its line describes the picked button (screen readers read it with the button).
     expect(await presets.getByRole('button', { name: sync.title }).getAttribute('aria-describedby')).toBe(
       await line.getAttribute('id'),
     );
-
-    // The intro points at the pair, each with its line and a button that picks it: sync, where
-    // the estimators are identical, and sync-own-scaled, where they part.
-    const pair = page.getByTestId('intro').getByRole('list', { name: 'Two presets to start with' });
-    expect(
-      await pair.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-preset'))),
-    ).toEqual(['sync', 'sync-own-scaled']);
-    const parted = presetById('sync-own-scaled')!;
-    expect(await pair.locator('li[data-preset="sync-own-scaled"]').textContent()).toBe(
-      `sync-own-scaled: where they part ${parted.lookFor}`,
-    );
-    expect(await pair.locator('li[data-preset="sync"]').textContent()).toBe(
-      `sync: where the estimators are identical ${sync.lookFor}`,
-    );
-    await pair.getByRole('button', { name: 'sync-own-scaled: where they part' }).click();
-    await expect.poll(pressed).toEqual([parted.title]);
-    expect(await page.evaluate(() => location.hash)).toBe(`#${encodeExperiment(parted.config)}`);
-    expect(await pair.getByRole('button', { pressed: true }).textContent()).toBe(
-      'sync-own-scaled: where they part',
-    );
-    await pair.getByRole('button', { name: 'sync: where the estimators are identical' }).click();
-    await expect.poll(pressed).toEqual([sync.title]);
     expect(await page.evaluate(() => location.hash)).toBe(`#${encodeExperiment(sync.config)}`);
+    // One under More experiments, picked: its group stays open, its button pressed.
+    const clip = presetById('grad-clip')!;
+    await presets.getByRole('button', { name: clip.title }).click();
+    await expect.poll(pressed).toEqual([clip.title]);
+    expect(await page.evaluate(() => location.hash)).toBe(`#${encodeExperiment(clip.config)}`);
+
+    // The Map comes when asked for (Other tools), with its folder picker.
+    await page.getByTestId('ask-map').click();
+    await page.getByTestId('sweep-map').getByTestId('open-sweep').waitFor({ state: 'attached' });
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('a link to a preset under More experiments opens that group with it pressed', async () => {
+    const liteppo = presetById('liteppo')!;
+    lab = await openLab(`#${encodeExperiment(liteppo.config)}`);
+    const presets = lab.page.getByRole('group', { name: 'Presets' });
+    await expect
+      .poll(() => presets.locator('button[aria-pressed="true"]').allTextContents())
+      .toEqual([liteppo.title]);
+    expect(await presets.locator('details.more-presets').getAttribute('open')).toBe('');
+    expect(await presets.getByRole('button', { name: liteppo.title }).isVisible()).toBe(true);
     expect(lab.errors).toEqual([]);
   });
 
@@ -138,10 +165,22 @@ describe('the first screen tells the story', () => {
       );
       const corr = avg(col(`agent/${a}/shadow/drmas/corr`));
       const amplification = avg(col(`agent/${a}/amplification`).filter(Number.isFinite));
-      const text = await card.locator(`li[data-agent="${a}"]`).textContent();
+      const carried = avg(col(`agent/${a}/traj_reward_share`));
+      const li = card.locator(`li[data-agent="${a}"]`);
+      const text = await li.textContent();
       expect(text).toContain(`Dr. MAS gives the ${a} agent ${scale.toFixed(2)}× GRPO’s advantage scale`);
       expect(text).toContain(`(correlation ${corr.toFixed(2)})`);
-      expect(text).toContain(`Its amplification is ${amplification.toFixed(2)}: `);
+      // Amplification only where it is GRPO's E[A²] for the agent: where every row carries its trajectory's reward.
+      expect(text).toContain(
+        carried === 1
+          ? `Its amplification is ${amplification.toFixed(2)} (`
+          : `Amplification does not apply to it: only ${Math.round(carried * 100)} % of its rows`,
+      );
+      // Its paired bars: each estimator's root mean square advantage.
+      const rms = (e: string) => Math.sqrt(avg(col(`agent/${a}/shadow/${e}/sq_mean`))).toFixed(2);
+      expect(await li.getByRole('img').getAttribute('aria-label')).toBe(
+        `Advantage scale: GRPO ${rms('grpo')}, Dr. MAS ${rms('drmas')}`,
+      );
     }
     await page.setViewportSize({ width: 1440, height: 900 });
     await shot(lab, 'what-differs', 1440, '[data-testid="what-differs"]');

@@ -32,6 +32,8 @@ describe('the Map', () => {
   it("opens a CLI sweep folder, draws the effect against the dial, and its CSV is lab report's table", async () => {
     lab = await openLab();
     const { page } = lab;
+    // No sweep yet: the Map comes when asked for (Other tools).
+    await page.getByTestId('ask-map').click();
     const map = page.getByTestId('sweep-map');
     await map.getByTestId('open-sweep').setInputFiles(out);
     await expect
@@ -161,6 +163,7 @@ describe('the Map', () => {
     mkdirSync(plain);
     writeFileSync(join(plain, 'config.json'), '{}');
     lab = await openLab();
+    await lab.page.getByTestId('ask-map').click();
     const map = lab.page.getByTestId('sweep-map');
     await map.getByTestId('open-sweep').setInputFiles(plain);
     await expect
@@ -174,6 +177,7 @@ describe('the Map', () => {
     async () => {
       lab = await openLab();
       await lab.page.setViewportSize({ width: 1280, height: 900 });
+      await lab.page.getByTestId('ask-map').click();
       const map = lab.page.getByTestId('sweep-map');
       await map.getByTestId('open-sweep').setInputFiles(process.env.MAP_DIR!);
       await expect.poll(() => map.getByTestId('map-status').count(), { timeout: 120_000 }).toBe(1);

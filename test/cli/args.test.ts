@@ -89,8 +89,11 @@ describe('CLI arguments', () => {
   });
 
   it('shows help for no command, help, -h and train --help', () => {
-    for (const argv of [[], ['help'], ['-h'], ['--help'], ['train', '--help']])
+    for (const argv of [[], ['help'], ['-h'], ['--help']])
       expect(parseCli(argv)).toEqual({ command: 'help' });
+    // help COMMAND, and a command's --help, give that command's part (help.ts).
+    expect(parseCli(['help', 'sweep'])).toEqual({ command: 'help', topic: 'sweep' });
+    expect(parseCli(['train', '--help'])).toEqual({ command: 'help', topic: 'train' });
     expect(HELP).toMatch(/--config <file \| URL \| hash>/);
     expect(HELP).toMatch(/metrics\.jsonl/);
   });

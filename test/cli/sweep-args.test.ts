@@ -47,11 +47,16 @@ describe('lab sweep and merge command lines', () => {
     expect(() => parseMerge(['a'])).toThrow('usage: npm run lab -- merge SHARD_DIR… --out DIR');
   });
 
-  it("refuses an unknown option with parseArgs's message and the command's usage (one parser: args.ts parseOptions)", () => {
-    const unknown =
-      "Unknown option '--frob'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--frob\"";
-    expect(() => parseSweep([...base, '--frob'])).toThrow(`${unknown}; npm run lab -- sweep --help`);
-    expect(() => parseMerge(['--frob'])).toThrow(`${unknown}; npm run lab -- merge SHARD_DIR… --out DIR`);
-    expect(() => parseOptions(['--frob'], {})).toThrow(new UsageError(unknown));
+  it("refuses an unknown option with the one it most likely meant, or the command's options, and its usage (one parser: args.ts parseOptions)", () => {
+    expect(() => parseSweep([...base, '--frob'])).toThrow(
+      "Unknown option '--frob'; one of: --config, --workflow, --grid, --steps, --out, --shard, --workers, --backend, --checkpoint-every, --quiet, --help; npm run lab -- sweep --help",
+    );
+    expect(() => parseSweep([...base, '--shrad', '0/2'])).toThrow(
+      "Unknown option '--shrad'; did you mean --shard?; npm run lab -- sweep --help",
+    );
+    expect(() => parseMerge(['--frob'])).toThrow(
+      "Unknown option '--frob'; one of: --out, --help; npm run lab -- merge SHARD_DIR… --out DIR",
+    );
+    expect(() => parseOptions(['--frob'], {})).toThrow(new UsageError("Unknown option '--frob'; one of: "));
   });
 });

@@ -239,7 +239,7 @@ describe('npm run lab -- sweep, merge, report', () => {
     ]);
     expect(value.status).toBe(2);
     expect(value.stderr).toContain(
-      'error: --grid rollout.groupSize=2.5: refused: rollout.groupSize: expected a whole number',
+      'error: --grid rollout.groupSize=2.5: refused: rollout.groupSize must be a whole number',
     );
     const key = lab([
       'sweep',
@@ -274,7 +274,8 @@ describe('npm run lab -- sweep, merge, report', () => {
     expect(lab(['sweep', '--help']).stdout).toContain('--shard i/n');
     expect(lab(['merge', '--help']).stdout).toContain('npm run lab -- merge SHARD_DIR… --out DIR');
     const help = lab(['help']).stdout;
-    expect(help).toMatch(/^ {2}sweep {3}Runs the experiment once per cell/m);
-    expect(help).toMatch(/^ {2}merge {3}Joins the folders/m);
+    expect(help).toMatch(/^ {2}sweep {5}trains the experiment once per cell/m);
+    expect(help).toMatch(/^ {2}merge {5}joins the folders/m);
+    expect(lab(['help', 'all']).stdout).toMatch(/^ {2}sweep {3}Runs the experiment once per cell/m);
   }, 300_000);
 });

@@ -13,8 +13,11 @@ import {
   ESTIMATORS,
   estimatorDef,
   estimatorLabel,
+  estimatorNamed,
   getEstimator,
+  runColors,
 } from '../../src/core/estimators';
+import { PRESETS } from '../../src/core/presets';
 import { agentSameBatchKey, metricKeys, sameBatchEstimators } from '../../src/core/metrics';
 import { lookup } from '../../src/core/registry';
 import { decodeExperiment } from '../../src/core/url';
@@ -76,6 +79,49 @@ describe('an estimator is its entry', () => {
     expect(listing).toEqual([]);
     // The check finds the one table where it lives.
     expect(names(readFileSync(HOME, 'utf8'))).toEqual(ESTIMATOR_NAMES);
+  });
+});
+
+describe('one colour per estimator', () => {
+  it('every estimator has its own colour', () => {
+    const colors = ESTIMATOR_NAMES.map((e) => ESTIMATORS[e].color);
+    expect(new Set(colors).size).toBe(colors.length);
+  });
+
+  it('a run gets its estimator’s colour in every preset, wherever it stands among the runs', () => {
+    // Dr. MAS was blue as a second run and green as a third, where Step-level took blue.
+    for (const p of PRESETS) {
+      const colors = runColors(p.config.runs.map((r) => r.estimator));
+      const first = new Set<string>();
+      p.config.runs.forEach((r, i) => {
+        if (r.estimator !== 'custom' && !first.has(r.estimator))
+          expect(colors[i], `${p.id}: ${r.label}`).toBe(ESTIMATORS[r.estimator].color);
+        first.add(r.estimator);
+      });
+      expect(new Set(colors).size, p.id).toBe(colors.length);
+    }
+    expect(runColors(['grpo', 'drmas'])[1]).toBe(ESTIMATORS.drmas.color);
+    expect(runColors(['grpo', 'global-step', 'drmas'])[2]).toBe(ESTIMATORS.drmas.color);
+  });
+
+  it('a second run of one estimator, a custom run and an unknown one take colours no estimator has', () => {
+    const own = new Set<string>(ESTIMATOR_NAMES.map((e) => ESTIMATORS[e].color));
+    const [grpo, grpo2, custom, unknown] = runColors(['grpo', 'grpo', 'custom', undefined]);
+    expect(grpo).toBe(ESTIMATORS.grpo.color);
+    for (const c of [grpo2, custom, unknown]) expect(own.has(c), c).toBe(false);
+    expect(new Set([grpo2, custom, unknown]).size).toBe(3);
+    // A colour already drawn (an imported Dr. MAS beside a live one) is not given twice.
+    expect(runColors(['drmas'], [ESTIMATORS.drmas.color])[0]).not.toBe(ESTIMATORS.drmas.color);
+  });
+
+  it('knows an imported run’s estimator by its name, the longest name that fits', () => {
+    expect(estimatorNamed('drmas (imported) #2')).toBe('drmas');
+    expect(estimatorNamed('Dr. MAS')).toBe('drmas');
+    expect(estimatorNamed('grpo_seed2')).toBe('grpo');
+    expect(estimatorNamed('magrpo/seed1')).toBe('magrpo');
+    expect(estimatorNamed('AT-GRPO')).toBe('atgrpo');
+    expect(estimatorNamed('Step-level')).toBe('global-step');
+    expect(estimatorNamed('qwen-planner')).toBeUndefined();
   });
 });
 

@@ -4,7 +4,14 @@
  * its config must be the map's cell, or the figures its line quotes are not about it.
  */
 import { describe, expect, it } from 'vitest';
-import { PRESETS, presetById } from '../../src/core/presets';
+import {
+  PRESET_QUESTIONS,
+  PRESETS,
+  STARTER_IDS,
+  experimentTitle,
+  presetById,
+  presetLine,
+} from '../../src/core/presets';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
 
 describe('presets', () => {
@@ -44,5 +51,43 @@ describe('presets', () => {
     ]);
     const back = decodeExperiment(encodeExperiment(c));
     expect(back.ok && back.config).toEqual(c);
+  });
+
+  it('one experiment, one name: titles and their leads differ, and every export names a preset by its title', () => {
+    const titles = PRESETS.map((p) => p.title);
+    expect(new Set(titles).size).toBe(titles.length);
+    // The words before ':' or '(' are what a reader remembers ("Where they part", "Own rewards, unscaled").
+    const leads = titles.map((t) => t.split(/:| \(/)[0].trim().toLowerCase());
+    expect(new Set(leads).size, leads.join(' | ')).toBe(leads.length);
+    // No two presets are one experiment: a chart image, the Findings CSV and the picker agree.
+    for (const p of PRESETS) expect(experimentTitle(p.config), p.id).toBe(p.title);
+    // sync-own-scaled went by three names: its id and a phrase on the first screen, its title in the list.
+    expect(presetById('sync-own-scaled')!.title).toBe('Where they part: own rewards, Alice’s ×8 (sync-own)');
+    expect(presetById('sync-own')!.title).toBe('Own rewards, unscaled (sync-own): where the dials start');
+  });
+
+  it('three starters first, every other preset under one question, none twice or left out', () => {
+    const listed = [...STARTER_IDS, ...PRESET_QUESTIONS.flatMap((q) => q.ids)];
+    expect([...listed].sort()).toEqual(PRESETS.map((p) => p.id).sort());
+    expect(new Set(listed).size).toBe(listed.length);
+    // The default experiment is a starter: a newcomer's first Train is one of the three.
+    expect(STARTER_IDS).toContain(PRESETS[0].id);
+  });
+
+  it("a preset's one line is what it tests; what to look for is the rest of its words", () => {
+    for (const p of PRESETS) {
+      const { tests, lookFor } = presetLine(p);
+      expect(tests.length, p.id).toBeGreaterThan(10);
+      expect(tests, p.id).not.toMatch(/Look for/);
+      expect(`${tests} ${lookFor}`.trim().toLowerCase(), p.id).toBe(
+        p.lookFor.replace(/^Tests: /, '').toLowerCase(),
+      );
+    }
+    expect(presetLine(presetById('sync')!)).toEqual({
+      tests:
+        'The control: each agent acts once on one shared reward, so GRPO and Dr. MAS compute the same advantages.',
+      lookFor: 'Look for: the two runs’ curves on top of each other, step for step.',
+    });
+    expect(presetLine(presetById('mean-only')!).tests).toBe('Is it the division by σ_k?');
   });
 });

@@ -83,6 +83,8 @@ const UNCHARTED_AGENT: Partial<Record<AgentStat, string>> = {
     'one batch’s extreme: the spread is charted as E[A²]; the import target of verl’s advantages/max',
   amplification_rows:
     'the amplification under global-step’s baseline: a check on that estimator, the amplification chart is GRPO’s',
+  traj_reward_share:
+    'whether the amplification chart predicts GRPO’s E[A²] for the agent (at 1 only): What differs says it in words',
   'reward/scale': 'a setting in force, not a measurement: the charts mark a live change of it',
   'reward/offset': 'a setting in force, not a measurement: the charts mark a live change of it',
   'credit/se':

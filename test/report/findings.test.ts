@@ -134,6 +134,14 @@ describe('findings over seeds', () => {
     expect(csv[1]).toBe(
       'eval avg@4,0.700 ± 0.497,0.800 ± 0.657,0.100 ± 0.248,no difference beyond seed spread',
     );
+    // The page's export names its experiment on every row, after the table's columns.
+    const named = comparisonCsv(c, {
+      experiment: 'Synchronous control, "sync"',
+      link: 'http://x/#v=1&task=sync',
+    });
+    const [head, first] = named.split('\n');
+    expect(head).toMatch(/,verdict,experiment,link$/);
+    expect(first).toBe(`${csv[1]},"Synchronous control, ""sync""",http://x/#v=1&task=sync`);
   });
 
   it('ignores non-finite values; one seed has no interval', () => {

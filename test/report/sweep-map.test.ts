@@ -279,7 +279,9 @@ describe('a sweep folder read from its files', () => {
       ...files,
       'cells/0_a/config.json': JSON.stringify({ ...config, task: 'chess' }),
     };
-    expect(() => loadSweep('x', (p) => bad[p], agents, 1)).toThrow(/^x\/cells\/0_a\/config\.json: task: /);
+    expect(() => loadSweep('x', (p) => bad[p], agents, 1)).toThrow(
+      /^x\/cells\/0_a\/config\.json: task must be one of: search, /,
+    );
     expect(() => loadSweep('x', (p) => (p === 'sweep.json' ? '{' : undefined), agents, 1)).toThrow(
       /^x\/sweep\.json: not valid JSON/,
     );

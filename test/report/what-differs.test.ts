@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EstimatorName } from '../../src/core/estimators';
 import { computeAdvantages } from '../../src/rl/advantage';
+import { dialReward, type RewardDials } from '../../src/rl/rows';
 import { pearson } from '../../src/rl/same-batch';
 import { whatDiffers } from '../../src/report/what-differs';
 import { TASKS, type TaskName } from '../../src/tasks/registry';
@@ -14,13 +15,22 @@ import { stepAdvantages } from '../rl/fixtures';
 
 const OPTIONS = { normalizeStd: true, eps: 1e-6, singleton: 'raw' as const };
 
-/** Three steps of B = 4 questions × G = 8 rollouts, 30 % demonstrator mistakes, as a run's history. */
-async function history(task: TaskName, own: EstimatorName, mistakes = 0.3, G = 8) {
+/**
+ * Three steps of B = 4 questions × G = 8 rollouts, 30 % demonstrator mistakes, as a run's history;
+ * `dials` as the trainer applies them (sync-own-scaled: alice's rewards ×8).
+ */
+async function history(task: TaskName, own: EstimatorName, mistakes = 0.3, G = 8, dials: RewardDials = {}) {
   const agents = TASKS[task].agents.map((a) => a.role);
   const steps = [];
   for (const seed of [1, 2, 3]) {
     const b = await demoRollout(task, mistakes, 4, G, seed);
-    const rows = b.rows.map(({ group, traj, agent, turn, reward }) => ({ group, traj, agent, turn, reward }));
+    const rows = b.rows.map(({ group, traj, agent, turn, reward }) => ({
+      group,
+      traj,
+      agent,
+      turn,
+      reward: dialReward(dials, agent, reward),
+    }));
     const { metrics } = stepAdvantages(rows, own, OPTIONS, agents);
     steps.push({ rows, metrics: { step: seed, ...metrics } });
   }
@@ -60,10 +70,47 @@ describe('What differs', () => {
       );
       expect(d.sentence).toContain(`(correlation ${corr.toFixed(2)})`);
       expect(d.sentence).toContain(`about ${scale.toFixed(2)}× as hard under Dr. MAS`);
-      expect(d.sentence).toContain(`Its amplification is ${d.amplification.toFixed(2)}: `);
+      expect(d.rms.grpo).toBeCloseTo(Math.sqrt(avg(g.map(sqMean))), 12);
+      expect(d.rms.drmas).toBeCloseTo(Math.sqrt(avg(m.map(sqMean))), 12);
+      // Per-row penalties keep some rows off their trajectory's score: amplification predicts nothing.
+      const carried = avg(
+        steps.map(({ rows }) => {
+          const mine = rows.filter((r) => r.agent === d.agent);
+          const score = (r: (typeof rows)[number]) =>
+            avg(rows.filter((x) => x.group === r.group && x.traj === r.traj).map((x) => x.reward));
+          return mine.filter((r) => Math.abs(r.reward - score(r)) < 1e-9).length / mine.length;
+        }),
+      );
+      expect(d.carried).toBeCloseTo(carried, 12);
+      expect(carried).toBeLessThan(1);
+      expect(d.sentence).toContain(
+        `Amplification does not apply to it: only ${Math.round(carried * 100)} % of its rows carry their trajectory’s reward`,
+      );
     }
     // The batches do part the estimators: some agent's scale is not 1.
     expect(card.agents.some((d) => Math.abs(d.scale - 1) > 0.01)).toBe(true);
+  });
+
+  it('never pairs a large amplification with a measured scale near 1 unless it says amplification does not apply', async () => {
+    // The contradiction a newcomer met: "its amplification is 45" beside "Dr. MAS gives it 0.93×
+    // GRPO's advantage scale". Amplification is GRPO's E[A²] only where rows carry their
+    // trajectory's reward; on these batches they carry their own (sync-own), a dial's or a penalty.
+    const batches = [
+      await history('sync-own', 'grpo', 0.3, 8, { scale: { alice: 8 } }), // the sync-own-scaled preset's rewards
+      await history('search', 'grpo'),
+      await history('search-roles', 'grpo'),
+    ];
+    let tested = 0;
+    for (const { card } of batches)
+      for (const d of card().agents) {
+        const shown = /[Aa]mplification is (\d+\.\d+)/.exec(d.sentence);
+        const big = d.amplification > 1.5 && Math.abs(d.scale - 1) <= 0.1;
+        if (big) tested++;
+        if (big || (shown && Number(shown[1]) > 1.5))
+          expect(d.sentence, d.sentence).toContain('Amplification does not apply to it: ');
+      }
+    // Such bullets exist on these batches (bob on sync-own ×8, answer and search on search-roles).
+    expect(tested).toBeGreaterThanOrEqual(3);
   });
 
   it('reads the pair’s correlation from the other estimator’s key when the run is Dr. MAS', async () => {
@@ -108,8 +155,11 @@ describe('What differs', () => {
     const { card } = await history('sync', 'grpo', 0.3, 4);
     const alice = card({ groupSize: 4 }).agents[0];
     expect(alice.amplification).toBeCloseTo(0.75, 12);
-    expect(alice.sentence).toContain('Its amplification is 0.75: its rewards sit about where');
-    expect(card().agents[0].sentence).toContain('Its amplification is 0.75: its rewards spread narrower');
+    expect(alice.carried).toBe(1);
+    const exact =
+      'Its amplification is 0.75 (its rows carry their trajectory’s reward, so this is GRPO’s E[A²] for it): ';
+    expect(alice.sentence).toContain(`${exact}its rewards sit about where`);
+    expect(card().agents[0].sentence).toContain(`${exact}its rewards spread narrower`);
   });
 
   it('under mcts sampling speaks of trees and nodes, never of trajectories or rollouts', async () => {

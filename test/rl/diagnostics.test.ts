@@ -26,6 +26,16 @@ describe('per-agent stats, hand-computed', () => {
     expect(V.amplification).toBeCloseTo(0.6908965954747303, 12);
   });
 
+  it('the share of rows that carry their trajectory’s score: t0 and t3 do, t1 (a penalty) and t2 (0.95 ≠ 1) do not', () => {
+    const { stats } = computeAdvantages(rows, { estimator: 'grpo' });
+    expect(stats.agents.S.carried).toBe(2 / 5);
+    expect(stats.agents.V.carried).toBe(2 / 4);
+    // A shared reward broadcast to every row, one that no float sum of thirds gives back exactly: 1.
+    const shared = rows.map((r) => ({ ...r, reward: { t0: 0.1, t1: 0.7, t2: 0.3, t3: 1 / 3 }[r.traj]! }));
+    const all = computeAdvantages(shared, { estimator: 'grpo' }).stats;
+    expect([all.agents.S.carried, all.agents.V.carried]).toEqual([1, 1]);
+  });
+
   it('advantage moments under drmas: mean 0, E[A²] = (n−1)/n · σ²/(σ+eps)², min and max', () => {
     const { stats } = computeAdvantages(rows, { estimator: 'drmas' });
     // S: Σ(r − 0.38)² = 1.288, unbiased σ² = 0.322
@@ -152,8 +162,8 @@ describe('statsToMetrics', () => {
     expect(m['agent/Idle/adv/mean']).toBeNaN();
     expect(m[M.singletonFrac]).toBe(0);
     expect(m[M.zeroAdvFrac]).toBe(0);
-    expect(Object.keys(m)).toHaveLength(3 * 9 + 2);
-    expect(Object.keys(statsToMetrics(stats))).toHaveLength(2 * 9 + 2);
+    expect(Object.keys(m)).toHaveLength(3 * 10 + 2);
+    expect(Object.keys(statsToMetrics(stats))).toHaveLength(2 * 10 + 2);
   });
 });
 

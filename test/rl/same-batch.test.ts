@@ -70,7 +70,8 @@ describe('same-batch estimators', () => {
  * A training step's advantage metrics (adv/…, groups/…, shadow/…) on a seeded math batch (3
  * questions × 4 demonstrator rollouts, 30 % mistakes, so the verifier rejects some answers and
  * the solver retries: the estimators differ), recorded from the trainer's code before it stopped
- * computing its own estimator twice (computeAdvantages, then everyEstimator over all five again).
+ * computing its own estimator twice (computeAdvantages, then everyEstimator over all five again);
+ * `traj_reward_share`, added since, is 1: every row of this batch carries its trajectory's reward.
  */
 const RECORDED_DRMAS: [string, number][] = [
   ['agent/solver/calls', 17],
@@ -82,6 +83,7 @@ const RECORDED_DRMAS: [string, number][] = [
   ['agent/solver/adv/max', 0.7302954100093224],
   ['agent/solver/amplification', 0.9833333333333335],
   ['agent/solver/amplification_rows', 0.9674603174603176],
+  ['agent/solver/traj_reward_share', 1],
   ['agent/verifier/calls', 12],
   ['agent/verifier/reward/mean', 0.8333333333333334],
   ['agent/verifier/reward/std', 0.37267799624996484],
@@ -91,6 +93,7 @@ const RECORDED_DRMAS: [string, number][] = [
   ['agent/verifier/adv/max', 0.499999000002],
   ['agent/verifier/amplification', 0.75],
   ['agent/verifier/amplification_rows', 0.7960317460317461],
+  ['agent/verifier/traj_reward_share', 1],
   ['groups/singleton_frac', 0],
   ['groups/zero_adv_frac', 0.3333333333333333],
   ['agent/solver/shadow/grpo/mean', -0.14705852941235276],

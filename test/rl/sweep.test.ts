@@ -70,7 +70,7 @@ describe('sweep cells', () => {
 
   it('refuses a value, key or dial the config refuses, naming it', () => {
     expect(() => planCells(base, [parseDial('optim.lr=0.001,-1')])).toThrow(
-      /^--grid optim\.lr=-1: refused: optim\.lr: /,
+      /^--grid optim\.lr=-1: refused: optim\.lr must be more than 0/,
     );
     expect(() => planCells(base, [parseDial('optim.nope=1')])).toThrow(
       /^--grid optim\.nope=1: refused: optim\.nope/,

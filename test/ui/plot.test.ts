@@ -7,8 +7,11 @@ import {
   linePath,
   logAxis,
   niceAxis,
+  spikeDecades,
+  LOG_DEFAULT_DECADES,
   stepAxis,
 } from '../../src/ui/plot';
+import { chooseLog, useLab } from '../../src/ui/session/store';
 
 // A plot 100 px wide for x ∈ [0, 10] and 50 px tall for y ∈ [0, 1], y pointing down (SVG).
 const sx = (v: number) => (v < 0 || v > 10 ? undefined : v * 10);
@@ -66,6 +69,40 @@ describe('axes', () => {
       expect(domain[1]).toBeGreaterThanOrEqual(last);
       if (last >= 10) expect((last - 1) / (domain[1] - 1)).toBeGreaterThan(0.66);
     }
+  });
+});
+
+describe('log scale by default', () => {
+  it('counts the decades from the lowest line’s median to the peak: spikes and lines apart count, dips to 0 do not', () => {
+    // Amplification on a run with spikes: the bulk about 0.9, two steps at 45 and 280 (0, -1, NaN
+    // and Infinity are left out, as a log scale leaves them): median 0.91 of the seven above 0.
+    const spiky = [0.88, 0.91, 0.9, 45, 0.87, 280, 0.92, 0, -1, NaN, Infinity];
+    expect(spikeDecades([spiky])).toBeCloseTo(Math.log10(280 / 0.91), 10);
+    expect(spikeDecades([spiky])).toBeGreaterThan(LOG_DEFAULT_DECADES);
+    // Two agents' lines apart, no spike: alice about 70, bob about 0.5 (even count: mean of the middle two).
+    const alice = [60, 70, 75, 80];
+    const bob = [0.4, 0.5, 0.5, 0.6];
+    expect(spikeDecades([alice, bob])).toBeCloseTo(Math.log10(80 / 0.5), 10);
+    expect(spikeDecades([alice, bob])).toBeGreaterThan(LOG_DEFAULT_DECADES);
+    expect(spikeDecades([alice])).toBeLessThan(LOG_DEFAULT_DECADES);
+    // A grad norm from 0.5 to 40 stays under two decades: linear stays the default.
+    expect(spikeDecades([[0.5, 3, 40]])).toBeLessThan(LOG_DEFAULT_DECADES);
+    // A dip toward 0 is no spike: the bulk stays readable on a linear scale (a grad norm of 1e-9 once).
+    expect(spikeDecades([[0.6, 0.8, 1e-9, 0.7, 1.2]])).toBeCloseTo(Math.log10(1.2 / 0.7), 10);
+    // Nothing above 0, or nothing at all: nothing to compare.
+    expect(spikeDecades([[0, -2, NaN], []])).toBe(0);
+    expect(spikeDecades([[7]])).toBe(0);
+  });
+
+  it("the user's pick wins from then on: log or linear, one chart at a time", () => {
+    const view = () => useLab.getState().view;
+    expect([view().logCharts, view().linearCharts]).toEqual([[], []]);
+    chooseLog('amplification', false);
+    chooseLog('grad-norm', true);
+    expect([view().logCharts, view().linearCharts]).toEqual([['grad-norm'], ['amplification']]);
+    chooseLog('amplification', true);
+    chooseLog('amplification', true);
+    expect([view().logCharts, view().linearCharts]).toEqual([['grad-norm', 'amplification'], []]);
   });
 });
 

@@ -18,12 +18,13 @@ import { sameBatchEstimators } from '../../core/metrics';
 import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
 import type { ChartEntry } from '../../core/charts';
 import { taskOf } from '../../tasks/registry';
-import { boardConfig, setView, useLab } from '../session/store';
+import { boardConfig, useLab } from '../session/store';
 import type { Marker, RunView } from '../session/store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
 import { ChartHelp } from './ChartHelp';
 import { Legend } from './Legend';
 import { MetricChart } from './MetricChart';
+import type { LogChoice } from './MetricChart';
 import type { SeriesSpec } from './SeriesLayer';
 
 /** Beside the amplification chart (a constant element, so the memoized chart is not re-rendered). */
@@ -70,28 +71,6 @@ function metricOf(c: ChartEntry, evalKs: number[]): string {
         .join(' · ');
 }
 
-/** The log-y toggles, one element per chart and state, so a memoized chart is not re-rendered. */
-const logToggles = new Map<string, ReactNode>();
-function logToggle(id: string, on: boolean): ReactNode {
-  const key = `${id}:${on}`;
-  if (!logToggles.has(key))
-    logToggles.set(
-      key,
-      <label className="toggle" title="Draw this chart on a log scale: one spike no longer flattens the rest">
-        <input
-          type="checkbox"
-          checked={on}
-          onChange={() => {
-            const logs = useLab.getState().view.logCharts;
-            setView({ logCharts: on ? logs.filter((l) => l !== id) : [...logs, id] });
-          }}
-        />{' '}
-        log y
-      </label>,
-    );
-  return logToggles.get(key);
-}
-
 /** One chart of the board with its series per column (one column when overlaid). */
 interface Row {
   chart: ChartEntry;
@@ -114,14 +93,15 @@ function BoardRow({
   row: Row;
   columns: { label: string }[];
   markers: Marker[][];
-  logOn: boolean;
+  logOn: LogChoice;
 }) {
   const { chart, title, metric, about, help, perColumn, specs } = row;
-  const common = { metric, about, help, refY: chart.refY, log: chart.log && logOn };
-  const tools = chart.log ? logToggle(chart.id, logOn) : undefined;
+  const common = { metric, about, help, refY: chart.refY, log: chart.log ? logOn : false };
+  // The log-y box, on charts with heavy tails (the registry's `log`); side by side, in the first column.
+  const logToggle = chart.log ? chart.id : undefined;
   if (columns.length === 1 && !columns[0].label)
     return (
-      <MetricChart title={title} specs={specs} markers={markers[0]} tools={tools} {...common}>
+      <MetricChart title={title} specs={specs} markers={markers[0]} logToggle={logToggle} {...common}>
         {row.children}
       </MetricChart>
     );
@@ -140,7 +120,7 @@ function BoardRow({
           specs={perColumn[i]}
           scaleSpecs={specs}
           markers={markers[i]}
-          tools={i === 0 ? tools : undefined}
+          logToggle={i === 0 ? logToggle : undefined}
           {...common}
         >
           {i === 0 ? row.children : undefined}
@@ -256,7 +236,9 @@ export function Charts({ only }: { only?: string } = {}) {
       row={r}
       columns={board.columns}
       markers={board.markers}
-      logOn={view.logCharts.includes(r.chart.id)}
+      logOn={
+        view.logCharts.includes(r.chart.id) ? true : view.linearCharts.includes(r.chart.id) ? false : 'auto'
+      }
     />
   );
   if (only !== undefined) {

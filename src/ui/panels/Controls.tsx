@@ -262,6 +262,54 @@ function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cel
   );
 }
 
+/** A run's state in one word, for the runs' one-line summary. */
+const STATE_WORD: Record<RunView['state'], string> = {
+  queued: 'queued',
+  idle: 'idle',
+  loading: 'starting',
+  compiling: 'starting',
+  running: 'training',
+  paused: 'paused',
+  done: 'done',
+  failed: 'failed',
+};
+
+/**
+ * The runs in one line ("9 repeats: 8 done, 1 paused · step 4–200"), a swatch per run: what a
+ * narrow window's status bar shows, the list behind it (styles.css), so the sticky header stays a
+ * strip whatever the number of runs.
+ */
+function RunsSummary({ runs, open, toggle }: { runs: RunView[]; open: boolean; toggle: () => void }) {
+  const seeds = useLab((s) => s.config.seeds);
+  const counts = new Map<string, number>();
+  for (const r of runs) {
+    const word = r.error ? 'failed' : STATE_WORD[r.state];
+    counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  const steps = runs.map((r) => r.step);
+  const [lo, hi] = [Math.min(...steps), Math.max(...steps)];
+  const colors = [...new Set(runs.map((r) => r.color))];
+  return (
+    <button
+      type="button"
+      className="runs-summary"
+      aria-expanded={open}
+      aria-controls="runs-status"
+      onClick={toggle}
+      title={open ? 'Fold the runs into this line' : 'Every run’s line'}
+    >
+      {colors.map((c) => (
+        <span key={c} className="swatch" style={{ background: c }} aria-hidden="true" />
+      ))}{' '}
+      {runs.length} {seeds > 1 ? 'repeats' : runs.length === 1 ? 'run' : 'runs'}:{' '}
+      {[...counts].map(([word, n]) => `${n} ${word}`).join(', ')} · step {lo === hi ? lo : `${lo}–${hi}`}{' '}
+      <span aria-hidden="true">{open ? '▴' : '▾'}</span>
+    </button>
+  );
+}
+
+const RUNNING_HERE = "Running on this computer's ";
+
 /** `auto`'s figure for the chosen backend, for the status line: "37 ms per nano step (cached)". */
 function speedOf(m: Measurement): string {
   const ms = msPerStep(m);
@@ -284,9 +332,16 @@ export function StatusBar() {
   const runBackend = runs.find((r) => r.backend)?.backend;
   const kernels = runs.find((r) => r.kernels)?.kernels;
   const report = runBackend ?? (backend.state === 'ready' ? backend.report : undefined);
+  const [open, setOpen] = useState(false);
+  // A narrow window (styles.css) drops "Running on this computer's" and puts the figure first,
+  // whole, then the place, cut to what is left of the line (whole on hover).
+  const words = report && backendWords(report);
+  const lead = words?.startsWith(RUNNING_HERE) ? RUNNING_HERE : '';
+  const figure = words && /, \d+ ms per step$/.exec(words)?.[0];
   return (
     <div className="statusbar" aria-label="Run status">
-      <ul className="runs-status">
+      {runs.length > 0 && <RunsSummary runs={runs} open={open} toggle={() => setOpen((o) => !o)} />}
+      <ul className="runs-status" id="runs-status">
         {runs.length === 0 && <li className="muted">No runs yet: press Train.</li>}
         {runs.map((r) => (
           <RunStatus key={r.id} run={r} pausing={sessionState !== 'training'} cell={cellOf(r)} />
@@ -309,7 +364,20 @@ export function StatusBar() {
         ].join('\n')}
       >
         {backend.state === 'probing' && 'checking backends…'}
-        {report && <span className="backend-words">{backendWords(report)}</span>}
+        {words && (
+          <span className="backend-words">
+            <span className="backend-lead">{lead}</span>
+            <span className="backend-where">
+              {words.slice(lead.length, figure ? -figure.length : undefined)}
+            </span>
+            {figure && (
+              <span className="backend-figure">
+                <span className="backend-comma">, </span>
+                {figure.slice(2)}
+              </span>
+            )}
+          </span>
+        )}
         <span className="backend-details">
           {report &&
             // The WebGPU adapter only where WebGPU runs: beside wasm it would name a device nothing uses.

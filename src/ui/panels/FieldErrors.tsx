@@ -1,5 +1,5 @@
 import type { FieldError } from '../../core/config-validate';
-import { refusal } from '../field-labels';
+import { echoed, refusal } from '../field-labels';
 import { FieldName } from './Labelled';
 
 /**
@@ -16,7 +16,7 @@ export function FieldErrors({ errors }: { errors: readonly FieldError[] }) {
         const { label, text } = refusal(e);
         return (
           <li key={i}>
-            <FieldName path={e.path} label={label} />
+            <FieldName path={echoed(e.path)} label={label} />
             {text}
           </li>
         );

@@ -9,6 +9,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { ReactNode } from 'react';
+import { experimentTitle } from '../../core/presets';
 import { baseLabel, compareSeeds, comparisonCsv, nanAsNull, pm } from '../../report/findings';
 import type { Comparison, Verdict } from '../../report/findings';
 import { REWARD_TAIL, stepSpan, summarize, summaryKeys } from '../../report/summary';
@@ -56,7 +57,9 @@ const VERDICT_CLASS: Record<Verdict['kind'], string> = {
 
 function exportFindings(c: Comparison, list: RunSummary[], format: 'csv' | 'json'): void {
   const name = fileName(`findings ${new Date().toISOString().slice(0, 19)}`);
-  if (format === 'csv') download(`${name}.csv`, comparisonCsv(c), 'text/csv');
+  const experiment = experimentTitle(boardConfig(useLab.getState()));
+  if (format === 'csv')
+    download(`${name}.csv`, comparisonCsv(c, { experiment, link: location.href }), 'text/csv');
   else {
     const config = boardConfig(useLab.getState());
     const json = JSON.stringify({ experiment: config, comparison: c, runs: list }, nanAsNull, 2);
@@ -156,6 +159,21 @@ export function Findings() {
   );
 }
 
+/** A run's name in a column head, after a swatch of its colour on the charts (its estimator's). */
+function RunName({ label }: { label: string }) {
+  const color = useLab(
+    (s) => [...boardRuns(s), ...s.imported].find((r) => baseLabel(r.label) === label)?.color,
+  );
+  return (
+    <>
+      {color && (
+        <span className="swatch" style={{ background: color }} data-run-color={color} aria-hidden="true" />
+      )}{' '}
+      {label}
+    </>
+  );
+}
+
 /** One comparison: its status line (children), the table, and its CSV / JSON downloads. */
 function FindingsTable({
   c,
@@ -187,8 +205,8 @@ function FindingsTable({
                 </th>
               ))}
               {c.runs.map((r) => (
-                <th scope="col" key={r}>
-                  {r}
+                <th scope="col" key={r} data-run={r}>
+                  <RunName label={r} />
                 </th>
               ))}
               {later.map((r) => (

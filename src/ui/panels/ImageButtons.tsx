@@ -4,9 +4,16 @@
  * charts and the Map's share them.
  */
 import type { RefObject } from 'react';
+import { experimentTitle } from '../../core/presets';
 import { chartPng, chartSvg } from '../chart-image';
 import type { ChartImageParts } from '../chart-image';
-import { addError } from '../session/store';
+import { addError, boardConfig, useLab } from '../session/store';
+
+/** An exported board chart's last notes: the experiment its runs trained, by its one name, and its link. */
+export const boardNotes = (): string[] => [
+  `Experiment: ${experimentTitle(boardConfig(useLab.getState()))}.`,
+  `Link: ${location.href}`,
+];
 
 export function ImageButtons({
   figure,
@@ -34,7 +41,7 @@ export function ImageButtons({
       type="button"
       className="mini"
       aria-label={`Download ${title} as ${kind}`}
-      title={`This chart as ${kind === 'PNG' ? 'a PNG image (2×)' : 'an SVG'}, with its title, legend and axis names`}
+      title={`This chart as ${kind === 'PNG' ? 'a PNG image (2×)' : 'an SVG'}, with its title, legend, axis names, what its data spans and where it came from`}
       disabled={disabled}
       onClick={() => save(kind)}
     >

@@ -9,6 +9,7 @@ import { useState } from 'react';
 import { validateExperiment } from '../../core/config-validate';
 import { LIVE, LIVE_PARAMS, liveField, withLive, type LiveParam } from '../../core/live-params';
 import { latestLive, scheduleEntries } from '../../core/live-schedule';
+import { plainMessage } from '../field-labels';
 import { controller } from '../session/page';
 import { useLab } from '../session/store';
 import { useDraft } from './draft';
@@ -24,9 +25,14 @@ function LiveField({ param }: { param: LiveParam }) {
   const opened = useLab((s) => s.opened !== null);
   const [error, setError] = useState<string | null>(null);
   // Committed while runs train: sent to them, shown until a run says at which step it took it
-  // (the recorded value moves on from `over`).
-  const [sending, setSending] = useState<{ value: number; over: number } | null>(null);
-  const sent = training && sending?.over === value ? sending.value : null;
+  // (the recorded value moves on from `over`), and only in the session it was sent to: a later
+  // session that starts from `over` again (a preset, Reset) trains at `over`, and shows it. The
+  // session is told by its first repeat's id, new with every session.
+  const session = useLab((s) => s.runs[0]?.id ?? null);
+  const [sending, setSending] = useState<{ value: number; over: number; session: string | null } | null>(
+    null,
+  );
+  const sent = training && sending?.session === session && sending.over === value ? sending.value : null;
   const id = `live-${param}`;
   const shown = sent ?? value;
   const draft = useDraft(
@@ -36,11 +42,16 @@ function LiveField({ param }: { param: LiveParam }) {
       const checked =
         text.trim() === '' ? null : validateExperiment(withLive(useLab.getState().config, param, v));
       if (!checked || !checked.ok) {
-        setError(checked ? checked.errors.map((e) => e.message).join('; ') : 'a number is required');
+        // In the page's words, as every other field says it ("must be more than 0").
+        setError(
+          checked
+            ? checked.errors.map((e) => plainMessage(e.message, true)).join('; ')
+            : 'a number is required',
+        );
         return false;
       }
       setError(null);
-      setSending(training && v !== value ? { value: v, over: value } : null);
+      setSending(training && v !== value ? { value: v, over: value, session } : null);
       controller.setLiveNext(param, v);
       return true;
     },

@@ -32,12 +32,15 @@ export function MapFigure({
   y,
   colors,
   from,
+  sweep,
 }: {
   chart: MapChart;
   x: string;
   y: ReturnType<typeof niceAxis>;
   colors: readonly string[];
   from: string;
+  /** The opened sweep folder's name: where an exported image came from. */
+  sweep: string;
 }) {
   const ref = useRef<HTMLElement>(null);
   const title = chart.facet ? `${chart.words} · ${chart.facet}` : chart.words;
@@ -79,7 +82,11 @@ export function MapFigure({
               title: `${title} (paired difference${from && ` from ${from}`}, 95 % CI over seeds)`,
               series,
               xName: x,
-              yName: chart.figure,
+              yName: `${chart.words} (difference)`,
+              notes: [
+                `Data: ${x} ${xs.join(', ')}; ${chart.figure} (lab report's name for it).`,
+                `Sweep: ${sweep} (lab sweep or lab merge folder).`,
+              ],
             })}
           />
         </span>

@@ -10,12 +10,13 @@ import { memo, useMemo, useRef, useState } from 'react';
 import type { ReactNode } from 'react';
 import { chartCsv, download, fileName } from '../export';
 import { lastStep, readSeries } from '../run-data';
+import { chooseLog } from '../session/store';
 import type { Marker } from '../session/store';
-import { axisKey, logAxis, niceAxis, stepAxis } from '../plot';
+import { axisKey, LOG_DEFAULT_DECADES, logAxis, niceAxis, spikeDecades, stepAxis } from '../plot';
 import type { Axis } from '../plot';
 import { ChartData } from './SeriesLayer';
 import { markerElements } from './Markers';
-import { ImageButtons } from './ImageButtons';
+import { ImageButtons, boardNotes } from './ImageButtons';
 import { ChartEmpty } from './ChartEmpty';
 import { ChartFrame } from './ChartFrame';
 import { useRefreshed } from './chart-refresh';
@@ -36,18 +37,56 @@ interface MetricChartProps {
    */
   scaleSpecs?: SeriesSpec[];
   markers: Marker[];
-  log?: boolean;
+  /** The y scale: log, linear, or 'auto': log once the peak stands 100× above the lowest line's median. */
+  log?: LogChoice;
+  /** The chart's registry id where it offers a log-y box (chooseLog keeps the user's pick under it). */
+  logToggle?: string;
   /** A horizontal reference line (e.g. 1 on the amplification chart). */
   refY?: number;
-  /** Controls drawn in the chart's header (e.g. the log-y toggle). */
-  tools?: ReactNode;
   children?: ReactNode;
 }
+
+/** A chart's y scale as asked for: the user's pick, or 'auto' (by what the data spans). */
+export type LogChoice = boolean | 'auto';
 
 /** The same Axis object for as long as it draws the same (see axisKey). */
 function useStable<A extends Axis | null>(a: A): A {
   const key = axisKey(a);
   return useMemo(() => a, [key]); // eslint-disable-line react-hooks/exhaustive-deps
+}
+
+const figure = (v: number) => (Number.isInteger(v) ? String(v) : v.toPrecision(4));
+
+/** What the data spans, in an exported image: the axes round past it (a run at step 237 draws to 300). */
+function dataExtent(metric: string, steps: readonly number[], [lo, hi]: readonly number[]): string {
+  const span = steps.length ? `steps ${steps[0]}–${steps[steps.length - 1]}` : 'no steps';
+  return `Data: ${span}; ${metric} from ${figure(lo)} to ${figure(hi)}.`;
+}
+
+/**
+ * The log-y box. On by default (`auto`), it says why: the peak stands more than two decades above
+ * the lowest line's median, and a linear scale would flatten that line against the axis (the
+ * amplification chart's spikes reach about 280 over a bulk near 0.9).
+ */
+function LogBox({
+  id,
+  on,
+  auto,
+  extent: [lo, hi],
+}: {
+  id: string;
+  on: boolean;
+  auto: boolean;
+  extent: number[];
+}) {
+  const why = auto
+    ? `On by default: the peak (${figure(hi)}) stands more than ${LOG_DEFAULT_DECADES} decades above the bulk of the lowest line${lo > 0 ? ` (values down to ${figure(lo)})` : ''}, and a linear scale would flatten it against the axis. Untick for a linear scale.`
+    : 'Draw this chart on a log scale: one spike no longer flattens the rest';
+  return (
+    <label className="toggle" title={why} data-log={auto ? 'auto' : on ? 'on' : 'off'}>
+      <input type="checkbox" checked={on} onChange={() => chooseLog(id, !on)} /> log y{auto ? ' (auto)' : ''}
+    </label>
+  );
 }
 
 /** The x axis spans at least this many steps: at the start of a run it does not move every step. */
@@ -61,9 +100,9 @@ function MetricChartImpl({
   specs,
   scaleSpecs,
   markers,
-  log = false,
+  log: asked = false,
+  logToggle,
   refY,
-  tools,
   children,
 }: MetricChartProps) {
   const ref = useRef<HTMLElement>(null);
@@ -75,6 +114,10 @@ function MetricChartImpl({
     scaleSpecs: drawnScale,
     width,
   } = useRefreshed(ref, title, specs, scaleSpecs);
+  // 'auto' turns log on for the series drawn once their peak is 100× the lowest line's median, and keeps it
+  // for them (a seed group's mean differs on the two scales: no flipping back and forth).
+  const [autoFor, setAutoFor] = useState<readonly SeriesSpec[] | null>(null);
+  const log = asked === 'auto' ? autoFor === drawnSpecs : asked;
 
   const data = useMemo(() => {
     void version; // re-read the ring buffers whenever frames arrived
@@ -85,6 +128,8 @@ function MetricChartImpl({
     let total = 0;
     let lo = Infinity;
     let hi = -Infinity;
+    // Each line's raw values, for how far the peak stands above the lowest line's median ('auto').
+    const raws: ArrayLike<number>[] = [];
     const widen = (vs: number[] | undefined) => {
       for (const v of vs ?? [])
         if (Number.isFinite(v)) {
@@ -99,6 +144,7 @@ function MetricChartImpl({
       drawn.push({ spec: s, x, y: smooth ?? y, raw: smooth && y, lo: bandLo, hi: bandHi });
       points += x.length;
       total += series.total;
+      raws.push(y);
       [y, smooth, bandLo, bandHi].forEach(widen);
     }
     // Side by side, the row's other runs set the y scale too (not drawn).
@@ -106,6 +152,7 @@ function MetricChartImpl({
       if (drawnSpecs.includes(s)) continue;
       const series = readSeries(s.runIds, s.key, smoothing, log);
       if (series) [series.y, series.smooth, series.lo, series.hi].forEach(widen);
+      if (series) raws.push(series.y);
     }
     if (refY !== undefined && lo <= hi) {
       lo = Math.min(lo, refY);
@@ -125,10 +172,16 @@ function MetricChartImpl({
       points,
       total,
       end,
+      range: [lo, hi],
+      // Only asked while 'auto' still draws linear: once on, it stays on for these series.
+      decades: asked === 'auto' && !log ? spikeDecades(raws) : 0,
       axis: lo <= hi ? (log ? logAxis(lo, hi) : niceAxis(lo, hi)) : null,
     };
-  }, [drawnSpecs, drawnScale, smoothing, log, refY, version]);
+  }, [drawnSpecs, drawnScale, smoothing, log, asked, refY, version]);
   const { steps, drawn, points, total } = data;
+  const spread = asked === 'auto' && autoFor !== drawnSpecs && data.decades > LOG_DEFAULT_DECADES;
+  // Set while rendering (React's "information from previous renders"): redrawn at once, on a log scale.
+  if (spread) setAutoFor(drawnSpecs);
   const x = useStable(stepAxis(0, Math.max(data.end, ...markers.map((m) => m.step)), X_LEAST));
   const axis = useStable(data.axis);
   const [tipHost, setTipHost] = useState<HTMLDivElement | null>(null);
@@ -153,7 +206,7 @@ function MetricChartImpl({
               drawn: {points.toLocaleString('en-US')} of {total.toLocaleString('en-US')} points
             </span>
           )}
-          {tools}
+          {logToggle && <LogBox id={logToggle} on={log} auto={asked === 'auto' && log} extent={data.range} />}
           <button
             type="button"
             className="mini"
@@ -172,7 +225,8 @@ function MetricChartImpl({
               title,
               series: drawnSpecs,
               xName: 'step',
-              yName: `${metric ?? title}${log ? ' (log scale)' : ''}`,
+              yName: `${title}${log ? ' (log scale)' : ''}`,
+              notes: [dataExtent(metric ?? title, steps, data.range), ...boardNotes()],
             })}
           />
         </span>

@@ -6,8 +6,15 @@
 import { useState } from 'react';
 import { downloadDrmas, downloadTensorboard, droppedFiles, importDropped, pickedFiles } from '../interop';
 import type { DroppedFile } from '../interop';
-import { addError, useLab } from '../session/store';
+import { addError, setView, useLab } from '../session/store';
 import { DropZone } from './DropZone';
+import { jump } from './JumpMenu';
+
+/** Shows the Map with its folder picker (it stays hidden until a sweep exists) and brings it up. */
+function askMap(): void {
+  setView({ mapAsked: true });
+  requestAnimationFrame(() => jump('Map'));
+}
 
 /** A folder picker's input props (not in React's input types); the Map's picker uses them too. */
 export const FOLDER = { webkitdirectory: '' } as object;
@@ -77,6 +84,13 @@ export function OtherTools() {
           Export for a cluster
         </button>
       </div>
+      <p className="muted">
+        A sweep (<code>lab sweep</code> or <code>lab merge</code> output) draws each run’s difference from the
+        first against a dial:{' '}
+        <button type="button" className="link" data-testid="ask-map" onClick={askMap}>
+          Map a sweep folder
+        </button>
+      </p>
     </section>
   );
 }

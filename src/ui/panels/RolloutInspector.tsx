@@ -10,7 +10,8 @@ import { memo, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { resolveRun } from '../../core/config-run';
 import { type EstimatorChoice, advantageBasis } from '../../core/estimators';
-import type { AdvantageOptions } from '../../core/config-sections';
+import type { AdvantageOptions, RewardOptions } from '../../core/config-sections';
+import { dialReward, dialsOf } from '../../rl/rows';
 import { showTokens } from '../../core/vocab';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../workers/protocol';
 import { runData } from '../run-data';
@@ -119,6 +120,49 @@ interface Basis {
   normalizeStd: boolean;
   /** A custom estimator's sets (advantage.unit, .meanOver, .stdOver); the named ones ignore them. */
   algebra: AdvantageOptions;
+  /** The run's reward settings: the joint reward, credit's weight and the dials the estimator's reward went through. */
+  reward: RewardOptions;
+}
+
+/**
+ * A turn's reward, named: the row's raw reward, and where the run changes it before the estimator
+ * weighs it (the trainer's order: the joint reward, + λ × credit, then the dials ρ·r + b), the
+ * reward the estimator and the agent's μk saw, with each change. In `sync-own-scaled` alice's
+ * row reads "raw reward 1.00 → 8.00 after ×8", where "reward 1.00" sat beside a μk of about 6.
+ */
+function TurnReward({
+  turn,
+  outcome,
+  reward,
+}: {
+  turn: InspectedTurn;
+  outcome: number;
+  reward: RewardOptions;
+}) {
+  const { scale, offset } = dialsOf(reward, turn.agent);
+  const changes = [
+    reward.joint ? `the trajectory’s joint reward ${num(outcome, 2)}` : '',
+    turn.credit ? `+ ${turn.credit.weight} × credit` : '',
+    scale !== 1 ? `×${scale}` : '',
+    offset !== 0 ? `${offset > 0 ? '+' : '−'} ${Math.abs(offset)}` : '',
+  ].filter(Boolean);
+  if (changes.length === 0)
+    return (
+      <span title="The row’s reward: the estimator weighs it as it is (no dial, joint reward or credit).">
+        reward {num(turn.reward, 2)}
+      </span>
+    );
+  const base =
+    (reward.joint ? outcome : turn.reward) + (turn.credit ? turn.credit.weight * turn.credit.credit : 0);
+  const seen = dialReward(reward, turn.agent, base);
+  return (
+    <span
+      data-testid="turn-reward"
+      title="The row’s raw reward, then the reward the estimator weighed (and the agent’s μk counts) after the run’s changes."
+    >
+      raw reward {num(turn.reward, 2)} → {num(seen, 2)} after {changes.join(', ')}
+    </span>
+  );
 }
 
 /** Each turn's call index within its agent's turns of the trajectory (the estimators' `turn`). */
@@ -136,6 +180,7 @@ const Trajectory = memo(function Trajectory({
   estimator,
   normalizeStd,
   algebra,
+  reward,
 }: { t: InspectedTrajectory } & Basis) {
   const calls = callIndices(t.turns);
   // One box: the inspector's grid gives its second column to one child, so a tree and its node
@@ -154,7 +199,7 @@ const Trajectory = memo(function Trajectory({
                   {turn.node.parent < 0 ? 'fresh answer' : `refines node ${turn.node.parent}`}
                 </span>
               )}
-              <span>reward {num(turn.reward, 2)}</span>
+              <TurnReward turn={turn} outcome={t.reward} reward={reward} />
               <span
                 className="adv"
                 style={{ background: advColor(turn.advantage) }}
@@ -213,8 +258,13 @@ export function RolloutInspector() {
   const runConfig = config.runs[run.runIndex];
   const basis: Basis | null = runConfig
     ? (() => {
-        const { advantage } = resolveRun(config, runConfig);
-        return { estimator: runConfig.estimator, normalizeStd: advantage.normalizeStd, algebra: advantage };
+        const { advantage, reward } = resolveRun(config, runConfig);
+        return {
+          estimator: runConfig.estimator,
+          normalizeStd: advantage.normalizeStd,
+          algebra: advantage,
+          reward,
+        };
       })()
     : null;
 

@@ -50,6 +50,7 @@ export function PastSessionsButton() {
   return (
     <button
       type="button"
+      className="past-sessions"
       onClick={showPastSessions}
       title="Sessions kept in this browser: open or delete them"
     >

@@ -45,6 +45,8 @@ export function SweepMap() {
   const [lines, setLines] = useState(MAP_LINES_BY_RUN);
   // The link sweep trained here, read again as its runs finish.
   const file = useLab((s) => s.sweepCells?.file);
+  const linkCarries = useLab((s) => s.sweep.length > 0 || s.sweepCells !== null);
+  const asked = useLab((s) => s.view.mapAsked);
   const runsKey = useThrottledLab(cellsKey, null, 1000);
   const linked = useMemo(() => {
     void runsKey;
@@ -85,19 +87,23 @@ export function SweepMap() {
     () => (opened && along ? mapCharts(opened.file.grid, opened.cells, along, from || undefined, by) : []),
     [opened, along, from, by],
   );
-  // Each line in its run's colour on the board.
-  const labels = opened?.file.config.runs.map((r) => r.label) ?? [];
+  // Each line in its run's colour on the board (its estimator's), or a ramp over a dial's values.
+  const runs = opened?.file.config.runs ?? [];
+  const labels = runs.map((r) => r.label);
   const lineList = charts[0]?.lines ?? [];
   const colors = lineList.map((l, k) => {
     if (by !== MAP_LINES_BY_RUN) return rampColor(k, lineList.length);
     const i = labels.indexOf(l.run);
-    return runColor(i < 0 ? k + 1 : i);
+    return runColor(runs, i < 0 ? runs.length : i);
   });
   const figures = [...new Set(charts.map((c) => c.figure))];
   const shown = figure === ALL ? figures : figures.filter((f) => f === figure);
   const stamp = () =>
     fileName(`map ${opened?.name ?? ''}${from && ` from ${from}`} ${new Date().toISOString().slice(0, 19)}`);
 
+  // Only once a sweep exists (the link's, or a folder opened) or the Map was asked for (Other tools):
+  // a newcomer's first screen has no empty Map.
+  if (!opened && !asked && !linkCarries) return null;
   return (
     <section className="panel sweep-map" aria-labelledby="map-title" data-testid="sweep-map">
       <h2 id="map-title">Map</h2>
@@ -212,7 +218,15 @@ export function SweepMap() {
                 <h3 title={f}>{row[0].words}</h3>
                 <div className="map-facets">
                   {row.map((c) => (
-                    <MapFigure key={c.facet} chart={c} x={along} y={y} colors={colors} from={from} />
+                    <MapFigure
+                      key={c.facet}
+                      chart={c}
+                      x={along}
+                      y={y}
+                      colors={colors}
+                      from={from}
+                      sweep={opened.name}
+                    />
                   ))}
                 </div>
               </div>

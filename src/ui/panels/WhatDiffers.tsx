@@ -6,6 +6,7 @@
  * training every couple of seconds, like Findings.
  */
 import { useMemo } from 'react';
+import { ESTIMATORS } from '../../core/estimators';
 import { DIFFERS_WINDOW, differsKeys, differsPick, whatDiffers } from '../../report/what-differs';
 import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../session/store';
@@ -14,6 +15,33 @@ import { useThrottledLab } from '../throttled';
 
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
+
+const PAIR = ['grpo', 'drmas'] as const;
+
+/**
+ * The agent's two advantage scales (√E[A²]) as paired bars in the estimators' colours, against
+ * `max`, the largest on the card: what the sentence says, read without it.
+ */
+function ScaleBars({ rms, max }: { rms: Record<(typeof PAIR)[number], number>; max: number }) {
+  if (!(max > 0) || !PAIR.every((e) => Number.isFinite(rms[e]))) return null;
+  const words = PAIR.map((e) => `${ESTIMATORS[e].label} ${rms[e].toFixed(2)}`).join(', ');
+  return (
+    <div className="differs-bars" role="img" aria-label={`Advantage scale: ${words}`}>
+      {PAIR.map((e) => (
+        <div key={e} className="differs-bar-row" data-estimator={e}>
+          <span>{ESTIMATORS[e].label}</span>
+          <span className="differs-track">
+            <span
+              className="differs-bar"
+              style={{ width: `${(100 * rms[e]) / max}%`, background: ESTIMATORS[e].color }}
+            />
+          </span>
+          <span className="num">{rms[e].toFixed(2)}</span>
+        </div>
+      ))}
+    </div>
+  );
+}
 
 export function WhatDiffers() {
   const version = useThrottledLab(versionOf, null, FOLLOW_MS);
@@ -39,7 +67,10 @@ export function WhatDiffers() {
     // differsPick prefers a GRPO or Dr. MAS run; with neither on screen the pair weighs another’s rows.
     if (!differs) return null;
     const reference = estimator === 'grpo' || estimator === 'drmas' ? null : `the ${r.label} run`;
-    return { ...differs, reference };
+    const maxRms = Math.max(
+      ...differs.agents.flatMap((a) => PAIR.map((e) => a.rms[e])).filter(Number.isFinite),
+    );
+    return { ...differs, reference, maxRms };
   }, [version, runsKey]);
   if (!card) return null;
   return (
@@ -53,10 +84,18 @@ export function WhatDiffers() {
         </p>
       )}
       <p data-testid="what-differs-summary">{card.summary}</p>
+      {!card.identical && (
+        <p className="muted">
+          Bars: each estimator’s advantage scale for the agent (root mean square advantage).
+        </p>
+      )}
       <ul>
         {card.agents.map((a) => (
           <li key={a.agent} data-agent={a.agent}>
-            <strong>{a.agent}</strong>: {a.sentence}
+            {!card.identical && <ScaleBars rms={a.rms} max={card.maxRms} />}
+            <span>
+              <strong>{a.agent}</strong>: {a.sentence}
+            </span>
           </li>
         ))}
       </ul>
@@ -65,9 +104,11 @@ export function WhatDiffers() {
         Both estimators weigh this run’s own rows, so the differences are the estimators’ alone and one seed
         is enough. Advantage scale: the root mean square of the agent’s advantages. Correlation: 1 when the
         two order and space its rows alike. Amplification: how far the agent’s rewards sit from, and spread
-        around, {card.scores}, relative to their spread; above 1, GRPO’s one baseline inflates the advantages
-        of an agent whose rows carry their trajectory’s reward, and the advantage scale says what it came to
-        on these batches. The charts under “Same batch, every estimator” show each number step by step.
+        around, {card.scores}, relative to their spread. It is GRPO’s E[A²] for the agent only where each of
+        its rows carries its trajectory’s reward, since GRPO weighs every row by its trajectory’s score; where
+        rows carry rewards of their own (their own part, a dial, a penalty) it describes the rewards and
+        predicts nothing, so the card leaves it out. The charts under “Same batch, every estimator” show each
+        number step by step.
       </details>
     </section>
   );

@@ -2,10 +2,12 @@
  * The Workflow panel (docs/workflows.md#in-the-page): the bundled examples, "Open a workflow file"
  * by pick or drop (a workflow file and its dataset), every refusal with its file and its line, stage
  * or field, the workflow the experiment trains, and its base models: Prepare base models, with a
- * progress bar, each check's validation success per agent, and Stop. Also the notice a link shows
- * while it waits for files this browser lacks. The work is workflow-open.ts's; this only shows it.
+ * progress bar, each check's validation success per agent, and Stop. The examples and the file
+ * picker fold to one line until asked for (a newcomer's first screen is the presets), and open once
+ * the experiment trains a workflow. Also the notice a link shows while it waits for files this
+ * browser lacks. The work is workflow-open.ts's; this only shows it.
  */
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { Experiment } from '../../core/config';
 import { baseModelsKey } from '../../core/workflow/base-key';
 import { expandWorkflow } from '../../core/workflow/families';
@@ -198,29 +200,46 @@ function BaseModels({ config }: { config: Experiment }) {
 export function WorkflowPanel() {
   const config = useLab((s) => s.config);
   const waiting = useLab((s) => s.wanted !== null);
+  const refused = useLab((s) => s.workflowIssues.length > 0);
   const wf = config.workflow && expandWorkflow(config.workflow);
   // An example is pressed while the experiment's workflow is it (a family's file: that family).
   const picked =
     config.workflow && ('family' in config.workflow ? config.workflow.family : config.workflow.name);
+  // The picker is folded to one line on the first screen; it opens when asked for, and when the
+  // experiment trains a workflow or a file was refused (the user may fold it again).
+  const [open, setOpen] = useState(false);
+  const cause = picked ? `picked:${picked}` : refused ? 'refused' : '';
+  const [openedFor, setOpenedFor] = useState('');
+  if (cause && cause !== openedFor) {
+    setOpenedFor(cause);
+    setOpen(true);
+  }
   return (
     <section className="panel" aria-labelledby="workflow-title" data-testid="workflow-panel">
       <h2 id="workflow-title">Workflow</h2>
-      <p className="muted">
-        Your own multi-agent system in one file: its agents, data, flow and rewards (the format:
-        docs/workflows.md in the lab’s repository). Pick an example, or open a workflow file and its dataset;
-        the runs above stay the experiment’s.
-      </p>
-      <ul className="presets" role="group" aria-label="Example workflows">
-        {EXAMPLES.map((e) => (
-          <li key={e.name} data-workflow={e.name}>
-            <button type="button" aria-pressed={picked === e.name} onClick={() => void openExample(e.name)}>
-              {e.name}
-            </button>
-            <p className="preset-look">{e.doc}</p>
-          </li>
-        ))}
-      </ul>
-      <OpenFiles label="Open a workflow file…" />
+      <details
+        className="workflow-pick"
+        open={open}
+        onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
+      >
+        <summary>Your own multi-agent system in one file: {EXAMPLES.length} examples, or open a file</summary>
+        <p className="muted">
+          A workflow file holds its agents, data, flow and rewards (the format: docs/workflows.md in the lab’s
+          repository). Pick an example, or open a workflow file and its dataset; the runs stay the
+          experiment’s.
+        </p>
+        <ul className="presets" role="group" aria-label="Example workflows">
+          {EXAMPLES.map((e) => (
+            <li key={e.name} data-workflow={e.name}>
+              <button type="button" aria-pressed={picked === e.name} onClick={() => void openExample(e.name)}>
+                {e.name}
+              </button>
+              <p className="preset-look">{e.doc}</p>
+            </li>
+          ))}
+        </ul>
+        <OpenFiles label="Open a workflow file…" />
+      </details>
       {!waiting && <WorkflowIssues />}
       {wf && <Current wf={wf} />}
       {picked && <ExampleFiles name={picked} />}

@@ -46,7 +46,7 @@ export function newRunView(r: RunInfo, queue: readonly RunId[]): RunView {
     label: r.label,
     seed: r.seed,
     runIndex: r.runIndex,
-    color: runColor(r.runIndex),
+    color: runColor(experiment.runs, r.runIndex),
     ...(sweepCells ? { cell: r.cell } : {}),
     ...waitingState(r, queue),
     step: 0,

@@ -6,6 +6,7 @@
  * and the page's into a file's.
  */
 import type { Experiment } from '../../core/config';
+import { estimatorNamed, runColors } from '../../core/estimators';
 import { baseLabel } from '../../report/findings';
 import { writeResult } from '../../report/result-file';
 import type { Result, ResultMachine, ResultRun } from '../../report/result-format';
@@ -39,6 +40,9 @@ function runIndexOf(r: ResultRun, groups: Map<string, number>): number {
 /** A result on screen: each run's frames and its latest rollout sample restored in run-data. */
 export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOnScreen {
   const groups = new Map<string, number>();
+  // Imported runs (no experiment) are coloured by the estimator their group names, as Other tools colours them.
+  const names = [...new Set(body.runs.filter((r) => r.runIndex < 0).map((r) => baseLabel(r.label)))];
+  const groupColors = runColors(names.map(estimatorNamed));
   const prefix = `r${sha256.slice(0, 8)}`;
   const runs = body.runs.map((r, i): RunView => {
     const id = runId(`${prefix}-${i}`);
@@ -46,9 +50,11 @@ export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOn
     const sample = r.rollouts.at(-1);
     if (sample) setRollouts(id, sample.step, sample.trajectories);
     const runIndex = runIndexOf(r, groups);
+    const exp = body.experiments[r.experiment].experiment;
+    const color = exp && r.runIndex >= 0 ? runColor(exp.runs, r.runIndex) : groupColors[runIndex];
     const last = r.frames.at(-1);
     return {
-      ...{ id, label: r.label, seed: r.seed, runIndex, color: runColor(runIndex), agents: r.agents },
+      ...{ id, label: r.label, seed: r.seed, runIndex, color, agents: r.agents },
       ...(body.sweep ? { cell: r.experiment } : {}),
       ...{ models: [], base: {}, markers: r.markers, state: 'done', message: 'opened' },
       // Frames carry 0-based step indices: steps done is the last one's plus one.

@@ -21,6 +21,7 @@ import { createStore, useStore } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../../core/config';
 import type { Experiment } from '../../core/config';
 import type { FieldError } from '../../core/config-validate';
+import { runColors, type EstimatorChoice } from '../../core/estimators';
 import type { Dial } from '../../core/url-sweep';
 import { valueAt } from '../../core/url';
 import type { Cell, SweepFile } from '../../rl/sweep';
@@ -90,11 +91,21 @@ interface ViewPrefs {
   layout: ChartLayout;
   /** TensorBoard-style debiased EMA weight in [0, 0.99]. */
   smoothing: number;
-  /** Charts drawn on a log y scale, by chart registry id (src/core/charts.ts). */
+  /**
+   * Charts the user put on a log y scale, and ones they put on a linear one, by chart registry id
+   * (src/core/charts.ts). A chart in neither follows its data: log where its peak stands more than
+   * two decades above its median (MetricChart.tsx), so one spike does not flatten the rest.
+   */
   logCharts: string[];
+  linearCharts: string[];
   /** Series hidden through the legend, by run index and agent name. */
   hiddenRuns: number[];
   hiddenAgents: string[];
+  /**
+   * The Map was asked for (Other tools' "Map a sweep folder"): it shows with its folder picker.
+   * Without it the Map shows only once a sweep exists (a link's, or a folder opened).
+   */
+  mapAsked: boolean;
 }
 
 /** A session as IndexedDB keeps it (the recorder writes it: recorder.ts; Past sessions lists it). */
@@ -318,7 +329,15 @@ const initial = (): LabState => ({
   persistError: null,
   unsaved: { states: {} },
   kept: null,
-  view: { layout: 'overlaid', smoothing: 0.6, logCharts: [], hiddenRuns: [], hiddenAgents: [] },
+  view: {
+    layout: 'overlaid',
+    smoothing: 0.6,
+    logCharts: [],
+    linearCharts: [],
+    hiddenRuns: [],
+    hiddenAgents: [],
+    mapAsked: false,
+  },
   embed: null,
   workflowIssues: [],
   workflowReading: null,
@@ -461,6 +480,19 @@ const setViewSlice = writer<keyof ViewSlice>();
 export const setView = (patch: Partial<ViewPrefs>) =>
   setViewSlice((s) => ({ view: { ...s.view, ...patch } }));
 export const setEmbed = (embed: EmbedView) => setViewSlice(() => ({ embed }));
+/** The user's scale for one chart: log or linear, from now on whatever its data spans. */
+export const chooseLog = (chartId: string, on: boolean) =>
+  setViewSlice((s) => ({
+    view: {
+      ...s.view,
+      logCharts: on
+        ? [...new Set([...s.view.logCharts, chartId])]
+        : s.view.logCharts.filter((c) => c !== chartId),
+      linearCharts: on
+        ? s.view.linearCharts.filter((c) => c !== chartId)
+        : [...new Set([...s.view.linearCharts, chartId])],
+    },
+  }));
 export const toggleRun = (runIndex: number) =>
   setViewSlice((s) => ({ view: { ...s.view, hiddenRuns: toggle(s.view.hiddenRuns, runIndex) } }));
 export const toggleAgent = (agent: string) =>
@@ -475,9 +507,9 @@ function toggle<T>(list: T[], x: T): T[] {
 /** The workflow slice: the picker's and the preparation's (workflow-open.ts) to write. */
 export const setWorkflowSlice = writer<keyof WorkflowSlice>();
 
-/** One colour per run index (Okabe–Ito-like, distinguishable in colour-blind palettes). */
-const RUN_COLORS = ['#d55e00', '#0072b2', '#009e73', '#cc79a7', '#e69f00', '#56b4e9'] as const;
 /** One dash pattern per agent, in the order the task lists its agents. */
 const AGENT_DASHES = ['', '6 3', '2 3', '10 3 2 3'] as const;
-export const runColor = (runIndex: number) => RUN_COLORS[runIndex % RUN_COLORS.length];
+/** Run `runIndex`'s colour among an experiment's runs: its estimator's (runColors, core/estimators.ts). */
+export const runColor = (runs: readonly { estimator: EstimatorChoice }[], runIndex: number) =>
+  runColors(runs.map((r) => r.estimator))[runIndex] ?? runColors([undefined])[0];
 export const agentDash = (i: number) => AGENT_DASHES[i % AGENT_DASHES.length];
