@@ -135,7 +135,7 @@ describe('a result file that is not as written is refused, saying why', () => {
       [JSON.stringify({ ...body, extra: 1 }), 'its body: Unrecognized key: "extra"'],
       [
         JSON.stringify({ ...body, experiments: [{ ...body.experiments[0], experiment: { task: 'nope' } }] }),
-        'experiments.0.experiment: task: Invalid option',
+        'experiments.0.experiment: task must be one of: search, math, sync',
       ],
     ];
     for (const [text, message] of cases) expect(refusal(framed(text)), message).toContain(message);
