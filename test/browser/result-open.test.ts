@@ -135,7 +135,11 @@ describe('a shared result opens read-only in another browser', () => {
       l.page.waitForEvent('download'),
       findings.getByRole('button', { name: 'Download findings CSV' }).click(),
     ]);
-    expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(body.experiments[0].findings));
+    // Each row names its experiment and the page's link, as for a session trained here.
+    const source = { experiment: 'GRPO vs Dr. MAS on sync, its settings in the link', link: l.page.url() };
+    expect(readFileSync((await csv.path())!, 'utf8')).toBe(
+      comparisonCsv(body.experiments[0].findings, source),
+    );
     expect(l.errors).toEqual([]);
   });
 
