@@ -7,17 +7,18 @@
  * saying it was not trained here; Train is off with its reason, the live fields are off, nothing
  * is stored. A damaged file is refused with a message and leaves what is on screen. A result
  * `lab bundle` made of a train folder opens with lab report's Findings; one of a sweep folder
- * fills the Map with its cells.
+ * fills the Map with its cells, and its embed link's view=map shows the Map alone.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { comparisonCsv, comparisonTable } from '../../src/report/findings';
 import { readResult } from '../../src/report/result-file';
 import { cli, tinyScaleSweep } from '../cli/map-sweep';
 import { TINY, downloads, dropLoose, openLab, runsIn, storedSessions, trainEnabled } from './harness';
 import type { Lab } from './harness';
+import { serveStatic } from './static-server';
 
 const labs: Lab[] = [];
 afterEach(async () => {
@@ -143,7 +144,7 @@ describe('a shared result opens read-only in another browser', () => {
     expect(l.errors).toEqual([]);
   });
 
-  it('a sweep folder’s result fills the Map with its cells', async () => {
+  it('a sweep folder’s result fills the Map with its cells, and its view=map shows the Map alone', async () => {
     const sweep = tinyScaleSweep();
     expect(sweep.status, sweep.stderr).toBe(0);
     const { path, body } = bundle(sweep.out);
@@ -159,5 +160,21 @@ describe('a shared result opens read-only in another browser', () => {
     // The status bar lists every cell's repeats (4 cells × 2 runs × 2 seeds).
     expect(await l.page.locator('.run-status').count()).toBe(16);
     expect(l.errors).toEqual([]);
+
+    // Its embed link's view=map: the Map alone, from the file served on another origin.
+    const host = await serveStatic(dirname(path), 0, { 'Access-Control-Allow-Origin': '*' });
+    try {
+      const embed = await openLab(`#open=${host.origin}/${basename(path)}&view=map`);
+      labs.push(embed);
+      const alone = embed.page.getByTestId('sweep-map');
+      await expect
+        .poll(() => alone.getByTestId('map-status').textContent(), { timeout: 30_000 })
+        .toContain('4 cells (4 recorded)');
+      for (const other of ['.controls', '.sidebar', '[data-testid="findings"]', 'figure[data-chart]'])
+        expect(await embed.page.locator(other).count(), other).toBe(0);
+      expect(embed.errors).toEqual([]);
+    } finally {
+      await host.close();
+    }
   }, 600_000);
 });
