@@ -1,9 +1,9 @@
 import { defineConfig } from 'vite';
-import type { Plugin } from 'vite';
+import type { Connect, Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { buildId, serviceWorker } from './scripts/service-worker.ts';
 import { tfjsThreadedFactory } from './scripts/tfjs-threaded-factory.ts';
-import { contentSecurityPolicy, pageHeaders } from './src/host/headers.ts';
+import { contentSecurityPolicy, headersFor } from './src/host/headers.ts';
 
 /** The built index.html carries the CSP as its first tag, so a static host with no headers still enforces it. */
 const cspMeta = (): Plugin => ({
@@ -17,6 +17,22 @@ const cspMeta = (): Plugin => ({
     },
   ],
 });
+
+/**
+ * The page's headers on every file `npm start` and `npm run preview` serve, by path: the result
+ * fetch worker gets its own CSP (src/host/headers.ts), every other file the page's.
+ */
+const pageHeaderMiddleware = (): Plugin => {
+  type Server = { middlewares: Connect.Server };
+  // Installed before Vite's own middlewares (a hook that returns nothing), so every file has them.
+  const use = (dev: boolean) => (server: Server) => {
+    server.middlewares.use((req, res, next) => {
+      for (const [k, v] of Object.entries(headersFor(req.url ?? '', dev))) res.setHeader(k, v);
+      next();
+    });
+  };
+  return { name: 'agentwise-page-headers', configureServer: use(true), configurePreviewServer: use(false) };
+};
 
 /**
  * V8's explicit compile hint on the page's entry chunk: Chrome compiles all of its functions while
@@ -38,7 +54,7 @@ const compileHint = (): Plugin => ({
 export default defineConfig({
   // Relative URLs everywhere, so dist/ runs unchanged from any static host at any sub-path.
   base: './',
-  plugins: [react(), cspMeta(), compileHint(), serviceWorker()],
+  plugins: [react(), cspMeta(), compileHint(), pageHeaderMiddleware(), serviceWorker()],
   define: { __LAB_BUILD__: JSON.stringify(buildId()) },
   // Workers are ES modules so they can import tfjs backends lazily; tfjs's wasm backend loads in them.
   worker: { format: 'es', plugins: () => [tfjsThreadedFactory()] },
@@ -47,6 +63,6 @@ export default defineConfig({
     include: ['@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu'],
   },
   build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
-  server: { port: 5173, strictPort: true, headers: pageHeaders(true) },
-  preview: { port: 4173, strictPort: true, headers: pageHeaders() },
+  server: { port: 5173, strictPort: true },
+  preview: { port: 4173, strictPort: true },
 });

@@ -25,6 +25,7 @@ Usage:
   npm run lab -- export tensorboard DIR --out TBDIR
   npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR
   npm run lab -- import <files or folders…> --out DIR [--force] [--wg-map wg_ids.json]
+  npm run lab -- bundle RUN_DIR --out FILE [--force]
   npm run lab -- help
 
 Commands:
@@ -76,7 +77,8 @@ Commands:
           Writes each run of DIR/metrics.jsonl as a TensorBoard event file,
           TBDIR/<run>/events.out.tfevents.*, one event per step, every metric a scalar under
           its lab name (float32), so \`tensorboard --logdir TBDIR\` shows lab runs beside
-          cluster runs.
+          cluster runs. Each file carries its run's card (label, seed, agents, live changes;
+          TensorBoard's Text tab), so lab import reads it back as that run wherever it lies.
   export drmas
           Writes the experiment as Dr. MAS launch scripts (langfengQ/DrMAS, verl on Ray):
           DIR/run_<task>_<run>.sh per run, shaped like Dr. MAS's run_math.sh / run_search.sh,
@@ -86,8 +88,9 @@ Commands:
           nano policies, one for all agents or one per agent (default Qwen/Qwen3-4B). Tasks
           math and search only, estimators grpo and drmas only; anything else is refused
           naming the field (exit status 2).
-  import  Reads TensorBoard event files (a folder of them is one run, as in TensorBoard) and
-          W&B history CSVs (one run per file, or per "<run> - <metric>" column) into
+  import  Reads TensorBoard event files (a folder of them is one run, as in TensorBoard), W&B
+          history CSVs (one run per file, or per "<run> - <metric>" column) and the page's CSV
+          and JSON exports (each run with its seed; a JSON only when given itself) into
           DIR/metrics.jsonl (lines as train writes them) and DIR/import.json (per run: files,
           records read and skipped, the name of every series and the lab key it became).
           An event file's run is its folder under the one given (logs/grpo/seed1 → grpo/seed1);
@@ -98,8 +101,17 @@ Commands:
           other/<name>. A record with a bad CRC or length is skipped and counted, a file cut off
           mid-record is read up to the cut; neither stops the import. --wg-map gives the agents
           of each Dr. MAS worker group (lab export drmas writes it); without it they are
-          inferred from the wg_id and printed. As for train, an --out folder that holds a run
-          (trained or imported) is refused; --force moves it aside to <DIR>.old-<time>.
+          inferred from the wg_id and printed. What would merge two runs into one is refused
+          naming the files: one run in two exports, two card-less event files of one name
+          given without their folders, a CSV run with a step on two lines. As for train, an
+          --out folder that holds a run (trained or imported) is refused; --force moves it
+          aside to <DIR>.old-<time>.
+  bundle  Writes a train, sweep or import folder as one result file (FILE, *.lab.json.gz) to
+          share what ran: every run's and seed's metrics as recorded, the experiment with its
+          live changes, Findings and What differs as lab report and the page compute them, a
+          sweep's Map table, and machine.json; a SHA-256 of its content, printed. No
+          checkpoints. The file is read back before it is written; an existing FILE is kept
+          unless --force. The page opens it read-only (docs/sharing.md).
   help    Prints this text.
 
 Options:
@@ -186,6 +198,7 @@ type CliArgs =
   | { command: 'interop'; argv: string[] }
   | { command: 'sweep'; argv: string[] }
   | { command: 'merge'; argv: string[] }
+  | { command: 'bundle'; argv: string[] }
   /** `topic`: a command (help train), `all`, or none for the summary (help.ts). */
   | { command: 'help'; topic?: string };
 
@@ -201,6 +214,7 @@ export const COMMANDS = [
   'presets',
   'export',
   'import',
+  'bundle',
   'help',
 ];
 
@@ -289,6 +303,7 @@ export function parseCli(argv: readonly string[]): CliArgs {
   // parsed in sweep-args.ts
   if (command === 'sweep') return { command, argv: rest };
   if (command === 'merge') return { command, argv: rest };
+  if (command === 'bundle') return { command, argv: rest }; // parsed in bundle.ts
   if (command === 'pretrain') return parsePretrain(rest);
   if (command !== 'train')
     throw new UsageError(

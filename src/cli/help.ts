@@ -20,6 +20,7 @@ Usage: npm run lab -- COMMAND [options]
   presets   lists the page's named experiments (ids for --preset)
   export    writes TensorBoard event files, or Dr. MAS launch scripts
   import    reads TensorBoard and W&B runs into a lab folder
+  bundle    writes a train, sweep or import folder as one result file to share
 
   npm run lab -- help COMMAND   what a command takes, does and writes (help all: everything)
 Exit status: 0 done, 2 a bad command line or config (each bad field named), 1 a run failed.`;

@@ -9,10 +9,16 @@ import { encodeExperiment } from '../core/url';
 import { ExportRefused, exportDrmas } from '../interop/drmas';
 import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
 import { drmasReadme } from '../interop/drmas-readme';
-import { fileKind, importFiles } from '../interop/import';
+import { importFiles, readInFolder } from '../interop/import';
 import type { ImportFile, ImportedRun } from '../interop/import';
 import type { WgMap } from '../interop/metric-map';
+import { runCardText } from '../interop/lab-exports';
+import type { RunCard } from '../interop/lab-exports';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
+import { runRepeats } from '../core/config';
+import type { Experiment } from '../core/config';
+import { scheduleEntries } from '../core/live-schedule';
+import { taskOf } from '../tasks/registry';
 import type { StepMetrics } from '../interop/tensorboard';
 import { parseOptions, UsageError, unknownName } from './args';
 import { ConfigError, loadConfig } from './load-config';
@@ -46,7 +52,26 @@ function options<K extends string, F extends string = never>(
   return { values: values as Partial<Record<K, string>> & Partial<Record<F, boolean>>, positionals };
 }
 
-/** Every run of a train --out folder as one event file under TBDIR/<run>/. */
+/**
+ * Each repeat's card (label, seed, agents, live changes) from the folder's config, so its event
+ * file names its run wherever it is read.
+ */
+function runCards(exp: Experiment): Map<string, RunCard> | null {
+  let agents;
+  try {
+    agents = taskOf(exp).agents.map((a) => a.role);
+  } catch {
+    return null; // a workflow whose files are gone: its folders still name the runs
+  }
+  return new Map(
+    runRepeats(exp).map(({ label, seed, runIndex }) => [
+      label,
+      { label, seed, agents, markers: scheduleEntries(exp.runs[runIndex].live) },
+    ]),
+  );
+}
+
+/** Every run of a train --out folder as one event file under TBDIR/<run>/, carrying its card. */
 function exportTensorboard(argv: readonly string[]): void {
   const { values, positionals } = options(argv, ['out']);
   if (positionals.length !== 1 || !values.out)
@@ -58,25 +83,29 @@ function exportTensorboard(argv: readonly string[]): void {
   // Wall times count from when the session folder was made (its config.json); its task names the
   // series in today's role names (plan's old solver/coder keys are its planner/executor).
   const configPath = join(dir, 'config.json');
-  const task = existsSync(configPath) ? taskOf(configPath) : undefined;
+  const exp = existsSync(configPath) ? folderConfig(configPath) : undefined;
+  const cards = exp ? runCards(exp) : null;
+  if (!cards) warn(`${configPath} cannot be read: the event files name no run; keep each in its folder`);
   const byRun = new Map<string, StepMetrics[]>();
-  for (const { run, metrics } of readMetrics(metricsPath, warn, task)) {
+  for (const { run, metrics } of readMetrics(metricsPath, warn, exp?.task)) {
     if (!byRun.has(run)) byRun.set(run, []);
     byRun.get(run)!.push(metrics);
   }
   const wallStart = (existsSync(configPath) ? statSync(configPath).mtimeMs : Date.now()) / 1000;
   for (const [label, rows] of byRun) {
     const folder = join(values.out, runFolder(label));
-    writeAtomic(join(folder, eventFileName(wallStart)), writeEventFile(rows, wallStart));
+    const card = cards?.get(label);
+    const file = writeEventFile(rows, wallStart, card && runCardText(card));
+    writeAtomic(join(folder, eventFileName(wallStart)), file);
     console.log(`${label}: ${rows.length} steps → ${folder}`);
   }
   console.log(`view with: tensorboard --logdir ${values.out}`);
 }
 
-/** The task of a session folder's config.json, or undefined where it cannot be read (the export needs only the metrics). */
-function taskOf(configPath: string): string | undefined {
+/** A session folder's experiment, or undefined where it cannot be read (the export needs only the metrics). */
+function folderConfig(configPath: string): Experiment | undefined {
   try {
-    return loadConfig(configPath).task;
+    return loadConfig(configPath);
   } catch {
     return undefined;
   }
@@ -117,7 +146,7 @@ function exportDrmasDir(argv: readonly string[]): void {
   console.log(`wrote ${values.out}/: ${[...out.scripts, 'wg_ids.json', 'README.md'].join(', ')}`);
 }
 
-/** Every event file and CSV under the given files and folders, named from the folder picked. */
+/** The given files, and every event file and CSV under the given folders, named from the folder picked. */
 function collect(inputs: readonly string[]): ImportFile[] {
   const files: ImportFile[] = [];
   const add = (path: string, name: string) =>
@@ -134,7 +163,7 @@ function collect(inputs: readonly string[]): ImportFile[] {
       )) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
-        else if (fileKind(entry.name)) add(path, join(basename(resolve(input)), relative(input, path)));
+        else if (readInFolder(entry.name)) add(path, join(basename(resolve(input)), relative(input, path)));
       }
     };
     walk(input);
@@ -207,6 +236,26 @@ function importRuns(argv: readonly string[]): number {
   return 0;
 }
 
+/** What import.json says of one run (as importRuns writes it; older folders lack some fields). */
+export type ImportSummary = Pick<ImportedRun, 'label' | 'agents'> &
+  Partial<Pick<ImportedRun, 'group' | 'seed' | 'keys' | 'markers'>>;
+
+/** The runs of a `lab import` folder's import.json; null when DIR holds none. */
+export function readImportJson(dir: string): ImportSummary[] | null {
+  const path = join(dir, 'import.json');
+  if (!existsSync(path)) return null;
+  try {
+    const runs = (JSON.parse(readFileSync(path, 'utf8')) as { runs: ImportSummary[] }).runs;
+    if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents)))
+      throw new Error('no runs list');
+    return runs;
+  } catch (e) {
+    throw new SessionDirError(
+      `${path} is not an import summary as lab import writes it: ${(e as Error).message}`,
+    );
+  }
+}
+
 /**
  * A `lab import` folder's runs summarized as `lab report` prints them (null when DIR holds no
  * import.json): each run's agents and seed from import.json, its eval K from its own keys (the
@@ -216,18 +265,8 @@ export function readImportSummaries(
   dir: string,
   rewardTail = REWARD_TAIL,
 ): { summaries: RunSummary[]; seeded: boolean } | null {
-  const path = join(dir, 'import.json');
-  if (!existsSync(path)) return null;
-  let runs: ImportSummary[];
-  try {
-    runs = (JSON.parse(readFileSync(path, 'utf8')) as { runs: ImportSummary[] }).runs;
-    if (!Array.isArray(runs) || !runs.every((r) => typeof r.label === 'string' && Array.isArray(r.agents)))
-      throw new Error('no runs list');
-  } catch (e) {
-    throw new SessionDirError(
-      `${path} is not an import summary as lab import writes it: ${(e as Error).message}`,
-    );
-  }
+  const runs = readImportJson(dir);
+  if (!runs) return null;
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn);
   const summaries = runs.map((run) => {
     const history = rows.filter((r) => r.run === run.label).map((r) => r.metrics);
@@ -238,10 +277,6 @@ export function readImportSummaries(
   for (const r of runs) perGroup.set(r.group ?? r.label, (perGroup.get(r.group ?? r.label) ?? 0) + 1);
   return { summaries, seeded: [...perGroup.values()].some((n) => n > 1) };
 }
-
-/** What import.json says of one run (as importRuns writes it). */
-type ImportSummary = Pick<ImportedRun, 'label' | 'agents'> &
-  Partial<Pick<ImportedRun, 'group' | 'seed' | 'keys'>>;
 
 /** `lab export …` and `lab import …`; returns the exit status. */
 export function runInterop(argv: readonly string[]): number {

@@ -10,26 +10,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { simdFlavour } from '../model/kernels/wasm';
+import type { Machine } from '../core/machine';
 import { writeAtomic } from './session-dir';
 
-export interface Machine {
-  /** When this session started training the folder (ISO 8601, UTC). */
-  date: string;
-  /** `git rev-parse HEAD` where the command ran; null outside a git checkout. */
-  commit: string | null;
-  /** Uncommitted changes to tracked files (untracked files not counted); null outside git. */
-  dirty: boolean | null;
-  /** CPU model and logical cores, as node:os reports them. */
-  cpu: string;
-  cores: number;
-  /** `linux x64`, … */
-  platform: string;
-  node: string;
-  /** The backend line the run printed (`backend: …`). */
-  backend: string;
-  /** The wasm kernels' module: 'relaxed' (FMA, relaxed SIMD) or 'plain' SIMD. */
-  simd: 'relaxed' | 'plain';
-}
+export type { Machine };
 
 /** The checkout's commit and whether tracked files differ from it; nulls where git is absent. */
 export function gitState(cwd = process.cwd()): { commit: string | null; dirty: boolean | null } {

@@ -23,6 +23,7 @@ import type { PretrainArgs, TrainArgs } from './args';
 import { selectBackend } from '../backends/backend';
 import { nodePlatform } from '../backends/platform-node';
 import { initFiles, pretrainWorkflow, withWorkflow } from './workflow';
+import { bundle } from './bundle';
 import { readImportSummaries, runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
 import { checkSessionDir, SessionDirError } from './session-dir';
@@ -234,6 +235,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (args.command === 'interop') return runInterop(args.argv);
+    if (args.command === 'bundle') return bundle(args.argv);
     if (args.command === 'sweep') {
       const a = parseSweep(args.argv);
       if (a) return await sweep(a);

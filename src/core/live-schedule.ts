@@ -35,8 +35,15 @@ export function mergeSchedules(schedule: LiveSchedule, extra: LiveSchedule): Liv
   return out;
 }
 
+/** A live change as a run took it: drawn as a marker on the charts, kept with the run's exports. */
+export interface LiveMarker {
+  step: number;
+  param: LiveParam;
+  value: number;
+}
+
 /** Every change of a schedule, in step order. */
-export function scheduleEntries(schedule: LiveSchedule): { step: number; param: LiveParam; value: number }[] {
+export function scheduleEntries(schedule: LiveSchedule): LiveMarker[] {
   return Object.keys(schedule)
     .map(Number)
     .sort((a, b) => a - b)

@@ -57,3 +57,24 @@ export const pageHeaders = (dev = false): Record<string, string> => ({
   'Content-Security-Policy': contentSecurityPolicy(dev),
   ...ISOLATION_HEADERS,
 });
+
+/** The worker that fetches `#open=<URL>`'s result file: its script's name holds this (src/workers/). */
+export const RESULT_FETCH_WORKER = 'result-fetch.worker';
+
+/**
+ * That worker's own policy: the page's, and connect-src open to https (and http on localhost,
+ * which browsers treat as secure), since a result may be hosted anywhere. A worker takes the
+ * policy its script is served with, so the page and every other worker keep `connect-src 'self'`
+ * (docs/hosting.md#opening-results-by-link).
+ */
+export const resultFetchPolicy = (dev = false): string =>
+  contentSecurityPolicy(dev).replace(
+    /connect-src [^;]*/,
+    (d) => `${d} https: http://localhost:* http://127.0.0.1:*`,
+  );
+
+/** The headers for a file of the page by its URL path: the result fetch worker's policy is its own. */
+export const headersFor = (path: string, dev = false): Record<string, string> =>
+  path.includes(RESULT_FETCH_WORKER)
+    ? { ...pageHeaders(dev), 'Content-Security-Policy': resultFetchPolicy(dev) }
+    : pageHeaders(dev);

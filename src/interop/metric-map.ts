@@ -7,11 +7,14 @@
  * unchanged); names no rule maps are kept under `other/<name>`. When two names map to one key, the
  * earlier rule wins and the other is kept under `other/`. Pure: no Node, no DOM.
  */
+import { ESTIMATOR_CHOICES } from '../core/estimators';
 import {
   AGENT_STATS,
   CLUSTER,
+  FILTER_METRICS,
   GRAD_NORM,
   M,
+  MCTS_KEYS,
   MODEL_STATS,
   SAME_BATCH_STATS,
   agentKey,
@@ -85,17 +88,19 @@ const RULES: Rule[] = [
   [/^adv_std\/([^/]+)\/.+$/, (m) => agentKey(labAgentName(m[1]), 'reward/std')],
 ];
 
-const RUN_KEYS = new Set<string>([...Object.values(M), ...Object.values(CLUSTER)]);
+const RUN_KEYS = new Set<string>(
+  [M, CLUSTER, MCTS_KEYS, FILTER_METRICS].flatMap((keys) => Object.values(keys) as string[]),
+);
+/** `shadow/<estimator>/<stat>` under an agent: every estimator a run weighs its batch by, `custom` included. */
+const SAME_BATCH_KEY = new RegExp(
+  `^shadow/(${ESTIMATOR_CHOICES.join('|')})/(${SAME_BATCH_STATS.join('|')})$`,
+);
 
 /** Whether a name is already one of the lab's metric keys. */
 function isLabKey(name: string): boolean {
   if (RUN_KEYS.has(name) || /^eval\/(avg|pass)@\d+$/.test(name)) return true;
   const a = /^agent\/[a-z][a-z0-9-]{0,15}\/(.+)$/.exec(name);
-  if (a)
-    return (
-      (AGENT_STATS as readonly string[]).includes(a[1]) ||
-      SAME_BATCH_STATS.some((s) => new RegExp(`^shadow/[a-z-]+/${s}$`).test(a[1]))
-    );
+  if (a) return (AGENT_STATS as readonly string[]).includes(a[1]) || SAME_BATCH_KEY.test(a[1]);
   const m = /^model\/[^/]+\/(.+)$/.exec(name);
   return m !== null && (MODEL_STATS as readonly string[]).includes(m[1]);
 }

@@ -20,7 +20,7 @@ const T975 = [
 export const t975 = (df: number): number => (df < 1 ? NaN : (T975[df - 1] ?? 1.96));
 
 /** Mean over seeds, sample std, count, and the 95 % CI mean ± t·std/√n (NaN bounds below 2 seeds). */
-interface Estimate {
+export interface Estimate {
   mean: number;
   std: number;
   n: number;
@@ -38,9 +38,12 @@ export function estimate(xs: readonly number[]): Estimate {
   return { mean, std, n, lo: mean - half, hi: mean + half };
 }
 
+/** What a paired difference's interval can say (a result file's reader checks a stored verdict against these). */
+export const VERDICT_KINDS = ['identical', 'same', 'higher', 'lower', 'undetermined'] as const;
+
 /** What the paired difference says, computed from its interval, never written by hand. */
 export interface Verdict {
-  kind: 'identical' | 'same' | 'higher' | 'lower' | 'undetermined';
+  kind: (typeof VERDICT_KINDS)[number];
   text: string;
 }
 

@@ -5,8 +5,11 @@
  * agent's share of the gradient. Works at seeds = 1: both estimators weigh the same batches, so no
  * spread between seeds is needed to see how they differ. Pure: metric rows in, sentences out.
  */
+import type { Experiment } from '../core/config';
+import { resolveRun } from '../core/config-run';
+import type { Run } from '../core/config-run';
 import type { EstimatorChoice } from '../core/estimators';
-import { agentKey, agentSameBatchKey, GRAD_NORM, M } from '../core/metrics';
+import { agentKey, agentSameBatchKey, GRAD_NORM, M, SAME_BATCH_STATS } from '../core/metrics';
 
 /** The two estimators the lab's question compares. */
 const PAIR = ['grpo', 'drmas'] as const;
@@ -14,7 +17,7 @@ const PAIR = ['grpo', 'drmas'] as const;
 /** Batches the card summarizes by default: the run's last 20 steps. */
 export const DIFFERS_WINDOW = 20;
 
-interface AgentDifference {
+export interface AgentDifference {
   agent: string;
   /** Mean over the batches of the agent's amplification (GRPO's E[A²] factor; NaN if never defined). */
   amplification: number;
@@ -32,7 +35,7 @@ interface AgentDifference {
 }
 
 /** What differs between the two estimators on one run's batches: the What differs card's content. */
-interface RunDifferences {
+export interface RunDifferences {
   /** First and last step summarized. */
   steps: [number, number];
   /** Every agent got exactly the same advantages from both estimators on every batch. */
@@ -195,4 +198,39 @@ export function whatDiffers(
       `each agent’s rows carry exactly ${w.carry}: both estimators normalize the same numbers by the same mean and standard deviation.`
     : `On ${whose} last ${batches}, both estimators weighed the same rows:`;
   return { steps, identical, summary, scores: w.scores, agents: out };
+}
+
+/** The keys the card reads of a run with these agents (a reader may decode only these). */
+export const differsKeys = (agents: readonly string[]): string[] => [
+  M.step,
+  ...agents.flatMap((a) => [
+    agentKey(a, 'amplification'),
+    agentKey(a, 'traj_reward_share'),
+    agentKey(a, 'calls'),
+    ...PAIR.flatMap((e) => SAME_BATCH_STATS.map((s) => agentSameBatchKey(a, e, s))),
+  ]),
+];
+
+/**
+ * The run the card reads among an experiment's repeats (each with its index into `config.runs`):
+ * the first whose own estimator is GRPO or Dr. MAS, so the pair's correlation was measured, else
+ * the first; with its estimator and what its batches hold (B·G trajectories, or an mcts tree's
+ * nodes). Null without repeats. The page's card and a result file pick alike.
+ */
+export function differsPick<R extends { runIndex: number }>(config: Experiment, repeats: readonly R[]) {
+  const withRun = repeats.map((r) => ({ r, run: config.runs[r.runIndex] as Run | undefined }));
+  const chosen =
+    withRun.find((x) => x.run?.estimator === 'grpo' || x.run?.estimator === 'drmas') ??
+    withRun.find((x) => x.run);
+  if (!chosen?.run) return null;
+  const { rollout } = resolveRun(config, chosen.run);
+  // An mcts tree's rows are nodes, as many as the search grows: no B·G trajectories to count.
+  const trees = rollout.sampling === 'mcts';
+  return {
+    r: chosen.r,
+    estimator: chosen.run.estimator,
+    trees,
+    trajectories: trees ? undefined : rollout.batchSize * rollout.groupSize,
+    groupSize: trees ? rollout.nodes : rollout.groupSize,
+  };
 }

@@ -9,6 +9,7 @@ import { probeBackend } from '../workers/probe';
 import { keepMeasurement, loadMeasurements } from './backend-cache';
 import { threadChoice } from './thread-setting';
 import { downloadCsv, downloadJson } from './export';
+import { downloadResult } from './interop';
 import { controller } from './session/page';
 import { BackendPanel } from './panels/BackendPanel';
 import { Charts } from './panels/Charts';
@@ -29,6 +30,7 @@ import { UrlAlert } from './panels/UrlAlert';
 import { WhatDiffers } from './panels/WhatDiffers';
 import { WorkflowPanel, WorkflowWanted } from './panels/WorkflowPanel';
 import { runsTitle } from './config-edit';
+import type { EmbedView } from '../report/result-link';
 import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
 
@@ -69,6 +71,25 @@ function UrlNote() {
     <p role="status" className="muted" data-testid="url-note">
       This link was written by an earlier build: {note}.
     </p>
+  );
+}
+
+/** An opened result says where and when it ran, and that it was not trained here. */
+function OpenedBanner() {
+  const opened = useLab((s) => s.opened);
+  if (!opened) return null;
+  const m = opened.machine;
+  const where = m
+    ? `on ${m.cpu} (${m.platform}), ${m.backend}, ${m.kernels}, commit ${m.commit ?? 'unknown'}${m.dirty ? ' with changes' : ''}, ${m.date}`
+    : 'on another machine (its runs were imported from other tools)';
+  return (
+    <div role="status" className="notice opened-banner" data-testid="opened-banner">
+      <strong>
+        {opened.name}: trained {where}. It was not trained here.
+      </strong>{' '}
+      Read-only: Reset clears it. Made by {opened.made.by} from {opened.made.from} at {opened.made.at};
+      SHA-256 <code>{opened.sha256.slice(0, 16)}…</code>
+    </div>
   );
 }
 
@@ -113,6 +134,14 @@ function ExportPanel() {
         </button>
         <button type="button" onClick={downloadJson} disabled={!hasRuns}>
           Download JSON
+        </button>
+        <button
+          type="button"
+          onClick={downloadResult}
+          disabled={!hasRuns}
+          title="One file that opens in the lab as these runs ran: curves, Findings, What differs, rollouts, machine (docs/sharing.md)"
+        >
+          Share result
         </button>
         <button
           type="button"
@@ -227,7 +256,26 @@ function CopyLink() {
   );
 }
 
+/**
+ * An embed link's one panel alone (`#open=…&view=…`, docs/sharing.md#embedding-one), sized to its
+ * frame: the banner's line that says where it ran, and what went wrong, above it.
+ */
+function Embedded({ view }: { view: NonNullable<EmbedView> }) {
+  return (
+    <main className="embed">
+      <OpenedBanner />
+      <SessionErrors />
+      {view === 'findings' ? <Findings /> : view === 'map' ? <SweepMap /> : <Charts only={view.chart} />}
+    </main>
+  );
+}
+
 export function App() {
+  const embed = useLab((s) => s.embed);
+  return embed ? <Embedded view={embed} /> : <Lab />;
+}
+
+function Lab() {
   useBackendProbe();
   const topBars = useTopBarsHeight();
   // Once runs exist, a narrow window shows the charts before the settings (styles.css).
@@ -265,6 +313,7 @@ export function App() {
         </aside>
         <main>
           <UpdateNotice />
+          <OpenedBanner />
           <UrlNote />
           <SessionErrors />
           <PersistAlert />

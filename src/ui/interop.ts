@@ -1,23 +1,28 @@
 /**
  * The page's side of src/interop: files dropped on the page become read-only imported runs
  * (parsed in a worker, kept in run-data.ts like local runs, listed in the store's `imported`,
- * stored in IndexedDB as an import of their own: session/recorder.ts),
+ * stored in IndexedDB as an import of their own: session/recorder.ts), a result file dropped
+ * opens read-only as the session on screen and Share result writes one (session/result.ts),
  * and the session's runs go out as TensorBoard event files or as Dr. MAS launch scripts.
  */
 import { evalKsOf } from '../core/metrics';
 import { estimatorNamed, runColors } from '../core/estimators';
 import { encodeExperiment } from '../core/url';
-import { fileKind } from '../interop/import';
+import { readInFolder } from '../interop/import';
+import { runCardText } from '../interop/lab-exports';
 import { baseLabel } from '../report/findings';
+import { readResult, tooLarge } from '../report/result-file';
+import { RESULT_EXTENSION } from '../report/result-format';
 import { ExportRefused, exportDrmas } from '../interop/drmas';
 import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
 import { drmasReadme } from '../interop/drmas-readme';
 import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import { parseInWorker } from '../workers/import-client';
+import { readResultInWorker } from '../workers/result-fetch-client';
 import type { PackedRun } from '../workers/import-client';
 import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
-import { downloadBlob, fileName } from './export';
+import { downloadBlob, fileName, stamp } from './export';
 import { controller } from './session/page';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
 import { addError, boardRuns, setSession, useLab } from './session/store';
@@ -50,7 +55,7 @@ export interface DroppedFile {
 export const pickedFiles = (files: Iterable<File>): DroppedFile[] =>
   [...files]
     .map((file) => ({ path: file.webkitRelativePath || `${file.name}/${file.name}`, file }))
-    .filter(({ path, file }) => !file.webkitRelativePath || fileKind(path) !== null); // a folder's other files are not runs
+    .filter(({ path, file }) => !file.webkitRelativePath || readInFolder(path)); // a folder's other files are not runs
 
 /** Paths (`, `-joined) as the user picked them: a lone file's `<file>/<file>` is its name. */
 const shownPath = (paths: string): string =>
@@ -75,7 +80,7 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
   // its own is always tried, so one of another kind is refused by name.
   const walk = async (entry: FileSystemEntry, path: string, top: boolean): Promise<void> => {
     if (entry.isFile) {
-      if (!top && fileKind(path) === null) return;
+      if (!top && !readInFolder(path)) return;
       const file = await new Promise<File>((ok, ko) => (entry as FileSystemFileEntry).file(ok, ko));
       out.push({ path, file });
       return;
@@ -92,6 +97,55 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
   for (const entry of entries)
     await walk(entry, entry.isFile ? `${entry.name}/${entry.name}` : entry.name, true);
   return out;
+}
+
+/**
+ * A result file dropped or picked: opened read-only in place of the session on screen
+ * (session/result.ts), or refused saying why, with nothing on screen or stored touched.
+ */
+async function openResultFile(file: File): Promise<string[]> {
+  let result;
+  try {
+    const large = tooLarge(file.size); // refused before its bytes are read into memory
+    if (large) throw new Error(`${file.name}: not opened: ${large}`);
+    result = await readResultInWorker({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
+  } catch (e) {
+    addError((e as Error).message);
+    return [];
+  }
+  controller.openResult(result, file.name);
+  return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];
+}
+
+/** Share result: the session on screen as a result file, read back before it is offered (docs/sharing.md). */
+export function downloadResult(): void {
+  try {
+    const bytes = controller.shareResult();
+    readResult(bytes); // a file this lab would refuse to open is never shared
+    downloadBlob(
+      `agentwise-result-${stamp()}${RESULT_EXTENSION}`,
+      new Blob([bytes as BlobPart], { type: 'application/gzip' }),
+    );
+  } catch (e) {
+    addError(`Share result failed: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * `#open=<URL>`: the result file fetched and read in its own worker (its CSP alone reaches other
+ * origins: src/host/headers.ts), then opened read-only; what went wrong is said in the alert.
+ * Resolves to whether it opened.
+ */
+export async function openLinkedResult(url: string): Promise<boolean> {
+  let result;
+  try {
+    result = await readResultInWorker({ url });
+  } catch (e) {
+    addError((e as Error).message);
+    return false;
+  }
+  controller.openResult(result, url);
+  return true;
 }
 
 /**
@@ -124,7 +178,7 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
       evalKs: run.evalKs,
       models: [],
       base: {},
-      markers: [],
+      markers: run.markers ?? [],
       state: 'done',
       message: run.note,
       step: run.lastStep,
@@ -143,7 +197,14 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
  * IndexedDB as one import (a session of its own: nothing recorded is replaced). Returns one note
  * per run, and one saying whether the import was stored.
  */
-export async function importDropped(files: readonly DroppedFile[]): Promise<string[]> {
+export async function importDropped(dropped: readonly DroppedFile[]): Promise<string[]> {
+  const isResult = (f: DroppedFile) => f.file.name.endsWith(RESULT_EXTENSION);
+  const results = dropped.filter(isResult);
+  if (results.length > 1)
+    addError(`${results.length} result files: one opens at a time (${results[0].file.name} here)`);
+  const notes = results.length > 0 ? await openResultFile(results[0].file) : [];
+  const files = dropped.filter((f) => !isResult(f));
+  if (files.length === 0) return notes;
   const inputs = await Promise.all(
     files.map(async ({ path, file }) => ({ path, bytes: new Uint8Array(await file.arrayBuffer()) })),
   );
@@ -160,8 +221,8 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
       run.frames.subarray(j * width, (j + 1) * width),
     );
     frames.set(rid, mine);
-    const label =
-      run.label !== run.group ? `${run.group} (imported) #${run.seed}` : `${run.label} (imported)`;
+    // `GRPO #0` → `GRPO (imported) #0`: the group's seeds stay one legend entry beside the session's.
+    const label = `${run.group} (imported)${run.label.slice(run.group.length)}`;
     return {
       id: rid,
       label,
@@ -172,7 +233,7 @@ export async function importDropped(files: readonly DroppedFile[]): Promise<stri
       agents: run.agents,
       models: [],
       base: {},
-      markers: [],
+      markers: run.markers,
       evalKs: evalKsOf(run.columns),
       lastStep: mine.length ? mine[mine.length - 1][0] : 0,
       note: describeImport(run, mine.length),
@@ -211,11 +272,15 @@ export async function hideImport(id: string): Promise<void> {
   await controller.recorder.setImportShown(id, false);
 }
 
-/** Each of the session's runs as a TensorBoard event file (put each in its own folder for --logdir). */
+/**
+ * Each of the session's runs as a TensorBoard event file (put each in its own folder for
+ * --logdir), carrying its card: read back loose or in one folder, each file is still its run.
+ */
 export function downloadTensorboard(): void {
   const wallStart = Date.now() / 1000;
   for (const run of useLab.getState().runs) {
-    const bytes = writeEventFile(allRows(run.id), wallStart);
+    const card = { label: run.label, seed: run.seed, agents: run.agents, markers: run.markers };
+    const bytes = writeEventFile(allRows(run.id), wallStart, runCardText(card));
     downloadBlob(
       `${eventFileName(wallStart)}.${fileName(run.label).replace(/^agentwise-/, '')}`,
       new Blob([bytes as BlobPart]),

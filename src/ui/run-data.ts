@@ -49,16 +49,22 @@ export function restoreRunData(id: RunId, keys: string[], frames: Float64Array[]
   for (const f of frames) if (f.length === keys.length) ring.push(f);
 }
 
+/** Every frame of a run, oldest first, each a copy over its key table (a result file keeps them). */
+export function framesOf(id: RunId): Float64Array[] {
+  const d = data.get(id);
+  if (!d) return [];
+  return Array.from({ length: d.ring.length }, (_, i) => {
+    const f = new Float64Array(d.codec.keys.length);
+    for (let c = 0; c < f.length; c++) f[c] = d.ring.at(i, c);
+    return f;
+  });
+}
+
 /** Keeps a run's frames before step `fromStep` (a resumed run recomputes the rest). */
 export function truncateRunData(id: RunId, fromStep: number): void {
   const d = data.get(id);
   if (!d) return;
-  const frames: Float64Array[] = [];
-  for (let i = 0; i < d.ring.length; i++) {
-    const f = new Float64Array(d.codec.keys.length);
-    for (let c = 0; c < f.length; c++) f[c] = d.ring.at(i, c);
-    if (!(f[d.stepCol] >= fromStep)) frames.push(f);
-  }
+  const frames = framesOf(id).filter((f) => !(f[d.stepCol] >= fromStep));
   restoreRunData(id, [...d.codec.keys], frames);
 }
 

@@ -5,7 +5,8 @@
  * workflow's files (the experiment on screen is not the link's), and a config over the
  * memory limit (the same check that refuses it at start, session/controller.ts). Any reason
  * keeps Train, Step, Run again and Continue off, so nothing trains with a value other than the
- * one on screen; so does a session another tab is training (read-only here). No React.
+ * one on screen; so does a session another tab is training (read-only here), and an opened
+ * result file (trained elsewhere). No React.
  */
 import type { Experiment } from '../core/config';
 import { baseModelsKey } from '../core/workflow/base-key';
@@ -24,7 +25,7 @@ export const NO_BASE_MODELS = `This workflow’s agents have no base models yet:
  */
 export function trainBlockers(
   s: Pick<LabState, 'fieldErrors' | 'backend' | 'config'> &
-    Partial<Pick<LabState, 'readOnly' | 'baseModels' | 'uploads'>> & {
+    Partial<Pick<LabState, 'readOnly' | 'opened' | 'baseModels' | 'uploads'>> & {
       preparing?: string | null;
       wanted?: boolean;
     },
@@ -38,6 +39,11 @@ export function trainBlockers(
       s.readOnly.free
         ? 'The tab that trained this session has stopped: Take over to train it here'
         : 'Another tab is training this session: it is shown here read-only',
+    );
+  // A result file's runs trained on another machine: there is nothing here to go on from.
+  if (s.opened)
+    reasons.push(
+      `${s.opened.name} is a result opened read-only: it was not trained here (Reset, then Train, trains its experiment here)`,
     );
   // A link waiting for its files (workflow-open.ts) is not the experiment on screen: Train would train the wrong one.
   if (s.wanted)

@@ -1,13 +1,16 @@
 /**
  * The one module that touches window.location: reads the experiment, and the sweep a link may
  * carry over it, from the hash at start and on `hashchange`, and mirrors their changes back with
- * `history.replaceState` (no history spam).
+ * `history.replaceState` (no history spam); or opens the result file an `#open=<URL>` names.
  */
 import { structuralKey } from '../core/config';
 import { encodeLink } from '../core/url';
+import { resultLinkOf } from '../report/result-link';
+import type { ResultLink } from '../report/result-link';
 import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
-import { setExperiment, setUrlErrors, setWorkflowSlice, useLab } from './session/store';
+import { openLinkedResult } from './interop';
+import { addError, setEmbed, setExperiment, setUrlErrors, setWorkflowSlice, useLab } from './session/store';
 import { linkFiles } from './workflow-open';
 import type { LabState } from './session/store';
 
@@ -20,6 +23,8 @@ import type { LabState } from './session/store';
  */
 async function readHash(): Promise<void> {
   const hash = window.location.hash;
+  const link = resultLinkOf(hash);
+  if (link) return openFromHash(link);
   const files = await linkFiles(hash);
   if (window.location.hash !== hash) return; // a newer link is being opened
   if ('wanted' in files)
@@ -51,6 +56,20 @@ function openHash(hash: string): void {
   setExperiment({ config: r.config, sweep: r.sweep });
   // The address bar names the experiment on screen, a bad link's too (its text stays in the alert).
   writeHash(encodeLink(r.config, r.sweep));
+}
+
+/**
+ * `#open=<URL>`: the result file at URL opens read-only (interop.ts), and the address bar keeps
+ * the link that opened it; a URL that is refused says why, and the page names its experiment.
+ */
+function openFromHash(link: NonNullable<ResultLink>): void {
+  const hash = window.location.hash.slice(1);
+  if ('refused' in link) {
+    addError(link.refused);
+    return writeHash(linkOf(useLab.getState()));
+  }
+  setEmbed(link.view);
+  void openLinkedResult(link.url).then((opened) => opened && writeHash(hash));
 }
 
 /** The link of what the page holds: its experiment and the sweep over it. */

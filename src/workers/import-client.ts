@@ -5,6 +5,8 @@
  * keeps local runs in.
  */
 import type { ImportedRun, ImportFile } from '../interop/import';
+import { askOnce } from './one-answer';
+import type { OneAnswer } from './one-answer';
 
 export interface PackedRun extends Omit<ImportedRun, 'rows' | 'keys'> {
   /** Frame key table; `step` first. */
@@ -30,7 +32,7 @@ export function packRun({ rows, keys: _names, ...rest }: ImportedRun): PackedRun
 }
 
 export type ImportRequest = { files: ImportFile[] };
-export type ImportReply = { ok: true; result: PackedImport } | { ok: false; message: string };
+export type ImportReply = OneAnswer<PackedImport>;
 
 /** Parses the files in a fresh worker, which exits when it has answered. */
 export function parseInWorker(files: ImportFile[]): Promise<PackedImport> {
@@ -38,14 +40,11 @@ export function parseInWorker(files: ImportFile[]): Promise<PackedImport> {
     type: 'module',
     name: 'import',
   });
-  return new Promise<PackedImport>((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<ImportReply>) =>
-      e.data.ok ? resolve(e.data.result) : reject(new Error(e.data.message));
-    worker.onerror = (e) => reject(new Error(e.message || 'the import worker failed'));
-    const request: ImportRequest = { files };
-    worker.postMessage(
-      request,
-      files.map((f) => f.bytes.buffer as ArrayBuffer),
-    );
-  }).finally(() => worker.terminate());
+  const request: ImportRequest = { files };
+  return askOnce(
+    worker,
+    'import worker',
+    request,
+    files.map((f) => f.bytes.buffer as ArrayBuffer),
+  );
 }

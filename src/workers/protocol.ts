@@ -5,6 +5,7 @@
  * per step (transferred, never copied) against the key table sent once in `ready`.
  */
 import type { Experiment } from '../core/config';
+import type { InspectedTrajectory } from '../core/inspected';
 import type { BackendName } from '../core/config-names';
 import type { LiveParam } from '../core/live-params';
 import type { ModelPreset } from '../core/model-sizes';
@@ -24,45 +25,8 @@ export type Measurements = Record<string, Measurement>;
 export type RunId = string & { readonly __brand: 'RunId' };
 export const runId = (s: string): RunId => s as RunId;
 
-/** One agent turn of a recent trajectory, for the rollout inspector. */
-export interface InspectedTurn {
-  agent: string;
-  prompt: string;
-  response: string;
-  valid: boolean;
-  reward: number;
-  advantage: number;
-  /** log π_old of each response token (EOS included). */
-  logp: number[];
-  /**
-   * Per-agent credit (reward.credit ≠ shared): the agent's credit in this trajectory and v(all ∖
-   * agent), the outcome of the replay without it (NaN where not replayed, e.g. Monte-Carlo Shapley).
-   * `reward` above is the row's shared reward; the estimator saw reward + λ × credit.
-   */
-  credit?: { credit: number; without: number; weight: number };
-  /** Tree sampling: the G candidates sampled from this turn's state, in branch order (this turn is the chosen one). */
-  siblings?: InspectedSibling[];
-  /** MCTS sampling: this node's index in its tree (generation order) and its parent's (−1: the root). */
-  node?: { index: number; parent: number };
-}
-/** One candidate of a tree level: its branch, and whether its state was copied forward. */
-export interface InspectedSibling extends Omit<InspectedTurn, 'siblings'> {
-  branch: number;
-  chosen: boolean;
-}
-export interface InspectedTrajectory {
-  group: number;
-  traj: number;
-  success: boolean;
-  reward: number;
-  status: 'ok' | 'error';
-  /**
-   * Tree sampling: the entry is a whole tree (`turns` = its chosen path, each with its siblings);
-   * MCTS sampling: a whole search tree (`turns` = its nodes in generation order, each with `node`).
-   */
-  tree?: true;
-  turns: InspectedTurn[];
-}
+// The rollout inspector's view of a batch is plain data, also kept in result files: core/inspected.ts.
+export type { InspectedSibling, InspectedTrajectory, InspectedTurn } from '../core/inspected';
 
 /** Page → worker. */
 export type ToWorker =

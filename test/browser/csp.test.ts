@@ -56,10 +56,15 @@ it('loads, trains and exports under the CSP with no violation; inline scripts an
   await expect
     .poll(async () => Number(await reward.getAttribute('data-points')), { timeout: 60_000 })
     .toBeGreaterThan(0);
-  for (const name of ['Download CSV', 'Download JSON', 'Download Reward as PNG', 'Download checkpoints']) {
-    await page.getByRole('button', { name }).click();
-  }
-  await expect.poll(() => names.length, { timeout: 60_000 }).toBe(7); // CSV, JSON, PNG, 2 runs × 2 models
+  const buttons = [
+    'Download CSV',
+    'Download JSON',
+    'Share result',
+    'Download Reward as PNG',
+    'Download checkpoints',
+  ];
+  for (const name of buttons) await page.getByRole('button', { name }).click();
+  await expect.poll(() => names.length, { timeout: 60_000 }).toBe(8); // CSV, JSON, result, PNG, 2 runs × 2 models
   const png = names.find((n) => n.endsWith('.png'));
   expect(png).toBe('agentwise-reward.png');
   expect(await page.evaluate(() => window.cspViolations)).toEqual([]);

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
-import { inject } from 'vitest';
+import type { BrowserContext, Download, Page } from 'playwright-core';
+import { expect, inject } from 'vitest';
 import { CHROME_ARGS } from './chrome';
 import { RUNS } from './experiments';
 import { KERNEL_FAMILIES } from '../../src/model/kernels/wasm';
@@ -79,11 +79,27 @@ export async function savedAtSteps(l: Lab, timeout = 30_000): Promise<void> {
   }
 }
 
-/** Per run label, the steps of its frames stored in IndexedDB (agentwise-lab), sorted. */
-export const storedSteps = (l: Lab) =>
+/** A session as IndexedDB (agentwise-lab) holds it, each run with its stored frames. */
+export interface StoredSessionRows {
+  id: string;
+  kind?: string;
+  runs: {
+    label: string;
+    seed: number;
+    agents: string[];
+    markers: unknown[];
+    /** The steps of its stored frames, ascending. */
+    steps: number[];
+    /** Its frames by step as {key: value} (NaN left out). */
+    rows: Record<string, number>[];
+  }[];
+}
+
+/** Every stored session (trained and imported), with its runs' frames. */
+export const storedSessions = (l: Lab): Promise<StoredSessionRows[]> =>
   l.page.evaluate(
-    (runs) =>
-      new Promise<number[][]>((ok, ko) => {
+    () =>
+      new Promise<StoredSessionRows[]>((ok, ko) => {
         const r = indexedDB.open('agentwise-lab');
         r.onerror = () => ko(r.error);
         r.onsuccess = () => {
@@ -91,23 +107,49 @@ export const storedSteps = (l: Lab) =>
           const sessions = tx.objectStore('sessions').getAll();
           const frames = tx.objectStore('frames').getAll();
           tx.oncomplete = () => {
-            type Run = { id: string; label: string };
-            const ids = (sessions.result as { runs: Run[] }[]).flatMap((s) => s.runs);
-            const of = (label: string) => ids.filter((x) => x.label === label).map((x) => x.id);
-            const all = frames.result as { run: string; step: number }[];
+            type Run = {
+              id: string;
+              label: string;
+              seed: number;
+              agents: string[];
+              markers?: unknown[];
+              keys: string[];
+            };
+            const all = frames.result as { run: string; step: number; values: Float64Array }[];
+            const runOf = (run: Run) => {
+              const mine = all.filter((f) => f.run === run.id).sort((a, b) => a.step - b.step);
+              return {
+                ...{ label: run.label, seed: run.seed, agents: run.agents, markers: run.markers ?? [] },
+                steps: mine.map((f) => f.step),
+                rows: mine.map((f) =>
+                  Object.fromEntries(
+                    run.keys.flatMap((k, i) => (Number.isNaN(f.values[i]) ? [] : [[k, f.values[i]]])),
+                  ),
+                ),
+              };
+            };
             ok(
-              runs.map((label) =>
-                all
-                  .filter((f) => of(label).includes(f.run))
-                  .map((f) => f.step)
-                  .sort((a, b) => a - b),
-              ),
+              (sessions.result as { id: string; kind?: string; runs: Run[] }[]).map((s) => ({
+                ...{ id: s.id, kind: s.kind },
+                runs: s.runs.map(runOf),
+              })),
             );
+            r.result.close();
           };
         };
       }),
-    RUNS,
   );
+
+/** Per run label, the steps of its frames stored in IndexedDB (agentwise-lab), sorted. */
+export const storedSteps = async (l: Lab): Promise<number[][]> => {
+  const runs = (await storedSessions(l)).flatMap((s) => s.runs);
+  return RUNS.map((label) =>
+    runs
+      .filter((r) => r.label === label)
+      .flatMap((r) => r.steps)
+      .sort((a, b) => a - b),
+  );
+};
 
 /** The steps at which each run's state is stored in IndexedDB (agentwise-states), by key (run index:label). */
 export const stateSteps = (l: Lab) =>
@@ -277,3 +319,28 @@ export const observeLongTasks = (page: Page) =>
       for (const e of list.getEntries()) w.longTasks.push(e.duration);
     }).observe({ type: 'longtask' });
   });
+
+/** Clicks a button and keeps every file it downloads (name → path on disk), waiting for `count` of them. */
+export async function downloads(l: Lab, button: string, count: number): Promise<Record<string, string>> {
+  const got: Download[] = [];
+  const listener = (d: Download) => got.push(d);
+  l.page.on('download', listener);
+  await l.page.getByRole('button', { name: button, exact: true }).click();
+  await expect.poll(() => got.length, { timeout: 30_000 }).toBe(count);
+  l.page.off('download', listener);
+  const out: Record<string, string> = {};
+  for (const d of got) out[d.suggestedFilename()] = (await d.path())!;
+  return out;
+}
+
+/** Drops files (name → path) onto the drop zone as loose files; resolves once the import is stored. */
+export async function dropLoose(l: Lab, files: Record<string, string>): Promise<void> {
+  const payload = Object.entries(files).map(([name, path]) => [name, readFileSync(path).toString('base64')]);
+  const dt = await l.page.evaluateHandle((entries) => {
+    const data = new DataTransfer();
+    for (const [name, b64] of entries)
+      data.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
+    return data;
+  }, payload);
+  await l.page.dispatchEvent('[data-testid="drop-zone"]', 'drop', { dataTransfer: dt });
+}

@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { DEFAULT_EXPERIMENT } from '../../src/core/config';
+import { metricsCsv, metricsJson, readRunCard } from '../../src/interop/lab-exports';
 import { readEventFile, writeEventFile } from '../../src/interop/tensorboard';
+import { taskOf } from '../../src/tasks/registry';
 import { bytesOf, event, record, simple } from '../interop/hand-assembled';
 
 const lab = (args: string[]) =>
@@ -64,7 +67,14 @@ describe('npm run lab -- export tensorboard', () => {
     const [file] = readdirSync(join(tb, 'GRPO'));
     expect(file).toMatch(/^events\.out\.tfevents\.\d+\.agentwise-lab$/);
     const scan = readEventFile(readFileSync(join(tb, 'GRPO', file)));
-    expect(scan).toMatchObject({ records: 3, skipped: 0, truncatedBytes: 0 });
+    expect(scan).toMatchObject({ records: 4, skipped: 0, truncatedBytes: 0 }); // version, card, 2 steps
+    // The card names the run from the folder's config (config.json `{}`: the default experiment).
+    expect(readRunCard(scan.card!)).toEqual({
+      label: 'GRPO',
+      seed: DEFAULT_EXPERIMENT.seed,
+      agents: taskOf(DEFAULT_EXPERIMENT).agents.map((a) => a.role),
+      markers: [],
+    });
     expect(scan.rows.map(({ time_s: _t, ...rest }) => rest)).toEqual([
       { step: 0, 'reward/mean': Math.fround(0.3), 'agent/verifier/grad_norm': Math.fround(0.123456789) },
       {
@@ -137,6 +147,67 @@ describe('npm run lab -- import', () => {
       ['GRPO', 2],
       ['drmas', 1],
     ]);
+  });
+
+  it('reads every export of a run folder back as its runs and seeds: TensorBoard as a folder or loose, CSV, JSON', () => {
+    const dir = runFolder();
+    const tb = join(dir, 'tb');
+    expect(lab(['export', 'tensorboard', dir, '--out', tb]).status).toBe(0);
+    const original = readFileSync(join(dir, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, number | string | null>);
+    // The page's CSV and JSON of the same runs (seed: the default experiment's, as the card says).
+    const seed = DEFAULT_EXPERIMENT.seed;
+    const runs = ['GRPO', 'Dr. MAS'].map((label) => {
+      const rows = original
+        .filter((o) => o.run === label)
+        .map(({ run: _r, ...row }) =>
+          Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null)),
+        ) as Record<string, number>[];
+      const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+      return { label, seed, agents: ['verifier'], markers: [], keys, rows };
+    });
+    writeFileSync(join(dir, 'm.csv'), metricsCsv(runs));
+    writeFileSync(join(dir, 'm.json'), metricsJson(DEFAULT_EXPERIMENT, '#', runs));
+    const [file] = readdirSync(join(tb, 'GRPO'));
+    const cases: [string, string[], (v: number) => number][] = [
+      ['tb-folder', [tb], Math.fround],
+      ['tb-loose', [join(tb, 'GRPO', file), join(tb, 'Dr. MAS', file)], Math.fround],
+      ['csv', [join(dir, 'm.csv')], (v) => v],
+      ['json', [join(dir, 'm.json')], (v) => v],
+    ];
+    for (const [name, inputs, value] of cases) {
+      const out = join(dir, name);
+      const r = lab(['import', ...inputs, '--out', out]);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr, name).toBe('');
+      const back = readFileSync(join(out, 'metrics.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(back.length, name).toBe(original.length);
+      for (const o of original) {
+        const b = back.find((l) => l.run === o.run && l.step === o.step);
+        for (const [k, v] of Object.entries(o)) {
+          if (k === 'run' || k === 'step' || (k === 'time_s' && name.startsWith('tb'))) continue;
+          if (v === null) expect(b).not.toHaveProperty([k]);
+          else expect(b[k], `${name}: ${o.run} ${k}`).toBe(value(v as number));
+        }
+      }
+      const summary = JSON.parse(readFileSync(join(out, 'import.json'), 'utf8'));
+      const seen = summary.runs.map((x: { label: string; seed: number }) => [x.label, x.seed]).sort();
+      expect(seen, name).toEqual([
+        ['Dr. MAS', seed],
+        ['GRPO', seed],
+      ]);
+    }
+    // Two exports of one run are never merged: the second is refused, saying why.
+    const both = lab(['import', join(dir, 'm.csv'), join(dir, 'm.json'), '--out', join(dir, 'both')]);
+    expect(both.status).toBe(0);
+    expect(both.stderr).toContain(
+      `${join(basename(dir), 'm.json')}: refused: holds run "GRPO", as does ${join(basename(dir), 'm.csv')}`,
+    );
   });
 
   it('never writes over a run: --out onto a train or import folder is refused, --force moves it aside', () => {

@@ -1,19 +1,22 @@
 /**
- * Fuzzed imports (docs/fuzz.md#event-files-and-wb-csvs): TensorBoard event files (written by the
- * lab, then mutated; or records with valid CRCs around mutated or random Event bytes, so the
- * protobuf decoder itself is reached) and W&B CSVs (built from real and hostile columns and cells,
- * then mutated). Reading never throws, every refusal names the file and says why, every value read
- * is a number at a number step.
+ * Fuzzed imports (docs/fuzz.md#event-files-csvs-and-metrics-json): TensorBoard event files
+ * (written by the lab, with and without a run card, then mutated; or records with valid CRCs
+ * around mutated or random Event bytes, so the protobuf decoder itself is reached; or a card of
+ * hostile JSON), CSVs (built from real, `run`, `seed` and hostile columns and cells, then mutated)
+ * and the page's metrics JSON (edited as JSON and as text). Reading never throws, every refusal
+ * names the file and says why, every value read is a number at a number step.
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { M } from '../../src/core/metrics';
 import { importFiles, type ImportResult } from '../../src/interop/import';
 import { encodeScalars } from '../../src/interop/tb-event';
+import { DEFAULT_EXPERIMENT } from '../../src/core/config';
+import { metricsJson, runCardText } from '../../src/interop/lab-exports';
 import { readEventFile, writeEventFile } from '../../src/interop/tensorboard';
 import { frameRecords } from '../../src/interop/tfrecord';
 import { readWandbCsv } from '../../src/interop/wandb-csv';
-import { crashOf, fuzz, mutatedBytes, NASTY_STRINGS, RUNS } from './harness';
+import { crashOf, fuzz, hostileValue, jsonEdit, mutatedBytes, NASTY_STRINGS, RUNS } from './harness';
 
 const tag = fc.oneof(
   fc.constantFrom(
@@ -33,9 +36,14 @@ const rows = fc.array(
   }),
   { maxLength: 6 },
 );
-const goodFile = writeEventFile(
-  [0, 1, 2, 3].map((s) => ({ [M.step]: s, [M.timeS]: s, 'train/reward_mean': s / 4 })),
-  1.7e9,
+const goodRows = [0, 1, 2, 3].map((s) => ({ [M.step]: s, [M.timeS]: s, 'train/reward_mean': s / 4 }));
+const goodCard = { label: 'GRPO #1', seed: 43, agents: ['alice', 'bob'], markers: [] };
+const goodFile = writeEventFile(goodRows, 1.7e9);
+const cardedFile = writeEventFile(goodRows, 1.7e9, runCardText(goodCard));
+/** A run card edited as JSON (hostile values, prototype keys), or any text at all. */
+const card = fc.oneof(
+  jsonEdit({ v: 1, ...goodCard, markers: [{ step: 1, param: 'lr', value: 0.01 }] }),
+  fc.string(),
 );
 const event = fc
   .tuple(
@@ -45,6 +53,8 @@ const event = fc
   .map(([step, scalars]) => encodeScalars(step, 1.7e9, scalars));
 const eventFile = fc.oneof(
   mutatedBytes(goodFile),
+  mutatedBytes(cardedFile),
+  card.map((c) => writeEventFile(goodRows, 1.7e9, c)),
   rows.map((rs) => writeEventFile(rs, 1.7e9)),
   fc
     .array(
@@ -67,6 +77,8 @@ const column = fc.oneof(
     'train/reward_mean',
     'grpo - train/reward_mean',
     'grpo - train/reward_mean__MIN',
+    'run',
+    'seed',
   ),
   fc.constantFrom('__proto__', 'constructor', '__proto__ - x', 'a - __proto__', ...NASTY_STRINGS),
   fc.string({ maxLength: 8 }),
@@ -92,6 +104,34 @@ const csvText = fc.oneof(
   fc
     .tuple(csv, fc.nat(200), fc.constantFrom('"', ',', '\n', '\r', '\uFEFF', ''), fc.nat(3))
     .map(([t, at, ins, cut]) => t.slice(0, at) + ins + t.slice(at + cut)),
+  fc.string({ maxLength: 60 }),
+);
+
+/** The page's metrics JSON of two runs, edited as JSON (hostile values, prototype keys) or as text. */
+const exported = JSON.parse(
+  metricsJson(DEFAULT_EXPERIMENT, '#', [
+    { ...goodCard, keys: ['step', 'train/reward_mean'], rows: goodRows },
+    {
+      ...goodCard,
+      label: 'Dr. MAS #1',
+      markers: [{ step: 2, param: 'lr', value: 0.002 }],
+      keys: [],
+      rows: goodRows,
+    },
+  ]),
+);
+exported.experiment = { task: 'sync' }; // the runs are what is read; a short experiment keeps the paths to them many
+const jsonText = fc.oneof(
+  jsonEdit(exported),
+  fc
+    .tuple(
+      fc.constant(JSON.stringify(exported)),
+      fc.nat(400),
+      fc.constantFrom('"', ',', '{', ']', ''),
+      fc.nat(3),
+    )
+    .map(([t, at, ins, cut]) => t.slice(0, at) + ins + t.slice(at + cut)),
+  hostileValue.map((v) => JSON.stringify({ runs: [v] }) ?? ''),
   fc.string({ maxLength: 60 }),
 );
 
@@ -138,6 +178,20 @@ describe('fuzzed imports', () => {
       try {
         const r = importFiles([{ path: 'export.csv', bytes: new TextEncoder().encode(text) }]);
         return checkImport(r) ?? read;
+      } catch (e) {
+        return `importFiles threw: ${crashOf(e) ?? (e as Error).message}`;
+      }
+    });
+  });
+
+  it(`reads or refuses each of ${RUNS} metrics JSONs with a reason, never throwing`, () => {
+    fuzz('metrics JSON', jsonText, (text) => {
+      try {
+        const r = importFiles([{ path: 'agentwise-metrics.json', bytes: new TextEncoder().encode(text) }]);
+        for (const run of r.runs)
+          if (run.markers.some((m) => !Number.isFinite(m.value)))
+            return `run ${run.label}: a marker not finite`;
+        return checkImport(r) ?? (r.runs.length ? 'accepted' : 'refused');
       } catch (e) {
         return `importFiles threw: ${crashOf(e) ?? (e as Error).message}`;
       }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { metricKeys } from '../../src/core/metrics';
 import { importFiles, seedOf } from '../../src/interop/import';
 import { inferAgents, labAgentName, mapNames } from '../../src/interop/metric-map';
 import { writeEventFile } from '../../src/interop/tensorboard';
@@ -72,6 +73,21 @@ describe('metric names', () => {
     const given = mapNames(['actor/wg0/grad_norm'], { wg0: ['coder'] });
     expect(given.keys.get('actor/wg0/grad_norm')).toBe('agent/coder/grad_norm');
     expect(given.inferred).toEqual([]);
+  });
+});
+
+describe("the lab's own keys", () => {
+  it('maps every key a lab run can record to itself, whatever its options (a lab run reads back unchanged)', () => {
+    for (const estimator of ['grpo', 'mars2', 'custom'] as const)
+      for (const on of [false, true]) {
+        const keys = metricKeys(['alice', 'search-2'], ['shared', 'bob'], 8, {
+          ...{ estimator, shadowGradNorm: on, credit: on, ownSuccess: on },
+          ...{ mcts: on, filter: on, buffers: on },
+        });
+        const { keys: mapped } = mapNames(keys);
+        const moved = keys.filter((k) => mapped.get(k) !== k).map((k) => `${k} → ${mapped.get(k)}`);
+        expect(moved, `${estimator}, options ${on}`).toEqual([]);
+      }
   });
 });
 

@@ -14,6 +14,7 @@ it.each([
   ['reward-correlation', /--batches 8/],
   ['tree-cost', /--error 0\.3/],
   ['bench-import', /--records/],
+  ['bench-result', /--sweep DIR/],
 ])(
   '%s refuses an unknown flag by name, with its usage',
   (script, option) => {

@@ -130,7 +130,8 @@ function BoardRow({
   );
 }
 
-export function Charts() {
+/** The board; `only`: one chart of it alone, by its id (an embed link's `view=chart:<id>`). */
+export function Charts({ only }: { only?: string } = {}) {
   const allRuns = useBoardRuns();
   const view = useLab((s) => s.view);
   // The experiment the shown runs trained (a link sweep's shown cell): what the board draws for them.
@@ -240,6 +241,15 @@ export function Charts() {
       }
     />
   );
+  if (only !== undefined) {
+    const mine = board.rows.filter((r) => r.chart.id === only);
+    return (
+      <section className="board" aria-label="Charts">
+        <Legend />
+        {mine.length ? mine.map(row) : <p role="alert">No chart “{only}” for these runs.</p>}
+      </section>
+    );
+  }
   const more = board.rows.filter((r) => flat[r.chart.id]);
   return (
     <section className="board" aria-label="Charts">

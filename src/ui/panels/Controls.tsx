@@ -121,14 +121,26 @@ export function Controls() {
   const fieldErrors = useLab((s) => s.fieldErrors);
   const state = useLab((s) => s.sessionState);
   const readOnly = useLab((s) => s.readOnly);
+  const opened = useLab((s) => s.opened);
   // A workflow's base models (workflow-open.ts): prepared, being prepared, or checkpoint files instead.
   const baseModels = useLab((s) => s.baseModels);
   const preparing = useLab((s) => s.preparing?.key ?? null);
   const uploads = useLab((s) => s.uploads);
   const wanted = useLab((s) => s.wanted !== null);
   const reasons = useMemo(
-    () => trainBlockers({ backend, config, fieldErrors, readOnly, baseModels, preparing, uploads, wanted }),
-    [backend, config, fieldErrors, readOnly, baseModels, preparing, uploads, wanted],
+    () =>
+      trainBlockers({
+        backend,
+        config,
+        fieldErrors,
+        readOnly,
+        opened,
+        baseModels,
+        preparing,
+        uploads,
+        wanted,
+      }),
+    [backend, config, fieldErrors, readOnly, opened, baseModels, preparing, uploads, wanted],
   );
   const blocked = reasons.length > 0;
   return (

@@ -21,6 +21,8 @@ function LiveField({ param }: { param: LiveParam }) {
   const training = useLab((s) => s.sessionState !== 'idle' && s.sessionState !== 'restored');
   // A link sweep's cells train as planned (setLiveNext): nothing to apply to them.
   const sweeping = useLab((s) => s.sweepCells !== null);
+  // An opened result ran elsewhere: its schedule is what it ran, nothing here to change.
+  const opened = useLab((s) => s.opened !== null);
   const [error, setError] = useState<string | null>(null);
   // Committed while runs train: sent to them, shown until a run says at which step it took it
   // (the recorded value moves on from `over`), and only in the session it was sent to: a later
@@ -80,7 +82,8 @@ function LiveField({ param }: { param: LiveParam }) {
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : note ? `${id}-note` : undefined}
         {...draft}
-        disabled={sweeping}
+        disabled={sweeping || opened}
+        title={opened ? 'An opened result is read-only: it was not trained here' : undefined}
       />
       {note && !error && (
         <span id={`${id}-note`} className="live-pending" role="status">

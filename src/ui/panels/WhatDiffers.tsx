@@ -7,9 +7,7 @@
  */
 import { useMemo } from 'react';
 import { ESTIMATORS } from '../../core/estimators';
-import { agentKey, agentSameBatchKey, M, SAME_BATCH_STATS } from '../../core/metrics';
-import { resolveRun } from '../../core/config-run';
-import { DIFFERS_WINDOW, whatDiffers } from '../../report/what-differs';
+import { DIFFERS_WINDOW, differsKeys, differsPick, whatDiffers } from '../../report/what-differs';
 import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../session/store';
 import type { LabState } from '../session/store';
@@ -17,37 +15,6 @@ import { useThrottledLab } from '../throttled';
 
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
-
-/** The keys the card reads for these agents. */
-const keysOf = (agents: readonly string[]) => [
-  M.step,
-  ...agents.flatMap((a) => [
-    agentKey(a, 'amplification'),
-    agentKey(a, 'traj_reward_share'),
-    agentKey(a, 'calls'),
-    ...(['grpo', 'drmas'] as const).flatMap((e) => SAME_BATCH_STATS.map((s) => agentSameBatchKey(a, e, s))),
-  ]),
-];
-
-/** The run the card reads, its estimator and its trajectories per batch (B·G); null without runs. */
-function pickRun(s: LabState) {
-  const config = boardConfig(s);
-  const withRun = boardRuns(s)
-    .map((r) => ({ r, run: config.runs[r.runIndex] }))
-    .filter((x) => x.run);
-  const chosen =
-    withRun.find((x) => x.run.estimator === 'grpo' || x.run.estimator === 'drmas') ?? withRun.at(0);
-  if (!chosen) return null;
-  const { rollout } = resolveRun(config, chosen.run);
-  // An mcts tree's rows are nodes, as many as the search grows: no B·G trajectories to count.
-  const trees = rollout.sampling === 'mcts';
-  return {
-    ...chosen,
-    trees,
-    trajectories: trees ? undefined : rollout.batchSize * rollout.groupSize,
-    groupSize: trees ? rollout.nodes : rollout.groupSize,
-  };
-}
 
 const PAIR = ['grpo', 'drmas'] as const;
 
@@ -86,18 +53,20 @@ export function WhatDiffers() {
   const card = useMemo(() => {
     void version;
     void runsKey;
-    const picked = pickRun(useLab.getState());
+    const s = useLab.getState();
+    const picked = differsPick(boardConfig(s), boardRuns(s));
     if (!picked) return null;
-    const { r, run, trajectories, trees, groupSize } = picked;
-    const differs = whatDiffers(historyOf(r.id, keysOf(r.agents), DIFFERS_WINDOW), r.agents, run.estimator, {
+    const { r, estimator, trajectories, trees, groupSize } = picked;
+    const history = historyOf(r.id, differsKeys(r.agents), DIFFERS_WINDOW);
+    const differs = whatDiffers(history, r.agents, estimator, {
       trajectories,
       groupSize,
       trees,
       run: r.label,
     });
-    // pickRun prefers a GRPO or Dr. MAS run; with neither on screen the pair weighs another's rows.
+    // differsPick prefers a GRPO or Dr. MAS run; with neither on screen the pair weighs another’s rows.
     if (!differs) return null;
-    const reference = run.estimator === 'grpo' || run.estimator === 'drmas' ? null : `the ${r.label} run`;
+    const reference = estimator === 'grpo' || estimator === 'drmas' ? null : `the ${r.label} run`;
     const maxRms = Math.max(
       ...differs.agents.flatMap((a) => PAIR.map((e) => a.rms[e])).filter(Number.isFinite),
     );

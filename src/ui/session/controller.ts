@@ -30,15 +30,27 @@ import { LabSession } from '../../workers/client';
 import type { RunId } from '../../workers/protocol';
 import type { SessionOptions } from '../../workers/run-start';
 import { loadMeasurements } from '../backend-cache';
+import type { Result } from '../../report/result-format';
 import { clearRunData } from '../run-data';
 import { threadChoice } from '../thread-setting';
 import { keeping, newRunView, planSweep, waitingState } from './controller-start';
 import { Recorder } from './recorder';
+import { resultOnScreen, sessionResult } from './result';
 import { statesToResume } from './resume-point';
 import { canDo } from './session-state';
 import type { SessionAction, SessionEvent } from './session-state';
 import { clearUnsaved } from './storage-full';
-import { addError, ask, moveSession, setConfig, setSession, takePending, useLab } from './store';
+import {
+  addError,
+  ask,
+  chooseConfig,
+  moveSession,
+  setConfig,
+  setExperiment,
+  setSession,
+  takePending,
+  useLab,
+} from './store';
 import type { LabState, SessionSlice } from './store';
 import { receive } from './worker-messages';
 import { WriterLock } from './writer-lock';
@@ -68,6 +80,8 @@ export class SessionController {
   private turn: Promise<unknown> = Promise.resolve();
   /** Paused by the Page Visibility API, to go on when the tab shows again. */
   private autoPaused = false;
+  /** The result file on screen (store's `opened` says what of it the page shows), shared as it came. */
+  private opened: Result | null = null;
 
   constructor(private readonly options: ControllerOptions = {}) {}
 
@@ -79,6 +93,32 @@ export class SessionController {
   /** The one writer of the session state machine: moves it by `event`, with `patch` in the same store update. */
   dispatch(event: SessionEvent, patch?: Partial<Omit<SessionSlice, 'sessionState'>>): void {
     moveSession(event, patch);
+  }
+
+  /**
+   * A result file on screen, read-only (docs/sharing.md#opening-one-in-the-page): what was on
+   * screen goes (a live session stays in Past sessions), the result's experiment becomes the
+   * page's, and its runs are drawn from its frames. Nothing trains and nothing is recorded: it
+   * ran elsewhere (trainBlockers keeps Train, Step, Run again and Continue off).
+   */
+  openResult(result: Result, name: string): void {
+    this.clear();
+    const shown = resultOnScreen(result, name);
+    if (shown.config) chooseConfig(shown.config);
+    setExperiment({ sweep: [] });
+    this.opened = result;
+    const { runs, sweepCells, opened } = shown;
+    this.dispatch('restoreFinished', {
+      runs,
+      sweepCells,
+      opened,
+      frameVersion: useLab.getState().frameVersion + 1,
+    });
+  }
+
+  /** The session on screen as a result file's bytes (an opened result: as it was opened). */
+  shareResult(): Uint8Array {
+    return sessionResult(useLab.getState(), this.opened);
   }
 
   /** Whether the buttons' `action` does something from the state the session is in now. */
@@ -300,7 +340,8 @@ export class SessionController {
     this.autoPaused = false;
     clearRunData(imported.map((r) => r.id)); // imported runs stay on the charts
     clearUnsaved();
-    const patch = { runs: [], errors: [], restored: null, readOnly: null, sweepCells: null };
+    this.opened = null;
+    const patch = { runs: [], errors: [], restored: null, readOnly: null, sweepCells: null, opened: null };
     if (event) this.dispatch(event, patch);
     else setSession(patch);
     // An action that waited on "keep the runs or start anew" has no runs left to protect: it applies.

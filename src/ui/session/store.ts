@@ -6,10 +6,10 @@
  * - backend: the probe's report, "Measure again", the wasm thread setting;
  * - session: the session state (moved only by SessionController.dispatch: moveSession) and what
  *   the page shows of the session: its runs, imported runs, errors, a link sweep's cells, the
- *   restored session, read-only;
+ *   restored session, read-only, an opened result;
  * - storage: what the recorder (recorder.ts) says of IndexedDB: the stored sessions, why nothing
  *   is recorded, what a full disk left unsaved, the browser's answer to persist();
- * - view: chart preferences;
+ * - view: chart preferences, and an embed link's one panel;
  * - workflow: the workflow picker's refusals, the files a link waits for, and the base models
  *   prepared or being prepared (src/ui/workflow-open.ts writes it).
  * `useLab` reads (a hook, getState, subscribe) and has no setState: a slice's own functions are
@@ -30,6 +30,8 @@ import { forgetMeasurements } from '../backend-cache';
 import { keepThreadSetting, loadThreadSetting } from '../thread-setting';
 import type { ThreadSetting } from '../../backends/threads';
 import type { LiveParam } from '../../core/live-params';
+import type { ResultBody, ResultMachine } from '../../report/result-format';
+import type { EmbedView } from '../../report/result-link';
 import type { RunId, RunStatus } from '../../workers/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';
@@ -211,6 +213,17 @@ export interface SessionSlice {
    * Train off; `free` once that tab let it go or closed, when "Take over" trains it here.
    */
   readOnly: { id: string; free: boolean } | null;
+  /** A result file on screen (session/result.ts): shown read-only, trained elsewhere; null otherwise. */
+  opened: OpenedResult | null;
+}
+
+/** What the page says of an opened result: its file, content hash, maker and the machine it ran on. */
+export interface OpenedResult {
+  name: string;
+  sha256: string;
+  made: ResultBody['made'];
+  /** Where it ran (the first of its machines); null where the file names none (runs imported from other tools). */
+  machine: ResultMachine | null;
 }
 
 /** What the recorder (recorder.ts) says of the page's storage. */
@@ -230,6 +243,8 @@ export interface StorageSlice {
 
 export interface ViewSlice {
   view: ViewPrefs;
+  /** An embed link's one panel (`#open=…&view=…`): the page shows it alone; null: the whole page. */
+  embed: EmbedView;
 }
 
 /** What a link waits for before it opens: its workflow's file, or its dataset file (workflow-open.ts). */
@@ -309,6 +324,7 @@ const initial = (): LabState => ({
   uploads: [],
   restored: null,
   readOnly: null,
+  opened: null,
   pastSessions: null,
   persistError: null,
   unsaved: { states: {} },
@@ -322,6 +338,7 @@ const initial = (): LabState => ({
     hiddenAgents: [],
     mapAsked: false,
   },
+  embed: null,
   workflowIssues: [],
   workflowReading: null,
   workflowRead: null,
@@ -462,6 +479,7 @@ export const setStorage = writer<keyof StorageSlice>();
 const setViewSlice = writer<keyof ViewSlice>();
 export const setView = (patch: Partial<ViewPrefs>) =>
   setViewSlice((s) => ({ view: { ...s.view, ...patch } }));
+export const setEmbed = (embed: EmbedView) => setViewSlice(() => ({ embed }));
 /** The user's scale for one chart: log or linear, from now on whatever its data spans. */
 export const chooseLog = (chartId: string, on: boolean) =>
   setViewSlice((s) => ({

@@ -1,0 +1,130 @@
+/**
+ * Result files in the page (docs/sharing.md#opening-one-in-the-page): a result opened read-only
+ * becomes the session on screen, its runs drawn from the file's frames (no worker, nothing
+ * recorded), and the session on screen becomes a result to share. The controller puts an opened
+ * result on screen (controller.ts: openResult); this module turns a file's runs into the page's
+ * and the page's into a file's.
+ */
+import type { Experiment } from '../../core/config';
+import { estimatorNamed, runColors } from '../../core/estimators';
+import { baseLabel } from '../../report/findings';
+import { writeResult } from '../../report/result-file';
+import type { Result, ResultMachine, ResultRun } from '../../report/result-format';
+import { resultExperiment } from '../../report/result-make';
+import type { Cell, SweepFile } from '../../rl/sweep';
+import { runId } from '../../workers/protocol';
+import { framesOf, restoreRunData, runData, setRollouts } from '../run-data';
+import { runColor } from './store';
+import type { LabState, OpenedResult, RunView } from './store';
+
+declare const __LAB_BUILD__: string;
+
+/** A result's runs as the page draws them, their frames and latest rollout sample in run-data. */
+export interface ResultOnScreen {
+  /** The experiment the board shows (a sweep's first cell); null for runs imported from other tools. */
+  config: Experiment | null;
+  runs: RunView[];
+  /** A sweep's cells, so the Map and the board's cell pick read them as a link sweep's. */
+  sweepCells: LabState['sweepCells'];
+  opened: OpenedResult;
+}
+
+/** Runs of one experiment's index share a colour; imported runs by their group (as Other tools colours them). */
+function runIndexOf(r: ResultRun, groups: Map<string, number>): number {
+  if (r.runIndex >= 0) return r.runIndex;
+  const group = baseLabel(r.label);
+  if (!groups.has(group)) groups.set(group, groups.size);
+  return groups.get(group)!;
+}
+
+/** A result on screen: each run's frames and its latest rollout sample restored in run-data. */
+export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOnScreen {
+  const groups = new Map<string, number>();
+  // Imported runs (no experiment) are coloured by the estimator their group names, as Other tools colours them.
+  const names = [...new Set(body.runs.filter((r) => r.runIndex < 0).map((r) => baseLabel(r.label)))];
+  const groupColors = runColors(names.map(estimatorNamed));
+  const prefix = `r${sha256.slice(0, 8)}`;
+  const runs = body.runs.map((r, i): RunView => {
+    const id = runId(`${prefix}-${i}`);
+    restoreRunData(id, r.keys, r.frames);
+    const sample = r.rollouts.at(-1);
+    if (sample) setRollouts(id, sample.step, sample.trajectories);
+    const runIndex = runIndexOf(r, groups);
+    const exp = body.experiments[r.experiment].experiment;
+    const color = exp && r.runIndex >= 0 ? runColor(exp.runs, r.runIndex) : groupColors[runIndex];
+    const last = r.frames.at(-1);
+    return {
+      ...{ id, label: r.label, seed: r.seed, runIndex, color, agents: r.agents },
+      ...(body.sweep ? { cell: r.experiment } : {}),
+      ...{ models: [], base: {}, markers: r.markers, state: 'done', message: 'opened' },
+      // Frames carry 0-based step indices: steps done is the last one's plus one.
+      step: last ? last[r.keys.indexOf('step')] + 1 : 0,
+      tokensPerS: NaN,
+      rolloutStep: sample?.step ?? -1,
+    };
+  });
+  const experiments = body.experiments.map((e) => e.experiment);
+  const config = experiments[0];
+  let sweepCells: LabState['sweepCells'] = null;
+  if (body.sweep && config && experiments.every((e) => e !== null)) {
+    const cells = body.experiments.map((e, index): Cell => ({
+      index,
+      params: e.params ?? {},
+      dir: `cell-${index}`,
+      config: e.experiment!,
+    }));
+    const file: SweepFile = {
+      ...{ version: 1, config, grid: body.sweep.grid, shard: null },
+      cells: cells.map(({ params, dir }) => ({ params, dir })),
+    };
+    sweepCells = { file, cells, shown: 0 };
+  }
+  const opened: OpenedResult = { name, sha256, made: body.made, machine: body.machines[0] ?? null };
+  return { config, runs, sweepCells, opened };
+}
+
+/** Where the page ran, in a result's words (the build's commit; the browser as the runtime). */
+function pageMachine(s: LabState, createdAt: number): ResultMachine {
+  const build = typeof __LAB_BUILD__ === 'string' ? __LAB_BUILD__ : 'unversioned';
+  const report =
+    s.runs.find((r) => r.backend)?.backend ?? (s.backend.state === 'ready' ? s.backend.report : null);
+  return {
+    date: new Date(createdAt).toISOString(),
+    commit: build === 'unversioned' ? null : build.replace('+dirty', ''),
+    dirty: build === 'unversioned' ? null : build.endsWith('+dirty'),
+    cpu: `${navigator.hardwareConcurrency} logical cores`,
+    cores: navigator.hardwareConcurrency,
+    platform: navigator.platform,
+    runtime: navigator.userAgent,
+    backend: report?.backend ?? 'unknown',
+    kernels: s.runs.find((r) => r.kernels)?.kernels ?? 'unknown',
+  };
+}
+
+/**
+ * The session on screen as a result file's bytes: every run's frames (run-data holds every step:
+ * its rings are as long as a run may be), its latest rollouts, its live changes, Findings and What
+ * differs as the page computes them, and this browser as the machine. A link sweep's cells are
+ * not shared yet: the board's experiment alone. An opened result is shared as it was opened.
+ */
+export function sessionResult(s: LabState, opened: Result | null): Uint8Array {
+  if (opened) return writeResult(opened.body);
+  const config = s.sweepCells?.cells[s.sweepCells.shown].config ?? s.config;
+  const shown = s.sweepCells ? s.runs.filter((r) => r.cell === s.sweepCells?.shown) : s.runs;
+  const runs = shown.flatMap((r): ResultRun[] => {
+    const d = runData(r.id);
+    if (!d) return [];
+    const frames = framesOf(r.id);
+    const rollouts = d.rollouts ? [{ step: d.rollouts.step, trajectories: d.rollouts.trajectories }] : [];
+    const card = { label: r.label, seed: r.seed, experiment: 0, runIndex: r.runIndex, agents: r.agents };
+    return [{ ...card, markers: r.markers, keys: [...d.codec.keys], frames, rollouts }];
+  });
+  const createdAt = s.restored?.createdAt ?? Date.now();
+  return writeResult({
+    made: { by: 'page', at: new Date().toISOString(), from: s.restored?.id ?? 'this session' },
+    experiments: [resultExperiment(config, null, runs)],
+    sweep: null,
+    runs,
+    machines: [pageMachine(s, createdAt)],
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * `#open=<URL>` (docs/sharing.md#opening-one-by-link): the page, served with its CSP, opens a
+ * result file from a second local origin that allows CORS, and keeps the link in the address bar;
+ * the page itself still cannot reach that origin (only the fetch worker's policy lets it). The
+ * same file from a host without CORS, a file over 50 MB, a missing file, a host that is not there
+ * and a plain-http URL are
+ * refused with a message, and the page stays as it was. An embed link (`&view=chart:reward`,
+ * `view=findings`) in an iframe on a third origin shows that one panel alone, and nothing else of
+ * the page.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { writeResult } from '../../src/report/result-file';
+import { smallBody } from '../report/result-fixture';
+import { openLab } from './harness';
+import type { Lab } from './harness';
+import { serveStatic } from './static-server';
+import type { StaticServer } from './static-server';
+
+let lab: Lab | undefined;
+afterEach(async () => {
+  await lab?.close();
+  lab = undefined;
+});
+
+const text = async (l: Lab, testId: string) => (await l.page.getByTestId(testId).textContent()) ?? '';
+
+describe('#open=<URL> opens a result hosted on another origin', () => {
+  let cors: StaticServer;
+  let plain: StaticServer;
+  let blog: StaticServer;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-hosted-'));
+    writeFileSync(join(dir, 'small.lab.json.gz'), writeResult(smallBody()));
+    writeFileSync(join(dir, 'huge.lab.json.gz'), new Uint8Array(50 * 2 ** 20 + 1));
+    cors = await serveStatic(dir, 0, { 'Access-Control-Allow-Origin': '*' });
+    plain = await serveStatic(dir);
+    // A blog post on a third origin, embedding the lab page's chart and Findings.
+    const post = mkdtempSync(join(tmpdir(), 'agentwise-blog-'));
+    const open = `${inject('baseUrl')}/#open=${cors.origin}/small.lab.json.gz`;
+    writeFileSync(
+      join(post, 'index.html'),
+      `<!doctype html><title>post</title><link rel="icon" href="data:,"><p>Our runs:</p>` +
+        `<iframe id="chart" src="${open}&view=chart:reward" width="640" height="420"></iframe>` +
+        `<iframe id="findings" src="${open}&view=findings" width="640" height="600"></iframe>`,
+    );
+    blog = await serveStatic(post);
+  });
+  afterAll(async () => {
+    await cors.close();
+    await plain.close();
+    await blog.close();
+  });
+
+  it('from a host that allows CORS: the runs, the banner and the link; the page itself still reaches only its own origin', async () => {
+    const url = `${cors.origin}/small.lab.json.gz`;
+    lab = await openLab(`#open=${url}`);
+    const { page } = lab;
+    await expect.poll(() => text(lab!, 'opened-banner'), { timeout: 30_000 }).toContain(`${url}: trained on`);
+    await expect.poll(() => page.locator('.run-status').count()).toBe(4);
+    expect(
+      await page.locator('.run-status').evaluateAll((els) => els.map((e) => e.getAttribute('data-run'))),
+    ).toEqual(['GRPO #0', 'GRPO #1', 'Dr. MAS #0', 'Dr. MAS #1']);
+    expect(new URL(page.url()).hash).toBe(`#open=${url}`);
+    expect(cors.log).toEqual([{ path: '/small.lab.json.gz', status: 200 }]);
+    // The page's own connect-src is still 'self': a fetch from the page to that host is refused.
+    const fetched = await page.evaluate(
+      (u) =>
+        fetch(u).then(
+          () => 'fetched',
+          (e: Error) => e.name,
+        ),
+      url,
+    );
+    expect(fetched).toBe('TypeError');
+    expect(cors.log).toHaveLength(1);
+    expect(lab.errors.filter((e) => !e.includes('Content Security Policy'))).toEqual([]);
+  });
+
+  it('refused, saying why: no CORS, over 50 MB, not found, not reachable, plain http', async () => {
+    const cases: [string, string][] = [
+      [
+        `${plain.origin}/small.lab.json.gz`,
+        'could not be fetched: the host is not reachable, or does not allow other sites to read it',
+      ],
+      [`${cors.origin}/huge.lab.json.gz`, 'not opened: it is larger than 50 MB'],
+      // This host sends no CORS header with a 404, so the browser says no more than for no host at all.
+      [`${cors.origin}/none.lab.json.gz`, 'could not be fetched: the host is not reachable'],
+      ['http://127.0.0.1:1/x.lab.json.gz', 'could not be fetched: the host is not reachable'],
+      ['http://example.com/x.lab.json.gz', 'a result is fetched over https only'],
+    ];
+    for (const [url, said] of cases) {
+      lab = await openLab(`#open=${url}`);
+      await expect.poll(() => text(lab!, 'session-alert'), { timeout: 30_000 }).toContain(said);
+      expect(await lab.page.getByTestId('opened-banner').count(), url).toBe(0);
+      expect(await lab.page.locator('.run-status').count(), url).toBe(0);
+      await lab.close();
+      lab = undefined;
+    }
+  });
+
+  it('embedded in an iframe on another origin: view=chart:reward shows that chart alone, view=findings Findings alone', async () => {
+    lab = await openLab('', blog.origin);
+    const chart = lab.page.frameLocator('#chart');
+    await expect
+      .poll(
+        () =>
+          chart
+            .locator('figure[data-chart]')
+            .evaluateAll((fs) => fs.map((f) => f.getAttribute('data-chart'))),
+        {
+          timeout: 30_000,
+        },
+      )
+      .toEqual(['Reward']);
+    await expect
+      .poll(() => chart.locator('figure[data-chart="Reward"]').getAttribute('data-points'))
+      .toBe('12');
+    // Nothing else of the page: no controls, no sidebar, no other panel; the banner's line says where it ran.
+    for (const other of ['.controls', '.sidebar', '[data-testid="findings"]', '.inspector'])
+      expect(await chart.locator(other).count(), other).toBe(0);
+    expect(await chart.getByTestId('opened-banner').textContent()).toContain('It was not trained here.');
+    // Sized to its frame: the chart fits the iframe's width.
+    const width = await chart
+      .locator('figure[data-chart="Reward"]')
+      .evaluate((f) => f.getBoundingClientRect().width);
+    expect(width).toBeGreaterThan(300);
+    expect(width).toBeLessThanOrEqual(640);
+
+    const findings = lab.page.frameLocator('#findings');
+    await expect.poll(() => findings.getByTestId('findings').count(), { timeout: 30_000 }).toBe(1);
+    expect(await findings.locator('figure[data-chart]').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+});

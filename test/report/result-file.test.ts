@@ -1,0 +1,144 @@
+/**
+ * Result files (docs/sharing.md#what-a-result-file-holds): what is written reads back whole, to
+ * the last bit of every frame, with its content hash; and every way a file can be wrong is refused
+ * with a message saying how: not gzip, cut off, corrupt, over 50 MB, inflating past its bound, a
+ * newer version, a hash that does not match, nesting too deep, a prototype key, a non-finite
+ * number, a giant list, a frame that does not fit its keys.
+ */
+import { gunzipSync, gzipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/core/sha256';
+import { readResult, writeResult } from '../../src/report/result-file';
+import { MAX_BODY_BYTES, MAX_RESULT_BYTES, ResultRefused } from '../../src/report/result-format';
+import { framed, smallBody } from './result-fixture';
+
+/** The refusal's message, failing if the read does anything but refuse. */
+function refusal(bytes: Uint8Array): string {
+  try {
+    readResult(bytes);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ResultRefused);
+    return (e as Error).message;
+  }
+  throw new Error('read, not refused');
+}
+
+const bodyText = () => {
+  const text = new TextDecoder().decode(gunzipSync(writeResult(smallBody())));
+  return text.slice(text.indexOf('\n') + 1);
+};
+
+describe('a result file reads back as it was written', () => {
+  it('every field, every frame to the last bit (NaN where a key had no value), and its content hash', () => {
+    const body = smallBody();
+    const bytes = writeResult(body);
+    const { body: back, sha256 } = readResult(bytes);
+    expect(back).toEqual(body);
+    // toEqual treats NaN as NaN: check that the gaps are where they were, and the values' bits.
+    back.runs.forEach((r, i) =>
+      r.frames.forEach((f, j) =>
+        expect(Buffer.from(f.buffer)).toEqual(Buffer.from(body.runs[i].frames[j].buffer)),
+      ),
+    );
+    expect(back.runs[0].rollouts[0].trajectories[0].turns[0].credit!.without).toBeNaN();
+    expect(back.experiments[0].findings.runs).toEqual(['GRPO', 'Dr. MAS']);
+    expect(back.experiments[0].whatDiffers?.run).toBe('GRPO #0');
+    expect(back.experiments[0].experiment?.runs[1].live).toEqual({ 6: { optim: { lr: 0.002 } } });
+    // The hash names the body: the same result gives the same bytes and hash.
+    expect(sha256).toBe(sha256Hex(new TextEncoder().encode(bodyText())));
+    expect(writeResult(smallBody())).toEqual(bytes);
+  });
+});
+
+describe('a result file that is not as written is refused, saying why', () => {
+  const good = writeResult(smallBody());
+
+  it('not gzip, cut off, or corrupt', () => {
+    expect(refusal(new TextEncoder().encode('{"runs": []}'))).toBe(
+      'not gzip-compressed: not a result file (*.lab.json.gz)',
+    );
+    for (const at of [10, good.length >> 1, good.length - 5])
+      expect(refusal(good.slice(0, at)), `cut at ${at}`).toMatch(/cut off|damaged/);
+    const flipped = good.slice();
+    flipped[good.length >> 1] ^= 0x10;
+    expect(refusal(flipped)).toMatch(/damaged|does not match/);
+  });
+
+  it('over 50 MB, before reading it; and a body that would inflate past its bound, before inflating it', () => {
+    expect(refusal(new Uint8Array(MAX_RESULT_BYTES + 1))).toBe('50.0 MB: a result file is at most 50.0 MB');
+    // A gzip bomb: 16 MB of zeros compress about 1000-fold. Its trailer's size says what it holds:
+    // past the bound, refused unread; shorter than what it holds (several members one after
+    // another, a forged trailer), refused as soon as the inflated bytes pass it.
+    const member = gzipSync(new Uint8Array(16 * 2 ** 20));
+    const claims = (bytes: Uint8Array, size: number) => {
+      const out = bytes.slice();
+      new DataView(out.buffer).setUint32(out.length - 4, size, true);
+      return out;
+    };
+    expect(refusal(claims(member, MAX_BODY_BYTES + 1))).toBe(
+      'its gzip trailer says 256.0 MB inflated, past 256.0 MB: the file was cut off or damaged, or is no result this lab writes',
+    );
+    const members = new Uint8Array(member.length * 20);
+    for (let i = 0; i < 20; i++) members.set(member, i * member.length);
+    for (const bomb of [members, claims(member, 1000)])
+      expect(refusal(bomb)).toBe(
+        'its compressed data does not match its length: the file was cut off or damaged',
+      );
+  });
+
+  it('a newer format version, a changed body, a header that is not a result’s', () => {
+    expect(refusal(framed(bodyText(), 2))).toBe(
+      'format version 2, written by a newer lab: this one reads version 1; open it in a newer lab',
+    );
+    // The body edited and recompressed with its old header: the hash says so.
+    const text = new TextDecoder().decode(gunzipSync(good));
+    const edited = text.replace('"GRPO #0"', '"GRPO #9"');
+    expect(refusal(gzipSync(new TextEncoder().encode(edited)))).toBe(
+      'its content hash does not match its body: the file was changed or damaged after it was written',
+    );
+    expect(refusal(gzipSync(new TextEncoder().encode('{"format":"x"}\n{}')))).toBe(
+      'not a result file (no "format": "agentwise-lab-result")',
+    );
+  });
+
+  it('a hostile body, even correctly hashed: deep nesting, prototype keys, non-finite numbers, giant lists, misfit frames', () => {
+    const body = JSON.parse(bodyText());
+    const cases: [string, string][] = [
+      ['['.repeat(5000) + ']'.repeat(5000), 'its body nests deeper than 32 levels'],
+      [
+        bodyText().replace('"made":', '"__proto__":{"polluted":1},"made":'),
+        'it holds a key "__proto__", which no result has',
+      ],
+      [
+        bodyText().replace('"made":', '"__pro\\u0074o__":1,"made":'),
+        'it holds a key "__proto__", which no result has',
+      ],
+      [
+        bodyText().replace('"seed":0,"experiment":0', '"seed":1e999,"experiment":0'),
+        'runs.0.seed: Invalid input: expected number, received Infinity',
+      ],
+      [
+        JSON.stringify({ ...body, runs: new Array(10_001).fill(0) }), // refused at its length, unread
+        'runs: 10001 items, where at most 10000 are read',
+      ],
+      [
+        JSON.stringify({ ...body, runs: [{ ...body.runs[0], frames: [[0, 1]] }] }),
+        `runs.0.frames.0: not a list of ${body.runs[0].keys.length} values, one per key`,
+      ],
+      [
+        JSON.stringify({
+          ...body,
+          runs: [{ ...body.runs[0], frames: [body.runs[0].frames[1], body.runs[0].frames[0]] }],
+        }),
+        'runs.0.frames.1: its step is not a whole number after the one before',
+      ],
+      [JSON.stringify({ ...body, extra: 1 }), 'its body: Unrecognized key: "extra"'],
+      [
+        JSON.stringify({ ...body, experiments: [{ ...body.experiments[0], experiment: { task: 'nope' } }] }),
+        'experiments.0.experiment: task must be one of: search, math, sync',
+      ],
+    ];
+    for (const [text, message] of cases) expect(refusal(framed(text)), message).toContain(message);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
