@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { BACKEND_NAMES } from '../core/config-names';
 import type { BackendName } from '../core/config-names';
 import { nearest } from '../core/config-suggest';
+import { ExperimentSchema } from '../core/config';
 import { REWARD_TAIL } from '../report/summary';
 
 export const HELP = `Agentwise Lab — headless runs
@@ -15,7 +16,8 @@ Usage:
                        [--force] [--init a.ckpt,b.ckpt] [--checkpoint-every N] [--quiet]
   npm run lab -- train --preset ID [--steps N] [--backend B] [--out DIR] …
   npm run lab -- train --workflow F [--config X | --preset ID] [--steps N] [--out DIR] …
-  npm run lab -- pretrain --workflow F --out DIR [--seed N] [--target X] [--max-steps N]
+  npm run lab -- pretrain --workflow F --out DIR [--config X | --preset ID] [--seed N] [--target X]
+                          [--max-steps N]
   npm run lab -- train --resume DIR [--steps N] [--backend B] [--checkpoint-every N] [--quiet]
   npm run lab -- sweep --config <file | URL | hash> --grid KEY=v1,v2,… [--grid …] --steps N --out DIR
                        [--shard i/n] [--workers K] [--backend B] [--checkpoint-every N] [--quiet]
@@ -50,11 +52,14 @@ Commands:
           from its CI: the same numbers as the page's Findings view.
   pretrain
           Prepares a workflow's base models: each agent learns its demonstrator's answers (from
-          its reward rule) until validation success reaches --target (default 0.3) or
-          --max-steps (default 600), and DIR gets one checkpoint per model and manifest.json
-          (recipe, steps, validation success, each agent's own). train --workflow F --init DIR
-          starts from them; without --init, train finds the ones it prepared itself in
-          .lab-cache/base-models/, or pretrains first and says so. See docs/workflows.md.
+          its reward rule) until every agent's own validation success reaches the workflow's
+          base.ownSuccess (default 0.15; each model stops learning once its agents have), or,
+          with base.ownSuccess 0, the team's reaches --target (default base.success, 0.3); at
+          --max-steps (default 600) it stops short and says so. DIR gets one checkpoint per
+          model and manifest.json (recipe, steps, validation success, each agent's own).
+          train --workflow F --init DIR starts from them; without --init, train finds the ones
+          it prepared itself in .lab-cache/base-models/, or pretrains first and says so. See
+          docs/workflows.md.
   sweep   Runs the experiment once per cell of a grid of link fields (the cartesian product
           of the --grid dials), each cell an ordinary train folder under DIR/cells/, listed in
           DIR/sweep.json; --shard i/n runs one of n disjoint slices (a Slurm array task, a
@@ -228,6 +233,11 @@ export function unknownName(what: string, typed: string, names: readonly string[
 function optionRefusal(e: Error & { code?: string }, options: OptionSpec): string {
   const m = /^Unknown option '([^']+)'/.exec(e.message);
   if (!m) return e.message;
+  // An experiment's own field given as a flag (`--seeds 3`, once in the workflow tutorial): say
+  // where it goes, not which flag it is nearest to (--steps, which means something else).
+  const field = m[1].replace(/^--/, '').split('=')[0];
+  if (Object.hasOwn(ExperimentSchema.shape, field) && !Object.hasOwn(options, field))
+    return `Unknown option '${m[1]}': ${field} is a field of the experiment, not a flag; give it in --config (e.g. --config 'v=1&${field}=…')`;
   return unknownName(
     `Unknown option '${m[1]}'`,
     m[1],
@@ -373,12 +383,13 @@ export function parseCli(argv: readonly string[]): CliArgs {
 }
 
 /** `lab pretrain --workflow F --out DIR [--seed N] [--target X] [--max-steps N] [--config X | --preset ID]`. */
-function parsePretrain(argv: readonly string[]): PretrainArgs {
+function parsePretrain(argv: readonly string[]): PretrainArgs | { command: 'help'; topic: 'pretrain' } {
   const usage =
-    'usage: npm run lab -- pretrain --workflow F --out DIR [--seed N] [--target X] [--max-steps N]';
+    'usage: npm run lab -- pretrain --workflow F --out DIR [--config X | --preset ID] [--seed N] [--target X] [--max-steps N]';
   const { values: v, positionals } = parseOptions(
     argv,
     {
+      help: { type: 'boolean', short: 'h' },
       workflow: { type: 'string' },
       out: { type: 'string' },
       config: { type: 'string' },
@@ -389,6 +400,7 @@ function parsePretrain(argv: readonly string[]): PretrainArgs {
     },
     usage,
   );
+  if (v.help) return { command: 'help', topic: 'pretrain' };
   if (positionals.length) throw new UsageError(`pretrain takes no "${positionals[0]}"; ${usage}`);
   if (v.workflow === undefined || v.out === undefined) throw new UsageError(usage);
   if (v.preset !== undefined && v.config !== undefined)

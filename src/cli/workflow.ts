@@ -34,7 +34,7 @@ import { usesShippedBase } from '../tasks/workflow-generators';
 import { pretrainWorkflowBase } from '../train/pretrain';
 import { UsageError } from './args';
 import { fieldErrorText, validateExperiment } from '../core/config-validate';
-import { baseModelsKey } from '../core/workflow/base-key';
+import { baseModelsKey, recipeGoal } from '../core/workflow/base-key';
 
 /** An experiment's whole workflow (a family's built), or null. */
 const wholeOf = (exp: Pick<Experiment, 'workflow'>): Workflow | null =>
@@ -221,7 +221,10 @@ export async function pretrainWorkflow(
     if (existsSync(out)) rmSync(out, { recursive: true });
     renameSync(tmp, out);
   }
-  o.note(`base models: ${r.steps} steps, validation success ${r.success.toFixed(2)} → ${out}`);
+  const short = r.reached
+    ? ''
+    : `, short of the recipe’s ${recipeGoal(wholeOf(exp)!)} (an agent that never succeeds gives RL nothing to learn from)`;
+  o.note(`base models: ${r.steps} steps, validation success ${r.success.toFixed(2)}${short} → ${out}`);
 }
 
 /**

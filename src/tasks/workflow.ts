@@ -183,10 +183,11 @@ export function workflowTask(
     const a = c.agents.get(agent)!;
     const ctx = { valueOf: valueOf(state), rightOf: (x: string) => state.right[x] };
     const teamJudges = c.team && (c.team.of ?? c.stages.at(-1)!.agents.at(-1)) === agent;
+    // The agent's own `demo` first: a user who wrote one means it (docs/workflows.md#agents).
     const target =
+      a.demo?.render(ctx.valueOf) ??
       a.rule?.target(ctx, rng) ??
       (teamJudges ? c.team!.rule.target(ctx, rng) : null) ??
-      a.demo?.render(ctx.valueOf) ??
       a.format?.sample(rng) ??
       '';
     const mistake = rng.chance(errorRate);

@@ -75,6 +75,11 @@ interface PretrainResult {
   /** Each agent's own validation success, where the task tells (a workflow with rules). */
   own: Record<string, number>;
   k: number;
+  /**
+   * Whether it stopped by its recipe's rule (the team's target with every agent's own, or every
+   * model past its own), not at maxSteps or a Stop: the page says "short of the recipe" otherwise.
+   */
+  reached: boolean;
   recipe: Record<string, unknown>;
 }
 
@@ -99,6 +104,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
   let own: Record<string, number> = {};
   /** Models whose agents all reached minOwnSuccess: they learn no more. */
   const reached = new Set<string>();
+  let stoppedByRule = false;
   try {
     for (; step < o.maxSteps && !o.stop?.aborted; step++) {
       // ---- data: one demonstrated trajectory per fresh training instance
@@ -157,6 +163,7 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
         // agents each past their own stayed so for the rest of the steps, 480 of 600 on a pair).
         const frozen = models.filter(learns).every((m) => reached.has(m.id));
         if ((success >= o.targetSuccess && ownReached) || frozen) {
+          stoppedByRule = true;
           step++;
           break;
         }
@@ -187,7 +194,16 @@ export async function pretrainBase(o: PretrainOptions): Promise<PretrainResult> 
         notes: { ...recipe, agents: m.agents },
       });
     }
-    return { checkpoints, steps: step, success, passAtK: pass, own, k: exp.eval.k, recipe };
+    return {
+      checkpoints,
+      steps: step,
+      success,
+      passAtK: pass,
+      own,
+      k: exp.eval.k,
+      reached: stoppedByRule,
+      recipe,
+    };
   } finally {
     disposeModels(models);
   }

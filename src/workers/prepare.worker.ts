@@ -47,9 +47,6 @@ async function prepare(r: PrepareRequest): Promise<void> {
     name: `${id}.ckpt`,
     bytes: encodeCheckpoint(ckpt).slice().buffer,
   }));
-  const reached =
-    result.success >= recipe.targetSuccess &&
-    Object.values(result.own).every((v) => !(v < recipe.minOwnSuccess));
   post(
     {
       type: 'done',
@@ -57,7 +54,7 @@ async function prepare(r: PrepareRequest): Promise<void> {
       steps: result.steps,
       success: result.success,
       own: result.own,
-      short: !reached,
+      short: !result.reached,
       seconds: (performance.now() - t0) / 1000,
     },
     files.map((f) => f.bytes),

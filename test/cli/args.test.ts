@@ -94,6 +94,7 @@ describe('CLI arguments', () => {
     // help COMMAND, and a command's --help, give that command's part (help.ts).
     expect(parseCli(['help', 'sweep'])).toEqual({ command: 'help', topic: 'sweep' });
     expect(parseCli(['train', '--help'])).toEqual({ command: 'help', topic: 'train' });
+    expect(parseCli(['pretrain', '--help'])).toEqual({ command: 'help', topic: 'pretrain' });
     expect(HELP).toMatch(/--config <file \| URL \| hash>/);
     expect(HELP).toMatch(/metrics\.jsonl/);
   });
@@ -108,6 +109,12 @@ describe('CLI arguments', () => {
     [['report', 'runs/x', '--tail', '-3'], /^--tail must be a whole number ≥ 1; got "-3"$/],
     [['train', '--backend', 'tpu'], /--backend must be one of auto, webgpu, webgl, wasm, cpu/],
     [['train', '--colour', 'red'], /Unknown option '--colour'/],
+    // An experiment field as a flag: where it goes, not the nearest flag (--steps means something else).
+    [
+      ['train', '--seeds', '3'],
+      /^Unknown option '--seeds': seeds is a field of the experiment, not a flag; give it in --config \(e\.g\. --config 'v=1&seeds=…'\)$/,
+    ],
+    [['pretrain', '--workflow', 'w.yaml', '--out', 'o', '--seeds=3'], /seeds is a field of the experiment/],
     [['train', 'extra'], /Unexpected argument 'extra'/],
     [['train', '--checkpoint-every', '1.5'], /--checkpoint-every must be a whole number ≥ 0/],
     [

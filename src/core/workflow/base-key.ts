@@ -24,6 +24,17 @@ export function pretrainRecipe(wf: Workflow) {
   };
 }
 
+/**
+ * What the recipe stops at, in words: every agent's own validation success where the workflow asks
+ * for one (a model stops learning once its agents pass it, so that is what ends the preparation),
+ * else the team's. The page and the CLI say a preparation fell "short of" this.
+ */
+export function recipeGoal(wf: Workflow): string {
+  return wf.base.ownSuccess > 0
+    ? `own validation success ${wf.base.ownSuccess} for every agent`
+    : `validation success ${wf.base.success}`;
+}
+
 interface Keyed {
   workflow?: WorkflowSpec;
   models: { assignment: string; preset: string; perAgent: Readonly<Record<string, string>> };

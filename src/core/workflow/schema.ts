@@ -147,13 +147,17 @@ export const WorkflowSchema = z.strictObject({
         .min(0)
         .max(1)
         .default(0.3)
-        .describe('Pretraining stops once the team’s validation success reaches this…'),
+        .describe(
+          'Where ownSuccess is 0: pretraining stops once the team’s validation success reaches this…',
+        ),
       ownSuccess: z
         .number()
         .min(0)
         .max(1)
         .default(0.15)
-        .describe('…and every agent with a rule reaches this own validation success'),
+        .describe(
+          '…else once every agent with a rule reaches this own validation success, whatever the team’s',
+        ),
       maxSteps: z.number().int().min(1).max(5000).default(600).describe('…or after this many steps'),
     })
     .prefault({})

@@ -9,7 +9,7 @@
  */
 import { useMemo, useState } from 'react';
 import type { Experiment } from '../../core/config';
-import { baseModelsKey } from '../../core/workflow/base-key';
+import { baseModelsKey, recipeGoal } from '../../core/workflow/base-key';
 import { expandWorkflow } from '../../core/workflow/families';
 import type { Workflow } from '../../core/workflow/schema';
 import { usesShippedBase } from '../../tasks/workflow-generators';
@@ -155,7 +155,7 @@ function BaseModels({ config }: { config: Experiment }) {
         <p data-testid="base-ready">
           Ready: {ready.steps} steps, validation success {f2(ready.success)}
           {Object.keys(ready.own).length > 0 && ` (own: ${ownText(ready.own)})`}
-          {ready.short && `, short of the recipe’s ${wf.base.success}`}. Train starts from them.
+          {ready.short && `, short of the recipe’s ${recipeGoal(wf)}`}. Train starts from them.
         </p>
       ) : (
         <p className="muted">
