@@ -28,7 +28,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
     id: 'drmas-vs-grpo',
     title: 'Dr. MAS vs GRPO (search)',
     lookFor:
-      'The plain comparison on the search workflow, not tuned toward a winner. Look for: how little the two part. On the base models every agent’s amplification is about 0.88 and the advantages correlate 0.98–1.00; once training sharpens the agents it moves away from there, and What differs says by how much.',
+      'The plain comparison on the search task, not tuned toward a winner. Look for: how little the two part. On the base models every agent’s amplification is about 0.88 and the advantages correlate 0.98–1.00; once training sharpens the agents it moves away from there, and What differs says by how much.',
     blurb:
       'Verifier routes to Search or Answer. Where Search rows gather in failures and Answer rows in ' +
       'successes, one global baseline mis-scales both; on the shipped base models they barely do: 61 % of ' +
@@ -94,7 +94,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
     lookFor:
       'Each agent is rewarded on its own scale. Look for: amplification near 2 for the answer and search agents and below 1 for the verifier.',
     blurb:
-      'The search workflow with AT-GRPO’s role rewards, on different scales: answer 2·EM; search +1 if it ' +
+      'The search task with AT-GRPO’s role rewards, on different scales: answer 2·EM; search +1 if it ' +
       'retrieved every needed fact, −1 if a query was malformed, plus EM; verifier EM. GRPO normalizes each ' +
       'trajectory’s mean row reward; Dr. MAS normalizes each agent’s own rewards.' +
       ' Base rollouts: amplification answer 2.18, search 1.88, verifier 0.85 at batch success 0.39; correlation 0.97.',
@@ -106,7 +106,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
     lookFor:
       'A router that errs gathers search rows in failures and answer rows in successes. Look for: the answer agent’s amplification above 1, the others’ below.',
     blurb:
-      'The search workflow capped at 3 env steps (−0.01 per invalid row; "no" at the last step fails), with a ' +
+      'The search task capped at 3 env steps (−0.01 per invalid row; "no" at the last step fails), with a ' +
       'router that errs: a cautious "no" when every fact is in times out on a 2-hop question, an eager "yes" ' +
       'after a search that missed sends the answer agent to guess. Timeouts hold search rows and no answer ' +
       'row, so search rows gather in failures and answer rows in successes.' +

@@ -190,13 +190,21 @@ export function whatDiffers(
   const once =
     o.trajectories !== undefined &&
     agents.every((a) => col(agentKey(a, 'calls')).every((n) => n === o.trajectories));
-  const summary = identical
-    ? `On ${whose} last ${batches}, GRPO and Dr. MAS give every row exactly the same advantage. ` +
-      (once
-        ? 'Every agent acted once in every trajectory, on the trajectory’s shared reward, so '
-        : 'Here ') +
-      `each agent’s rows carry exactly ${w.carry}: both estimators normalize the same numbers by the same mean and standard deviation.`
-    : `On ${whose} last ${batches}, both estimators weighed the same rows:`;
+  // The shared-reward reading needs the rows to have carried it (traj_reward_share 1 on every
+  // batch): with own rewards (a workflow's mix above 0) the two can also agree because every group
+  // tied, which says nothing of sharing.
+  const shared = agents.every((a) => col(agentKey(a, 'traj_reward_share')).every((v) => v >= CARRIED));
+  const tied = out.every((a) => a.rms.grpo === 0 && a.rms.drmas === 0);
+  const same = `On ${whose} last ${batches}, GRPO and Dr. MAS give every row exactly the same advantage`;
+  const summary = !identical
+    ? `On ${whose} last ${batches}, both estimators weighed the same rows:`
+    : tied
+      ? `${same}: 0, since ${w.tied.replace('its ', 'all ')}. Neither estimator had a spread to normalize, so this says nothing of how they differ once rewards spread.`
+      : `${same}. ` +
+        (once && shared
+          ? 'Every agent acted once in every trajectory, on the trajectory’s shared reward, so '
+          : 'Here ') +
+        `each agent’s rows carry exactly ${w.carry}: both estimators normalize the same numbers by the same mean and standard deviation.`;
   return { steps, identical, summary, scores: w.scores, agents: out };
 }
 

@@ -1,5 +1,5 @@
 /**
- * `search-roles`: the search workflow with per-agent rewards on different scales, after AT-GRPO's
+ * `search-roles`: the search task with per-agent rewards on different scales, after AT-GRPO's
  * role rewards (docs/tasks.md#search-roles), and each agent's own part of the outcome. Same
  * questions, agents and transition as `search` (search.ts). Pure: no tfjs, no DOM.
  */

@@ -1,5 +1,5 @@
 /**
- * `search-routing`: the search workflow under a tighter step cap, where routing errors decide the
+ * `search-routing`: the search task under a tighter step cap, where routing errors decide the
  * outcome (docs/tasks.md#search-routing), with its cautious demonstrator, and the router's errors
  * in a finished trajectory of any search task (the amplification script and the base-model tests
  * read them). Pure: no tfjs, no DOM.
@@ -36,7 +36,7 @@ function demonstrateCautious(state: SearchState, agent: Role, rng: Prng, errorRa
 }
 
 /**
- * The search workflow with its turn cap at 3 env steps instead of 4 (the key-value toy, docs/tasks.md#search-routing),
+ * The search task with its turn cap at 3 env steps instead of 4 (the key-value toy, docs/tasks.md#search-routing),
  * same questions, rewards and −0.01 invalid-row penalty. A 2-hop question now needs both searches
  * and a "yes" at the last step: a cautious router that says "no" once too often times out (reward
  * 0), an eager one that says "yes" before the facts are in sends the answer agent to guess (wrong).

@@ -146,7 +146,26 @@ describe('What differs', () => {
     expect(card.agents[0].sentence).toBe(
       'Every advantage the alice agent got on these batches is 0 under both estimators: its groups’ rollouts tied, so there is nothing to weigh.',
     );
+    // Tied groups say nothing of a shared reward: the lead says why every advantage is 0 instead
+    // (a workflow at mix 0.5 whose groups all tied read "on the trajectory's shared reward").
+    expect(whatDiffers(metrics.slice(0, 1), agents, 'grpo', { trajectories: 4 * 8 })!.summary).toBe(
+      'On this run’s last batch (step 1), GRPO and Dr. MAS give every row exactly the same advantage: 0, ' +
+        'since all groups’ rollouts tied. Neither estimator had a spread to normalize, so this says nothing ' +
+        'of how they differ once rewards spread.',
+    );
     expect(all().identical).toBe(true);
+  });
+
+  it('says the reward was shared only where the rows recorded carrying it', async () => {
+    const { agents, metrics } = await history('sync', 'grpo');
+    // An import or an older run without traj_reward_share: identical, but no claim about sharing.
+    const unrecorded = metrics.map((m) =>
+      Object.fromEntries(Object.entries(m).filter(([k]) => !k.endsWith('/traj_reward_share'))),
+    );
+    const card = whatDiffers(unrecorded, agents, 'grpo', { trajectories: 4 * 8 })!;
+    expect(card.identical).toBe(true);
+    expect(card.summary).toContain('exactly the same advantage. Here each agent’s rows carry exactly');
+    expect(card.summary).not.toContain('shared reward');
   });
 
   it('words amplification against (G − 1)/G, what rows carrying their trajectory scores give', async () => {

@@ -60,7 +60,7 @@ describe('search knowledge base', () => {
   });
 });
 
-describe('search workflow', () => {
+describe('search task', () => {
   const [h0, h1] = twoHop.hops;
 
   it('solves a two-hop question: no, search, no, search, yes, answer', () => {
@@ -149,7 +149,7 @@ describe('search call counts', () => {
   });
 });
 
-describe('search-roles: AT-GRPO role rewards on the search workflow', () => {
+describe('search-roles: AT-GRPO role rewards on the search task', () => {
   /** Plays responses through the variant; returns its outcome. */
   function outcomeOf(instance: SearchInstance, responses: string[]) {
     let state = searchRolesTask.init(instance);
