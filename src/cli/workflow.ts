@@ -184,6 +184,13 @@ export async function pretrainWorkflow(
   o: { seed: number; targetSuccess?: number; maxSteps?: number; note: (line: string) => void },
 ): Promise<void> {
   const t0 = performance.now();
+  const own = wholeOf(exp)?.base.ownSuccess ?? 0;
+  if (o.targetSuccess !== undefined && own > 0)
+    o.note(
+      `--target ${o.targetSuccess} has no effect here: this workflow stops each model once its agents' own validation success reaches base.ownSuccess ${own}; set base.ownSuccess: 0 in the workflow to stop on the team's`,
+    );
+  // The cache's key names the workflow's own recipe; a changed seed, target or step cap is another.
+  const ownRecipe = o.seed === 0 && o.targetSuccess === undefined && o.maxSteps === undefined;
   const r = await pretrainWorkflowBase(exp, {
     seed: o.seed,
     targetSuccess: o.targetSuccess,
@@ -206,7 +213,7 @@ export async function pretrainWorkflow(
     writeFileSync(join(tmp, `${id}.ckpt`), encodeCheckpoint(ckpt));
   const manifest = {
     workflow: wholeOf(exp)?.name,
-    key: baseModelsKey(exp),
+    key: ownRecipe ? baseModelsKey(exp) : null,
     steps: r.steps,
     [`val_avg@${r.k}`]: r.success,
     own: r.own,

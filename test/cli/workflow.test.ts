@@ -23,13 +23,20 @@ describe('lab with --workflow', () => {
       base,
       '--max-steps',
       '20',
+      '--target',
+      '0.9',
     ]);
     expect(p.status, p.stderr).toBe(0);
+    // relay stops each model at its agents' own success, so a team target is said to do nothing.
+    expect(p.stderr).toContain('--target 0.9 has no effect here');
     expect(p.stderr).toMatch(
       /pretrain step 20: loss [0-9.]+, validation success [0-9.]+ \(own: ann [0-9.]+, ben [0-9.]+, cal [0-9.]+\)/,
     );
     const manifest = JSON.parse(readFileSync(join(base, 'manifest.json'), 'utf8'));
     expect(manifest.workflow).toBe('relay');
+    // Not the workflow's own recipe (a step cap of 20): no cache key names these models.
+    expect(manifest.key).toBeNull();
+    expect(manifest.steps).toBeLessThanOrEqual(20);
     expect(Object.keys(manifest.own).sort()).toEqual(['ann', 'ben', 'cal']);
     for (const a of ['ann', 'ben', 'cal']) expect(existsSync(join(base, `${a}.ckpt`))).toBe(true);
 
