@@ -13,21 +13,9 @@ import { LIVE, type LiveParam } from './live-params';
 import { isRecord, renameRolesInConfig } from './renamed-roles';
 import { labelRunsByEstimator } from './run-labels';
 import { refusalWords } from './config-words';
+import type { FieldError } from './config-words';
 
-/** One problem with an input, named by its dotted path (e.g. `runs.1.estimator`). */
-export interface FieldError {
-  path: string;
-  message: string;
-  /** The link's own text for this key, where a link gave one (what the alert quotes back). */
-  got?: string;
-  /**
-   * The legend label of the run the path lies in (`runs.1.…`), as the refused input itself gives
-   * it: the page names the run by it ("Dr. MAS run: Estimator"), not by the runs on screen.
-   */
-  run?: string;
-  /** For a key the experiment does not have: the field it most likely meant ("did you mean optim.lr?"). */
-  hint?: string;
-}
+export type { FieldError } from './config-words';
 
 /**
  * One refusal as text in the page's words, named by its key: "rollout.groupSize must be at most

@@ -5,7 +5,20 @@
  * reasons (all through src/ui/field-labels.ts, which adds each field's label) and the CLI's
  * config errors (fieldErrorText) read it. Pure: no DOM, no Node.
  */
-import type { FieldError } from './config-validate';
+/** One problem with an input, named by its dotted path (e.g. `runs.1.estimator`). */
+export interface FieldError {
+  path: string;
+  message: string;
+  /** The link's own text for this key, where a link gave one (what the alert quotes back). */
+  got?: string;
+  /**
+   * The legend label of the run the path lies in (`runs.1.…`), as the refused input itself gives
+   * it: the page names the run by it ("Dr. MAS run: Estimator"), not by the runs on screen.
+   */
+  run?: string;
+  /** For a key the experiment does not have: the field it most likely meant ("did you mean optim.lr?"). */
+  hint?: string;
+}
 
 /** zod's type names as a reader says them ("must be a number"). */
 const KINDS: Record<string, string> = {
