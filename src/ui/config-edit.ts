@@ -18,6 +18,7 @@ import { SAMPLINGS } from '../tasks/sampling';
 import { controller } from './session/page';
 import { FIELDS, labelOf } from './field-labels';
 import { ask, chooseConfig, setExperiment, takePending, useLab } from './session/store';
+import { expandWorkflow } from '../core/workflow/families';
 
 /** The schema of the field at a dotted path ('rollout.groupSize', 'runs.0.estimator'), unwrapped. */
 function fieldAt(path: string): { type: z.ZodType; doc?: string } {
@@ -114,9 +115,13 @@ export function runOverrides(r: Experiment['runs'][number]): string[] {
   return pairs({ advantage, optim, reward, rollout, train: train ?? {} }, '');
 }
 
-/** The header's subtitle: the runs on screen by label ("MARS2 vs Dr. MAS, per agent, live"). */
+/**
+ * The header's subtitle: the runs on screen by label ("MARS2 vs Dr. MAS, per agent, live"), led by
+ * the workflow's name where the task is the user's own ("relay: GRPO vs Dr. MAS, …"): nothing else
+ * near the top says which system trains.
+ */
 export const runsTitle = (c: Experiment): string =>
-  `${c.runs.map((r) => r.label).join(' vs ')}, per agent, live`;
+  `${c.task === 'workflow' && c.workflow ? `${expandWorkflow(c.workflow).name}: ` : ''}${c.runs.map((r) => r.label).join(' vs ')}, per agent, live`;
 
 /** A copy of the config with the value at a dotted path replaced (arrays stay arrays). */
 export function setAt(config: Experiment, path: string, value: unknown): unknown {

@@ -101,5 +101,9 @@ describe('the header subtitle', () => {
   it('names the runs on screen, not always GRPO vs Dr. MAS', () => {
     const r = decodeExperiment('#v=1&runs.0.estimator=mars2&runs.2.label=AT&runs.2.estimator=atgrpo');
     expect(r.ok && runsTitle(r.config)).toBe('MARS2 vs Dr. MAS vs AT, per agent, live');
+    // A workflow's name leads: the page's one place near the top that says which system trains.
+    const parts = decodeExperiment('#v=1&task=workflow&workflow.family=parts&workflow.args.agents=3');
+    expect(parts.ok, JSON.stringify(parts)).toBe(true);
+    expect(parts.ok && runsTitle(parts.config)).toBe('parts-3: GRPO vs Dr. MAS, per agent, live');
   });
 });
