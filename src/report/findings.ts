@@ -99,10 +99,10 @@ export interface Comparison {
 export const baseLabel = (label: string) => label.replace(/ #\d+$/, '');
 
 /** A figure's pick: its short name (CSV, `lab report`), its name in words (the page), how to read it. */
-type Pick = [name: string, words: string, pick: (s: RunSummary) => number];
+export type Pick = [name: string, words: string, pick: (s: RunSummary) => number];
 
-/** The figures compared, in table order. */
-function figurePicks(summaries: readonly RunSummary[]): Pick[] {
+/** The figures compared, in table order (Reproduced? reads the same ones: reproduced.ts). */
+export function figurePicks(summaries: readonly RunSummary[]): Pick[] {
   const agents = [...new Set(summaries.flatMap((s) => Object.keys(s.agents)))];
   const k = sharedEvalK(summaries);
   const tail = summaries[0]?.rewardTail ?? NaN;

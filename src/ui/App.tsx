@@ -21,6 +21,7 @@ import { Findings } from './panels/Findings';
 import { LiveParams } from './panels/LiveParams';
 import { OtherTools } from './panels/OtherTools';
 import { PastSessions } from './panels/PastSessions';
+import { Reproduced } from './panels/Reproduced';
 import { RolloutInspector } from './panels/RolloutInspector';
 import { SweepMap } from './panels/SweepMap';
 import { Labelled } from './panels/Labelled';
@@ -74,9 +75,16 @@ function UrlNote() {
   );
 }
 
-/** An opened result says where and when it ran, and that it was not trained here. */
+/**
+ * An opened result says where and when it ran, and that it was not trained here; Train it here
+ * trains its experiment on this machine beside it (docs/sharing.md#train-it-here). Beside a
+ * session trained here, it says which lines are the opened result's.
+ */
 function OpenedBanner() {
-  const opened = useLab((s) => s.opened);
+  const shown = useLab((s) => s.opened);
+  const beside = useLab((s) => s.compared?.result ?? null);
+  const embed = useLab((s) => s.embed);
+  const opened = shown ?? beside;
   if (!opened) return null;
   const m = opened.machine;
   const where = m
@@ -87,8 +95,33 @@ function OpenedBanner() {
       <strong>
         {opened.name}: trained {where}. It was not trained here.
       </strong>{' '}
-      Read-only: Reset clears it. Made by {opened.made.by} from {opened.made.from} at {opened.made.at};
-      SHA-256 <code>{opened.sha256.slice(0, 16)}…</code>
+      {shown
+        ? 'Read-only: Reset clears it.'
+        : 'Its runs are the thin, light lines, each beside its twin trained here (solid); Reset clears both.'}{' '}
+      Made by {opened.made.by} from {opened.made.from} at {opened.made.at}; SHA-256{' '}
+      <code>{opened.sha256.slice(0, 16)}…</code>
+      {shown && !embed && (
+        <div className="row">
+          <button
+            type="button"
+            onClick={() => controller.trainHere()}
+            disabled={opened.cannotTrain !== null}
+            aria-describedby={opened.cannotTrain ? 'train-here-off' : undefined}
+          >
+            Train it here
+          </button>
+          {opened.cannotTrain ? (
+            <span id="train-here-off" className="muted">
+              Off: {opened.cannotTrain}.
+            </span>
+          ) : (
+            <span className="muted">
+              trains its experiment on this machine, recorded as a new session, its runs drawn beside these;
+              Reproduced? says per figure whether they agree
+            </span>
+          )}
+        </div>
+      )}
     </div>
   );
 }
@@ -318,6 +351,7 @@ function Lab() {
           <SessionErrors />
           <PersistAlert />
           <WhatDiffers />
+          <Reproduced />
           <Findings />
           <Charts />
           <RolloutInspector />

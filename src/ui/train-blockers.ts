@@ -43,7 +43,7 @@ export function trainBlockers(
   // A result file's runs trained on another machine: there is nothing here to go on from.
   if (s.opened)
     reasons.push(
-      `${s.opened.name} is a result opened read-only: it was not trained here (Reset, then Train, trains its experiment here)`,
+      `${s.opened.name} is a result opened read-only: it was not trained here (Train it here, in its banner, trains its experiment here beside it)`,
     );
   // A link waiting for its files (workflow-open.ts) is not the experiment on screen: Train would train the wrong one.
   if (s.wanted)

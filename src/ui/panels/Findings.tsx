@@ -25,7 +25,7 @@ const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
 
 /** Every run's summary on the board from its recorded history, the reward over the last `tail` steps. */
-function summaries(s: LabState, tail: number): RunSummary[] {
+export function summaries(s: LabState, tail: number): RunSummary[] {
   const k = boardConfig(s).eval.k;
   return boardRuns(s).map((r) =>
     summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail),
@@ -174,6 +174,41 @@ function RunName({ label }: { label: string }) {
   );
 }
 
+/**
+ * A table of figures, one row each (the rows: children), under its status line: Findings' and
+ * Reproduced?'s (Reproduced.tsx) share it.
+ */
+export function FigureTable({
+  status,
+  testId,
+  heads,
+  children,
+}: {
+  status: ReactNode;
+  testId: string;
+  heads: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <p className="muted" data-testid={testId}>
+        {status}
+      </p>
+      <div className="findings-scroll">
+        <table className="findings-table">
+          <thead>
+            <tr>
+              <th scope="col">figure</th>
+              {heads}
+            </tr>
+          </thead>
+          <tbody>{children}</tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
 /** One comparison: its status line (children), the table, and its CSV / JSON downloads. */
 function FindingsTable({
   c,
@@ -191,57 +226,52 @@ function FindingsTable({
   const later = c.runs.slice(1);
   return (
     <div data-comparison={testId}>
-      <p className="muted" data-testid={testId}>
-        {children}
-      </p>
-      <div className="findings-scroll">
-        <table className="findings-table">
-          <thead>
-            <tr>
-              <th scope="col">figure</th>
-              {later.map((r) => (
-                <th scope="col" key={`v-${r}`}>
-                  verdict: {r} vs {c.runs[0]}
-                </th>
-              ))}
-              {c.runs.map((r) => (
-                <th scope="col" key={r} data-run={r}>
-                  <RunName label={r} />
-                </th>
-              ))}
-              {later.map((r) => (
-                <th scope="col" key={`d-${r}`}>
-                  {r} − {c.runs[0]} (paired)
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {c.figures.map((f) => (
-              <tr key={f.name} data-figure={f.name}>
-                <th scope="row" title={f.name}>
-                  {f.words}
-                </th>
-                {f.diffs.map((d, i) => (
-                  <td key={`v${i}`} className={VERDICT_CLASS[d.verdict.kind]} data-verdict={d.verdict.kind}>
-                    {d.verdict.text}
-                  </td>
-                ))}
-                {f.runs.map((x, i) => (
-                  <td key={i} className="num">
-                    {pm(x)}
-                  </td>
-                ))}
-                {f.diffs.map((d, i) => (
-                  <td key={`d${i}`} className="num">
-                    {pm(d)}
-                  </td>
-                ))}
-              </tr>
+      <FigureTable
+        status={children}
+        testId={testId}
+        heads={
+          <>
+            {later.map((r) => (
+              <th scope="col" key={`v-${r}`}>
+                verdict: {r} vs {c.runs[0]}
+              </th>
             ))}
-          </tbody>
-        </table>
-      </div>
+            {c.runs.map((r) => (
+              <th scope="col" key={r} data-run={r}>
+                <RunName label={r} />
+              </th>
+            ))}
+            {later.map((r) => (
+              <th scope="col" key={`d-${r}`}>
+                {r} − {c.runs[0]} (paired)
+              </th>
+            ))}
+          </>
+        }
+      >
+        {c.figures.map((f) => (
+          <tr key={f.name} data-figure={f.name}>
+            <th scope="row" title={f.name}>
+              {f.words}
+            </th>
+            {f.diffs.map((d, i) => (
+              <td key={`v${i}`} className={VERDICT_CLASS[d.verdict.kind]} data-verdict={d.verdict.kind}>
+                {d.verdict.text}
+              </td>
+            ))}
+            {f.runs.map((x, i) => (
+              <td key={i} className="num">
+                {pm(x)}
+              </td>
+            ))}
+            {f.diffs.map((d, i) => (
+              <td key={`d${i}`} className="num">
+                {pm(d)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </FigureTable>
       <div className="row">
         <button type="button" onClick={() => exportFindings(c, list, 'csv')}>
           Download {what}findings CSV

@@ -1,6 +1,7 @@
 /**
- * The chart legend: runs by colour, agents by dash (the only two things a line's style tells
- * apart), each a toggle; the layout toggle and the smoothing slider.
+ * The chart legend: runs by colour, agents by dash (the two things a line's style tells apart),
+ * each a toggle, and beside an opened result which line is its (thin, light) and which was
+ * trained here (solid); the layout toggle and the smoothing slider.
  */
 import { setView, toggleAgent, toggleRun, useLab, agentDash } from '../session/store';
 import type { ChartLayout } from '../session/store';
@@ -56,6 +57,18 @@ export function Legend() {
           {r.label.replace(/ #\d+$/, '')}
         </button>
       ))}
+      {runs.some((r) => r.opened) && (
+        <span className="legend-note" data-testid="legend-opened">
+          <svg width="22" height="8" aria-hidden="true">
+            <line x1="0" y1="4" x2="22" y2="4" stroke="#39424d" strokeWidth="1" strokeOpacity="0.5" />
+          </svg>
+          opened result{' '}
+          <svg width="22" height="8" aria-hidden="true">
+            <line x1="0" y1="4" x2="22" y2="4" stroke="#39424d" strokeWidth="2" />
+          </svg>
+          trained here
+        </span>
+      )}
       {agents.length > 0 && <span className="legend-label">Agents</span>}
       {agents.map((a, i) => (
         <button

@@ -30,6 +30,8 @@ export interface SeriesSpec {
   name: string;
   color: string;
   dash: string;
+  /** An opened result's run beside its twin trained here: drawn thin and light, the twin solid. */
+  faded?: boolean;
 }
 
 /** One spec's points, as the chart draws them. */
@@ -126,7 +128,8 @@ const Paths = memo(function Paths({ drawn, sx, sy }: { drawn: Drawn[]; sx: Scale
             d={d}
             fill="none"
             stroke={spec.color}
-            strokeWidth={1.6}
+            strokeWidth={spec.faded ? 1 : 1.6}
+            strokeOpacity={spec.faded ? 0.5 : undefined}
             strokeDasharray={spec.dash}
           />
         );

@@ -1,7 +1,8 @@
 /**
  * The chart board's data side: the runs it shows, their series for each chart of the registry
  * (src/core/charts.ts), and which charts are flat for those runs (src/core/flat.ts). Colour is
- * the run's, dash the agent's; nothing else varies a line's style, so the legend reads one way.
+ * the run's, dash the agent's; an opened result's run beside its twin trained here is drawn thin
+ * and light (docs/charts.md#opened-beside-local); nothing else varies a line's style.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { resolveRun } from '../../core/config-run';
@@ -15,12 +16,14 @@ import { useThrottledLab } from '../throttled';
 import type { SeriesSpec } from './SeriesLayer';
 
 /**
- * The runs as the board needs them (the session's, a link sweep's shown cell, then the imported read-only ones): a new list only when a run, its agents or its markers change,
+ * The runs as the board needs them (the session's, a link sweep's shown cell, then the imported
+ * read-only ones, then an opened result's beside the runs trained here): a new list only when a
+ * run, its agents or its markers change,
  * not on every animation frame's step-counter update (the charts re-read frames on their own).
  */
 export function useBoardRuns(): RunView[] {
   const key = useLab((s) =>
-    [...boardRuns(s), ...s.imported]
+    [...boardRuns(s), ...s.imported, ...(s.compared?.runs ?? [])]
       .map(
         (r) => `${r.id}:${r.runIndex}:${r.label}:${r.agents.join('+')}:${r.evalKs ?? ''}:${r.markers.length}`,
       )
@@ -29,7 +32,7 @@ export function useBoardRuns(): RunView[] {
   return useMemo(() => {
     void key;
     const s = useLab.getState();
-    return [...boardRuns(s), ...s.imported];
+    return [...boardRuns(s), ...s.imported, ...(s.compared?.runs ?? [])];
   }, [key]);
 }
 
@@ -44,15 +47,22 @@ export function agentsOf(runs: RunView[]): string[] {
 /** The eval K of each run: its own for an imported run (every K it carries), else the experiment's. */
 export const evalKsOfRun = (r: RunView, evalK: number): number[] => r.evalKs ?? [evalK];
 
-/** Runs of one config entry (several seeds) form one series: their mean with a min–max band. */
+/**
+ * Runs of one config entry (several seeds) form one series: their mean with a min–max band. An
+ * opened result's runs beside the ones trained here form their own, named `(opened)`.
+ */
 export function groups(runs: RunView[]): { key: string; runs: RunView[]; label: string }[] {
-  const byIndex = new Map<number, RunView[]>();
-  for (const r of runs) byIndex.set(r.runIndex, [...(byIndex.get(r.runIndex) ?? []), r]);
-  return [...byIndex.values()].map((rs) => ({
-    key: `r${rs[0].runIndex}`,
-    runs: rs,
-    label: rs.length > 1 ? `${rs[0].label.replace(/ #\d+$/, '')} (mean of ${rs.length})` : rs[0].label,
-  }));
+  const byIndex = new Map<string, RunView[]>();
+  for (const r of runs) {
+    const k = `${r.opened ? 'o' : 'r'}${r.runIndex}`;
+    byIndex.set(k, [...(byIndex.get(k) ?? []), r]);
+  }
+  return [...byIndex].map(([key, rs]) => {
+    const base = `${rs[0].label.replace(/ #\d+$/, '')}${rs[0].opened ? ' (opened)' : ''}`;
+    const label =
+      rs.length > 1 ? `${base} (mean of ${rs.length})` : `${base}${/ #\d+$/.exec(rs[0].label)?.[0] ?? ''}`;
+    return { key, runs: rs, label };
+  });
 }
 
 /**
@@ -65,6 +75,7 @@ export function chartSpecs(c: ChartEntry, runs: RunView[], agents: string[], eva
   return groups(runs).flatMap((g) => {
     const runIds = g.runs.map((r) => r.id);
     const color = g.runs[0].color;
+    const faded = g.runs[0].opened;
     if (series.per === 'agent')
       return agents.flatMap((a, ai): SeriesSpec[] =>
         g.runs.some((r) => r.agents.includes(a))
@@ -76,6 +87,7 @@ export function chartSpecs(c: ChartEntry, runs: RunView[], agents: string[], eva
                 name: `${g.label} · ${a}`,
                 color,
                 dash: agentDash(ai),
+                faded,
               },
             ]
           : [],
@@ -88,6 +100,7 @@ export function chartSpecs(c: ChartEntry, runs: RunView[], agents: string[], eva
       name: keys.length > 1 || c.id.startsWith('eval') ? `${g.label} · ${k.name}` : g.label,
       color,
       dash: agentDash(ki),
+      faded,
     }));
   });
 }

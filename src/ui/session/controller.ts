@@ -31,11 +31,12 @@ import type { RunId } from '../../workers/protocol';
 import type { SessionOptions } from '../../workers/run-start';
 import { loadMeasurements } from '../backend-cache';
 import type { Result } from '../../report/result-format';
-import { clearRunData } from '../run-data';
+import { summariesOf } from '../../report/result-make';
+import { clearRunData, forgetRunData } from '../run-data';
 import { threadChoice } from '../thread-setting';
 import { keeping, newRunView, planSweep, waitingState } from './controller-start';
 import { Recorder } from './recorder';
-import { resultOnScreen, sessionResult } from './result';
+import { resultOnScreen, sessionResult, trainHereBlocker } from './result';
 import { statesToResume } from './resume-point';
 import { canDo } from './session-state';
 import type { SessionAction, SessionEvent } from './session-state';
@@ -51,7 +52,7 @@ import {
   takePending,
   useLab,
 } from './store';
-import type { LabState, SessionSlice } from './store';
+import type { LabState, RunView, SessionSlice } from './store';
 import { receive } from './worker-messages';
 import { WriterLock } from './writer-lock';
 import { WorkflowLibrary } from './workflow-library';
@@ -103,6 +104,7 @@ export class SessionController {
    */
   openResult(result: Result, name: string): void {
     this.clear();
+    this.dropCompared();
     const shown = resultOnScreen(result, name);
     if (shown.config) chooseConfig(shown.config);
     setExperiment({ sweep: [] });
@@ -114,6 +116,35 @@ export class SessionController {
       opened,
       frameVersion: useLab.getState().frameVersion + 1,
     });
+  }
+
+  /**
+   * Train it here (docs/sharing.md#train-it-here): the opened result's experiment, already the
+   * page's, trains on this machine as a session recorded like any other, while the opened runs
+   * stay on screen beside it, read-only (the store's `compared`), for the Reproduced? card.
+   */
+  trainHere(): void {
+    const { opened, runs } = useLab.getState();
+    const result = this.opened;
+    if (!opened || !result || trainHereBlocker(result)) return;
+    const experiment = result.body.experiments[0].experiment!;
+    const compared = {
+      result: opened,
+      runs: runs.map((r): RunView => ({ ...r, opened: true })),
+      summaries: summariesOf(experiment, result.body.runs),
+    };
+    chooseConfig(experiment); // as it came, whatever was edited since
+    setSession({ compared });
+    this.clear('reset'); // the opened runs' frames stay in run-data: clear keeps compared's
+    this.play();
+  }
+
+  /** The opened runs beside the local ones go (Reset, another result or session opened). */
+  private dropCompared(): void {
+    const { compared } = useLab.getState();
+    if (!compared) return;
+    forgetRunData(compared.runs.map((r) => r.id));
+    setSession({ compared: null });
   }
 
   /** The session on screen as a result file's bytes (an opened result: as it was opened). */
@@ -213,6 +244,7 @@ export class SessionController {
   /** Reset: the workers go and every run's history is forgotten (what is stored in IndexedDB stays). */
   reset(): void {
     this.clear('reset');
+    this.dropCompared();
   }
 
   /** Speed control: a pause between steps, so a user can follow each one (0 = full speed). */
@@ -334,11 +366,12 @@ export class SessionController {
    * with `event`, the state machine moves by it in the same store update.
    */
   private clear(event?: SessionEvent): void {
-    const { imported } = useLab.getState();
+    const { imported, compared } = useLab.getState();
     if (this.workers) this.recorder.endSession();
     this.dropWorkers();
     this.autoPaused = false;
-    clearRunData(imported.map((r) => r.id)); // imported runs stay on the charts
+    // Imported runs stay on the charts, and an opened result's runs beside the ones trained here.
+    clearRunData([...imported, ...(compared?.runs ?? [])].map((r) => r.id));
     clearUnsaved();
     this.opened = null;
     const patch = { runs: [], errors: [], restored: null, readOnly: null, sweepCells: null, opened: null };

@@ -79,8 +79,23 @@ export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOn
     };
     sweepCells = { file, cells, shown: 0 };
   }
-  const opened: OpenedResult = { name, sha256, made: body.made, machine: body.machines[0] ?? null };
+  const opened: OpenedResult = {
+    ...{ name, sha256, made: body.made, machine: body.machines[0] ?? null },
+    cannotTrain: trainHereBlocker({ body, sha256 }),
+  };
   return { config, runs, sweepCells, opened };
+}
+
+/**
+ * Why an opened result cannot be trained here, or null: Train it here trains one experiment the
+ * lab can run, so runs imported from other tools (no experiment) and a sweep's cells cannot.
+ */
+export function trainHereBlocker({ body }: Result): string | null {
+  if (body.sweep || body.experiments.length !== 1)
+    return 'a sweep: train its cells with lab sweep, one experiment at a time here';
+  if (!body.experiments[0].experiment)
+    return 'its runs were imported from other tools: no experiment to train';
+  return null;
 }
 
 /** Where the page ran, in a result's words (the build's commit; the browser as the runtime). */

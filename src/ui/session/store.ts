@@ -32,6 +32,7 @@ import type { ThreadSetting } from '../../backends/threads';
 import type { LiveParam } from '../../core/live-params';
 import type { ResultBody, ResultMachine } from '../../report/result-format';
 import type { EmbedView } from '../../report/result-link';
+import type { RunSummary } from '../../report/summary';
 import type { RunId, RunStatus } from '../../workers/protocol';
 import { nextState } from './session-state';
 import type { SessionEvent, SessionState } from './session-state';
@@ -67,6 +68,11 @@ export interface RunView {
   /** Steps completed (the last frame's step). */
   step: number;
   agents: string[];
+  /**
+   * An opened result's run kept on screen beside the runs trained here (Train it here: the store's
+   * `compared`): drawn thin and light, in its local twin's colour (docs/charts.md#opened-beside-local).
+   */
+  opened?: true;
   /** Imported runs: the K of every eval/avg@K or pass@K they carry (a session's runs use the experiment's eval.k). */
   evalKs?: number[];
   models: { id: string; preset: string; agents: string[]; params: number }[];
@@ -215,6 +221,11 @@ export interface SessionSlice {
   readOnly: { id: string; free: boolean } | null;
   /** A result file on screen (session/result.ts): shown read-only, trained elsewhere; null otherwise. */
   opened: OpenedResult | null;
+  /**
+   * Train it here: the opened result's runs, read-only, beside the session trained here from its
+   * experiment, and their summaries for the Reproduced? card; null otherwise.
+   */
+  compared: { result: OpenedResult; runs: RunView[]; summaries: RunSummary[] } | null;
 }
 
 /** What the page says of an opened result: its file, content hash, maker and the machine it ran on. */
@@ -224,6 +235,8 @@ export interface OpenedResult {
   made: ResultBody['made'];
   /** Where it ran (the first of its machines); null where the file names none (runs imported from other tools). */
   machine: ResultMachine | null;
+  /** Why Train it here is off for it (result.ts trainHereBlocker), or null. */
+  cannotTrain: string | null;
 }
 
 /** What the recorder (recorder.ts) says of the page's storage. */
@@ -325,6 +338,7 @@ const initial = (): LabState => ({
   restored: null,
   readOnly: null,
   opened: null,
+  compared: null,
   pastSessions: null,
   persistError: null,
   unsaved: { states: {} },

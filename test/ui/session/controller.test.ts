@@ -14,6 +14,9 @@ import { liveValue } from '../../../src/core/live-params';
 import type { FromWorker, RunId, ToWorker } from '../../../src/workers/protocol';
 import { SessionController } from '../../../src/ui/session/controller';
 import { resetLab, useLab } from '../../../src/ui/session/store';
+import { readResult, writeResult } from '../../../src/report/result-file';
+import { runData } from '../../../src/ui/run-data';
+import { smallBody } from '../../report/result-fixture';
 import { SRC, sourceFiles } from '../../architecture/sources';
 
 /** A run worker that keeps what it is sent and answers `pause` and `hold` as a run worker does. */
@@ -170,6 +173,65 @@ describe('a session controller built fresh', () => {
     }
     // The experiment's value stays until the runs take the change (their `param` schedules it).
     expect(liveValue(useLab.getState().config, 'lr')).toBe(0.005);
+  });
+});
+
+describe('Train it here beside an opened result', () => {
+  it('trains the result’s experiment as a session, keeps the opened runs beside it read-only; Reset clears both', async () => {
+    const { controller, workers } = fresh();
+    made = [controller];
+    const result = readResult(writeResult(smallBody()));
+    controller.openResult(result, 'small.lab.json.gz');
+    const opened = useLab.getState().runs;
+    expect(opened.map((r) => r.label)).toEqual(['GRPO #0', 'GRPO #1', 'Dr. MAS #0', 'Dr. MAS #1']);
+    expect(useLab.getState().opened?.cannotTrain).toBeNull();
+
+    controller.trainHere();
+    await settle();
+    const s = useLab.getState();
+    // A session of the result's experiment (2 runs × 2 seeds); the file is no
+    // longer the session on screen, its runs stand beside it, marked opened, with their frames.
+    expect(state()).toBe('training');
+    expect(s.opened).toBeNull();
+    expect(s.runs.map((r) => [r.label, r.seed])).toEqual([
+      ['GRPO #0', 0],
+      ['GRPO #1', 1],
+      ['Dr. MAS #0', 0],
+      ['Dr. MAS #1', 1],
+    ]);
+    expect(workers.length).toBeGreaterThan(0); // as many at once as the machine's slots; the rest queued
+    expect(s.compared?.result.name).toBe('small.lab.json.gz');
+    expect(s.compared?.runs.map((r) => [r.id, r.opened])).toEqual(opened.map((r) => [r.id, true]));
+    expect(s.compared?.runs.map((r) => runData(r.id)?.codec.keys.length)).toEqual(
+      result.body.runs.map((r) => r.keys.length),
+    );
+    // Each opened run beside its twin in the twin's colour.
+    expect(s.compared?.runs.map((r) => r.color)).toEqual(s.runs.map((r) => r.color));
+    expect(s.compared?.summaries.map((x) => [x.run, x.seed])).toEqual(s.runs.map((r) => [r.label, r.seed]));
+
+    controller.reset();
+    expect(useLab.getState().compared).toBeNull();
+    expect(opened.map((r) => runData(r.id))).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it('is off for a result of runs imported from other tools, saying why', () => {
+    const { controller } = fresh();
+    made = [controller];
+    const body = smallBody();
+    const result = readResult(
+      writeResult({
+        ...body,
+        experiments: [{ ...body.experiments[0], experiment: null }],
+        runs: body.runs.map((r) => ({ ...r, runIndex: -1 })),
+      }),
+    );
+    controller.openResult(result, 'imported.lab.json.gz');
+    expect(useLab.getState().opened?.cannotTrain).toBe(
+      'its runs were imported from other tools: no experiment to train',
+    );
+    controller.trainHere();
+    expect(state()).toBe('done');
+    expect(useLab.getState().compared).toBeNull();
   });
 });
 

@@ -1,0 +1,136 @@
+/**
+ * Train it here (docs/sharing.md#train-it-here): a result Share result made of two runs × two
+ * seeds opens in a fresh page, Train it here trains its experiment on this machine, recorded as
+ * a session, and draws each opened run beside its twin trained here (one colour, the opened line
+ * thin and light). The same build on the same machine, seeded, trains the same numbers bit for
+ * bit, so the Reproduced? card says "reproduced exactly" for every figure with a value, and its
+ * opened numbers are the file's Findings'.
+ */
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatFixed } from '../../src/report/findings';
+import { readResult } from '../../src/report/result-file';
+import { TINY, downloads, dropLoose, openLab, runsIn, storedSessions, trainEnabled } from './harness';
+import type { Lab } from './harness';
+
+const labs: Lab[] = [];
+afterEach(async () => {
+  for (const l of labs.splice(0)) await l.close();
+});
+
+const text = async (l: Lab, testId: string) => (await l.page.getByTestId(testId).textContent()) ?? '';
+
+describe('Train it here beside an opened result', () => {
+  it('trains the experiment here, draws the pairs, and Reproduced? finds every figure reproduced exactly', async () => {
+    // TINY, evaluated at step 2 (a held-out figure to reproduce).
+    const link = `${TINY.replace('eval.every=0', 'eval.every=2')}&eval.questions=2&eval.k=2&seed=5&seeds=2&steps=3`;
+    const trained = await openLab(link);
+    labs.push(trained);
+    await trainEnabled(trained.page, 120_000);
+    await trained.page.getByRole('button', { name: 'Train', exact: true }).click();
+    await runsIn(trained, 'done', 180_000);
+    const [download] = Object.values(await downloads(trained, 'Share result', 1));
+    // Kept past the browser that downloaded it (closing it removes its downloads).
+    const path = join(mkdtempSync(join(tmpdir(), 'agentwise-repro-')), 'shared.lab.json.gz');
+    copyFileSync(download, path);
+    const { body } = readResult(readFileSync(path));
+    const findings = body.experiments[0].findings;
+    expect(body.runs.map((r) => [r.label, r.frames.length])).toEqual([
+      ['GRPO #0', 3],
+      ['GRPO #1', 3],
+      ['Dr. MAS #0', 3],
+      ['Dr. MAS #1', 3],
+    ]);
+    await trained.close();
+    labs.splice(0);
+
+    const l = await openLab();
+    labs.push(l);
+    await trainEnabled(l.page, 120_000);
+    await dropLoose(l, { 'shared.lab.json.gz': path });
+    await expect.poll(() => text(l, 'opened-banner')).toContain('shared.lab.json.gz: trained on');
+    await l.page.getByRole('button', { name: 'Train it here', exact: true }).click();
+    // The runs trained here: four repeats, each to the file's three steps.
+    await expect.poll(() => l.page.locator('.run-status').count()).toBe(4);
+    await runsIn(l, 'done', 180_000);
+    expect(await text(l, 'opened-banner')).toContain('Its runs are the thin, light lines');
+
+    // Each pair in one colour: the opened line thin and light, the one trained here solid.
+    const reward = l.page.locator('figure[data-chart="Reward"]');
+    const lines = async () =>
+      reward
+        .locator('.series-line')
+        .evaluateAll((els) =>
+          els.map((e) => [
+            e.getAttribute('data-series'),
+            e.getAttribute('stroke'),
+            e.getAttribute('stroke-opacity'),
+          ]),
+        );
+    await expect.poll(async () => (await lines()).length).toBe(4);
+    const drawn = new Map((await lines()).map(([name, color, opacity]) => [name, { color, opacity }]));
+    for (const run of ['GRPO', 'Dr. MAS']) {
+      const opened = drawn.get(`${run} (opened) (mean of 2)`)!;
+      const here = drawn.get(`${run} (mean of 2)`)!;
+      expect(opened.color, run).toBe(here.color);
+      expect([opened.opacity, here.opacity], run).toEqual(['0.5', null]);
+    }
+    expect(drawn.get('GRPO (mean of 2)')!.color).not.toBe(drawn.get('Dr. MAS (mean of 2)')!.color);
+    expect(await text(l, 'legend-opened')).toContain('opened result');
+
+    // Reproduced?: a verdict per figure of the file's Findings, each run reproduced exactly.
+    const card = l.page.getByTestId('reproduced');
+    await expect.poll(() => text(l, 'reproduced-status')).toMatch(/^All 4 repeats trained here done/);
+    const rows = card.locator('tbody tr');
+    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-figure')))).toEqual(
+      findings.figures.map((f) => f.name),
+    );
+    const cells = await card
+      .locator('tbody td')
+      .evaluateAll((els) =>
+        els.map((e) => [
+          e.closest('tr')!.getAttribute('data-figure'),
+          e.getAttribute('data-run'),
+          e.getAttribute('data-kind'),
+          e.textContent,
+        ]),
+      );
+    expect(cells).toHaveLength(findings.figures.length * 2);
+    for (const [figure, run, kind, said] of cells) {
+      const f = findings.figures.find((x) => x.name === figure)!;
+      const mean = f.runs[findings.runs.indexOf(run!)].mean;
+      // A figure the runs have no value of (none here: evaluated, 3 steps) would be undetermined.
+      expect([figure, run, kind], said!).toEqual([
+        figure,
+        run,
+        Number.isFinite(mean) ? 'exact' : 'undetermined',
+      ]);
+      if (kind === 'exact') expect(said).toContain('reproduced exactly');
+    }
+    // One figure's numbers against the file's: the opened mean is the file's Findings mean.
+    const evalFigure = findings.figures.find((f) => f.name === 'eval avg@2')!;
+    const grpoCell = card.locator('tr[data-figure="eval avg@2"] td[data-run="GRPO"]');
+    expect(await grpoCell.textContent()).toContain(`${formatFixed(evalFigure.runs[0].mean)} [`);
+    expect(Number(await grpoCell.locator('[data-opened-mean]').getAttribute('data-opened-mean'))).toBe(
+      evalFigure.runs[0].mean,
+    );
+
+    // The runs trained here are recorded as a session; the opened ones are not.
+    const stored = await storedSessions(l);
+    expect(stored.map((s) => s.runs.map((r) => [r.label, r.seed, r.steps]))).toEqual([
+      [
+        ['GRPO #0', 5, [0, 1, 2]],
+        ['GRPO #1', 6, [0, 1, 2]],
+        ['Dr. MAS #0', 5, [0, 1, 2]],
+        ['Dr. MAS #1', 6, [0, 1, 2]],
+      ],
+    ]);
+    // Reset clears both.
+    await l.page.getByRole('button', { name: 'Reset', exact: true }).click();
+    await expect.poll(() => l.page.getByTestId('reproduced').count()).toBe(0);
+    expect(await l.page.getByTestId('opened-banner').count()).toBe(0);
+    expect(l.errors).toEqual([]);
+  }, 600_000);
+});
