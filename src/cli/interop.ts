@@ -85,7 +85,10 @@ function exportTensorboard(argv: readonly string[]): void {
   const configPath = join(dir, 'config.json');
   const exp = existsSync(configPath) ? folderConfig(configPath) : undefined;
   const cards = exp ? runCards(exp) : null;
-  if (!cards) warn(`${configPath} cannot be read: the event files name no run; keep each in its folder`);
+  if (!cards)
+    warn(
+      `${existsSync(configPath) ? `${configPath} cannot be read` : `${dir} has no config.json`}: the event files name no run; keep each in its folder`,
+    );
   const byRun = new Map<string, StepMetrics[]>();
   for (const { run, metrics } of readMetrics(metricsPath, warn, exp?.task)) {
     if (!byRun.has(run)) byRun.set(run, []);

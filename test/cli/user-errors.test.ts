@@ -62,8 +62,10 @@ describe('user errors on the command line', () => {
     writeFileSync(file, 'x');
     const tb = lab(['export', 'tensorboard', dir, '--out', file]);
     expect(tb.status).toBe(1);
+    // Without config.json the files carry no run card (said once), then the one-line error.
     expect(tb.stderr).toBe(
-      `error: cannot create the folder ${file}/GRPO: a part of the path is a file, not a folder (ENOTDIR)\n`,
+      `warning: ${dir} has no config.json: the event files name no run; keep each in its folder\n` +
+        `error: cannot create the folder ${file}/GRPO: a part of the path is a file, not a folder (ENOTDIR)\n`,
     );
     const drmas = lab(['export', 'drmas', '--config', 'v=1&task=math', '--out', file]);
     expect(drmas.status).toBe(1);
