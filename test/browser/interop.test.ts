@@ -236,7 +236,7 @@ describe('importing cluster runs on the page', () => {
     expect(legend).toContain('events.out.tfevents.1700000000.node1 (imported)');
     expect(legend).not.toContain('junk');
     expect(await page.getByRole('button', { name: /^Delete import / }).count()).toBe(1);
-    expect(await page.locator('.past-sessions').textContent()).not.toContain('junk');
+    expect(await page.locator('ul.past-sessions').textContent()).not.toContain('junk');
   });
 
   it('imports a 100k-record event file with no main-thread task over 50 ms while it is read, stored and charted', async () => {
