@@ -48,7 +48,9 @@ it('shows the link to copy by hand when the clipboard is refused, and says Copie
   await clipboardWrite(lab, 'granted');
   await lab.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   await button.click();
-  await expect.poll(() => button.textContent()).toBe('Copied');
+  // 'Copied' shows for 1.5 s once writeText resolves, which on a loaded machine can come after the
+  // poll's default 1 s: polled for longer (its steps stay under 1.5 s, so it cannot miss the word).
+  await expect.poll(() => button.textContent(), { timeout: 15_000 }).toBe('Copied');
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
     `${origin}/#v=1&task=math&rollout.groupSize=6`,
   );
