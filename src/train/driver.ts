@@ -217,10 +217,15 @@ export class RunDriver<R = unknown> {
     this.o.env.dispose();
   }
 
-  /** The step of `t`, once `gate` (if any) lets it start: the step in flight from now on. */
-  private track(t: RunTrainer, gate?: Promise<void>): Promise<void> {
+  /**
+   * The step of `t`, once `gate` (if any) lets it start: the step in flight from now on. `wanted`
+   * says, after a hold is released, whether the step is still to be taken.
+   */
+  private track(t: RunTrainer, gate?: Promise<void>, wanted = () => true): Promise<void> {
     const gen = this.generation;
-    const go = gate ? gate.then(() => this.trainAndReport(t, gen)) : this.trainAndReport(t, gen);
+    const go = gate
+      ? gate.then(() => this.trainAndReport(t, gen, wanted))
+      : this.trainAndReport(t, gen, wanted);
     const step = go.finally(() => {
       if (gen === this.generation) this.inFlight = null; // after a device loss the fallback owns inFlight
     });
@@ -229,8 +234,15 @@ export class RunDriver<R = unknown> {
   }
 
   /** One step: train, guard the state, report the result and rollouts, save when due. */
-  private async trainAndReport(t: RunTrainer, gen: number): Promise<void> {
-    while (this.held && t.step >= this.held.step) await this.held.released;
+  private async trainAndReport(t: RunTrainer, gen: number, wanted: () => boolean): Promise<void> {
+    if (this.held && t.step >= this.held.step) {
+      while (this.held && t.step >= this.held.step) await this.held.released;
+      // A pause releases the hold too, and may have come after this run reached it (a loaded
+      // machine delays the page's pause past the runs' answers): the step waited for is then not
+      // taken, or this run would stop one step past the others of its block.
+      if (gen !== this.generation) return;
+      if (!wanted()) return this.status(this.playing ? 'running' : 'paused');
+    }
     // The first step compiles every shader (seconds on WebGPU); say so rather than look frozen.
     if (t.step === 0) this.status('compiling', 'compiling shaders…');
     let r: TrainStepResult;
@@ -285,7 +297,8 @@ export class RunDriver<R = unknown> {
         // The other runs of the block first (lockstep); a pause meanwhile ends this loop.
         if (!this.inFlight && this.o.gate) await this.o.gate(t.step);
         if (!going() || (this.until && t.step >= this.until.step)) return;
-        await (this.inFlight ?? this.track(t));
+        await (this.inFlight ??
+          this.track(t, undefined, () => going() && !(this.until && t.step >= this.until.step)));
         // Also lets pause, step and set commands in between steps.
         await this.clock.sleep(this.delayMs);
         await this.reading;

@@ -184,7 +184,8 @@ describe('two runs in lockstep, one of them slower', () => {
     await tf.setBackend('wasm');
   });
 
-  it('are never more than one step apart, and a pause at the later next step stops both there', async () => {
+  /** Two runs (b paced 150 ms slower) in lockstep, playing until both have done 6 steps. */
+  async function twoRuns(ch: string) {
     const exp = ExperimentSchema.parse({
       task: 'sync',
       models: { preset: 'nano', base: 'scratch' },
@@ -192,10 +193,9 @@ describe('two runs in lockstep, one of them slower', () => {
       eval: { every: 0 },
       steps: 40,
     });
-    const ch = 'test-drivers';
     const ids = [a, b];
     const counts = [0, 0];
-    let widest = 0;
+    const seen = { widest: 0 };
     const drivers = await Promise.all(
       ids.map(async (id, i) => {
         const lockstep = join(id, ch, ids);
@@ -208,7 +208,7 @@ describe('two runs in lockstep, one of them slower', () => {
             sink: {
               frame: (r) => {
                 counts[i] = r.step + 1;
-                widest = Math.max(widest, Math.abs(counts[0] - counts[1]));
+                seen.widest = Math.max(seen.widest, Math.abs(counts[0] - counts[1]));
                 lockstep.done(r.step + 1);
               },
             },
@@ -216,17 +216,39 @@ describe('two runs in lockstep, one of them slower', () => {
         );
       }),
     );
+    drivers[1].pace(150); // b waits 150 ms between steps: a, alone, would run ahead
+    for (const d of drivers) void d.play();
+    while (Math.min(...counts) < 6) await settle();
+    return { drivers, counts, seen };
+  }
+
+  it('are never more than one step apart, and a pause at the later next step stops both there', async () => {
+    const { drivers, counts, seen } = await twoRuns('test-drivers');
     try {
-      drivers[1].pace(150); // b waits 150 ms between steps: a, alone, would run ahead
-      for (const d of drivers) void d.play();
-      while (Math.min(...counts) < 6) await settle();
       const holds = drivers.map((d) => d.hold());
       const at = Math.max(...holds.map((h) => h.step));
       await Promise.all(drivers.map((d) => d.pause(at)));
       expect(drivers.map((d) => d.step)).toEqual([at, at]);
       expect(counts).toEqual([at, at]);
-      expect(widest).toBeLessThanOrEqual(1);
-      expect(widest).toBe(1); // they did move, one after the other
+      expect(seen.widest).toBeLessThanOrEqual(1);
+      expect(seen.widest).toBe(1); // they did move, one after the other
+    } finally {
+      for (const d of drivers) d.stop();
+    }
+  }, 60_000);
+
+  it('a pause that comes after each run reached its hold stops them there: no step past it', async () => {
+    // On a loaded machine the page's pause follows the answers by a while: each run has by then
+    // done the step it answered and waits at its hold, which the pause releases.
+    const { drivers, counts } = await twoRuns('test-drivers-late');
+    try {
+      const holds = drivers.map((d) => d.hold());
+      const at = Math.max(...holds.map((h) => h.step));
+      while (drivers.some((d, i) => d.step < holds[i].step)) await settle();
+      await new Promise((ok) => setTimeout(ok, 300)); // longer than a step: any step past the hold would start
+      await Promise.all(drivers.map((d) => d.pause(at)));
+      expect(drivers.map((d) => d.step)).toEqual([at, at]);
+      expect(counts).toEqual([at, at]);
     } finally {
       for (const d of drivers) d.stop();
     }
