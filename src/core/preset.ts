@@ -13,6 +13,12 @@ export interface Preset {
   blurb: string;
   /** One line on screen under its button: what it tests, then what to look for. */
   lookFor: string;
+  /**
+   * What the lab measured on this preset's setting, in one line with its figures, naming the page
+   * that has them (docs/findings.md): What differs says it above its own sentences, so what one run
+   * shows is read against what five seeds showed. Only where a study measured it.
+   */
+  story?: string;
   config: Experiment;
 }
 

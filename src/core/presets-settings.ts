@@ -56,6 +56,8 @@ export const SETTING_PRESETS: readonly Preset[] = [
       'Every agent acts once on one shared reward: the per-agent sets equal the trajectory sets, so ' +
       'Dr. MAS and GRPO must produce the same advantages, step for step.' +
       ' Base rollouts: amplification (G − 1)/G = 0.88 for both agents, correlation 1.',
+    story:
+      'Measured (docs/findings.md, 5 seeds × 200 steps): GRPO and Dr. MAS identical to the last digit on every seed.',
     config: make({ task: 'sync' }),
   },
   {
@@ -69,6 +71,8 @@ export const SETTING_PRESETS: readonly Preset[] = [
       'On the standard scale map (200 steps, 5 seeds) Dr. MAS − GRPO in Bob’s own success is ' +
       '+0.078 ± 0.032 at ×8 and +0.020 ± 0.029 at ×1, within the spread ' +
       '(docs/findings.md#the-dial-studies-where-does-agent-wise-normalization-start-to-matter).',
+    story:
+      'Measured on the standard map (docs/findings.md, 5 seeds × 200 steps): Bob’s own success +0.078 ± 0.032 under Dr. MAS against GRPO at ×8, within the spread at ×1; held-out success does not part, both near 1.',
     config: make({
       task: 'sync-own',
       models: { ...DEFAULT_EXPERIMENT.models, assignment: 'per-agent' },
@@ -206,5 +210,26 @@ export const SETTING_PRESETS: readonly Preset[] = [
     lookFor:
       'Tests: agents rewarded for their own parts. Look for: scale one agent (reward.scale.alice=4) and see whose own_success slows under GRPO, Dr. MAS and global-step.',
     config: make({ task: 'sync-own', runs: THREE_WAY }),
+  },
+  {
+    id: 'agents-own',
+    title: 'More agents, own rewards: four agents, each on its own part (parts)',
+    blurb:
+      'The parts workflow family (docs/workflows.md) with N = 4 agents, each answering its own part of a ' +
+      'question and rewarded for it alone (mix = 1), per-agent models. GRPO’s trajectory score averages ' +
+      'the four outcomes into every row, so each agent’s own signal thins as N grows; Dr. MAS normalizes ' +
+      'each agent by its own statistics. The sharpest cell of the agents map ' +
+      '(docs/findings.md#more-agents-shared-or-own-rewards-the-agents-map); set workflow.args.agents ' +
+      '(2 to 8) or workflow.args.mix (0: the team reward on every row) to move along it.',
+    lookFor:
+      'Tests: does Dr. MAS’s lead grow with the number of agents when each is rewarded for its own part? Look for: held-out success (eval avg@k) and each agent’s own success (agent/<a>/own_success), higher under Dr. MAS than GRPO.',
+    story:
+      'Measured on the agents map (docs/findings.md, 5 seeds × 200 steps) at N = 4, own rewards: held-out success 0.250 under Dr. MAS against 0.175 under GRPO, +0.075 [0.014, 0.136]; at N = 2 the two are within the spread.',
+    config: make({
+      task: 'workflow',
+      workflow: { family: 'parts', args: { agents: 4, mix: 1 } },
+      models: { ...DEFAULT_EXPERIMENT.models, assignment: 'per-agent' },
+      runs: THREE_WAY,
+    }),
   },
 ];

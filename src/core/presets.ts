@@ -47,7 +47,7 @@ export const PRESET_QUESTIONS: readonly { question: string; ids: readonly string
   },
   {
     question: 'Where do per-agent rewards make the estimators part?',
-    ids: ['sync-own', 'search-roles', 'coder-tester', 'credit', 'heterogeneous'],
+    ids: ['sync-own', 'agents-own', 'search-roles', 'coder-tester', 'credit', 'heterogeneous'],
   },
   {
     question: 'Do longer and branching workflows change it?',

@@ -216,6 +216,43 @@ describe('the first screen tells the story', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('What differs on the agents-own preset: what the agents map measured, above what this run shows of its four agents', async () => {
+    const preset = presetById('agents-own')!;
+    lab = await openLab(`#${encodeExperiment(preset.config)}`);
+    const { page } = lab;
+    // A family's agents have no shipped base models: Train waits for them, and says where to get them.
+    await page.getByRole('button', { name: 'Prepare base models', exact: true }).first().click();
+    await trainEnabled(page, 420_000);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('[data-testid="step-counter"]')].every(
+          (e) => Number(e.textContent) >= 2,
+        ),
+      undefined,
+      { timeout: 240_000 },
+    );
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await runsIn(lab, 'paused', 120_000);
+    const card = page.getByTestId('what-differs');
+    await expect
+      .poll(() => card.getByTestId('what-differs-story').textContent(), { timeout: 10_000 })
+      .toBe(preset.story);
+    expect(preset.story).toMatch(
+      /N = 4, own rewards: held-out success 0\.250 under Dr\. MAS against 0\.175 under GRPO/,
+    );
+    // The family's four agents, each with its sentence, under the story.
+    expect(
+      await card.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-agent'))),
+    ).toEqual(['ann', 'ben', 'cal', 'dee']);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await shot(lab, 'what-differs-agents', 1440, '[data-testid="what-differs"]');
+    await page.setViewportSize({ width: 400, height: 900 });
+    expect(await pastTheWindow(lab, '[data-testid="what-differs"]')).toEqual([]);
+    await shot(lab, 'what-differs-agents', 400, '[data-testid="what-differs"]');
+    expect(lab.errors).toEqual([]);
+  }, 900_000);
+
   it('Findings leads with the verdicts, rows in words, and needs no horizontal scroll at 1280 px', async () => {
     // The three-run preset (GRPO, Step-level, Dr. MAS) over 2 seeds, shrunk to 2 tiny steps.
     const exp = structuredClone(presetById('step-vs-agent')!.config);

@@ -39,6 +39,26 @@ describe('presets', () => {
     expect(back.config.reward.scale).toEqual({ alice: 8 });
   });
 
+  it('agents-own is the agents map’s sharpest cell as the study ran it, and its story quotes that cell', () => {
+    const c = presetById('agents-own')!.config;
+    expect(c.task).toBe('workflow');
+    expect(c.workflow).toEqual({ family: 'parts', args: { agents: 4, mix: 1 } });
+    expect(c.models.assignment).toBe('per-agent');
+    expect(c.runs.map((r) => r.estimator)).toEqual(['grpo', 'global-step', 'drmas']);
+    const back = decodeExperiment(encodeExperiment(c));
+    expect(back.ok && back.config).toEqual(c);
+    // The figures of the agents map's N = 4, mix = 1 cell (docs/findings.md).
+    expect(presetById('agents-own')!.story).toMatch(
+      /N = 4, own rewards: held-out success 0\.250 under Dr\. MAS against 0\.175 under GRPO, \+0\.075/,
+    );
+    // Only presets a study measured carry a story.
+    expect(PRESETS.filter((p) => p.story).map((p) => p.id)).toEqual([
+      'sync',
+      'sync-own-scaled',
+      'agents-own',
+    ]);
+  });
+
   it('mars2-team: the same search for both runs, a team of two coders against the small coder alone', () => {
     const c = presetById('mars2-team')!.config;
     expect(c.task).toBe('coder-tester');

@@ -7,6 +7,7 @@
  */
 import { useMemo } from 'react';
 import { ESTIMATORS } from '../../core/estimators';
+import { presetOf } from '../../core/presets';
 import { DIFFERS_WINDOW, differsKeys, differsPick, whatDiffers } from '../../report/what-differs';
 import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../session/store';
@@ -70,7 +71,9 @@ export function WhatDiffers() {
     const maxRms = Math.max(
       ...differs.agents.flatMap((a) => PAIR.map((e) => a.rms[e])).filter(Number.isFinite),
     );
-    return { ...differs, reference, maxRms };
+    // What a study measured on this setting, read beside what this one run shows.
+    const story = presetOf(boardConfig(s))?.story;
+    return { ...differs, reference, maxRms, story };
   }, [version, runsKey]);
   if (!card) return null;
   return (
@@ -81,6 +84,11 @@ export function WhatDiffers() {
         <p className="muted" data-testid="what-differs-reference">
           Neither is an estimator a run on screen trains with: both weigh the rows of {card.reference}, as
           references.
+        </p>
+      )}
+      {card.story && (
+        <p className="differs-story" data-testid="what-differs-story">
+          {card.story}
         </p>
       )}
       <p data-testid="what-differs-summary">{card.summary}</p>
