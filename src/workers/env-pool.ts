@@ -1,15 +1,20 @@
 /**
  * A pool of environment workers behind the tasks layer's `EnvRunner` seam. Each tick's batch is
  * split across the workers; a worker answers item by item, so a time limit applies to every
- * single transition. A worker that hangs past the limit or crashes is terminated and replaced:
- * the item it was on gets an error outcome (the orchestrator marks that trajectory invalid with
- * reward 0), and the items it had not reached go to its replacement. The run goes on.
+ * single transition. A worker that hangs past the limit or crashes is terminated and replaced,
+ * and the item it was on is tried once more on the replacement: the limit is wall time, and a
+ * loaded machine can leave a worker unscheduled past it (a study at load 20 lost two trajectories
+ * that way, and its two estimators' runs parted from that step), while a transition is a pure
+ * function of its input, so a second try answers as the first would have. Only an item that fails
+ * twice gets an error outcome (the orchestrator marks that trajectory invalid with reward 0); the
+ * items not reached go to the replacement. The run goes on.
  * Works with anything shaped like a Worker: Web Workers in the browser, worker_threads in Node.
  *
- * A fresh worker's first answer also waits for the worker to start (loading its module; in Node,
- * tsx compiling the task code), which on a busy machine takes seconds: it gets STARTUP_GRACE_MS on
- * top of the limit, so a slow start is never taken for a hung transition (that made the same run
- * score a trajectory 0 or not depending on the machine's load).
+ * A fresh worker first has to start (loading its module; in Node, tsx compiling the task code),
+ * which on a busy machine takes seconds: a slow start must never be taken for a hung transition
+ * (that made the same run score a trajectory 0 or not depending on the machine's load). The lab's
+ * env workers say when they are ready (EnvReady), and the limit then counts from there; until
+ * then, and for a worker that never says so, a request gets STARTUP_GRACE_MS on top of the limit.
  */
 import type { EnvRunner, EnvStepInput, EnvStepResult } from '../tasks/env';
 import { workflowDefinition, type TaskRef, type WorkflowDefinition } from '../tasks/registry';
@@ -30,11 +35,15 @@ export interface EnvReply {
   index: number;
   result: EnvStepResult;
 }
+/** Env worker → page, once, when its module has loaded: time limits count from here. */
+export interface EnvReady {
+  ready: true;
+}
 
 /** The part of a Worker the pool uses (Web Worker and a thin worker_threads adapter both fit). */
 export interface WorkerLike {
   postMessage(msg: EnvRequest): void;
-  onmessage: ((e: { data: EnvReply }) => void) | null;
+  onmessage: ((e: { data: EnvReply | EnvReady }) => void) | null;
   onerror: ((e: { message?: string }) => void) | null;
   terminate(): void;
 }
@@ -44,6 +53,8 @@ interface EnvPoolOptions {
   size: number;
   /** Time limit for one transition, ms. */
   timeoutMs: number;
+  /** Extra time for a fresh worker's first answer, ms (default STARTUP_GRACE_MS). */
+  startupGraceMs?: number;
 }
 
 /** What the pool has had to do; the trainer turns it into metrics. */
@@ -74,6 +85,10 @@ export class WorkerEnvRunner implements EnvRunner {
   private spawn(): WorkerLike {
     const w = this.opts.spawn();
     this.starting.add(w);
+    // Ready before any request: its requests get no start-up grace (a request's handler takes over).
+    w.onmessage = ({ data }) => {
+      if ('ready' in data) this.starting.delete(w);
+    };
     return w;
   }
 
@@ -103,6 +118,9 @@ export class WorkerEnvRunner implements EnvRunner {
     results: EnvStepResult[],
   ): Promise<void> {
     let next = from;
+    /** The item tried once already, after its worker failed on it, and why it failed then. */
+    let retriedAt = -1;
+    let firstFailure = '';
     while (next < to) {
       const failure = await this.runOnce(
         this.workers[w],
@@ -114,12 +132,19 @@ export class WorkerEnvRunner implements EnvRunner {
         (i) => (next = i + 1),
       );
       if (failure === null) return;
-      // The worker is gone or stuck: the item it was on fails, a fresh worker takes the rest.
-      results[next] = { ok: false, error: `traj ${inputs[next].traj}: ${failure}` };
-      next++;
+      // The worker is gone or stuck: a fresh one tries the item once more, then takes the rest.
       this.workers[w].terminate();
       this.workers[w] = this.spawn();
       this.stats.replaced++;
+      if (retriedAt !== next) {
+        [retriedAt, firstFailure] = [next, failure];
+        continue;
+      }
+      results[next] = {
+        ok: false,
+        error: `traj ${inputs[next].traj}: environment ${firstFailure}, and again on a fresh worker (${failure}); both workers replaced`,
+      };
+      next++;
     }
   }
 
@@ -138,10 +163,11 @@ export class WorkerEnvRunner implements EnvRunner {
       let timer: ReturnType<typeof setTimeout>;
       const arm = () => {
         clearTimeout(timer);
-        const limit = this.opts.timeoutMs + (this.starting.has(worker) ? STARTUP_GRACE_MS : 0);
+        const grace = this.opts.startupGraceMs ?? STARTUP_GRACE_MS;
+        const limit = this.opts.timeoutMs + (this.starting.has(worker) ? grace : 0);
         timer = setTimeout(() => {
           this.stats.timeouts++;
-          finish(`environment timed out after ${limit} ms; worker replaced`);
+          finish(`timed out after ${limit} ms`);
         }, limit);
       };
       const finish = (failure: string | null) => {
@@ -151,7 +177,8 @@ export class WorkerEnvRunner implements EnvRunner {
         resolve(failure);
       };
       worker.onmessage = ({ data }) => {
-        this.starting.delete(worker);
+        const started = this.starting.delete(worker);
+        if ('ready' in data) return started ? arm() : undefined; // the limit counts from now
         if (data.id !== id) return; // a late answer from an earlier, abandoned request
         results[from + data.index] = data.result;
         answered(from + data.index);
@@ -160,7 +187,7 @@ export class WorkerEnvRunner implements EnvRunner {
       };
       worker.onerror = (e) => {
         this.stats.crashes++;
-        finish(`environment worker crashed (${e.message || 'no message'}); worker replaced`);
+        finish(`worker crashed (${e.message || 'no message'})`);
       };
       arm();
       const known = this.defined.get(worker) ?? new Set<string>();

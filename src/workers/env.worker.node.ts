@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { applyStep } from '../tasks/env';
 import { defineTransitions } from '../tasks/registry';
-import type { EnvReply, EnvRequest } from './env-pool';
+import type { EnvReady, EnvReply, EnvRequest } from './env-pool';
 
 /**
  * Fault injection for tests (test/cli/hung-env.test.ts): with LAB_FAULT_HANG_TRAJ=n in the
@@ -19,3 +19,6 @@ parentPort?.on('message', ({ id, task, inputs, define }: EnvRequest) => {
     parentPort?.postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply);
   });
 });
+
+// Loaded: the pool's time limits count from here, not from tsx's compile (env-pool.ts).
+parentPort?.postMessage({ ready: true } satisfies EnvReady);

@@ -4,7 +4,7 @@
  */
 import { applyStep } from '../tasks/env';
 import { defineTransitions } from '../tasks/registry';
-import type { EnvReply, EnvRequest } from './env-pool';
+import type { EnvReady, EnvReply, EnvRequest } from './env-pool';
 
 onmessage = (e: MessageEvent<EnvRequest>) => {
   const { id, task, inputs, define } = e.data;
@@ -13,3 +13,6 @@ onmessage = (e: MessageEvent<EnvRequest>) => {
     postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply),
   );
 };
+
+// Loaded: the pool's time limits count from here, not from a slow start (env-pool.ts).
+postMessage({ ready: true } satisfies EnvReady);

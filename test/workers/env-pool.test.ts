@@ -32,12 +32,13 @@ const input = (traj: number, response: string): EnvStepInput => ({
 });
 
 describe('WorkerEnvRunner', () => {
-  it('times out a hung transition, replaces the worker and finishes the rest of the batch', async () => {
+  it('tries a hung or crashed transition once more on a fresh worker, scores it failed only then, and finishes the batch', async () => {
     const pool = new WorkerEnvRunner({
       spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })),
       size: 2,
       timeoutMs: 2000,
-    }); // generous: thread start-up counts against the first item
+      startupGraceMs: 2000, // these stand-ins never say they are ready: their start counts against the limit
+    });
     try {
       const responses = ['a', 'b', 'hang', 'c', 'd', 'crash', 'e', 'f'];
       const results = await pool.step(
@@ -47,19 +48,70 @@ describe('WorkerEnvRunner', () => {
       expect(results.map((r) => r.ok)).toEqual([true, true, false, true, true, false, true, true]);
       expect(results[2]).toEqual({
         ok: false,
-        error: expect.stringMatching(/^traj 2: environment timed out after 2000 ms/),
+        error: expect.stringMatching(
+          /^traj 2: environment timed out after 2000 ms, and again on a fresh worker \(timed out after 4000 ms\); both workers replaced$/,
+        ),
       });
       expect(results[5]).toEqual({
         ok: false,
-        error: expect.stringMatching(/^traj 5: environment worker crashed \(.*boom/),
+        error: expect.stringMatching(
+          /^traj 5: environment worker crashed \(.*boom.*\), and again on a fresh worker \(worker crashed \(.*boom/,
+        ),
       });
-      expect(pool.stats).toEqual({ timeouts: 1, crashes: 1, replaced: 2 });
+      expect(pool.stats).toEqual({ timeouts: 2, crashes: 2, replaced: 4 });
       // The replacements work: the next tick is clean.
       const again = await pool.step(
         'math',
         ['x', 'y', 'z'].map((r, i) => input(i, r)),
       );
       expect(again.every((r) => r.ok)).toBe(true);
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('a transition the machine left unscheduled past the limit answers on its second try: nothing is scored failed', async () => {
+    // The first worker started stalls 1.5 s in its first transition (as an unscheduled thread on a
+    // loaded machine would); every later one answers at once. The limit is 500 ms.
+    let spawned = 0;
+    const pool = new WorkerEnvRunner({
+      spawn: () =>
+        threadWorker(
+          new Worker(
+            spawned++ === 0
+              ? `const { parentPort } = require('node:worker_threads');
+parentPort.postMessage({ ready: true });
+parentPort.on('message', ({ id, inputs }) => {
+  const t0 = Date.now(); while (Date.now() - t0 < 1500) {}
+  inputs.forEach((input, index) => parentPort.postMessage({ id, index, result: { ok: true, state: input.state, valid: true } }));
+});`
+              : `const { parentPort } = require('node:worker_threads');
+parentPort.postMessage({ ready: true });
+${MISBEHAVING.replace("const { parentPort } = require('node:worker_threads');", '')}`,
+            { eval: true },
+          ),
+        ),
+      size: 1,
+      timeoutMs: 500,
+      startupGraceMs: 60_000, // a ready worker's limit counts from its ready: the grace never applies
+    });
+    try {
+      await new Promise((ok) => setTimeout(ok, 1000)); // let the first worker say it is ready
+      const results = await pool.step(
+        'math',
+        ['a', 'b'].map((r, i) => input(i, r)),
+      );
+      expect(results.map((r) => r.ok)).toEqual([true, true]);
+      expect(pool.stats).toEqual({ timeouts: 1, crashes: 0, replaced: 1 });
+      // A true hang fails both tries, each at the limit (the fresh worker's counted from its ready).
+      const started = Date.now();
+      const hung = await pool.step('math', [input(0, 'hang')]);
+      expect(hung[0]).toEqual({
+        ok: false,
+        error:
+          'traj 0: environment timed out after 500 ms, and again on a fresh worker (timed out after 500 ms); both workers replaced',
+      });
+      expect(Date.now() - started).toBeLessThan(30_000); // not the 60 s grace
     } finally {
       pool.dispose();
     }
@@ -72,6 +124,7 @@ describe('WorkerEnvRunner', () => {
       spawn: () => threadWorker(new Worker(slowStart, { eval: true })),
       size: 1,
       timeoutMs: 300,
+      startupGraceMs: 4000, // these stand-ins never say they are ready: a start gets the grace
     });
     try {
       const results = await pool.step(
@@ -86,10 +139,12 @@ describe('WorkerEnvRunner', () => {
       );
       expect(hung[0]).toEqual({
         ok: false,
-        error: expect.stringMatching(/^traj 0: environment timed out after 300 ms/),
+        error: expect.stringMatching(
+          /^traj 0: environment timed out after 300 ms, and again on a fresh worker \(timed out after 4300 ms\)/,
+        ),
       });
       expect(hung[1].ok).toBe(true); // answered by the replacement, once it had started
-      expect(pool.stats).toEqual({ timeouts: 1, crashes: 0, replaced: 1 });
+      expect(pool.stats).toEqual({ timeouts: 2, crashes: 0, replaced: 2 });
     } finally {
       pool.dispose();
     }
