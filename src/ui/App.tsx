@@ -3,6 +3,7 @@
  * a sidebar with the experiment, live hyper-parameters, export, past runs and the backend
  * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
+import { paramsText } from '../report/sweep-map';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { timedPreset } from '../backends/auto-choice';
 import { probeBackend } from '../workers/probe';
@@ -85,6 +86,12 @@ function OpenedBanner() {
   const beside = useLab((s) => s.compared?.result ?? null);
   const embed = useLab((s) => s.embed);
   const opened = shown ?? beside;
+  // An opened sweep trains the cell on screen: say which.
+  const sweepCell = useLab((s) =>
+    s.opened && s.sweepCells
+      ? paramsText(s.sweepCells.file.grid, s.sweepCells.cells[s.sweepCells.shown].params)
+      : null,
+  );
   if (!opened) return null;
   const m = opened.machine;
   const where = m
@@ -116,8 +123,9 @@ function OpenedBanner() {
             </span>
           ) : (
             <span className="muted">
-              trains its experiment on this machine, recorded as a new session, its runs drawn beside these;
-              Reproduced? says per figure whether they agree
+              trains {sweepCell === null ? 'its experiment' : `the cell on screen (${sweepCell})`} on this
+              machine, recorded as a new session, its runs drawn beside these; Reproduced? says per figure
+              whether they agree
             </span>
           )}
         </div>

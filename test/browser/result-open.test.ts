@@ -159,6 +159,11 @@ describe('a shared result opens read-only in another browser', () => {
     await expect.poll(() => map.locator('figure[data-map-chart]').count()).toBeGreaterThan(0);
     // The status bar lists every cell's repeats (4 cells × 2 runs × 2 seeds).
     expect(await l.page.locator('.run-status').count()).toBe(16);
+    // Train it here trains the cell on screen, and names it.
+    expect(await l.page.getByRole('button', { name: 'Train it here', exact: true }).isEnabled()).toBe(true);
+    expect(await l.page.getByTestId('opened-banner').textContent()).toMatch(
+      /trains the cell on screen \(models\.assignment = shared · reward\.scale\.alice = 1\) on this\s+machine/,
+    );
     expect(l.errors).toEqual([]);
 
     // Its embed link's view=map: the Map alone, from the file served on another origin.

@@ -119,19 +119,26 @@ export class SessionController {
   }
 
   /**
-   * Train it here (docs/sharing.md#train-it-here): the opened result's experiment, already the
-   * page's, trains on this machine as a session recorded like any other, while the opened runs
-   * stay on screen beside it, read-only (the store's `compared`), for the Reproduced? card.
+   * Train it here (docs/sharing.md#train-it-here): the opened result's experiment (a sweep's:
+   * the cell on screen) trains on this machine as a session recorded like any other, while the
+   * opened runs of that experiment stay on screen beside it, read-only (the store's `compared`),
+   * for the Reproduced? card.
    */
   trainHere(): void {
-    const { opened, runs } = useLab.getState();
+    const { opened, runs, sweepCells } = useLab.getState();
     const result = this.opened;
     if (!opened || !result || trainHereBlocker(result)) return;
-    const experiment = result.body.experiments[0].experiment!;
+    const cell = sweepCells?.shown ?? 0;
+    const experiment = result.body.experiments[cell].experiment!;
+    const mine = (i: number) => result.body.runs[i].experiment === cell;
     const compared = {
       result: opened,
-      runs: runs.map((r): RunView => ({ ...r, opened: true })),
-      summaries: summariesOf(experiment, result.body.runs),
+      // Without their cell: beside the runs trained here they are one experiment's, not a sweep's.
+      runs: runs.filter((_, i) => mine(i)).map(({ cell: _, ...r }): RunView => ({ ...r, opened: true })),
+      summaries: summariesOf(
+        experiment,
+        result.body.runs.filter((_, i) => mine(i)),
+      ),
     };
     chooseConfig(experiment); // as it came, whatever was edited since
     setSession({ compared });

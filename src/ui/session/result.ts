@@ -88,12 +88,10 @@ export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOn
 
 /**
  * Why an opened result cannot be trained here, or null: Train it here trains one experiment the
- * lab can run, so runs imported from other tools (no experiment) and a sweep's cells cannot.
+ * lab can run (a sweep's: the cell on screen), so runs imported from other tools cannot.
  */
 export function trainHereBlocker({ body }: Result): string | null {
-  if (body.sweep || body.experiments.length !== 1)
-    return 'a sweep: train its cells with lab sweep, one experiment at a time here';
-  if (!body.experiments[0].experiment)
+  if (body.experiments.some((e) => !e.experiment))
     return 'its runs were imported from other tools: no experiment to train';
   return null;
 }

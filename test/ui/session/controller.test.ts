@@ -13,10 +13,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { liveValue } from '../../../src/core/live-params';
 import type { FromWorker, RunId, ToWorker } from '../../../src/workers/protocol';
 import { SessionController } from '../../../src/ui/session/controller';
-import { resetLab, useLab } from '../../../src/ui/session/store';
+import { resetLab, showCell, useLab } from '../../../src/ui/session/store';
 import { readResult, writeResult } from '../../../src/report/result-file';
 import { runData } from '../../../src/ui/run-data';
-import { smallBody } from '../../report/result-fixture';
+import { smallBody, smallExperiment } from '../../report/result-fixture';
 import { SRC, sourceFiles } from '../../architecture/sources';
 
 /** A run worker that keeps what it is sent and answers `pause` and `hold` as a run worker does. */
@@ -212,6 +212,52 @@ describe('Train it here beside an opened result', () => {
     controller.reset();
     expect(useLab.getState().compared).toBeNull();
     expect(opened.map((r) => runData(r.id))).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it('an opened sweep trains the cell on screen, beside that cell’s opened runs alone', async () => {
+    const { controller } = fresh();
+    made = [controller];
+    // Two cells of one dial: the small experiment at lr 0.001 and at 0.002, each run × seed once.
+    const body = smallBody();
+    const lrs = [0.001, 0.002];
+    const experiments = lrs.map((lr) => ({
+      ...body.experiments[0],
+      experiment: { ...smallExperiment(), optim: { ...smallExperiment().optim, lr } },
+      params: { 'optim.lr': lr },
+    }));
+    const runs = lrs.flatMap((_, cell) => body.runs.map((r) => ({ ...r, experiment: cell })));
+    const sweep = { grid: [{ key: 'optim.lr', values: lrs.map(String) }], map: [] };
+    const result = readResult(writeResult({ ...body, experiments, runs, sweep }));
+    controller.openResult(result, 'sweep.lab.json.gz');
+    expect(useLab.getState().opened?.cannotTrain).toBeNull();
+    const onScreen = useLab.getState().runs;
+    expect(onScreen.map((r) => r.cell)).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
+    showCell(1); // as the board's cell pick does
+
+    controller.trainHere();
+    await settle();
+    const s = useLab.getState();
+    expect(state()).toBe('training');
+    expect(s.sweepCells).toBeNull(); // one experiment trains here: the cell's
+    expect(s.config.optim.lr).toBe(0.002);
+    expect(s.runs.map((r) => [r.label, r.seed, r.cell])).toEqual([
+      ['GRPO #0', 0, undefined],
+      ['GRPO #1', 1, undefined],
+      ['Dr. MAS #0', 0, undefined],
+      ['Dr. MAS #1', 1, undefined],
+    ]);
+    // Beside them, the opened runs of cell 1 only, without their cell, their frames kept.
+    expect(s.compared?.runs.map((r) => [r.id, r.cell, r.opened])).toEqual(
+      onScreen.slice(4).map((r) => [r.id, undefined, true]),
+    );
+    expect(s.compared?.runs.every((r) => runData(r.id) !== undefined)).toBe(true);
+    expect(onScreen.slice(0, 4).map((r) => runData(r.id))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(s.compared?.summaries.map((x) => [x.run, x.seed])).toEqual(s.runs.map((r) => [r.label, r.seed]));
   });
 
   it('is off for a result of runs imported from other tools, saying why', () => {
