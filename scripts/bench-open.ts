@@ -1,5 +1,5 @@
 /**
- * Opening a result file in the page (docs/sharing.md#sizes): a train folder bundled as `lab
+ * Opening a result file in the page (docs/sharing.md#opening-speed): a train folder bundled as `lab
  * bundle` bundles it, its runs repeated as more seeds of the same experiment until the file is
  * about `--mb` MB (each run's frames are far longer than gzip's 32 KB window, so a repeated run
  * compresses no better than a new one), then opened in the built page in headless Chromium, each

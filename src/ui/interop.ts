@@ -100,9 +100,14 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
   return out;
 }
 
-/** A read result put on screen; the `result read` mark tells benchmarks (bench:open) when the worker's answer came. */
-function showResult(result: Result, name: string): void {
+/**
+ * Puts a read result on screen in a task after the one that received it: copying the worker's
+ * answer onto this thread and drawing its runs would otherwise be one long task (bench:open,
+ * docs/sharing.md#opening-speed). The `result read` mark tells benchmarks when the answer came.
+ */
+async function showResult(result: Result, name: string): Promise<void> {
   performance.mark('result read');
+  await new Promise((next) => setTimeout(next, 0));
   controller.openResult(result, name);
 }
 
@@ -120,7 +125,7 @@ async function openResultFile(file: File): Promise<string[]> {
     addError((e as Error).message);
     return [];
   }
-  showResult(result, file.name);
+  await showResult(result, file.name);
   return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];
 }
 
@@ -151,7 +156,7 @@ export async function openLinkedResult(url: string): Promise<boolean> {
     addError((e as Error).message);
     return false;
   }
-  showResult(result, url);
+  await showResult(result, url);
   return true;
 }
 
