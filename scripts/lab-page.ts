@@ -35,8 +35,22 @@ export interface LabPage {
   close: () => Promise<void>;
 }
 
-/** Opens `url` in a fresh Chromium profile and waits (at most 120 s) until the Train button is enabled. */
-export async function openLab(url: string, viewport = { width: 1440, height: 2200 }): Promise<LabPage> {
+export interface OpenOptions {
+  viewport?: { width: number; height: number };
+  /** Runs before the page is navigated to `url` (observers to install, a trace to start). */
+  before?: (page: Page) => Promise<void>;
+  /** Wait until Train is enabled (default); a page that opens a result never enables it. */
+  trainable?: boolean;
+}
+
+/**
+ * Opens `url` in a fresh Chromium profile and waits (at most 120 s) until the Train button is
+ * enabled, unless `trainable` is false.
+ */
+export async function openLab(
+  url: string,
+  { viewport = { width: 1440, height: 2200 }, before, trainable = true }: OpenOptions = {},
+): Promise<LabPage> {
   const dir = mkdtempSync(join(tmpdir(), 'agentwise-bench-'));
   const context: BrowserContext = await chromium.launchPersistentContext(dir, {
     executablePath: ensureChrome(),
@@ -52,12 +66,14 @@ export async function openLab(url: string, viewport = { width: 1440, height: 220
     const page = context.pages()[0] ?? (await context.newPage());
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
+    await before?.(page);
     await page.goto(url);
-    await page.waitForFunction(
-      () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
-      null,
-      { timeout: 120_000 },
-    );
+    if (trainable)
+      await page.waitForFunction(
+        () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
+        null,
+        { timeout: 120_000 },
+      );
     // Not an aria-label suffix, which chart layers share ("… step by step").
     const steps = () =>
       page.$$eval('[data-testid="step-counter"]', (els) => els.map((e) => Number(e.textContent)));

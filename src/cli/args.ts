@@ -41,6 +41,8 @@ Commands:
                                 relaxed SIMD on or off
             DIR/checkpoints/    each run's state (weights, optimizer moments, step, live
                                 parameters), replaced every --checkpoint-every steps and at the end
+            DIR/rollouts/       each run's latest rollouts as the page's inspector shows them,
+                                written with its state and at the end (lab bundle shares them)
           It first prints the config's memory estimate, and refuses a config that needs more
           than the wasm backend's 4 GB ("needs about X GB").
           Ctrl-C (SIGINT) or SIGTERM: every run finishes the step in flight and saves its state

@@ -3,8 +3,8 @@
  * (src/report/result-file.ts), to share what ran rather than a recipe to run again
  * (docs/sharing.md#making-one). Every repeat's frames as metrics.jsonl recorded them, each
  * experiment's Findings and What differs as `lab report` and the page compute them, a sweep's Map
- * table, the live changes, and machine.json. `lab train` records no rollouts, so a bundle of a
- * CLI folder holds none; no checkpoints ever.
+ * table, the live changes, machine.json, and each run's latest rollout sample (`lab train`'s
+ * rollouts/); no checkpoints ever.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -14,7 +14,14 @@ import { scheduleEntries } from '../core/live-schedule';
 import { M } from '../core/metrics';
 import { planCells, readSweepFile } from '../rl/sweep';
 import { readResult, writeResult } from '../report/result-file';
-import type { ResultBody, ResultExperiment, ResultMachine, ResultRun } from '../report/result-format';
+import { parseRolloutSample } from '../report/result-format';
+import type {
+  ResultBody,
+  ResultExperiment,
+  ResultMachine,
+  ResultRun,
+  RolloutSample,
+} from '../report/result-format';
 import { resultExperiment, summariesOf } from '../report/result-make';
 import { sweepMapCells } from '../report/sweep-map';
 import { taskOf } from '../tasks/registry';
@@ -23,7 +30,7 @@ import { readImportJson } from './interop';
 import { loadConfig } from './load-config';
 import { readMachines } from './machine';
 import type { Machine } from '../core/machine';
-import { readMetrics, SessionDirError, warn, writeAtomic } from './session-dir';
+import { readMetrics, rolloutsPath, SessionDirError, warn, writeAtomic } from './session-dir';
 
 export const BUNDLE_USAGE = 'usage: npm run lab -- bundle RUN_DIR --out FILE [--force]';
 
@@ -42,15 +49,27 @@ function framesOf(rows: Rows, label: string): { keys: string[]; frames: Float64A
   return { keys, frames };
 }
 
+/**
+ * A run's rollout sample as `lab train` wrote it, or none: a folder trained before it wrote them,
+ * or a file that does not read as one (said, and the rest is bundled).
+ */
+function rolloutsOf(dir: string, index: number, label: string): RolloutSample[] {
+  const path = rolloutsPath(dir, index, label);
+  if (!existsSync(path)) return [];
+  const sample = parseRolloutSample(readFileSync(path, 'utf8'));
+  if (!sample) warn(`${path}: not a rollout sample this lab writes; ${label} is bundled without one`);
+  return sample ? [sample] : [];
+}
+
 /** A train folder's experiment and its repeats (every one of runRepeats', recorded or not). */
 function trainedRuns(dir: string, exp: Experiment, experiment: number): ResultRun[] {
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn, exp.task);
   const agents = taskOf(exp).agents.map((a) => a.role);
-  return runRepeats(exp).map(({ label, seed, runIndex }) => ({
+  return runRepeats(exp).map(({ label, seed, runIndex }, i) => ({
     ...{ label, seed, experiment, runIndex, agents },
     markers: scheduleEntries(exp.runs[runIndex].live),
     ...framesOf(rows, label),
-    rollouts: [],
+    rollouts: rolloutsOf(dir, i, label),
   }));
 }
 

@@ -114,7 +114,7 @@ async function train(args: TrainArgs): Promise<number> {
     }
     printTables(summaries, exp.seeds > 1);
     const states = args.checkpointEvery > 0 ? ', checkpoints/' : '';
-    console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json, machine.json${states}`);
+    console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json, machine.json, rollouts/${states}`);
     // A run whose every update was skipped recorded lines but never trained: not a success.
     const dead = summaries.filter((s) => trainedNothing(s, modelSlots(exp).length));
     for (const s of dead)

@@ -50,6 +50,11 @@ export function statePath(out: string, index: number, label: string): string {
   return join(out, 'checkpoints', stateFileName(index, label));
 }
 
+/** Where a run's latest rollout sample goes (`rollouts/<i>-<label>.json`): named as its state is. */
+export function rolloutsPath(out: string, index: number, label: string): string {
+  return join(out, 'rollouts', stateFileName(index, label).replace(/\.run$/, '.json'));
+}
+
 /** A file-system error as a sentence naming the path and the cause in words. */
 export function fsError(what: string, e: unknown): SessionDirError {
   const err = e as NodeJS.ErrnoException;

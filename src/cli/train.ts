@@ -1,6 +1,6 @@
 /**
  * One train folder trained: the code `lab train` and every cell of `lab sweep` run, so a sweep's
- * cells are ordinary train folders (config.json, metrics.jsonl, checkpoints/, summary.json),
+ * cells are ordinary train folders (config.json, metrics.jsonl, checkpoints/, rollouts/, summary.json),
  * resumable and locked the same way. No signal handling and no printing of tables here: the
  * caller owns the terminal and turns Ctrl-C into `stop`.
  */
@@ -18,6 +18,8 @@ import { nodePlatform } from '../backends/platform-node';
 import { formatFixed, nanAsNull } from '../report/findings';
 import type { RunSummary } from '../report/summary';
 import { runExperiment, runLabels } from '../train/experiment';
+import type { TrainStepResult } from '../train/trainer';
+import { inspectBatch } from '../workers/inspect';
 import { taskOf } from '../tasks/registry';
 import { cellSummaries } from '../report/sweep-map';
 import { loadConfig } from './load-config';
@@ -34,6 +36,7 @@ import {
   lockSessionDir,
   MetricsLog,
   prepareNewSessionDir,
+  rolloutsPath,
   statePath,
   writeAtomic,
   writeRunState,
@@ -105,6 +108,15 @@ export async function trainFolder(
     recordMachine(out, machine); // where these steps ran (machine.ts)
     const metrics = new MetricsLog(join(out, 'metrics.jsonl'), resumed?.held);
     const labels = runLabels(exp).map((r) => r.label);
+    // Each run's latest step, whose rollouts (as the page's inspector shows them) go to rollouts/
+    // with its state and at the end: a sample for `lab bundle`, not a record, so not every step.
+    const latest = new Map<string, TrainStepResult>();
+    const saveRollouts = (label: string) => {
+      const r = latest.get(label);
+      const sample = r && { step: r.step, trajectories: inspectBatch(r) };
+      if (sample)
+        writeAtomic(rolloutsPath(out, labels.indexOf(label), label), JSON.stringify(sample, nanAsNull));
+    };
     for (const [label, r] of resumed?.resume ?? []) o.progress?.(label, r.state.manifest.step, 'resumed');
 
     const summaries = await runExperiment(exp, {
@@ -117,8 +129,10 @@ export async function trainFolder(
       onCheckpoint: (run, state) => {
         metrics.sync(); // the lines up to a state are on disk before the state is
         writeRunState(statePath(out, labels.indexOf(run.label), run.label), state);
+        saveRollouts(run.label);
       },
       onStep: (run, r) => {
+        latest.set(run.label, r);
         // Appended as it comes: a crash or Ctrl-C loses nothing already recorded.
         metrics.append(JSON.stringify({ run: run.label, ...r.metrics }, nanAsNull), {
           step: r.step,
@@ -132,6 +146,7 @@ export async function trainFolder(
       },
     });
     metrics.close();
+    for (const label of labels) saveRollouts(label);
     if (o.stop.aborted) return { summaries, stopped: true };
     writeAtomic(join(out, 'summary.json'), JSON.stringify(summaries, nanAsNull, 2) + '\n');
     return { summaries, stopped: false };

@@ -176,6 +176,16 @@ export const resultSchema = z.strictObject({
 /** One sample of a run's rollouts: a step's trajectories as the rollout inspector is sent them. */
 export type RolloutSample = z.output<typeof rolloutSample>;
 
+/** A rollout sample from JSON text (a train folder's `rollouts/`), or null where it is not one this lab writes. */
+export function parseRolloutSample(text: string): RolloutSample | null {
+  try {
+    const r = rolloutSample.safeParse(JSON.parse(text));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * One run × seed (a repeat): its label and seed; `experiment`, its index into the result's
  * experiments (a sweep's cell); `runIndex`, into that experiment's runs (-1: imported); its agents

@@ -1,8 +1,9 @@
 /**
  * The browser benchmarks' smoke modes: `bench:ui --smoke` (the built app, Train, first steps, 2 s
  * of long-task observation), `bench:experiment --smoke` (the built app, Train, both runs to step 2, saves on and off),
- * `bench:browser --smoke` (the model workload in a Chromium worker) and `bench:split --smoke` (each
- * thread-split kernel once on 1 thread and split over 2). They assert that each script ran to its end and measured,
+ * `bench:browser --smoke` (the model workload in a Chromium worker), `bench:split --smoke` (each
+ * thread-split kernel once on 1 thread and split over 2) and `bench:open --smoke` (the tests' small
+ * result file opened by link and by the file picker). They assert that each script ran to its end and measured,
  * so a script that breaks, or a wait that can no longer end (a benchmark waiting forever for a step), fails CI.
  */
 import { execFileSync } from 'node:child_process';
@@ -75,4 +76,36 @@ it('bench:split --smoke times every split op on 1 thread and split over 2', () =
   ).toEqual(['gemm a·b', 'attention fwd', 'attention bwd', 'gelu fwd', 'gelu bwd']);
   for (const l of rows)
     for (const x of l.trim().split(/\s+/).slice(-5)) expect(Number(x), l).toBeGreaterThan(0);
+}, 300_000);
+
+it('bench:open --smoke opens a result by link and by the file picker and times its charts', () => {
+  const stdout = run('scripts/bench-open.ts');
+  const reports = stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          how: string;
+          'result read, ms': number | null;
+          'first chart, ms': number | null;
+          'last chart, ms': number | null;
+          charts: string;
+          'main-thread tasks traced': number;
+          errors: string[];
+        },
+    );
+  expect(reports.map((r) => r.how)).toEqual(['link', 'pick']);
+  for (const r of reports) {
+    expect(r.errors).toEqual([]);
+    // The worker's answer came, then a chart was drawn, then the last one; every chart has points.
+    expect(r['result read, ms']).toBeGreaterThan(0);
+    expect(r['first chart, ms']).toBeGreaterThan(r['result read, ms']!);
+    expect(r['last chart, ms']).toBeGreaterThanOrEqual(r['first chart, ms']!);
+    const [drawn, of] = r.charts.split(' of ').map(Number);
+    expect(drawn).toBeGreaterThan(5);
+    expect(drawn).toBe(of);
+    // The trace was read: the page's main thread ran tasks meanwhile.
+    expect(r['main-thread tasks traced']).toBeGreaterThan(10);
+  }
 }, 300_000);

@@ -112,7 +112,7 @@ describe('a shared result opens read-only in another browser', () => {
     return { path: out, ...readResult(readFileSync(out)) };
   };
 
-  it('a result lab bundle made of a train folder opens with the Findings lab report prints', async () => {
+  it('a result lab bundle made of a train folder opens with the Findings lab report prints, and its rollouts', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'agentwise-result-')), 'run');
     const link =
       'v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=2&eval.questions=2&eval.k=2&seeds=2';
@@ -141,6 +141,12 @@ describe('a shared result opens read-only in another browser', () => {
     expect(readFileSync((await csv.path())!, 'utf8')).toBe(
       comparisonCsv(body.experiments[0].findings, source),
     );
+    // The rollout inspector shows the sample lab train wrote for each run (its last step's).
+    const inspector = l.page.locator('.inspector');
+    await inspector.getByRole('tab', { name: 'GRPO #1', exact: true }).click();
+    await expect
+      .poll(() => inspector.locator('.inspector-head .muted').textContent())
+      .toMatch(/^step 2 · 2 trajectories/);
     expect(l.errors).toEqual([]);
   });
 

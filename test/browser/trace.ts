@@ -86,14 +86,17 @@ const CATEGORIES = [
 
 /**
  * Starts tracing the page; `stop()` returns its main thread's tasks longer than `minMs` (wall),
- * and how many tasks it ran in all (none: the trace did not find the page's thread).
+ * how many tasks it ran in all (none: the trace did not find the page's thread), and the page's
+ * `performance.mark`s (to tell which tasks came after one).
  * With `profile`, V8's sampling profiler runs too and each task lists the app's functions by
  * inclusive and self time (build with `--minify false` to read them).
  */
 export async function traceMainThread(
   lab: { context: BrowserContext; page: Page },
   profile = false,
-): Promise<{ stop(minMs?: number): Promise<{ tasks: MainTask[]; all: number }> }> {
+): Promise<{
+  stop(minMs?: number): Promise<{ tasks: MainTask[]; all: number; marks: Map<string, number[]> }>;
+}> {
   const cdp: CDPSession = await lab.context.newCDPSession(lab.page);
   const events: TraceEvent[] = [];
   cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])));
@@ -117,9 +120,19 @@ export async function traceMainThread(
       await cdp.detach();
       const { tasks, all } = mainTasks(events, minMs);
       if (prof) for (const t of tasks) t.top.push(...hot(prof, t.startUs, t.startUs + t.wall * 1000));
-      return { tasks, all };
+      return { tasks, all, marks: userMarks(events) };
     },
   };
+}
+
+/** The page's `performance.mark`s by name, each one's times in order on the trace's clock (µs, as MainTask.startUs). */
+function userMarks(events: TraceEvent[]): Map<string, number[]> {
+  const marks = new Map<string, number[]>();
+  for (const e of events)
+    if (e.cat.includes('blink.user_timing') && (e.ph === 'R' || e.ph === 'I'))
+      marks.set(e.name, [...(marks.get(e.name) ?? []), e.ts]);
+  for (const ts of marks.values()) ts.sort((a, b) => a - b);
+  return marks;
 }
 
 /** The renderer main thread that ran the page's scripts (the one with the most script calls). */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeEventFile } from '../../src/interop/tensorboard';
-import { comparisonTable, textTable } from '../../src/report/findings';
+import { comparisonTable, nanAsNull, textTable } from '../../src/report/findings';
 import { readResult } from '../../src/report/result-file';
 import { cli, tinyScaleSweep } from './map-sweep';
 
@@ -68,6 +68,36 @@ describe('npm run lab -- bundle', () => {
     expect(report.status, report.stderr).toBe(0);
     expect(report.stdout).toContain(comparisonTable(body.experiments[0].findings));
     expect(body.experiments[0].whatDiffers?.run).toBe('GRPO #0');
+    // Each run's latest rollouts, as lab train wrote them at its end: the last step's one group of
+    // two trajectories, each turn of the sync task's agents.
+    expect(body.runs.map((r) => r.rollouts.map((x) => [x.step, x.trajectories.length]))).toEqual([
+      [[2, 2]],
+      [[2, 2]],
+      [[2, 2]],
+      [[2, 2]],
+    ]);
+    for (const r of body.runs)
+      for (const t of r.rollouts[0].trajectories) {
+        expect(t.turns.map((u) => u.agent)).toEqual(['alice', 'bob']);
+        for (const u of t.turns) expect(u.logp.length, r.label).toBeGreaterThan(0);
+      }
+    const written = JSON.parse(readFileSync(join(dir, 'rollouts', '2-Dr_MAS_0.json'), 'utf8'));
+    expect(JSON.parse(JSON.stringify(body.runs[2].rollouts[0], nanAsNull))).toEqual(written);
+  });
+
+  it('a train folder whose rollout sample is damaged: said, and bundled without that one', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'agentwise-bundle-')), 'run');
+    expect(cli(['train', '--config', TINY_SEEDS, '--steps', '1', '--out', dir, '--quiet']).status).toBe(0);
+    const damaged = join(dir, 'rollouts', '1-GRPO_1.json');
+    writeFileSync(damaged, '{"step": 0, "trajectories": [{"__proto__": 1}]}');
+    const out = join(dir, '..', 'damaged.lab.json.gz');
+    const r = cli(['bundle', dir, '--out', out]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: ${damaged}: not a rollout sample this lab writes; GRPO #1 is bundled without one`,
+    );
+    const { body } = readResult(readFileSync(out));
+    expect(body.runs.map((x) => x.rollouts.length)).toEqual([1, 0, 1, 1]);
   });
 
   it('a sweep folder: each cell an experiment with its runs, and the Map lab report prints', () => {

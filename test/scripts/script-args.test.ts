@@ -15,6 +15,7 @@ it.each([
   ['tree-cost', /--error 0\.3/],
   ['bench-import', /--records/],
   ['bench-result', /--sweep DIR/],
+  ['bench-open', /--how link,pick/],
 ])(
   '%s refuses an unknown flag by name, with its usage',
   (script, option) => {

@@ -138,7 +138,10 @@ export function useFlatCharts(rows: { chart: ChartEntry; specs: SeriesSpec[]; ru
       }
       setFlat((prev) => (JSON.stringify(prev) === JSON.stringify(next) ? prev : next));
     };
-    judge();
+    // In a task of its own: it reads every line of every chart (a result's 16 repeats at once as
+    // it opens), after the render that drew them (bench:open).
+    const timer = setTimeout(judge, 0);
+    return () => clearTimeout(timer);
   }, [rows, version]);
   return flat;
 }
