@@ -216,7 +216,7 @@ describe('the first screen tells the story', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  it('What differs on the agents-own preset: what the agents map measured, above what this run shows of its four agents', async () => {
+  it('What differs on the agents-own preset: what the agents map measured, above what this run shows of its six agents', async () => {
     const preset = presetById('agents-own')!;
     lab = await openLab(`#${encodeExperiment(preset.config)}`);
     const { page } = lab;
@@ -239,12 +239,12 @@ describe('the first screen tells the story', () => {
       .poll(() => card.getByTestId('what-differs-story').textContent(), { timeout: 10_000 })
       .toBe(preset.story);
     expect(preset.story).toMatch(
-      /N = 4, own rewards: held-out success 0\.250 under Dr\. MAS against 0\.175 under GRPO/,
+      /N = 6, own rewards: held-out success 0\.168 under Dr\. MAS against 0\.093 under GRPO/,
     );
-    // The family's four agents, each with its sentence, under the story.
+    // The family's six agents, each with its sentence, under the story.
     expect(
       await card.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-agent'))),
-    ).toEqual(['ann', 'ben', 'cal', 'dee']);
+    ).toEqual(['ann', 'ben', 'cal', 'dee', 'eve', 'fay']);
     await page.setViewportSize({ width: 1440, height: 900 });
     await shot(lab, 'what-differs-agents', 1440, '[data-testid="what-differs"]');
     await page.setViewportSize({ width: 400, height: 900 });

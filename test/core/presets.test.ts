@@ -42,14 +42,14 @@ describe('presets', () => {
   it('agents-own is the agents map’s sharpest cell as the study ran it, and its story quotes that cell', () => {
     const c = presetById('agents-own')!.config;
     expect(c.task).toBe('workflow');
-    expect(c.workflow).toEqual({ family: 'parts', args: { agents: 4, mix: 1 } });
+    expect(c.workflow).toEqual({ family: 'parts', args: { agents: 6, mix: 1 } });
     expect(c.models.assignment).toBe('per-agent');
     expect(c.runs.map((r) => r.estimator)).toEqual(['grpo', 'global-step', 'drmas']);
     const back = decodeExperiment(encodeExperiment(c));
     expect(back.ok && back.config).toEqual(c);
-    // The figures of the agents map's N = 4, mix = 1 cell (docs/findings.md).
+    // The figures of the agents map's N = 6, mix = 1 cell (docs/findings.md, docs/studies/agents.txt).
     expect(presetById('agents-own')!.story).toMatch(
-      /N = 4, own rewards: held-out success 0\.250 under Dr\. MAS against 0\.175 under GRPO, \+0\.075/,
+      /N = 6, own rewards: held-out success 0\.168 under Dr\. MAS against 0\.093 under GRPO, \+0\.075 \[0\.026, 0\.123\]/,
     );
     // Only presets a study measured carry a story.
     expect(PRESETS.filter((p) => p.story).map((p) => p.id)).toEqual([
