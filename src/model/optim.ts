@@ -212,14 +212,14 @@ export class AdamW {
             keep: param.decay ? k.keep : 1,
           });
           next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
-          checked.push(tf.reshape(zero, []));
+          checked.push(zero); // (1): summed as it is, made a scalar once below
           return;
         }
         const [m, v, w] = this.plainStep(param, g, m0, v0, c, k);
         next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
         checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
       });
-      return checked.length ? (sumAll(checked) as tf.Scalar) : tf.scalar(0);
+      return checked.length ? (tf.reshape(sumAll(checked), []) as tf.Scalar) : tf.scalar(0);
     });
     const dispose = () => {
       bad.dispose();

@@ -286,10 +286,15 @@ export async function rollout<X extends object = object>(opts: RolloutOptions<X>
   return { rows, trajectories, ticks, completionCalls: 0 };
 }
 
-/** A row: the task's fields, with the policy's extras (token ids, log-probs) passed alongside. */
+/**
+ * A row: the task's fields, with the policy's extras (token ids, log-probs) passed alongside.
+ * Assigned onto the extras rather than spread into a new literal: the same properties in the same
+ * order, about 1 µs a row where `{ ...extra, ...fields, response }` took 17 in Node 20's V8 (a spread
+ * copy that then gains keys gets new hidden classes each time; docs/figures.md#where-a-steps-time-goes).
+ */
 export function rowOf<X extends object>(output: PolicyOutput<X>, fields: Omit<TaskRow, 'response'>): Row<X> {
   const { text, ...extra } = output;
-  return { ...(extra as Omit<X, 'text'>), ...fields, response: text } as Row<X>;
+  return Object.assign(extra, fields, { response: text }) as unknown as Row<X>;
 }
 
 /**

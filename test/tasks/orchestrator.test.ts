@@ -8,7 +8,13 @@ import {
   type EnvStepInput,
   type EnvStepResult,
 } from '../../src/tasks/env';
-import { rollout, type Policy, type PolicyCall, type PolicyOptions } from '../../src/tasks/orchestrator';
+import {
+  rollout,
+  rowOf,
+  type Policy,
+  type PolicyCall,
+  type PolicyOptions,
+} from '../../src/tasks/orchestrator';
 import { Prng } from '../../src/core/prng';
 import { evaluate } from '../../src/train/evaluate';
 import { getTask, sampleInstances, TASKS, validationSet, type TaskName } from '../../src/tasks/registry';
@@ -36,6 +42,41 @@ function mixedPolicy(task: TaskName): Policy {
     return calls.map((c, i) => (c.seed % 4 === 0 ? f[i] : d[i]));
   };
 }
+
+describe('rowOf', () => {
+  it("holds the policy's extras, then the task's fields, then the response, in that order; a task field takes an extra's value in its place", () => {
+    const output = { responseIds: [7, 2], text: 'a:4', valid: 'the policy says so', oldLogp: [-0.5, -0.25] };
+    const fields = {
+      group: 1,
+      traj: 5,
+      agent: 'solver',
+      turn: 0,
+      callIndex: 2,
+      reward: 1,
+      prompt: 'q',
+      valid: true,
+    };
+    expect(Object.entries(rowOf(output, { ...fields, agent: 'solver' as Role }))).toEqual([
+      ['responseIds', [7, 2]],
+      ['valid', true],
+      ['oldLogp', [-0.5, -0.25]],
+      ['group', 1],
+      ['traj', 5],
+      ['agent', 'solver'],
+      ['turn', 0],
+      ['callIndex', 2],
+      ['reward', 1],
+      ['prompt', 'q'],
+      ['response', 'a:4'],
+    ]);
+    expect(output).toEqual({
+      responseIds: [7, 2],
+      text: 'a:4',
+      valid: 'the policy says so',
+      oldLogp: [-0.5, -0.25],
+    });
+  });
+});
 
 describe('rollout batching', () => {
   it('sends one batch per model per tick, with every pending call of that model', async () => {

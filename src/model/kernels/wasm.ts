@@ -155,6 +155,35 @@ interface WasmCall {
   heap(): Float32Array;
 }
 
+/**
+ * Each backend's WasmCall and the scratch it lent, made once: a kernel call then makes no
+ * functions. Under tsx (the CLI, the scripts, the unit tests), which names every function it makes,
+ * four closures a call cost about 5 µs of it (`npx tsx scripts/profile-dispatch.ts --profile`).
+ */
+const calls = new WeakMap<object, { call: WasmCall; temps: tf.TensorInfo[] }>();
+
+function callOf(be: WasmBackendLike): { call: WasmCall; temps: tf.TensorInfo[] } {
+  let c = calls.get(be);
+  if (!c) {
+    const temps: tf.TensorInfo[] = [];
+    const call: WasmCall = {
+      k: kernelsFor(be)!,
+      be,
+      at: (t, off = 0) => be.getMemoryOffset(t.dataId) + 4 * off,
+      out: (shape) => be.makeOutput(shape, 'float32'),
+      scratch: (n) => {
+        const t = be.makeOutput([Math.max(1, n)], 'float32');
+        temps.push(t);
+        return be.getMemoryOffset(t.dataId);
+      },
+      heap: () => new Float32Array(heapMemory(be)!.buffer),
+    };
+    c = { call, temps };
+    calls.set(be, c);
+  }
+  return c;
+}
+
 /** Registers a kernel for the wasm backend (once, however often the module is evaluated). */
 export function registerWasmKernel(
   name: string,
@@ -170,23 +199,14 @@ export function registerWasmKernel(
     backendName: 'wasm',
     kernelFunc: ({ inputs, backend, attrs }) => {
       const be = backend as unknown as WasmBackendLike;
-      const temps: tf.TensorInfo[] = [];
-      const call: WasmCall = {
-        k: kernelsFor(be)!,
-        be,
-        at: (t, off = 0) => be.getMemoryOffset(t.dataId) + 4 * off,
-        out: (shape) => be.makeOutput(shape, 'float32'),
-        scratch: (n) => {
-          const t = be.makeOutput([Math.max(1, n)], 'float32');
-          temps.push(t);
-          return be.getMemoryOffset(t.dataId);
-        },
-        heap: () => new Float32Array(heapMemory(be)!.buffer),
-      };
+      const { call, temps } = callOf(be);
+      call.k = kernelsFor(be)!; // the module flavour in use now (setRelaxedSimd)
+      const lent = temps.length; // scratch from here on is this call's
       try {
         return run(call, inputs as Record<string, tf.TensorInfo>, attrs as unknown as Record<string, number>);
       } finally {
-        for (const t of temps) be.disposeData(t.dataId, true);
+        for (let i = lent; i < temps.length; i++) be.disposeData(temps[i].dataId, true);
+        temps.length = lent;
       }
     },
   });
