@@ -199,7 +199,7 @@ export const STUDIES: readonly Study[] = [
     grid: ['workflow.args.agents=2,3,4,6,8', 'workflow.args.mix=0,0.5,1'],
     steps: 200,
     seeds: 5,
-    tabled: false,
+    tabled: true,
   }),
   // The Dr. MAS reviewers' four-agent math chain, which the paper's authors did not publish.
   train({
@@ -209,7 +209,7 @@ export const STUDIES: readonly Study[] = [
     workflow: 'examples/workflows/chain.yaml',
     steps: 200,
     seeds: 5,
-    tabled: false,
+    tabled: true,
   }),
   train({
     name: 'spikes',
