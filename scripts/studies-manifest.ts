@@ -56,6 +56,14 @@ const train = (s: Omit<Study, 'kind' | 'grid' | 'medians'> & Partial<Pick<Study,
 });
 const sweep = (s: Omit<Study, 'kind' | 'medians'>): Study => ({ kind: 'sweep', medians: [], ...s });
 
+/** The parts family's agents (src/core/workflow/families.ts), in order. */
+const PART_AGENTS = ['ann', 'ben', 'cal', 'dee', 'eve', 'fay', 'gus', 'hal'];
+/** `reward.scale.<agent>` of N agents spread geometrically from 1 to 8: 8^(i / (N − 1)), 2 decimals. */
+const spreadScales = (n: number): string =>
+  PART_AGENTS.slice(0, n)
+    .map((a, i) => `reward.scale.${a}=${Number((8 ** (i / (n - 1))).toFixed(2))}`)
+    .join('&');
+
 /** The shipped preset's experiment with `seeds` set, as the ablation commands build it. */
 const presetLink = (id: string, seeds: number): string => {
   const p = presetById(id);
@@ -201,6 +209,18 @@ export const STUDIES: readonly Study[] = [
     seeds: 5,
     tabled: true,
   }),
+  // The agents map's third prediction: own rewards on scales spread geometrically from 1 to 8
+  // across the agents (its first agent ×1, its last ×8), at N = 2, 4 and 8.
+  ...[2, 4, 8].map((n) =>
+    train({
+      name: `agents-scales-${n}`,
+      title: `More agents: own rewards on scales 1 to 8, N = ${n}`,
+      config: `v=1&task=workflow&workflow.family=parts&workflow.args.agents=${n}&workflow.args.mix=1&${spreadScales(n)}&${AGENT_RUNS}&${EVAL}&seeds=5`,
+      steps: 200,
+      seeds: 5,
+      tabled: false,
+    }),
+  ),
   // The Dr. MAS reviewers' four-agent math chain, which the paper's authors did not publish.
   train({
     name: 'chain',
