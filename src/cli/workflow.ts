@@ -201,7 +201,7 @@ export async function pretrainWorkflow(
         .map(([a, v]) => `${a} ${v.toFixed(2)}`)
         .join(', ');
       o.note(
-        `pretrain step ${p.step}: loss ${p.loss.toFixed(3)}, validation success ${p.success.toFixed(2)}${own ? ` (own: ${own})` : ''}`,
+        `pretrain step ${p.step}: loss ${p.loss.toFixed(3)}, team validation success ${p.success.toFixed(2)}${own ? ` (own: ${own})` : ''}`,
       );
     },
   });
@@ -231,7 +231,7 @@ export async function pretrainWorkflow(
   const short = r.reached
     ? ''
     : `, short of the recipe’s ${recipeGoal(wholeOf(exp)!)} (an agent that never succeeds gives RL nothing to learn from)`;
-  o.note(`base models: ${r.steps} steps, validation success ${r.success.toFixed(2)}${short} → ${out}`);
+  o.note(`base models: ${r.steps} steps, team validation success ${r.success.toFixed(2)}${short} → ${out}`);
 }
 
 /**

@@ -218,13 +218,13 @@ export const SETTING_PRESETS: readonly Preset[] = [
       'The parts workflow family (docs/workflows.md) with N = 6 agents, each answering its own part of a ' +
       'question and rewarded for it alone (mix = 1), per-agent models. GRPO’s trajectory score averages ' +
       'the six outcomes into every row, so each agent’s own signal thins as N grows; Dr. MAS normalizes ' +
-      'each agent by its own statistics. The sharpest cell of the agents map ' +
+      'each agent by its own statistics. The agents map’s sharpest cell, its confidence interval furthest from 0 ' +
       '(docs/findings.md#more-agents-shared-or-own-rewards-the-agents-map); set workflow.args.agents ' +
       '(2 to 8) or workflow.args.mix (0: the team reward on every row) to move along it.',
     lookFor:
       'Tests: does Dr. MAS’s lead grow with the number of agents when each is rewarded for its own part? Look for: held-out success (eval avg@k) and each agent’s own success (agent/<a>/own_success), higher under Dr. MAS than GRPO.',
     story:
-      'Measured on the agents map (docs/findings.md, 5 seeds × 200 steps) at N = 6, own rewards: held-out success 0.168 under Dr. MAS against 0.093 under GRPO, +0.075 [0.026, 0.123]; the gap grows with N, from within the spread at N = 2 to +0.091 at N = 8.',
+      'Measured on the agents map (docs/findings.md, 5 seeds × 200 steps) at N = 6, own rewards: held-out success 0.168 under Dr. MAS against 0.093 under GRPO, +0.075 [0.026, 0.123]. Dr. MAS’s lead is within the spread at N = 2, then +0.060, +0.075, +0.075 and +0.091 at N = 3, 4, 6 and 8.',
     config: make({
       task: 'workflow',
       workflow: { family: 'parts', args: { agents: 6, mix: 1 } },

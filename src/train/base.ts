@@ -116,9 +116,12 @@ export async function loadBase(
       own && ownBytes ? own : sizedBytes ? sized : subset ? `${dir}/shared.ckpt` : `${dir}/${file}.ckpt`;
     const bytes = ownBytes ?? sizedBytes ?? (await read(path));
     if (!bytes) {
-      throw new Error(
-        `no shipped base model models/${path}: run \`npm run pretrain -- --task ${baseTask}\`, or set models.base=scratch`,
-      );
+      // A workflow's own agents ship no base models: they are prepared for it, not pretrained per task.
+      const remedy =
+        exp.task === 'workflow'
+          ? 'prepare its base models (Prepare base models in the page; lab train prepares them itself)'
+          : `run \`npm run pretrain -- --task ${baseTask}\``;
+      throw new Error(`no shipped base model models/${path}: ${remedy}, or set models.base=scratch`);
     }
     let ckpt: Checkpoint;
     try {

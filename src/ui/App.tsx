@@ -3,6 +3,7 @@
  * a sidebar with the experiment, live hyper-parameters, export, past runs and the backend
  * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
+import { trainHereBlockers } from './train-blockers';
 import { paramsText } from '../report/sweep-map';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { timedPreset } from '../backends/auto-choice';
@@ -92,7 +93,10 @@ function OpenedBanner() {
       ? paramsText(s.sweepCells.file.grid, s.sweepCells.cells[s.sweepCells.shown].params)
       : null,
   );
+  // Train it here is Train for the result's experiment: Train's own reasons keep it off too.
+  const blocked = useLab((s) => (s.opened ? trainHereBlockers(s).join('; ') : ''));
   if (!opened) return null;
+  const off = opened.cannotTrain ?? (blocked || null);
   const m = opened.machine;
   const where = m
     ? `on ${m.cpu} (${m.platform}), ${m.backend}, ${m.kernels}, commit ${m.commit ?? 'unknown'}${m.dirty ? ' with changes' : ''}, ${m.date}`
@@ -105,21 +109,21 @@ function OpenedBanner() {
       {shown
         ? 'Read-only: Reset clears it.'
         : 'Its runs are the thin, light lines, each beside its twin trained here (solid); Reset clears both.'}{' '}
-      Made by {opened.made.by} from {opened.made.from} at {opened.made.at}; SHA-256{' '}
-      <code>{opened.sha256.slice(0, 16)}…</code>
+      Made by {opened.made.by === 'page' ? 'the page' : opened.made.by} from {opened.made.from} at{' '}
+      {opened.made.at}; SHA-256 <code>{opened.sha256.slice(0, 16)}…</code>
       {shown && !embed && (
         <div className="row">
           <button
             type="button"
             onClick={() => controller.trainHere()}
-            disabled={opened.cannotTrain !== null}
-            aria-describedby={opened.cannotTrain ? 'train-here-off' : undefined}
+            disabled={off !== null}
+            aria-describedby={off ? 'train-here-off' : undefined}
           >
             Train it here
           </button>
-          {opened.cannotTrain ? (
+          {off ? (
             <span id="train-here-off" className="muted">
-              Off: {opened.cannotTrain}.
+              Off: {off}.
             </span>
           ) : (
             <span className="muted">

@@ -73,3 +73,19 @@ function baseKey(exp: Experiment): string {
   if (key === undefined) keys.set(exp, (key = baseModelsKey(exp)));
   return key;
 }
+
+/**
+ * Why Train it here cannot train an opened result's experiment now (docs/sharing.md#train-it-here):
+ * Train's own reasons for the experiment on screen, which is the result's, less the result being
+ * opened (what Train it here is for): its workflow's base models not prepared in this browser, a
+ * refused field, no backend. A session that failed at step 0 on every run would say less.
+ */
+export function trainHereBlockers(s: LabState): string[] {
+  return trainBlockers({
+    ...s,
+    opened: null,
+    readOnly: null,
+    preparing: s.preparing?.key ?? null,
+    wanted: s.wanted !== null,
+  });
+}

@@ -90,7 +90,7 @@ describe('a workflow in the page', () => {
     await page.getByTestId('base-ready').waitFor({ timeout: 170_000 });
     // The one check's validation success, per agent, is what the base models say they reached.
     expect(await page.getByTestId('base-ready').textContent()).toMatch(
-      /^Ready: 20 steps, validation success \d\.\d\d \(own: ann \d\.\d\d, ben \d\.\d\d, cal \d\.\d\d\)/,
+      /^Ready: 20 steps, team validation success \(every agent right at once\) \d\.\d\d \(own: ann \d\.\d\d, ben \d\.\d\d, cal \d\.\d\d\)/,
     );
     await shot(l, 'workflow', 1440);
     await shot(l, 'workflow', 400);

@@ -30,7 +30,7 @@ describe('lab with --workflow', () => {
     // relay stops each model at its agents' own success, so a team target is said to do nothing.
     expect(p.stderr).toContain('--target 0.9 has no effect here');
     expect(p.stderr).toMatch(
-      /pretrain step 20: loss [0-9.]+, validation success [0-9.]+ \(own: ann [0-9.]+, ben [0-9.]+, cal [0-9.]+\)/,
+      /pretrain step 20: loss [0-9.]+, team validation success [0-9.]+ \(own: ann [0-9.]+, ben [0-9.]+, cal [0-9.]+\)/,
     );
     const manifest = JSON.parse(readFileSync(join(base, 'manifest.json'), 'utf8'));
     expect(manifest.workflow).toBe('relay');

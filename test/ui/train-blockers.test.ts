@@ -8,8 +8,8 @@ import { DEFAULT_EXPERIMENT } from '../../src/core/config';
 import { validateExperiment } from '../../src/core/config-validate';
 import type { Experiment } from '../../src/core/config';
 import { fieldReason, labelOf, plainMessage, splitKeys } from '../../src/ui/field-labels';
-import { trainBlockers } from '../../src/ui/train-blockers';
-import type { BackendStatus } from '../../src/ui/session/store';
+import { trainBlockers, trainHereBlockers } from '../../src/ui/train-blockers';
+import type { BackendStatus, LabState } from '../../src/ui/session/store';
 import { baseModelsKey } from '../../src/core/workflow/base-key';
 import { exampleWorkflow } from '../tasks/workflow-examples';
 
@@ -94,6 +94,30 @@ describe('Train blockers of a workflow experiment', () => {
     workflow: 'relay',
     savedAt: 0,
   };
+
+  it('Train it here on an opened result waits for what Train would, less the result being opened', () => {
+    const relay = withWorkflow('relay');
+    const opened = { name: 'relay.lab.json.gz' } as unknown as NonNullable<LabState['opened']>;
+    const state = (patch: Partial<LabState>) =>
+      ({
+        fieldErrors: {},
+        backend: ready,
+        config: relay,
+        opened,
+        readOnly: null,
+        preparing: null,
+        wanted: null,
+        ...patch,
+      }) as unknown as LabState;
+    // Train is off for the opened result; Train it here only for the base models it lacks here.
+    expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay, opened })).toHaveLength(2);
+    expect(trainHereBlockers(state({}))).toEqual([
+      'This workflow’s agents have no base models yet: Prepare base models (in the Workflow panel) first',
+    ]);
+    const key = baseModelsKey(relay);
+    expect(trainHereBlockers(state({ baseModels: { [key]: { ...summary, key } } }))).toEqual([]);
+    expect(trainHereBlockers(state({ config: DEFAULT_EXPERIMENT }))).toEqual([]);
+  });
 
   it('waits for base models of a workflow whose agents are its own, and for none of one that ships them', () => {
     const relay = withWorkflow('relay');

@@ -19,7 +19,7 @@ const PART_AGENTS = ['ann', 'ben', 'cal', 'dee', 'eve', 'fay', 'gus', 'hal'] as 
 
 export const FAMILIES = {
   parts: {
-    doc: 'N agents, each answering its own part of a row: agent k reverses the k-th word. Own rewards at equal scales; the team is right only when every agent is',
+    doc: 'N agents, each answering its own part of a row: agent k reverses the k-th word. Own rewards at equal scales; the team’s reward is 1 only when every agent is right',
     args: {
       agents: z.number().int().min(2).max(PART_AGENTS.length).default(2).describe('N, the number of agents'),
       mix: z.number().min(0).max(1).default(1).describe('Every agent’s mix of own and team reward'),

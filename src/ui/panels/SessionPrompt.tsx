@@ -12,6 +12,8 @@ export function PendingChange() {
   // A link sweep's runs are not stored (session/controller.ts startSession): the question must not
   // promise they stay.
   const sweeping = useLab((s) => s.sweepCells !== null);
+  // Nor are an opened result's (it was trained elsewhere): its file is what keeps them.
+  const opened = useLab((s) => s.opened?.name ?? null);
   if (!pending) return null;
   return (
     <div className="alert pending-change" role="alertdialog" aria-labelledby="pending-title">
@@ -20,9 +22,11 @@ export function PendingChange() {
       </p>
       <p className="muted">
         Starting a new session clears the charts;{' '}
-        {sweeping
-          ? 'the link sweep’s runs are not stored, so download its map first to keep them.'
-          : 'the current runs stay under Past sessions.'}{' '}
+        {opened
+          ? `the opened result leaves the page (it is not stored here; open ${opened} again to see it).`
+          : sweeping
+            ? 'the link sweep’s runs are not stored, so download its map first to keep them.'
+            : 'the current runs stay under Past sessions.'}{' '}
         Keeping them drops the change.
       </p>
       <div className="row">
@@ -38,7 +42,6 @@ export function PendingChange() {
 }
 
 /** Scrolls Past sessions into view and moves focus to its heading (the link's hash is the experiment's: no anchor). */
-/** Scrolls to Past sessions and moves focus there. */
 export function showPastSessions(): void {
   const heading = document.getElementById('past-title');
   heading?.scrollIntoView({ block: 'start' });

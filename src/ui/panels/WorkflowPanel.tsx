@@ -153,7 +153,7 @@ function BaseModels({ config }: { config: Experiment }) {
       <h3>Base models</h3>
       {ready ? (
         <p data-testid="base-ready">
-          Ready: {ready.steps} steps, validation success {f2(ready.success)}
+          Ready: {ready.steps} steps, team validation success (every agent right at once) {f2(ready.success)}
           {Object.keys(ready.own).length > 0 && ` (own: ${ownText(ready.own)})`}
           {ready.short && `, short of the recipe’s ${recipeGoal(wf)}`}. Train starts from them.
         </p>
