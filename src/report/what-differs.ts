@@ -124,8 +124,10 @@ function describeAgent(
   own: EstimatorChoice,
   w: Words,
   groupSize?: number,
+  /** The card's lead already says amplification applies to no agent: no clause per agent. */
+  ampSaid = false,
 ): string {
-  const amp = amplificationWords(d.amplification, d.carried, w, groupSize);
+  const amp = ampSaid ? '' : ` ${amplificationWords(d.amplification, d.carried, w, groupSize)}.`;
   if (!Number.isFinite(d.scale))
     return d.tied
       ? `Every advantage the ${d.agent} agent got on these batches is 0 under both estimators: ${w.tied}, so there is nothing to weigh.`
@@ -136,7 +138,7 @@ function describeAgent(
   const grad = Number.isFinite(d.gradRatio)
     ? `Measured at the same weights, Dr. MAS’s gradient for it is ${f2(d.gradRatio)}× GRPO’s`
     : `Its rows pull on the gradient about ${f2(d.scale)}× as hard under Dr. MAS${direction(d.corr)}`;
-  return `Dr. MAS gives the ${d.agent} agent ${f2(d.scale)}× GRPO’s advantage scale, and ${agree}. ${grad}. ${amp}.`;
+  return `Dr. MAS gives the ${d.agent} agent ${f2(d.scale)}× GRPO’s advantage scale, and ${agree}. ${grad}.${amp}`;
 }
 
 /**
@@ -161,6 +163,10 @@ export function whatDiffers(
   const other = own === 'grpo' ? 'drmas' : own === 'drmas' ? 'grpo' : null;
 
   let identical = true;
+  // Where no agent's rows carry their trajectory's reward (every agent rewarded for its own part),
+  // amplification applies to none: the lead says so once, not one clause per agent.
+  const shares = agents.map((a) => meanOf(col(agentKey(a, 'traj_reward_share'))));
+  const noneCarry = agents.length > 1 && shares.every((c) => Number.isFinite(c) && c < CARRIED);
   const out = agents.map((agent): AgentDifference => {
     const [g, d] = PAIR.map((e) => col(agentSameBatchKey(agent, e, 'sq_mean')));
     const [gMean, dMean] = PAIR.map((e) => col(agentSameBatchKey(agent, e, 'mean')));
@@ -182,7 +188,8 @@ export function whatDiffers(
       corr: meanOf(corrs),
       gradRatio: gg > 0 ? dg / gg : NaN,
     };
-    return { ...diff, sentence: describeAgent({ ...diff, tied: gm === 0 && dm === 0 }, own, w, o.groupSize) };
+    const tied = gm === 0 && dm === 0;
+    return { ...diff, sentence: describeAgent({ ...diff, tied }, own, w, o.groupSize, noneCarry) };
   });
 
   const batches = `${rows.length === 1 ? 'batch' : `${rows.length} batches`} (step${rows.length === 1 ? '' : 's'} ${steps[0] === steps[1] ? steps[0] : `${steps[0]}–${steps[1]}`})`;
@@ -196,8 +203,12 @@ export function whatDiffers(
   const shared = agents.every((a) => col(agentKey(a, 'traj_reward_share')).every((v) => v >= CARRIED));
   const tied = out.every((a) => a.rms.grpo === 0 && a.rms.drmas === 0);
   const same = `On ${whose} last ${batches}, GRPO and Dr. MAS give every row exactly the same advantage`;
+  const most = Math.round(100 * Math.max(...shares));
+  const noAmp = noneCarry
+    ? `; amplification applies to none of its agents, since ${most === 0 ? 'none' : `at most ${most} %`} of any agent’s rows carry their ${w.one}’s reward while GRPO weighs every row by ${w.its} score`
+    : '';
   const summary = !identical
-    ? `On ${whose} last ${batches}, both estimators weighed the same rows:`
+    ? `On ${whose} last ${batches}, both estimators weighed the same rows${noAmp}:`
     : tied
       ? `${same}: 0, since ${w.tied.replace('its ', 'all ')}. Neither estimator had a spread to normalize, so this says nothing of how they differ once rewards spread.`
       : `${same}. ` +
