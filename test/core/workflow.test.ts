@@ -135,6 +135,13 @@ describe('a workflow read and checked', () => {
     expect(issues(`version: 2\n${RELAY}`)).toEqual([
       'version: version 2 is newer than this lab reads (1): update the lab',
     ]);
+    // A line indented one step too far: YAML's grammar words, with what to check.
+    const shifted = issues(
+      RELAY.replace("  - agent: ben\n    prompt: '{ann}'", "  - agent: ben\n      prompt: '{ann}'"),
+    );
+    expect(shifted[0]).toMatch(
+      /^line 1[34]: .+ \(YAML reads the structure from the indentation: check that this line and the next line up with their siblings, with spaces, not tabs\)$/,
+    );
     expect(issues(RELAY.replace('word: abc, answer: cba', 'word: abc, answer: 12'))).toContain(
       "line 7, data.rows.0.answer: expected text, got the number 12: put it in quotes ('12')",
     );

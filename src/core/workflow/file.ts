@@ -56,6 +56,21 @@ export function tooDeep(text: string): FileIssue | null {
   return null;
 }
 
+/**
+ * The parser's errors that a misplaced indent causes: it names them by YAML's grammar ("Nested
+ * mappings are not allowed in compact mappings"), and often a line before the one indented wrong.
+ */
+const INDENT_ERRORS = new Set([
+  'BAD_INDENT',
+  'BLOCK_AS_IMPLICIT_KEY',
+  'MULTILINE_IMPLICIT_KEY',
+  'MISSING_CHAR',
+  'TAB_AS_INDENT',
+  'UNEXPECTED_TOKEN',
+]);
+const INDENT_HINT =
+  ' (YAML reads the structure from the indentation: check that this line and the next line up with their siblings, with spaces, not tabs)';
+
 /** Reads and validates a workflow file's text (JSON or YAML). */
 export function readWorkflow(text: string): ReadResult<WorkflowSpec> {
   const big = tooBig(text);
@@ -77,9 +92,10 @@ export function readWorkflow(text: string): ReadResult<WorkflowSpec> {
   if (doc.errors.length)
     return {
       ok: false,
-      issues: doc.errors
-        .slice(0, 8)
-        .map((e) => ({ where: lineAt(e.pos[0]), message: e.message.split('\n')[0] })),
+      issues: doc.errors.slice(0, 8).map((e) => ({
+        where: lineAt(e.pos[0]),
+        message: e.message.split('\n')[0] + (INDENT_ERRORS.has(e.code) ? INDENT_HINT : ''),
+      })),
     };
   let raw: unknown;
   try {
