@@ -25,6 +25,7 @@ import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
 import { downloadBlob, fileName, stamp } from './export';
 import { controller } from './session/page';
+import { storedSessionResult } from './session/result';
 import { RING_CAPACITY, allRows, forgetRunData, restoreRunData } from './run-data';
 import { addError, boardRuns, setSession, useLab } from './session/store';
 import type { RunView, StoredRun } from './session/store';
@@ -133,6 +134,22 @@ async function openResultFile(file: File): Promise<string[]> {
 export function downloadResult(): void {
   try {
     const bytes = controller.shareResult();
+    readResult(bytes); // a file this lab would refuse to open is never shared
+    downloadBlob(
+      `agentwise-result-${stamp()}${RESULT_EXTENSION}`,
+      new Blob([bytes as BlobPart], { type: 'application/gzip' }),
+    );
+  } catch (e) {
+    addError(`Share result failed: ${(e as Error).message}`);
+  }
+}
+
+/** Past sessions → Share: a stored session as a result file, without opening it (it stays as it is). */
+export async function shareStored(id: string): Promise<void> {
+  try {
+    const got = await controller.recorder.loadSession(id);
+    if (!got) return addError('Share result failed: that session is no longer stored');
+    const bytes = storedSessionResult(useLab.getState(), got.session, got.frames);
     readResult(bytes); // a file this lab would refuse to open is never shared
     downloadBlob(
       `agentwise-result-${stamp()}${RESULT_EXTENSION}`,

@@ -43,6 +43,17 @@ describe('Train it here beside an opened result', () => {
       ['Dr. MAS #0', 3],
       ['Dr. MAS #1', 3],
     ]);
+    // Past sessions → Share gives the same runs from what IndexedDB stored, without opening it.
+    const [pastShare] = await Promise.all([
+      trained.page.waitForEvent('download'),
+      trained.page.getByRole('button', { name: /^Share result of session / }).click(),
+    ]);
+    const again = readResult(readFileSync((await pastShare.path())!)).body;
+    expect(again.runs.map((r) => [r.label, r.seed, r.keys, r.frames, r.rollouts.length])).toEqual(
+      body.runs.map((r) => [r.label, r.seed, r.keys, r.frames, 0]),
+    );
+    expect(again.experiments[0].findings).toEqual(findings);
+    expect(again.made.from).toMatch(/^the session of \d{4}-/);
     await trained.close();
     labs.splice(0);
 

@@ -5,7 +5,7 @@
  */
 import { memo } from 'react';
 import { decodeExperiment } from '../../core/url';
-import { hideImport, showImport } from '../interop';
+import { hideImport, shareStored, showImport } from '../interop';
 import type { StoredSession } from '../session/store';
 import { deleteStored, openSession } from '../restore';
 import { useLab } from '../session/store';
@@ -41,9 +41,19 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
           {s.shown ? 'Hide' : 'Show'}
         </button>
       ) : (
-        <button type="button" onClick={() => void openSession(s.id)} aria-label={`Open session ${name}`}>
-          Open
-        </button>
+        <>
+          <button type="button" onClick={() => void openSession(s.id)} aria-label={`Open session ${name}`}>
+            Open
+          </button>
+          <button
+            type="button"
+            onClick={() => void shareStored(s.id)}
+            aria-label={`Share result of session ${name}`}
+            title="Download it as a result file that opens in the lab as it ran, without opening it here (docs/sharing.md)"
+          >
+            Share
+          </button>
+        </>
       )}
       <button
         type="button"

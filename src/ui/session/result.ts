@@ -14,8 +14,11 @@ import { resultExperiment } from '../../report/result-make';
 import type { Cell, SweepFile } from '../../rl/sweep';
 import { runId } from '../../workers/protocol';
 import { framesOf, restoreRunData, runData, setRollouts } from '../run-data';
+import { renameMetricKey, renameRole } from '../../core/renamed-roles';
+import { decodeExperiment } from '../../core/url';
+import type { StoredFrame } from './recorder';
 import { runColor } from './store';
-import type { LabState, OpenedResult, RunView } from './store';
+import type { LabState, OpenedResult, RunView, StoredSession } from './store';
 
 declare const __LAB_BUILD__: string;
 
@@ -139,5 +142,43 @@ export function sessionResult(s: LabState, opened: Result | null): Uint8Array {
     sweep: null,
     runs,
     machines: [pageMachine(s, createdAt)],
+  });
+}
+
+/**
+ * A stored session (Past sessions → Share) as a result file's bytes, without opening it: its runs'
+ * frames as IndexedDB holds them (a step recorded twice, by a run continued after a reload, counts
+ * once: the later), under today's names for renamed roles, as opening it would draw them. A stored
+ * session keeps no rollouts, so the file has none; the machine is this browser, dated when the
+ * session began.
+ */
+export function storedSessionResult(s: LabState, session: StoredSession, frames: StoredFrame[]): Uint8Array {
+  const decoded = decodeExperiment(session.experiment);
+  if (!decoded.ok) throw new Error('its experiment link no longer reads as an experiment');
+  const { task } = decoded.config;
+  const runs = session.runs
+    .filter((r) => r.keys.length > 0)
+    .map((r): ResultRun => {
+      const byStep = new Map<number, Float64Array>();
+      for (const f of frames) if (f.run === r.id) byStep.set(f.step, f.values);
+      const card = { label: r.label, seed: r.seed, experiment: 0, runIndex: r.runIndex };
+      return {
+        ...{ ...card, agents: r.agents.map((a) => renameRole(a, task)), markers: r.markers ?? [] },
+        keys: r.keys.map((k) => renameMetricKey(k, task)),
+        frames: [...byStep].sort(([a], [b]) => a - b).map(([, values]) => values),
+        rollouts: [],
+      };
+    });
+  if (runs.length === 0) throw new Error('it recorded no step');
+  return writeResult({
+    made: {
+      by: 'page',
+      at: new Date().toISOString(),
+      from: `the session of ${new Date(session.createdAt).toISOString()}`,
+    },
+    experiments: [resultExperiment(decoded.config, null, runs)],
+    sweep: null,
+    runs,
+    machines: [pageMachine(s, session.createdAt)],
   });
 }
