@@ -130,11 +130,14 @@ async function openResultFile(file: File): Promise<string[]> {
   return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];
 }
 
-/** Share result: the session on screen as a result file, read back before it is offered (docs/sharing.md). */
-export function downloadResult(): void {
+/**
+ * Offers a result file made by `make`, read back first: a file this lab would refuse to open is
+ * never shared (docs/sharing.md); what went wrong is said in the alert.
+ */
+async function offerResult(make: () => Uint8Array | Promise<Uint8Array>): Promise<void> {
   try {
-    const bytes = controller.shareResult();
-    readResult(bytes); // a file this lab would refuse to open is never shared
+    const bytes = await make();
+    readResult(bytes);
     downloadBlob(
       `agentwise-result-${stamp()}${RESULT_EXTENSION}`,
       new Blob([bytes as BlobPart], { type: 'application/gzip' }),
@@ -144,20 +147,18 @@ export function downloadResult(): void {
   }
 }
 
+/** Share result: the session on screen as a result file. */
+export function downloadResult(): void {
+  void offerResult(() => controller.shareResult());
+}
+
 /** Past sessions → Share: a stored session as a result file, without opening it (it stays as it is). */
-export async function shareStored(id: string): Promise<void> {
-  try {
+export function shareStored(id: string): Promise<void> {
+  return offerResult(async () => {
     const got = await controller.recorder.loadSession(id);
-    if (!got) return addError('Share result failed: that session is no longer stored');
-    const bytes = storedSessionResult(useLab.getState(), got.session, got.frames);
-    readResult(bytes); // a file this lab would refuse to open is never shared
-    downloadBlob(
-      `agentwise-result-${stamp()}${RESULT_EXTENSION}`,
-      new Blob([bytes as BlobPart], { type: 'application/gzip' }),
-    );
-  } catch (e) {
-    addError(`Share result failed: ${(e as Error).message}`);
-  }
+    if (!got) throw new Error('that session is no longer stored');
+    return storedSessionResult(useLab.getState(), got.session, got.frames);
+  });
 }
 
 /**
