@@ -5,6 +5,7 @@
  * same fields, and config.ts composes the experiment from them. The names the fields choose among
  * are config-names.ts's. Pure: no tfjs, no DOM.
  */
+import './zod-setup'; // no compiled parsers (the page's CSP refuses eval)
 import { z } from 'zod';
 import { ALGEBRA_FIELDS } from './advantage-sets';
 import {
@@ -16,10 +17,6 @@ import {
   type SingletonMode,
 } from './config-names';
 import { KL_TYPES, LOSS_AGG_MODES, POLICY_LOSS_NAMES } from './losses';
-
-// No compiled parsers: the page's CSP refuses eval, and zod's probe for it would be reported as a
-// violation on every load (src/host/headers.ts).
-z.config({ jitless: true });
 
 /** An agent's name, as the per-agent fields key it. */
 export const agentName = z.string().regex(/^[a-z][a-z0-9-]{0,15}$/, 'an agent name (lower-case, ≤ 16 chars)');

@@ -3,9 +3,9 @@
  * a sidebar with the experiment, live hyper-parameters, export, past runs and the backend
  * report, and the chart board with the rollout inspector. Errors surface in role="alert" regions.
  */
-import { trainHereBlockers } from './train-blockers';
-import { paramsText } from '../report/sweep-map';
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { paramsText } from '../report/sweep-map';
+import { trainHereBlockers } from './train-blockers';
 import { timedPreset } from '../backends/auto-choice';
 import { probeBackend } from '../workers/probe';
 import { keepMeasurement, loadMeasurements } from './backend-cache';

@@ -1,3 +1,4 @@
+import '../core/zod-setup'; // first: before any module parses a schema at load
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { startServiceWorker } from '../host/service-worker';

@@ -46,7 +46,7 @@ describe('Train it here beside an opened result', () => {
     // Past sessions → Share gives the same runs from what IndexedDB stored, without opening it.
     const [pastShare] = await Promise.all([
       trained.page.waitForEvent('download'),
-      trained.page.getByRole('button', { name: /^Share result of session / }).click(),
+      trained.page.getByRole('button', { name: /^Share session .* as a result file$/ }).click(),
     ]);
     const again = readResult(readFileSync((await pastShare.path())!)).body;
     expect(again.runs.map((r) => [r.label, r.seed, r.keys, r.frames, r.rollouts.length])).toEqual(

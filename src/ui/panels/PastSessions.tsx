@@ -48,7 +48,7 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
           <button
             type="button"
             onClick={() => void shareStored(s.id)}
-            aria-label={`Share result of session ${name}`}
+            aria-label={`Share session ${name} as a result file`}
             title="Download it as a result file that opens in the lab as it ran, without opening it here (docs/sharing.md)"
           >
             Share
