@@ -290,15 +290,17 @@ export class RunDriver<R = unknown> {
     const gen = this.generation; // a loop on a lost device ends; the fallback starts its own
     const me = ++this.loops;
     const going = () => this.playing && gen === this.generation && me === this.loops && !this.done;
+    // A step is wanted while the loop goes on and the pause's step (if any) is not reached yet:
+    // checked before the step, and again if a hold held it (a pause releases holds too).
+    const wanted = (t: RunTrainer) => going() && !(this.until && t.step >= this.until.step);
     try {
       while (going()) {
         const t = this.current;
         if (!t) return;
         // The other runs of the block first (lockstep); a pause meanwhile ends this loop.
         if (!this.inFlight && this.o.gate) await this.o.gate(t.step);
-        if (!going() || (this.until && t.step >= this.until.step)) return;
-        await (this.inFlight ??
-          this.track(t, undefined, () => going() && !(this.until && t.step >= this.until.step)));
+        if (!wanted(t)) return;
+        await (this.inFlight ?? this.track(t, undefined, () => wanted(t)));
         // Also lets pause, step and set commands in between steps.
         await this.clock.sleep(this.delayMs);
         await this.reading;
