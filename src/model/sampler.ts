@@ -212,6 +212,8 @@ let negated = new Float64Array(0);
  * hold under 0.9 % of its mass, so below top-p 0.99 the first sort always finds the nucleus.
  */
 const NUCLEUS_FLOOR = 1e-4;
+/** The candidates' floors, in turn: those above NUCLEUS_FLOOR, then (if they fall short of the nucleus) every token. */
+const FLOORS = [NUCLEUS_FLOOR, 0] as const;
 
 /** Draws one token from a row of logits; returns it with its log-prob (see Sample.logp). */
 export function choose(
@@ -253,18 +255,18 @@ export function choose(
     // nucleus of a sort of all V, masses added in the same order. Where they do not make up the
     // nucleus, all V are sorted. On a peaked row that is a few tokens sorted instead of V.
     if (negated.length < V) negated = new Float64Array(V);
-    let n = 0;
-    for (let i = 0; i < V; i++) if (p[i] >= NUCLEUS_FLOOR) negated[n++] = -p[i];
-    let s = negated.subarray(0, n).sort();
+    const cut = topP * sum;
+    let s = negated; // cut to the sorted candidates below
     let kept = 0,
       mass = 0;
-    while (kept < n && (kept === 0 || mass < topP * sum)) mass -= s[kept++];
-    if (n < V && kept === n && (kept === 0 || mass < topP * sum)) {
-      for (let i = 0; i < V; i++) negated[i] = -p[i];
-      s = negated.subarray(0, V).sort();
+    for (const floor of FLOORS) {
+      let n = 0;
+      for (let i = 0; i < V; i++) if (p[i] >= floor) negated[n++] = -p[i];
+      s = negated.subarray(0, n).sort();
       kept = 0;
       mass = 0;
-      while (kept < V && (kept === 0 || mass < topP * sum)) mass -= s[kept++];
+      while (kept < n && (kept === 0 || mass < cut)) mass -= s[kept++];
+      if (n === V || mass >= cut) break; // the nucleus found, or every token sorted
     }
     let u = rng.next() * mass;
     let at = kept - 1;
