@@ -5,13 +5,14 @@
  * bodies (deep nesting, prototype keys spelled plainly or with escapes, numbers past float64,
  * giant lists, a frame too short); headers of other versions and kinds; random bytes and random
  * text gzipped. readResult must return or throw a ResultRefused with a message, and what it
- * returns must hold frames that fit their key tables.
+ * returns must hold frames that fit their key tables. The rollout samples `lab train` writes
+ * (rollouts/<i>-<label>.json, which `lab bundle` reads) are fuzzed the same way as JSON text.
  */
 import fc from 'fast-check';
 import { gunzipSync, gzipSync } from 'fflate';
 import { describe, it } from 'vitest';
 import { readResult, writeResult } from '../../src/report/result-file';
-import { ResultRefused } from '../../src/report/result-format';
+import { parseRolloutSample, ResultRefused } from '../../src/report/result-format';
 import { framed, smallBody } from '../report/result-fixture';
 import { crashOf, fuzz, hostileValue, jsonEdit, mutatedBytes, RUNS } from './harness';
 
@@ -92,6 +93,37 @@ describe('fuzzed result files', () => {
         }
       },
       (bytes) => `${bytes.length} bytes`,
+    );
+  });
+});
+
+/** A real rollout sample, as `lab train` writes one and `lab bundle` reads it. */
+const sampleText = JSON.stringify(smallBody(true).runs[0].rollouts[0]);
+const sampleFile = fc.oneof(
+  jsonEdit(JSON.parse(sampleText)),
+  fc
+    .tuple(fc.nat(sampleText.length), fc.string({ maxLength: 4 }), fc.nat(8))
+    .map(([at, ins, cut]) => sampleText.slice(0, at) + ins + sampleText.slice(at + cut)),
+  hostileValue.map((v) => JSON.stringify(v) ?? ''),
+  fc.nat({ max: 200 }).map((n) => '['.repeat(n) + ']'.repeat(n)),
+  fc.string({ maxLength: 200 }),
+);
+
+describe('fuzzed rollout samples', () => {
+  it(`reads or refuses each of ${RUNS} rollout sample files, never crashing`, () => {
+    fuzz(
+      'rollout samples',
+      sampleFile,
+      (text) => {
+        try {
+          const sample = parseRolloutSample(text);
+          if (!sample) return 'refused';
+          return Array.isArray(sample.trajectories) ? 'accepted' : 'accepted without trajectories';
+        } catch (e) {
+          return crashOf(e) ?? `threw ${(e as Error).name}: ${(e as Error).message}`;
+        }
+      },
+      (text) => `${text.length} characters`,
     );
   });
 });
