@@ -167,7 +167,7 @@ export function whatDiffers(
   // amplification applies to none: the lead says so once, not one clause per agent.
   const shares = agents.map((a) => meanOf(col(agentKey(a, 'traj_reward_share'))));
   const noneCarry = agents.length > 1 && shares.every((c) => Number.isFinite(c) && c < CARRIED);
-  const out = agents.map((agent): AgentDifference => {
+  const out = agents.map((agent, i): AgentDifference => {
     const [g, d] = PAIR.map((e) => col(agentSameBatchKey(agent, e, 'sq_mean')));
     const [gMean, dMean] = PAIR.map((e) => col(agentSameBatchKey(agent, e, 'mean')));
     const corrs = other ? col(agentSameBatchKey(agent, other, 'corr')) : [];
@@ -182,7 +182,7 @@ export function whatDiffers(
     const diff = {
       agent,
       amplification: meanOf(col(agentKey(agent, 'amplification'))),
-      carried: meanOf(col(agentKey(agent, 'traj_reward_share'))),
+      carried: shares[i],
       scale: gm > 0 ? Math.sqrt(dm / gm) : NaN,
       rms: { grpo: Math.sqrt(gm), drmas: Math.sqrt(dm) },
       corr: meanOf(corrs),
