@@ -1,8 +1,9 @@
 /**
  * A run survives a reload: paused runs save their state to IndexedDB, the reloaded page shows the
  * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
- * A state an earlier build stored (the state file's bytes, before states were kept unsealed) is
- * read too: one run's is rewritten so before the reload.
+ * States are kept with their payload as a Blob; the forms earlier builds stored are read too: before
+ * the reload one run's state is rewritten as the state file's bytes (before states were kept
+ * unsealed), the other's with its payload an ArrayBuffer (before it was a Blob).
  */
 import { afterEach, expect, it } from 'vitest';
 import { encodeRunState, sealRunState, type UnsealedRunState } from '../../src/train/run-state';
@@ -47,47 +48,56 @@ it('resumes both runs after a reload from their saved state', async () => {
     )
     .toBe(true);
 
-  // Run 0's state as an earlier build stored it: the encoded file, under `bytes`.
-  const key = `0:${RUNS[0]}`;
+  // The states as this build keeps them (the payload a Blob), then rewritten as earlier builds
+  // kept them: run 0's as the encoded state file under `bytes`, run 1's payload an ArrayBuffer.
   const kept = await page.evaluate(
-    (key) =>
-      new Promise<{ record: Record<string, unknown>; payload: string }>((ok, ko) => {
+    () =>
+      new Promise<{ record: Record<string, unknown>; payload: string; blob: boolean }[]>((ok, ko) => {
         const r = indexedDB.open('agentwise-states');
         r.onerror = () => ko(r.error);
         r.onsuccess = () => {
           const all = r.result.transaction('states').objectStore('states').getAll();
-          all.onsuccess = () => {
+          all.onsuccess = async () => {
             r.result.close();
-            const record = all.result.find((x: { run: string }) => x.run === key);
-            const bytes = new Uint8Array(record.kept.state.payload as ArrayBuffer);
-            let text = '';
-            for (let i = 0; i < bytes.length; i += 0x8000)
-              text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-            ok({ record, payload: btoa(text) });
+            const out = [];
+            for (const record of all.result) {
+              const payload = record.kept.state.payload as Blob | ArrayBuffer;
+              const bytes = new Uint8Array(payload instanceof Blob ? await payload.arrayBuffer() : payload);
+              let text = '';
+              for (let i = 0; i < bytes.length; i += 0x8000)
+                text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+              out.push({ record, payload: btoa(text), blob: payload instanceof Blob });
+            }
+            ok(out);
           };
         };
       }),
-    key,
   );
-  const { kept: was, ...older } = kept.record as { kept: { state: UnsealedRunState } };
-  const payload = new Uint8Array(Buffer.from(kept.payload, 'base64')).buffer;
+  expect(kept.map((k) => k.blob)).toEqual(RUNS.map(() => true));
+  const keyOf = (i: number) => `${i}:${RUNS[i]}`;
+  const [first, second] = RUNS.map((_, i) => kept.find((k) => k.record.run === keyOf(i))!);
+  const { kept: was, ...older } = first.record as { kept: { state: UnsealedRunState } };
+  const payload = new Uint8Array(Buffer.from(first.payload, 'base64')).buffer;
   const file = encodeRunState(sealRunState({ ...was.state, payload }));
   await page.evaluate(
-    ([record, bytes]) =>
+    ([older, file, second, payload]) =>
       new Promise<void>((ok, ko) => {
+        const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
         const r = indexedDB.open('agentwise-states');
         r.onerror = () => ko(r.error);
         r.onsuccess = () => {
           const tx = r.result.transaction('states', 'readwrite');
+          tx.objectStore('states').put({ ...older, bytes: bytes(file) });
+          const k = second.kept as { state: object; check: string };
           tx.objectStore('states').put({
-            ...record,
-            bytes: Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0)).buffer,
+            ...second,
+            kept: { ...k, state: { ...k.state, payload: bytes(payload) } },
           });
           tx.oncomplete = () => (r.result.close(), ok());
           tx.onerror = () => ko(tx.error);
         };
       }),
-    [older, Buffer.from(file).toString('base64')] as const,
+    [older, Buffer.from(file).toString('base64'), second.record, second.payload] as const,
   );
 
   await page.reload();
