@@ -150,6 +150,40 @@ ${MISBEHAVING.replace("const { parentPort } = require('node:worker_threads');", 
     }
   });
 
+  it("counts the limit from a worker's ready message, not from the start-up grace, and from each answer after", async () => {
+    // The lab's env workers say when they have loaded: from then a hang times out after the limit
+    // alone (300 ms), not after the 60 s grace a start gets. Answers that each take 200 ms, under
+    // the limit but over it together, never time out: the limit counts from the last answer.
+    const ready = `require('node:worker_threads').parentPort.postMessage({ ready: true });
+const wait = (ms) => { const t0 = Date.now(); while (Date.now() - t0 < ms) {} };
+${MISBEHAVING.replace("if (input.response === 'crash')", "if (input.response === 'slow') wait(200);\n    if (input.response === 'crash')")}`;
+    const pool = new WorkerEnvRunner({
+      spawn: () => threadWorker(new Worker(ready, { eval: true })),
+      size: 1,
+      timeoutMs: 300,
+      startupGraceMs: 60_000,
+    });
+    try {
+      const slow = await pool.step(
+        'math',
+        Array.from({ length: 5 }, (_, i) => input(i, 'slow')),
+      );
+      expect(slow.map((r) => r.ok)).toEqual([true, true, true, true, true]);
+      expect(pool.stats).toEqual({ timeouts: 0, crashes: 0, replaced: 0 });
+      const t0 = Date.now();
+      const hung = await pool.step('math', [input(0, 'hang')]);
+      expect(hung[0]).toEqual({
+        ok: false,
+        error: expect.stringMatching(
+          /^traj 0: environment timed out after 300 ms, and again on a fresh worker \(timed out after 300 ms\)/,
+        ),
+      });
+      expect(Date.now() - t0).toBeLessThan(30_000); // two limits and a start, far from one grace
+    } finally {
+      pool.dispose();
+    }
+  });
+
   it('runs real task transitions in threads with the same trajectories as in-process', async () => {
     const task = 'search';
     const instances = sampleInstances(TASKS[task], new Prng(5), 'train', 4);
