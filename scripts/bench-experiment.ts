@@ -158,6 +158,7 @@ async function measure(saves: string, samples: boolean): Promise<Measured> {
     const at: number[][] = [];
     let steps: number[] = [];
     let cpu: Measured['cpu'] | undefined;
+    let tracing: Promise<void> | undefined;
     let firstStep: number | undefined;
     await train(lab.page);
     const t0 = Date.now();
@@ -168,12 +169,13 @@ async function measure(saves: string, samples: boolean): Promise<Measured> {
       const now = await lab.steps();
       if (now.some((n, r) => n !== steps[r])) moved = Date.now();
       steps = now;
-      if (!cpu && steps.length > 0 && Math.min(...steps) >= traceFrom && Math.max(...steps) < target) {
+      if (!tracing && steps.length > 0 && Math.min(...steps) >= traceFrom && Math.max(...steps) < target) {
+        // Traced beside the polling, so a milestone reached meanwhile keeps its own time.
         const before = steps.reduce((a, b) => a + b, 0);
-        const p = await profilePage(lab.page, windowS * 1000, samples);
-        steps = await lab.steps();
-        cpu = { ...p, steps: steps.reduce((a, b) => a + b, 0) - before };
-        moved = Date.now();
+        tracing = profilePage(lab.page, windowS * 1000, samples).then(async (p) => {
+          const after = (await lab.steps()).reduce((a, b) => a + b, 0);
+          cpu = { ...p, steps: after - before };
+        });
       }
       if (firstStep === undefined && steps.length > 0 && steps.every((n) => n >= 1))
         firstStep = (Date.now() - t0) / 1000;
@@ -191,6 +193,7 @@ async function measure(saves: string, samples: boolean): Promise<Measured> {
         );
       }
     }
+    await tracing; // a window that outlasts the runs ends before the page closes
     if (lab.errors.length) throw new Error(`bench:experiment page errors: ${lab.errors.join(' | ')}`);
     await lab.page.waitForTimeout(1500); // the recorder writes its queue at least once a second
     const first = milestones.length > 1 ? 0 : -1;
