@@ -10,11 +10,13 @@
  * threads too: its main thread's busy samples by function and its CPU by timeline event (script,
  * style, layout, paint), and the other renderer threads' CPU by event (V8's optimizing compilers,
  * raster, GC), each event counted with the events inside it. Function names need an unminified
- * build (`vite build --minify false`, served with LAB_DIST). Node only.
+ * build (`vite build --minify false`, served with LAB_DIST). With LAB_TRACE_OUT=FILE the raw trace
+ * is written there too (scripts/trace-workers.ts reads it). Node only.
  */
+import { writeFileSync } from 'node:fs';
 import type { CDPSession, Page } from 'playwright-core';
 
-interface TraceEvent {
+export interface TraceEvent {
   name: string;
   ph: string;
   pid: number;
@@ -31,10 +33,10 @@ interface TraceEvent {
     };
   };
 }
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   parent?: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber?: number };
 }
 
 /** A run worker's sampled stacks, by the innermost frame that names a category (first rule that matches). */
@@ -113,6 +115,8 @@ export async function profilePage(page: Page, ms: number, samples = false): Prom
   await done;
   const wallMs = Date.now() - t0;
   await cdp.detach();
+  // The raw trace, for scripts/trace-workers.ts (or chrome://tracing, Perfetto).
+  if (process.env.LAB_TRACE_OUT) writeFileSync(process.env.LAB_TRACE_OUT, JSON.stringify(events));
   return { wallMs, ...summarize(events) };
 }
 
