@@ -299,7 +299,11 @@ export function parseOptions<T extends OptionSpec>(argv: readonly string[], opti
 export function parseCli(argv: readonly string[]): CliArgs {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h') return { command: 'help' };
-  if (command === 'help') return { command: 'help', topic: rest[0] };
+  if (command === 'help')
+    return { command: 'help', topic: rest[0] === '--help' || rest[0] === '-h' ? undefined : rest[0] };
+  // Every command's --help (-h) is its `help COMMAND`, not an unknown option.
+  if (COMMANDS.includes(command) && rest.some((a) => a === '--help' || a === '-h'))
+    return { command: 'help', topic: command };
   if (command === 'report') {
     const usage = 'usage: npm run lab -- report DIR [--tail N] (a train --out or import --out folder)';
     const parsed = parseOptions(rest, { tail: { type: 'string' } }, usage);

@@ -88,13 +88,20 @@ describe('CLI arguments', () => {
     expect(() => parseCli(['report', 'runs/x', '--tali', '3'])).toThrow(/Unknown option '--tali'/);
   });
 
-  it('shows help for no command, help, -h and train --help', () => {
-    for (const argv of [[], ['help'], ['-h'], ['--help']])
+  it("shows help for no command, help, -h, help --help and every command's --help", () => {
+    for (const argv of [[], ['help'], ['-h'], ['--help'], ['help', '--help']])
       expect(parseCli(argv)).toEqual({ command: 'help' });
     // help COMMAND, and a command's --help, give that command's part (help.ts).
     expect(parseCli(['help', 'sweep'])).toEqual({ command: 'help', topic: 'sweep' });
     expect(parseCli(['train', '--help'])).toEqual({ command: 'help', topic: 'train' });
     expect(parseCli(['pretrain', '--help'])).toEqual({ command: 'help', topic: 'pretrain' });
+    for (const command of ['bundle', 'report', 'presets', 'export', 'import', 'sweep', 'merge'])
+      for (const flag of ['--help', '-h'])
+        expect(parseCli([command, flag]), `${command} ${flag}`).toEqual({ command: 'help', topic: command });
+    expect(parseCli(['bundle', 'runs/x', '--out', 'x.lab.json.gz', '--help'])).toEqual({
+      command: 'help',
+      topic: 'bundle',
+    });
     expect(HELP).toMatch(/--config <file \| URL \| hash>/);
     expect(HELP).toMatch(/metrics\.jsonl/);
   });
