@@ -135,7 +135,7 @@ export function decodeExperiment(hash: string): DecodeResult {
     return fail([
       {
         path: 'v',
-        message: `unknown version ${JSON.stringify(version)}; this lab reads 1–${CONFIG_VERSION}`,
+        message: `unknown version ${JSON.stringify(version)}; this lab reads ${CONFIG_VERSION === 1 ? 'version 1' : `versions 1–${CONFIG_VERSION}`}`,
       },
     ]);
   }
