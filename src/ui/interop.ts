@@ -114,7 +114,9 @@ async function showResult(result: Result, name: string): Promise<void> {
 
 /**
  * A result file dropped or picked: opened read-only in place of the session on screen
- * (session/result.ts), or refused saying why, with nothing on screen or stored touched.
+ * (session/result.ts), or refused saying why, with nothing on screen or stored touched. A refusal
+ * is the page's alert and a note beside the picker too: Other tools sits far down the sidebar,
+ * out of sight of the alert at the top.
  */
 async function openResultFile(file: File): Promise<string[]> {
   let result;
@@ -124,7 +126,7 @@ async function openResultFile(file: File): Promise<string[]> {
     result = await readResultInWorker({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
   } catch (e) {
     addError((e as Error).message);
-    return [];
+    return [(e as Error).message];
   }
   await showResult(result, file.name);
   return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];

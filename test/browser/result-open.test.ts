@@ -5,9 +5,10 @@
  * runs come back with the same labels, seeds, agents, markers and every value (the opened page's
  * Download JSON against the trained page's), under a banner naming where and when it ran and
  * saying it was not trained here; Train is off with its reason, the live fields are off, nothing
- * is stored. A damaged file is refused with a message and leaves what is on screen. A result
- * `lab bundle` made of a train folder opens with lab report's Findings; one of a sweep folder
- * fills the Map with its cells, and its embed link's view=map shows the Map alone.
+ * is stored. A damaged file is refused with a message, in the alert and beside the drop zone, and
+ * leaves what is on screen. A result `lab bundle` made of a train folder opens with lab report's
+ * Findings; one of a sweep folder fills the Map with its cells, and its embed link's view=map
+ * shows the Map alone.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -65,6 +66,9 @@ describe('a shared result opens read-only in another browser', () => {
     writeFileSync(damaged, bytes.subarray(0, bytes.length >> 1));
     await dropLoose(fresh, { 'cut.lab.json.gz': damaged });
     await expect.poll(() => text(fresh, 'session-alert')).toContain('cut.lab.json.gz: not opened: its ');
+    // Said beside the drop zone too (the alert is at the top, far from Other tools), which names result files.
+    expect(await text(fresh, 'import-notes')).toContain('cut.lab.json.gz: not opened: its ');
+    expect(await text(fresh, 'drop-zone')).toContain('Drop a result file (*.lab.json.gz');
     expect(await fresh.page.getByTestId('opened-banner').count()).toBe(0);
 
     await dropLoose(fresh, { 'shared.lab.json.gz': path });

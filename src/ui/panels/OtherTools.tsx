@@ -1,6 +1,7 @@
 /**
- * Other tools: runs in and out. A drop zone (or file and folder pickers) that reads TensorBoard
- * event files, folders of them and W&B history CSVs as read-only runs beside the session's, a button that downloads the session's
+ * Other tools: runs in and out. A drop zone (or file and folder pickers) that opens a result file
+ * (docs/sharing.md) and reads TensorBoard event files, folders of them and W&B history CSVs as
+ * read-only runs beside the session's, a button that downloads the session's
  * runs as TensorBoard event files, and one that downloads the experiment as Dr. MAS launch scripts.
  */
 import { useState } from 'react';
@@ -38,8 +39,9 @@ export function OtherTools() {
       <h2 id="tools-title">Other tools</h2>
       <DropZone testId="drop-zone" onDrop={(d) => read(droppedFiles(d))}>
         <p>
-          Drop TensorBoard event files, folders of them (a folder is one run, as in TensorBoard) or W&amp;B
-          history CSVs here to chart cluster runs beside these.
+          Drop a result file (<code>*.lab.json.gz</code>, from Share result or <code>lab bundle</code>) here
+          to open it read-only, or TensorBoard event files, folders of them (a folder is one run, as in
+          TensorBoard) or W&amp;B history CSVs to chart cluster runs beside these.
         </p>
         <label>
           or pick files{' '}
