@@ -156,6 +156,17 @@ describe('session states', () => {
     lab = await openLab(TINY);
     const { page } = lab;
     await trainEnabled(page);
+    // Where the page asks for Train, it says so while Train is on, and why it is off while it is not.
+    const asks = async () => ({
+      status: await page.locator('#runs-status').textContent(),
+      board: await page.locator('section.board').textContent(),
+      intro: await page.getByTestId('intro-train').textContent(),
+    });
+    expect(await asks()).toEqual({
+      status: 'No runs yet: press Train.',
+      board: expect.stringMatching(/^Press Train to start every run/),
+      intro: 'Press Train.',
+    });
     const g = page.getByLabel('Group size G');
     await g.fill('512');
     // Clicking Train straight from the field commits it first (blur): refused, so nothing starts.
@@ -165,6 +176,13 @@ describe('session states', () => {
     expect(await train.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Step', exact: true }).isDisabled()).toBe(true);
     expect(await page.getByTestId('train-reasons').textContent()).toBe('Group size G must be at most 32');
+    expect(await asks()).toEqual({
+      status: 'No runs yet. Train is off: Group size G must be at most 32',
+      board: expect.stringMatching(
+        /^Train is off: Group size G must be at most 32Once it is on, Train starts/,
+      ),
+      intro: 'Train is off: Group size G must be at most 32; then press Train.',
+    });
     expect(await g.inputValue()).toBe('512');
     expect(page.url()).toContain('rollout.groupSize=2');
     // Escape drops the refused value: the field shows what the config holds, and Train is back.
@@ -172,6 +190,7 @@ describe('session states', () => {
     expect(await g.inputValue()).toBe('2');
     await trainEnabled(page);
     expect(await page.getByTestId('train-reasons').count()).toBe(0);
+    expect((await asks()).status).toBe('No runs yet: press Train.');
     // A preset picked over a refused value replaces it: the field shows the preset's G, and Train
     // is back (it stayed off, the field still showing 512, while the summary said G = 8).
     await g.fill('512');

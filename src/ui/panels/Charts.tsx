@@ -22,6 +22,7 @@ import { boardConfig, useLab } from '../session/store';
 import type { Marker, RunView } from '../session/store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
 import { ChartHelp } from './ChartHelp';
+import { TrainOff, useTrainBlockers } from './TrainOff';
 import { Legend } from './Legend';
 import { MetricChart } from './MetricChart';
 import type { LogChoice } from './MetricChart';
@@ -130,6 +131,34 @@ function BoardRow({
   );
 }
 
+/**
+ * The board before any run: press Train, or why Train is off (its own component, so the reasons'
+ * inputs re-render this line only, not the board).
+ */
+function EmptyBoard() {
+  const off = useTrainBlockers();
+  return (
+    <section className="board empty" aria-label="Charts">
+      {off.length > 0 && (
+        <p data-testid="charts-train-off">
+          <TrainOff reasons={off} />
+        </p>
+      )}
+      <p>
+        {off.length === 0 ? (
+          <>
+            Press <strong>Train</strong> to start
+          </>
+        ) : (
+          'Once it is on, Train starts'
+        )}{' '}
+        every run of this experiment side by side. Each run gets its own worker; charts fill in as steps
+        complete.
+      </p>
+    </section>
+  );
+}
+
 /** The board; `only`: one chart of it alone, by its id (an embed link's `view=chart:<id>`). */
 export function Charts({ only }: { only?: string } = {}) {
   const allRuns = useBoardRuns();
@@ -220,16 +249,7 @@ export function Charts({ only }: { only?: string } = {}) {
   ]);
   const flat = useFlatCharts(board.rows);
 
-  if (allRuns.length === 0) {
-    return (
-      <section className="board empty" aria-label="Charts">
-        <p>
-          Press <strong>Train</strong> to start every run of this experiment side by side. Each run gets its
-          own worker; charts fill in as steps complete.
-        </p>
-      </section>
-    );
-  }
+  if (allRuns.length === 0) return <EmptyBoard />;
   const row = (r: Row) => (
     <BoardRow
       key={r.title}

@@ -5,7 +5,7 @@
  * session state machine's (session/session-state.ts); why Train cannot run is said next to it. Buttons
  * and the select are native, so they are keyboard operable and named by their text or label.
  */
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import type { Measurement } from '../../backends/backend-types';
 import { paramsText } from '../../report/sweep-map';
 import { controller } from '../session/page';
@@ -16,7 +16,8 @@ import { useLab } from '../session/store';
 import { backendWords, msPerStep } from '../backend-words';
 import { threadsText } from '../thread-setting';
 import type { RunView } from '../session/store';
-import { NO_BASE_MODELS, PREPARE, trainBlockers } from '../train-blockers';
+import { NO_BASE_MODELS, PREPARE } from '../train-blockers';
+import { TrainOff, trainOffText, useTrainBlockers } from './TrainOff';
 import { prepareBaseModels } from '../workflow-open';
 import { restoredNote } from '../restored-note';
 import { Labelled } from './Labelled';
@@ -116,32 +117,9 @@ function PrepareReason() {
 }
 
 export function Controls() {
-  const backend = useLab((s) => s.backend);
-  const config = useLab((s) => s.config);
-  const fieldErrors = useLab((s) => s.fieldErrors);
   const state = useLab((s) => s.sessionState);
   const readOnly = useLab((s) => s.readOnly);
-  const opened = useLab((s) => s.opened);
-  // A workflow's base models (workflow-open.ts): prepared, being prepared, or checkpoint files instead.
-  const baseModels = useLab((s) => s.baseModels);
-  const preparing = useLab((s) => s.preparing?.key ?? null);
-  const uploads = useLab((s) => s.uploads);
-  const wanted = useLab((s) => s.wanted !== null);
-  const reasons = useMemo(
-    () =>
-      trainBlockers({
-        backend,
-        config,
-        fieldErrors,
-        readOnly,
-        opened,
-        baseModels,
-        preparing,
-        uploads,
-        wanted,
-      }),
-    [backend, config, fieldErrors, readOnly, opened, baseModels, preparing, uploads, wanted],
-  );
+  const reasons = useTrainBlockers();
   const blocked = reasons.length > 0;
   return (
     <div className="controls" role="group" aria-label="Training controls" data-state={state}>
@@ -318,6 +296,17 @@ function speedOf(m: Measurement): string {
     : `${Math.round(ms)} ms per ${m.preset} step${m.cached ? ' (cached)' : ''}`;
 }
 
+/** The status line before any run: press Train, or why Train is off (one line, whole on hover). */
+function NoRuns() {
+  const reasons = useTrainBlockers();
+  if (reasons.length === 0) return <li className="muted">No runs yet: press Train.</li>;
+  return (
+    <li className="muted no-runs" data-testid="no-runs" title={`No runs yet. ${trainOffText(reasons)}`}>
+      No runs yet. <TrainOff reasons={reasons} />
+    </li>
+  );
+}
+
 export function StatusBar() {
   const runs = useLab((s) => s.runs);
   const sessionState = useLab((s) => s.sessionState);
@@ -342,7 +331,7 @@ export function StatusBar() {
     <div className="statusbar" aria-label="Run status">
       {runs.length > 0 && <RunsSummary runs={runs} open={open} toggle={() => setOpen((o) => !o)} />}
       <ul className="runs-status" id="runs-status">
-        {runs.length === 0 && <li className="muted">No runs yet: press Train.</li>}
+        {runs.length === 0 && <NoRuns />}
         {runs.map((r) => (
           <RunStatus key={r.id} run={r} pausing={sessionState !== 'training'} cell={cellOf(r)} />
         ))}

@@ -1,15 +1,18 @@
 /**
  * The first screen's question, a short lead in words a student of RL knows (row, G and advantage
- * defined where they first appear) and what to do: pick one of three experiments, Train, read
- * What differs. How GRPO and Dr. MAS differ waits, folded, for whoever asks. The two definitions
- * say what the registry (src/core/estimators.ts) defines for `grpo` and `drmas` (a trajectory's
- * score is the mean of its rows' rewards; a Dr. MAS set is one agent's rows over the G rollouts of
- * one question). Once runs exist the lead goes, so the charts move up. It spans the page above the
- * settings and the charts, so a narrow window shows it first, the preset picker right after it.
+ * defined where they first appear) and what to do: pick one of three experiments, Train (or why
+ * it is off now, TrainOff.tsx), read What differs. How GRPO and Dr. MAS differ waits, folded, for
+ * whoever asks. The two definitions say what the registry (src/core/estimators.ts) defines for
+ * `grpo` and `drmas` (a trajectory's score is the mean of its rows' rewards; a Dr. MAS set is one
+ * agent's rows over the G rollouts of one question). Once runs exist the lead goes, so the charts
+ * move up. It spans the page above the settings and the charts, so a narrow window shows it first,
+ * the preset picker right after it.
  */
 import { useLab } from '../session/store';
+import { TrainOff, useTrainBlockers } from './TrainOff';
 
 function Lead() {
+  const off = useTrainBlockers();
   return (
     <div className="intro-start">
       <p className="intro-lead" data-testid="intro-lead">
@@ -24,8 +27,16 @@ function Lead() {
         <li>
           Pick an experiment under <em>Experiment</em>: the first three are the place to start.
         </li>
-        <li>
-          Press <strong>Train</strong>.
+        <li data-testid="intro-train">
+          {off.length === 0 ? (
+            <>
+              Press <strong>Train</strong>.
+            </>
+          ) : (
+            <>
+              <TrainOff reasons={off} />; then press <strong>Train</strong>.
+            </>
+          )}
         </li>
         <li>
           Read <em>What differs</em>: per agent, how far the two estimators’ advantages part.

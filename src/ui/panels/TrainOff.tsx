@@ -1,0 +1,64 @@
+/**
+ * Why Train is off, for every place that tells the user to press it: the status line's "No runs
+ * yet", the empty chart area and the first screen's steps say "Train is off: <reason>" while it is,
+ * so the page never asks for a click on a button that does nothing. One hook reads the reasons
+ * (train-blockers.ts) for these places and for Controls, which lists them beside Train.
+ */
+import { useMemo } from 'react';
+import { useLab } from '../session/store';
+import { splitKeys } from '../field-labels';
+import { trainBlockers } from '../train-blockers';
+import { Labelled } from './Labelled';
+
+/** Why Train, Step, Run again and Continue are off now; none when they can run. */
+export function useTrainBlockers(): string[] {
+  const backend = useLab((s) => s.backend);
+  const config = useLab((s) => s.config);
+  const fieldErrors = useLab((s) => s.fieldErrors);
+  const readOnly = useLab((s) => s.readOnly);
+  const opened = useLab((s) => s.opened);
+  // A workflow's base models (workflow-open.ts): prepared, being prepared, or checkpoint files instead.
+  const baseModels = useLab((s) => s.baseModels);
+  const preparing = useLab((s) => s.preparing?.key ?? null);
+  const uploads = useLab((s) => s.uploads);
+  const wanted = useLab((s) => s.wanted !== null);
+  return useMemo(
+    () =>
+      trainBlockers({
+        backend,
+        config,
+        fieldErrors,
+        readOnly,
+        opened,
+        baseModels,
+        preparing,
+        uploads,
+        wanted,
+      }),
+    [backend, config, fieldErrors, readOnly, opened, baseModels, preparing, uploads, wanted],
+  );
+}
+
+/** "Train is off: <reason>; <reason>" in plain text (for a title), each field as TrainOff names it. */
+export const trainOffText = (reasons: string[]) =>
+  `Train is off: ${reasons
+    .map((r) =>
+      splitKeys(r)
+        .map((p) => ('text' in p ? p.text : `${p.label} (${p.path})`))
+        .join(''),
+    )
+    .join('; ')}`;
+
+export function TrainOff({ reasons }: { reasons: string[] }) {
+  return (
+    <>
+      Train is off:{' '}
+      {reasons.map((r, i) => (
+        <span key={r}>
+          {i > 0 && '; '}
+          <Labelled text={r} />
+        </span>
+      ))}
+    </>
+  );
+}
