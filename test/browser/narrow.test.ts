@@ -28,7 +28,7 @@ describe('a 400 px window', () => {
     expect(await barsHeight(lab), 'before Train').toBeLessThanOrEqual(HEADER_MAX);
     await page.getByRole('button', { name: 'Train', exact: true }).click();
     await expect.poll(() => page.locator('.run-status').count(), { timeout: 30_000 }).toBe(9);
-    await page.getByTestId('backend-threads').waitFor({ state: 'attached' }); // the status line's longest form
+    await page.getByTestId('kernels').waitFor({ state: 'attached' }); // the status line's longest form
     const summary = page.locator('.runs-summary');
     expect(await summary.textContent()).toMatch(/^ ?9 repeats: .* · step \d+(–\d+)?/);
     expect(await barsHeight(lab), 'with 9 runs').toBeLessThanOrEqual(HEADER_MAX);

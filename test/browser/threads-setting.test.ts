@@ -36,7 +36,7 @@ async function train(
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await waitSteps(lab, (s) => s.every((n) => n >= STEPS));
-  const shown = (await page.getByTestId('backend-threads').textContent()) ?? '';
+  const shown = (await page.locator('.backend-where').textContent()) ?? '';
   const { header, rows: lines } = await downloadCsv(page);
   const rows = lines.map((cells) =>
     Object.fromEntries(header.map((k, i) => [k, cells[i]]).filter(([k]) => !WALL_CLOCK.test(k))),
@@ -52,7 +52,7 @@ async function train(
 it('a run on 2 wasm threads says so and records bitwise what 1 thread records', async () => {
   const one = await train(1);
   const two = await train(2);
-  expect([one.shown, two.shown]).toEqual([' · 1 thread', ' · 2 threads']);
+  expect([one.shown, two.shown]).toEqual(['CPU (WebAssembly, 1 thread)', 'CPU (WebAssembly, 2 threads)']);
   expect([one.kept, two.kept]).toEqual(['1', '2']);
   expect(two.link).not.toMatch(/thread/);
   expect(one.rows.length).toBe(2 * STEPS); // both runs, every step

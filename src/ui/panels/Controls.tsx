@@ -6,15 +6,13 @@
  * and the select are native, so they are keyboard operable and named by their text or label.
  */
 import { useState } from 'react';
-import type { Measurement } from '../../backends/backend-types';
 import { paramsText } from '../../report/sweep-map';
 import { controller } from '../session/page';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
 import { canDo } from '../session/session-state';
 import { useLab } from '../session/store';
-import { backendWords, msPerStep } from '../backend-words';
-import { threadsText } from '../thread-setting';
+import { backendWords } from '../backend-words';
 import type { RunView } from '../session/store';
 import { NO_BASE_MODELS, PREPARE } from '../train-blockers';
 import { TrainOff, trainOffText, useTrainBlockers } from './TrainOff';
@@ -288,14 +286,6 @@ function RunsSummary({ runs, open, toggle }: { runs: RunView[]; open: boolean; t
 
 const RUNNING_HERE = "Running on this computer's ";
 
-/** `auto`'s figure for the chosen backend, for the status line: "37 ms per nano step (cached)". */
-function speedOf(m: Measurement): string {
-  const ms = msPerStep(m);
-  return ms === undefined
-    ? 'untimed'
-    : `${Math.round(ms)} ms per ${m.preset} step${m.cached ? ' (cached)' : ''}`;
-}
-
 /** The status line before any run: press Train, or why Train is off (one line, whole on hover). */
 function NoRuns() {
   const reasons = useTrainBlockers();
@@ -321,6 +311,10 @@ export function StatusBar() {
   const runBackend = runs.find((r) => r.backend)?.backend;
   const kernels = runs.find((r) => r.kernels)?.kernels;
   const report = runBackend ?? (backend.state === 'ready' ? backend.report : undefined);
+  const adapter =
+    report?.backend === 'webgpu' && report.adapter
+      ? `${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}`
+      : undefined;
   const [open, setOpen] = useState(false);
   // A narrow window (styles.css) drops "Running on this computer's" and puts the figure first,
   // whole, then the place, cut to what is left of the line (whole on hover).
@@ -342,8 +336,8 @@ export function StatusBar() {
         </span>
       )}
       <Unsaved />
-      {/* In plain words; the details (backend, adapter, threads, kernels) after it, cut to the
-          line and whole on hover. */}
+      {/* In plain words (the backend, its threads, its figure); the details (adapter, kernels)
+          after them, cut to the line and whole on hover. */}
       <span
         className="backend-chip"
         title={[
@@ -367,16 +361,15 @@ export function StatusBar() {
             )}
           </span>
         )}
-        <span className="backend-details">
-          {report &&
-            // The WebGPU adapter only where WebGPU runs: beside wasm it would name a device nothing uses.
-            ` · ${report.backend ?? 'no backend'}${report.adapter && report.backend === 'webgpu' ? ` · ${report.adapter.vendor || '?'}/${report.adapter.architecture || '?'}` : ''}`}
-          {report?.threads !== undefined && (
-            <span data-testid="backend-threads"> · {threadsText(report.threads)}</span>
-          )}
-          {report?.measurement && <span data-testid="backend-speed"> · {speedOf(report.measurement)}</span>}
-          {kernels && <span data-testid="kernels"> · {kernels}</span>}
-        </span>
+        {/* What the words leave out: the WebGPU adapter (where WebGPU runs: beside wasm it would
+            name a device nothing uses) and the kernels. The backend, its threads and its figure are
+            in the words. */}
+        {(adapter || kernels) && (
+          <span className="backend-details">
+            {adapter && ` · ${adapter}`}
+            {kernels && <span data-testid="kernels"> · {kernels}</span>}
+          </span>
+        )}
       </span>
     </div>
   );
