@@ -65,9 +65,15 @@ export interface ReproducedFigure {
 /** Equal bit for bit (NaN equals NaN: a figure neither run has). */
 const same = (a: number, b: number) => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
 
-/** `[lo, hi]`, and what band it is. */
+/** `[lo, hi]`, and what band it is. One value is no band: its one seed's value. */
 const band = (s: Spread) =>
-  `[${formatFixed(s.lo)}, ${formatFixed(s.hi)}] (${s.by === 'ci' ? `95 % CI over ${s.n} seeds` : `min–max over ${s.n} seed${s.n === 1 ? '' : 's'}`})`;
+  s.n === 1
+    ? `its one seed’s ${formatFixed(s.mean)}`
+    : `[${formatFixed(s.lo)}, ${formatFixed(s.hi)}] (${s.by === 'ci' ? `95 % CI over ${s.n} seeds` : `min–max over ${s.n} seeds`})`;
+
+/** The card's opened figure: the mean and its band, "0.742 [0.700, 0.800]"; one value alone ("0.742"). */
+export const openedText = (s: Spread) =>
+  s.n > 1 ? `${formatFixed(s.mean)} [${formatFixed(s.lo)}, ${formatFixed(s.hi)}]` : formatFixed(s.mean);
 
 /** One run's figure: the opened seeds' values and the local seeds' (each paired by seed). */
 function judge(
@@ -90,13 +96,17 @@ function judge(
       'exact',
       soFar
         ? `identical bit for bit on ${local.size} of ${of} seeds so far`
-        : `identical bit for bit on all ${of} seeds`,
+        : of === 1
+          ? 'identical bit for bit on its one seed'
+          : `identical bit for bit on all ${of} seeds`,
     );
   if (here.n === 0) return row('undetermined', local.size ? 'no value here' : 'not trained here yet');
   const within = here.mean >= spread.lo && here.mean <= spread.hi;
+  // One opened value: the mean here equals it or not (a band [x, x] would say nothing more).
+  const relation = spread.n === 1 ? (within ? 'equal to' : 'against') : within ? 'within' : 'outside';
   return row(
     within ? 'within' : 'outside',
-    `mean here ${formatFixed(here.mean)} ${within ? 'within' : 'outside'} ${band(spread)}${soFar}`,
+    `mean here ${formatFixed(here.mean)} ${relation} ${band(spread)}${soFar}`,
   );
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { folderResult } from '../../src/cli/bundle';
 import { estimate, figurePicks, t975 } from '../../src/report/findings';
-import { reproduced, seedSpread } from '../../src/report/reproduced';
+import { openedText, reproduced, seedSpread } from '../../src/report/reproduced';
 import { summariesOf } from '../../src/report/result-make';
 import type { RunSummary } from '../../src/report/summary';
 import { cli } from '../cli/map-sweep';
@@ -126,6 +126,46 @@ describe('Reproduced? on runs the CLI trained', () => {
         }
       }
     expect(outside).toBeGreaterThan(0);
+  });
+
+  it('with 1 opened seed it says "its one seed" and prints no band of one value', () => {
+    const one = opened.filter((s) => s.seed === 0);
+    const reward = (figures: ReturnType<typeof reproduced>) =>
+      figures.find((f) => f.name === 'reward (last 10)')!;
+    const same = reward(
+      reproduced(
+        one,
+        local.filter((s) => s.seed === 0),
+      ),
+    );
+    expect(same.runs.map((r) => [r.kind, r.text])).toEqual([
+      ['exact', 'identical bit for bit on its one seed'],
+      ['exact', 'identical bit for bit on its one seed'],
+    ]);
+    const grpo = one.find((s) => s.run === 'GRPO #0')!.finalReward;
+    expect(openedText(same.runs[0].opened)).toBe(grpo.toFixed(3)); // "0.742", not "0.742 [0.742, 0.742]"
+    // Here: seed 1's real numbers standing in for seed 0, a mean equal to the one value or not.
+    const other = local
+      .filter((s) => s.seed === 1)
+      .map((s) => ({ ...s, run: s.run.replace('#1', '#0'), seed: 0 }));
+    const figures = reproduced(one, other);
+    let checked = 0;
+    for (const f of figures)
+      for (const r of f.runs) {
+        if (r.opened.n === 0 || r.kind === 'exact' || r.kind === 'undetermined') continue;
+        checked++;
+        const [x, v] = [r.local.mean.toFixed(3), r.opened.mean.toFixed(3)];
+        expect(r.text, `${f.name} ${r.run}`).toBe(
+          r.kind === 'within'
+            ? `mean here ${x} equal to its one seed’s ${v}`
+            : `mean here ${x} against its one seed’s ${v}`,
+        );
+        expect(openedText(r.opened)).toBe(v);
+      }
+    expect(checked).toBeGreaterThan(0);
+    // Two seeds or more: the mean and its band.
+    const two = seedSpread([0.2, 0.6]);
+    expect(openedText(two)).toBe('0.400 [0.200, 0.600]');
   });
 
   it('with 2 opened seeds the band is their min–max, and seeds not trained yet are said', () => {

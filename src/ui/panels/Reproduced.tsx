@@ -7,7 +7,7 @@
  */
 import { useMemo } from 'react';
 import { formatFixed } from '../../report/findings';
-import { REPRODUCED_WORDS, reproduced } from '../../report/reproduced';
+import { openedText, REPRODUCED_WORDS, reproduced } from '../../report/reproduced';
 import type { Reproduction } from '../../report/reproduced';
 import { REWARD_TAIL } from '../../report/summary';
 import { boardRuns, useLab } from '../session/store';
@@ -87,7 +87,7 @@ export function Reproduced() {
             {f.runs.map((r) => (
               <td key={r.run} data-run={r.run} data-kind={r.kind} className={KIND_CLASS[r.kind]}>
                 <span className="num" data-opened-mean={r.opened.mean}>
-                  {formatFixed(r.opened.mean)} [{formatFixed(r.opened.lo)}, {formatFixed(r.opened.hi)}]
+                  {openedText(r.opened)}
                 </span>{' '}
                 · <span className="num">{formatFixed(r.local.mean)}</span> ·{' '}
                 <strong>{REPRODUCED_WORDS[r.kind]}</strong>: {r.text}
