@@ -13,8 +13,10 @@
  * Reading is strict (result-check.ts checks the body): a file over 50 MB, one that is not gzip or
  * is cut off, a body that inflates past its bound, a newer version, a hash that does not match,
  * nesting deeper than any result's, and every field not as this lab writes it are refused with a
- * ResultRefused saying which; nothing else escapes. Pure: no Node, no DOM; fflate and
- * @noble/hashes are synchronous, the same in page, worker and Node.
+ * ResultRefused saying which; nothing else escapes. Pure: no Node, no DOM; readResult is
+ * synchronous (fflate, @noble/hashes), the same in page, worker and Node; readResultNative, the
+ * result worker's, opens the same results with the platform's gzip and SHA-256 (web standards
+ * that Node has too), asynchronous as they are.
  */
 import { Gunzip, gzipSync } from 'fflate';
 import { sha256Hex } from '../core/sha256';
@@ -63,11 +65,10 @@ const GZIP_MIN = 18;
 const MB = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
 
 /**
- * The inflated bytes. gzip's last 4 bytes say how many there are (mod 2³²; a result is far
- * smaller): a claim past `max` is refused before anything is inflated, and inflating stops as soon
- * as it passes the claim, so a bomb or a damaged stream costs no more than the size it claims.
+ * What gzip's last 4 bytes say the inflated text holds (mod 2³²; a result is far smaller),
+ * refused when that is past `max`, before anything is inflated.
  */
-function gunzipBounded(bytes: Uint8Array, max: number): Uint8Array {
+function claimedSize(bytes: Uint8Array, max: number): number {
   if (bytes.length < GZIP_MIN)
     throw new ResultRefused('its compressed data ends early: the file was cut off');
   const claimed = new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 4, true);
@@ -75,6 +76,21 @@ function gunzipBounded(bytes: Uint8Array, max: number): Uint8Array {
     throw new ResultRefused(
       `its gzip trailer says ${MB(claimed)} inflated, past ${MB(max)}: the file was cut off or damaged, or is no result this lab writes`,
     );
+  return claimed;
+}
+
+/** `chunks` as one array of `size` bytes. */
+function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
+  return out;
+}
+
+/**
+ * The inflated bytes. Inflating stops as soon as they pass what the trailer claims
+ * (claimedSize), so a bomb or a damaged stream costs no more than the size it claims.
+ */
+function gunzipBounded(bytes: Uint8Array, claimed: number): Uint8Array {
   const chunks: Uint8Array[] = [];
   let size = 0;
   let ended = false;
@@ -97,9 +113,7 @@ function gunzipBounded(bytes: Uint8Array, max: number): Uint8Array {
     });
   }
   if (!ended || size !== claimed) throw damaged();
-  const out = new Uint8Array(size);
-  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
-  return out;
+  return joined(chunks, size);
 }
 
 /** The header line, checked: this format, a version this lab reads, a hash and the body's length. */
@@ -168,16 +182,17 @@ function hostileShape(text: string, limit: number): string | null {
 export const tooLarge = (size: number): string | null =>
   size > MAX_RESULT_BYTES ? `${MB(size)}: a result file is at most ${MB(MAX_RESULT_BYTES)}` : null;
 
-/**
- * Reads a result file; throws a ResultRefused saying why it cannot be opened, and nothing else
- * (see the module's head).
- */
-export function readResult(bytes: Uint8Array): Result {
+/** A file's checks before it is inflated; returns what its trailer claims the text holds. */
+function inflatable(bytes: Uint8Array): number {
   const large = tooLarge(bytes.length);
   if (large) throw new ResultRefused(large);
   if (bytes.length < 2 || bytes[0] !== GZIP[0] || bytes[1] !== GZIP[1])
     throw new ResultRefused('not gzip-compressed: not a result file (*.lab.json.gz)');
-  const text = gunzipBounded(bytes, MAX_BODY_BYTES);
+  return claimedSize(bytes, MAX_BODY_BYTES);
+}
+
+/** The inflated text's header, checked, and its body (the bytes the hash is over). */
+function framing(text: Uint8Array): { sha256: string; body: Uint8Array } {
   const nl = text.indexOf(0x0a);
   if (nl < 0 || nl > 1000) throw new ResultRefused('no header line: not a result file');
   const header = readHeader(new TextDecoder().decode(text.subarray(0, nl)));
@@ -186,10 +201,14 @@ export function readResult(bytes: Uint8Array): Result {
     throw new ResultRefused(
       `its body is ${body.length} bytes where its header says ${header.bytes}: a damaged file`,
     );
-  if (sha256Hex(body) !== header.sha256)
-    throw new ResultRefused(
-      'its content hash does not match its body: the file was changed or damaged after it was written',
-    );
+  return { sha256: header.sha256, body };
+}
+
+const HASH_MISMATCH =
+  'its content hash does not match its body: the file was changed or damaged after it was written';
+
+/** The body whose hash has been checked, read: UTF-8, its shape, JSON, then every field (result-check.ts). */
+function parsedBody(body: Uint8Array, sha256: string): Result {
   let json: string;
   try {
     json = new TextDecoder('utf-8', { fatal: true }).decode(body);
@@ -204,5 +223,71 @@ export function readResult(bytes: Uint8Array): Result {
   } catch (e) {
     throw new ResultRefused(`its body is not JSON (${(e as Error).message})`, { cause: e });
   }
-  return { body: checkBody(parsed), sha256: header.sha256 };
+  return { body: checkBody(parsed), sha256 };
+}
+
+/**
+ * Reads a result file; throws a ResultRefused saying why it cannot be opened, and nothing else
+ * (see the module's head).
+ */
+export function readResult(bytes: Uint8Array): Result {
+  const text = gunzipBounded(bytes, inflatable(bytes));
+  const { sha256, body } = framing(text);
+  if (sha256Hex(body) !== sha256) throw new ResultRefused(HASH_MISMATCH);
+  return parsedBody(body, sha256);
+}
+
+/**
+ * The inflated bytes by the platform's own gzip (DecompressionStream), or null where it fails or
+ * they do not match the trailer's claim: it stops reading as soon as they pass the claim, as
+ * gunzipBounded does.
+ */
+async function gunzipNative(bytes: Uint8Array, claimed: number): Promise<Uint8Array | null> {
+  const reader = new Blob([bytes as BlobPart])
+    .stream()
+    .pipeThrough(new DecompressionStream('gzip'))
+    .getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > claimed) {
+        void reader.cancel().catch(() => undefined);
+        return null;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return null;
+  }
+  return size === claimed ? joined(chunks, size) : null;
+}
+
+const hex = (digest: ArrayBuffer) =>
+  Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/**
+ * readResult with the platform's gzip and SHA-256 (DecompressionStream, crypto.subtle), several
+ * times faster than fflate's and @noble's where it has them (docs/sharing.md#opening-speed), and
+ * asynchronous as they are: the result worker's reader. What it opens is readResult's, to the
+ * bit; a file it would refuse is read again by readResult, whose refusal it throws, word for word
+ * (a refusal costs twice; an opening, once).
+ */
+export async function readResultNative(bytes: Uint8Array): Promise<Result> {
+  const subtle = globalThis.crypto?.subtle;
+  if (typeof DecompressionStream !== 'function' || !subtle) return readResult(bytes);
+  try {
+    const text = await gunzipNative(bytes, inflatable(bytes));
+    if (text) {
+      const { sha256, body } = framing(text);
+      const digest = await subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>);
+      if (hex(digest) === sha256) return parsedBody(body, sha256);
+    }
+  } catch (e) {
+    if (!(e instanceof ResultRefused)) throw e;
+  }
+  return readResult(bytes);
 }

@@ -4,9 +4,10 @@
  * from the page so that the page's CSP keeps `connect-src 'self'`: only this worker, served with
  * its own policy (src/host/headers.ts), may reach the result's host, and only to GET the one URL
  * it is given. It stops reading past MAX_RESULT_BYTES, and reads the file off the main thread, as
- * it reads a dropped or picked file's bytes.
+ * it reads a dropped or picked file's bytes, with the browser's own gzip and SHA-256
+ * (readResultNative).
  */
-import { readResult } from '../report/result-file';
+import { readResultNative } from '../report/result-file';
 import { MAX_RESULT_BYTES, ResultRefused } from '../report/result-format';
 import type { ResultFetchReply, ResultFetchRequest } from './result-fetch-client';
 
@@ -47,7 +48,7 @@ async function fetchResult(url: string): Promise<ResultFetchReply> {
   }
   if (!res.ok) return { ok: false, message: `${url}: the host answered ${res.status} ${res.statusText}` };
   try {
-    return { ok: true, result: readResult(await bounded(res)) };
+    return { ok: true, result: await readResultNative(await bounded(res)) };
   } catch (e) {
     if (!(e instanceof ResultRefused)) throw e;
     return { ok: false, message: `${url}: not opened: ${e.message}` };
@@ -55,9 +56,9 @@ async function fetchResult(url: string): Promise<ResultFetchReply> {
 }
 
 /** A dropped or picked file's bytes, read here too: a large result costs the page's main thread nothing. */
-function readBytes(name: string, bytes: Uint8Array): ResultFetchReply {
+async function readBytes(name: string, bytes: Uint8Array): Promise<ResultFetchReply> {
   try {
-    return { ok: true, result: readResult(bytes) };
+    return { ok: true, result: await readResultNative(bytes) };
   } catch (e) {
     if (!(e instanceof ResultRefused)) throw e;
     return { ok: false, message: `${name}: not opened: ${e.message}` };
@@ -67,7 +68,7 @@ function readBytes(name: string, bytes: Uint8Array): ResultFetchReply {
 self.onmessage = (e: MessageEvent<ResultFetchRequest>) => {
   const { data } = e;
   const what = 'url' in data ? data.url : data.name;
-  void (async () => ('url' in data ? fetchResult(data.url) : readBytes(data.name, data.bytes)))().then(
+  void ('url' in data ? fetchResult(data.url) : readBytes(data.name, data.bytes)).then(
     (reply) => (self as unknown as Worker).postMessage(reply),
     (err: Error) =>
       (self as unknown as Worker).postMessage({ ok: false, message: `${what}: ${err.message}` }),

@@ -10,11 +10,12 @@
  */
 import fc from 'fast-check';
 import { gunzipSync, gzipSync } from 'fflate';
-import { describe, it } from 'vitest';
-import { readResult, writeResult } from '../../src/report/result-file';
+import { describe, expect, it } from 'vitest';
+import { readResult, readResultNative, writeResult } from '../../src/report/result-file';
 import { parseRolloutSample, ResultRefused } from '../../src/report/result-format';
+import type { Result } from '../../src/report/result-format';
 import { framed, smallBody } from '../report/result-fixture';
-import { crashOf, fuzz, hostileValue, jsonEdit, mutatedBytes, RUNS } from './harness';
+import { crashOf, fuzz, hostileValue, jsonEdit, mutatedBytes, RUNS, SEED } from './harness';
 
 const good = writeResult(smallBody(true));
 const inflated = new TextDecoder().decode(gunzipSync(good));
@@ -94,6 +95,35 @@ describe('fuzzed result files', () => {
       },
       (bytes) => `${bytes.length} bytes`,
     );
+  });
+});
+
+/** What a reader made of a file: what it opened (frames as their bytes, NaN's bits too), or its refusal's words. */
+async function verdict(read: () => Result | Promise<Result>): Promise<unknown> {
+  try {
+    const { body, sha256 } = await read();
+    const runs = body.runs.map((r) => ({ ...r, frames: r.frames.map((f) => Buffer.from(f.buffer)) }));
+    return { sha256, body: { ...body, runs } };
+  } catch (e) {
+    return `${(e as Error).name}: ${(e as Error).message}`;
+  }
+}
+
+describe("the result worker's reader (the platform's gzip and SHA-256) on the same fuzzed files", () => {
+  // A fifth of the cases: each is read three times (this reader, then readResult for its refusal, and readResult).
+  const runs = Math.ceil(RUNS / 5);
+  it(`opens what readResult opens, to the bit, and refuses in its words, on ${runs} files`, async () => {
+    const files = fc.sample(file, { seed: SEED, numRuns: runs });
+    let opened = 0;
+    for (const bytes of files) {
+      const sync = await verdict(() => readResult(bytes));
+      expect(await verdict(() => readResultNative(bytes)), `${bytes.length} bytes`).toEqual(sync);
+      if (typeof sync !== 'string') opened++;
+    }
+    console.log(
+      `fuzz result files, readResultNative: ${files.length} cases (seed ${SEED}): ${opened} opened, ${files.length - opened} refused, each as readResult did`,
+    );
+    expect(opened).toBeGreaterThan(0);
   });
 });
 

@@ -8,7 +8,7 @@
 import { gunzipSync, gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/sha256';
-import { readResult, writeResult } from '../../src/report/result-file';
+import { readResult, readResultNative, writeResult } from '../../src/report/result-file';
 import { MAX_BODY_BYTES, MAX_RESULT_BYTES, ResultRefused } from '../../src/report/result-format';
 import { framed, smallBody } from './result-fixture';
 
@@ -140,5 +140,57 @@ describe('a result file that is not as written is refused, saying why', () => {
     ];
     for (const [text, message] of cases) expect(refusal(framed(text)), message).toContain(message);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("the result worker's reader: the platform's gzip and SHA-256", () => {
+  /** readResultNative's refusal, failing if it does anything but refuse. */
+  const nativeRefusal = (bytes: Uint8Array) =>
+    readResultNative(bytes).then(
+      () => {
+        throw new Error('read, not refused');
+      },
+      (e: unknown) => {
+        expect(e).toBeInstanceOf(ResultRefused);
+        return (e as Error).message;
+      },
+    );
+
+  it('opens the same result, to the last bit of every frame, with the same hash', async () => {
+    const bytes = writeResult(smallBody(true));
+    const sync = readResult(bytes);
+    const native = await readResultNative(bytes);
+    expect(native).toEqual(sync);
+    native.body.runs.forEach((r, i) =>
+      r.frames.forEach((f, j) =>
+        expect(Buffer.from(f.buffer)).toEqual(Buffer.from(sync.body.runs[i].frames[j].buffer)),
+      ),
+    );
+  });
+
+  it('refuses what readResult refuses, in its words: cut off, corrupt, bombs, a changed body, a hostile one', async () => {
+    const good = writeResult(smallBody());
+    const flipped = good.slice();
+    flipped[good.length >> 1] ^= 0x10;
+    const member = gzipSync(new Uint8Array(16 * 2 ** 20));
+    const members = new Uint8Array(member.length * 20);
+    for (let i = 0; i < 20; i++) members.set(member, i * member.length);
+    const lying = member.slice();
+    new DataView(lying.buffer).setUint32(lying.length - 4, 1000, true);
+    const text = new TextDecoder().decode(gunzipSync(good));
+    const files = [
+      new Uint8Array(MAX_RESULT_BYTES + 1),
+      new TextEncoder().encode('{"runs": []}'),
+      ...[10, good.length >> 1, good.length - 5].map((at) => good.slice(0, at)),
+      flipped,
+      members,
+      lying,
+      gzipSync(new TextEncoder().encode(text.replace('"GRPO #0"', '"GRPO #9"'))),
+      framed(bodyText(), 2),
+      framed('['.repeat(5000) + ']'.repeat(5000)),
+      framed(bodyText().replace('"made":', '"__proto__":{"polluted":1},"made":')),
+    ];
+    for (const [i, bytes] of files.entries())
+      expect(await nativeRefusal(bytes), `file ${i}`).toBe(refusal(bytes));
   });
 });
