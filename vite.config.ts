@@ -51,10 +51,40 @@ const compileHint = (): Plugin => ({
   },
 });
 
+/** The page's first script (src/ui/early-open.ts): an entry of its own, so that it need not wait for the main one. */
+const EARLY = 'early-open';
+
+/**
+ * The early script's tag, `async`: it runs as soon as its few kilobytes are here, not after the
+ * page's main chunk (a megabyte) has loaded and compiled, and starts an `#open=` link's read in the
+ * result worker then (docs/sharing.md#opening-speed). The main chunk imports the same module, so
+ * both share its one instance, whichever runs first.
+ */
+const earlyScript = (): Plugin => ({
+  name: 'agentwise-early-script',
+  apply: 'build',
+  transformIndexHtml: {
+    order: 'post',
+    handler: (_html, { bundle }) => {
+      const chunk = Object.values(bundle ?? {}).find(
+        (c) => c.type === 'chunk' && c.isEntry && c.name === EARLY,
+      );
+      if (!chunk) throw new Error(`no ${EARLY} chunk in the build`);
+      return [
+        {
+          tag: 'script',
+          attrs: { type: 'module', async: true, crossorigin: true, src: `./${chunk.fileName}` },
+          injectTo: 'head',
+        },
+      ];
+    },
+  },
+});
+
 export default defineConfig({
   // Relative URLs everywhere, so dist/ runs unchanged from any static host at any sub-path.
   base: './',
-  plugins: [react(), cspMeta(), compileHint(), pageHeaderMiddleware(), serviceWorker()],
+  plugins: [react(), cspMeta(), compileHint(), earlyScript(), pageHeaderMiddleware(), serviceWorker()],
   define: { __LAB_BUILD__: JSON.stringify(buildId()) },
   // Workers are ES modules so they can import tfjs backends lazily; tfjs's wasm backend loads in them.
   worker: { format: 'es', plugins: () => [tfjsThreadedFactory()] },
@@ -62,7 +92,11 @@ export default defineConfig({
   optimizeDeps: {
     include: ['@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu'],
   },
-  build: { target: 'es2022', chunkSizeWarningLimit: 4096 },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 4096,
+    rollupOptions: { input: { index: 'index.html', [EARLY]: 'src/ui/early-open.ts' } },
+  },
   server: { port: 5173, strictPort: true },
   preview: { port: 4173, strictPort: true },
 });

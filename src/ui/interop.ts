@@ -23,6 +23,7 @@ import { readResultInWorker } from '../workers/result-fetch-client';
 import type { PackedRun } from '../workers/import-client';
 import { runId } from '../workers/protocol';
 import type { RunId } from '../workers/protocol';
+import { takeEarlyRead } from './early-open';
 import { downloadBlob, fileName, stamp } from './export';
 import { controller } from './session/page';
 import { storedSessionResult } from './session/result';
@@ -166,12 +167,13 @@ export function shareStored(id: string): Promise<void> {
 /**
  * `#open=<URL>`: the result file fetched and read in its own worker (its CSP alone reaches other
  * origins: src/host/headers.ts), then opened read-only; what went wrong is said in the alert.
+ * The link the page was loaded with was started on by its first script (early-open.ts).
  * Resolves to whether it opened.
  */
 export async function openLinkedResult(url: string): Promise<boolean> {
   let result;
   try {
-    result = await readResultInWorker({ url });
+    result = await (takeEarlyRead(url) ?? readResultInWorker({ url }));
   } catch (e) {
     addError((e as Error).message);
     return false;

@@ -34,6 +34,10 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentwise-hosted-'));
     writeFileSync(join(dir, 'small.lab.json.gz'), writeResult(smallBody()));
+    writeFileSync(
+      join(dir, 'other.lab.json.gz'),
+      writeResult({ ...smallBody(), runs: smallBody().runs.slice(0, 2) }),
+    );
     writeFileSync(join(dir, 'huge.lab.json.gz'), new Uint8Array(50 * 2 ** 20 + 1));
     cors = await serveStatic(dir, 0, { 'Access-Control-Allow-Origin': '*' });
     plain = await serveStatic(dir);
@@ -76,6 +80,41 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
     );
     expect(fetched).toBe('TypeError');
     expect(cors.log).toHaveLength(1);
+    expect(lab.errors.filter((e) => !e.includes('Content Security Policy'))).toEqual([]);
+  });
+
+  it("the read the page's first script starts is the link's, taken once: links opened after load fetch their own files", async () => {
+    const url = `${cors.origin}/small.lab.json.gz`;
+    const other = `${cors.origin}/other.lab.json.gz`;
+    const before = cors.log.length;
+    lab = await openLab(`#open=${url}`);
+    const { page } = lab;
+    // Its own module script, async: it runs as soon as it is here, not after the main chunk.
+    expect(
+      await page
+        .locator('script[type="module"][async]')
+        .evaluateAll((s) => s.map((e) => e.getAttribute('src'))),
+    ).toEqual([expect.stringMatching(/^\.\/assets\/early-open-[\w-]+\.js$/)]);
+    await expect.poll(() => text(lab!, 'opened-banner'), { timeout: 30_000 }).toContain(`${url}: trained on`);
+    await expect.poll(() => page.locator('.run-status').count()).toBe(4);
+    expect(cors.log.slice(before)).toEqual([{ path: '/small.lab.json.gz', status: 200 }]);
+    // Another link, then the first again: each is fetched and opened, the address bar following.
+    for (const [next, runs] of [
+      [other, 2],
+      [url, 4],
+    ] as const) {
+      await page.evaluate((h) => (window.location.hash = h), `#open=${next}`);
+      await expect
+        .poll(() => text(lab!, 'opened-banner'), { timeout: 30_000 })
+        .toContain(`${next}: trained on`);
+      await expect.poll(() => page.locator('.run-status').count()).toBe(runs);
+      expect(new URL(page.url()).hash).toBe(`#open=${next}`);
+    }
+    expect(cors.log.slice(before).map((l) => l.path)).toEqual([
+      '/small.lab.json.gz',
+      '/other.lab.json.gz',
+      '/small.lab.json.gz',
+    ]);
     expect(lab.errors.filter((e) => !e.includes('Content Security Policy'))).toEqual([]);
   });
 
