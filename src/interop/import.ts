@@ -15,7 +15,8 @@ import { M, parseAgentKey } from '../core/metrics';
 import { readMetricsJson, readRunCard } from './lab-exports';
 import { mapNames } from './metric-map';
 import type { WgMap } from './metric-map';
-import { EVENT_FILE_INFIX, readEventFile } from './tensorboard';
+import { base, fileKind } from './file-kinds';
+import { readEventFile } from './tensorboard';
 import type { StepMetrics } from './tensorboard';
 import { readWandbCsv } from './wandb-csv';
 
@@ -56,7 +57,6 @@ export interface ImportResult {
   refused: { path: string; reason: string }[];
 }
 
-const base = (path: string) => path.split('/').pop() ?? path;
 /** An event file's run: its folder's path under the folder picked (`logs/grpo/seed1/f` → `grpo/seed1`), or the picked folder itself. */
 const runOfPath = (path: string) => {
   const dirs = path.split('/').slice(0, -1);
@@ -73,23 +73,6 @@ export function seedOf(name: string): { group: string; seed: number } | null {
   const group = m?.[1].replace(/[\s_\-/.]+$/, '');
   return m && group ? { group, seed: Number(m[2]) } : null;
 }
-
-export function fileKind(path: string): 'events' | 'csv' | 'json' | null {
-  if (base(path).includes(EVENT_FILE_INFIX)) return 'events';
-  if (/\.csv$/i.test(path)) return 'csv';
-  if (/\.json$/i.test(path)) return 'json';
-  return null;
-}
-
-/**
- * Whether a file met inside a folder is read: event files and CSVs, as TensorBoard and W&B lay
- * them out. A JSON is read only when given itself: a session folder's config.json or summary.json
- * is no run.
- */
-export const readInFolder = (path: string): boolean => {
-  const kind = fileKind(path);
-  return kind === 'events' || kind === 'csv';
-};
 
 /** What a file of the lab's own says of its run (a run card, a JSON run, a CSV's run and seed columns). */
 interface Owned {

@@ -9,12 +9,10 @@
 import { M } from '../core/metrics';
 import { decodeEvent, encodeFileVersion, encodeScalars, encodeText } from './tb-event';
 import { frameRecords, readRecords } from './tfrecord';
+import { EVENT_FILE_INFIX } from './file-kinds';
 
 /** One step's metrics, keyed by name, with `step`. */
 export type StepMetrics = Record<string, number>;
-
-/** TensorBoard finds event files by this infix. */
-export const EVENT_FILE_INFIX = 'tfevents';
 
 export function eventFileName(wallStart: number): string {
   return `events.out.${EVENT_FILE_INFIX}.${Math.floor(wallStart)}.agentwise-lab`;

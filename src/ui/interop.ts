@@ -8,7 +8,7 @@
 import { evalKsOf } from '../core/metrics';
 import { estimatorNamed, runColors } from '../core/estimators';
 import { encodeExperiment } from '../core/url';
-import { readInFolder } from '../interop/import';
+import { readInFolder } from '../interop/file-kinds';
 import { runCardText } from '../interop/lab-exports';
 import { baseLabel } from '../report/findings';
 import { readResult, tooLarge } from '../report/result-file';
@@ -17,7 +17,6 @@ import type { Result } from '../report/result-format';
 import { ExportRefused, exportDrmas } from '../interop/drmas';
 import { DEFAULT_DRMAS_MODEL } from '../interop/drmas-counterparts';
 import { drmasReadme } from '../interop/drmas-readme';
-import { eventFileName, writeEventFile } from '../interop/tensorboard';
 import { parseInWorker } from '../workers/import-client';
 import { readResultInWorker } from '../workers/result-fetch-client';
 import type { PackedRun } from '../workers/import-client';
@@ -309,8 +308,11 @@ export async function hideImport(id: string): Promise<void> {
 /**
  * Each of the session's runs as a TensorBoard event file (put each in its own folder for
  * --logdir), carrying its card: read back loose or in one folder, each file is still its run.
+ * Its writer (protobuf, CRC-32C: a chunk of 50 KB) is loaded on the click, not with every visit
+ * to the page.
  */
-export function downloadTensorboard(): void {
+export async function downloadTensorboard(): Promise<void> {
+  const { eventFileName, writeEventFile } = await import('../interop/tensorboard');
   const wallStart = Date.now() / 1000;
   for (const run of useLab.getState().runs) {
     const card = { label: run.label, seed: run.seed, agents: run.agents, markers: run.markers };

@@ -72,7 +72,7 @@ export function OtherTools() {
       <div className="row">
         <button
           type="button"
-          onClick={downloadTensorboard}
+          onClick={() => void downloadTensorboard()}
           disabled={!hasRuns}
           title="One event file per run"
         >
