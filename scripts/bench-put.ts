@@ -15,6 +15,8 @@ import { loadavg } from 'node:os';
 import { chromium } from 'playwright-core';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
 import { arg, flag, median } from './cli-args';
+import { timedTasks, traceNames } from './page-profile';
+import type { TraceEvent } from './page-profile';
 
 const smoke = flag('smoke');
 const puts = Number(arg('puts', smoke ? '2' : '40'));
@@ -61,24 +63,9 @@ const server = createServer((req, res) => {
 await new Promise((ok) => server.once('listening', ok));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
-interface TraceEvent {
-  ph: string;
-  name: string;
-  pid: number;
-  tid: number;
-  ts: number;
-  dur?: number;
-  tdur?: number;
-  args?: { name?: string };
-}
 /** CPU ms of top-level tasks by thread group. */
 function cpuByThread(events: TraceEvent[]): Record<string, number> {
-  const thread = new Map<string, string>();
-  const process = new Map<number, string>();
-  for (const e of events.filter((e) => e.ph === 'M')) {
-    if (e.name === 'thread_name') thread.set(`${e.pid}:${e.tid}`, e.args?.name ?? '');
-    if (e.name === 'process_name') process.set(e.pid, e.args?.name ?? '');
-  }
+  const { thread, process } = traceNames(events);
   const group = (e: TraceEvent) => {
     if (/Browser/.test(process.get(e.pid) ?? '')) return 'browser process';
     if (!/Renderer/.test(process.get(e.pid) ?? '')) return 'other processes';
@@ -87,13 +74,8 @@ function cpuByThread(events: TraceEvent[]): Record<string, number> {
       : "renderer's other threads";
   };
   const out: Record<string, number> = {};
-  const openUntil = new Map<string, number>();
-  for (const e of events.filter((e) => e.ph === 'X' && e.tdur !== undefined).sort((a, b) => a.ts - b.ts)) {
-    const key = `${e.pid}:${e.tid}`;
-    if (e.ts < (openUntil.get(key) ?? -1)) continue; // nested in the task before
-    openUntil.set(key, e.ts + e.dur!);
+  for (const { e } of timedTasks(events).filter((t) => t.topLevel))
     out[group(e)] = (out[group(e)] ?? 0) + e.tdur! / 1000;
-  }
   return out;
 }
 

@@ -120,16 +120,32 @@ export async function profilePage(page: Page, ms: number, samples = false): Prom
   return { wallMs, ...summarize(events) };
 }
 
-export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
-  const threadName = new Map<string, string>();
-  const processName = new Map<number, string>();
+/** Thread names by `pid:tid` and process names by pid, from the trace's metadata events. */
+export function traceNames(events: TraceEvent[]): {
+  thread: Map<string, string>;
+  process: Map<number, string>;
+} {
+  const thread = new Map<string, string>();
+  const process = new Map<number, string>();
   for (const e of events) {
     if (e.ph !== 'M') continue;
-    if (e.name === 'thread_name') threadName.set(`${e.pid}:${e.tid}`, e.args?.name ?? '');
-    if (e.name === 'process_name') processName.set(e.pid, e.args?.name ?? '');
+    if (e.name === 'thread_name') thread.set(`${e.pid}:${e.tid}`, e.args?.name ?? '');
+    if (e.name === 'process_name') process.set(e.pid, e.args?.name ?? '');
   }
-  // Samples per thread, to tell run workers (the lab's kernels on their stacks) from env workers.
-  const profiles = new Map<string, { thread: string; nodes: Map<number, ProfileNode>; samples: number[] }>();
+  return { thread, process };
+}
+
+export interface SampledProfile {
+  /** `pid:tid` of the thread sampled. */
+  thread: string;
+  nodes: Map<number, ProfileNode>;
+  /** The node of each sample, in order. */
+  samples: number[];
+}
+
+/** V8's sampled profile of each thread (with `samples`): its call tree and the node of each sample. */
+export function sampledProfiles(events: TraceEvent[]): SampledProfile[] {
+  const profiles = new Map<string, SampledProfile>();
   for (const e of events) {
     const key = `${e.pid}:${e.id}`;
     if (e.name === 'Profile')
@@ -141,11 +157,36 @@ export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
     for (const n of cpu.nodes ?? []) p.nodes.set(n.id, n);
     p.samples.push(...(cpu.samples ?? []));
   }
-  const sampled = profiles.size > 0;
+  return [...profiles.values()];
+}
+
+/** Whether a sampled thread is a run's worker (its code on the stacks), not an environment's. */
+export const isRunWorker = (p: SampledProfile): boolean =>
+  [...p.nodes.values()].some((n) => /run\.worker/.test(n.callFrame.url ?? ''));
+
+/** The trace's tasks with their CPU time, in order; `topLevel`: those not inside the one before on their thread. */
+export function timedTasks(events: TraceEvent[]): { e: TraceEvent; topLevel: boolean }[] {
+  const openUntil = new Map<string, number>();
+  return events
+    .filter((e) => e.ph === 'X' && e.dur !== undefined && e.tdur !== undefined)
+    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!)
+    .map((e) => {
+      const key = `${e.pid}:${e.tid}`;
+      if (e.ts < (openUntil.get(key) ?? -1)) return { e, topLevel: false };
+      openUntil.set(key, e.ts + e.dur!);
+      return { e, topLevel: true };
+    });
+}
+
+export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
+  const { thread: threadName, process: processName } = traceNames(events);
+  // Samples per thread, to tell run workers (the lab's kernels on their stacks) from env workers.
+  const profiles = sampledProfiles(events);
+  const sampled = profiles.length > 0;
   const runWorkers = new Set<string>();
   const counts = new Map<string, number>();
   const mainCounts = new Map<string, number>();
-  for (const p of profiles.values()) {
+  for (const p of profiles) {
     if (threadName.get(p.thread) === 'CrRendererMain') {
       for (const id of p.samples) {
         const f = p.nodes.get(id)?.callFrame;
@@ -161,7 +202,7 @@ export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
         out.push(n);
       return out;
     };
-    if (![...p.nodes.values()].some((n) => /run\.worker/.test(n.callFrame.url ?? ''))) continue;
+    if (!isRunWorker(p)) continue;
     runWorkers.add(p.thread);
     for (const id of p.samples) {
       const stack = frames(id); // innermost first (parents resolved below when chunks gave none)
@@ -194,18 +235,13 @@ export function summarize(events: TraceEvent[]): Omit<PageProfile, 'wallMs'> {
   const threads: Record<string, number> = {};
   const [mainEvents, otherEvents] = [new Map<string, number>(), new Map<string, number>()];
   const add = (m: Map<string, number>, k: string, ms: number) => m.set(k, (m.get(k) ?? 0) + ms);
-  const openUntil = new Map<string, number>();
-  const tasks = events
-    .filter((e) => e.ph === 'X' && e.dur !== undefined && e.tdur !== undefined)
-    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-  for (const e of tasks) {
+  for (const { e, topLevel } of timedTasks(events)) {
     const key = `${e.pid}:${e.tid}`;
     const g = group(e.pid, e.tid);
     // Every event, nested or not, by name: inclusive CPU of the page's own threads.
     if (g === "page's main thread" && sampled) add(mainEvents, e.name, e.tdur! / 1000);
     if (g.startsWith("page's other") && sampled) add(otherEvents, e.name, e.tdur! / 1000);
-    if (e.ts < (openUntil.get(key) ?? -1)) continue;
-    openUntil.set(key, e.ts + e.dur!);
+    if (!topLevel) continue;
     threads[g] = (threads[g] ?? 0) + e.tdur! / 1000;
     // Without samples no event is nested: name the other threads' tasks by their thread.
     if (g.startsWith("page's other") && !sampled)

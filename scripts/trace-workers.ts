@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { arg } from './cli-args';
+import { isRunWorker, sampledProfiles } from './page-profile';
 import type { ProfileNode, TraceEvent } from './page-profile';
 
 const file = process.argv[2];
@@ -21,29 +22,13 @@ if (!file || file.startsWith('--')) {
   process.exit(2);
 }
 const top = Number(arg('top', '30'));
-const events = JSON.parse(readFileSync(file, 'utf8')) as (TraceEvent & {
-  args?: { data?: { cpuProfile?: { nodes?: ProfileNode[]; samples?: number[] } } };
-})[];
-
-// Each thread's sampled profile: its nodes (a call tree) and the node of each sample.
-const profiles = new Map<string, { nodes: Map<number, ProfileNode>; samples: number[] }>();
-for (const e of events) {
-  const key = `${e.pid}:${e.id}`;
-  if (e.name === 'Profile') profiles.set(key, { nodes: new Map(), samples: [] });
-  const cpu = e.name === 'ProfileChunk' ? e.args?.data?.cpuProfile : undefined;
-  const p = profiles.get(key);
-  if (!p || !cpu) continue;
-  for (const n of cpu.nodes ?? []) p.nodes.set(n.id, n);
-  p.samples.push(...(cpu.samples ?? []));
-}
+const events = JSON.parse(readFileSync(file, 'utf8')) as TraceEvent[];
 
 const byLeaf = new Map<string, number>();
 const inclusive = new Map<string, number>();
 const add = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
 let busy = 0;
-for (const p of profiles.values()) {
-  const nodes = [...p.nodes.values()];
-  if (!nodes.some((n) => /run\.worker/.test(n.callFrame.url ?? ''))) continue; // run workers only
+for (const p of sampledProfiles(events).filter(isRunWorker)) {
   for (const id of p.samples) {
     const leaf = p.nodes.get(id);
     if (!leaf || leaf.callFrame.functionName === '(idle)') continue;
