@@ -80,7 +80,7 @@ function claimedSize(bytes: Uint8Array, max: number): number {
 }
 
 /** `chunks` as one array of `size` bytes. */
-function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
+export function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
   const out = new Uint8Array(size);
   chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
   return out;

@@ -7,7 +7,7 @@
  * it reads a dropped or picked file's bytes, with the browser's own gzip and SHA-256
  * (readResultNative).
  */
-import { readResultNative } from '../report/result-file';
+import { joined, readResultNative } from '../report/result-file';
 import { MAX_RESULT_BYTES, ResultRefused } from '../report/result-format';
 import type { ResultFetchReply, ResultFetchRequest } from './result-fetch-client';
 
@@ -30,9 +30,7 @@ async function bounded(res: Response): Promise<Uint8Array> {
     }
     chunks.push(value);
   }
-  const out = new Uint8Array(size);
-  chunks.reduce((at, c) => (out.set(c, at), at + c.length), 0);
-  return out;
+  return joined(chunks, size);
 }
 
 async function fetchResult(url: string): Promise<ResultFetchReply> {
