@@ -13,6 +13,16 @@ export default defineConfig({
           environment: 'node',
           setupFiles: ['test/fc-seed.ts'],
           testTimeout: 60_000,
+          // The files of a worker share one module graph instead of a fresh process each: importing
+          // tfjs and the lab's modules again for each of ~150 files was half of the phase's CPU
+          // (test/model, train, tasks and report: 110 → 56 s of CPU, 2026-12-02). A file that
+          // changes global state (tf.setBackend, process.env, kernel flavour) sets what it needs
+          // itself rather than relying on a fresh start.
+          isolate: false,
+          // Relaxed SIMD valid from the start in every worker, as the CLI has it (enableRelaxedSimd):
+          // with shared modules, a file that enabled it would otherwise change the kernels of the
+          // files after it, and a validation cached before it would refuse them.
+          execArgv: ['--experimental-wasm-relaxed-simd'],
         },
       },
       {

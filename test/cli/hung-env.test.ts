@@ -12,9 +12,9 @@ import { join } from 'node:path';
 describe('lab train with a hung environment', () => {
   it('times the hung trajectory out at every step, counts it, and finishes', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'agentwise-hung-')), 'run');
-    // The default limit: a replacement thread's start-up (tsx) is not counted, its limit runs from its ready.
+    // A short limit: a replacement thread's start-up (tsx) is not counted, its limit runs from its ready.
     const hash =
-      'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=4&rollout.envTimeoutMs=2000&eval.every=0';
+      'v=1&task=sync&models.base=scratch&rollout.batchSize=1&rollout.groupSize=4&rollout.envTimeoutMs=1000&eval.every=0';
     const started = Date.now();
     const r = spawnSync(
       process.execPath,
@@ -50,7 +50,7 @@ describe('lab train with a hung environment', () => {
       JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).map((s: { steps: number }) => s.steps),
     ).toEqual([2, 2]);
     console.info(
-      `hung-env run: ${((Date.now() - started) / 1000).toFixed(1)} s for 4 steps, each with one trajectory timed out twice after 2 s`,
+      `hung-env run: ${((Date.now() - started) / 1000).toFixed(1)} s for 4 steps, each with one trajectory timed out twice after 1 s`,
     );
   }, 300_000);
 });
