@@ -65,13 +65,24 @@ const GZIP_MIN = 18;
 const MB = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
 
 /**
+ * The most deflate makes of one compressed byte: a 258-byte match in 2 bits. A trailer that
+ * claims more than this of the whole file is no trailer: the file ends somewhere in its data.
+ */
+const DEFLATE_MAX_RATIO = 1032;
+
+/**
  * What gzip's last 4 bytes say the inflated text holds (mod 2³²; a result is far smaller),
- * refused when that is past `max`, before anything is inflated.
+ * refused before anything is inflated when no gzip of this length can hold that much (the file
+ * was cut off, and its last bytes are compressed data), or when that is past `max`.
  */
 function claimedSize(bytes: Uint8Array, max: number): number {
   if (bytes.length < GZIP_MIN)
     throw new ResultRefused('its compressed data ends early: the file was cut off');
   const claimed = new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 4, true);
+  if (claimed > bytes.length * DEFLATE_MAX_RATIO)
+    throw new ResultRefused(
+      `its compressed data ends early or is damaged (its last bytes claim ${MB(claimed)} inflated, more than gzip makes of ${bytes.length} bytes): the file was cut off or damaged`,
+    );
   if (claimed > max)
     throw new ResultRefused(
       `its gzip trailer says ${MB(claimed)} inflated, past ${MB(max)}: the file was cut off or damaged, or is no result this lab writes`,
@@ -108,6 +119,9 @@ function gunzipBounded(bytes: Uint8Array, claimed: number): Uint8Array {
       g.push(bytes.subarray(at, at + STEP), at + STEP >= bytes.length);
   } catch (e) {
     if (e instanceof ResultRefused) throw e;
+    // fflate's code 0: the data stopped inside a block.
+    if ((e as { code?: unknown }).code === 0)
+      throw new ResultRefused('its compressed data ends early: the file was cut off', { cause: e });
     throw new ResultRefused(`its compressed data is damaged (${(e as Error).message}): a corrupt file`, {
       cause: e,
     });

@@ -64,6 +64,21 @@ describe('a result file that is not as written is refused, saying why', () => {
     expect(refusal(flipped)).toMatch(/damaged|does not match/);
   });
 
+  it('cut anywhere, says so, never that it is too large: a cut file ends in compressed data, not a trailer', () => {
+    const cuts = Array.from({ length: (good.length - 18) / 53 }, (_, i) => good.slice(0, 18 + 53 * i));
+    // Most cuts end in bytes that, read as a trailer, claim hundreds of MB (2.5 GB on average).
+    const claim = (b: Uint8Array) => new DataView(b.buffer).getUint32(b.length - 4, true);
+    expect(cuts.filter((b) => claim(b) > MAX_BODY_BYTES).length).toBeGreaterThan(cuts.length / 2);
+    for (const cut of cuts) {
+      const message = refusal(cut);
+      expect(message, `cut at ${cut.length}`).toMatch(/: the file was cut off( or damaged)?$/);
+      expect(message, `cut at ${cut.length}`).not.toMatch(/past/);
+    }
+    expect(refusal(good.slice(0, 400))).toMatch(
+      /^its compressed data ends early or is damaged \(its last bytes claim \d+\.\d MB inflated, more than gzip makes of 400 bytes\)/,
+    );
+  });
+
   it('over 50 MB, before reading it; and a body that would inflate past its bound, before inflating it', () => {
     expect(refusal(new Uint8Array(MAX_RESULT_BYTES + 1))).toBe('50.0 MB: a result file is at most 50.0 MB');
     // A gzip bomb: 16 MB of zeros compress about 1000-fold. Its trailer's size says what it holds:
@@ -75,8 +90,15 @@ describe('a result file that is not as written is refused, saying why', () => {
       new DataView(out.buffer).setUint32(out.length - 4, size, true);
       return out;
     };
-    expect(refusal(claims(member, MAX_BODY_BYTES + 1))).toBe(
+    // Past the bound, from a file long enough to hold it (deflate makes at most 1032 bytes of one):
+    // refused before inflating. From this short one, no gzip: its end is no trailer.
+    const long = new Uint8Array(Math.ceil((MAX_BODY_BYTES + 1) / 1032));
+    long.set(member.subarray(0, 10));
+    expect(refusal(claims(long, MAX_BODY_BYTES + 1))).toBe(
       'its gzip trailer says 256.0 MB inflated, past 256.0 MB: the file was cut off or damaged, or is no result this lab writes',
+    );
+    expect(refusal(claims(member, MAX_BODY_BYTES + 1))).toMatch(
+      /^its compressed data ends early or is damaged .*: the file was cut off or damaged$/,
     );
     const members = new Uint8Array(member.length * 20);
     for (let i = 0; i < 20; i++) members.set(member, i * member.length);
@@ -177,14 +199,17 @@ describe("the result worker's reader: the platform's gzip and SHA-256", () => {
     for (let i = 0; i < 20; i++) members.set(member, i * member.length);
     const lying = member.slice();
     new DataView(lying.buffer).setUint32(lying.length - 4, 1000, true);
+    const boasting = lying.slice();
+    new DataView(boasting.buffer).setUint32(boasting.length - 4, MAX_BODY_BYTES + 1, true);
     const text = new TextDecoder().decode(gunzipSync(good));
     const files = [
       new Uint8Array(MAX_RESULT_BYTES + 1),
       new TextEncoder().encode('{"runs": []}'),
-      ...[10, good.length >> 1, good.length - 5].map((at) => good.slice(0, at)),
+      ...[10, 400, good.length >> 1, good.length - 5].map((at) => good.slice(0, at)),
       flipped,
       members,
       lying,
+      boasting,
       gzipSync(new TextEncoder().encode(text.replace('"GRPO #0"', '"GRPO #9"'))),
       framed(bodyText(), 2),
       framed('['.repeat(5000) + ']'.repeat(5000)),
