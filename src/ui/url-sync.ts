@@ -60,14 +60,13 @@ function openHash(hash: string): void {
 
 /**
  * `#open=<URL>`: the result file at URL opens read-only (interop.ts), and the address bar keeps
- * the link that opened it; a URL that is refused says why, and the page names its experiment.
+ * the link that opened it. A link that fails, refused here (not https, a `view` the page has not)
+ * or when fetched and read (not found, not a result, cut off), is said in the alert, and the
+ * address bar keeps it too, for its user to mend; the page stays as it was.
  */
 function openFromHash(link: NonNullable<ResultLink>): void {
   const hash = window.location.hash.slice(1);
-  if ('refused' in link) {
-    addError(link.refused);
-    return writeHash(linkOf(useLab.getState()));
-  }
+  if ('refused' in link) return addError(link.refused);
   setEmbed(link.view);
   void openLinkedResult(link.url).then((opened) => opened && writeHash(hash));
 }

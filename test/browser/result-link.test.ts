@@ -2,9 +2,9 @@
  * `#open=<URL>` (docs/sharing.md#opening-one-by-link): the page, served with its CSP, opens a
  * result file from a second local origin that allows CORS, and keeps the link in the address bar;
  * the page itself still cannot reach that origin (only the fetch worker's policy lets it). The
- * same file from a host without CORS, a file over 50 MB, a missing file, a host that is not there
- * and a plain-http URL are
- * refused with a message, and the page stays as it was. An embed link (`&view=chart:reward`,
+ * same file from a host without CORS, a file over 50 MB, a missing file, a host that is not there,
+ * a plain-http URL and a `view` the page has not are refused with a message, the page stays as it
+ * was, and the address bar keeps the link. An embed link (`&view=chart:reward`,
  * `view=findings`) in an iframe on a third origin shows that one panel alone, and nothing else of
  * the page.
  */
@@ -118,7 +118,7 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
     expect(lab.errors.filter((e) => !e.includes('Content Security Policy'))).toEqual([]);
   });
 
-  it('refused, saying why: no CORS, over 50 MB, not found, not reachable, plain http', async () => {
+  it('refused, saying why, the link kept in the address bar: no CORS, over 50 MB, not found, not reachable, plain http, a bad view', async () => {
     const cases: [string, string][] = [
       [
         `${plain.origin}/small.lab.json.gz`,
@@ -129,12 +129,15 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
       [`${cors.origin}/none.lab.json.gz`, 'could not be fetched: the host is not reachable'],
       ['http://127.0.0.1:1/x.lab.json.gz', 'could not be fetched: the host is not reachable'],
       ['http://example.com/x.lab.json.gz', 'a result is fetched over https only'],
+      [`${cors.origin}/small.lab.json.gz&view=chart:nope!`, 'view=chart:nope!: not chart:<chart id>'],
     ];
     for (const [url, said] of cases) {
       lab = await openLab(`#open=${url}`);
       await expect.poll(() => text(lab!, 'session-alert'), { timeout: 30_000 }).toContain(said);
       expect(await lab.page.getByTestId('opened-banner').count(), url).toBe(0);
       expect(await lab.page.locator('.run-status').count(), url).toBe(0);
+      // Whether refused before fetching or after, the link stays for its user to mend.
+      expect(new URL(lab.page.url()).hash, url).toBe(`#open=${url}`);
       await lab.close();
       lab = undefined;
     }
