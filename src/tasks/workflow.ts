@@ -11,7 +11,14 @@
  * team's reward, as Dr. MAS's tasks do; mix = 1 gives each row its own. Pure.
  */
 import { compileWorkflow, type CompiledWorkflow, type DataShape } from '../core/workflow/compile';
-import { hashSplit, inlineDataset, missingField, rowKey, type Dataset } from '../core/workflow/file';
+import {
+  describeIssues,
+  hashSplit,
+  inlineDataset,
+  missingField,
+  rowKey,
+  type Dataset,
+} from '../core/workflow/file';
 import { actingNow, END, moveOn, startCursor, type Cursor } from '../core/workflow/flow';
 import type { JudgeContext } from '../core/workflow/rules';
 import type { Workflow } from '../core/workflow/schema';
@@ -57,12 +64,7 @@ export class WorkflowRefused extends Error {
     readonly issues: readonly { where: string; message: string }[],
     readonly workflow: string,
   ) {
-    super(
-      [
-        `workflow '${workflow}' is refused:`,
-        ...issues.slice(0, 8).map((i) => `  ${i.where}: ${i.message}`),
-      ].join('\n'),
-    );
+    super(describeIssues(`workflow '${workflow}'`, issues));
   }
 }
 

@@ -174,6 +174,33 @@ describe('a workflow read and checked', () => {
     );
   });
 
+  it('names every mistake a file has, not only the first: two in its schema, or two in its flow', () => {
+    expect(
+      issues(RELAY.replace('name: tiny', 'name: Tiny').replace('maxResponse: 6 }', "maxResponse: 'six' }")),
+    ).toEqual([
+      'line 1, name: lower-case letters, digits and -, at most 24',
+      'line 4, agents.1.maxResponse: expected number',
+    ]);
+    const lines = (text: string) => refusal(text).split('\n').slice(1);
+    // A rule for no agent and a prompt reading no one: the rule's refusal does not hide the prompt's.
+    expect(
+      lines(RELAY.replace("prompt: '{ann}'", "prompt: '{an}'").replace('ben: { rule', 'bem: { rule')),
+    ).toEqual([
+      "  rewards.bem: no agent 'bem' (agents: ann, ben)",
+      '  flow.1.prompt: {an} is neither a field nor an agent (fields: word, answer; agents: ann, ben)',
+    ]);
+    // An edge to no stage is said once (not again as a loop that goes nowhere), beside the prompt's.
+    expect(lines(RELAY.replace("prompt: '{word}'", "prompt: '{wrod}'\n    next: bne"))).toEqual([
+      "  flow.0.next: no stage 'bne' (stages: ann, ben; or end)",
+      '  flow.0.prompt: {wrod} is neither a field nor an agent (fields: word, answer; agents: ann, ben)',
+    ]);
+    const loop = RELAY.replace(
+      "prompt: '{ann}'",
+      "prompt: '{ann}'\n    loop: { back: an, until: x, max: 2 }",
+    );
+    expect(lines(loop)).toEqual(["  flow.1.loop.back: no stage 'an' (stages: ann, ben; or end)"]);
+  });
+
   it('refuses a rule that names a field the data lacks, naming the row', () => {
     const text = RELAY.replace('- { word: dog, answer: god }', '- { word: dog }');
     expect(refusal(text)).toContain(

@@ -114,10 +114,13 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
     if (!acting.has(a.name))
       issues.push({ path: ['agents', i], message: `'${a.name}' acts in no stage of the flow` });
   });
-  if (issues.length) return { ok: false, issues };
 
-  const reach = flowReach(stages);
-  if (!reach)
+  // ---- which stages are reached, and what has answered before each: only on a sound flow (every
+  // edge resolved and forward, every agent known); the checks that need neither go on regardless,
+  // so that one refusal lists every mistake it can see.
+  const sound = issues.length === 0;
+  const reach = sound ? flowReach(stages) : null;
+  if (sound && !reach)
     return {
       ok: false,
       issues: [
@@ -125,7 +128,7 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
       ],
     };
   stages.forEach((s) => {
-    if (!reach.reached.has(s.index))
+    if (reach && !reach.reached.has(s.index))
       issues.push({
         path: ['flow', s.index],
         message: `stage ${s.index}${s.id ? ` ('${s.id}')` : ''} is never reached`,
@@ -133,13 +136,16 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
   });
 
   // ---- what each template and rule reads exists by then
-  const { must, may } = producedBefore(stages);
+  const { must, may } = sound
+    ? producedBefore(stages)
+    : { must: new Map<number, Set<string>>(), may: new Map<number, Set<string>>() };
   const fieldsOrAgents = `fields: ${[...data.longest.keys()].join(', ') || 'none'}; agents: ${names.join(', ')}`;
   const reads = (t: Template, at: number, path: (string | number)[], also: readonly string[] = []) => {
     for (const n of t.names) {
       if (data.longest.has(n)) continue;
       if (!names.includes(n))
         issues.push({ path, message: `{${n}} is neither a field nor an agent (${fieldsOrAgents})` });
+      else if (!sound) continue;
       else if (!must.get(at)!.has(n) && !also.includes(n))
         issues.push({
           path,
@@ -152,7 +158,7 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
       if (data.longest.has(n)) continue;
       if (!names.includes(n))
         issues.push({ path, message: `{#${n}} is neither a field nor an agent (${fieldsOrAgents})` });
-      else if (!may.get(at)!.has(n) && !also.includes(n))
+      else if (sound && !may.get(at)!.has(n) && !also.includes(n))
         issues.push({ path, message: `{#${n}} never has an answer here` });
     }
   };
@@ -168,7 +174,7 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
               path: ['rewards', name, 'judges'],
               message: `'${j}' has no rule of its own to be right by`,
             });
-          else if (!must.get(s.index)!.has(j))
+          else if (sound && !must.get(s.index)!.has(j))
             issues.push({
               path: ['rewards', name, 'judges'],
               message: `'${j}' has not always answered when ${name} acts in stage ${s.index}`,
@@ -189,7 +195,8 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
   const lengthOf = (n: string) => data.longest.get(n) ?? agents.get(n)?.spec.maxResponse ?? 0;
   stages.forEach((s) =>
     s.agents.forEach((name) => {
-      const a = agents.get(name)!.spec;
+      const a = agents.get(name)?.spec;
+      if (!a) return; // no such agent: said above
       const longest = s.prompt.longest(lengthOf) + (a.prompt?.length ?? 0);
       if (longest > promptRoom(a.maxResponse)) {
         const field = s.prompt.names.find((n) => data.whereLongest?.has(n));
@@ -207,7 +214,7 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
         message: "uses a character outside the lab's set",
       });
 
-  if (issues.length) return { ok: false, issues };
+  if (issues.length || !reach) return { ok: false, issues };
   return {
     ok: true,
     compiled: {

@@ -88,6 +88,7 @@ export function compileStages(stages: readonly Stage[]): { stages: FlowStage[]; 
       next: s.next === undefined ? below : resolve(s.next, ['flow', i, 'next']),
     };
     if (s.loop) {
+      const unresolved = issues.length;
       const back = resolve(s.loop.back, ['flow', i, 'loop', 'back']);
       stage.loop = {
         back,
@@ -95,7 +96,8 @@ export function compileStages(stages: readonly Stage[]): { stages: FlowStage[]; 
         goesBackOn: s.loop.while !== undefined ? 'match' : 'miss',
         max: s.loop.max,
       };
-      if (back === END || back > i)
+      // A name that resolves to no stage is said once, by resolve.
+      if (issues.length === unresolved && (back === END || back > i))
         issues.push({
           path: ['flow', i, 'loop', 'back'],
           message: 'a loop goes back to this stage or an earlier one',
