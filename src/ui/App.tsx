@@ -36,6 +36,7 @@ import { runsTitle } from './config-edit';
 import type { EmbedView } from '../report/result-link';
 import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
+import { shortCommit, utcText } from './opened-words';
 
 /**
  * One backend probe per requested backend, timed model size and wasm thread count (and per
@@ -98,9 +99,15 @@ function OpenedBanner() {
   if (!opened) return null;
   const off = opened.cannotTrain ?? (blocked || null);
   const m = opened.machine;
-  const where = m
-    ? `on ${m.cpu} (${m.platform}), ${m.backend}, ${m.kernels}, commit ${m.commit ?? 'unknown'}${m.dirty ? ' with changes' : ''}, ${m.date}`
-    : 'on another machine (its runs were imported from other tools)';
+  const where = m ? (
+    <>
+      on {m.cpu} ({m.platform}), {m.backend}, {m.kernels}, commit{' '}
+      {m.commit === null ? 'unknown' : <code title={m.commit}>{shortCommit(m.commit)}</code>}
+      {m.dirty ? ' with changes' : ''}, {utcText(m.date)}
+    </>
+  ) : (
+    'on another machine (its runs were imported from other tools)'
+  );
   return (
     <div role="status" className="notice opened-banner" data-testid="opened-banner">
       <strong>
@@ -109,8 +116,8 @@ function OpenedBanner() {
       {shown
         ? 'Read-only: Reset clears it.'
         : 'Its runs are the thin, light lines, each beside its twin trained here (solid); Reset clears both.'}{' '}
-      Made by {opened.made.by === 'page' ? 'the page' : opened.made.by} from {opened.made.from} at{' '}
-      {opened.made.at}; SHA-256 <code>{opened.sha256.slice(0, 16)}…</code>
+      Made by {opened.made.by === 'page' ? 'the page' : opened.made.by} from {opened.made.from} on{' '}
+      {utcText(opened.made.at)}; SHA-256 <code title={opened.sha256}>{opened.sha256.slice(0, 16)}…</code>
       {shown && !embed && (
         <div className="row">
           <button

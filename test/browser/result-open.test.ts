@@ -16,6 +16,7 @@ import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { comparisonCsv, comparisonTable } from '../../src/report/findings';
 import { readResult } from '../../src/report/result-file';
+import { utcText } from '../../src/ui/opened-words';
 import { cli, tinyScaleSweep } from '../cli/map-sweep';
 import { TINY, downloads, dropLoose, openLab, runsIn, storedSessions, trainEnabled } from './harness';
 import type { Lab } from './harness';
@@ -74,8 +75,12 @@ describe('a shared result opens read-only in another browser', () => {
     await dropLoose(fresh, { 'shared.lab.json.gz': path });
     await expect.poll(() => text(fresh, 'opened-banner')).toContain('shared.lab.json.gz: trained on');
     const banner = await text(fresh, 'opened-banner');
-    for (const said of ['It was not trained here.', body.machines[0].date, sha256.slice(0, 16)])
+    // Its date and time readable, in UTC, not the stored ISO text.
+    const { date } = body.machines[0];
+    for (const said of ['It was not trained here.', utcText(date), sha256.slice(0, 16)])
       expect(banner).toContain(said);
+    expect(utcText(date)).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC$/);
+    expect(banner).not.toContain(date);
     const status = fresh.page.locator('.run-status');
     await expect.poll(() => status.count()).toBe(4);
     expect(await status.evaluateAll((els) => els.map((e) => e.getAttribute('data-run')))).toEqual([
@@ -131,7 +136,14 @@ describe('a shared result opens read-only in another browser', () => {
     await trainEnabled(l.page, 120_000);
     await dropLoose(l, { 'shared.lab.json.gz': path });
     await expect.poll(() => text(l, 'opened-banner')).toContain('Made by lab bundle from run');
-    expect(await text(l, 'opened-banner')).toContain(`commit ${body.machines[0].commit}`);
+    // The commit by its first 7 hex digits, the whole one on hover.
+    const { commit } = body.machines[0];
+    expect(commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(await text(l, 'opened-banner')).toContain(`commit ${commit!.slice(0, 7)}`);
+    expect(await text(l, 'opened-banner')).not.toContain(commit);
+    expect(await l.page.getByTestId('opened-banner').locator(`code[title="${commit}"]`).textContent()).toBe(
+      commit!.slice(0, 7),
+    );
     const findings = l.page.getByTestId('findings');
     await expect
       .poll(() => text(l, 'findings-status'))
