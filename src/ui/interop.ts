@@ -309,18 +309,31 @@ export async function hideImport(id: string): Promise<void> {
  * Each of the session's runs as a TensorBoard event file (put each in its own folder for
  * --logdir), carrying its card: read back loose or in one folder, each file is still its run.
  * Its writer (protobuf, CRC-32C: a chunk of 50 KB) is loaded on the click, not with every visit
- * to the page.
+ * to the page; where it cannot be (offline, or the page was deployed anew since it loaded), or
+ * writing fails, the alert says so.
  */
 export async function downloadTensorboard(): Promise<void> {
-  const { eventFileName, writeEventFile } = await import('../interop/tensorboard');
-  const wallStart = Date.now() / 1000;
-  for (const run of useLab.getState().runs) {
-    const card = { label: run.label, seed: run.seed, agents: run.agents, markers: run.markers };
-    const bytes = writeEventFile(allRows(run.id), wallStart, runCardText(card));
-    downloadBlob(
-      `${eventFileName(wallStart)}.${fileName(run.label).replace(/^agentwise-/, '')}`,
-      new Blob([bytes as BlobPart]),
+  let writer;
+  try {
+    writer = await import('../interop/tensorboard');
+  } catch (e) {
+    return addError(
+      `Export TensorBoard failed: its writer could not be loaded (${(e as Error).message}); reload the page and try again`,
     );
+  }
+  const { eventFileName, writeEventFile } = writer;
+  const wallStart = Date.now() / 1000;
+  try {
+    for (const run of useLab.getState().runs) {
+      const card = { label: run.label, seed: run.seed, agents: run.agents, markers: run.markers };
+      const bytes = writeEventFile(allRows(run.id), wallStart, runCardText(card));
+      downloadBlob(
+        `${eventFileName(wallStart)}.${fileName(run.label).replace(/^agentwise-/, '')}`,
+        new Blob([bytes as BlobPart]),
+      );
+    }
+  } catch (e) {
+    addError(`Export TensorBoard failed: ${(e as Error).message}`);
   }
 }
 

@@ -81,6 +81,16 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
     expect(fetched).toBe('TypeError');
     expect(cors.log).toHaveLength(1);
     expect(lab.errors.filter((e) => !e.includes('Content Security Policy'))).toEqual([]);
+    // Export TensorBoard loads its writer, a chunk of its own, on the click: where that load fails
+    // (offline, or the page deployed anew since), the alert says so, not an unhandled rejection.
+    await page.route(/\/assets\/tensorboard-[\w-]+\.js$/, (r) => r.abort());
+    await page.getByRole('button', { name: 'Export TensorBoard', exact: true }).click();
+    await expect
+      .poll(() => text(lab!, 'session-alert'))
+      .toMatch(
+        /^Export TensorBoard failed: its writer could not be loaded \(.+\); reload the page and try again/,
+      );
+    expect(lab.errors.filter((e) => !/Content Security Policy|Failed to load resource/.test(e))).toEqual([]);
   });
 
   it("the read the page's first script starts is the link's, taken once: links opened after load fetch their own files", async () => {
