@@ -12,8 +12,33 @@ import type { Experiment } from '../core/config';
 import { baseModelsKey } from '../core/workflow/base-key';
 import { memoryVerdict } from '../sizing/memory';
 import { needsPreparedBase } from './session/workflow-library';
-import { fieldReason } from './field-labels';
+import { fieldReason, splitKeys } from './field-labels';
 import type { LabState } from './session/store';
+
+/**
+ * Train waits while the backend check runs (at every load, for a second or so): no alarm, and the
+ * page says what it waits for instead of "Train is off" while this is the only reason.
+ */
+export const CHECKING_BACKEND = 'Checking which backend can run it…';
+
+/** Whether Train only waits for the backend check: no reason but that one. */
+export const onlyWaiting = (reasons: readonly string[]): boolean =>
+  reasons.length > 0 && reasons.every((r) => r === CHECKING_BACKEND);
+
+/** What leads the reasons where the page says them: "Train is off: ", or nothing while it only waits. */
+export const trainOffLead = (reasons: readonly string[]): string =>
+  onlyWaiting(reasons) ? '' : 'Train is off: ';
+
+/** The reasons as one line of plain text (for a title), each field as TrainOff names it. */
+export const trainOffText = (reasons: readonly string[]): string =>
+  trainOffLead(reasons) +
+  reasons
+    .map((r) =>
+      splitKeys(r)
+        .map((p) => ('text' in p ? p.text : `${p.label} (${p.path})`))
+        .join(''),
+    )
+    .join('; ');
 
 /** Where Train waits for a workflow's base models: Controls makes its "Prepare base models" a button. */
 export const PREPARE = 'Prepare base models';
@@ -50,7 +75,7 @@ export function trainBlockers(
     reasons.push(
       'This link waits for its workflow’s files: open them where it asks, or keep the experiment on screen',
     );
-  if (s.backend.state === 'probing') reasons.push('Checking which backend can run it…');
+  if (s.backend.state === 'probing') reasons.push(CHECKING_BACKEND);
   else if (s.backend.state === 'refused') reasons.push('No usable compute backend (see Backend below)');
   else if (s.backend.state === 'error') reasons.push(`The backend check failed: ${s.backend.message}`);
   // A workflow whose agents are its own starts from base models prepared for it (or chosen files).

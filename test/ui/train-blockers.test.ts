@@ -8,7 +8,7 @@ import { DEFAULT_EXPERIMENT } from '../../src/core/config';
 import { validateExperiment } from '../../src/core/config-validate';
 import type { Experiment } from '../../src/core/config';
 import { fieldReason, labelOf, plainMessage, splitKeys } from '../../src/ui/field-labels';
-import { trainBlockers, trainHereBlockers } from '../../src/ui/train-blockers';
+import { onlyWaiting, trainBlockers, trainHereBlockers, trainOffText } from '../../src/ui/train-blockers';
 import type { BackendStatus, LabState } from '../../src/ui/session/store';
 import { baseModelsKey } from '../../src/core/workflow/base-key';
 import { exampleWorkflow } from '../tasks/workflow-examples';
@@ -51,6 +51,22 @@ describe('Train blockers', () => {
     expect(
       trainBlockers({ fieldErrors: {}, backend: { state: 'probing' }, config: DEFAULT_EXPERIMENT }),
     ).toEqual(['Checking which backend can run it…']);
+  });
+
+  it('while only the backend check runs (every load), says what Train waits for, not "Train is off"; a real reason keeps it', () => {
+    const probing = { state: 'probing' } as const;
+    const waiting = trainBlockers({ fieldErrors: {}, backend: probing, config: DEFAULT_EXPERIMENT });
+    expect(onlyWaiting(waiting)).toBe(true);
+    expect(trainOffText(waiting)).toBe('Checking which backend can run it…');
+    const refused = { 'rollout.groupSize': refusal({ groupSize: 512 }) };
+    const both = trainBlockers({ fieldErrors: refused, backend: probing, config: DEFAULT_EXPERIMENT });
+    expect(onlyWaiting(both)).toBe(false);
+    expect(trainOffText(both)).toBe(
+      'Train is off: Group size G must be at most 32; Checking which backend can run it…',
+    );
+    const off = trainBlockers({ fieldErrors: refused, backend: ready, config: DEFAULT_EXPERIMENT });
+    expect(trainOffText(off)).toBe('Train is off: Group size G must be at most 32');
+    expect(onlyWaiting([])).toBe(false);
   });
 
   it('refuses B = 64, G = 32 on base models for memory, naming Batch size B by its label', () => {

@@ -23,6 +23,7 @@ import type { Marker, RunView } from '../session/store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
 import { ChartHelp } from './ChartHelp';
 import { TrainOff, useTrainBlockers } from './TrainOff';
+import { onlyWaiting } from '../train-blockers';
 import { Legend } from './Legend';
 import { MetricChart } from './MetricChart';
 import type { LogChoice } from './MetricChart';
@@ -149,6 +150,8 @@ function EmptyBoard() {
           <>
             Press <strong>Train</strong> to start
           </>
+        ) : onlyWaiting(off) ? (
+          'Then Train starts'
         ) : (
           'Once it is on, Train starts'
         )}{' '}

@@ -14,8 +14,8 @@ import { canDo } from '../session/session-state';
 import { useLab } from '../session/store';
 import { backendWords } from '../backend-words';
 import type { RunView } from '../session/store';
-import { NO_BASE_MODELS, PREPARE } from '../train-blockers';
-import { TrainOff, trainOffText, useTrainBlockers } from './TrainOff';
+import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffText } from '../train-blockers';
+import { TrainOff, useTrainBlockers } from './TrainOff';
 import { prepareBaseModels } from '../workflow-open';
 import { restoredNote } from '../restored-note';
 import { Labelled } from './Labelled';
@@ -172,7 +172,11 @@ export function Controls() {
         </button>
       )}
       {blocked && (
-        <ul className="train-reasons" data-testid="train-reasons" aria-label="Why Train is off">
+        <ul
+          className="train-reasons"
+          data-testid="train-reasons"
+          aria-label={onlyWaiting(reasons) ? 'What Train waits for' : 'Why Train is off'}
+        >
           {reasons.map((r) => (
             <li key={r}>{r === NO_BASE_MODELS ? <PrepareReason /> : <Labelled text={r} />}</li>
           ))}

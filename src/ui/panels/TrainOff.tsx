@@ -1,13 +1,13 @@
 /**
  * Why Train is off, for every place that tells the user to press it: the status line's "No runs
  * yet", the empty chart area and the first screen's steps say "Train is off: <reason>" while it is,
- * so the page never asks for a click on a button that does nothing. One hook reads the reasons
+ * so the page never asks for a click on a button that does nothing; while it only waits for the
+ * backend check (every load), they say that, without "Train is off". One hook reads the reasons
  * (train-blockers.ts) for these places and for Controls, which lists them beside Train.
  */
 import { useMemo } from 'react';
 import { useLab } from '../session/store';
-import { splitKeys } from '../field-labels';
-import { trainBlockers } from '../train-blockers';
+import { trainBlockers, trainOffLead } from '../train-blockers';
 import { Labelled } from './Labelled';
 
 /** Why Train, Step, Run again and Continue are off now; none when they can run. */
@@ -39,20 +39,10 @@ export function useTrainBlockers(): string[] {
   );
 }
 
-/** "Train is off: <reason>; <reason>" in plain text (for a title), each field as TrainOff names it. */
-export const trainOffText = (reasons: string[]) =>
-  `Train is off: ${reasons
-    .map((r) =>
-      splitKeys(r)
-        .map((p) => ('text' in p ? p.text : `${p.label} (${p.path})`))
-        .join(''),
-    )
-    .join('; ')}`;
-
 export function TrainOff({ reasons }: { reasons: string[] }) {
   return (
     <>
-      Train is off:{' '}
+      {trainOffLead(reasons)}
       {reasons.map((r, i) => (
         <span key={r}>
           {i > 0 && '; '}
