@@ -71,22 +71,56 @@ const MB = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
 const DEFLATE_MAX_RATIO = 1032;
 
 /**
+ * The inflated text's length as its header line states it (the line, its newline and the body's
+ * `bytes`), read from the first kilobyte inflated, no more; null where that holds no such line.
+ */
+function statedSize(bytes: Uint8Array): number | null {
+  const head: number[] = [];
+  const g = new Gunzip((chunk) => head.push(...chunk.subarray(0, 1001 - head.length)));
+  try {
+    for (let at = 0; at < bytes.length && !head.includes(0x0a) && head.length < 1001; at += 1024)
+      g.push(bytes.subarray(at, at + 1024));
+  } catch {
+    return null;
+  }
+  const nl = head.indexOf(0x0a);
+  if (nl < 0) return null;
+  let h: unknown;
+  try {
+    h = JSON.parse(new TextDecoder().decode(Uint8Array.from(head.slice(0, nl))));
+  } catch {
+    return null;
+  }
+  const body = (h as { bytes?: unknown } | null)?.bytes;
+  return Number.isSafeInteger(body) ? nl + 1 + (body as number) : null;
+}
+
+/** A trailer that is none: the file ends somewhere in its compressed data, or was damaged there. */
+const noTrailer = (claimed: number, why: string) =>
+  new ResultRefused(
+    `its compressed data ends early or is damaged (its last bytes claim ${MB(claimed)} inflated, ${why}): the file was cut off or damaged`,
+  );
+
+/**
  * What gzip's last 4 bytes say the inflated text holds (mod 2³²; a result is far smaller),
  * refused before anything is inflated when no gzip of this length can hold that much (the file
- * was cut off, and its last bytes are compressed data), or when that is past `max`.
+ * was cut off, and its last bytes are compressed data), or when that is past `max`: as cut off
+ * where the header line, the first kilobyte inflated, states another length; else as too large.
  */
 function claimedSize(bytes: Uint8Array, max: number): number {
   if (bytes.length < GZIP_MIN)
     throw new ResultRefused('its compressed data ends early: the file was cut off');
   const claimed = new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 4, true);
   if (claimed > bytes.length * DEFLATE_MAX_RATIO)
-    throw new ResultRefused(
-      `its compressed data ends early or is damaged (its last bytes claim ${MB(claimed)} inflated, more than gzip makes of ${bytes.length} bytes): the file was cut off or damaged`,
-    );
-  if (claimed > max)
+    throw noTrailer(claimed, `more than gzip makes of ${bytes.length} bytes`);
+  if (claimed > max) {
+    const stated = statedSize(bytes);
+    if (stated !== null && stated % 2 ** 32 !== claimed)
+      throw noTrailer(claimed, `where its header says ${MB(stated)}`);
     throw new ResultRefused(
       `its gzip trailer says ${MB(claimed)} inflated, past ${MB(max)}: the file was cut off or damaged, or is no result this lab writes`,
     );
+  }
   return claimed;
 }
 

@@ -79,6 +79,23 @@ describe('a result file that is not as written is refused, saying why', () => {
     );
   });
 
+  it('a long file cut off, whose last bytes could be a trailer past 256 MB, is cut off by its header', () => {
+    // 4 MB stored (gzip level 0), cut at 3 MB: its last bytes read as 1927.5 MB ('xxxx'), which
+    // 3 MB of gzip could make; the header line, the first kilobyte inflated, says 4.0 MB.
+    const body = 'x'.repeat(4 * 2 ** 20);
+    const head = JSON.stringify({
+      format: 'agentwise-lab-result',
+      version: 1,
+      sha256: '0'.repeat(64),
+      bytes: body.length,
+    });
+    const stored = gzipSync(new TextEncoder().encode(`${head}\n${body}`), { level: 0 });
+    const cut = stored.slice(0, 3 * 2 ** 20);
+    expect(refusal(cut)).toBe(
+      'its compressed data ends early or is damaged (its last bytes claim 1927.5 MB inflated, where its header says 4.0 MB): the file was cut off or damaged',
+    );
+  });
+
   it('over 50 MB, before reading it; and a body that would inflate past its bound, before inflating it', () => {
     expect(refusal(new Uint8Array(MAX_RESULT_BYTES + 1))).toBe('50.0 MB: a result file is at most 50.0 MB');
     // A gzip bomb: 16 MB of zeros compress about 1000-fold. Its trailer's size says what it holds:
