@@ -6,28 +6,21 @@
  * their own (each loss term's pre-clip norm, the clip coefficient of a norm read back).
  */
 import * as tf from '@tensorflow/tfjs';
+import { globalNormWasm, wasmGlobalNormAvailable } from './kernels/grad-norm-wasm';
+import { groupedSum } from './kernels/grouped-sum';
 import { sumOver, webgpuKernelsAvailable } from './kernels/webgpu';
 
-/**
- * At most this many tensors per AddN: webgpu binds each input as a storage buffer, and a device
- * allows 8 per shader stage by default (one is the output); 4.22's AddN does not split, so a larger
- * AddN fails pipeline validation and every later dispatch of it.
- */
-const ADDN_MAX = 7;
-
-/** Σ xs with AddNs of at most ADDN_MAX inputs each. */
+/** Σ xs with AddNs of at most ADDN_MAX inputs each (kernels/grouped-sum.ts: the order). */
 export function sumAll(xs: tf.Tensor[]): tf.Tensor {
-  while (xs.length > 1) {
-    const next: tf.Tensor[] = [];
-    for (let i = 0; i < xs.length; i += ADDN_MAX)
-      next.push(xs.length - i === 1 ? xs[i] : tf.addN(xs.slice(i, i + ADDN_MAX)));
-    xs = next;
-  }
-  return xs[0];
+  return groupedSum(xs, (group) => tf.addN(group));
 }
 
-/** √Σ‖g‖² over a set of gradients, on the device: (). On webgpu a few WGSL reductions instead of Square + Sum per tensor. Caller disposes. */
+/**
+ * √Σ‖g‖² over a set of gradients, on the device: (). On webgpu a few WGSL reductions instead of
+ * Square + Sum per tensor, on wasm one kernel with the same bits as those (grad-norm-wasm.ts). Caller disposes.
+ */
 export function globalNorm(grads: readonly tf.Tensor[]): tf.Scalar {
+  if (grads.length > 0 && wasmGlobalNormAvailable()) return globalNormWasm(grads);
   if (webgpuKernelsAvailable('rowwise'))
     return tf.tidy(() => tf.sqrt(sumOver('squares', grads, (x) => `${x} * ${x}`)));
   return tf.tidy(() => tf.sqrt(sumAll(grads.map((g) => tf.sum(tf.square(g))))) as tf.Scalar);

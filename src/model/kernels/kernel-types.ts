@@ -72,6 +72,8 @@ export interface KernelExports {
   gemm_ep(...args: GemmEpArgs): void;
   /** gemm_ep on the 6 × 8 tile over packed copies in ws (4·K·(N & ~7) + 24·K bytes): the same bits. */
   gemm6_ep(...args: [...GemmEpArgs, ws: number]): void;
+  /** Σ x² over n floats at x, one value at a time in order (f32): tfjs-backend-wasm's Square then Sum. */
+  sumsq(x: number, n: number): number;
   adamw(
     w: number,
     g: number,

@@ -1117,6 +1117,19 @@
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $l))))
 
+  ;; ---- the global gradient norm's sums (grad-norm.ts): Σ x² over n floats, one lane, in order, as
+  ;; tfjs-backend-wasm's Square then Sum compute it (f32 products, f32 sum from the first value on).
+  (func (export "sumsq") (param $x i32) (param $n i32) (result f32)
+    (local $s f32) (local $e i32) (local $v f32)
+    (local.set $e (i32.add (local.get $x) (i32.shl (local.get $n) (i32.const 2))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $x) (local.get $e)))
+      (local.set $v (f32.load (local.get $x)))
+      (local.set $s (f32.add (local.get $s) (f32.mul (local.get $v) (local.get $v))))
+      (local.set $x (i32.add (local.get $x) (i32.const 4)))
+      (br $l)))
+    (local.get $s))
+
   ;; ---- AdamW for one parameter of n values (optim.ts's formulation, same f32 operations in the same
   ;; order, no multiply-add fusion): m' = b1·m + (1−b1)·(c·g), v' = b2·v + (1−b2)·(c·g)²,
   ;; w' = w·keep − lr·(m'/bc1)/(√(v'/bc2) + eps). Returns Σ 0·x over w', m', v': NaN iff one is not finite.
