@@ -121,8 +121,8 @@ export class AdamW {
    * gradient can still overflow v = β₂v + (1−β₂)g² or a weight. The caller reads `bad` back — in
    * the same readback as the loss (update.ts) — and commits only when it is 0: otherwise nothing
    * is assigned and the step count stays, so the update is rolled back. On webgpu the one dispatch
-   * sets `bad` to 1 where θ or v is not finite; on wasm the one AdamW kernel per parameter returns
-   * Σ 0·x over its new θ, m, v; elsewhere it is Σ 0·x over the new θ and v. Either is NaN or
+   * sets `bad` to 1 where θ or v is not finite; on wasm the one AdamW kernel returns
+   * Σ 0·x over every new θ, m, v; elsewhere it is Σ 0·x over the new θ and v. Either is NaN or
    * non-zero exactly when a value is not finite.
    */
   stage(grads: tf.NamedTensorMap, scale: number | tf.Scalar = 1): StagedUpdate {
@@ -187,40 +187,47 @@ export class AdamW {
     return { bad: staged.bad, norm: staged.norm, commit, dispose: staged.dispose };
   }
 
-  /** The update per parameter: wasm's one kernel each, or tfjs's ops. */
+  /** The update per parameter: wasm's one kernel for all of them, or tfjs's ops. */
   private stagePerParam(
     moments: PerParam,
     grads: tf.NamedTensorMap,
     scale: number | tf.Scalar,
   ): StagedUpdate {
     const k = this.constants();
-    // The wasm kernel takes the clip coefficient as a number (update.ts reads the norm back first there).
-    const wasmKernel = typeof scale === 'number' && wasmAdamWAvailable();
     const next: { i: number; w: tf.Tensor; m: tf.Tensor; v: tf.Tensor }[] = [];
-    const bad = tf.tidy(() => {
-      const c = typeof scale === 'number' ? (wasmKernel || scale === 1 ? null : tf.scalar(scale)) : scale;
-      const checked: tf.Tensor[] = [];
-      this.params.forEach((param, i) => {
-        const g = grads[param.variable.name];
-        if (!g) return;
-        const [m0, v0] = [moments.m[i], moments.v[i]];
-        if (wasmKernel) {
-          // One kernel: the new values and their finiteness check (Σ 0·x over θ, m, v) together.
-          const [m, v, w, zero] = adamWStepWasm(param.variable, g, m0, v0, {
-            ...k,
-            scale: scale as number,
-            keep: param.decay ? k.keep : 1,
-          });
-          next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
-          checked.push(zero); // (1): summed as it is, made a scalar once below
-          return;
-        }
-        const [m, v, w] = this.plainStep(param, g, m0, v0, c, k);
-        next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
-        checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
-      });
-      return checked.length ? (tf.reshape(sumAll(checked), []) as tf.Scalar) : tf.scalar(0);
+    const given = this.params.flatMap((param, i) => {
+      const g = grads[param.variable.name];
+      return g ? [{ i, param, g }] : [];
     });
+    let bad: tf.Scalar;
+    // The wasm kernel takes the clip coefficient as a number (update.ts reads the norm back first there).
+    if (typeof scale === 'number' && wasmAdamWAvailable() && given.length > 0) {
+      // One kernel: every parameter's new values and their finiteness check (Σ 0·x over θ, m, v) together.
+      const step = adamWStepWasm(
+        given.map(({ i, param, g }) => ({
+          theta: param.variable,
+          g,
+          m: moments.m[i],
+          v: moments.v[i],
+          keep: param.decay ? k.keep : 1,
+        })),
+        { ...k, scale },
+      );
+      step.next.forEach(([m, v, w], j) =>
+        next.push({ i: given[j].i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) }),
+      );
+      bad = step.bad;
+    } else
+      bad = tf.tidy(() => {
+        const c = typeof scale === 'number' ? (scale === 1 ? null : tf.scalar(scale)) : scale;
+        const checked: tf.Tensor[] = [];
+        for (const { i, param, g } of given) {
+          const [m, v, w] = this.plainStep(param, g, moments.m[i], moments.v[i], c, k);
+          next.push({ i, w: tf.keep(w), m: tf.keep(m), v: tf.keep(v) });
+          checked.push(tf.sum(tf.mul(w, 0)), tf.sum(tf.mul(v, 0)));
+        }
+        return checked.length ? (tf.reshape(sumAll(checked), []) as tf.Scalar) : tf.scalar(0);
+      });
     const dispose = () => {
       bad.dispose();
       for (const { w, m, v } of next) tf.dispose([w, m, v]);

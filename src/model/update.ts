@@ -117,7 +117,7 @@ async function clipAndStep(opt: AdamW, b: Backward): Promise<UpdateReport> {
     // On webgpu, where each readback is a GPU sync, the update is computed before anything is read
     // back, clipped by the norm on the device (stageClipped), and assigned only if the one readback
     // says the loss, the norms and it are finite. On the CPU backends a readback costs nothing: the
-    // norm comes back first and the update (wasm's one kernel per parameter) takes the number.
+    // norm comes back first and the update (wasm's one AdamW kernel) takes the number.
     const clipped = tf.getBackend() === 'webgpu' ? opt.stageClipped(grads) : undefined;
     staged = clipped;
     const total = clipped ? tf.clone(clipped.norm) : globalNorm(Object.values(grads));

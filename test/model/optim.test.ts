@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GPT } from '../../src/model/gpt';
 import { disposeBatch, packRows, toTensors, type TokenBatch } from '../../src/model/logprobs';
 import { clipCoef, globalNorm } from '../../src/model/grad-norm';
-import { AdamW } from '../../src/model/optim';
+import { AdamW, type StagedUpdate } from '../../src/model/optim';
 import { update } from '../../src/model/update';
 import { nextTokenLoss } from '../../src/model/warmstart';
 import { maxAbsDiff, tinyModel, useBackend } from './helpers';
-import { setFusedKernels } from '../../src/model/kernels/wasm';
+import { setFusedKernels, setRelaxedSimd } from '../../src/model/kernels/wasm';
+import { enableRelaxedSimd } from '../../src/backends/relaxed-simd-node';
 import { Prng } from '../../src/core/prng';
 
 const weights = (m: GPT) => Promise.all(m.variables.map((v) => v.data()));
@@ -52,6 +53,64 @@ describe('AdamW and the update', () => {
     expect(fused.length).toBe(plain.length);
     fused.forEach((x, i) => expect(maxAbsDiff(x, plain[i]), `tensor ${i}`).toBeLessThan(1e-7));
   });
+
+  for (const flavour of ['relaxed', 'plain'])
+    it(`the wasm AdamW (${flavour} SIMD) is one tfjs kernel for all parameters, with the plain ops' bits, and leaves a parameter without a gradient alone`, async () => {
+      enableRelaxedSimd();
+      setRelaxedSimd(flavour === 'relaxed');
+      const run = async (fused: boolean) => {
+        setFusedKernels(fused, ['adamw']);
+        const m = tinyModel(3, { vocabSize: 73 });
+        const opt = new AdamW(m, { lr: 0.02, weightDecay: 0.1 });
+        const skipped = new Set([m.variables[1].name, m.variables[5].name]);
+        let kernels = 0;
+        for (let step = 0; step < 2; step++) {
+          const rng = new Prng(11 * step + 3);
+          const grads = Object.fromEntries(
+            m.variables
+              .filter((v) => !skipped.has(v.name))
+              .map((v) => [
+                v.name,
+                tf.tensor(
+                  Float32Array.from({ length: v.size }, () => rng.next() * 2 - 1),
+                  v.shape,
+                ),
+              ]),
+          );
+          let staged: StagedUpdate | undefined;
+          const profile = await tf.profile(() => (staged = opt.stage(grads, 0.6)).bad);
+          kernels = profile.kernels.length;
+          expect((await staged!.bad.data())[0]).toBe(0);
+          staged!.commit();
+          staged!.dispose();
+          tf.dispose(Object.values(grads));
+        }
+        const out = [
+          ...(await weights(m)),
+          ...(await Promise.all([...opt.moments.m, ...opt.moments.v].map((x) => x.data()))),
+        ];
+        const untouched = await Promise.all(
+          m.variables.filter((v) => skipped.has(v.name)).map((v) => v.data()),
+        );
+        const fresh = tinyModel(3, { vocabSize: 73 });
+        const initial = await Promise.all(
+          fresh.variables.filter((_, i) => i === 1 || i === 5).map((v) => v.data()),
+        );
+        untouched.forEach((x, i) => expect(Array.from(x)).toEqual(Array.from(initial[i])));
+        fresh.dispose();
+        opt.dispose();
+        m.dispose();
+        return { out, kernels };
+      };
+      const plain = await run(false);
+      const fused = await run(true);
+      setFusedKernels(true, ['adamw']);
+      setRelaxedSimd(true);
+      expect(fused.kernels).toBe(1);
+      expect(plain.kernels).toBeGreaterThan(100);
+      expect(fused.out.length).toBe(plain.out.length);
+      fused.out.forEach((x, i) => expect(Array.from(x), `tensor ${i}`).toEqual(Array.from(plain.out[i])));
+    });
 
   it('decays matrices and embeddings (decoupled: θ·(1 − lr·wd)), not biases or gains', async () => {
     const m = tinyModel();
