@@ -10,9 +10,13 @@
  *     step the kernels by name, how many ran while the gradient tape recorded, the Identity kernels
  *     and what asked for each (the tensors a registered kernel's gradient keeps, by kernel; a
  *     custom gradient's `save`; a `tf.clone`), and the tfjs flags that would add work to every
- *     kernel (DEBUG, IS_TEST, CHECK_COMPUTATION_FOR_ERRORS, profiling).
+ *     kernel (DEBUG, IS_TEST, CHECK_COMPUTATION_FOR_ERRORS, profiling);
+ *   - with `--callers`, the census also names where each kernel came from: the line of the lab's
+ *     source that ran it, or, in a backward pass, the taped op whose gradient it is (and
+ *     "accumulating" for the Adds that join a tensor's gradients). Reading the stack of every kernel
+ *     makes this census slow.
  *
- *   npx tsx scripts/profile-dispatch.ts [--config 'v=1'] [--profile] [--profile-steps 10] [--steps 5]
+ *   npx tsx scripts/profile-dispatch.ts [--config 'v=1'] [--profile] [--profile-steps 10] [--steps 5] [--callers]
  */
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -139,15 +143,57 @@ interface EngineInternals {
   clone(x: tf.Tensor): tf.Tensor;
   getTensorsForGradient(name: string, inputs: unknown, outputs: unknown): tf.Tensor[];
   isTapeOn(): boolean;
-  state: { profiling: boolean };
+  addTapeNode(...args: unknown[]): void;
+  state: { profiling: boolean; activeTape: TapeNode[] | null };
+}
+interface TapeNode {
+  gradient?: (dys: tf.Tensor[]) => Record<string, () => tf.Tensor>;
 }
 const engine = tf.engine() as unknown as EngineInternals;
 const kernels = new Map<string, { n: number; taped: number }>();
 const clones = new Map<string, number>();
 let gradSaves = 0;
-const { runKernelFunc, clone, getTensorsForGradient } = engine;
+const { runKernelFunc, clone, getTensorsForGradient, addTapeNode } = engine;
+/** With --callers: kernels by name and origin (the lab's line, or the gradient of which op). */
+const callers = flag('callers') ? new Map<string, number>() : null;
+const labSource = new URL('../src/', import.meta.url).pathname;
+/** The first line of the lab's source on the stack, as file:line. */
+const labLine = (): string => {
+  const line = new Error().stack!.split('\n').find((l) => l.includes(labSource));
+  return line ? line.slice(line.indexOf(labSource) + labSource.length).replace(/:\d+\)?$/, '') : '?';
+};
+/** The taped op whose gradient runs now ('' outside a backward pass's gradient functions). */
+let gradientOf = '';
+if (callers) {
+  Error.stackTraceLimit = 64;
+  engine.addTapeNode = function (name, ...rest) {
+    addTapeNode.call(this, name, ...rest);
+    const node = this.state.activeTape![this.state.activeTape!.length - 1];
+    const gradient = node.gradient;
+    if (!gradient) return;
+    const tag = `gradient of ${String(name)} (${labLine()})`;
+    const as = <T>(f: () => T): T => {
+      const outer = gradientOf;
+      gradientOf = tag;
+      try {
+        return f();
+      } finally {
+        gradientOf = outer;
+      }
+    };
+    node.gradient = (dys) => {
+      const byInput = as(() => gradient(dys));
+      return Object.fromEntries(Object.entries(byInput).map(([k, f]) => [k, () => as(f)]));
+    };
+  };
+}
 engine.runKernelFunc = function (p) {
   const name = p.kernelName ?? 'custom gradient op';
+  if (callers) {
+    const from =
+      gradientOf || (/backpropagateGradients/.test(new Error().stack!) ? 'accumulating' : labLine());
+    bump(callers, `${name.padEnd(22)} ${from}`);
+  }
   const k = kernels.get(name) ?? { n: 0, taped: 0 };
   k.n++;
   if (this.isTapeOn()) k.taped++;
@@ -169,6 +215,7 @@ const census = await train(first, first + steps);
 engine.runKernelFunc = runKernelFunc;
 engine.getTensorsForGradient = getTensorsForGradient;
 engine.clone = clone;
+engine.addTapeNode = addTapeNode;
 const per = (x: number) => (x / census.runSteps).toFixed(1);
 const total = [...kernels.values()].reduce((a, k) => a + k.n, 0);
 const identity = kernels.get('Identity')?.n ?? 0;
@@ -196,5 +243,10 @@ for (const [what, n] of [...clones]
   .sort((a, b) => b[1] - a[1])
   .slice(0, 12))
   console.log(what.padEnd(43) + per(n).padStart(9));
+if (callers) {
+  console.log('\nkernel and where it came from'.padEnd(80) + 'per step'.padStart(9));
+  for (const [what, n] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 40))
+    console.log(what.padEnd(79) + per(n).padStart(9));
+}
 
 for (const t of trainers) t.dispose();
