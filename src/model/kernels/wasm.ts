@@ -98,7 +98,8 @@ function bindWorkspace(k: KernelExports, backend: WasmBackendLike): void {
 
 /**
  * Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy
- * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul); AdamW's update (adamw-wasm.ts);
+ * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul); AdamW's update and the
+ * global gradient norm before it (adamw-wasm.ts, grad-norm-wasm.ts);
  * the sampler's whole KV-cached forward as one kernel (decode.ts); the MLP's first layer as one GEMM
  * with bias and GELU in its epilogue (mlp: rowwise.ts's mlpFused and decode.ts's MLP; needs rowwise and matmul on).
  */
