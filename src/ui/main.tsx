@@ -1,6 +1,6 @@
 import '../core/zod-setup'; // first: before any module parses a schema at load
 import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot } from './react-root';
 import { startServiceWorker } from '../host/service-worker';
 import { App } from './App';
 import { useUpdateNotice } from './panels/UpdateNotice';
