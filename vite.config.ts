@@ -46,12 +46,12 @@ const reactChunk = {
 };
 
 /**
- * V8's explicit compile hint on the page's entry chunk and React's (`reactChunk`): Chrome compiles
- * all of their functions while it streams the scripts, off the main thread, instead of lazily on
- * the main thread at each function's first call. The first chart drawn (recharts' code runs first
- * then) spent about a third of its task compiling: 36-42 ms of thread time, 24-27 ms with the hint
- * (README, long tasks). First in the file, after Vite's own additions (`order: 'post'`). Other
- * engines read a comment.
+ * V8's explicit compile hint on the page's entry chunk and the chunks it imports (React's, those
+ * the early scripts share with it): Chrome compiles all of their functions while it streams the
+ * scripts, off the main thread, instead of lazily on the main thread at each function's first call.
+ * The first chart drawn (recharts' code runs first then) spent about a third of its task
+ * compiling: 36-42 ms of thread time, 24-27 ms with the hint (README, long tasks). First in the
+ * file, after Vite's own additions (`order: 'post'`). Other engines read a comment.
  */
 const compileHint = (): Plugin => ({
   name: 'agentwise-compile-hint',
@@ -59,43 +59,48 @@ const compileHint = (): Plugin => ({
   generateBundle: {
     order: 'post',
     handler(_options, bundle) {
+      const entry = Object.values(bundle).find((c) => c.type === 'chunk' && c.isEntry && c.name === 'index');
+      if (entry?.type !== 'chunk') throw new Error('no index chunk in the build');
+      const hinted = new Set([entry.fileName, ...entry.imports]);
       for (const chunk of Object.values(bundle))
-        if (
-          chunk.type === 'chunk' &&
-          ((chunk.isEntry && chunk.name === 'index') || chunk.name === reactChunk.name)
-        )
+        if (chunk.type === 'chunk' && hinted.has(chunk.fileName))
           chunk.code = `//# allFunctionsCalledOnLoad\n${chunk.code}`;
     },
   },
 });
 
-/** The page's first script (src/ui/early-open.ts): an entry of its own, so that it need not wait for the main one. */
-const EARLY = 'early-open';
+/**
+ * The page's early scripts, each an entry of its own so that it need not wait for the main one:
+ * src/ui/early-open.ts starts an `#open=` link's read, src/ui/early-load.ts loads React and the
+ * pure modules whose loading costs most, in a task before the main chunk's.
+ */
+const EARLY: Record<string, string> = {
+  'early-open': 'src/ui/early-open.ts',
+  'early-load': 'src/ui/early-load.ts',
+};
 
 /**
- * The early script's tag, `async`: it runs as soon as its few kilobytes are here, not after the
- * page's main chunk (a megabyte) has loaded and compiled, and starts an `#open=` link's read in the
- * result worker then (docs/sharing.md#opening-speed). The main chunk imports the same module, so
- * both share its one instance, whichever runs first.
+ * The early scripts' tags, `async`: each runs as soon as it and its imports are here, not after
+ * the page's main chunk (a megabyte) has loaded and compiled (docs/sharing.md#opening-speed). The
+ * main chunk imports the same modules, so both share their one instance, whichever runs first.
  */
 const earlyScript = (): Plugin => ({
   name: 'agentwise-early-script',
   apply: 'build',
   transformIndexHtml: {
     order: 'post',
-    handler: (_html, { bundle }) => {
-      const chunk = Object.values(bundle ?? {}).find(
-        (c) => c.type === 'chunk' && c.isEntry && c.name === EARLY,
-      );
-      if (!chunk) throw new Error(`no ${EARLY} chunk in the build`);
-      return [
-        {
+    handler: (_html, { bundle }) =>
+      Object.keys(EARLY).map((name) => {
+        const chunk = Object.values(bundle ?? {}).find(
+          (c) => c.type === 'chunk' && c.isEntry && c.name === name,
+        );
+        if (!chunk) throw new Error(`no ${name} chunk in the build`);
+        return {
           tag: 'script',
           attrs: { type: 'module', async: true, crossorigin: true, src: `./${chunk.fileName}` },
-          injectTo: 'head',
-        },
-      ];
-    },
+          injectTo: 'head' as const,
+        };
+      }),
   },
 });
 
@@ -114,7 +119,7 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 4096,
     rollupOptions: {
-      input: { index: 'index.html', [EARLY]: 'src/ui/early-open.ts' },
+      input: { index: 'index.html', ...EARLY },
       output: { codeSplitting: { groups: [reactChunk] } },
     },
   },

@@ -99,12 +99,16 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
     const before = cors.log.length;
     lab = await openLab(`#open=${url}`);
     const { page } = lab;
-    // Its own module script, async: it runs as soon as it is here, not after the main chunk.
+    // Its own module script, async: it runs as soon as it is here, not after the main chunk (the
+    // other early script loads React and the costliest pure modules, vite.config.ts).
     expect(
       await page
         .locator('script[type="module"][async]')
         .evaluateAll((s) => s.map((e) => e.getAttribute('src'))),
-    ).toEqual([expect.stringMatching(/^\.\/assets\/early-open-[\w-]+\.js$/)]);
+    ).toEqual([
+      expect.stringMatching(/^\.\/assets\/early-open-[\w-]+\.js$/),
+      expect.stringMatching(/^\.\/assets\/early-load-[\w-]+\.js$/),
+    ]);
     await expect.poll(() => text(lab!, 'opened-banner'), { timeout: 30_000 }).toContain(`${url}: trained on`);
     await expect.poll(() => page.locator('.run-status').count()).toBe(4);
     expect(cors.log.slice(before)).toEqual([{ path: '/small.lab.json.gz', status: 200 }]);
