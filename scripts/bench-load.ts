@@ -18,6 +18,7 @@ import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
 import { DIST, serveStatic } from '../test/browser/static-server';
+import { trainEnabled } from '../test/browser/train-button';
 import { arg, median } from './cli-args';
 import { precacheManifest } from './service-worker';
 
@@ -47,11 +48,7 @@ function sizes(files: string[]): Sizes {
 }
 
 const trainReady = async (page: Page): Promise<number> => {
-  await page.waitForFunction(
-    () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
-    null,
-    { timeout: 120_000 },
-  );
+  await trainEnabled(page);
   return Math.round(await page.evaluate(() => performance.now()));
 };
 

@@ -10,6 +10,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { preview } from 'vite';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
 import { DIST } from '../test/browser/static-server';
+import { trainEnabled } from '../test/browser/train-button';
 
 /** Serves the build (`vite build` first) and returns the URL of `hash` on it, and how to stop serving. */
 export async function serveLab(hash: string): Promise<{ url: string; close: () => Promise<void> }> {
@@ -68,12 +69,7 @@ export async function openLab(
     page.on('pageerror', (e) => errors.push(e.message));
     await before?.(page);
     await page.goto(url);
-    if (trainable)
-      await page.waitForFunction(
-        () => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled,
-        null,
-        { timeout: 120_000 },
-      );
+    if (trainable) await trainEnabled(page);
     // Not an aria-label suffix, which chart layers share ("… step by step").
     const steps = () =>
       page.$$eval('[data-testid="step-counter"]', (els) => els.map((e) => Number(e.textContent)));

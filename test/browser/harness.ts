@@ -280,11 +280,7 @@ export async function dropPaths(l: Lab, paths: string[]): Promise<void> {
     await cdp.send('Input.dispatchDragEvent', { type, ...at, data });
 }
 
-/** Resolves once Train is enabled (the backend probe passed). */
-export const trainEnabled = (page: Page, timeout = 120_000) =>
-  page.waitForFunction(() => !document.querySelector<HTMLButtonElement>('button.primary')?.disabled, null, {
-    timeout,
-  });
+export { trainEnabled } from './train-button';
 
 /** Starts recording the page's long tasks (> 50 ms of main thread) into `window.longTasks`, in ms. */
 /**
