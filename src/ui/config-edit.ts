@@ -138,11 +138,14 @@ export function setAt(config: Experiment, path: string, value: unknown): unknown
 /**
  * Applies a validated config. A change of live fields only goes to the running workers as a live
  * change (a chart marker, no reset); anything structural needs new runs, so it goes through
- * proposeConfig.
+ * proposeConfig, as does every change while a result is opened (it is read-only: the Experiment
+ * panel's fields are off then, and a Workflow or backend pick asks before the result leaves).
  */
 export function applyExperiment(next: Experiment): void {
-  const { config, sessionState } = useLab.getState();
-  if (structuralKey(next) !== structuralKey(config)) return proposeConfig(next);
+  const { config, sessionState, opened } = useLab.getState();
+  // An opened result's experiment is the one it ran: any change, a live value too, is a new
+  // session (asked first), never an edit of what the result shows.
+  if (opened || structuralKey(next) !== structuralKey(config)) return proposeConfig(next);
   for (const p of LIVE_PARAMS) {
     const v = liveValue(next, p);
     if (v !== liveValue(config, p)) controller.setLiveNext(p, v);

@@ -4,8 +4,8 @@
  * steps, Share result downloads the file, and a fresh profile opens it through Other tools. The
  * runs come back with the same labels, seeds, agents, markers and every value (the opened page's
  * Download JSON against the trained page's), under a banner naming where and when it ran and
- * saying it was not trained here; Train is off with its reason, the live fields are off, nothing
- * is stored. A damaged file is refused with a message, in the alert and beside the drop zone, and
+ * saying it was not trained here; Train is off with its reason, the live and experiment fields are
+ * off, nothing is stored. A damaged file is refused with a message, in the alert and beside the drop zone, and
  * leaves what is on screen. A result `lab bundle` made of a train folder opens with lab report's
  * Findings; one of a sweep folder fills the Map with its cells, and its embed link's view=map
  * shows the Map alone.
@@ -105,6 +105,18 @@ describe('a shared result opens read-only in another browser', () => {
       expect(await fresh.page.getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
     const live = fresh.page.locator('.live-field input');
     expect(await live.evaluateAll((els) => els.every((e) => (e as HTMLInputElement).disabled))).toBe(true);
+    // The experiment's fields, presets and JSON too, saying why and what to do instead.
+    const fields = fresh.page.locator(
+      'section[aria-labelledby="experiment-title"] :is(.exp-field input, .exp-field select, .presets button)',
+    );
+    expect(await fields.count()).toBeGreaterThan(5);
+    expect(
+      await fields.evaluateAll((els) =>
+        els.filter((e) => !(e as HTMLInputElement).disabled).map((e) => e.outerHTML),
+      ),
+    ).toEqual([]);
+    expect(await fresh.page.locator('#exp-json').getAttribute('readonly')).not.toBeNull();
+    expect(await text(fresh, 'experiment-opened')).toContain('Train it here (in its banner) trains them');
     // Findings compares the opened runs: the same runs the file's Findings name.
     expect(await fresh.page.locator('#findings-title').count()).toBe(1);
     // Nothing recorded: it did not run here.

@@ -1,8 +1,9 @@
 // An action that needs new runs asks first while runs are on screen, and applies at once with none.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
-import { answerPending, proposeConfig } from '../../src/ui/config-edit';
+import { answerPending, applyExperiment, proposeConfig } from '../../src/ui/config-edit';
 import { ask, resetLab, useLab } from '../../src/ui/session/store';
+import type { LabState } from '../../src/ui/session/store';
 
 const G = (g: number) => ({
   ...DEFAULT_EXPERIMENT,
@@ -43,5 +44,21 @@ describe('ask', () => {
     ask({ title: 'b', detail: '', apply: () => seen.push('apply b'), drop: () => seen.push('drop b') });
     answerPending(true);
     expect(seen).toEqual(['drop a', 'apply b']);
+  });
+
+  it('while a result is opened, even a live value is not edited into it: it asks for a new session', () => {
+    // An opened result's state as the controller leaves it (openResult): its runs done on screen.
+    const opened = { name: 'shared.lab.json.gz' } as LabState['opened'];
+    resetLab({ sessionState: 'done', config: G(2), opened });
+    const lr = DEFAULT_EXPERIMENT.optim.lr;
+    applyExperiment({ ...G(2), optim: { ...DEFAULT_EXPERIMENT.optim, lr: lr * 2 } });
+    expect(useLab.getState().config.optim.lr).toBe(lr);
+    expect(useLab.getState().pending).toMatchObject({ title: 'This change needs new runs' });
+    answerPending(false);
+    expect(useLab.getState().config.optim.lr).toBe(lr);
+    // Without a result on screen, the same change is a live one: it applies to the idle page at once.
+    resetLab({ config: G(2) });
+    applyExperiment({ ...G(2), optim: { ...DEFAULT_EXPERIMENT.optim, lr: lr * 2 } });
+    expect([useLab.getState().config.optim.lr, useLab.getState().pending]).toEqual([lr * 2, null]);
   });
 });

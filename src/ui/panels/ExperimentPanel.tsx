@@ -63,7 +63,7 @@ const NO_ERRORS: FieldError[] = [];
  * Its refusals live in the store, not here: while it holds a refused value Train stays off and
  * says why (one source of truth for what the field holds).
  */
-function Field({ path, label }: { path: string; label: string }) {
+function Field({ path, label, off }: { path: string; label: string; off: boolean }) {
   const value = useLab((s) => valueAt(s.config, path));
   const errors = useLab((s) => s.fieldErrors[path] ?? NO_ERRORS);
   const setErrors = (found: FieldError[]) => setFieldErrors(path, found);
@@ -85,6 +85,7 @@ function Field({ path, label }: { path: string; label: string }) {
 
   const common = {
     id,
+    disabled: off,
     title: fieldDoc(path),
     'aria-invalid': errors.length > 0 || undefined,
     'aria-describedby': errors.length > 0 ? errId : undefined,
@@ -127,7 +128,7 @@ function Field({ path, label }: { path: string; label: string }) {
 }
 
 /** The whole config as JSON: applied only once it parses and validates; each bad field is named. */
-function JsonEditor() {
+function JsonEditor({ off }: { off: boolean }) {
   const config = useLab((s) => s.config);
   const [text, setText] = useState<string | null>(null);
   const [errors, setErrors] = useState<FieldError[]>([]);
@@ -165,6 +166,7 @@ function JsonEditor() {
         spellCheck={false}
         rows={16}
         value={shown}
+        readOnly={off}
         aria-invalid={errors.length > 0 || undefined}
         aria-describedby={errors.length > 0 ? 'exp-json-errors' : undefined}
         onChange={(e) => setText(e.target.value)}
@@ -176,7 +178,7 @@ function JsonEditor() {
         </div>
       )}
       <div className="row">
-        <button type="button" onClick={apply} disabled={text === null}>
+        <button type="button" onClick={apply} disabled={off || text === null}>
           Apply
         </button>
         <button type="button" onClick={revert} disabled={text === null && errors.length === 0}>
@@ -194,18 +196,29 @@ function memoryOf(c: Experiment): { text: string; refused: string | null } {
   return { text: `about ${gb(memory.estimate.bytes)} at most (estimate)`, refused: memory.refused };
 }
 
+/** Why the fields are off while a result is opened, and what to do instead (docs/sharing.md). */
+export const OPENED_FIELDS_NOTE =
+  'An opened result is read-only: these are the settings it ran with. Train it here (in its banner) trains them on this machine; Reset clears the result and leaves them here to change.';
+
 export function ExperimentPanel() {
   const c = useLab((s) => s.config);
+  // An opened result's experiment is what it ran: nothing here edits it (applyExperiment asks too).
+  const off = useLab((s) => s.opened !== null);
   const rows = summaryRows(c);
   const memory = memoryOf(c);
   rows.push(['Memory', memory.text]);
   return (
     <section className="panel" aria-labelledby="experiment-title">
       <h2 id="experiment-title">Experiment</h2>
-      <Presets />
+      {off && (
+        <p className="notice" data-testid="experiment-opened">
+          {OPENED_FIELDS_NOTE}
+        </p>
+      )}
+      <Presets off={off} />
       <div className="exp-fields" role="group" aria-label="Experiment fields">
         {FIELDS.filter((f) => f.shown?.(c) ?? true).map((f) => (
-          <Field key={f.path} path={f.path} label={f.label} />
+          <Field key={f.path} path={f.path} label={f.label} off={off} />
         ))}
         {c.runs.map((r, i) => (
           // Keyed by index and label: a preset with other runs remounts the field (fresh state).
@@ -213,10 +226,11 @@ export function ExperimentPanel() {
             key={`${i}:${r.label}`}
             path={`runs.${i}.estimator`}
             label={labelOf(`runs.${i}.estimator`, c)!}
+            off={off}
           />
         ))}
       </div>
-      <p className="muted">
+      <p className="muted" hidden={off}>
         Changing these needs new runs (you are asked first while runs are on screen); live hyper-parameters
         below do not.
       </p>
@@ -245,7 +259,7 @@ export function ExperimentPanel() {
           </li>
         ))}
       </ul>
-      <JsonEditor />
+      <JsonEditor off={off} />
     </section>
   );
 }

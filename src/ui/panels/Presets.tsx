@@ -30,7 +30,7 @@ const MORE = PRESET_QUESTIONS.map((q) => ({ ...q, presets: q.ids.map((id) => pre
 const MORE_COUNT = PRESETS.length - STARTERS.length;
 
 /** One preset: its button (its one name, the title) and its line; what to look for once picked. */
-function PresetItem({ preset: p, picked }: { preset: Preset; picked: boolean }) {
+function PresetItem({ preset: p, picked, off }: { preset: Preset; picked: boolean; off: boolean }) {
   const { tests, lookFor } = presetLine(p);
   return (
     <li data-preset={p.id}>
@@ -38,6 +38,7 @@ function PresetItem({ preset: p, picked }: { preset: Preset; picked: boolean }) 
         type="button"
         title={p.blurb}
         aria-pressed={picked}
+        disabled={off}
         aria-describedby={`preset-${p.id}-look`}
         onClick={() => applyExperiment(p.config)}
       >
@@ -51,7 +52,8 @@ function PresetItem({ preset: p, picked }: { preset: Preset; picked: boolean }) 
   );
 }
 
-export function Presets() {
+/** `off`: an opened result is on screen (read-only: the Experiment panel says so). */
+export function Presets({ off }: { off: boolean }) {
   const pickedId = usePickedPreset();
   const pickedMore = pickedId !== undefined && !(STARTER_IDS as readonly string[]).includes(pickedId);
   // Folded until asked for; a link to one of them opens it once (the user may fold it again).
@@ -65,7 +67,7 @@ export function Presets() {
     <div className="preset-picker" role="group" aria-label="Presets">
       <ul className="presets" aria-label="Start with one of these">
         {STARTERS.map((p) => (
-          <PresetItem key={p.id} preset={p} picked={p.id === pickedId} />
+          <PresetItem key={p.id} preset={p} picked={p.id === pickedId} off={off} />
         ))}
       </ul>
       <details
@@ -79,7 +81,7 @@ export function Presets() {
             <h4>{q.question}</h4>
             <ul className="presets">
               {q.presets.map((p) => (
-                <PresetItem key={p.id} preset={p} picked={p.id === pickedId} />
+                <PresetItem key={p.id} preset={p} picked={p.id === pickedId} off={off} />
               ))}
             </ul>
           </section>
