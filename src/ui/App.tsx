@@ -339,7 +339,10 @@ function Lab() {
       <div className="top-bars" ref={topBars}>
         <header className="top">
           <h1>
-            Agentwise Lab <small data-testid="runs-title">{title}</small>
+            Agentwise Lab{' '}
+            <small data-testid="runs-title" title={title}>
+              {title}
+            </small>
           </h1>
           <Controls />
           <CopyLink />

@@ -4,10 +4,16 @@
  * speed, kernels): nothing widens the page past the window, every chart's CSV / PNG buttons stay
  * inside its card whatever the title's length, and the sticky header, status bar and chart legend
  * never cover one another when the page is scrolled (the header wraps at 800 px; the status bar
- * has a line per run), and with many runs × seeds the sticky bar stays a strip.
+ * has a line per run), and with many runs × seeds the sticky bar stays a strip; a long reason for
+ * Train being off (an opened result's) keeps the header one row at 1440 px, the reason one line.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TINY, openLab, runsIn, trainEnabled, waitSteps } from './harness';
+import { writeResult } from '../../src/report/result-file';
+import { smallBody } from '../report/result-fixture';
+import { TINY, dropLoose, openLab, runsIn, trainEnabled, waitSteps } from './harness';
 import type { Lab } from './harness';
 
 let lab: Lab | undefined;
@@ -63,6 +69,56 @@ describe('layout', () => {
     expect(bars, 'sticky block height').toBeLessThan(900 / 2);
     expect(list[0], 'the run list scrolls').toBeGreaterThan(list[1]);
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('a long reason Train is off for keeps the header one row at 1440 px and the reason one line at 400', async () => {
+    const name = 'a-long-result-name-as-a-cluster-job-writes-it.lab.json.gz';
+    const path = join(mkdtempSync(join(tmpdir(), 'agentwise-layout-')), name);
+    writeFileSync(path, writeResult(smallBody()));
+    lab = await openLab();
+    const { page } = lab;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await trainEnabled(page);
+    await dropLoose(lab, { [name]: path });
+    await page.getByTestId('opened-banner').waitFor();
+    // Done, so Run again and Continue for N more steps are there too: the header's widest.
+    await page.getByRole('button', { name: 'Run again', exact: true }).waitFor();
+    const reasons = page.getByTestId('train-reasons');
+    const measure = () =>
+      page.evaluate(() => {
+        const box = (sel: string) => document.querySelector(sel)!.getBoundingClientRect();
+        const list = document.querySelector('[data-testid="train-reasons"]')!;
+        return {
+          header: box('header.top').height,
+          bars: box('.top-bars').height,
+          // The buttons' row: the heading, Train, Speed and Copy link side by side.
+          rows: (() => {
+            const tops = ['h1', '.controls .primary', '#speed', 'header.top .copy-link'].map(
+              (s) => box(s).top,
+            );
+            return Math.max(...tops) - Math.min(...tops);
+          })(),
+          line: [list.clientHeight, parseFloat(getComputedStyle(list).lineHeight) || 16],
+          cut: list.scrollWidth > list.clientWidth,
+        };
+      });
+    const wide = await measure();
+    // It took three rows (about 125 px) with the reason wrapped beside Speed.
+    expect(wide.header, 'header at 1440').toBeLessThanOrEqual(64);
+    expect(wide.rows, 'one row of controls: their tops px apart').toBeLessThan(24);
+    expect(wide.line[0], 'the reason one line').toBeLessThan(wide.line[1] * 1.5);
+    expect(wide.cut).toBe(true);
+    // Whole on hover, and to a screen reader.
+    expect(await reasons.getAttribute('title')).toContain(
+      `${name} is a result opened read-only: it was not trained here (Train it here, in its banner, trains its experiment here beside it)`,
+    );
+    expect(await reasons.textContent()).toContain('trains its experiment here beside it');
+
+    await page.setViewportSize({ width: 400, height: 800 });
+    const narrow = await measure();
+    expect(narrow.line[0], 'the reason one line at 400').toBeLessThan(narrow.line[1] * 1.5);
+    expect(narrow.bars, 'sticky block at 400').toBeLessThanOrEqual(170);
     expect(lab.errors).toEqual([]);
   });
 

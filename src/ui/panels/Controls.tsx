@@ -176,6 +176,7 @@ export function Controls() {
           className="train-reasons"
           data-testid="train-reasons"
           aria-label={onlyWaiting(reasons) ? 'What Train waits for' : 'Why Train is off'}
+          title={reasons.join('\n')}
         >
           {reasons.map((r) => (
             <li key={r}>{r === NO_BASE_MODELS ? <PrepareReason /> : <Labelled text={r} />}</li>
