@@ -112,24 +112,36 @@ async function showResult(result: Result, name: string): Promise<void> {
   controller.openResult(result, name);
 }
 
+/** A line Other tools lists beside its drop zone; a refusal is drawn as one. */
+export interface DropNote {
+  text: string;
+  refused?: true;
+}
+
+/**
+ * A file not opened or not imported: the page's alert and a note beside the drop zone, in the same
+ * words. Other tools sits far down the sidebar, out of sight of the alert at the top.
+ */
+export function refusal(text: string): DropNote {
+  addError(text);
+  return { text, refused: true };
+}
+
 /**
  * A result file dropped or picked: opened read-only in place of the session on screen
- * (session/result.ts), or refused saying why, with nothing on screen or stored touched. A refusal
- * is the page's alert and a note beside the picker too: Other tools sits far down the sidebar,
- * out of sight of the alert at the top.
+ * (session/result.ts), or refused saying why (refusal), with nothing on screen or stored touched.
  */
-async function openResultFile(file: File): Promise<string[]> {
+async function openResultFile(file: File): Promise<DropNote[]> {
   let result;
   try {
     const large = tooLarge(file.size); // refused before its bytes are read into memory
     if (large) throw new Error(`${file.name}: not opened: ${large}`);
     result = await readResultInWorker({ name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) });
   } catch (e) {
-    addError((e as Error).message);
-    return [(e as Error).message];
+    return [refusal((e as Error).message)];
   }
   await showResult(result, file.name);
-  return [`${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)`];
+  return [{ text: `${file.name}: opened read-only (SHA-256 ${result.sha256.slice(0, 12)}…)` }];
 }
 
 /**
@@ -228,22 +240,24 @@ function showRuns(runs: readonly StoredRun[], frames: ReadonlyMap<RunId, readonl
 /**
  * Reads dropped files in a worker, adds each run they hold to the charts and stores them in
  * IndexedDB as one import (a session of its own: nothing recorded is replaced). Returns one note
- * per run, and one saying whether the import was stored.
+ * per run, one saying whether the import was stored, and one per file refused (also in the alert).
  */
-export async function importDropped(dropped: readonly DroppedFile[]): Promise<string[]> {
+export async function importDropped(dropped: readonly DroppedFile[]): Promise<DropNote[]> {
   const isResult = (f: DroppedFile) => f.file.name.endsWith(RESULT_EXTENSION);
   const results = dropped.filter(isResult);
-  if (results.length > 1)
-    addError(`${results.length} result files: one opens at a time (${results[0].file.name} here)`);
-  const notes = results.length > 0 ? await openResultFile(results[0].file) : [];
+  const notes =
+    results.length > 1
+      ? [refusal(`${results.length} result files: one opens at a time (${results[0].file.name} here)`)]
+      : [];
+  if (results.length > 0) notes.push(...(await openResultFile(results[0].file)));
   const files = dropped.filter((f) => !isResult(f));
   if (files.length === 0) return notes;
   const inputs = await Promise.all(
     files.map(async ({ path, file }) => ({ path, bytes: new Uint8Array(await file.arrayBuffer()) })),
   );
   const { runs, refused } = await parseInWorker(inputs);
-  for (const r of refused) addError(`${shownPath(r.path)}: not imported: ${r.reason}`);
-  if (runs.length === 0) return [];
+  notes.push(...refused.map((r) => refusal(`${shownPath(r.path)}: not imported: ${r.reason}`)));
+  if (runs.length === 0) return notes;
   const id = `i${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   const frames = new Map<RunId, Float64Array[]>();
   const stored = runs.map((run, i): StoredRun => {
@@ -275,10 +289,13 @@ export async function importDropped(dropped: readonly DroppedFile[]): Promise<st
   showRuns(stored, frames);
   const kept = await controller.recorder.storeImport(id, stored, frames);
   return [
-    ...stored.map((r) => r.note!),
-    kept
-      ? 'stored in this browser (Past sessions)'
-      : 'not stored: this browser keeps no runs (see the alert)',
+    ...notes,
+    ...stored.map((r) => ({ text: r.note! })),
+    {
+      text: kept
+        ? 'stored in this browser (Past sessions)'
+        : 'not stored: this browser keeps no runs (see the alert)',
+    },
   ];
 }
 

@@ -231,7 +231,18 @@ describe('importing cluster runs on the page', () => {
     expect(alert).toContain('bad.csv: not imported: no step column');
     expect(alert).not.toContain('junk.tfevents/junk.tfevents');
     expect(alert).not.toContain('bad.csv/bad.csv');
-    expect(await page.getByTestId('import-notes').textContent()).not.toContain('junk');
+    // Said beside the drop zone too, in the alert's words (the alert is at the top, far from Other
+    // tools), marked as refusals; the run that was read is listed plainly.
+    const notes = page.getByTestId('import-notes');
+    const said = (await notes.locator('li.field-error').allTextContents()).sort();
+    expect(said).toEqual([
+      'bad.csv: not imported: no step column (expected one of _step, step, Step, global_step, trainer/global_step)',
+      'junk.tfevents: not imported: no scalar values read (0 records, 1 damaged records skipped)',
+    ]);
+    for (const line of said) expect(alert).toContain(line);
+    expect(await notes.locator('li:not(.field-error)').allTextContents()).not.toContain(
+      expect.stringContaining('junk'),
+    );
     const legend = await page.locator('.legend').textContent();
     expect(legend).toContain('events.out.tfevents.1700000000.node1 (imported)');
     expect(legend).not.toContain('junk');

@@ -5,9 +5,16 @@
  * runs as TensorBoard event files, and one that downloads the experiment as Dr. MAS launch scripts.
  */
 import { useState } from 'react';
-import { downloadDrmas, downloadTensorboard, droppedFiles, importDropped, pickedFiles } from '../interop';
-import type { DroppedFile } from '../interop';
-import { addError, setView, useLab } from '../session/store';
+import {
+  downloadDrmas,
+  downloadTensorboard,
+  droppedFiles,
+  importDropped,
+  pickedFiles,
+  refusal,
+} from '../interop';
+import type { DropNote, DroppedFile } from '../interop';
+import { setView, useLab } from '../session/store';
 import { DropZone } from './DropZone';
 import { jump } from './JumpMenu';
 
@@ -22,7 +29,7 @@ export const FOLDER = { webkitdirectory: '' } as object;
 
 export function OtherTools() {
   const hasRuns = useLab((s) => s.runs.length > 0);
-  const [notes, setNotes] = useState<string[]>([]);
+  const [notes, setNotes] = useState<DropNote[]>([]);
   const [busy, setBusy] = useState(false);
 
   const read = (files: Promise<DroppedFile[]>) => {
@@ -30,7 +37,7 @@ export function OtherTools() {
     files
       .then((list) => (list.length ? importDropped(list) : []))
       .then((lines) => setNotes((n) => [...n, ...lines]))
-      .catch((e: Error) => addError(`Import failed: ${e.message}`))
+      .catch((e: Error) => setNotes((n) => [...n, refusal(`Import failed: ${e.message}`)]))
       .finally(() => setBusy(false));
   };
 
@@ -65,7 +72,9 @@ export function OtherTools() {
       {notes.length > 0 && (
         <ul className="muted" data-testid="import-notes">
           {notes.map((n, i) => (
-            <li key={i}>{n}</li>
+            <li key={i} className={n.refused ? 'field-error' : undefined}>
+              {n.text}
+            </li>
           ))}
         </ul>
       )}
