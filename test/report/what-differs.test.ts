@@ -4,6 +4,7 @@
  * number the sentences carry is checked against the two estimators' advantages computed directly.
  */
 import { describe, expect, it } from 'vitest';
+import { CHARTS } from '../../src/core/charts';
 import type { EstimatorName } from '../../src/core/estimators';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { dialReward, type RewardDials } from '../../src/rl/rows';
@@ -116,6 +117,11 @@ describe('What differs', () => {
     }
     // Such bullets exist on these batches (bob on sync-own ×8, answer and search on search-roles).
     expect(tested).toBeGreaterThanOrEqual(3);
+    // The amplification chart draws those numbers all the same: its help says when they predict
+    // nothing, in the card's words, so the chart and the card do not contradict each other.
+    const chart = CHARTS.find((c) => c.id === 'amplification')!;
+    expect(chart.doc).toMatch(/Only where k’s rows carry their trajectory’s reward is it k’s E\[A²\]/);
+    expect(chart.doc).toContain('What differs says amplification does not apply');
   });
 
   it('reads the pair’s correlation from the other estimator’s key when the run is Dr. MAS', async () => {

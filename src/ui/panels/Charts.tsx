@@ -32,10 +32,11 @@ import type { SeriesSpec } from './SeriesLayer';
 /** Beside the amplification chart (a constant element, so the memoized chart is not re-rendered). */
 const AMPLIFICATION_NOTE = (
   <p className="explain">
-    How far agent k’s rewards sit from its group’s: μk, σk over the agent’s rows, μ, σ over the group’s
-    trajectories. Under one shared baseline (GRPO) this is agent k’s E[A²] (Dr. MAS, Lemma 4.2), so an agent
-    with off-centre or wider rewards gets inflated gradients. Dr. MAS normalizes per agent, which brings E[A²]
-    to (n_k − 1)/n_k whatever this factor is: compare the E[A²] chart.
+    How far agent k’s rewards sit from its group’s (μk, σk over k’s rows; μ, σ over the group’s trajectories).
+    Only where k’s rows carry their trajectory’s reward is this k’s E[A²] under GRPO’s one baseline (Dr. MAS,
+    Lemma 4.2); Dr. MAS brings E[A²] to (n_k − 1)/n_k whatever it is (compare the E[A²] chart). Rewarded for
+    its own part, an agent’s factor can read 20 or more and predict nothing: What differs then says
+    amplification does not apply.
   </p>
 );
 
