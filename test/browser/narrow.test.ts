@@ -1,8 +1,8 @@
 /**
  * A phone's window (400 × 800 px): the sticky header stays at most 120 px whatever the number of
  * runs (it took about 285 px with 9 runs: one status line each), the runs folded into one line
- * that opens their list; and the Go to… menu brings What differs and the presets, once thousands
- * of pixels down, under the header in one pick.
+ * that opens their list; and the Go to… menu brings the rollouts and the presets, thousands of
+ * pixels down, and What differs (before the charts, layout.test.ts) under the header in one pick.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TINY, openLab, runsIn, trainEnabled, waitSteps } from './harness';
@@ -48,7 +48,7 @@ describe('a 400 px window', () => {
     expect(lab.errors).toEqual([]);
   });
 
-  it('Go to… brings What differs and the presets under the sticky header', async () => {
+  it('Go to… brings What differs, the rollouts and the presets under the sticky header', async () => {
     lab = await openLab(`${TINY}&steps=2`);
     const { page } = lab;
     await page.setViewportSize({ width: 400, height: 800 });
@@ -58,13 +58,14 @@ describe('a 400 px window', () => {
     await page.getByTestId('what-differs').waitFor();
     const menu = page.getByRole('combobox', { name: 'Go to a part of the page' });
     for (const [part, selector] of [
-      ['What differs', '[data-testid="what-differs"]'],
+      ['Rollouts', '.inspector'],
       ['Presets', '.preset-picker'],
+      ['What differs', '[data-testid="what-differs"]'],
       ['Charts', 'section.board'],
     ]) {
       // Far down the page before the pick: more than two screens.
       const before = await page.locator(selector).evaluate((e) => e.getBoundingClientRect().top + scrollY);
-      if (part !== 'Charts') expect(before, part).toBeGreaterThan(1600);
+      if (part === 'Rollouts' || part === 'Presets') expect(before, part).toBeGreaterThan(1600);
       await page.evaluate(() => scrollTo(0, 0));
       await menu.selectOption(part);
       await expect

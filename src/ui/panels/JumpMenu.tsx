@@ -1,6 +1,6 @@
 /**
  * "Go to…": a menu in the sticky header that scrolls to a part of the page. A narrow window stacks
- * the panels one under another, so What differs sat about 4,800 px down and the presets about
+ * the panels one under another, so the rollouts sat thousands of px down and the presets about
  * 6,500 px; from here every part is one pick away, wherever the page is scrolled. Only the parts on
  * the page are offered (What differs and Findings come with runs), read when the menu is opened.
  */
