@@ -1,32 +1,46 @@
 /**
- * What one run-state save costs the browser, by the form its payload is put in IndexedDB
- * (src/storage/state-store.ts; docs/figures.md#where-a-steps-time-goes): a dedicated worker puts a
- * record holding a `--mb` MB payload `--puts` times, each in its own transaction that it waits for,
- * as a run's worker does after every step, the payload once an `ArrayBuffer` (what earlier builds
- * put) and once a `Blob` (what the lab puts), alternating `--reps` times, each in a fresh page
- * under a Chrome trace. Prints the CPU per put by thread (the worker that puts, the renderer's
- * other threads, the browser process) and the wall time. Node only.
+ * What one run-state save costs the browser, by where and in what form its payload is written
+ * (src/storage/state-store.ts; docs/figures.md#where-a-steps-time-goes): a dedicated worker saves a
+ * `--mb` MB payload `--puts` times, as a run's worker does after every step, each form in turn,
+ * alternating `--reps` times, each in a fresh Chromium profile on disk under a Chrome trace
+ * (`--memory`: an incognito context, whose storage is in memory, as earlier figures were taken).
+ * Prints the CPU per save by thread (the worker that saves, the renderer's other threads, the
+ * browser process) and the wall time. The forms (`--forms`, comma-separated):
  *
- *   npm run bench:put [-- --puts 40 --reps 3 --mb 4.1]   (--smoke: 2 puts of 0.1 MB, once)
+ * - `none`: nothing written (the payload still copied): what a trial costs besides saving;
+ * - `arraybuffer`, `blob`: an IndexedDB put of a record holding the payload, each in its own
+ *   'relaxed' transaction that the worker waits for (what earlier builds put, and what the lab puts);
+ * - `kept`: an origin-private file through one FileSystemSyncAccessHandle opened once for the
+ *   worker's life, overwritten in place (written at 0, truncated only if the size changed), never
+ *   flushed: the OS has the bytes, as a relaxed transaction's commit promises;
+ * - `flush`: the same, flushed after each write;
+ * - `ab`: two such files kept open, written in turn, so that a torn write leaves the other whole;
+ * - `each`: a sync access handle created, written, flushed and closed per save (an earlier try).
+ *
+ *   npm run bench:put [-- --puts 40 --reps 3 --mb 4.1 --forms none,blob,kept,flush,ab,each --memory]
+ *   (--smoke: 2 saves of 0.1 MB in each form, once)
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
 import { arg, flag, median } from './cli-args';
-import { timedTasks, traceNames } from './page-profile';
-import type { TraceEvent } from './page-profile';
 
 const smoke = flag('smoke');
+const memory = flag('memory');
 const puts = Number(arg('puts', smoke ? '2' : '40'));
 const reps = Number(arg('reps', smoke ? '1' : '3'));
 const mb = Number(arg('mb', smoke ? '0.1' : '4.1'));
-const FORMS = ['ArrayBuffer', 'Blob'] as const;
-type Form = (typeof FORMS)[number];
-type Measure = (form: Form, puts: number, floats: number) => Promise<number>;
+const ALL = ['none', 'arraybuffer', 'blob', 'kept', 'flush', 'ab', 'each'];
+const forms = arg('forms', 'none,blob,kept,flush,ab,each').split(',');
+const unknown = forms.filter((f) => !ALL.includes(f));
+if (unknown.length) throw new Error(`unknown form ${unknown.join(', ')}: the forms are ${ALL.join(', ')}`);
 
-// The worker: a fresh payload buffer each put (as each save reads the state anew), one changed float.
+// The worker: a fresh payload buffer each save (as each save reads the state anew), one changed float.
 const WORKER = `
 const open = () => new Promise((ok, ko) => {
   const r = indexedDB.open('bench-put', 1);
@@ -34,27 +48,79 @@ const open = () => new Promise((ok, ko) => {
   r.onsuccess = () => ok(r.result);
   r.onerror = () => ko(r.error);
 });
-onmessage = async ({ data: { form, puts, floats } }) => {
-  const db = await open();
-  const state = new Float32Array(floats).map(() => Math.random());
+const idbPut = (db, form, k, bytes) => {
+  const tx = db.transaction('states', 'readwrite', { durability: 'relaxed' });
+  tx.objectStore('states').put({ step: k, payload: form === 'blob' ? new Blob([bytes]) : bytes }, 'run');
+  return new Promise((ok, ko) => ((tx.oncomplete = ok), (tx.onerror = () => ko(tx.error))));
+};
+const fileOf = async (name) => (await navigator.storage.getDirectory()).getFileHandle(name, { create: true });
+/** Overwrites the file in place: written at 0, truncated only if its size changed. */
+const overwrite = (h, bytes) => {
+  const n = h.write(new Uint8Array(bytes), { at: 0 });
+  if (h.getSize() !== n) h.truncate(n);
+};
+let form, db, kept, state;
+/** What the last save left: the step of each record or file (its changed float), and its bytes. */
+const lastSaved = async () => {
+  if (db) {
+    const tx = db.transaction('states', 'readonly');
+    const r = tx.objectStore('states').get('run');
+    const { step, payload } = await new Promise((ok) => (r.onsuccess = () => ok(r.result)));
+    return [{ step, bytes: payload.byteLength ?? payload.size }];
+  }
+  const each = form === 'each' ? [await (await fileOf('a')).createSyncAccessHandle()] : [];
+  const saved = [...kept, ...each].map((h) => {
+    const bytes = new Uint8Array(h.getSize());
+    h.read(bytes, { at: 0 });
+    const floats = new Float32Array(bytes.buffer);
+    return { step: Math.max(...floats.slice(0, 64).filter(Number.isInteger)), bytes: bytes.length };
+  });
+  for (const h of each) h.close();
+  return saved;
+};
+onmessage = async ({ data }) => {
+  if (data.floats) {
+    // Before the measured window: the database or the kept files opened, the state filled.
+    form = data.form;
+    db = form === 'arraybuffer' || form === 'blob' ? await open() : null;
+    kept = ['kept', 'flush', 'ab'].includes(form)
+      ? await Promise.all((form === 'ab' ? ['a', 'b'] : ['a']).map(async (f) => (await fileOf(f)).createSyncAccessHandle()))
+      : [];
+    state = new Float32Array(data.floats).map(() => Math.random());
+    return postMessage('ready');
+  }
+  if (data.verify) return postMessage(await lastSaved());
   const t0 = performance.now();
-  for (let k = 0; k < puts; k++) {
-    state[k % floats] = k;
+  for (let k = 0; k < data.puts; k++) {
+    state[k % state.length] = k;
     const bytes = state.buffer.slice(0);
-    const tx = db.transaction('states', 'readwrite', { durability: 'relaxed' });
-    tx.objectStore('states').put({ step: k, payload: form === 'Blob' ? new Blob([bytes]) : bytes }, 'run');
-    await new Promise((ok, ko) => ((tx.oncomplete = ok), (tx.onerror = () => ko(tx.error))));
+    if (form === 'none') await null;
+    else if (db) await idbPut(db, form, k, bytes);
+    else if (form === 'each') {
+      const h = await (await fileOf('a')).createSyncAccessHandle();
+      overwrite(h, bytes);
+      h.flush();
+      h.close();
+    } else {
+      const h = kept[k % kept.length];
+      overwrite(h, bytes);
+      if (form === 'flush') h.flush();
+      await null; // as a save between two steps ends
+    }
   }
   postMessage(performance.now() - t0);
 };`;
 const PAGE = `<!doctype html><script>
-window.measure = (form, puts, floats) => new Promise((ok) => {
-  const w = new Worker('/worker.js');
+let w;
+const ask = (data) => new Promise((ok, ko) => {
   w.onmessage = (e) => ok(e.data);
-  w.postMessage({ form, puts, floats });
+  w.onerror = (e) => ko(new Error(e.message));
+  w.postMessage(data);
 });
+window.prepare = (form, floats) => ((w = new Worker('/worker.js')), ask({ form, floats }));
+window.measure = (puts) => ask({ puts });
+window.verify = () => ask({ verify: true });
 </script>`;
-
 const server = createServer((req, res) => {
   const js = req.url === '/worker.js';
   if (!js && req.url !== '/') return void res.writeHead(404).end();
@@ -63,62 +129,129 @@ const server = createServer((req, res) => {
 await new Promise((ok) => server.once('listening', ok));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
-/** CPU ms of top-level tasks by thread group. */
-function cpuByThread(events: TraceEvent[]): Record<string, number> {
-  const { thread, process } = traceNames(events);
-  const group = (e: TraceEvent) => {
-    if (/Browser/.test(process.get(e.pid) ?? '')) return 'browser process';
-    if (!/Renderer/.test(process.get(e.pid) ?? '')) return 'other processes';
-    return /DedicatedWorker/.test(thread.get(`${e.pid}:${e.tid}`) ?? '')
-      ? 'the worker'
-      : "renderer's other threads";
+/**
+ * Each thread of the Chromium whose browser process was given `tag`: its group and its CPU ns so far
+ * (Linux's schedstat, which counts what a thread ran, however it ran it: a Chrome trace loses the
+ * worker's tasks that write through a sync access handle).
+ */
+function cpuNow(tag: string): Map<string, { group: string; ns: number }> {
+  const procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, 'utf8');
+    } catch {
+      return ''; // gone meanwhile
+    }
   };
-  const out: Record<string, number> = {};
-  for (const { e } of timedTasks(events).filter((t) => t.topLevel))
-    out[group(e)] = (out[group(e)] ?? 0) + e.tdur! / 1000;
+  const root = procs.find((p) => read(`/proc/${p}/cmdline`).split('\0').includes(tag));
+  if (!root) throw new Error("the benchmark's Chromium is not running");
+  const parent = new Map(procs.map((p) => [p, read(`/proc/${p}/stat`).split(') ')[1]?.split(' ')[1]]));
+  const under = (p: string): boolean => p === root || (!!parent.get(p) && under(parent.get(p)!));
+  const out = new Map<string, { group: string; ns: number }>();
+  for (const p of procs.filter(under)) {
+    const renderer = read(`/proc/${p}/cmdline`).includes('--type=renderer');
+    const tids = (() => {
+      try {
+        return readdirSync(`/proc/${p}/task`);
+      } catch {
+        return [];
+      }
+    })();
+    for (const t of tids) {
+      const ns = Number(read(`/proc/${p}/task/${t}/schedstat`).split(' ')[0]);
+      const name = read(`/proc/${p}/task/${t}/comm`);
+      const group =
+        p === root
+          ? 'browser process'
+          : !renderer
+            ? 'other processes'
+            : /DedicatedWorker/.test(name)
+              ? 'the worker'
+              : "renderer's other threads";
+      if (ns) out.set(`${p}:${t}`, { group, ns });
+    }
+  }
   return out;
 }
 
-const browser = await chromium.launch({ executablePath: ensureChrome(), headless: true, args: CHROME_ARGS });
+/** CPU ms by thread group between two cpuNow()s (a renderer without the worker counts as another process). */
+function cpuBetween(
+  before: Map<string, { group: string; ns: number }>,
+  after: Map<string, { group: string; ns: number }>,
+): Record<string, number> {
+  const withWorker = new Set(
+    [...after].filter(([, v]) => v.group === 'the worker').map(([k]) => k.split(':')[0]),
+  );
+  const out: Record<string, number> = {};
+  for (const [k, { group, ns }] of after) {
+    const g =
+      group === "renderer's other threads" && !withWorker.has(k.split(':')[0]) ? 'other processes' : group;
+    out[g] = (out[g] ?? 0) + (ns - (before.get(k)?.ns ?? 0)) / 1e6;
+  }
+  return out;
+}
+
 const floats = Math.round((mb * 1e6) / 4);
-const rows: Record<Form, { wall: number[]; cpu: Record<string, number[]> }> = {
-  ArrayBuffer: { wall: [], cpu: {} },
-  Blob: { wall: [], cpu: {} },
-};
-console.log(`[bench:put] ${puts} puts of ${mb} MB per form, ${reps}× alternating · load average ${load()}`);
+const rows: Record<string, { wall: number[]; cpu: Record<string, number[]> }> = Object.fromEntries(
+  forms.map((f) => [f, { wall: [], cpu: {} }]),
+);
+/** A fresh Chromium, its browser process marked by `tag`: a new profile on disk, or (`--memory`) an incognito context. */
+async function freshContext(tag: string): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const chrome = { executablePath: ensureChrome(), headless: true, args: [...CHROME_ARGS, tag] };
+  if (memory) {
+    const browser = await chromium.launch(chrome);
+    return { context: await browser.newContext(), close: () => browser.close() };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'agentwise-bench-put-'));
+  const context = await chromium.launchPersistentContext(dir, chrome);
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const where = memory ? 'an incognito context (in memory)' : 'a fresh profile on disk';
+console.log(
+  `[bench:put] ${puts} saves of ${mb} MB per form, ${reps}× alternating, each in ${where} · load average ${load()}`,
+);
+/** The page's calls into its worker: set up a form, time its saves, read back what they left. */
+interface Bench {
+  prepare(form: string, floats: number): Promise<string>;
+  measure(puts: number): Promise<number>;
+  verify(): Promise<{ step: number; bytes: number }[]>;
+}
 try {
   for (let r = 0; r < reps; r++)
-    for (const form of FORMS) {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(url);
-      const cdp = await context.newCDPSession(page);
-      const events: TraceEvent[] = [];
-      cdp.on('Tracing.dataCollected', (e) => void events.push(...(e.value as unknown as TraceEvent[])));
-      await cdp.send('Tracing.start', {
-        traceConfig: { includedCategories: ['toplevel'] },
-        transferMode: 'ReportEvents',
-      });
-      const wall = await page.evaluate(
-        ([f, n, k]) => (window as unknown as { measure: Measure }).measure(f, n, k),
-        [form, puts, floats] as const,
-      );
-      const done = new Promise<void>((ok) => cdp.once('Tracing.tracingComplete', () => ok()));
-      await cdp.send('Tracing.end');
-      await done;
-      await context.close();
-      rows[form].wall.push(wall / puts);
-      const cpu = cpuByThread(events);
-      cpu.all = Object.values(cpu).reduce((a, b) => a + b, 0);
-      for (const [k, ms] of Object.entries(cpu)) (rows[form].cpu[k] ??= []).push(ms / puts);
+    for (const form of forms) {
+      const tag = `--bench-put-run=${process.pid}-${r}-${form}`;
+      const { context, close } = await freshContext(tag);
+      try {
+        const page = context.pages()[0] ?? (await context.newPage());
+        await page.goto(url);
+        await page.evaluate(([f, n]) => (window as unknown as Bench).prepare(f, n), [form, floats] as const);
+        const before = cpuNow(tag);
+        const wall = await page.evaluate((n) => (window as unknown as Bench).measure(n), puts);
+        const cpu = cpuBetween(before, cpuNow(tag));
+        const saved = await page.evaluate(() => (window as unknown as Bench).verify());
+        const whole = saved.every((f) => f.bytes === floats * 4);
+        if (form !== 'none' && (!whole || Math.max(...saved.map((f) => f.step)) !== puts - 1))
+          throw new Error(`${form}: the saves left ${JSON.stringify(saved)}, not step ${puts - 1}`);
+        rows[form].wall.push(wall / puts);
+        cpu.all = Object.values(cpu).reduce((a, b) => a + b, 0);
+        for (const [k, ms] of Object.entries(cpu)) (rows[form].cpu[k] ??= []).push(ms / puts);
+      } finally {
+        await close();
+      }
     }
 } finally {
-  await browser.close();
   server.close();
 }
 const cols = ['all', 'the worker', "renderer's other threads", 'browser process'];
-console.log(`ms per put    wall  CPU: ${cols.join(' / ')}`);
-for (const form of FORMS) {
+console.log(`ms per save   wall  CPU: ${cols.join(' / ')}`);
+for (const form of forms) {
   const { wall, cpu } = rows[form];
   const cell = (k: string) => (cpu[k] ? median(cpu[k]).toFixed(1) : '0');
   console.log(
@@ -126,7 +259,7 @@ for (const form of FORMS) {
   );
 }
 console.log(`[bench:put] medians of ${reps}; load average ${load()}`);
-console.log(JSON.stringify({ puts, mb, reps, rows }));
+console.log(JSON.stringify({ puts, mb, reps, memory, rows }));
 
 function load(): string {
   return loadavg()
