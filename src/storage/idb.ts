@@ -9,7 +9,8 @@
  * - `agentwise-lab`, the page's: `sessions` (one record per stored session, keyed by its id) and
  *   `frames` (their metric frames, keyed [session, seq]); record formats in src/ui/session/recorder.ts.
  * - `agentwise-states`, the run workers': `states` (each run's latest state, keyed [session,
- *   stateKey]; state-store.ts).
+ *   stateKey], where a worker has no origin-private files and as earlier builds kept them;
+ *   state-store.ts).
  * - `agentwise-workflows`, the page's workflow files and prepared base models: `files` (a dataset
  *   by its SHA-256, a workflow by its hash) and `base` (base models by baseModelsKey); records in
  *   src/ui/session/workflow-library.ts. A database of its own, created at version 1 as it is, so
@@ -76,6 +77,8 @@ interface Database {
   transact<T>(mode: IDBTransactionMode, f: (tx: IDBTransaction) => Promise<T> | T): Promise<T>;
   /** The storage-fault seam's `closed`: the connection closes and its `close` event fires, as when storage is cleared. */
   closeAsTheBrowserDoes(): Promise<void>;
+  /** Resolves once open; rejects, saying so, once the browser closed it (the site's storage cleared). */
+  alive(): Promise<void>;
 }
 
 /** One connection to `schema`'s database, opened on first use; `onClose` hears the browser close it. */
@@ -127,6 +130,9 @@ export function database(schema: Schema, onClose?: (e: Error) => void): Database
       const tx = (await open()).transaction(stores, mode, { durability: 'relaxed' });
       const [result] = await Promise.all([f(tx), done(tx)]);
       return result;
+    },
+    async alive() {
+      await open();
     },
     async closeAsTheBrowserDoes() {
       const db = await open();

@@ -1,19 +1,26 @@
 /**
- * Run states in IndexedDB (db `agentwise-states`): the latest saved state of each run of each
- * stored session, so a run survives a reload or a crashed tab and resumes from its last save. A
- * state is kept as read between two steps, before its hashes (src/train/run-state.ts
- * UnsealedRunState, with its fast check), its payload (every weight and moment, 4.1 MB for the
- * default experiment) as a Blob: Chromium's put copies a Blob's bytes once, where it serializes and
- * compresses an ArrayBuffer's, and a save every step paid for that in the run's thread
- * (docs/figures.md#where-a-steps-time-goes). Earlier builds kept the payload as an ArrayBuffer, and
- * before that a state file's encoded bytes (`bytes`): both are still read. Run workers write them (they hold the weights); the
- * page only lists and deletes them, so this file imports no tfjs. Keyed [session, stateKey(run
- * index, label)]: the index into the experiment's runs and the run's label (`1:Dr. MAS #2`).
- * Opening, transactions and a closed database are idb.ts's: once the browser closed it (the site's
- * storage cleared or evicted), the worker's save fails, and the page turns recording off with one
- * alert (src/ui/session/worker-messages.ts), as it does when its own database closes.
+ * Run states: the latest saved state of each run of each stored session, so a run survives a
+ * reload or a crashed tab and resumes from its last save. A state is kept as read between two
+ * steps, before its hashes (src/train/run-state.ts UnsealedRunState, with its fast check), its
+ * payload every weight and moment (4.1 MB for the default experiment). Run workers write them
+ * (they hold the weights); the page only lists and deletes them, so this file imports no tfjs.
+ * Keyed by session and stateKey(run index, label): the index into the experiment's runs and the
+ * run's label (`1:Dr. MAS #2`).
+ *
+ * Where a worker has origin-private files (OPFS sync access handles), a state goes to its run's
+ * pair of files (state-files.ts), written in place from the worker's thread: a save every step
+ * costs a fraction of a millisecond of CPU there, where an IndexedDB put cost some 16 ms across the
+ * browser's threads (docs/figures.md#where-a-steps-time-goes). Elsewhere, and for every state an
+ * earlier build kept, IndexedDB (db `agentwise-states`): the payload a Blob (Chromium's put copies
+ * a Blob's bytes once, where it serializes and compresses an ArrayBuffer's), an ArrayBuffer in
+ * earlier builds, and before that a state file's encoded bytes (`bytes`): all still read, a run's
+ * files first. Opening, transactions and a closed database are idb.ts's: once the browser closed it
+ * (the site's storage cleared or evicted; a worker saving to files keeps its connection open to
+ * hear so), the worker's save fails, and the page turns recording off with one alert
+ * (src/ui/session/worker-messages.ts), as it does when its own database closes.
  */
 import { database, req, sessionKeys, STATES_DB } from './idb';
+import { deleteFiles, fileHeaders, filesAvailable, StateFiles } from './state-files';
 import { faultAt, refuseIfFull } from './storage-fault';
 import type { StorageFault } from './storage-fault';
 
@@ -51,6 +58,31 @@ type StoredRecord<S extends HasPayload> = Omit<StoredState<S>, 'kept'> & {
 const db = database(STATES_DB);
 const states = (tx: IDBTransaction) => tx.objectStore('states');
 
+/** A state file's header: the record without its payload, the check beside the state. */
+type FileRecord<S extends HasPayload> = Omit<StoredState<S>, 'kept' | 'bytes'> & {
+  check: string;
+  state: Omit<S, 'payload'>;
+};
+
+/** This worker's state files, by [session, run], opened (and locked) on first use; null without OPFS. */
+const held = new Map<string, Promise<StateFiles | null>>();
+function filesOf(session: string, run: string): Promise<StateFiles | null> {
+  if (!filesAvailable()) return Promise.resolve(null);
+  const key = JSON.stringify([session, run]);
+  let files = held.get(key);
+  if (!files) {
+    files = StateFiles.open(session, run);
+    held.set(key, files);
+    files.catch(() => held.delete(key)); // a later save tries again
+  }
+  return files;
+}
+
+/** Lets go of this worker's state files (its run paused or done), so another tab's workers may take them. */
+export async function releaseStateFiles(): Promise<void> {
+  for (const files of held.values()) (await files.catch(() => null))?.release();
+}
+
 /** Replaces the run's saved state (`fault`: the test seam of storage-fault.ts). */
 export async function putState<S extends HasPayload>(
   s: StoredState<S>,
@@ -59,14 +91,21 @@ export async function putState<S extends HasPayload>(
   refuseIfFull(fault, s.step);
   if (faultAt(fault, 'closed', s.step)) await db.closeAsTheBrowserDoes();
   const { kept, ...rest } = s;
+  const files = kept ? await filesOf(s.session, s.run) : null;
+  if (kept && files) {
+    await db.alive(); // throws once the browser cleared the site's storage
+    const { payload, ...state } = kept.state;
+    const header: FileRecord<S> = { ...rest, check: kept.check, state };
+    return files.write(header, payload);
+  }
   const record: StoredRecord<S> = kept
     ? { ...rest, kept: { ...kept, state: { ...kept.state, payload: new Blob([kept.state.payload]) } } }
     : rest;
   return db.transact('readwrite', (tx) => req(states(tx).put(record)));
 }
 
-/** The run's saved state, its payload read back into an ArrayBuffer (as it was put). */
-export async function getState<S extends HasPayload>(
+/** The run's state in IndexedDB, its payload read back into an ArrayBuffer (as it was put). */
+async function storedState<S extends HasPayload>(
   session: string,
   key: string,
 ): Promise<StoredState<S> | undefined> {
@@ -79,14 +118,57 @@ export async function getState<S extends HasPayload>(
   return { ...record, kept: { ...record.kept, state: { ...record.kept.state, payload: bytes } as S } };
 }
 
-/** What is saved for a session, without the bytes. */
-export async function statesOf(session: string): Promise<StateInfo[]> {
-  const all = await db.transact('readonly', (tx) =>
-    req(states(tx).getAll(sessionKeys(session)) as IDBRequest<StoredState[]>),
-  );
-  return all.map(({ bytes: _bytes, kept: _kept, ...info }) => info);
+/**
+ * The run's newest saved state that `open` takes (it throws for one that is not whole: its check
+ * fails): its files' two states, newest first, then what IndexedDB holds for it; undefined where
+ * there is none. Throws what `open` threw first where none is taken. A run that goes on from one
+ * of its files writes its next state to the other.
+ */
+export async function openState<S extends HasPayload, T>(
+  session: string,
+  key: string,
+  open: (s: StoredState<S>) => T,
+): Promise<T | undefined> {
+  const files = await filesOf(session, key);
+  let failed: { e: unknown } | null = null;
+  for (const { slot, header, payload } of (await files?.states<FileRecord<S>>()) ?? []) {
+    const { check, state, ...rest } = header;
+    try {
+      const got = open({ ...rest, kept: { state: { ...state, payload } as S, check } });
+      files!.resumedFrom(slot);
+      return got;
+    } catch (e) {
+      failed ??= { e };
+    }
+  }
+  const stored = await storedState<S>(session, key);
+  if (stored)
+    try {
+      return open(stored);
+    } catch (e) {
+      failed ??= { e };
+    }
+  if (failed) throw failed.e;
+  return undefined;
 }
 
-export function deleteStates(session: string): Promise<unknown> {
-  return db.transact('readwrite', (tx) => req(states(tx).delete(sessionKeys(session))));
+/** What is saved for a session, without the bytes: each run's files where it has them, else IndexedDB's record. */
+export async function statesOf(session: string): Promise<StateInfo[]> {
+  const [all, headers] = await Promise.all([
+    db.transact('readonly', (tx) =>
+      req(states(tx).getAll(sessionKeys(session)) as IDBRequest<StoredState[]>),
+    ),
+    fileHeaders<FileRecord<HasPayload>>(session),
+  ]);
+  const info = new Map(all.map(({ bytes: _bytes, kept: _kept, ...i }) => [i.run, i]));
+  for (const [run, { check: _check, state: _state, ...i }] of headers) info.set(run, i);
+  return [...info.values()];
+}
+
+/** Deletes a session's saved states, files and records. */
+export async function deleteStates(session: string): Promise<unknown> {
+  return Promise.all([
+    db.transact('readwrite', (tx) => req(states(tx).delete(sessionKeys(session)))),
+    deleteFiles(session),
+  ]);
 }

@@ -14,7 +14,7 @@ import type { TrainerOptions, TrainStepResult } from './trainer';
 export type DriverStatus = 'compiling' | 'running' | 'paused' | 'done' | 'failed';
 
 /**
- * Where a run's states are kept: IndexedDB in the page, DIR/checkpoints in the CLI. A state comes
+ * Where a run's states are kept: its state files (state-store.ts) in the page, DIR/checkpoints in the CLI. A state comes
  * as read, unsealed (run-state.ts): a store that writes a file seals it (sealRunState).
  */
 export interface StateStore {

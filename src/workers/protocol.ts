@@ -64,7 +64,7 @@ export type ToWorker =
        */
       dataset?: GivenData;
       /**
-       * Where the run's state is kept in IndexedDB (state-store.ts): saved every `every` steps,
+       * Where the run's state is kept (its files, or IndexedDB; state-store.ts): saved every `every` steps,
        * when paused and when done, each once the page has stored the frames before it (`saving`,
        * `frames-stored`). With `resume`, the run goes on from the state saved there.
        */
@@ -133,7 +133,7 @@ export type FromWorker =
       kernels: string;
     }
   /**
-   * The run's state was saved to IndexedDB after `step` steps, or could not be (`error`; `full`:
+   * The run's state was saved (state-store.ts) after `step` steps, or could not be (`error`; `full`:
    * for want of room, a QuotaExceededError, and training goes on).
    */
   | { type: 'saved'; runId: RunId; step: number; error?: string; full?: boolean }

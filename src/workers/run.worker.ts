@@ -4,8 +4,8 @@
  * rollout throttling exactly as it does for the CLI. This file only picks the backend (with the
  * sanity check; its threads, kernels and fallback are run-backend.ts), loads the base models or the
  * saved state, and connects the driver to the page:
- * frames go out as one transferred Float64Array per step, states go to IndexedDB once the page has
- * stored the frames before them, environments run in a pool of nested env workers with a time
+ * frames go out as one transferred Float64Array per step, states go to the run's state files
+ * (IndexedDB where there are none; state-store.ts) once the page has stored the frames before them, environments run in a pool of nested env workers with a time
  * limit, and each step waits for the other runs of its block (lockstep.ts). tfjs lives only in
  * workers.
  */
@@ -23,6 +23,7 @@ import {
   openKeptState,
   stateCheck,
   stateFileName,
+  type RunState,
   type UnsealedRunState,
 } from '../train/run-state';
 import { timedPreset } from '../backends/auto-choice';
@@ -34,7 +35,7 @@ import { backendSwitcher, kernelsInUse, withThreads } from './run-backend';
 import { WorkerEnvRunner, type WorkerLike } from './env-pool';
 import { Lockstep } from './lockstep';
 import { browserPlatform, setWasmThreads } from '../backends/platform-browser';
-import { getState, putState, stateKey } from '../storage/state-store';
+import { openState, putState, releaseStateFiles, stateKey } from '../storage/state-store';
 import { isFull } from '../storage/idb';
 import type { FromWorker, Measurements, RunId, RunStatus, ToWorker } from './protocol';
 import { registerGivenData } from './given-data';
@@ -182,11 +183,14 @@ class RunHost {
     try {
       if (msg.persist?.resume) {
         this.setState('loading', 'loading the saved run state…');
-        const stored = await getState<UnsealedRunState>(msg.persist.session, stateKey(msg.run, msg.label));
-        if (!stored) throw new Error(`no saved state for ${msg.label} in this session`);
-        const state = stored.kept
-          ? openKeptState(stored.kept.state, stored.kept.check)
-          : decodeRunState(stored.bytes!);
+        // The newest whole one: a file torn by a killed tab fails its check, and the other is taken.
+        const state = await openState<UnsealedRunState, RunState>(
+          msg.persist.session,
+          stateKey(msg.run, msg.label),
+          (stored) =>
+            stored.kept ? openKeptState(stored.kept.state, stored.kept.check) : decodeRunState(stored.bytes!),
+        );
+        if (!state) throw new Error(`no saved state for ${msg.label} in this session`);
         try {
           checkRunIdentity(state.manifest, { experiment: config, runIndex: msg.run, seed });
         } catch (e) {
@@ -257,6 +261,8 @@ class RunHost {
         return this.driver?.play();
       case 'pause':
         await this.driver?.pause(msg.at);
+        // Saved as it stopped: the page may now let the session go to another tab.
+        await releaseStateFiles();
         post({ type: 'stopped', runId: this.id, step: this.driver?.step ?? 0 });
         return;
       case 'step':

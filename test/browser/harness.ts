@@ -151,25 +151,43 @@ export const storedSteps = async (l: Lab): Promise<number[][]> => {
   );
 };
 
-/** The steps at which each run's state is stored in IndexedDB (agentwise-states), by key (run index:label). */
-export const stateSteps = (l: Lab) =>
-  l.page.evaluate(async () => {
+/**
+ * The step of each run's saved state, by key (run index:label): the newest of its state files
+ * (origin-private, `agentwise-states/<session>/<key>.a|b`; src/storage/state-files.ts) where it
+ * has them, else its record in IndexedDB (agentwise-states), as an earlier build kept it.
+ * `files`: the files' alone.
+ */
+export const stateSteps = (l: Lab, from: 'any' | 'files' = 'any') =>
+  l.page.evaluate(async (from) => {
+    const out: Record<string, number> = {};
     // Opening a db that does not exist yet would create it empty: look first.
-    if (!(await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) return {};
-    return new Promise<Record<string, number>>((ok, ko) => {
-      const r = indexedDB.open('agentwise-states');
-      r.onerror = () => ko(r.error);
-      r.onsuccess = () => {
-        if (!r.result.objectStoreNames.contains('states')) return ok({});
-        const all = r.result.transaction('states').objectStore('states').getAll();
-        all.onsuccess = () => {
-          ok(Object.fromEntries(all.result.map((s: { run: string; step: number }) => [s.run, s.step])));
-          r.result.close();
+    if (from === 'any' && (await indexedDB.databases()).some((d) => d.name === 'agentwise-states')) {
+      const records = await new Promise<{ run: string; step: number }[]>((ok, ko) => {
+        const r = indexedDB.open('agentwise-states');
+        r.onerror = () => ko(r.error);
+        r.onsuccess = () => {
+          if (!r.result.objectStoreNames.contains('states')) return ok([]);
+          const all = r.result.transaction('states').objectStore('states').getAll();
+          all.onsuccess = () => (r.result.close(), ok(all.result));
+          all.onerror = () => ko(all.error);
         };
-        all.onerror = () => ko(all.error);
-      };
-    });
-  });
+      });
+      for (const s of records) out[s.run] = s.step;
+    }
+    const root = await navigator.storage.getDirectory();
+    const dir = await root.getDirectoryHandle('agentwise-states').catch(() => null);
+    const found: Record<string, number> = {};
+    for await (const session of dir?.values() ?? [])
+      for await (const file of (session as FileSystemDirectoryHandle).values()) {
+        const bytes = await (file as FileSystemFileHandle).getFile();
+        if (bytes.size < 16) continue; // emptied
+        const headerLength = new DataView(await bytes.slice(4, 8).arrayBuffer()).getUint32(0, true);
+        const { step } = JSON.parse(await bytes.slice(16, 16 + headerLength).text()) as { step: number };
+        const key = decodeURIComponent(file.name.slice(0, file.name.lastIndexOf('.')));
+        found[key] = Math.max(found[key] ?? -1, step);
+      }
+    return { ...out, ...found };
+  }, from);
 
 /** The live-parameter markers stored in IndexedDB (agentwise-lab) over all sessions' runs, as `param=value`. */
 export const storedMarkers = (l: Lab): Promise<string[]> =>

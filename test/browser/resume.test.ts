@@ -1,9 +1,10 @@
 /**
- * A run survives a reload: paused runs save their state to IndexedDB, the reloaded page shows the
- * recorded curves, and Train goes on from the saved step (not from 0), recording each step once.
- * States are kept with their payload as a Blob; the forms earlier builds stored are read too: before
- * the reload one run's state is rewritten as the state file's bytes (before states were kept
- * unsealed), the other's with its payload an ArrayBuffer (before it was a Blob).
+ * A run survives a reload: paused runs save their state to their state files, the reloaded page
+ * shows the recorded curves, and Train goes on from the saved step (not from 0), recording each
+ * step once. The forms earlier builds stored in IndexedDB are read too: after the reload one run's
+ * state is rewritten there as the state file's bytes (before states were kept unsealed), the
+ * other's with its payload a Blob (before states went to files), and the files removed; the
+ * resumed runs then save to files again.
  */
 import { afterEach, expect, it } from 'vitest';
 import { encodeRunState, sealRunState, type UnsealedRunState } from '../../src/train/run-state';
@@ -48,61 +49,66 @@ it('resumes both runs after a reload from their saved state', async () => {
     )
     .toBe(true);
 
-  // The states as this build keeps them (the payload a Blob), then rewritten as earlier builds
-  // kept them: run 0's as the encoded state file under `bytes`, run 1's payload an ArrayBuffer.
-  const kept = await page.evaluate(
-    () =>
-      new Promise<{ record: Record<string, unknown>; payload: string; blob: boolean }[]>((ok, ko) => {
-        const r = indexedDB.open('agentwise-states');
-        r.onerror = () => ko(r.error);
-        r.onsuccess = () => {
-          const all = r.result.transaction('states').objectStore('states').getAll();
-          all.onsuccess = async () => {
-            r.result.close();
-            const out = [];
-            for (const record of all.result) {
-              const payload = record.kept.state.payload as Blob | ArrayBuffer;
-              const bytes = new Uint8Array(payload instanceof Blob ? await payload.arrayBuffer() : payload);
-              let text = '';
-              for (let i = 0; i < bytes.length; i += 0x8000)
-                text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-              out.push({ record, payload: btoa(text), blob: payload instanceof Blob });
-            }
-            ok(out);
-          };
-        };
-      }),
-  );
-  expect(kept.map((k) => k.blob)).toEqual(RUNS.map(() => true));
+  // This build keeps them in the runs' state files.
+  expect(await stateSteps(lab, 'files')).toEqual(await stateSteps(lab));
+
+  await page.reload();
+  await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
+  expect(await stepCounts(lab)).toEqual(counts);
+
+  // With no worker holding them now, each run's newest file is read and its state rewritten as
+  // earlier builds kept it in IndexedDB, and the files removed: run 0's as the encoded state file
+  // under `bytes`, run 1's with its payload a Blob.
+  type Header = { session: string; run: string; step: number; savedAt: number; check: string; state: object };
+  const newest = await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    const dir = await root.getDirectoryHandle('agentwise-states');
+    const out: Record<string, { header: Header; payload: string }> = {};
+    for await (const session of dir.values())
+      for await (const handle of (session as FileSystemDirectoryHandle).values()) {
+        const file = await (handle as FileSystemFileHandle).getFile();
+        if (file.size < 16) continue;
+        const v = new DataView(await file.slice(0, 16).arrayBuffer());
+        const n = v.getUint32(4, true);
+        const header = JSON.parse(await file.slice(16, 16 + n).text()) as Header;
+        if ((out[header.run]?.header.step ?? -1) >= header.step) continue;
+        const bytes = new Uint8Array(await file.slice(16 + n).arrayBuffer());
+        let text = '';
+        for (let i = 0; i < bytes.length; i += 0x8000)
+          text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        out[header.run] = { header, payload: btoa(text) };
+      }
+    await root.removeEntry('agentwise-states', { recursive: true });
+    return out;
+  });
   const keyOf = (i: number) => `${i}:${RUNS[i]}`;
-  const [first, second] = RUNS.map((_, i) => kept.find((k) => k.record.run === keyOf(i))!);
-  const { kept: was, ...older } = first.record as { kept: { state: UnsealedRunState } };
+  expect(RUNS.map((_, i) => newest[keyOf(i)]?.header.step)).toEqual(counts);
+  const [first, second] = RUNS.map((_, i) => newest[keyOf(i)]);
+  const { check: _check, state, ...older } = first.header;
   const payload = new Uint8Array(Buffer.from(first.payload, 'base64')).buffer;
-  const file = encodeRunState(sealRunState({ ...was.state, payload }));
+  const file = encodeRunState(sealRunState({ ...(state as Omit<UnsealedRunState, 'payload'>), payload }));
   await page.evaluate(
     ([older, file, second, payload]) =>
       new Promise<void>((ok, ko) => {
         const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
         const r = indexedDB.open('agentwise-states');
+        r.onupgradeneeded = () => r.result.createObjectStore('states', { keyPath: ['session', 'run'] });
         r.onerror = () => ko(r.error);
         r.onsuccess = () => {
           const tx = r.result.transaction('states', 'readwrite');
           tx.objectStore('states').put({ ...older, bytes: bytes(file) });
-          const k = second.kept as { state: object; check: string };
-          tx.objectStore('states').put({
-            ...second,
-            kept: { ...k, state: { ...k.state, payload: bytes(payload) } },
-          });
+          const { check, state, ...rest } = second;
+          const blob = new Blob([bytes(payload)]);
+          tx.objectStore('states').put({ ...rest, kept: { state: { ...state, payload: blob }, check } });
           tx.oncomplete = () => (r.result.close(), ok());
           tx.onerror = () => ko(tx.error);
         };
       }),
-    [older, Buffer.from(file).toString('base64'), second.record, second.payload] as const,
+    [older, Buffer.from(file).toString('base64'), second.header, second.payload] as const,
   );
-
-  await page.reload();
-  await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
-  expect(await stepCounts(lab)).toEqual(counts);
+  expect(await stateSteps(lab, 'files')).toEqual({});
+  const inDb = await stateSteps(lab);
+  expect(RUNS.map((_, i) => inDb[keyOf(i)])).toEqual(counts);
 
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
@@ -121,5 +127,12 @@ it('resumes both runs after a reload from their saved state', async () => {
     const time = mine.map((r) => Number(r[col('time_s')]));
     expect(time[counts[i]]).toBeGreaterThan(time[counts[i] - 1]);
   });
+  // The resumed runs save to their files again.
+  await expect
+    .poll(async () => {
+      const files = await stateSteps(lab!, 'files');
+      return RUNS.every((_, i) => files[keyOf(i)] > counts[i]);
+    })
+    .toBe(true);
   expect(lab.errors).toEqual([]);
 });

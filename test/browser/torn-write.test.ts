@@ -5,7 +5,8 @@
  * run goes on from the state before, computing that one step again, and every run's exported
  * steps are 0…steps-1, each once. The other order, a state ahead of its frames, would leave a gap
  * nothing can fill: frames that cannot be stored hold the states back, so a reload goes on from the
- * last state whose frames are stored, not from step 0.
+ * last state whose frames are stored, not from step 0. And a state file torn mid-write (its header
+ * whole, its payload not): the run goes on from its other file, a step before.
  */
 import { afterEach, expect, it } from 'vitest';
 import {
@@ -45,6 +46,23 @@ async function trainToTheEnd(l: Lab): Promise<void> {
   // Polled: the session can say done before the last step's frame reaches the counters.
   await expect.poll(() => stepCounts(l), { timeout: 30_000 }).toEqual([STEPS, STEPS]);
   expect(await exportedSteps(l.page)).toEqual([everyStep(STEPS), everyStep(STEPS)]);
+}
+
+/**
+ * Trains at one step a second until every run has `n` steps, pauses, and waits until "saved @N"
+ * shows each run's step (its state and the frames up to it stored: a whole session so far).
+ */
+async function trainSlowlyAndPause(l: Lab, n: number): Promise<number[]> {
+  await trainEnabled(l.page);
+  await l.page
+    .getByRole('combobox', { name: 'Speed', exact: true })
+    .selectOption({ label: '1 s between steps' });
+  await l.page.getByRole('button', { name: 'Train', exact: true }).click();
+  await waitSteps(l, (s) => s.every((k) => k >= n));
+  await l.page.getByRole('button', { name: 'Pause', exact: true }).click();
+  await runsIn(l, 'paused');
+  await savedAtSteps(l);
+  return stepCounts(l);
 }
 
 it("a page killed between a step's two writes goes on from the state before: one step again, none missing", async () => {
@@ -108,21 +126,12 @@ it('frames that cannot be stored hold the states back: a reload goes on from the
     } as typeof open;
   });
   await page.reload(); // the init script runs from this load on
-  await trainEnabled(page);
-  const speed = page.getByRole('combobox', { name: 'Speed', exact: true });
-  await speed.selectOption({ label: '1 s between steps' });
-  await page.getByRole('button', { name: 'Train', exact: true }).click();
-  await waitSteps(lab, (s) => s.every((n) => n >= 1));
-  await page.getByRole('button', { name: 'Pause', exact: true }).click();
-  await runsIn(lab, 'paused');
-  // "saved @N" shows once the state and the frames up to it are stored: a whole session so far.
-  await savedAtSteps(lab);
-  const whole = await stepCounts(lab);
+  const whole = await trainSlowlyAndPause(lab, 1);
   expect(whole.every((n) => n >= 1 && n < STEPS)).toBe(true);
 
   // From here on the page records nothing, and the workers, told so, write no state ahead of it.
   await page.evaluate(() => ((window as { tornFrames?: boolean }).tornFrames = true));
-  await speed.selectOption({ label: 'full speed' });
+  await page.getByRole('combobox', { name: 'Speed', exact: true }).selectOption({ label: 'full speed' });
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await runsIn(lab, 'done', 120_000);
   expect(await savedSteps(lab)).toEqual(whole);
@@ -137,5 +146,42 @@ it('frames that cannot be stored hold the states back: a reload goes on from the
   expect(await note.textContent()).not.toContain('start over');
   await trainToTheEnd(lab);
   expect(await resumedAt(lab)).toEqual(whole);
+  expect(lab.errors).toEqual([]);
+});
+
+it('a state file torn mid-write: the run goes on from its other file, one step before, none missing', async () => {
+  lab = await openLab(`${TINY}&steps=${STEPS}`);
+  const { page } = lab;
+  const whole = await trainSlowlyAndPause(lab, 3);
+
+  await page.reload(); // the workers, and their locks on the files, are gone
+  await page.getByTestId('restored-note').waitFor({ timeout: 30_000 });
+  // Run 0's newest state file loses its last byte's worth, as a write cut short leaves it: its
+  // header says the step, its payload fails the check.
+  const torn = await page.evaluate(async (key) => {
+    const root = await navigator.storage.getDirectory();
+    const dir = await root.getDirectoryHandle('agentwise-states');
+    let newest: { handle: FileSystemFileHandle; step: number } | null = null;
+    for await (const session of dir.values())
+      for await (const handle of (session as FileSystemDirectoryHandle).values()) {
+        if (decodeURIComponent(handle.name.slice(0, handle.name.lastIndexOf('.'))) !== key) continue;
+        const file = await (handle as FileSystemFileHandle).getFile();
+        const n = new DataView(await file.slice(0, 16).arrayBuffer()).getUint32(4, true);
+        const { step } = JSON.parse(await file.slice(16, 16 + n).text()) as { step: number };
+        if (step > (newest?.step ?? -1)) newest = { handle: handle as FileSystemFileHandle, step };
+      }
+    const file = await newest!.handle.getFile();
+    const w = await newest!.handle.createWritable({ keepExistingData: true });
+    const last = new Uint8Array(await file.slice(file.size - 4).arrayBuffer());
+    last[0] ^= 0xff;
+    await w.write({ type: 'write', position: file.size - 4, data: last });
+    await w.close();
+    return newest!.step;
+  }, KEYS[0]);
+  expect(torn).toBe(whole[0]);
+
+  await trainToTheEnd(lab);
+  // Run 0 went on from its other file, the step before; run 1 from its newest.
+  expect(await resumedAt(lab)).toEqual([whole[0] - 1, whole[1]]);
   expect(lab.errors).toEqual([]);
 });
