@@ -34,6 +34,7 @@ import { TINY } from '../test/browser/experiments';
 import { arg, flag, watchdog } from './cli-args';
 import { openLab, serveLab, train } from './lab-page';
 import { profilePage, type PageProfile } from './page-profile';
+import { chromeThreads, cpuBetween, type ThreadCpu } from './proc-cpu';
 
 const smoke = flag('smoke');
 const config = arg('config', smoke ? TINY : '');
@@ -135,9 +136,24 @@ interface Measured {
   /** Seconds per step between the first and the last milestone, the slowest run's. */
   secondsPerStep: number;
   breakdown: Breakdown[];
-  /** Where the browser's CPU went in the traced window, and how many run steps it held. */
-  cpu: PageProfile & { steps: number };
+  /**
+   * Where the browser's CPU went in the traced window, and how many run steps it held; `proc`: the
+   * same window's CPU ms by Linux's schedstat (scripts/proc-cpu.ts), by group.
+   */
+  cpu: PageProfile & { steps: number; proc?: Record<string, number> };
 }
+
+/** The groups of a schedstat reading: the page's workers (run and env), its other threads, each other process. */
+const procGroup = (t: ThreadCpu): string =>
+  t.browser
+    ? 'browser process'
+    : t.type === 'renderer'
+      ? t.name === 'DedicatedWorker'
+        ? 'run and env workers'
+        : t.name === 'chromium'
+          ? "renderers' main threads (the page's)"
+          : "renderers' other threads"
+      : `${t.type} process`;
 
 /** The traced window starts once every run has done this many steps (`--trace-from`, default 20). */
 const traceFrom = Math.min(Number(arg('trace-from', '20')), Math.floor(target / 2));
@@ -172,9 +188,11 @@ async function measure(saves: string, samples: boolean): Promise<Measured> {
       if (!tracing && steps.length > 0 && Math.min(...steps) >= traceFrom && Math.max(...steps) < target) {
         // Traced beside the polling, so a milestone reached meanwhile keeps its own time.
         const before = steps.reduce((a, b) => a + b, 0);
+        const threads = chromeThreads(lab.dir);
         tracing = profilePage(lab.page, windowS * 1000, samples).then(async (p) => {
+          const proc = cpuBetween(threads, chromeThreads(lab.dir), procGroup);
           const after = (await lab.steps()).reduce((a, b) => a + b, 0);
-          cpu = { ...p, steps: after - before };
+          cpu = { ...p, steps: after - before, proc };
         });
       }
       if (firstStep === undefined && steps.length > 0 && steps.every((n) => n >= 1))
@@ -227,6 +245,8 @@ for (let r = 0; r < reps; r++)
 const f0 = (x: number) => x.toFixed(0);
 /** The browser's CPU (every process and thread) per run step in the traced window, ms. */
 const cpuPerStep = (m: Measured) => Object.values(m.cpu.threads).reduce((a, b) => a + b, 0) / m.cpu.steps;
+/** The same by schedstat. */
+const procPerStep = (m: Measured) => Object.values(m.cpu.proc ?? {}).reduce((a, b) => a + b, 0) / m.cpu.steps;
 for (const m of results) {
   console.log(`\nsaves ${m.saves} · backend ${m.backend} · load average ${m.loadBefore} → ${m.loadAfter}`);
   console.log(`  step 1 (every run): ${m.secondsToFirstStep.toFixed(1)} s after the click`);
@@ -246,6 +266,14 @@ for (const m of results) {
       `  traced ${(wallMs / 1000).toFixed(1)} s from step ${traceFrom}, ${steps} run steps: ${f0(cpuPerStep(m))} ms of CPU per run step, by thread:`,
     );
     for (const [g, ms] of Object.entries(threads).sort((a, b) => b[1] - a[1]))
+      console.log(`    ${f0(ms / steps).padStart(6)}  ${g}`);
+  }
+  const { proc } = m.cpu;
+  if (proc && steps > 0) {
+    console.log(
+      `  the same window by Linux's schedstat: ${f0(procPerStep(m))} ms of CPU per run step, by thread:`,
+    );
+    for (const [g, ms] of Object.entries(proc).sort((a, b) => b[1] - a[1]))
       console.log(`    ${f0(ms / steps).padStart(6)}  ${g}`);
   }
   if (Object.keys(worker).length) console.log('  run workers, share of their samples:');
@@ -268,10 +296,11 @@ const perStep = (saves: string) => results.filter((m) => m.saves === saves).map(
 if (modes.includes('on') && modes.includes('off')) {
   const [on, off] = [perStep('on'), perStep('off')];
   const pct = (x: number, base: number) => `${((100 * (x - base)) / x).toFixed(1)} %`;
-  const cpu = (saves: string) => results.filter((m) => m.saves === saves).map(cpuPerStep);
-  const [cpuOn, cpuOff] = [cpu('on'), cpu('off')];
+  const cpu = (saves: string, per = cpuPerStep) => results.filter((m) => m.saves === saves).map(per);
+  const vs = (a: number[], b: number[], unit = 1) =>
+    a.map((x, i) => `${f0(x * unit)} / ${f0(b[i] * unit)} ms (${pct(x, b[i])})`).join(', ');
   console.log(
-    `\nsaving costs, per step, saves on against off: CPU ${cpuOn.map((x, i) => `${f0(x)} / ${f0(cpuOff[i])} ms (${pct(x, cpuOff[i])})`).join(', ')}; wall ${on.map((x, i) => `${f0(x * 1000)} / ${f0(off[i] * 1000)} ms (${pct(x, off[i])})`).join(', ')}`,
+    `\nsaving costs, per step, saves on against off: CPU ${vs(cpu('on'), cpu('off'))} (schedstat: ${vs(cpu('on', procPerStep), cpu('off', procPerStep))}); wall ${vs(on, off, 1000)}`,
   );
 }
 const summary = { date: new Date().toISOString(), cores: cpus().length, target, milestones, results };

@@ -20,7 +20,7 @@
  *   npm run bench:put [-- --puts 40 --reps 3 --mb 4.1 --forms none,blob,kept,flush,ab,each --memory]
  *   (--smoke: 2 saves of 0.1 MB in each form, once)
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,6 +29,8 @@ import { chromium } from 'playwright-core';
 import type { BrowserContext } from 'playwright-core';
 import { CHROME_ARGS, ensureChrome } from '../test/browser/chrome';
 import { arg, flag, median } from './cli-args';
+import { chromeThreads, cpuBetween } from './proc-cpu';
+import type { ThreadCpu } from './proc-cpu';
 
 const smoke = flag('smoke');
 const memory = flag('memory');
@@ -129,66 +131,20 @@ const server = createServer((req, res) => {
 await new Promise((ok) => server.once('listening', ok));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
-/**
- * Each thread of the Chromium whose browser process was given `tag`: its group and its CPU ns so far
- * (Linux's schedstat, which counts what a thread ran, however it ran it: a Chrome trace loses the
- * worker's tasks that write through a sync access handle).
- */
-function cpuNow(tag: string): Map<string, { group: string; ns: number }> {
-  const procs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
-  const read = (f: string) => {
-    try {
-      return readFileSync(f, 'utf8');
-    } catch {
-      return ''; // gone meanwhile
-    }
-  };
-  const root = procs.find((p) => read(`/proc/${p}/cmdline`).split('\0').includes(tag));
-  if (!root) throw new Error("the benchmark's Chromium is not running");
-  const parent = new Map(procs.map((p) => [p, read(`/proc/${p}/stat`).split(') ')[1]?.split(' ')[1]]));
-  const under = (p: string): boolean => p === root || (!!parent.get(p) && under(parent.get(p)!));
-  const out = new Map<string, { group: string; ns: number }>();
-  for (const p of procs.filter(under)) {
-    const renderer = read(`/proc/${p}/cmdline`).includes('--type=renderer');
-    const tids = (() => {
-      try {
-        return readdirSync(`/proc/${p}/task`);
-      } catch {
-        return [];
-      }
-    })();
-    for (const t of tids) {
-      const ns = Number(read(`/proc/${p}/task/${t}/schedstat`).split(' ')[0]);
-      const name = read(`/proc/${p}/task/${t}/comm`);
-      const group =
-        p === root
-          ? 'browser process'
-          : !renderer
-            ? 'other processes'
-            : /DedicatedWorker/.test(name)
-              ? 'the worker'
-              : "renderer's other threads";
-      if (ns) out.set(`${p}:${t}`, { group, ns });
-    }
-  }
-  return out;
-}
-
-/** CPU ms by thread group between two cpuNow()s (a renderer without the worker counts as another process). */
-function cpuBetween(
-  before: Map<string, { group: string; ns: number }>,
-  after: Map<string, { group: string; ns: number }>,
-): Record<string, number> {
+/** CPU ms by thread group between two readings (a renderer without the worker counts as another process). */
+function cpuByGroup(before: Map<string, ThreadCpu>, after: Map<string, ThreadCpu>): Record<string, number> {
   const withWorker = new Set(
-    [...after].filter(([, v]) => v.group === 'the worker').map(([k]) => k.split(':')[0]),
+    [...after.values()].filter((t) => t.name === 'DedicatedWorker').map((t) => t.pid),
   );
-  const out: Record<string, number> = {};
-  for (const [k, { group, ns }] of after) {
-    const g =
-      group === "renderer's other threads" && !withWorker.has(k.split(':')[0]) ? 'other processes' : group;
-    out[g] = (out[g] ?? 0) + (ns - (before.get(k)?.ns ?? 0)) / 1e6;
-  }
-  return out;
+  return cpuBetween(before, after, (t) =>
+    t.browser
+      ? 'browser process'
+      : t.type !== 'renderer' || !withWorker.has(t.pid)
+        ? 'other processes'
+        : t.name === 'DedicatedWorker'
+          ? 'the worker'
+          : "renderer's other threads",
+  );
 }
 
 const floats = Math.round((mb * 1e6) / 4);
@@ -232,9 +188,9 @@ try {
         const page = context.pages()[0] ?? (await context.newPage());
         await page.goto(url);
         await page.evaluate(([f, n]) => (window as unknown as Bench).prepare(f, n), [form, floats] as const);
-        const before = cpuNow(tag);
+        const before = chromeThreads(tag);
         const wall = await page.evaluate((n) => (window as unknown as Bench).measure(n), puts);
-        const cpu = cpuBetween(before, cpuNow(tag));
+        const cpu = cpuByGroup(before, chromeThreads(tag));
         const saved = await page.evaluate(() => (window as unknown as Bench).verify());
         const whole = saved.every((f) => f.bytes === floats * 4);
         if (form !== 'none' && (!whole || Math.max(...saved.map((f) => f.step)) !== puts - 1))

@@ -34,6 +34,8 @@ export interface LabPage {
   /** Each run's step counter (Controls.tsx), in run order. */
   steps: () => Promise<number[]>;
   close: () => Promise<void>;
+  /** Its fresh profile's folder (the browser process's --user-data-dir: scripts/proc-cpu.ts finds it so). */
+  dir: string;
 }
 
 export interface OpenOptions {
@@ -73,7 +75,7 @@ export async function openLab(
     // Not an aria-label suffix, which chart layers share ("… step by step").
     const steps = () =>
       page.$$eval('[data-testid="step-counter"]', (els) => els.map((e) => Number(e.textContent)));
-    return { page, errors, steps, close };
+    return { page, errors, steps, close, dir };
   } catch (e) {
     await close();
     throw e;
