@@ -97,12 +97,18 @@ describe('a shared result opens read-only in another browser', () => {
     await expect
       .poll(() => inspector.locator('.inspector-head .muted').textContent())
       .toMatch(/^step 2 · 2 trajectories/);
-    // Nothing writable: Train, Step, Run again and Continue off with the reason; the live fields off.
+    // Nothing writable: Train and Step off with the reason; the live fields off.
     expect(await text(fresh, 'train-reasons')).toContain(
       'shared.lab.json.gz is a result opened read-only: it was not trained here',
     );
-    for (const name of ['Train', 'Step', 'Run again'])
+    for (const name of ['Train', 'Step'])
       expect(await fresh.page.getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
+    // Done elsewhere: no Run again or Continue (a finished session's), and each run says opened, not done.
+    expect(await fresh.page.getByRole('button', { name: 'Run again', exact: true }).count()).toBe(0);
+    expect(
+      new Set(await fresh.page.locator('.run-status .state').allTextContents()),
+      'every opened run',
+    ).toEqual(new Set(['opened']));
     const live = fresh.page.locator('.live-field input');
     expect(await live.evaluateAll((els) => els.every((e) => (e as HTMLInputElement).disabled))).toBe(true);
     // The experiment's fields, presets and JSON too, saying why and what to do instead.

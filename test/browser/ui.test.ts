@@ -83,6 +83,8 @@ describe('training from the page', () => {
     const paused = await steps(lab);
     await page.waitForTimeout(1500);
     expect(await steps(lab)).toEqual(paused);
+    // A paused run's throughput is not shown (its last step's said nothing about now).
+    expect(new Set(await page.locator('.run-status .tps').allTextContents())).toEqual(new Set(['– tok/s']));
 
     // Step advances every run by exactly one.
     await page.getByRole('button', { name: 'Step', exact: true }).click();

@@ -116,6 +116,8 @@ function PrepareReason() {
 
 export function Controls() {
   const state = useLab((s) => s.sessionState);
+  // An opened result is done elsewhere: Run again and Continue are not its (Train it here is, in its banner).
+  const opened = useLab((s) => s.opened !== null);
   const readOnly = useLab((s) => s.readOnly);
   const reasons = useTrainBlockers();
   const blocked = reasons.length > 0;
@@ -160,7 +162,7 @@ export function Controls() {
       >
         Reset
       </button>
-      {state === 'done' && <FinishedActions blocked={blocked} />}
+      {state === 'done' && !opened && <FinishedActions blocked={blocked} />}
       {readOnly && (
         <button
           type="button"
@@ -199,8 +201,18 @@ const STATE_TEXT: Record<RunView['state'], string> = {
   failed: 'failed',
 };
 
-const tps = (v: number) =>
-  Number.isFinite(v) ? `${v >= 100 ? Math.round(v) : v.toPrecision(3)} tok/s` : '– tok/s';
+/** A run's throughput while it trains; a paused, finished or opened run's last step says nothing now. */
+const tps = (run: RunView) =>
+  run.state === 'running' && Number.isFinite(run.tokensPerS)
+    ? `${run.tokensPerS >= 100 ? Math.round(run.tokensPerS) : run.tokensPerS.toPrecision(3)} tok/s`
+    : '– tok/s';
+
+/**
+ * A run the store holds as done that did not finish here: a stored session's ('restored': Train
+ * goes on) or an opened result's ('opened': it ran elsewhere, whatever step it reached).
+ */
+const notFinishedHere = (run: RunView): 'restored' | 'opened' | null =>
+  run.state === 'done' && (run.message === 'restored' || run.message === 'opened') ? run.message : null;
 
 /** A run's line; a link sweep's run is named by its cell's dial values first ("optim.lr = 0.001 · GRPO"). */
 function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cell?: string }) {
@@ -209,8 +221,8 @@ function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cel
     ? 'failed'
     : run.state === 'loading' || run.state === 'compiling' || run.state === 'queued'
       ? (run.message ?? STATE_TEXT[run.state])
-      : run.state === 'done' && run.message === 'restored' // a stored session's run: not finished, Train goes on
-        ? 'restored'
+      : notFinishedHere(run)
+        ? notFinishedHere(run)
         : pausing && run.state === 'running'
           ? 'pausing after this step…'
           : STATE_TEXT[run.state];
@@ -233,7 +245,7 @@ function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cel
         </output>
       </span>
       <span className={`state state-${run.state}`}>{text}</span>
-      <span className="tps">{tps(run.tokensPerS)}</span>
+      <span className="tps">{tps(run)}</span>
       {run.savedStep !== undefined && (
         <span className="saved muted" title="Where a reload or a crashed tab resumes this run">
           saved @{run.savedStep}
@@ -264,7 +276,7 @@ function RunsSummary({ runs, open, toggle }: { runs: RunView[]; open: boolean; t
   const seeds = useLab((s) => s.config.seeds);
   const counts = new Map<string, number>();
   for (const r of runs) {
-    const word = r.error ? 'failed' : STATE_WORD[r.state];
+    const word = r.error ? 'failed' : (notFinishedHere(r) ?? STATE_WORD[r.state]);
     counts.set(word, (counts.get(word) ?? 0) + 1);
   }
   const steps = runs.map((r) => r.step);
