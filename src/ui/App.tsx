@@ -310,12 +310,14 @@ function CopyLink() {
 
 /**
  * An embed link's one panel alone (`#open=…&view=…`, docs/sharing.md#embedding-one), sized to its
- * frame: the banner's line that says where it ran, and what went wrong, above it.
+ * frame: the banner's line that says where it ran, and what went wrong (the link's alert, the
+ * session's), above it.
  */
 function Embedded({ view }: { view: NonNullable<EmbedView> }) {
   return (
     <main className="embed">
       <OpenedBanner />
+      <UrlAlert />
       <SessionErrors />
       {view === 'findings' ? <Findings /> : view === 'map' ? <SweepMap /> : <Charts only={view.chart} />}
     </main>

@@ -177,20 +177,19 @@ export function shareStored(id: string): Promise<void> {
 
 /**
  * `#open=<URL>`: the result file fetched and read in its own worker (its CSP alone reaches other
- * origins: src/host/headers.ts), then opened read-only; what went wrong is said in the alert.
- * The link the page was loaded with was started on by its first script (early-open.ts).
- * Resolves to whether it opened.
+ * origins: src/host/headers.ts), then opened read-only. The link the page was loaded with was
+ * started on by its first script (early-open.ts). Resolves to null once it opened, or to what went
+ * wrong (url-sync.ts says it in the link's alert).
  */
-export async function openLinkedResult(url: string): Promise<boolean> {
+export async function openLinkedResult(url: string): Promise<string | null> {
   let result;
   try {
     result = await (takeEarlyRead(url) ?? readResultInWorker({ url }));
   } catch (e) {
-    addError((e as Error).message);
-    return false;
+    return (e as Error).message;
   }
   await showResult(result, url);
-  return true;
+  return null;
 }
 
 /**

@@ -3,14 +3,21 @@
  * carry over it, from the hash at start and on `hashchange`, and mirrors their changes back with
  * `history.replaceState` (no history spam); or opens the result file an `#open=<URL>` names.
  */
-import { structuralKey } from '../core/config';
+import { DEFAULT_EXPERIMENT, structuralKey } from '../core/config';
 import { encodeLink } from '../core/url';
 import { resultLinkOf } from '../report/result-link';
 import type { ResultLink } from '../report/result-link';
 import { decodeSweepLink } from '../rl/sweep';
 import { proposeConfig } from './config-edit';
 import { openLinkedResult } from './interop';
-import { addError, setEmbed, setExperiment, setUrlErrors, setWorkflowSlice, useLab } from './session/store';
+import {
+  setEmbed,
+  setExperiment,
+  setOpenRefused,
+  setUrlErrors,
+  setWorkflowSlice,
+  useLab,
+} from './session/store';
 import { linkFiles } from './workflow-open';
 import type { LabState } from './session/store';
 
@@ -25,6 +32,7 @@ async function readHash(): Promise<void> {
   const hash = window.location.hash;
   const link = resultLinkOf(hash);
   if (link) return openFromHash(link);
+  setExperiment({ openRefused: '' }); // another link: a result link's refusal goes
   const files = await linkFiles(hash);
   if (window.location.hash !== hash) return; // a newer link is being opened
   if ('wanted' in files)
@@ -61,14 +69,30 @@ function openHash(hash: string): void {
 /**
  * `#open=<URL>`: the result file at URL opens read-only (interop.ts), and the address bar keeps
  * the link that opened it. A link that fails, refused here (not https, a `view` the page has not)
- * or when fetched and read (not found, not a result, cut off), is said in the alert, and the
- * address bar keeps it too, for its user to mend; the page stays as it was.
+ * or when fetched and read (not found, not a result, cut off), is said in the link's alert
+ * (UrlAlert), and the address bar keeps it too, for its user to mend; the page stays as it was.
  */
 function openFromHash(link: NonNullable<ResultLink>): void {
   const hash = window.location.hash.slice(1);
-  if ('refused' in link) return addError(link.refused);
+  const shown = shownNow(useLab.getState());
+  // An earlier link's alert goes: this link's, if it opens nothing, takes its place.
+  setUrlErrors([]);
+  if ('refused' in link) return setOpenRefused(link.refused, shown);
+  setOpenRefused('');
   setEmbed(link.view);
-  void openLinkedResult(link.url).then((opened) => opened && writeHash(hash));
+  void openLinkedResult(link.url).then((refused) => {
+    if (refused === null) writeHash(hash);
+    // Unless a newer link is being opened meanwhile; an embed's frame shows nothing else.
+    else if (window.location.hash.slice(1) === hash)
+      setOpenRefused(refused, link.view ? 'an empty panel' : shown);
+  });
+}
+
+/** What stays on screen when a result link opens nothing (the link's alert says it). */
+function shownNow(s: LabState): string | undefined {
+  if (s.opened) return 'the result on screen';
+  if (s.sessionState !== 'idle' || s.runs.length + s.imported.length > 0) return 'the runs on screen';
+  return s.config === DEFAULT_EXPERIMENT ? undefined : 'the experiment on screen';
 }
 
 /** The link of what the page holds: its experiment and the sweep over it. */

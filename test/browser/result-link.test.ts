@@ -3,8 +3,10 @@
  * result file from a second local origin that allows CORS, and keeps the link in the address bar;
  * the page itself still cannot reach that origin (only the fetch worker's policy lets it). The
  * same file from a host without CORS, a file over 50 MB, a missing file, a host that is not there,
- * a plain-http URL and a `view` the page has not are refused with a message, the page stays as it
- * was, and the address bar keeps the link. An embed link (`&view=chart:reward`,
+ * a plain-http URL and a `view` the page has not are refused with a message in the link's alert
+ * (a bad experiment link's: first on the page, on a phone's first screen too, with a heading that
+ * says what is shown instead, and a dismiss), the page stays as it was, and the address bar keeps
+ * the link. An embed link (`&view=chart:reward`,
  * `view=findings`) in an iframe on a third origin shows that one panel alone, and nothing else of
  * the page.
  */
@@ -145,12 +147,30 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
       ['http://example.com/x.lab.json.gz', 'a result is fetched over https only'],
       [`${cors.origin}/small.lab.json.gz&view=chart:nope!`, 'view=chart:nope!: not chart:<chart id>'],
     ];
-    for (const [url, said] of cases) {
+    for (const [i, [url, said]] of cases.entries()) {
       lab = await openLab(`#open=${url}`);
-      await expect.poll(() => text(lab!, 'session-alert'), { timeout: 30_000 }).toContain(said);
+      // The first at a phone's width: the alert is still on its first screen.
+      if (i === 0) await lab.page.setViewportSize({ width: 400, height: 800 });
+      // Said in the link's alert (a bad experiment link's), above the page, not among the session's errors.
+      await expect.poll(() => text(lab!, 'open-refused'), { timeout: 30_000 }).toContain(said);
+      const alert = lab.page.getByTestId('url-alert');
+      expect(await alert.locator('strong').textContent(), url).toBe(
+        'This result link could not be opened; showing the default experiment instead.',
+      );
+      expect(await text(lab, 'open-refused'), url).toMatch(/\.$/);
+      expect(await lab.page.getByTestId('session-alert').count(), url).toBe(0);
+      if (i === 0) {
+        const box = (await alert.boundingBox())!;
+        expect(box.y + box.height, 'the whole alert is on the first screen').toBeLessThanOrEqual(800);
+        expect(await lab.page.evaluate(() => window.scrollY)).toBe(0);
+      }
       expect(await lab.page.getByTestId('opened-banner').count(), url).toBe(0);
       expect(await lab.page.locator('.run-status').count(), url).toBe(0);
       // Whether refused before fetching or after, the link stays for its user to mend.
+      expect(new URL(lab.page.url()).hash, url).toBe(`#open=${url}`);
+      // Dismissed, it goes; the link stays.
+      await alert.getByRole('button', { name: 'dismiss' }).click();
+      await expect.poll(() => alert.count()).toBe(0);
       expect(new URL(lab.page.url()).hash, url).toBe(`#open=${url}`);
       await lab.close();
       lab = undefined;

@@ -4,11 +4,15 @@
  * a button that opens it with those fields at their defaults, naming them. What it quotes of the
  * link is cut (a 50 KB link made the page 370,429 px wide) and wraps, so the page never scrolls
  * sideways; it sits above the intro, so a phone's first screen shows it.
+ *
+ * An `#open=` result link that opened nothing (refused, or failed when fetched and read) is said
+ * here too, the one place its wording lives: what stayed on screen, why, that the address bar keeps
+ * the link (to mend it there: url-sync.ts), and a dismiss.
  */
 import { useMemo } from 'react';
 import { echoed, labelOf } from '../field-labels';
 import { withoutBadFields } from '../link-repair';
-import { useLab } from '../session/store';
+import { setOpenRefused, useLab } from '../session/store';
 import { openLink } from '../url-sync';
 import { FieldErrors } from './FieldErrors';
 
@@ -16,7 +20,31 @@ import { FieldErrors } from './FieldErrors';
 const listed = (xs: readonly string[]) =>
   xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 
+/** A refusal as a sentence: its reason ends in a full stop. */
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
 export function UrlAlert() {
+  const refused = useLab((s) => s.openRefused);
+  return refused ? <ResultLinkAlert refused={refused} /> : <ExperimentLinkAlert />;
+}
+
+function ResultLinkAlert({ refused }: { refused: string }) {
+  const shownInstead = useLab((s) => s.shownInstead);
+  return (
+    <div role="alert" className="alert url-alert" data-testid="url-alert">
+      <strong>This result link could not be opened; showing {shownInstead} instead.</strong>
+      <p data-testid="open-refused">{sentence(refused)}</p>
+      <p>
+        The address bar keeps the link, to mend it there.{' '}
+        <button type="button" className="link" onClick={() => setOpenRefused('')}>
+          dismiss
+        </button>
+      </p>
+    </div>
+  );
+}
+
+function ExperimentLinkAlert() {
   const errors = useLab((s) => s.urlErrors);
   const badLink = useLab((s) => s.badLink);
   const shownInstead = useLab((s) => s.shownInstead);

@@ -172,6 +172,11 @@ export interface ExperimentSlice {
   badLink: string;
   /** What a bad link left on screen: the default experiment, or the runs that were on screen. */
   shownInstead: string;
+  /**
+   * Why the `#open=` link in the address bar opened no result (refused, or failed when fetched and
+   * read); '' for none. `shownInstead` is what stayed on screen.
+   */
+  openRefused: string;
   /** Said once about a link that opened with a rename (plan's old role names); '' for none. */
   urlNote: string;
   /** Inline fields holding a value the page refused, by path: Train stays off until they are fixed. */
@@ -321,6 +326,7 @@ const initial = (): LabState => ({
   urlErrors: [],
   badLink: '',
   shownInstead: DEFAULT_SHOWN,
+  openRefused: '',
   urlNote: '',
   fieldErrors: {},
   pending: null,
@@ -386,7 +392,7 @@ const writer =
 export const setExperiment = writer<keyof ExperimentSlice>();
 export const setConfig = (config: Experiment) => setExperiment({ config });
 /**
- * A user's choice of experiment: it replaces a bad link, so the link's errors go, and so does the
+ * A user's choice of experiment: it replaces a bad link, so the link's errors go (a result link's refusal too), and so does the
  * refusal of every field whose value it replaces (a preset over a refused G = 512: the field shows
  * the preset's G, so nothing is refused any more). A field it leaves alone keeps its refusal.
  */
@@ -394,6 +400,7 @@ export const chooseConfig = (config: Experiment) =>
   setExperiment((s) => ({
     config,
     urlErrors: [],
+    openRefused: '',
     fieldErrors: Object.fromEntries(
       Object.entries(s.fieldErrors).filter(([path]) => valueAt(s.config, path) === valueAt(config, path)),
     ),
@@ -408,6 +415,9 @@ export function setFieldErrors(path: string, errors: FieldError[]): void {
 }
 export const setUrlErrors = (urlErrors: FieldError[], badLink = '', shownInstead = DEFAULT_SHOWN) =>
   setExperiment({ urlErrors, badLink, shownInstead });
+/** Why the `#open=` link opened nothing ('' clears it), and what stayed on screen. */
+export const setOpenRefused = (openRefused: string, shownInstead = DEFAULT_SHOWN) =>
+  setExperiment({ openRefused, shownInstead });
 
 /**
  * An action that needs new runs: with none on screen it applies at once; with runs on screen it
