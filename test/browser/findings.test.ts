@@ -98,7 +98,7 @@ it('a reload while runs wait in the queue: the started runs resume as saved, the
     { timeout: 120_000 },
   );
   await page.reload();
-  await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
+  await page.locator('.run-status .state', { hasText: 'restored' }).first().waitFor({ timeout: 30_000 });
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   await runsIn(lab, 'done', 240_000);

@@ -53,7 +53,7 @@ it('resumes both runs after a reload from their saved state', async () => {
   expect(await stateSteps(lab, 'files')).toEqual(await stateSteps(lab));
 
   await page.reload();
-  await page.getByText('restored', { exact: false }).first().waitFor({ timeout: 30_000 });
+  await page.locator('.run-status .state', { hasText: 'restored' }).first().waitFor({ timeout: 30_000 });
   expect(await stepCounts(lab)).toEqual(counts);
 
   // With no worker holding them now, each run's newest file is read and its state rewritten as
