@@ -6,7 +6,7 @@
  *
  *   npm run bench:browser -- [--presets small,nano] [--backends webgpu,wasm] [--reps 3] [--rows 64]
  *                            [--kernels fused,plain] [--chrome PATH] [--chrome-args "--use-angle=vulkan ..."]
- *                            [--threads 1,2] [--split all|gemm] [--gemm auto,4x8,6x8] [--timeout 1800] [--no-build]
+ *                            [--threads 1,2] [--split all|gemm] [--gemm auto,4x8,3x12,6x8] [--timeout 1800] [--no-build]
  *                            [--vs-torch [--torch-threads 1,2] [--python PATH]]
  *
  * `--kernels`: the fused kernels (wasm's SIMD module, webgpu's WGSL programs; the default) and/or
@@ -18,8 +18,8 @@
  * `--split gemm` splits only the fused GEMMs over those threads (as before attention and GELU were
  * split too; the default `all` is the lab's): an A/B of the attention and GELU split, run back to back.
  * `--gemm`: the a·b GEMMs' register tile on wasm's fused kernels (src/model/kernels/gemm-tile.ts):
- * `auto` (the lab's: each instance times both on its calls and keeps the faster), `4x8` or `6x8`,
- * one row each, labelled with the tile: an A/B of the tiles, which give the same bits.
+ * `auto` (the lab's: each instance times them on its calls and keeps the fastest), `4x8`, `3x12` or
+ * `6x8`, one row each, labelled with the tile: an A/B of the tiles, which give the same bits.
  *
  * `--vs-torch`: also runs bench/torch_ref.py (PyTorch on the CPU, the same model and workload) once
  * per preset and `--torch-threads` count just before the page, and prints the page's wasm rows (every
@@ -42,6 +42,7 @@ import { arg, flag, watchdog } from './cli-args';
 import { formatTable } from './bench-workload';
 import type { BenchReply, BenchRequest } from './bench-browser/worker';
 import { gptConfig } from '../src/core/gpt-config';
+import { GEMM_TILES } from '../src/model/kernels/gemm-tile';
 import { findTorchPython, formatVsTorch, runTorch, type TorchResult } from './torch-ref';
 
 const smoke = flag('smoke');
@@ -58,8 +59,8 @@ const request: Omit<BenchRequest, 'threads'> = {
   split: arg('split', 'all') as BenchRequest['split'],
   gemm: arg('gemm', 'auto').split(',') as BenchRequest['gemm'],
 };
-if (request.gemm.some((t) => !['auto', '4x8', '6x8'].includes(t)))
-  throw new Error(`--gemm: auto, 4x8, 6x8, comma-separated, not ${request.gemm.join(',')}`);
+if (request.gemm.some((t) => t !== 'auto' && !GEMM_TILES.includes(t)))
+  throw new Error(`--gemm: auto, ${GEMM_TILES.join(', ')}, comma-separated, not ${request.gemm.join(',')}`);
 if (request.split !== 'all' && request.split !== 'gemm')
   throw new Error(`--split: all (the lab's) or gemm (the GEMMs only), not ${String(request.split)}`);
 if (request.kernels.some((k) => k !== 'fused' && k !== 'plain'))

@@ -4,7 +4,7 @@
  * A/B, medians. `npx tsx scripts/bench-kernels.ts [--reps 15]`. Node only.
  * Then the matmuls alone at the model's shapes, by process CPU time (steadier on a shared machine): XNNPACK
  * (tf.matMul; transpose + tf.matMul for xᵀ·dy) against the own GEMM kernels in plain and relaxed SIMD, in GFLOP/s,
- * the a·b ones on both register tiles (gemm-tile.ts: 4 × 8, and 6 × 8 over packed copies, the same bits),
+ * the a·b ones on each register tile (gemm-tile.ts: 4 × 8, 3 × 12, 6 × 8, the same bits; plain SIMD on 4 × 8),
  * and last the ceiling those rates are a share of: register-only f32x4 multiply-adds, 8 and 12 accumulators.
  */
 import * as tf from '@tensorflow/tfjs';
@@ -14,7 +14,7 @@ import { selfAttention } from '../src/model/kernels/attention';
 import { setFusedKernels, setRelaxedSimd, type KernelFamily } from '../src/model/kernels/wasm';
 import { gelu, layerNorm, linear } from '../src/model/layers';
 import { matMulNN, matMulTN } from '../src/model/kernels/rowwise';
-import { setGemmTile } from '../src/model/kernels/gemm-tile';
+import { setGemmTile, type GemmTile } from '../src/model/kernels/gemm-tile';
 import { MASK } from '../src/model/gpt';
 import { arg, median } from './cli-args';
 
@@ -96,18 +96,20 @@ const products: [string, KernelFamily, number[], (a: tf.Tensor2D, b: tf.Tensor2D
   ['xᵀ·dy', 'gemm', [4096, 128, 384], (x, dy) => matMulTN(x, dy)],
   ['xᵀ·dy', 'gemm', [4096, 512, 128], (x, dy) => matMulTN(x, dy)],
 ];
-console.log('\nmatmul (M, K, N)            GFLOP/s: XNNPACK     plain SIMD  relaxed SIMD  relaxed 6×8');
+console.log(
+  '\nmatmul (M, K, N)            GFLOP/s: XNNPACK     plain SIMD  relaxed 4×8  relaxed 3×12  relaxed 6×8',
+);
 for (const [name, family, [M, K, N], f] of products) {
   // xᵀ·dy: x (M rows, K) and dy (M, N) → (K, N); a·b: a (M, K), b (K, N)
   const a = r([M, K]) as tf.Tensor2D,
     b = r(name === 'a·b' ? [K, N] : [M, N]) as tf.Tensor2D;
   const best: Record<string, number> = {};
   for (let round = 0; round < 3; round++) {
-    for (const mode of ['XNNPACK', 'plain', 'relaxed', '6x8']) {
-      if (mode === '6x8' && name !== 'a·b') continue; // xᵀ·dy has one tile
+    for (const mode of ['XNNPACK', 'plain', '4x8', '3x12', '6x8'] as const) {
+      if (mode !== '4x8' && mode.includes('x') && name !== 'a·b') continue; // xᵀ·dy has one tile
       setFusedKernels(mode !== 'XNNPACK', [family]);
-      setRelaxedSimd(mode === 'relaxed' || mode === '6x8');
-      setGemmTile(mode === '6x8' ? '6x8' : '4x8');
+      setRelaxedSimd(mode !== 'plain');
+      setGemmTile(mode.includes('x') ? (mode as GemmTile) : '4x8');
       const n = Math.max(3, Math.round(2e9 / (M * K * N)));
       f(a, b).dispose();
       const c0 = cpuMs();
@@ -120,8 +122,8 @@ for (const [name, family, [M, K, N], f] of products) {
     `${name.padEnd(6)} (${M}, ${K}, ${N})`.padEnd(36) +
       gf(best.XNNPACK) +
       gf(best.plain) +
-      gf(best.relaxed) +
-      (best['6x8'] ? gf(best['6x8']) : ''),
+      gf(best['4x8']) +
+      (best['6x8'] ? gf(best['3x12']) + gf(best['6x8']) : ''),
   );
   tf.dispose([a, b]);
 }
@@ -132,7 +134,7 @@ setGemmTile('auto');
 // ---- the ceiling: f32x4 multiply-adds with no memory traffic at all, each into its accumulator as a
 // GEMM's are (12 independent accumulators, enough to cover the FMA latency on two pipes), so the GEMM
 // rates above can be read as a share of what 128-bit SIMD can do on this core in this engine; and
-// with 8, the 4 × 8 tile's, which the multiply-add's latency bounds below that.
+// with 8 and 9, the 4 × 8 and 3 × 12 tiles', which the multiply-add's latency bounds below that.
 const wabt = await (await import('wabt')).default();
 /** The registers-only rate with `n` independent accumulators, GFLOP/s (best of 5 by CPU time). */
 function ceiling(n: number): number {
@@ -160,5 +162,5 @@ function ceiling(n: number): number {
   return (iters * n * 8) / peakMs / 1e6;
 }
 console.log(
-  `\nf32x4 relaxed_madd, registers only: ${ceiling(12).toFixed(1)} GFLOP/s with 12 accumulators (the ceiling), ${ceiling(8).toFixed(1)} with 8 (4 × 8's)`,
+  `\nf32x4 relaxed_madd, registers only: ${ceiling(12).toFixed(1)} GFLOP/s with 12 accumulators (the ceiling), ${ceiling(9).toFixed(1)} with 9 (3 × 12's), ${ceiling(8).toFixed(1)} with 8 (4 × 8's)`,
 );

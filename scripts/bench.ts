@@ -13,7 +13,9 @@
  * once per preset and round, just before the lab's, and prints both side by side (scripts/torch-ref.ts);
  * skipped with a message where no Python imports torch (`--python PATH` picks one).
  * `--kernels xnnpack`: the fused kernels but XNNPACK's matmuls; `--simd plain`: the plain-SIMD kernels
- * module where relaxed SIMD (fused multiply-add) would run (Node 20 gets relaxed SIMD by a V8 flag set here).
+ * module where relaxed SIMD (fused multiply-add) would run (Node 20 gets relaxed SIMD by a V8 flag set here);
+ * `--gemm 4x8|3x12|6x8`: every a·b GEMM on that register tile instead of the one each instance picks
+ * by timing them (src/model/kernels/gemm-tile.ts).
  * `--smoke`: nano on wasm, 8 rows, one rep, a few seconds (npm test runs it); `--timeout S` ends a run
  * that is still going after S seconds with a message (default 1800; smoke 120).
  */
@@ -21,6 +23,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { enableRelaxedSimd } from '../src/backends/relaxed-simd-node';
 import { setRelaxedSimd } from '../src/model/kernels/wasm';
+import { GEMM_TILES, setGemmTile, type GemmTile } from '../src/model/kernels/gemm-tile';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
@@ -49,6 +52,10 @@ const rows = Number(arg('rows', smoke ? '8' : '64'));
 const kernelModes = arg('kernels', 'fused').split(',');
 const rounds = Number(arg('rounds', '1'));
 if (arg('simd', 'relaxed') === 'plain') setRelaxedSimd(false); // A/B: the plain-SIMD kernels module even where relaxed SIMD runs
+const gemm = arg('gemm', 'auto') as GemmTile;
+if (gemm !== 'auto' && !GEMM_TILES.includes(gemm))
+  throw new Error(`--gemm must be one of ${GEMM_TILES.join(', ')} (or auto); got "${gemm}"`);
+setGemmTile(gemm);
 const dawn = arg('dawn', '');
 const torchThreads = Number(arg('torch-threads', '1'));
 const torchPython = flag('vs-torch') ? findTorchPython(arg('python', '')) : null;

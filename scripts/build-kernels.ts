@@ -11,14 +11,21 @@
  * And each of the two again importing a shared memory (`(memory 1 65536 shared)`, the threads
  * feature): tfjs's threaded SIMD build runs on a SharedArrayBuffer heap, which a module importing a
  * plain memory cannot bind (a LinkError). The code is the same; only the import differs.
+ *
+ * The a·b GEMM's register tiles are written by scripts/gemm-wat.ts where kernels.wat says
+ * `;; @gemm-tiles`: one template, three tile shapes.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import wabtInit from 'wabt';
 import { plainSimd } from './wat-plain';
+import { gemmTilesWat } from './gemm-wat';
 
 const dir = 'src/model/kernels';
 const wabt = await wabtInit();
-const source = readFileSync(`${dir}/kernels.wat`, 'utf8');
+const MARK = ';; @gemm-tiles';
+const written = readFileSync(`${dir}/kernels.wat`, 'utf8');
+if (!written.includes(MARK)) throw new Error(`kernels.wat: expected the line ${MARK}`);
+const source = written.replace(MARK, gemmTilesWat());
 const FEATURES = { simd: true, bulk_memory: true, relaxed_simd: true, threads: true };
 const assemble = (text: string): Uint8Array => {
   const mod = wabt.parseWat('kernels.wat', text, FEATURES);

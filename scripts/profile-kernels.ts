@@ -1,6 +1,7 @@
 /**
  * Per-kernel time of the docs/figures.md#the-benchmark-workload train step and one KV decode step (tf.profile), summed by kernel name.
- * `npx tsx scripts/profile-kernels.ts [--preset small] [--backend wasm] [--shapes]`. Node only; relative figures.
+ * `npx tsx scripts/profile-kernels.ts [--preset small] [--backend wasm] [--shapes] [--gemm 4x8|3x12|6x8]`.
+ * Node only; relative figures. It names the a·b GEMMs' register tile (gemm-tile.ts) the kernels chose.
  *
  * The matmul kernels also get their arithmetic (2·M·K·N per product, from the input and output
  * shapes) and rate, and the step's matmuls a floor: their GFLOP at the best rate any of them reached.
@@ -17,11 +18,15 @@ import { AdamW } from '../src/model/optim';
 import { Prng } from '../src/core/prng';
 import { nextTokenLoss } from '../src/model/warmstart';
 import { arg, flag } from './cli-args';
+import { chosenGemmTile, setGemmTile, type GemmTile } from '../src/model/kernels/gemm-tile';
+import { kernelsFor } from '../src/model/kernels/wasm';
+import type { WasmBackendLike } from '../src/model/kernels/kernel-types';
 
 enableRelaxedSimd(); // Node 20: the kernels' fused multiply-add (src/model/kernels/wasm.ts)
 
 const preset = arg('preset', 'small') as ModelPreset;
 await tf.setBackend(arg('backend', 'wasm'));
+setGemmTile(arg('gemm', 'auto') as GemmTile); // --gemm 4x8|3x12|6x8: force the a·b GEMMs' register tile
 const cfg = gptConfig(preset, { contextLength: 64 });
 const model = GPT.create(cfg, 1);
 const V = cfg.vocabSize;
@@ -67,7 +72,9 @@ for (let r = 0; r < reps; r++) {
 const sorted = [...totals.entries()].sort((a, b) => b[1].ms - a[1].ms);
 const sum = sorted.reduce((a, [, t]) => a + t.ms, 0);
 const rate = (t: { ms: number; flops: number }) => t.flops / t.ms / 1e6; // GFLOP/s
-console.log(`train step ${preset}: kernel total ${sum.toFixed(0)} ms`);
+const kernels = tf.getBackend() === 'wasm' && kernelsFor(tf.backend() as unknown as WasmBackendLike);
+const tile = kernels ? (chosenGemmTile(kernels) ?? 'still timing') : 'none';
+console.log(`train step ${preset}: kernel total ${sum.toFixed(0)} ms (a·b GEMM tile: ${tile})`);
 for (const [name, t] of sorted.slice(0, Number(arg('top', '25')))) {
   const gf = t.flops
     ? `  ${(t.flops / 1e9).toFixed(2).padStart(6)} GFLOP ${rate(t).toFixed(1).padStart(5)} GFLOP/s`

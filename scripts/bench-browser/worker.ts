@@ -6,10 +6,11 @@
 import { browserPlatform, setWasmThreads, wasmThreadsRunning } from '../../src/backends/platform-browser';
 import type { ConcreteBackend } from '../../src/backends/backend-types';
 import type { ModelPreset } from '../../src/core/model-sizes';
-import { wasmKernelThreads } from '../../src/model/kernels/wasm';
+import { kernelsFor, wasmKernelThreads } from '../../src/model/kernels/wasm';
 import { ATTN_BWD, ATTN_FWD, GELU_BWD, GELU_FWD } from '../../src/model/kernels/kernel-thread-ops';
 import { setSplitThreshold } from '../../src/model/kernels/kernel-threads';
-import { setGemmTile, type GemmTile } from '../../src/model/kernels/gemm-tile';
+import { chosenGemmTile, setGemmTile, type GemmTile } from '../../src/model/kernels/gemm-tile';
+import type { WasmBackendLike } from '../../src/model/kernels/kernel-types';
 import * as tf from '@tensorflow/tfjs';
 import { countGpuCalls, measureWorkload, type Result, type WebGpuGlobals } from '../bench-workload';
 
@@ -24,7 +25,7 @@ export interface BenchRequest {
   threads: number;
   /** Which fused kernels split over the threads: all (the lab's) or only the GEMMs (as before attention and GELU were split). */
   split: 'all' | 'gemm';
-  /** The a·b GEMMs' register tiles to measure wasm's fused kernels on (gemm-tile.ts): auto (the lab's), 4x8, 6x8. */
+  /** The a·b GEMMs' register tiles to measure wasm's fused kernels on (gemm-tile.ts): auto (the lab's), 4x8, 3x12, 6x8. */
   gemm: GemmTile[];
 }
 
@@ -83,7 +84,15 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
           for (const tile of backend === 'wasm' && k === 'fused' ? gemm : (['auto'] as const)) {
             setGemmTile(tile);
             const result = await measureWorkload({ preset, backend, kernels: k, rows, reps, clock });
-            const kernelsRun = tile === 'auto' ? result.kernels : `${result.kernels} ${tile}`;
+            // auto: the tile this worker's kernels kept (or still timing)
+            const heap = kernelsFor(tf.backend() as unknown as WasmBackendLike);
+            const kept = heap && (chosenGemmTile(heap) ?? 'timing');
+            const kernelsRun =
+              tile !== 'auto'
+                ? `${result.kernels} ${tile}`
+                : kept
+                  ? `${result.kernels} auto→${kept}`
+                  : result.kernels;
             reply.results.push(
               backend === 'wasm'
                 ? { ...result, kernels: kernelsRun, threads: await wasmThreadsRunning() }

@@ -82,7 +82,9 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     fill(a, M * K);
     fill(b, K * N);
     fill(bias, N);
-    check(GEMM, [a, b, c, M, K, N, bias], c, M * N, () => k.gemm(a, b, c, M, K, N, bias));
+    // Each register tile (gemm-tile.ts) in parts against the whole product on 4 × 8: the same bits.
+    for (const tile of [0, 1, 2])
+      check(GEMM, [a, b, c, M, K, N, bias, tile], c, M * N, () => k.gemm_ep(a, b, c, M, K, N, bias, 0, 0, 0));
     // xᵀ·dy with x = a (M, K) and dy = the c just made (M, N): out (K, N).
     const out = c + 4 * M * N;
     check(GEMM_TN, [a, c, out, M, K, N, 0], out, K * N, () => k.gemm_tn(a, c, out, M, K, N));
@@ -90,12 +92,14 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     const A = 2 * Math.sqrt(2 / Math.PI);
     const g = out + 4 * K * N,
       dg = g + 4 * M * N;
-    check(GEMM_EP, [a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, f32Bits(A)], g, M * N, () =>
-      k.gemm_ep(a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, A),
-    );
-    check(GEMM_EP, [a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, f32Bits(A)], g, 2 * M * N, () =>
-      k.gemm_ep(a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, A),
-    );
+    for (const tile of [0, 1, 2]) {
+      check(GEMM_EP, [a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, f32Bits(A), tile], g, M * N, () =>
+        k.gemm_ep(a, b, g, M, K, N, bias, 0, EPILOGUE.gelu, A),
+      );
+      check(GEMM_EP, [a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, f32Bits(A), tile], g, 2 * M * N, () =>
+        k.gemm_ep(a, b, g, M, K, N, bias, dg, EPILOGUE.geluAndGrad, A),
+      );
+    }
   }
 
   // Attention over B batch elements of T = S rows, H heads of 32 (q, k, v side by side in qkv, a

@@ -4,7 +4,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedAttention, selfAttention, writeCacheSlot } from '../../src/model/kernels/attention';
-import { chosenGemmTile, setGemmTile, type GemmTile } from '../../src/model/kernels/gemm-tile';
+import { chosenGemmTile, GEMM_TILES, setGemmTile, type GemmTile } from '../../src/model/kernels/gemm-tile';
 import type { WasmBackendLike } from '../../src/model/kernels/kernel-types';
 import {
   fusedKernelsAvailable,
@@ -344,7 +344,7 @@ describe.each(['relaxed', 'plain'])(
   },
 );
 
-describe('the GEMM tiles (gemm-tile.ts): 6 × 8 over packed copies gives the bits of 4 × 8', () => {
+describe('the GEMM tiles (gemm-tile.ts): 3 × 12 and 6 × 8 give the bits of 4 × 8', () => {
   /** Value and gradients of sum(f(...) · R) on wasm with the GEMMs on `tile`. */
   const on = async (tile: GemmTile, c: Case) => {
     await useBackend('wasm');
@@ -355,11 +355,13 @@ describe('the GEMM tiles (gemm-tile.ts): 6 × 8 over packed copies gives the bit
       setGemmTile('auto');
     }
   };
-  // Row counts off the 6-row and 4-row groups, column tails, tiny and the model's K.
+  // Row counts off the 3-, 4- and 6-row groups; column counts whose last multiple of 8 leaves 0, 4
+  // and 8 past the last multiple of 12 (3 × 12's tiles of 8), column tails; tiny and the model's K.
   for (const [M, K, N] of [
     [1, 4, 8],
     [5, 7, 9],
     [7, 3, 17],
+    [11, 32, 33],
     [13, 64, 192],
     [64, 128, 73],
     [250, 64, 256],
@@ -396,22 +398,25 @@ describe('the GEMM tiles (gemm-tile.ts): 6 × 8 over packed copies gives the bit
         },
       ];
       for (const c of cases) {
-        const [four, six] = [await on('4x8', c), await on('6x8', c)];
-        six.forEach((got, i) =>
-          expect(Buffer.from(got.buffer).equals(Buffer.from(four[i].buffer)), `output ${i}`).toBe(true),
-        );
+        const four = await on('4x8', c);
+        for (const tile of ['3x12', '6x8'] as const)
+          (await on(tile, c)).forEach((got, i) =>
+            expect(Buffer.from(got.buffer).equals(Buffer.from(four[i].buffer)), `${tile} output ${i}`).toBe(
+              true,
+            ),
+          );
       }
     });
   }
 
-  it('left to choose, an instance times both on its calls and keeps one', async () => {
+  it('left to choose, an instance times each tile on its calls and keeps one', async () => {
     await useBackend('wasm');
     const k = kernelsFor(tf.backend() as unknown as WasmBackendLike)!;
     const a = tf.tensor2d(rand(512 * 128, 41), [512, 128]);
     const b = tf.tensor2d(rand(128 * 128, 42), [128, 128]);
-    // 2 × (2^26 warm-up + 2^28 timed) multiply-adds at 2^23 a call: about 80 calls.
-    for (let i = 0; i < 200 && chosenGemmTile(k) === null; i++) matMulNN(a, b).dispose();
-    expect(['4x8', '6x8']).toContain(chosenGemmTile(k));
+    // 3 × (2^26 warm-up + 2^28 timed) multiply-adds at 2^23 a call: about 120 calls.
+    for (let i = 0; i < 300 && chosenGemmTile(k) === null; i++) matMulNN(a, b).dispose();
+    expect(GEMM_TILES).toContain(chosenGemmTile(k));
     tf.dispose([a, b]);
   });
 });

@@ -1,82 +1,104 @@
 /**
- * Which register tile the a·b GEMMs run: kernels.wat's gemm_ep (4 rows × 8 columns, 8
- * accumulators) or gemm6_ep (6 × 8, 12 accumulators, over copies of b and a packed into a
- * workspace). Both do the same multiply-adds in the same order, so they give the same bits, and the
- * faster one depends on the engine: 12 accumulators hide the multiply-add's latency where 8 do not
- * quite, if the engine keeps all 15 vectors in registers (Chromium's V8 does; Node 20's spills them
- * and runs 6 × 8 slower). So each kernels instance times both on its real calls, alternating, once
- * they are past the first calls (the engine compiles a function hot enough a second time, faster),
- * and keeps the faster for good (docs/figures.md#gemm-tiles).
- *
- * The workspace is the instance's own, taken from the wasm heap once (wasm.ts): one region per
- * thread part, each for b's panels and a's packed rows, WORKSPACE_FLOATS floats; a GEMM that needs
- * more runs 4 × 8.
+ * Which register tile the a·b GEMMs run: kernels.wat's gemm_ep (4 rows × 8 columns), gemm3_ep
+ * (3 × 12) or gemm6_ep (6 × 8), written from one template by scripts/gemm-wat.ts. They do the same
+ * multiply-adds in the same order, so they give the same bits; the fastest depends on the engine's
+ * register allocator and on plain or relaxed SIMD (Node 20 with relaxed SIMD: 3 × 12; Chromium: 6 × 8;
+ * plain SIMD: 4 × 8; scripts/gemm-wat.ts says why). So each kernels instance times them on its real
+ * calls, in turn, once they are past the first calls (the engine compiles a function hot enough a
+ * second time, faster), and keeps the fastest for good (docs/figures.md#gemm-tiles). A busy machine
+ * once made the sum of each tile's times pick Node's slowest; the fastest of a few calls on one
+ * shape does not mislead that way.
  */
-import type { KernelExports } from './kernel-types';
+import type { GemmEpArgs, KernelExports } from './kernel-types';
 
-/** Floats per thread part of the workspace: b's panels (K·N) and a's 6 packed rows (6·K), up to 512 KB. */
-export const WORKSPACE_FLOATS = 1 << 17;
-/** Multiply-adds each tile runs before it is timed, then timed for the choice. */
+/** The tiles, by the index that travels to the kernel threads (kernel-thread-ops.ts). */
+export const GEMM_TILES = ['4x8', '3x12', '6x8'] as const;
+export type GemmTile = 'auto' | (typeof GEMM_TILES)[number];
+const EXPORTS = ['gemm_ep', 'gemm3_ep', 'gemm6_ep'] as const;
+
+/** Multiply-adds each tile runs before it is timed (the engine's second compile comes with use). */
 const WARM = 1 << 26;
-const TIMED = 1 << 28;
-
-export type GemmTile = 'auto' | '4x8' | '6x8';
+/** Timed calls of each tile on one (K, N) before its fastest there counts. */
+const SAMPLES = 4;
+/** Multiply-adds of the shapes where every tile has its SAMPLES before the choice (about a fifth of a small train step). */
+const DECIDE = 1 << 30;
 
 interface TileState {
-  /** Byte address of the workspace (part p's region at ws + 4·p·WORKSPACE_FLOATS); 0: none. */
-  ws: number;
-  parts: number;
-  chosen: '4x8' | '6x8' | null;
-  /** Per tile while undecided: multiply-adds run, and those timed with their milliseconds. */
-  seen: Record<'4x8' | '6x8', { work: number; timed: number; ms: number }>;
-  next: '4x8' | '6x8';
+  /** The tile kept, as an index of GEMM_TILES, or -1 while still timing. */
+  chosen: number;
+  /** Multiply-adds each tile has run. */
+  work: number[];
+  /**
+   * Per (K, N), while undecided: the tile its next call runs (each shape takes the tiles in turn,
+   * so every tile meets every shape), and per tile its timed calls and fastest ms per multiply-add.
+   * The fastest, not the mean: a call that waited for a core (a busy machine) only ever looks slower.
+   */
+  shapes: Map<number, { next: number; calls: number[]; best: number[]; work: number }>;
 }
 
 const states = new WeakMap<KernelExports, TileState>();
 let forced: GemmTile = 'auto';
-
-/** Gives an instance its workspace (wasm.ts, once): `parts` regions of WORKSPACE_FLOATS at byte address `ws`. */
-export function bindGemmWorkspace(k: KernelExports, ws: number, parts: number): void {
-  const seen = () => ({ work: 0, timed: 0, ms: 0 });
-  states.set(k, { ws, parts, chosen: null, seen: { '4x8': seen(), '6x8': seen() }, next: '6x8' });
-}
 
 /** Forces a tile (tests, benchmarks) or lets each instance choose ('auto', the default). */
 export function setGemmTile(tile: GemmTile): void {
   forced = tile;
 }
 
-/** The tile an instance chose, or null while it is still timing both (or has no workspace). */
-export const chosenGemmTile = (k: KernelExports): '4x8' | '6x8' | null => states.get(k)?.chosen ?? null;
+const stateOf = (k: KernelExports): TileState => {
+  let s = states.get(k);
+  if (!s) {
+    s = { chosen: -1, work: GEMM_TILES.map(() => 0), shapes: new Map() };
+    states.set(k, s);
+  }
+  return s;
+};
+
+/** The tile an instance chose, or null while it is still timing them. */
+export const chosenGemmTile = (k: KernelExports): (typeof GEMM_TILES)[number] | null => {
+  const chosen = states.get(k)?.chosen ?? -1;
+  return chosen < 0 ? null : GEMM_TILES[chosen];
+};
 
 /**
- * The workspace for a GEMM of K × N over `parts` parts if it runs 6 × 8 (0: run 4 × 8), and, while
- * the instance is choosing, a function to call with the call's milliseconds.
+ * The tile (an index of GEMM_TILES) for an instance's next GEMM of K × N and, while it is choosing,
+ * a function to call with the call's milliseconds and multiply-adds. Once the shapes on which every
+ * tile has SAMPLES timed calls have seen DECIDE multiply-adds, the tile whose fastest calls there,
+ * weighted by each shape's multiply-adds, take least time is kept.
  */
 export function gemmTile(
   k: KernelExports,
   K: number,
   N: number,
-  parts: number,
-): { ws: number; timed?: (ms: number, work: number) => void } {
-  const s = states.get(k);
-  const fits = !!s && s.ws > 0 && parts <= s.parts && K * (N & ~7) + 6 * K <= WORKSPACE_FLOATS;
-  if (!s || !fits || forced === '4x8') return { ws: 0 };
-  if (forced === '6x8') return { ws: s.ws };
-  if (s.chosen) return { ws: s.chosen === '6x8' ? s.ws : 0 };
-  const tile = s.next;
-  s.next = tile === '6x8' ? '4x8' : '6x8';
+): { tile: number; timed?: (ms: number, work: number) => void } {
+  if (forced !== 'auto') return { tile: GEMM_TILES.indexOf(forced) };
+  const s = stateOf(k);
+  if (s.chosen >= 0) return { tile: s.chosen };
+  const key = K * 0x10000 + N;
+  let shape = s.shapes.get(key);
+  if (!shape) {
+    shape = { next: 0, calls: GEMM_TILES.map(() => 0), best: GEMM_TILES.map(() => Infinity), work: 0 };
+    s.shapes.set(key, shape);
+  }
+  const at = shape;
+  const tile = at.next;
+  at.next = (tile + 1) % GEMM_TILES.length;
   return {
-    ws: tile === '6x8' ? s.ws : 0,
+    tile,
     timed: (ms, work) => {
-      const t = s.seen[tile];
-      t.work += work;
-      if (t.work <= WARM) return;
-      t.timed += work;
-      t.ms += ms;
-      const [a, b] = [s.seen['4x8'], s.seen['6x8']];
-      if (!s.chosen && a.timed >= TIMED && b.timed >= TIMED)
-        s.chosen = b.ms / b.timed < a.ms / a.timed ? '6x8' : '4x8';
+      s.work[tile] += work;
+      if (s.chosen >= 0 || s.work[tile] <= WARM) return;
+      at.calls[tile]++;
+      at.best[tile] = Math.min(at.best[tile], ms / work);
+      at.work += work;
+      const done = [...s.shapes.values()].filter((x) => x.calls.every((n) => n >= SAMPLES));
+      if (done.reduce((sum, x) => sum + x.work, 0) < DECIDE) return;
+      const cost = GEMM_TILES.map((_, t) => done.reduce((sum, x) => sum + x.best[t] * x.work, 0));
+      s.chosen = cost.indexOf(Math.min(...cost));
+      s.shapes.clear();
     },
   };
 }
+
+/** Runs gemm_ep's arguments on tile `tile` (an index of GEMM_TILES). */
+export const runGemmTile = (k: KernelExports, tile: number, ...args: GemmEpArgs): void =>
+  k[EXPORTS[tile]](...args);

@@ -7,7 +7,7 @@
  * the result is bitwise the single-threaded one.
  */
 import type { KernelExports } from './kernel-types';
-import { WORKSPACE_FLOATS } from './gemm-tile';
+import { runGemmTile } from './gemm-tile';
 
 /** Control block slots (Int32): dispatch generation, helpers done, the op, its arguments, the part count. */
 export const GEN = 0;
@@ -41,14 +41,11 @@ export const OPS: readonly {
   rows: (x: Args) => number;
   run: (k: KernelExports, x: Args, r0: number, r1: number, part: number) => void;
 }[] = [
-  // c (M, N) = a (M, K) · b (K, N) + bias: rows of a and c; with a workspace `ws`, on the 6 × 8
-  // tile (gemm-tile.ts), each part in its own region of it.
+  // c (M, N) = a (M, K) · b (K, N) + bias: rows of a and c, on register tile `tile` (gemm-tile.ts).
   {
     rows: (x) => x[3],
-    run: (k, [a, b, c, , K, N, bias, ws], r0, r1, part) =>
-      ws
-        ? k.gemm6_ep(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias, 0, 0, 0, region(ws, part))
-        : k.gemm(a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias),
+    run: (k, [a, b, c, , K, N, bias, tile], r0, r1) =>
+      runGemmTile(k, tile, a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias, 0, 0, 0),
   },
   // out (A, J) = xᵀ·dy for x (N, A), dy (N, J): rows of out, columns of x (x's rows stay A apart).
   {
@@ -120,8 +117,10 @@ export const OPS: readonly {
   // c (M, N) = a·b + bias, then gemm_ep's epilogue on c and d (M, N) (GELU, and gelu' into d): rows of a, c and d.
   {
     rows: (x) => x[3],
-    run: (k, [a, b, c, , K, N, bias, d, mode, A, ws], r0, r1, part) => {
-      const rows = [
+    run: (k, [a, b, c, , K, N, bias, d, mode, A, tile], r0, r1) =>
+      runGemmTile(
+        k,
+        tile,
         a + 4 * r0 * K,
         b,
         c + 4 * r0 * N,
@@ -131,14 +130,10 @@ export const OPS: readonly {
         bias,
         d && d + 4 * r0 * N,
         mode,
-      ] as const;
-      if (ws) k.gemm6_ep(...rows, bitsF32(A), region(ws, part));
-      else k.gemm_ep(...rows, bitsF32(A));
-    },
+        bitsF32(A),
+      ),
   },
 ];
-/** Part p's region of a GEMM workspace at byte address ws (gemm-tile.ts). */
-const region = (ws: number, part: number): number => ws + 4 * part * WORKSPACE_FLOATS;
 
 export const GEMM = 0;
 export const GEMM_TN = 1;

@@ -34,7 +34,7 @@ import {
   wake,
 } from './kernel-thread-ops';
 import type { AttnBwdAt, AttnFwdAt, AttnShape, GemmEpArgs, KernelExports } from './kernel-types';
-import { gemmTile } from './gemm-tile';
+import { gemmTile, runGemmTile } from './gemm-tile';
 
 /**
  * Below this much work (multiply-adds, or their equivalent: see each op's `work`) an op stays on one
@@ -198,12 +198,10 @@ export function gemmRows(
   N: number,
   bias: number,
 ): void {
-  const { ws, timed } = gemmTile(k, K, N, kernelParts());
+  const { tile, timed } = gemmTile(k, K, N);
   const t0 = timed && performance.now();
-  if (!split(k, GEMM, [a, b, c, M, K, N, bias, ws], M * K * N)) {
-    if (ws) k.gemm6_ep(a, b, c, M, K, N, bias, 0, 0, 0, ws);
-    else k.gemm(a, b, c, M, K, N, bias);
-  }
+  if (!split(k, GEMM, [a, b, c, M, K, N, bias, tile], M * K * N))
+    runGemmTile(k, tile, a, b, c, M, K, N, bias, 0, 0, 0);
   if (timed) timed(performance.now() - t0!, M * K * N);
 }
 
@@ -213,12 +211,10 @@ export function gemmRows(
  */
 export function gemmEpRows(k: KernelExports, ...args: GemmEpArgs): void {
   const [a, b, c, M, K, N, bias, d, mode, A] = args;
-  const { ws, timed } = gemmTile(k, K, N, kernelParts());
+  const { tile, timed } = gemmTile(k, K, N);
   const t0 = timed && performance.now();
-  if (!split(k, GEMM_EP, [a, b, c, M, K, N, bias, d, mode, f32Bits(A), ws], M * N * (K + 50))) {
-    if (ws) k.gemm6_ep(...args, ws);
-    else k.gemm_ep(...args);
-  }
+  if (!split(k, GEMM_EP, [a, b, c, M, K, N, bias, d, mode, f32Bits(A), tile], M * N * (K + 50)))
+    runGemmTile(k, tile, ...args);
   if (timed) timed(performance.now() - t0!, M * K * N);
 }
 

@@ -67,11 +67,14 @@ export interface KernelExports {
   gemm_tn(x: number, dy: number, out: number, N: number, A: number, J: number): void;
   /** gemm_tn's rows [0, A) where x's rows are xrow floats apart: a block of the output's rows. */
   gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
-  gemm(a: number, b: number, c: number, M: number, K: number, N: number, bias: number): void;
-  /** gemm, then an epilogue on c (and d, laid out as c) by `mode`, an EPILOGUE value; A is GELU's constant. */
+  /**
+   * c = a·b + bias, then an epilogue on c (and d, laid out as c) by `mode`, an EPILOGUE value; A is
+   * GELU's constant. On the 4 × 8 register tile; gemm3_ep and gemm6_ep on 3 × 12 and 6 × 8, the
+   * same bits (gemm-tile.ts).
+   */
   gemm_ep(...args: GemmEpArgs): void;
-  /** gemm_ep on the 6 × 8 tile over packed copies in ws (4·K·(N & ~7) + 24·K bytes): the same bits. */
-  gemm6_ep(...args: [...GemmEpArgs, ws: number]): void;
+  gemm3_ep(...args: GemmEpArgs): void;
+  gemm6_ep(...args: GemmEpArgs): void;
   /** Σ x² over n floats at x, one value at a time in order (f32): tfjs-backend-wasm's Square then Sum. */
   sumsq(x: number, n: number): number;
   adamw(

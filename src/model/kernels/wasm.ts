@@ -11,8 +11,7 @@ import {
   KERNELS_WASM_RELAXED_SHARED_BASE64,
   KERNELS_WASM_SHARED_BASE64,
 } from './kernels-wasm';
-import { kernelThreadCount, kernelThreadsReady, startKernelThreads } from './kernel-threads';
-import { bindGemmWorkspace, WORKSPACE_FLOATS } from './gemm-tile';
+import { kernelThreadsReady, startKernelThreads } from './kernel-threads';
 import { shareIdentityOnWasm } from './identity-wasm';
 import type { KernelExports, WasmBackendLike } from './kernel-types';
 
@@ -76,24 +75,9 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
     } catch {
       inst = null;
     }
-    if (inst) bindWorkspace(inst, backend);
     instances[flavour].set(memory, inst);
   }
   return inst;
-}
-
-/**
- * The GEMMs' workspace for the 6 × 8 tile (gemm-tile.ts): one region per thread, taken from the
- * heap once and kept with the instance. Without it every GEMM runs 4 × 8.
- */
-function bindWorkspace(k: KernelExports, backend: WasmBackendLike): void {
-  const parts = Math.max(1, kernelThreadCount());
-  try {
-    const ws = backend.makeOutput([parts * WORKSPACE_FLOATS], 'float32');
-    bindGemmWorkspace(k, backend.getMemoryOffset(ws.dataId), parts);
-  } catch {
-    bindGemmWorkspace(k, 0, 0);
-  }
 }
 
 /**
