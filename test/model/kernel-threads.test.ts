@@ -87,7 +87,8 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
       check(GEMM, [a, b, c, M, K, N, bias, tile], c, M * N, () => k.gemm_ep(a, b, c, M, K, N, bias, 0, 0, 0));
     // xᵀ·dy with x = a (M, K) and dy = the c just made (M, N): out (K, N).
     const out = c + 4 * M * N;
-    check(GEMM_TN, [a, c, out, M, K, N, 0], out, K * N, () => k.gemm_tn(a, c, out, M, K, N));
+    for (const tile of [0, 1, 2])
+      check(GEMM_TN, [a, c, out, M, K, N, tile], out, K * N, () => k.gemm_tn_rows(a, c, out, M, K, N, K));
     // The same a·b + bias with GELU in the epilogue: gelu(h) alone, then gelu(h) in c and gelu'(h) in d right after it.
     const A = 2 * Math.sqrt(2 / Math.PI);
     const g = out + 4 * K * N,

@@ -9,12 +9,13 @@
  * once made the sum of each tile's times pick Node's slowest; the fastest of a few calls on one
  * shape does not mislead that way.
  */
-import type { GemmEpArgs, KernelExports } from './kernel-types';
+import type { GemmEpArgs, GemmTnArgs, KernelExports } from './kernel-types';
 
 /** The tiles, by the index that travels to the kernel threads (kernel-thread-ops.ts). */
 export const GEMM_TILES = ['4x8', '3x12', '6x8'] as const;
 export type GemmTile = 'auto' | (typeof GEMM_TILES)[number];
 const EXPORTS = ['gemm_ep', 'gemm3_ep', 'gemm6_ep'] as const;
+const TN_EXPORTS = ['gemm_tn_rows', 'gemm3_tn_rows', 'gemm6_tn_rows'] as const;
 
 /** Multiply-adds each tile runs before it is timed (the engine's second compile comes with use). */
 const WARM = 1 << 26;
@@ -102,3 +103,14 @@ export function gemmTile(
 /** Runs gemm_ep's arguments on tile `tile` (an index of GEMM_TILES). */
 export const runGemmTile = (k: KernelExports, tile: number, ...args: GemmEpArgs): void =>
   k[EXPORTS[tile]](...args);
+
+/**
+ * The tile for an instance's xᵀ·dy products: the one its a·b products kept (the two loops hold the
+ * same registers: b's vectors, a's splats and the accumulators), 4 × 8 until then.
+ */
+export const gemmTnTile = (k: KernelExports): number =>
+  forced !== 'auto' ? GEMM_TILES.indexOf(forced) : Math.max(0, states.get(k)?.chosen ?? 0);
+
+/** Runs gemm_tn_rows's arguments on tile `tile` (an index of GEMM_TILES). */
+export const runGemmTnTile = (k: KernelExports, tile: number, ...args: GemmTnArgs): void =>
+  k[TN_EXPORTS[tile]](...args);

@@ -34,7 +34,7 @@ import {
   wake,
 } from './kernel-thread-ops';
 import type { AttnBwdAt, AttnFwdAt, AttnShape, GemmEpArgs, KernelExports } from './kernel-types';
-import { gemmTile, runGemmTile } from './gemm-tile';
+import { gemmTile, gemmTnTile, runGemmTile, runGemmTnTile } from './gemm-tile';
 
 /**
  * Below this much work (multiply-adds, or their equivalent: see each op's `work`) an op stays on one
@@ -228,7 +228,9 @@ export function gemmTnRows(
   A: number,
   J: number,
 ): void {
-  if (!split(k, GEMM_TN, [x, dy, out, N, A, J, 0], N * A * J)) k.gemm_tn(x, dy, out, N, A, J);
+  const tile = gemmTnTile(k);
+  if (!split(k, GEMM_TN, [x, dy, out, N, A, J, tile], N * A * J))
+    runGemmTnTile(k, tile, x, dy, out, N, A, J, A);
 }
 
 /**

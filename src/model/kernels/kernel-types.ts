@@ -18,6 +18,9 @@ export interface WasmBackendLike {
   wasm: { asm?: { memory?: unknown }; wasmMemory?: unknown };
 }
 
+/** gemm_tn_rows's arguments: out (A, J) = xᵀ·dy (kernels.wat). */
+export type GemmTnArgs = [x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number];
+
 /** gemm_ep's arguments: c (M, N) = a (M, K) · b (K, N) + bias, then the epilogue `mode` on c and d. */
 export type GemmEpArgs = [
   a: number,
@@ -64,9 +67,14 @@ export interface KernelExports {
   ): void;
   gelu_fwd(x: number, y: number, n: number, A: number): void;
   gelu_bwd(x: number, dy: number, dx: number, n: number, A: number): void;
-  gemm_tn(x: number, dy: number, out: number, N: number, A: number, J: number): void;
-  /** gemm_tn's rows [0, A) where x's rows are xrow floats apart: a block of the output's rows. */
-  gemm_tn_rows(x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number): void;
+  /**
+   * out (A, J) = xᵀ·dy for x (N, ·) whose rows are xrow floats apart and dy (N, J): the rows [0, A)
+   * of the whole product's (xrow its A), on the 4 × 8 register tile; gemm3_tn_rows and gemm6_tn_rows
+   * on 3 × 12 and 6 × 8, the same bits (gemm-tile.ts).
+   */
+  gemm_tn_rows(...args: GemmTnArgs): void;
+  gemm3_tn_rows(...args: GemmTnArgs): void;
+  gemm6_tn_rows(...args: GemmTnArgs): void;
   /**
    * c = a·b + bias, then an epilogue on c (and d, laid out as c) by `mode`, an EPILOGUE value; A is
    * GELU's constant. On the 4 × 8 register tile; gemm3_ep and gemm6_ep on 3 × 12 and 6 × 8, the

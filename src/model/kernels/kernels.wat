@@ -715,78 +715,20 @@
       (br $lt))))
 
   ;; ---- out (A, J) = xᵀ·dy for x (N, A), dy (N, J): the weight gradient of x·W without transposing x.
-  ;; 4×8 register tiles over blocks of 64 rows (x and dy blocks stay in L2); scalar loops for the
-  ;; columns past a multiple of 8 and rows past a multiple of 4.
-  ;; gemm_tn_rows: out rows [0, A) of xᵀ·dy where x's rows are xrow floats apart (xrow ≥ A): a block
-  ;; of the output's rows (x and out offset by the block's first row), as the helper threads run it
-  ;; (kernel-threads.ts). Each output element is summed in the same order as in the whole product.
-  (func (export "gemm_tn") (param $x i32) (param $dy i32) (param $out i32) (param $N i32) (param $A i32) (param $J i32)
-    (call $gemm_tn (local.get $x) (local.get $dy) (local.get $out) (local.get $N) (local.get $A) (local.get $J) (local.get $A)))
-  (func $gemm_tn (export "gemm_tn_rows") (param $x i32) (param $dy i32) (param $out i32) (param $N i32) (param $A i32) (param $J i32) (param $xrow i32)
-    (local $i0 i32) (local $i i32) (local $iend i32) (local $a i32) (local $j i32) (local $A4 i32) (local $J8 i32)
-    (local $xs i32) (local $js i32) (local $px i32) (local $pd i32) (local $po i32) (local $s f32)
-    (local $c0 v128) (local $c1 v128) (local $c2 v128) (local $c3 v128) (local $c4 v128) (local $c5 v128) (local $c6 v128) (local $c7 v128)
-    (local $d0 v128) (local $d1 v128) (local $b v128)
+  ;; gemm_tn_rows, gemm3_tn_rows, gemm6_tn_rows (4 × 8, 3 × 12 and 6 × 8 register tiles over blocks
+  ;; of 64 rows, written at @gemm-tiles below by scripts/gemm-wat.ts) compute out's rows [0, A) where
+  ;; x's rows are xrow floats apart (xrow ≥ A): a block of the output's rows (x and out offset by the
+  ;; block's first row) as the helper threads run it, or all of them (xrow = A). Each output element
+  ;; is summed in the same order whatever the tile and the block.
+  ;; gemm_tn_tail: what the tiles leave, one element at a time, unfused: every (a, j) with j ≥ J8, or
+  ;; a ≥ A4 and j < J8 (A4, J8: A and J down to multiples of 4 and 8).
+  (func $gemm_tn_tail (param $x i32) (param $dy i32) (param $out i32) (param $N i32) (param $A i32) (param $J i32) (param $xrow i32)
+    (local $i i32) (local $a i32) (local $j i32) (local $A4 i32) (local $J8 i32)
+    (local $xs i32) (local $js i32) (local $px i32) (local $pd i32) (local $s f32)
     (local.set $A4 (i32.and (local.get $A) (i32.const -4)))
     (local.set $J8 (i32.and (local.get $J) (i32.const -8)))
     (local.set $xs (i32.shl (local.get $xrow) (i32.const 2)))
     (local.set $js (i32.shl (local.get $J) (i32.const 2)))
-    (memory.fill (local.get $out) (i32.const 0) (i32.mul (local.get $A) (local.get $js)))
-    (block $dblk (loop $lblk
-      (br_if $dblk (i32.ge_u (local.get $i0) (local.get $N)))
-      (local.set $iend (select (local.get $N) (i32.add (local.get $i0) (i32.const 64))
-        (i32.lt_u (local.get $N) (i32.add (local.get $i0) (i32.const 64)))))
-      (local.set $a (i32.const 0))
-      (block $da (loop $la
-        (br_if $da (i32.ge_u (local.get $a) (local.get $A4)))
-        (local.set $j (i32.const 0))
-        (block $dj (loop $lj
-          (br_if $dj (i32.ge_u (local.get $j) (local.get $J8)))
-          (local.set $po (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $a) (local.get $J)) (local.get $j)) (i32.const 2))))
-          (local.set $c0 (v128.load (local.get $po)))
-          (local.set $c1 (v128.load offset=16 (local.get $po)))
-          (local.set $c2 (v128.load (i32.add (local.get $po) (local.get $js))))
-          (local.set $c3 (v128.load offset=16 (i32.add (local.get $po) (local.get $js))))
-          (local.set $c4 (v128.load (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1)))))
-          (local.set $c5 (v128.load offset=16 (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1)))))
-          (local.set $c6 (v128.load (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3)))))
-          (local.set $c7 (v128.load offset=16 (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3)))))
-          (local.set $px (i32.add (local.get $x) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $xrow)) (local.get $a)) (i32.const 2))))
-          (local.set $pd (i32.add (local.get $dy) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $J)) (local.get $j)) (i32.const 2))))
-          (local.set $i (local.get $i0))
-          (loop $li
-            (local.set $d0 (v128.load (local.get $pd)))
-            (local.set $d1 (v128.load offset=16 (local.get $pd)))
-            (local.set $b (v128.load32_splat offset=0 (local.get $px)))
-            (local.set $c0 (f32x4.relaxed_madd (local.get $b) (local.get $d0) (local.get $c0)))
-            (local.set $c1 (f32x4.relaxed_madd (local.get $b) (local.get $d1) (local.get $c1)))
-            (local.set $b (v128.load32_splat offset=4 (local.get $px)))
-            (local.set $c2 (f32x4.relaxed_madd (local.get $b) (local.get $d0) (local.get $c2)))
-            (local.set $c3 (f32x4.relaxed_madd (local.get $b) (local.get $d1) (local.get $c3)))
-            (local.set $b (v128.load32_splat offset=8 (local.get $px)))
-            (local.set $c4 (f32x4.relaxed_madd (local.get $b) (local.get $d0) (local.get $c4)))
-            (local.set $c5 (f32x4.relaxed_madd (local.get $b) (local.get $d1) (local.get $c5)))
-            (local.set $b (v128.load32_splat offset=12 (local.get $px)))
-            (local.set $c6 (f32x4.relaxed_madd (local.get $b) (local.get $d0) (local.get $c6)))
-            (local.set $c7 (f32x4.relaxed_madd (local.get $b) (local.get $d1) (local.get $c7)))
-            (local.set $px (i32.add (local.get $px) (local.get $xs)))
-            (local.set $pd (i32.add (local.get $pd) (local.get $js)))
-            (br_if $li (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $iend))))
-          (v128.store (local.get $po) (local.get $c0))
-          (v128.store offset=16 (local.get $po) (local.get $c1))
-          (v128.store (i32.add (local.get $po) (local.get $js)) (local.get $c2))
-          (v128.store offset=16 (i32.add (local.get $po) (local.get $js)) (local.get $c3))
-          (v128.store (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1))) (local.get $c4))
-          (v128.store offset=16 (i32.add (local.get $po) (i32.shl (local.get $js) (i32.const 1))) (local.get $c5))
-          (v128.store (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3))) (local.get $c6))
-          (v128.store offset=16 (i32.add (local.get $po) (i32.mul (local.get $js) (i32.const 3))) (local.get $c7))
-          (local.set $j (i32.add (local.get $j) (i32.const 8)))
-          (br $lj)))
-        (local.set $a (i32.add (local.get $a) (i32.const 4)))
-        (br $la)))
-      (local.set $i0 (i32.add (local.get $i0) (i32.const 64)))
-      (br $lblk)))
-    ;; tails: every (a, j) with j ≥ J8, or a ≥ A4 and j < J8
     (local.set $a (i32.const 0))
     (block $dta (loop $lta
       (br_if $dta (i32.ge_u (local.get $a) (local.get $A)))
