@@ -64,6 +64,91 @@ const parse = <H>(bytes: Uint8Array): H | null => {
   }
 };
 
+/** A state file's bytes before its payload: the 16 fixed bytes and the header. */
+export function frameHead(header: FileHeader, payloadLength: number): Uint8Array {
+  const head = new TextEncoder().encode(JSON.stringify(header));
+  const fixed = new Uint8Array(FIXED + head.byteLength);
+  const v = new DataView(fixed.buffer);
+  v.setUint32(0, MAGIC, true);
+  v.setUint32(4, head.byteLength, true);
+  v.setUint32(8, payloadLength, true);
+  fixed.set(head, FIXED);
+  return fixed;
+}
+
+/**
+ * Reads `length` bytes of a state file from `at`: a sync access handle's bytes (in the worker), or
+ * a promise of a File's (the page's listing).
+ */
+export type ReadAt<B extends Uint8Array | Promise<Uint8Array>> = (at: number, length: number) => B;
+
+/** A state file's frame: its header, and where its payload lies. */
+export interface Frame<H extends FileHeader> {
+  header: H;
+  payloadAt: number;
+  payloadLength: number;
+}
+
+/** `f` of `x`: at once where `x` is there, once it is where it is a promise. */
+const then = <A, B>(x: A | Promise<A>, f: (a: A) => B | Promise<B>): B | Promise<B> =>
+  x instanceof Promise ? x.then(f) : f(x);
+
+/**
+ * The frame of a state file of `size` bytes, read through `read` (at once where it gives bytes, as
+ * a promise where it gives promises), or null for an empty, foreign or torn file: no magic, lengths
+ * that do not add up to its size, a header that is not JSON or has no numeric step. Nothing is read
+ * beyond its size, so a forged length asks for no more than the file holds.
+ */
+export function frameOf<H extends FileHeader>(size: number, read: ReadAt<Uint8Array>): Frame<H> | null;
+export function frameOf<H extends FileHeader>(
+  size: number,
+  read: ReadAt<Promise<Uint8Array>>,
+): Promise<Frame<H> | null>;
+export function frameOf<H extends FileHeader>(
+  size: number,
+  read: ReadAt<Uint8Array | Promise<Uint8Array>>,
+): Frame<H> | null | Promise<Frame<H> | null> {
+  if (size < FIXED) return null;
+  return then(read(0, FIXED), (fixed): Frame<H> | null | Promise<Frame<H> | null> => {
+    const n = lengths(fixed, size);
+    if (!n) return null;
+    return then(read(FIXED, n.header), (head): Frame<H> | null => {
+      const header = parse<H>(head);
+      if (!header || typeof header.step !== 'number') return null;
+      return { header, payloadAt: FIXED + n.header, payloadLength: n.payload };
+    });
+  });
+}
+
+/** A state read from a file: which file (slot), its header and its payload. */
+export interface SlotState<H extends FileHeader> {
+  slot: number;
+  header: H;
+  payload: ArrayBuffer;
+}
+
+/**
+ * The states in a run's files (each read through its `read`), newest first: empty, foreign and
+ * torn files left out. The caller's check decides whether one is whole.
+ */
+export function statesIn<H extends FileHeader>(
+  files: readonly { size: number; read: ReadAt<Uint8Array> }[],
+): SlotState<H>[] {
+  const out: SlotState<H>[] = [];
+  files.forEach(({ size, read }, slot) => {
+    const frame = frameOf<H>(size, read);
+    if (!frame) return;
+    const payload = read(frame.payloadAt, frame.payloadLength);
+    const whole = payload.byteOffset === 0 && payload.byteLength === payload.buffer.byteLength;
+    out.push({
+      slot,
+      header: frame.header,
+      payload: (whole ? payload : payload.slice()).buffer as ArrayBuffer,
+    });
+  });
+  return out.sort((a, b) => b.header.step - a.header.step);
+}
+
 /**
  * `f` once no sync access handle holds what it touches: a worker of this session that was just
  * terminated lets go within milliseconds, so it is tried again for up to 5 s; a lock held longer
@@ -118,24 +203,19 @@ export class StateFiles {
     this.handles = null;
   }
 
-  /** Each file's state, newest first (empty, foreign and torn headers left out); `resumedFrom` says which one a run took. */
-  async states<H extends FileHeader>(): Promise<{ slot: number; header: H; payload: ArrayBuffer }[]> {
-    const out: { slot: number; header: H; payload: ArrayBuffer }[] = [];
-    (this.handles ??= await StateFiles.lock(this.files)).forEach((h, slot) => {
-      const size = h.getSize();
-      const fixed = new Uint8Array(FIXED);
-      h.read(fixed, { at: 0 });
-      const n = lengths(fixed, size);
-      if (!n) return;
-      const head = new Uint8Array(n.header);
-      h.read(head, { at: FIXED });
-      const header = parse<H>(head);
-      if (!header || typeof header.step !== 'number') return;
-      const payload = new ArrayBuffer(n.payload);
-      h.read(new Uint8Array(payload), { at: FIXED + n.header });
-      out.push({ slot, header, payload });
-    });
-    return out.sort((a, b) => b.header.step - a.header.step);
+  /** Each file's state, newest first (empty, foreign and torn files left out); `resumedFrom` says which one a run took. */
+  async states<H extends FileHeader>(): Promise<SlotState<H>[]> {
+    const handles = (this.handles ??= await StateFiles.lock(this.files));
+    return statesIn<H>(
+      handles.map((h) => ({
+        size: h.getSize(),
+        read: (at, length) => {
+          const bytes = new Uint8Array(length);
+          h.read(bytes, { at });
+          return bytes;
+        },
+      })),
+    );
   }
 
   /** The run goes on from the state in `slot`: the next write goes to the other file. */
@@ -156,13 +236,7 @@ export class StateFiles {
     this.unread = false;
     const slot = this.newest === null ? 0 : 1 - this.newest;
     const h = handles[slot];
-    const head = new TextEncoder().encode(JSON.stringify(header));
-    const fixed = new Uint8Array(FIXED + head.byteLength);
-    const v = new DataView(fixed.buffer);
-    v.setUint32(0, MAGIC, true);
-    v.setUint32(4, head.byteLength, true);
-    v.setUint32(8, payload.byteLength, true);
-    fixed.set(head, FIXED);
+    const fixed = frameHead(header, payload.byteLength);
     const size = fixed.byteLength + payload.byteLength;
     if (
       h.write(fixed, { at: 0 }) !== fixed.byteLength ||
@@ -187,12 +261,12 @@ export async function fileHeaders<H extends FileHeader>(session: string): Promis
     const dot = name.lastIndexOf('.');
     if (handle.kind !== 'file' || !SLOTS.includes(name.slice(dot + 1) as 'a')) continue;
     const file = await (handle as FileSystemFileHandle).getFile();
-    const n = lengths(new Uint8Array(await file.slice(0, FIXED).arrayBuffer()), file.size);
-    if (!n) continue;
-    const header = parse<H>(new Uint8Array(await file.slice(FIXED, FIXED + n.header).arrayBuffer()));
+    const frame = await frameOf<H>(
+      file.size,
+      async (at, length) => new Uint8Array(await file.slice(at, at + length).arrayBuffer()),
+    );
     const run = decodeURIComponent(name.slice(0, dot));
-    if (header && typeof header.step === 'number' && header.step > (out.get(run)?.step ?? -1))
-      out.set(run, header);
+    if (frame && frame.header.step > (out.get(run)?.step ?? -1)) out.set(run, frame.header);
   }
   return out;
 }
