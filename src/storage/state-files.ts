@@ -47,6 +47,24 @@ async function sessionDir(session: string, create: boolean): Promise<FileSystemD
 
 const fileName = (run: string, slot: (typeof SLOTS)[number]) => `${encodeURIComponent(run)}.${slot}`;
 
+/**
+ * The run (stateKey) whose state file is named `name`, or null for a name this lab does not write
+ * (another slot, a name that is no URI-encoded run, such as `%E0%A4%A.a`): whatever else the
+ * folder holds is passed over, never thrown on.
+ */
+export function runOfFile(name: string): string | null {
+  const dot = name.lastIndexOf('.');
+  const slot = name.slice(dot + 1);
+  if (dot < 0 || !SLOTS.includes(slot as 'a')) return null;
+  let run;
+  try {
+    run = decodeURIComponent(name.slice(0, dot));
+  } catch {
+    return null; // a malformed escape
+  }
+  return fileName(run, slot as 'a') === name ? run : null;
+}
+
 /** The header and payload lengths in a file's first 16 bytes, or null where they are not ours. */
 function lengths(fixed: Uint8Array, size: number): { header: number; payload: number } | null {
   if (fixed.byteLength < FIXED) return null;
@@ -250,7 +268,8 @@ export class StateFiles {
 
 /**
  * The header of each run's newest state file in `session` (the page's listing: read from Files,
- * whatever worker holds them), by stateKey; empty where OPFS or the folder is not there.
+ * whatever worker holds them), by stateKey; empty where OPFS or the folder is not there. Files
+ * and folders not named as this lab names them are passed over (runOfFile).
  */
 export async function fileHeaders<H extends FileHeader>(session: string): Promise<Map<string, H>> {
   const out = new Map<string, H>();
@@ -258,14 +277,13 @@ export async function fileHeaders<H extends FileHeader>(session: string): Promis
   const dir = await sessionDir(session, false);
   if (!dir) return out;
   for await (const [name, handle] of dir.entries()) {
-    const dot = name.lastIndexOf('.');
-    if (handle.kind !== 'file' || !SLOTS.includes(name.slice(dot + 1) as 'a')) continue;
+    const run = runOfFile(name);
+    if (handle.kind !== 'file' || run === null) continue;
     const file = await (handle as FileSystemFileHandle).getFile();
     const frame = await frameOf<H>(
       file.size,
       async (at, length) => new Uint8Array(await file.slice(at, at + length).arrayBuffer()),
     );
-    const run = decodeURIComponent(name.slice(0, dot));
     if (frame && frame.header.step > (out.get(run)?.step ?? -1)) out.set(run, frame.header);
   }
   return out;
