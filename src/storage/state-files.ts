@@ -56,13 +56,12 @@ export function runOfFile(name: string): string | null {
   const dot = name.lastIndexOf('.');
   const slot = name.slice(dot + 1);
   if (dot < 0 || !SLOTS.includes(slot as 'a')) return null;
-  let run;
   try {
-    run = decodeURIComponent(name.slice(0, dot));
+    const run = decodeURIComponent(name.slice(0, dot));
+    return fileName(run, slot as 'a') === name ? run : null;
   } catch {
-    return null; // a malformed escape
+    return null; // a malformed escape, or a lone surrogate (`\uD800.a`), which encodes to nothing
   }
-  return fileName(run, slot as 'a') === name ? run : null;
 }
 
 /** The header and payload lengths in a file's first 16 bytes, or null where they are not ours. */

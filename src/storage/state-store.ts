@@ -20,7 +20,7 @@
  * (src/ui/session/worker-messages.ts), as it does when its own database closes.
  */
 import { database, req, sessionKeys, STATES_DB } from './idb';
-import { deleteFiles, fileHeaders, filesAvailable, StateFiles } from './state-files';
+import { deleteFiles, fileHeaders, filesAvailable, StateFiles, type SlotState } from './state-files';
 import { faultAt, refuseIfFull } from './storage-fault';
 import type { StorageFault } from './storage-fault';
 
@@ -30,14 +30,14 @@ export const stateKey = (runIndex: number, label: string): string => `${runIndex
 export const labelOfKey = (key: string): string => key.slice(key.indexOf(':') + 1);
 
 /** What a kept state needs here: its payload, whatever else it holds. */
-interface HasPayload {
+export interface HasPayload {
   payload: ArrayBuffer;
 }
 /** A kept state as stored: its payload a Blob (an ArrayBuffer where an earlier build put it). */
 type Stored<S extends HasPayload> = Omit<S, 'payload'> & { payload: Blob | ArrayBuffer };
 
 /** `S`: the kept state's type (run-state.ts's, which the page, importing no train code, never reads). */
-interface StoredState<S extends HasPayload = HasPayload> {
+export interface StoredState<S extends HasPayload = HasPayload> {
   session: string;
   /** stateKey(run index, label) (`0:GRPO`, `1:Dr. MAS #1`): stable across page loads, unlike worker ids. */
   run: string;
@@ -59,7 +59,7 @@ const db = database(STATES_DB);
 const states = (tx: IDBTransaction) => tx.objectStore('states');
 
 /** A state file's header: the record without its payload, the check beside the state. */
-type FileRecord<S extends HasPayload> = Omit<StoredState<S>, 'kept' | 'bytes'> & {
+export type FileRecord<S extends HasPayload> = Omit<StoredState<S>, 'kept' | 'bytes'> & {
   check: string;
   state: Omit<S, 'payload'>;
 };
@@ -119,6 +119,26 @@ async function storedState<S extends HasPayload>(
 }
 
 /**
+ * The first of a run's file states (newest first, as StateFiles.states gives them) that `open`
+ * takes: its file and what `open` gave; else what `open` threw first, or null where there is none.
+ */
+export function firstOpened<S extends HasPayload, T>(
+  states: readonly SlotState<FileRecord<S>>[],
+  open: (s: StoredState<S>) => T,
+): { slot: number; got: T } | { failed: unknown } | null {
+  let failed: { failed: unknown } | null = null;
+  for (const { slot, header, payload } of states) {
+    const { check, state, ...rest } = header;
+    try {
+      return { slot, got: open({ ...rest, kept: { state: { ...state, payload } as S, check } }) };
+    } catch (e) {
+      failed ??= { failed: e };
+    }
+  }
+  return failed;
+}
+
+/**
  * The run's newest saved state that `open` takes (it throws for one that is not whole: its check
  * fails): its files' two states, newest first, then what IndexedDB holds for it; undefined where
  * there is none. Throws what `open` threw first where none is taken. A run that goes on from one
@@ -130,17 +150,12 @@ export async function openState<S extends HasPayload, T>(
   open: (s: StoredState<S>) => T,
 ): Promise<T | undefined> {
   const files = await filesOf(session, key);
-  let failed: { e: unknown } | null = null;
-  for (const { slot, header, payload } of (await files?.states<FileRecord<S>>()) ?? []) {
-    const { check, state, ...rest } = header;
-    try {
-      const got = open({ ...rest, kept: { state: { ...state, payload } as S, check } });
-      files!.resumedFrom(slot);
-      return got;
-    } catch (e) {
-      failed ??= { e };
-    }
+  const taken = firstOpened((await files?.states<FileRecord<S>>()) ?? [], open);
+  if (taken && 'slot' in taken) {
+    files!.resumedFrom(taken.slot);
+    return taken.got;
   }
+  let failed = taken && { e: taken.failed };
   const stored = await storedState<S>(session, key);
   if (stored)
     try {

@@ -186,7 +186,7 @@ export function openKeptState(u: UnsealedRunState, check: string): RunState {
   const got = stateCheck(u);
   if (got !== check)
     throw new Error(
-      `the kept run state does not match its check (${got}, kept ${check}): storage corrupted?`,
+      `the kept run state does not match its check (${got}, kept ${shown(check)}): storage corrupted?`,
     );
   const state = sealRunState(u);
   verifyRunState(state);
