@@ -201,6 +201,31 @@ describe('a workflow read and checked', () => {
     expect(lines(loop)).toEqual(["  flow.1.loop.back: no stage 'an' (stages: ann, ben; or end)"]);
   });
 
+  it("names the flow's mistakes beside the schema's where the flow itself parsed", () => {
+    // A bad name (the schema's) no longer hides an edge to no stage and an edge back (the flow's).
+    const text = RELAY.replace('name: tiny', 'name: Tiny')
+      .replace("prompt: '{word}'", "prompt: '{word}'\n    next: bne")
+      .replace("prompt: '{ann}'", "prompt: '{ann}'\n    next: ann");
+    expect(issues(text)).toEqual([
+      'line 1, name: lower-case letters, digits and -, at most 24',
+      "line 13, flow.0.next: no stage 'bne' (stages: ann, ben; or end)",
+      "line 16, flow.1.next: goes back to stage 0 ('ann'), which could cycle without a bound: go back only through a loop, which has a max",
+    ]);
+    // With the agents parsed, a stage naming no agent and an agent acting nowhere; a schema
+    // refusal in the flow itself leaves the flow unchecked.
+    expect(issues(RELAY.replace('name: tiny', 'name: Tiny').replace('agent: ben', 'agent: bem'))).toEqual([
+      'line 1, name: lower-case letters, digits and -, at most 24',
+      "line 13, flow.1.agent: no agent 'bem' (agents: ann, ben)",
+      "line 4, agents.1: 'ben' acts in no stage of the flow",
+    ]);
+    expect(issues(RELAY.replace('name: tiny', 'name: Tiny').replace("prompt: '{ann}'", 'prompt: 7'))).toEqual(
+      [
+        'line 1, name: lower-case letters, digits and -, at most 24',
+        "line 14, flow.1.prompt: expected text, got the number 7: put it in quotes ('7')",
+      ],
+    );
+  });
+
   it('refuses a rule that names a field the data lacks, naming the row', () => {
     const text = RELAY.replace('- { word: dog, answer: god }', '- { word: dog }');
     expect(refusal(text)).toContain(

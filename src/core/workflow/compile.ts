@@ -12,7 +12,7 @@
 import { CHARSET, MAX_CONTEXT } from '../vocab';
 import { compilePattern, type Pattern } from './pattern';
 import { compileRule, type CompiledRule } from './rules';
-import { compileStages, END, flowReach, producedBefore, type FlowIssue, type FlowStage } from './flow';
+import { checkFlow, END, flowReach, producedBefore, type FlowIssue, type FlowStage } from './flow';
 import type { Workflow, WorkflowAgent } from './schema';
 import type { Template } from './template';
 import { parseTemplate } from './template';
@@ -93,27 +93,8 @@ export function compileWorkflow(wf: Workflow, data: DataShape): CompileResult {
     });
 
   // ---- the flow: edges, agents, reach and bound
-  const { stages, issues: stageIssues } = compileStages(wf.flow);
+  const { stages, issues: stageIssues } = checkFlow(wf.flow, names);
   issues.push(...stageIssues);
-  stages.forEach((s) =>
-    s.agents.forEach((a, k) => {
-      if (!names.includes(a))
-        issues.push({
-          path: [
-            'flow',
-            s.index,
-            s.kind === 'parallel' ? 'parallel' : 'agent',
-            ...(s.kind === 'parallel' ? [k] : []),
-          ],
-          message: `no agent '${a}' (agents: ${names.join(', ')})`,
-        });
-    }),
-  );
-  const acting = new Set(stages.flatMap((s) => s.agents));
-  wf.agents.forEach((a, i) => {
-    if (!acting.has(a.name))
-      issues.push({ path: ['agents', i], message: `'${a.name}' acts in no stage of the flow` });
-  });
 
   // ---- which stages are reached, and what has answered before each: only on a sound flow (every
   // edge resolved and forward, every agent known); the checks that need neither go on regardless,

@@ -15,6 +15,7 @@ import { CHARSET } from '../vocab';
 import type { DataShape } from './compile';
 import { DATA_LIMITS, WorkflowSchema, WORKFLOW_VERSION } from './schema';
 import { FamilyRefSchema, type WorkflowSpec } from './families';
+import { checkFlow } from './flow';
 
 /** One refusal: where (a line, a path into the file) and why. */
 export interface FileIssue {
@@ -125,8 +126,31 @@ export function readWorkflow(text: string): ReadResult<WorkflowSpec> {
     raw,
   ) as z.ZodSafeParseResult<WorkflowSpec>;
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, issues: zodIssues(parsed.error, (path) => nodeLine(doc.contents, path, lineAt), raw) };
+  const lineOf = (path: readonly PropertyKey[]) => nodeLine(doc.contents, path, lineAt);
+  const flow = 'family' in raw ? [] : flowMistakes(raw, lineOf);
+  return { ok: false, issues: [...zodIssues(parsed.error, lineOf, raw), ...flow] };
 }
+
+/**
+ * A workflow the schema refused, checked as far as its flow goes where that section (and, for the
+ * agents it names, the agents section) parsed on its own: the flow's mistakes (checkFlow), so the
+ * schema's refusal does not hide them until it is fixed.
+ */
+function flowMistakes(raw: object, lineOf: (path: readonly PropertyKey[]) => string | null): FileIssue[] {
+  const { flow, agents } = raw as { flow?: unknown; agents?: unknown };
+  const stages = WorkflowSchema.shape.flow.safeParse(flow);
+  if (!stages.success) return [];
+  const named = WorkflowSchema.shape.agents.safeParse(agents);
+  const names = named.success ? named.data.map((a) => a.name) : null;
+  return checkFlow(stages.data, names).issues.map((i) => ({
+    where: placeOf(i.path, lineOf),
+    message: i.message,
+  }));
+}
+
+/** A path into the file as a refusal's place: its line where known, and the path (`line 12, flow.1.next`). */
+const placeOf = (path: readonly PropertyKey[], lineOf: (path: readonly PropertyKey[]) => string | null) =>
+  [lineOf(path), path.map(String).join('.')].filter(Boolean).join(', ') || 'the file';
 
 /**
  * The line a refusal found after reading starts on (the flow's and the rules', named by their dotted
@@ -187,8 +211,7 @@ export function zodIssues(
     ...flat.filter((i) => i.code === 'unrecognized_keys'),
     ...flat.filter((i) => i.code !== 'unrecognized_keys'),
   ];
-  const at = (path: readonly PropertyKey[]) =>
-    [lineOf(path), path.map(String).join('.')].filter(Boolean).join(', ') || 'the file';
+  const at = (path: readonly PropertyKey[]) => placeOf(path, lineOf);
   return ordered.flatMap((i) => {
     if (i.code === 'unrecognized_keys')
       return i.keys.map((k) => {

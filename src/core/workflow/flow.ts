@@ -121,6 +121,41 @@ export function compileStages(stages: readonly Stage[]): { stages: FlowStage[]; 
   return { stages: compiled, issues };
 }
 
+/**
+ * The stages compiled (compileStages), with every mistake the flow shows without the data: an id
+ * or edge that does not resolve, an edge back outside a loop, a prompt that does not parse; and,
+ * given the agents' names (null where they are not known), a stage naming no agent and an agent
+ * acting in no stage. compileWorkflow checks the rest; a file the schema refuses is still checked
+ * this far where its flow parsed (readWorkflow), so one refusal names these mistakes too.
+ */
+export function checkFlow(
+  flow: readonly Stage[],
+  names: readonly string[] | null,
+): { stages: FlowStage[]; issues: FlowIssue[] } {
+  const { stages, issues } = compileStages(flow);
+  if (!names) return { stages, issues };
+  stages.forEach((s) =>
+    s.agents.forEach((a, k) => {
+      if (!names.includes(a))
+        issues.push({
+          path: [
+            'flow',
+            s.index,
+            s.kind === 'parallel' ? 'parallel' : 'agent',
+            ...(s.kind === 'parallel' ? [k] : []),
+          ],
+          message: `no agent '${a}' (agents: ${names.join(', ')})`,
+        });
+    }),
+  );
+  const acting = new Set(stages.flatMap((s) => s.agents));
+  names.forEach((name, i) => {
+    if (!acting.has(name))
+      issues.push({ path: ['agents', i], message: `'${name}' acts in no stage of the flow` });
+  });
+  return { stages, issues };
+}
+
 /** A stage's edges that must point forward, with the path of the key that made each. */
 function forwardEdges(s: FlowStage): [number, string[]][] {
   if (s.route)
