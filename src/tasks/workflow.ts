@@ -15,7 +15,7 @@ import {
   describeIssues,
   hashSplit,
   inlineDataset,
-  missingField,
+  missingFields,
   rowKey,
   type Dataset,
 } from '../core/workflow/file';
@@ -100,12 +100,12 @@ export function workflowTask(
     );
   const c = result.compiled;
   if (data) {
-    const missing = missingField(
+    const missing = missingFields(
       data,
       readFields(c, [...shape.longest.keys()]),
       'rows' in wf.data ? (i) => `data.rows.${i}` : undefined,
     );
-    if (missing) throw new WorkflowRefused([missing], wf.name);
+    if (missing.length) throw new WorkflowRefused(missing, wf.name);
   }
   const tokens = agentTokens(wf.agents.map((a) => a.name));
   const agents: AgentSpec[] = wf.agents.map((a) => ({

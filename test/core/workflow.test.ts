@@ -231,6 +231,15 @@ describe('a workflow read and checked', () => {
     expect(refusal(text)).toContain(
       "data.rows.1: no field 'answer', which the workflow reads (every row needs it)",
     );
+    // Each field some rows lack, with how many and which.
+    const bare = RELAY.replace('- { word: dog, answer: god }', '- { split: train }').replace(
+      '- { word: tap, answer: pat, split: val }',
+      '- { word: tap, split: val }',
+    );
+    expect(refusal(bare).split('\n').slice(1)).toEqual([
+      "  data.rows.1: no field 'word', which the workflow reads (every row needs it)",
+      "  data.rows.1: no field 'answer' in 2 of 3 rows (data.rows.1, data.rows.2), which the workflow reads (every row needs it)",
+    ]);
   });
 
   it('refuses a prompt over the context, saying where the longest value is', () => {

@@ -70,6 +70,21 @@ describe('workflow files read as the page reads them', () => {
         }),
       ),
     ).toEqual([`relay.jsonl line 2: no field 'word', which the workflow reads (every row needs it)`]);
+    // Rows lacking it here and there: how many, the first five by line, at the first.
+    const rows = Array.from({ length: 20 }, (_, i) => ([3, 6, 7, 10, 14, 15, 19].includes(i) ? 'x' : 'pug'));
+    expect(
+      issuesOf(
+        readWorkflowFiles({
+          workflow: file('relay.yaml', relay.replace('file: relay.csv', 'file: relay.jsonl')),
+          data: file(
+            'relay.jsonl',
+            rows.map((r) => (r === 'x' ? '{"wrd":"pug"}' : '{"word":"pug"}')).join('\n'),
+          ),
+        }),
+      ),
+    ).toEqual([
+      `relay.jsonl line 4: no field 'word' in 7 of 20 rows (line 4, line 7, line 8, line 11, line 15 and 2 more), which the workflow reads (every row needs it)`,
+    ]);
     // A workflow that names its dataset's SHA-256 takes only that file.
     const named = relay.replace('file: relay.csv', `file: relay.csv\n  sha256: ${'f'.repeat(64)}`);
     expect(

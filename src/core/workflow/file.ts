@@ -389,20 +389,34 @@ function buildDataset(
   }
   if (issues.length) return { ok: false, issues };
   // A field only some rows have is no field of the dataset's: the rows that lack it are named
-  // where a workflow reads it (missingField).
+  // where a workflow reads it (missingFields).
   return { ok: true, value: { rows, shape: { longest, whereLongest } } };
 }
 
-/** The first row lacking a field the workflow reads, as an issue (null: every row has them all). */
-export function missingField(data: Dataset, fields: readonly string[], at = lineWords): FileIssue | null {
-  for (const f of fields)
-    for (const r of data.rows)
-      if (!Object.hasOwn(r.fields, f))
-        return {
-          where: at(r.line),
-          message: `no field '${f}', which the workflow reads (every row needs it)`,
-        };
-  return null;
+/** How many rows lacking a field a refusal names by place; the rest it counts. */
+export const MISSING_NAMED = 5;
+
+/**
+ * Each field the workflow reads that some rows lack, as an issue at the first such row that says
+ * how many rows lack it and names the first MISSING_NAMED (none: every row has them all).
+ */
+export function missingFields(data: Dataset, fields: readonly string[], at = lineWords): FileIssue[] {
+  return fields.flatMap((f) => {
+    const lacking = data.rows.filter((r) => !Object.hasOwn(r.fields, f));
+    if (lacking.length === 0) return [];
+    const named = lacking.slice(0, MISSING_NAMED).map((r) => at(r.line));
+    const more = lacking.length - named.length;
+    const which =
+      lacking.length === 1
+        ? ''
+        : ` in ${lacking.length} of ${data.rows.length} rows (${named.join(', ')}${more ? ` and ${more} more` : ''})`;
+    return [
+      {
+        where: named[0],
+        message: `no field '${f}'${which}, which the workflow reads (every row needs it)`,
+      },
+    ];
+  });
 }
 
 const lineWords = (line: number) => `line ${line}`;
