@@ -6,7 +6,8 @@
  * steps are 0…steps-1, each once. The other order, a state ahead of its frames, would leave a gap
  * nothing can fill: frames that cannot be stored hold the states back, so a reload goes on from the
  * last state whose frames are stored, not from step 0. And a state file torn mid-write (its header
- * whole, its payload not): the run goes on from its other file, a step before.
+ * whole, its payload not): the run goes on from its other file, a step before; a foreign file beside
+ * it is passed over.
  */
 import { afterEach, expect, it } from 'vitest';
 import {
@@ -179,6 +180,21 @@ it('a state file torn mid-write: the run goes on from its other file, one step b
     return newest!.step;
   }, KEYS[0]);
   expect(torn).toBe(whole[0]);
+
+  // A file the lab did not write beside them, named as no URI encoding is: passed over. (The
+  // page's listing of saved states threw on it, so Train found none and every run started over.)
+  await page.evaluate(async () => {
+    const root = await navigator.storage.getDirectory();
+    const dir = await root.getDirectoryHandle('agentwise-states');
+    for await (const session of dir.values()) {
+      const handle = await (session as FileSystemDirectoryHandle).getFileHandle('%E0%A4%A.a', {
+        create: true,
+      });
+      const w = await handle.createWritable();
+      await w.write(new Uint8Array(64).fill(7));
+      await w.close();
+    }
+  });
 
   await trainToTheEnd(lab);
   // Run 0 went on from its other file, the step before; run 1 from its newest.
