@@ -21,8 +21,9 @@ export default defineConfig({
           isolate: false,
           // Relaxed SIMD valid from the start in every worker, as the CLI has it (enableRelaxedSimd):
           // with shared modules, a file that enabled it would otherwise change the kernels of the
-          // files after it, and a validation cached before it would refuse them.
-          execArgv: ['--experimental-wasm-relaxed-simd'],
+          // files after it, and a validation cached before it would refuse them. Inlining as well,
+          // so the tests compile the kernels as the CLI does.
+          execArgv: ['--experimental-wasm-relaxed-simd', '--experimental-wasm-inlining'],
         },
       },
       {

@@ -23,10 +23,18 @@ export function simdVariableError(value = process.env.LAB_SIMD): string | null {
     : `LAB_SIMD must be ${SIMD.join(' or ')} (unset or empty: relaxed); got "${value}"`;
 }
 
-/** Relaxed SIMD on (the default), or the plain kernels where LAB_SIMD=plain. */
+/**
+ * Relaxed SIMD on (the default), or the plain kernels where LAB_SIMD=plain. And wasm-into-wasm
+ * inlining, which newer V8s (Chrome's) do by default and Node 20's only behind a flag: the kernels
+ * call small functions per vector (kernels.wat's exp4, sig4, gelu_u), and a real call each costs
+ * GELU about a third of its time (gelu forward and backward on 4096 × 512: 21.9 → 13.8 ms,
+ * `scripts/bench-kernels.ts`; the `small` train step about 5 %, docs/figures.md#gemm-tiles).
+ * Inlining moves no arithmetic, so the bits stay those of the calls.
+ */
 export function enableRelaxedSimd(): void {
   const error = simdVariableError();
   if (error) throw new Error(error);
+  v8.setFlagsFromString('--experimental-wasm-inlining');
   if (process.env.LAB_SIMD === 'plain') setRelaxedSimd(false);
   else v8.setFlagsFromString('--experimental-wasm-relaxed-simd');
 }
