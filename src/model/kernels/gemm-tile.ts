@@ -20,9 +20,12 @@ const TN_EXPORTS = ['gemm_tn_rows', 'gemm3_tn_rows', 'gemm6_tn_rows'] as const;
 /** Multiply-adds each tile runs before it is timed (the engine's second compile comes with use). */
 const WARM = 1 << 26;
 /** Timed calls of each tile on one (K, N) before its fastest there counts. */
-const SAMPLES = 4;
-/** Multiply-adds of the shapes where every tile has its SAMPLES before the choice (about a fifth of a small train step). */
-const DECIDE = 1 << 30;
+const SAMPLES = 2;
+/**
+ * Multiply-adds of the shapes where every tile has its SAMPLES before the choice: about a tenth of
+ * a `small` train step, whose shapes come 2–4 calls a step each, so the choice falls in its third.
+ */
+const DECIDE = 1 << 29;
 
 interface TileState {
   /** The tile kept, as an index of GEMM_TILES, or -1 while still timing. */
