@@ -17,8 +17,13 @@ export type GemmTile = 'auto' | (typeof GEMM_TILES)[number];
 const EXPORTS = ['gemm_ep', 'gemm3_ep', 'gemm6_ep'] as const;
 const TN_EXPORTS = ['gemm_tn_rows', 'gemm3_tn_rows', 'gemm6_tn_rows'] as const;
 
-/** Multiply-adds each tile runs before it is timed (the engine's second compile comes with use). */
-const WARM = 1 << 26;
+/**
+ * Multiply-adds each tile runs before it is timed: the engine compiles a hot function a second time,
+ * faster, in the background, and uses it from a later call on. After 2^26 the timed calls in Node
+ * still ran at 26–53 GFLOP/s, the tiles' order blurred (one run kept 6 × 8); after 2^28 at 45–58,
+ * in their steady order.
+ */
+const WARM = 1 << 28;
 /** Timed calls of each tile on one (K, N) before its fastest there counts. */
 const SAMPLES = 2;
 /**
