@@ -5,7 +5,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
-import { ExperimentSchema } from '../../src/core/config';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_EXPERIMENT, ExperimentSchema } from '../../src/core/config';
+import { whatDiffers } from '../../src/report/what-differs';
 import { agentKey, agentSameBatchKey, M, modelKey } from '../../src/core/metrics';
 import { loadShippedBase } from '../../src/cli/base-models';
 import { loadBase } from '../../src/train/base';
@@ -80,6 +82,51 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
     } finally {
       grpo.dispose();
       drmas.dispose();
+    }
+  });
+
+  it('the default experiment: What differs leaves amplification out (penalized rows), as the README and its preset say', async () => {
+    // The page's default experiment, its GRPO run at the CLI's seed: the first steps of
+    // `npm run lab -- train` (docs/estimators.md#on-the-default-experiment).
+    const exp = ExperimentSchema.parse({
+      ...DEFAULT_EXPERIMENT,
+      eval: { ...DEFAULT_EXPERIMENT.eval, every: 0 },
+    });
+    const { checkpoints } = await loadShippedBase(exp);
+    const grpo = new RunTrainer({ exp, run: exp.runs[0], seed: exp.seed, base: checkpoints });
+    try {
+      const frames: Record<string, number>[] = [];
+      for (let s = 0; s < 4; s++) frames.push((await grpo.trainStep()).metrics);
+      const card = whatDiffers(frames, grpo.agents, 'grpo', {
+        trajectories: exp.rollout.batchSize * exp.rollout.groupSize,
+        groupSize: exp.rollout.groupSize,
+      })!;
+      // A few rows carry an invalid answer's own penalty, so amplification applies to no agent…
+      expect(card.summary).toMatch(/amplification applies to none of its agents, since at most \d+ %/);
+      for (const a of card.agents) {
+        expect(a.carried, a.agent).toBeLessThan(1);
+        expect(a.carried, a.agent).toBeGreaterThan(0.5);
+        // …and the measured scale is what it gives: Dr. MAS near GRPO's, as the texts quote.
+        expect(a.scale, a.agent).toBeGreaterThan(0.93);
+        expect(a.scale, a.agent).toBeLessThan(1.05);
+        expect(a.corr, a.agent).toBeGreaterThan(0.89);
+        expect(a.sentence).not.toMatch(/Its amplification is/);
+      }
+      // The step-by-step factor sits at (G − 1)/G = 0.875 on most batches.
+      const amps = frames.flatMap((f) => grpo.agents.map((a) => f[agentKey(a, 'amplification')]));
+      const sorted = amps.filter(Number.isFinite).sort((x, y) => x - y);
+      expect(sorted[Math.floor(sorted.length / 2)]).toBeCloseTo(0.875, 1);
+      // The README and the preset say the same.
+      const lookFor = presetById('drmas-vs-grpo')!.lookFor;
+      const readme = readFileSync('README.md', 'utf8').replace(/\s+/g, ' ');
+      for (const text of [lookFor, readme]) {
+        expect(text).toContain('0.87–0.88');
+        expect(text).toContain('0.93–1.05×');
+        expect(text).toContain('0.89–1.00');
+        expect(text).toMatch(/What differs says amplification (does not apply|applies to none)/);
+      }
+    } finally {
+      grpo.dispose();
     }
   });
 
