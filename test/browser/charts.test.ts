@@ -240,9 +240,14 @@ describe('chart board', () => {
     await trainTo(lab, 2);
     // The backend in plain words; the details (backend name, threads, kernels) on hover.
     expect(await page.locator('.backend-words').textContent()).toMatch(
-      /^Running on this computer's CPU \(WebAssembly, \d+ threads?\), \d+ ms per step$/,
+      /^Running on this computer's CPU \(WebAssembly, \d+ threads?\), test step: \d+ ms$/,
     );
-    expect(await page.locator('.backend-chip').getAttribute('title')).toContain('kernels: fused wasm SIMD');
+    const hover = await page.locator('.backend-chip').getAttribute('title');
+    expect(hover).toContain('kernels: fused wasm SIMD');
+    // The figure is the backend check's step, and the hover says it is not a run's.
+    expect(hover).toMatch(
+      /Test step: one \w+ train step on 256 tokens, timed to choose this backend\. Not a run's step/,
+    );
     for (const [width, height] of [
       [400, 800],
       [800, 900],

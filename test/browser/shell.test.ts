@@ -58,7 +58,7 @@ describe('backend selection in the run worker', () => {
     // adapter it passed over.
     const chip = page.locator('.backend-chip');
     expect(await chip.textContent()).toMatch(
-      /^Running on this computer's CPU \(WebAssembly, \d+ threads?\), \d+ ms per step$/,
+      /^Running on this computer's CPU \(WebAssembly, \d+ threads?\), test step: \d+ ms$/,
     );
     const kept = await page.evaluate(() =>
       Object.values(JSON.parse(localStorage.getItem('agentwise.backend-measurements') ?? '{}')),
@@ -73,7 +73,7 @@ describe('backend selection in the run worker', () => {
     await page.getByTestId('backend-name').waitFor({ timeout: 60_000 });
     expect((await attempts(lab))[2].text).toMatch(/\(cached, measured \d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
     expect(await rows.first().locator('td').first().textContent()).toBe(figure);
-    expect(await chip.textContent()).toMatch(new RegExp(`\\), ${figure} ms per step$`));
+    expect(await chip.textContent()).toMatch(new RegExp(`\\), test step: ${figure} ms$`));
 
     // "Measure again" forgets it and times wasm afresh.
     await page.getByRole('button', { name: 'Measure again' }).click();

@@ -12,7 +12,7 @@ import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
 import { canDo } from '../session/session-state';
 import { useLab } from '../session/store';
-import { backendWords } from '../backend-words';
+import { backendParts, backendWords, figureMeaning } from '../backend-words';
 import type { RunView } from '../session/store';
 import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffText } from '../train-blockers';
 import { TrainOff, useTrainBlockers } from './TrainOff';
@@ -335,9 +335,9 @@ export function StatusBar() {
   const [open, setOpen] = useState(false);
   // A narrow window (styles.css) drops "Running on this computer's" and puts the figure first,
   // whole, then the place, cut to what is left of the line (whole on hover).
-  const words = report && backendWords(report);
-  const lead = words?.startsWith(RUNNING_HERE) ? RUNNING_HERE : '';
-  const figure = words && /, \d+ ms per step$/.exec(words)?.[0];
+  const parts = report && backendParts(report);
+  const lead = parts?.where.startsWith(RUNNING_HERE) ? RUNNING_HERE : '';
+  const meaning = report && figureMeaning(report);
   return (
     <div className="statusbar" aria-label="Run status">
       {runs.length > 0 && <RunsSummary runs={runs} open={open} toggle={() => setOpen((o) => !o)} />}
@@ -359,21 +359,20 @@ export function StatusBar() {
         className="backend-chip"
         title={[
           ...(report ? [backendWords(report)] : []),
+          ...(meaning ? [meaning] : []),
           ...(report?.attempts.map((a) => `${a.backend}: ${a.reason}`) ?? []),
           ...(kernels ? [`kernels: ${kernels}`] : []),
         ].join('\n')}
       >
         {backend.state === 'probing' && 'checking backends…'}
-        {words && (
+        {parts && (
           <span className="backend-words">
             <span className="backend-lead">{lead}</span>
-            <span className="backend-where">
-              {words.slice(lead.length, figure ? -figure.length : undefined)}
-            </span>
-            {figure && (
+            <span className="backend-where">{parts.where.slice(lead.length)}</span>
+            {parts.figure && (
               <span className="backend-figure">
                 <span className="backend-comma">, </span>
-                {figure.slice(2)}
+                {parts.figure}
               </span>
             )}
           </span>
