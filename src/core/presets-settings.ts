@@ -26,7 +26,7 @@ const CREDIT_X_NORM = [
 export const SETTING_PRESETS: readonly Preset[] = [
   {
     id: 'drmas-vs-grpo',
-    title: 'Dr. MAS vs GRPO (search)',
+    title: 'GRPO vs Dr. MAS (search)',
     lookFor:
       'The plain comparison on the search task, not tuned toward a winner. Look for: how little the two part. Over 200 steps every agent’s amplification has a median of 0.87–0.88, where its trajectories’ scores are, with spikes where an invalid answer’s penalty is a group’s only spread; those penalties are why What differs says amplification does not apply, and gives the measured scale instead: Dr. MAS 0.93–1.05× GRPO’s, correlated 0.89–1.00 (docs/estimators.md#on-the-default-experiment).',
     blurb:

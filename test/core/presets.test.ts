@@ -13,6 +13,7 @@ import {
   presetLine,
 } from '../../src/core/presets';
 import { decodeExperiment, encodeExperiment } from '../../src/core/url';
+import { runsTitle } from '../../src/ui/config-edit';
 
 describe('presets', () => {
   it('are named for what they compare, and a former id still opens its preset', () => {
@@ -84,6 +85,21 @@ describe('presets', () => {
     // sync-own-scaled went by three names: its id and a phrase on the first screen, its title in the list.
     expect(presetById('sync-own-scaled')!.title).toBe('Where they part: own rewards, Alice’s ×8 (sync-own)');
     expect(presetById('sync-own')!.title).toBe('Own rewards, unscaled (sync-own): where the dials start');
+  });
+
+  it('one order: a title names its runs as the header does, in the runs’ order (GRPO vs Dr. MAS)', () => {
+    const def = presetById('drmas-vs-grpo')!;
+    expect(def.title).toBe('GRPO vs Dr. MAS (search)');
+    expect(runsTitle(def.config)).toBe('GRPO vs Dr. MAS, per agent, live');
+    for (const p of PRESETS) {
+      const labels = p.config.runs.map((r) => r.label);
+      for (const m of p.title.matchAll(/([\w.\- ]+?) vs ([\w.\- ]+)/g)) {
+        const [a, b] = [m[1], m[2]].map((side) =>
+          labels.findIndex((l) => side.trim().endsWith(l) || side.trim().startsWith(l)),
+        );
+        if (a >= 0 && b >= 0) expect(a, `${p.id}: ${p.title}`).toBeLessThan(b);
+      }
+    }
   });
 
   it('three starters first, every other preset under one question, none twice or left out', () => {
