@@ -29,7 +29,14 @@ export const onlyWaiting = (reasons: readonly string[]): boolean =>
 export const trainOffLead = (reasons: readonly string[]): string =>
   onlyWaiting(reasons) ? '' : 'Train is off: ';
 
-/** The reasons as one line of plain text (for a title), each field as TrainOff names it. */
+/**
+ * Where else the page asks for Train (the status line, the empty chart area, the first screen's
+ * steps): the reasons are said once, beside Train, and these places point there.
+ */
+export const trainOffPointer = (reasons: readonly string[]): string =>
+  onlyWaiting(reasons) ? 'Train waits for the backend check' : 'Train is off (why: beside it, at the top)';
+
+/** The reasons as one line of plain text (for a title), each field as the reasons beside Train name it. */
 export const trainOffText = (reasons: readonly string[]): string =>
   trainOffLead(reasons) +
   reasons

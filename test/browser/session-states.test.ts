@@ -176,13 +176,23 @@ describe('session states', () => {
     expect(await train.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Step', exact: true }).isDisabled()).toBe(true);
     expect(await page.getByTestId('train-reasons').textContent()).toBe('Group size G must be at most 32');
+    // The reason is said once, beside Train; the other places say Train is off and point there.
     expect(await asks()).toEqual({
-      status: 'No runs yet. Train is off: Group size G must be at most 32',
+      status: 'No runs yet. Train is off (why: beside it, at the top).',
       board: expect.stringMatching(
-        /^Train is off: Group size G must be at most 32Once it is on, Train starts/,
+        /^Once it is on \(why it is off: beside Train, at the top\), Train starts/,
       ),
-      intro: 'Train is off: Group size G must be at most 32; then press Train.',
+      intro: 'Train is off (why: beside it, at the top); then press Train.',
     });
+    const said = await page.evaluate(
+      () => document.body.innerText.split('Group size G must be at most 32').length - 1,
+    );
+    expect(said, 'the reason, said once on the page').toBe(1);
+    // Cut to one line in the header; a tap or Tab shows it whole.
+    const reasonsList = page.getByTestId('train-reasons');
+    await reasonsList.focus();
+    expect(await reasonsList.evaluate((e) => getComputedStyle(e).whiteSpace)).toBe('normal');
+    await reasonsList.blur();
     expect(await g.inputValue()).toBe('512');
     expect(page.url()).toContain('rollout.groupSize=2');
     // Escape drops the refused value: the field shows what the config holds, and Train is back.

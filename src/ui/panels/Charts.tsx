@@ -22,7 +22,7 @@ import { boardConfig, useLab } from '../session/store';
 import type { Marker, RunView } from '../session/store';
 import { agentsOf, chartSpecs, evalKsOfRun, groups, useBoardRuns, useFlatCharts } from './board';
 import { ChartHelp } from './ChartHelp';
-import { TrainOff, useTrainBlockers } from './TrainOff';
+import { useTrainBlockers } from './TrainOff';
 import { onlyWaiting } from '../train-blockers';
 import { Legend } from './Legend';
 import { MetricChart } from './MetricChart';
@@ -134,27 +134,22 @@ function BoardRow({
 }
 
 /**
- * The board before any run: press Train, or why Train is off (its own component, so the reasons'
+ * The board before any run: press Train, or that Train is off, pointing to why (its own component, so the reasons'
  * inputs re-render this line only, not the board).
  */
 function EmptyBoard() {
   const off = useTrainBlockers();
   return (
     <section className="board empty" aria-label="Charts">
-      {off.length > 0 && (
-        <p data-testid="charts-train-off">
-          <TrainOff reasons={off} />
-        </p>
-      )}
       <p>
         {off.length === 0 ? (
           <>
             Press <strong>Train</strong> to start
           </>
         ) : onlyWaiting(off) ? (
-          'Then Train starts'
+          'Once the backend check is done, Train starts'
         ) : (
-          'Once it is on, Train starts'
+          'Once it is on (why it is off: beside Train, at the top), Train starts'
         )}{' '}
         every run of this experiment side by side. Each run gets its own worker; charts fill in as steps
         complete.

@@ -14,8 +14,8 @@ import { canDo } from '../session/session-state';
 import { useLab } from '../session/store';
 import { backendParts, backendWords, figureMeaning } from '../backend-words';
 import type { RunView } from '../session/store';
-import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffText } from '../train-blockers';
-import { TrainOff, useTrainBlockers } from './TrainOff';
+import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffPointer, trainOffText } from '../train-blockers';
+import { useTrainBlockers } from './TrainOff';
 import { prepareBaseModels } from '../workflow-open';
 import { restoredNote } from '../restored-note';
 import { Labelled } from './Labelled';
@@ -179,6 +179,9 @@ export function Controls() {
           data-testid="train-reasons"
           aria-label={onlyWaiting(reasons) ? 'What Train waits for' : 'Why Train is off'}
           title={reasons.join('\n')}
+          // The one place the reasons are said: one line, whole on hover, and whole while focused
+          // (a tap or Tab), where a window has no hover.
+          tabIndex={0}
         >
           {reasons.map((r) => (
             <li key={r}>{r === NO_BASE_MODELS ? <PrepareReason /> : <Labelled text={r} />}</li>
@@ -303,13 +306,13 @@ function RunsSummary({ runs, open, toggle }: { runs: RunView[]; open: boolean; t
 
 const RUNNING_HERE = "Running on this computer's ";
 
-/** The status line before any run: press Train, or why Train is off (one line, whole on hover). */
+/** The status line before any run: press Train, or that Train is off, pointing to the reasons beside it (whole on hover). */
 function NoRuns() {
   const reasons = useTrainBlockers();
   if (reasons.length === 0) return <li className="muted">No runs yet: press Train.</li>;
   return (
     <li className="muted no-runs" data-testid="no-runs" title={`No runs yet. ${trainOffText(reasons)}`}>
-      No runs yet. <TrainOff reasons={reasons} />
+      No runs yet. {trainOffPointer(reasons)}.
     </li>
   );
 }

@@ -1,7 +1,7 @@
 /**
  * The first screen's question, a short lead in words a student of RL knows (row, G and advantage
- * defined where they first appear) and what to do: pick one of three experiments, Train (or why
- * it is off now, TrainOff.tsx), read What differs. How GRPO and Dr. MAS differ waits, folded, for
+ * defined where they first appear) and what to do: pick one of three experiments, Train (or that
+ * it is off now, pointing to the reasons beside it: TrainOff.tsx), read What differs. How GRPO and Dr. MAS differ waits, folded, for
  * whoever asks. The two definitions say what the registry (src/core/estimators.ts) defines for
  * `grpo` and `drmas` (a trajectory's score is the mean of its rows' rewards; a Dr. MAS set is one
  * agent's rows over the G rollouts of one question). Once runs exist the lead goes, so the charts
@@ -9,7 +9,8 @@
  * the preset picker right after it.
  */
 import { useLab } from '../session/store';
-import { TrainOff, useTrainBlockers } from './TrainOff';
+import { useTrainBlockers } from './TrainOff';
+import { trainOffPointer } from '../train-blockers';
 
 function Lead() {
   const off = useTrainBlockers();
@@ -34,7 +35,7 @@ function Lead() {
             </>
           ) : (
             <>
-              <TrainOff reasons={off} />; then press <strong>Train</strong>.
+              {trainOffPointer(off)}; then press <strong>Train</strong>.
             </>
           )}
         </li>

@@ -1,14 +1,13 @@
 /**
- * Why Train is off, for every place that tells the user to press it: the status line's "No runs
- * yet", the empty chart area and the first screen's steps say "Train is off: <reason>" while it is,
- * so the page never asks for a click on a button that does nothing; while it only waits for the
- * backend check (every load), they say that, without "Train is off". One hook reads the reasons
- * (train-blockers.ts) for these places and for Controls, which lists them beside Train.
+ * Why Train is off, for every place that tells the user to press it. Controls says the reasons
+ * once, beside Train; the status line's "No runs yet", the empty chart area and the first screen's
+ * steps say "Train is off" and point there (trainOffPointer), so the page never asks for a click
+ * on a button that does nothing, nor says one reason four times. One hook reads the reasons
+ * (train-blockers.ts) for all of them.
  */
 import { useMemo } from 'react';
 import { useLab } from '../session/store';
-import { trainBlockers, trainOffLead } from '../train-blockers';
-import { Labelled } from './Labelled';
+import { trainBlockers } from '../train-blockers';
 
 /** Why Train, Step, Run again and Continue are off now; none when they can run. */
 export function useTrainBlockers(): string[] {
@@ -36,19 +35,5 @@ export function useTrainBlockers(): string[] {
         wanted,
       }),
     [backend, config, fieldErrors, readOnly, opened, baseModels, preparing, uploads, wanted],
-  );
-}
-
-export function TrainOff({ reasons }: { reasons: string[] }) {
-  return (
-    <>
-      {trainOffLead(reasons)}
-      {reasons.map((r, i) => (
-        <span key={r}>
-          {i > 0 && '; '}
-          <Labelled text={r} />
-        </span>
-      ))}
-    </>
   );
 }
