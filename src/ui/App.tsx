@@ -219,6 +219,7 @@ function StartFrom() {
         <input
           type="file"
           accept=".ckpt"
+          aria-label="Start from checkpoints: pick .ckpt files"
           multiple
           onChange={(e) => {
             void controller.chooseCheckpoints([...(e.target.files ?? [])]);

@@ -41,6 +41,43 @@ describe('lab controls', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('every control has a name that says what it does, at 1440 and 400 px: the file pickers, and Speed with its label in view', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    await trainEnabled(page);
+    for (const width of [1440, 400]) {
+      await page.setViewportSize({ width, height: 900 });
+      const exportPanel = page.getByRole('region', { name: 'Export' });
+      const tools = page.getByRole('region', { name: 'Other tools' });
+      // A file input is a button to assistive technology: named for what it opens, not "Choose Files".
+      for (const [region, name] of [
+        [exportPanel, 'Start from checkpoints: pick .ckpt files'],
+        [tools, 'Or pick files to open: a result, event files or W&B CSVs'],
+        [tools, 'Or pick a folder of event files (one run per folder)'],
+      ] as const)
+        expect(await region.getByRole('button', { name, exact: true }).count(), `${width}: ${name}`).toBe(1);
+      // No button of either panel goes unnamed.
+      for (const region of [exportPanel, tools])
+        for (const b of await region.getByRole('button').all())
+          expect(
+            (
+              await b.evaluate((e) => (e as HTMLElement).innerText || e.getAttribute('aria-label') || '')
+            ).trim(),
+          ).not.toBe('');
+      // Speed is named, and its label is read on screen at every width, within the window.
+      const speed = page.getByRole('combobox', { name: 'Speed', exact: true });
+      expect(await speed.count()).toBe(1);
+      const label = page.locator('label[for="speed"]');
+      const box = await label.boundingBox();
+      expect(box && box.width > 10 && box.x + box.width <= width, `${width}: Speed's label in view`).toBe(
+        true,
+      );
+      const sel = await speed.boundingBox();
+      expect(sel && sel.x + sel.width <= width, `${width}: Speed within the window`).toBe(true);
+    }
+    expect(lab.errors).toEqual([]);
+  });
+
   it('Side by side: one column of charts per run, one y scale per row', async () => {
     lab = await openLab(TINY);
     const { page } = lab;

@@ -54,15 +54,17 @@ export function OtherTools() {
           or pick files{' '}
           <input
             type="file"
+            aria-label="Or pick files to open: a result, event files or W&B CSVs"
             multiple
             onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))}
           />
         </label>{' '}
         <label>
-          or a folder (one run per folder of event files){' '}
+          or pick a folder (one run per folder of event files){' '}
           <input
             type="file"
             data-testid="pick-folder"
+            aria-label="Or pick a folder of event files (one run per folder)"
             {...FOLDER}
             onChange={(e) => read(Promise.resolve(pickedFiles(e.target.files ?? [])))}
           />
