@@ -1,8 +1,9 @@
 /**
- * The opened-result banner's words for when and from which commit a result was made: a stored
- * ISO time as a readable UTC date and time (the result says when, not where, so no local zone is
- * guessed), a commit by its first 7 hex digits, as git abbreviates one (the banner gives the whole
- * one on hover). A value that is neither is shown as it was written. No React.
+ * The page's words for when and from which commit: one date format wherever the page says when
+ * (the opened-result banner, Past sessions, the restored note), a readable UTC date and time (a
+ * result says when, not where, so no local zone is guessed, and a session in Past sessions reads
+ * as the same kind of date); a commit by its first 7 hex digits, as git abbreviates one (the
+ * banner gives the whole one on hover). A value that is neither is shown as it was written. No React.
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -14,6 +15,10 @@ export function utcText(iso: string): string {
   const hhmm = t.toISOString().slice(11, 16);
   return `${t.getUTCDate()} ${MONTHS[t.getUTCMonth()]} ${t.getUTCFullYear()}, ${hhmm} UTC`;
 }
+
+/** Epoch milliseconds (a stored session's createdAt) → `2 Dec 2026, 13:26 UTC`, as utcText words an ISO time. */
+export const utcTime = (ms: number): string =>
+  Number.isFinite(ms) ? utcText(new Date(ms).toISOString()) : String(ms);
 
 /** A git commit's 40 (or 64) hex digits → its first 7; any other text as it is. */
 export const shortCommit = (commit: string): string =>

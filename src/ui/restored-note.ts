@@ -4,6 +4,7 @@
  * the note says that instead of offering Train or Continue, which are off there. No React.
  */
 import type { LabState } from './session/store';
+import { utcTime } from './opened-words';
 
 export function restoredNote(
   s: Pick<LabState, 'sessionState' | 'readOnly'> & { restored: NonNullable<LabState['restored']> },
@@ -17,7 +18,7 @@ export function restoredNote(
       : "Train goes on from each run's saved step, Reset starts over";
   const over = s.restored.startsOver ?? [];
   return (
-    `restored from ${new Date(s.restored.createdAt).toLocaleString()} — ${what}` +
+    `restored from ${utcTime(s.restored.createdAt)} — ${what}` +
     (over.length
       ? ` · ${over.join(', ')} ${over.length > 1 ? 'start' : 'starts'} over from step 0: the page closed after saving a state but before recording the steps up to it`
       : '')

@@ -78,6 +78,17 @@ describe('persistence', () => {
     expect(await lines.count()).toBeGreaterThanOrEqual(2);
     await marker.first().waitFor({ state: 'attached', timeout: 15_000 });
     expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(1);
+    // One date format on the page: the list, the restored note and an opened result's banner say
+    // when as "2 Dec 2026, 13:26 UTC" (opened-words.ts), never the browser's locale string.
+    const UTC_WHEN = /\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC/;
+    const listed = await page.locator('ul.past-sessions li').first().locator('span').first().innerText();
+    expect(listed.split('\n')[0]).toMatch(new RegExp(`^${UTC_WHEN.source}$`));
+    expect(await page.getByTestId('restored-note').textContent()).toMatch(
+      new RegExp(`^restored from ${UTC_WHEN.source} — `),
+    );
+    expect(await page.getByRole('button', { name: /^Open session / }).getAttribute('aria-label')).toMatch(
+      new RegExp(`^Open session ${UTC_WHEN.source} \\(`),
+    );
     // Open sets the experiment (and so the link) to the session's and shows its curves again.
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByRole('button', { name: /^Open session / }).click();

@@ -9,6 +9,7 @@ import { hideImport, shareStored, showImport } from '../interop';
 import type { StoredSession } from '../session/store';
 import { deleteStored, openSession } from '../restore';
 import { useLab } from '../session/store';
+import { utcTime } from '../opened-words';
 
 function summary(s: StoredSession): string {
   if (s.kind === 'import')
@@ -24,11 +25,12 @@ function summary(s: StoredSession): string {
  * row decodes its experiment link and formats a date).
  */
 const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; current: boolean }) {
-  const name = `${new Date(s.createdAt).toLocaleString()} (${summary(s)})`;
+  const when = utcTime(s.createdAt);
+  const name = `${when} (${summary(s)})`;
   return (
     <li aria-current={current ? 'true' : undefined}>
       <span>
-        {new Date(s.createdAt).toLocaleString()}
+        {when}
         <br />
         <small className="muted">{summary(s)}</small>
       </span>
