@@ -260,15 +260,34 @@ function useTopBarsHeight() {
   return ref;
 }
 
+/** What Copy link copied, in its words: the button's after a copy, the hand-copy field's name, its hover. */
+const COPIED = {
+  experiment: { done: 'Copied', field: 'Link to this experiment', hover: 'Copy the link to this experiment' },
+  result: {
+    done: 'Copied result link',
+    field: 'Link to this result',
+    hover: 'Copy the link that opens this result (its #open= link)',
+  },
+  'result-experiment': {
+    done: 'Copied experiment link',
+    field: 'Link to the experiment of this result',
+    hover:
+      'This result was opened from a file, which has no link: Copy link gives the experiment it ran (Share result, in Export, gives a file)',
+  },
+} as const;
+
 /**
- * "Copy link": the experiment's URL to the clipboard. Where the page has no clipboard (served over
- * http:// from another machine, which is not a secure context) or it is refused, the link is shown
- * selected in a field to copy by hand; "Copied" only when it was.
+ * "Copy link": the experiment's URL to the clipboard, or an opened result's `#open=` link (a result
+ * opened from a file has none: its experiment's, and the button says which it copied). Where the
+ * page has no clipboard (served over http:// from another machine, which is not a secure context)
+ * or it is refused, the link is shown selected in a field to copy by hand; "Copied" only when it was.
  */
 function CopyLink() {
   const [copied, setCopied] = useState(false);
   // The link to copy by hand, and the try it came from (each failed try selects it again).
-  const [manual, setManual] = useState<{ link: string; tries: number } | null>(null);
+  const [manual, setManual] = useState<{ link: string; tries: number; of: keyof typeof COPIED } | null>(null);
+  // What a click copies now, for the hover; the click reads the link afresh.
+  const of = useLab((s) => (s.opened ? (s.opened.url ? 'result' : 'result-experiment') : 'experiment'));
   const field = useRef<HTMLInputElement>(null);
   useEffect(() => {
     field.current?.focus();
@@ -276,12 +295,12 @@ function CopyLink() {
   }, [manual]);
 
   const copy = async () => {
-    const link = shareLink();
+    const { link, of } = shareLink();
     try {
       if (!navigator.clipboard) throw new Error('no clipboard in this context');
       await navigator.clipboard.writeText(link);
     } catch {
-      setManual((m) => ({ link, tries: (m?.tries ?? 0) + 1 }));
+      setManual((m) => ({ link, of, tries: (m?.tries ?? 0) + 1 }));
       return;
     }
     setManual(null);
@@ -298,12 +317,12 @@ function CopyLink() {
           ref={field}
           readOnly
           value={manual.link}
-          aria-label="Link to this experiment"
+          aria-label={COPIED[manual.of].field}
           title="The clipboard is not available to this page: copy the link from here"
         />
       )}
-      <button type="button" onClick={copy} aria-label="Copy link">
-        {copied ? 'Copied' : manual ? 'Copy it from the field' : 'Copy link'}
+      <button type="button" onClick={copy} aria-label="Copy link" title={COPIED[of].hover}>
+        {copied ? COPIED[of].done : manual ? 'Copy it from the field' : 'Copy link'}
       </button>
     </span>
   );

@@ -106,10 +106,10 @@ export async function droppedFiles(data: DataTransfer): Promise<DroppedFile[]> {
  * answer onto this thread and drawing its runs would otherwise be one long task (bench:open,
  * docs/sharing.md#opening-speed). The `result read` mark tells benchmarks when the answer came.
  */
-async function showResult(result: Result, name: string): Promise<void> {
+async function showResult(result: Result, name: string, url: string | null = null): Promise<void> {
   performance.mark('result read');
   await new Promise((next) => setTimeout(next, 0));
-  controller.openResult(result, name);
+  controller.openResult(result, name, url);
 }
 
 /** A line Other tools lists beside its drop zone; a refusal is drawn as one. */
@@ -188,7 +188,7 @@ export async function openLinkedResult(url: string): Promise<string | null> {
   } catch (e) {
     return (e as Error).message;
   }
-  await showResult(result, url);
+  await showResult(result, url, url);
   return null;
 }
 

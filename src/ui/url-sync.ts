@@ -135,8 +135,16 @@ export function dropWanted(): void {
   writeHash(linkOf(useLab.getState()));
 }
 
-/** The shareable link: the page's own address (origin, path under any sub-path, query) with the experiment's hash, and its sweep. */
-export function shareLink(): string {
+/**
+ * The shareable link: the page's own address (origin, path under any sub-path, query) with the
+ * experiment's hash, and its sweep; for a result opened by an `#open=` link, that link (the whole
+ * page, not one panel), which opens the result again. `result` says which it is: a result opened
+ * from a file has no link of its own, so Copy link gives its experiment's and says so.
+ */
+export function shareLink(): { link: string; of: 'experiment' | 'result' | 'result-experiment' } {
   const { origin, pathname, search } = window.location;
-  return `${origin}${pathname}${search}#${linkOf(useLab.getState())}`;
+  const s = useLab.getState();
+  const page = `${origin}${pathname}${search}`;
+  if (s.opened?.url) return { link: `${page}#open=${s.opened.url}`, of: 'result' };
+  return { link: `${page}#${linkOf(s)}`, of: s.opened ? 'result-experiment' : 'experiment' };
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeResult } from '../../src/report/result-file';
 import { smallBody } from '../report/result-fixture';
-import { openLab } from './harness';
+import { clipboardWrite, dropLoose, openLab } from './harness';
 import type { Lab } from './harness';
 import { serveStatic } from './static-server';
 import type { StaticServer } from './static-server';
@@ -93,6 +93,38 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
         /^Export TensorBoard failed: its writer could not be loaded \(.+\); reload the page and try again/,
       );
     expect(lab.errors.filter((e) => !/Content Security Policy|Failed to load resource/.test(e))).toEqual([]);
+  });
+
+  it('Copy link says what it copied: the result’s #open= link, or, for a dropped file (no link), its experiment’s', async () => {
+    const url = `${cors.origin}/small.lab.json.gz`;
+    lab = await openLab(`#open=${url}`);
+    const { page } = lab;
+    await expect.poll(() => text(lab!, 'opened-banner'), { timeout: 30_000 }).toContain(`${url}: trained on`);
+    const origin = new URL(page.url()).origin;
+    await clipboardWrite(lab, 'granted');
+    await lab.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const copy = page.getByRole('button', { name: 'Copy link', exact: true });
+    expect(await copy.getAttribute('title')).toBe('Copy the link that opens this result (its #open= link)');
+    await copy.click();
+    await expect.poll(() => copy.textContent(), { timeout: 15_000 }).toBe('Copied result link');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${origin}/#open=${url}`);
+
+    // The same file dropped: no link of its own, so its experiment's, and the button says so.
+    const dir = mkdtempSync(join(tmpdir(), 'agentwise-dropped-'));
+    writeFileSync(join(dir, 'small.lab.json.gz'), writeResult(smallBody()));
+    await page.goto(`${origin}/`);
+    await page.getByTestId('drop-zone').waitFor();
+    await dropLoose(lab, { 'small.lab.json.gz': join(dir, 'small.lab.json.gz') });
+    await expect.poll(() => text(lab!, 'opened-banner')).toContain('small.lab.json.gz: trained on');
+    expect(await copy.getAttribute('title')).toMatch(
+      /^This result was opened from a file, which has no link: Copy link gives the experiment it ran/,
+    );
+    await copy.click();
+    await expect.poll(() => copy.textContent(), { timeout: 15_000 }).toBe('Copied experiment link');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied.startsWith(`${origin}/#v=`), copied).toBe(true);
+    expect(copied).not.toContain('open=');
+    expect(lab.errors.filter((e) => !e.includes('Content Security Policy'))).toEqual([]);
   });
 
   it("the read the page's first script starts is the link's, taken once: links opened after load fetch their own files", async () => {

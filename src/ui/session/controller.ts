@@ -102,10 +102,10 @@ export class SessionController {
    * page's, and its runs are drawn from its frames. Nothing trains and nothing is recorded: it
    * ran elsewhere (trainBlockers keeps Train, Step, Run again and Continue off).
    */
-  openResult(result: Result, name: string): void {
+  openResult(result: Result, name: string, url: string | null = null): void {
     this.clear();
     this.dropCompared();
-    const shown = resultOnScreen(result, name);
+    const shown = resultOnScreen(result, name, url);
     if (shown.config) chooseConfig(shown.config);
     setExperiment({ sweep: [] });
     this.opened = result;

@@ -41,7 +41,11 @@ function runIndexOf(r: ResultRun, groups: Map<string, number>): number {
 }
 
 /** A result on screen: each run's frames and its latest rollout sample restored in run-data. */
-export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOnScreen {
+export function resultOnScreen(
+  { body, sha256 }: Result,
+  name: string,
+  url: string | null = null,
+): ResultOnScreen {
   const groups = new Map<string, number>();
   // Imported runs (no experiment) are coloured by the estimator their group names, as Other tools colours them.
   const names = [...new Set(body.runs.filter((r) => r.runIndex < 0).map((r) => baseLabel(r.label)))];
@@ -85,6 +89,7 @@ export function resultOnScreen({ body, sha256 }: Result, name: string): ResultOn
   const opened: OpenedResult = {
     ...{ name, sha256, made: body.made, machine: body.machines[0] ?? null },
     cannotTrain: trainHereBlocker({ body, sha256 }),
+    url,
   };
   return { config, runs, sweepCells, opened };
 }

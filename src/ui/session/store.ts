@@ -242,6 +242,11 @@ export interface OpenedResult {
   machine: ResultMachine | null;
   /** Why Train it here is off for it (result.ts trainHereBlocker), or null. */
   cannotTrain: string | null;
+  /**
+   * The URL it was fetched from by an `#open=` link, so that Copy link gives the result's link;
+   * null for a file dropped or picked, which has no link (Copy link gives its experiment's, and says so).
+   */
+  url: string | null;
 }
 
 /** What the recorder (recorder.ts) says of the page's storage. */
