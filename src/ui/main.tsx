@@ -6,7 +6,7 @@ import { App } from './App';
 import { useUpdateNotice } from './panels/UpdateNotice';
 import { restoreLatest } from './restore';
 import { controller } from './session/page';
-import { useLab } from './session/store';
+import { reported, useLab } from './session/store';
 import { startSubscriptions } from './subscriptions';
 import { startUrlSync } from './url-sync';
 import './styles.css';
@@ -16,7 +16,7 @@ startSubscriptions();
 controller.followVisibility();
 controller.recorder.flushOnHide();
 // The latest stored session comes back under the link's experiment, once its files are here.
-void linkOpened.then(restoreLatest);
+reported('Bringing back the last session', () => linkOpened.then(restoreLatest));
 startServiceWorker({
   // Live runs keep their build until the next load (a stored session on screen comes back after the reload).
   busy: () => useLab.getState().sessionState !== 'idle' && useLab.getState().restored === null,

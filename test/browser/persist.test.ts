@@ -51,6 +51,58 @@ describe('persistence', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('Past sessions’ Delete and Open, when they fail: said beside them, no unhandled rejection, nothing stored lost', async () => {
+    lab = await trainTwoStepsAndPause();
+    const { page } = lab;
+    await savedAtSteps(lab);
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    // Said in Past sessions, beside the buttons (the page's alert is out of sight of the panel).
+    const alert = page.getByTestId('past-failed');
+    const listed = () => page.getByRole('button', { name: /^Open session / }).count();
+    // Delete asks the lock manager whether another tab writes the session: it fails here.
+    await page.evaluate(() => {
+      navigator.locks.query = () =>
+        Promise.reject(new DOMException('the lock manager is unavailable', 'InvalidStateError'));
+    });
+    await page.getByRole('button', { name: /^Delete session / }).click();
+    await expect
+      .poll(() => alert.textContent())
+      .toContain('Delete session failed: the lock manager is unavailable; nothing stored was lost');
+    expect(await listed()).toBe(1);
+    await page.evaluate(() => delete (navigator.locks as { query?: unknown }).query);
+    // A record an older build wrote, without its runs' base-model notes: Open cannot draw it.
+    await page.evaluate(
+      () =>
+        new Promise<void>((ok, ko) => {
+          const r = indexedDB.open('agentwise-lab');
+          r.onerror = () => ko(r.error);
+          r.onsuccess = () => {
+            const tx = r.result.transaction('sessions', 'readwrite');
+            const store = tx.objectStore('sessions');
+            const all = store.getAll();
+            all.onsuccess = () => {
+              for (const s of all.result as { runs: { base?: unknown }[] }[]) {
+                for (const run of s.runs) delete run.base;
+                store.put(s);
+              }
+            };
+            tx.oncomplete = () => (r.result.close(), ok());
+            tx.onerror = () => ko(tx.error);
+          };
+        }),
+    );
+    await page.getByRole('button', { name: /^Open session / }).click();
+    await expect.poll(() => alert.textContent()).toMatch(/Open session failed: .+; nothing stored was lost/);
+    expect(await page.locator('.run-status').count()).toBe(0);
+    // Reloaded, the page's start brings the latest session back, and says why it cannot; it stays listed.
+    await page.reload();
+    await expect
+      .poll(() => page.getByTestId('session-alert').textContent(), { timeout: 15_000 })
+      .toMatch(/Bringing back the last session failed: .+; nothing stored was lost/);
+    expect(await listed()).toBe(1);
+    expect(lab.errors, 'no unhandled rejection').toEqual([]);
+  });
+
   it('restores the runs after a reload, and deletes them from Past sessions', async () => {
     lab = await trainTwoStepsAndPause();
     const { page } = lab;

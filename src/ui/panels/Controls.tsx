@@ -11,7 +11,7 @@ import { controller } from '../session/page';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
 import { canDo } from '../session/session-state';
-import { useLab } from '../session/store';
+import { reported, useLab } from '../session/store';
 import { backendParts, backendWords, figureMeaning } from '../backend-words';
 import type { RunView } from '../session/store';
 import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffPointer, trainOffText } from '../train-blockers';
@@ -166,7 +166,7 @@ export function Controls() {
       {readOnly && (
         <button
           type="button"
-          onClick={() => void takeOver()}
+          onClick={() => reported('Take over', takeOver)}
           disabled={!readOnly.free}
           title="Train this session here, from what the other tab stored (once that tab has stopped or closed)"
         >

@@ -3,12 +3,12 @@
  * and steps, and buttons to open it (its curves and its experiment) or delete it; stored imports
  * (runs read from other trainers' files) with buttons to show or hide them beside the session's.
  */
-import { memo } from 'react';
+import { memo, useState } from 'react';
 import { decodeExperiment } from '../../core/url';
 import { hideImport, shareStored, showImport } from '../interop';
 import type { StoredSession } from '../session/store';
 import { deleteStored, openSession } from '../restore';
-import { useLab } from '../session/store';
+import { reported, useLab } from '../session/store';
 import { utcTime } from '../opened-words';
 
 function summary(s: StoredSession): string {
@@ -24,7 +24,16 @@ function summary(s: StoredSession): string {
  * flush (about once a second) while the others keep their identity and are not redrawn (each
  * row decodes its experiment link and formats a date).
  */
-const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; current: boolean }) {
+const PastRun = memo(function PastRun({
+  s,
+  current,
+  say,
+}: {
+  s: StoredSession;
+  current: boolean;
+  /** Where a failed Open, Show, Hide or Delete is said: the panel's line, beside these buttons. */
+  say: (message: string) => void;
+}) {
   const when = utcTime(s.createdAt);
   const name = `${when} (${summary(s)})`;
   return (
@@ -37,14 +46,24 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
       {s.kind === 'import' ? (
         <button
           type="button"
-          onClick={() => void (s.shown ? hideImport(s.id) : showImport(s.id))}
+          onClick={() =>
+            reported(
+              `${s.shown ? 'Hide' : 'Show'} import`,
+              () => (s.shown ? hideImport(s.id) : showImport(s.id)),
+              say,
+            )
+          }
           aria-label={`${s.shown ? 'Hide' : 'Show'} import ${name}`}
         >
           {s.shown ? 'Hide' : 'Show'}
         </button>
       ) : (
         <>
-          <button type="button" onClick={() => void openSession(s.id)} aria-label={`Open session ${name}`}>
+          <button
+            type="button"
+            onClick={() => reported('Open session', () => openSession(s.id), say)}
+            aria-label={`Open session ${name}`}
+          >
             Open
           </button>
           <button
@@ -60,7 +79,11 @@ const PastRun = memo(function PastRun({ s, current }: { s: StoredSession; curren
       <button
         type="button"
         onClick={() =>
-          void (s.kind === 'import' ? hideImport(s.id) : Promise.resolve()).then(() => deleteStored(s.id))
+          reported(
+            `Delete ${s.kind === 'import' ? 'import' : 'session'}`,
+            () => (s.kind === 'import' ? hideImport(s.id) : Promise.resolve()).then(() => deleteStored(s.id)),
+            say,
+          )
         }
         aria-label={`Delete ${s.kind === 'import' ? 'import' : 'session'} ${name}`}
       >
@@ -74,6 +97,9 @@ export function PastSessions() {
   const sessions = useLab((s) => s.pastSessions);
   const shown = useLab((s) => s.restored?.id);
   const kept = useLab((s) => s.kept);
+  // The last Open, Show, Hide or Delete that failed, said here: the page's alert sits at the top of
+  // the main column, out of sight of this panel at the foot of the side column.
+  const [failed, setFailed] = useState<string | null>(null);
   return (
     <section className="panel" aria-labelledby="past-title" data-loaded={sessions !== null}>
       {/* Focusable: the header's Past sessions button moves focus here. */}
@@ -89,9 +115,22 @@ export function PastSessions() {
             : 'The browser may clear these runs when space runs short (it did not grant persistent storage): download what you want to keep.'}
         </p>
       )}
+      {failed && (
+        <p role="alert" className="field-error" data-testid="past-failed">
+          {failed}{' '}
+          <button
+            type="button"
+            className="link"
+            onClick={() => setFailed(null)}
+            aria-label={`Dismiss: ${failed}`}
+          >
+            dismiss
+          </button>
+        </p>
+      )}
       <ul className="past-sessions">
         {sessions?.map((s) => (
-          <PastRun key={s.id} s={s} current={s.id === shown} />
+          <PastRun key={s.id} s={s} current={s.id === shown} say={setFailed} />
         ))}
       </ul>
     </section>

@@ -473,6 +473,23 @@ export function moveSession(
   store.setState((s) => ({ ...patch, sessionState: nextState(s.sessionState, event) }));
 }
 export const addError = (message: string) => setSession((s) => ({ errors: [...s.errors, message] }));
+/**
+ * Async work a click or the page's start sets off (Past sessions' Open, Show, Hide and Delete, Take
+ * over, bringing back the last session): a failure is said ("Open session failed: …; nothing
+ * stored was lost"), in the page's alert or where `say` puts it (beside the buttons clicked), never
+ * left an unhandled rejection that says nothing. What is stored stays as it was: each store write
+ * is one transaction, and none of these deletes but Delete, which fails whole.
+ */
+export const reported = (
+  what: string,
+  work: () => Promise<unknown>,
+  say: (message: string) => void = addError,
+): void =>
+  void Promise.resolve()
+    .then(work)
+    .catch((e: unknown) =>
+      say(`${what} failed: ${e instanceof Error ? e.message : String(e)}; nothing stored was lost`),
+    );
 export const dismissError = (i: number) =>
   setSession((s) => ({ errors: s.errors.filter((_, j) => j !== i) }));
 /** Updates one run's view; a no-op for a run that is gone (a late message after reset). */
