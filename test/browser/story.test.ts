@@ -76,6 +76,8 @@ describe('the first screen tells the story', () => {
       expect(await pastTheWindow(lab, '.preset-picker')).toEqual([]);
       // No Map before a sweep exists or is asked for.
       expect(await page.getByTestId('sweep-map').count()).toBe(0);
+      // The first screen as a user reads it once the backend check is done (Train on).
+      if (SHOTS) await trainEnabled(page);
       await shot(lab, 'first-screen', width);
     }
     // Starters first, one line each (what it tests); the rest folded, grouped by the question they answer.
