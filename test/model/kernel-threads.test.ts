@@ -74,6 +74,7 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     [64, 128, 48],
     [7, 32, 24],
     [256, 66, 20],
+    [50, 37, 29],
   ]) {
     const a = 1024,
       b = a + 4 * M * K,
@@ -89,6 +90,16 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     const out = c + 4 * M * N;
     for (const tile of [0, 1, 2])
       check(GEMM_TN, [a, c, out, M, K, N, tile], out, K * N, () => k.gemm_tn_rows(a, c, out, M, K, N, K));
+    // What the tiles leave (out's rows from K & ~3 on, columns from N & ~7 on) is each a sum of
+    // products one at a time, i ascending, unfused: the f32 arithmetic written out in JS.
+    const [A4, J8] = [K & ~3, N & ~7];
+    for (let r = 0; r < K; r++)
+      for (let j = r < A4 ? J8 : 0; j < N; j++) {
+        let s = 0;
+        for (let i = 0; i < M; i++)
+          s = Math.fround(s + Math.fround(f32[a / 4 + i * K + r] * f32[c / 4 + i * N + j]));
+        expect(f32[out / 4 + r * N + j], `tail (${r}, ${j}) of (${K}, ${N})`).toBe(s);
+      }
     // The same a·b + bias with GELU in the epilogue: gelu(h) alone, then gelu(h) in c and gelu'(h) in d right after it.
     const A = 2 * Math.sqrt(2 / Math.PI);
     const g = out + 4 * K * N,
