@@ -230,12 +230,25 @@ function hostileShape(text: string, limit: number): string | null {
 export const tooLarge = (size: number): string | null =>
   size > MAX_RESULT_BYTES ? `${MB(size)}: a result file is at most ${MB(MAX_RESULT_BYTES)}` : null;
 
+/**
+ * The text itself where `bytes` are a result's text already inflated (it starts with its header
+ * line's "{"): what a host that serves the file with `Content-Encoding: gzip` hands the page, the
+ * browser having inflated it on the way. Its header and hash are checked as a file's are. Null
+ * where they are gzip or anything else.
+ */
+function inflatedAlready(bytes: Uint8Array): Uint8Array | null {
+  if (bytes[0] !== 0x7b) return null;
+  if (bytes.length > MAX_BODY_BYTES)
+    throw new ResultRefused(`${MB(bytes.length)} of text: a result's is at most ${MB(MAX_BODY_BYTES)}`);
+  return bytes;
+}
+
 /** A file's checks before it is inflated; returns what its trailer claims the text holds. */
 function inflatable(bytes: Uint8Array): number {
   const large = tooLarge(bytes.length);
   if (large) throw new ResultRefused(large);
   if (bytes.length < 2 || bytes[0] !== GZIP[0] || bytes[1] !== GZIP[1])
-    throw new ResultRefused('not gzip-compressed: not a result file (*.lab.json.gz)');
+    throw new ResultRefused("neither gzip-compressed nor a result's text: not a result file (*.lab.json.gz)");
   return claimedSize(bytes, MAX_BODY_BYTES);
 }
 
@@ -279,7 +292,7 @@ function parsedBody(body: Uint8Array, sha256: string): Result {
  * (see the module's head).
  */
 export function readResult(bytes: Uint8Array): Result {
-  const text = gunzipBounded(bytes, inflatable(bytes));
+  const text = inflatedAlready(bytes) ?? gunzipBounded(bytes, inflatable(bytes));
   const { sha256, body } = framing(text);
   if (sha256Hex(body) !== sha256) throw new ResultRefused(HASH_MISMATCH);
   return parsedBody(body, sha256);
@@ -328,7 +341,7 @@ export async function readResultNative(bytes: Uint8Array): Promise<Result> {
   const subtle = globalThis.crypto?.subtle;
   if (typeof DecompressionStream !== 'function' || !subtle) return readResult(bytes);
   try {
-    const text = await gunzipNative(bytes, inflatable(bytes));
+    const text = inflatedAlready(bytes) ?? (await gunzipNative(bytes, inflatable(bytes)));
     if (text) {
       const { sha256, body } = framing(text);
       const digest = await subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>);

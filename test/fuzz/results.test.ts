@@ -71,6 +71,10 @@ const file = fc.oneof(
     .map(([h, b]) => gzipSync(new TextEncoder().encode(`${JSON.stringify(h)}\n${b}`))),
   fc.uint8Array({ maxLength: 300 }),
   fc.string({ maxLength: 200 }).map((s) => gzipSync(new TextEncoder().encode(s))),
+  // served inflated (Content-Encoding: gzip): the text itself, mutated or with its body edited
+  mutatedBytes(gunzipSync(good)),
+  jsonEdit(body).map((t) => gunzipSync(framed(t))),
+  fc.string({ maxLength: 200 }).map((s) => new TextEncoder().encode(`{${s}`)),
 );
 
 describe('fuzzed result files', () => {

@@ -50,13 +50,29 @@ describe('a result file reads back as it was written', () => {
   });
 });
 
+describe('a result served inflated (a host sending it with Content-Encoding: gzip)', () => {
+  it('opens as the file does, header and hash checked; its text edited, it is refused', async () => {
+    const good = writeResult(smallBody());
+    const text = gunzipSync(good);
+    expect(text[0]).toBe(0x7b); // the header line's "{"
+    const [file, inflated] = [readResult(good), readResult(text)];
+    expect(inflated.sha256).toBe(file.sha256);
+    expect(JSON.stringify(inflated.body.experiments)).toBe(JSON.stringify(file.body.experiments));
+    expect((await readResultNative(text)).sha256).toBe(file.sha256);
+    const edited = text.slice();
+    edited[text.length - 10] ^= 0x01;
+    expect(refusal(edited)).toMatch(/does not match|damaged|not JSON/);
+  });
+});
+
 describe('a result file that is not as written is refused, saying why', () => {
   const good = writeResult(smallBody());
 
   it('not gzip, cut off, or corrupt', () => {
-    expect(refusal(new TextEncoder().encode('{"runs": []}'))).toBe(
-      'not gzip-compressed: not a result file (*.lab.json.gz)',
+    expect(refusal(new TextEncoder().encode('PK\u0003\u0004'))).toBe(
+      "neither gzip-compressed nor a result's text: not a result file (*.lab.json.gz)",
     );
+    expect(refusal(new TextEncoder().encode('{"runs": []}'))).toBe('no header line: not a result file');
     for (const at of [10, good.length >> 1, good.length - 5])
       expect(refusal(good.slice(0, at)), `cut at ${at}`).toMatch(/cut off|damaged/);
     const flipped = good.slice();
