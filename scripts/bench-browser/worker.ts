@@ -84,14 +84,14 @@ onmessage = async (e: MessageEvent<BenchRequest>) => {
           for (const tile of backend === 'wasm' && k === 'fused' ? gemm : (['auto'] as const)) {
             setGemmTile(tile);
             const result = await measureWorkload({ preset, backend, kernels: k, rows, reps, clock });
-            // auto: the tile this worker's kernels kept (or still timing)
+            // auto: the tile this worker's kernels kept (or still timing); no spaces, one table column
             const heap = kernelsFor(tf.backend() as unknown as WasmBackendLike);
             const kept = heap && (chosenGemmTile(heap) ?? 'timing');
             const kernelsRun =
               tile !== 'auto'
-                ? `${result.kernels} ${tile}`
+                ? `${result.kernels}/${tile}`
                 : kept
-                  ? `${result.kernels} auto→${kept}`
+                  ? `${result.kernels}/auto→${kept}`
                   : result.kernels;
             reply.results.push(
               backend === 'wasm'
