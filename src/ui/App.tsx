@@ -36,7 +36,7 @@ import { runsTitle } from './config-edit';
 import type { EmbedView } from '../report/result-link';
 import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
-import { shortCommit, utcText } from './opened-words';
+import { madeFromText, madeHere, shortCommit, utcText, utcTime } from './opened-words';
 
 /**
  * One backend probe per requested backend, timed model size and wasm thread count (and per
@@ -79,9 +79,10 @@ function UrlNote() {
 }
 
 /**
- * An opened result says where and when it ran, and that it was not trained here; Train it here
- * trains its experiment on this machine beside it (docs/sharing.md#train-it-here). Beside a
- * session trained here, it says which lines are the opened result's.
+ * An opened result says where and when it ran, and that it was trained in this browser only when
+ * it knows (its session is one stored here: madeHere); Train it here trains its experiment on this
+ * machine beside it (docs/sharing.md#train-it-here). Beside a session trained here, it says which
+ * lines are the opened result's.
  */
 function OpenedBanner() {
   const shown = useLab((s) => s.opened);
@@ -96,7 +97,10 @@ function OpenedBanner() {
   );
   // Train it here is Train for the result's experiment: Train's own reasons keep it off too.
   const blocked = useLab((s) => (s.opened ? trainHereBlockers(s).join('; ') : ''));
+  const sessions = useLab((s) => s.pastSessions);
   if (!opened) return null;
+  const here = madeHere(opened.made, sessions);
+  const from = here ? null : madeFromText(opened.made.from);
   const off = opened.cannotTrain ?? (blocked || null);
   const m = opened.machine;
   const where = m ? (
@@ -111,13 +115,15 @@ function OpenedBanner() {
   return (
     <div role="status" className="notice opened-banner" data-testid="opened-banner">
       <strong>
-        {opened.name}: trained {where}. It was not trained here.
+        {opened.name}: trained {where}.
+        {here && ` Trained here, in the session of ${utcTime(here.createdAt)}.`}
       </strong>{' '}
       {shown
-        ? 'Read-only: Reset clears it.'
+        ? 'Opened read-only: Reset clears it.'
         : 'Its runs are the thin, light lines, each beside its twin trained here (solid); Reset clears both.'}{' '}
-      Made by {opened.made.by === 'page' ? 'the page' : opened.made.by} from {opened.made.from} on{' '}
-      {utcText(opened.made.at)}; SHA-256 <code title={opened.sha256}>{opened.sha256.slice(0, 16)}…</code>
+      Made by {opened.made.by === 'page' ? 'the page' : opened.made.by}
+      {from && ` from ${from}`} on {utcText(opened.made.at)}; SHA-256{' '}
+      <code title={opened.sha256}>{opened.sha256.slice(0, 16)}…</code>
       {shown && !embed && (
         <div className="row">
           <button

@@ -3,7 +3,8 @@
  * (the opened-result banner, Past sessions, the restored note), a readable UTC date and time (a
  * result says when, not where, so no local zone is guessed, and a session in Past sessions reads
  * as the same kind of date); a commit by its first 7 hex digits, as git abbreviates one (the
- * banner gives the whole one on hover). A value that is neither is shown as it was written. No React.
+ * banner gives the whole one on hover). A value that is neither is shown as it was written. And
+ * whether a result was made in this browser (madeHere), so the banner says so only when it knows. No React.
  */
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -23,3 +24,37 @@ export const utcTime = (ms: number): string =>
 /** A git commit's 40 (or 64) hex digits → its first 7; any other text as it is. */
 export const shortCommit = (commit: string): string =>
   /^[0-9a-f]{8,64}$/.test(commit) ? commit.slice(0, 7) : commit;
+
+/**
+ * What a result made by the page says it was made from: its session, by when it began and its id
+ * (so the browser that trained it knows it again: madeHere).
+ */
+export const sessionMadeFrom = (id: string, createdAt: number): string =>
+  `the session of ${new Date(createdAt).toISOString()} (${id})`;
+
+/**
+ * The stored session (live ones are stored too) a result's `made` names, if it is one of this
+ * browser's: made by the page from a session whose id this browser holds (or, in files written
+ * before the id was put in, whose start to the millisecond). Null otherwise: the page does not know.
+ */
+export function madeHere<S extends { id: string; createdAt: number }>(
+  made: { by: string; from: string },
+  sessions: readonly S[] | null,
+): S | null {
+  if (made.by !== 'page') return null;
+  return (
+    sessions?.find(
+      (p) =>
+        made.from === p.id ||
+        made.from === sessionMadeFrom(p.id, p.createdAt) ||
+        made.from === `the session of ${new Date(p.createdAt).toISOString()}`,
+    ) ?? null
+  );
+}
+
+/** `made.from` in the banner's words: a session by its date, "this session" (no date) left out. */
+export function madeFromText(from: string): string | null {
+  if (from === 'this session') return null;
+  const m = /^the session of (\S+?)(?: \(\w+\))?$/.exec(from);
+  return m ? `the session of ${utcText(m[1])}` : from;
+}

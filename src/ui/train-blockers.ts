@@ -72,10 +72,10 @@ export function trainBlockers(
         ? 'The tab that trained this session has stopped: Take over to train it here'
         : 'Another tab is training this session: it is shown here read-only',
     );
-  // A result file's runs trained on another machine: there is nothing here to go on from.
+  // A result file's runs: no worker holds them, there is nothing here to go on from.
   if (s.opened)
     reasons.push(
-      `${s.opened.name} is a result opened read-only: it was not trained here (Train it here, in its banner, trains its experiment here beside it)`,
+      `${s.opened.name} is a result opened read-only (Train it here, in its banner, trains its experiment here beside it)`,
     );
   // A link waiting for its files (workflow-open.ts) is not the experiment on screen: Train would train the wrong one.
   if (s.wanted)

@@ -73,7 +73,7 @@ describe('layout', () => {
   });
 
   it('a long reason Train is off for keeps the header one row at 1440 px and the reason one line at 400', async () => {
-    const name = 'a-long-result-name-as-a-cluster-job-writes-it.lab.json.gz';
+    const name = 'a-long-result-name-as-a-cluster-job-writes-it-with-its-run-and-date.lab.json.gz';
     const path = join(mkdtempSync(join(tmpdir(), 'agentwise-layout-')), name);
     writeFileSync(path, writeResult(smallBody()));
     lab = await openLab();
@@ -111,7 +111,7 @@ describe('layout', () => {
     expect(wide.cut).toBe(true);
     // Whole on hover, and to a screen reader.
     expect(await reasons.getAttribute('title')).toContain(
-      `${name} is a result opened read-only: it was not trained here (Train it here, in its banner, trains its experiment here beside it)`,
+      `${name} is a result opened read-only (Train it here, in its banner, trains its experiment here beside it)`,
     );
     expect(await reasons.textContent()).toContain('trains its experiment here beside it');
 

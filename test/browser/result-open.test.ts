@@ -3,8 +3,9 @@
  * (docs/sharing.md#opening-one-in-the-page): two runs × two seeds with a live change train a few
  * steps, Share result downloads the file, and a fresh profile opens it through Other tools. The
  * runs come back with the same labels, seeds, agents, markers and every value (the opened page's
- * Download JSON against the trained page's), under a banner naming where and when it ran and
- * saying it was not trained here; Train is off with its reason, the live and experiment fields are
+ * Download JSON against the trained page's), under a banner naming where and when it ran, which
+ * claims no more about where it trained (another browser's session: the page cannot know), while
+ * the browser that trained it, opening it, says it trained here and in which session; Train is off with its reason, the live and experiment fields are
  * off, nothing is stored. A damaged file is refused with a message, in the alert and beside the drop zone, and
  * leaves what is on screen. A result `lab bundle` made of a train folder opens with lab report's
  * Findings; one of a sweep folder fills the Map with its cells, and its embed link's view=map
@@ -47,6 +48,10 @@ describe('a shared result opens read-only in another browser', () => {
     const [path] = Object.values(await downloads(trained, 'Share result', 1));
     const { body, sha256 } = readResult(readFileSync(path));
     expect(body.made.by).toBe('page');
+    // Made from the session recorded here, by its start and id, so this browser knows it again.
+    // (the machine's date is when that session began).
+    const [own] = await storedSessions(trained);
+    expect(body.made.from).toBe(`the session of ${body.machines[0].date} (${own.id})`);
     expect(body.runs.map((r) => [r.label, r.seed, r.frames.length])).toEqual([
       ['GRPO #0', 5, 3],
       ['GRPO #1', 6, 3],
@@ -77,8 +82,11 @@ describe('a shared result opens read-only in another browser', () => {
     const banner = await text(fresh, 'opened-banner');
     // Its date and time readable, in UTC, not the stored ISO text.
     const { date } = body.machines[0];
-    for (const said of ['It was not trained here.', utcText(date), sha256.slice(0, 16)])
+    for (const said of [utcText(date), sha256.slice(0, 16), 'Opened read-only: Reset clears it.'])
       expect(banner).toContain(said);
+    // Another browser's session: it claims neither that it trained here nor that it did not.
+    for (const unsaid of ['Trained here', 'not trained here']) expect(banner).not.toContain(unsaid);
+    expect(banner).toContain(`Made by the page from the session of ${utcText(date)} on `);
     expect(utcText(date)).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC$/);
     expect(banner).not.toContain(date);
     const status = fresh.page.locator('.run-status');
@@ -99,7 +107,7 @@ describe('a shared result opens read-only in another browser', () => {
       .toMatch(/^step 2 · 2 trajectories/);
     // Nothing writable: Train and Step off with the reason; the live fields off.
     expect(await text(fresh, 'train-reasons')).toContain(
-      'shared.lab.json.gz is a result opened read-only: it was not trained here',
+      'shared.lab.json.gz is a result opened read-only (Train it here',
     );
     for (const name of ['Train', 'Step'])
       expect(await fresh.page.getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
@@ -128,6 +136,13 @@ describe('a shared result opens read-only in another browser', () => {
     // Nothing recorded: it did not run here.
     expect(await storedSessions(fresh)).toEqual([]);
     expect(fresh.errors).toEqual([]);
+
+    // Opened in the browser that trained it: its session is stored here, and the banner says so.
+    await dropLoose(trained, { 'mine.lab.json.gz': path });
+    await expect.poll(() => text(trained, 'opened-banner')).toContain('mine.lab.json.gz: trained on');
+    const mine = await text(trained, 'opened-banner');
+    expect(mine).toContain(`Trained here, in the session of ${utcText(date)}.`);
+    expect(mine).not.toContain('not trained here');
     expect(trained.errors).toEqual([]);
   });
 

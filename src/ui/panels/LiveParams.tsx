@@ -83,7 +83,7 @@ function LiveField({ param }: { param: LiveParam }) {
         aria-describedby={error ? `${id}-error` : note ? `${id}-note` : undefined}
         {...draft}
         disabled={sweeping || opened}
-        title={opened ? 'An opened result is read-only: it was not trained here' : undefined}
+        title={opened ? 'An opened result is read-only: Train it here trains its experiment' : undefined}
       />
       {note && !error && (
         <span id={`${id}-note`} className="live-pending" role="status">

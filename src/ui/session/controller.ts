@@ -156,7 +156,7 @@ export class SessionController {
 
   /** The session on screen as a result file's bytes (an opened result: as it was opened). */
   shareResult(): Uint8Array {
-    return sessionResult(useLab.getState(), this.opened);
+    return sessionResult(useLab.getState(), this.opened, this.recorder.recordingSession);
   }
 
   /** Whether the buttons' `action` does something from the state the session is in now. */

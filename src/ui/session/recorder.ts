@@ -69,6 +69,11 @@ export class Recorder {
     return this.current?.id ?? null;
   }
 
+  /** The session being recorded, by its id and start, or null. */
+  get recordingSession(): { id: string; createdAt: number } | null {
+    return this.current ? { id: this.current.id, createdAt: this.current.createdAt } : null;
+  }
+
   /** Starts recording a new session; returns its id (also the key of its runs' saved states). */
   beginSession(experiment: string, runs: RunView[]): string {
     void this.flush();

@@ -16,6 +16,7 @@ import { runId } from '../../workers/protocol';
 import { framesOf, restoreRunData, runData, setRollouts } from '../run-data';
 import { renameMetricKey, renameRole } from '../../core/renamed-roles';
 import { decodeExperiment } from '../../core/url';
+import { sessionMadeFrom } from '../opened-words';
 import type { StoredFrame } from './recorder';
 import { runColor } from './store';
 import type { LabState, OpenedResult, RunView, StoredSession } from './store';
@@ -127,8 +128,13 @@ function pageMachine(s: LabState, createdAt: number): ResultMachine {
  * its rings are as long as a run may be), its latest rollouts, its live changes, Findings and What
  * differs as the page computes them, and this browser as the machine. A link sweep's cells are
  * not shared yet: the board's experiment alone. An opened result is shared as it was opened.
+ * `recording`: the stored session the live runs are recorded in (else the restored one is named).
  */
-export function sessionResult(s: LabState, opened: Result | null): Uint8Array {
+export function sessionResult(
+  s: LabState,
+  opened: Result | null,
+  recording: { id: string; createdAt: number } | null = null,
+): Uint8Array {
   if (opened) return writeResult(opened.body);
   const config = s.sweepCells?.cells[s.sweepCells.shown].config ?? s.config;
   const shown = s.sweepCells ? s.runs.filter((r) => r.cell === s.sweepCells?.shown) : s.runs;
@@ -140,9 +146,14 @@ export function sessionResult(s: LabState, opened: Result | null): Uint8Array {
     const card = { label: r.label, seed: r.seed, experiment: 0, runIndex: r.runIndex, agents: r.agents };
     return [{ ...card, markers: r.markers, keys: [...d.codec.keys], frames, rollouts }];
   });
-  const createdAt = s.restored?.createdAt ?? Date.now();
+  const session = recording ?? s.restored;
+  const createdAt = session?.createdAt ?? Date.now();
   return writeResult({
-    made: { by: 'page', at: new Date().toISOString(), from: s.restored?.id ?? 'this session' },
+    made: {
+      by: 'page',
+      at: new Date().toISOString(),
+      from: session ? sessionMadeFrom(session.id, session.createdAt) : 'this session',
+    },
     experiments: [resultExperiment(config, null, runs)],
     sweep: null,
     runs,
@@ -179,7 +190,7 @@ export function storedSessionResult(s: LabState, session: StoredSession, frames:
     made: {
       by: 'page',
       at: new Date().toISOString(),
-      from: `the session of ${new Date(session.createdAt).toISOString()}`,
+      from: sessionMadeFrom(session.id, session.createdAt),
     },
     experiments: [resultExperiment(decoded.config, null, runs)],
     sweep: null,
