@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeResult } from '../../src/report/result-file';
 import { smallBody } from '../report/result-fixture';
-import { clipboardWrite, dropLoose, openLab } from './harness';
+import { clipboardWrite, dropLoose, openLab, savedAtSteps, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 import { serveStatic } from './static-server';
 import type { StaticServer } from './static-server';
@@ -243,6 +243,36 @@ describe('#open=<URL> opens a result hosted on another origin', () => {
     const findings = lab.page.frameLocator('#findings');
     await expect.poll(() => findings.getByTestId('findings').count(), { timeout: 30_000 }).toBe(1);
     expect(await findings.locator('figure[data-chart]').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+});
+
+describe('a link that opens nothing, over a session brought back', () => {
+  it('the alert names the stored session on screen, not "the default experiment"', async () => {
+    lab = await openLab();
+    const { page } = lab;
+    await trainEnabled(page, 120_000);
+    // A session of the default experiment, stored: what a load under its experiment brings back.
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await expect
+      .poll(async () => Math.min(...(await stepCounts(lab!))), { timeout: 120_000 })
+      .toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await savedAtSteps(lab);
+    const base = page.url().split('#')[0];
+    for (const [link, heading] of [
+      ['#open=garbage', 'This result link could not be opened'],
+      ['#v=1&task=nonsense', 'This link could not be opened'],
+    ]) {
+      await page.goto(`${base}${link}`);
+      await page.reload();
+      const note = page.getByTestId('restored-note');
+      await expect.poll(() => note.count(), { timeout: 30_000 }).toBe(1);
+      const when = /restored from (.+?) —/.exec((await note.textContent()) ?? '')![1];
+      await expect
+        .poll(() => page.getByTestId('url-alert').locator('strong').first().textContent())
+        .toBe(`${heading}; showing your session of ${when} (the default experiment) instead.`);
+    }
     expect(lab.errors).toEqual([]);
   });
 });

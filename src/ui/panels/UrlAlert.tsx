@@ -12,7 +12,9 @@
 import { useMemo } from 'react';
 import { echoed, labelOf } from '../field-labels';
 import { withoutBadFields } from '../link-repair';
+import { utcTime } from '../opened-words';
 import { setOpenRefused, useLab } from '../session/store';
+import type { LabState } from '../session/store';
 import { openLink } from '../url-sync';
 import { FieldErrors } from './FieldErrors';
 
@@ -23,13 +25,24 @@ const listed = (xs: readonly string[]) =>
 /** A refusal as a sentence: its reason ends in a full stop. */
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
+/**
+ * What stayed on screen, as the alert names it now: a stored session brought back after the link
+ * was refused (restore.ts: the last session of the experiment shown) by its date, not as "the
+ * default experiment" it ran; otherwise what the link's refusal recorded.
+ */
+export function shownInsteadNow(s: Pick<LabState, 'shownInstead' | 'restored' | 'opened'>): string {
+  if (!s.restored || s.opened || s.shownInstead === 'an empty panel') return s.shownInstead;
+  const session = `your session of ${utcTime(s.restored.createdAt)}`;
+  return s.shownInstead === 'the default experiment' ? `${session} (the default experiment)` : session;
+}
+
 export function UrlAlert() {
   const refused = useLab((s) => s.openRefused);
   return refused ? <ResultLinkAlert refused={refused} /> : <ExperimentLinkAlert />;
 }
 
 function ResultLinkAlert({ refused }: { refused: string }) {
-  const shownInstead = useLab((s) => s.shownInstead);
+  const shownInstead = useLab(shownInsteadNow);
   return (
     <div role="alert" className="alert url-alert" data-testid="url-alert">
       <strong>This result link could not be opened; showing {shownInstead} instead.</strong>
@@ -47,7 +60,7 @@ function ResultLinkAlert({ refused }: { refused: string }) {
 function ExperimentLinkAlert() {
   const errors = useLab((s) => s.urlErrors);
   const badLink = useLab((s) => s.badLink);
-  const shownInstead = useLab((s) => s.shownInstead);
+  const shownInstead = useLab(shownInsteadNow);
   const fixed = useMemo(() => (badLink ? withoutBadFields(badLink, errors) : null), [badLink, errors]);
   if (errors.length === 0) return null;
   const named = fixed?.dropped.map((k) => {
