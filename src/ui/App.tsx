@@ -180,6 +180,8 @@ function SessionErrors() {
 
 function ExportPanel() {
   const hasRuns = useLab((s) => s.runs.length > 0);
+  // The file Share result saved last, said under the buttons (the download is otherwise silent).
+  const [shared, setShared] = useState<string | null>(null);
   return (
     <section className="panel" aria-labelledby="export-title">
       <h2 id="export-title">Export</h2>
@@ -195,7 +197,7 @@ function ExportPanel() {
         </button>
         <button
           type="button"
-          onClick={downloadResult}
+          onClick={() => void downloadResult().then(setShared)}
           disabled={!hasRuns}
           title="One file that opens in the lab as these runs ran: curves, Findings, What differs, rollouts, machine (docs/sharing.md)"
         >
@@ -210,6 +212,12 @@ function ExportPanel() {
           Download checkpoints
         </button>
       </div>
+      {shared && (
+        <p role="status" className="muted" data-testid="share-saved">
+          Saved <code>{shared}</code>: send the file (it opens dropped on Other tools), or host it and share
+          an <code>#open=</code> link; docs/sharing.md says how.
+        </p>
+      )}
       <StartFrom />
     </section>
   );

@@ -146,29 +146,30 @@ async function openResultFile(file: File): Promise<DropNote[]> {
 
 /**
  * Offers a result file made by `make`, read back first: a file this lab would refuse to open is
- * never shared (docs/sharing.md); what went wrong is said in the alert.
+ * never shared (docs/sharing.md); what went wrong is said in the alert. Resolves to the file's
+ * name, or null where it failed.
  */
-async function offerResult(make: () => Uint8Array | Promise<Uint8Array>): Promise<void> {
+async function offerResult(make: () => Uint8Array | Promise<Uint8Array>): Promise<string | null> {
   try {
     const bytes = await make();
     readResult(bytes);
-    downloadBlob(
-      `agentwise-result-${stamp()}${RESULT_EXTENSION}`,
-      new Blob([bytes as BlobPart], { type: 'application/gzip' }),
-    );
+    const name = `agentwise-result-${stamp()}${RESULT_EXTENSION}`;
+    downloadBlob(name, new Blob([bytes as BlobPart], { type: 'application/gzip' }));
+    return name;
   } catch (e) {
     addError(`Share result failed: ${(e as Error).message}`);
+    return null;
   }
 }
 
-/** Share result: the session on screen as a result file. */
-export function downloadResult(): void {
-  void offerResult(() => controller.shareResult());
+/** Share result: the session on screen as a result file; resolves to its name (null: it failed). */
+export function downloadResult(): Promise<string | null> {
+  return offerResult(() => controller.shareResult());
 }
 
 /** Past sessions → Share: a stored session as a result file, without opening it (it stays as it is). */
-export function shareStored(id: string): Promise<void> {
-  return offerResult(async () => {
+export async function shareStored(id: string): Promise<void> {
+  await offerResult(async () => {
     const got = await controller.recorder.loadSession(id);
     if (!got) throw new Error('that session is no longer stored');
     return storedSessionResult(useLab.getState(), got.session, got.frames);

@@ -1,7 +1,7 @@
 /**
  * A result file made by the page opens in another browser as the session ran
  * (docs/sharing.md#opening-one-in-the-page): two runs × two seeds with a live change train a few
- * steps, Share result downloads the file, and a fresh profile opens it through Other tools. The
+ * steps, Share result downloads the file (saying its name and how to share it), and a fresh profile opens it through Other tools. The
  * runs come back with the same labels, seeds, agents, markers and every value (the opened page's
  * Download JSON against the trained page's), under a banner naming where and when it ran, which
  * claims no more about where it trained (another browser's session: the page cannot know), while
@@ -45,7 +45,14 @@ describe('a shared result opens read-only in another browser', () => {
     await trained.page.getByRole('button', { name: 'Train', exact: true }).click();
     await runsIn(trained, 'done', 180_000);
     const runs = await shownRuns(trained);
-    const [path] = Object.values(await downloads(trained, 'Share result', 1));
+    const [[saved, path]] = Object.entries(await downloads(trained, 'Share result', 1));
+    // Not silent: beside the button, the file's name and how to share it.
+    expect(saved).toMatch(/^agentwise-result-.*\.lab\.json\.gz$/);
+    await expect
+      .poll(() => text(trained, 'share-saved'))
+      .toBe(
+        `Saved ${saved}: send the file (it opens dropped on Other tools), or host it and share an #open= link; docs/sharing.md says how.`,
+      );
     const { body, sha256 } = readResult(readFileSync(path));
     expect(body.made.by).toBe('page');
     // Made from the session recorded here, by its start and id, so this browser knows it again.
