@@ -71,17 +71,20 @@ function show(session: StoredSession, frames: StoredFrame[], states: StateInfo[]
 }
 
 /**
- * At page load: show the newest stored session if it ran the experiment the page opened with (a
- * shared link to another experiment must not show someone's old curves under its settings) and
- * the user has not started runs meanwhile. Other sessions stay one click away in Past sessions.
+ * At page load: show the newest stored session of the experiment the page opened with (a shared
+ * link to another experiment must not show someone's old curves under its settings; a newer
+ * session of another experiment does not hide this one's), if the user has not started runs
+ * meanwhile. Other sessions stay one click away in Past sessions.
  */
 export async function restoreLatest(): Promise<void> {
   const sessions = await controller.recorder.refreshSessions();
   // Imports that were on the charts come back to them, whatever the experiment.
   for (const i of sessions.filter((x) => x.kind === 'import' && x.shown)) await showImport(i.id);
-  const latest = sessions.find((x) => x.kind !== 'import');
   // A link sweep's cells are never stored: no session of one experiment stands for them.
-  if (!latest || useLab.getState().sweep.length > 0 || !ranThis(latest, useLab.getState().config)) return;
+  if (useLab.getState().sweep.length > 0) return;
+  const { config } = useLab.getState();
+  const latest = sessions.find((x) => x.kind !== 'import' && ranThis(x, config)); // newest first
+  if (!latest) return;
   const [got, states] = await Promise.all([
     controller.recorder.loadSession(latest.id),
     statesOf(latest.id).catch(() => []),

@@ -103,6 +103,34 @@ describe('persistence', () => {
     expect(lab.errors, 'no unhandled rejection').toEqual([]);
   });
 
+  it('a reload brings back the newest session of the opened experiment, though another experiment trained since', async () => {
+    lab = await trainTwoStepsAndPause();
+    const { page } = lab;
+    const before = await steps(lab);
+    await savedAtSteps(lab);
+    // Another experiment (a different group size) trains a session of its own, newer.
+    const base = page.url().split('#')[0];
+    // Each link loaded afresh (a hash change alone keeps the page, and its session, as they are).
+    const load = async (hash: string) => {
+      await page.goto('about:blank');
+      await page.goto(`${base}${hash}`);
+    };
+    await load(`${TINY}&rollout.groupSize=4`);
+    await trainEnabled(page, 60_000);
+    expect(await page.getByTestId('restored-note').count()).toBe(0); // nothing of this one stored yet
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await waitSteps(lab, (s) => s.every((n) => n >= 1), 60_000);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await runsIn(lab, 'paused', 30_000);
+    await savedAtSteps(lab);
+    // Back to the first experiment's link: its session comes back, not "No runs yet".
+    await load(TINY);
+    await page.getByTestId('restored-note').waitFor({ timeout: 15_000 });
+    expect(await steps(lab)).toEqual(before);
+    expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(2);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('restores the runs after a reload, and deletes them from Past sessions', async () => {
     lab = await trainTwoStepsAndPause();
     const { page } = lab;
