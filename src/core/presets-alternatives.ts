@@ -111,7 +111,7 @@ export const ALTERNATIVE_PRESETS: readonly Preset[] = [
   },
   {
     id: 'magrpo-comlrl',
-    title: 'MAGRPO as CoMLRL runs it (coder-tester)',
+    title: 'MAGRPO as CoMLRL runs it (coder and tester)',
     blurb:
       'MAGRPO the way CoMLRL trains it: one joint reward for both agents (the coder’s pass share), the ' +
       'advantage return minus the group mean with no std (magrpo), REINFORCE on the summed response ' +
@@ -124,7 +124,7 @@ export const ALTERNATIVE_PRESETS: readonly Preset[] = [
   },
   {
     id: 'mars2-team',
-    title: 'MARS2: a team of two coders against the stronger one alone (coder-tester)',
+    title: 'MARS2: a team of two coders against the stronger one alone (coder and tester)',
     blurb:
       'MARS2 the way MARTI trains it: one search tree of 8 answers per problem (rollout.sampling=mcts), the ' +
       'agents as arms chosen by Thompson sampling, advantages normalized over the tree (mars2), trees whose ' +

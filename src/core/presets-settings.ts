@@ -62,7 +62,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
   },
   {
     id: 'sync-own-scaled',
-    title: 'Where they part: own rewards, Alice’s ×8 (sync-own)',
+    title: 'Where they part: own rewards, Alice’s ×8',
     lookFor:
       'Where the mechanism map found the estimators part: each agent rewarded for its own part, Alice’s ×8. Look for: Bob’s own success (agent/bob/own_success), higher under Dr. MAS than GRPO, and lower under Step-level.',
     blurb:
@@ -159,7 +159,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
   },
   {
     id: 'plan',
-    title: 'Long-horizon planning (plan): GRPO, Dr. MAS, AT-GRPO',
+    title: 'Long-horizon planning: GRPO, Dr. MAS, AT-GRPO',
     lookFor:
       'Long-horizon planning over up to 5 turns. Look for: GRPO and Dr. MAS close (correlation about 0.99), and AT-GRPO’s per-turn sets holding single rows.',
     blurb:
@@ -180,7 +180,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
   },
   {
     id: 'atgrpo-tree',
-    title: 'AT-GRPO: tree vs parallel (plan)',
+    title: 'AT-GRPO: tree vs parallel (planning)',
     lookFor:
       'AT-GRPO under tree against parallel sampling. Look for: the held-out eval (avg@8), not training success; the tree’s stays below parallel’s.',
     blurb:
@@ -201,7 +201,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
   },
   {
     id: 'sync-own',
-    title: 'Own rewards, unscaled (sync-own): where the dials start',
+    title: 'Own rewards, unscaled: where the dials start',
     blurb:
       'sync with each agent rewarded for its own part (Alice: echo the word; Bob: mirror what she said), so ' +
       'the agents’ rows carry their own rewards and agent/<a>/own_success says whose learning slowed. Scale one ' +

@@ -97,13 +97,17 @@ describe('the first screen tells the story', () => {
       // What it tests on screen; what to look for once picked (the default experiment is picked on load).
       expect(await line.textContent(), p.id).toBe(p.id === PRESETS[0].id ? `${tests} ${lookFor}` : tests);
       expect(await line.isVisible(), p.id).toBe(true);
-      // One name: the button says the preset's title, as exports and lab presets do.
-      expect(await presets.locator(`li[data-preset="${p.id}"] button`).textContent(), p.id).toBe(p.title);
+      // One name: the button says the preset's title, as exports and lab presets do, then its id, the
+      // one `lab presets` lists and `--preset` takes (a task's name in a title read as another's id).
+      const button = presets.locator(`li[data-preset="${p.id}"] button`);
+      expect(await button.textContent(), p.id).toBe(`${p.title} ${p.id}`);
+      expect(await button.locator('code.preset-id').textContent(), p.id).toBe(p.id);
     }
-    expect(await pressed()).toEqual([PRESETS[0].title]);
+    const named = (p: { title: string; id: string }) => `${p.title} ${p.id}`;
+    expect(await pressed()).toEqual([named(PRESETS[0])]);
     const sync = presetById('sync')!;
     await presets.getByRole('button', { name: sync.title }).click();
-    await expect.poll(pressed).toEqual([sync.title]);
+    await expect.poll(pressed).toEqual([named(sync)]);
     const line = presets.locator('li[data-preset="sync"] .preset-look');
     expect(await line.textContent()).toBe(sync.lookFor);
     // Its line describes the picked button (screen readers read it with the button).
@@ -114,7 +118,7 @@ describe('the first screen tells the story', () => {
     // One under More experiments, picked: its group stays open, its button pressed.
     const clip = presetById('grad-clip')!;
     await presets.getByRole('button', { name: clip.title }).click();
-    await expect.poll(pressed).toEqual([clip.title]);
+    await expect.poll(pressed).toEqual([named(clip)]);
     expect(await page.evaluate(() => location.hash)).toBe(`#${encodeExperiment(clip.config)}`);
 
     // The Map comes when asked for (Other tools), with its folder picker.
@@ -129,7 +133,7 @@ describe('the first screen tells the story', () => {
     const presets = lab.page.getByRole('group', { name: 'Presets' });
     await expect
       .poll(() => presets.locator('button[aria-pressed="true"]').allTextContents())
-      .toEqual([liteppo.title]);
+      .toEqual([`${liteppo.title} ${liteppo.id}`]);
     expect(await presets.locator('details.more-presets').getAttribute('open')).toBe('');
     expect(await presets.getByRole('button', { name: liteppo.title }).isVisible()).toBe(true);
     expect(lab.errors).toEqual([]);

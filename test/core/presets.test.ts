@@ -82,9 +82,14 @@ describe('presets', () => {
     expect(new Set(leads).size, leads.join(' | ')).toBe(leads.length);
     // No two presets are one experiment: a chart image, the Findings CSV and the picker agree.
     for (const p of PRESETS) expect(experimentTitle(p.config), p.id).toBe(p.title);
-    // sync-own-scaled went by three names: its id and a phrase on the first screen, its title in the list.
-    expect(presetById('sync-own-scaled')!.title).toBe('Where they part: own rewards, Alice’s ×8 (sync-own)');
-    expect(presetById('sync-own')!.title).toBe('Own rewards, unscaled (sync-own): where the dials start');
+    // sync-own-scaled went by three names: "(sync-own)" in its title named its task, which read as
+    // the id of another preset. A preset's id is its button's and the CLI's; no title holds one.
+    expect(presetById('sync-own-scaled')!.title).toBe('Where they part: own rewards, Alice’s ×8');
+    expect(presetById('sync-own')!.title).toBe('Own rewards, unscaled: where the dials start');
+    const ids = new Set(PRESETS.map((p) => p.id));
+    for (const p of PRESETS)
+      for (const [, inside] of p.title.matchAll(/\(([^)]*)\)/g))
+        for (const word of inside.split(/[\s,:]+/)) expect(ids.has(word), `${p.id}: ${p.title}`).toBe(false);
   });
 
   it('one order: a title names its runs as the header does, in the runs’ order (GRPO vs Dr. MAS)', () => {

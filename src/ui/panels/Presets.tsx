@@ -29,7 +29,10 @@ const STARTERS = STARTER_IDS.map((id) => presetById(id)!);
 const MORE = PRESET_QUESTIONS.map((q) => ({ ...q, presets: q.ids.map((id) => presetById(id)!) }));
 const MORE_COUNT = PRESETS.length - STARTERS.length;
 
-/** One preset: its button (its one name, the title) and its line; what to look for once picked. */
+/**
+ * One preset: its button (its title, then its id: the one `lab presets` lists, `--preset` takes and
+ * the README names) and its line; what to look for once picked.
+ */
 function PresetItem({ preset: p, picked, off }: { preset: Preset; picked: boolean; off: boolean }) {
   const { tests, lookFor } = presetLine(p);
   return (
@@ -42,7 +45,7 @@ function PresetItem({ preset: p, picked, off }: { preset: Preset; picked: boolea
         aria-describedby={`preset-${p.id}-look`}
         onClick={() => applyExperiment(p.config)}
       >
-        {p.title}
+        {p.title} <code className="preset-id">{p.id}</code>
       </button>
       <p className="preset-look" id={`preset-${p.id}-look`}>
         {tests}
