@@ -12,11 +12,11 @@ import { AGGREGATIONS, KL_ESTIMATORS, POLICY_LOSSES } from '../core/losses';
 import { valueAt } from '../core/url';
 import { dialList } from '../core/url-sweep';
 import type { Dial } from '../core/url-sweep';
-import { ESTIMATOR_OPTIONS } from '../core/estimators';
+import { ESTIMATOR_OPTIONS, estimatorLabel } from '../core/estimators';
 import { TASKS } from '../tasks/registry';
 import { SAMPLINGS } from '../tasks/sampling';
 import { controller } from './session/page';
-import { FIELDS, labelOf } from './field-labels';
+import { labelOf } from './field-labels';
 import { ask, chooseConfig, setExperiment, takePending, useLab } from './session/store';
 import { expandWorkflow } from '../core/workflow/families';
 
@@ -156,15 +156,101 @@ export function applyExperiment(next: Experiment): void {
   chooseConfig(next);
 }
 
-/** The labelled fields a change touches, "Group size G 8 → 16"; the rest is "other settings". */
+type Run = Experiment['runs'][number];
+
+/** The leaves of a config value by dotted path; an array is one leaf (a comma list on the page). */
+function leaves(v: unknown, path: string, out: Map<string, unknown>): Map<string, unknown> {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v))
+    for (const [k, w] of Object.entries(v)) leaves(w, path ? `${path}.${k}` : k, out);
+  else out.set(path, v);
+  return out;
+}
+
+/** A dial left out is no change: a scale of 1, an offset of 0 (docs/vocabulary.md, dial). */
+const DIAL_DEFAULTS: Record<string, number> = { scale: 1, offset: 0 };
+const dialDefault = (path: string): number | undefined =>
+  /^(?:runs\.\d+\.)?reward\.(scale|offset)\.[^.]+$/.test(path)
+    ? DIAL_DEFAULTS[path.split('.').at(-2)!]
+    : undefined;
+
+/** A value as the page shows it: a choice by its label (Dr. MAS for drmas), a list comma-separated. */
+function shown(path: string, v: unknown): string {
+  if (v === undefined) return String(dialDefault(path) ?? 'none');
+  if (typeof v === 'string') return optionLabel(path, v);
+  if (Array.isArray(v)) return v.join(', ');
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+/** "Group size G 8 → 16" for each leaf that differs, named by its label (its key where it has none). */
+function leafChanges(
+  from: Map<string, unknown>,
+  to: Map<string, unknown>,
+  name: (path: string) => string,
+  at: (path: string) => string = (path) => path,
+): string[] {
+  const paths = [...new Set([...to.keys(), ...from.keys()])];
+  return paths
+    .filter((p) => JSON.stringify(from.get(p)) !== JSON.stringify(to.get(p)))
+    .filter((p) => shown(at(p), from.get(p)) !== shown(at(p), to.get(p)))
+    .map((p) => `${name(p)} ${shown(at(p), from.get(p))} → ${shown(at(p), to.get(p))}`);
+}
+
+/** A run's estimator as the runs list shows it: its label, a custom one by its sets. */
+const estimatorShown = (c: Experiment, r: Run): string =>
+  r.estimator === 'custom'
+    ? estimatorLabel('custom', { ...c.advantage, ...r.advantage })
+    : optionLabel('estimator', r.estimator);
+
+/**
+ * A run's own settings, each the value it trains with: what it overrides, else the experiment's
+ * (so a run given `rollout.sampling=tree` reads "Sampling parallel → tree").
+ */
+function runLeaves(c: Experiment, r: Run, paths: Iterable<string>): Map<string, unknown> {
+  const { label: _label, estimator: _estimator, ...rest } = r;
+  const own = leaves(rest, '', new Map([['estimator', estimatorShown(c, r)]]));
+  for (const p of paths) if (!own.has(p) && !p.startsWith('live.')) own.set(p, valueAt(c, p));
+  return own;
+}
+
+/**
+ * Every field a change touches, by its label with its values as the page shows them ("Task search
+ * → sync-own, Reward scale of alice 1 → 8, adds a run Step-level (global step-level)"). Runs are matched
+ * by label: a run only one side has is said as added or removed, never as a field of another run.
+ */
 function changeWords(from: Experiment, to: Experiment): string {
-  const fields = [
-    ...FIELDS,
-    ...to.runs.map((_, i) => ({ path: `runs.${i}.estimator`, label: labelOf(`runs.${i}.estimator`, to)! })),
-  ];
-  const named = fields
-    .filter((f) => valueAt(from, f.path) !== valueAt(to, f.path))
-    .map((f) => `${f.label} ${String(valueAt(from, f.path) ?? '–')} → ${String(valueAt(to, f.path))}`);
+  const top = (c: Experiment) => {
+    const { runs: _runs, workflow: _workflow, ...rest } = c;
+    return leaves(rest, '', new Map());
+  };
+  const named = leafChanges(top(from), top(to), (p) => labelOf(p) ?? p);
+  if (JSON.stringify(from.workflow) !== JSON.stringify(to.workflow)) {
+    const name = (c: Experiment) => (c.workflow ? expandWorkflow(c.workflow).name : 'none');
+    named.push(
+      name(from) === name(to) ? `Workflow ${name(to)} edited` : `Workflow ${name(from)} → ${name(to)}`,
+    );
+  }
+  const before = new Map(from.runs.map((r) => [r.label, r]));
+  const after = new Set(to.runs.map((r) => r.label));
+  to.runs.forEach((r, i) => {
+    const was = before.get(r.label);
+    if (!was) return named.push(`adds a run ${r.label} (${estimatorShown(to, r)})`);
+    const paths = [...runLeaves(from, was, []).keys(), ...runLeaves(to, r, []).keys()];
+    named.push(
+      ...leafChanges(
+        runLeaves(from, was, paths),
+        runLeaves(to, r, paths),
+        (p) => labelOf(`runs.${i}.${p}`, to) ?? `${r.label} run: ${p}`,
+        (p) => (p === 'estimator' ? 'label' : p), // already the estimator's label
+      ),
+    );
+  });
+  for (const r of from.runs) if (!after.has(r.label)) named.push(`removes a run ${r.label}`);
+  const order = (c: Experiment) =>
+    c.runs
+      .map((r) => r.label)
+      .filter((l) => before.has(l) && after.has(l))
+      .join(', ');
+  if (order(from) !== order(to)) named.push(`Run order ${order(from)} → ${order(to)}`);
   return named.length > 0 ? named.join(', ') : 'other settings (a preset, the JSON or a link)';
 }
 

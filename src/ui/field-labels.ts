@@ -52,6 +52,20 @@ const LABELS: Record<string, string> = {
   ...OTHER_LABELS,
 };
 
+/**
+ * Fields keyed by an agent's name: its dials (docs/vocabulary.md, dial) and its model, named after
+ * the agent ("Reward scale of alice").
+ */
+const AGENT_FIELDS: Record<string, string> = {
+  'reward.scale': 'Reward scale',
+  'reward.offset': 'Reward offset',
+  'models.perAgent': 'Model',
+};
+const agentLabel = (path: string): string | undefined => {
+  const m = /^(.+)\.([^.]+)$/.exec(path);
+  return m && AGENT_FIELDS[m[1]] ? `${AGENT_FIELDS[m[1]]} of ${m[2]}` : undefined;
+};
+
 /** A run's own fields, which the experiment has not: named after the run ("GRPO run: Estimator"). */
 const RUN_FIELDS: Record<string, string> = { estimator: 'Estimator', label: 'Legend name' };
 
@@ -69,11 +83,11 @@ const runName = (index: number, label?: string): string => (label ? `${label} ru
  */
 function labelFor(path: string, runLabel: (i: number) => string | undefined): string | undefined {
   const run = /^runs\.(\d+)\.(.+)$/.exec(path);
-  if (!run) return LABELS[path];
+  if (!run) return LABELS[path] ?? agentLabel(path);
   const live = /^live\.(\d+)\.(.+)$/.exec(run[2]);
   const field = live
     ? LIVE_LABELS[live[2]] && `${LIVE_LABELS[live[2]]} at step ${live[1]}`
-    : (RUN_FIELDS[run[2]] ?? LABELS[run[2]]);
+    : (RUN_FIELDS[run[2]] ?? LABELS[run[2]] ?? agentLabel(run[2]));
   const i = Number(run[1]);
   return field && `${runName(i, runLabel(i))}: ${field}`;
 }

@@ -1,6 +1,8 @@
 // An action that needs new runs asks first while runs are on screen, and applies at once with none.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT } from '../../src/core/config';
+import type { Experiment } from '../../src/core/config';
+import { presetById } from '../../src/core/presets';
 import { answerPending, applyExperiment, proposeConfig } from '../../src/ui/config-edit';
 import { ask, resetLab, useLab } from '../../src/ui/session/store';
 import type { LabState } from '../../src/ui/session/store';
@@ -60,5 +62,37 @@ describe('ask', () => {
     resetLab({ config: G(2) });
     applyExperiment({ ...G(2), optim: { ...DEFAULT_EXPERIMENT.optim, lr: lr * 2 } });
     expect([useLab.getState().config.optim.lr, useLab.getState().pending]).toEqual([lr * 2, null]);
+  });
+});
+
+describe('what a change says it changes', () => {
+  const detail = (from: Experiment, to: Experiment) => {
+    resetLab({ sessionState: 'paused', config: from });
+    proposeConfig(to);
+    const d = useLab.getState().pending?.detail;
+    answerPending(false);
+    return d;
+  };
+
+  it('a preset: every changed field by its label, values as the page shows them, an added run said as one', () => {
+    // The default experiment (GRPO vs Dr. MAS on search) to Where they part: a task, a dial and a run.
+    expect(detail(DEFAULT_EXPERIMENT, presetById('sync-own-scaled')!.config)).toBe(
+      'Task search → sync-own, Reward scale of alice 1 → 8, adds a run Step-level (global step-level)',
+    );
+    // Back again: the run removed, never "Estimator – →" on another run.
+    expect(detail(presetById('sync-own-scaled')!.config, DEFAULT_EXPERIMENT)).toBe(
+      'Task sync-own → search, Reward scale of alice 8 → 1, removes a run Step-level',
+    );
+  });
+
+  it("a run's own change: its estimator by name, an override by the value it trains with", () => {
+    const tree = presetById('atgrpo-tree')!.config;
+    const runs = [tree.runs[0], { ...tree.runs[1], estimator: 'drmas' as const, rollout: {} }];
+    expect(detail(tree, { ...tree, runs })).toBe(
+      'AT-GRPO tree run: Estimator AT-GRPO → Dr. MAS, AT-GRPO tree run: Sampling tree → parallel',
+    );
+    expect(detail(tree, { ...tree, runs: [...tree.runs].reverse() })).toBe(
+      'Run order AT-GRPO parallel, AT-GRPO tree → AT-GRPO tree, AT-GRPO parallel',
+    );
   });
 });
