@@ -74,9 +74,9 @@ export const ESTIMATORS = {
     color: '#cc79a7',
   },
   'global-step': {
-    label: 'global step-level',
+    label: 'Step-level',
     doc:
-      'Global step-level ablation (Dr. MAS issue #81, "Mechanism B" without the per-agent split): ' +
+      'Step-level ablation (Dr. MAS issue #81, "Mechanism B" without the per-agent split): ' +
       'set = prompt q over all rows of all agents, no trajectory averaging. ' +
       'A_y = (r_y − mean(rows_q))/(std(rows_q) + ε). (docs/estimators.md#global-step)',
     applies:
@@ -86,7 +86,8 @@ export const ESTIMATORS = {
     stdOver: ['group'],
     within: () => 'every row of the G rollouts of its question',
     color: '#009e73',
-    aka: ['Step-level'],
+    // Its label before it became the preset runs' one (docs/vocabulary.md): an older import's run.
+    aka: ['global step-level'],
   },
   magrpo: {
     label: 'MAGRPO',

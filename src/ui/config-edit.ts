@@ -214,7 +214,7 @@ function runLeaves(c: Experiment, r: Run, paths: Iterable<string>): Map<string, 
 
 /**
  * Every field a change touches, by its label with its values as the page shows them ("Task search
- * → sync-own, Reward scale of alice 1 → 8, adds a run Step-level (global step-level)"). Runs are matched
+ * → sync-own, Reward scale of alice 1 → 8, adds a run Step-level"). Runs are matched
  * by label: a run only one side has is said as added or removed, never as a field of another run.
  */
 function changeWords(from: Experiment, to: Experiment): string {
@@ -233,7 +233,9 @@ function changeWords(from: Experiment, to: Experiment): string {
   const after = new Set(to.runs.map((r) => r.label));
   to.runs.forEach((r, i) => {
     const was = before.get(r.label);
-    if (!was) return named.push(`adds a run ${r.label} (${estimatorShown(to, r)})`);
+    // Its estimator after it where the label does not say it ("adds a run GRPO + credit (GRPO)").
+    const says = estimatorShown(to, r) === r.label ? '' : ` (${estimatorShown(to, r)})`;
+    if (!was) return named.push(`adds a run ${r.label}${says}`);
     const paths = [...runLeaves(from, was, []).keys(), ...runLeaves(to, r, []).keys()];
     named.push(
       ...leafChanges(

@@ -164,7 +164,7 @@ describe('lab controls', () => {
       'GRPO',
       'Dr. MAS',
       'AT-GRPO',
-      'global step-level',
+      'Step-level',
       'MAGRPO',
       'MARS2',
       'custom',

@@ -215,7 +215,7 @@ describe('rollout inspector', () => {
       GRPO: () =>
         'A from: trajectory score = mean of its rows’ rewards, normalized by the mean and std of the G trajectory scores of its question (GRPO)',
       'Step-level': () =>
-        'A from: this row’s reward, normalized by the mean and std of every row of the G rollouts of its question (global step-level)',
+        'A from: this row’s reward, normalized by the mean and std of every row of the G rollouts of its question (Step-level)',
       'Dr. MAS': (agent) =>
         `A from: this row’s reward, normalized by the mean and std of agent ${agent}’s rows over the G rollouts of its question (Dr. MAS)`,
     };

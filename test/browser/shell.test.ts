@@ -119,7 +119,7 @@ describe('experiment URL', () => {
     await page.getByTestId('experiment-summary').waitFor();
     expect(await page.locator('dd[data-field=Task]').textContent()).toBe('math');
     expect(await page.getByTestId('runs').textContent()).toMatch(
-      /GRPO — estimator GRPO \(grpo\).*Step — estimator global step-level \(global-step\)/,
+      /GRPO — estimator GRPO \(grpo\).*Step — estimator Step-level \(global-step\)/,
     );
     expect(await page.locator('dd[data-field=Optimizer]').textContent()).toMatch(/learning rate 0\.001,/);
     expect(await page.evaluate(() => location.hash)).toBe(hash);

@@ -70,7 +70,7 @@ describe('a run given an estimator and no label is labelled by its estimator', (
   });
 
   it('a session stored under the old reading keeps its stored labels (its lines and saved states go by them)', () => {
-    // Stored when runs.1.estimator=global-step left run 1 called "Dr. MAS"; that link now reads "global step-level".
+    // Stored when runs.1.estimator=global-step left run 1 called "Dr. MAS"; that link now reads "Step-level".
     const r = decodeExperiment('#v=1&runs.1.estimator=global-step&seeds=2');
     if (!r.ok) throw new Error('bad test link');
     const stored = [

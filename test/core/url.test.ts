@@ -224,7 +224,7 @@ describe('experiment URL codec', () => {
     const one = decodeExperiment('#v=1&runs.1.estimator=global-step');
     expect(one.ok && one.config.runs.map((r) => [r.label, r.estimator])).toEqual([
       ['GRPO', 'grpo'],
-      ['global step-level', 'global-step'], // an estimator given without a label brings its own
+      ['Step-level', 'global-step'], // an estimator given without a label brings its own
     ]);
     // The canonical form of that experiment is the same one pair.
     if (one.ok) expect(encodeExperiment(one.config)).toBe('v=1&runs.1.estimator=global-step');

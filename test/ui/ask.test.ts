@@ -77,11 +77,15 @@ describe('what a change says it changes', () => {
   it('a preset: every changed field by its label, values as the page shows them, an added run said as one', () => {
     // The default experiment (GRPO vs Dr. MAS on search) to Where they part: a task, a dial and a run.
     expect(detail(DEFAULT_EXPERIMENT, presetById('sync-own-scaled')!.config)).toBe(
-      'Task search → sync-own, Reward scale of alice 1 → 8, adds a run Step-level (global step-level)',
+      'Task search → sync-own, Reward scale of alice 1 → 8, adds a run Step-level',
     );
     // Back again: the run removed, never "Estimator – →" on another run.
     expect(detail(presetById('sync-own-scaled')!.config, DEFAULT_EXPERIMENT)).toBe(
       'Task sync-own → search, Reward scale of alice 8 → 1, removes a run Step-level',
+    );
+    // A run whose label does not name its estimator says it after the label.
+    expect(detail(DEFAULT_EXPERIMENT, presetById('credit')!.config)).toMatch(
+      /adds a run GRPO \+ credit \(GRPO\), .*adds a run Dr\. MAS \+ credit \(Dr\. MAS\)/,
     );
   });
 

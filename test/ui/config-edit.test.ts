@@ -41,7 +41,7 @@ describe('option docs', () => {
       'GRPO',
       'Dr. MAS',
       'AT-GRPO',
-      'global step-level',
+      'Step-level',
       'MAGRPO',
       'MARS2',
       'custom',
