@@ -39,7 +39,7 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   const findings = page.getByTestId('findings');
   await expect
     .poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 })
-    .toMatch(/^All 4 repeats done · 4 steps recorded per repeat/);
+    .toMatch(/^All 4 repeats \(2 runs × 2 seeds\) done · 4 steps recorded per repeat/);
   // sync is the control: GRPO and Dr. MAS are the same run in every seed.
   const reward = findings.locator('tr[data-figure="reward (last 10)"]');
   expect(await reward.locator('td[data-verdict]').textContent()).toBe('identical on all 2 seeds');
@@ -104,7 +104,7 @@ it('a reload while runs wait in the queue: the started runs resume as saved, the
   await runsIn(lab, 'done', 240_000);
   await expect
     .poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 })
-    .toMatch(/^All 4 repeats done · 5 steps recorded per repeat/);
+    .toMatch(/^All 4 repeats \(2 runs × 2 seeds\) done · 5 steps recorded per repeat/);
   expect(await page.getByTestId('session-alert').count()).toBe(0);
   const { header, rows: lines } = await downloadCsv(page);
   for (const run of ['GRPO #0', 'GRPO #1', 'Dr. MAS #0', 'Dr. MAS #1']) {

@@ -187,7 +187,7 @@ describe('a shared result opens read-only in another browser', () => {
     const findings = l.page.getByTestId('findings');
     await expect
       .poll(() => text(l, 'findings-status'))
-      .toMatch(/^All 4 repeats done · 3 steps recorded per repeat/);
+      .toMatch(/^All 4 repeats \(2 runs × 2 seeds\) done · 3 steps recorded per repeat/);
     const [csv] = await Promise.all([
       l.page.waitForEvent('download'),
       findings.getByRole('button', { name: 'Download findings CSV' }).click(),

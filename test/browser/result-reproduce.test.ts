@@ -99,7 +99,9 @@ describe('Train it here beside an opened result', () => {
 
     // Reproduced?: a verdict per figure of the file's Findings, each run reproduced exactly.
     const card = l.page.getByTestId('reproduced');
-    await expect.poll(() => text(l, 'reproduced-status')).toMatch(/^All 4 repeats trained here done/);
+    await expect
+      .poll(() => text(l, 'reproduced-status'))
+      .toMatch(/^All 4 repeats \(2 runs × 2 seeds\) trained here done/);
     const rows = card.locator('tbody tr');
     expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-figure')))).toEqual(
       findings.figures.map((f) => f.name),

@@ -285,7 +285,7 @@ describe('the first screen tells the story', () => {
     const findings = page.getByTestId('findings');
     await expect
       .poll(() => page.getByTestId('findings-status').textContent(), { timeout: 10_000 })
-      .toMatch(/^All 6 repeats done/);
+      .toMatch(/^All 6 repeats \(3 runs × 2 seeds\) done/);
     const heads = await findings.locator('thead th').allTextContents();
     expect(heads.slice(0, 3)).toEqual(['figure', 'verdict: Step-level vs GRPO', 'verdict: Dr. MAS vs GRPO']);
     const names = await findings.locator('tbody th').allTextContents();

@@ -19,6 +19,7 @@ import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../session/store';
 import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
+import { repeatsText } from '../repeat-words';
 
 /** How often the table follows training: it is read, not watched. */
 const FOLLOW_MS = 2000;
@@ -111,6 +112,7 @@ export function Findings() {
   const importedKey = useLab((s) => (importedSeeded(s) ? s.imported.map((r) => r.id).join(',') : ''));
   const done = useLab((s) => boardRuns(s).filter((r) => r.state === 'done').length);
   const total = useLab((s) => boardRuns(s).length);
+  const runCount = useLab((s) => boardConfig(s).runs.length);
   const [tail, setTail] = useState(REWARD_TAIL);
   // Summarizing every repeat's history takes a while (16 repeats of 200 steps: ~20 ms): the table
   // follows in a render of its own, after the board the same change redraws (a result opened:
@@ -146,8 +148,10 @@ export function Findings() {
       {!oneSeed && <TailField tail={tail} onChange={setTail} />}
       {showSession && (
         <FindingsTable c={session.c} list={session.list}>
-          {done === total ? `All ${total} repeats done` : `${done} of ${total} repeats done: provisional`} ·{' '}
-          {stepSpan(session.list)} steps recorded per repeat · mean ± 95 % CI over {session.c.seeds} seeds;
+          {done === total
+            ? `All ${repeatsText(total, runCount, seeds)} done`
+            : `${done} of ${repeatsText(total, runCount, seeds)} done: provisional`}{' '}
+          · {stepSpan(session.list)} steps recorded per repeat · mean ± 95 % CI over {session.c.seeds} seeds;
           differences paired by seed (same task stream); verdicts from the paired CI. The same numbers as{' '}
           <code>lab report</code>.
         </FindingsTable>

@@ -10,7 +10,8 @@ import { formatFixed } from '../../report/findings';
 import { openedText, REPRODUCED_WORDS, reproduced } from '../../report/reproduced';
 import type { Reproduction } from '../../report/reproduced';
 import { REWARD_TAIL } from '../../report/summary';
-import { boardRuns, useLab } from '../session/store';
+import { boardConfig, boardRuns, useLab } from '../session/store';
+import { repeatsText } from '../repeat-words';
 import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
 import { FigureTable, summaries } from './Findings';
@@ -46,6 +47,8 @@ export function Reproduced() {
       .join(','),
   );
   const total = useLab((s) => boardRuns(s).length);
+  const runCount = useLab((s) => boardConfig(s).runs.length);
+  const seeds = useLab((s) => boardConfig(s).seeds);
   const figures = useMemo(() => {
     void version;
     void doneKey;
@@ -62,8 +65,8 @@ export function Reproduced() {
         status={
           <>
             {done === total
-              ? `All ${total} repeats trained here done`
-              : `${done} of ${total} repeats done here`}{' '}
+              ? `All ${repeatsText(total, runCount, seeds)} trained here done`
+              : `${done} of ${repeatsText(total, runCount, seeds)} done here`}{' '}
             · each run&rsquo;s mean here against {compared.result.name}&rsquo;s seed spread: the 95 % CI of
             its mean over seeds from 3 seeds on, its min–max below 3; &ldquo;reproduced exactly&rdquo; where
             every seed came out bit for bit the same.
