@@ -40,7 +40,7 @@ it('after a live change, a new session from a preset shows the learning rate it 
 
   // A new session from the sync preset: its runs train at the preset's learning rate.
   const sync = PRESETS.find((p) => p.id === 'sync')!;
-  await page.getByRole('button', { name: sync.title, exact: true }).click();
+  await page.getByRole('button', { name: sync.title }).click(); // its title, then its id
   await page.getByRole('button', { name: 'Start a new session', exact: true }).click();
   await trainEnabled(page);
   await page.getByRole('button', { name: 'Train', exact: true }).click();

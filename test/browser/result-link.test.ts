@@ -264,8 +264,9 @@ describe('a link that opens nothing, over a session brought back', () => {
       ['#open=garbage', 'This result link could not be opened'],
       ['#v=1&task=nonsense', 'This link could not be opened'],
     ]) {
+      // Loaded afresh: a hash change alone lets the page answer it first, in place.
+      await page.goto('about:blank');
       await page.goto(`${base}${link}`);
-      await page.reload();
       const note = page.getByTestId('restored-note');
       await expect.poll(() => note.count(), { timeout: 30_000 }).toBe(1);
       const when = /restored from (.+?) —/.exec((await note.textContent()) ?? '')![1];
