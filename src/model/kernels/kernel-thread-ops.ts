@@ -3,8 +3,8 @@
  * threads): the small shared control block the calling thread writes and its helpers read, the
  * split ops and how each computes its part, and how a part's rows are cut. The helpers
  * (kernel-thread.worker.ts) import only this. Each output row is computed by the same code in the
- * same order whatever thread runs it, and blocks start at multiples of the kernel's 4-row tile, so
- * the result is bitwise the single-threaded one.
+ * same order whatever thread runs it, and blocks start at multiples of 4 (where xᵀ·dy's tiles hand
+ * its last rows to its tail: scripts/gemm-wat.ts), so the result is bitwise the single-threaded one.
  */
 import type { KernelExports } from './kernel-types';
 import { runGemmTile, runGemmTnTile } from './gemm-tile';
@@ -21,7 +21,7 @@ const NARGS = 19;
 const PARTS = ARGS + NARGS;
 export const CONTROL_INTS = PARTS + 1;
 
-/** Rows [r0, r1) of part p of n over M rows, cut at multiples of the kernels' 4-row tiles. */
+/** Rows [r0, r1) of part p of n over M rows, cut at multiples of 4. */
 export function rowBlock(M: number, parts: number, p: number): [number, number] {
   const per = 4 * Math.ceil(M / 4 / parts);
   return [Math.min(M, p * per), Math.min(M, (p + 1) * per)];
