@@ -14,6 +14,7 @@ import { downloadCsv, downloadJson } from './export';
 import { downloadResult } from './interop';
 import { controller } from './session/page';
 import { BackendPanel } from './panels/BackendPanel';
+import { SavedNote } from './panels/SavedNote';
 import { Charts } from './panels/Charts';
 import { Controls, StatusBar } from './panels/Controls';
 import { ExperimentPanel } from './panels/ExperimentPanel';
@@ -212,12 +213,7 @@ function ExportPanel() {
           Download checkpoints
         </button>
       </div>
-      {shared && (
-        <p role="status" className="muted" data-testid="share-saved">
-          Saved <code>{shared}</code>: send the file (it opens dropped on Other tools), or host it and share
-          an <code>#open=</code> link; docs/sharing.md says how.
-        </p>
-      )}
+      {shared && <SavedNote name={shared} testId="share-saved" />}
       <StartFrom />
     </section>
   );

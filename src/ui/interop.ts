@@ -167,9 +167,12 @@ export function downloadResult(): Promise<string | null> {
   return offerResult(() => controller.shareResult());
 }
 
-/** Past sessions → Share: a stored session as a result file, without opening it (it stays as it is). */
-export async function shareStored(id: string): Promise<void> {
-  await offerResult(async () => {
+/**
+ * Past sessions → Share: a stored session as a result file, without opening it (it stays as it
+ * is); resolves to the file's name (null: it failed).
+ */
+export function shareStored(id: string): Promise<string | null> {
+  return offerResult(async () => {
     const got = await controller.recorder.loadSession(id);
     if (!got) throw new Error('that session is no longer stored');
     return storedSessionResult(useLab.getState(), got.session, got.frames);

@@ -49,6 +49,10 @@ describe('Train it here beside an opened result', () => {
       trained.page.getByRole('button', { name: /^Share session .* as a result file$/ }).click(),
     ]);
     const again = readResult(readFileSync((await pastShare.path())!)).body;
+    // Not silent either: the panel names the file it saved.
+    await expect
+      .poll(() => trained.page.getByTestId('past-share-saved').textContent())
+      .toMatch(new RegExp(`^Saved ${pastShare.suggestedFilename().replace(/\./g, '\\.')}: send the file`));
     expect(again.runs.map((r) => [r.label, r.seed, r.keys, r.frames, r.rollouts.length])).toEqual(
       body.runs.map((r) => [r.label, r.seed, r.keys, r.frames, 0]),
     );

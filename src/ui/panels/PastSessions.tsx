@@ -10,6 +10,7 @@ import type { StoredSession } from '../session/store';
 import { deleteStored, openSession } from '../restore';
 import { reported, useLab } from '../session/store';
 import { utcTime } from '../opened-words';
+import { SavedNote } from './SavedNote';
 
 function summary(s: StoredSession): string {
   if (s.kind === 'import')
@@ -28,11 +29,14 @@ const PastRun = memo(function PastRun({
   s,
   current,
   say,
+  saved,
 }: {
   s: StoredSession;
   current: boolean;
   /** Where a failed Open, Show, Hide or Delete is said: the panel's line, beside these buttons. */
   say: (message: string) => void;
+  /** Where Share says the file it saved: the panel's line. */
+  saved: (name: string | null) => void;
 }) {
   const when = utcTime(s.createdAt);
   const name = `${when} (${summary(s)})`;
@@ -68,7 +72,7 @@ const PastRun = memo(function PastRun({
           </button>
           <button
             type="button"
-            onClick={() => void shareStored(s.id)}
+            onClick={() => void shareStored(s.id).then(saved)}
             aria-label={`Share session ${name} as a result file`}
             title="Download it as a result file that opens in the lab as it ran, without opening it here (docs/sharing.md)"
           >
@@ -100,6 +104,8 @@ export function PastSessions() {
   // The last Open, Show, Hide or Delete that failed, said here: the page's alert sits at the top of
   // the main column, out of sight of this panel at the foot of the side column.
   const [failed, setFailed] = useState<string | null>(null);
+  // The file the last Share saved (its download is otherwise silent).
+  const [shared, setShared] = useState<string | null>(null);
   return (
     <section className="panel" aria-labelledby="past-title" data-loaded={sessions !== null}>
       {/* Focusable: the header's Past sessions button moves focus here. */}
@@ -128,9 +134,10 @@ export function PastSessions() {
           </button>
         </p>
       )}
+      {shared && <SavedNote name={shared} testId="past-share-saved" />}
       <ul className="past-sessions">
         {sessions?.map((s) => (
-          <PastRun key={s.id} s={s} current={s.id === shown} say={setFailed} />
+          <PastRun key={s.id} s={s} current={s.id === shown} say={setFailed} saved={setShared} />
         ))}
       </ul>
     </section>
