@@ -62,15 +62,23 @@ describe('training from the page', () => {
       page
         .locator(`figure[aria-label="${figure}"] .series`)
         .evaluateAll((ps) => ps.map((p) => p.getAttribute('stroke')));
-    // A chart draws once it is near the window (chart-refresh.ts): bring the per-agent one there.
-    await page.locator('figure[aria-label="μk · reward mean"]').scrollIntoViewIfNeeded();
+    // A chart draws once it is on screen (chart-refresh.ts): bring the per-agent one there at each
+    // poll, since cards that appear above it while the runs train (What differs, Findings) can push
+    // it back off screen after one scroll (CI failed so at 90 s once, its chart never drawn).
+    const perAgent = page.locator('figure[aria-label="μk · reward mean"]');
     for (const c of colors)
       await expect
-        .poll(async () => (await strokesOf('μk · reward mean')()).filter((s) => s === c).length, {
-          // Generous: on a loaded 2-core machine the chart pump's turn comes late (failed at 30 s
-          // twice under a load average of 15; 25 s for the whole test when quiet).
-          timeout: 90_000,
-        })
+        .poll(
+          async () => {
+            await perAgent.scrollIntoViewIfNeeded();
+            return (await strokesOf('μk · reward mean')()).filter((s) => s === c).length;
+          },
+          {
+            // Generous: on a loaded 2-core machine the chart pump's turn comes late (failed at 30 s
+            // twice under a load average of 15; 25 s for the whole test when quiet).
+            timeout: 90_000,
+          },
+        )
         .toBeGreaterThanOrEqual(2); // 2 agents, smoothed
     for (const c of colors) await expect.poll(strokesOf('Reward'), { timeout: 90_000 }).toContain(c);
 
