@@ -143,7 +143,7 @@ onmessage = async (e: MessageEvent<SplitRequest>) => {
       if (T === S) {
         const dy = buf(B * T * C),
           grad = buf(B * T * C3),
-          tmp = buf(S * kernelParts());
+          tmp = buf((S + 2 * T * S) * kernelParts());
         rows.push({
           op: 'attention bwd',
           shape: `B ${B}, T ${T}, S ${S}`,

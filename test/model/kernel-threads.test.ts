@@ -166,7 +166,7 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
 
   // GELU over n elements, n not a multiple of 4 (the scalar tail in the last block only).
   const n = 4099,
-    x = tmp + 4 * 3 * S,
+    x = tmp + 4 * 3 * (S + 2 * T * S), // tmp: S + 2·T·S floats for each of up to 3 parts
     gy = x + 4 * n,
     gdy = gy + 4 * n,
     gdx = gdy + 4 * n;

@@ -50,7 +50,7 @@ registerWasmKernel(BWD, ({ k, at, out, scratch }, { qkv, p, dy }, a) => {
       dq: at(grad, d.qo),
       dk: at(grad, d.ko),
       dv: at(grad, d.vo),
-      tmp: scratch(d.S * kernelParts()),
+      tmp: scratch((d.S + 2 * d.T * d.S) * kernelParts()),
     },
     d,
     C3,

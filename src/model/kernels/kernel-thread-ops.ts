@@ -78,7 +78,7 @@ export const OPS: readonly {
       ),
   },
   // Attention backward over batch elements [r0, r1): dq, dk, dv of a batch element are sums over its
-  // own rows only; each part has its own S-float scratch row (tmp holds one per part).
+  // own rows only; each part has its own S + 2·T·S floats of scratch (tmp holds one per part).
   {
     rows: (x) => x[13],
     run: (k, [q, qs, kk, ks, v, vs, p, dy, dq, dk, dv, gs, tmp, , T, S, H, hd, scale], r0, r1, part) =>
@@ -95,7 +95,7 @@ export const OPS: readonly {
         dk + 4 * r0 * S * gs,
         dv + 4 * r0 * S * gs,
         gs,
-        tmp + 4 * part * S,
+        tmp + 4 * part * (S + 2 * T * S),
         r1 - r0,
         T,
         S,

@@ -246,8 +246,8 @@ export function attnFwdRows(k: KernelExports, at: AttnFwdAt, d: AttnShape): void
 
 /**
  * Attention backward (attn_bwd's arguments), split by batch elements likewise (4·B·H·T·S·hd
- * multiply-adds). `gs` is the row stride of dq, dk and dv in floats; `tmp` holds S floats per
- * part: kernelParts() × S.
+ * multiply-adds). `gs` is the row stride of dq, dk and dv in floats; `tmp` holds S + 2·T·S floats
+ * per part: kernelParts() × (S + 2·T·S).
  */
 export function attnBwdRows(k: KernelExports, at: AttnBwdAt, d: AttnShape, gs: number): void {
   const { B, T, S, H, hd, scale } = d;

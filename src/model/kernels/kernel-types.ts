@@ -156,6 +156,6 @@ export interface AttnBwdAt {
   dq: number;
   dk: number;
   dv: number;
-  /** Scratch: S floats per part of a split (kernelParts). */
+  /** Scratch: S + 2·T·S floats per part of a split (kernelParts). */
   tmp: number;
 }

@@ -331,18 +331,22 @@
       (br_if $lb (i32.lt_u (local.tee $b (i32.add (local.get $b) (i32.const 1))) (local.get $B)))))
 
   ;; Backward of attn_fwd given p and dy (b, t, h, d): dq, dk, dv (row stride gs) are accumulated
-  ;; into, so the caller zeroes them; tmp holds S floats.
+  ;; into, so the caller zeroes them; tmp holds S + 2·S·T floats.
   ;;   dv[s] += p[t,s]·dy[t];  ds = p ∘ (dy·vᵀ − Σ_s p·(dy·vᵀ));  dq[t] += scale·Σ_s ds·k[s];  dk[s] += scale·ds·q[t]
+  ;; hd = 32 (every preset's head size) goes to attn_bwd32; this is the general form, a pair (t, s) at a time.
   (func (export "attn_bwd")
     (param $q i32) (param $qs i32) (param $k i32) (param $ks i32) (param $v i32) (param $vs i32)
     (param $p i32) (param $dy i32) (param $dq i32) (param $dk i32) (param $dv i32) (param $gs i32) (param $tmp i32)
     (param $B i32) (param $T i32) (param $S i32) (param $H i32) (param $hd i32) (param $scale f32)
     (local $b i32) (local $h i32) (local $t i32) (local $s i32) (local $C i32)
-    (local $qrow i32) (local $prow i32) (local $dyrow i32) (local $dqrow i32) (local $krow i32) (local $off i32)
+    (local $qrow i32) (local $prow i32) (local $dyrow i32) (local $dqrow i32) (local $krow i32) (local $ap i32)
     (local $pv f32) (local $dp f32) (local $c f32) (local $ds f32)
-    ;; hd = 32 (every preset's head size): dy, then dq, held in r0..r7, inline multiply-adds
-    (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128) (local $r4 v128) (local $r5 v128) (local $r6 v128) (local $r7 v128) (local $acc v128) (local $acc2 v128) (local $cv v128) (local $ap i32) (local $h32 i32)
-    (local.set $h32 (i32.eq (local.get $hd) (i32.const 32)))
+    (if (i32.eq (local.get $hd) (i32.const 32))
+      (then
+        (call $attn_bwd32 (local.get $q) (local.get $qs) (local.get $k) (local.get $ks) (local.get $v) (local.get $vs)
+          (local.get $p) (local.get $dy) (local.get $dq) (local.get $dk) (local.get $dv) (local.get $gs) (local.get $tmp)
+          (local.get $B) (local.get $T) (local.get $S) (local.get $H) (local.get $scale))
+        (return)))
     (local.set $C (i32.mul (local.get $H) (local.get $hd)))
     (loop $lb
       (local.set $h (i32.const 0))
@@ -362,67 +366,24 @@
             (i32.add (i32.mul (i32.add (i32.mul (local.get $b) (local.get $H)) (local.get $h)) (local.get $T)) (local.get $t))
             (local.get $S)) (i32.const 2))))
           ;; dp = dy·vᵀ where p ≠ 0, c = Σ p·dp, dv += p·dy
-          (if (local.get $h32)
-            (then
-              (local.set $r0 (v128.load offset=0 (local.get $dyrow)))
-              (local.set $r1 (v128.load offset=16 (local.get $dyrow)))
-              (local.set $r2 (v128.load offset=32 (local.get $dyrow)))
-              (local.set $r3 (v128.load offset=48 (local.get $dyrow)))
-              (local.set $r4 (v128.load offset=64 (local.get $dyrow)))
-              (local.set $r5 (v128.load offset=80 (local.get $dyrow)))
-              (local.set $r6 (v128.load offset=96 (local.get $dyrow)))
-              (local.set $r7 (v128.load offset=112 (local.get $dyrow)))))
           (local.set $c (f32.const 0))
           (local.set $s (i32.const 0))
           (loop $l1
             (local.set $pv (f32.load (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2)))))
             (if (f32.ne (local.get $pv) (f32.const 0))
               (then
-                (local.set $off (i32.add (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $vs))
-                  (i32.mul (local.get $h) (local.get $hd))))
-                (local.set $ap (i32.add (local.get $v) (i32.shl (local.get $off) (i32.const 2))))
-                (if (local.get $h32)
-                  (then
-                    (local.set $acc (f32x4.mul (local.get $r0) (v128.load (local.get $ap))))
-                    (local.set $acc2 (f32x4.mul (local.get $r1) (v128.load offset=16 (local.get $ap))))
-                    (local.set $acc (f32x4.relaxed_madd (local.get $r2) (v128.load offset=32 (local.get $ap)) (local.get $acc)))
-                    (local.set $acc2 (f32x4.relaxed_madd (local.get $r3) (v128.load offset=48 (local.get $ap)) (local.get $acc2)))
-                    (local.set $acc (f32x4.relaxed_madd (local.get $r4) (v128.load offset=64 (local.get $ap)) (local.get $acc)))
-                    (local.set $acc2 (f32x4.relaxed_madd (local.get $r5) (v128.load offset=80 (local.get $ap)) (local.get $acc2)))
-                    (local.set $acc (f32x4.relaxed_madd (local.get $r6) (v128.load offset=96 (local.get $ap)) (local.get $acc)))
-                    (local.set $acc2 (f32x4.relaxed_madd (local.get $r7) (v128.load offset=112 (local.get $ap)) (local.get $acc2)))
-                    (local.set $acc (f32x4.add (local.get $acc) (local.get $acc2)))
-                    (local.set $dp (f32.add
-                      (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
-                      (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))))
-                  (else (local.set $dp (call $dot (local.get $dyrow) (local.get $ap) (local.get $hd)))))
+                (local.set $ap (i32.add (local.get $v) (i32.shl (i32.add
+                  (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $vs))
+                  (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
+                (local.set $dp (call $dot (local.get $dyrow) (local.get $ap) (local.get $hd)))
                 (f32.store (i32.add (local.get $tmp) (i32.shl (local.get $s) (i32.const 2))) (local.get $dp))
                 (local.set $c (f32.add (local.get $c) (f32.mul (local.get $pv) (local.get $dp))))
                 (local.set $ap (i32.add (local.get $dv) (i32.shl (i32.add
                   (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $gs))
                   (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
-                (if (local.get $h32)
-                  (then
-                    (local.set $cv (f32x4.splat (local.get $pv)))
-                    (v128.store offset=0 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r0) (v128.load offset=0 (local.get $ap))))
-                    (v128.store offset=16 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r1) (v128.load offset=16 (local.get $ap))))
-                    (v128.store offset=32 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r2) (v128.load offset=32 (local.get $ap))))
-                    (v128.store offset=48 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r3) (v128.load offset=48 (local.get $ap))))
-                    (v128.store offset=64 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r4) (v128.load offset=64 (local.get $ap))))
-                    (v128.store offset=80 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r5) (v128.load offset=80 (local.get $ap))))
-                    (v128.store offset=96 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r6) (v128.load offset=96 (local.get $ap))))
-                    (v128.store offset=112 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (local.get $r7) (v128.load offset=112 (local.get $ap)))))
-                  (else (call $axpy (local.get $ap) (local.get $dyrow) (local.get $pv) (local.get $hd))))))
+                (call $axpy (local.get $ap) (local.get $dyrow) (local.get $pv) (local.get $hd))))
             (br_if $l1 (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
-          ;; ds, then dq and dk (dq[t] is this query's alone: kept in r0..r7, stored once)
-          (local.set $r0 (v128.const i32x4 0 0 0 0))
-          (local.set $r1 (v128.const i32x4 0 0 0 0))
-          (local.set $r2 (v128.const i32x4 0 0 0 0))
-          (local.set $r3 (v128.const i32x4 0 0 0 0))
-          (local.set $r4 (v128.const i32x4 0 0 0 0))
-          (local.set $r5 (v128.const i32x4 0 0 0 0))
-          (local.set $r6 (v128.const i32x4 0 0 0 0))
-          (local.set $r7 (v128.const i32x4 0 0 0 0))
+          ;; ds, then dq and dk
           (local.set $s (i32.const 0))
           (loop $l2
             (local.set $pv (f32.load (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2)))))
@@ -436,42 +397,204 @@
                 (local.set $ap (i32.add (local.get $dk) (i32.shl (i32.add
                   (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $gs))
                   (i32.mul (local.get $h) (local.get $hd))) (i32.const 2))))
-                (if (local.get $h32)
-                  (then
-                    (local.set $cv (f32x4.splat (local.get $ds)))
-                    (local.set $r0 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=0 (local.get $krow)) (local.get $r0)))
-                    (local.set $r1 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=16 (local.get $krow)) (local.get $r1)))
-                    (local.set $r2 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=32 (local.get $krow)) (local.get $r2)))
-                    (local.set $r3 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=48 (local.get $krow)) (local.get $r3)))
-                    (local.set $r4 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=64 (local.get $krow)) (local.get $r4)))
-                    (local.set $r5 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=80 (local.get $krow)) (local.get $r5)))
-                    (local.set $r6 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=96 (local.get $krow)) (local.get $r6)))
-                    (local.set $r7 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=112 (local.get $krow)) (local.get $r7)))
-                    (v128.store offset=0 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=0 (local.get $qrow)) (v128.load offset=0 (local.get $ap))))
-                    (v128.store offset=16 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=16 (local.get $qrow)) (v128.load offset=16 (local.get $ap))))
-                    (v128.store offset=32 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=32 (local.get $qrow)) (v128.load offset=32 (local.get $ap))))
-                    (v128.store offset=48 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=48 (local.get $qrow)) (v128.load offset=48 (local.get $ap))))
-                    (v128.store offset=64 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=64 (local.get $qrow)) (v128.load offset=64 (local.get $ap))))
-                    (v128.store offset=80 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=80 (local.get $qrow)) (v128.load offset=80 (local.get $ap))))
-                    (v128.store offset=96 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=96 (local.get $qrow)) (v128.load offset=96 (local.get $ap))))
-                    (v128.store offset=112 (local.get $ap) (f32x4.relaxed_madd (local.get $cv) (v128.load offset=112 (local.get $qrow)) (v128.load offset=112 (local.get $ap)))))
-                  (else
-                    (call $axpy (local.get $dqrow) (local.get $krow) (local.get $ds) (local.get $hd))
-                    (call $axpy (local.get $ap) (local.get $qrow) (local.get $ds) (local.get $hd))))))
+                (call $axpy (local.get $dqrow) (local.get $krow) (local.get $ds) (local.get $hd))
+                (call $axpy (local.get $ap) (local.get $qrow) (local.get $ds) (local.get $hd))))
             (br_if $l2 (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
-          (if (local.get $h32)
-            (then
-              (v128.store offset=0 (local.get $dqrow) (f32x4.add (v128.load offset=0 (local.get $dqrow)) (local.get $r0)))
-              (v128.store offset=16 (local.get $dqrow) (f32x4.add (v128.load offset=16 (local.get $dqrow)) (local.get $r1)))
-              (v128.store offset=32 (local.get $dqrow) (f32x4.add (v128.load offset=32 (local.get $dqrow)) (local.get $r2)))
-              (v128.store offset=48 (local.get $dqrow) (f32x4.add (v128.load offset=48 (local.get $dqrow)) (local.get $r3)))
-              (v128.store offset=64 (local.get $dqrow) (f32x4.add (v128.load offset=64 (local.get $dqrow)) (local.get $r4)))
-              (v128.store offset=80 (local.get $dqrow) (f32x4.add (v128.load offset=80 (local.get $dqrow)) (local.get $r5)))
-              (v128.store offset=96 (local.get $dqrow) (f32x4.add (v128.load offset=96 (local.get $dqrow)) (local.get $r6)))
-              (v128.store offset=112 (local.get $dqrow) (f32x4.add (v128.load offset=112 (local.get $dqrow)) (local.get $r7)))))
           (br_if $lt (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (local.get $T))))
         (br_if $lh (i32.lt_u (local.tee $h (i32.add (local.get $h) (i32.const 1))) (local.get $H))))
       (br_if $lb (i32.lt_u (local.tee $b (i32.add (local.get $b) (i32.const 1))) (local.get $B)))))
+
+  ;; attn_bwd at hd = 32, per (batch, head) in two passes, so that every gradient row is summed in
+  ;; registers and stored once. Done a pair (t, s) at a time, dk[s] and dv[s] were loaded and stored
+  ;; at every pair: 48 loads and 16 stores of 16 bytes a pair, against 32 loads here.
+  ;;   by query t: dp[s] = dy[t]·v[s]; c = Σ_s p·dp; ds[t,s] = scale·p·(dp − c); dq[t] += Σ_s ds[t,s]·k[s]
+  ;;   by key s:   dk[s] += Σ_t ds[t,s]·q[t];  dv[s] += Σ_t p[t,s]·dy[t]
+  ;; The first pass writes ds and p transposed (tmp: dp's S floats, then dsᵀ and pᵀ, S × T each), so
+  ;; the second reads them along rows: read down the columns of p (a cache line a float), the second
+  ;; pass took longer than the first.
+  ;; Each sum takes the same multiply-adds in the same order as the pair-at-a-time form (s ascending
+  ;; for dq, t ascending for dk and dv, from zero), so the gradients are the same bits.
+  (func $attn_bwd32
+    (param $q i32) (param $qs i32) (param $k i32) (param $ks i32) (param $v i32) (param $vs i32)
+    (param $p i32) (param $dy i32) (param $dq i32) (param $dk i32) (param $dv i32) (param $gs i32) (param $tmp i32)
+    (param $B i32) (param $T i32) (param $S i32) (param $H i32) (param $scale f32)
+    (local $b i32) (local $h i32) (local $t i32) (local $s i32) (local $C i32) (local $hoff i32)
+    (local $ph i32) (local $prow i32) (local $dyrow i32) (local $dqrow i32) (local $ap i32)
+    (local $dsT i32) (local $pT i32) (local $tcol i32) (local $pcol i32) (local $qstep i32) (local $dystep i32) (local $sstep i32) (local $tstep i32)
+    (local $pv f32) (local $dp f32) (local $c f32) (local $ds f32)
+    (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128) (local $r4 v128) (local $r5 v128) (local $r6 v128) (local $r7 v128)
+    (local $acc v128) (local $acc2 v128) (local $cv v128)
+    (local.set $C (i32.shl (local.get $H) (i32.const 5)))
+    (local.set $qstep (i32.shl (local.get $qs) (i32.const 2)))
+    (local.set $dystep (i32.shl (local.get $C) (i32.const 2)))
+    (local.set $sstep (i32.shl (local.get $S) (i32.const 2)))
+    (local.set $tstep (i32.shl (local.get $T) (i32.const 2)))
+    (local.set $dsT (i32.add (local.get $tmp) (local.get $sstep)))
+    (local.set $pT (i32.add (local.get $dsT) (i32.mul (local.get $S) (local.get $tstep))))
+    (loop $lb
+      (local.set $h (i32.const 0))
+      (loop $lh
+        (local.set $hoff (i32.shl (local.get $h) (i32.const 5)))
+        ;; p[b, h] (T × S)
+        (local.set $ph (i32.add (local.get $p) (i32.shl (i32.mul
+          (i32.mul (i32.add (i32.mul (local.get $b) (local.get $H)) (local.get $h)) (local.get $T))
+          (local.get $S)) (i32.const 2))))
+        ;; by query t
+        (local.set $t (i32.const 0))
+        (loop $lt
+          (local.set $prow (i32.add (local.get $ph) (i32.mul (local.get $t) (local.get $sstep))))
+          (local.set $tcol (i32.add (local.get $dsT) (i32.shl (local.get $t) (i32.const 2))))
+          (local.set $pcol (i32.add (local.get $pT) (i32.shl (local.get $t) (i32.const 2))))
+          (local.set $dqrow (i32.add (local.get $dq) (i32.shl (i32.add
+            (i32.mul (i32.add (i32.mul (local.get $b) (local.get $T)) (local.get $t)) (local.get $gs))
+            (local.get $hoff)) (i32.const 2))))
+          (local.set $dyrow (i32.add (local.get $dy) (i32.shl (i32.add
+            (i32.mul (i32.add (i32.mul (local.get $b) (local.get $T)) (local.get $t)) (local.get $C))
+            (local.get $hoff)) (i32.const 2))))
+          ;; dp = dy·vᵀ where p ≠ 0 (kept in tmp), c = Σ p·dp; dy[t] held in r0..r7
+          (local.set $r0 (v128.load offset=0 (local.get $dyrow)))
+          (local.set $r1 (v128.load offset=16 (local.get $dyrow)))
+          (local.set $r2 (v128.load offset=32 (local.get $dyrow)))
+          (local.set $r3 (v128.load offset=48 (local.get $dyrow)))
+          (local.set $r4 (v128.load offset=64 (local.get $dyrow)))
+          (local.set $r5 (v128.load offset=80 (local.get $dyrow)))
+          (local.set $r6 (v128.load offset=96 (local.get $dyrow)))
+          (local.set $r7 (v128.load offset=112 (local.get $dyrow)))
+          (local.set $c (f32.const 0))
+          (local.set $s (i32.const 0))
+          (loop $l1
+            (local.set $pv (f32.load (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2)))))
+            (if (f32.ne (local.get $pv) (f32.const 0))
+              (then
+                (local.set $ap (i32.add (local.get $v) (i32.shl (i32.add
+                  (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $vs))
+                  (local.get $hoff)) (i32.const 2))))
+                (local.set $acc (f32x4.mul (local.get $r0) (v128.load (local.get $ap))))
+                (local.set $acc2 (f32x4.mul (local.get $r1) (v128.load offset=16 (local.get $ap))))
+                (local.set $acc (f32x4.relaxed_madd (local.get $r2) (v128.load offset=32 (local.get $ap)) (local.get $acc)))
+                (local.set $acc2 (f32x4.relaxed_madd (local.get $r3) (v128.load offset=48 (local.get $ap)) (local.get $acc2)))
+                (local.set $acc (f32x4.relaxed_madd (local.get $r4) (v128.load offset=64 (local.get $ap)) (local.get $acc)))
+                (local.set $acc2 (f32x4.relaxed_madd (local.get $r5) (v128.load offset=80 (local.get $ap)) (local.get $acc2)))
+                (local.set $acc (f32x4.relaxed_madd (local.get $r6) (v128.load offset=96 (local.get $ap)) (local.get $acc)))
+                (local.set $acc2 (f32x4.relaxed_madd (local.get $r7) (v128.load offset=112 (local.get $ap)) (local.get $acc2)))
+                (local.set $acc (f32x4.add (local.get $acc) (local.get $acc2)))
+                (local.set $dp (f32.add
+                  (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
+                  (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc)))))
+                (f32.store (i32.add (local.get $tmp) (i32.shl (local.get $s) (i32.const 2))) (local.get $dp))
+                (local.set $c (f32.add (local.get $c) (f32.mul (local.get $pv) (local.get $dp))))))
+            (br_if $l1 (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+          ;; ds and p into column t of dsᵀ and pᵀ, and dq[t] summed in r0..r7
+          (local.set $r0 (v128.const i32x4 0 0 0 0))
+          (local.set $r1 (v128.const i32x4 0 0 0 0))
+          (local.set $r2 (v128.const i32x4 0 0 0 0))
+          (local.set $r3 (v128.const i32x4 0 0 0 0))
+          (local.set $r4 (v128.const i32x4 0 0 0 0))
+          (local.set $r5 (v128.const i32x4 0 0 0 0))
+          (local.set $r6 (v128.const i32x4 0 0 0 0))
+          (local.set $r7 (v128.const i32x4 0 0 0 0))
+          (local.set $s (i32.const 0))
+          (loop $l2
+            (local.set $pv (f32.load (i32.add (local.get $prow) (i32.shl (local.get $s) (i32.const 2)))))
+            (f32.store (i32.add (local.get $pcol) (i32.mul (local.get $s) (local.get $tstep))) (local.get $pv))
+            (if (f32.ne (local.get $pv) (f32.const 0))
+              (then
+                (local.set $ds (f32.mul (local.get $scale) (f32.mul (local.get $pv)
+                  (f32.sub (f32.load (i32.add (local.get $tmp) (i32.shl (local.get $s) (i32.const 2)))) (local.get $c)))))
+                (f32.store (i32.add (local.get $tcol) (i32.mul (local.get $s) (local.get $tstep))) (local.get $ds))
+                (local.set $ap (i32.add (local.get $k) (i32.shl (i32.add
+                  (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $ks))
+                  (local.get $hoff)) (i32.const 2))))
+                (local.set $cv (f32x4.splat (local.get $ds)))
+                (local.set $r0 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=0 (local.get $ap)) (local.get $r0)))
+                (local.set $r1 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=16 (local.get $ap)) (local.get $r1)))
+                (local.set $r2 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=32 (local.get $ap)) (local.get $r2)))
+                (local.set $r3 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=48 (local.get $ap)) (local.get $r3)))
+                (local.set $r4 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=64 (local.get $ap)) (local.get $r4)))
+                (local.set $r5 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=80 (local.get $ap)) (local.get $r5)))
+                (local.set $r6 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=96 (local.get $ap)) (local.get $r6)))
+                (local.set $r7 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=112 (local.get $ap)) (local.get $r7)))))
+            (br_if $l2 (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+          (call $add8 (local.get $dqrow) (local.get $r0) (local.get $r1) (local.get $r2) (local.get $r3) (local.get $r4) (local.get $r5) (local.get $r6) (local.get $r7))
+          (br_if $lt (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (local.get $T))))
+        ;; by key s: along row s of pᵀ and dsᵀ
+        (local.set $s (i32.const 0))
+        (loop $ls
+          (local.set $pcol (i32.add (local.get $pT) (i32.mul (local.get $s) (local.get $tstep))))
+          (local.set $tcol (i32.add (local.get $dsT) (i32.mul (local.get $s) (local.get $tstep))))
+          ;; dk[s] = Σ_t ds[t,s]·q[t]
+          (local.set $r0 (v128.const i32x4 0 0 0 0))
+          (local.set $r1 (v128.const i32x4 0 0 0 0))
+          (local.set $r2 (v128.const i32x4 0 0 0 0))
+          (local.set $r3 (v128.const i32x4 0 0 0 0))
+          (local.set $r4 (v128.const i32x4 0 0 0 0))
+          (local.set $r5 (v128.const i32x4 0 0 0 0))
+          (local.set $r6 (v128.const i32x4 0 0 0 0))
+          (local.set $r7 (v128.const i32x4 0 0 0 0))
+          (local.set $ap (i32.add (local.get $q) (i32.shl (i32.add
+            (i32.mul (i32.mul (local.get $b) (local.get $T)) (local.get $qs)) (local.get $hoff)) (i32.const 2))))
+          (local.set $t (i32.const 0))
+          (loop $lk
+            (if (f32.ne (f32.load (i32.add (local.get $pcol) (i32.shl (local.get $t) (i32.const 2)))) (f32.const 0))
+              (then
+                (local.set $cv (v128.load32_splat (i32.add (local.get $tcol) (i32.shl (local.get $t) (i32.const 2)))))
+                (local.set $r0 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=0 (local.get $ap)) (local.get $r0)))
+                (local.set $r1 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=16 (local.get $ap)) (local.get $r1)))
+                (local.set $r2 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=32 (local.get $ap)) (local.get $r2)))
+                (local.set $r3 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=48 (local.get $ap)) (local.get $r3)))
+                (local.set $r4 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=64 (local.get $ap)) (local.get $r4)))
+                (local.set $r5 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=80 (local.get $ap)) (local.get $r5)))
+                (local.set $r6 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=96 (local.get $ap)) (local.get $r6)))
+                (local.set $r7 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=112 (local.get $ap)) (local.get $r7)))))
+            (local.set $ap (i32.add (local.get $ap) (local.get $qstep)))
+            (br_if $lk (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (local.get $T))))
+          (call $add8 (i32.add (local.get $dk) (i32.shl (i32.add
+              (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $gs)) (local.get $hoff)) (i32.const 2)))
+            (local.get $r0) (local.get $r1) (local.get $r2) (local.get $r3) (local.get $r4) (local.get $r5) (local.get $r6) (local.get $r7))
+          ;; dv[s] = Σ_t p[t,s]·dy[t]
+          (local.set $r0 (v128.const i32x4 0 0 0 0))
+          (local.set $r1 (v128.const i32x4 0 0 0 0))
+          (local.set $r2 (v128.const i32x4 0 0 0 0))
+          (local.set $r3 (v128.const i32x4 0 0 0 0))
+          (local.set $r4 (v128.const i32x4 0 0 0 0))
+          (local.set $r5 (v128.const i32x4 0 0 0 0))
+          (local.set $r6 (v128.const i32x4 0 0 0 0))
+          (local.set $r7 (v128.const i32x4 0 0 0 0))
+          (local.set $ap (i32.add (local.get $dy) (i32.shl (i32.add
+            (i32.mul (i32.mul (local.get $b) (local.get $T)) (local.get $C)) (local.get $hoff)) (i32.const 2))))
+          (local.set $t (i32.const 0))
+          (loop $lv
+            (local.set $pv (f32.load (i32.add (local.get $pcol) (i32.shl (local.get $t) (i32.const 2)))))
+            (if (f32.ne (local.get $pv) (f32.const 0))
+              (then
+                (local.set $cv (f32x4.splat (local.get $pv)))
+                (local.set $r0 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=0 (local.get $ap)) (local.get $r0)))
+                (local.set $r1 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=16 (local.get $ap)) (local.get $r1)))
+                (local.set $r2 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=32 (local.get $ap)) (local.get $r2)))
+                (local.set $r3 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=48 (local.get $ap)) (local.get $r3)))
+                (local.set $r4 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=64 (local.get $ap)) (local.get $r4)))
+                (local.set $r5 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=80 (local.get $ap)) (local.get $r5)))
+                (local.set $r6 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=96 (local.get $ap)) (local.get $r6)))
+                (local.set $r7 (f32x4.relaxed_madd (local.get $cv) (v128.load offset=112 (local.get $ap)) (local.get $r7)))))
+            (local.set $ap (i32.add (local.get $ap) (local.get $dystep)))
+            (br_if $lv (i32.lt_u (local.tee $t (i32.add (local.get $t) (i32.const 1))) (local.get $T))))
+          (call $add8 (i32.add (local.get $dv) (i32.shl (i32.add
+              (i32.mul (i32.add (i32.mul (local.get $b) (local.get $S)) (local.get $s)) (local.get $gs)) (local.get $hoff)) (i32.const 2)))
+            (local.get $r0) (local.get $r1) (local.get $r2) (local.get $r3) (local.get $r4) (local.get $r5) (local.get $r6) (local.get $r7))
+          (br_if $ls (i32.lt_u (local.tee $s (i32.add (local.get $s) (i32.const 1))) (local.get $S))))
+        (br_if $lh (i32.lt_u (local.tee $h (i32.add (local.get $h) (i32.const 1))) (local.get $H))))
+      (br_if $lb (i32.lt_u (local.tee $b (i32.add (local.get $b) (i32.const 1))) (local.get $B)))))
+
+  ;; 32 floats at ptr += r0..r7
+  (func $add8 (param $ptr i32) (param $r0 v128) (param $r1 v128) (param $r2 v128) (param $r3 v128) (param $r4 v128) (param $r5 v128) (param $r6 v128) (param $r7 v128)
+    (v128.store offset=0 (local.get $ptr) (f32x4.add (v128.load offset=0 (local.get $ptr)) (local.get $r0)))
+    (v128.store offset=16 (local.get $ptr) (f32x4.add (v128.load offset=16 (local.get $ptr)) (local.get $r1)))
+    (v128.store offset=32 (local.get $ptr) (f32x4.add (v128.load offset=32 (local.get $ptr)) (local.get $r2)))
+    (v128.store offset=48 (local.get $ptr) (f32x4.add (v128.load offset=48 (local.get $ptr)) (local.get $r3)))
+    (v128.store offset=64 (local.get $ptr) (f32x4.add (v128.load offset=64 (local.get $ptr)) (local.get $r4)))
+    (v128.store offset=80 (local.get $ptr) (f32x4.add (v128.load offset=80 (local.get $ptr)) (local.get $r5)))
+    (v128.store offset=96 (local.get $ptr) (f32x4.add (v128.load offset=96 (local.get $ptr)) (local.get $r6)))
+    (v128.store offset=112 (local.get $ptr) (f32x4.add (v128.load offset=112 (local.get $ptr)) (local.get $r7))))
 
   ;; ---- row-wise ops: column sums (bias gradients), LayerNorm, GELU
 
