@@ -693,11 +693,16 @@
 
   ;; LayerNorm backward: x̂ = (x − mean)·rstd, ĝ = dy·g;
   ;; dx = rstd·(ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)), dg = Σ_rows dy·x̂, db = Σ_rows dy. tmp holds C floats.
+  ;; Four columns at a time, each lane the one-column arithmetic; Σĝ and Σĝ·x̂ still add their terms
+  ;; one column at a time, in column order (lane by lane), so the sums are the same bits as one column
+  ;; at a time. The columns past the last multiple of 4 one at a time.
   (func (export "ln_bwd") (param $x i32) (param $g i32) (param $mean i32) (param $rstd i32) (param $dy i32)
     (param $dx i32) (param $dg i32) (param $db i32) (param $tmp i32) (param $N i32) (param $C i32)
-    (local $r i32) (local $j i32) (local $a i32) (local $m f32) (local $rs f32) (local $xh f32) (local $gh f32) (local $dyv f32)
+    (local $r i32) (local $j i32) (local $a i32) (local $C4 i32) (local $m f32) (local $rs f32) (local $xh f32) (local $gh f32) (local $dyv f32)
     (local $s1 f32) (local $s2 f32) (local $invC f32)
+    (local $mv v128) (local $rsv v128) (local $xhv v128) (local $ghv v128) (local $dyvv v128) (local $pv v128) (local $s1v v128) (local $s2v v128)
     (local.set $invC (f32.div (f32.const 1) (f32.convert_i32_u (local.get $C))))
+    (local.set $C4 (i32.and (local.get $C) (i32.const -4)))
     (memory.fill (local.get $dg) (i32.const 0) (i32.shl (local.get $C) (i32.const 2)))
     (memory.fill (local.get $db) (i32.const 0) (i32.shl (local.get $C) (i32.const 2)))
     (block $done
@@ -705,10 +710,32 @@
         (br_if $done (i32.ge_u (local.get $r) (local.get $N)))
         (local.set $m (f32.load (i32.add (local.get $mean) (i32.shl (local.get $r) (i32.const 2)))))
         (local.set $rs (f32.load (i32.add (local.get $rstd) (i32.shl (local.get $r) (i32.const 2)))))
+        (local.set $mv (f32x4.splat (local.get $m)))
+        (local.set $rsv (f32x4.splat (local.get $rs)))
         ;; pass 1: x̂ into tmp, Σĝ, Σĝ·x̂, dg, db
         (local.set $s1 (f32.const 0))
         (local.set $s2 (f32.const 0))
         (local.set $j (i32.const 0))
+        (block $d4 (loop $l4
+          (br_if $d4 (i32.ge_u (local.get $j) (local.get $C4)))
+          (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+          (local.set $xhv (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $x) (local.get $a))) (local.get $mv)) (local.get $rsv)))
+          (local.set $dyvv (v128.load (i32.add (local.get $dy) (local.get $a))))
+          (local.set $ghv (f32x4.mul (local.get $dyvv) (v128.load (i32.add (local.get $g) (local.get $a)))))
+          (v128.store (i32.add (local.get $tmp) (local.get $a)) (local.get $xhv))
+          (local.set $pv (f32x4.mul (local.get $ghv) (local.get $xhv)))
+          (local.set $s1 (f32.add (f32.add (f32.add (f32.add (local.get $s1)
+            (f32x4.extract_lane 0 (local.get $ghv))) (f32x4.extract_lane 1 (local.get $ghv)))
+            (f32x4.extract_lane 2 (local.get $ghv))) (f32x4.extract_lane 3 (local.get $ghv))))
+          (local.set $s2 (f32.add (f32.add (f32.add (f32.add (local.get $s2)
+            (f32x4.extract_lane 0 (local.get $pv))) (f32x4.extract_lane 1 (local.get $pv)))
+            (f32x4.extract_lane 2 (local.get $pv))) (f32x4.extract_lane 3 (local.get $pv))))
+          (v128.store (i32.add (local.get $dg) (local.get $a))
+            (f32x4.add (v128.load (i32.add (local.get $dg) (local.get $a))) (f32x4.mul (local.get $dyvv) (local.get $xhv))))
+          (v128.store (i32.add (local.get $db) (local.get $a))
+            (f32x4.add (v128.load (i32.add (local.get $db) (local.get $a))) (local.get $dyvv)))
+          (local.set $j (i32.add (local.get $j) (i32.const 4)))
+          (br $l4)))
         (block $d1 (loop $l1
           (br_if $d1 (i32.ge_u (local.get $j) (local.get $C)))
           (local.set $a (i32.shl (local.get $j) (i32.const 2)))
@@ -724,8 +751,20 @@
           (br $l1)))
         (local.set $s1 (f32.mul (local.get $s1) (local.get $invC)))
         (local.set $s2 (f32.mul (local.get $s2) (local.get $invC)))
+        (local.set $s1v (f32x4.splat (local.get $s1)))
+        (local.set $s2v (f32x4.splat (local.get $s2)))
         ;; pass 2: dx
         (local.set $j (i32.const 0))
+        (block $d24 (loop $l24
+          (br_if $d24 (i32.ge_u (local.get $j) (local.get $C4)))
+          (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+          (v128.store (i32.add (local.get $dx) (local.get $a))
+            (f32x4.mul (local.get $rsv)
+              (f32x4.sub
+                (f32x4.sub (f32x4.mul (v128.load (i32.add (local.get $dy) (local.get $a))) (v128.load (i32.add (local.get $g) (local.get $a)))) (local.get $s1v))
+                (f32x4.mul (v128.load (i32.add (local.get $tmp) (local.get $a))) (local.get $s2v)))))
+          (local.set $j (i32.add (local.get $j) (i32.const 4)))
+          (br $l24)))
         (block $d2 (loop $l2
           (br_if $d2 (i32.ge_u (local.get $j) (local.get $C)))
           (local.set $a (i32.shl (local.get $j) (i32.const 2)))
