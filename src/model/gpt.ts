@@ -7,7 +7,7 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { paramSpecs, type GPTConfig, type ParamSpec } from '../core/gpt-config';
-import { embed, layerNorm, linear, matmul, mlp, takeRows } from './layers';
+import { addPositions, embed, layerNorm, linear, matmul, mlp, takeRows } from './layers';
 import { cachedAttention, selfAttention } from './kernels/attention';
 import { Prng } from '../core/prng';
 
@@ -127,7 +127,7 @@ export class GPT {
         x = tf.add(tok, embed(tf.reshape(opts.pos, [-1]), this.p('wpe'))); // (B*T, C)
       } else {
         const wpe = tf.slice(this.p<tf.Rank.R2>('wpe'), [0, 0], [T, C]); // (T, C)
-        x = tf.reshape(tf.add(tf.reshape(tok, [B, T, C]), wpe), [B * T, C]); // (B*T, C)
+        x = tf.reshape(addPositions(tf.reshape(tok, [B, T, C]), wpe), [B * T, C]); // (B*T, C)
       }
       const bias = opts.bias ?? this.causalBias(T);
       for (let l = 0; l < this.config.nLayers; l++) {

@@ -15,7 +15,7 @@ import {
   simdFlavour,
 } from '../../src/model/kernels/wasm';
 import { enableRelaxedSimd } from '../../src/backends/relaxed-simd-node';
-import { gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
+import { addPositions, gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
 import { matMulNN, matMulTN } from '../../src/model/kernels/rowwise';
 import { MASK } from '../../src/model/gpt';
 import { Prng } from '../../src/core/prng';
@@ -188,6 +188,22 @@ describe.each(['relaxed', 'plain'])(
           ],
           f: (x, g, b) => layerNorm(x as tf.Tensor2D, g as tf.Tensor1D, b as tf.Tensor1D),
           grads: 3,
+        });
+      });
+    }
+
+    for (const [B, T, C] of [
+      [4, 64, 128],
+      [3, 5, 7],
+    ]) {
+      it(`position embeddings added over the batch (${B}, ${T}, ${C}): value and d/dx, d/dp (column-sum kernel)`, async () => {
+        await agree({
+          inputs: [
+            { data: rand(B * T * C, 31), shape: [B, T, C] },
+            { data: rand(T * C, 32), shape: [T, C] },
+          ],
+          f: (x, p) => addPositions(x as tf.Tensor3D, p as tf.Tensor2D),
+          grads: 2,
         });
       });
     }
