@@ -11,6 +11,7 @@
 import * as tf from '@tensorflow/tfjs';
 import {
   colSum,
+  gatherRows,
   GELU_A,
   geluFused,
   layerNormFused,
@@ -127,12 +128,14 @@ function oneHot(ids: tf.Tensor1D, depth: number): tf.Tensor2D {
 }
 
 /**
- * Embedding lookup as oneHot(ids) @ table: wasm lacks UnsortedSegmentSum, which gather's gradient
- * needs (docs/backends.md#ops-to-avoid), and its Gather is slower than this product at the lab's sizes. Only the table's
- * gradient, oneHot(ids)ᵀ @ dy, is computed: the one-hot's would go nowhere. ids (N) int32,
- * table (K, C) → (N, C).
+ * Embedding lookup: ids (N) int32, table (K, C) → (N, C). On wasm with the fused kernels a row copy
+ * per id, its gradient dy's rows added into the table's (gatherRows). Elsewhere oneHot(ids) @ table:
+ * wasm lacks UnsortedSegmentSum, which gather's gradient needs (docs/backends.md#ops-to-avoid), and
+ * its Gather is slower than this product at the lab's sizes. Only the table's gradient,
+ * oneHot(ids)ᵀ @ dy, is computed: the one-hot's would go nowhere.
  */
 export function embed(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
+  if (fusedKernelsAvailable('rowwise')) return gatherRows(ids, table); // (N, C)
   const lookup = tf.customGrad(((t: tf.Tensor) => ({
     value: matMulNN(oneHot(ids, t.shape[0]), t as tf.Tensor2D),
     gradFunc: (dy: tf.Tensor) => weightGrad(oneHot(ids, t.shape[0]), dy), // (K, C)

@@ -15,7 +15,7 @@ import {
   simdFlavour,
 } from '../../src/model/kernels/wasm';
 import { enableRelaxedSimd } from '../../src/backends/relaxed-simd-node';
-import { addPositions, gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
+import { addPositions, embed, gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
 import { matMulNN, matMulTN } from '../../src/model/kernels/rowwise';
 import { MASK } from '../../src/model/gpt';
 import { Prng } from '../../src/core/prng';
@@ -191,6 +191,17 @@ describe.each(['relaxed', 'plain'])(
         });
       });
     }
+
+    it('embedding lookup with repeated ids, the last id and ids outside the table: value and d/dtable (row copies, rows added)', async () => {
+      const [V, C] = [11, 13];
+      const ids = tf.tensor1d([3, 0, 3, 10, 7, 3, 11, -1, 0], 'int32'); // 11 and -1: zero rows, no gradient
+      await agree({
+        inputs: [{ data: rand(V * C, 33), shape: [V, C] }],
+        f: (t) => embed(ids, t as tf.Tensor2D),
+        grads: 1,
+      });
+      ids.dispose();
+    });
 
     for (const [B, T, C] of [
       [4, 64, 128],

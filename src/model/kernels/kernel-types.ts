@@ -41,6 +41,8 @@ export interface KernelExports {
   attn_fwd(...args: number[]): void;
   attn_bwd(...args: number[]): void;
   colsum(x: number, out: number, N: number, M: number): void;
+  gather_rows(ids: number, table: number, out: number, N: number, C: number, V: number): void;
+  scatter_add_rows(ids: number, dy: number, out: number, N: number, C: number, V: number): void;
   ln_fwd(
     x: number,
     g: number,

@@ -596,7 +596,43 @@
     (v128.store offset=96 (local.get $ptr) (f32x4.add (v128.load offset=96 (local.get $ptr)) (local.get $r6)))
     (v128.store offset=112 (local.get $ptr) (f32x4.add (v128.load offset=112 (local.get $ptr)) (local.get $r7))))
 
-  ;; ---- row-wise ops: column sums (bias gradients), LayerNorm, GELU
+  ;; ---- row-wise ops: the token embedding's lookup and its gradient, column sums (bias gradients),
+  ;; LayerNorm, GELU
+
+  ;; out[n] = table[ids[n]] (rows of C floats), n < N, ids int32; an id outside [0, V) gives a row of
+  ;; zeros, as its one-hot row would
+  (func (export "gather_rows") (param $ids i32) (param $table i32) (param $out i32) (param $N i32) (param $C i32) (param $V i32)
+    (local $n i32) (local $cs i32) (local $id i32)
+    (local.set $cs (i32.shl (local.get $C) (i32.const 2)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $n) (local.get $N)))
+      (local.set $id (i32.load (local.get $ids)))
+      (if (i32.lt_u (local.get $id) (local.get $V))
+        (then (memory.copy (local.get $out) (i32.add (local.get $table) (i32.mul (local.get $id) (local.get $cs))) (local.get $cs)))
+        (else (memory.fill (local.get $out) (i32.const 0) (local.get $cs))))
+      (local.set $out (i32.add (local.get $out) (local.get $cs)))
+      (local.set $ids (i32.add (local.get $ids) (i32.const 4)))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br $l))))
+
+  ;; out (V, C) = Σ_n dy[n] added into row ids[n], n ascending from zero: gather_rows' gradient, the
+  ;; sums xᵀ·dy takes with x the one-hot rows (each a sum of dy's rows in row order), without the
+  ;; multiply-adds by 0. An id outside [0, V) adds nothing.
+  (func (export "scatter_add_rows") (param $ids i32) (param $dy i32) (param $out i32) (param $N i32) (param $C i32) (param $V i32)
+    (local $n i32) (local $cs i32) (local $id i32) (local $row i32)
+    (local.set $cs (i32.shl (local.get $C) (i32.const 2)))
+    (memory.fill (local.get $out) (i32.const 0) (i32.mul (local.get $V) (local.get $cs)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $n) (local.get $N)))
+      (local.set $id (i32.load (local.get $ids)))
+      (if (i32.lt_u (local.get $id) (local.get $V))
+        (then
+          (local.set $row (i32.add (local.get $out) (i32.mul (local.get $id) (local.get $cs))))
+          (call $add (local.get $row) (local.get $row) (local.get $dy) (local.get $C))))
+      (local.set $dy (i32.add (local.get $dy) (local.get $cs)))
+      (local.set $ids (i32.add (local.get $ids) (i32.const 4)))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br $l))))
 
   ;; out[j] = Σ_i x[i·M + j]   (x (N, M), out (M))
   (func (export "colsum") (param $x i32) (param $out i32) (param $N i32) (param $M i32)

@@ -25,6 +25,23 @@ registerWasmKernel('AgwColSum', ({ k, at, out }, { x }) => {
   return y;
 });
 
+// ids (N) int32, table (V, C) → its rows ids (N, C)
+registerWasmKernel('AgwGatherRows', ({ k, at, out }, { ids, table }) => {
+  const [V, C] = table.shape;
+  const N = ids.shape[0];
+  const y = out([N, C]);
+  k.gather_rows(at(ids), at(table), at(y), N, C, V);
+  return y;
+});
+
+// ids (N) int32, dy (N, C), attr V → dy's rows summed into rows ids of a (V, C) zero table
+registerWasmKernel('AgwScatterAddRows', ({ k, at, out }, { ids, dy }, { V }) => {
+  const [N, C] = dy.shape;
+  const y = out([V, C]);
+  k.scatter_add_rows(at(ids), at(dy), at(y), N, C, V);
+  return y;
+});
+
 // x (N, A), dy (N, J) → xᵀ·dy (A, J)
 registerWasmKernel('AgwMatMulTN', ({ k, at, out }, { x, dy }) => {
   const [N, A] = x.shape;
@@ -108,6 +125,20 @@ const run = (name: string, inputs: tf.NamedTensorMap): tf.Tensor[] => {
 /** Σ over rows: (N, M) → (M). wasm only. */
 export function colSum(x: tf.Tensor2D): tf.Tensor1D {
   return run('AgwColSum', { x })[0] as tf.Tensor1D;
+}
+
+/**
+ * Rows ids of table, (N) int32, (V, C) → (N, C), differentiable in table: its gradient adds dy's
+ * rows into the rows ids, the same sums as the one-hot matmul's xᵀ·dy without the products by 0
+ * (a lookup of `small`'s 4096 tokens: 1.8 ms as a one-hot matmul, 1.9 ms its gradient). wasm only.
+ */
+export function gatherRows(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
+  const V = table.shape[0];
+  const lookup = tf.customGrad(((t: tf.Tensor) => ({
+    value: run('AgwGatherRows', { ids, table: t })[0],
+    gradFunc: (dy: tf.Tensor) => tf.engine().runKernel('AgwScatterAddRows', { ids, dy }, { V }) as tf.Tensor,
+  })) as unknown as CustomGradientFunc) as (t: tf.Tensor2D) => tf.Tensor2D;
+  return lookup(table); // (N, C)
 }
 
 /** xᵀ·dy: (N, A), (N, J) → (A, J); the plain transpose + matMul where the kernel is off. */
