@@ -9,6 +9,8 @@
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
 import { pick } from './layers';
+import { logSoftmaxPick } from './kernels/rowwise';
+import { fusedKernelsAvailable } from './kernels/wasm';
 
 /** One agent invocation's tokens. The prompt must be non-empty (it ends with the role token). */
 interface TokenRow {
@@ -165,13 +167,17 @@ export function disposeBatch(b: TokenBatch | ResponseBatch): void {
   tf.dispose(Object.values(b));
 }
 
-/** log π(target) and the entropy of π, (N) each, from logits (N, V) divided by `temperature`. */
-function score(
+/**
+ * log π(target) and the entropy of π, (N) each, from logits (N, V) divided by `temperature`: on wasm
+ * with the fused kernels one kernel each way (logSoftmaxPick), elsewhere tfjs's ops.
+ */
+export function score(
   logits: tf.Tensor2D,
   targets: tf.Tensor1D,
   temperature: number,
 ): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
   const scaled = temperature === 1 ? logits : tf.div(logits, temperature);
+  if (fusedKernelsAvailable('rowwise')) return logSoftmaxPick(scaled as tf.Tensor2D, targets);
   const logpAll = tf.logSoftmax(scaled) as tf.Tensor2D; // (N, V)
   return {
     logp: pick(logpAll, targets), // (N)

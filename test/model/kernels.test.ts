@@ -18,6 +18,7 @@ import { enableRelaxedSimd } from '../../src/backends/relaxed-simd-node';
 import { addPositions, embed, gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
 import { matMulNN, matMulTN } from '../../src/model/kernels/rowwise';
 import { MASK } from '../../src/model/gpt';
+import { score } from '../../src/model/logprobs';
 import { Prng } from '../../src/core/prng';
 import { maxAbsDiff, useBackend } from './helpers';
 
@@ -192,8 +193,30 @@ describe.each(['relaxed', 'plain'])(
       });
     }
 
+    for (const [N, V, temperature, scale] of [
+      [64, 89, 1, 3],
+      [9, 7, 0.7, 40],
+    ])
+      it(`log-softmax, the target's log-probability and the entropy (${N}, ${V}), temperature ${temperature}, logits ±${scale}: values and d/dz`, async () => {
+        // targets cycle through the vocabulary, with two outside it (they pick 0, as a one-hot row does)
+        const ids = Array.from({ length: N }, (_, i) => (i === 1 ? V : i === 2 ? -1 : (i * 5) % V));
+        await tf.ready();
+        const targets = tf.tensor1d(ids, 'int32');
+        await agree({
+          inputs: [{ data: rand(N * V, 34, scale), shape: [N, V] }],
+          f: (z) =>
+            tf.tidy(() => {
+              const { logp, entropy } = score(z as tf.Tensor2D, targets, temperature);
+              return tf.stack([logp, entropy]);
+            }),
+          grads: 1,
+        });
+        targets.dispose();
+      });
+
     it('embedding lookup with repeated ids, the last id and ids outside the table: value and d/dtable (row copies, rows added)', async () => {
       const [V, C] = [11, 13];
+      await tf.ready();
       const ids = tf.tensor1d([3, 0, 3, 10, 7, 3, 11, -1, 0], 'int32'); // 11 and -1: zero rows, no gradient
       await agree({
         inputs: [{ data: rand(V * C, 33), shape: [V, C] }],

@@ -42,6 +42,28 @@ export interface KernelExports {
   attn_bwd(...args: number[]): void;
   colsum(x: number, out: number, N: number, M: number): void;
   gather_rows(ids: number, table: number, out: number, N: number, C: number, V: number): void;
+  log_softmax_pick(
+    z: number,
+    targets: number,
+    p: number,
+    ml: number,
+    lp: number,
+    H: number,
+    N: number,
+    V: number,
+  ): void;
+  log_softmax_pick_grad(
+    z: number,
+    targets: number,
+    p: number,
+    ml: number,
+    H: number,
+    dlp: number,
+    dH: number,
+    dz: number,
+    N: number,
+    V: number,
+  ): void;
   scatter_add_rows(ids: number, dy: number, out: number, N: number, C: number, V: number): void;
   ln_fwd(
     x: number,

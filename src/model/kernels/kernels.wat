@@ -596,6 +596,179 @@
     (v128.store offset=96 (local.get $ptr) (f32x4.add (v128.load offset=96 (local.get $ptr)) (local.get $r6)))
     (v128.store offset=112 (local.get $ptr) (f32x4.add (v128.load offset=112 (local.get $ptr)) (local.get $r7))))
 
+  ;; ---- the policy's scores (logprobs.ts): per row of logits z (N, V), the log-softmax, the target's
+  ;; log-probability and the entropy in one kernel, where tfjs's LogSoftmax, a one-hot pick and the
+  ;; entropy's ops took 14 kernels forward and backward.
+
+  ;; ln x for a positive, normal x (Cephes' logf: x = 2^e·m, m in [√½, √2), a degree-8 polynomial
+  ;; in m − 1; about 1 ulp). Here x is a softmax's denominator, in [1, V].
+  (func $logf (param $x f32) (result f32)
+    (local $e f32) (local $m f32) (local $z f32) (local $y f32) (local $bits i32)
+    (local.set $bits (i32.reinterpret_f32 (local.get $x)))
+    (local.set $e (f32.convert_i32_s (i32.sub (i32.shr_u (local.get $bits) (i32.const 23)) (i32.const 126))))
+    ;; m in [0.5, 1)
+    (local.set $m (f32.reinterpret_i32 (i32.or (i32.and (local.get $bits) (i32.const 0x007fffff)) (i32.const 0x3f000000))))
+    (if (f32.lt (local.get $m) (f32.const 0.707106781186547524))
+      (then
+        (local.set $e (f32.sub (local.get $e) (f32.const 1)))
+        (local.set $m (f32.sub (f32.add (local.get $m) (local.get $m)) (f32.const 1))))
+      (else (local.set $m (f32.sub (local.get $m) (f32.const 1)))))
+    (local.set $z (f32.mul (local.get $m) (local.get $m)))
+    (local.set $y (f32.const 7.0376836292e-2))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const -1.1514610310e-1)))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const 1.1676998740e-1)))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const -1.2420140846e-1)))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const 1.4249322787e-1)))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const -1.6668057665e-1)))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const 2.0000714765e-1)))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const -2.4999993993e-1)))
+    (local.set $y (f32.add (f32.mul (local.get $y) (local.get $m)) (f32.const 3.3333331174e-1)))
+    (local.set $y (f32.mul (f32.mul (local.get $y) (local.get $m)) (local.get $z)))
+    (local.set $y (f32.add (local.get $y) (f32.mul (local.get $e) (f32.const -2.12194440e-4))))
+    (local.set $y (f32.sub (local.get $y) (f32.mul (local.get $z) (f32.const 0.5))))
+    (f32.add (f32.add (local.get $m) (local.get $y)) (f32.mul (local.get $e) (f32.const 0.693359375))))
+
+  ;; Row n: m = max z, s = Σ exp(z − m), ℓ = m + ln s; p = exp(z − m)/s (N, V), ml[n] = ℓ,
+  ;; lp[n] = z[target] − ℓ (0 for a target outside [0, V), as its one-hot row picks nothing), and
+  ;; H[n] = −Σ p·(z − ℓ), the entropy.
+  (func (export "log_softmax_pick") (param $z i32) (param $tg i32) (param $p i32) (param $ml i32) (param $lp i32) (param $H i32)
+    (param $N i32) (param $V i32)
+    (local $n i32) (local $j i32) (local $V4 i32) (local $vs i32) (local $m f32) (local $s f32) (local $l f32) (local $h f32) (local $t i32)
+    (local $mv v128) (local $sv v128) (local $lv v128) (local $hv v128) (local $e v128) (local $inv v128)
+    (local.set $V4 (i32.and (local.get $V) (i32.const -4)))
+    (local.set $vs (i32.shl (local.get $V) (i32.const 2)))
+    (block $dn (loop $ln
+      (br_if $dn (i32.ge_u (local.get $n) (local.get $N)))
+      ;; m
+      (local.set $mv (v128.const f32x4 -inf -inf -inf -inf))
+      (local.set $j (i32.const 0))
+      (block $d1 (loop $l1
+        (br_if $d1 (i32.ge_u (local.get $j) (local.get $V4)))
+        (local.set $mv (f32x4.max (local.get $mv) (v128.load (i32.add (local.get $z) (i32.shl (local.get $j) (i32.const 2))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $l1)))
+      (local.set $m (f32.max
+        (f32.max (f32x4.extract_lane 0 (local.get $mv)) (f32x4.extract_lane 1 (local.get $mv)))
+        (f32.max (f32x4.extract_lane 2 (local.get $mv)) (f32x4.extract_lane 3 (local.get $mv)))))
+      (block $d2 (loop $l2
+        (br_if $d2 (i32.ge_u (local.get $j) (local.get $V)))
+        (local.set $m (f32.max (local.get $m) (f32.load (i32.add (local.get $z) (i32.shl (local.get $j) (i32.const 2))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $l2)))
+      ;; exp(z − m) into p, and s
+      (local.set $mv (f32x4.splat (local.get $m)))
+      (local.set $sv (v128.const i32x4 0 0 0 0))
+      (local.set $j (i32.const 0))
+      (block $d3 (loop $l3
+        (br_if $d3 (i32.ge_u (local.get $j) (local.get $V4)))
+        (local.set $e (call $exp4 (f32x4.sub (v128.load (i32.add (local.get $z) (i32.shl (local.get $j) (i32.const 2)))) (local.get $mv))))
+        (v128.store (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2))) (local.get $e))
+        (local.set $sv (f32x4.add (local.get $sv) (local.get $e)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $l3)))
+      (local.set $s (f32.add
+        (f32.add (f32x4.extract_lane 0 (local.get $sv)) (f32x4.extract_lane 1 (local.get $sv)))
+        (f32.add (f32x4.extract_lane 2 (local.get $sv)) (f32x4.extract_lane 3 (local.get $sv)))))
+      (block $d4 (loop $l4
+        (br_if $d4 (i32.ge_u (local.get $j) (local.get $V)))
+        (local.set $e (call $exp4 (f32x4.splat (f32.sub (f32.load (i32.add (local.get $z) (i32.shl (local.get $j) (i32.const 2)))) (local.get $m)))))
+        (f32.store (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2))) (f32x4.extract_lane 0 (local.get $e)))
+        (local.set $s (f32.add (local.get $s) (f32x4.extract_lane 0 (local.get $e))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $l4)))
+      (local.set $l (f32.add (local.get $m) (call $logf (local.get $s))))
+      (f32.store (local.get $ml) (local.get $l))
+      ;; p = e/s, H = −Σ p·(z − ℓ)
+      (local.set $inv (f32x4.splat (f32.div (f32.const 1) (local.get $s))))
+      (local.set $lv (f32x4.splat (local.get $l)))
+      (local.set $hv (v128.const i32x4 0 0 0 0))
+      (local.set $j (i32.const 0))
+      (block $d5 (loop $l5
+        (br_if $d5 (i32.ge_u (local.get $j) (local.get $V4)))
+        (local.set $e (f32x4.mul (v128.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))) (local.get $inv)))
+        (v128.store (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2))) (local.get $e))
+        (local.set $hv (f32x4.relaxed_madd (local.get $e)
+          (f32x4.sub (v128.load (i32.add (local.get $z) (i32.shl (local.get $j) (i32.const 2)))) (local.get $lv)) (local.get $hv)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $l5)))
+      (local.set $h (f32.add
+        (f32.add (f32x4.extract_lane 0 (local.get $hv)) (f32x4.extract_lane 1 (local.get $hv)))
+        (f32.add (f32x4.extract_lane 2 (local.get $hv)) (f32x4.extract_lane 3 (local.get $hv)))))
+      (block $d6 (loop $l6
+        (br_if $d6 (i32.ge_u (local.get $j) (local.get $V)))
+        (local.set $s (f32.mul (f32.load (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2)))) (f32x4.extract_lane 0 (local.get $inv))))
+        (f32.store (i32.add (local.get $p) (i32.shl (local.get $j) (i32.const 2))) (local.get $s))
+        (local.set $h (f32.add (local.get $h)
+          (f32.mul (local.get $s) (f32.sub (f32.load (i32.add (local.get $z) (i32.shl (local.get $j) (i32.const 2)))) (local.get $l)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $l6)))
+      (f32.store (local.get $H) (f32.neg (local.get $h)))
+      (local.set $t (i32.load (local.get $tg)))
+      (f32.store (local.get $lp)
+        (if (result f32) (i32.lt_u (local.get $t) (local.get $V))
+          (then (f32.sub (f32.load (i32.add (local.get $z) (i32.shl (local.get $t) (i32.const 2)))) (local.get $l)))
+          (else (f32.const 0))))
+      (local.set $z (i32.add (local.get $z) (local.get $vs)))
+      (local.set $p (i32.add (local.get $p) (local.get $vs)))
+      (local.set $tg (i32.add (local.get $tg) (i32.const 4)))
+      (local.set $ml (i32.add (local.get $ml) (i32.const 4)))
+      (local.set $lp (i32.add (local.get $lp) (i32.const 4)))
+      (local.set $H (i32.add (local.get $H) (i32.const 4)))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br $ln))))
+
+  ;; log_softmax_pick's backward, given dlp and dH (N): with L = z − ℓ (the log-softmax),
+  ;; dz = −p·(dlp + dH·(L + H)), and dlp more at the target (∂lp/∂z = onehot − p, ∂H/∂z = −p·(L + H));
+  ;; dlp counts as 0 where the target is outside [0, V).
+  (func (export "log_softmax_pick_grad") (param $z i32) (param $tg i32) (param $p i32) (param $ml i32) (param $H i32)
+    (param $dlp i32) (param $dH i32) (param $dz i32) (param $N i32) (param $V i32)
+    (local $n i32) (local $j i32) (local $V4 i32) (local $vs i32) (local $g f32) (local $h f32) (local $c f32) (local $t i32) (local $a i32)
+    (local $gv v128) (local $hv v128) (local $cv v128)
+    (local.set $V4 (i32.and (local.get $V) (i32.const -4)))
+    (local.set $vs (i32.shl (local.get $V) (i32.const 2)))
+    (block $dn (loop $ln
+      (br_if $dn (i32.ge_u (local.get $n) (local.get $N)))
+      ;; a target outside [0, V) picked a constant 0: no gradient through lp
+      (local.set $t (i32.load (local.get $tg)))
+      (local.set $g (select (f32.load (local.get $dlp)) (f32.const 0) (i32.lt_u (local.get $t) (local.get $V))))
+      (local.set $h (f32.load (local.get $dH)))
+      ;; L + H = z − (ℓ − H)
+      (local.set $c (f32.sub (f32.load (local.get $ml)) (f32.load (local.get $H))))
+      (local.set $gv (f32x4.splat (local.get $g)))
+      (local.set $hv (f32x4.splat (local.get $h)))
+      (local.set $cv (f32x4.splat (local.get $c)))
+      (local.set $j (i32.const 0))
+      (block $d1 (loop $l1
+        (br_if $d1 (i32.ge_u (local.get $j) (local.get $V4)))
+        (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+        (v128.store (i32.add (local.get $dz) (local.get $a))
+          (f32x4.neg (f32x4.mul (v128.load (i32.add (local.get $p) (local.get $a)))
+            (f32x4.relaxed_madd (local.get $hv) (f32x4.sub (v128.load (i32.add (local.get $z) (local.get $a))) (local.get $cv)) (local.get $gv)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $l1)))
+      (block $d2 (loop $l2
+        (br_if $d2 (i32.ge_u (local.get $j) (local.get $V)))
+        (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+        (f32.store (i32.add (local.get $dz) (local.get $a))
+          (f32.neg (f32.mul (f32.load (i32.add (local.get $p) (local.get $a)))
+            (f32.add (f32.mul (local.get $h) (f32.sub (f32.load (i32.add (local.get $z) (local.get $a))) (local.get $c))) (local.get $g)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $l2)))
+      (if (i32.lt_u (local.get $t) (local.get $V))
+        (then
+          (local.set $a (i32.add (local.get $dz) (i32.shl (local.get $t) (i32.const 2))))
+          (f32.store (local.get $a) (f32.add (f32.load (local.get $a)) (local.get $g)))))
+      (local.set $z (i32.add (local.get $z) (local.get $vs)))
+      (local.set $p (i32.add (local.get $p) (local.get $vs)))
+      (local.set $dz (i32.add (local.get $dz) (local.get $vs)))
+      (local.set $tg (i32.add (local.get $tg) (i32.const 4)))
+      (local.set $ml (i32.add (local.get $ml) (i32.const 4)))
+      (local.set $H (i32.add (local.get $H) (i32.const 4)))
+      (local.set $dlp (i32.add (local.get $dlp) (i32.const 4)))
+      (local.set $dH (i32.add (local.get $dH) (i32.const 4)))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br $ln))))
+
   ;; ---- row-wise ops: the token embedding's lookup and its gradient, column sums (bias gradients),
   ;; LayerNorm, GELU
 

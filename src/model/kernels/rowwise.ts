@@ -42,6 +42,36 @@ registerWasmKernel('AgwScatterAddRows', ({ k, at, out }, { ids, dy }, { V }) => 
   return y;
 });
 
+// z (N, V), targets (N) int32 → [lpH (2, N): the target's log-probability, then the entropy;
+// p (N, V), the softmax; ml (N), the log of each row's denominator plus its max]
+registerWasmKernel('AgwLogSoftmaxPick', ({ k, at, out }, { z, targets }) => {
+  const [N, V] = z.shape;
+  const lpH = out([2, N]),
+    p = out([N, V]),
+    ml = out([N]);
+  k.log_softmax_pick(at(z), at(targets), at(p), at(ml), at(lpH), at(lpH) + 4 * N, N, V);
+  return [lpH, p, ml];
+});
+
+// AgwLogSoftmaxPick's inputs and outputs, dy (2, N) → dz (N, V)
+registerWasmKernel('AgwLogSoftmaxPickGrad', ({ k, at, out }, { z, targets, p, ml, lpH, dy }) => {
+  const [N, V] = z.shape;
+  const dz = out([N, V]);
+  k.log_softmax_pick_grad(
+    at(z),
+    at(targets),
+    at(p),
+    at(ml),
+    at(lpH) + 4 * N,
+    at(dy),
+    at(dy) + 4 * N,
+    at(dz),
+    N,
+    V,
+  );
+  return dz;
+});
+
 // x (N, A), dy (N, J) → xᵀ·dy (A, J)
 registerWasmKernel('AgwMatMulTN', ({ k, at, out }, { x, dy }) => {
   const [N, A] = x.shape;
@@ -139,6 +169,27 @@ export function gatherRows(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
     gradFunc: (dy: tf.Tensor) => tf.engine().runKernel('AgwScatterAddRows', { ids, dy }, { V }) as tf.Tensor,
   })) as unknown as CustomGradientFunc) as (t: tf.Tensor2D) => tf.Tensor2D;
   return lookup(table); // (N, C)
+}
+
+/**
+ * Per row of logits z (N, V): the target's log-probability under log-softmax(z) and the entropy of
+ * softmax(z), (N) each, differentiable in z, in one kernel each way (tfjs's LogSoftmax, a one-hot
+ * pick and the entropy's ops were 14). A target outside [0, V) picks 0, as its one-hot row did.
+ * wasm only.
+ */
+export function logSoftmaxPick(
+  z: tf.Tensor2D,
+  targets: tf.Tensor1D,
+): { logp: tf.Tensor1D; entropy: tf.Tensor1D } {
+  const scores = tf.customGrad(((zz: tf.Tensor, save: tf.GradSaveFunc) => {
+    const [lpH, p, ml] = run('AgwLogSoftmaxPick', { z: zz, targets });
+    save([zz, p, ml, lpH]);
+    const gradFunc = (dy: tf.Tensor, [sz, sp, sml, slpH]: tf.Tensor[]) =>
+      run('AgwLogSoftmaxPickGrad', { z: sz, targets, p: sp, ml: sml, lpH: slpH, dy })[0];
+    return { value: lpH, gradFunc };
+  }) as unknown as CustomGradientFunc) as (z: tf.Tensor2D) => tf.Tensor2D;
+  const [logp, entropy] = tf.unstack(scores(z)) as tf.Tensor1D[]; // (N) each
+  return { logp, entropy };
 }
 
 /** xᵀ·dy: (N, A), (N, J) → (A, J); the plain transpose + matMul where the kernel is off. */
