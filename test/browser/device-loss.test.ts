@@ -44,7 +44,7 @@ it('goes on on wasm from the last completed step when the GPU device is lost', a
   expect(alerts.join('\n')).toMatch(/after step 1; the run goes on from there on wasm/);
   expect(await page.getByTestId('kernels').textContent()).toBe(ALL_WASM_KERNELS);
 
-  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
   await page.waitForFunction(
     (runs) => runs.every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= 3),
     RUNS,

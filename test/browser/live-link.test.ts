@@ -91,7 +91,7 @@ it('replays a live change from the copied link in a fresh profile: the same metr
   expect(await field.getAttribute('data-pending')).toBeNull();
   await expect.poll(() => markerTexts(page), { timeout: 30_000 }).toEqual(['lr=0.2']);
 
-  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
   await waitSteps(sender, (s) => s.every((n) => n >= STEPS), 240_000);
   const sent = await science(page);
   await sender.context.grantPermissions(['clipboard-read', 'clipboard-write'], {

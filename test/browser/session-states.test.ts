@@ -27,7 +27,15 @@ afterEach(async () => {
   lab = undefined;
 });
 
-const BUTTONS = ['Train', 'Pause', 'Step', 'Reset', 'Run again', /^Continue for \d+ more steps$/] as const;
+/** The first is one button, named Train, or Resume while paused (mainName says which). */
+const BUTTONS = [
+  /^(Train|Resume)$/,
+  'Pause',
+  'Step',
+  'Reset',
+  'Run again',
+  /^Continue for \d+ more steps$/,
+] as const;
 
 /** Each session button as 'on', 'off' or 'absent', in BUTTONS order. */
 const buttons = (page: Page) =>
@@ -44,6 +52,10 @@ const buttons = (page: Page) =>
 /** Waits for the session state machine to be in `state` (the controls carry it). */
 const inState = (page: Page, state: string) =>
   page.locator(`.controls[data-state="${state}"]`).waitFor({ timeout: 120_000 });
+
+/** The name the first session button goes by now: Train, or Resume while runs wait mid-session. */
+const mainName = (page: Page) =>
+  page.getByRole('group', { name: 'Training controls' }).locator('button.primary').textContent();
 
 const click = (page: Page, name: string | RegExp) =>
   page.getByRole('group', { name: 'Training controls' }).getByRole('button', { name, exact: true }).click();
@@ -68,23 +80,29 @@ describe('session states', () => {
     // idle: Train and Step start the runs; nothing to pause or reset.
     await inState(page, 'idle');
     expect(await buttons(page)).toEqual(['on', 'off', 'on', 'off', 'absent', 'absent']);
+    expect(await mainName(page)).toBe('Train');
 
-    // paused (after one Step): Train goes on, Step steps again, Reset clears.
+    // paused (after one Step): Resume goes on with the same runs, Step steps again, Reset clears.
     await click(page, 'Step');
     await inState(page, 'paused');
     await waitSteps(lab, (s) => s.every((n) => n === 1));
     expect(await buttons(page)).toEqual(['on', 'off', 'on', 'on', 'absent', 'absent']);
+    expect(await mainName(page)).toBe('Resume');
 
     // training, slowed so that it stays there: only Pause and Reset do something.
     await page
       .getByRole('combobox', { name: 'Speed', exact: true })
       .selectOption({ label: '3 s between steps' });
-    await click(page, 'Train');
+    await click(page, 'Resume');
     await inState(page, 'training');
     expect(await buttons(page)).toEqual(['off', 'on', 'off', 'on', 'absent', 'absent']);
+    expect(await mainName(page)).toBe('Train');
+    // Resume goes on with the same runs from step 1: new runs would show step 0.
+    expect((await stepCounts(lab)).every((n) => n >= 1)).toBe(true);
     await click(page, 'Pause');
     await inState(page, 'paused');
     await runsIn(lab, 'paused');
+    expect(await mainName(page)).toBe('Resume');
     // Each run's state and frames up to it are stored; and a run can say 'paused' before its last
     // step's frame is drawn, so the counters are read once they are at the saved steps.
     await savedAtSteps(lab);
@@ -98,6 +116,8 @@ describe('session states', () => {
     await inState(page, 'restored');
     expect(await stepCounts(lab)).toEqual(pausedAt);
     expect(await buttons(page)).toEqual(['on', 'off', 'on', 'on', 'absent', 'absent']);
+    // Train, not Resume: where no run saved a state it starts a new session from step 0.
+    expect(await mainName(page)).toBe('Train');
 
     // done: every run reached step 4. Train and Pause would do nothing; Run again and Continue are offered.
     await click(page, 'Train');

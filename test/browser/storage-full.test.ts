@@ -95,7 +95,7 @@ it('storage full from step 5: training goes on, the status bar says what is not 
     expect([manifest.label, manifest.step]).toEqual([label, at[i]]);
     expect(manifest.models.length).toBeGreaterThan(0);
   }
-  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
 
   // Past step 15 there is room again: the refused frames land, the next save goes through.
   await speed.selectOption({ label: 'full speed' });

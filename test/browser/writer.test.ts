@@ -116,7 +116,7 @@ it('a paused tab lets the session go to a second tab; told to train again, it tu
   expect(await resumedAt(second)).toEqual(paused);
 
   // The first tab, told to train again while the second trains: refused, read-only, saying so.
-  await first.getByRole('button', { name: 'Train', exact: true }).click();
+  await first.getByRole('button', { name: 'Resume', exact: true }).click();
   const reasons = first.getByTestId('train-reasons');
   await reasons.filter({ hasText: 'Another tab is training this session' }).waitFor({ timeout: 15_000 });
   expect(await first.getByTestId('session-alert').textContent()).toContain(

@@ -1,6 +1,6 @@
 /**
- * Session controls (Train, Pause, Step, Reset; on a finished session Run again and Continue for N
- * more steps; Speed) and the status bar: per run its state, a labelled step counter and tokens/s;
+ * Session controls (Train, named Resume while paused; Pause, Step, Reset; on a finished session Run
+ * again and Continue for N more steps; Speed) and the status bar: per run its state, a labelled step counter and tokens/s;
  * the backend the workers chose (wasm: on how many threads). Which buttons are enabled is the
  * session state machine's (session/session-state.ts); why Train cannot run is said next to it. Buttons
  * and the select are native, so they are keyboard operable and named by their text or label.
@@ -10,7 +10,7 @@ import { paramsText } from '../../report/sweep-map';
 import { controller } from '../session/page';
 import { takeOver } from '../restore';
 import { Unsaved } from './Unsaved';
-import { canDo } from '../session/session-state';
+import { canDo, trainButtonName } from '../session/session-state';
 import { reported, useLab } from '../session/store';
 import { backendParts, backendWords, figureMeaning } from '../backend-words';
 import type { RunView } from '../session/store';
@@ -133,10 +133,12 @@ export function Controls() {
             ? 'Every run reached its last step: Run again, or Continue for more steps'
             : state === 'restored'
               ? "Go on from each run's saved step"
-              : 'Train every run (creates the workers on first use)'
+              : state === 'paused'
+                ? 'Every run goes on training from the step it paused at, in this session'
+                : 'Train every run (creates the workers on first use)'
         }
       >
-        Train
+        {trainButtonName(state)}
       </button>
       <button
         type="button"
@@ -177,7 +179,11 @@ export function Controls() {
         <ul
           className="train-reasons"
           data-testid="train-reasons"
-          aria-label={onlyWaiting(reasons) ? 'What Train waits for' : 'Why Train is off'}
+          aria-label={
+            onlyWaiting(reasons)
+              ? `What ${trainButtonName(state)} waits for`
+              : `Why ${trainButtonName(state)} is off`
+          }
           title={reasons.join('\n')}
           // The one place the reasons are said: one line, whole on hover, and whole while focused
           // (a tap or Tab), where a window has no hover.

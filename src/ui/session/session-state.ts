@@ -42,6 +42,14 @@ const TRANSITIONS: Record<SessionState, Partial<Record<SessionEvent, SessionStat
 export const nextState = (state: SessionState, event: SessionEvent): SessionState =>
   TRANSITIONS[state][event] ?? state;
 
+/**
+ * The name of the button whose action is `train`: Resume where it goes on with runs that wait
+ * mid-session (paused: by Pause, after a Step, or hidden), Train everywhere else (a new session, or
+ * a stored one going on from its saved states, or from step 0 where none saved one).
+ */
+export const trainButtonName = (state: SessionState): 'Train' | 'Resume' =>
+  state === 'paused' ? 'Resume' : 'Train';
+
 /** True where the action does something, i.e. where its button is enabled. */
 export const canDo = (state: SessionState, action: SessionAction): boolean =>
   TRANSITIONS[state][action] !== undefined;
