@@ -77,7 +77,7 @@ export function validateExperiment(
           path,
           message: scheduleMessage([...at, k], issue.code, 'unknown field'),
           ...ofRun,
-          ...(meant ? { hint: `did you mean ${meant}?` } : {}),
+          ...(meant ? { hint: `did you mean ${meant}?`, meant: { key: meant } } : {}),
         };
       });
     }
@@ -95,7 +95,7 @@ export function validateExperiment(
         path: at.join('.') || '(root)',
         message: scheduleMessage(at, issue.code, message),
         ...ofRun,
-        ...(meant ? { hint: `did you mean ${meant}?` } : {}),
+        ...(meant ? { hint: `did you mean ${meant}?`, meant: { value: meant } } : {}),
       },
     ];
   });

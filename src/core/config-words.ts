@@ -18,6 +18,11 @@ export interface FieldError {
   run?: string;
   /** For a key the experiment does not have: the field it most likely meant ("did you mean optim.lr?"). */
   hint?: string;
+  /**
+   * What `hint` suggests, to apply it (the page's link repair, src/ui/link-repair.ts): the key the
+   * input most likely meant, which takes its value, or the value the field most likely meant.
+   */
+  meant?: { key: string } | { value: string };
 }
 
 /** zod's type names as a reader says them ("must be a number"). */

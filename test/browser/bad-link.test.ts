@@ -2,7 +2,8 @@
  * Bad links in real headless Chromium: a 50 KB link is refused without the page scrolling
  * sideways (its echo made the page 370,429 px wide), at 1440 and 400 px, and at 400 px the
  * refusal is on the first screen; a link with bad fields offers to open it with those fields at
- * their defaults, naming them, and that keeps the rest of the link.
+ * their defaults, naming them, and that keeps the rest of the link; a misspelt field's suggestion
+ * is taken with the link's value.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLab } from './harness';
@@ -50,6 +51,26 @@ describe('a link that cannot be opened', () => {
     expect(hash).toContain('steps=7');
     expect(hash).not.toMatch(/optim\.lr|groupSize/);
     expect(await page.locator('dd[data-field=Task]').textContent()).toBe('sync');
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('takes a misspelt field’s suggestion with the link’s value, not the default', async () => {
+    lab = await openLab('#v=1&task=sync&steps=7&optim.lrr=0.02&G=4');
+    const { page } = lab;
+    const open = page.getByTestId('open-without');
+    await open.waitFor();
+    expect(await open.textContent()).toBe(
+      'Open it with optim.lrr as Learning rate (optim.lr) and G as Group size G (rollout.groupSize)',
+    );
+    await open.click();
+    await expect.poll(() => page.getByTestId('url-alert').count()).toBe(0);
+    const hash = await page.evaluate(() => location.hash);
+    expect(hash).toMatch(/[#&]optim\.lr=0\.02(&|$)/);
+    expect(hash).toMatch(/[#&]rollout\.groupSize=4(&|$)/);
+    expect(hash).toContain('steps=7');
+    expect(hash).not.toMatch(/lrr|[#&]G=/);
+    expect(await page.getByLabel('Group size G').inputValue()).toBe('4');
+    expect(await page.locator('#live-lr').inputValue()).toBe('0.02');
     expect(lab.errors).toEqual([]);
   });
 });

@@ -66,6 +66,7 @@ describe('modelSlots', () => {
         path: 'optim.perAgent.solver.clipHihg',
         message: 'unknown field',
         hint: 'did you mean optim.perAgent.solver.clipHigh?',
+        meant: { key: 'optim.perAgent.solver.clipHigh' },
       },
       { path: 'optim.perAgent.solver.epochs', message: 'unknown field' }, // not a per-agent setting
     ]);

@@ -1,7 +1,8 @@
 /**
  * The alert of a link that could not be opened: what opened instead, each refused field by its
- * label, the link as it was given, and, where leaving the refused fields out lets the rest open,
- * a button that opens it with those fields at their defaults, naming them. What it quotes of the
+ * label, the link as it was given, and, where mending the refused fields lets the rest open, a
+ * button that opens it so, saying how: each suggestion taken ("optim.lrr as Learning rate"), the
+ * other refused fields at their defaults (link-repair.ts). What it quotes of the
  * link is cut (a 50 KB link made the page 370,429 px wide) and wraps, so the page never scrolls
  * sideways; it sits above the intro, so a phone's first screen shows it.
  *
@@ -10,17 +11,13 @@
  * the link (to mend it there: url-sync.ts), and a dismiss.
  */
 import { useMemo } from 'react';
-import { echoed, labelOf } from '../field-labels';
-import { withoutBadFields } from '../link-repair';
+import { echoed } from '../field-labels';
+import { repairLink, repairWords } from '../link-repair';
 import { utcTime } from '../opened-words';
 import { setOpenRefused, useLab } from '../session/store';
 import type { LabState } from '../session/store';
 import { openLink } from '../url-sync';
 import { FieldErrors } from './FieldErrors';
-
-/** "a", "a and b", "a, b and c". */
-const listed = (xs: readonly string[]) =>
-  xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 
 /** A refusal as a sentence: its reason ends in a full stop. */
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
@@ -61,20 +58,16 @@ function ExperimentLinkAlert() {
   const errors = useLab((s) => s.urlErrors);
   const badLink = useLab((s) => s.badLink);
   const shownInstead = useLab(shownInsteadNow);
-  const fixed = useMemo(() => (badLink ? withoutBadFields(badLink, errors) : null), [badLink, errors]);
+  const fixed = useMemo(() => (badLink ? repairLink(badLink, errors) : null), [badLink, errors]);
   if (errors.length === 0) return null;
-  const named = fixed?.dropped.map((k) => {
-    const label = labelOf(k);
-    return label ? `${label} (${k})` : echoed(k);
-  });
   return (
     <div role="alert" className="alert url-alert" data-testid="url-alert">
       <strong>This link could not be opened; showing {shownInstead} instead.</strong>
       <FieldErrors errors={errors} />
-      {fixed && named && (
+      {fixed && (
         <p>
           <button type="button" onClick={() => openLink(fixed.hash)} data-testid="open-without">
-            Open it with {listed(named)} at {named.length === 1 ? 'its default' : 'their defaults'}
+            {repairWords(fixed)}
           </button>
         </p>
       )}
