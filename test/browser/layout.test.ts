@@ -5,7 +5,8 @@
  * inside its card whatever the title's length, and the sticky header, status bar and chart legend
  * never cover one another when the page is scrolled (the header wraps at 800 px; the status bar
  * has a line per run), and with many runs × seeds the sticky bar stays a strip; a long reason for
- * Train being off (an opened result's) keeps the header one row at 1440 px, the reason one line.
+ * Train being off (an opened result's) keeps the header one row at 1440 px, the reason one line,
+ * and so does a finished session's Run again and Continue for 200 more steps, Speed beside them.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,6 +120,45 @@ describe('layout', () => {
     const narrow = await measure();
     expect(narrow.line[0], 'the reason one line at 400').toBeLessThan(narrow.line[1] * 1.5);
     expect(narrow.bars, 'sticky block at 400').toBeLessThanOrEqual(170);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('a finished session keeps the header one row at 1440 px: Speed beside Continue for 200 more steps', async () => {
+    lab = await openLab(`${TINY}&steps=2`);
+    const { page } = lab;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await runsIn(lab, 'done', 120_000);
+    // The header at its widest: Run again, Continue for N more steps with the default experiment's 200.
+    await page.getByLabel('More steps').fill('200');
+    await page.getByRole('button', { name: 'Continue for 200 more steps', exact: true }).waitFor();
+    const boxes = await page.evaluate(() =>
+      [
+        'h1',
+        '.controls .primary',
+        '.controls .continue button',
+        '.controls .continue input',
+        '#speed',
+        'header.top .copy-link',
+        'header.top .jump-menu',
+        'header.top .past-sessions',
+      ].map((sel) => {
+        const r = document.querySelector(sel)!.getBoundingClientRect();
+        return { sel, top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+      }),
+    );
+    // Speed went under the buttons, a second row (the header 64 px high instead of 41).
+    const tops = boxes.map((b) => b.top);
+    expect(Math.max(...tops) - Math.min(...tops), 'one row: their tops px apart').toBeLessThan(24);
+    // Nothing is hidden to make it fit: every part is inside the window, and none covers another.
+    for (const b of boxes) expect([b.sel, b.left >= 0 && b.right <= 1440]).toEqual([b.sel, true]);
+    const byLeft = [...boxes].sort((a, b) => a.left - b.left);
+    for (let i = 1; i < byLeft.length; i++)
+      expect(byLeft[i].left, `${byLeft[i].sel} after ${byLeft[i - 1].sel}`).toBeGreaterThanOrEqual(
+        byLeft[i - 1].right - 1,
+      );
+    expect(await page.$eval('header.top', (e) => e.getBoundingClientRect().height)).toBeLessThanOrEqual(48);
     expect(lab.errors).toEqual([]);
   });
 
