@@ -36,8 +36,11 @@ export interface ChartEntry {
   formula: string;
   /** Heavy tails occur (one spike can flatten the rest): the chart offers a log scale. */
   log?: boolean;
-  /** A horizontal reference line. */
-  refY?: number;
+  /**
+   * A horizontal reference line: at a number, or at the level a function reads from the group
+   * size n (groupScores) of every run shown, none where it gives undefined.
+   */
+  refY?: number | ((groupSizes: readonly number[]) => number | undefined);
   /** A same-batch chart's estimator. */
   estimator?: EstimatorChoice;
   /**
@@ -62,6 +65,17 @@ const perAgent = (stat: Parameters<typeof agentKey>[1]): ChartSeries => ({
 });
 
 /** The board's fixed charts; the same-batch ones follow per estimator (sameBatchCharts). */
+/**
+ * Where amplification reads "not at all", its reference line: an agent whose rows carry exactly
+ * the trajectory scores of groups of n scores (n − 1)/n, not 1, as σk² is the population variance
+ * and σ² the unbiased one (docs/estimators.md#the-amplification-factor); 0.875 at G = 8. None where
+ * the runs shown hold groups of different sizes: one line would be wrong for some of them.
+ */
+export function neutralAmplification(groupSizes: readonly number[]): number | undefined {
+  const [n] = groupSizes;
+  return n > 1 && groupSizes.every((m) => m === n) ? (n - 1) / n : undefined;
+}
+
 export const CHARTS: ChartEntry[] = [
   {
     id: 'reward',
@@ -179,8 +193,8 @@ export const CHARTS: ChartEntry[] = [
     section: 'Per agent',
     series: perAgent('amplification'),
     log: true,
-    refY: 1,
-    doc: 'How far agent k’s rewards sit from, and spread beyond, its group’s trajectory scores: (G − 1)/G, 0.88 at G = 8, is not at all (σ is the unbiased spread). Only where k’s rows carry their trajectory’s reward is it k’s E[A²] under one shared baseline (GRPO); with rewards of its own (own rewards, a dial, a per-row penalty) it describes them but predicts nothing, and What differs says amplification does not apply.',
+    refY: neutralAmplification,
+    doc: 'How far agent k’s rewards sit from, and spread beyond, its group’s trajectory scores: (G − 1)/G, 0.88 at G = 8 (the dashed line; with mcts, (N − 1)/N for N nodes), is not at all (σ is the unbiased spread). Only where k’s rows carry their trajectory’s reward is it k’s E[A²] under one shared baseline (GRPO); with rewards of its own (own rewards, a dial, a per-row penalty) it describes them but predicts nothing, and What differs says amplification does not apply.',
     formula: '(σk² + (μk − μ)²) / σ², mean over groups with σ > 0',
   },
   {

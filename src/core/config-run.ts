@@ -78,3 +78,13 @@ export function resolveRun(exp: RunSettings, run: Run): RunSettings {
     train: { ...exp.train, ...run.train },
   };
 }
+
+/**
+ * How many scored rollouts one prompt group of the run holds, the n its amplification and
+ * What differs are read against: G trajectories (parallel or tree sampling), or the rollout.nodes
+ * nodes of an mcts tree.
+ */
+export function groupScores(exp: RunSettings, run: Run): number {
+  const { rollout } = resolveRun(exp, run);
+  return rollout.sampling === 'mcts' ? rollout.nodes : rollout.groupSize;
+}

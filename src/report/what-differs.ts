@@ -6,7 +6,7 @@
  * spread between seeds is needed to see how they differ. Pure: metric rows in, sentences out.
  */
 import type { Experiment } from '../core/config';
-import { resolveRun } from '../core/config-run';
+import { groupScores, resolveRun } from '../core/config-run';
 import type { Run } from '../core/config-run';
 import type { EstimatorChoice } from '../core/estimators';
 import { agentKey, agentSameBatchKey, GRAD_NORM, M, SAME_BATCH_STATS } from '../core/metrics';
@@ -250,6 +250,6 @@ export function differsPick<R extends { runIndex: number }>(config: Experiment, 
     estimator: chosen.run.estimator,
     trees,
     trajectories: trees ? undefined : rollout.batchSize * rollout.groupSize,
-    groupSize: trees ? rollout.nodes : rollout.groupSize,
+    groupSize: groupScores(config, chosen.run),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The chart board in real Chromium with real training: a flat chart (KL and clip fraction under
- * one optimizer step per batch) moves under "More charts" with its reason; the log-y toggle
+ * one optimizer step per batch) moves under "More charts" with its reason; amplification's
+ * reference line runs along the lines of agents that carry their trajectory's score; the log-y toggle
  * redraws the y axis on a log scale; a chart's PNG has its title and both runs' names drawn in
  * the image (measured in its pixels, not read from the DOM); and the page fits narrow windows,
  * where no chart title is cut off.
@@ -153,6 +154,26 @@ describe('chart board', () => {
     expect(await page.getByRole('note', { name: 'About Amplification' }).textContent()).toContain(
       '(σk² + (μk − μ)²) / σ²',
     );
+
+    // Amplification's dashed line is where it reads "not at all", (G − 1)/G (σ the unbiased
+    // spread): on sync every agent's rows carry their trajectory's score, so at G = 2 every line
+    // runs along it, at 0.5 (it was drawn at 1).
+    const amp = page.locator('figure[aria-label="Amplification"]');
+    await amp.scrollIntoViewIfNeeded();
+    const alongRef = () =>
+      amp.evaluate((f) => {
+        const ref = f.querySelector('.recharts-reference-line line');
+        const ys = [...f.querySelectorAll('path.series-line')].flatMap((p) =>
+          [...(p.getAttribute('d') ?? '').matchAll(/[ML][\d.]+,([\d.]+)/g)].map((m) => Number(m[1])),
+        );
+        const at = Number(ref?.getAttribute('y1'));
+        return {
+          level: ref?.getAttribute('y'),
+          points: ys.length > 0,
+          off: ys.filter((y) => Math.abs(y - at) > 0.5).length,
+        };
+      });
+    await expect.poll(alongRef, { timeout: 30_000 }).toEqual({ level: '0.5', points: true, off: 0 });
 
     // Log y on the grad norm: ticks at 1, 2, 5 × 10^e, evenly spaced in log(value).
     const chart = 'Pre-clip grad norm';

@@ -16,6 +16,7 @@ import {
 } from '../../core/estimators';
 import { sameBatchEstimators } from '../../core/metrics';
 import { boardCharts, CHART_SECTIONS, chartTitle } from '../../core/charts';
+import { groupScores } from '../../core/config-run';
 import type { ChartEntry } from '../../core/charts';
 import { taskOf } from '../../tasks/registry';
 import { boardConfig, useLab } from '../session/store';
@@ -33,10 +34,11 @@ import type { SeriesSpec } from './SeriesLayer';
 const AMPLIFICATION_NOTE = (
   <p className="explain">
     How far agent k’s rewards sit from its group’s (μk, σk over k’s rows; μ, σ over the group’s trajectories).
-    Only where k’s rows carry their trajectory’s reward is this k’s E[A²] under GRPO’s one baseline (Dr. MAS,
-    Lemma 4.2); Dr. MAS brings E[A²] to (n_k − 1)/n_k whatever it is (compare the E[A²] chart). Rewarded for
-    its own part, an agent’s factor can read 20 or more and predict nothing: What differs then says
-    amplification does not apply.
+    The dashed line, (G − 1)/G, is not at all: k’s rewards sit where its trajectories’ scores do. Only where
+    k’s rows carry their trajectory’s reward is this k’s E[A²] under GRPO’s one baseline (Dr. MAS, Lemma 4.2);
+    Dr. MAS brings E[A²] to (n_k − 1)/n_k whatever it is (compare the E[A²] chart). Rewarded for its own part,
+    an agent’s factor can read 20 or more and predict nothing: What differs then says amplification does not
+    apply.
   </p>
 );
 
@@ -85,6 +87,8 @@ interface Row {
   perColumn: SeriesSpec[][];
   specs: SeriesSpec[];
   runs: RunView[];
+  /** Its reference line's level for the runs shown (one for the row, on its one y scale). */
+  refY: number | undefined;
 }
 
 function BoardRow({
@@ -98,8 +102,8 @@ function BoardRow({
   markers: Marker[][];
   logOn: LogChoice;
 }) {
-  const { chart, title, metric, about, help, perColumn, specs } = row;
-  const common = { metric, about, help, refY: chart.refY, log: chart.log ? logOn : false };
+  const { chart, title, metric, about, help, perColumn, specs, refY } = row;
+  const common = { metric, about, help, refY, log: chart.log ? logOn : false };
   // The log-y box, on charts with heavy tails (the registry's `log`); side by side, in the first column.
   const logToggle = chart.log ? chart.id : undefined;
   if (columns.length === 1 && !columns[0].label)
@@ -187,6 +191,10 @@ export function Charts({ only }: { only?: string } = {}) {
   const runKey = runs.map((r) => `${r.id}:${r.agents.join('+')}`).join(',');
   const markersKey = allRuns.map((r) => r.markers.length).join(',');
   const sideBySide = view.layout === 'side-by-side';
+  // The group size n of each run shown, for reference lines read from it (amplification's (n − 1)/n).
+  const sizesKey = runs
+    .flatMap((r) => (config.runs[r.runIndex] ? [groupScores(config, config.runs[r.runIndex])] : []))
+    .join(',');
   const board = useMemo(() => {
     void runKey;
     void markersKey;
@@ -201,6 +209,7 @@ export function Charts({ only }: { only?: string } = {}) {
       name: e,
       ...ESTIMATOR_OPTIONS[e],
     }));
+    const sizes = sizesKey ? sizesKey.split(',').map(Number) : [];
     const charts = boardCharts(
       { eval: evalOn || runs.some((r) => r.evalKs), credit, shadowGradNorm: sameBatchGrad, mcts, ownSuccess },
       estimators,
@@ -228,6 +237,7 @@ export function Charts({ only }: { only?: string } = {}) {
         perColumn,
         specs: perColumn.flat(),
         runs,
+        refY: typeof chart.refY === 'function' ? chart.refY(sizes) : chart.refY,
       };
     });
     return { columns, markers, rows };
@@ -245,6 +255,7 @@ export function Charts({ only }: { only?: string } = {}) {
     mcts,
     ownSuccess,
     sideBySide,
+    sizesKey,
   ]);
   const flat = useFlatCharts(board.rows);
 
