@@ -72,6 +72,10 @@ function plainPredicate(m: string): string {
   return m;
 }
 
+/** A list in words: "a", "a and b", "a, b and c". */
+export const listed = (xs: readonly string[]): string =>
+  xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
 /**
  * What a message quotes back of the user's input (a link, a value, a key): whole where short,
  * else its start and how long it was, so a 50 KB link is never echoed whole.

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { MAX_STEPS } from '../core/config-names';
+import { ESTIMATOR_NAMES } from '../core/estimators';
 import type { Experiment } from '../core/config';
 import type { InspectedTrajectory } from '../core/inspected';
 import { LIVE_PARAMS } from '../core/live-params';
@@ -82,6 +83,13 @@ const comparison = z.strictObject({
   seeds: nat,
   figures: listOf(figure, MAX_LIST),
 });
+const otherScale = z.strictObject({
+  run: name,
+  estimator: z.enum(ESTIMATOR_NAMES),
+  scale: orNaN,
+  rms: orNaN,
+  corr: orNaN,
+});
 const agentDifference = z.strictObject({
   agent,
   amplification: orNaN,
@@ -90,6 +98,8 @@ const agentDifference = z.strictObject({
   rms: z.strictObject({ grpo: orNaN, drmas: orNaN }),
   corr: orNaN,
   gradRatio: orNaN,
+  // The experiment's other runs' estimators on the same rows (absent in files written before them).
+  others: listOf(otherScale, 16).optional(),
   sentence: text,
 });
 const differences = z.strictObject({
@@ -97,6 +107,7 @@ const differences = z.strictObject({
   identical: z.boolean(),
   summary: text,
   scores: text,
+  runs: text.optional(),
   agents: listOf(agentDifference, 64),
 });
 

@@ -71,6 +71,7 @@ export function resultExperiment(
       groupSize: picked.groupSize,
       trees: picked.trees,
       run: picked.r.label,
+      others: picked.others,
     });
   return {
     experiment,

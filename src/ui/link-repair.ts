@@ -13,6 +13,7 @@ import type { FieldError } from '../core/config-validate';
 import { encodeValue, hashEscape } from '../core/url-pairs';
 import { decodeSweepLink } from '../rl/sweep';
 import { echoed, labelOf } from './field-labels';
+import { listed } from '../core/config-words';
 
 /**
  * Rounds of mending: a field dropped can leave another refused (a run's label without its run),
@@ -118,10 +119,6 @@ export function repairLink(hash: string, errors: readonly FieldError[]): LinkRep
   }
   return null;
 }
-
-/** "a", "a and b", "a, b and c". */
-const listed = (xs: readonly string[]) =>
-  xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 
 /** A link's key by its field's label, the key in brackets ("Learning rate (optim.lr)"); the key alone where it has none. */
 const named = (key: string, config: Experiment) => {

@@ -12,6 +12,7 @@ import { PRESET_QUESTIONS, PRESETS, STARTER_IDS, presetById, presetLine } from '
 import { encodeExperiment } from '../../src/core/url';
 import { downloadCsv, openLab, runsIn, trainEnabled } from './harness';
 import type { Lab } from './harness';
+import type { Page } from 'playwright-core';
 
 let lab: Lab | undefined;
 afterEach(async () => {
@@ -43,6 +44,16 @@ const pastTheWindow = (l: Lab, selector: string) =>
       .map((e) => `${e.tagName}.${e.className}`),
   );
 
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** The GRPO run's exported metrics (Download CSV): how many steps, and one metric's column over them. */
+async function grpoColumns(page: Page) {
+  const { header, rows: lines } = await downloadCsv(page);
+  const grpo = lines
+    .filter((l) => l[0] === 'GRPO')
+    .map((l) => Object.fromEntries(header.map((k, i) => [k, Number(l[i])])));
+  return { steps: grpo.length, col: (k: string) => grpo.map((r) => r[k]) };
+}
 describe('the first screen tells the story', () => {
   it('states the question in a short lead, three starters one line each, the rest folded by question, no empty Map', async () => {
     lab = await openLab();
@@ -154,13 +165,8 @@ describe('the first screen tells the story', () => {
     expect(await card.getByTestId('what-differs-reference').count()).toBe(0); // a GRPO run: no reference note
 
     // The page's own exported metrics, the GRPO run's 20 steps, by plain arithmetic.
-    const { header, rows: lines } = await downloadCsv(page);
-    const grpo = lines
-      .filter((l) => l[0] === 'GRPO')
-      .map((l) => Object.fromEntries(header.map((k, i) => [k, Number(l[i])])));
-    expect(grpo).toHaveLength(20);
-    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const col = (k: string) => grpo.map((r) => r[k]);
+    const { steps, col } = await grpoColumns(page);
+    expect(steps).toBe(20);
     const agents = ['verifier', 'search', 'answer'];
     expect(
       await card.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-agent'))),
@@ -170,11 +176,12 @@ describe('the first screen tells the story', () => {
     const shares = agents.map((a) => avg(col(`agent/${a}/traj_reward_share`)));
     const noneCarry = shares.every((c) => c < 1);
     expect(await card.getByTestId('what-differs-summary').textContent()).toBe(
-      'On the GRPO run’s last 20 batches (steps 0–19), both estimators weighed the same rows' +
+      'On the GRPO run’s last 20 batches (steps 0–19), both estimators weighed the same rows.' +
         (noneCarry
-          ? `; amplification applies to none of its agents, since at most ${Math.round(100 * Math.max(...shares))} % of any agent’s rows carry their trajectory’s reward while GRPO weighs every row by its trajectory’s score:`
-          : ':'),
+          ? ` Amplification applies to none of its agents: at most ${Math.round(100 * Math.max(...shares))} % of an agent’s rows carry their trajectory’s reward, and GRPO weighs each row by its trajectory’s score, not by the row’s own reward.`
+          : ''),
     );
+    expect(await card.getByTestId('what-differs-runs').count()).toBe(0); // two runs: nothing more to say
     for (const a of agents) {
       const scale = Math.sqrt(
         avg(col(`agent/${a}/shadow/drmas/sq_mean`)) / avg(col(`agent/${a}/shadow/grpo/sq_mean`)),
@@ -190,7 +197,7 @@ describe('the first screen tells the story', () => {
       else
         expect(text).toContain(
           carried === 1
-            ? `Its amplification is ${amplification.toFixed(2)} (`
+            ? `Its amplification is ${amplification.toFixed(2)}, `
             : `Amplification does not apply to it: only ${Math.round(carried * 100)} % of its rows`,
         );
       // Its paired bars: each estimator's root mean square advantage.
@@ -230,6 +237,43 @@ describe('the first screen tells the story', () => {
       /^One seed per run: .* Set Seeds to 3 or more \(Experiment\) and train again/,
     );
     expect(await page.getByTestId('findings').locator('table').count()).toBe(0);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('What differs with a third run: its estimator weighed on the same rows, a bar and a number per agent', async () => {
+    // GRPO, Dr. MAS and Step-level (a run named by its estimator) on sync-own, each agent on its own reward.
+    lab = await openLab(
+      '#v=1&task=sync-own&rollout.batchSize=2&rollout.groupSize=4&eval.every=0&steps=3&runs.2.estimator=global-step',
+    );
+    const { page } = lab;
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await runsIn(lab, 'done', 170_000);
+    const card = page.getByTestId('what-differs');
+    await expect
+      .poll(() => card.getByTestId('what-differs-summary').textContent(), { timeout: 10_000 })
+      .toMatch(
+        /^On the GRPO run’s last 3 batches \(steps 0–2\), GRPO, Dr\. MAS and Step-level weighed the same rows\./,
+      );
+    expect(await card.getByRole('heading').first().textContent()).toBe(
+      'What differs: GRPO, Dr. MAS and Step-level on the same batches',
+    );
+    expect(await card.getByTestId('what-differs-runs').textContent()).toBe(
+      'Each agent’s line also gives Step-level’s advantage scale in GRPO’s units.',
+    );
+    // The numbers: the GRPO run's own same-batch metrics, exported, by plain arithmetic.
+    const { col } = await grpoColumns(page);
+    for (const a of ['alice', 'bob']) {
+      const sq = (e: string) => avg(col(`agent/${a}/shadow/${e}/sq_mean`));
+      const li = card.locator(`li[data-agent="${a}"]`);
+      expect(await li.textContent()).toContain(
+        `Step-level gives it ${Math.sqrt(sq('global-step') / sq('grpo')).toFixed(2)}× GRPO’s advantage scale and agrees`,
+      );
+      const rms = (e: string) => Math.sqrt(sq(e)).toFixed(2);
+      expect(await li.getByRole('img').getAttribute('aria-label')).toBe(
+        `Advantage scale: GRPO ${rms('grpo')}, Dr. MAS ${rms('drmas')}, Step-level ${rms('global-step')}`,
+      );
+    }
     expect(lab.errors).toEqual([]);
   });
 

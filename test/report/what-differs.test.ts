@@ -9,7 +9,8 @@ import type { EstimatorName } from '../../src/core/estimators';
 import { computeAdvantages } from '../../src/rl/advantage';
 import { dialReward, type RewardDials } from '../../src/rl/rows';
 import { pearson } from '../../src/rl/same-batch';
-import { whatDiffers } from '../../src/report/what-differs';
+import { presetById } from '../../src/core/presets';
+import { differsPick, whatDiffers } from '../../src/report/what-differs';
 import { TASKS, type TaskName } from '../../src/tasks/registry';
 import { demoRollout } from '../tasks/helpers';
 import { stepAdvantages } from '../rl/fixtures';
@@ -86,7 +87,7 @@ describe('What differs', () => {
     }
     const most = Math.round(100 * Math.max(...card.agents.map((d) => d.carried)));
     expect(card.summary).toBe(
-      `On this run’s last 3 batches (steps 1–3), both estimators weighed the same rows; amplification applies to none of its agents, since at most ${most} % of any agent’s rows carry their trajectory’s reward while GRPO weighs every row by its trajectory’s score:`,
+      `On this run’s last 3 batches (steps 1–3), both estimators weighed the same rows. Amplification applies to none of its agents: at most ${most} % of an agent’s rows carry their trajectory’s reward, and GRPO weighs each row by its trajectory’s score, not by the row’s own reward.`,
     );
     // The batches do part the estimators: some agent's scale is not 1.
     expect(card.agents.some((d) => Math.abs(d.scale - 1) > 0.01)).toBe(true);
@@ -111,7 +112,7 @@ describe('What differs', () => {
         // Said of the agent, or of every agent once in the card's lead.
         if (big || (shown && Number(shown[1]) > 1.5))
           expect(`${c.summary} ${d.sentence}`, d.sentence).toMatch(
-            /Amplification does not apply to it: |amplification applies to none of its agents/,
+            /Amplification does not apply to it: |Amplification applies to none of its agents/,
           );
       }
     }
@@ -179,17 +180,72 @@ describe('What differs', () => {
     expect(card.summary).not.toContain('shared reward');
   });
 
-  it('words amplification against (G − 1)/G, what rows carrying their trajectory scores give', async () => {
+  it('words amplification against (G − 1)/G, what rows carrying their trajectory scores give, in plain sentences', async () => {
     // On sync every row carries its trajectory's score: amplification is exactly (G − 1)/G = 0.75 at
     // G = 4, which is "where the scores are", not "narrower" (what a fixed level of 1 would say).
     const { card } = await history('sync', 'grpo', 0.3, 4);
     const alice = card({ groupSize: 4 }).agents[0];
     expect(alice.amplification).toBeCloseTo(0.75, 12);
     expect(alice.carried).toBe(1);
-    const exact =
-      'Its amplification is 0.75 (its rows carry their trajectory’s reward, so this is GRPO’s E[A²] for it): ';
-    expect(alice.sentence).toContain(`${exact}its rewards sit about where`);
-    expect(card().agents[0].sentence).toContain(`${exact}its rewards spread narrower`);
+    const carried = 'All its rows carry their trajectory’s reward, so this is its E[A²] under GRPO.';
+    expect(alice.sentence).toContain(
+      `Its amplification is 0.75, the value for rewards that sit where its groups’ trajectory scores do. ${carried}`,
+    );
+    expect(card().agents[0].sentence).toContain(
+      `Its amplification is 0.75, below the 1.00 of rewards that sit where its groups’ trajectory scores do: its own spread narrower. ${carried}`,
+    );
+    // No parenthesis inside a clause, no colon before the verdict: each sentence says one thing.
+    expect(alice.sentence).not.toMatch(/\(its rows|\): its/);
+  });
+
+  it('with a third run, weighs its estimator on the same rows too, and says so', async () => {
+    // step-vs-agent: GRPO, Step-level and Dr. MAS on one task stream.
+    const { steps, card } = await history('search', 'grpo');
+    const others = [
+      { label: 'Step-level', estimator: 'global-step' as const, differs: [] },
+      { label: 'Dr. MAS', estimator: 'drmas' as const, differs: [] },
+    ];
+    const c = card({ others, run: 'GRPO' });
+    expect(c.summary).toMatch(
+      /^On the GRPO run’s last 3 batches \(steps 1–3\), GRPO, Dr\. MAS and Step-level weighed the same rows\./,
+    );
+    expect(c.runs).toBe('Each agent’s line also gives Step-level’s advantage scale in GRPO’s units.');
+    for (const d of c.agents) {
+      const g = advantagesOf(steps, d.agent, 'grpo');
+      const step = advantagesOf(steps, d.agent, 'global-step');
+      const scale = Math.sqrt(avg(step.map(sqMean)) / avg(g.map(sqMean)));
+      const corr = avg(g.map((x, i) => pearson(x, step[i])));
+      expect(d.others).toHaveLength(1);
+      expect(d.others![0].scale).toBeCloseTo(scale, 12);
+      expect(d.others![0].rms).toBeCloseTo(Math.sqrt(avg(step.map(sqMean))), 12);
+      expect(d.others![0].corr).toBeCloseTo(corr, 12);
+      expect(d.sentence).toContain(
+        `Step-level gives it ${scale.toFixed(2)}× GRPO’s advantage scale and agrees ${corr >= 0.99 ? 'almost exactly' : corr >= 0.9 ? 'closely' : corr >= 0.5 ? 'partly' : 'little'} with GRPO on its rows (correlation ${corr.toFixed(2)}).`,
+      );
+    }
+    // Two runs of GRPO and Dr. MAS alone: nothing more to say.
+    const two = card({ others: [others[1]] });
+    expect(two.runs).toBe('');
+    expect(two.agents[0].others).toBeUndefined();
+  });
+
+  it('says which runs differ in more than the estimator, and that a custom one is weighed on its own batches', async () => {
+    const { card } = await history('search', 'grpo');
+    const c = card({
+      run: 'GRPO',
+      others: [
+        { label: 'Dr. MAS', estimator: 'drmas', differs: [] },
+        { label: 'GRPO + credit', estimator: 'grpo', differs: ['reward.credit'] },
+        { label: 'Dr. MAS + credit', estimator: 'drmas', differs: ['reward.credit'] },
+        { label: 'LitePPO', estimator: 'custom', differs: [] },
+      ],
+    });
+    expect(c.runs).toBe(
+      'GRPO + credit and Dr. MAS + credit differ from the GRPO run in reward.credit: the card cannot show what that ' +
+        'changes (one run’s batches hold one setting), their curves and Findings do. ' +
+        'LitePPO trains a custom estimator, weighed only on its own batches: see “Same batch, every estimator”.',
+    );
+    expect(c.agents.every((a) => a.others === undefined)).toBe(true);
   });
 
   it('under mcts sampling speaks of trees and nodes, never of trajectories or rollouts', async () => {
@@ -227,6 +283,31 @@ describe('What differs', () => {
     expect(d.gradRatio).toBe(0.75);
     expect(d.sentence).toContain('Measured at the same weights, Dr. MAS’s gradient for it is 0.75× GRPO’s.');
     expect(d.sentence).not.toContain('pull on the gradient');
+  });
+
+  it('picks the other runs of a preset with the settings each has of its own beside the estimator', () => {
+    const others = (id: string) => {
+      const c = presetById(id)!.config;
+      return differsPick(
+        c,
+        c.runs.map((_, runIndex) => ({ runIndex })),
+      )!.others;
+    };
+    expect(others('step-vs-agent')).toEqual([
+      { label: 'Step-level', estimator: 'global-step', differs: [] },
+      { label: 'Dr. MAS', estimator: 'drmas', differs: [] },
+    ]);
+    expect(others('credit').map((o) => [o.label, o.differs])).toEqual([
+      ['Dr. MAS', []],
+      ['GRPO + credit', ['reward.credit']],
+      ['Dr. MAS + credit', ['reward.credit']],
+    ]);
+    // A custom estimator's definition is its estimator, not a setting of its own.
+    expect(others('liteppo').find((o) => o.estimator === 'custom')).toEqual({
+      label: 'LitePPO',
+      estimator: 'custom',
+      differs: [],
+    });
   });
 
   it('is null before the first batch', () => {
