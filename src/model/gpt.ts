@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import { paramSpecs, type GPTConfig, type ParamSpec } from '../core/gpt-config';
 import { addPositions, embed, layerNorm, linear, matmul, mlp, takeRows } from './layers';
 import { cachedAttention, selfAttention } from './kernels/attention';
+import { transpose2d } from './kernels/rowwise';
 import { Prng } from '../core/prng';
 
 /** Additive attention mask value: large and finite (see header). */
@@ -153,7 +154,7 @@ export class GPT {
       }
       if (opts.lastOnly) x = tf.reshape(tf.slice(tf.reshape(x, [B, T, C]), [0, T - 1, 0], [B, 1, C]), [B, C]); // (B, C)
       x = layerNorm(x, this.p('lnf.g'), this.p('lnf.b'));
-      return matmul(x, tf.transpose(this.p<tf.Rank.R2>('wte'))); // (N, V): tied output head
+      return matmul(x, transpose2d(this.p<tf.Rank.R2>('wte'))); // (N, V): tied output head
     });
   }
 

@@ -20,6 +20,7 @@ import {
   matMulTN,
   mlpFused,
   mlpFusedAvailable,
+  transpose2d,
 } from './kernels/rowwise';
 import { fusedKernelsAvailable } from './kernels/wasm';
 import { layerNormGpu, linearGpu, mlpGpu } from './kernels/rowwise-webgpu';
@@ -46,7 +47,7 @@ export const matmul = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradS
   const gradFunc: Grad2 = (dy, [sa, sb]) => [
     webgpuKernelsAvailable('gemm')
       ? tf.matMul(dy, sb, false, true)
-      : matMulNN(dy as tf.Tensor2D, tf.transpose(sb as tf.Tensor2D)),
+      : matMulNN(dy as tf.Tensor2D, transpose2d(sb as tf.Tensor2D)),
     weightGrad(sa, dy),
   ];
   return { value: matMulNN(a as tf.Tensor2D, b as tf.Tensor2D), gradFunc };
@@ -66,7 +67,7 @@ export const bmm = tf.customGrad(((a: tf.Tensor, b: tf.Tensor, save: tf.GradSave
 const linearFused = tf.customGrad(((x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, save: tf.GradSaveFunc) => {
   save([x, w]);
   const gradFunc = (dy: tf.Tensor, [sx, sw]: tf.Tensor[]) => [
-    matMulNN(dy as tf.Tensor2D, tf.transpose(sw as tf.Tensor2D)), // (N, Cout) @ (Cout, Cin)
+    matMulNN(dy as tf.Tensor2D, transpose2d(sw as tf.Tensor2D)), // (N, Cout) @ (Cout, Cin)
     matMulTN(sx as tf.Tensor2D, dy as tf.Tensor2D), // (Cin, N) @ (N, Cout)
     colSum(dy as tf.Tensor2D), // (Cout)
   ];

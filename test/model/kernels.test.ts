@@ -16,7 +16,7 @@ import {
 } from '../../src/model/kernels/wasm';
 import { enableRelaxedSimd } from '../../src/backends/relaxed-simd-node';
 import { addPositions, embed, gelu, layerNorm, linear, matmul, mlp } from '../../src/model/layers';
-import { matMulNN, matMulTN } from '../../src/model/kernels/rowwise';
+import { matMulNN, matMulTN, transpose2d } from '../../src/model/kernels/rowwise';
 import { MASK } from '../../src/model/gpt';
 import { score } from '../../src/model/logprobs';
 import { Prng } from '../../src/core/prng';
@@ -212,6 +212,20 @@ describe.each(['relaxed', 'plain'])(
           grads: 1,
         });
         targets.dispose();
+      });
+
+    for (const [R, C] of [
+      [128, 384],
+      [89, 128],
+      [7, 13],
+      [3, 2],
+    ])
+      it(`transpose (${R}, ${C}): value and d/dx (4 × 4 blocks and both edges)`, async () => {
+        await agree({
+          inputs: [{ data: rand(R * C, 35), shape: [R, C] }],
+          f: (x) => transpose2d(x as tf.Tensor2D),
+          grads: 1,
+        });
       });
 
     it('embedding lookup with repeated ids, the last id and ids outside the table: value and d/dtable (row copies, rows added)', async () => {

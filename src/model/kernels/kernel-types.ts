@@ -41,6 +41,7 @@ export interface KernelExports {
   attn_fwd(...args: number[]): void;
   attn_bwd(...args: number[]): void;
   colsum(x: number, out: number, N: number, M: number): void;
+  transpose(x: number, out: number, R: number, C: number): void;
   gather_rows(ids: number, table: number, out: number, N: number, C: number, V: number): void;
   log_softmax_pick(
     z: number,

@@ -772,6 +772,52 @@
   ;; ---- row-wise ops: the token embedding's lookup and its gradient, column sums (bias gradients),
   ;; LayerNorm, GELU
 
+  ;; out (C, R) = xᵀ for x (R, C): 4 × 4 blocks through two rounds of shuffles, the edges past the last
+  ;; multiples of 4 one float at a time. tfjs's Transpose moved a float at a time, 5 ns each.
+  (func (export "transpose") (param $x i32) (param $out i32) (param $R i32) (param $C i32)
+    (local $r i32) (local $c i32) (local $R4 i32) (local $C4 i32) (local $cs i32) (local $rs i32) (local $px i32) (local $po i32)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128) (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
+    (local.set $R4 (i32.and (local.get $R) (i32.const -4)))
+    (local.set $C4 (i32.and (local.get $C) (i32.const -4)))
+    (local.set $cs (i32.shl (local.get $C) (i32.const 2)))
+    (local.set $rs (i32.shl (local.get $R) (i32.const 2)))
+    (block $dr (loop $lr
+      (br_if $dr (i32.ge_u (local.get $r) (local.get $R4)))
+      (local.set $c (i32.const 0))
+      (block $dc (loop $lc
+        (br_if $dc (i32.ge_u (local.get $c) (local.get $C4)))
+        (local.set $px (i32.add (local.get $x) (i32.shl (i32.add (i32.mul (local.get $r) (local.get $C)) (local.get $c)) (i32.const 2))))
+        (local.set $a0 (v128.load (local.get $px)))
+        (local.set $a1 (v128.load (i32.add (local.get $px) (local.get $cs))))
+        (local.set $a2 (v128.load (i32.add (local.get $px) (i32.shl (local.get $cs) (i32.const 1)))))
+        (local.set $a3 (v128.load (i32.add (local.get $px) (i32.mul (local.get $cs) (i32.const 3)))))
+        (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $a0) (local.get $a1)))
+        (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $a0) (local.get $a1)))
+        (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $a2) (local.get $a3)))
+        (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $a2) (local.get $a3)))
+        (local.set $po (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $c) (local.get $R)) (local.get $r)) (i32.const 2))))
+        (v128.store (local.get $po) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
+        (v128.store (i32.add (local.get $po) (local.get $rs)) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
+        (v128.store (i32.add (local.get $po) (i32.shl (local.get $rs) (i32.const 1))) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
+        (v128.store (i32.add (local.get $po) (i32.mul (local.get $rs) (i32.const 3))) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3)))
+        (local.set $c (i32.add (local.get $c) (i32.const 4)))
+        (br $lc)))
+      (local.set $r (i32.add (local.get $r) (i32.const 4)))
+      (br $lr)))
+    ;; the columns from C4 on, of every row; then the rows from R4 on, below C4
+    (local.set $r (i32.const 0))
+    (block $de (loop $le
+      (br_if $de (i32.ge_u (local.get $r) (local.get $R)))
+      (local.set $c (select (i32.const 0) (local.get $C4) (i32.ge_u (local.get $r) (local.get $R4))))
+      (block $dd (loop $ld
+        (br_if $dd (i32.ge_u (local.get $c) (local.get $C)))
+        (f32.store (i32.add (local.get $out) (i32.shl (i32.add (i32.mul (local.get $c) (local.get $R)) (local.get $r)) (i32.const 2)))
+          (f32.load (i32.add (local.get $x) (i32.shl (i32.add (i32.mul (local.get $r) (local.get $C)) (local.get $c)) (i32.const 2)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $ld)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $le))))
+
   ;; out[n] = table[ids[n]] (rows of C floats), n < N, ids int32; an id outside [0, V) gives a row of
   ;; zeros, as its one-hot row would
   (func (export "gather_rows") (param $ids i32) (param $table i32) (param $out i32) (param $N i32) (param $C i32) (param $V i32)

@@ -25,6 +25,14 @@ registerWasmKernel('AgwColSum', ({ k, at, out }, { x }) => {
   return y;
 });
 
+// x (R, C) → xᵀ (C, R)
+registerWasmKernel('AgwTranspose', ({ k, at, out }, { x }) => {
+  const [R, C] = x.shape;
+  const y = out([C, R]);
+  k.transpose(at(x), at(y), R, C);
+  return y;
+});
+
 // ids (N) int32, table (V, C) → its rows ids (N, C)
 registerWasmKernel('AgwGatherRows', ({ k, at, out }, { ids, table }) => {
   const [V, C] = table.shape;
@@ -192,6 +200,20 @@ export function logSoftmaxPick(
   return { logp, entropy };
 }
 
+/**
+ * xᵀ for a matrix, (R, C) → (C, R), differentiable: on wasm with the fused kernels 4 × 4 blocks of
+ * shuffles (the weights' transposes of the `small` train step: 2.2 ms as tfjs's Transpose), else
+ * tf.transpose.
+ */
+export function transpose2d(x: tf.Tensor2D): tf.Tensor2D {
+  if (!fusedKernelsAvailable('rowwise')) return tf.transpose(x);
+  const t = tf.customGrad(((a: tf.Tensor) => ({
+    value: run('AgwTranspose', { x: a })[0],
+    gradFunc: (dy: tf.Tensor) => run('AgwTranspose', { x: dy })[0],
+  })) as unknown as CustomGradientFunc) as (a: tf.Tensor2D) => tf.Tensor2D;
+  return t(x); // (C, R)
+}
+
 /** xᵀ·dy: (N, A), (N, J) → (A, J); the plain transpose + matMul where the kernel is off. */
 export function matMulTN(x: tf.Tensor2D, dy: tf.Tensor2D): tf.Tensor2D {
   if (!fusedKernelsAvailable('gemm')) return tf.matMul(tf.transpose(x), dy);
@@ -257,9 +279,9 @@ export const mlpFused = tf.customGrad(((
   const [g, dg] = run('AgwMatMulGelu', { a: x, b: w1, bias: b1 }) as tf.Tensor2D[]; // (N, M): gelu(h), gelu'(h)
   save([x, w1, w2, g, dg]);
   const gradFunc = (dy: tf.Tensor, [sx, sw1, sw2, sg, sdg]: tf.Tensor[]) => {
-    const dh = tf.mul(matMulNN(dy as tf.Tensor2D, tf.transpose(sw2 as tf.Tensor2D)), sdg) as tf.Tensor2D; // (N, M): (dy·w2ᵀ) ⊙ gelu'(h)
+    const dh = tf.mul(matMulNN(dy as tf.Tensor2D, transpose2d(sw2 as tf.Tensor2D)), sdg) as tf.Tensor2D; // (N, M): (dy·w2ᵀ) ⊙ gelu'(h)
     return [
-      matMulNN(dh, tf.transpose(sw1 as tf.Tensor2D)), // (N, C)
+      matMulNN(dh, transpose2d(sw1 as tf.Tensor2D)), // (N, C)
       matMulTN(sx as tf.Tensor2D, dh), // (C, M)
       colSum(dh), // (M)
       matMulTN(sg as tf.Tensor2D, dy as tf.Tensor2D), // (M, C)
