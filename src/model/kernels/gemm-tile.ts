@@ -83,12 +83,13 @@ export function gemmTile(
   const s = stateOf(k);
   if (s.chosen >= 0) return { tile: s.chosen };
   const key = K * 0x10000 + N;
-  let shape = s.shapes.get(key);
-  if (!shape) {
-    shape = { next: 0, calls: GEMM_TILES.map(() => 0), best: GEMM_TILES.map(() => Infinity), work: 0 };
-    s.shapes.set(key, shape);
-  }
-  const at = shape;
+  const at = s.shapes.get(key) ?? {
+    next: 0,
+    calls: GEMM_TILES.map(() => 0),
+    best: GEMM_TILES.map(() => Infinity),
+    work: 0,
+  };
+  s.shapes.set(key, at);
   const tile = at.next;
   at.next = (tile + 1) % GEMM_TILES.length;
   return {
