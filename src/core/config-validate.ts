@@ -12,6 +12,7 @@ import { runLabel } from './config-run';
 import { LIVE, type LiveParam } from './live-params';
 import { isRecord, renameRolesInConfig } from './renamed-roles';
 import { labelRunsByEstimator } from './run-labels';
+import { presetById } from './presets';
 import { refusalWords } from './config-words';
 import type { FieldError } from './config-words';
 
@@ -72,6 +73,8 @@ export function validateExperiment(
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((k) => {
         const path = [...at, k].join('.');
+        const preset = at.length === 0 ? presetNamed(valueAt(labelled.input, [k])) : undefined;
+        if (preset) return { path, message: 'unknown field', hint: preset };
         const meant = at.includes('live') ? undefined : suggestField(path);
         return {
           path,
@@ -100,6 +103,16 @@ export function validateExperiment(
     ];
   });
   return { ok: false, errors };
+}
+
+/**
+ * For a key the experiment lacks whose value is an experiment preset's id (`preset=mars2-team`):
+ * what to do instead, where the nearest field's name (models.preset, the model size) would mislead.
+ */
+function presetNamed(value: unknown): string | undefined {
+  const preset = typeof value === 'string' ? presetById(value) : undefined;
+  if (!preset) return undefined;
+  return `${preset.id} is the experiment preset "${preset.title}", and a link holds an experiment's fields, not a preset's id: open it from the presets (the CLI: --preset ${preset.id})`;
 }
 
 /** The input's value at a path (as the link or file gave it, runs labelled), or undefined. */

@@ -220,6 +220,24 @@ describe('experiment URL codec', () => {
     ]);
   });
 
+  it('says a key naming an experiment preset (preset=mars2-team) is no field, and offers no field in its place', () => {
+    const r = decodeExperiment('#v=1&preset=mars2-team');
+    expect(r.ok).toBe(false);
+    const errors = r.ok ? [] : r.errors;
+    // The preset's id: what to do instead, and no `meant` (models.preset, the model size, would take the id and refuse it).
+    expect(errors.find((e) => e.path === 'preset')).toEqual({
+      path: 'preset',
+      message: 'unknown field',
+      hint: expect.stringMatching(/^mars2-team is the experiment preset ".+", .* --preset mars2-team\)$/),
+      got: 'mars2-team',
+    });
+    // A model size under the same key still gets the field it most likely meant.
+    const size = decodeExperiment('#v=1&preset=nano');
+    expect(size.ok ? [] : size.errors).toEqual([
+      expect.objectContaining({ path: 'preset', meant: { key: 'models.preset' } }),
+    ]);
+  });
+
   it('reads list indices as patches of the default list; key=[] starts the list over', () => {
     const one = decodeExperiment('#v=1&runs.1.estimator=global-step');
     expect(one.ok && one.config.runs.map((r) => [r.label, r.estimator])).toEqual([
