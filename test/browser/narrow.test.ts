@@ -48,6 +48,34 @@ describe('a 400 px window', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('a finished session’s N shows its whole value: the default experiment’s 200, not "20"', async () => {
+    lab = await openLab(`${TINY}&steps=2`);
+    const { page } = lab;
+    await page.setViewportSize({ width: 400, height: 800 });
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await runsIn(lab, 'done', 120_000);
+    const n = page.getByLabel('More steps');
+    for (const value of ['2', '200', '1000']) {
+      await n.fill(value);
+      await page.getByRole('button', { name: `Continue for ${value} more steps`, exact: true }).waitFor();
+      // The field was 2.5rem at 400 px: "200" scrolled inside it and read "20".
+      const [scroll, client] = await n.evaluate((e) => [e.scrollWidth, e.clientWidth]);
+      expect(scroll, `N = ${value}: ${scroll} px of text in a ${client} px field`).toBeLessThanOrEqual(
+        client,
+      );
+    }
+    // A one-digit N keeps Speed beside it, as before.
+    await n.fill('2');
+    const tops = await page.evaluate(() =>
+      ['.controls .continue input', '#speed'].map(
+        (s) => document.querySelector(s)!.getBoundingClientRect().top,
+      ),
+    );
+    expect(Math.abs(tops[0] - tops[1]), 'Speed beside N = 2').toBeLessThan(12);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('Go to… brings What differs, the rollouts and the presets under the sticky header', async () => {
     lab = await openLab(`${TINY}&steps=2`);
     const { page } = lab;
