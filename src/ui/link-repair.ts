@@ -42,6 +42,12 @@ export interface LinkRepair {
   revalued: { key: string; value: string }[];
   /** Keys left out: their fields at their defaults. */
   dropped: string[];
+  /**
+   * Each refused run's label as the refused link gave it, by run index: the alert's list names a
+   * run's fields so ("Dr. MAS run: Estimator"), and the button names them the same way, not by the
+   * label the mended run takes ("GRPO 2" once its estimator is grpo).
+   */
+  runLabels: Record<number, string>;
 }
 
 /** The key of one `key=value` part of a hash, decoded; null where it does not decode. */
@@ -92,6 +98,11 @@ export function repairLink(hash: string, errors: readonly FieldError[]): LinkRep
     .split('&')
     .map((text) => ({ text, key: keyOf(text) }));
   const dropped: string[] = [];
+  const runLabels: Record<number, string> = {};
+  for (const e of errors) {
+    const run = /^runs\.(\d+)\./.exec(e.path);
+    if (run && e.run !== undefined) runLabels[Number(run[1])] ??= e.run;
+  }
   let refused = errors;
   for (let round = 0; round < ROUNDS; round++) {
     // Every refusal must name a key of the link: otherwise mending keys does not answer it.
@@ -114,15 +125,20 @@ export function repairLink(hash: string, errors: readonly FieldError[]): LinkRep
         renamed: parts.flatMap((p) => (p.from ? [{ from: p.from, to: p.key! }] : [])),
         revalued: parts.flatMap((p) => (p.value !== undefined ? [{ key: p.key!, value: p.value }] : [])),
         dropped,
+        runLabels,
       };
     refused = read.errors;
   }
   return null;
 }
 
-/** A link's key by its field's label, the key in brackets ("Learning rate (optim.lr)"); the key alone where it has none. */
-const named = (key: string, config: Experiment) => {
-  const label = labelOf(key, config);
+/**
+ * A link's key by its field's label, the key in brackets ("Learning rate (optim.lr)"); the key alone
+ * where it has none. A run's field is named by the run as the alert's list names it.
+ */
+const named = (key: string, r: LinkRepair) => {
+  const runs = r.config.runs.map((run, i) => (i in r.runLabels ? { ...run, label: r.runLabels[i] } : run));
+  const label = labelOf(key, { ...r.config, runs });
   return label ? `${label} (${key})` : echoed(key);
 };
 
@@ -132,10 +148,10 @@ const named = (key: string, config: Experiment) => {
  */
 export function repairWords(r: LinkRepair): string {
   const taken = [
-    ...r.renamed.map((x) => `${echoed(x.from)} as ${named(x.to, r.config)}`),
-    ...r.revalued.map((x) => `${named(x.key, r.config)} as ${echoed(x.value)}`),
+    ...r.renamed.map((x) => `${echoed(x.from)} as ${named(x.to, r)}`),
+    ...r.revalued.map((x) => `${named(x.key, r)} as ${echoed(x.value)}`),
   ];
-  const defaults = r.dropped.map((k) => named(k, r.config));
+  const defaults = r.dropped.map((k) => named(k, r));
   const atDefaults = defaults.length
     ? `${listed(defaults)} at ${defaults.length === 1 ? 'its default' : 'their defaults'}`
     : '';

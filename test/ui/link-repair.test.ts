@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeExperiment } from '../../src/core/url';
 import type { Experiment } from '../../src/core/config';
 import { decodeSweepLink } from '../../src/rl/sweep';
+import { fieldReason } from '../../src/ui/field-labels';
 import { repairLink, repairWords } from '../../src/ui/link-repair';
 
 const refused = (hash: string) => {
@@ -70,6 +71,21 @@ describe('a refused link mended', () => {
     expect([config.task, config.runs[1].estimator]).toEqual(['search', 'drmas']);
     expect(repairWords(fixed)).toMatch(
       'Open it with Task (task) as search and Dr. MAS run: Estimator (runs.1.estimator) as drmas; colour at its default',
+    );
+  });
+
+  it('names a mended run’s field as the alert’s list does, not by the label the mended run takes', () => {
+    // The list says "Dr. MAS run: Estimator (runs.1.estimator) … got 'gpro'"; the button said
+    // "GRPO 2 run: Estimator (runs.1.estimator) as grpo", one field named two ways in one alert.
+    const hash = '#v=1&task=serch&runs.1.estimator=gpro';
+    const errors = refused(hash);
+    expect(fieldReason(errors.find((e) => e.path === 'runs.1.estimator')!)).toMatch(
+      /^Dr\. MAS run: Estimator /,
+    );
+    const fixed = repairLink(hash, errors)!;
+    expect(opened(fixed.hash).runs[1].estimator).toBe('grpo');
+    expect(repairWords(fixed)).toBe(
+      'Open it with Task (task) as search and Dr. MAS run: Estimator (runs.1.estimator) as grpo',
     );
   });
 
