@@ -26,6 +26,8 @@ interface RunData {
   ring: FrameRing;
   stepCol: number;
   rollouts: { step: number; trajectories: InspectedTrajectory[] } | null;
+  /** Its frames came from storage, a result or an import (restoreRunData), which keep no rollouts. */
+  restored: boolean;
 }
 
 const data = new Map<RunId, RunData>();
@@ -39,14 +41,28 @@ export function initRunData(id: RunId, keys: string[]): void {
     ring: new FrameRing(keys.length, RING_CAPACITY),
     stepCol: codec.indexOf('step'),
     rollouts: null,
+    restored: false,
   });
 }
 
 /** A run's history from storage (oldest first): the ring is rebuilt, no store commit is made. */
 export function restoreRunData(id: RunId, keys: string[], frames: Float64Array[]): void {
   initRunData(id, keys);
-  const ring = data.get(id)!.ring;
-  for (const f of frames) if (f.length === keys.length) ring.push(f);
+  const d = data.get(id)!;
+  d.restored = true;
+  for (const f of frames) if (f.length === keys.length) d.ring.push(f);
+}
+
+/**
+ * What the rollout inspector says while a run has no rollouts to show: none yet, or, where its
+ * steps were restored (a reload, an import), that their rollouts were not kept, so that "none"
+ * beside "step 200 restored" does not read as if nothing ran.
+ */
+export function noRolloutsNote(id: RunId): string {
+  const d = data.get(id);
+  return d?.restored && d.ring.length > 0
+    ? 'not kept with the recorded steps: the next step shows its own'
+    : 'none yet';
 }
 
 /** Every frame of a run, oldest first, each a copy over its key table (a result file keeps them). */

@@ -3,7 +3,9 @@ import { MAX_STEPS } from '../../src/core/config-names';
 import {
   allRows,
   forgetRunData,
+  initRunData,
   lastStep,
+  noRolloutsNote,
   pushFrame,
   readSeries,
   restoreRunData,
@@ -13,6 +15,21 @@ import {
 import type { RunId } from '../../src/workers/protocol';
 
 describe('run data in the page', () => {
+  it("says a restored run's rollouts were not kept, and a new run's are not there yet", () => {
+    const keys = ['step', 'reward/mean'];
+    const fresh = 'r-fresh' as RunId;
+    initRunData(fresh, keys);
+    expect(noRolloutsNote(fresh)).toBe('none yet');
+    const restored = 'r-restored' as RunId;
+    restoreRunData(restored, keys, [new Float64Array([0, 0.5]), new Float64Array([1, 0.6])]);
+    expect(noRolloutsNote(restored)).toMatch(/^not kept with the recorded steps/);
+    // Restored with no frames (a run stored before its first step) has nothing that was not kept.
+    const empty = 'r-empty' as RunId;
+    restoreRunData(empty, keys, []);
+    expect(noRolloutsNote(empty)).toBe('none yet');
+    forgetRunData([fresh, restored, empty]);
+  });
+
   it('holds a run of the longest allowed length whole, for the charts and the exports', () => {
     const id = 'r-long' as RunId;
     const keys = ['step', 'reward/mean', 'agent/search/grad_norm'];

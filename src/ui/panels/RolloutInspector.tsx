@@ -14,7 +14,7 @@ import type { AdvantageOptions, RewardOptions } from '../../core/config-sections
 import { dialReward, dialsOf } from '../../rl/rows';
 import { showTokens } from '../../core/vocab';
 import type { InspectedSibling, InspectedTrajectory, InspectedTurn, RunId } from '../../workers/protocol';
-import { runData } from '../run-data';
+import { noRolloutsNote, runData } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../session/store';
 import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
@@ -289,7 +289,7 @@ export function RolloutInspector() {
         <span className="muted">
           {latest
             ? `step ${latest.step} · ${trajs[0]?.tree ? count(trajs.length, 'tree', 'trees') : count(trajs.length, 'trajectory', 'trajectories')}${shownOf(trajs, batchSize)}`
-            : 'none yet'}
+            : noRolloutsNote(run.id)}
         </span>
       </div>
       {trajs.length > 0 && (
