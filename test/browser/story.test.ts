@@ -201,7 +201,7 @@ describe('the first screen tells the story', () => {
             : `Amplification does not apply to it: only ${Math.round(carried * 100)} % of its rows`,
         );
       // Its paired bars: each estimator's root mean square advantage.
-      const rms = (e: string) => Math.sqrt(avg(col(`agent/${a}/shadow/${e}/sq_mean`))).toFixed(2);
+      const rms = (e: string) => Math.sqrt(avg(col(`agent/${a}/shadow/${e}/sq_mean`))).toFixed(3);
       expect(await li.getByRole('img').getAttribute('aria-label')).toBe(
         `Advantage scale: GRPO ${rms('grpo')}, Dr. MAS ${rms('drmas')}`,
       );
@@ -269,7 +269,7 @@ describe('the first screen tells the story', () => {
       expect(await li.textContent()).toContain(
         `Step-level gives it ${Math.sqrt(sq('global-step') / sq('grpo')).toFixed(2)}× GRPO’s advantage scale and agrees`,
       );
-      const rms = (e: string) => Math.sqrt(sq(e)).toFixed(2);
+      const rms = (e: string) => Math.sqrt(sq(e)).toFixed(3);
       expect(await li.getByRole('img').getAttribute('aria-label')).toBe(
         `Advantage scale: GRPO ${rms('grpo')}, Dr. MAS ${rms('drmas')}, Step-level ${rms('global-step')}`,
       );

@@ -43,11 +43,14 @@ const barsOf = (a: AgentDifference): Bar[] => [
 
 /**
  * The agent's advantage scales (√E[A²]) as bars in the estimators' colours, against `max`, the
- * largest on the card: what the sentence says, read without it.
+ * largest on the card: what the sentence says, read without it. Three decimals: the sentence's
+ * ratio is of the unrounded scales, and at two, bars of 0.87 and 0.89 sat beside "1.03×".
  */
+const scaleText = (rms: number) => rms.toFixed(3);
+
 function ScaleBars({ bars, max }: { bars: Bar[]; max: number }) {
   if (!(max > 0) || !bars.every((b) => Number.isFinite(b.rms))) return null;
-  const words = bars.map((b) => `${b.label} ${b.rms.toFixed(2)}`).join(', ');
+  const words = bars.map((b) => `${b.label} ${scaleText(b.rms)}`).join(', ');
   return (
     <div className="differs-bars" role="img" aria-label={`Advantage scale: ${words}`}>
       {bars.map((b) => (
@@ -56,7 +59,7 @@ function ScaleBars({ bars, max }: { bars: Bar[]; max: number }) {
           <span className="differs-track">
             <span className="differs-bar" style={{ width: `${(100 * b.rms) / max}%`, background: b.color }} />
           </span>
-          <span className="num">{b.rms.toFixed(2)}</span>
+          <span className="num">{scaleText(b.rms)}</span>
         </div>
       ))}
     </div>
