@@ -37,7 +37,7 @@ import { runsTitle } from './config-edit';
 import type { EmbedView } from '../report/result-link';
 import { dismissError, setBackend, useLab } from './session/store';
 import { shareLink } from './url-sync';
-import { madeFromText, madeHere, shortCommit, utcText, utcTime } from './opened-words';
+import { machineWord, madeFromText, madeHere, shortCommit, utcText, utcTime } from './opened-words';
 
 /**
  * One backend probe per requested backend, timed model size and wasm thread count (and per
@@ -106,8 +106,8 @@ function OpenedBanner() {
   const m = opened.machine;
   const where = m ? (
     <>
-      on {m.cpu} ({m.platform}), {m.backend}, {m.kernels}, commit{' '}
-      {m.commit === null ? 'unknown' : <code title={m.commit}>{shortCommit(m.commit)}</code>}
+      on {m.cpu} ({m.platform}), {machineWord('backend', m.backend)}, {machineWord('kernels', m.kernels)},
+      commit {m.commit === null ? 'unknown' : <code title={m.commit}>{shortCommit(m.commit)}</code>}
       {m.dirty ? ' with changes' : ''}, {utcText(m.date)}
     </>
   ) : (

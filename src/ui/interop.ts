@@ -175,7 +175,7 @@ export function shareStored(id: string): Promise<string | null> {
   return offerResult(async () => {
     const got = await controller.recorder.loadSession(id);
     if (!got) throw new Error('that session is no longer stored');
-    return storedSessionResult(useLab.getState(), got.session, got.frames);
+    return storedSessionResult(got.session, got.frames);
   });
 }
 

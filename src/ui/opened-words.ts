@@ -4,8 +4,20 @@
  * result says when, not where, so no local zone is guessed, and a session in Past sessions reads
  * as the same kind of date); a commit by its first 7 hex digits, as git abbreviates one (the
  * banner gives the whole one on hover). A value that is neither is shown as it was written. And
- * whether a result was made in this browser (madeHere), so the banner says so only when it knows. No React.
+ * whether a result was made in this browser (madeHere), so the banner says so only when it knows; a
+ * backend or kernels a session did not keep, as not recorded (machineWord). No React.
  */
+
+/** What a result says of a backend or kernels its session did not keep (docs/sharing.md). */
+export const NOT_RECORDED = 'not recorded';
+
+/**
+ * A result's backend or kernels as the banner says it: as recorded, else "backend not recorded"
+ * ("unknown" in files the page made before, and in `lab bundle`'s for a machine.json field it
+ * could not read), never a bare word that stands for nothing.
+ */
+export const machineWord = (what: 'backend' | 'kernels', v: string): string =>
+  v === NOT_RECORDED || v === 'unknown' ? `${what} ${NOT_RECORDED}` : v;
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

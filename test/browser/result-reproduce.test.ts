@@ -60,6 +60,22 @@ describe('Train it here beside an opened result', () => {
     expect(again.made.from).toMatch(/^the session of \d{4}-/);
     // Both name the same session, the one recorded: by its start and id.
     expect(again.made.from).toBe(body.made.from);
+    // The machine as the session recorded it: the backend and kernels its runs trained on, kept
+    // in IndexedDB, so after a reload both Share result (the restored session) and Past sessions
+    // → Share still name them, never "unknown" or whatever backend the page uses then.
+    expect(body.machines[0].backend).toMatch(/^(wasm|webgpu|webgl|cpu)$/);
+    expect(body.machines[0].kernels).not.toMatch(/unknown|not recorded/);
+    expect(again.machines).toEqual(body.machines);
+    await trained.page.reload();
+    await trained.page.locator('section[data-loaded="true"]').waitFor({ timeout: 15_000 });
+    await trained.page.getByRole('button', { name: /^Share session .* as a result file$/ }).waitFor();
+    const [afterReload] = await Promise.all([
+      trained.page.waitForEvent('download'),
+      trained.page.getByRole('button', { name: /^Share session .* as a result file$/ }).click(),
+    ]);
+    expect(readResult(readFileSync((await afterReload.path())!)).body.machines).toEqual(body.machines);
+    const restored = Object.values(await downloads(trained, 'Share result', 1));
+    expect(readResult(readFileSync(restored[0])).body.machines).toEqual(body.machines);
     await trained.close();
     labs.splice(0);
 

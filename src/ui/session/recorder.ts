@@ -23,6 +23,7 @@ import { parseStorageFault, refuseIfFull, type StorageFault } from '../../storag
 import { LabDb } from './recorder-db';
 import { framesSaved, framesUnsaved } from './storage-full';
 import type { WriterLock } from './writer-lock';
+import { NOT_RECORDED } from '../opened-words';
 import { setStorage } from './store';
 import type { LabState, RunView, StoredRun, StoredSession } from './store';
 
@@ -36,6 +37,21 @@ export interface StoredFrame {
 
 const FLUSH_MS = 1000;
 const FLUSH_FRAMES = 20;
+/**
+ * What a run trained on, `before` and now from step `fromStep` on: "wasm", "webgpu, then wasm";
+ * steps before `fromStep` with nothing kept read "not recorded"; unchanged if it goes on as before.
+ */
+export function andThen(
+  before: string | undefined,
+  now: string | undefined,
+  fromStep: number,
+): string | undefined {
+  if (now === undefined) return before;
+  const was = before ?? (fromStep > 0 ? NOT_RECORDED : undefined);
+  if (was === undefined) return now;
+  return was === now || was.endsWith(`, then ${now}`) ? was : `${was}, then ${now}`;
+}
+
 /** Frames per transaction when an import is stored: each a short task (8,300 steps: 83 of them). */
 const IMPORT_CHUNK = 100;
 
@@ -221,6 +237,21 @@ export class Recorder {
     Object.assign(run, info);
     this.recordDirty = true;
     void this.flush();
+  }
+
+  /**
+   * Where a run trains from step `fromStep` on: its backend and kernels, after those it trained on
+   * before (a fallback, or a resume on another backend), so a stored session says what each of its
+   * runs trained on. Steps trained before these were kept read "not recorded".
+   */
+  recordMachine(id: RunId, fromStep: number, backend: string | undefined, kernels: string | undefined): void {
+    const run = this.current?.runs.find((r) => r.id === id);
+    if (!run) return;
+    const [b, k] = [andThen(run.backend, backend, fromStep), andThen(run.kernels, kernels, fromStep)];
+    if (b === run.backend && k === run.kernels) return;
+    Object.assign(run, { backend: b, kernels: k });
+    this.recordDirty = true;
+    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
   recordFrame(id: RunId, step: number, values: Float64Array): void {

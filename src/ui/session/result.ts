@@ -16,7 +16,7 @@ import { runId } from '../../workers/protocol';
 import { framesOf, restoreRunData, runData, setRollouts } from '../run-data';
 import { renameMetricKey, renameRole } from '../../core/renamed-roles';
 import { decodeExperiment } from '../../core/url';
-import { sessionMadeFrom } from '../opened-words';
+import { NOT_RECORDED, sessionMadeFrom } from '../opened-words';
 import type { StoredFrame } from './recorder';
 import { runColor } from './store';
 import type { LabState, OpenedResult, RunView, StoredSession } from './store';
@@ -105,11 +105,19 @@ export function trainHereBlocker({ body }: Result): string | null {
   return null;
 }
 
-/** Where the page ran, in a result's words (the build's commit; the browser as the runtime). */
-function pageMachine(s: LabState, createdAt: number): ResultMachine {
+/** What a session's runs trained on, as recorded: each run's in turn, once each ("wasm"; "wasm and webgpu"). */
+type Trained = { backend?: string; kernels?: string };
+
+const recorded = (runs: readonly Trained[], key: keyof Trained): string =>
+  [...new Set(runs.map((r) => r[key] ?? NOT_RECORDED))].join(' and ') || NOT_RECORDED;
+
+/**
+ * Where the page ran, in a result's words (the build's commit; the browser as the runtime), and
+ * the backend and kernels `runs` trained on as the session recorded them: "not recorded" where it
+ * did not (a session stored before they were kept), never the backend the page uses now.
+ */
+function pageMachine(createdAt: number, runs: readonly Trained[]): ResultMachine {
   const build = typeof __LAB_BUILD__ === 'string' ? __LAB_BUILD__ : 'unversioned';
-  const report =
-    s.runs.find((r) => r.backend)?.backend ?? (s.backend.state === 'ready' ? s.backend.report : null);
   return {
     date: new Date(createdAt).toISOString(),
     commit: build === 'unversioned' ? null : build.replace('+dirty', ''),
@@ -118,9 +126,24 @@ function pageMachine(s: LabState, createdAt: number): ResultMachine {
     cores: navigator.hardwareConcurrency,
     platform: navigator.platform,
     runtime: navigator.userAgent,
-    backend: report?.backend ?? 'unknown',
-    kernels: s.runs.find((r) => r.kernels)?.kernels ?? 'unknown',
+    backend: recorded(runs, 'backend'),
+    kernels: recorded(runs, 'kernels'),
   };
+}
+
+/**
+ * What the runs on screen trained on: the stored session's record of each (it keeps a run's
+ * backends across a fallback or a reload), else what its worker said in this page.
+ */
+function trainedOnScreen(s: LabState, shown: readonly RunView[], sessionId: string | null): Trained[] {
+  const stored = s.pastSessions?.find((p) => p.id === sessionId)?.runs;
+  return shown.map((r) => {
+    const kept = stored?.find((x) => x.id === r.id);
+    return {
+      backend: kept?.backend ?? r.backend?.backend ?? undefined,
+      kernels: kept?.kernels ?? r.kernels,
+    };
+  });
 }
 
 /**
@@ -157,7 +180,7 @@ export function sessionResult(
     experiments: [resultExperiment(config, null, runs)],
     sweep: null,
     runs,
-    machines: [pageMachine(s, createdAt)],
+    machines: [pageMachine(createdAt, trainedOnScreen(s, shown, session?.id ?? null))],
   });
 }
 
@@ -166,9 +189,9 @@ export function sessionResult(
  * frames as IndexedDB holds them (a step recorded twice, by a run continued after a reload, counts
  * once: the later), under today's names for renamed roles, as opening it would draw them. A stored
  * session keeps no rollouts, so the file has none; the machine is this browser, dated when the
- * session began.
+ * session began, with the backend and kernels its runs recorded (not the session on screen's).
  */
-export function storedSessionResult(s: LabState, session: StoredSession, frames: StoredFrame[]): Uint8Array {
+export function storedSessionResult(session: StoredSession, frames: StoredFrame[]): Uint8Array {
   const decoded = decodeExperiment(session.experiment);
   if (!decoded.ok) throw new Error('its experiment link no longer reads as an experiment');
   const { task } = decoded.config;
@@ -195,6 +218,11 @@ export function storedSessionResult(s: LabState, session: StoredSession, frames:
     experiments: [resultExperiment(decoded.config, null, runs)],
     sweep: null,
     runs,
-    machines: [pageMachine(s, session.createdAt)],
+    machines: [
+      pageMachine(
+        session.createdAt,
+        session.runs.filter((r) => r.keys.length > 0),
+      ),
+    ],
   });
 }

@@ -132,6 +132,13 @@ export interface StoredRun {
   /** Imported runs: the eval Ks they carry, and what the import read and lost. */
   evalKs?: number[];
   note?: string;
+  /**
+   * The backend and kernels it trained on, as its worker said them ("wasm", "fused wasm SIMD"); a
+   * run that went on elsewhere (a fallback, a resume on another backend) keeps both ("webgpu, then
+   * wasm"). Absent in sessions stored before they were kept: a result says "not recorded".
+   */
+  backend?: string;
+  kernels?: string;
 }
 
 export interface StoredSession {

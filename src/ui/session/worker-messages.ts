@@ -53,6 +53,7 @@ export function receive(c: Controller, msg: FromWorker): void {
         kernels: msg.kernels,
         message: `on ${msg.report.backend} since step ${msg.step}`,
       });
+      recorder.recordMachine(id, msg.step, msg.report.backend ?? undefined, msg.kernels);
       addError(`${labelOf(id)}: ${msg.message}`);
       return;
     case 'ready': {
@@ -63,6 +64,13 @@ export function receive(c: Controller, msg: FromWorker): void {
       else initRunData(id, msg.keys);
       void recorder.dropFrames(id, msg.startStep);
       patchRun(id, { step: msg.startStep, kernels: msg.kernels });
+      // Where it trains from here on, kept in the stored session (a result shares it after a reload).
+      recorder.recordMachine(
+        id,
+        msg.startStep,
+        useLab.getState().runs.find((r) => r.id === id)?.backend?.backend ?? undefined,
+        msg.kernels,
+      );
       recorder.recordReady(id, { keys: msg.keys, agents: msg.agents, models: msg.models, base: msg.base });
       patchRun(id, { agents: msg.agents, models: msg.models, base: msg.base });
       c.runReady();
