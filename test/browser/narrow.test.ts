@@ -1,7 +1,8 @@
 /**
  * A phone's window (400 × 800 px): the sticky header stays at most 120 px whatever the number of
  * runs (it took about 285 px with 9 runs: one status line each), the runs folded into one line
- * that opens their list; and the Go to… menu brings the rollouts and the presets, thousands of
+ * that opens their list, and whatever the session's state (a finished one, N = 200, took 140 px,
+ * reloaded 188 px: Continue now reads "Continue [N] more steps", the restored note is in the list); and the Go to… menu brings the rollouts and the presets, thousands of
  * pixels down, and What differs (before the charts, layout.test.ts) under the header in one pick.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +18,24 @@ afterEach(async () => {
 const HEADER_MAX = 120;
 const barsHeight = (l: Lab) =>
   l.page.evaluate(() => document.querySelector('.top-bars')!.getBoundingClientRect().height);
+/** How far Speed sits from N's row: under 12 px, beside it. */
+const speedOffset = (l: Lab) =>
+  l.page.evaluate(() => {
+    const [n, speed] = ['.controls .continue input', '#speed'].map(
+      (s) => document.querySelector(s)!.getBoundingClientRect().top,
+    );
+    return Math.abs(n - speed);
+  });
+
+/** A two-step session trained to its end in a 400 px window (the test's lab, closed after it). */
+async function finishedAt400(): Promise<Lab> {
+  const l = (lab = await openLab(`${TINY}&steps=2`));
+  await l.page.setViewportSize({ width: 400, height: 800 });
+  await trainEnabled(l.page);
+  await l.page.getByRole('button', { name: 'Train', exact: true }).click();
+  await runsIn(l, 'done', 120_000);
+  return l;
+}
 
 describe('a 400 px window', () => {
   it('with 9 runs the sticky header stays at most 120 px, the runs in one line that opens their list', async () => {
@@ -49,12 +68,8 @@ describe('a 400 px window', () => {
   });
 
   it('a finished session’s N shows its whole value: the default experiment’s 200, not "20"', async () => {
-    lab = await openLab(`${TINY}&steps=2`);
+    lab = await finishedAt400();
     const { page } = lab;
-    await page.setViewportSize({ width: 400, height: 800 });
-    await trainEnabled(page);
-    await page.getByRole('button', { name: 'Train', exact: true }).click();
-    await runsIn(lab, 'done', 120_000);
     const n = page.getByLabel('More steps');
     for (const value of ['2', '200', '1000']) {
       await n.fill(value);
@@ -67,12 +82,41 @@ describe('a 400 px window', () => {
     }
     // A one-digit N keeps Speed beside it, as before.
     await n.fill('2');
-    const tops = await page.evaluate(() =>
-      ['.controls .continue input', '#speed'].map(
-        (s) => document.querySelector(s)!.getBoundingClientRect().top,
-      ),
-    );
-    expect(Math.abs(tops[0] - tops[1]), 'Speed beside N = 2').toBeLessThan(12);
+    expect(await speedOffset(lab), 'Speed beside N = 2').toBeLessThan(12);
+    expect(lab.errors).toEqual([]);
+  });
+
+  it('a finished session’s header, and a reloaded one’s, stays at most 120 px with N = 200', async () => {
+    lab = await finishedAt400();
+    const { page } = lab;
+    // It measured 140 px: Continue for 200 more steps, N, then Speed on a row of its own.
+    const n = page.getByLabel('More steps');
+    const header = async (when: string) => {
+      await n.fill('200'); // the default experiment's N
+      // Said "Continue [200] more steps" in the row, named in full.
+      const go = page.getByRole('button', { name: 'Continue for 200 more steps', exact: true });
+      await go.waitFor();
+      // What shows of it is "Continue", about 70 px (206 px before).
+      expect((await go.boundingBox())!.width, when).toBeLessThan(100);
+      expect((await page.locator('.controls .continue label').innerText()).trim(), when).toBe('more steps');
+      expect(await speedOffset(lab!), `${when}: Speed beside N = 200`).toBeLessThan(12);
+      expect(await barsHeight(lab!), when).toBeLessThanOrEqual(HEADER_MAX);
+    };
+    await header('finished');
+    // Reloaded (it measured 188 px): the restored note goes with the runs' folded list.
+    await page.reload();
+    await page.locator('section[data-loaded="true"]').waitFor({ timeout: 15_000 });
+    await page.getByTestId('restored-note').waitFor({ state: 'attached', timeout: 15_000 });
+    await page.getByRole('button', { name: 'Run again', exact: true }).waitFor();
+    // Once the backend is checked: until then "Checking which backend can run it…" takes a line
+    // of its own under the controls' three rows (docs/charts.md#narrow-windows says so).
+    await expect.poll(() => page.getByTestId('train-reasons').count(), { timeout: 30_000 }).toBe(0);
+    await header('reloaded');
+    const note = page.getByTestId('restored-note');
+    expect(await note.isVisible()).toBe(false);
+    await page.locator('.runs-summary').click();
+    expect(await note.isVisible()).toBe(true);
+    expect(await note.textContent()).toMatch(/^restored from .* — finished: Run again starts over/);
     expect(lab.errors).toEqual([]);
   });
 

@@ -75,10 +75,12 @@ function FinishedActions({ blocked }: { blocked: boolean }) {
               : 'Every run goes on from its state saved at its last step; Steps grows by N'
           }
         >
-          Continue for {valid ? n : 'N'} more steps
+          {/* A narrow window shows "Continue [N] more steps" (styles.css), so the row keeps Speed
+              beside it: the rest is out of sight there, still the button's name. */}
+          Continue<span className="continue-rest"> for {valid ? n : 'N'} more steps</span>
         </button>{' '}
         <label>
-          N{' '}
+          <span className="continue-n">N </span>
           <input
             type="number"
             min={1}
@@ -87,6 +89,7 @@ function FinishedActions({ blocked }: { blocked: boolean }) {
             onChange={(e) => setText(e.target.value)}
             aria-label="More steps"
           />
+          <span className="continue-short"> more steps</span>
         </label>
       </span>
     </>
