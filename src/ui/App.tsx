@@ -332,7 +332,10 @@ function CopyLink() {
         />
       )}
       <button type="button" onClick={copy} aria-label="Copy link" title={COPIED[of].hover}>
-        {copied ? COPIED[of].done : manual ? 'Copy it from the field' : 'Copy link'}
+        {/* Not another word while the field shows: the field goes when focus leaves it, and a
+            button narrowing then moved Train (the header gives the heading what the rest leaves)
+            between the press and the release of a click on it, so the click was lost. */}
+        {copied ? COPIED[of].done : 'Copy link'}
       </button>
     </span>
   );

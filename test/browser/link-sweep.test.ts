@@ -83,6 +83,8 @@ it('trains a link sweep on the page’s workers and maps it from the cells’ ow
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   // Every cell's runs in the one queue: at most workerSlots() workers, cell 0's runs first.
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  // The runs' lines come once the session starts (a task after the click), all eight at once.
+  await expect.poll(() => page.locator('.run-status').count(), { timeout: 20_000 }).toBe(8);
   const states = await page.$$eval('.run-status', (lis) =>
     lis.map((li) => `${li.getAttribute('data-cell')}:${li.getAttribute('data-state')}`),
   );

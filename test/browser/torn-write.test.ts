@@ -133,7 +133,7 @@ it('frames that cannot be stored hold the states back: a reload goes on from the
   // From here on the page records nothing, and the workers, told so, write no state ahead of it.
   await page.evaluate(() => ((window as { tornFrames?: boolean }).tornFrames = true));
   await page.getByRole('combobox', { name: 'Speed', exact: true }).selectOption({ label: 'full speed' });
-  await page.getByRole('button', { name: 'Train', exact: true }).click();
+  await page.getByRole('button', { name: 'Resume', exact: true }).click(); // the paused runs go on
   await runsIn(lab, 'done', 120_000);
   expect(await savedSteps(lab)).toEqual(whole);
   const states = await stateSteps(lab);
