@@ -124,7 +124,7 @@ describe('importing cluster runs on the page', () => {
       'grpo (imported) lower by 0.125 [0.125, 0.125]',
       '0.815 ± 0.621',
       '0.690 ± 0.621',
-      '-0.125 ± 0.000',
+      '−0.125 ± 0.000', // the page's minus (the CSV export keeps ASCII's)
     ]);
     expect(lab.errors).toEqual([]);
   });

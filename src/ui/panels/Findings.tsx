@@ -20,6 +20,7 @@ import { boardConfig, boardRuns, useLab } from '../session/store';
 import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
 import { repeatsText } from '../repeat-words';
+import { minusSigns } from '../minus-sign';
 
 /** How often the table follows training: it is read, not watched. */
 const FOLLOW_MS = 2000;
@@ -265,17 +266,17 @@ function FindingsTable({
             </th>
             {f.diffs.map((d, i) => (
               <td key={`v${i}`} className={VERDICT_CLASS[d.verdict.kind]} data-verdict={d.verdict.kind}>
-                {d.verdict.text}
+                {minusSigns(d.verdict.text)}
               </td>
             ))}
             {f.runs.map((x, i) => (
               <td key={i} className="num">
-                {pm(x)}
+                {minusSigns(pm(x))}
               </td>
             ))}
             {f.diffs.map((d, i) => (
               <td key={`d${i}`} className="num">
-                {pm(d)}
+                {minusSigns(pm(d))}
               </td>
             ))}
           </tr>
