@@ -64,7 +64,6 @@ const perAgent = (stat: Parameters<typeof agentKey>[1]): ChartSeries => ({
   key: (a) => agentKey(a, stat),
 });
 
-/** The board's fixed charts; the same-batch ones follow per estimator (sameBatchCharts). */
 /**
  * Where amplification reads "not at all", its reference line: an agent whose rows carry exactly
  * the trajectory scores of groups of n scores (n − 1)/n, not 1, as σk² is the population variance
@@ -76,6 +75,7 @@ export function neutralAmplification(groupSizes: readonly number[]): number | un
   return n > 1 && groupSizes.every((m) => m === n) ? (n - 1) / n : undefined;
 }
 
+/** The board's fixed charts; the same-batch ones follow per estimator (sameBatchCharts). */
 export const CHARTS: ChartEntry[] = [
   {
     id: 'reward',

@@ -155,8 +155,8 @@ registerWasmKernel('AgwGeluGrad', ({ k, at, out }, { x, dy }) => {
   return dx;
 });
 
-const run = (name: string, inputs: tf.NamedTensorMap): tf.Tensor[] => {
-  const out = tf.engine().runKernel(name, inputs);
+const run = (name: string, inputs: tf.NamedTensorMap, attrs: tf.NamedAttrMap = {}): tf.Tensor[] => {
+  const out = tf.engine().runKernel(name, inputs, attrs);
   return Array.isArray(out) ? (out as tf.Tensor[]) : [out as tf.Tensor];
 };
 
@@ -174,7 +174,7 @@ export function gatherRows(ids: tf.Tensor1D, table: tf.Tensor2D): tf.Tensor2D {
   const V = table.shape[0];
   const lookup = tf.customGrad(((t: tf.Tensor) => ({
     value: run('AgwGatherRows', { ids, table: t })[0],
-    gradFunc: (dy: tf.Tensor) => tf.engine().runKernel('AgwScatterAddRows', { ids, dy }, { V }) as tf.Tensor,
+    gradFunc: (dy: tf.Tensor) => run('AgwScatterAddRows', { ids, dy }, { V })[0],
   })) as unknown as CustomGradientFunc) as (t: tf.Tensor2D) => tf.Tensor2D;
   return lookup(table); // (N, C)
 }

@@ -251,6 +251,11 @@ export class Recorder {
     if (b === run.backend && k === run.kernels) return;
     Object.assign(run, { backend: b, kernels: k });
     this.recordDirty = true;
+    this.flushSoon();
+  }
+
+  /** A flush within FLUSH_MS, unless one is already due. */
+  private flushSoon(): void {
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
@@ -258,7 +263,7 @@ export class Recorder {
     if (!this.current || this.db.off) return;
     this.queue.push({ session: this.current.id, seq: this.seq++, run: id, step, values });
     if (this.queue.length >= FLUSH_FRAMES) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    else this.flushSoon();
   }
 
   /**
@@ -275,7 +280,7 @@ export class Recorder {
       run.markers = r.markers;
       this.recordDirty = true;
     }
-    if (this.recordDirty) this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    if (this.recordDirty) this.flushSoon();
   }
 
   /**
@@ -320,7 +325,7 @@ export class Recorder {
         if (this.db.off || rec !== this.current) return;
         this.queue = frames.concat(this.queue);
         this.recordDirty = true;
-        this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+        this.flushSoon();
         return frames.length > 0 ? framesUnsaved(first) : undefined;
       }
       framesSaved();
