@@ -48,7 +48,8 @@ export function tsxThread(entry: URL, options: WorkerOptions = {}): Worker {
 /**
  * The CLI's environments: one env worker thread per run, each transition under the experiment's
  * time limit (rollout.envTimeoutMs), as in the page. A hung or crashed transition replaces its
- * worker and is tried once more; failing again, it is scored 0 (env-pool.ts), and the run goes on.
+ * worker and is tried on fresh ones; failing twice there, it is scored 0 (env-pool.ts), and the run
+ * goes on.
  * `spawn` is the worker to start (tests inject faults).
  */
 export function nodeEnvPool(timeoutMs: number, spawn: () => WorkerLike = nodeEnvWorker): WorkerEnvRunner {

@@ -1,13 +1,20 @@
 /**
  * A pool of environment workers behind the tasks layer's `EnvRunner` seam. Each tick's batch is
- * split across the workers; a worker answers item by item, so a time limit applies to every
- * single transition. A worker that hangs past the limit or crashes is terminated and replaced,
- * and the item it was on is tried once more on the replacement: the limit is wall time, and a
- * loaded machine can leave a worker unscheduled past it (a study at load 20 lost two trajectories
- * that way, and its two estimators' runs parted from that step), while a transition is a pure
- * function of its input, so a second try answers as the first would have. Only an item that fails
- * twice gets an error outcome (the orchestrator marks that trajectory invalid with reward 0); the
- * items not reached go to the replacement. The run goes on.
+ * split across the workers, and a time limit applies to every single transition, counted from a
+ * worker's last answer. A worker sends what it has done whenever BATCH_MS have passed since its
+ * last answer, and at the end: the run's thread wakes a few times a tick instead of once per
+ * trajectory, about 5 ms of a run step's rollout in the page (docs/figures.md#where-a-steps-time-goes).
+ * So a silence may hold up to BATCH_MS of finished items, and the limit is BATCH_MS longer.
+ *
+ * A worker that hangs past the limit or crashes is terminated and replaced. Which item it stopped
+ * at is not known (it may have finished items past the last it sent), so the items it had not
+ * answered go to a fresh worker that answers one by one; where that one fails names the item, and
+ * the item is tried once more on another fresh worker. The limit is wall time, and a loaded machine
+ * can leave a worker unscheduled past it (a study at load 20 lost two trajectories that way, and
+ * its two estimators' runs parted from that step), while a transition is a pure function of its
+ * input, so a second try answers as the first would have. Only an item that fails twice answering
+ * one by one gets an error outcome (the orchestrator marks that trajectory invalid with reward 0);
+ * the items not reached go to the replacement. The run goes on.
  * Works with anything shaped like a Worker: Web Workers in the browser, worker_threads in Node.
  *
  * A fresh worker first has to start (loading its module; in Node, tsx compiling the task code),
@@ -20,20 +27,23 @@ import type { EnvRunner, EnvStepInput, EnvStepResult } from '../tasks/env';
 import { workflowDefinition, type TaskRef, type WorkflowDefinition } from '../tasks/registry';
 
 /**
- * Page → env worker: compute these transitions in order. A workflow's definition comes with the
- * first request for it that a worker gets (a replaced worker gets it again).
+ * Page → env worker: compute these transitions in order, and send what is done whenever `flushMs`
+ * have passed since the last answer, and at the end (0: each as soon as it is computed). A
+ * workflow's definition comes with the first request for it that a worker gets (a replaced worker
+ * gets it again).
  */
 export interface EnvRequest {
   id: number;
   task: TaskRef;
   inputs: EnvStepInput[];
+  flushMs: number;
   define?: WorkflowDefinition;
 }
-/** Env worker → page: one answer per input, as soon as it is computed. */
+/** Env worker → page: the answers to inputs[from], inputs[from + 1], …, in order. */
 export interface EnvReply {
   id: number;
-  index: number;
-  result: EnvStepResult;
+  from: number;
+  results: EnvStepResult[];
 }
 /** Env worker → page, once, when its module has loaded: time limits count from here. */
 export interface EnvReady {
@@ -66,6 +76,31 @@ interface EnvPoolStats {
 
 /** Extra time for a fresh worker's first answer: its start-up, not the transition's. */
 const STARTUP_GRACE_MS = 30_000;
+
+/** How long a worker on a first try keeps finished answers before it sends them. */
+export const BATCH_MS = 20;
+
+/**
+ * An env worker's loop (browser and Node alike): computes `inputs` in order with `apply`, and
+ * sends the answers through `send` in batches, as EnvRequest's `flushMs` says.
+ */
+export function answerRequest(
+  { id, inputs, flushMs }: Pick<EnvRequest, 'id' | 'inputs' | 'flushMs'>,
+  apply: (input: EnvStepInput) => EnvStepResult,
+  send: (reply: EnvReply) => void,
+): void {
+  let from = 0;
+  let results: EnvStepResult[] = [];
+  let last = performance.now();
+  inputs.forEach((input, index) => {
+    results.push(apply(input));
+    const now = performance.now();
+    if (index === inputs.length - 1 || now - last >= flushMs) {
+      send({ id, from, results });
+      [from, results, last] = [index + 1, [], now];
+    }
+  });
+}
 
 export class WorkerEnvRunner implements EnvRunner {
   readonly stats: EnvPoolStats = { timeouts: 0, crashes: 0, replaced: 0 };
@@ -121,13 +156,12 @@ export class WorkerEnvRunner implements EnvRunner {
     /** The item tried once already, after its worker failed on it, and why it failed then. */
     let retriedAt = -1;
     let firstFailure = '';
+    /** Answers one by one: after a failure, so that the next one names the item it stopped at. */
+    let oneByOne = false;
     while (next < to) {
       const failure = await this.runOnce(
         this.workers[w],
-        task,
-        inputs,
-        next,
-        to,
+        { task, inputs, from: next, to, flushMs: oneByOne ? 0 : BATCH_MS },
         results,
         (i) => (next = i + 1),
       );
@@ -136,6 +170,12 @@ export class WorkerEnvRunner implements EnvRunner {
       this.workers[w].terminate();
       this.workers[w] = this.spawn();
       this.stats.replaced++;
+      // A batching worker may have finished items past the last it sent: which one it stopped at
+      // is not known, so a fresh worker answering one by one takes them all again.
+      if (!oneByOne) {
+        oneByOne = true;
+        continue;
+      }
       if (retriedAt !== next) {
         [retriedAt, firstFailure] = [next, failure];
         continue;
@@ -148,16 +188,14 @@ export class WorkerEnvRunner implements EnvRunner {
     }
   }
 
-  /** One request to one worker; resolves null when all answered, else why it stopped. */
+  /** One request to one worker for inputs[from, to); resolves null when all answered, else why it stopped. */
   private runOnce(
     worker: WorkerLike,
-    task: TaskRef,
-    inputs: readonly EnvStepInput[],
-    from: number,
-    to: number,
+    req: { task: TaskRef; inputs: readonly EnvStepInput[]; from: number; to: number; flushMs: number },
     results: EnvStepResult[],
     answered: (index: number) => void,
   ): Promise<string | null> {
+    const { task, inputs, from, to, flushMs } = req;
     const id = this.nextId++;
     return new Promise((resolve) => {
       // The limit counts from the last answer (or the ready message): each answer moves a deadline
@@ -179,7 +217,7 @@ export class WorkerEnvRunner implements EnvRunner {
       };
       const arm = () => {
         const grace = this.opts.startupGraceMs ?? STARTUP_GRACE_MS;
-        limit = this.opts.timeoutMs + (this.starting.has(worker) ? grace : 0);
+        limit = this.opts.timeoutMs + flushMs + (this.starting.has(worker) ? grace : 0);
         deadline = performance.now() + limit;
         if (deadline < firesAt) wake(deadline); // sooner than the timer set (the start-up grace ended)
       };
@@ -193,9 +231,10 @@ export class WorkerEnvRunner implements EnvRunner {
         const started = this.starting.delete(worker);
         if ('ready' in data) return started ? arm() : undefined; // the limit counts from now
         if (data.id !== id) return; // a late answer from an earlier, abandoned request
-        results[from + data.index] = data.result;
-        answered(from + data.index);
-        if (from + data.index === to - 1) finish(null);
+        data.results.forEach((r, k) => (results[from + data.from + k] = r));
+        const last = from + data.from + data.results.length - 1;
+        answered(last);
+        if (last === to - 1) finish(null);
         else arm();
       };
       worker.onerror = (e) => {
@@ -207,7 +246,13 @@ export class WorkerEnvRunner implements EnvRunner {
       this.defined.set(worker, known);
       const define = known.has(task) ? null : workflowDefinition(task);
       if (define) known.add(task);
-      worker.postMessage({ id, task, inputs: inputs.slice(from, to), ...(define ? { define } : {}) });
+      worker.postMessage({
+        id,
+        task,
+        inputs: inputs.slice(from, to),
+        flushMs,
+        ...(define ? { define } : {}),
+      });
     });
   }
 

@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { applyStep } from '../tasks/env';
 import { defineTransitions } from '../tasks/registry';
-import type { EnvReady, EnvReply, EnvRequest } from './env-pool';
+import { answerRequest, type EnvReady, type EnvRequest } from './env-pool';
 
 /**
  * Fault injection for tests (test/cli/hung-env.test.ts): with LAB_FAULT_HANG_TRAJ=n in the
@@ -12,12 +12,16 @@ import type { EnvReady, EnvReply, EnvRequest } from './env-pool';
 const hangTraj =
   process.env.LAB_FAULT_HANG_TRAJ === undefined ? null : Number(process.env.LAB_FAULT_HANG_TRAJ);
 
-parentPort?.on('message', ({ id, task, inputs, define }: EnvRequest) => {
-  if (define) defineTransitions(define);
-  inputs.forEach((input, index) => {
-    if (input.traj === hangTraj) for (;;);
-    parentPort?.postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply);
-  });
+parentPort?.on('message', (req: EnvRequest) => {
+  if (req.define) defineTransitions(req.define);
+  answerRequest(
+    req,
+    (input) => {
+      if (input.traj === hangTraj) for (;;);
+      return applyStep(req.task, input);
+    },
+    (reply) => parentPort?.postMessage(reply),
+  );
 });
 
 // Loaded: the pool's time limits count from here, not from tsx's compile (env-pool.ts).

@@ -1,16 +1,19 @@
 /**
- * Environment worker (browser): computes task transitions for the env pool, answering item by
- * item so the pool can time out a single hung transition. Pure task code only: no tfjs.
+ * Environment worker (browser): computes task transitions for the env pool, answering in the
+ * batches the pool asks for, so it can time out a single hung transition (env-pool.ts). Pure task
+ * code only: no tfjs.
  */
 import { applyStep } from '../tasks/env';
 import { defineTransitions } from '../tasks/registry';
-import type { EnvReady, EnvReply, EnvRequest } from './env-pool';
+import { answerRequest, type EnvReady, type EnvRequest } from './env-pool';
 
 onmessage = (e: MessageEvent<EnvRequest>) => {
-  const { id, task, inputs, define } = e.data;
+  const { task, define } = e.data;
   if (define) defineTransitions(define);
-  inputs.forEach((input, index) =>
-    postMessage({ id, index, result: applyStep(task, input) } satisfies EnvReply),
+  answerRequest(
+    e.data,
+    (input) => applyStep(task, input),
+    (reply) => postMessage(reply),
   );
 };
 

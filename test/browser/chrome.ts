@@ -58,7 +58,12 @@ export function ensureChrome(): string {
   );
 }
 
-/** Headless flags that give a (software) WebGPU adapter and keep Chromium off the network. */
+/**
+ * Headless flags that give a (software) WebGPU adapter and keep Chromium off the network. For a
+ * benchmark's diagnosis, LAB_JS_FLAGS passes V8 flags (`--trace-deopt`, `--trace-opt`; with
+ * DEBUG=pw:browser their output is printed): that is how the deopt loop in tfjs's tape walk was
+ * found (docs/figures.md#where-a-steps-time-goes).
+ */
 export const CHROME_ARGS = [
   '--enable-unsafe-webgpu',
   '--disable-background-networking',
@@ -66,5 +71,6 @@ export const CHROME_ARGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  ...(process.env.LAB_JS_FLAGS ? [`--js-flags=${process.env.LAB_JS_FLAGS}`] : []),
   ...(typeof process.getuid === 'function' && process.getuid() === 0 ? ['--no-sandbox'] : []),
 ];

@@ -1,6 +1,6 @@
 // A hung environment under a real `lab train` process: the CLI runs its
 // environments in worker threads under rollout.envTimeoutMs, so a transition that never returns
-// is timed out, tried once more on a fresh worker and timed out again, its trajectory scored 0 and
+// is timed out, tried on fresh workers that answer one by one and timed out twice more, its trajectory scored 0 and
 // counted in env/errors, and the run finishes. The hang
 // is the env worker's test-only fault hook (LAB_FAULT_HANG_TRAJ, src/workers/env.worker.node.ts).
 import { describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ describe('lab train with a hung environment', () => {
       JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).map((s: { steps: number }) => s.steps),
     ).toEqual([2, 2]);
     console.info(
-      `hung-env run: ${((Date.now() - started) / 1000).toFixed(1)} s for 4 steps, each with one trajectory timed out twice after 1 s`,
+      `hung-env run: ${((Date.now() - started) / 1000).toFixed(1)} s for 4 steps, each with one trajectory timed out three times after 1 s`,
     );
   }, 300_000);
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Worker } from 'node:worker_threads';
 import { WorkerEnvRunner } from '../../src/workers/env-pool';
 import { nodeEnvWorker, threadWorker } from '../../src/workers/env-pool-node';
+import type { WorkerLike } from '../../src/workers/env-pool';
 import { demonstratorPolicy } from '../../src/tasks/demo';
 import { InProcessEnvRunner } from '../../src/tasks/env';
 import type { EnvStepInput } from '../../src/tasks/env';
@@ -20,7 +21,7 @@ parentPort.on('message', ({ id, inputs }) => {
   inputs.forEach((input, index) => {
     if (input.response === 'hang') for (;;) {}
     if (input.response === 'crash') throw new Error('boom');
-    parentPort.postMessage({ id, index, result: { ok: true, state: input.state, valid: true } });
+    parentPort.postMessage({ id, from: index, results: [{ ok: true, state: input.state, valid: true }] });
   });
 });`;
 
@@ -32,7 +33,7 @@ const input = (traj: number, response: string): EnvStepInput => ({
 });
 
 describe('WorkerEnvRunner', () => {
-  it('tries a hung or crashed transition once more on a fresh worker, scores it failed only then, and finishes the batch', async () => {
+  it('tries a hung or crashed transition on fresh workers, scores it failed only after two that answer one by one, and finishes the batch', async () => {
     const pool = new WorkerEnvRunner({
       spawn: () => threadWorker(new Worker(MISBEHAVING, { eval: true })),
       size: 2,
@@ -49,7 +50,7 @@ describe('WorkerEnvRunner', () => {
       expect(results[2]).toEqual({
         ok: false,
         error: expect.stringMatching(
-          /^traj 2: environment timed out after 2000 ms, and again on a fresh worker \(timed out after 4000 ms\); both workers replaced$/,
+          /^traj 2: environment timed out after 4000 ms, and again on a fresh worker \(timed out after 4000 ms\); both workers replaced$/,
         ),
       });
       expect(results[5]).toEqual({
@@ -58,7 +59,8 @@ describe('WorkerEnvRunner', () => {
           /^traj 5: environment worker crashed \(.*boom.*\), and again on a fresh worker \(worker crashed \(.*boom/,
         ),
       });
-      expect(pool.stats).toEqual({ timeouts: 2, crashes: 2, replaced: 4 });
+      // Each failed three times: once batching (which item it stopped at unknown), twice one by one.
+      expect(pool.stats).toEqual({ timeouts: 3, crashes: 3, replaced: 6 });
       // The replacements work: the next tick is clean.
       const again = await pool.step(
         'math',
@@ -83,7 +85,7 @@ describe('WorkerEnvRunner', () => {
 parentPort.postMessage({ ready: true });
 parentPort.on('message', ({ id, inputs }) => {
   const t0 = Date.now(); while (Date.now() - t0 < 1500) {}
-  inputs.forEach((input, index) => parentPort.postMessage({ id, index, result: { ok: true, state: input.state, valid: true } }));
+  inputs.forEach((input, index) => parentPort.postMessage({ id, from: index, results: [{ ok: true, state: input.state, valid: true }] }));
 });`
               : `const { parentPort } = require('node:worker_threads');
 parentPort.postMessage({ ready: true });
@@ -140,11 +142,12 @@ ${MISBEHAVING.replace("const { parentPort } = require('node:worker_threads');", 
       expect(hung[0]).toEqual({
         ok: false,
         error: expect.stringMatching(
-          /^traj 0: environment timed out after 300 ms, and again on a fresh worker \(timed out after 4300 ms\)/,
+          /^traj 0: environment timed out after 4300 ms, and again on a fresh worker \(timed out after 4300 ms\)/,
         ),
       });
       expect(hung[1].ok).toBe(true); // answered by the replacement, once it had started
-      expect(pool.stats).toEqual({ timeouts: 2, crashes: 0, replaced: 2 });
+      // The started worker's try had the limit alone (and BATCH_MS); each fresh one, the grace too.
+      expect(pool.stats).toEqual({ timeouts: 3, crashes: 0, replaced: 3 });
     } finally {
       pool.dispose();
     }
@@ -227,6 +230,57 @@ ${MISBEHAVING.replace("if (input.response === 'crash')", "if (input.response ===
       pool.dispose();
     }
   });
+
+  it('the real worker answers a tick in one message, and a hang after answers it kept back still names its trajectory', async () => {
+    // env.worker.node.ts's fault hook: trajectory 3's transition never returns. A worker thread
+    // reads the environment it was started with.
+    const task = 'search';
+    const instances = sampleInstances(TASKS[task], new Prng(5), 'train', 6);
+    const inputs = instances.map((x, traj) => ({
+      traj,
+      agent: TASKS[task].agents[0].role,
+      response: 'search: capital',
+      state: getTask(task).init(x),
+    }));
+    const local = await new InProcessEnvRunner().step(task, inputs);
+    let replies = 0;
+    const counted = (): WorkerLike => {
+      const w = nodeEnvWorker();
+      const like: WorkerLike = {
+        postMessage: (m) => w.postMessage(m),
+        onmessage: null,
+        onerror: null,
+        terminate: () => w.terminate(),
+      };
+      w.onmessage = (e) => {
+        if (!('ready' in e.data)) replies++;
+        like.onmessage?.(e);
+      };
+      w.onerror = (e) => like.onerror?.(e);
+      return like;
+    };
+    const pool = new WorkerEnvRunner({ spawn: counted, size: 1, timeoutMs: 500 });
+    try {
+      expect(await pool.step(task, inputs)).toEqual(local);
+      expect(replies).toBe(1);
+      process.env.LAB_FAULT_HANG_TRAJ = '3';
+      const hanging = new WorkerEnvRunner({ spawn: counted, size: 1, timeoutMs: 500 });
+      try {
+        const results = await hanging.step(task, inputs);
+        expect(results[3]).toEqual({
+          ok: false,
+          error: `traj 3: environment timed out after 500 ms, and again on a fresh worker (timed out after 500 ms); both workers replaced`,
+        });
+        expect(results.filter((_, i) => i !== 3)).toEqual(local.filter((_, i) => i !== 3));
+        expect(hanging.stats).toEqual({ timeouts: 3, crashes: 0, replaced: 3 });
+      } finally {
+        hanging.dispose();
+      }
+    } finally {
+      delete process.env.LAB_FAULT_HANG_TRAJ;
+      pool.dispose();
+    }
+  }, 120_000);
 
   it('refuses work after dispose', async () => {
     const pool = new WorkerEnvRunner({
