@@ -3,6 +3,7 @@ import type { Connect, Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { buildId, serviceWorker } from './scripts/service-worker.ts';
 import { tfjsThreadedFactory } from './scripts/tfjs-threaded-factory.ts';
+import { tfjsTapeWalk } from './scripts/tfjs-tape-walk.ts';
 import { contentSecurityPolicy, headersFor } from './src/host/headers.ts';
 
 /** The built index.html carries the CSP as its first tag, so a static host with no headers still enforces it. */
@@ -107,10 +108,19 @@ const earlyScript = (): Plugin => ({
 export default defineConfig({
   // Relative URLs everywhere, so dist/ runs unchanged from any static host at any sub-path.
   base: './',
-  plugins: [react(), cspMeta(), compileHint(), earlyScript(), pageHeaderMiddleware(), serviceWorker()],
+  plugins: [
+    react(),
+    cspMeta(),
+    compileHint(),
+    earlyScript(),
+    pageHeaderMiddleware(),
+    serviceWorker(),
+    tfjsTapeWalk(),
+  ],
   define: { __LAB_BUILD__: JSON.stringify(buildId()) },
   // Workers are ES modules so they can import tfjs backends lazily; tfjs's wasm backend loads in them.
-  worker: { format: 'es', plugins: () => [tfjsThreadedFactory()] },
+  // The run workers take gradients: tfjs's tape walk is rewritten there (scripts/tfjs-tape-walk.ts).
+  worker: { format: 'es', plugins: () => [tfjsThreadedFactory(), tfjsTapeWalk()] },
   // Pre-bundle tfjs up front so the first dev load does not stop to re-optimize and reload.
   optimizeDeps: {
     include: ['@tensorflow/tfjs', '@tensorflow/tfjs-backend-wasm', '@tensorflow/tfjs-backend-webgpu'],
