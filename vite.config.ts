@@ -130,6 +130,9 @@ export default defineConfig({
     chunkSizeWarningLimit: 4096,
     rollupOptions: {
       input: { index: 'index.html', ...EARLY },
+      // Rolldown's [PLUGIN_TIMINGS] notice after every build (the workers' nested bundles count as
+      // plugin time): nothing in it for a user of `npm start` or `npm test` to act on.
+      checks: { bundlerTimings: false },
       output: { codeSplitting: { groups: [reactChunk] } },
     },
   },
