@@ -52,7 +52,7 @@ it('downloads checkpoints, starts runs from them, and names a corrupt upload', a
   await pick(files(downloads), 'Keep the current runs');
   expect(await page.getByTestId('uploads').count()).toBe(0);
   expect(await page.locator('.run-status').count()).toBe(2);
-  expect(await page.getByLabel('GRPO step').textContent()).toBe('1');
+  expect(await page.getByLabel('GRPO steps done').textContent()).toBe('1');
 
   // All four back (every run's files): refused naming both files for a model and what to give.
   await pick(files(downloads), 'Start a new session');

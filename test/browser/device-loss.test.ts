@@ -19,7 +19,8 @@ it('goes on on wasm from the last completed step when the GPU device is lost', a
   await trainEnabled(page, 120_000);
   await page.getByRole('button', { name: 'Step', exact: true }).click();
   await page.waitForFunction(
-    (runs) => runs.every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= 1),
+    (runs) =>
+      runs.every((r) => Number(document.querySelector(`[aria-label="${r} steps done"]`)?.textContent) >= 1),
     RUNS,
     { timeout: 240_000, polling: 500 },
   );
@@ -46,7 +47,8 @@ it('goes on on wasm from the last completed step when the GPU device is lost', a
 
   await page.getByRole('button', { name: 'Resume', exact: true }).click();
   await page.waitForFunction(
-    (runs) => runs.every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= 3),
+    (runs) =>
+      runs.every((r) => Number(document.querySelector(`[aria-label="${r} steps done"]`)?.textContent) >= 3),
     RUNS,
     { timeout: 120_000, polling: 500 },
   );

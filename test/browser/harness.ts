@@ -54,7 +54,7 @@ export { TINY, RUNS } from './experiments';
 
 /** Each run's step counter, in RUNS order. */
 export const stepCounts = (l: Lab): Promise<number[]> =>
-  Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} step`).textContent())));
+  Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} steps done`).textContent())));
 
 /**
  * Each run's "saved @N" in RUNS order (NaN while it has none). The page shows it once the run's

@@ -48,9 +48,12 @@ async function trainOnce(exp: Experiment): Promise<Locator> {
   await page.getByRole('button', { name: 'Train', exact: true }).click();
   for (const r of exp.runs) {
     await expect
-      .poll(async () => Number(await page.getByLabel(`${r.label} step`, { exact: true }).textContent()), {
-        timeout: 180_000,
-      })
+      .poll(
+        async () => Number(await page.getByLabel(`${r.label} steps done`, { exact: true }).textContent()),
+        {
+          timeout: 180_000,
+        },
+      )
       .toBe(1);
   }
   const inspector = page.getByRole('region', { name: 'Rollouts' });

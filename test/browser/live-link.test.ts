@@ -118,7 +118,7 @@ it('with several seeds, every repeat of a run takes a live change at one step, a
   const hash = `${EXPERIMENT}&runs=[]&runs.0.label=GRPO&runs.0.estimator=grpo&seeds=3`;
   const sender = await open(hash);
   const { page } = sender;
-  const step = async () => Number(await page.getByLabel('GRPO #0 step').textContent());
+  const step = async () => Number(await page.getByLabel('GRPO #0 steps done').textContent());
   await trainEnabled(page);
   // Slowed down a little, so the change lands well before the end.
   await page.locator('#speed').selectOption('1000');

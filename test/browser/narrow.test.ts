@@ -49,7 +49,7 @@ describe('a 400 px window', () => {
     await expect.poll(() => page.locator('.run-status').count(), { timeout: 30_000 }).toBe(9);
     await page.getByTestId('kernels').waitFor({ state: 'attached' }); // the status line's longest form
     const summary = page.locator('.runs-summary');
-    expect(await summary.textContent()).toMatch(/^ ?9 repeats: .* · step \d+(–\d+)?/);
+    expect(await summary.textContent()).toMatch(/^ ?9 repeats: .* · \d+(–\d+)? steps? /);
     expect(await barsHeight(lab), 'with 9 runs').toBeLessThanOrEqual(HEADER_MAX);
     expect(await page.locator('.run-status').first().isVisible()).toBe(false);
 
@@ -62,7 +62,7 @@ describe('a 400 px window', () => {
     // Done, the header holds its most: Run again and Continue for N more steps.
     await runsIn(lab, 'done', 120_000);
     await page.getByRole('button', { name: 'Run again', exact: true }).waitFor();
-    expect(await summary.textContent()).toMatch(/9 repeats: 9 done · step 3/);
+    expect(await summary.textContent()).toMatch(/9 repeats: 9 done · 3 steps /);
     expect(await barsHeight(lab), 'done').toBeLessThanOrEqual(HEADER_MAX);
     expect(lab.errors).toEqual([]);
   });

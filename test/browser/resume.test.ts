@@ -20,7 +20,7 @@ afterEach(async () => {
 const atLeast = (lab: Lab, n: number) =>
   lab.page.waitForFunction(
     ([runs, n]) =>
-      runs.every((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= n),
+      runs.every((r) => Number(document.querySelector(`[aria-label="${r} steps done"]`)?.textContent) >= n),
     [RUNS, n] as const,
     { timeout: 120_000, polling: 250 },
   );

@@ -22,7 +22,7 @@ it('trains two steps of each run on WebGPU and receives their metric frames', as
   await page.waitForFunction(
     () =>
       ['GRPO', 'Dr. MAS'].every(
-        (r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent) >= 2,
+        (r) => Number(document.querySelector(`[aria-label="${r} steps done"]`)?.textContent) >= 2,
       ),
     null,
     { timeout: 240_000, polling: 500 },

@@ -158,7 +158,9 @@ it('a page reloaded at any moment of training loses at most the step in progress
   // The step counters as the page goes away (sessionStorage outlives a reload): what was shown.
   await page.addInitScript((runs) => {
     addEventListener('pagehide', () => {
-      const shown = runs.map((r) => Number(document.querySelector(`[aria-label="${r} step"]`)?.textContent));
+      const shown = runs.map((r) =>
+        Number(document.querySelector(`[aria-label="${r} steps done"]`)?.textContent),
+      );
       sessionStorage.setItem('shown', JSON.stringify(shown));
     });
   }, RUNS);

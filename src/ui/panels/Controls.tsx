@@ -1,6 +1,6 @@
 /**
  * Session controls (Train, named Resume while paused; Pause, Step, Reset; on a finished session Run
- * again and Continue for N more steps; Speed) and the status bar: per run its state, a labelled step counter and tokens/s;
+ * again and Continue for N more steps; Speed) and the status bar: per run its state, a labelled count of steps done and tokens/s;
  * the backend the workers chose (wasm: on how many threads). Which buttons are enabled is the
  * session state machine's (session/session-state.ts); why Train cannot run is said next to it. Buttons
  * and the select are native, so they are keyboard operable and named by their text or label.
@@ -18,6 +18,7 @@ import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffPointer, trainOffText } f
 import { useTrainBlockers } from './TrainOff';
 import { prepareBaseModels } from '../workflow-open';
 import { restoredNote } from '../restored-note';
+import { stepsDoneTitle, stepsRange, stepsWord } from '../step-words';
 import { Labelled } from './Labelled';
 
 /** Speed choices: how long every run waits between two steps while playing. */
@@ -250,11 +251,13 @@ function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cel
     >
       <span className="swatch" style={{ background: run.color }} aria-hidden="true" />
       <strong>{name}</strong>
-      <span className="counter">
-        step{' '}
-        <output aria-label={`${name} step`} aria-live="off" data-testid="step-counter">
+      {/* A count ("200 steps"), never "step 200": the page names a step by its 0-based index,
+          and the 200th is step 199 there (step-words.ts). The output holds the number alone. */}
+      <span className="counter" title={stepsDoneTitle(run.step)}>
+        <output aria-label={`${name} steps done`} aria-live="off" data-testid="step-counter">
           {run.step}
-        </output>
+        </output>{' '}
+        {stepsWord(run.step)}
       </span>
       <span className={`state state-${run.state}`}>{text}</span>
       <span className="tps">{tps(run)}</span>
@@ -280,7 +283,7 @@ const STATE_WORD: Record<RunView['state'], string> = {
 };
 
 /**
- * The runs in one line ("9 repeats: 8 done, 1 paused · step 4–200"), a swatch per run: what a
+ * The runs in one line ("9 repeats: 8 done, 1 paused · 4–200 steps"), a swatch per run: what a
  * narrow window's status bar shows, the list behind it (styles.css), so the sticky header stays a
  * strip whatever the number of runs.
  */
@@ -307,7 +310,7 @@ function RunsSummary({ runs, open, toggle }: { runs: RunView[]; open: boolean; t
         <span key={c} className="swatch" style={{ background: c }} aria-hidden="true" />
       ))}{' '}
       {runs.length} {seeds > 1 ? 'repeats' : runs.length === 1 ? 'run' : 'runs'}:{' '}
-      {[...counts].map(([word, n]) => `${n} ${word}`).join(', ')} · step {lo === hi ? lo : `${lo}–${hi}`}{' '}
+      {[...counts].map(([word, n]) => `${n} ${word}`).join(', ')} · {stepsRange(lo, hi)}{' '}
       <span aria-hidden="true">{open ? '▴' : '▾'}</span>
     </button>
   );
