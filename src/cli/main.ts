@@ -28,6 +28,7 @@ import { readImportSummaries, runInterop } from './interop';
 import { ConfigError, loadConfig } from './load-config';
 import { checkSessionDir, SessionDirError } from './session-dir';
 import { Progress } from './progress';
+import { evalNote } from './eval-note';
 import { checkMemory, folderSummaries, onStopSignals, trainFolder } from './train';
 import { merge, sweep, sweepReport } from './sweep';
 import { MERGE_HELP, parseMerge, parseSweep, SWEEP_HELP } from './sweep-args';
@@ -112,7 +113,7 @@ async function train(args: TrainArgs): Promise<number> {
       console.error(`stopped at ${where} of ${steps}; ${out}/metrics.jsonl holds every step run; ${next}`);
       return 128 + os.constants.signals[stop.signal.reason as NodeJS.Signals];
     }
-    printTables(summaries, exp.seeds > 1);
+    printTables(summaries, exp.seeds > 1, exp.eval.every);
     const states = args.checkpointEvery > 0 ? ', checkpoints/' : '';
     console.log(`\nwrote ${out}/config.json, metrics.jsonl, summary.json, machine.json, rollouts/${states}`);
     // A run whose every update was skipped recorded lines but never trained: not a success.
@@ -127,8 +128,12 @@ async function train(args: TrainArgs): Promise<number> {
   }
 }
 
-function printTables(summaries: readonly RunSummary[], seeds: boolean): void {
+/** The end-of-run tables; `evalEvery` is the experiment's eval.every (undefined for an import). */
+function printTables(summaries: readonly RunSummary[], seeds: boolean, evalEvery: number | undefined): void {
   console.log(summaryTable(summaries));
+  // A run that never evaluated shows "—" under avg@k and pass@k: say why once, under the table.
+  const note = evalNote(summaries, evalEvery);
+  if (note) console.log(note);
   // One seed per run: say why there is no verdict, as the page's Findings does, and how to get one.
   if (!seeds && new Set(summaries.map((x) => x.run)).size >= 2) console.log(`\n${ONE_SEED}`);
   if (!seeds) return;
@@ -219,12 +224,12 @@ function report(dir: string, tail: number): void {
   if (imported) {
     const { summaries, seeded } = imported;
     console.log(`${dir}: imported, ${stepSpan(summaries)} steps per run`);
-    printTables(summaries, seeded);
+    printTables(summaries, seeded, undefined);
     return;
   }
-  const { summaries, seeded } = folderSummaries(dir, tail);
+  const { summaries, seeded, evalEvery } = folderSummaries(dir, tail);
   console.log(`${dir}: ${stepSpan(summaries)} steps recorded per repeat`);
-  printTables(summaries, seeded);
+  printTables(summaries, seeded, evalEvery);
 }
 
 async function main(argv: string[]): Promise<number> {

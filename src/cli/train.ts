@@ -171,7 +171,10 @@ export function onStopSignals(stop: AbortController, saving: boolean): () => voi
 }
 
 /** Each run's summary from what a train folder recorded (finished, stopped or still running). */
-export function folderSummaries(dir: string, tail: number): { summaries: RunSummary[]; seeded: boolean } {
+export function folderSummaries(
+  dir: string,
+  tail: number,
+): { summaries: RunSummary[]; seeded: boolean; evalEvery: number } {
   checkSessionDir(dir);
   const exp = loadConfig(join(dir, 'config.json'));
   const rows = readMetrics(join(dir, 'metrics.jsonl'), warn, exp.task);
@@ -181,5 +184,5 @@ export function folderSummaries(dir: string, tail: number): { summaries: RunSumm
     rows,
     tail,
   );
-  return { summaries, seeded: exp.seeds > 1 };
+  return { summaries, seeded: exp.seeds > 1, evalEvery: exp.eval.every };
 }

@@ -22,6 +22,7 @@ describe('npm run lab -- train', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^backend: wasm/m);
     expect(r.stdout).toMatch(/run\s+avg@2\s+pass@2\s+reward\s+skipped\s+alice \|g\| med\/max\/spikes/);
+    expect(r.stdout).not.toContain('no evaluation'); // evaluated after step 2: no "—" to explain
 
     const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
     expect(config.task).toBe('sync');
