@@ -65,7 +65,7 @@ export interface RunView {
   state: RunStatus;
   /** The worker's own words for its state ("compiling shaders…"). */
   message?: string;
-  /** Steps completed (the last frame's step). */
+  /** Steps done (a count: the last frame's 0-based step + 1). */
   step: number;
   agents: string[];
   /**
