@@ -92,7 +92,7 @@ it('a reload while runs wait in the queue: the started runs resume as saved, the
   await page.waitForFunction(
     () =>
       [...document.querySelectorAll('.run-status[data-state="done"]')].filter((li) =>
-        li.textContent?.includes('saved @5'),
+        li.textContent?.includes('saved after 5 steps'),
       ).length >= 2,
     null,
     { timeout: 120_000 },

@@ -57,24 +57,27 @@ export const stepCounts = (l: Lab): Promise<number[]> =>
   Promise.all(RUNS.map(async (r) => Number(await l.page.getByLabel(`${r} steps done`).textContent())));
 
 /**
- * Each run's "saved @N" in RUNS order (NaN while it has none). The page shows it once the run's
+ * Each run's "saved after N steps" in RUNS order (NaN while it has none). The page shows it once the run's
  * state and its frames up to N are stored: where a reload resumes.
  */
 export const savedSteps = (l: Lab): Promise<number[]> =>
   Promise.all(
     RUNS.map(async (r) => {
       const saved = l.page.locator(`.run-status[data-run="${r}"] .saved`);
-      return (await saved.count()) ? Number((await saved.textContent())!.replace('saved @', '')) : NaN;
+      return (await saved.count())
+        ? Number(/saved after (\d+) step/.exec((await saved.textContent())!)?.[1])
+        : NaN;
     }),
   );
 
-/** Waits until every run's "saved @N" is at its step counter: a reload now restores exactly these steps. */
+/** Waits until every run's "saved after N steps" is at its step counter: a reload now restores exactly these steps. */
 export async function savedAtSteps(l: Lab, timeout = 30_000): Promise<void> {
   const t0 = Date.now();
   for (;;) {
     const [saved, steps] = await Promise.all([savedSteps(l), stepCounts(l)]);
     if (saved.every((n, i) => n === steps[i])) return;
-    if (Date.now() - t0 > timeout) throw new Error(`saved @${saved.join(', ')} at steps ${steps.join(', ')}`);
+    if (Date.now() - t0 > timeout)
+      throw new Error(`saved after ${saved.join(', ')} at steps ${steps.join(', ')}`);
     await l.page.waitForTimeout(100);
   }
 }

@@ -141,7 +141,7 @@ it("the run states' database closed under the runs from step 5: recording stops,
     expect(states[`${i}:${r}`]).toBeGreaterThanOrEqual(1);
     expect(states[`${i}:${r}`]).toBeLessThanOrEqual(Math.min(4, frames[i].length));
   });
-  // "saved @N" stays where the last state was written.
+  // "saved after N steps" stays where the last state was written.
   expect((await savedSteps(lab)).every((n) => n <= 4)).toBe(true);
   expect(lab.errors).toEqual([]);
 });

@@ -50,7 +50,7 @@ async function trainToTheEnd(l: Lab): Promise<void> {
 }
 
 /**
- * Trains at one step a second until every run has `n` steps, pauses, and waits until "saved @N"
+ * Trains at one step a second until every run has `n` steps, pauses, and waits until "saved after N steps"
  * shows each run's step (its state and the frames up to it stored: a whole session so far).
  */
 async function trainSlowlyAndPause(l: Lab, n: number): Promise<number[]> {

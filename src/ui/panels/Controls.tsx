@@ -18,7 +18,7 @@ import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffPointer, trainOffText } f
 import { useTrainBlockers } from './TrainOff';
 import { prepareBaseModels } from '../workflow-open';
 import { restoredNote } from '../restored-note';
-import { stepsDoneTitle, stepsRange, stepsWord } from '../step-words';
+import { stepsCount, stepsDoneTitle, stepsRange, stepsWord } from '../step-words';
 import { Labelled } from './Labelled';
 
 /** Speed choices: how long every run waits between two steps while playing. */
@@ -260,10 +260,11 @@ function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cel
         {stepsWord(run.step)}
       </span>
       <span className={`state state-${run.state}`}>{text}</span>
-      <span className="tps">{tps(run)}</span>
+      {/* A finished run's throughput says nothing now: no "– tok/s" beside its count. */}
+      {run.state !== 'done' && run.state !== 'failed' && <span className="tps">{tps(run)}</span>}
       {run.savedStep !== undefined && (
         <span className="saved muted" title="Where a reload or a crashed tab resumes this run">
-          saved @{run.savedStep}
+          saved after {stepsCount(run.savedStep)}
         </span>
       )}
     </li>

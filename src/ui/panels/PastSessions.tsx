@@ -11,10 +11,11 @@ import { deleteStored, openSession } from '../restore';
 import { reported, useLab } from '../session/store';
 import { utcTime } from '../opened-words';
 import { SavedNote } from './SavedNote';
+import { stepsCount } from '../step-words';
 
 function summary(s: StoredSession): string {
   if (s.kind === 'import')
-    return `imported · ${s.runs.map((x) => x.label.replace(' (imported)', '')).join(', ')} · to step ${s.lastStep}`;
+    return `imported · ${s.runs.map((x) => x.label.replace(' (imported)', '')).join(', ')} · ${stepsCount(s.lastStep)}`;
   const r = decodeExperiment(s.experiment);
   const task = r.ok ? r.config.task : '?';
   return `${task} · ${s.runs.map((x) => x.label).join(' vs ')} · ${s.lastStep} steps`;

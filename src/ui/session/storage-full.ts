@@ -10,6 +10,7 @@
 import type { RunId, RunStatus } from '../../workers/protocol';
 import { setStorage } from './store';
 import type { LabState } from './store';
+import { stepsCount } from '../step-words';
 
 /** The recorder could not store frames from step `from` on (the first refused). */
 export function framesUnsaved(from: number): void {
@@ -45,7 +46,7 @@ export function unsavedText(s: Pick<LabState, 'unsaved' | 'runs'>): string | nul
     ...(frames !== undefined ? [`the steps from ${frames} on`] : []),
     ...(runs.length > 0
       ? [
-          `the run states of ${runs.map((r) => r.label).join(', ')} (a reload would go back to step ${Math.min(...runs.map((r) => r.savedStep ?? 0))})`,
+          `the run states of ${runs.map((r) => r.label).join(', ')} (a reload would go back to the state after ${stepsCount(Math.min(...runs.map((r) => r.savedStep ?? 0)))})`,
         ]
       : []),
   ];

@@ -59,7 +59,7 @@ describe('storage full', () => {
       'Storage is full: the steps from 5 on are not being saved. Training goes on in this tab and what was saved before stays; saving picks up again once there is room.',
     );
     expect(unsavedText({ unsaved: { frames: 5, states: { [b]: 20 } }, runs })).toContain(
-      'the steps from 5 on and the run states of Dr. MAS (a reload would go back to step 10) are not being saved',
+      'the steps from 5 on and the run states of Dr. MAS (a reload would go back to the state after 10 steps) are not being saved',
     );
     // Once no run trains, the line no longer says training goes on: the rest is this tab's alone.
     const done = [run('a', 'GRPO', 0, 'done'), run('b', 'Dr. MAS', 10, 'paused')];
