@@ -169,7 +169,8 @@ Environment:
 Metric names are those of the lab's charts (agent/<name>/grad_norm, reward/mean, eval/avg@K, …).
 Exit status: 0 on success, 2 for a bad command line or config (each bad field is named), 1 if a
 run failed, or never trained (every model update skipped for non-finite values; a warning says
-which). The summary table's "skipped" column counts each run's skipped updates.`;
+which). The summary table's "skipped" column counts each run's skipped updates; two legend lines
+under the table say what its reward, skipped and |g| med/max/spikes columns hold.`;
 
 export interface TrainArgs {
   command: 'train';

@@ -29,6 +29,7 @@ import { ConfigError, loadConfig } from './load-config';
 import { checkSessionDir, SessionDirError } from './session-dir';
 import { Progress } from './progress';
 import { evalNote } from './eval-note';
+import { tableLegend } from './table-legend';
 import { checkMemory, folderSummaries, onStopSignals, trainFolder } from './train';
 import { merge, sweep, sweepReport } from './sweep';
 import { MERGE_HELP, parseMerge, parseSweep, SWEEP_HELP } from './sweep-args';
@@ -134,6 +135,8 @@ function printTables(summaries: readonly RunSummary[], seeds: boolean, evalEvery
   // A run that never evaluated shows "—" under avg@k and pass@k: say why once, under the table.
   const note = evalNote(summaries, evalEvery);
   if (note) console.log(note);
+  // What the reward, skipped and |g| columns hold, which their headers are too short to say.
+  console.log(tableLegend(summaries));
   // One seed per run: say why there is no verdict, as the page's Findings does, and how to get one.
   if (!seeds && new Set(summaries.map((x) => x.run)).size >= 2) console.log(`\n${ONE_SEED}`);
   if (!seeds) return;

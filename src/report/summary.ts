@@ -49,7 +49,7 @@ export interface RunSummary {
   treeBest: number;
   treeSolved: number;
   rewardTail: number;
-  /** Model updates skipped for a non-finite loss or gradient, summed over steps. */
+  /** Model updates skipped for a non-finite loss, gradient or weights, summed over steps. */
   skippedUpdates: number;
   envErrors: number;
   agents: Record<string, AgentSummary>;

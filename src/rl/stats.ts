@@ -118,13 +118,16 @@ function medianOfSorted(s: readonly number[]): number {
   return s.length % 2 === 1 ? s[h] : (s[h - 1] + s[h]) / 2;
 }
 
+/** How many times the running median a gradient norm must exceed to count as a spike. */
+export const SPIKE_FACTOR = 3;
+
 /**
- * Gradient spikes: the steps whose value exceeds `factor` (default 3) × the median of all earlier
- * finite values. The first finite step has no history and is never a spike. Non-finite values
+ * Gradient spikes: the steps whose value exceeds `factor` (default SPIKE_FACTOR, 3) × the median
+ * of all earlier finite values. The first finite step has no history and is never a spike. Non-finite values
  * (skipped updates) are neither counted nor added to the history: the trainer records those
  * separately. Returns the spike steps' indices; `.length` is the count the CLI summary reports.
  */
-export function gradSpikes(values: ArrayLike<number>, factor = 3): number[] {
+export function gradSpikes(values: ArrayLike<number>, factor = SPIKE_FACTOR): number[] {
   const history: number[] = []; // ascending, so the running median is a lookup
   const spikes: number[] = [];
   for (let i = 0; i < values.length; i++) {

@@ -1,13 +1,17 @@
 /**
- * A run shorter than eval.every ends before its first evaluation: the summary table's avg@k and
- * pass@k cells are "—", and one line under the table says why, in `lab train` and `lab report`.
+ * The lines under the CLI's summary table, in `lab train` and `lab report`. A run shorter than
+ * eval.every ends before its first evaluation: the table's avg@k and pass@k cells are "—", and one
+ * line says why. Then a legend says what the reward, skipped and |g| med/max/spikes columns hold.
  */
+import type { SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { evalNote } from '../../src/cli/eval-note';
 import { folderSummaries } from '../../src/cli/train';
+import { REWARD_TAIL } from '../../src/report/summary';
+import { SPIKE_FACTOR } from '../../src/rl/stats';
 import { runLab } from './run-lab';
 
 // eval.every left at its default, 10: two steps end before the first evaluation.
@@ -23,21 +27,21 @@ const cells = (stdout: string, run: string) =>
     .find((l) => l.startsWith(`${run}  `))
     ?.split(/ {2,}/);
 
+/** The legend's lines of a command's output: the one that explains reward and skipped, the one that explains |g|. */
+const legend = (stdout: string) => ({
+  reward: stdout.split('\n').filter((l) => l.startsWith('reward: ')),
+  grad: stdout.split('\n').filter((l) => l.startsWith('|g| med/max/spikes: ')),
+});
+
 describe('the summary table of a run shorter than eval.every', () => {
+  let out: string;
+  let r: SpawnSyncReturns<string>;
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'agentwise-eval-note-'));
+    r = runLab(['train', '--config', HASH, '--steps', '2', '--backend', 'wasm', '--out', out, '--quiet']);
+  }, 240_000);
+
   it('says once, under the table, why avg@k and pass@k are "—"', () => {
-    const out = mkdtempSync(join(tmpdir(), 'agentwise-eval-note-'));
-    const r = runLab([
-      'train',
-      '--config',
-      HASH,
-      '--steps',
-      '2',
-      '--backend',
-      'wasm',
-      '--out',
-      out,
-      '--quiet',
-    ]);
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^run\s+avg@2\s+pass@2\s+reward/);
@@ -70,5 +74,33 @@ describe('the summary table of a run shorter than eval.every', () => {
         evalEvery,
       ),
     ).toBeNull();
+  });
+
+  it('says once, in a legend under it, what reward, skipped and |g| med/max/spikes hold', () => {
+    expect(r.status, r.stderr).toBe(0);
+    const trained = legend(r.stdout);
+    expect(trained.reward).toEqual([
+      `reward: training reward (reward/mean) averaged over the last ${REWARD_TAIL} steps (all, if fewer); ` +
+        'skipped: model updates skipped (non-finite loss, gradient or weights)',
+    ]);
+    expect(trained.grad).toEqual([
+      '|g| med/max/spikes: pre-clip gradient norm, median and max over steps; ' +
+        `spikes: steps above ${SPIKE_FACTOR}x the median of all earlier ones`,
+    ]);
+    // After the table (head, rule, two rows) and the line saying why avg@k is "—".
+    const lines = r.stdout.split('\n');
+    expect(lines.indexOf(trained.reward[0])).toBe(5);
+    expect(lines.indexOf(trained.grad[0])).toBe(6);
+
+    // `lab report` prints it too, naming the tail it averaged: the default, or --tail's.
+    const again = runLab(['report', out]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(legend(again.stdout)).toEqual(trained);
+    const one = runLab(['report', out, '--tail', '1']);
+    expect(one.status, one.stderr).toBe(0);
+    const { reward, grad } = legend(one.stdout);
+    expect(reward).toHaveLength(1);
+    expect(reward[0]).toContain('averaged over the last 1 step (all, if fewer);');
+    expect(grad).toEqual(trained.grad);
   });
 });
