@@ -5,6 +5,7 @@
  */
 import type { RunSummary } from '../report/summary';
 import { sharedEvalK, stepSpan } from '../report/summary';
+import { stepsWord } from '../core/step-words';
 
 /**
  * Why some runs have no avg@k / pass@k, or null when every run has both. `every` is the
@@ -20,8 +21,8 @@ export function evalNote(summaries: readonly RunSummary[], every: number | undef
   if (every === 0) return `${head}, eval.every is 0 (off)`;
   // Shorter than eval.every: the first evaluation is after that many steps (trainer.ts's evalDue).
   if (every !== undefined && missing.every((s) => s.steps < every)) {
-    const ran = stepSpan(missing);
-    return `${head} yet: it comes every ${every} steps (eval.every) and ${ran} ${ran === '1' ? 'step' : 'steps'} ran`;
+    const ran = stepSpan(missing); // "2", or a span "2–3" (not a number: plural)
+    return `${head} yet: it comes every ${every} steps (eval.every) and ${ran} ${stepsWord(Number(ran))} ran`;
   }
   return `${head} recorded`;
 }

@@ -78,7 +78,7 @@ interface EnvPoolStats {
 const STARTUP_GRACE_MS = 30_000;
 
 /** How long a worker on a first try keeps finished answers before it sends them. */
-export const BATCH_MS = 20;
+const BATCH_MS = 20;
 
 /**
  * An env worker's loop (browser and Node alike): computes `inputs` in order with `apply`, and

@@ -18,7 +18,7 @@ import { NO_BASE_MODELS, onlyWaiting, PREPARE, trainOffPointer, trainOffText } f
 import { useTrainBlockers } from './TrainOff';
 import { prepareBaseModels } from '../workflow-open';
 import { restoredNote } from '../restored-note';
-import { stepsCount, stepsDoneTitle, stepsRange, stepsWord } from '../step-words';
+import { stepsCount, stepsDoneTitle, stepsRange, stepsWord } from '../../core/step-words';
 import { Labelled } from './Labelled';
 
 /** Speed choices: how long every run waits between two steps while playing. */
@@ -252,7 +252,7 @@ function RunStatus({ run, pausing, cell }: { run: RunView; pausing: boolean; cel
       <span className="swatch" style={{ background: run.color }} aria-hidden="true" />
       <strong>{name}</strong>
       {/* A count ("200 steps"), never "step 200": the page names a step by its 0-based index,
-          and the 200th is step 199 there (step-words.ts). The output holds the number alone. */}
+          and the 200th is step 199 there (core/step-words.ts). The output holds the number alone. */}
       <span className="counter" title={stepsDoneTitle(run.step)}>
         <output aria-label={`${name} steps done`} aria-live="off" data-testid="step-counter">
           {run.step}

@@ -11,14 +11,14 @@ import { deleteStored, openSession } from '../restore';
 import { reported, useLab } from '../session/store';
 import { utcTime } from '../opened-words';
 import { SavedNote } from './SavedNote';
-import { stepsCount } from '../step-words';
+import { stepsCount } from '../../core/step-words';
 
 function summary(s: StoredSession): string {
   if (s.kind === 'import')
     return `imported · ${s.runs.map((x) => x.label.replace(' (imported)', '')).join(', ')} · ${stepsCount(s.lastStep)}`;
   const r = decodeExperiment(s.experiment);
   const task = r.ok ? r.config.task : '?';
-  return `${task} · ${s.runs.map((x) => x.label).join(' vs ')} · ${s.lastStep} steps`;
+  return `${task} · ${s.runs.map((x) => x.label).join(' vs ')} · ${stepsCount(s.lastStep)}`;
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { RunId, RunStatus } from '../../workers/protocol';
 import { setStorage } from './store';
 import type { LabState } from './store';
-import { stepsCount } from '../step-words';
+import { stepsCount } from '../../core/step-words';
 
 /** The recorder could not store frames from step `from` on (the first refused). */
 export function framesUnsaved(from: number): void {

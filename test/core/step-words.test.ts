@@ -1,7 +1,7 @@
 // A count of steps is "N steps", a particular step "step i" from 0 (docs/vocabulary.md, "step"):
 // the counter's words never read as the index the charts and Rollouts give the same step.
 import { describe, expect, it } from 'vitest';
-import { stepsCount, stepsDoneTitle, stepsRange, stepsWord } from '../../src/ui/step-words';
+import { stepsCount, stepsDoneTitle, stepsRange, stepsWord } from '../../src/core/step-words';
 
 describe('step words', () => {
   it('counts steps as "N steps", one as "1 step"', () => {

@@ -2,7 +2,8 @@
  * How the page writes step numbers (docs/vocabulary.md, "step"): a particular step is named by its
  * 0-based index, "step 199", as the charts' x axis, Rollouts, What differs and the metrics files
  * number it; how many are done is a count, "200 steps". The two never share "step N", so the last
- * of 200 steps is "step 199" everywhere and "200 steps" only where steps are counted. No React.
+ * of 200 steps is "step 199" everywhere and "200 steps" only where steps are counted. The CLI's
+ * lines count steps with the same words. Pure.
  */
 
 /** The word after a count of steps: "step" after 1, "steps" after any other. */
