@@ -19,6 +19,7 @@
  * hear so), the worker's save fails, and the page turns recording off with one alert
  * (src/ui/session/worker-messages.ts), as it does when its own database closes.
  */
+import { uncarry, type CarriedFrames } from '../core/carried-frames';
 import { database, req, sessionKeys, STATES_DB } from './idb';
 import { deleteFiles, fileHeaders, filesAvailable, StateFiles, type SlotState } from './state-files';
 import { faultAt, refuseIfFull } from './storage-fault';
@@ -44,24 +45,29 @@ export interface StoredState<S extends HasPayload = HasPayload> {
   /** Steps completed when saved: the resumed run's next step. */
   step: number;
   savedAt: number;
-  /** The state as read (UnsealedRunState) and its check (stateCheck). */
-  kept?: { state: S; check: string };
+  /**
+   * The state as read (UnsealedRunState), its check (stateCheck) and the frames of its run the page
+   * had not stored when it was written (src/core/carried-frames.ts).
+   */
+  kept?: { state: S; check: string; frames?: CarriedFrames };
   /** An earlier build's: encodeRunState's bytes. */
   bytes?: ArrayBuffer;
 }
 
-export type StateInfo = Omit<StoredState, 'bytes' | 'kept'>;
+/** What is saved of a run, without the bytes; `carriedFrom`: the first step of the frames its state carries. */
+export type StateInfo = Omit<StoredState, 'bytes' | 'kept'> & { carriedFrom?: number };
 type StoredRecord<S extends HasPayload> = Omit<StoredState<S>, 'kept'> & {
-  kept?: { state: Stored<S>; check: string };
+  kept?: { state: Stored<S>; check: string; frames?: CarriedFrames };
 };
 
 const db = database(STATES_DB);
 const states = (tx: IDBTransaction) => tx.objectStore('states');
 
-/** A state file's header: the record without its payload, the check beside the state. */
+/** A state file's header: the record without its payload, the check and carried frames beside the state. */
 export type FileRecord<S extends HasPayload> = Omit<StoredState<S>, 'kept' | 'bytes'> & {
   check: string;
   state: Omit<S, 'payload'>;
+  frames?: CarriedFrames;
 };
 
 /** This worker's state files, by [session, run], opened (and locked) on first use; null without OPFS. */
@@ -95,7 +101,12 @@ export async function putState<S extends HasPayload>(
   if (kept && files) {
     await db.alive(); // throws once the browser cleared the site's storage
     const { payload, ...state } = kept.state;
-    const header: FileRecord<S> = { ...rest, check: kept.check, state };
+    const header: FileRecord<S> = {
+      ...rest,
+      check: kept.check,
+      state,
+      ...(kept.frames && { frames: kept.frames }),
+    };
     return files.write(header, payload);
   }
   const record: StoredRecord<S> = kept
@@ -128,9 +139,10 @@ export function firstOpened<S extends HasPayload, T>(
 ): { slot: number; got: T } | { failed: unknown } | null {
   let failed: { failed: unknown } | null = null;
   for (const { slot, header, payload } of states) {
-    const { check, state, ...rest } = header;
+    const { check, state, frames, ...rest } = header;
     try {
-      return { slot, got: open({ ...rest, kept: { state: { ...state, payload } as S, check } }) };
+      const kept = { state: { ...state, payload } as S, check, ...(frames && { frames }) };
+      return { slot, got: open({ ...rest, kept }) };
     } catch (e) {
       failed ??= { failed: e };
     }
@@ -175,9 +187,19 @@ export async function statesOf(session: string): Promise<StateInfo[]> {
     ),
     fileHeaders<FileRecord<HasPayload>>(session),
   ]);
-  const info = new Map(all.map(({ bytes: _bytes, kept: _kept, ...i }) => [i.run, i]));
-  for (const [run, { check: _check, state: _state, ...i }] of headers) info.set(run, i);
+  const info = new Map<string, StateInfo>(
+    all.map(({ bytes: _bytes, kept, ...i }) => [i.run, carriedFrom(i, kept?.frames)]),
+  );
+  for (const [run, { check: _check, state: _state, frames, ...i }] of headers)
+    info.set(run, carriedFrom(i, frames));
   return [...info.values()];
+}
+
+/** `info` with the first step of the frames its state carries, where they read back whole (uncarry). */
+function carriedFrom(info: StateInfo, frames: unknown): StateInfo {
+  return frames !== undefined && uncarry(frames, info.step)
+    ? { ...info, carriedFrom: (frames as CarriedFrames).from }
+    : info;
 }
 
 /** Deletes a session's saved states, files and records. */

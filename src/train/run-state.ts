@@ -21,6 +21,7 @@
  */
 import type { Experiment } from '../core/config';
 import type { LiveParam } from '../core/live-params';
+import { uncarry, type CarriedFrames, type StepFrame } from '../core/carried-frames';
 import { structuralKey } from '../core/config';
 import { fieldErrorsText, validateExperiment } from '../core/config-validate';
 import { LIVE_PARAMS } from '../core/live-params';
@@ -175,15 +176,17 @@ export function sealRunState(u: UnsealedRunState): RunState {
 
 /**
  * The check a kept unsealed state carries (hashWords over the payload, folded into the JSON of
- * the rest): what IndexedDB gives back is the state that was put, or it is refused.
+ * the rest, and of the frames it carries: src/core/carried-frames.ts): what storage gives back is
+ * the state that was put, or it is refused.
  */
-export function stateCheck(u: UnsealedRunState): string {
-  return headerHash({ meta: u.meta, models: u.models }, hashWords(new Uint8Array(u.payload)));
+export function stateCheck(u: UnsealedRunState, frames?: CarriedFrames): string {
+  const rest = { meta: u.meta, models: u.models, ...(frames ? { frames } : {}) };
+  return headerHash(rest, hashWords(new Uint8Array(u.payload)));
 }
 
 /** The RunState of a kept unsealed one, once its check matches (throws, saying so, if not). */
-export function openKeptState(u: UnsealedRunState, check: string): RunState {
-  const got = stateCheck(u);
+export function openKeptState(u: UnsealedRunState, check: string, frames?: CarriedFrames): RunState {
+  const got = stateCheck(u, frames);
   if (got !== check)
     throw new Error(
       `the kept run state does not match its check (${got}, kept ${shown(check)}): storage corrupted?`,
@@ -191,6 +194,21 @@ export function openKeptState(u: UnsealedRunState, check: string): RunState {
   const state = sealRunState(u);
   verifyRunState(state);
   return state;
+}
+
+/**
+ * A kept state opened (openKeptState: its check covers the frames it carries too) and those frames
+ * (src/core/carried-frames.ts; none for a state that carries none). Throws, saying so, where either
+ * does not read back.
+ */
+export function openKept(kept: { state: UnsealedRunState; check: string; frames?: CarriedFrames }): {
+  state: RunState;
+  frames: StepFrame[];
+} {
+  const state = openKeptState(kept.state, kept.check, kept.frames);
+  const frames = kept.frames ? uncarry(kept.frames, kept.state.meta.step) : [];
+  if (!frames) throw new Error('the kept run state carries frames that do not read back');
+  return { state, frames };
 }
 
 /** The hash of a state (contentHash): a changed step, live value or label is caught like a changed weight. */

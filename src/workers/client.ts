@@ -154,7 +154,7 @@ export class LabSession {
     }
     if (msg.type === 'holding') this.answer(info.id, { step: msg.step, done: msg.done });
     if (msg.type === 'stopped') this.settle(info.id);
-    if (msg.type === 'saving') void this.framesStored(info.id, worker, msg.step);
+    if (msg.type === 'saving') this.framesStored(info.id, worker, msg.step);
     if (msg.type === 'state' && msg.state === 'failed') {
       // The rest of its block no longer waits for it.
       const plan = this.lockstep.get(info.id);
@@ -170,9 +170,9 @@ export class LabSession {
     }
   }
 
-  /** A run's state waits for its frames before `step` to be stored (persist.framesStored): the answer. */
-  private async framesStored(id: RunId, worker: Worker, step: number): Promise<void> {
-    const answer = (await this.options.persist?.framesStored?.(id, step)) ?? { stored: true };
+  /** A run's state after `step` steps asks how far its frames are stored (persist.framesStored): the answer. */
+  private framesStored(id: RunId, worker: Worker, step: number): void {
+    const answer = this.options.persist?.framesStored?.(id) ?? { stored: true, through: step };
     worker.postMessage({ type: 'frames-stored', runId: id, step, ...answer } satisfies ToWorker);
   }
 

@@ -65,7 +65,7 @@ export type ToWorker =
       dataset?: GivenData;
       /**
        * Where the run's state is kept (its files, or IndexedDB; state-store.ts): saved every `every` steps,
-       * when paused and when done, each once the page has stored the frames before it (`saving`,
+       * when paused and when done, each with the run's frames the page has not stored yet (`saving`,
        * `frames-stored`). With `resume`, the run goes on from the state saved there.
        */
       persist?: {
@@ -100,11 +100,11 @@ export type ToWorker =
   /** Fault injection: destroys the run's GPU device, as a driver reset would (tests, demos). */
   | { type: 'lose-device'; runId: RunId }
   /**
-   * The answer to `saving`: the run's frames before `step` are stored, so its state after `step`
-   * steps may be written; or they are not (`stored` false; `full`: refused for want of room, and
-   * they wait in the page), and that state is not written.
+   * The answer to `saving` (its `step`): the page has stored the run's frames before `through`, and
+   * the state carries the rest (src/core/carried-frames.ts); or the page records this session no
+   * more (`stored` false), and that state is not written.
    */
-  | { type: 'frames-stored'; runId: RunId; step: number; stored: boolean; full?: boolean };
+  | { type: 'frames-stored'; runId: RunId; step: number; stored: boolean; through: number };
 
 /** A run's state; 'queued' is the page's own (the run waits for a free worker, it has none yet). */
 export type RunStatus =
@@ -129,6 +129,11 @@ export type FromWorker =
       base: Record<string, string>;
       /** Steps already completed when the run resumed from a saved state (0 for a fresh run). */
       startStep: number;
+      /**
+       * The frames its saved state carried (steps before startStep the page had not stored when
+       * the state was written): the page records those it does not have. Absent: none.
+       */
+      carried?: { step: number; values: Float64Array }[];
       /** Which kernels run the model: the lab's fused wasm SIMD ones, or tfjs's own ops. */
       kernels: string;
     }
@@ -138,9 +143,9 @@ export type FromWorker =
    */
   | { type: 'saved'; runId: RunId; step: number; error?: string; full?: boolean }
   /**
-   * The run's state after `step` steps is read and waits to be written until the page has stored
-   * the run's frames before it (answered by `frames-stored`): a state is never written ahead of
-   * its frames, so a page closed between the two writes leaves the frames ahead, never the state.
+   * The run's state after `step` steps is read; the page answers at once how far it has stored the
+   * run's frames (`frames-stored`), and the state carries the frames after those, so the stored
+   * frames and the newest state together never leave a step out.
    */
   | { type: 'saving'; runId: RunId; step: number }
   /**

@@ -81,11 +81,11 @@ export interface SessionOptions {
     /** Tests only: the storage-fault.ts plan each worker's saves follow. */
     fault?: StorageFault | null;
     /**
-     * Stores run `run`'s frames before `step` and says whether they are (`full`: refused for want
-     * of room): its worker writes its state after `step` steps only if they are. Absent: nothing
-     * is recorded, and every state is written.
+     * How far run `run`'s frames are stored: every one before `through`; its worker's state carries
+     * the rest. `stored` false: the page records the session no more, and no state is written.
+     * Absent: nothing is recorded, and every state is written.
      */
-    framesStored?: (run: RunId, step: number) => Promise<{ stored: boolean; full?: boolean }>;
+    framesStored?: (run: RunId) => { stored: boolean; through: number };
   };
   /** Worker ids to use, in run order (a resumed session keeps its recorded ids). */
   ids?: RunId[];

@@ -5,7 +5,8 @@
  * sanity check; its threads, kernels and fallback are run-backend.ts), loads the base models or the
  * saved state, and connects the driver to the page:
  * frames go out as one transferred Float64Array per step, states go to the run's state files
- * (IndexedDB where there are none; state-store.ts) once the page has stored the frames before them, environments run in a pool of nested env workers with a time
+ * (IndexedDB where there are none; state-store.ts) with the frames the page has not stored yet
+ * (src/core/carried-frames.ts), environments run in a pool of nested env workers with a time
  * limit, and each step waits for the other runs of its block (lockstep.ts). tfjs lives only in
  * workers.
  */
@@ -14,13 +15,14 @@ import type { BackendName } from '../core/config-names';
 import { runRepeats } from '../core/config';
 import type { ModelPreset } from '../core/model-sizes';
 import { FrameCodec } from '../core/frame';
+import { FramesInFlight, MAX_CARRIED, type CarriedFrames, type StepFrame } from '../core/carried-frames';
 import { RunDriver } from '../train/driver';
 import type { DriverSink } from '../train/driver-host';
 import {
   checkRunIdentity,
   decodeRunState,
   encodeRunState,
-  openKeptState,
+  openKept,
   stateCheck,
   stateFileName,
   type RunState,
@@ -52,7 +54,9 @@ class RunHost {
   /** The run's state file name, as `lab train` writes it (runRepeats order: the runs × seeds). */
   private stateName = 'run.run';
   /** Saves waiting for the page's `frames-stored`, by step. */
-  private readonly asked = new Map<number, (answer: { stored: boolean; full?: boolean }) => void>();
+  private readonly asked = new Map<number, (answer: { stored: boolean; through: number }) => void>();
+  /** The frames sent that the page has not said it stored: a saved state carries them. */
+  private readonly inFlight = new FramesInFlight();
 
   private setState(state: RunStatus, message?: string): void {
     post({
@@ -88,18 +92,25 @@ class RunHost {
   }
 
   /**
-   * Resolves once the page has stored the run's frames before `step` (it answers `saving` with
-   * `frames-stored`); throws if it has not, for want of room (as a full disk's write does) or
-   * because it records this session no more. The state after `step` steps is written only then,
-   * so a page closed between the two writes leaves the frames ahead of the state, never behind.
+   * The frames the state after `step` steps carries: those the page has not stored yet. The page
+   * answers `saving` at once with how far it has stored this run's frames (`frames-stored`; it
+   * writes them about once a second). Throws where it records this session no more, or has
+   * stored none of the last MAX_CARRIED steps' frames (no room, as a full disk's write throws).
    */
-  private framesStored(step: number): Promise<void> {
+  private framesToCarry(step: number): Promise<CarriedFrames | undefined> {
     return new Promise((ok, ko) => {
-      this.asked.set(step, ({ stored, full }) => {
-        if (stored) ok();
-        else if (full)
-          ko(new DOMException(`no room for the frames before step ${step}`, 'QuotaExceededError'));
-        else ko(new Error('the page records this session no more'));
+      this.asked.set(step, ({ stored, through }) => {
+        if (!stored) return ko(new Error('the page records this session no more'));
+        this.inFlight.storedBefore(through);
+        if (this.inFlight.size > MAX_CARRIED)
+          return ko(
+            new DOMException(`no room for the frames of ${this.inFlight.size} steps`, 'QuotaExceededError'),
+          );
+        try {
+          ok(this.inFlight.before(step));
+        } catch (e) {
+          ko(e as Error);
+        }
       });
       post({ type: 'saving', runId: this.id, step });
     });
@@ -139,6 +150,7 @@ class RunHost {
     const sink: DriverSink<BackendReport> = {
       frame: (r) => {
         const values = codec!.encode(r.metrics);
+        if (persist) this.inFlight.add({ step: r.step, values: values.slice() });
         post({ type: 'frame', runId: id, step: r.step, values }, [values.buffer]);
         lockstep?.done(r.step + 1);
       },
@@ -167,10 +179,10 @@ class RunHost {
       // A save that fails is reported (sink.saved) and training goes on: the page records the metrics either way.
       store: persist && {
         save: async (s: UnsealedRunState) => {
-          await this.framesStored(s.meta.step);
+          const frames = await this.framesToCarry(s.meta.step);
           const stored = {
             ...{ session: persist.session, run: persist.key, step: s.meta.step, savedAt: Date.now() },
-            kept: { state: s, check: stateCheck(s) },
+            kept: { state: s, check: stateCheck(s, frames), ...(frames && { frames }) },
           };
           await putState(stored, msg.persist?.fault);
         },
@@ -180,17 +192,22 @@ class RunHost {
       ...(lockstep ? { gate: (step: number) => lockstep.gate(step) } : {}),
     };
     let notes: Record<string, string>;
+    let carried: StepFrame[] = [];
     try {
       if (msg.persist?.resume) {
         this.setState('loading', 'loading the saved run state…');
         // The newest whole one: a file torn by a killed tab fails its check, and the other is taken.
-        const state = await openState<UnsealedRunState, RunState>(
+        const opened = await openState<UnsealedRunState, { state: RunState; frames: StepFrame[] }>(
           msg.persist.session,
           stateKey(msg.run, msg.label),
           (stored) =>
-            stored.kept ? openKeptState(stored.kept.state, stored.kept.check) : decodeRunState(stored.bytes!),
+            stored.kept ? openKept(stored.kept) : { state: decodeRunState(stored.bytes!), frames: [] },
         );
-        if (!state) throw new Error(`no saved state for ${msg.label} in this session`);
+        if (!opened) throw new Error(`no saved state for ${msg.label} in this session`);
+        const { state } = opened;
+        // Its carried frames go to the page with `ready`, and stay in flight until the page stores them.
+        carried = opened.frames;
+        for (const f of carried) this.inFlight.add(f);
         try {
           checkRunIdentity(state.manifest, { experiment: config, runIndex: msg.run, seed });
         } catch (e) {
@@ -240,6 +257,7 @@ class RunHost {
       })),
       base: notes,
       startStep: t.step,
+      carried,
       kernels: kernelsInUse(),
     });
     this.setState(this.driver.done ? 'done' : 'paused');

@@ -18,12 +18,22 @@ export interface Lab {
   errors: string[];
   /** Every URL the page and its workers asked for, in order. */
   requests: string[];
+  /**
+   * Kills the whole browser at once (CDP's Browser.crash: no pagehide, no last write; what stays is
+   * what it had handed the OS), then opens `url` in a new browser on the same profile. The Lab it
+   * returns replaces this one.
+   */
+  crashAndReopen(url: string): Promise<Lab>;
   close(): Promise<void>;
 }
 
 /** Opens `base` (the preview server unless given: a static host's folder, say) with `hash`. */
 export async function openLab(hash = '', base: string = inject('baseUrl')): Promise<Lab> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentwise-chrome-'));
+  return launch(mkdtempSync(join(tmpdir(), 'agentwise-chrome-')), `${base}/${hash}`);
+}
+
+/** Chromium on the profile in `dir`, its first page at `url`. */
+async function launch(dir: string, url: string): Promise<Lab> {
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: inject('chromePath'),
     headless: true,
@@ -37,12 +47,19 @@ export async function openLab(hash = '', base: string = inject('baseUrl')): Prom
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
-  await page.goto(`${base}/${hash}`);
+  await page.goto(url);
   return {
     page,
     context,
     errors,
     requests,
+    async crashAndReopen(next) {
+      const gone = new Promise<void>((ok) => context.once('close', () => ok()));
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('Browser.crash').catch(() => undefined); // the call dies with the browser
+      await gone;
+      return launch(dir, next);
+    },
     async close() {
       await context.close();
       rmSync(dir, { recursive: true, force: true });
@@ -58,7 +75,7 @@ export const stepCounts = (l: Lab): Promise<number[]> =>
 
 /**
  * Each run's "saved after N steps" in RUNS order (NaN while it has none). The page shows it once the run's
- * state and its frames up to N are stored: where a reload resumes.
+ * state after N steps is stored, carrying the frames the page had not stored: where a reload resumes.
  */
 export const savedSteps = (l: Lab): Promise<number[]> =>
   Promise.all(
@@ -191,6 +208,31 @@ export const stateSteps = (l: Lab, from: 'any' | 'files' = 'any') =>
       }
     return { ...out, ...found };
   }, from);
+
+/**
+ * The first step of the frames each run's newest state file carries (src/core/carried-frames.ts),
+ * by key; its step where it carries none.
+ */
+export const carriedFrom = (l: Lab) =>
+  l.page.evaluate(async () => {
+    const newest: Record<string, { step: number; from: number }> = {};
+    const root = await navigator.storage.getDirectory();
+    const dir = await root.getDirectoryHandle('agentwise-states').catch(() => null);
+    for await (const session of dir?.values() ?? [])
+      for await (const file of (session as FileSystemDirectoryHandle).values()) {
+        const bytes = await (file as FileSystemFileHandle).getFile();
+        if (bytes.size < 16) continue; // emptied
+        const headerLength = new DataView(await bytes.slice(4, 8).arrayBuffer()).getUint32(0, true);
+        const header = JSON.parse(await bytes.slice(16, 16 + headerLength).text()) as {
+          step: number;
+          frames?: { from: number };
+        };
+        const key = decodeURIComponent(file.name.slice(0, file.name.lastIndexOf('.')));
+        if (header.step > (newest[key]?.step ?? -1))
+          newest[key] = { step: header.step, from: header.frames?.from ?? header.step };
+      }
+    return Object.fromEntries(Object.entries(newest).map(([k, v]) => [k, v.from]));
+  });
 
 /** The live-parameter markers stored in IndexedDB (agentwise-lab) over all sessions' runs, as `param=value`. */
 export const storedMarkers = (l: Lab): Promise<string[]> =>

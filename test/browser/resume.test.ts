@@ -7,7 +7,7 @@
  * resumed runs then save to files again.
  */
 import { afterEach, expect, it } from 'vitest';
-import { encodeRunState, sealRunState, type UnsealedRunState } from '../../src/train/run-state';
+import { encodeRunState, sealRunState, stateCheck, type UnsealedRunState } from '../../src/train/run-state';
 import { downloadCsv, openLab, RUNS, runsIn, stateSteps, stepCounts, trainEnabled } from './harness';
 import type { Lab } from './harness';
 
@@ -59,7 +59,15 @@ it('resumes both runs after a reload from their saved state', async () => {
   // With no worker holding them now, each run's newest file is read and its state rewritten as
   // earlier builds kept it in IndexedDB, and the files removed: run 0's as the encoded state file
   // under `bytes`, run 1's with its payload a Blob.
-  type Header = { session: string; run: string; step: number; savedAt: number; check: string; state: object };
+  type Header = {
+    session: string;
+    run: string;
+    step: number;
+    savedAt: number;
+    check: string;
+    state: object;
+    frames?: object;
+  };
   const newest = await page.evaluate(async () => {
     const root = await navigator.storage.getDirectory();
     const dir = await root.getDirectoryHandle('agentwise-states');
@@ -84,11 +92,19 @@ it('resumes both runs after a reload from their saved state', async () => {
   const keyOf = (i: number) => `${i}:${RUNS[i]}`;
   expect(RUNS.map((_, i) => newest[keyOf(i)]?.header.step)).toEqual(counts);
   const [first, second] = RUNS.map((_, i) => newest[keyOf(i)]);
-  const { check: _check, state, ...older } = first.header;
+  // Earlier builds' states carried no frames (src/core/carried-frames.ts): those these carry are
+  // stored in IndexedDB by now (the pause wrote them), so they are left out, and run 1's check is
+  // taken again without them, as those builds took it.
+  const { check: _check, frames: _frames, state, ...older } = first.header;
   const payload = new Uint8Array(Buffer.from(first.payload, 'base64')).buffer;
   const file = encodeRunState(sealRunState({ ...(state as Omit<UnsealedRunState, 'payload'>), payload }));
+  const secondPayload = new Uint8Array(Buffer.from(second.payload, 'base64')).buffer;
+  const check = stateCheck({
+    ...(second.header.state as Omit<UnsealedRunState, 'payload'>),
+    payload: secondPayload,
+  });
   await page.evaluate(
-    ([older, file, second, payload]) =>
+    ([older, file, second, payload, check]) =>
       new Promise<void>((ok, ko) => {
         const bytes = (b64: string) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)).buffer;
         const r = indexedDB.open('agentwise-states');
@@ -97,14 +113,14 @@ it('resumes both runs after a reload from their saved state', async () => {
         r.onsuccess = () => {
           const tx = r.result.transaction('states', 'readwrite');
           tx.objectStore('states').put({ ...older, bytes: bytes(file) });
-          const { check, state, ...rest } = second;
+          const { check: _withFrames, frames: _frames, state, ...rest } = second;
           const blob = new Blob([bytes(payload)]);
           tx.objectStore('states').put({ ...rest, kept: { state: { ...state, payload: blob }, check } });
           tx.oncomplete = () => (r.result.close(), ok());
           tx.onerror = () => ko(tx.error);
         };
       }),
-    [older, Buffer.from(file).toString('base64'), second.header, second.payload] as const,
+    [older, Buffer.from(file).toString('base64'), second.header, second.payload, check] as const,
   );
   expect(await stateSteps(lab, 'files')).toEqual({});
   const inDb = await stateSteps(lab);

@@ -1,15 +1,17 @@
 /**
  * Fuzzed run state files (docs/fuzz.md#run-state-files): a run's two origin-private files
  * (src/storage/state-files.ts's frame: 16 fixed bytes with the magic and the two lengths, the JSON
- * header with the state's check, the payload) holding a real tiny run state, one of them mutated,
+ * header with the state's check and the frames it carries, the payload) holding a real tiny run
+ * state, one of them mutated,
  * cut, grown, given forged lengths or an edited header. Reading them must never throw nor ask for
  * more bytes than a file holds, and a resume must take a whole state: the damaged file's where its
- * check still matches, else the other one's. And any name in a session's folder is a run's file
+ * check still matches, else the other one's, with the frames that state carried. And any name in a session's folder is a run's file
  * or passed over, never thrown on.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeRunState, openKeptState, stateCheck, type UnsealedRunState } from '../../src/train/run-state';
+import { decodeRunState, openKept, stateCheck, type UnsealedRunState } from '../../src/train/run-state';
+import { carry, uncarry, type CarriedFrames } from '../../src/core/carried-frames';
 import { firstOpened, type FileRecord } from '../../src/storage/state-store';
 import { frameHead, runOfFile, statesIn, type ReadAt } from '../../src/storage/state-files';
 import type { CheckpointManifest } from '../../src/model/checkpoint';
@@ -18,8 +20,8 @@ import { tinyCheckpoint, tinyRunStateFile } from './signed-files';
 
 type Header = FileRecord<UnsealedRunState>;
 
-/** The tiny run state as a run's worker keeps it: unsealed, with its check. */
-async function tinyKeptState(): Promise<{ state: UnsealedRunState; check: string }> {
+/** The tiny run state as a run's worker keeps it: unsealed (its check is the caller's). */
+async function tinyKeptState(): Promise<UnsealedRunState> {
   const { manifest, payload } = decodeRunState(tinyRunStateFile(await tinyCheckpoint()));
   const { format: _f, version: _v, models, byteLength: _b, hash: _h, ...meta } = manifest;
   const header = ({ version: _cv, hash: _ch, fieldHashes: _fh, ...h }: CheckpointManifest) => h;
@@ -35,8 +37,17 @@ async function tinyKeptState(): Promise<{ state: UnsealedRunState; check: string
     })),
     payload,
   };
-  return { state, check: stateCheck(state) };
+  return state;
 }
+
+/** Frames of steps `from` up to `step`, as a state after `step` steps carries them (NaN among them); `from` ≤ `step`. */
+const carried = (from: number, step: number): CarriedFrames =>
+  carry(
+    Array.from({ length: step - from }, (_, i) => ({
+      step: from + i,
+      values: Float64Array.from([from + i, NaN, -0, 1 / 3]),
+    })),
+  )!;
 
 const fileOf = (header: unknown, payload: Uint8Array): Uint8Array => {
   const head = frameHead(header as Header, payload.length);
@@ -67,14 +78,30 @@ let older: Uint8Array;
 let header: Header;
 let payload: Uint8Array;
 let wholeHash: string;
+/** The frames each file carries, as uncarry reads them, and each file's check: [newest, older]. */
+let carriedBack: string[];
+let checks: string[];
 beforeAll(async () => {
   const kept = await tinyKeptState();
-  const { payload: bytes, ...state } = kept.state;
+  const { payload: bytes, ...state } = kept;
   payload = new Uint8Array(bytes);
-  header = { session: 's', run: '0:sync', step: 3, savedAt: 1, check: kept.check, state };
+  // Both files hold the same state under the step each says, carrying its frames from a step of their own.
+  const m = kept.meta.step;
+  const [framesNew, framesOld] = [carried(1, m), carried(0, m)];
+  header = {
+    ...{ session: 's', run: '0:sync', step: 3, savedAt: 1, state },
+    ...{ check: stateCheck(kept, framesNew), frames: framesNew },
+  };
   newest = fileOf(header, payload);
-  older = fileOf({ ...header, step: 2, savedAt: 0 }, payload);
-  wholeHash = openKeptState(kept.state, kept.check).manifest.hash;
+  older = fileOf(
+    { ...header, step: 2, savedAt: 0, check: stateCheck(kept, framesOld), frames: framesOld },
+    payload,
+  );
+  const opened = openKept({ state: kept, check: header.check, frames: framesNew });
+  wholeHash = opened.state.manifest.hash;
+  const shown = (c: CarriedFrames) => JSON.stringify(uncarry(c, m)!.map((f) => [f.step, [...f.values]]));
+  carriedBack = [shown(framesNew), shown(framesOld)];
+  checks = [header.check, stateCheck(kept, framesOld)];
 });
 
 /** Cases: one file's bytes mutated, its lengths forged, bytes added, or its header edited as JSON and framed again. */
@@ -109,7 +136,7 @@ function cases(): fc.Arbitrary<Case> {
     }),
     // One of the header's own fields (not the state's) given a hostile value, framed again.
     fc
-      .tuple(which, fc.constantFrom('check', 'state', 'step', 'session'), hostileValue)
+      .tuple(which, fc.constantFrom('check', 'state', 'step', 'session', 'frames'), hostileValue)
       .map(([w, key, value]) => {
         const edited = { ...header, [key]: value };
         return damaged(w, fileOf(edited, payload), `header ${key}: ${fc.stringify(value)}`);
@@ -152,7 +179,7 @@ function resume(c: Case): string {
   const errors: unknown[] = [];
   const taken = firstOpened(states, (s) => {
     try {
-      return openKeptState(s.kept!.state, s.kept!.check);
+      return openKept(s.kept!);
     } catch (e) {
       errors.push(e);
       throw e;
@@ -161,7 +188,12 @@ function resume(c: Case): string {
   const crash = errors.map(crashOf).find((x) => x !== null);
   if (crash) return `a damaged state's refusal is no clear message: ${crash}`;
   if (!taken || !('slot' in taken)) return `no state taken: ${taken ? String(taken.failed) : 'none read'}`;
-  if (taken.got.manifest.hash !== wholeHash) return 'took a state that is not the one written';
+  if (taken.got.state.manifest.hash !== wholeHash) return 'took a state that is not the one written';
+  // The frames written under the check it passed (an edited file may hold the other file's header).
+  const check = states.find((x) => x.slot === taken.slot)!.header.check;
+  const frames = JSON.stringify(taken.got.frames.map((f) => [f.step, [...f.values]]));
+  if (frames !== carriedBack[checks.indexOf(check)])
+    return `took the frames ${frames.slice(0, 80)}, not those written with its check`;
   return taken.slot === c.which ? 'accepted' : 'refused';
 }
 
@@ -175,6 +207,34 @@ describe('fuzzed run state files', () => {
       (c) => `${c.which ? 'older' : 'newest'} file, ${c.what}`,
     );
     expect(r.counts.refused).toBeGreaterThan(RUNS * 0.5);
+  });
+
+  it(`reads or refuses each of ${RUNS} carried-frame fields, never throwing`, () => {
+    // What the page's listing reads from any state file's header (statesOf: carriedFrom).
+    const step = 6;
+    const valid = carried(2, step);
+    const field = fc.oneof(
+      hostileValue,
+      jsonEdit(valid).map((json) => JSON.parse(json) as unknown),
+      fc
+        .tuple(
+          fc.integer({ min: -2, max: 8 }),
+          fc.integer({ min: -1, max: 6 }),
+          fc.string({ maxLength: 300 }),
+        )
+        .map(([from, width, values]) => ({ from, width, values })),
+    );
+    const r = fuzz('carried frames', field, (c) => {
+      const frames = uncarry(c, step);
+      if (frames === null) return 'refused';
+      const { from, width } = c as CarriedFrames;
+      const ok =
+        frames.length === step - from &&
+        frames.every((f, i) => f.step === from + i && f.values.length === width);
+      return ok ? 'accepted' : `read ${frames.length} frames from ${fc.stringify(c).slice(0, 80)}`;
+    });
+    expect(uncarry(valid, step)).toHaveLength(4);
+    expect(r.counts.accepted).toBeGreaterThan(0);
   });
 
   it(`passes over or reads each of ${RUNS} names in a session's folder, never throwing`, () => {

@@ -84,5 +84,5 @@ export const keeping = (
   resume,
   saved,
   fault: recorder.fault,
-  framesStored: (run, step) => recorder.framesStored(run, step),
+  framesStored: (run) => recorder.framesStored(run),
 });

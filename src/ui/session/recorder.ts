@@ -3,8 +3,9 @@
  * `sessions` record per Train session (its experiment hash, runs with their key tables and
  * live-parameter markers) and its metric frames in `frames`, keyed [session, seq]. Frames are
  * queued as they arrive and written in one transaction at most every second (or every 20 frames),
- * and at once when a run loads or its worker is about to save its state (which waits until they
- * are stored: framesStored); a new marker is written the same way. Writes land in call order. An
+ * and at once when a run loads; a new marker is written the same way. A run's worker saves its
+ * state after every step without waiting for them: it asks how far they are stored (framesStored)
+ * and its state carries the rest (src/core/carried-frames.ts). Writes land in call order. An
  * import (runs read from other trainers' files) is stored the same way as a session of kind
  * 'import', under an id of its own, so it never replaces a trained session. A write refused for
  * want of room keeps its frames queued, to go with the next flush (storage-full.ts says what is
@@ -64,6 +65,11 @@ export class Recorder {
   private current: StoredSession | null = null;
   private seq = 0;
   private queue: StoredFrame[] = [];
+  /**
+   * Per run of the current session, the step before which all its frames are stored (a run's
+   * frames are queued and written in step order); 0 where unknown, as for a resumed run's.
+   */
+  private through = new Map<RunId, number>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** The session record changed without a new frame (a marker while paused): write it anyway. */
   private recordDirty = false;
@@ -114,6 +120,7 @@ export class Recorder {
     };
     this.current = rec;
     this.seq = 0;
+    this.through = new Map();
     this.recordDirty = false;
     this.away = false;
     void this.writer.claim(rec.id); // a new id: no other tab has claimed it
@@ -146,6 +153,7 @@ export class Recorder {
     this.away = false;
     rec.runs.forEach((r) => (r.markers ??= []));
     this.seq = got.nextSeq;
+    this.through = new Map();
     this.recordDirty = experiment !== undefined && experiment !== rec.experiment;
     if (experiment !== undefined) rec.experiment = experiment;
     if (this.recordDirty) await this.flush();
@@ -160,6 +168,7 @@ export class Recorder {
     const rec = this.current;
     if (!rec) return;
     this.queue = this.queue.filter((f) => f.run !== id || f.step < fromStep);
+    this.through.set(id, Math.min(this.through.get(id) ?? 0, fromStep));
     const run = rec.runs.find((r) => r.id === id);
     if (run) run.lastStep = Math.min(run.lastStep, fromStep);
     rec.lastStep = Math.max(0, ...rec.runs.map((r) => r.lastStep));
@@ -285,8 +294,8 @@ export class Recorder {
 
   /**
    * Writes the queued frames and the session record in one transaction, after the write in
-   * progress: once it resolves, every frame queued before the call is stored (a run's state waits
-   * for that: framesStored), or, refused for want of room, queued again.
+   * progress: once it resolves, every frame queued before the call is stored (framesStored says
+   * so from then on), or, refused for want of room, queued again.
    */
   flush(): Promise<void> {
     return this.flushing(this.current);
@@ -329,6 +338,8 @@ export class Recorder {
         return frames.length > 0 ? framesUnsaved(first) : undefined;
       }
       framesSaved();
+      if (rec === this.current)
+        for (const f of frames) this.through.set(f.run, Math.max(this.through.get(f.run) ?? 0, f.step + 1));
       setStorage((s) => ({
         pastSessions: s.pastSessions?.map((p) => (p.id === rec.id ? snapshot : p)) ?? null,
       }));
@@ -341,17 +352,12 @@ export class Recorder {
   }
 
   /**
-   * A run's worker has read its state after `step` steps (`saving`): the run's frames before it are
-   * written now, and the state may be written once they are stored (LabSession asks, the worker
-   * waits). So a state is never stored ahead of its frames: a page closed between the two writes
-   * leaves the frames one step ahead of the state, which the resumed run recomputes. Not stored:
-   * refused for want of room (`full`: they wait in the queue), or this tab is not recording.
+   * A run's worker has read its state (`saving`): how far its frames are stored, every one before
+   * `through`, so its state carries the rest (src/core/carried-frames.ts); nothing is written for
+   * it. `stored` false: this tab is not recording, and the state is not written.
    */
-  async framesStored(id: RunId, step: number): Promise<{ stored: boolean; full?: boolean }> {
-    await this.flush();
-    if (!this.recording) return { stored: false };
-    const waiting = this.queue.some((f) => f.run === id && f.step < step);
-    return waiting ? { stored: false, full: true } : { stored: true };
+  framesStored(id: RunId): { stored: boolean; through: number } {
+    return { stored: this.recording, through: this.through.get(id) ?? 0 };
   }
 
   /** Best effort: write what is queued when the page goes away. */

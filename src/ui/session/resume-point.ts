@@ -1,14 +1,16 @@
 /**
- * Where a stored run goes on from. Its state is written by its worker to one IndexedDB database
- * (state-store.ts) and its frames by the page to another (recorder.ts): no transaction spans the
- * two. The worker writes a state only once the page has stored the frames before it
- * (the recorder's framesStored), so a page closed between the two writes leaves the frames ahead of
- * the state, and the resumed run recomputes the steps between. A state ahead of its frames is
- * still possible in a session stored before that order (or with its frames deleted apart from
- * it). Resumed from it, the run would leave a gap of steps that nothing can fill, and the session
- * would look whole. So a state is used only where the run's frames cover every step before it; a
- * run whose state is ahead starts over from step 0 (a run is deterministic: on the same backend
- * it recomputes the same frames bit for bit), and the restored note says so.
+ * Where a stored run goes on from. Its state is written by its worker (state-store.ts) and its
+ * frames by the page (recorder.ts): no transaction spans the two. The page writes frames about
+ * once a second; the worker writes a state after every step, carrying the frames the page had not
+ * stored then (src/core/carried-frames.ts). So a page closed at any moment leaves each run's
+ * stored frames and its newest state's carried frames covering every step before that state, and
+ * the resumed run records the carried ones first. A state ahead of what both cover is still
+ * possible in a session stored by an earlier build (which wrote the frames first and carried
+ * none), or with its frames deleted apart from it. Resumed from it, the run would leave a gap of
+ * steps that nothing can fill, and the session would look whole. So a state is used only where
+ * the run's frames and its carried ones cover every step before it; a run whose state is ahead
+ * starts over from step 0 (a run is deterministic: on the same backend it recomputes the same
+ * frames bit for bit), and the restored note says so.
  */
 import { labelOfKey, statesOf, stateKey } from '../../storage/state-store';
 import type { StateInfo } from '../../storage/state-store';
@@ -31,7 +33,10 @@ export function usableStates(
   runs: readonly Pick<RunView, 'runIndex' | 'label' | 'step'>[],
 ): { saved: string[]; ahead: string[] } {
   const recorded = new Map(runs.map((r) => [stateKey(r.runIndex, r.label), r.step]));
-  const isAhead = (s: StateInfo) => s.step > (recorded.get(s.run) ?? 0);
+  const isAhead = (s: StateInfo) => {
+    const have = recorded.get(s.run) ?? 0;
+    return s.step > have && !(s.carriedFrom !== undefined && s.carriedFrom <= have);
+  };
   return {
     saved: states.filter((s) => !isAhead(s)).map((s) => s.run),
     ahead: states.filter(isAhead).map((s) => labelOfKey(s.run)),

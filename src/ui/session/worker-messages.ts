@@ -60,9 +60,20 @@ export function receive(c: Controller, msg: FromWorker): void {
       // A resumed run keeps its restored curve up to the step it goes on from; the steps after its
       // last save are recomputed, so their recorded frames go (in the page and in IndexedDB).
       const restored = runData(id);
-      if (restored && restored.codec.keys.join() === msg.keys.join()) truncateRunData(id, msg.startStep);
+      const kept = restored && restored.codec.keys.join() === msg.keys.join();
+      if (kept) truncateRunData(id, msg.startStep);
       else initRunData(id, msg.keys);
       void recorder.dropFrames(id, msg.startStep);
+      // The frames its state carried that the page had not stored (carried-frames.ts) fill the
+      // steps between the restored curve and the state: drawn and recorded like any frame.
+      const have = kept
+        ? Math.min(useLab.getState().runs.find((r) => r.id === id)?.step ?? 0, msg.startStep)
+        : 0;
+      for (const f of msg.carried ?? [])
+        if (f.step >= have) {
+          pushFrame(id, f.step, f.values);
+          recorder.recordFrame(id, f.step, f.values);
+        }
       patchRun(id, { step: msg.startStep, kernels: msg.kernels });
       // Where it trains from here on, kept in the stored session (a result shares it after a reload).
       recorder.recordMachine(
@@ -89,8 +100,8 @@ export function receive(c: Controller, msg: FromWorker): void {
     case 'holding':
     case 'stopped':
     case 'saving':
-      // LabSession's own: it agrees the step of a live change, says when runs stopped, and has
-      // the frames before a state stored before the state is written (client.ts)
+      // LabSession's own: it agrees the step of a live change, says when runs stopped, and tells
+      // a state how far its run's frames are stored (client.ts)
       return;
     case 'param':
       patchRun(id, (r) => ({
@@ -118,7 +129,7 @@ export function receive(c: Controller, msg: FromWorker): void {
       if (msg.error) return recorder.db.stopRecording(`a run state could not be saved: ${msg.error}`);
       stateUnsaved(id, null);
       recorder.askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
-      // Its frames before the state were stored before it was written: a reload resumes here.
+      // The state carries the frames the page had not stored (carried-frames.ts): a reload resumes here.
       return patchRun(id, { savedStep: msg.step });
     case 'error':
       return fail(id, msg.message);

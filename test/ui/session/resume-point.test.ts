@@ -37,6 +37,20 @@ describe('where a stored run goes on from', () => {
     expect(usableStates([], runs)).toEqual({ saved: [], ahead: [] });
   });
 
+  it('uses a state ahead of the frames where the frames it carries fill the gap', () => {
+    const runs = [
+      { runIndex: 0, label: 'GRPO', step: 7 }, // state at 10 carrying 7…9: the page closed before its flush
+      { runIndex: 1, label: 'Dr. MAS', step: 7 }, // state at 10 carrying 5…9: some already stored
+      { runIndex: 0, label: 'GRPO #1', step: 6 }, // state at 10 carrying 7…9: step 6 missing everywhere
+    ];
+    const states = [
+      { ...state(0, 'GRPO', 10), carriedFrom: 7 },
+      { ...state(1, 'Dr. MAS', 10), carriedFrom: 5 },
+      { ...state(0, 'GRPO #1', 10), carriedFrom: 7 },
+    ];
+    expect(usableStates(states, runs)).toEqual({ saved: ['0:GRPO', '1:Dr. MAS'], ahead: ['GRPO #1'] });
+  });
+
   it("reads a run's label back from its state's key, a label with ':' whole", () => {
     expect(labelOfKey(stateKey(1, 'Dr. MAS #1'))).toBe('Dr. MAS #1');
     expect(labelOfKey(stateKey(12, 'a: b'))).toBe('a: b');
