@@ -25,6 +25,7 @@ import { LabDb } from './recorder-db';
 import { framesSaved, framesUnsaved } from './storage-full';
 import type { WriterLock } from './writer-lock';
 import { NOT_RECORDED } from '../opened-words';
+import { labBuild } from './build-id';
 import { setStorage } from './store';
 import type { LabState, RunView, StoredRun, StoredSession } from './store';
 
@@ -117,6 +118,7 @@ export class Recorder {
         markers: [],
       })),
       lastStep: 0,
+      builds: [labBuild()],
     };
     this.current = rec;
     this.seq = 0;
@@ -156,6 +158,12 @@ export class Recorder {
     this.through = new Map();
     this.recordDirty = experiment !== undefined && experiment !== rec.experiment;
     if (experiment !== undefined) rec.experiment = experiment;
+    // This build records into it from here on (a session stored before builds were kept: null first).
+    const builds = rec.builds ?? [null];
+    if (builds[builds.length - 1] !== labBuild()) {
+      rec.builds = [...builds, labBuild()];
+      this.recordDirty = true;
+    }
     if (this.recordDirty) await this.flush();
     return true;
   }

@@ -9,6 +9,7 @@ import type { Experiment } from '../../core/config';
 import { estimatorNamed, runColors } from '../../core/estimators';
 import { baseLabel } from '../../report/findings';
 import { writeResult } from '../../report/result-file';
+import { labBuild } from './build-id';
 import type { Result, ResultMachine, ResultRun } from '../../report/result-format';
 import { resultExperiment } from '../../report/result-make';
 import type { Cell, SweepFile } from '../../rl/sweep';
@@ -20,8 +21,6 @@ import { NOT_RECORDED, sessionMadeFrom } from '../opened-words';
 import type { StoredFrame } from './recorder';
 import { runColor } from './store';
 import type { LabState, OpenedResult, RunView, StoredSession } from './store';
-
-declare const __LAB_BUILD__: string;
 
 /** A result's runs as the page draws them, their frames and latest rollout sample in run-data. */
 export interface ResultOnScreen {
@@ -114,10 +113,19 @@ const recorded = (runs: readonly Trained[], key: keyof Trained): string =>
 /**
  * Where the page ran, in a result's words (the build's commit; the browser as the runtime), and
  * the backend and kernels `runs` trained on as the session recorded them: "not recorded" where it
- * did not (a session stored before they were kept), never the backend the page uses now.
+ * did not (a session stored before they were kept), never the backend the page uses now. One
+ * machine per build that recorded into the session (`builds`, StoredSession's; null: not recorded,
+ * a commit "unknown"), never the build that shares it unless it trained it.
  */
-function pageMachine(createdAt: number, runs: readonly Trained[]): ResultMachine {
-  const build = typeof __LAB_BUILD__ === 'string' ? __LAB_BUILD__ : 'unversioned';
+function pageMachines(
+  createdAt: number,
+  runs: readonly Trained[],
+  builds: readonly (string | null)[] = [labBuild()],
+): ResultMachine[] {
+  return builds.map((b) => pageMachine(createdAt, runs, b ?? 'unversioned'));
+}
+
+function pageMachine(createdAt: number, runs: readonly Trained[], build: string): ResultMachine {
   return {
     date: new Date(createdAt).toISOString(),
     commit: build === 'unversioned' ? null : build.replace('+dirty', ''),
@@ -180,7 +188,12 @@ export function sessionResult(
     experiments: [resultExperiment(config, null, runs)],
     sweep: null,
     runs,
-    machines: [pageMachine(createdAt, trainedOnScreen(s, shown, session?.id ?? null))],
+    machines: pageMachines(
+      createdAt,
+      trainedOnScreen(s, shown, session?.id ?? null),
+      // The builds the stored session records (a session never stored: this one).
+      s.pastSessions?.find((p) => p.id === session?.id)?.builds ?? [labBuild()],
+    ),
   });
 }
 
@@ -218,11 +231,10 @@ export function storedSessionResult(session: StoredSession, frames: StoredFrame[
     experiments: [resultExperiment(decoded.config, null, runs)],
     sweep: null,
     runs,
-    machines: [
-      pageMachine(
-        session.createdAt,
-        session.runs.filter((r) => r.keys.length > 0),
-      ),
-    ],
+    machines: pageMachines(
+      session.createdAt,
+      session.runs.filter((r) => r.keys.length > 0),
+      session.builds ?? [null],
+    ),
   });
 }

@@ -152,6 +152,11 @@ export interface StoredSession {
   runs: StoredRun[];
   /** Steps completed by the furthest run. */
   lastStep: number;
+  /**
+   * The builds that recorded into it, in order (build-id.ts; a resume by another build adds one);
+   * null: one before builds were kept. Absent in a session stored before then.
+   */
+  builds?: (string | null)[];
 }
 
 /**

@@ -114,6 +114,34 @@ describe("a shared result's machine says what its session recorded", () => {
   });
 });
 
+describe("a shared result's commit is the build that trained the session", () => {
+  const BUILD = '0d4198fabc';
+  beforeEach(() => vi.stubGlobal('__LAB_BUILD__', 'ffff000+dirty')); // the build sharing it now
+
+  it('Past sessions → Share names the builds that recorded into it, one machine each, not the page now', () => {
+    const one = { ...stored(), builds: [BUILD] };
+    const [m, more] = readResult(storedSessionResult(one, frames(one))).body.machines;
+    expect([m.commit, m.dirty, more]).toEqual([BUILD, false, undefined]);
+    const two = { ...stored(), builds: [null, `${BUILD}+dirty`] }; // begun before builds were kept
+    const machines = readResult(storedSessionResult(two, frames(two))).body.machines;
+    expect(machines.map((x) => [x.commit, x.dirty])).toEqual([
+      [null, null],
+      [BUILD, true],
+    ]);
+  });
+
+  it('a session stored before builds were kept: commit unknown, not the page now', () => {
+    const s = stored();
+    const [m] = readResult(storedSessionResult(s, frames(s))).body.machines;
+    expect([m.commit, m.dirty]).toEqual([null, null]);
+  });
+
+  it('Share result of a live session never stored: the page now', () => {
+    const [m] = readResult(sessionResult(useLab.getState(), null, null)).body.machines;
+    expect([m.commit, m.dirty]).toEqual(['ffff000', true]);
+  });
+});
+
 describe('what the recorder keeps of where a run trained', () => {
   it('the backend a run starts on, then the one it goes on with, and "not recorded" for steps before any', () => {
     expect(andThen(undefined, 'wasm', 0)).toBe('wasm');
