@@ -194,7 +194,7 @@ export const CHARTS: ChartEntry[] = [
     series: perAgent('amplification'),
     log: true,
     refY: neutralAmplification,
-    doc: 'How far agent k’s rewards sit from, and spread beyond, its group’s trajectory scores: (G − 1)/G, 0.88 at G = 8 (the dashed line; with mcts, (N − 1)/N for N nodes), is not at all (σ is the unbiased spread). Only where k’s rows carry their trajectory’s reward is it k’s E[A²] under one shared baseline (GRPO); with rewards of its own (own rewards, a dial, a per-row penalty) it describes them but predicts nothing, and What differs says amplification does not apply.',
+    doc: 'How far agent k’s rewards sit from, and spread beyond, its group’s trajectory scores: (G − 1)/G, 0.88 at G = 8 (the dashed line; with mcts, (N − 1)/N for N nodes), is no amplification at all (σ is the unbiased spread). Only where k’s rows carry their trajectory’s reward is it k’s E[A²] under one shared baseline (GRPO); with rewards of its own (own rewards, a dial, a per-row penalty) it describes them but predicts nothing, and What differs says amplification does not apply.',
     formula: '(σk² + (μk − μ)²) / σ², mean over groups with σ > 0',
   },
   {

@@ -311,7 +311,7 @@ export function whatDiffers(
   const same = `On ${whose} last ${batches}, GRPO and Dr. MAS give every row exactly the same advantage`;
   const most = Math.round(100 * Math.max(...shares));
   const noAmp = noneCarry
-    ? ` Amplification applies to none of its agents: ${most === 0 ? 'none' : `at most ${most} %`} of an agent’s rows carry their ${w.one}’s reward, and GRPO weighs each row by ${w.its} score, not by the row’s own reward.`
+    ? ` Amplification applies to none of its agents: it needs every row of an agent to carry its ${w.one}’s reward, and ${most === 0 ? 'none' : `at most ${most} %`} do; GRPO weighs each row by ${w.its} score, not by the row’s own reward.`
     : '';
   const weighers = extra.length
     ? listed([...PAIR.map((e) => ESTIMATORS[e].label), ...extra.map((x) => ESTIMATORS[x.estimator].label)])

@@ -8,6 +8,7 @@ import { SINGLETON_MODES } from '../core/config-names';
 import type { Experiment } from '../core/config';
 import { optionLabel } from './config-edit';
 import { labelOf } from './field-labels';
+import { needsPreparedBase } from './session/workflow-library';
 
 /** How each set's values become advantages: centred, scaled by the set's spread unless that is off. */
 function advantageWords(c: Experiment): string {
@@ -24,6 +25,14 @@ const perAgentWords = (own: Record<string, unknown>): string =>
     .map(([k, v]) => `${labelOf(`optim.${k}`) ?? k} ${String(v)}`)
     .join(', ');
 
+/** Where the runs' models start: shipped checkpoints, a workflow's own prepared in the page, or scratch. */
+function baseWords(c: Experiment): string {
+  if (c.models.base !== 'shipped') return 'from scratch';
+  return needsPreparedBase(c)
+    ? 'base models prepared in this browser from the workflow’s demonstrations (Prepare base models)'
+    : 'shipped base checkpoints';
+}
+
 /** The summary's rows, [name, words], in the panel's order (Memory is added by the panel). */
 export function summaryRows(c: Experiment): [string, string][] {
   const perAgentModels = Object.entries(c.models.perAgent);
@@ -36,7 +45,7 @@ export function summaryRows(c: Experiment): [string, string][] {
         perAgentModels.length ? ` (${perAgentModels.map(([a, p]) => `${a}: ${p}`).join(', ')})` : ''
       }${Object.entries(c.models.from)
         .map(([a, from]) => `, ${a} starts from ${from}'s base`)
-        .join('')}, ${c.models.base === 'shipped' ? 'shipped base checkpoints' : 'from scratch'}`,
+        .join('')}, ${baseWords(c)}`,
     ],
     [
       'Rollout',

@@ -49,7 +49,8 @@ export const trainOffText = (reasons: readonly string[]): string =>
 
 /** Where Train waits for a workflow's base models: Controls makes its "Prepare base models" a button. */
 export const PREPARE = 'Prepare base models';
-export const NO_BASE_MODELS = `This workflow’s agents have no base models yet: ${PREPARE} (in the Workflow panel) first`;
+// The remedy first: the header shows one line of it, cut with an ellipsis where it is long.
+export const NO_BASE_MODELS = `${PREPARE} first: this workflow’s agents have none yet`;
 
 /**
  * `wanted`: a link waits for its files. `preparing`: the baseModelsKey of the base models being

@@ -178,7 +178,7 @@ describe('the first screen tells the story', () => {
     expect(await card.getByTestId('what-differs-summary').textContent()).toBe(
       'On the GRPO run’s last 20 batches (steps 0–19), both estimators weighed the same rows.' +
         (noneCarry
-          ? ` Amplification applies to none of its agents: at most ${Math.round(100 * Math.max(...shares))} % of an agent’s rows carry their trajectory’s reward, and GRPO weighs each row by its trajectory’s score, not by the row’s own reward.`
+          ? ` Amplification applies to none of its agents: it needs every row of an agent to carry its trajectory’s reward, and at most ${Math.round(100 * Math.max(...shares))} % do; GRPO weighs each row by its trajectory’s score, not by the row’s own reward.`
           : ''),
     );
     expect(await card.getByTestId('what-differs-runs').count()).toBe(0); // two runs: nothing more to say

@@ -71,7 +71,9 @@ describe('a workflow in the page', () => {
       );
     }
     // Train says why it is off until the agents have base models.
-    await expect.poll(() => reasons(l), READ).toContain('have no base models yet: Prepare base models');
+    await expect
+      .poll(() => reasons(l), READ)
+      .toContain('Prepare base models first: this workflow’s agents have none yet');
     expect(await page.getByRole('button', { name: 'Train', exact: true }).isDisabled()).toBe(true);
 
     // The reason's own "Prepare base models" starts it: the Workflow panel is far down the side column.

@@ -87,7 +87,7 @@ describe('What differs', () => {
     }
     const most = Math.round(100 * Math.max(...card.agents.map((d) => d.carried)));
     expect(card.summary).toBe(
-      `On this run’s last 3 batches (steps 1–3), both estimators weighed the same rows. Amplification applies to none of its agents: at most ${most} % of an agent’s rows carry their trajectory’s reward, and GRPO weighs each row by its trajectory’s score, not by the row’s own reward.`,
+      `On this run’s last 3 batches (steps 1–3), both estimators weighed the same rows. Amplification applies to none of its agents: it needs every row of an agent to carry its trajectory’s reward, and at most ${most} % do; GRPO weighs each row by its trajectory’s score, not by the row’s own reward.`,
     );
     // The batches do part the estimators: some agent's scale is not 1.
     expect(card.agents.some((d) => Math.abs(d.scale - 1) > 0.01)).toBe(true);

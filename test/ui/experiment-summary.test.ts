@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT, ExperimentSchema } from '../../src/core/config';
+import { validateExperiment } from '../../src/core/config-validate';
 import { summaryRows } from '../../src/ui/experiment-summary';
+import { exampleWorkflow } from '../tasks/workflow-examples';
 
 const row = (patch: Record<string, unknown>, name: string) =>
   Object.fromEntries(summaryRows(ExperimentSchema.parse({ ...DEFAULT_EXPERIMENT, ...patch })))[name];
@@ -36,6 +38,20 @@ describe('the experiment summary', () => {
     expect(row(team, 'Models')).toBe(
       "one model per agent, nano (coder: small), tester starts from coder's base, shipped base checkpoints",
     );
+    // A workflow whose agents are its own starts from base models prepared in the page, not shipped ones.
+    const workflow = (name: string) => {
+      const r = validateExperiment({
+        ...DEFAULT_EXPERIMENT,
+        task: 'workflow',
+        workflow: exampleWorkflow(name),
+      });
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      return Object.fromEntries(summaryRows(r.config)).Models;
+    };
+    expect(workflow('router')).toMatch(
+      /, base models prepared in this browser from the workflow’s demonstrations \(Prepare base models\)$/,
+    );
+    expect(workflow('sync-own')).toMatch(/, shipped base checkpoints$/);
     const perAgent = { ...DEFAULT_EXPERIMENT.optim, perAgent: { search: { lr: 0.002 } } };
     expect(row({ optim: perAgent }, 'Per agent')).toBe('search: Learning rate 0.002');
     for (const [name, words] of summaryRows(DEFAULT_EXPERIMENT))

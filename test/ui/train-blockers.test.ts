@@ -128,7 +128,7 @@ describe('Train blockers of a workflow experiment', () => {
     // Train is off for the opened result; Train it here only for the base models it lacks here.
     expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay, opened })).toHaveLength(2);
     expect(trainHereBlockers(state({}))).toEqual([
-      'This workflow’s agents have no base models yet: Prepare base models (in the Workflow panel) first',
+      'Prepare base models first: this workflow’s agents have none yet',
     ]);
     const key = baseModelsKey(relay);
     expect(trainHereBlockers(state({ baseModels: { [key]: { ...summary, key } } }))).toEqual([]);
@@ -137,8 +137,7 @@ describe('Train blockers of a workflow experiment', () => {
 
   it('waits for base models of a workflow whose agents are its own, and for none of one that ships them', () => {
     const relay = withWorkflow('relay');
-    const reason =
-      'This workflow’s agents have no base models yet: Prepare base models (in the Workflow panel) first';
+    const reason = 'Prepare base models first: this workflow’s agents have none yet';
     expect(trainBlockers({ fieldErrors: {}, backend: ready, config: relay })).toEqual([reason]);
     expect(
       trainBlockers({ fieldErrors: {}, backend: ready, config: relay, preparing: baseModelsKey(relay) }),

@@ -34,11 +34,11 @@ import type { SeriesSpec } from './SeriesLayer';
 const AMPLIFICATION_NOTE = (
   <p className="explain">
     How far agent k’s rewards sit from its group’s (μk, σk over k’s rows; μ, σ over the group’s trajectories).
-    The dashed line, (G − 1)/G, is not at all: k’s rewards sit where its trajectories’ scores do. Only where
-    k’s rows carry their trajectory’s reward is this k’s E[A²] under GRPO’s one baseline (Dr. MAS, Lemma 4.2);
-    Dr. MAS brings E[A²] to (n_k − 1)/n_k whatever it is (compare the E[A²] chart). Rewarded for its own part,
-    an agent’s factor can read 20 or more and predict nothing: What differs then says amplification does not
-    apply.
+    The dashed line, (G − 1)/G, is no amplification at all: k’s rewards sit where its trajectories’ scores do.
+    Only where k’s rows carry their trajectory’s reward is this k’s E[A²] under GRPO’s one baseline (Dr. MAS,
+    Lemma 4.2); Dr. MAS brings E[A²] to (n_k − 1)/n_k whatever it is (compare the E[A²] chart). Rewarded for
+    its own part, an agent’s factor can read 20 or more and predict nothing: What differs then says
+    amplification does not apply.
   </p>
 );
 

@@ -155,7 +155,10 @@ function BaseModels({ config }: { config: Experiment }) {
         <p data-testid="base-ready">
           Ready: {ready.steps} steps, team validation success (every agent right at once) {f2(ready.success)}
           {Object.keys(ready.own).length > 0 && ` (own: ${ownText(ready.own)})`}
-          {ready.short && `, short of the recipe’s ${recipeGoal(wf)}`}. Train starts from them.
+          {ready.short && `, short of the recipe’s ${recipeGoal(wf)}`}.{' '}
+          {ready.short
+            ? 'Train starts from them anyway, though an agent that never succeeds gives RL little to learn from.'
+            : 'Train starts from them.'}
         </p>
       ) : (
         <p className="muted">
