@@ -6,6 +6,8 @@ import { readDataset, readWorkflow } from '../../src/core/workflow/file';
 import type { Workflow } from '../../src/core/workflow/schema';
 import { expandWorkflow } from '../../src/core/workflow/families';
 import { registerDataset } from '../../src/tasks/registry';
+import { DEFAULT_EXPERIMENT, type Experiment } from '../../src/core/config';
+import { validateExperiment } from '../../src/core/config-validate';
 
 export const EXAMPLES = ['sync-own', 'math', 'relay', 'router', 'judge', 'chain', 'parts'] as const;
 
@@ -20,4 +22,11 @@ export function exampleWorkflow(name: string): Workflow {
   const sha256 = sha256Hex(new Uint8Array(bytes));
   registerDataset(sha256, data.value);
   return { ...wf, data: { file: wf.data.file, sha256 } };
+}
+
+/** The default experiment on an example workflow (task `workflow`), validated as a link's would be. */
+export function exampleExperiment(name: string): Experiment {
+  const r = validateExperiment({ ...DEFAULT_EXPERIMENT, task: 'workflow', workflow: exampleWorkflow(name) });
+  if (!r.ok) throw new Error(JSON.stringify(r.errors));
+  return r.config;
 }

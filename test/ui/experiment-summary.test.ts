@@ -4,9 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_EXPERIMENT, ExperimentSchema } from '../../src/core/config';
-import { validateExperiment } from '../../src/core/config-validate';
 import { summaryRows } from '../../src/ui/experiment-summary';
-import { exampleWorkflow } from '../tasks/workflow-examples';
+import { exampleExperiment } from '../tasks/workflow-examples';
 
 const row = (patch: Record<string, unknown>, name: string) =>
   Object.fromEntries(summaryRows(ExperimentSchema.parse({ ...DEFAULT_EXPERIMENT, ...patch })))[name];
@@ -39,15 +38,7 @@ describe('the experiment summary', () => {
       "one model per agent, nano (coder: small), tester starts from coder's base, shipped base checkpoints",
     );
     // A workflow whose agents are its own starts from base models prepared in the page, not shipped ones.
-    const workflow = (name: string) => {
-      const r = validateExperiment({
-        ...DEFAULT_EXPERIMENT,
-        task: 'workflow',
-        workflow: exampleWorkflow(name),
-      });
-      if (!r.ok) throw new Error(JSON.stringify(r.errors));
-      return Object.fromEntries(summaryRows(r.config)).Models;
-    };
+    const workflow = (name: string) => Object.fromEntries(summaryRows(exampleExperiment(name))).Models;
     expect(workflow('router')).toMatch(
       /, base models prepared in this browser from the workflow’s demonstrations \(Prepare base models\)$/,
     );

@@ -11,7 +11,7 @@ import { fieldReason, labelOf, plainMessage, splitKeys } from '../../src/ui/fiel
 import { onlyWaiting, trainBlockers, trainHereBlockers, trainOffText } from '../../src/ui/train-blockers';
 import type { BackendStatus, LabState } from '../../src/ui/session/store';
 import { baseModelsKey } from '../../src/core/workflow/base-key';
-import { exampleWorkflow } from '../tasks/workflow-examples';
+import { exampleExperiment } from '../tasks/workflow-examples';
 
 const ready = { state: 'ready' } as unknown as BackendStatus; // only its state is read
 
@@ -92,15 +92,7 @@ describe('Train blockers', () => {
 });
 
 describe('Train blockers of a workflow experiment', () => {
-  const withWorkflow = (name: string) => {
-    const r = validateExperiment({
-      ...DEFAULT_EXPERIMENT,
-      task: 'workflow',
-      workflow: exampleWorkflow(name),
-    });
-    if (!r.ok) throw new Error(JSON.stringify(r.errors));
-    return r.config;
-  };
+  const withWorkflow = exampleExperiment;
   const summary = {
     steps: 20,
     success: 0.3,
