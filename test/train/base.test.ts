@@ -102,7 +102,9 @@ describe('GRPO vs Dr. MAS from the shipped base models', () => {
         groupSize: exp.rollout.groupSize,
       })!;
       // A few rows carry an invalid answer's own penalty, so amplification applies to no agent…
-      expect(card.summary).toMatch(/Amplification applies to none of its agents: at most \d+ %/);
+      expect(card.summary).toMatch(
+        /Amplification applies to none of its agents: it needs every row of an agent to carry its trajectory’s reward, and at most \d+ % do/,
+      );
       for (const a of card.agents) {
         expect(a.carried, a.agent).toBeLessThan(1);
         expect(a.carried, a.agent).toBeGreaterThan(0.5);
