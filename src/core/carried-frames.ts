@@ -31,6 +31,12 @@ export interface CarriedFrames {
  * storage is full, or refused them): the save is then refused as one without room.
  */
 export const MAX_CARRIED = 512;
+/**
+ * The most frames a worker keeps in flight. Past MAX_CARRIED every save is refused until the page
+ * stores more, so older ones are dropped: a state accepted later carries at most MAX_CARRIED frames
+ * from a step the page has stored up to, never across the dropped ones.
+ */
+const MAX_IN_FLIGHT = 2 * MAX_CARRIED;
 /** The widest frame read back from a state (a run's metric keys; a file may be forged). */
 const MAX_WIDTH = 1 << 16;
 
@@ -78,6 +84,7 @@ export class FramesInFlight {
   add(frame: StepFrame): void {
     this.frames = this.frames.filter((f) => f.step < frame.step);
     this.frames.push(frame);
+    if (this.frames.length > MAX_IN_FLIGHT) this.frames.shift();
   }
 
   /** The page has stored every frame of this run before `through`. */

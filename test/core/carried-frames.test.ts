@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { carry, FramesInFlight, uncarry, type StepFrame } from '../../src/core/carried-frames';
+import { carry, FramesInFlight, MAX_CARRIED, uncarry, type StepFrame } from '../../src/core/carried-frames';
 
 const frame = (step: number, ...values: number[]): StepFrame => ({ step, values: Float64Array.from(values) });
 const bytesOf = (fs: StepFrame[]) => fs.map((f) => [f.step, Buffer.from(f.values.buffer).toString('hex')]);
@@ -64,5 +64,17 @@ describe('the frames a saved state carries', () => {
     f.storedBefore(5);
     expect(f.before(5)).toBeUndefined();
     expect(f.size).toBe(0);
+  });
+
+  it('keeps at most twice MAX_CARRIED in flight while the page stores none (a full disk), the oldest dropped', () => {
+    const f = new FramesInFlight();
+    const n = 3 * MAX_CARRIED;
+    for (let s = 0; s < n; s++) f.add(frame(s, s));
+    expect(f.size).toBe(2 * MAX_CARRIED);
+    // The page stores up to step n − 10: what a state after n steps carries starts there, gapless.
+    f.storedBefore(n - 10);
+    expect(uncarry(f.before(n), n)!.map((x) => x.step)).toEqual(
+      Array.from({ length: 10 }, (_, i) => n - 10 + i),
+    );
   });
 });
