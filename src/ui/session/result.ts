@@ -120,7 +120,7 @@ const recorded = (runs: readonly Trained[], key: keyof Trained): string =>
 function pageMachines(
   createdAt: number,
   runs: readonly Trained[],
-  builds: readonly (string | null)[] = [labBuild()],
+  builds: readonly (string | null)[],
 ): ResultMachine[] {
   return builds.map((b) => pageMachine(createdAt, runs, b ?? 'unversioned'));
 }
@@ -143,10 +143,9 @@ function pageMachine(createdAt: number, runs: readonly Trained[], build: string)
  * What the runs on screen trained on: the stored session's record of each (it keeps a run's
  * backends across a fallback or a reload), else what its worker said in this page.
  */
-function trainedOnScreen(s: LabState, shown: readonly RunView[], sessionId: string | null): Trained[] {
-  const stored = s.pastSessions?.find((p) => p.id === sessionId)?.runs;
+function trainedOnScreen(shown: readonly RunView[], stored: StoredSession | undefined): Trained[] {
   return shown.map((r) => {
-    const kept = stored?.find((x) => x.id === r.id);
+    const kept = stored?.runs.find((x) => x.id === r.id);
     return {
       backend: kept?.backend ?? r.backend?.backend ?? undefined,
       kernels: kept?.kernels ?? r.kernels,
@@ -179,6 +178,7 @@ export function sessionResult(
   });
   const session = recording ?? s.restored;
   const createdAt = session?.createdAt ?? Date.now();
+  const stored = s.pastSessions?.find((p) => p.id === session?.id);
   return writeResult({
     made: {
       by: 'page',
@@ -188,12 +188,8 @@ export function sessionResult(
     experiments: [resultExperiment(config, null, runs)],
     sweep: null,
     runs,
-    machines: pageMachines(
-      createdAt,
-      trainedOnScreen(s, shown, session?.id ?? null),
-      // The builds the stored session records (a session never stored: this one).
-      s.pastSessions?.find((p) => p.id === session?.id)?.builds ?? [labBuild()],
-    ),
+    // The builds the stored session records (a session never stored: this one).
+    machines: pageMachines(createdAt, trainedOnScreen(shown, stored), stored?.builds ?? [labBuild()]),
   });
 }
 
