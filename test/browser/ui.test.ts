@@ -141,6 +141,18 @@ describe('training from the page', () => {
     await expect.poll(tipStep).toBe(0);
     await plot.press('Escape');
     await tip.waitFor({ state: 'detached' });
+    // A keyboard reading stays when the pointer leaves another chart: only that chart's own ends.
+    const other = (await page
+      .locator('figure[aria-label="μk · reward mean"] .series-layer > rect')
+      .boundingBox())!;
+    await page.mouse.move(other.x + other.width / 2, other.y + other.height / 2);
+    await plot.press('End'); // the plot kept its focus: the keyboard reads it again
+    await tip.waitFor();
+    await page.mouse.move(1, 1);
+    await page.waitForTimeout(300);
+    expect(await tipStep()).toBe(last);
+    await plot.press('Escape');
+    await tip.waitFor({ state: 'detached' });
 
     // A live learning rate: no reset, the link follows, a marker appears on the charts.
     const lr = page.getByLabel('learning rate');

@@ -72,6 +72,12 @@ const subscribe = (l: () => void) => {
   return () => listeners.delete(l);
 };
 const useHover = () => useSyncExternalStore(subscribe, () => hover);
+/**
+ * The pointer left `chart`, or its plot lost focus: its reading ends, but not another chart's. A
+ * chart read with the keyboard keeps its tooltip when the pointer leaves some other chart (a scroll
+ * that moves a chart from under a resting pointer does that).
+ */
+const leave = (chart: string) => hover?.chart === chart && setHover(null);
 
 // ─── the layer ─────────────────────────────────────────────────────────────────────────────
 
@@ -223,11 +229,11 @@ export function SeriesLayer({
         height={Math.max(0, area.height)}
         fill="transparent"
         onMouseMove={onMove}
-        onMouseLeave={() => setHover(null)}
+        onMouseLeave={() => leave(chart)}
         tabIndex={0}
         aria-label={`${chart}: the arrow keys read the values step by step`}
         onFocus={() => steps.length > 0 && setHover({ step: steps[steps.length - 1], chart })}
-        onBlur={() => setHover(null)}
+        onBlur={() => leave(chart)}
         onKeyDown={onKey}
       />
       {showTip &&
