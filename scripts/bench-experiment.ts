@@ -10,11 +10,13 @@
  * `--saves on,off` (the default) measures the experiment twice, each time in a fresh profile: as
  * a user runs it, every run's state saved after every step (`on`), and with states saved only on
  * pause and when done (`off`: the page's `?save-every=0`, src/storage/storage-fault.ts). `--reps N`
- * repeats the list, alternating, so both see the same load. For each it prints the time to each
+ * repeats the list, every other time reversed (on, off, off, on), so both see the same load and
+ * the same drift. For each it prints the time to each
  * milestone, the seconds per step from the first milestone to the last, and from the frames the
- * page stored, each run's mean ms per step in rollout, update and evaluation and the rest of its
- * step (rewards, advantages, metrics, saving, messages, waiting for a core); then what saving
- * costs: the seconds per step with saves on against off.
+ * page stored, each run's mean ms per step in rollout, update, evaluation and saving (perf/save_ms:
+ * the run's own time reading, checking and writing its state) and the rest of its step (rewards,
+ * advantages, metrics, messages, waiting for a core); then what saving costs: the seconds per step
+ * with saves on against off, which also counts what saving costs outside the run's thread.
  *
  * Each measurement traces the whole browser for `--window` seconds (default 20) from step 20 (`--trace-from`) on and
  * prints its CPU per run step by thread group (scripts/page-profile.ts): on a shared machine CPU
@@ -64,6 +66,8 @@ interface Breakdown {
   rollout: number;
   update: number;
   evaluation: number;
+  /** perf/save_ms: the run's own time saving (read, check, write); absent in builds before it. */
+  saving: number;
   /** Wall ms from one step's metrics to the next's (time_s), all of it. */
   step: number;
 }
@@ -118,6 +122,7 @@ async function breakdown(page: Page): Promise<Breakdown[]> {
         rollout: mean('perf/rollout_ms'),
         update: mean('perf/update_ms'),
         evaluation: mean('perf/eval_ms'),
+        saving: at('perf/save_ms') >= 0 ? mean('perf/save_ms') : NaN,
         step: span * 1000,
       };
     }),
@@ -238,8 +243,10 @@ async function measure(saves: string, samples: boolean): Promise<Measured> {
 
 console.log(`[bench:experiment] ${cpus().length} cores · saves ${modes.join(', ')} × ${reps}`);
 const results: Measured[] = [];
+// Every other repeat in reverse (on, off, off, on, …): a machine whose speed drifts through the
+// measurements, as this shared one does by 10–15 %, then weighs on both alike.
 for (let r = 0; r < reps; r++)
-  for (const saves of modes)
+  for (const saves of r % 2 ? [...modes].reverse() : modes)
     results.push(await measure(saves, profile && results.length === 0 && saves === 'on'));
 
 const f0 = (x: number) => x.toFixed(0);
@@ -256,10 +263,13 @@ for (const m of results) {
     console.log(
       `  ${(m.secondsPerStep * 1000).toFixed(0)} ms per step from step ${milestones[0]} on (slowest run)`,
     );
-  for (const b of m.breakdown)
+  for (const b of m.breakdown) {
+    const saving = Number.isNaN(b.saving) ? 0 : b.saving;
+    const rest = b.step - b.rollout - b.update - b.evaluation - saving;
     console.log(
-      `  ${b.label}: ${f0(b.step)} ms per step = rollout ${f0(b.rollout)} + update ${f0(b.update)} + evaluation ${f0(b.evaluation)} + the rest ${f0(b.step - b.rollout - b.update - b.evaluation)} (means over ${b.steps} steps from ${from})`,
+      `  ${b.label}: ${f0(b.step)} ms per step = rollout ${f0(b.rollout)} + update ${f0(b.update)} + evaluation ${f0(b.evaluation)}${Number.isNaN(b.saving) ? '' : ` + saving ${b.saving.toFixed(1)} (${((100 * b.saving) / b.step).toFixed(1)} %)`} + the rest ${f0(rest)} (means over ${b.steps} steps from ${from})`,
     );
+  }
   const { wallMs, steps, threads, worker } = m.cpu;
   if (steps > 0) {
     console.log(
@@ -299,9 +309,16 @@ if (modes.includes('on') && modes.includes('off')) {
   const cpu = (saves: string, per = cpuPerStep) => results.filter((m) => m.saves === saves).map(per);
   const vs = (a: number[], b: number[], unit = 1) =>
     a.map((x, i) => `${f0(x * unit)} / ${f0(b[i] * unit)} ms (${pct(x, b[i])})`).join(', ');
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  /** All of `on` against all of `off`: with the reversed repeats, what drift cancels out of. */
+  const pooled = (a: number[], b: number[]) => pct(sum(a), sum(b));
   console.log(
     `\nsaving costs, per step, saves on against off: CPU ${vs(cpu('on'), cpu('off'))} (schedstat: ${vs(cpu('on', procPerStep), cpu('off', procPerStep))}); wall ${vs(on, off, 1000)}`,
   );
+  if (reps > 1)
+    console.log(
+      `  over all ${reps} repeats: CPU ${pooled(cpu('on'), cpu('off'))} (schedstat ${pooled(cpu('on', procPerStep), cpu('off', procPerStep))}); wall ${pooled(on, off)}`,
+    );
 }
 const summary = { date: new Date().toISOString(), cores: cpus().length, target, milestones, results };
 console.log(JSON.stringify(summary));

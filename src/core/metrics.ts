@@ -18,6 +18,12 @@ export const M = {
   updateMs: 'perf/update_ms',
   /** Time this step spent on its evaluation (eval.every): 0 on steps without one. */
   evalMs: 'perf/eval_ms',
+  /**
+   * Time the run spent saving during this step: the state after the step before read (between the
+   * two steps), checked and written (driver-saves.ts); the wait for the page's answer left out, and
+   * 0 where no state was saved.
+   */
+  saveMs: 'perf/save_ms',
   tokensPerS: 'perf/tokens_per_s',
   memTensors: 'mem/tensors',
   memGpuBytes: 'mem/gpu_bytes',

@@ -18,7 +18,12 @@ export type DriverStatus = 'compiling' | 'running' | 'paused' | 'done' | 'failed
  * as read, unsealed (run-state.ts): a store that writes a file seals it (sealRunState).
  */
 export interface StateStore {
-  save(state: UnsealedRunState): unknown;
+  /**
+   * Writes the state. A store that also waits on something else meanwhile (the page's answer)
+   * resolves to the ms of its own work, which perf/save_ms counts; otherwise the call's whole time
+   * is counted.
+   */
+  save(state: UnsealedRunState): void | number | Promise<void | number>;
   /** Whether a save's error is a refusal for want of room (the sink's `saved` is told so). */
   isFull?(error: unknown): boolean;
 }

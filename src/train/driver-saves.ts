@@ -32,6 +32,8 @@ export class StateSaves {
   private savedStep: number;
   /** The state write in flight, if any: the next step's result is reported only once it is done. */
   private writing: Promise<void> = Promise.resolve();
+  /** ms the saves spent since `spent()` last took them: reading, and the store's work. */
+  private ms = 0;
 
   constructor(private readonly o: SavesOptions) {
     this.savedStep = o.step;
@@ -40,6 +42,18 @@ export class StateSaves {
   /** Resolves once the write in flight, if any, is done. */
   get written(): Promise<void> {
     return this.writing;
+  }
+
+  /**
+   * The ms saving took since the last call (perf/save_ms of the step about to be reported, once
+   * `written`): each read, which holds the run between two steps, and each write's own work. The
+   * read's awaits resolve at once on wasm and wait for the readback on WebGPU, which the run
+   * waits for too; the write's run beside the next step, so only the store's own work counts.
+   */
+  spent(): number {
+    const ms = this.ms;
+    this.ms = 0;
+    return ms;
   }
 
   /** Saves the state now and waits until it is written (on pause, and after the last step). */
@@ -59,12 +73,17 @@ export class StateSaves {
     if (!store || !t || t.step === this.savedStep) return;
     const step = t.step;
     const guard = this.o.guard();
+    const t0 = performance.now();
     const read = guard?.meta.step === step ? Promise.resolve(guard) : readRunState(t, { reason: 'periodic' });
     await read.catch(() => undefined); // read between two steps; a failure is reported as the write's
+    this.ms += performance.now() - t0;
     const { sink } = this.o;
     this.writing = this.writing.then(async () => {
       try {
-        await store.save(await read);
+        const state = await read;
+        const t1 = performance.now();
+        const work = await store.save(state);
+        this.ms += typeof work === 'number' ? work : performance.now() - t1;
         this.savedStep = step;
         sink.saved?.(step);
       } catch (e) {

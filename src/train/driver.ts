@@ -262,6 +262,7 @@ export class RunDriver<R = unknown> {
     if (gen !== this.generation) return;
     if (this.o.backend?.guarded()) this.guard = await readRunState(t, { reason: 'device-loss guard' });
     if (gen !== this.generation) return;
+    r.metrics[M.saveMs] = this.saves.spent();
     this.skippedUpdates += r.metrics[M.updateSkipped] ?? 0;
     this.updates += t.models.length;
     await this.o.sink.frame(r);

@@ -87,6 +87,7 @@ export function stepMetrics(s: StepMeasures): Record<string, number> {
     [M.rolloutMs]: s.ms.rollout,
     [M.updateMs]: s.ms.update,
     [M.evalMs]: s.ms.eval,
+    [M.saveMs]: 0, // the run's driver knows its saves (driver-saves.ts), and sets it before the step is reported
     [M.tokensPerS]: s.counters.tokens / (s.ms.rollout / 1000),
     [M.decodeForwards]: s.counters.forwards,
     ...(s.credit?.metrics ?? NO_CREDIT_METRICS),

@@ -180,11 +180,16 @@ class RunHost {
       store: persist && {
         save: async (s: UnsealedRunState) => {
           const frames = await this.framesToCarry(s.meta.step);
+          // From the page's answer on, nothing but this save runs here until it is written: its
+          // awaits are of promises already settled (the files, once open), so no step work
+          // interleaves, and this is the save's own time (perf/save_ms).
+          const t0 = performance.now();
           const stored = {
             ...{ session: persist.session, run: persist.key, step: s.meta.step, savedAt: Date.now() },
             kept: { state: s, check: stateCheck(s, frames), ...(frames && { frames }) },
           };
           await putState(stored, msg.persist?.fault);
+          return performance.now() - t0;
         },
         isFull,
       },

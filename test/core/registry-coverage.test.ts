@@ -60,6 +60,7 @@ const UNCHARTED_RUN: Partial<Record<string, string>> = {
   [M.rolloutMs]: 'this computer’s cost, not learning: the CLI prints it per step',
   [M.updateMs]: 'this computer’s cost, not learning: the CLI prints it per step',
   [M.evalMs]: 'this computer’s cost, 0 on steps without an evaluation',
+  [M.saveMs]: 'this computer’s cost of saving, 0 where no state is saved: bench:experiment reads it',
   [M.memTensors]: 'memory bookkeeping of this computer: leak checks read it',
   [M.memGpuBytes]: 'memory bookkeeping of this computer: leak checks read it',
   [M.envErrors]: 'failures: the findings card and lab report count them',

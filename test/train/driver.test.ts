@@ -244,6 +244,36 @@ describe('the run driver paused once done (the page pauses every run to let its 
 });
 
 describe('the run driver saving after every step (the page saves so)', () => {
+  it("reports what saving took in the next step's perf/save_ms: each read, and the store's own work", async () => {
+    // A store that says its own work took 400 ms (as the page's worker does, leaving out its wait
+    // for the page), and one that says nothing and takes 60 ms (as the CLI's files do: counted whole).
+    const saveMs = async (save: () => number | Promise<void>) => {
+      const seen: number[] = [];
+      const { finished, ...ends } = ending();
+      const driver = await RunDriver.open(
+        { fresh },
+        {
+          env: new InProcessEnvRunner(),
+          steps: 3,
+          saveEvery: 1,
+          store: { save },
+          sink: { frame: (r) => void seen.push(r.metrics[M.saveMs]), ...ends },
+        },
+      );
+      await playToTheEnd(driver, finished);
+      return seen;
+    };
+    const told = await saveMs(() => 400);
+    expect(told[0]).toBe(0); // nothing saved before the first step
+    for (const ms of told.slice(1)) {
+      expect(ms).toBeGreaterThan(400); // its read, and the 400 it said
+      expect(ms).toBeLessThan(400 + 2000); // not the 400 twice, nor a step's time
+    }
+    const whole = await saveMs(() => new Promise((ok) => setTimeout(ok, 60)));
+    expect(whole[0]).toBe(0);
+    for (const ms of whole.slice(1)) expect(ms).toBeGreaterThanOrEqual(60);
+  }, 120_000);
+
   it('writes each state while the next step trains, and reports that step only once it is written', async () => {
     const STEPS = 3;
     const events: string[] = [];
