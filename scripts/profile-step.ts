@@ -2,7 +2,7 @@
  * Where a train step's time goes in Node, and what saving its run state costs
  * (docs/figures.md#where-a-steps-time-goes): the experiment's runs in lockstep as `lab train`
  * runs them (wasm, in-process environments, shipped base models), and after each step the save
- * path the page's run worker takes, part by part: the state read (one readback of every weight
+ * path the page's run worker takes, part by part: the state read (one read of every weight
  * and moment, unsealed), its check (the fast hash IndexedDB's copy carries), one structured clone
  * of it (what an IndexedDB put copies); and what a file costs beside: the state sealed (its
  * checkpoints and itself hashed) and encoded. Milliseconds of wall time and of this process's
@@ -70,7 +70,7 @@ for (let s = 0; s < steps; s++) {
     put('  update', m[M.updateMs]);
     put('  evaluation (steps with one)', m[M.evalMs] || NaN);
     put('  rewards, advantages, metrics', step.wall - m[M.rolloutMs] - m[M.updateMs] - m[M.evalMs]);
-    put('save: read the state (one readback, unsealed)', read.wall, read.cpu);
+    put('save: read the state (one read, unsealed)', read.wall, read.cpu);
     put('save: its check (hashWords)', check.wall, check.cpu);
     put('save: one structured clone of it', clone.wall, clone.cpu);
     put('a file: seal the state (hashBytes, twice)', sealed.wall, sealed.cpu);

@@ -10,6 +10,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { LiveSchedule } from '../core/live-params';
 import { LIVE_PARAMS } from '../core/live-params';
 import { checkpointHeader, loadCheckpointInto } from '../model/checkpoint';
+import { heapValues } from '../model/kernels/wasm';
 import type { EnvRunner } from '../tasks/env';
 import { sealRunState, verifyRunState, type RunState, type UnsealedRunState } from './run-state';
 import { RunTrainer } from './trainer';
@@ -23,7 +24,8 @@ export async function saveRunState(t: RunTrainer, notes: Record<string, unknown>
 }
 
 /**
- * saveRunState before its hashes (run-state.ts UnsealedRunState): the one readback, whose bytes
+ * saveRunState before its hashes (run-state.ts UnsealedRunState): the one read (on wasm a copy
+ * from the heap, elsewhere one readback), whose bytes
  * are the payload as they come (per model weights | m | v | ref, the file's layout), and the
  * manifest's fields. What a save after every step costs the run; sealRunState hashes it when a
  * file is wanted. Call between steps.
@@ -39,9 +41,7 @@ export async function readRunState(
     ...m.opt.moments.v,
     ...(m.ref?.variables ?? []),
   ]);
-  const flat = tf.tidy(() => tf.concat(tensors.map((v) => tf.reshape(v, [-1]))));
-  const data = (await flat.data()) as Float32Array;
-  flat.dispose();
+  const data = heapValues(tensors) ?? (await readBack(tensors));
   const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength;
   const payload = (whole ? data : data.slice()).buffer as ArrayBuffer;
   const models = t.models.map((m) => ({
@@ -68,6 +68,16 @@ export async function readRunState(
     notes: { backend: tf.getBackend(), ...notes },
   };
   return { meta, models, payload };
+}
+
+/** The tensors' values end to end, by one concat and one readback (a GPU backend's way). */
+async function readBack(tensors: readonly tf.Tensor[]): Promise<Float32Array> {
+  const flat = tf.tidy(() => tf.concat(tensors.map((v) => tf.reshape(v, [-1]))));
+  try {
+    return (await flat.data()) as Float32Array;
+  } finally {
+    flat.dispose();
+  }
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type RunStateManifest,
   type UnsealedRunState,
 } from '../../src/train/run-state';
+import { heapValues } from '../../src/model/kernels/wasm';
 import { readRunState, saveRunState } from '../../src/train/trainer-state';
 import { RunTrainer } from '../../src/train/trainer';
 
@@ -99,6 +100,48 @@ describe('a state kept after every step, unsealed', () => {
     const unaligned = new Uint8Array(4100);
     unaligned.set(base, 1);
     expect(hashWords(unaligned.subarray(1))).toBe(h);
+  });
+});
+
+describe("a state's values read on wasm", () => {
+  it('come straight from the heap, bit for bit what a concat and its readback give, odd NaNs and −0 included', async () => {
+    const t = new RunTrainer({ exp, run: exp.runs[1], seed: 3 });
+    const odd = new Float32Array(new Uint32Array([0x7fc00001, 0xffc0abcd, 0x80000000, 0x00000001]).buffer);
+    const extra = tf.tensor1d(odd);
+    try {
+      await t.trainStep();
+      const tensors = [...t.models.flatMap((m) => [...m.model.variables, ...m.opt.moments.v]), extra];
+      const fromHeap = heapValues(tensors)!;
+      const flat = tf.concat(tensors.map((v) => tf.reshape(v, [-1])));
+      const readBack = (await flat.data()) as Float32Array;
+      flat.dispose();
+      expect(fromHeap.length).toBe(readBack.length);
+      expect(
+        Buffer.from(fromHeap.buffer).equals(
+          Buffer.from(readBack.buffer, readBack.byteOffset, readBack.byteLength),
+        ),
+      ).toBe(true);
+      expect([...new Uint32Array(fromHeap.buffer, fromHeap.byteLength - 16)]).toEqual([
+        0x7fc00001, 0xffc0abcd, 0x80000000, 0x00000001,
+      ]);
+      // and readRunState's payload is the heap's copy of every weight and moment, in the file's order
+      const payload = new Float32Array((await readRunState(t)).payload);
+      expect(payload.length).toBe(t.models.reduce((n, m) => n + 3 * m.model.numParams(), 0));
+    } finally {
+      extra.dispose();
+      t.dispose();
+    }
+  });
+
+  it('are no concern of other backends: they read back', async () => {
+    await tf.setBackend('cpu');
+    try {
+      const x = tf.tensor1d([1, 2, 3]);
+      expect(heapValues([x])).toBeNull();
+      x.dispose();
+    } finally {
+      await tf.setBackend('wasm');
+    }
   });
 });
 

@@ -81,6 +81,29 @@ export function kernelsFor(backend: WasmBackendLike): KernelExports | null {
 }
 
 /**
+ * On the wasm backend, the float32 values of `tensors` end to end in one new array, copied
+ * straight from the backend's heap: one copy and no kernel, where a concat and its readback copy
+ * twice (a run state's read after every step: train/trainer-state.ts). Null on other backends,
+ * which need a readback.
+ */
+export function heapValues(tensors: readonly tf.Tensor[]): Float32Array | null {
+  if (tf.getBackend() !== 'wasm' || tensors.some((t) => t.dtype !== 'float32')) return null;
+  const be = tf.backend() as unknown as WasmBackendLike;
+  const memory = heapMemory(be);
+  if (!memory) return null;
+  const heap = new Float32Array(memory.buffer);
+  const out = new Float32Array(tensors.reduce((n, t) => n + t.size, 0));
+  let at = 0;
+  for (const t of tensors) {
+    const offset = be.getMemoryOffset(t.dataId);
+    if (offset % 4 !== 0) return null; // never on tfjs's heap (its allocations are aligned): read back instead
+    out.set(heap.subarray(offset / 4, offset / 4 + t.size), at);
+    at += t.size;
+  }
+  return out;
+}
+
+/**
  * Families of fused ops: attention.ts; rowwise.ts's LayerNorm, GELU and bias gradients; its xᵀ·dy
  * weight gradients (gemm); its a·b (+ bias) matmuls in place of XNNPACK's (matmul); AdamW's update and the
  * global gradient norm before it (adamw-wasm.ts, grad-norm-wasm.ts);
