@@ -28,9 +28,10 @@
 
 /**
  * Where a tile's loop reads a and b: a's row r (r one of the group's rows $r0…) from `aRow(r)`,
- * stepping `aStep` bytes a k, until $pa0 reaches `kEnd`; b from `bStart`, stepping `bStep`. The
- * accumulators start from the bias (or zero), or from c's current values (the xᵀ·dy product, summed
- * over blocks of rows into its output). c's row r is at $c + r·$ns.
+ * stepping `aStep` bytes a k, until $pa0 reaches `kEnd`; b from `bStart`, stepping `bStep(W)` bytes
+ * (W: the tile's vectors per row). The accumulators start from the bias (or zero), or from c's
+ * current values (the xᵀ·dy product, summed over blocks of rows into its output). c's row r is at
+ * $c + r·$ns.
  */
 interface Operands {
   init: 'bias' | 'c';
@@ -38,7 +39,7 @@ interface Operands {
   aStep: string;
   kEnd: string;
   bStart: string;
-  bStep: string;
+  bStep: (W: number) => string;
 }
 
 /** One R × (4·V) register tile at columns $j: its loop over k and its stores (accumulators c{r}_{v}). */
@@ -72,7 +73,7 @@ function tileLoop(R: number, V: number, label: string, o: Operands): string {
       );
   }
   for (let r = 1; r < R; r++) lines.push(`  (local.set $pa${r} (i32.add (local.get $pa${r}) ${o.aStep}))`);
-  lines.push(`  (local.set $pb (i32.add (local.get $pb) ${o.bStep}))`);
+  lines.push(`  (local.set $pb (i32.add (local.get $pb) ${o.bStep(V)}))`);
   lines.push(
     `  (br_if ${label} (i32.lt_u (local.tee $pa0 (i32.add (local.get $pa0) ${o.aStep})) (local.get $end))))`,
   );
@@ -132,7 +133,7 @@ export function gemmTileWat(name: string, R: number, V: 2 | 3): string {
     aStep: '(i32.const 4)',
     kEnd: '(i32.add (local.get $pa0) (local.get $ks))',
     bStart: '(i32.add (local.get $b) (i32.shl (local.get $j) (i32.const 2)))',
-    bStep: '(local.get $ns)',
+    bStep: () => '(local.get $ns)',
   };
   const last = `$r${R - 1}`;
   return `(func $${name} (export "${name}") (param $a i32) (param $b i32) (param $c i32) (param $M i32) (param $K i32) (param $N i32) (param $bias i32)
@@ -161,23 +162,36 @@ ${columns(R, V, ab)}
 /**
  * c (A, J) = aᵀ·b for a (N, A) whose rows are xrow floats apart and b (N, J) — xᵀ·dy, a weight's
  * gradient, without transposing x — on R × (4·V) tiles: gemm_tn_rows's arguments. Over blocks of 64
- * rows of a and b (they stay in L2), each tile adding its block's sums to c. c's rows below the last
- * multiple of 4 (A4) and columns below J8 go through the tiles, the rest through gemm_tn_tail: the
- * same split whatever R, so every tile gives the same bits (and a thread's rows start at a multiple
- * of 4: kernel-thread-ops.ts).
+ * rows of a and b, each tile adding its block's sums to c (a sum stored and loaded again is the same
+ * float, so the block size changes no bits). c's rows below the last multiple of 4 (A4) and columns
+ * below J8 go through the tiles, the rest through gemm_tn_tail: the same split whatever R, so every
+ * tile gives the same bits (and a thread's rows start at a multiple of 4: kernel-thread-ops.ts).
+ *
+ * Each block of b is first copied to the scratch $w (gemmTnScratchFloats(J) floats) as strips, one
+ * per register tile's columns, each strip's rows one after another: a tile then reads its 64 rows of
+ * b in order, where in place they were J floats apart (for J = 512, 2 KB: every row in the same two
+ * of L1's 64 sets). x·dy's J = 512 shape ran 8–10 % faster, J = 384 4 %, the rest within 2 %
+ * (docs/figures.md#gemm-tiles). Copying a's columns too (each group's 64 × R floats) cost what it gained.
  */
 export function gemmTnTileWat(name: string, R: number, V: 2 | 3): string {
   const tn: Operands = {
     init: 'c',
     aRow: (r) => `(i32.add (local.get $pi) (i32.shl (local.get ${r}) (i32.const 2)))`,
     aStep: '(local.get $xs)',
-    kEnd: '(i32.add (local.get $pa0) (i32.mul (i32.sub (local.get $iend) (local.get $i0)) (local.get $xs)))',
-    bStart:
-      '(i32.add (local.get $b) (i32.shl (i32.add (i32.mul (local.get $i0) (local.get $J)) (local.get $j)) (i32.const 2)))',
-    bStep: '(local.get $ns)',
+    kEnd: '(i32.add (local.get $pa0) (i32.mul (local.get $nb) (local.get $xs)))',
+    bStart: '(i32.add (local.get $w) (i32.shl (i32.mul (local.get $j) (local.get $nb)) (i32.const 2)))',
+    bStep: (W) => `(i32.const ${16 * W})`,
   };
-  return `(func $${name} (export "${name}") (param $a i32) (param $b i32) (param $c i32) (param $N i32) (param $A i32) (param $J i32) (param $xrow i32)
-    ${locals(R, V, ['i0', 'iend', 'A4', 'xs', 'pi'])}
+  /** Row $k of the block's b, from $p on, into the strips of W vectors from column $j up to `limit`, row $k's place $q on. */
+  const copyRow = (W: number, limit: string, id: string) => `(block $dc${id} (loop $lc${id}
+          (br_if $dc${id} (i32.ge_u (local.get $j) (local.get ${limit})))
+          ${Array.from({ length: W }, (_, v) => `(v128.store offset=${16 * v} (local.get $q) (v128.load offset=${16 * v} (local.get $p)))`).join('\n          ')}
+          (local.set $p (i32.add (local.get $p) (i32.const ${16 * W})))
+          (local.set $q (i32.add (local.get $q) (i32.mul (local.get $nb) (i32.const ${16 * W}))))
+          (local.set $j (i32.add (local.get $j) (i32.const ${4 * W})))
+          (br $lc${id})))`;
+  return `(func $${name} (export "${name}") (param $a i32) (param $b i32) (param $c i32) (param $N i32) (param $A i32) (param $J i32) (param $xrow i32) (param $w i32)
+    ${locals(R, V, ['i0', 'iend', 'nb', 'A4', 'xs', 'pi', 'k', 'p', 'q'])}
     ${widths('$J', V)}
     (local.set $A4 (i32.and (local.get $A) (i32.const -4)))
     (local.set $last (i32.sub (local.get $A4) (i32.const 1)))
@@ -185,10 +199,28 @@ export function gemmTnTileWat(name: string, R: number, V: 2 | 3): string {
     (local.set $ns (i32.shl (local.get $J) (i32.const 2)))
     (memory.fill (local.get $c) (i32.const 0) (i32.mul (local.get $A) (local.get $ns)))
     (block $dblk (loop $lblk
-      (br_if $dblk (i32.ge_u (local.get $i0) (local.get $N)))
+      ;; no rows below A4 (a thread's empty block): nothing for the tiles, nor to copy
+      (br_if $dblk (i32.or (i32.ge_u (local.get $i0) (local.get $N)) (i32.eqz (local.get $A4))))
       (local.set $iend (select (local.get $N) (i32.add (local.get $i0) (i32.const 64))
         (i32.lt_u (local.get $N) (i32.add (local.get $i0) (i32.const 64)))))
+      (local.set $nb (i32.sub (local.get $iend) (local.get $i0)))
       (local.set $pi (i32.add (local.get $a) (i32.shl (i32.mul (local.get $i0) (local.get $xrow)) (i32.const 2))))
+      ;; the block's b below column J8 into strips: column j's strip at $w + 4·j·nb, 16·(its vectors) bytes a row
+      (local.set $k (i32.const 0))
+      (block $dpk (loop $lpk
+        (br_if $dpk (i32.ge_u (local.get $k) (local.get $nb)))
+        (local.set $p (i32.add (local.get $b) (i32.mul (i32.add (local.get $i0) (local.get $k)) (local.get $ns))))
+        (local.set $q (i32.add (local.get $w) (i32.mul (local.get $k) (i32.const ${16 * V}))))
+        (local.set $j (i32.const 0))
+        ${copyRow(V, '$NC', 'w')}
+        ${
+          V === 3
+            ? `(local.set $q (i32.add (i32.add (local.get $w) (i32.shl (i32.mul (local.get $NC) (local.get $nb)) (i32.const 2))) (i32.shl (local.get $k) (i32.const 5))))
+        ${copyRow(2, '$N8', '8')}`
+            : ''
+        }
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $lpk)))
       (local.set $r0 (i32.const 0))
       (block $di (loop $li
         (br_if $di (i32.ge_u (local.get $r0) (local.get $A4)))
@@ -196,7 +228,7 @@ ${groupRows(R)}
 ${columns(R, V, tn)}
         (local.set $r0 (i32.add (local.get $r0) (i32.const ${R})))
         (br $li)))
-      (local.set $i0 (i32.add (local.get $i0) (i32.const 64)))
+      (local.set $i0 (local.get $iend))
       (br $lblk)))
     (call $gemm_tn_tail (local.get $a) (local.get $b) (local.get $c) (local.get $N) (local.get $A) (local.get $J) (local.get $xrow))
   )`;

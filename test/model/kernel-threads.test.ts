@@ -86,10 +86,13 @@ it('the shared-memory kernels module computes the GEMMs, attention and GELU spli
     // Each register tile (gemm-tile.ts) in parts against the whole product on 4 × 8: the same bits.
     for (const tile of [0, 1, 2])
       check(GEMM, [a, b, c, M, K, N, bias, tile], c, M * N, () => k.gemm_ep(a, b, c, M, K, N, bias, 0, 0, 0));
-    // xᵀ·dy with x = a (M, K) and dy = the c just made (M, N): out (K, N).
-    const out = c + 4 * M * N;
+    // xᵀ·dy with x = a (M, K) and dy = the c just made (M, N): out (K, N), and scratch for up to 3 parts.
+    const out = c + 4 * M * N,
+      w = out + 4 * (K * N + 3 * M * N);
     for (const tile of [0, 1, 2])
-      check(GEMM_TN, [a, c, out, M, K, N, tile], out, K * N, () => k.gemm_tn_rows(a, c, out, M, K, N, K));
+      check(GEMM_TN, [a, c, out, M, K, N, tile, w], out, K * N, () =>
+        k.gemm_tn_rows(a, c, out, M, K, N, K, w),
+      );
     // What the tiles leave (out's rows from K & ~3 on, columns from N & ~7 on) is each a sum of
     // products one at a time, i ascending, unfused: the f32 arithmetic written out in JS.
     const [A4, J8] = [K & ~3, N & ~7];

@@ -120,6 +120,12 @@ export const runGemmTile = (k: KernelExports, tile: number, ...args: GemmEpArgs)
 export const gemmTnTile = (k: KernelExports): number =>
   forced !== 'auto' ? GEMM_TILES.indexOf(forced) : Math.max(0, states.get(k)?.chosen ?? 0);
 
+/**
+ * The scratch an xᵀ·dy call (gemm_tn_rows and its tiles) needs for dy (N, J), in floats: a block of
+ * 64 of dy's rows, below its last multiple of 8 columns, copied in strips (scripts/gemm-wat.ts).
+ */
+export const gemmTnScratchFloats = (J: number): number => 64 * (J & ~7);
+
 /** Runs gemm_tn_rows's arguments on tile `tile` (an index of GEMM_TILES). */
 export const runGemmTnTile = (k: KernelExports, tile: number, ...args: GemmTnArgs): void =>
   k[TN_EXPORTS[tile]](...args);

@@ -7,7 +7,7 @@
  * its last rows to its tail: scripts/gemm-wat.ts), so the result is bitwise the single-threaded one.
  */
 import type { KernelExports } from './kernel-types';
-import { runGemmTile, runGemmTnTile } from './gemm-tile';
+import { gemmTnScratchFloats, runGemmTile, runGemmTnTile } from './gemm-tile';
 
 /** Control block slots (Int32): dispatch generation, helpers done, the op, its arguments, the part count. */
 export const GEN = 0;
@@ -47,11 +47,23 @@ export const OPS: readonly {
     run: (k, [a, b, c, , K, N, bias, tile], r0, r1) =>
       runGemmTile(k, tile, a + 4 * r0 * K, b, c + 4 * r0 * N, r1 - r0, K, N, bias, 0, 0, 0),
   },
-  // out (A, J) = xᵀ·dy for x (N, A), dy (N, J): rows of out, columns of x (x's rows stay A apart), on tile `tile`.
+  // out (A, J) = xᵀ·dy for x (N, A), dy (N, J): rows of out, columns of x (x's rows stay A apart), on
+  // tile `tile`; each part its own gemmTnScratchFloats(J) floats of the scratch w.
   {
     rows: (x) => x[4],
-    run: (k, [x, dy, out, N, A, J, tile], r0, r1) =>
-      runGemmTnTile(k, tile, x + 4 * r0, dy, out + 4 * r0 * J, N, r1 - r0, J, A),
+    run: (k, [x, dy, out, N, A, J, tile, w], r0, r1, part) =>
+      runGemmTnTile(
+        k,
+        tile,
+        x + 4 * r0,
+        dy,
+        out + 4 * r0 * J,
+        N,
+        r1 - r0,
+        J,
+        A,
+        w + 4 * part * gemmTnScratchFloats(J),
+      ),
   },
   // Attention forward over batch elements [r0, r1): each reads its own rows of q, k, v and bias and
   // writes its own rows of y and of the probabilities p (B·H·T·S).

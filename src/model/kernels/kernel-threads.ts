@@ -218,7 +218,10 @@ export function gemmEpRows(k: KernelExports, ...args: GemmEpArgs): void {
   if (timed) timed(performance.now() - t0!, M * K * N);
 }
 
-/** out (A, J) = xᵀ·dy for x (N, A), dy (N, J), split by rows of out likewise. */
+/**
+ * out (A, J) = xᵀ·dy for x (N, A), dy (N, J), split by rows of out likewise; w: kernelParts() ×
+ * gemmTnScratchFloats(J) floats of scratch, one such block per part.
+ */
 export function gemmTnRows(
   k: KernelExports,
   x: number,
@@ -227,10 +230,11 @@ export function gemmTnRows(
   N: number,
   A: number,
   J: number,
+  w: number,
 ): void {
   const tile = gemmTnTile(k);
-  if (!split(k, GEMM_TN, [x, dy, out, N, A, J, tile], N * A * J))
-    runGemmTnTile(k, tile, x, dy, out, N, A, J, A);
+  if (!split(k, GEMM_TN, [x, dy, out, N, A, J, tile, w], N * A * J))
+    runGemmTnTile(k, tile, x, dy, out, N, A, J, A, w);
 }
 
 /**

@@ -18,8 +18,20 @@ export interface WasmBackendLike {
   wasm: { asm?: { memory?: unknown }; wasmMemory?: unknown };
 }
 
-/** gemm_tn_rows's arguments: out (A, J) = xᵀ·dy (kernels.wat). */
-export type GemmTnArgs = [x: number, dy: number, out: number, N: number, A: number, J: number, xrow: number];
+/**
+ * gemm_tn_rows's arguments: out (A, J) = xᵀ·dy (kernels.wat), w a scratch of gemmTnScratchFloats(J)
+ * floats (gemm-tile.ts) that the call overwrites.
+ */
+export type GemmTnArgs = [
+  x: number,
+  dy: number,
+  out: number,
+  N: number,
+  A: number,
+  J: number,
+  xrow: number,
+  w: number,
+];
 
 /** gemm_ep's arguments: c (M, N) = a (M, K) · b (K, N) + bias, then the epilogue `mode` on c and d. */
 export type GemmEpArgs = [
@@ -95,7 +107,8 @@ export interface KernelExports {
   /**
    * out (A, J) = xᵀ·dy for x (N, ·) whose rows are xrow floats apart and dy (N, J): the rows [0, A)
    * of the whole product's (xrow its A), on the 4 × 8 register tile; gemm3_tn_rows and gemm6_tn_rows
-   * on 3 × 12 and 6 × 8, the same bits (gemm-tile.ts).
+   * on 3 × 12 and 6 × 8, the same bits (gemm-tile.ts). Each copies dy's blocks of 64 rows to the
+   * scratch w (gemmTnScratchFloats(J) floats) first.
    */
   gemm_tn_rows(...args: GemmTnArgs): void;
   gemm3_tn_rows(...args: GemmTnArgs): void;

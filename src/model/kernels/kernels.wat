@@ -1136,7 +1136,8 @@
   ;; of 64 rows, written at @gemm-tiles below by scripts/gemm-wat.ts) compute out's rows [0, A) where
   ;; x's rows are xrow floats apart (xrow ≥ A): a block of the output's rows (x and out offset by the
   ;; block's first row) as the helper threads run it, or all of them (xrow = A). Each output element
-  ;; is summed in the same order whatever the tile and the block.
+  ;; is summed in the same order whatever the tile and the block. Their last argument is a scratch
+  ;; of 64 × (J & ~7) floats, where each block of dy's rows is copied in strips before its tiles run.
   ;; gemm_tn_tail: what the tiles leave, each element its products one at a time, unfused: every
   ;; (a, j) with j ≥ J8, or a ≥ A4 and j < J8 (A4, J8: A and J down to multiples of 4 and 8).
   (func $gemm_tn_tail (param $x i32) (param $dy i32) (param $out i32) (param $N i32) (param $A i32) (param $J i32) (param $xrow i32)

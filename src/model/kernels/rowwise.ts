@@ -9,7 +9,8 @@
  */
 import * as tf from '@tensorflow/tfjs';
 import { EPILOGUE, fusedKernelsAvailable, registerWasmKernel } from './wasm';
-import { geluBwdRows, geluFwdRows, gemmEpRows, gemmRows, gemmTnRows } from './kernel-threads';
+import { geluBwdRows, geluFwdRows, gemmEpRows, gemmRows, gemmTnRows, kernelParts } from './kernel-threads';
+import { gemmTnScratchFloats } from './gemm-tile';
 
 type CustomGradientFunc = Parameters<typeof tf.customGrad>[0];
 
@@ -81,11 +82,11 @@ registerWasmKernel('AgwLogSoftmaxPickGrad', ({ k, at, out }, { z, targets, p, ml
 });
 
 // x (N, A), dy (N, J) → xᵀ·dy (A, J)
-registerWasmKernel('AgwMatMulTN', ({ k, at, out }, { x, dy }) => {
+registerWasmKernel('AgwMatMulTN', ({ k, at, out, scratch }, { x, dy }) => {
   const [N, A] = x.shape;
   const J = dy.shape[1];
   const y = out([A, J]);
-  gemmTnRows(k, at(x), at(dy), at(y), N, A, J);
+  gemmTnRows(k, at(x), at(dy), at(y), N, A, J, scratch(gemmTnScratchFloats(J) * kernelParts()));
   return y;
 });
 
