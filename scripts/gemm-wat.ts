@@ -170,8 +170,9 @@ ${columns(R, V, ab)}
  * Each block of b is first copied to the scratch $w (gemmTnScratchFloats(J) floats) as strips, one
  * per register tile's columns, each strip's rows one after another: a tile then reads its 64 rows of
  * b in order, where in place they were J floats apart (for J = 512, 2 KB: every row in the same two
- * of L1's 64 sets). x·dy's J = 512 shape ran 8–10 % faster, J = 384 4 %, the rest within 2 %
- * (docs/figures.md#gemm-tiles). Copying a's columns too (each group's 64 × R floats) cost what it gained.
+ * of L1's 64 sets). The train step's J = 512 shape ran 7–11 % faster, J = 384 2–4 %, the rest within
+ * 2 % (docs/figures.md#gemm-tiles). Copying a's columns too (each group's 64 × R floats) cost what it
+ * gained.
  */
 export function gemmTnTileWat(name: string, R: number, V: 2 | 3): string {
   const tn: Operands = {
