@@ -19,7 +19,7 @@ function Timings({ m }: { m: Measurement }) {
     <div data-testid="backend-timings">
       <table className="timings">
         <caption>
-          auto: ms per {m.preset} train step ({measuredWhen(m)})
+          auto: ms per {m.preset} train step <span className="when">({measuredWhen(m)})</span>
         </caption>
         <tbody>
           {m.timings.map((t) => (
