@@ -5,7 +5,9 @@
  * Both runs train in their own workers on the machine's cores, as they do for a user. Prints the
  * load average before and after, since on a shared machine the figure says as much about the load.
  *
- *   npm run bench:experiment -- [--config HASH] [--steps 200] [--saves on,off] [--reps 1] [--window 20] [--trace-from 20] [--profile] [--timeout 1800]
+ *   npm run bench:experiment -- [--config HASH] [--steps 200] [--saves on,off] [--reps 1] [--window 20] [--trace-from 20] [--profile] [--stall 120] [--timeout S] [--smoke]
+ *
+ * (No `--help`: the flags are read as given, so `-- --help` starts the benchmark.)
  *
  * `--saves on,off` (the default) measures the experiment twice, each time in a fresh profile: as
  * a user runs it, every run's state saved after every step (`on`), and with states saved only on
@@ -25,7 +27,8 @@
  * printed by phase (serve a `vite build --minify false` build with LAB_DIST for their names).
  *
  * `--smoke`: the tiny sync experiment to step 2, nothing written (npm test runs it). The
- * whole run is bounded by --timeout seconds (smoke 240); a run that stops stepping for --stall
+ * whole run is bounded by --timeout seconds (default 1800 per measurement, 3600 for the default
+ * on,off; smoke 240); a run that stops stepping for --stall
  * seconds (default 120) fails with its step counters and the page's errors. Writes
  * bench/experiment-results.json.
  */
