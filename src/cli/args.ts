@@ -28,7 +28,7 @@ Usage:
   npm run lab -- export drmas --config <file | URL | hash> [--models id,…] --out DIR
   npm run lab -- import <files or folders…> --out DIR [--force] [--wg-map wg_ids.json]
   npm run lab -- bundle RUN_DIR --out FILE [--force]
-  npm run lab -- help
+  npm run lab -- help [COMMAND | all]
 
 Commands:
   train   Runs every run of the experiment (each repeated over its seeds) on the same task
@@ -119,7 +119,8 @@ Commands:
           sweep's Map table, and machine.json; a SHA-256 of its content, printed. No
           checkpoints. The file is read back before it is written; an existing FILE is kept
           unless --force. The page opens it read-only (docs/sharing.md).
-  help    Prints this text.
+  help    Prints a summary, one line a command; help COMMAND that command's part of this text;
+          help all this text.
 
 Options:
   --config <x>   A JSON file holding a whole or partial experiment (defaults fill the rest), a lab
