@@ -7,8 +7,6 @@
  *
  *   npm run bench:experiment -- [--config HASH] [--steps 200] [--saves on,off] [--reps 1] [--window 20] [--trace-from 20] [--profile] [--stall 120] [--timeout S] [--smoke]
  *
- * (No `--help`: the flags are read as given, so `-- --help` starts the benchmark.)
- *
  * `--saves on,off` (the default) measures the experiment twice, each time in a fresh profile: as
  * a user runs it, every run's state saved after every step (`on`), and with states saved only on
  * pause and when done (`off`: the page's `?save-every=0`, src/storage/storage-fault.ts). `--reps N`
@@ -36,20 +34,38 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import type { Page } from 'playwright-core';
 import { TINY } from '../test/browser/experiments';
-import { arg, flag, watchdog } from './cli-args';
+import { scriptArgs, watchdog } from './cli-args';
 import { openLab, serveLab, train } from './lab-page';
 import { profilePage, type PageProfile } from './page-profile';
 import { chromeThreads, cpuBetween, type ThreadCpu } from './proc-cpu';
 
-const smoke = flag('smoke');
-const config = arg('config', smoke ? TINY : '');
-const target = Number(arg('steps', smoke ? '2' : '200'));
-const stallMs = Number(arg('stall', '120')) * 1000;
-const modes = arg('saves', 'on,off').split(',');
-const reps = Number(arg('reps', '1'));
-const profile = flag('profile');
-const windowS = Number(arg('window', smoke ? '1' : '20'));
-watchdog(Number(arg('timeout', smoke ? '240' : String(1800 * modes.length * reps))), 'bench:experiment');
+const USAGE = `npm run bench:experiment -- [--config HASH] [--steps 200] [--saves on,off] [--reps 1] [--window 20] [--trace-from 20] [--profile] [--stall 120] [--timeout S] [--smoke]
+
+The default experiment in the page (headless Chromium), Train clicked: seconds to steps 50, 100, …
+--steps, each run's ms per step by phase (rollout, update, evaluation, saving), the browser's CPU per
+run step by thread, and what saving every step costs (--saves on against off; --reps repeats them,
+every other time reversed). Writes bench/experiment-results.json. docs/figures.md has the readings.`;
+const a = scriptArgs(USAGE, {
+  config: { type: 'string' },
+  steps: { type: 'string' },
+  saves: { type: 'string', default: 'on,off' },
+  reps: { type: 'string', default: '1' },
+  window: { type: 'string' },
+  'trace-from': { type: 'string', default: '20' },
+  profile: { type: 'boolean', default: false },
+  stall: { type: 'string', default: '120' },
+  timeout: { type: 'string' },
+  smoke: { type: 'boolean', default: false },
+});
+const smoke = a.smoke;
+const config = a.config ?? (smoke ? TINY : '');
+const target = Number(a.steps ?? (smoke ? '2' : '200'));
+const stallMs = Number(a.stall) * 1000;
+const modes = a.saves.split(',');
+const reps = Number(a.reps);
+const profile = a.profile;
+const windowS = Number(a.window ?? (smoke ? '1' : '20'));
+watchdog(Number(a.timeout ?? (smoke ? '240' : String(1800 * modes.length * reps))), 'bench:experiment');
 if (!(target >= 1)) throw new Error(`--steps must be a step count ≥ 1, got ${target}`);
 if (modes.some((m) => m !== 'on' && m !== 'off'))
   throw new Error(`--saves takes on, off or on,off; got ${modes}`);
@@ -164,7 +180,7 @@ const procGroup = (t: ThreadCpu): string =>
       : `${t.type} process`;
 
 /** The traced window starts once every run has done this many steps (`--trace-from`, default 20). */
-const traceFrom = Math.min(Number(arg('trace-from', '20')), Math.floor(target / 2));
+const traceFrom = Math.min(Number(a['trace-from']), Math.floor(target / 2));
 
 /**
  * Opens the page (saves on or off), clicks Train and waits until every run is at `target`; traces
