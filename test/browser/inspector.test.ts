@@ -69,7 +69,7 @@ async function showRun(inspector: Locator, label: string, heading: string): Prom
     .toBe(heading);
 }
 
-const numberIn = (text: string | null) => Number(text?.replace('–', 'NaN'));
+const numberIn = (text: string | null) => Number(text?.replace('–', 'NaN').replace('−', '-'));
 
 describe('rollout inspector', () => {
   it('tree sampling: each turn lists its G siblings with rewards, the best one marked chosen (ties by the seeded draw)', async () => {
@@ -104,7 +104,7 @@ describe('rollout inspector', () => {
         await rows.locator('td:nth-child(3)').evaluateAll((tds) => tds.map((td) => td.getAttribute('title')))
       ).map((t) => Number(t?.replace(/^reward /, '')));
       expect(rewards.every(Number.isFinite)).toBe(true);
-      const shown = (await rows.locator('td:nth-child(3)').allTextContents()).map(Number);
+      const shown = (await rows.locator('td:nth-child(3)').allTextContents()).map(numberIn);
       shown.forEach((s, k) => expect(s).toBeCloseTo(rewards[k], 2));
 
       const marks = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-chosen')));
@@ -153,7 +153,7 @@ describe('rollout inspector', () => {
       await expect.poll(() => list.nth(t).getAttribute('aria-selected')).toBe('true');
       const cells = (await list.nth(t).locator('td').allTextContents()).map((c) => c.trim());
       expect(cells[3]).not.toBe('env error');
-      const outcome = Number(cells[2]); // v(all): the trajectory's own reward
+      const outcome = numberIn(cells[2]); // v(all): the trajectory's own reward
       const turns = inspector.locator('.turn');
       const byAgent = new Map<string, string>();
       for (let i = 0; i < (await turns.count()); i++) {
@@ -200,9 +200,9 @@ describe('rollout inspector', () => {
       if (agent === 'alice') {
         const m = /raw reward (\S+) → (\S+) after ×8/.exec(text);
         expect(m, text).not.toBeNull();
-        expect(Math.abs(Number(m![2]) - 8 * Number(m![1]))).toBeLessThanOrEqual(0.04); // 2-decimal display
+        expect(Math.abs(numberIn(m![2]) - 8 * numberIn(m![1]))).toBeLessThanOrEqual(0.04); // 2-decimal display
       } else {
-        expect(text).toMatch(/reward -?\d\.\d\d/);
+        expect(text).toMatch(/reward −?\d\.\d\d/);
         expect(text).not.toContain('raw reward');
       }
     }

@@ -166,8 +166,8 @@ describe('training from the page', () => {
     // The rollout inspector shows turns with colour-coded advantages and per-token log-probs.
     const inspector = page.getByRole('region', { name: 'Rollouts' });
     await inspector.locator('.turn').first().waitFor();
-    expect(await inspector.locator('.adv').first().textContent()).toMatch(/A = -?\d/);
-    expect(await inspector.locator('.tok').first().getAttribute('title')).toMatch(/log p = -?\d/);
+    expect(await inspector.locator('.adv').first().textContent()).toMatch(/A = −?\d/); // the page's minus sign
+    expect(await inspector.locator('.tok').first().getAttribute('title')).toMatch(/log p = −?\d/);
 
     // CSV export: the metric columns, one row per run per step.
     const { header, rows: exported } = await downloadCsv(page);

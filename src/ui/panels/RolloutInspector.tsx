@@ -25,7 +25,8 @@ const FOLLOW_MS = 1000;
 const rolloutStepOf = (s: LabState, id: RunId | undefined) => s.runs.find((r) => r.id === id)?.rolloutStep;
 
 const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-const num = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : '–');
+/** A value as the page writes numbers: d decimals, a minus sign (−0.72) rather than a hyphen, – for none. */
+const num = (v: number, d = 3) => (Number.isFinite(v) ? v.toFixed(d).replace(/^-/, '−') : '–');
 
 /** Red for negative, green for positive, stronger with |A| (saturating at 2). */
 function advColor(a: number): string {
