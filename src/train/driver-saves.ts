@@ -46,9 +46,10 @@ export class StateSaves {
 
   /**
    * The ms saving took since the last call (perf/save_ms of the step about to be reported, once
-   * `written`): each read, which holds the run between two steps, and each write's own work. The
-   * read's awaits resolve at once on wasm and wait for the readback on WebGPU, which the run
-   * waits for too; the write's run beside the next step, so only the store's own work counts.
+   * `written`): each read, which holds the run between two steps, and each write's own work. On
+   * WebGPU the device-loss guard has read the state at this step already and the save reuses it,
+   * so the read counts only where it is this save's; the write runs beside the next step, so only
+   * the store's own work counts.
    */
   spent(): number {
     const ms = this.ms;
