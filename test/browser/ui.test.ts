@@ -125,6 +125,9 @@ describe('training from the page', () => {
       .poll(() => page.locator('figure[aria-label="μk · reward mean"] line.hover-cursor').count())
       .toBe(1);
     expect(await page.locator('[role="tooltip"]').count()).toBe(1);
+    // A screen reader is told nothing under the pointer: the live region stays empty.
+    const reading = page.locator('figure[aria-label="Reward"] [data-testid="chart-reading"]');
+    expect(await reading.textContent()).toBe('');
     await page.mouse.move(1, 1);
     await tip.waitFor({ state: 'detached' });
     expect(await page.locator('line.hover-cursor').count()).toBe(0);
@@ -135,8 +138,12 @@ describe('training from the page', () => {
     await tip.waitFor();
     const last = await tipStep();
     expect(last).toBe(Math.max(...paused)); // paused + 1 steps taken; frames count them from 0
+    // …and a screen reader hears the same: the step and each run's value, again at each move.
+    const heard = new RegExp(`^step ${last}: ${RUNS.map((r) => `${r} −?\\d`).join('.*, ')}`);
+    await expect.poll(() => reading.textContent()).toMatch(heard);
     await plot.press('ArrowLeft');
     await expect.poll(tipStep).toBe(last - 1);
+    await expect.poll(() => reading.textContent()).toMatch(new RegExp(`^step ${last - 1}: `));
     await plot.press('Home');
     await expect.poll(tipStep).toBe(0);
     await plot.press('Escape');

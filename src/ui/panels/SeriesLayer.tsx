@@ -59,11 +59,13 @@ interface Hover {
   step: number;
   /** The chart under the pointer (it alone shows the tooltip box). */
   chart: string;
+  /** Read with the keyboard: a screen reader is told each step's values as the keys move. */
+  keys?: boolean;
 }
 let hover: Hover | null = null;
 const listeners = new Set<() => void>();
 function setHover(next: Hover | null): void {
-  if (next?.step === hover?.step && next?.chart === hover?.chart) return;
+  if (next?.step === hover?.step && next?.chart === hover?.chart && next?.keys === hover?.keys) return;
   hover = next;
   for (const l of listeners) l();
 }
@@ -194,7 +196,7 @@ export function SeriesLayer({
       End: steps.length - 1,
     };
     if (e.key === 'Escape') setHover(null);
-    else if (e.key in to) setHover({ step: steps[to[e.key]], chart });
+    else if (e.key in to) setHover({ step: steps[to[e.key]], chart, keys: true });
     else return;
     e.preventDefault();
   };
@@ -232,10 +234,21 @@ export function SeriesLayer({
         onMouseLeave={() => leave(chart)}
         tabIndex={0}
         aria-label={`${chart}: the arrow keys read the values step by step`}
-        onFocus={() => steps.length > 0 && setHover({ step: steps[steps.length - 1], chart })}
+        onFocus={() => steps.length > 0 && setHover({ step: steps[steps.length - 1], chart, keys: true })}
         onBlur={() => leave(chart)}
         onKeyDown={onKey}
       />
+      {tipHost &&
+        createPortal(
+          // Always there while the plot is, so a screen reader announces each change: the values
+          // at the step the keys moved to (empty under the pointer, which would say too much).
+          <div className="sr-only" aria-live="polite" data-testid="chart-reading">
+            {showTip && h?.keys
+              ? `step ${active}: ${hits.map(({ d, v }) => `${d.spec.name} ${formatSignificant(v)}`).join(', ')}`
+              : ''}
+          </div>,
+          tipHost,
+        )}
       {showTip &&
         createPortal(
           <div
