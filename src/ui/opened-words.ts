@@ -21,12 +21,15 @@ export const machineWord = (what: 'backend' | 'kernels', v: string): string =>
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** `2026-12-02T13:26:05.000Z` → `2 Dec 2026, 13:26 UTC`; any other text as it is. */
+/** No-break space: a date breaks only after its comma, never inside "2 Dec 2026" or "13:26 UTC". */
+const NB = '\u00a0';
+
+/** `2026-12-02T13:26:05.000Z` → `2 Dec 2026, 13:26 UTC` (no-break spaces but after the comma); any other text as it is. */
 export function utcText(iso: string): string {
   const t = /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) ? new Date(iso) : null;
   if (!t || Number.isNaN(t.getTime())) return iso;
   const hhmm = t.toISOString().slice(11, 16);
-  return `${t.getUTCDate()} ${MONTHS[t.getUTCMonth()]} ${t.getUTCFullYear()}, ${hhmm} UTC`;
+  return `${t.getUTCDate()}${NB}${MONTHS[t.getUTCMonth()]}${NB}${t.getUTCFullYear()}, ${hhmm}${NB}UTC`;
 }
 
 /** Epoch milliseconds (a stored session's createdAt) → `2 Dec 2026, 13:26 UTC`, as utcText words an ISO time. */

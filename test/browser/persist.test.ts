@@ -160,7 +160,7 @@ describe('persistence', () => {
     expect(await page.getByRole('button', { name: /^Open session / }).count()).toBe(1);
     // One date format on the page: the list, the restored note and an opened result's banner say
     // when as "2 Dec 2026, 13:26 UTC" (opened-words.ts), never the browser's locale string.
-    const UTC_WHEN = /\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC/;
+    const UTC_WHEN = /\d{1,2}\u00a0[A-Z][a-z]{2}\u00a0\d{4}, \d\d:\d\d\u00a0UTC/; // no-break spaces but after the comma
     const listed = await page.locator('ul.past-sessions li').first().locator('span').first().innerText();
     expect(listed.split('\n')[0]).toMatch(new RegExp(`^${UTC_WHEN.source}$`));
     expect(await page.getByTestId('restored-note').textContent()).toMatch(

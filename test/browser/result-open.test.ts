@@ -94,7 +94,7 @@ describe('a shared result opens read-only in another browser', () => {
     // Another browser's session: it claims neither that it trained here nor that it did not.
     for (const unsaid of ['Trained here', 'not trained here']) expect(banner).not.toContain(unsaid);
     expect(banner).toContain(`Made by the page from the session of ${utcText(date)} on `);
-    expect(utcText(date)).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC$/);
+    expect(utcText(date)).toMatch(/^\d{1,2}\u00a0[A-Z][a-z]{2}\u00a0\d{4}, \d\d:\d\d\u00a0UTC$/);
     expect(banner).not.toContain(date);
     const status = fresh.page.locator('.run-status');
     await expect.poll(() => status.count()).toBe(4);

@@ -14,14 +14,19 @@ import {
 
 describe("the opened result's when and commit", () => {
   it('an ISO time reads as a date and time in UTC, whatever the zone it was written in', () => {
-    expect(utcText('2026-12-02T13:26:05.123Z')).toBe('2 Dec 2026, 13:26 UTC');
-    expect(utcText('2026-01-09T00:00:00.000Z')).toBe('9 Jan 2026, 00:00 UTC');
-    expect(utcText('2026-12-31T23:30:00-02:00')).toBe('1 Jan 2027, 01:30 UTC');
+    expect(utcText('2026-12-02T13:26:05.123Z')).toBe('2\u00a0Dec\u00a02026, 13:26\u00a0UTC');
+    expect(utcText('2026-01-09T00:00:00.000Z')).toBe('9\u00a0Jan\u00a02026, 00:00\u00a0UTC');
+    expect(utcText('2026-12-31T23:30:00-02:00')).toBe('1\u00a0Jan\u00a02027, 01:30\u00a0UTC');
     for (const odd of ['yesterday', '2026-13-40T99:99', '']) expect(utcText(odd)).toBe(odd);
+    // A narrow line breaks it after the comma only: never inside the date or between time and UTC.
+    expect(utcText('2026-12-02T13:26:05.123Z').split(' ')).toEqual([
+      '2\u00a0Dec\u00a02026,',
+      '13:26\u00a0UTC',
+    ]);
   });
 
   it('a stored session’s epoch milliseconds read the same way: one date format on the page', () => {
-    expect(utcTime(Date.UTC(2026, 11, 2, 13, 26, 5))).toBe('2 Dec 2026, 13:26 UTC');
+    expect(utcTime(Date.UTC(2026, 11, 2, 13, 26, 5))).toBe('2\u00a0Dec\u00a02026, 13:26\u00a0UTC');
     expect(utcTime(Date.UTC(2026, 11, 2, 13, 26, 5))).toBe(utcText('2026-12-02T13:26:05.000Z'));
     expect(utcTime(NaN)).toBe('NaN');
   });
@@ -54,10 +59,10 @@ describe('whether a result was made in this browser', () => {
 
   it('the banner words a session by its date, leaves "this session" out, and a folder as written', () => {
     expect(madeFromText(sessionMadeFrom(mine.id, mine.createdAt))).toBe(
-      'the session of 2 Dec 2026, 20:59 UTC',
+      'the session of 2\u00a0Dec\u00a02026, 20:59\u00a0UTC',
     );
     expect(madeFromText('the session of 2026-12-02T20:59:43.123Z')).toBe(
-      'the session of 2 Dec 2026, 20:59 UTC',
+      'the session of 2\u00a0Dec\u00a02026, 20:59\u00a0UTC',
     );
     expect(madeFromText('this session')).toBeNull();
     expect(madeFromText('runs/m5')).toBe('runs/m5');

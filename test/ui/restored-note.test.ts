@@ -7,7 +7,7 @@ import { restoredNote } from '../../src/ui/restored-note';
 
 const restored = { id: 's1', createdAt: Date.UTC(2026, 10, 26, 16, 44, 50) };
 // The page's one date format (opened-words.ts), the opened-result banner's.
-const when = 'restored from 26 Nov 2026, 16:44 UTC — ';
+const when = 'restored from 26\u00a0Nov\u00a02026, 16:44\u00a0UTC — ';
 
 describe('restoredNote', () => {
   it('a session this tab may train: Train goes on from the saved steps; a finished one: Run again or Continue', () => {
