@@ -1,8 +1,9 @@
 /**
  * High-frequency run data kept outside React state (zustand "transient updates"): per run, the
  * frame key table, a bounded ring of metric frames and the latest inspected rollouts. Frames are
- * pushed as they arrive; React hears about them through one store commit per animation frame
- * (frameVersion and the runs' step counters), never one per message.
+ * pushed as they arrive; React hears about them, and about the steps of `state` and `saved`
+ * messages, through one store commit per tick (frameVersion, the runs' step counters and saved
+ * steps), never one per message.
  */
 import { MAX_STEPS } from '../core/config-names';
 import { FrameCodec } from '../core/frame';
@@ -95,11 +96,36 @@ export function clearRunData(keep: readonly RunId[] = []): void {
   pending.clear();
 }
 
-// ─── frames in, one commit per animation frame out ─────────────────────────────
+// ─── frames in, one commit per tick out ──────────────────────────────────────
 
-/** Per run: the newest step, tokens/s and rollouts step seen since the last flush. */
-const pending = new Map<RunId, { step: number; tokensPerS: number; rolloutStep?: number }>();
+/**
+ * Least time between two commits of run data. Every commit re-renders the status bar and
+ * whatever follows a run's step, and the page then lays out, paints and rasters: several ms of
+ * the main thread and the compositor's threads each time. At one commit per animation frame the
+ * default experiment's two runs (three messages a step each, about seven steps a second) made some
+ * 30 a second, and on two cores that CPU came out of the runs' own: a tick of 250 ms took a run
+ * step from 153–167 ms of the browser's CPU to 123–133, and the step from 187–212 ms to 145–155
+ * (docs/figures.md#the-page-while-two-runs-train). A counter read four times a second reads as live.
+ */
+export const TICK_MS = 250;
+
+/** Per run: what came since the last commit (the newest step, tokens/s, rollouts step, saved step). */
+interface Pending {
+  step: number;
+  tokensPerS: number;
+  rolloutStep?: number;
+  savedStep?: number;
+}
+const pending = new Map<RunId, Pending>();
 let scheduled = false;
+let lastFlush = -Infinity;
+
+/** Merges `patch` into run `id`'s pending update; the step only moves forward. */
+function note(id: RunId, patch: Partial<Pending>): void {
+  const prev = pending.get(id) ?? { step: -1, tokensPerS: NaN };
+  pending.set(id, { ...prev, ...patch, step: Math.max(prev.step, patch.step ?? -1) });
+  schedule();
+}
 
 export function pushFrame(id: RunId, step: number, values: Float64Array): void {
   const d = data.get(id);
@@ -107,36 +133,43 @@ export function pushFrame(id: RunId, step: number, values: Float64Array): void {
   if (d.stepCol >= 0 && Number.isNaN(values[d.stepCol])) values[d.stepCol] = step;
   d.ring.push(values);
   const tps = values[d.codec.indexOf('perf/tokens_per_s')];
-  const prev = pending.get(id);
-  pending.set(id, {
-    ...prev,
-    step: Math.max(step, prev?.step ?? -1),
-    tokensPerS: Number.isFinite(tps) ? tps : (prev?.tokensPerS ?? NaN),
-  });
-  schedule();
+  note(id, { step, ...(Number.isFinite(tps) ? { tokensPerS: tps } : {}) });
 }
 
 export function setRollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void {
   const d = data.get(id);
   if (!d) return;
   d.rollouts = { step, trajectories };
-  // Told to React with the step's frame, in the same store update (one render per animation frame).
-  const prev = pending.get(id);
-  pending.set(id, { step: prev?.step ?? -1, tokensPerS: prev?.tokensPerS ?? NaN, rolloutStep: step });
-  schedule();
+  // Told to React with the step's frame, in the same store update.
+  note(id, { rolloutStep: step });
+}
+
+/** A run reports the step it is at, its state unchanged (a `state` message after each step). */
+export function pushStep(id: RunId, step: number): void {
+  note(id, { step });
+}
+
+/** A run's state after `step` is stored (a `saved` message): the status bar's "saved after". */
+export function pushSaved(id: RunId, step: number): void {
+  note(id, { savedStep: step });
 }
 
 function schedule(): void {
   if (scheduled) return;
   scheduled = true;
   // rAF does not fire in a hidden tab; the session pauses there, and a timer flushes the last frames.
-  const flushSoon = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible';
-  if (flushSoon) requestAnimationFrame(flush);
-  else setTimeout(flush, 250);
+  const wait = Math.max(0, lastFlush + TICK_MS - performance.now());
+  const onFrame = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible';
+  setTimeout(() => (onFrame ? requestAnimationFrame(() => flushRunData()) : flushRunData()), wait);
 }
 
-function flush(): void {
+/**
+ * Commits what came since the last commit now (the tick's own job; also for a reader that needs
+ * the store current, such as storage-full's message, which names each run's saved step).
+ */
+export function flushRunData(): void {
   scheduled = false;
+  lastFlush = performance.now();
   if (pending.size === 0) return;
   const updates = new Map(pending);
   pending.clear();
@@ -150,6 +183,7 @@ function flush(): void {
         step: Math.max(r.step, u.step),
         tokensPerS: Number.isFinite(u.tokensPerS) ? u.tokensPerS : r.tokensPerS,
         ...(u.rolloutStep === undefined ? {} : { rolloutStep: u.rolloutStep }),
+        ...(u.savedStep === undefined ? {} : { savedStep: u.savedStep }),
       };
     }),
   }));

@@ -1,17 +1,22 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MAX_STEPS } from '../../src/core/config-names';
 import {
   allRows,
+  flushRunData,
   forgetRunData,
   initRunData,
   lastStep,
   noRolloutsNote,
   pushFrame,
+  pushSaved,
+  pushStep,
   readSeries,
   restoreRunData,
   runData,
+  TICK_MS,
   valueWatch,
 } from '../../src/ui/run-data';
+import { setSession, useLab, type RunView } from '../../src/ui/session/store';
 import type { RunId } from '../../src/workers/protocol';
 
 describe('run data in the page', () => {
@@ -61,6 +66,45 @@ describe('run data in the page', () => {
     expect(allRows(id).length).toBe(200);
     expect(runData(id)!.ring.allocated).toBe(256); // 4 KB, where a preallocated ring took 1.6 MB
     forgetRunData([id]);
+  });
+});
+
+describe('run data reaches React once per tick', () => {
+  it("commits a run's frames, steps and saved step together, at most once every TICK_MS", () => {
+    vi.useFakeTimers();
+    try {
+      const id = 'r-tick' as RunId;
+      initRunData(id, ['step', 'perf/tokens_per_s']);
+      setSession({ runs: [{ id, label: 'GRPO', state: 'running', step: 0 } as RunView], frameVersion: 0 });
+      const seen = () => {
+        const { runs, frameVersion } = useLab.getState();
+        const r = runs[0];
+        return { frameVersion, step: r.step, savedStep: r.savedStep, tokensPerS: r.tokensPerS };
+      };
+      pushFrame(id, 1, new Float64Array([1, 250]));
+      expect(seen().frameVersion).toBe(0); // nothing until the tick
+      vi.advanceTimersByTime(0);
+      expect(seen()).toEqual({ frameVersion: 1, step: 1, savedStep: undefined, tokensPerS: 250 });
+      // Three messages in the next 100 ms: none shows before the tick, all in its one commit.
+      pushFrame(id, 2, new Float64Array([2, NaN]));
+      pushStep(id, 3);
+      pushSaved(id, 2);
+      vi.advanceTimersByTime(100);
+      expect(seen().frameVersion).toBe(1);
+      vi.advanceTimersByTime(TICK_MS - 100);
+      expect(seen()).toEqual({ frameVersion: 2, step: 3, savedStep: 2, tokensPerS: 250 });
+      // A step older than the one shown never moves the counter back; a reader may commit at once.
+      pushStep(id, 2);
+      pushSaved(id, 3);
+      flushRunData();
+      expect(seen()).toEqual({ frameVersion: 3, step: 3, savedStep: 3, tokensPerS: 250 });
+      vi.runAllTimers();
+      expect(seen().frameVersion).toBe(3); // the tick then finds nothing left to commit
+      forgetRunData([id]);
+    } finally {
+      vi.useRealTimers();
+      setSession({ runs: [] });
+    }
   });
 });
 

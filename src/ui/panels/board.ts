@@ -19,7 +19,7 @@ import type { SeriesSpec } from './SeriesLayer';
  * The runs as the board needs them (the session's, a link sweep's shown cell, then the imported
  * read-only ones, then an opened result's beside the runs trained here): a new list only when a
  * run, its agents or its markers change,
- * not on every animation frame's step-counter update (the charts re-read frames on their own).
+ * not on every tick's step-counter update (the charts re-read frames on their own).
  */
 export function useBoardRuns(): RunView[] {
   const key = useLab((s) =>

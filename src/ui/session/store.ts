@@ -15,7 +15,7 @@
  * `useLab` reads (a hook, getState, subscribe) and has no setState: a slice's own functions are
  * the only writers, each typed to its slice's fields. The per-step metric history lives in ring
  * buffers outside React (run-data.ts); the store only carries `frameVersion`, bumped at most once
- * per animation frame, so charts know to re-read.
+ * per tick (run-data.ts, TICK_MS), so charts know to re-read.
  */
 import { createStore, useStore } from 'zustand';
 import { DEFAULT_EXPERIMENT } from '../../core/config';
@@ -220,7 +220,7 @@ export interface SessionSlice {
   sweepCells: { file: SweepFile; cells: Cell[]; shown: number } | null;
   /** Speed control: milliseconds every run waits between steps while playing (0 = full speed). */
   paceMs: number;
-  /** Bumped (at most once per animation frame) when any run's ring buffer grew. */
+  /** Bumped (at most once per tick, run-data.ts) when any run's ring buffer grew. */
   frameVersion: number;
   /** Session-level errors (a worker that failed to start, …), shown in role="alert". */
   errors: string[];

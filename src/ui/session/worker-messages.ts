@@ -9,7 +9,16 @@ import { withScheduled } from '../../core/live-schedule';
 import type { FromWorker, RunId } from '../../workers/protocol';
 import { keepMeasurement } from '../backend-cache';
 import { downloadBlob, fileName } from '../export';
-import { initRunData, pushFrame, runData, setRollouts, truncateRunData } from '../run-data';
+import {
+  flushRunData,
+  initRunData,
+  pushFrame,
+  pushSaved,
+  pushStep,
+  runData,
+  setRollouts,
+  truncateRunData,
+} from '../run-data';
 import type { Recorder } from './recorder';
 import type { SessionEvent } from './session-state';
 import { stateUnsaved } from './storage-full';
@@ -93,10 +102,16 @@ export function receive(c: Controller, msg: FromWorker): void {
       return;
     case 'rollouts':
       return setRollouts(id, msg.step, msg.trajectories);
-    case 'state':
+    case 'state': {
+      // A run says its state after every step: only a change of state or message is news now;
+      // the step goes with the next tick's commit (run-data.ts, TICK_MS).
+      const run = useLab.getState().runs.find((r) => r.id === id);
+      if (run && run.state === msg.state && run.message === msg.message) return pushStep(id, msg.step);
+      flushRunData(); // a new state commits with what came before it: a run said done shows its last step and save
       patchRun(id, (r) => ({ state: msg.state, message: msg.message, step: Math.max(r.step, msg.step) }));
       if (msg.state === 'done' || msg.state === 'failed') finishIfAllDone(c);
       return;
+    }
     case 'holding':
     case 'stopped':
     case 'saving':
@@ -120,7 +135,10 @@ export function receive(c: Controller, msg: FromWorker): void {
       return downloadBlob(msg.name, new Blob([msg.bytes], { type: 'application/octet-stream' }));
     case 'saved':
       // No room: the status bar says what is not being saved (storage-full.ts), and the run goes on.
-      if (msg.full) return stateUnsaved(id, msg.step);
+      if (msg.full) {
+        flushRunData(); // its message names every run's saved step: the store's must be current
+        return stateUnsaved(id, msg.step);
+      }
       // Not recording (recording is off, said once, or the session is another tab's now): no state
       // is written, and nothing more to say. Any other failure (the browser closed the states'
       // database, say) turns recording off as one of the page's own would: a run saves after every
@@ -130,7 +148,7 @@ export function receive(c: Controller, msg: FromWorker): void {
       stateUnsaved(id, null);
       recorder.askToKeep(); // a session worth keeping: ask the browser once to keep the site's storage
       // The state carries the frames the page had not stored (carried-frames.ts): a reload resumes here.
-      return patchRun(id, { savedStep: msg.step });
+      return pushSaved(id, msg.step); // with the next tick's commit
     case 'error':
       return fail(id, msg.message);
     default: {
