@@ -102,10 +102,10 @@ export function clearRunData(keep: readonly RunId[] = []): void {
  * Least time between two commits of run data. Every commit re-renders the status bar and
  * whatever follows a run's step, and the page then lays out, paints and rasters: several ms of
  * the main thread and the compositor's threads each time. At one commit per animation frame the
- * default experiment's two runs (three messages a step each, about seven steps a second) made some
- * 30 a second, and on two cores that CPU came out of the runs' own: a tick of 250 ms took a run
- * step from 153–167 ms of the browser's CPU to 123–133, and the step from 187–212 ms to 145–155
- * (docs/figures.md#the-page-while-two-runs-train). A counter read four times a second reads as live.
+ * default experiment's two runs (three messages a step each, about seven steps a second) changed the
+ * page in some 30 frames a second, and on two cores that CPU comes out of the runs' own: at 250 ms
+ * the page's main thread takes 5–10 ms less per run step (docs/figures.md#the-page-while-two-runs-train).
+ * A counter read four times a second still reads as live.
  */
 export const TICK_MS = 250;
 
