@@ -255,6 +255,27 @@ describe('chart board', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('a chart is one keyboard stop past its buttons: Tab from SVG lands on the plot, which reads a step', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await trainTo(lab, 2);
+    const figure = page.locator('figure[aria-label="Reward"]');
+    await figure.locator('.series-layer > rect').waitFor(); // drawn at the chart's turn
+    await figure.getByRole('button', { name: 'Download Reward as SVG' }).focus();
+    await page.keyboard.press('Tab');
+    // recharts' accessibility layer made its <svg> a stop first: role="application", no name, and
+    // arrows there read nothing (the page draws its own hover, SeriesLayer).
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Reward: the arrow keys read the values step by step',
+    );
+    expect(await figure.locator('[role="application"], svg[tabindex]').count()).toBe(0);
+    await expect
+      .poll(() => figure.getByTestId('chart-reading').textContent())
+      .toMatch(new RegExp(`^step \\d+: ${RUNS.map((r) => `${r} −?\\d`).join('.*, ')}`));
+    expect(lab.errors).toEqual([]);
+  });
+
   it('narrow and wide windows: no sideways scroll, a short sticky header, charts first at 800 px, titles whole', async () => {
     lab = await openLab(TINY);
     const { page } = lab;

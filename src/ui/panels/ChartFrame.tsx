@@ -69,7 +69,10 @@ export const ChartFrame = memo(function ChartFrame({
   // its effect's measure, outside the chart pump's transition, in one unsliced task (~25 ms).
   return (
     <ResponsiveContainer width="100%" height={170} initialDimension={{ width, height: 170 }}>
-      <ComposedChart margin={MARGIN}>
+      {/* accessibilityLayer off: recharts' made the <svg> a tab stop (role="application", no name)
+          whose arrow keys drive recharts' tooltip, which the page does not draw; the keyboard's
+          stop is SeriesLayer's plot, right after it. */}
+      <ComposedChart margin={MARGIN} accessibilityLayer={false}>
         {GRID}
         {/* interval={0}: the (few, round) ticks as given; recharts' default interval measures
             every tick label in the DOM on each redraw, a forced layout per tick. */}
