@@ -1,9 +1,9 @@
 /**
  * High-frequency run data kept outside React state (zustand "transient updates"): per run, the
  * frame key table, a bounded ring of metric frames and the latest inspected rollouts. Frames are
- * pushed as they arrive; React hears about them, and about the steps of `state` and `saved`
- * messages, through one store commit per tick (frameVersion, the runs' step counters and saved
- * steps), never one per message.
+ * held as they arrive and go into the rings at the next tick, with one store commit
+ * (frameVersion, the runs' step counters and saved steps, the steps of their `state` and `saved`
+ * messages), never one per message: the counters, the charts and every reader of the rings agree.
  */
 import { MAX_STEPS } from '../core/config-names';
 import { FrameCodec } from '../core/frame';
@@ -36,6 +36,7 @@ const data = new Map<RunId, RunData>();
 export const runData = (id: RunId): RunData | undefined => data.get(id);
 
 export function initRunData(id: RunId, keys: string[]): void {
+  pending.get(id)?.frames.splice(0); // held for the run's old key table
   const codec = new FrameCodec(keys);
   data.set(id, {
     codec,
@@ -81,19 +82,24 @@ export function framesOf(id: RunId): Float64Array[] {
 export function truncateRunData(id: RunId, fromStep: number): void {
   const d = data.get(id);
   if (!d) return;
+  const held = (pending.get(id)?.frames ?? []).filter((f) => f.step < fromStep);
   const frames = framesOf(id).filter((f) => !(f[d.stepCol] >= fromStep));
   restoreRunData(id, [...d.codec.keys], frames);
+  pending.get(id)?.frames.push(...held);
 }
 
 /** Forgets these runs' data (imported runs taken off the charts). */
 export function forgetRunData(ids: readonly RunId[]): void {
-  for (const id of ids) data.delete(id);
+  for (const id of ids) {
+    data.delete(id);
+    pending.delete(id);
+  }
 }
 
 /** Forgets every run's data but `keep`'s. */
 export function clearRunData(keep: readonly RunId[] = []): void {
   for (const id of data.keys()) if (!keep.includes(id)) data.delete(id);
-  pending.clear();
+  for (const id of pending.keys()) if (!keep.includes(id)) pending.delete(id);
 }
 
 // ─── frames in, one commit per tick out ──────────────────────────────────────
@@ -109,8 +115,9 @@ export function clearRunData(keep: readonly RunId[] = []): void {
  */
 export const TICK_MS = 250;
 
-/** Per run: what came since the last commit (the newest step, tokens/s, rollouts step, saved step). */
+/** Per run: what came since the last commit (its frames, the newest step, tokens/s, rollouts step, saved step). */
 interface Pending {
+  frames: { step: number; values: Float64Array }[];
   step: number;
   tokensPerS: number;
   rolloutStep?: number;
@@ -121,19 +128,20 @@ let scheduled = false;
 let lastFlush = -Infinity;
 
 /** Merges `patch` into run `id`'s pending update; the step only moves forward. */
-function note(id: RunId, patch: Partial<Pending>): void {
-  const prev = pending.get(id) ?? { step: -1, tokensPerS: NaN };
-  pending.set(id, { ...prev, ...patch, step: Math.max(prev.step, patch.step ?? -1) });
+function note(id: RunId, patch: Partial<Omit<Pending, 'frames'>>): Pending {
+  const prev = pending.get(id) ?? { frames: [], step: -1, tokensPerS: NaN };
+  const next = { ...prev, ...patch, step: Math.max(prev.step, patch.step ?? -1) };
+  pending.set(id, next);
   schedule();
+  return next;
 }
 
 export function pushFrame(id: RunId, step: number, values: Float64Array): void {
   const d = data.get(id);
   if (!d || values.length !== d.codec.keys.length) return;
   if (d.stepCol >= 0 && Number.isNaN(values[d.stepCol])) values[d.stepCol] = step;
-  d.ring.push(values);
   const tps = values[d.codec.indexOf('perf/tokens_per_s')];
-  note(id, { step, ...(Number.isFinite(tps) ? { tokensPerS: tps } : {}) });
+  note(id, { step, ...(Number.isFinite(tps) ? { tokensPerS: tps } : {}) }).frames.push({ step, values });
 }
 
 export function setRollouts(id: RunId, step: number, trajectories: InspectedTrajectory[]): void {
@@ -173,6 +181,10 @@ export function flushRunData(): void {
   if (pending.size === 0) return;
   const updates = new Map(pending);
   pending.clear();
+  for (const [id, u] of updates) {
+    const d = data.get(id);
+    for (const f of u.frames) if (d && f.values.length === d.codec.keys.length) d.ring.push(f.values);
+  }
   setSession((s) => ({
     frameVersion: s.frameVersion + 1,
     runs: s.runs.map((r): RunView => {

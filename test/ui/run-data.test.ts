@@ -91,8 +91,10 @@ describe('run data reaches React once per tick', () => {
       pushSaved(id, 2);
       vi.advanceTimersByTime(100);
       expect(seen().frameVersion).toBe(1);
+      expect(lastStep([id])).toBe(1); // the charts' rings hold step 2 back too
       vi.advanceTimersByTime(TICK_MS - 100);
       expect(seen()).toEqual({ frameVersion: 2, step: 3, savedStep: 2, tokensPerS: 250 });
+      expect(lastStep([id])).toBe(2);
       // A step older than the one shown never moves the counter back; a reader may commit at once.
       pushStep(id, 2);
       pushSaved(id, 3);
@@ -121,8 +123,11 @@ describe('an empty chart’s question: has a run something to draw?', () => {
     expect(watch([id], 'loss')).toBe(true);
     expect(watch([id], 'loss', true)).toBe(false); // a log scale draws no value ≤ 0
     pushFrame(id, 3, new Float64Array([3, 0.5, NaN, -1]));
+    flushRunData(); // frames reach the rings at the tick
     expect(watch([id], 'eval/avg')).toBe(false);
     pushFrame(id, 4, new Float64Array([4, 0.5, 0.25, -1]));
+    expect(watch([id], 'eval/avg')).toBe(false); // held until the tick: the counters do not show it yet
+    flushRunData();
     expect(watch([id], 'eval/avg')).toBe(true);
     expect(watch(['r-none' as RunId, id], 'eval/avg')).toBe(true);
     forgetRunData([id]);
