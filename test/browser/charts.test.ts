@@ -276,6 +276,31 @@ describe('chart board', () => {
     expect(lab.errors).toEqual([]);
   });
 
+  it('a keyboard reading at the newest step follows the runs as the chart redraws; moved off it, it stays', async () => {
+    lab = await openLab(TINY);
+    const { page } = lab;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await trainEnabled(page);
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await waitSteps(lab, (s) => s.every((n) => n >= 3));
+    const figure = page.locator('figure[aria-label="Reward"]');
+    const reading = figure.getByTestId('chart-reading');
+    const readStep = async () => Number(/^step (\d+):/.exec((await reading.textContent()) ?? '')?.[1]);
+    // Focused while the runs train (the focus stays on the plot): it reads the newest step drawn…
+    await figure.locator('.series-layer > rect').focus();
+    await expect.poll(readStep).toBeGreaterThanOrEqual(1);
+    const first = await readStep();
+    // …and the chart's next turns draw later steps, which the reading goes on to.
+    await expect.poll(readStep, { timeout: 30_000 }).toBeGreaterThan(first + 2);
+    // One step back from the end: the reading stays there while the lines grow past it.
+    await page.keyboard.press('ArrowLeft');
+    const held = await readStep();
+    await waitSteps(lab, (s) => s.every((n) => n >= held + 8));
+    await page.waitForTimeout(1500); // the chart's next turn, at most a second away
+    expect(await readStep()).toBe(held);
+    expect(lab.errors).toEqual([]);
+  });
+
   it('narrow and wide windows: no sideways scroll, a short sticky header, charts first at 800 px, titles whole', async () => {
     lab = await openLab(TINY);
     const { page } = lab;

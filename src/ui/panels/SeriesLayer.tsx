@@ -11,7 +11,7 @@
  * the axes, grid and reference lines; this layer reads their scales through recharts' hooks and
  * shares the hovered step through a tiny store of its own.
  */
-import { createContext, memo, useContext, useMemo, useSyncExternalStore } from 'react';
+import { createContext, memo, useContext, useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import type { KeyboardEvent, MouseEvent } from 'react';
 import { createPortal } from 'react-dom';
 import { usePlotArea, useXAxisInverseScale, useXAxisScale, useYAxisScale } from 'recharts';
@@ -176,6 +176,16 @@ export function SeriesLayer({
           }),
     [drawn, active],
   );
+  // A keyboard reading at the newest step follows the newest step as the chart redraws: a chart
+  // focused just as it comes on screen (its lines last drawn when it went off) reads the steps its
+  // next turn draws, and End keeps reading the end while the runs train. Elsewhere the reading stays.
+  const lastSeen = useRef(last);
+  useEffect(() => {
+    const before = lastSeen.current;
+    lastSeen.current = last;
+    if (h?.chart === chart && h.keys && h.step === before && last !== undefined && last !== before)
+      setHover({ step: last, chart, keys: true });
+  }, [last, h, chart]);
   if (!sx || !sy || !area) return null;
 
   const onMove = (e: MouseEvent<SVGRectElement>) => {
