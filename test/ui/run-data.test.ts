@@ -73,6 +73,10 @@ describe('run data reaches React once per tick', () => {
   it("commits a run's frames, steps and saved step together, at most once every TICK_MS", () => {
     vi.useFakeTimers();
     try {
+      // Test files share this module (isolate: false): another's tick may be pending on a real
+      // timer. Commit it now, and let this test's first tick come at once.
+      flushRunData();
+      vi.advanceTimersByTime(TICK_MS);
       const id = 'r-tick' as RunId;
       initRunData(id, ['step', 'perf/tokens_per_s']);
       setSession({ runs: [{ id, label: 'GRPO', state: 'running', step: 0 } as RunView], frameVersion: 0 });
