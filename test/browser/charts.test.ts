@@ -302,9 +302,16 @@ describe('chart board', () => {
   });
 
   it('narrow and wide windows: no sideways scroll, a short sticky header, charts first at 800 px, titles whole', async () => {
+    // Exactly two steps, with Step: What differs, above the charts, grows with the batches it has
+    // read, so a pause that lands a few steps late (the counters are up to a tick behind) moved them down.
     lab = await openLab(TINY);
     const { page } = lab;
-    await trainTo(lab, 2);
+    await trainEnabled(page);
+    for (const n of [1, 2]) {
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await waitSteps(lab, (s) => s.every((x) => x >= n));
+      await runsIn(lab, 'paused');
+    }
     // The backend in plain words; the details (backend name, threads, kernels) on hover.
     expect(await page.locator('.backend-words').textContent()).toMatch(
       /^Running on this computer's CPU \(WebAssembly, \d+ threads?\), test step: \d+ ms$/,
