@@ -85,8 +85,8 @@ describe('training from the page', () => {
     // Pause stops the counters.
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await waitState(lab, 'paused');
-    // A run can say 'paused' before its last step's frame is drawn (frames go to the counters at
-    // the next animation frame): read the counters once each run's state is saved at them.
+    // A run's last save can be answered after it says 'paused' (steps and saves reach the status bar
+    // at the next tick, run-data.ts TICK_MS): read the counters once each run's state is saved at them.
     await savedAtSteps(lab);
     const paused = await steps(lab);
     await page.waitForTimeout(1500);
