@@ -26,7 +26,8 @@ enableRelaxedSimd(); // Node 20: the kernels' fused multiply-add (src/model/kern
 
 const preset = arg('preset', 'small') as ModelPreset;
 await tf.setBackend(arg('backend', 'wasm'));
-setGemmTile(arg('gemm', 'auto') as GemmTile); // --gemm 4x8|3x12|6x8: force the a·b GEMMs' register tile
+const gemm = arg('gemm', 'auto') as GemmTile;
+setGemmTile(gemm); // --gemm 4x8|3x12|6x8: force the a·b GEMMs' register tile
 const cfg = gptConfig(preset, { contextLength: 64 });
 const model = GPT.create(cfg, 1);
 const V = cfg.vocabSize;
@@ -73,7 +74,11 @@ const sorted = [...totals.entries()].sort((a, b) => b[1].ms - a[1].ms);
 const sum = sorted.reduce((a, [, t]) => a + t.ms, 0);
 const rate = (t: { ms: number; flops: number }) => t.flops / t.ms / 1e6; // GFLOP/s
 const kernels = tf.getBackend() === 'wasm' && kernelsFor(tf.backend() as unknown as WasmBackendLike);
-const tile = kernels ? (chosenGemmTile(kernels) ?? 'still timing') : 'none';
+const tile = !kernels
+  ? 'none'
+  : gemm !== 'auto'
+    ? `${gemm}, forced`
+    : (chosenGemmTile(kernels) ?? 'still timing');
 console.log(`train step ${preset}: kernel total ${sum.toFixed(0)} ms (a·b GEMM tile: ${tile})`);
 for (const [name, t] of sorted.slice(0, Number(arg('top', '25')))) {
   const gf = t.flops
