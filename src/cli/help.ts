@@ -12,7 +12,7 @@ export const HELP_SUMMARY = `Agentwise Lab — the page's experiments, headless
 
 Usage: npm run lab -- COMMAND [options]
 
-  train     trains an experiment's runs: --preset ID, or --config <file | URL | hash>
+  train     trains an experiment's runs: --preset ID, --config <file | URL | hash>, or --workflow F
   pretrain  prepares a workflow's base models: --workflow F --out DIR
   sweep     trains the experiment once per cell of a grid of fields: --grid KEY=v1,v2,…
   merge     joins the folders of sweep --shard runs into one sweep folder

@@ -75,19 +75,28 @@ export function fsError(what: string, e: unknown): SessionDirError {
   );
 }
 
+const holdsRun = (out: string) => existsSync(out) && RUN_FILES.some((f) => existsSync(join(out, f)));
+
+/**
+ * Refuses `out` if it already holds a run and `force` is off: checked before the models load, so
+ * the refusal comes first (prepareNewSessionDir checks again when it makes the folder).
+ */
+export function refuseHeldDir(out: string, force: boolean): void {
+  if (force || !holdsRun(out)) return;
+  const resumable = existsSync(join(out, 'config.json')) ? `--resume ${out} goes on with it, ` : '';
+  throw new SessionDirError(
+    `${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): ${resumable}--force moves it aside, or choose another --out`,
+  );
+}
+
 /**
  * Makes `out` ready for a new run (of `lab train`, or runs read in by `lab import`). A folder
  * already holding a run is refused, or with `force` moved aside (never deleted); returns where it went.
  */
 export function prepareNewSessionDir(out: string, force: boolean): string | null {
   let moved: string | null = null;
-  if (existsSync(out) && RUN_FILES.some((f) => existsSync(join(out, f)))) {
-    if (!force) {
-      const resumable = existsSync(join(out, 'config.json')) ? `--resume ${out} goes on with it, ` : '';
-      throw new SessionDirError(
-        `${out} already holds a run (${RUN_FILES.filter((f) => existsSync(join(out, f))).join(', ')}): ${resumable}--force moves it aside, or choose another --out`,
-      );
-    }
+  if (holdsRun(out)) {
+    refuseHeldDir(out, force);
     moved = `${out}.old-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     try {
       renameSync(out, moved);

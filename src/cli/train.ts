@@ -36,6 +36,7 @@ import {
   lockSessionDir,
   MetricsLog,
   prepareNewSessionDir,
+  refuseHeldDir,
   rolloutsPath,
   statePath,
   writeAtomic,
@@ -77,6 +78,7 @@ export async function trainFolder(
   o: FolderOptions,
 ): Promise<{ summaries: RunSummary[]; stopped: boolean }> {
   const { steps } = exp;
+  if (!o.resume) refuseHeldDir(out, o.force); // before a minute of loading, not after
   // auto times candidates only when there is a choice (wasm alone unless a Dawn shim adds webgpu); no cache in Node.
   const report = await selectBackend(tf, o.backend, nodePlatform, { preset: timedPreset(exp) });
   if (!report.backend) throw new UsageError(`--backend ${o.backend}: ${describeReport(report)}`);

@@ -223,6 +223,13 @@ describe('npm run lab -- import', () => {
     );
     expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
     expect(existsSync(join(dir, 'import.json'))).toBe(false);
+    // train refuses it before it picks a backend and loads models (a minute on a big config): after
+    // the memory estimate, the error is all it prints.
+    const train = lab(['train', '--preset', 'sync', '--steps', '1', '--out', dir]);
+    expect(train.status).toBe(1);
+    expect(train.stderr.trim().split('\n').at(-1)).toBe(onto.stderr.trim());
+    expect(train.stderr).not.toContain('backend:');
+    expect(readFileSync(join(dir, 'metrics.jsonl'), 'utf8')).toBe(recorded);
 
     const out = join(dir, 'imported');
     expect(lab(['import', tb, '--out', out]).status).toBe(0);

@@ -367,9 +367,9 @@ describe('npm run lab -- train', () => {
     const help = execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], {
       encoding: 'utf8',
     });
-    // --help is the summary: train's line names its two ways in; help train has the rest (suggest.test.ts).
+    // --help is the summary: train's line names its three ways in; help train has the rest (suggest.test.ts).
     expect(help).toMatch(
-      /^ {2}train +trains an experiment's runs: --preset ID, or --config <file \| URL \| hash>$/m,
+      /^ {2}train +trains an experiment's runs: --preset ID, --config <file \| URL \| hash>, or --workflow F$/m,
     );
   });
 });
