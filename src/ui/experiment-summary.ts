@@ -49,7 +49,7 @@ export function summaryRows(c: Experiment): [string, string][] {
     ],
     [
       'Rollout',
-      `B = ${c.rollout.batchSize} tasks × ${c.rollout.sampling === 'mcts' ? `one search tree of N = ${c.rollout.nodes} nodes` : `G = ${c.rollout.groupSize} rollouts`}, temperature ${c.rollout.temperature}, top-p ${c.rollout.topP}`,
+      `B = ${c.rollout.batchSize} instances × ${c.rollout.sampling === 'mcts' ? `one search tree of N = ${c.rollout.nodes} nodes` : `G = ${c.rollout.groupSize} rollouts`}, temperature ${c.rollout.temperature}, top-p ${c.rollout.topP}`,
     ],
     [
       'Optimizer',

@@ -21,7 +21,7 @@ const samplings = (c: Experiment) => c.runs.map((r) => r.rollout.sampling ?? c.r
 export const FIELDS: readonly { path: string; label: string; shown?: (c: Experiment) => boolean }[] = [
   { path: 'task', label: 'Task' },
   { path: 'models.assignment', label: 'Model assignment' },
-  { path: 'models.preset', label: 'Model preset' },
+  { path: 'models.preset', label: 'Model size' },
   { path: 'rollout.groupSize', label: 'Group size G', shown: (c) => samplings(c).some((s) => s !== 'mcts') },
   { path: 'rollout.nodes', label: 'Tree nodes N', shown: (c) => samplings(c).includes('mcts') },
   { path: 'rollout.batchSize', label: 'Batch size B' },
