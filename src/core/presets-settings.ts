@@ -28,7 +28,7 @@ export const SETTING_PRESETS: readonly Preset[] = [
     id: 'drmas-vs-grpo',
     title: 'GRPO vs Dr. MAS (search)',
     lookFor:
-      'The plain comparison on the search task, not tuned toward a winner. Look for: how little the two part. Over 200 steps, Dr. MAS’s advantages measured 0.93–1.05× GRPO’s scale, correlated 0.89–1.00. Each agent’s amplification has a median of 0.87–0.88, (G − 1)/G: none. An invalid answer’s own penalty means not every row carries its trajectory’s reward, so What differs says amplification does not apply (docs/estimators.md#on-the-default-experiment).',
+      'The plain comparison on the search task, not tuned toward a winner. Look for: how little the two part. Over 200 steps, Dr. MAS’s advantages measured 0.93–1.05× GRPO’s scale, correlated 0.89–1.00. Each agent’s amplification has a median of 0.87–0.88, which is (G − 1)/G = 0.875: no amplification. An invalid answer’s own penalty means not every row carries its trajectory’s reward, so What differs says amplification does not apply (docs/estimators.md#on-the-default-experiment).',
     blurb:
       'Verifier routes to Search or Answer. Where Search rows gather in failures and Answer rows in ' +
       'successes, one global baseline mis-scales both; on the shipped base models they barely do: 61 % of ' +
