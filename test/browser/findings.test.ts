@@ -2,7 +2,8 @@
  * The Findings view in real headless Chromium, on the tiny sync experiment over 2 seeds: the four
  * run instances share a bounded set of workers (the rest wait in a visible queue), and once all
  * are done the page's findings table is exactly what the CLI's pure code (summarize +
- * compareSeeds) computes from the page's own exported metrics: the same numbers as `lab report`.
+ * compareSeeds) computes from the page's own exported metrics: the same numbers as `lab report`;
+ * at 400 px each figure's numbers sit under its name, inside the window.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
@@ -80,6 +81,51 @@ it('Findings: seeds=2 queue for workers, then mean ± CI, paired differences and
   // It names its experiment (no preset's: its runs and task) and its link on every row.
   const source = { experiment: 'GRPO vs Dr. MAS on sync, its settings in the link', link: page.url() };
   expect(readFileSync((await csv.path())!, 'utf8')).toBe(comparisonCsv(compareSeeds(summaries), source));
+
+  // At 400 px each figure is a block: its name across the panel, then its verdict, each run's mean
+  // and the paired difference, each under the name and named by its column, inside the window (the
+  // table was 704 px wide in a 351 px box, the name squeezed to ~70 px, the numbers off to the side).
+  const row = findings.locator('tr[data-figure="eval avg@2"]');
+  const rowLayout = () =>
+    row.evaluate((tr) => {
+      const name = tr.querySelector('th')!.getBoundingClientRect();
+      const cells = [...tr.querySelectorAll('td')].map((td) => {
+        const r = td.getBoundingClientRect();
+        const shown = !['none', 'normal'].includes(getComputedStyle(td, '::before').content);
+        return { top: r.top, right: r.right, label: shown ? td.dataset.label : undefined };
+      });
+      const table = document.querySelector('[data-testid="findings"] .findings-table')!;
+      return {
+        name: { width: name.width, bottom: name.bottom, top: name.top },
+        cells,
+        table: table.getBoundingClientRect().width,
+        box: table.parentElement!.clientWidth,
+        window: document.documentElement.clientWidth,
+      };
+    });
+  await page.setViewportSize({ width: 400, height: 800 });
+  await expect.poll(async () => (await rowLayout()).table).toBeLessThanOrEqual(400);
+  const narrow = await rowLayout();
+  expect(narrow.table, 'table width vs its box at 400 px').toBeLessThanOrEqual(narrow.box + 1);
+  expect(narrow.name.width, "the figure's name across the panel").toBeGreaterThan(300);
+  expect(narrow.cells).toHaveLength(4); // a verdict, two runs' means, a paired difference
+  for (const c of narrow.cells) {
+    expect(c.right, `${c.label} inside the window`).toBeLessThanOrEqual(narrow.window);
+    expect(c.top, `${c.label} under the name`).toBeGreaterThanOrEqual(narrow.name.bottom - 1);
+  }
+  expect(narrow.cells.map((c) => c.label)).toEqual([
+    'verdict: Dr. MAS vs GRPO',
+    'GRPO',
+    'Dr. MAS',
+    'Dr. MAS − GRPO (paired)',
+  ]);
+  // Wide, a table row as before: the numbers beside the name, no label in the cells.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const wide = await rowLayout();
+  for (const c of wide.cells) {
+    expect(c.top, 'a cell beside the name').toBeLessThan(wide.name.bottom - 1);
+    expect(c.label).toBeUndefined();
+  }
   expect(lab.errors).toEqual([]);
 });
 

@@ -2,9 +2,11 @@
  * Findings: with seeds ≥ 2, each run's mean ± 95 % CI over seeds and the paired difference from
  * the first run (same seed, same task stream) with a computed verdict, for the figures the CLI's
  * `lab report` prints. The verdicts lead, each row names its figure in words (the short name, the
- * CSV's, on hover), and the table wraps to fit the main column rather than scroll sideways. The numbers come from the same pure code (src/report/summary.ts, findings.ts)
- * applied to the recorded metric history; they follow training every few seconds, and say how
- * many runs are done, so a provisional table is never mistaken for a final one. Imported runs get
+ * CSV's, on hover), and the table wraps to fit the main column rather than scroll sideways (at 600 px
+ * or less each row is a block, each cell named by its column's data-label). The numbers come from
+ * the same pure code (src/report/summary.ts, findings.ts) applied to the recorded metric history;
+ * they follow training every few seconds, and say how many runs are done, so a provisional table is
+ * never mistaken for a final one. Imported runs get
  * their own table when a group of them has several seeds (read from their names, seedOf).
  */
 import { useDeferredValue, useMemo, useState } from 'react';
@@ -265,17 +267,22 @@ function FindingsTable({
               {f.words}
             </th>
             {f.diffs.map((d, i) => (
-              <td key={`v${i}`} className={VERDICT_CLASS[d.verdict.kind]} data-verdict={d.verdict.kind}>
+              <td
+                key={`v${i}`}
+                className={VERDICT_CLASS[d.verdict.kind]}
+                data-verdict={d.verdict.kind}
+                data-label={`verdict: ${later[i]} vs ${c.runs[0]}`}
+              >
                 {minusSigns(d.verdict.text)}
               </td>
             ))}
             {f.runs.map((x, i) => (
-              <td key={i} className="num">
+              <td key={i} className="num" data-label={c.runs[i]}>
                 {minusSigns(pm(x))}
               </td>
             ))}
             {f.diffs.map((d, i) => (
-              <td key={`d${i}`} className="num">
+              <td key={`d${i}`} className="num" data-label={`${later[i]} − ${c.runs[0]} (paired)`}>
                 {minusSigns(pm(d))}
               </td>
             ))}

@@ -88,7 +88,13 @@ export function Reproduced() {
               {f.words}
             </th>
             {f.runs.map((r) => (
-              <td key={r.run} data-run={r.run} data-kind={r.kind} className={KIND_CLASS[r.kind]}>
+              <td
+                key={r.run}
+                data-run={r.run}
+                data-kind={r.kind}
+                className={KIND_CLASS[r.kind]}
+                data-label={`${r.run}: opened · here · verdict`}
+              >
                 <span className="num" data-opened-mean={r.opened.mean}>
                   {openedText(r.opened)}
                 </span>{' '}
