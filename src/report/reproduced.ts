@@ -2,11 +2,44 @@
  * Reproduced?: an opened result's runs against the same experiment trained here
  * (docs/sharing.md#train-it-here). For each figure Findings reports (findings.ts figurePicks) and
  * each run, whether the local run's mean over its seeds lies within the opened run's seed spread,
- * and whether every seed came out bit for bit the same. Pure: summaries in, rows out.
+ * and whether every seed came out bit for bit the same. Only figures of equal step counts are
+ * compared: a seed here read over other steps than its opened twin is said, never judged. Pure:
+ * summaries in, rows out.
  */
+import { stepsRange } from '../core/step-words';
 import { baseLabel, estimate, figurePicks, formatFixed } from './findings';
 import type { Estimate } from './findings';
 import type { RunSummary } from './summary';
+
+/**
+ * The steps Train it here trains an opened experiment to: the most its opened runs reached
+ * (`reached`, each run's steps done), where that is fewer than its configured `steps` (a result
+ * shared before its runs finished). Why: the opened figures are those of their steps; runs here
+ * trained on to the configured steps would take longer only to be compared over their first steps.
+ * Runs that reached none keep the configured steps (there is nowhere to stop).
+ */
+export function stepsToReproduce(steps: number, reached: readonly number[]): number {
+  const most = Math.max(0, ...reached);
+  return most > 0 && most < steps ? most : steps;
+}
+
+/** Counts of steps in words, "14 steps", "14–15 steps"; "no steps" for none. */
+const countText = (steps: readonly number[]) =>
+  steps.length ? stepsRange(Math.min(...steps), Math.max(...steps)) : 'no steps';
+
+/**
+ * The card's line on steps: how many the opened runs reached and how many the runs here trained
+ * (`here`: each local run's steps done), and over which the figures are compared.
+ */
+export function stepsNote(opened: readonly number[], here: readonly number[]): string {
+  const [o, h] = [countText(opened), countText(here)];
+  if (o === h && new Set(opened).size === 1) return `opened and here: ${o}, compared over all of them`;
+  const over =
+    new Set(opened).size === 1
+      ? `the first ${countText(opened)} of each run here`
+      : 'the first steps of each run here, as many as its opened twin reached';
+  return `opened at ${o}, here ${h}: figures are compared over ${over}, once it has them`;
+}
 
 /**
  * The band an opened run's seeds spread over: the 95 % CI of their mean from 3 seeds on; below 3,
@@ -75,27 +108,41 @@ const band = (s: Spread) =>
 export const openedText = (s: Spread) =>
   s.n > 1 ? `${formatFixed(s.mean)} [${formatFixed(s.lo)}, ${formatFixed(s.hi)}]` : formatFixed(s.mean);
 
-/** One run's figure: the opened seeds' values and the local seeds' (each paired by seed). */
-function judge(
-  run: string,
-  opened: ReadonlyMap<number, number>,
-  local: ReadonlyMap<number, number>,
-): Reproduction {
-  const spread = seedSpread([...opened.values()]);
+/** A seed's figure value and the steps its run was read over. */
+type Seeded = ReadonlyMap<number, { value: number; steps: number }>;
+
+/**
+ * One run's figure: the opened seeds' values and the local seeds' (each paired by seed). A local
+ * seed counts only where it was read over as many steps as its opened twin: a figure of 200 steps
+ * against one of 14 says nothing about reproducing, so such seeds are left out and said.
+ */
+function judge(run: string, opened: Seeded, trained: Seeded): Reproduction {
+  const spread = seedSpread([...opened.values()].map((x) => x.value));
+  const counted = [...trained].filter(([seed, x]) => opened.get(seed)?.steps === x.steps);
+  const uneven = [...trained].filter(([seed, x]) => opened.has(seed) && opened.get(seed)!.steps !== x.steps);
+  const local = new Map(counted.map(([seed, x]) => [seed, x.value]));
   const here = estimate([...local.values()]);
   const of = opened.size;
-  const soFar = local.size < of ? ` (${local.size} of ${of} seeds so far)` : '';
+  const apart = uneven.length ? ` (${uneven.length} more here at other step counts, not compared)` : '';
+  const soFar = `${local.size < of ? ` (${local.size} of ${of} seeds so far)` : ''}${apart}`;
   const row = (kind: Reproduction['kind'], text: string): Reproduction => ({
     ...{ run, opened: spread, local: here },
     ...{ kind, text },
   });
   if (spread.n === 0) return row('undetermined', 'the opened result has no value');
+  if (local.size === 0 && uneven.length > 0) {
+    const steps = (xs: typeof uneven, of: Seeded) => xs.map(([seed]) => of.get(seed)!.steps);
+    return row(
+      'undetermined',
+      `opened at ${countText(steps(uneven, opened))}, here ${countText(steps(uneven, trained))}: figures of different step counts are not compared`,
+    );
+  }
   const paired = [...local].filter(([seed]) => opened.has(seed));
-  if (paired.length > 0 && paired.every(([seed, x]) => same(x, opened.get(seed)!)))
+  if (paired.length > 0 && paired.every(([seed, x]) => same(x, opened.get(seed)!.value)))
     return row(
       'exact',
-      soFar
-        ? `identical bit for bit on ${local.size} of ${of} seeds so far`
+      local.size < of
+        ? `identical bit for bit on ${local.size} of ${of} seeds so far${apart}`
         : of === 1
           ? 'identical bit for bit on its one seed'
           : `identical bit for bit on all ${of} seeds`,
@@ -112,7 +159,8 @@ function judge(
 
 /**
  * Each figure of the opened runs (`opened`, every run × seed of the result) against the local runs
- * trained here (`local`, those of them done so far): runs paired by label, seeds by seed.
+ * trained here (`local`, those of them done so far, each read over as many steps as its opened
+ * twin where it trained more: the page's Reproduced? card): runs paired by label, seeds by seed.
  */
 export function reproduced(opened: readonly RunSummary[], local: readonly RunSummary[]): ReproducedFigure[] {
   const runs = [...new Set(opened.map((s) => baseLabel(s.run)))];
@@ -124,8 +172,8 @@ export function reproduced(opened: readonly RunSummary[], local: readonly RunSum
     runs: runs.map((run) =>
       judge(
         run,
-        new Map(of(opened, run).map((s) => [s.seed, pick(s)])),
-        new Map(of(local, run).map((s) => [s.seed, pick(s)])),
+        new Map(of(opened, run).map((s) => [s.seed, { value: pick(s), steps: s.steps }])),
+        new Map(of(local, run).map((s) => [s.seed, { value: pick(s), steps: s.steps }])),
       ),
     ),
   }));

@@ -121,7 +121,9 @@ describe('Train it here beside an opened result', () => {
     const card = l.page.getByTestId('reproduced');
     await expect
       .poll(() => text(l, 'reproduced-status'))
-      .toMatch(/^All 4 repeats \(2 runs × 2 seeds\) trained here done/);
+      .toMatch(
+        /^All 4 repeats \(2 runs × 2 seeds\) trained here to their opened twins’ steps · opened and here: 3 steps, compared over all of them/,
+      );
     const rows = card.locator('tbody tr');
     expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-figure')))).toEqual(
       findings.figures.map((f) => f.name),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { folderResult } from '../../src/cli/bundle';
 import { estimate, figurePicks, t975 } from '../../src/report/findings';
-import { openedText, reproduced, seedSpread } from '../../src/report/reproduced';
+import { openedText, reproduced, seedSpread, stepsNote, stepsToReproduce } from '../../src/report/reproduced';
 import { summariesOf } from '../../src/report/result-make';
 import type { RunSummary } from '../../src/report/summary';
 import { cli } from '../cli/map-sweep';
@@ -13,14 +13,25 @@ import { cli } from '../cli/map-sweep';
 const LINK =
   'v=1&task=sync&rollout.batchSize=1&rollout.groupSize=2&eval.every=2&eval.questions=2&eval.k=2&seeds=3';
 
-/** The summaries of a folder `lab train` writes, as a result bundled of it holds them. */
-function trained(): RunSummary[] {
+/** What a folder `lab train` writes for `steps` steps, bundled as a result. */
+function trainedBody(steps: number) {
   const dir = join(mkdtempSync(join(tmpdir(), 'agentwise-repro-')), 'run');
-  const r = cli(['train', '--config', LINK, '--steps', '3', '--out', dir, '--quiet']);
+  const r = cli(['train', '--config', LINK, '--steps', String(steps), '--out', dir, '--quiet']);
   expect(r.status, r.stderr).toBe(0);
-  const body = folderResult(dir);
-  return summariesOf(body.experiments[0].experiment, body.runs);
+  return folderResult(dir);
 }
+
+/**
+ * A result's run summaries; with `shared`, of its runs' first `shared` steps only, as a result
+ * shared before its runs finished holds them (Share result writes the frames recorded so far).
+ */
+function summaries(body: ReturnType<typeof trainedBody>, shared = Infinity): RunSummary[] {
+  const runs = body.runs.map((run) => ({ ...run, frames: run.frames.slice(0, shared) }));
+  return summariesOf(body.experiments[0].experiment, runs);
+}
+
+/** The summaries of a folder `lab train` writes, as a result bundled of it holds them. */
+const trained = (steps = 3): RunSummary[] => summaries(trainedBody(steps));
 
 describe('seed spread', () => {
   it('is the 95 % CI of the mean from 3 seeds on, and the min–max below', () => {
@@ -189,5 +200,86 @@ describe('Reproduced? on runs the CLI trained', () => {
       ['undetermined', 'not trained here yet'],
       ['undetermined', 'not trained here yet'],
     ]);
+  });
+});
+
+describe('Reproduced? of a result shared before its runs finished', () => {
+  // Opened: a 6-step experiment shared after 3 of its steps. Here: those 6 steps trained whole
+  // (a run trained to the configured steps), and the experiment retrained to the 3 reached.
+  let partial: RunSummary[];
+  let whole: RunSummary[];
+  let retrained: RunSummary[];
+  beforeAll(() => {
+    const six = trainedBody(6);
+    partial = summaries(six, 3);
+    whole = summaries(six);
+    retrained = trained(3);
+  }, 300_000);
+
+  it('Train it here trains to the steps the opened runs reached, not the configured ones', () => {
+    expect(partial.map((s) => s.steps)).toEqual([3, 3, 3, 3, 3, 3]);
+    expect(
+      stepsToReproduce(
+        6,
+        partial.map((s) => s.steps),
+      ),
+    ).toBe(3);
+    // Runs that stood a step apart when shared: the most of them, so every run has its steps here.
+    expect(stepsToReproduce(200, [14, 15, 14])).toBe(15);
+    // Finished, or nothing to stop at: the configured steps.
+    expect(stepsToReproduce(6, [6, 6])).toBe(6);
+    expect(stepsToReproduce(6, [])).toBe(6);
+    expect(stepsToReproduce(6, [0, 0])).toBe(6);
+  });
+
+  it('retrained to its own 3 steps, every figure is reproduced exactly', () => {
+    const figures = reproduced(partial, retrained);
+    expect(figures.length).toBeGreaterThan(5);
+    for (const f of figures)
+      for (const r of f.runs)
+        expect([f.name, r.run, r.kind, r.text]).toEqual(
+          r.opened.n === 0
+            ? [f.name, r.run, 'undetermined', 'the opened result has no value']
+            : [f.name, r.run, 'exact', 'identical bit for bit on all 3 seeds'],
+        );
+    const reward = figures.find((f) => f.name === 'reward (last 10)')!.runs[0];
+    expect(reward.local.mean).toBe(
+      estimate(partial.filter((s) => s.run.startsWith('GRPO')).map((s) => s.finalReward)).mean,
+    );
+  });
+
+  it('runs here of 6 steps against opened ones of 3 are not compared, and say so', () => {
+    const figures = reproduced(partial, whole);
+    const reward = figures.find((f) => f.name === 'reward (last 10)')!;
+    // Real numbers that differ: the last-10 mean over 6 steps is not the one over 3.
+    expect(reward.runs[0].opened.mean).not.toBe(
+      estimate(whole.filter((s) => s.run.startsWith('GRPO')).map((s) => s.finalReward)).mean,
+    );
+    for (const f of figures)
+      for (const r of f.runs) {
+        expect(r.kind, `${f.name} ${r.run}`).toBe('undetermined');
+        if (r.opened.n > 0)
+          expect(r.text).toBe(
+            'opened at 3 steps, here 6 steps: figures of different step counts are not compared',
+          );
+        expect(r.local.n).toBe(0);
+      }
+    // One seed here at the opened steps, the others further: judged on the one, the others said.
+    const mixed = [...whole.filter((s) => s.seed > 0), ...retrained.filter((s) => s.seed === 0)];
+    const grpo = reproduced(partial, mixed).find((f) => f.name === 'reward (last 10)')!.runs[0];
+    expect([grpo.kind, grpo.text]).toEqual([
+      'exact',
+      'identical bit for bit on 1 of 3 seeds so far (2 more here at other step counts, not compared)',
+    ]);
+  });
+
+  it('the card’s line on steps says what is compared over what', () => {
+    expect(stepsNote([3, 3], [3, 3])).toBe('opened and here: 3 steps, compared over all of them');
+    expect(stepsNote([14, 14], [200, 200])).toBe(
+      'opened at 14 steps, here 200 steps: figures are compared over the first 14 steps of each run here, once it has them',
+    );
+    expect(stepsNote([14, 15], [9, 10])).toBe(
+      'opened at 14–15 steps, here 9–10 steps: figures are compared over the first steps of each run here, as many as its opened twin reached, once it has them',
+    );
   });
 });

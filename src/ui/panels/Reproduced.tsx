@@ -1,20 +1,23 @@
 /**
  * Reproduced?: beside an opened result trained here (Train it here, docs/sharing.md#train-it-here),
  * per figure Findings reports and per run, whether the local run's mean over its seeds lies within
- * the opened run's seed spread, or came out bit for bit the same (src/report/reproduced.ts). Only
- * runs done here count: a run still training would be judged on its first steps. It follows
- * training every few seconds, as Findings does.
+ * the opened run's seed spread, or came out bit for bit the same (src/report/reproduced.ts). A run
+ * here counts once it has the steps its opened twin reached, and is read over those first steps:
+ * one with fewer would be judged on its first steps, one with more (Continue) on later ones. It
+ * follows training every few seconds, as Findings does.
  */
 import { useMemo } from 'react';
-import { formatFixed } from '../../report/findings';
-import { openedText, REPRODUCED_WORDS, reproduced } from '../../report/reproduced';
+import { baseLabel, formatFixed } from '../../report/findings';
+import { openedText, REPRODUCED_WORDS, reproduced, stepsNote } from '../../report/reproduced';
 import type { Reproduction } from '../../report/reproduced';
-import { REWARD_TAIL } from '../../report/summary';
+import { REWARD_TAIL, summarize, summaryKeys } from '../../report/summary';
+import type { RunSummary } from '../../report/summary';
+import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../session/store';
 import { repeatsText } from '../repeat-words';
-import type { LabState } from '../session/store';
+import type { LabState, RunView } from '../session/store';
 import { useThrottledLab } from '../throttled';
-import { FigureTable, summaries } from './Findings';
+import { FigureTable } from './Findings';
 
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
@@ -26,24 +29,50 @@ const KIND_CLASS: Record<Reproduction['kind'], string> = {
   undetermined: 'muted',
 };
 
-/** The runs done here, summarized as Findings summarizes them. */
-function doneHere(s: LabState) {
-  const done = new Set(
-    boardRuns(s)
-      .filter((r) => r.state === 'done')
-      .map((r) => r.id),
-  );
-  const runs = boardRuns(s);
-  return summaries(s, REWARD_TAIL).filter((_, i) => done.has(runs[i].id));
+/** The steps each opened repeat reached, by its run and seed. */
+function twinSteps(opened: readonly RunSummary[]): (r: RunView) => number | undefined {
+  const steps = new Map(opened.map((o) => [`${baseLabel(o.run)} ${o.seed}`, o.steps]));
+  return (r) => steps.get(`${baseLabel(r.label)} ${r.seed}`);
+}
+
+/** The repeats here to compare: each with its opened twin's steps, or done short of them. */
+const comparable = (r: RunView, steps: number | undefined) =>
+  steps !== undefined && (r.step >= steps || r.state === 'done');
+
+/**
+ * The repeats here summarized as Findings summarizes them, each over as many first steps as its
+ * opened twin reached (a run done short of them whole, so the card says its counts differ).
+ */
+function readHere(s: LabState, opened: readonly RunSummary[]): RunSummary[] {
+  const k = boardConfig(s).eval.k;
+  const twin = twinSteps(opened);
+  return boardRuns(s).flatMap((r) => {
+    const steps = twin(r);
+    if (!comparable(r, steps)) return [];
+    const history = historyOf(r.id, summaryKeys(r.agents, k)).slice(0, steps);
+    return [summarize(r.label, r.seed, history, r.agents, k, REWARD_TAIL)];
+  });
 }
 
 export function Reproduced() {
   const compared = useLab((s) => s.compared);
   const version = useThrottledLab(versionOf, null, FOLLOW_MS);
-  const doneKey = useLab((s) =>
-    boardRuns(s)
-      .filter((r) => r.state === 'done')
+  const readyKey = useLab((s) => {
+    const twin = twinSteps(s.compared?.summaries ?? []);
+    return boardRuns(s)
+      .filter((r) => comparable(r, twin(r)))
       .map((r) => r.id)
+      .join(',');
+  });
+  // A repeat done short of its twin's steps is compared (to say so) but has not reached them.
+  const ready = useLab((s) => {
+    const twin = twinSteps(s.compared?.summaries ?? []);
+    return boardRuns(s).filter((r) => r.step >= (twin(r) ?? Infinity)).length;
+  });
+  // Each repeat's steps done here, for the line on steps.
+  const hereKey = useLab((s) =>
+    boardRuns(s)
+      .map((r) => r.step)
       .join(','),
   );
   const total = useLab((s) => boardRuns(s).length);
@@ -51,11 +80,11 @@ export function Reproduced() {
   const seeds = useLab((s) => boardConfig(s).seeds);
   const figures = useMemo(() => {
     void version;
-    void doneKey;
-    return compared ? reproduced(compared.summaries, doneHere(useLab.getState())) : [];
-  }, [compared, version, doneKey]);
+    void readyKey;
+    return compared ? reproduced(compared.summaries, readHere(useLab.getState(), compared.summaries)) : [];
+  }, [compared, version, readyKey]);
   if (!compared) return null;
-  const done = doneKey ? doneKey.split(',').length : 0;
+  const here = hereKey ? hereKey.split(',').map(Number) : [];
   const runs = figures[0]?.runs.map((r) => r.run) ?? [];
   return (
     <section className="panel findings" aria-labelledby="reproduced-title" data-testid="reproduced">
@@ -64,9 +93,16 @@ export function Reproduced() {
         testId="reproduced-status"
         status={
           <>
-            {done === total
-              ? `All ${repeatsText(total, runCount, seeds)} trained here done`
-              : `${done} of ${repeatsText(total, runCount, seeds)} done here`}{' '}
+            {ready === total
+              ? `All ${repeatsText(total, runCount, seeds)} trained here to their opened twins’ steps`
+              : `${ready} of ${repeatsText(total, runCount, seeds)} trained here to their opened twins’ steps`}{' '}
+            ·{' '}
+            <span data-testid="reproduced-steps">
+              {stepsNote(
+                compared.summaries.map((o) => o.steps),
+                here,
+              )}
+            </span>{' '}
             · each run&rsquo;s mean here against {compared.result.name}&rsquo;s seed spread: the 95 % CI of
             its mean over seeds from 3 seeds on, its min–max below 3; &ldquo;reproduced exactly&rdquo; where
             every seed came out bit for bit the same.
