@@ -35,7 +35,10 @@ import { WhatDiffers } from './panels/WhatDiffers';
 import { WorkflowPanel, WorkflowWanted } from './panels/WorkflowPanel';
 import { runsTitle } from './config-edit';
 import type { EmbedView } from '../report/result-link';
-import { dismissError, setBackend, useLab } from './session/store';
+import { boardConfig, boardRuns, dismissError, setBackend, useLab } from './session/store';
+import type { LabState } from './session/store';
+import { stepsToReproduce } from '../report/reproduced';
+import { stepsCount } from '../core/step-words';
 import { shareLink } from './url-sync';
 import { machineWord, madeFromText, madeHere, shortCommit, utcText, utcTime } from './opened-words';
 
@@ -80,6 +83,19 @@ function UrlNote() {
 }
 
 /**
+ * The experiment's steps as the opened result holds them (the board's cell of a sweep), and the
+ * steps Train it here trains to (fewer where its runs stopped short: stepsToReproduce), before
+ * Train it here and beside the runs trained here. Numbers, so the selectors stay stable.
+ */
+const configuredSteps = (s: LabState) =>
+  s.opened ? boardConfig(s).steps : (s.compared?.configuredSteps ?? 0);
+const stepsToTrain = (s: LabState) =>
+  stepsToReproduce(
+    configuredSteps(s),
+    (s.opened ? boardRuns(s) : (s.compared?.runs ?? [])).map((r) => r.step),
+  );
+
+/**
  * An opened result says where and when it ran, and that it was trained in this browser only when
  * it knows (its session is one stored here: madeHere); Train it here trains its experiment on this
  * machine beside it (docs/sharing.md#train-it-here). Beside a session trained here, it says which
@@ -99,7 +115,12 @@ function OpenedBanner() {
   // Train it here is Train for the result's experiment: Train's own reasons keep it off too.
   const blocked = useLab((s) => (s.opened ? trainHereBlockers(s).join('; ') : ''));
   const sessions = useLab((s) => s.pastSessions);
+  const configured = useLab(configuredSteps);
+  const trainTo = useLab(stepsToTrain);
   if (!opened) return null;
+  // Shared before its runs finished: say it trains to where they stopped, and why.
+  const short = trainTo < configured;
+  const stopped = `its runs stopped after ${trainTo} of its experiment’s ${stepsCount(configured)} (shared before they finished)`;
   const here = madeHere(opened.made, sessions);
   const from = here ? null : madeFromText(opened.made.from);
   const off = opened.cannotTrain ?? (blocked || null);
@@ -122,6 +143,11 @@ function OpenedBanner() {
       {shown
         ? 'Opened read-only: Reset clears it.'
         : 'Its runs are the thin, light lines, each beside its twin trained here (solid); Reset clears both.'}{' '}
+      {!shown && short && (
+        <span data-testid="opened-stopped">
+          Train it here trains to {stepsCount(trainTo)}: {stopped}.{' '}
+        </span>
+      )}
       Made by {opened.made.by === 'page' ? 'the page' : opened.made.by}
       {from && ` from ${from}`} on {utcText(opened.made.at)}; SHA-256{' '}
       <code title={opened.sha256}>{opened.sha256.slice(0, 16)}…</code>
@@ -142,8 +168,15 @@ function OpenedBanner() {
           ) : (
             <span className="muted">
               trains {sweepCell === null ? 'its experiment' : `the cell on screen (${sweepCell})`} on this
-              machine, recorded as a new session, its runs drawn beside these; Reproduced? says per figure
-              whether they agree
+              machine
+              {short && (
+                <span data-testid="opened-stopped">
+                  {' '}
+                  to {stepsCount(trainTo)}, as {stopped}
+                </span>
+              )}
+              , recorded as a new session, its runs drawn beside these; Reproduced? says per figure whether
+              they agree
             </span>
           )}
         </div>

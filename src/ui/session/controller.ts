@@ -32,6 +32,7 @@ import type { SessionOptions } from '../../workers/run-start';
 import { loadMeasurements } from '../backend-cache';
 import type { Result } from '../../report/result-format';
 import { summariesOf } from '../../report/result-make';
+import { stepsToReproduce } from '../../report/reproduced';
 import { clearRunData, forgetRunData } from '../run-data';
 import { threadChoice } from '../thread-setting';
 import { keeping, newRunView, planSweep, waitingState } from './controller-start';
@@ -122,7 +123,8 @@ export class SessionController {
    * Train it here (docs/sharing.md#train-it-here): the opened result's experiment (a sweep's:
    * the cell on screen) trains on this machine as a session recorded like any other, while the
    * opened runs of that experiment stay on screen beside it, read-only (the store's `compared`),
-   * for the Reproduced? card.
+   * for the Reproduced? card. A result shared before its runs finished trains to the steps they
+   * reached, its experiment's steps set so (the link and the status bar say what trains).
    */
   trainHere(): void {
     const { opened, runs, sweepCells } = useLab.getState();
@@ -131,16 +133,24 @@ export class SessionController {
     const cell = sweepCells?.shown ?? 0;
     const experiment = result.body.experiments[cell].experiment!;
     const mine = (i: number) => result.body.runs[i].experiment === cell;
+    // Without their cell: beside the runs trained here they are one experiment's, not a sweep's.
+    const beside = runs
+      .filter((_, i) => mine(i))
+      .map(({ cell: _, ...r }): RunView => ({ ...r, opened: true }));
     const compared = {
       result: opened,
-      // Without their cell: beside the runs trained here they are one experiment's, not a sweep's.
-      runs: runs.filter((_, i) => mine(i)).map(({ cell: _, ...r }): RunView => ({ ...r, opened: true })),
+      runs: beside,
       summaries: summariesOf(
         experiment,
         result.body.runs.filter((_, i) => mine(i)),
       ),
+      configuredSteps: experiment.steps,
     };
-    chooseConfig(experiment); // as it came, whatever was edited since
+    const steps = stepsToReproduce(
+      experiment.steps,
+      beside.map((r) => r.step),
+    );
+    chooseConfig({ ...experiment, steps }); // as it came, whatever was edited since
     setSession({ compared });
     this.clear('reset'); // the opened runs' frames stay in run-data: clear keeps compared's
     this.play();

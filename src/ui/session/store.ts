@@ -240,9 +240,16 @@ export interface SessionSlice {
   opened: OpenedResult | null;
   /**
    * Train it here: the opened result's runs, read-only, beside the session trained here from its
-   * experiment, and their summaries for the Reproduced? card; null otherwise.
+   * experiment, and their summaries for the Reproduced? card; null otherwise. `configuredSteps`:
+   * the experiment's steps as the result holds them, where the session here trains fewer (its runs
+   * stopped short of them: reproduced.ts stepsToReproduce), so the page can say why.
    */
-  compared: { result: OpenedResult; runs: RunView[]; summaries: RunSummary[] } | null;
+  compared: {
+    result: OpenedResult;
+    runs: RunView[];
+    summaries: RunSummary[];
+    configuredSteps: number;
+  } | null;
 }
 
 /** What the page says of an opened result: its file, content hash, maker and the machine it ran on. */

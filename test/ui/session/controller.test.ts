@@ -214,6 +214,30 @@ describe('Train it here beside an opened result', () => {
     expect(opened.map((r) => runData(r.id))).toEqual([undefined, undefined, undefined, undefined]);
   });
 
+  it('a result shared before its runs finished trains to the steps they reached, its experiment saying so', async () => {
+    const { controller, workers } = fresh();
+    made = [controller];
+    // The 12-step experiment shared after 5 of its steps (Share result writes the frames so far).
+    const body = smallBody();
+    const runs = body.runs.map((r) => ({ ...r, frames: r.frames.slice(0, 5), rollouts: [] }));
+    controller.openResult(readResult(writeResult({ ...body, runs })), 'partial.lab.json.gz');
+    expect(useLab.getState().config.steps).toBe(12);
+    expect(useLab.getState().runs.map((r) => r.step)).toEqual([5, 5, 5, 5]);
+
+    controller.trainHere();
+    await settle();
+    const s = useLab.getState();
+    expect(state()).toBe('training');
+    // 5 steps, as far as its runs went; the experiment's own 12 kept to say why.
+    expect(s.config.steps).toBe(5);
+    expect(s.compared?.configuredSteps).toBe(12);
+    expect(s.compared?.summaries.map((x) => x.steps)).toEqual([5, 5, 5, 5]);
+    // Each run worker is told the 5 steps.
+    expect(workers.length).toBeGreaterThan(0);
+    for (const w of workers)
+      expect(w.sent.find((m) => m.type === 'start')).toMatchObject({ config: { steps: 5 } });
+  });
+
   it('an opened sweep trains the cell on screen, beside that cell’s opened runs alone', async () => {
     const { controller } = fresh();
     made = [controller];
