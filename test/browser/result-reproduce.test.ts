@@ -4,7 +4,9 @@
  * a session, and draws each opened run beside its twin trained here (one colour, the opened line
  * thin and light). The same build on the same machine, seeded, trains the same numbers bit for
  * bit, so the Reproduced? card says "reproduced exactly" for every figure with a value, and its
- * opened numbers are the file's Findings'.
+ * opened numbers are the file's Findings'. A result shared after 2 of its 3 steps (Step twice)
+ * trains to those 2 here, and says so; every figure is reproduced exactly, and still after
+ * Continue, compared over the runs' first 2 steps.
  */
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,9 @@ afterEach(async () => {
 });
 
 const text = async (l: Lab, testId: string) => (await l.page.getByTestId(testId).textContent()) ?? '';
+
+/** Each run's steps done, as its status bar counter says. */
+const stepsDone = async (l: Lab) => (await l.page.getByTestId('step-counter').allTextContents()).map(Number);
 
 describe('Train it here beside an opened result', () => {
   it('trains the experiment here, draws the pairs, and Reproduced? finds every figure reproduced exactly', async () => {
@@ -172,6 +177,70 @@ describe('Train it here beside an opened result', () => {
     await l.page.getByRole('button', { name: 'Reset', exact: true }).click();
     await expect.poll(() => l.page.getByTestId('reproduced').count()).toBe(0);
     expect(await l.page.getByTestId('opened-banner').count()).toBe(0);
+    expect(l.errors).toEqual([]);
+  }, 600_000);
+
+  it('a result shared after 2 of its 3 steps trains to 2 here, and every figure is reproduced exactly', async () => {
+    // One seed: Step steps the runs training at once, and one seed's runs always are (run-start.ts).
+    const link = `${TINY.replace('eval.every=0', 'eval.every=2')}&eval.questions=2&eval.k=2&seed=5&steps=3`;
+    const paused = await openLab(link);
+    labs.push(paused);
+    await trainEnabled(paused.page, 120_000);
+    // Step twice, then Share result: the runs paused after 2 of their 3 steps.
+    for (const n of [1, 2]) {
+      await paused.page.getByRole('button', { name: 'Step', exact: true }).click();
+      await expect.poll(() => stepsDone(paused), { timeout: 60_000 }).toEqual([n, n]);
+      await runsIn(paused, 'paused');
+    }
+    const [download] = Object.values(await downloads(paused, 'Share result', 1));
+    const path = join(mkdtempSync(join(tmpdir(), 'agentwise-repro-')), 'paused.lab.json.gz');
+    copyFileSync(download, path);
+    const { body } = readResult(readFileSync(path));
+    expect(body.experiments[0].experiment!.steps).toBe(3);
+    expect(body.runs.map((r) => r.frames.length)).toEqual([2, 2]);
+    await paused.close();
+    labs.splice(0);
+
+    const l = await openLab();
+    labs.push(l);
+    await trainEnabled(l.page, 120_000);
+    await dropLoose(l, { 'paused.lab.json.gz': path });
+    // Before and after Train it here, the banner says it trains to 2 steps, and why.
+    const why = 'its runs stopped after 2 of its experiment’s 3 steps (shared before they finished)';
+    await expect.poll(() => text(l, 'opened-banner')).toContain(`to 2 steps, as ${why}`);
+    await l.page.getByRole('button', { name: 'Train it here', exact: true }).click();
+    await expect.poll(() => l.page.locator('.run-status').count()).toBe(2);
+    await runsIn(l, 'done', 180_000);
+    expect(await text(l, 'opened-stopped')).toBe(`Train it here trains to 2 steps: ${why}. `);
+    expect(await stepsDone(l)).toEqual([2, 2]);
+
+    const cellKinds = () =>
+      l.page
+        .getByTestId('reproduced')
+        .locator('tbody td')
+        .evaluateAll((els) => els.map((e) => [e.getAttribute('data-kind'), e.textContent]));
+    const allExact = async () => {
+      const cells = await cellKinds();
+      expect(cells.length).toBe(body.experiments[0].findings.figures.length * 2);
+      for (const [kind, said] of cells) expect(kind, said!).toBe('exact');
+    };
+    await expect
+      .poll(() => text(l, 'reproduced-status'))
+      .toContain(
+        'trained here to their opened twins’ steps · opened and here: 2 steps, compared over all of them',
+      );
+    await allExact();
+
+    // Continue: the runs here go on past the opened 2 steps; they are still judged on their first 2.
+    await l.page.getByRole('button', { name: /^Continue for \d+ more steps?$/ }).click();
+    await expect.poll(() => stepsDone(l), { timeout: 60_000 }).toEqual([4, 4]);
+    await runsIn(l, 'done', 180_000);
+    await expect
+      .poll(() => text(l, 'reproduced-steps'))
+      .toMatch(
+        /^opened at 2 steps, here 4 steps: figures are compared over the first 2 steps of each run here/,
+      );
+    await allExact();
     expect(l.errors).toEqual([]);
   }, 600_000);
 });
