@@ -196,6 +196,8 @@ describe('session states', () => {
     expect(await train.isDisabled()).toBe(true);
     expect(await page.getByRole('button', { name: 'Step', exact: true }).isDisabled()).toBe(true);
     expect(await page.getByTestId('train-reasons').textContent()).toBe('Group size G must be at most 32');
+    // Hovered, Train says why it is off, not what it would do.
+    expect(await train.getAttribute('title')).toBe('Train is off: Group size G must be at most 32');
     // The reason is said once, beside Train; the other places say Train is off and point there.
     expect(await asks()).toEqual({
       status: 'No runs yet. Train is off (why: beside it, at the top).',

@@ -133,13 +133,16 @@ export function Controls() {
         onClick={() => controller.play()}
         disabled={blocked || !canDo(state, 'train')}
         title={
-          state === 'done'
-            ? 'Every run reached its last step: Run again, or Continue for more steps'
-            : state === 'restored'
-              ? "Go on from each run's saved step"
-              : state === 'paused'
-                ? 'Every run goes on training from the step it paused at, in this session'
-                : 'Train every run (creates the workers on first use)'
+          // Hovered while off, it says why (the reasons beside it may be cut to one line).
+          blocked
+            ? trainOffText(reasons)
+            : state === 'done'
+              ? 'Every run reached its last step: Run again, or Continue for more steps'
+              : state === 'restored'
+                ? "Go on from each run's saved step"
+                : state === 'paused'
+                  ? 'Every run goes on training from the step it paused at, in this session'
+                  : 'Train every run (creates the workers on first use)'
         }
       >
         {trainButtonName(state)}
