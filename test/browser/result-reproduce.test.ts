@@ -27,6 +27,25 @@ const text = async (l: Lab, testId: string) => (await l.page.getByTestId(testId)
 /** Each run's steps done, as its status bar counter says. */
 const stepsDone = async (l: Lab) => (await l.page.getByTestId('step-counter').allTextContents()).map(Number);
 
+/** Share result's file and its body, kept past the browser that downloaded it (closing it removes its downloads). */
+async function shareToFile(l: Lab, name: string) {
+  const [download] = Object.values(await downloads(l, 'Share result', 1));
+  const path = join(mkdtempSync(join(tmpdir(), 'agentwise-repro-')), name);
+  copyFileSync(download, path);
+  return { path, body: readResult(readFileSync(path)).body };
+}
+
+/** `before` closed, a fresh profile with the file at `path` dropped on Other tools. */
+async function openElsewhere(before: Lab, name: string, path: string): Promise<Lab> {
+  await before.close();
+  labs.splice(0);
+  const l = await openLab();
+  labs.push(l);
+  await trainEnabled(l.page, 120_000);
+  await dropLoose(l, { [name]: path });
+  return l;
+}
+
 describe('Train it here beside an opened result', () => {
   it('trains the experiment here, draws the pairs, and Reproduced? finds every figure reproduced exactly', async () => {
     // TINY, evaluated at step 2 (a held-out figure to reproduce).
@@ -36,11 +55,7 @@ describe('Train it here beside an opened result', () => {
     await trainEnabled(trained.page, 120_000);
     await trained.page.getByRole('button', { name: 'Train', exact: true }).click();
     await runsIn(trained, 'done', 180_000);
-    const [download] = Object.values(await downloads(trained, 'Share result', 1));
-    // Kept past the browser that downloaded it (closing it removes its downloads).
-    const path = join(mkdtempSync(join(tmpdir(), 'agentwise-repro-')), 'shared.lab.json.gz');
-    copyFileSync(download, path);
-    const { body } = readResult(readFileSync(path));
+    const { path, body } = await shareToFile(trained, 'shared.lab.json.gz');
     const findings = body.experiments[0].findings;
     expect(body.runs.map((r) => [r.label, r.frames.length])).toEqual([
       ['GRPO #0', 3],
@@ -81,13 +96,8 @@ describe('Train it here beside an opened result', () => {
     expect(readResult(readFileSync((await afterReload.path())!)).body.machines).toEqual(body.machines);
     const restored = Object.values(await downloads(trained, 'Share result', 1));
     expect(readResult(readFileSync(restored[0])).body.machines).toEqual(body.machines);
-    await trained.close();
-    labs.splice(0);
 
-    const l = await openLab();
-    labs.push(l);
-    await trainEnabled(l.page, 120_000);
-    await dropLoose(l, { 'shared.lab.json.gz': path });
+    const l = await openElsewhere(trained, 'shared.lab.json.gz', path);
     await expect.poll(() => text(l, 'opened-banner')).toContain('shared.lab.json.gz: trained on');
     await l.page.getByRole('button', { name: 'Train it here', exact: true }).click();
     // The runs trained here: four repeats, each to the file's three steps.
@@ -192,19 +202,11 @@ describe('Train it here beside an opened result', () => {
       await expect.poll(() => stepsDone(paused), { timeout: 60_000 }).toEqual([n, n]);
       await runsIn(paused, 'paused');
     }
-    const [download] = Object.values(await downloads(paused, 'Share result', 1));
-    const path = join(mkdtempSync(join(tmpdir(), 'agentwise-repro-')), 'paused.lab.json.gz');
-    copyFileSync(download, path);
-    const { body } = readResult(readFileSync(path));
+    const { path, body } = await shareToFile(paused, 'paused.lab.json.gz');
     expect(body.experiments[0].experiment!.steps).toBe(3);
     expect(body.runs.map((r) => r.frames.length)).toEqual([2, 2]);
-    await paused.close();
-    labs.splice(0);
 
-    const l = await openLab();
-    labs.push(l);
-    await trainEnabled(l.page, 120_000);
-    await dropLoose(l, { 'paused.lab.json.gz': path });
+    const l = await openElsewhere(paused, 'paused.lab.json.gz', path);
     // Before and after Train it here, the banner says it trains to 2 steps, and why.
     const why = 'its runs stopped after 2 of its experiment’s 3 steps (shared before they finished)';
     await expect.poll(() => text(l, 'opened-banner')).toContain(`to 2 steps, as ${why}`);

@@ -18,6 +18,7 @@ import { REWARD_TAIL, stepSpan, summarize, summaryKeys } from '../../report/summ
 import type { RunSummary } from '../../report/summary';
 import { download, fileName } from '../export';
 import { historyOf } from '../run-data';
+import type { RunId } from '../../workers/protocol';
 import { boardConfig, boardRuns, useLab } from '../session/store';
 import type { LabState } from '../session/store';
 import { useThrottledLab } from '../throttled';
@@ -28,20 +29,29 @@ import { minusSigns } from '../minus-sign';
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
 
+/**
+ * One run's summary from its recorded history, the reward over the last `tail` steps, eval K `k`;
+ * over its first `upTo` steps where given (Reproduced? reads a run as far as its opened twin went).
+ */
+export function runSummary(
+  r: { id: RunId; label: string; seed: number; agents: readonly string[] },
+  k: number,
+  tail: number,
+  upTo?: number,
+): RunSummary {
+  const history = historyOf(r.id, summaryKeys(r.agents, k));
+  return summarize(r.label, r.seed, upTo === undefined ? history : history.slice(0, upTo), r.agents, k, tail);
+}
+
 /** Every run's summary on the board from its recorded history, the reward over the last `tail` steps. */
 export function summaries(s: LabState, tail: number): RunSummary[] {
   const k = boardConfig(s).eval.k;
-  return boardRuns(s).map((r) =>
-    summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail),
-  );
+  return boardRuns(s).map((r) => runSummary(r, k, tail));
 }
 
 /** Every imported run's, with its own agents and eval K (the largest it carries), as `lab report` does. */
 function importedSummaries(s: LabState, tail: number): RunSummary[] {
-  return s.imported.map((r) => {
-    const k = r.evalKs?.at(-1) ?? NaN;
-    return summarize(r.label, r.seed, historyOf(r.id, summaryKeys(r.agents, k)), r.agents, k, tail);
-  });
+  return s.imported.map((r) => runSummary(r, r.evalKs?.at(-1) ?? NaN, tail));
 }
 
 /** Imported runs are compared when a group of them has several seeds (its runs' names ended in one). */
@@ -236,6 +246,9 @@ function FindingsTable({
   children: ReactNode;
 }) {
   const later = c.runs.slice(1);
+  // Each column's name: its head, and at 600 px or less each cell's data-label (the row a block).
+  const verdictHead = (r: string) => `verdict: ${r} vs ${c.runs[0]}`;
+  const pairedHead = (r: string) => `${r} − ${c.runs[0]} (paired)`;
   return (
     <div data-comparison={testId}>
       <FigureTable
@@ -245,7 +258,7 @@ function FindingsTable({
           <>
             {later.map((r) => (
               <th scope="col" key={`v-${r}`}>
-                verdict: {r} vs {c.runs[0]}
+                {verdictHead(r)}
               </th>
             ))}
             {c.runs.map((r) => (
@@ -255,7 +268,7 @@ function FindingsTable({
             ))}
             {later.map((r) => (
               <th scope="col" key={`d-${r}`}>
-                {r} − {c.runs[0]} (paired)
+                {pairedHead(r)}
               </th>
             ))}
           </>
@@ -271,7 +284,7 @@ function FindingsTable({
                 key={`v${i}`}
                 className={VERDICT_CLASS[d.verdict.kind]}
                 data-verdict={d.verdict.kind}
-                data-label={`verdict: ${later[i]} vs ${c.runs[0]}`}
+                data-label={verdictHead(later[i])}
               >
                 {minusSigns(d.verdict.text)}
               </td>
@@ -282,7 +295,7 @@ function FindingsTable({
               </td>
             ))}
             {f.diffs.map((d, i) => (
-              <td key={`d${i}`} className="num" data-label={`${later[i]} − ${c.runs[0]} (paired)`}>
+              <td key={`d${i}`} className="num" data-label={pairedHead(later[i])}>
                 {minusSigns(pm(d))}
               </td>
             ))}

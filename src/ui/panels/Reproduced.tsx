@@ -10,14 +10,13 @@ import { useMemo } from 'react';
 import { baseLabel, formatFixed } from '../../report/findings';
 import { openedText, REPRODUCED_WORDS, reproduced, stepsNote } from '../../report/reproduced';
 import type { Reproduction } from '../../report/reproduced';
-import { REWARD_TAIL, summarize, summaryKeys } from '../../report/summary';
+import { REWARD_TAIL } from '../../report/summary';
 import type { RunSummary } from '../../report/summary';
-import { historyOf } from '../run-data';
 import { boardConfig, boardRuns, useLab } from '../session/store';
 import { repeatsText } from '../repeat-words';
 import type { LabState, RunView } from '../session/store';
 import { useThrottledLab } from '../throttled';
-import { FigureTable } from './Findings';
+import { FigureTable, runSummary } from './Findings';
 
 const FOLLOW_MS = 2000;
 const versionOf = (s: LabState) => s.frameVersion;
@@ -48,11 +47,12 @@ function readHere(s: LabState, opened: readonly RunSummary[]): RunSummary[] {
   const twin = twinSteps(opened);
   return boardRuns(s).flatMap((r) => {
     const steps = twin(r);
-    if (!comparable(r, steps)) return [];
-    const history = historyOf(r.id, summaryKeys(r.agents, k)).slice(0, steps);
-    return [summarize(r.label, r.seed, history, r.agents, k, REWARD_TAIL)];
+    return comparable(r, steps) ? [runSummary(r, k, REWARD_TAIL, steps)] : [];
   });
 }
+
+/** A run's column name: its head, and at 600 px or less each cell's data-label (the row a block). */
+const columnHead = (run: string) => `${run}: opened · here · verdict`;
 
 export function Reproduced() {
   const compared = useLab((s) => s.compared);
@@ -112,7 +112,7 @@ export function Reproduced() {
           <>
             {runs.map((r) => (
               <th scope="col" key={r} data-run={r}>
-                {r}: opened · here · verdict
+                {columnHead(r)}
               </th>
             ))}
           </>
@@ -129,7 +129,7 @@ export function Reproduced() {
                 data-run={r.run}
                 data-kind={r.kind}
                 className={KIND_CLASS[r.kind]}
-                data-label={`${r.run}: opened · here · verdict`}
+                data-label={columnHead(r.run)}
               >
                 <span className="num" data-opened-mean={r.opened.mean}>
                   {openedText(r.opened)}
